@@ -1,0 +1,29 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+let package = Package(
+    name: "PageProxy",
+    products: [
+        .library(name: "PageProxyCore", targets: ["PageProxyCore"]),
+        .executable(name: "PageProxy", targets: ["PageProxy"]),
+    ],
+    targets: [
+        .target(name: "PageProxyCore"),
+        .executableTarget(name: "PageProxy", dependencies: ["PageProxyCore"]),
+        // bench/: item splicing against JSONSerialization (swift run -c release SpliceBench).
+        .executableTarget(name: "SpliceBench", dependencies: ["PageProxyCore"]),
+        .testTarget(name: "PageProxyCoreTests", dependencies: ["PageProxyCore"]),
+        .testTarget(name: "PageProxyTests", dependencies: ["PageProxy", "PageProxyCore"]),
+    ]
+)
+
+// One set of settings for every target, as swift-log does.
+for target in package.targets {
+    var settings = target.swiftSettings ?? []
+    // SE-0335: `any` is spelled out for existential types.
+    settings.append(.enableUpcomingFeature("ExistentialAny"))
+    // SE-0444: a file sees only the members of modules it imports itself.
+    settings.append(.enableUpcomingFeature("MemberImportVisibility"))
+    settings.append(.swiftLanguageMode(.v6))
+    target.swiftSettings = settings
+}

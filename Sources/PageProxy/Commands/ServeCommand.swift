@@ -1,0 +1,45 @@
+import Foundation
+import PageProxyCore
+
+/// `PageProxy serve`: load the config, start, and drain gracefully on SIGTERM or SIGINT.
+enum ServeCommand {
+    static func run(_ arguments: [String]) async -> Int32 {
+        let path: String
+        do {
+            let options = try CommandOptions(arguments, known: ["config"])
+            path = options.values["config"] ?? options.positional.first ?? "config.json"
+        } catch {
+            printError("PageProxy serve: \(error.message)")
+            return 2
+        }
+        let config: Config
+        do {
+            config = try ConfigLoader.load(path: path, environment: ProcessInfo.processInfo.environment)
+        } catch {
+            printError("PageProxy: \(error.description)")
+            return 1
+        }
+        let logger = Logger(level: config.logLevel)
+        let signals = ShutdownSignals(immediateExitCode: 1)
+        let app: PageProxyApp
+        do {
+            app = try PageProxyApp.start(config: config, logger: logger)
+        } catch {
+            logger.log(.error, "could not start", [("error", .string(error.description))])
+            printError("PageProxy: could not start: \(error.description)")
+            return 1
+        }
+        if let mock = app.mockServer {
+            logger.log(.info, "mock upstream listening", [("address", .string(config.mock?.address ?? "")), ("port", .int(mock.port))])
+        }
+        logger.log(.info, "listening", [
+            ("address", .string(config.listen.address)), ("port", .int(app.server.port)),
+            ("routes", .string(config.routes.map(\.name).joined(separator: ","))), ("version", .string(PageProxyVersion.current)),
+        ])
+        let signal = await signals.first()
+        logger.log(.info, "draining", [("signal", .int(Int(signal))), ("grace_seconds", .double(config.server.shutdownGrace.milliseconds / 1000))])
+        await app.stop(grace: config.server.shutdownGrace)
+        logger.log(.info, "stopped")
+        return 0
+    }
+}

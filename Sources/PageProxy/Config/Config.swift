@@ -1,0 +1,55 @@
+/// The whole validated configuration: `config.json` with the environment overrides applied.
+struct Config: Sendable {
+    var listen: ListenConfig
+    var cache: CacheConfig
+    var server: ServerConfig
+    var logLevel: LogLevel
+    /// The built-in mock upstream; `nil` when the file has no `mock` section.
+    var mock: MockConfig?
+    /// At least one, with unique names.
+    var routes: [RouteConfig]
+
+    func route(named name: String) -> RouteConfig? {
+        routes.first { $0.name == name }
+    }
+}
+
+/// Where the proxy accepts connections.
+struct ListenConfig: Sendable, Equatable {
+    /// An IPv4 literal such as `127.0.0.1` or `0.0.0.0`.
+    var address: String
+    /// 0...65535; 0 asks the kernel for an ephemeral port.
+    var port: Int
+}
+
+/// The on-disk cache of aggregated responses.
+struct CacheConfig: Sendable, Equatable {
+    var directory: String
+    /// The most the cache may hold; 0 disables it.
+    var maxBytes: Int
+}
+
+/// Limits of the HTTP server.
+struct ServerConfig: Sendable, Equatable {
+    var maxConnections: Int
+    /// How long a client may take to send a request's head.
+    var headerTimeout: Duration
+    /// How long a kept-alive connection may sit idle.
+    var idleTimeout: Duration
+    /// How long in-flight requests may run on after a shutdown signal.
+    var shutdownGrace: Duration
+    var maxRequestLineBytes: Int
+    var maxHeaderBytes: Int
+}
+
+/// The built-in mock upstream that serves every pagination scheme.
+struct MockConfig: Sendable, Equatable {
+    var address: String
+    var port: Int
+    /// How many items each mock collection holds.
+    var items: Int
+    /// The page size when a request does not ask for one.
+    var pageSize: Int
+    /// Added before every response.
+    var latency: Duration
+}

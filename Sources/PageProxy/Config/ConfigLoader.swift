@@ -1,0 +1,169 @@
+import Glibc
+
+/// Reads `config.json`, validates every field and applies the environment overrides.
+///
+/// Every problem is a `ConfigError` naming the file, the field and what is wrong.
+enum ConfigLoader {
+    static let keys = ["listen", "cache", "server", "logLevel", "mock", "routes"]
+
+    static func load(path: String, environment: [String: String]) throws(ConfigError) -> Config {
+        let bytes: [UInt8]
+        switch readFile(path) {
+        case .success(let contents): bytes = contents
+        case .failure(let reason): throw ConfigError(file: path, field: "", problem: "cannot read the file: \(reason.message)")
+        }
+        return try parse(bytes, file: path, environment: environment)
+    }
+
+    static func parse(_ data: [UInt8], file: String, environment: [String: String]) throws(ConfigError) -> Config {
+        let document: ConfigValue
+        do {
+            document = try ConfigJSONReader.read(data)
+        } catch {
+            let (line, column) = error.location(in: data)
+            throw ConfigError(file: file, field: "", problem: "not valid JSON at line \(line), column \(column): \(error.message)")
+        }
+        let root = try ConfigObject(document, path: "", file: file)
+        try root.requireOnly(keys)
+
+        var listen = try listenConfig(try root.object("listen"))
+        var cache = try cacheConfig(try root.object("cache"))
+        let server = try serverConfig(try root.object("server"))
+        let logLevel = try logLevel(root)
+        let mock = try mockConfig(try root.object("mock", nullable: true))
+        let routes = try routeConfigs(root, environment: environment)
+
+        if let address = environment["PAGEPROXY_ADDRESS"] {
+            guard isIPv4(address) else {
+                throw ConfigError(file: file, field: "$PAGEPROXY_ADDRESS",
+                                  problem: "expected an IPv4 address such as 127.0.0.1 or 0.0.0.0, found \"\(address)\"")
+            }
+            listen.address = address
+        }
+        if let text = environment["PAGEPROXY_PORT"] {
+            guard !text.isEmpty, text.count <= 5, text.allSatisfy({ $0.isASCII && $0.isNumber }),
+                  let port = Int(text), (0...65535).contains(port)
+            else {
+                throw ConfigError(file: file, field: "$PAGEPROXY_PORT", problem: "expected a port number 0...65535, found \"\(text)\"")
+            }
+            listen.port = port
+        }
+        if let directory = environment["PAGEPROXY_CACHE_DIR"] {
+            guard !directory.isEmpty else {
+                throw ConfigError(file: file, field: "$PAGEPROXY_CACHE_DIR", problem: "must not be empty")
+            }
+            cache.directory = directory
+        }
+        return Config(listen: listen, cache: cache, server: server, logLevel: logLevel, mock: mock, routes: routes)
+    }
+
+    // MARK: Sections
+
+    private static func listenConfig(_ object: ConfigObject?) throws(ConfigError) -> ListenConfig {
+        guard let object else { return ListenConfig(address: "127.0.0.1", port: 8080) }
+        try object.requireOnly(["address", "port"])
+        return ListenConfig(address: try address(object, default: "127.0.0.1"),
+                            port: try object.integer("port", in: 0...65535, default: 8080))
+    }
+
+    private static func cacheConfig(_ object: ConfigObject?) throws(ConfigError) -> CacheConfig {
+        guard let object else { return CacheConfig(directory: ".pageproxy-cache", maxBytes: 268_435_456) }
+        try object.requireOnly(["directory", "maxBytes"])
+        return CacheConfig(directory: try object.nonEmptyString("directory", default: ".pageproxy-cache"),
+                           maxBytes: try object.integer("maxBytes", in: 0...Int.max, default: 268_435_456))
+    }
+
+    private static func serverConfig(_ object: ConfigObject?) throws(ConfigError) -> ServerConfig {
+        let defaults = ServerConfig(maxConnections: 1024, headerTimeout: .seconds(10), idleTimeout: .seconds(60),
+                                    shutdownGrace: .seconds(10), maxRequestLineBytes: 8192, maxHeaderBytes: 32768)
+        guard let object else { return defaults }
+        try object.requireOnly(["maxConnections", "headerTimeoutSeconds", "idleTimeoutSeconds", "shutdownGraceSeconds",
+                                "maxRequestLineBytes", "maxHeaderBytes"])
+        return ServerConfig(
+            maxConnections: try object.integer("maxConnections", in: 1...100_000, default: 1024),
+            headerTimeout: try object.seconds("headerTimeoutSeconds", in: 1...3600, default: 10),
+            idleTimeout: try object.seconds("idleTimeoutSeconds", in: 1...3600, default: 60),
+            shutdownGrace: try object.seconds("shutdownGraceSeconds", in: 0...3600, default: 10),
+            maxRequestLineBytes: try object.integer("maxRequestLineBytes", in: 256...1_048_576, default: 8192),
+            maxHeaderBytes: try object.integer("maxHeaderBytes", in: 1024...1_048_576, default: 32768))
+    }
+
+    private static func logLevel(_ root: ConfigObject) throws(ConfigError) -> LogLevel {
+        let text = try root.string("logLevel", default: "info")
+        guard let level = LogLevel(rawValue: text) else {
+            let names = LogLevel.allCases.map(\.rawValue)
+            var problem = "unknown log level \"\(text)\""
+            if let suggestion = ConfigObject.closest(to: text, in: names) { problem += " (did you mean \"\(suggestion)\"?)" }
+            throw root.error("logLevel", problem + "; expected one of \(names.joined(separator: ", "))")
+        }
+        return level
+    }
+
+    private static func mockConfig(_ object: ConfigObject?) throws(ConfigError) -> MockConfig? {
+        guard let object else { return nil }
+        try object.requireOnly(["address", "port", "items", "pageSize", "latencyMs"])
+        return MockConfig(
+            address: try address(object, default: "127.0.0.1"),
+            port: try object.integer("port", in: 0...65535, default: 8081),
+            items: try object.integer("items", in: 0...10_000_000, default: 250),
+            pageSize: try object.integer("pageSize", in: 1...10_000, default: 20),
+            latency: .milliseconds(try object.integer("latencyMs", in: 0...600_000, default: 0)))
+    }
+
+    private static func routeConfigs(_ root: ConfigObject, environment: [String: String]) throws(ConfigError) -> [RouteConfig] {
+        guard let elements = try root.array("routes") else {
+            throw root.error("routes", "is required: an array of at least one route")
+        }
+        guard !elements.isEmpty else { throw root.error("routes", "must contain at least one route") }
+        var routes: [RouteConfig] = []
+        for (index, element) in elements.enumerated() {
+            let object = try ConfigObject(element, path: "routes[\(index)]", file: root.file)
+            let route = try RouteConfigParser.parse(object, environment: environment)
+            if let earlier = routes.firstIndex(where: { $0.name == route.name }) {
+                throw object.error("name", "duplicate route name \"\(route.name)\": routes[\(earlier)] and routes[\(index)] "
+                    + "are both named so")
+            }
+            routes.append(route)
+        }
+        return routes
+    }
+
+    // MARK: Helpers
+
+    private static func address(_ object: ConfigObject, default fallback: String) throws(ConfigError) -> String {
+        let text = try object.string("address", default: fallback)
+        guard isIPv4(text) else {
+            throw object.error("address", "expected an IPv4 address such as 127.0.0.1 or 0.0.0.0, found \"\(text)\"")
+        }
+        return text
+    }
+
+    static func isIPv4(_ text: String) -> Bool {
+        var address = in_addr()
+        return inet_pton(AF_INET, text, &address) == 1
+    }
+
+    private struct ReadFailure: Error {
+        var message: String
+    }
+
+    private static func readFile(_ path: String) -> Result<[UInt8], ReadFailure> {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { return .failure(ReadFailure(message: String(cString: strerror(errno)))) }
+        defer { close(descriptor) }
+        var contents: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            if count == 0 { return .success(contents) }
+            if count < 0 {
+                if errno == EINTR { continue }
+                return .failure(ReadFailure(message: String(cString: strerror(errno))))
+            }
+            contents += buffer[0..<count]
+            if contents.count > 64 * 1024 * 1024 {
+                return .failure(ReadFailure(message: "larger than 64 MiB"))
+            }
+        }
+    }
+}

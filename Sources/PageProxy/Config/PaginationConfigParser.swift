@@ -1,0 +1,163 @@
+import PageProxyCore
+
+/// Turns a route's `pagination` object into a `PaginationScheme`.
+///
+/// Besides `scheme`, the keys are exactly the property names of that scheme's option struct; anything
+/// left out keeps the struct's default.
+enum PaginationConfigParser {
+    /// The option keys of each scheme, in `PaginationScheme.names` order.
+    static let keys: [(scheme: String, keys: [String])] = [
+        ("page-number", ["pageParameter", "firstPage", "sizeParameter", "pageSize", "totalItemsPath",
+                         "totalPagesPath", "totalPagesHeader", "lookahead"]),
+        ("offset", ["offsetParameter", "limitParameter", "limit", "totalItemsPath", "totalItemsHeader", "lookahead"]),
+        ("link-header", ["pageParameter", "sizeParameter", "pageSize"]),
+        ("next-page-header", ["pageParameter", "nextPageHeader", "totalPagesHeader", "sizeParameter", "pageSize"]),
+        ("next-url", ["nextPath"]),
+        ("cursor", ["cursorPath", "cursorParameter", "sizeParameter", "pageSize"]),
+        ("has-more", ["hasMorePath", "idPath", "afterParameter", "sizeParameter", "pageSize"]),
+    ]
+
+    static let pageSizeRange = 1...10_000
+    static let lookaheadRange = 0...64
+
+    static func parse(_ object: ConfigObject) throws(ConfigError) -> PaginationScheme {
+        guard let schemeValue = object["scheme"] else {
+            throw object.error("scheme", "is required; expected one of \(PaginationScheme.names.joined(separator: ", "))")
+        }
+        guard case .string(let scheme) = schemeValue else {
+            throw object.error("scheme", "expected a string, found \(schemeValue.summary)")
+        }
+        guard let allowed = keys.first(where: { $0.scheme == scheme })?.keys else {
+            var problem = "unknown scheme \"\(scheme)\""
+            if let suggestion = ConfigObject.closest(to: scheme, in: PaginationScheme.names) {
+                problem += " (did you mean \"\(suggestion)\"?)"
+            }
+            throw object.error("scheme", problem + "; expected one of \(PaginationScheme.names.joined(separator: ", "))")
+        }
+        try object.requireOnly(["scheme"] + allowed) { key in
+            let owners = keys.filter { $0.keys.contains(key) }.map(\.scheme)
+            guard !owners.isEmpty else { return nil }
+            let schemes = owners.count == 1 ? "the \(owners[0]) scheme" : "the \(list(owners)) schemes"
+            return "\"\(key)\" is an option of \(schemes), not of \(scheme); \(scheme) accepts "
+                + (allowed.isEmpty ? "no options" : allowed.joined(separator: ", "))
+        }
+        let reader = OptionReader(object: object)
+        switch scheme {
+        case "page-number":
+            var options = PaginationScheme.PageNumber()
+            options.pageParameter = try reader.parameter("pageParameter", default: options.pageParameter)
+            options.firstPage = try object.integer("firstPage", in: 0...1, default: options.firstPage)
+            options.sizeParameter = try reader.nullableParameter("sizeParameter", default: options.sizeParameter)
+            options.pageSize = try object.nullableInteger("pageSize", in: pageSizeRange)
+            options.totalItemsPath = try reader.nullablePath("totalItemsPath", default: options.totalItemsPath)
+            options.totalPagesPath = try reader.nullablePath("totalPagesPath", default: options.totalPagesPath)
+            options.totalPagesHeader = try reader.nullableHeader("totalPagesHeader", default: options.totalPagesHeader)
+            options.lookahead = try object.integer("lookahead", in: lookaheadRange, default: options.lookahead)
+            return .pageNumber(options)
+        case "offset":
+            var options = PaginationScheme.Offset()
+            options.offsetParameter = try reader.parameter("offsetParameter", default: options.offsetParameter)
+            options.limitParameter = try reader.parameter("limitParameter", default: options.limitParameter)
+            options.limit = try object.integer("limit", in: pageSizeRange, default: options.limit)
+            options.totalItemsPath = try reader.nullablePath("totalItemsPath", default: options.totalItemsPath)
+            options.totalItemsHeader = try reader.nullableHeader("totalItemsHeader", default: options.totalItemsHeader)
+            options.lookahead = try object.integer("lookahead", in: lookaheadRange, default: options.lookahead)
+            return .offset(options)
+        case "link-header":
+            var options = PaginationScheme.LinkHeader()
+            options.pageParameter = try reader.parameter("pageParameter", default: options.pageParameter)
+            options.sizeParameter = try reader.nullableParameter("sizeParameter", default: options.sizeParameter)
+            options.pageSize = try object.nullableInteger("pageSize", in: pageSizeRange)
+            return .linkHeader(options)
+        case "next-page-header":
+            var options = PaginationScheme.NextPageHeader()
+            options.pageParameter = try reader.parameter("pageParameter", default: options.pageParameter)
+            options.nextPageHeader = try reader.header("nextPageHeader", default: options.nextPageHeader)
+            options.totalPagesHeader = try reader.nullableHeader("totalPagesHeader", default: options.totalPagesHeader)
+            options.sizeParameter = try reader.nullableParameter("sizeParameter", default: options.sizeParameter)
+            options.pageSize = try object.nullableInteger("pageSize", in: pageSizeRange)
+            return .nextPageHeader(options)
+        case "next-url":
+            var options = PaginationScheme.NextURLInBody()
+            options.nextPath = try reader.path("nextPath", default: options.nextPath)
+            return .nextURLInBody(options)
+        case "cursor":
+            var options = PaginationScheme.CursorInBody()
+            options.cursorPath = try reader.path("cursorPath", default: options.cursorPath)
+            options.cursorParameter = try reader.parameter("cursorParameter", default: options.cursorParameter)
+            options.sizeParameter = try reader.nullableParameter("sizeParameter", default: options.sizeParameter)
+            options.pageSize = try object.nullableInteger("pageSize", in: pageSizeRange)
+            return .cursorInBody(options)
+        default:
+            var options = PaginationScheme.HasMore()
+            options.hasMorePath = try reader.path("hasMorePath", default: options.hasMorePath)
+            options.idPath = try reader.path("idPath", default: options.idPath)
+            options.afterParameter = try reader.parameter("afterParameter", default: options.afterParameter)
+            options.sizeParameter = try reader.nullableParameter("sizeParameter", default: options.sizeParameter)
+            options.pageSize = try object.nullableInteger("pageSize", in: pageSizeRange)
+            return .hasMore(options)
+        }
+    }
+
+    /// Parses a JSON path field, e.g. a route's `items`.
+    static func path(_ text: String, field key: String, in object: ConfigObject) throws(ConfigError) -> JSONPath {
+        guard let path = JSONPath(text) else {
+            throw object.error(key, "\"\(text)\" is not a valid JSON path: it has an empty step; write keys and "
+                + "array indices separated by single dots, e.g. \"links.next\" or \"data.0.id\", or \"\" for the root")
+        }
+        return path
+    }
+
+    private static func list(_ words: [String]) -> String {
+        words.count <= 1 ? words.joined() : words.dropLast().joined(separator: ", ") + " and " + words.last!
+    }
+
+    /// The typed accessors shared by the schemes' option keys.
+    private struct OptionReader {
+        let object: ConfigObject
+
+        func parameter(_ key: String, default fallback: String) throws(ConfigError) -> String {
+            let name = try object.string(key, default: fallback)
+            try checkParameter(name, key)
+            return name
+        }
+
+        func nullableParameter(_ key: String, default fallback: String?) throws(ConfigError) -> String? {
+            guard let name = try object.nullableString(key, default: fallback) else { return nil }
+            try checkParameter(name, key)
+            return name
+        }
+
+        private func checkParameter(_ name: String, _ key: String) throws(ConfigError) {
+            guard !name.isEmpty else { throw object.error(key, "must not be empty") }
+            for byte in name.utf8 where byte <= 0x20 || byte >= 0x7F || "&=#?".utf8.contains(byte) {
+                throw object.error(key, "\"\(name)\" is not a usable query parameter name "
+                    + "(no spaces, control or non-ASCII characters, &, =, # or ?)")
+            }
+        }
+
+        func header(_ key: String, default fallback: String) throws(ConfigError) -> String {
+            let name = try object.string(key, default: fallback)
+            guard ConfigHeaderRules.isToken(name) else {
+                throw object.error(key, "\"\(name)\" is not a valid header name (letters, digits and !#$%&'*+-.^_`|~ only)")
+            }
+            return name
+        }
+
+        func nullableHeader(_ key: String, default fallback: String?) throws(ConfigError) -> String? {
+            guard try object.nullableString(key, default: fallback) != nil else { return nil }
+            return try header(key, default: fallback ?? "")
+        }
+
+        func path(_ key: String, default fallback: JSONPath) throws(ConfigError) -> JSONPath {
+            guard object[key] != nil else { return fallback }
+            return try PaginationConfigParser.path(try object.string(key, default: ""), field: key, in: object)
+        }
+
+        func nullablePath(_ key: String, default fallback: JSONPath?) throws(ConfigError) -> JSONPath? {
+            guard let value = object[key] else { return fallback }
+            guard value != .null else { return nil }
+            return try path(key, default: .root)
+        }
+    }
+}

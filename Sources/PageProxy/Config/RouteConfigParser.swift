@@ -1,0 +1,140 @@
+import PageProxyCore
+
+/// Turns one element of `routes` into a `RouteConfig`.
+enum RouteConfigParser {
+    static let keys = [
+        "name", "upstream", "pagination", "items", "concurrency", "maxPages", "maxItems", "pageTimeoutSeconds",
+        "totalTimeoutSeconds", "headers", "forwardHeaders", "ttlSeconds", "staleIfError", "maxPageBytes", "retries",
+        "caFile",
+    ]
+
+    /// Paths the proxy serves itself.
+    static let reservedNames: Set<String> = ["healthz", "readyz", "metrics"]
+
+    static func parse(_ object: ConfigObject, environment: [String: String]) throws(ConfigError) -> RouteConfig {
+        try object.requireOnly(keys)
+        let name = try routeName(object)
+        let upstream = try upstreamURL(object)
+        guard let pagination = try object.object("pagination") else {
+            throw object.error("pagination", "is required, e.g. { \"scheme\": \"link-header\" }")
+        }
+        return RouteConfig(
+            name: name,
+            upstream: upstream,
+            pagination: try PaginationConfigParser.parse(pagination),
+            itemsPath: try PaginationConfigParser.path(try object.string("items", default: ""), field: "items", in: object),
+            concurrency: try object.integer("concurrency", in: 1...64, default: 4),
+            maxPages: try object.integer("maxPages", in: 1...1_000_000, default: 1000),
+            maxItems: try object.nullableInteger("maxItems", in: 1...Int.max),
+            pageTimeout: try object.seconds("pageTimeoutSeconds", in: 1...3600, default: 30),
+            totalTimeout: try object.seconds("totalTimeoutSeconds", in: 1...86_400, default: 300),
+            headers: try headers(object, environment: environment),
+            forwardHeaders: try forwardHeaders(object),
+            ttl: try object.seconds("ttlSeconds", in: 0...31_536_000, default: 60),
+            staleIfError: try object.bool("staleIfError", default: false),
+            maxPageBytes: try object.integer("maxPageBytes", in: 1024...1_073_741_824, default: 16 * 1024 * 1024),
+            retries: try object.integer("retries", in: 0...10, default: 3),
+            caFile: try caFile(object))
+    }
+
+    private static func routeName(_ object: ConfigObject) throws(ConfigError) -> String {
+        let name = try object.requiredString("name")
+        guard (1...64).contains(name.utf8.count) else {
+            throw object.error("name", "must be 1 to 64 characters long, found \(name.utf8.count)")
+        }
+        let valid = name.utf8.allSatisfy { byte in
+            switch byte {
+            case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+                 UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "-"):
+                true
+            default: false
+            }
+        }
+        guard valid else {
+            throw object.error("name", "\"\(name)\" may contain only letters, digits, '.', '_' and '-'")
+        }
+        guard !reservedNames.contains(name) else {
+            throw object.error("name", "\"\(name)\" is reserved for the proxy's own endpoint /\(name)")
+        }
+        return name
+    }
+
+    private static func upstreamURL(_ object: ConfigObject) throws(ConfigError) -> UpstreamURL {
+        let text = try object.requiredString("upstream")
+        switch UpstreamURL.parse(text) {
+        case .success(let url): return url
+        case .failure(let problem): throw object.error("upstream", problem.message)
+        }
+    }
+
+    /// `headers` in file order, `${VAR}` expanded. Errors never include a value.
+    private static func headers(_ object: ConfigObject, environment: [String: String]) throws(ConfigError)
+        -> [(name: String, value: String)]
+    {
+        guard let headers = try object.object("headers") else { return [] }
+        var result: [(name: String, value: String)] = []
+        for member in headers.members {
+            if let problem = ConfigHeaderRules.problem(withName: member.key) { throw headers.error(member.key, problem) }
+            if let earlier = result.first(where: { $0.name.lowercased() == member.key.lowercased() }) {
+                throw headers.error(member.key, "repeats the header \"\(earlier.name)\" (names are case-insensitive)")
+            }
+            guard case .string(let template) = member.value else {
+                throw headers.error(member.key, "expected a string, found \(member.value.kind)")
+            }
+            let value = try expand(template, field: headers.field(member.key), file: object.file, environment: environment)
+            if let problem = ConfigHeaderRules.problem(withValue: value) { throw headers.error(member.key, problem) }
+            result.append((member.key, value))
+        }
+        return result
+    }
+
+    /// Replaces each `${NAME}` with the environment variable `NAME`. A `$` not followed by `{` stays as it is.
+    static func expand(_ template: String, field: String, file: String, environment: [String: String])
+        throws(ConfigError) -> String
+    {
+        func fail(_ problem: String) -> ConfigError { ConfigError(file: file, field: field, problem: problem) }
+        var output = ""
+        var rest = Substring(template)
+        while let dollar = rest.firstRange(of: "${") {
+            output += rest[..<dollar.lowerBound]
+            guard let close = rest[dollar.upperBound...].firstIndex(of: "}") else {
+                throw fail("a \"${\" has no closing \"}\"; write ${NAME} to insert an environment variable")
+            }
+            let name = String(rest[dollar.upperBound..<close])
+            let validName = name.first.map { $0 == "_" || ($0.isASCII && $0.isLetter) } == true
+                && name.allSatisfy { $0 == "_" || ($0.isASCII && ($0.isLetter || $0.isNumber)) }
+            guard validName else {
+                throw fail("\"${…}\" must enclose an environment variable name (letters, digits and _, not starting with a digit)")
+            }
+            guard let value = environment[name] else {
+                throw fail("the environment variable \(name) is not set")
+            }
+            output += value
+            rest = rest[rest.index(after: close)...]
+        }
+        return output + rest
+    }
+
+    private static func forwardHeaders(_ object: ConfigObject) throws(ConfigError) -> [String] {
+        guard let elements = try object.array("forwardHeaders") else { return [] }
+        var names: [String] = []
+        for (index, element) in elements.enumerated() {
+            let field = "forwardHeaders[\(index)]"
+            guard case .string(let name) = element else {
+                throw object.error(field, "expected a header name string, found \(element.summary)")
+            }
+            if let problem = ConfigHeaderRules.problem(withName: name) { throw object.error(field, problem) }
+            if let earlier = names.firstIndex(where: { $0.lowercased() == name.lowercased() }) {
+                throw object.error(field, "\"\(name)\" repeats forwardHeaders[\(earlier)] (names are case-insensitive)")
+            }
+            names.append(name)
+        }
+        return names
+    }
+
+    private static func caFile(_ object: ConfigObject) throws(ConfigError) -> String? {
+        guard let path = try object.nullableString("caFile", default: nil) else { return nil }
+        guard !path.isEmpty else { throw object.error("caFile", "must not be empty; use null for the system trust store") }
+        return path
+    }
+}

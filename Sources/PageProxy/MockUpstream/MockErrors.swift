@@ -1,0 +1,91 @@
+/// Error responses, each in the shape the imitated service uses.
+enum MockErrors {
+    /// 404 for an unknown path.
+    static func notFound() -> MockResponse {
+        .json(status: 404, body: Array(#"{"error":"not found"}"#.utf8))
+    }
+
+    /// 405 for a method other than GET and HEAD.
+    static func methodNotAllowed() -> MockResponse {
+        .json(
+            status: 405, body: Array(#"{"error":"method not allowed"}"#.utf8),
+            extraHeaders: [(name: "Allow", value: "GET, HEAD")])
+    }
+
+    /// 400 for a bad `mock_*` option.
+    static func badOption(_ name: String, _ value: String) -> MockResponse {
+        generic(400, "invalid value for \(name): '\(value)'")
+    }
+
+    /// 500 from `status500@K` / `transient500@K`.
+    static func internalError() -> MockResponse {
+        generic(500, "internal server error")
+    }
+
+    /// 429 with `Retry-After: 1` from `status429@K`.
+    static func tooManyRequests() -> MockResponse {
+        .json(
+            status: 429, body: Array(#"{"error":"too many requests"}"#.utf8),
+            extraHeaders: [(name: "Retry-After", value: "1")])
+    }
+
+    /// 503 when a `stall@K` wait was cancelled.
+    static func stallCancelled() -> MockResponse {
+        generic(503, "stalled request cancelled")
+    }
+
+    /// The service's answer to a bad value of its parameter `name`.
+    static func badParameter(_ service: MockService, _ name: String, _ value: String) -> MockResponse {
+        let quoted = "'\(value)'"
+        let body: String
+        var status = 400
+        switch service {
+        case .plain, .offset:
+            body = #"{"error":"# + MockJSON.string("invalid value for \(name): \(quoted)") + "}"
+        case .github, .wrapped:
+            body = #"{"message":"#
+                + MockJSON.string("Invalid value for parameter '\(name)': \(quoted)")
+                + #","documentation_url":"https://docs.github.com/rest"}"#
+        case .gitlab:
+            body = #"{"error":"# + MockJSON.string("\(name) is invalid") + "}"
+        case .drf:
+            body = #"{"detail":"# + MockJSON.string("Invalid \(name).") + "}"
+        case .drfPages:
+            body = #"{"detail":"# + MockJSON.string(name == "page" ? "Invalid page." : "Invalid \(name).") + "}"
+        case .jsonapi:
+            body = #"{"errors":[{"status":"400","title":"Invalid Query Parameter","detail":"#
+                + MockJSON.string("\(name) must be a positive integer, got \(quoted)")
+                + #","source":{"parameter":"# + MockJSON.string(name) + "}}]}"
+        case .slack:
+            // Slack reports every API error with HTTP 200 and "ok":false.
+            status = 200
+            body = #"{"ok":false,"error":"invalid_arguments"}"#
+        case .stripe:
+            let message = Int(value) == nil ? "Invalid integer: \(value)" : "This value must be greater than or equal to 1."
+            body = #"{"error":{"type":"invalid_request_error","message":"# + MockJSON.string(message)
+                + #","param":"# + MockJSON.string(name) + "}}"
+        }
+        return .json(status: status, body: Array(body.utf8))
+    }
+
+    /// DRF PageNumberPagination: a page past the last one.
+    static func drfInvalidPage() -> MockResponse {
+        .json(status: 404, body: Array(#"{"detail":"Invalid page."}"#.utf8))
+    }
+
+    /// Slack: a cursor that does not decode to a position in the dataset (HTTP 200, as Slack does).
+    static func slackInvalidCursor() -> MockResponse {
+        .json(status: 200, body: Array(#"{"ok":false,"error":"invalid_cursor"}"#.utf8))
+    }
+
+    /// Stripe: `starting_after` names no item.
+    static func stripeNoSuchObject(_ id: String) -> MockResponse {
+        let body = #"{"error":{"type":"invalid_request_error","message":"#
+            + MockJSON.string("No such object: '\(id)'") + "}}"
+        return .json(status: 400, body: Array(body.utf8))
+    }
+
+    private static func generic(_ status: Int, _ message: String) -> MockResponse {
+        .json(status: status, body: Array((#"{"error":"# + MockJSON.string(message) + "}").utf8))
+    }
+}

@@ -1,0 +1,95 @@
+/// The built-in mock paginated upstream: pure request → response logic, one route per
+/// imitated service (see `MockService`), with per-request `mock_*` options and faults.
+final class MockUpstream: Sendable {
+    let options: MockUpstreamOptions
+    /// Every request received, with in-flight counts.
+    let log = MockRequestLog()
+
+    /// Largest `mock_total` accepted, so a typo cannot ask for an absurd dataset.
+    static let maxTotal = 100_000_000
+    /// How long a `stall@K` page waits before answering.
+    static let stallDuration: Duration = .seconds(60)
+
+    init(options: MockUpstreamOptions = MockUpstreamOptions()) {
+        self.options = options
+    }
+
+    /// Answers one request; applies the latency (Task.sleep) before answering; records the request.
+    func respond(to request: MockRequest) async -> MockResponse {
+        log.begin(request)
+        defer { log.end() }
+        let query = MockQuery(target: request.target)
+
+        let latencyText = query.value("mock_latency_ms")
+        let latencyMilliseconds = latencyText.flatMap { Int($0) }
+        if let latencyMilliseconds, latencyMilliseconds >= 0 {
+            try? await Task.sleep(for: .milliseconds(latencyMilliseconds))
+        } else if options.latency > .zero {
+            try? await Task.sleep(for: options.latency)
+        }
+
+        let response = await answer(request, query, latencyIsValid: latencyText == nil || (latencyMilliseconds ?? -1) >= 0)
+        return request.method == "HEAD" ? response.headOnly() : response
+    }
+
+    private func answer(_ request: MockRequest, _ query: MockQuery, latencyIsValid: Bool) async -> MockResponse {
+        guard let service = MockService(path: query.path) else { return MockErrors.notFound() }
+        guard request.method == "GET" || request.method == "HEAD" else { return MockErrors.methodNotAllowed() }
+        guard latencyIsValid else {
+            return MockErrors.badOption("mock_latency_ms", query.value("mock_latency_ms") ?? "")
+        }
+        var total = options.totalItems
+        if let text = query.value("mock_total") {
+            guard let value = Int(text), value >= 0, value <= Self.maxTotal else {
+                return MockErrors.badOption("mock_total", text)
+            }
+            total = value
+        }
+        guard let faults = MockFaults(parsing: query.value("mock_fault")) else {
+            return MockErrors.badOption("mock_fault", query.value("mock_fault") ?? "")
+        }
+
+        let maxPageSize = max(1, options.maxPageSize)
+        let context = MockContext(
+            query: query,
+            host: request.header("Host") ?? "localhost",
+            defaultPageSize: min(max(1, options.pageSize), maxPageSize),
+            maxPageSize: maxPageSize,
+            total: max(0, total))
+        let window: MockWindow
+        switch service.window(in: context) {
+        case .window(let parsed): window = parsed
+        case .reply(let reply): return reply
+        }
+
+        let page = window.pageIndex
+        if faults.has(.stall, page: page) {
+            do {
+                try await Task.sleep(for: Self.stallDuration)
+            } catch {
+                return MockErrors.stallCancelled()
+            }
+        }
+        if faults.has(.status500, page: page) {
+            return MockErrors.internalError()
+        }
+        if faults.has(.transient500, page: page), log.fireOnce("transient500 " + request.target) {
+            return MockErrors.internalError()
+        }
+        if faults.has(.status429, page: page), log.fireOnce("status429 " + request.target) {
+            return MockErrors.tooManyRequests()
+        }
+        var response = MockWireFormats.render(service, window, context, next: faults.nextLink(page: page))
+        if faults.has(.reset, page: page) { response.closesAfterBodyBytes = response.body.count / 2 }
+        return faults.has(.malformed, page: page) ? response.replacingBody(MockFaults.truncated(response.body)) : response
+    }
+}
+
+extension MockResponse {
+    /// The response to a HEAD: same status and headers (Content-Length of the GET body), no body.
+    fileprivate func headOnly() -> MockResponse {
+        var copy = self
+        copy.body = []
+        return copy
+    }
+}

@@ -1,0 +1,18 @@
+/// Defaults of the mock upstream; each request can override some with `mock_*` query parameters.
+struct MockUpstreamOptions: Sendable {
+    /// Items in the dataset unless a request says `mock_total=N`.
+    var totalItems = 250
+    /// Page size when the request does not give the service's own size parameter.
+    var pageSize = 20
+    /// Requested page sizes above this are capped to it.
+    var maxPageSize = 100
+    /// Delay before every answer unless a request says `mock_latency_ms=N`.
+    var latency: Duration = .zero
+
+    init(totalItems: Int = 250, pageSize: Int = 20, maxPageSize: Int = 100, latency: Duration = .zero) {
+        self.totalItems = totalItems
+        self.pageSize = pageSize
+        self.maxPageSize = maxPageSize
+        self.latency = latency
+    }
+}

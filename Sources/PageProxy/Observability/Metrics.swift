@@ -1,0 +1,118 @@
+import Foundation
+import Synchronization
+
+/// Counters, gauges and histograms exposed at `/metrics` in the Prometheus text exposition format (0.0.4).
+///
+/// Label values are route names (from the config), status codes and fixed outcome words, so the number of series
+/// is bounded by the config, never by what clients send.
+final class Metrics: Sendable {
+    private struct State {
+        var requests: [Key: Int] = [:]
+        var pages: [Key: Int] = [:]
+        var cache: [Key: Int] = [:]
+        var retries: [String: Int] = [:]
+        var upstreamLatency: [String: Histogram] = [:]
+        var responseDuration: [String: Histogram] = [:]
+        var bytesSent = 0
+        var inFlight = 0
+    }
+
+    /// A route and one more label value (a status, an outcome).
+    private struct Key: Hashable, Comparable {
+        let route: String
+        let value: String
+        static func < (lhs: Key, rhs: Key) -> Bool { (lhs.route, lhs.value) < (rhs.route, rhs.value) }
+    }
+
+    private let state = Mutex(State())
+    private let openConnections: @Sendable () -> Int
+
+    init(openConnections: @escaping @Sendable () -> Int = { 0 }) {
+        self.openConnections = openConnections
+    }
+
+    func requestStarted() {
+        state.withLock { $0.inFlight += 1 }
+    }
+
+    /// One answered request: its route ("" for own endpoints and unknown paths), status, bytes and duration.
+    func requestFinished(route: String, status: Int, bytes: Int, duration: Duration) {
+        state.withLock { state in
+            state.inFlight -= 1
+            state.requests[Key(route: route, value: String(status)), default: 0] += 1
+            state.bytesSent += bytes
+            state.responseDuration[route, default: Histogram()].observe(duration.seconds)
+        }
+    }
+
+    /// One upstream page request and how it ended: `ok`, `http_4xx`, `http_5xx`, `error` or `timeout`.
+    func pageFetched(route: String, outcome: String, duration: Duration) {
+        state.withLock { state in
+            state.pages[Key(route: route, value: outcome), default: 0] += 1
+            state.upstreamLatency[route, default: Histogram()].observe(duration.seconds)
+        }
+    }
+
+    /// A page served from, or fetched into, the cache: `hit`, `miss`, `revalidated`, `stale`, `bypass`.
+    func cacheOutcome(route: String, outcome: String) {
+        state.withLock { $0.cache[Key(route: route, value: outcome), default: 0] += 1 }
+    }
+
+    func retried(route: String, count: Int) {
+        guard count > 0 else { return }
+        state.withLock { $0.retries[route, default: 0] += count }
+    }
+
+    func exposition() -> String {
+        let snapshot = state.withLock { $0 }
+        var text = ""
+        text += family("pageproxy_requests_total", "counter", "Client requests answered, by route and status.")
+        for (key, count) in snapshot.requests.sorted(by: { $0.key < $1.key }) {
+            text += "pageproxy_requests_total{route=\"\(Self.escape(key.route))\",status=\"\(key.value)\"} \(count)\n"
+        }
+        text += family("pageproxy_requests_in_flight", "gauge", "Client requests being answered now.")
+        text += "pageproxy_requests_in_flight \(snapshot.inFlight)\n"
+        text += family("pageproxy_open_connections", "gauge", "Client connections open now.")
+        text += "pageproxy_open_connections \(openConnections())\n"
+        text += family("pageproxy_response_bytes_total", "counter", "Bytes written to clients.")
+        text += "pageproxy_response_bytes_total \(snapshot.bytesSent)\n"
+        text += family("pageproxy_upstream_pages_total", "counter", "Upstream page requests, by route and outcome.")
+        for (key, count) in snapshot.pages.sorted(by: { $0.key < $1.key }) {
+            text += "pageproxy_upstream_pages_total{route=\"\(Self.escape(key.route))\",outcome=\"\(key.value)\"} \(count)\n"
+        }
+        text += family("pageproxy_upstream_retries_total", "counter", "Upstream requests retried, by route.")
+        for (route, count) in snapshot.retries.sorted(by: { $0.key < $1.key }) {
+            text += "pageproxy_upstream_retries_total{route=\"\(Self.escape(route))\"} \(count)\n"
+        }
+        text += family("pageproxy_cache_pages_total", "counter", "Pages by cache outcome (hit, miss, revalidated, stale, bypass).")
+        for (key, count) in snapshot.cache.sorted(by: { $0.key < $1.key }) {
+            text += "pageproxy_cache_pages_total{route=\"\(Self.escape(key.route))\",outcome=\"\(key.value)\"} \(count)\n"
+        }
+        text += family("pageproxy_upstream_request_duration_seconds", "histogram", "Upstream page request latency.")
+        for (route, histogram) in snapshot.upstreamLatency.sorted(by: { $0.key < $1.key }) {
+            text += histogram.lines(name: "pageproxy_upstream_request_duration_seconds", labels: "route=\"\(Self.escape(route))\"")
+        }
+        text += family("pageproxy_response_duration_seconds", "histogram", "Time to answer a client request.")
+        for (route, histogram) in snapshot.responseDuration.sorted(by: { $0.key < $1.key }) {
+            text += histogram.lines(name: "pageproxy_response_duration_seconds", labels: "route=\"\(Self.escape(route))\"")
+        }
+        return text
+    }
+
+    private func family(_ name: String, _ type: String, _ help: String) -> String {
+        "# HELP \(name) \(help)\n# TYPE \(name) \(type)\n"
+    }
+
+    /// Label values escape backslash, quote and newline (exposition format).
+    private static func escape(_ value: String) -> String {
+        value.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"")
+            .replacingOccurrences(of: "\n", with: "\\n")
+    }
+}
+
+extension Duration {
+    var seconds: Double {
+        let (seconds, attoseconds) = components
+        return Double(seconds) + Double(attoseconds) / 1e18
+    }
+}

@@ -1,0 +1,69 @@
+import PageProxyCore
+import Synchronization
+
+/// A running PageProxy: the proxy server and, when the config asks for it, the built-in mock upstream beside it.
+final class PageProxyApp: Sendable {
+    let server: Server
+    let mockServer: Server?
+    let status: ServiceStatus
+    let transport: PlainHTTPTransport
+    private let logger: Logger
+
+    /// Starts the mock (if configured) and then the proxy; both are listening when this returns.
+    static func start(config: Config, logger: Logger) throws(SocketError) -> PageProxyApp {
+        var mockServer: Server?
+        if let mock = config.mock {
+            let options = MockUpstreamOptions(totalItems: mock.items, pageSize: mock.pageSize, latency: mock.latency)
+            mockServer = try Server(
+                address: SocketAddress(host: mock.address, port: mock.port), limits: ServerLimits(),
+                responder: MockHTTPResponder(mock: MockUpstream(options: options)), logger: logger)
+        }
+        let status = ServiceStatus()
+        let transport = PlainHTTPTransport()
+        let metricsBox = MetricsConnectionCount()
+        let metrics = Metrics(openConnections: { metricsBox.count() })
+        let responder = PageProxyResponder(
+            router: Router(routes: config.routes), aggregate: AggregateResponder(transport: transport, metrics: metrics), status: status,
+            metrics: metrics)
+        let server = try Server(
+            address: SocketAddress(host: config.listen.address, port: config.listen.port), limits: ServerLimits(config.server),
+            responder: responder, logger: logger)
+        metricsBox.set { server.openConnections }
+        status.markReady()
+        return PageProxyApp(server: server, mockServer: mockServer, status: status, transport: transport, logger: logger)
+    }
+
+    private init(server: Server, mockServer: Server?, status: ServiceStatus, transport: PlainHTTPTransport, logger: Logger) {
+        self.server = server
+        self.mockServer = mockServer
+        self.status = status
+        self.transport = transport
+        self.logger = logger
+    }
+
+    /// Drains: readiness turns false, no new connections, in-flight answers get up to `grace` to finish.
+    func stop(grace: Duration) async {
+        status.markDraining()
+        await server.stop(grace: grace)
+        await mockServer?.stop(grace: .zero)
+        transport.pool.closeAll()
+    }
+}
+
+/// Lets the metrics read the server's connection count although the server is made after them.
+private final class MetricsConnectionCount: Sendable {
+    private let source = Mutex<(@Sendable () -> Int)?>(nil)
+    func set(_ read: @escaping @Sendable () -> Int) { source.withLock { $0 = read } }
+    func count() -> Int { source.withLock { $0 }?() ?? 0 }
+}
+
+extension ServerLimits {
+    init(_ config: ServerConfig) {
+        self.init()
+        maxConnections = config.maxConnections
+        headerTimeout = config.headerTimeout
+        idleTimeout = config.idleTimeout
+        http.maxRequestLineBytes = config.maxRequestLineBytes
+        http.maxHeaderBytes = config.maxHeaderBytes
+    }
+}

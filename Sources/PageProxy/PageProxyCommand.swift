@@ -1,0 +1,96 @@
+import Foundation
+import PageProxyCore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The executable's entry point: `serve`, `mock`, `check-config`, `healthcheck`, `--help`, `--version`.
+@main
+enum PageProxyCommand {
+    static let usage = """
+        PageProxy \(PageProxyVersion.current): a paginating, aggregating HTTP proxy.
+
+        Usage:
+          PageProxy serve [--config PATH]        run the proxy (default config: ./config.json)
+          PageProxy check-config [PATH]          validate a config file, exit 0 if valid (like nginx -t)
+          PageProxy mock [options]               run only the mock paginated upstream
+              --address A   (127.0.0.1)   --port P (8081)   --items N (250)
+              --page-size N (20)          --latency-ms N (0)
+          PageProxy healthcheck [--port P]       GET /healthz on 127.0.0.1 (container HEALTHCHECK)
+          PageProxy --help | --version
+
+        Environment: PAGEPROXY_ADDRESS, PAGEPROXY_PORT, PAGEPROXY_CACHE_DIR override the config file.
+        """
+
+    static func main() async {
+        // A write to a closed socket must be an error, not the end of the process.
+        signal(SIGPIPE, SIG_IGN)
+        var arguments = Array(CommandLine.arguments.dropFirst())
+        let command = arguments.isEmpty ? "serve" : arguments.removeFirst()
+        let code: Int32
+        switch command {
+        case "serve": code = await ServeCommand.run(arguments)
+        case "mock": code = await MockCommand.run(arguments)
+        case "check-config": code = CheckConfigCommand.run(arguments)
+        case "healthcheck": code = await HealthcheckCommand.run(arguments)
+        case "--help", "-h", "help":
+            print(usage)
+            code = 0
+        case "--version", "-V", "version":
+            print("PageProxy \(PageProxyVersion.current)")
+            code = 0
+        default:
+            FileHandle.standardError.write(Data("PageProxy: unknown command \"\(command)\"\n\n\(usage)\n".utf8))
+            code = 2
+        }
+        exit(code)
+    }
+}
+
+/// Reads `--name value` options from a command line.
+struct CommandOptions {
+    private(set) var values: [String: String] = [:]
+    private(set) var positional: [String] = []
+
+    init(_ arguments: [String], known: Set<String>) throws(UsageError) {
+        var index = 0
+        while index < arguments.count {
+            let argument = arguments[index]
+            if argument.hasPrefix("--") {
+                var name = String(argument.dropFirst(2))
+                var value: String?
+                if let equals = name.firstIndex(of: "=") {
+                    value = String(name[name.index(after: equals)...])
+                    name = String(name[..<equals])
+                }
+                guard known.contains(name) else { throw UsageError(message: "unknown option --\(name)") }
+                if value == nil {
+                    index += 1
+                    guard index < arguments.count else { throw UsageError(message: "--\(name) needs a value") }
+                    value = arguments[index]
+                }
+                values[name] = value
+            } else {
+                positional.append(argument)
+            }
+            index += 1
+        }
+    }
+
+    func integer(_ name: String, default fallback: Int, range: ClosedRange<Int>) throws(UsageError) -> Int {
+        guard let text = values[name] else { return fallback }
+        guard let value = Int(text), range.contains(value) else {
+            throw UsageError(message: "--\(name) must be a whole number in \(range.lowerBound)...\(range.upperBound), not \"\(text)\"")
+        }
+        return value
+    }
+
+    struct UsageError: Error {
+        let message: String
+    }
+}
+
+/// Writes a message to standard error.
+func printError(_ message: String) {
+    FileHandle.standardError.write(Data((message + "\n").utf8))
+}

@@ -1,0 +1,162 @@
+import PageProxyCore
+
+/// Answers a request for a route: walks the upstream's pages and writes them as one JSON array or as NDJSON.
+///
+/// A merged answer is sent only once every page has arrived, so its status is honest; an NDJSON answer starts
+/// after the first page and, if a later page fails, ends with a failure line and no last chunk.
+struct AggregateResponder: Sendable {
+    let transport: any UpstreamTransport
+    let metrics: Metrics
+
+    func respond(to request: HTTPRequestHead, route: RouteConfig, subpath: String, writer: ResponseWriter) async {
+        writer.logFields["route"] = .string(route.name)
+        let controls: ProxyControls
+        do {
+            controls = try ProxyControls.parse(request)
+        } catch {
+            await sendError(.badRequest, code: "invalid_control", message: error.message, details: [("control", .string(error.control))], writer: writer)
+            return
+        }
+        let base = upstreamURL(route: route, subpath: subpath, query: controls.upstreamQuery)
+        var options = PageWalker.Options()
+        options.itemsPath = route.itemsPath
+        options.concurrency = route.concurrency
+        options.maxPages = route.maxPages
+        options.pageLimit = controls.maxPages
+        options.itemLimit = [controls.maxItems, route.maxItems].compactMap { $0 }.min()
+        // One retry budget and one deadline for all the pages of this request.
+        let transport = RetryingTransport(
+            base: self.transport, policy: RetryPolicy(budget: route.retries), deadline: .now + route.totalTimeout)
+        let walker = PageWalker(
+            base: base, scheme: route.pagination, options: options,
+            fetch: makeFetcher(route: route, request: request, transport: transport))
+        let watcher = writer.watchForDisconnect()
+        switch controls.format {
+        case .json: await respondMerged(walker: walker, route: route, writer: writer)
+        case .ndjson: await respondStreamed(walker: walker, route: route, writer: writer)
+        }
+        // The watcher must have stopped reading before the connection reads the next request.
+        watcher.cancel()
+        await watcher.value
+        let retries = transport.retriesUsed
+        metrics.retried(route: route.name, count: retries)
+        if retries > 0 { writer.logFields["retries"] = .int(retries) }
+    }
+
+    private func respondMerged(walker: PageWalker, route: RouteConfig, writer: ResponseWriter) async {
+        var framing = MergedJSONBody()
+        var body: [UInt8] = []
+        var pages = 0
+        var items = 0
+        do {
+            while let page = try await walker.next() {
+                framing.append(page, to: &body)
+                pages += 1
+                items += page.itemCount
+            }
+        } catch {
+            await sendFailure(error, route: route, writer: writer)
+            return
+        }
+        body += framing.closing()
+        var headers = HTTPHeaders()
+        headers.set("Content-Type", OutputFormat.json.contentType)
+        headers.set("PageProxy-Pages", String(pages))
+        headers.set("PageProxy-Items", String(items))
+        if walker.wasTruncated { headers.set("PageProxy-Truncated", "true") }
+        writer.logFields["pages"] = .int(pages)
+        writer.logFields["items"] = .int(items)
+        try? await writer.send(.ok, headers: headers, body: body)
+    }
+
+    private func respondStreamed(walker: PageWalker, route: RouteConfig, writer: ResponseWriter) async {
+        var pages = 0
+        var items = 0
+        defer {
+            writer.logFields["pages"] = .int(pages)
+            writer.logFields["items"] = .int(items)
+        }
+        // The first page decides the status line: a walk that fails at once gets an honest error status.
+        let first: Page?
+        do {
+            first = try await walker.next()
+        } catch {
+            await sendFailure(error, route: route, writer: writer)
+            return
+        }
+        var headers = HTTPHeaders()
+        headers.set("Content-Type", OutputFormat.ndjson.contentType)
+        headers.set("Cache-Control", "no-store")
+        do {
+            try await writer.beginStream(.ok, headers: headers)
+            var page = first
+            while let current = page {
+                pages += 1
+                items += current.itemCount
+                try await writer.writeStreamed(NDJSONBody.bytes(for: current))
+                page = try await walker.next()
+            }
+            try await writer.endStream()
+        } catch let error as PaginationError {
+            let failure = PaginationErrorResponse(error, route: route.name)
+            writer.logFields["error"] = .string(failure.code)
+            try? await writer.writeStreamed(StreamFailureLine.make(errorJSON: failure.body))
+            writer.abortStream()
+        } catch {
+            // The client went away: stop fetching at once.
+            walker.finish()
+            writer.abortStream()
+        }
+    }
+
+    private func sendFailure(_ error: PaginationError, route: RouteConfig, writer: ResponseWriter) async {
+        let failure = PaginationErrorResponse(error, route: route.name)
+        await sendError(failure.status, code: failure.code, message: failure.message, details: failure.details, writer: writer)
+    }
+
+    private func sendError(_ status: HTTPStatus, code: String, message: String, details: [(String, LogValue)], writer: ResponseWriter) async {
+        writer.logFields["error"] = .string(code)
+        let (headers, body) = ErrorResponse.make(status: status, code: code, message: message, details: details)
+        try? await writer.send(status, headers: headers, body: body)
+    }
+
+    /// The route's base URL, with the request's extra path appended and its query (controls removed) merged in.
+    private func upstreamURL(route: RouteConfig, subpath: String, query: String?) -> PageURL {
+        let upstream = route.upstream
+        var path = upstream.path
+        if !subpath.isEmpty {
+            path = (path.hasSuffix("/") ? String(path.dropLast()) : path) + subpath
+        }
+        let queries = [upstream.query, query].compactMap { $0 }.filter { !$0.isEmpty }
+        return PageURL(
+            scheme: upstream.scheme, host: upstream.host, port: upstream.port, path: path,
+            query: queries.isEmpty ? nil : queries.joined(separator: "&"))
+    }
+
+    private func makeFetcher(route: RouteConfig, request: HTTPRequestHead, transport: RetryingTransport) -> PageFetcher {
+        var fields = HTTPHeaders()
+        for (name, value) in route.headers { fields.set(name, value) }
+        for name in route.forwardHeaders {
+            for value in request.headers.values(name) { fields.add(name, value) }
+        }
+        let headers = fields
+        let timeout = route.pageTimeout
+        let maxBytes = route.maxPageBytes
+        let metrics = self.metrics
+        let routeName = route.name
+        return { url, number throws(PaginationError) in
+            let started = ContinuousClock.now
+            do throws(UpstreamError) {
+                let response = try await transport.send(UpstreamRequest(url: url, headers: headers), timeout: timeout, maxBodyBytes: maxBytes)
+                let code = response.status.code
+                let outcome = (200..<300).contains(code) ? "ok" : code < 500 ? "http_4xx" : "http_5xx"
+                metrics.pageFetched(route: routeName, outcome: outcome, duration: .now - started)
+                return response
+            } catch {
+                let outcome = if case .timedOut = error { "timeout" } else { "error" }
+                metrics.pageFetched(route: routeName, outcome: outcome, duration: .now - started)
+                throw .upstreamFailed(page: number, url: url, error: error)
+            }
+        }
+    }
+}

@@ -1,0 +1,67 @@
+import Foundation
+import PageProxyCore
+
+/// PageProxy's own per-request controls, namespaced so that they never collide with an upstream's parameters.
+///
+/// Each has a query form (`_format`, `_max_pages`, `_max_items`, `_fresh`) and a header form (`PageProxy-Format`,
+/// …) for clients that cannot change URLs. The query wins over the header; `Accept: application/x-ndjson` asks
+/// for NDJSON when neither names a format. Other parameters, underscored or not, pass to the upstream untouched.
+struct ProxyControls: Sendable, Equatable {
+    var format = OutputFormat.json
+    var maxPages: Int?
+    var maxItems: Int?
+    var fresh = false
+    /// The client's query without PageProxy's controls, still percent-encoded.
+    var upstreamQuery: String?
+
+    struct Invalid: Error, Equatable {
+        let control: String
+        let message: String
+    }
+
+    static let names = ["_format", "_max_pages", "_max_items", "_fresh"]
+
+    static func parse(_ request: HTTPRequestHead) throws(Invalid) -> ProxyControls {
+        var controls = ProxyControls()
+        var values: [String: String] = [:]
+        var passed: [Substring] = []
+        for pair in (request.query ?? "").split(separator: "&", omittingEmptySubsequences: true) {
+            let name = pair.split(separator: "=", maxSplits: 1).first.map(String.init) ?? ""
+            if names.contains(name) {
+                let raw = pair.dropFirst(name.count + 1)
+                values[name] = String(raw).removingPercentEncoding ?? String(raw)
+            } else {
+                passed.append(pair)
+            }
+        }
+        controls.upstreamQuery = passed.isEmpty ? nil : passed.joined(separator: "&")
+        let headers = request.headers
+
+        if let format = values["_format"] ?? headers["PageProxy-Format"] {
+            guard let parsed = OutputFormat(rawValue: format.lowercased()) else {
+                throw Invalid(control: "_format", message: "_format must be json or ndjson, not \"\(format.prefix(40))\"")
+            }
+            controls.format = parsed
+        } else if headers.tokens("Accept").contains(where: { $0.hasPrefix("application/x-ndjson") || $0.hasPrefix("application/jsonl") }) {
+            controls.format = .ndjson
+        }
+        controls.maxPages = try positiveInteger(values["_max_pages"] ?? headers["PageProxy-Max-Pages"], control: "_max_pages")
+        controls.maxItems = try positiveInteger(values["_max_items"] ?? headers["PageProxy-Max-Items"], control: "_max_items")
+        if let fresh = values["_fresh"] ?? headers["PageProxy-Fresh"] {
+            switch fresh.lowercased() {
+            case "", "1", "true", "yes": controls.fresh = true
+            case "0", "false", "no": controls.fresh = false
+            default: throw Invalid(control: "_fresh", message: "_fresh must be true or false, not \"\(fresh.prefix(40))\"")
+            }
+        }
+        return controls
+    }
+
+    private static func positiveInteger(_ text: String?, control: String) throws(Invalid) -> Int? {
+        guard let text else { return nil }
+        guard let value = Int(text), value >= 1 else {
+            throw Invalid(control: control, message: "\(control) must be a whole number of at least 1, not \"\(text.prefix(40))\"")
+        }
+        return value
+    }
+}

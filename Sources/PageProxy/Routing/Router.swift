@@ -1,0 +1,40 @@
+import Foundation
+import PageProxyCore
+
+/// Maps a request path to PageProxy's own endpoints or to a configured route.
+struct Router: Sendable {
+    enum Destination {
+        case health
+        case ready
+        case metrics
+        /// A route, and the rest of the path (percent-encoded, empty or starting with `/`) to append upstream.
+        case aggregate(RouteConfig, subpath: String)
+        case notFound
+        /// A path with `.` or `..` segments, which could climb out of the route's base path.
+        case invalidPath
+    }
+
+    private let routes: [String: RouteConfig]
+    let routeNames: [String]
+
+    init(routes: [RouteConfig]) {
+        self.routes = Dictionary(routes.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+        self.routeNames = routes.map(\.name)
+    }
+
+    func destination(for path: String) -> Destination {
+        switch path {
+        case "/healthz": return .health
+        case "/readyz": return .ready
+        case "/metrics": return .metrics
+        default: break
+        }
+        let trimmed = path.drop { $0 == "/" }
+        let name = trimmed.prefix { $0 != "/" }
+        let subpath = String(trimmed.dropFirst(name.count))
+        guard let route = routes[String(name).removingPercentEncoding ?? String(name)] else { return .notFound }
+        let segments = subpath.split(separator: "/").map { $0.removingPercentEncoding ?? String($0) }
+        guard !segments.contains(where: { $0 == "." || $0 == ".." }) else { return .invalidPath }
+        return .aggregate(route, subpath: subpath)
+    }
+}

@@ -1,0 +1,105 @@
+import Dispatch
+import PageProxyCore
+
+/// One client connection: reads requests, hands each to the responder, and writes the answers in order.
+///
+/// A request is parsed, answered and written before the next one is parsed, so pipelined requests are answered in
+/// order and a client that floods requests is simply not read (NIO's `HTTPServerPipelineHandler`). Protocol
+/// errors are answered here (400, 408, 413, 414, 431, 501, 505) and close the connection; everything else is
+/// the responder's.
+struct Connection {
+    let socket: AsyncSocket
+    let responder: any HTTPResponder
+    let registry: ConnectionRegistry
+    let limits: ServerLimits
+    let logger: Logger
+
+    func run() async {
+        defer {
+            socket.close()
+            registry.remove(socket)
+        }
+        var buffer: [UInt8] = []
+        var parser = HTTPRequestParser(limits: limits.http)
+        var requestStarted: DispatchTime?
+        while true {
+            let request: HTTPRequestHead
+            do {
+                switch try parser.parse(&buffer) {
+                case .request(let head):
+                    request = head
+                case .needMoreData:
+                    if buffer.isEmpty && !parser.hasPartialRequest {
+                        requestStarted = nil
+                    } else if requestStarted == nil {
+                        requestStarted = .now()
+                    }
+                    guard await receive(into: &buffer, requestStarted: requestStarted, parser: parser) else { return }
+                    continue
+                }
+            } catch {
+                await refuse(error.status, code: error.code, message: error.description)
+                return
+            }
+            requestStarted = nil
+            _ = registry.setIdle(socket, false)
+            let keepsAlive = request.isKeepAlive && !registry.isDraining
+            let registry = self.registry
+            let writer = ResponseWriter(
+                socket: socket, request: request, keepsAlive: keepsAlive, writeTimeout: limits.writeTimeout,
+                isDraining: { registry.isDraining }, onDisconnect: { [socket] in registry.cancelTask(of: socket) })
+            let started = ContinuousClock.now
+            await responder.respond(to: request, writer: writer)
+            logRequest(request, writer: writer, duration: ContinuousClock.now - started)
+            guard writer.keepsAlive, case .finished = writer.state, !registry.isDraining else { return }
+            guard registry.setIdle(socket, true) else { return }
+        }
+    }
+
+    /// Reads more bytes; returns false when the connection should end (end of stream, error, timeout).
+    private func receive(into buffer: inout [UInt8], requestStarted: DispatchTime?, parser: HTTPRequestParser) async -> Bool {
+        let deadline: DispatchTime =
+            if let requestStarted {
+                requestStarted + limits.headerTimeout.dispatchInterval
+            } else {
+                .now() + limits.idleTimeout.dispatchInterval
+            }
+        do {
+            return try await socket.read(into: &buffer, deadline: deadline) > 0
+        } catch .timedOut {
+            // A client that started a request and stalled gets a 408; an idle keep-alive connection just closes.
+            if requestStarted != nil {
+                await refuse(.requestTimeout, code: "request_timeout", message: "the request head did not arrive in time")
+            }
+            return false
+        } catch {
+            return false
+        }
+    }
+
+    private func refuse(_ status: HTTPStatus, code: String, message: String) async {
+        let head = HTTPRequestHead.placeholder
+        let writer = ResponseWriter(socket: socket, request: head, keepsAlive: false, writeTimeout: .seconds(2))
+        let (headers, body) = ErrorResponse.make(status: status, code: code, message: message)
+        try? await writer.send(status, headers: headers, body: body)
+        logRequest(head, writer: writer, duration: .zero)
+    }
+
+    private func logRequest(_ request: HTTPRequestHead, writer: ResponseWriter, duration: Duration) {
+        var fields: [(String, LogValue)] = [
+            ("method", .string(request.method.rawValue)),
+            ("path", .string(RequestLogPath.redacted(request))),
+            ("status", .int(writer.status?.code ?? 0)),
+            ("bytes", .int(writer.bytesSent)),
+            ("duration_ms", .double(duration.milliseconds)),
+        ]
+        fields += writer.logFields.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+        if case .aborted = writer.state { fields.append(("aborted", .bool(true))) }
+        logger.log(.info, "request", fields)
+    }
+}
+
+extension HTTPRequestHead {
+    /// Stands for a request that could not be parsed, when its error answer is written and logged.
+    static let placeholder = HTTPRequestHead(method: .get, target: "-", version: .http1_1, headers: HTTPHeaders())
+}

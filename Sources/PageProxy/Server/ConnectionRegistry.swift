@@ -1,0 +1,96 @@
+import Synchronization
+import PageProxyCore
+
+/// The open connections of a server: counts them for the cap, closes the idle ones when draining, and lets the
+/// server wait until the last one has gone.
+final class ConnectionRegistry: Sendable {
+    private struct Entry {
+        let socket: AsyncSocket
+        var isIdle: Bool
+        var task: Task<Void, Never>?
+    }
+
+    private struct State {
+        var entries: [ObjectIdentifier: Entry] = [:]
+        var isDraining = false
+        var accepted = 0
+        var emptyWaiters: [CheckedContinuation<Void, Never>] = []
+    }
+
+    private let state = Mutex(State())
+
+    var count: Int { state.withLock { $0.entries.count } }
+    /// Connections accepted since the server started (tests prove keep-alive reuse from it).
+    var acceptedTotal: Int { state.withLock { $0.accepted } }
+    var isDraining: Bool { state.withLock { $0.isDraining } }
+
+    /// Adds a connection unless the server drains or is at `limit`; returns whether it was added.
+    func add(_ socket: AsyncSocket, limit: Int) -> Bool {
+        state.withLock { state in
+            guard !state.isDraining, state.entries.count < limit else { return false }
+            state.entries[ObjectIdentifier(socket)] = Entry(socket: socket, isIdle: true)
+            state.accepted += 1
+            return true
+        }
+    }
+
+    /// Remembers the task serving a connection, so that a forced stop can cancel it.
+    func attach(_ task: Task<Void, Never>, to socket: AsyncSocket) {
+        state.withLock { $0.entries[ObjectIdentifier(socket)]?.task = task }
+    }
+
+    /// Cancels the task serving a connection (its client went away).
+    func cancelTask(of socket: AsyncSocket) {
+        let task = state.withLock { $0.entries[ObjectIdentifier(socket)]?.task }
+        task?.cancel()
+    }
+
+    func remove(_ socket: AsyncSocket) {
+        let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+            state.entries[ObjectIdentifier(socket)] = nil
+            guard state.entries.isEmpty else { return [] }
+            defer { state.emptyWaiters = [] }
+            return state.emptyWaiters
+        }
+        waiters.forEach { $0.resume() }
+    }
+
+    /// Marks a connection as waiting between requests (true) or answering one (false). Returns false when the
+    /// server drains and the idle connection should close instead of waiting.
+    func setIdle(_ socket: AsyncSocket, _ isIdle: Bool) -> Bool {
+        state.withLock { state in
+            state.entries[ObjectIdentifier(socket)]?.isIdle = isIdle
+            return !(isIdle && state.isDraining)
+        }
+    }
+
+    /// Starts draining: no new connections, and every idle one is closed now.
+    func beginDraining() {
+        let idle = state.withLock { state -> [AsyncSocket] in
+            state.isDraining = true
+            return state.entries.values.filter(\.isIdle).map(\.socket)
+        }
+        idle.forEach { $0.close() }
+    }
+
+    /// Closes every connection, busy or not, and cancels the work behind each.
+    func closeAll() {
+        let all = state.withLock { $0.entries.values.map { ($0.socket, $0.task) } }
+        for (socket, task) in all {
+            task?.cancel()
+            socket.close()
+        }
+    }
+
+    /// Returns once no connection is open.
+    func waitUntilEmpty() async {
+        await withCheckedContinuation { continuation in
+            let isEmpty = state.withLock { state -> Bool in
+                if state.entries.isEmpty { return true }
+                state.emptyWaiters.append(continuation)
+                return false
+            }
+            if isEmpty { continuation.resume() }
+        }
+    }
+}

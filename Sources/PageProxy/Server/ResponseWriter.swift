@@ -1,0 +1,160 @@
+import Dispatch
+import Foundation
+import PageProxyCore
+
+/// Writes one response to a connection: a whole body with `Content-Length`, or a stream of chunks.
+///
+/// It owns the framing rules: no body bytes for `HEAD`, chunked streams for HTTP/1.1 and close-delimited streams
+/// for HTTP/1.0, `Connection: close` whenever the connection will not be reused, and an aborted stream that ends
+/// without its last chunk so that the client sees an incomplete transfer.
+final class ResponseWriter {
+    enum State {
+        case idle
+        case streaming(chunked: Bool)
+        case finished
+        case aborted
+    }
+
+    private let socket: AsyncSocket
+    private let isHead: Bool
+    private let version: HTTPVersion
+    private let writeTimeout: Duration
+    /// Asked when the head is written: a server that began draining meanwhile closes the connection after this.
+    private let isDraining: () -> Bool
+    private let onDisconnect: @Sendable () -> Void
+    private(set) var state = State.idle
+    /// Whether the connection stays open after this response; the writer may turn it off, never on.
+    private(set) var keepsAlive: Bool
+    private(set) var status: HTTPStatus?
+    private(set) var bytesSent = 0
+    /// Fields the responder adds to this request's log line (route, pages, cache outcome, error code).
+    var logFields: [String: LogValue] = [:]
+
+    init(
+        socket: AsyncSocket, request: HTTPRequestHead, keepsAlive: Bool, writeTimeout: Duration,
+        isDraining: @escaping () -> Bool = { false }, onDisconnect: @escaping @Sendable () -> Void = {}
+    ) {
+        self.isDraining = isDraining
+        self.onDisconnect = onDisconnect
+        self.socket = socket
+        self.isHead = request.method == .head
+        self.version = request.version
+        self.keepsAlive = keepsAlive
+        self.writeTimeout = writeTimeout
+    }
+
+    /// Whether anything has been written yet; after that the status line can no longer change.
+    var hasStarted: Bool {
+        if case .idle = state { return false }
+        return true
+    }
+
+    /// Sends a complete response with `Content-Length`.
+    func send(_ status: HTTPStatus, headers: HTTPHeaders = HTTPHeaders(), body: [UInt8]) async throws {
+        precondition(!hasStarted, "a response is written once")
+        var headers = headers
+        // A HEAD answer may state the length its GET would have (RFC 9110 §9.3.2); otherwise count the body.
+        if !(isHead && body.isEmpty && headers.contains("Content-Length")) {
+            headers.set("Content-Length", String(body.count))
+        }
+        var bytes = head(status, headers: &headers)
+        if !isHead && status.allowsBody { bytes.append(contentsOf: body) }
+        state = .finished
+        try await write(bytes)
+    }
+
+    /// Watches for the client closing the connection while the answer is prepared; if it does, the work for this
+    /// request is cancelled at once (DESIGN.md: a client that disconnects cancels its upstream work). Cancel the
+    /// returned task when the answer is done.
+    func watchForDisconnect() -> Task<Void, Never> {
+        let socket = self.socket
+        let onDisconnect = self.onDisconnect
+        return Task {
+            if await socket.waitForPeerClose() { onDisconnect() }
+        }
+    }
+
+    /// Announces the whole body's length but sends only `count` bytes of it, then closes: the mock's `reset` fault.
+    func sendCut(_ status: HTTPStatus, headers: HTTPHeaders, body: [UInt8], after count: Int) async {
+        var headers = headers
+        headers.set("Content-Length", String(body.count))
+        let bytes = head(status, headers: &headers) + body.prefix(count)
+        state = .aborted
+        keepsAlive = false
+        try? await write(bytes)
+    }
+
+    /// Starts a streamed body: chunked for HTTP/1.1, delimited by closing the connection for HTTP/1.0.
+    func beginStream(_ status: HTTPStatus, headers: HTTPHeaders = HTTPHeaders()) async throws {
+        precondition(!hasStarted, "a response is written once")
+        var headers = headers
+        let chunked = version == .http1_1
+        if chunked {
+            headers.set("Transfer-Encoding", "chunked")
+        } else {
+            keepsAlive = false
+        }
+        let bytes = head(status, headers: &headers)
+        if isHead {
+            state = .finished
+        } else {
+            state = .streaming(chunked: chunked)
+        }
+        try await write(bytes)
+    }
+
+    /// Sends part of a streamed body; empty input sends nothing (an empty chunk would end the stream).
+    func writeStreamed(_ bytes: [UInt8]) async throws {
+        guard case .streaming(let chunked) = state, !bytes.isEmpty else { return }
+        if chunked {
+            var framed: [UInt8] = []
+            framed.reserveCapacity(bytes.count + 16)
+            ChunkedEncoding.appendChunk(bytes, to: &framed)
+            try await write(framed)
+        } else {
+            try await write(bytes)
+        }
+    }
+
+    /// Ends a streamed body cleanly: the last chunk for HTTP/1.1.
+    func endStream() async throws {
+        guard case .streaming(let chunked) = state else { return }
+        state = .finished
+        if chunked { try await write(ChunkedEncoding.lastChunk) }
+    }
+
+    /// Ends a streamed body without its last chunk: the connection closes so that the client sees the loss.
+    func abortStream() {
+        state = .aborted
+        keepsAlive = false
+    }
+
+    private func head(_ status: HTTPStatus, headers: inout HTTPHeaders) -> [UInt8] {
+        self.status = status
+        headers.set("Date", HTTPDate.format(Date()))
+        if headers["Server"] == nil { headers.set("Server", "PageProxy") }
+        if keepsAlive && isDraining() { keepsAlive = false }
+        if keepsAlive {
+            if version == .http1_0 { headers.set("Connection", "keep-alive") }
+        } else {
+            headers.set("Connection", "close")
+        }
+        return HTTPResponseHead(status: status, version: .http1_1, headers: headers).serialized()
+    }
+
+    private func write(_ bytes: [UInt8]) async throws {
+        do {
+            try await socket.write(bytes, deadline: .now() + writeTimeout.dispatchInterval)
+            bytesSent += bytes.count
+        } catch {
+            state = .aborted
+            keepsAlive = false
+            throw error
+        }
+    }
+}
+
+extension HTTPStatus {
+    /// RFC 9110 §6.4.1 — 1xx, 204 and 304 responses never carry content.
+    var allowsBody: Bool { code >= 200 && code != 204 && code != 304 }
+}

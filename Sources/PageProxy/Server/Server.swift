@@ -1,0 +1,65 @@
+import Dispatch
+import PageProxyCore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// An HTTP/1.1 server: a listener, a registry of open connections and one task per connection.
+///
+/// Sockets are non-blocking and Dispatch sources report readiness, so a connection waiting for a slow client holds
+/// no thread: thousands of idle keep-alive connections cost memory, not threads (see README, "I/O design").
+final class Server: Sendable {
+    let port: Int
+    private let listener: Listener
+    private let registry: ConnectionRegistry
+
+    /// Binds and starts serving at once.
+    init(address: SocketAddress, limits: ServerLimits, responder: any HTTPResponder, logger: Logger) throws(SocketError) {
+        let registry = ConnectionRegistry()
+        self.registry = registry
+        listener = try Listener(address: address) { client in
+            let socket = AsyncSocket(socket: client)
+            guard registry.add(socket, limit: limits.maxConnections) else {
+                Self.refuseOverCapacity(socket)
+                return
+            }
+            let task = Task {
+                await Connection(socket: socket, responder: responder, registry: registry, limits: limits, logger: logger).run()
+            }
+            registry.attach(task, to: socket)
+        }
+        port = listener.port
+    }
+
+    var openConnections: Int { registry.count }
+    var acceptedConnections: Int { registry.acceptedTotal }
+    var isDraining: Bool { registry.isDraining }
+
+    /// Stops accepting, lets in-flight responses finish for up to `grace`, then closes whatever is left.
+    func stop(grace: Duration) async {
+        listener.close()
+        registry.beginDraining()
+        let registry = registry
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask { await registry.waitUntilEmpty() }
+            group.addTask { try? await Task.sleep(for: grace) }
+            await group.next()
+            group.cancelAll()
+            registry.closeAll()
+        }
+        await registry.waitUntilEmpty()
+    }
+
+    /// Past the connection cap a client gets a quick 503 instead of a hang; one non-blocking write, then close.
+    private static func refuseOverCapacity(_ socket: AsyncSocket) {
+        let (headers, body) = ErrorResponse.make(
+            status: .serviceUnavailable, code: "too_many_connections", message: "the server is at its connection limit; retry shortly")
+        var head = headers
+        head.set("Content-Length", String(body.count))
+        head.set("Connection", "close")
+        head.set("Retry-After", "1")
+        let bytes = HTTPResponseHead(status: .serviceUnavailable, headers: head).serialized() + body
+        _ = bytes.withUnsafeBytes { try? socket.socket.write($0) }
+        socket.close()
+    }
+}

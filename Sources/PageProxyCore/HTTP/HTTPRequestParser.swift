@@ -1,0 +1,239 @@
+/// Parses HTTP/1.1 requests (RFC 9112) from the front of a connection's receive buffer, strictly enough
+/// that no request can be read two ways (request smuggling). Bodies are read and discarded.
+package struct HTTPRequestParser: Sendable {
+    package enum Result: Sendable {
+        case needMoreData
+        case request(HTTPRequestHead)
+    }
+
+    private enum State {
+        case requestLine
+        case headers
+        case fixedBody(remaining: Int)
+        case chunkedBody
+        case failed(HTTPParseError)
+    }
+
+    private let limits: HTTPLimits
+    private var state = State.requestLine
+    private var reader = HTTPLineReader()
+    private var head = HTTPRequestHead(method: .get, target: "/")
+    private var headerBytes = 0
+    private var chunked: ChunkedBodyDecoder
+    private var discarded: [UInt8] = []
+
+    package init(limits: HTTPLimits = HTTPLimits()) {
+        self.limits = limits
+        chunked = Self.makeChunkedDecoder(limits)
+    }
+
+    /// True when part of a request has arrived (as of the last `parse` call), so a timeout deserves a 408.
+    package var hasPartialRequest: Bool {
+        switch state {
+        case .requestLine: reader.scanned > 0
+        case .headers, .fixedBody, .chunkedBody: true
+        case .failed: false
+        }
+    }
+
+    /// Consumes one whole request (head and body) from the front of `buffer` once it has fully arrived.
+    /// Bytes of a request still arriving are consumed as soon as they are parsed (a body is dropped as it comes),
+    /// so the buffer never holds more than one unfinished line of it; following pipelined requests stay in `buffer`.
+    /// After a throw the parser is unusable and throws the same error again.
+    package mutating func parse(_ buffer: inout [UInt8]) throws(HTTPParseError) -> Result {
+        if case .failed(let error) = state { throw error }
+        var cursor = 0
+        defer { if cursor > 0 { buffer.removeSubrange(0..<cursor) } }
+        do throws(HTTPParseError) {
+            return try step(buffer, cursor: &cursor)
+        } catch {
+            state = .failed(error)
+            throw error
+        }
+    }
+
+    private mutating func step(_ buffer: [UInt8], cursor: inout Int) throws(HTTPParseError) -> Result {
+        while true {
+            switch state {
+            case .requestLine:
+                guard let line = reader.nextLine(in: buffer, from: cursor) else {
+                    // RFC 9112 §3 — a request line longer than the server accepts gets 414, before it ends.
+                    if reader.pendingLength(in: buffer, from: cursor) > limits.maxRequestLineBytes { throw .requestLineTooLong }
+                    return .needMoreData
+                }
+                cursor = line.next
+                // RFC 9112 §2.2 — empty lines before the request line are ignored.
+                if line.content.isEmpty { continue }
+                if line.content.count > limits.maxRequestLineBytes { throw .requestLineTooLong }
+                // RFC 9112 §2.2 — a bare CR is invalid.
+                if HTTPLineReader.containsBareCR(buffer, line.content) { throw .bareCarriageReturn }
+                head = try Self.parseRequestLine(buffer[line.content])
+                headerBytes = 0
+                state = .headers
+            case .headers:
+                guard let line = reader.nextLine(in: buffer, from: cursor) else {
+                    // RFC 6585 §5 — 431 as soon as the header section exceeds the limit.
+                    if headerBytes + reader.pendingLength(in: buffer, from: cursor) > limits.maxHeaderBytes { throw .headersTooLarge }
+                    return .needMoreData
+                }
+                cursor = line.next
+                if line.content.isEmpty {
+                    if let result = try startBody() { return result }
+                    continue
+                }
+                headerBytes += line.content.count
+                if headerBytes > limits.maxHeaderBytes { throw .headersTooLarge }
+                if head.headers.count >= limits.maxHeaderCount { throw .tooManyHeaders }
+                if HTTPLineReader.containsBareCR(buffer, line.content) { throw .bareCarriageReturn }
+                let field = try HTTPFieldSyntax.parseFieldLine(buffer[line.content])
+                head.headers.add(field.name, field.value)
+            case .fixedBody(let remaining):
+                let count = min(remaining, buffer.count - cursor)
+                cursor += count
+                guard count == remaining else {
+                    state = .fixedBody(remaining: remaining - count)
+                    return .needMoreData
+                }
+                return complete()
+            case .chunkedBody:
+                switch try decodeChunked(buffer, cursor: &cursor) {
+                case .needMoreData: return .needMoreData
+                case .trailer(let range):
+                    // RFC 9112 §7.1.2 — trailer fields follow the header field rules; they are then dropped.
+                    _ = try HTTPFieldSyntax.parseFieldLine(buffer[range])
+                case .done: return complete()
+                }
+            case .failed(let error):
+                throw error
+            }
+        }
+    }
+
+    private mutating func decodeChunked(_ buffer: [UInt8], cursor: inout Int) throws(HTTPParseError) -> ChunkedBodyDecoder.Step {
+        do throws(ChunkedBodyDecoder.Failure) {
+            return try chunked.decode(buffer, cursor: &cursor, into: &discarded, keep: false)
+        } catch {
+            switch error {
+            case .invalidChunkSize: throw .invalidChunkSize
+            case .invalidChunkFraming: throw .invalidChunkFraming
+            case .bodyTooLarge: throw .bodyTooLarge
+            case .trailersTooLarge: throw .headersTooLarge
+            case .tooManyTrailers: throw .tooManyHeaders
+            case .bareCarriageReturn: throw .bareCarriageReturn
+            }
+        }
+    }
+
+    /// Checks the header section and chooses how the body is delimited; a request without a body is returned.
+    private mutating func startBody() throws(HTTPParseError) -> Result? {
+        let headers = head.headers
+        let hosts = headers.values("Host")
+        // RFC 9112 §3.2 — 400 for an HTTP/1.1 request without Host, or any request with more than one.
+        if hosts.count > 1 { throw .multipleHosts }
+        if hosts.isEmpty && head.version == .http1_1 { throw .missingHost }
+        if let host = hosts.first, !host.utf8.allSatisfy(Self.isHostByte) { throw .invalidHost }
+
+        let transferEncodings = headers.values("Transfer-Encoding")
+        let contentLengths = headers.values("Content-Length")
+        if !transferEncodings.isEmpty {
+            // RFC 9112 §6.1 — Transfer-Encoding in an HTTP/1.0 message means faulty framing.
+            if head.version == .http1_0 { throw .transferEncodingInHTTP10 }
+            // RFC 9112 §6.1 — reject Content-Length with Transfer-Encoding.
+            if !contentLengths.isEmpty { throw .conflictingContentLengthAndTransferEncoding }
+            // RFC 9112 §6.1 — an unknown transfer coding gets 501; only a single "chunked" is understood.
+            guard transferEncodings.count == 1, transferEncodings[0].lowercased() == "chunked" else {
+                throw .unsupportedTransferEncoding
+            }
+            chunked = Self.makeChunkedDecoder(limits)
+            state = .chunkedBody
+            return nil
+        }
+        if let value = contentLengths.first {
+            // RFC 9112 §6.3 — several Content-Length fields, or a list value, even of equal numbers, is refused.
+            if contentLengths.count > 1 || value.utf8.contains(UInt8(ascii: ",")) { throw .multipleContentLengths }
+            // RFC 9110 §8.6 — Content-Length = 1*DIGIT.
+            guard let length = HTTPFieldSyntax.parseDecimal(value.utf8) else { throw .invalidContentLength }
+            if length > limits.maxRequestBodyBytes { throw .bodyTooLarge }
+            if length > 0 {
+                state = .fixedBody(remaining: length)
+                return nil
+            }
+        }
+        // RFC 9112 §6.3 — a request with neither field has no body.
+        return complete()
+    }
+
+    private mutating func complete() -> Result {
+        state = .requestLine
+        reader.reset()
+        return .request(head)
+    }
+
+    /// RFC 9112 §3 — `method SP request-target SP HTTP-version`, single spaces.
+    private static func parseRequestLine(_ line: ArraySlice<UInt8>) throws(HTTPParseError) -> HTTPRequestHead {
+        let parts = line.split(separator: 0x20, maxSplits: 3, omittingEmptySubsequences: false)
+        guard parts.count == 3, parts.allSatisfy({ !$0.isEmpty }) else { throw .malformedRequestLine }
+        // RFC 9110 §9.1 — method = token.
+        guard HTTPFieldSyntax.isToken(parts[0]) else { throw .invalidMethod }
+        let method = HTTPMethod(rawValue: String(decoding: parts[0], as: UTF8.self))
+        let version = try parseVersion(parts[2])
+        let target = String(decoding: parts[1], as: UTF8.self)
+        try validateTarget(parts[1], method: method)
+        return HTTPRequestHead(method: method, target: target, version: version)
+    }
+
+    /// RFC 9112 §2.3 — HTTP-version = "HTTP/" DIGIT "." DIGIT, case-sensitive; only 1.0 and 1.1 are served.
+    private static func parseVersion(_ bytes: ArraySlice<UInt8>) throws(HTTPParseError) -> HTTPVersion {
+        let text = Array(bytes)
+        let isDigit = { (byte: UInt8) in byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }
+        guard text.count == 8, text[0..<5].elementsEqual("HTTP/".utf8), isDigit(text[5]), text[6] == UInt8(ascii: "."),
+            isDigit(text[7])
+        else { throw .invalidVersion }
+        let version = HTTPVersion(major: Int(text[5] - UInt8(ascii: "0")), minor: Int(text[7] - UInt8(ascii: "0")))
+        // RFC 9110 §15.6.6 — 505 for a major version the server does not support.
+        guard version == .http1_0 || version == .http1_1 else { throw .unsupportedVersion }
+        return version
+    }
+
+    /// RFC 9112 §3.2 — origin-form, absolute-form (http/https) or asterisk-form for OPTIONS; no whitespace,
+    /// controls, non-ASCII or fragment (RFC 9110 §7.1: a fragment is never sent).
+    private static func validateTarget(_ bytes: ArraySlice<UInt8>, method: HTTPMethod) throws(HTTPParseError) {
+        guard bytes.allSatisfy({ $0 > 0x20 && $0 < 0x7F && $0 != UInt8(ascii: "#") }) else { throw .invalidTarget }
+        if bytes.first == UInt8(ascii: "/") { return }
+        // RFC 9112 §3.2.4 — "*" is only for a server-wide OPTIONS request.
+        if bytes.elementsEqual("*".utf8) {
+            guard method == .options else { throw .invalidTarget }
+            return
+        }
+        let lowered = bytes.map(HTTPHeaders.lowercased)
+        let prefix: Int
+        if lowered.starts(with: "http://".utf8) {
+            prefix = 7
+        } else if lowered.starts(with: "https://".utf8) {
+            prefix = 8
+        } else {
+            throw .invalidTarget
+        }
+        let rest = lowered[prefix...]
+        let authority = rest.prefix { $0 != UInt8(ascii: "/") && $0 != UInt8(ascii: "?") }
+        // RFC 9110 §4.2.1 — an http(s) URI needs a non-empty host; §4.2.4 — userinfo is treated as an error.
+        guard !authority.isEmpty, !authority.contains(UInt8(ascii: "@")), authority.allSatisfy(isHostByte) else {
+            throw .invalidTarget
+        }
+    }
+
+    /// RFC 3986 §3.2.2 host bytes (reg-name, IP literal) plus ":" for the port.
+    private static func isHostByte(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
+            true
+        default:
+            "-._~!$&'()*+,;=:[]%".utf8.contains(byte)
+        }
+    }
+
+    private static func makeChunkedDecoder(_ limits: HTTPLimits) -> ChunkedBodyDecoder {
+        ChunkedBodyDecoder(
+            maxBodyBytes: limits.maxRequestBodyBytes, maxTrailerBytes: limits.maxHeaderBytes, maxTrailerCount: limits.maxHeaderCount)
+    }
+}

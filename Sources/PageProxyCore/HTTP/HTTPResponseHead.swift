@@ -1,0 +1,41 @@
+/// A status line and header section, to send (serialized) or as received from upstream.
+package struct HTTPResponseHead: Sendable {
+    package var status: HTTPStatus
+    package var version: HTTPVersion = .http1_1
+    package var headers: HTTPHeaders
+
+    package init(status: HTTPStatus, version: HTTPVersion = .http1_1, headers: HTTPHeaders = HTTPHeaders()) {
+        self.status = status
+        self.version = version
+        self.headers = headers
+    }
+
+    /// RFC 9112 §4 — `HTTP-version SP 3DIGIT SP [reason-phrase] CRLF`, then each `name: value CRLF`, then CRLF.
+    package func serialized() -> [UInt8] {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(64 + headers.count * 32)
+        bytes.append(contentsOf: version.description.utf8)
+        bytes.append(0x20)
+        let code = min(max(status.code, 0), 999)
+        bytes.append(UInt8(ascii: "0") + UInt8(code / 100))
+        bytes.append(UInt8(ascii: "0") + UInt8(code / 10 % 10))
+        bytes.append(UInt8(ascii: "0") + UInt8(code % 10))
+        // The SP before the reason phrase is required even when the phrase is empty.
+        bytes.append(0x20)
+        bytes.append(contentsOf: status.reasonPhrase.utf8)
+        bytes.append(contentsOf: [0x0D, 0x0A])
+        for (name, value) in headers {
+            bytes.append(contentsOf: name.utf8)
+            bytes.append(contentsOf: [UInt8(ascii: ":"), 0x20])
+            bytes.append(contentsOf: value.utf8)
+            bytes.append(contentsOf: [0x0D, 0x0A])
+        }
+        bytes.append(contentsOf: [0x0D, 0x0A])
+        return bytes
+    }
+
+    /// RFC 9112 §9.3 — the same persistence rule as for requests.
+    package var isKeepAlive: Bool {
+        headers.isKeepAlive(version: version)
+    }
+}

@@ -1,0 +1,58 @@
+/// One upstream page: where it came from, what the upstream said, and where its items lie in the body.
+public struct Page: Sendable {
+    /// The page's position in the walk, from 1.
+    public let number: Int
+    public let url: PageURL
+    package let status: HTTPStatus
+    package let headers: HTTPHeaders
+    /// The body exactly as the upstream sent it.
+    public let body: [UInt8]
+    /// Where each item lies in `body`, in order.
+    package var items: [JSONItem]
+    /// Values at the JSON paths the pagination scheme asked for (next URL, cursor, total, …).
+    package let values: [JSONPath: JSONValue]
+
+    package init(
+        number: Int, url: PageURL, status: HTTPStatus, headers: HTTPHeaders, body: [UInt8], items: [JSONItem],
+        values: [JSONPath: JSONValue]
+    ) {
+        self.number = number
+        self.url = url
+        self.status = status
+        self.headers = headers
+        self.body = body
+        self.items = items
+        self.values = values
+    }
+
+    public var itemCount: Int { items.count }
+
+    /// The upstream's status code for this page.
+    public var statusCode: Int { status.code }
+
+    /// The first value of a response header of this page.
+    public func header(_ name: String) -> String? { headers[name] }
+
+    /// The bytes of every item, each compact (no whitespace outside strings), in order.
+    public var itemBytes: [[UInt8]] {
+        items.map { item in
+            var bytes: [UInt8] = []
+            JSONScanner.appendItem(item, of: body, to: &bytes)
+            return bytes
+        }
+    }
+
+    /// Appends the items to `output`, each preceded by `prefix`, followed by `suffix`, and separated by `separator`.
+    package func appendItems(to output: inout [UInt8], separator: [UInt8] = [], suffix: [UInt8] = []) {
+        for (index, item) in items.enumerated() {
+            if index > 0 { output.append(contentsOf: separator) }
+            JSONScanner.appendItem(item, of: body, to: &output)
+            output.append(contentsOf: suffix)
+        }
+    }
+
+    /// Keeps only the first `count` items.
+    package mutating func truncateItems(to count: Int) {
+        if items.count > count { items.removeLast(items.count - count) }
+    }
+}

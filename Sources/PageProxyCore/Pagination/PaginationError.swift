@@ -1,0 +1,58 @@
+/// Why a walk over an upstream's pages ended before its last page.
+public enum PaginationError: Error, CustomStringConvertible {
+    /// The upstream answered a page with a status other than 2xx.
+    case upstreamStatus(page: Int, url: PageURL, status: Int)
+    /// No answer for a page (connection, timeout, TLS …), after any retries.
+    case upstreamFailed(page: Int, url: PageURL, error: UpstreamError)
+    /// The page's body is not valid JSON, or has no items array at the configured path.
+    case invalidJSON(page: Int, url: PageURL, error: JSONScanError)
+    /// A next link points to another origin: refused, never requested (SSRF defence).
+    case foreignOrigin(page: Int, refused: String, allowed: String)
+    /// A next link that PageProxy cannot use (not a URL, not http or https).
+    case invalidNextLink(page: Int, link: String)
+    /// A page URL came up a second time: following it would loop forever.
+    case loop(page: Int, url: PageURL)
+    /// The walk needs more pages than the route allows.
+    case tooManyPages(limit: Int)
+    /// The scheme says there is more, but gives no way to ask for it (e.g. `has_more` with no last id).
+    case cannotContinue(page: Int, reason: String)
+
+    /// The page the error happened on, when there is one.
+    public var page: Int? {
+        switch self {
+        case .upstreamStatus(let page, _, _), .upstreamFailed(let page, _, _), .invalidJSON(let page, _, _),
+            .foreignOrigin(let page, _, _), .invalidNextLink(let page, _), .loop(let page, _), .cannotContinue(let page, _):
+            page
+        case .tooManyPages: nil
+        }
+    }
+
+    /// The upstream URL involved, if any.
+    public var url: PageURL? {
+        switch self {
+        case .upstreamStatus(_, let url, _), .upstreamFailed(_, let url, _), .invalidJSON(_, let url, _), .loop(_, let url): url
+        default: nil
+        }
+    }
+
+    public var description: String {
+        switch self {
+        case .upstreamStatus(let page, _, let status):
+            "the upstream answered page \(page) with status \(status)"
+        case .upstreamFailed(let page, _, let error):
+            "page \(page) could not be fetched: \(error)"
+        case .invalidJSON(let page, _, let error):
+            "page \(page) is not usable JSON: \(error)"
+        case .foreignOrigin(let page, let refused, let allowed):
+            "page \(page) links to \(refused), outside the route's origin \(allowed); the link was not followed"
+        case .invalidNextLink(let page, let link):
+            "page \(page) has a next link that is not an http(s) URL: \(link.prefix(200))"
+        case .loop(let page, let url):
+            "page \(page) would fetch \(url.path) again: the upstream's pagination loops"
+        case .tooManyPages(let limit):
+            "the upstream has more than \(limit) pages, the route's maxPages; raise it or narrow the query"
+        case .cannotContinue(let page, let reason):
+            "cannot continue after page \(page): \(reason)"
+        }
+    }
+}

@@ -1,0 +1,81 @@
+import Foundation
+
+/// What a pagination scheme learned from a page about the pages after it.
+package enum NextPages: Sendable, Equatable {
+    /// This was the last page.
+    case none
+    /// One more page, known only now (next link, cursor): pages are fetched one after another.
+    case one(PageURL)
+    /// Every remaining page, known ahead (a total, a `last` link): they can be fetched concurrently.
+    case all([PageURL])
+}
+
+/// The rules of one pagination scheme: the first page's URL, the JSON values it needs, and what follows a page.
+package protocol PaginationStrategy: Sendable {
+    /// JSON paths whose values the scheme reads from every page body.
+    var valuePaths: [JSONPath] { get }
+    /// The first page's URL from the route's base URL and the client's query.
+    func firstPage(from base: PageURL) -> PageURL
+    /// The pages after `page`, which is the last page known so far.
+    func next(after page: Page) throws(PaginationError) -> NextPages
+    /// How many pages past the last known one may be fetched before it is known whether they exist.
+    var lookahead: Int { get }
+    /// The page that probably follows `url` when no total is known (page number + 1, offset + limit).
+    func guessNext(after url: PageURL) -> PageURL?
+}
+
+extension PaginationStrategy {
+    package var lookahead: Int { 0 }
+    package func guessNext(after url: PageURL) -> PageURL? { nil }
+}
+
+extension PaginationScheme {
+    /// The strategy that walks this scheme.
+    package func makeStrategy() -> any PaginationStrategy {
+        switch self {
+        case .pageNumber(let options): PageNumberStrategy(options: options)
+        case .offset(let options): OffsetStrategy(options: options)
+        case .linkHeader(let options): LinkHeaderStrategy(options: options)
+        case .nextPageHeader(let options): NextPageHeaderStrategy(options: options)
+        case .nextURLInBody(let options): NextURLInBodyStrategy(options: options)
+        case .cursorInBody(let options): CursorInBodyStrategy(options: options)
+        case .hasMore(let options): HasMoreStrategy(options: options)
+        }
+    }
+}
+
+extension PageURL {
+    /// Sets `name` to `value` unless the client already chose a value for it.
+    package func defaultingQueryValue(_ value: String?, for name: String?) -> PageURL {
+        guard let name, let value, queryValue(name) == nil else { return self }
+        return settingQueryValue(value, for: name)
+    }
+
+    /// The integer value of query parameter `name`.
+    package func integerQueryValue(_ name: String?) -> Int? {
+        name.flatMap { queryValue($0) }.flatMap { Int($0) }
+    }
+}
+
+extension JSONValue {
+    /// A non-negative integer from a JSON number or a numeric string (`"42"`): totals are written both ways.
+    package var integer: Int? {
+        switch self {
+        case .number(let text), .string(let text): Int(text).flatMap { $0 >= 0 ? $0 : nil }
+        default: nil
+        }
+    }
+
+    /// A non-empty string, or nil for null, an empty string or a non-string.
+    package var nonEmptyString: String? {
+        if case .string(let text) = self, !text.isEmpty { return text }
+        return nil
+    }
+}
+
+extension HTTPHeaders {
+    /// A non-negative integer header value.
+    package func integer(_ name: String?) -> Int? {
+        name.flatMap { self[$0] }.flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }.flatMap { $0 >= 0 ? $0 : nil }
+    }
+}

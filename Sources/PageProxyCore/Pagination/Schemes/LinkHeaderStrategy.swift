@@ -1,0 +1,28 @@
+/// RFC 8288 `Link` headers: follow `rel="next"`; with `rel="last"` and numbered pages, fan out to every page.
+struct LinkHeaderStrategy: PaginationStrategy {
+    let options: PaginationScheme.LinkHeader
+
+    var valuePaths: [JSONPath] { [] }
+
+    func firstPage(from base: PageURL) -> PageURL {
+        base.defaultingQueryValue(options.pageSize.map(String.init), for: options.sizeParameter)
+    }
+
+    func next(after page: Page) throws(PaginationError) -> NextPages {
+        let links = LinkHeaderParser.parse(page.headers)
+        guard let nextLink = links.first(where: { $0.relations.contains("next") }) else { return .none }
+        guard let next = page.url.resolving(nextLink.target) else {
+            throw .invalidNextLink(page: page.number, link: nextLink.target)
+        }
+        // With `last`, and both links numbered by the page parameter, every remaining page is known now.
+        if let lastLink = links.first(where: { $0.relations.contains("last") }),
+            let last = page.url.resolving(lastLink.target),
+            let nextNumber = next.integerQueryValue(options.pageParameter),
+            let lastNumber = last.integerQueryValue(options.pageParameter),
+            last.origin == next.origin, lastNumber >= nextNumber, lastNumber - nextNumber < 1_000_000
+        {
+            return .all((nextNumber...lastNumber).map { next.settingQueryValue(String($0), for: options.pageParameter) })
+        }
+        return .one(next)
+    }
+}

@@ -1,0 +1,24 @@
+import Foundation
+
+/// GitLab's `X-Next-Page` (empty on the last page), with `X-Total-Pages` to fan out.
+struct NextPageHeaderStrategy: PaginationStrategy {
+    let options: PaginationScheme.NextPageHeader
+
+    var valuePaths: [JSONPath] { [] }
+
+    func firstPage(from base: PageURL) -> PageURL {
+        base.defaultingQueryValue(options.pageSize.map(String.init), for: options.sizeParameter)
+    }
+
+    func next(after page: Page) throws(PaginationError) -> NextPages {
+        guard let nextText = page.headers[options.nextPageHeader]?.trimmingCharacters(in: .whitespaces), !nextText.isEmpty
+        else { return .none }
+        guard let nextNumber = Int(nextText), nextNumber > 0 else {
+            throw .invalidNextLink(page: page.number, link: nextText)
+        }
+        if let totalPages = page.headers.integer(options.totalPagesHeader), totalPages >= nextNumber {
+            return .all((nextNumber...totalPages).map { page.url.settingQueryValue(String($0), for: options.pageParameter) })
+        }
+        return .one(page.url.settingQueryValue(String(nextNumber), for: options.pageParameter))
+    }
+}

@@ -1,0 +1,132 @@
+import Dispatch
+import Synchronization
+
+/// A connected non-blocking socket with async reads and writes, each bounded by an optional deadline.
+///
+/// Reads and writes try the system call first and wait for readiness only when it would block (FlyingFox's
+/// `loopUntilReady`). One task uses a socket at a time; `close()` may come from anywhere and wakes that task.
+package final class AsyncSocket: Sendable {
+    package let socket: Socket
+    private let readiness: SocketReadiness
+    private let isClosed = Mutex(false)
+
+    /// The queue every socket's Dispatch sources deliver on; handlers only resume continuations.
+    private static let eventQueue = DispatchQueue(label: "pageproxy.socket-events", attributes: .concurrent)
+
+    package init(socket: Socket) {
+        self.socket = socket
+        let fd = socket.fd
+        readiness = SocketReadiness(fd: fd, queue: Self.eventQueue) { Socket(fd: fd).close() }
+    }
+
+    /// Connects to `address`, failing with `.timedOut` at the deadline.
+    package static func connect(to address: SocketAddress, deadline: DispatchTime?) async throws(SocketError) -> AsyncSocket {
+        let (socket, isConnected) = try Socket.makeConnecting(to: address)
+        let connection = AsyncSocket(socket: socket)
+        if isConnected { return connection }
+        switch await connection.readiness.wait(for: .write, deadline: deadline) {
+        case .ready:
+            if let error = socket.connectResult() {
+                connection.close()
+                throw error
+            }
+            return connection
+        case .timedOut:
+            connection.close()
+            throw .timedOut
+        case .cancelled:
+            connection.close()
+            throw .cancelled
+        }
+    }
+
+    /// Appends what arrives next (up to `maxBytes`) to `buffer`; returns the count, 0 at end of stream.
+    package func read(into buffer: inout [UInt8], maxBytes: Int = 16384, deadline: DispatchTime?) async throws(SocketError) -> Int {
+        while true {
+            let start = buffer.count
+            buffer.append(contentsOf: repeatElement(0, count: maxBytes))
+            let result = buffer.withUnsafeMutableBytes { raw -> Result<Int?, SocketError> in
+                whileOpen { () throws(SocketError) -> Int? in
+                    try socket.read(into: UnsafeMutableRawBufferPointer(rebasing: raw[start...]))
+                }
+            }
+            let count = try? result.get()
+            buffer.removeLast(maxBytes - (count.flatMap { $0 } ?? 0))
+            if case .failure(let error) = result { throw error }
+            if let count = count.flatMap({ $0 }) { return count }
+            // Nothing to read: an empty buffer gives its capacity back while the connection waits (idle
+            // keep-alive connections then cost a few KB, not the read size).
+            if buffer.isEmpty { buffer = [] }
+            try await waitUntil(.read, deadline: deadline)
+        }
+    }
+
+    /// Writes every byte, waiting while the peer's window is full; throws `.timedOut` at the deadline.
+    package func write(_ bytes: [UInt8], deadline: DispatchTime?) async throws(SocketError) {
+        var offset = 0
+        while offset < bytes.count {
+            let result = bytes.withUnsafeBytes { raw -> Result<Int?, SocketError> in
+                whileOpen { () throws(SocketError) -> Int? in
+                    try socket.write(UnsafeRawBufferPointer(rebasing: raw[offset...]))
+                }
+            }
+            if let written = try result.get() {
+                offset += written
+            } else {
+                try await waitUntil(.write, deadline: deadline)
+            }
+        }
+    }
+
+    /// Waits until the peer sends something or closes, without reading it.
+    package func waitUntilReadable(deadline: DispatchTime?) async throws(SocketError) {
+        try await waitUntil(.read, deadline: deadline)
+    }
+
+    /// Returns true once the peer closes or resets the connection, false if it sends data instead (a pipelined
+    /// request) or the wait is cancelled. Nothing is read.
+    package func waitForPeerClose() async -> Bool {
+        while !Task.isCancelled {
+            let peeked = whileOpen { () throws(SocketError) -> Bool? in socket.isPeerClosed() }
+            guard case .success(let closed) = peeked else { return false }
+            switch closed {
+            case true?: return true
+            case false?: return false
+            case nil:
+                guard await readiness.wait(for: .read, deadline: nil) == .ready else { return false }
+            }
+        }
+        return false
+    }
+
+    /// Closes the socket once; a task waiting on it wakes with `.cancelled`.
+    package func close() {
+        let wasClosed = isClosed.withLock { closed in
+            defer { closed = true }
+            if !closed { socket.shutdown() }
+            return closed
+        }
+        guard !wasClosed else { return }
+        readiness.close()
+    }
+
+    /// Runs a system call on the descriptor only while the socket is open, holding the lock that `close()` takes.
+    ///
+    /// The descriptor is released after `close()` (once the Dispatch sources are cancelled), and the kernel hands
+    /// its number to the next socket opened in the process: a read or write that slipped past a close would touch
+    /// someone else's connection. Calls are non-blocking, so holding the lock across one is cheap.
+    private func whileOpen<T: Sendable>(_ call: () throws(SocketError) -> T) -> Result<T, SocketError> {
+        isClosed.withLock { closed in
+            guard !closed else { return .failure(.cancelled) }
+            return Result(catching: call)
+        }
+    }
+
+    private func waitUntil(_ direction: SocketReadiness.Direction, deadline: DispatchTime?) async throws(SocketError) {
+        switch await readiness.wait(for: direction, deadline: deadline) {
+        case .ready: return
+        case .timedOut: throw .timedOut
+        case .cancelled: throw .cancelled
+        }
+    }
+}

@@ -1,0 +1,158 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A non-blocking socket file descriptor and the system calls PageProxy makes on it.
+///
+/// Every call retries `EINTR` and reports `EAGAIN` as a value (`nil`), never as an error, so the caller can
+/// wait for readiness and try again (NIO's `syscall` wrapper does the same).
+package struct Socket: Sendable, Hashable {
+    package let fd: Int32
+
+    package init(fd: Int32) {
+        self.fd = fd
+    }
+
+    /// Creates a non-blocking listening socket bound to `address`.
+    package static func makeListening(on address: SocketAddress, backlog: Int32 = 1024) throws(SocketError) -> Socket {
+        let fd = Glibc.socket(address.domain, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { throw .makeFailed("socket") }
+        let socket = Socket(fd: fd)
+        var one: Int32 = 1
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
+        let bound = address.withSockAddr { bind(fd, $0, $1) }
+        guard bound == 0 else {
+            let error = SocketError.makeFailed("bind \(address)")
+            socket.close()
+            throw error
+        }
+        guard Glibc.listen(fd, backlog) == 0 else {
+            let error = SocketError.makeFailed("listen")
+            socket.close()
+            throw error
+        }
+        return socket
+    }
+
+    /// Starts a non-blocking connect; returns the socket and whether the connection is already complete.
+    package static func makeConnecting(to address: SocketAddress) throws(SocketError) -> (Socket, isConnected: Bool) {
+        let fd = Glibc.socket(address.domain, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { throw .makeFailed("socket") }
+        let socket = Socket(fd: fd)
+        socket.setNoDelay()
+        while true {
+            let result = address.withSockAddr { Glibc.connect(fd, $0, $1) }
+            if result == 0 { return (socket, true) }
+            switch errno {
+            case EINTR: continue
+            case EINPROGRESS: return (socket, false)
+            default:
+                let error = SocketError.failed(call: "connect \(address)", errno: errno)
+                socket.close()
+                throw error
+            }
+        }
+    }
+
+    /// The result of a finished non-blocking connect (`SO_ERROR`).
+    package func connectResult() -> SocketError? {
+        var code: Int32 = 0
+        var length = socklen_t(MemoryLayout<Int32>.size)
+        guard getsockopt(fd, SOL_SOCKET, SO_ERROR, &code, &length) == 0 else { return .makeFailed("getsockopt") }
+        return code == 0 ? nil : .failed(call: "connect", errno: code)
+    }
+
+    /// Accepts one pending connection as a non-blocking socket; `nil` when none is pending.
+    package func accept() throws(SocketError) -> Socket? {
+        while true {
+            // accept4 is not exported by Glibc's Swift module: set the flags with fcntl instead.
+            let client = Glibc.accept(fd, nil, nil)
+            if client >= 0 {
+                let socket = Socket(fd: client)
+                _ = fcntl(client, F_SETFL, fcntl(client, F_GETFL) | O_NONBLOCK)
+                _ = fcntl(client, F_SETFD, FD_CLOEXEC)
+                socket.setNoDelay()
+                return socket
+            }
+            switch errno {
+            case EINTR, ECONNABORTED: continue
+            case EAGAIN, EWOULDBLOCK: return nil
+            default: throw .makeFailed("accept")
+            }
+        }
+    }
+
+    /// Reads up to `buffer.count` bytes; `nil` when nothing is available yet, 0 at end of stream.
+    package func read(into buffer: UnsafeMutableRawBufferPointer) throws(SocketError) -> Int? {
+        while true {
+            let count = Glibc.read(fd, buffer.baseAddress, buffer.count)
+            if count >= 0 { return count }
+            switch errno {
+            case EINTR: continue
+            case EAGAIN, EWOULDBLOCK: return nil
+            default: throw .makeFailed("read")
+            }
+        }
+    }
+
+    /// Writes as many bytes as the kernel takes now; `nil` when it takes none.
+    package func write(_ bytes: UnsafeRawBufferPointer) throws(SocketError) -> Int? {
+        while true {
+            let count = send(fd, bytes.baseAddress, bytes.count, Int32(MSG_NOSIGNAL))
+            if count >= 0 { return count }
+            switch errno {
+            case EINTR: continue
+            case EAGAIN, EWOULDBLOCK: return nil
+            default: throw .makeFailed("send")
+            }
+        }
+    }
+
+    /// Whether the peer has closed or reset the connection, looking without consuming: true at end of stream or on an
+    /// error, false when data is waiting, nil when nothing has arrived yet.
+    package func isPeerClosed() -> Bool? {
+        var byte: UInt8 = 0
+        while true {
+            let count = recv(fd, &byte, 1, Int32(MSG_PEEK) | Int32(MSG_DONTWAIT))
+            if count > 0 { return false }
+            if count == 0 { return true }
+            switch errno {
+            case EINTR: continue
+            case EAGAIN, EWOULDBLOCK: return nil
+            default: return true
+            }
+        }
+    }
+
+    /// The port the socket is bound to (useful after binding port 0).
+    package func localPort() -> Int? {
+        var storage = sockaddr_storage()
+        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        let result = withUnsafeMutablePointer(to: &storage) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
+        guard result == 0 else { return nil }
+        let family = storage.ss_family
+        return withUnsafePointer(to: &storage) { pointer -> Int in
+            if family == sa_family_t(AF_INET6) {
+                return pointer.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { Int(UInt16(bigEndian: $0.pointee.sin6_port)) }
+            }
+            return pointer.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { Int(UInt16(bigEndian: $0.pointee.sin_port)) }
+        }
+    }
+
+    /// Stops both directions, waking any reader with end of stream, without releasing the descriptor.
+    package func shutdown() {
+        _ = Glibc.shutdown(fd, Int32(SHUT_RDWR))
+    }
+
+    /// Releases the descriptor.
+    package func close() {
+        _ = Glibc.close(fd)
+    }
+
+    private func setNoDelay() {
+        var one: Int32 = 1
+        setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
+    }
+}

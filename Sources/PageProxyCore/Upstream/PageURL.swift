@@ -1,0 +1,116 @@
+import Foundation
+
+/// An absolute `http` or `https` URL of an upstream page, split into the parts PageProxy works with.
+///
+/// The path and query stay percent-encoded exactly as given, so a link that an upstream wrote is requested
+/// byte for byte as written.
+public struct PageURL: Sendable, Hashable, CustomStringConvertible {
+    public let scheme: String
+    public let host: String
+    public let port: Int
+    /// The percent-encoded path, never empty.
+    public let path: String
+    /// The percent-encoded query without `?`, or nil when there is none.
+    public let query: String?
+
+    /// The scheme, host and port that a next link must share (DESIGN.md: links elsewhere are never followed).
+    public var origin: Origin { Origin(scheme: scheme, host: host, port: port) }
+
+    public struct Origin: Sendable, Hashable, CustomStringConvertible {
+        public let scheme: String
+        public let host: String
+        public let port: Int
+        public var description: String {
+            let isDefault = (scheme == "http" && port == 80) || (scheme == "https" && port == 443)
+            let hostText = host.contains(":") ? "[\(host)]" : host
+            return isDefault ? "\(scheme)://\(hostText)" : "\(scheme)://\(hostText):\(port)"
+        }
+    }
+
+    public init?(string: String) {
+        guard let components = URLComponents(string: string) else { return nil }
+        self.init(components: components)
+    }
+
+    init?(components: URLComponents) {
+        guard let scheme = components.scheme?.lowercased(), scheme == "http" || scheme == "https",
+            let host = components.host, !host.isEmpty
+        else { return nil }
+        self.scheme = scheme
+        self.host = host.lowercased()
+        self.port = components.port ?? (scheme == "https" ? 443 : 80)
+        let path = components.percentEncodedPath
+        self.path = path.isEmpty ? "/" : path
+        self.query = components.percentEncodedQuery
+    }
+
+    public init(scheme: String, host: String, port: Int, path: String, query: String?) {
+        self.scheme = scheme
+        self.host = host
+        self.port = port
+        self.path = path.isEmpty ? "/" : path
+        self.query = query
+    }
+
+    /// The request target for an HTTP/1.1 request line: path and query.
+    public var requestTarget: String {
+        query.map { path + "?" + $0 } ?? path
+    }
+
+    /// The `Host` header value.
+    public var hostHeader: String {
+        let hostText = host.contains(":") ? "[\(host)]" : host
+        let isDefault = (scheme == "http" && port == 80) || (scheme == "https" && port == 443)
+        return isDefault ? hostText : "\(hostText):\(port)"
+    }
+
+    public var description: String { origin.description + requestTarget }
+
+    /// Resolves a link as written in a header or body (absolute, or relative to this URL: RFC 3986 §5).
+    public func resolving(_ reference: String) -> PageURL? {
+        guard let base = URL(string: description), let resolved = URL(string: reference, relativeTo: base),
+            let components = URLComponents(url: resolved.absoluteURL, resolvingAgainstBaseURL: true)
+        else { return nil }
+        return PageURL(components: components)
+    }
+
+    /// The raw (still percent-encoded) query pairs in order.
+    public var queryPairs: [(name: String, value: String)] {
+        guard let query, !query.isEmpty else { return [] }
+        return query.split(separator: "&").map { pair in
+            if let equals = pair.firstIndex(of: "=") {
+                return (String(pair[..<equals]), String(pair[pair.index(after: equals)...]))
+            }
+            return (String(pair), "")
+        }
+    }
+
+    /// The decoded value of the first query parameter called `name` (matched after decoding, so `page%5Bnumber%5D`
+    /// matches `page[number]`).
+    public func queryValue(_ name: String) -> String? {
+        queryPairs.first { $0.name.removingPercentEncoding == name }?.value.removingPercentEncoding
+    }
+
+    /// This URL with parameter `name` set to `value` (replacing every occurrence, or appended at the end).
+    public func settingQueryValue(_ value: String, for name: String) -> PageURL {
+        let encodedValue = Self.encodeQueryComponent(value)
+        var pairs = queryPairs
+        var replaced = false
+        pairs = pairs.compactMap { pair in
+            guard pair.name.removingPercentEncoding == name else { return pair }
+            if replaced { return nil }
+            replaced = true
+            return (pair.name, encodedValue)
+        }
+        if !replaced { pairs.append((Self.encodeQueryComponent(name), encodedValue)) }
+        let query = pairs.map { "\($0.name)=\($0.value)" }.joined(separator: "&")
+        return PageURL(scheme: scheme, host: host, port: port, path: path, query: query)
+    }
+
+    /// Percent-encodes everything but RFC 3986 unreserved characters.
+    static func encodeQueryComponent(_ text: String) -> String {
+        var allowed = CharacterSet.alphanumerics.intersection(CharacterSet(charactersIn: Unicode.Scalar(0)..<Unicode.Scalar(128)))
+        allowed.insert(charactersIn: "-._~")
+        return text.addingPercentEncoding(withAllowedCharacters: allowed) ?? text
+    }
+}

@@ -1,0 +1,118 @@
+import Dispatch
+
+/// An HTTP/1.1 client for `http://` upstreams on PageProxy's own non-blocking sockets, with keep-alive reuse.
+package final class PlainHTTPTransport: UpstreamTransport {
+    package let pool: ConnectionPool
+    private let userAgent: String
+
+    package init(pool: ConnectionPool = ConnectionPool(), userAgent: String = "PageProxy/\(PageProxyVersion.current)") {
+        self.pool = pool
+        self.userAgent = userAgent
+    }
+
+    package func send(_ request: UpstreamRequest, timeout: Duration, maxBodyBytes: Int) async throws(UpstreamError) -> UpstreamResponse {
+        guard request.url.scheme == "http" else { throw .unsupportedScheme(request.url.scheme) }
+        let origin = request.url.origin
+        let deadline = DispatchTime.now() + timeout.dispatchInterval
+        let bytes = serialize(request)
+        while true {
+            let reused = pool.takeIdle(for: origin)
+            let socket: AsyncSocket
+            if let reused {
+                socket = reused
+            } else {
+                do {
+                    socket = try await pool.connect(to: origin, deadline: deadline)
+                } catch .timedOut {
+                    throw .timedOut(origin: origin.description)
+                } catch {
+                    throw .connectFailed(origin: origin.description, reason: error.description)
+                }
+            }
+            do {
+                let (response, isReusable) = try await exchange(bytes, on: socket, method: request.method, deadline: deadline, maxBodyBytes: maxBodyBytes, origin: origin)
+                if isReusable { pool.giveBack(socket, for: origin) } else { socket.close() }
+                return response
+            } catch .staleConnection where reused != nil && !Task.isCancelled {
+                // The upstream closed an idle kept-alive connection before our request reached it: try a new one.
+                // A cancelled fetch also ends with a silent socket, and must not be sent again.
+                socket.close()
+                continue
+            } catch {
+                socket.close()
+                throw error.upstreamError
+            }
+        }
+    }
+
+    private enum ExchangeError: Error {
+        case staleConnection
+        case failed(UpstreamError)
+
+        var upstreamError: UpstreamError {
+            switch self {
+            case .staleConnection: .connectionLost(origin: "upstream", reason: "closed before answering")
+            case .failed(let error): error
+            }
+        }
+    }
+
+    private func exchange(
+        _ bytes: [UInt8], on socket: AsyncSocket, method: HTTPMethod, deadline: DispatchTime, maxBodyBytes: Int, origin: PageURL.Origin
+    ) async throws(ExchangeError) -> (UpstreamResponse, Bool) {
+        do {
+            try await socket.write(bytes, deadline: deadline)
+        } catch .timedOut {
+            throw .failed(.timedOut(origin: origin.description))
+        } catch {
+            throw .staleConnection
+        }
+        var parser = HTTPResponseParser(maxBodyBytes: maxBodyBytes)
+        var buffer: [UInt8] = []
+        var received = 0
+        while true {
+            do {
+                if case .response(let head, let body) = try parser.parse(&buffer, method: method) {
+                    let reusable = parser.isReusable && buffer.isEmpty
+                    return (UpstreamResponse(status: head.status, headers: head.headers, body: body), reusable)
+                }
+            } catch .bodyTooLarge(let limit) {
+                throw .failed(.responseTooLarge(origin: origin.description, limit: limit))
+            } catch {
+                throw .failed(.invalidResponse(origin: origin.description, reason: error.description))
+            }
+            let count: Int
+            do {
+                count = try await socket.read(into: &buffer, maxBytes: 65536, deadline: deadline)
+            } catch .timedOut {
+                throw .failed(.timedOut(origin: origin.description))
+            } catch {
+                if received == 0 { throw .staleConnection }
+                throw .failed(.connectionLost(origin: origin.description, reason: error.description))
+            }
+            received += count
+            if count == 0 {
+                if received == 0 { throw .staleConnection }
+                do {
+                    if case .response(let head, let body) = try parser.finish() {
+                        return (UpstreamResponse(status: head.status, headers: head.headers, body: body), false)
+                    }
+                } catch {
+                    throw .failed(.connectionLost(origin: origin.description, reason: "the response ended early (\(error.description))"))
+                }
+                throw .failed(.connectionLost(origin: origin.description, reason: "the response ended early"))
+            }
+        }
+    }
+
+    private func serialize(_ request: UpstreamRequest) -> [UInt8] {
+        var text = "\(request.method.rawValue) \(request.url.requestTarget) HTTP/1.1\r\nHost: \(request.url.hostHeader)\r\n"
+        if !request.headers.contains("User-Agent") { text += "User-Agent: \(userAgent)\r\n" }
+        if !request.headers.contains("Accept") { text += "Accept: application/json\r\n" }
+        for (name, value) in request.headers {
+            text += "\(name): \(value)\r\n"
+        }
+        text += "\r\n"
+        return Array(text.utf8)
+    }
+}

@@ -1,0 +1,22 @@
+import Foundation
+
+/// How long an upstream asks to be left alone: `Retry-After` (seconds or an HTTP date, RFC 9110 §10.2.3), or an
+/// exhausted `X-RateLimit-Remaining: 0` with `X-RateLimit-Reset` (epoch seconds, as GitHub sends).
+package enum RateLimitAdvice {
+    /// The wait the response asks for, if it asks for one.
+    package static func wait(in headers: HTTPHeaders, now: Date) -> Duration? {
+        if let value = headers["Retry-After"]?.trimmingCharacters(in: .whitespaces) {
+            if let seconds = Int(value), seconds >= 0 { return .seconds(seconds) }
+            if let date = HTTPDate.parse(value) { return .seconds(max(0, date.timeIntervalSince(now).rounded(.up))) }
+        }
+        if isExhausted(headers), let reset = headers["X-RateLimit-Reset"].flatMap({ Double($0.trimmingCharacters(in: .whitespaces)) }) {
+            return .seconds(max(0, (reset - now.timeIntervalSince1970).rounded(.up)))
+        }
+        return nil
+    }
+
+    /// `X-RateLimit-Remaining: 0`: the next request would be refused.
+    package static func isExhausted(_ headers: HTTPHeaders) -> Bool {
+        headers["X-RateLimit-Remaining"]?.trimmingCharacters(in: .whitespaces) == "0"
+    }
+}

@@ -1,0 +1,84 @@
+import Foundation
+import Synchronization
+
+/// Sends one client request's page requests with retries, within that request's retry budget and deadline.
+///
+/// Made once per client request: the budget and the deadline are shared by all its pages. A response that is still
+/// retryable when the budget or the time runs out is returned as it is, so the walk reports the upstream's status.
+package final class RetryingTransport: UpstreamTransport {
+    private let base: any UpstreamTransport
+    private let policy: RetryPolicy
+    private let deadline: ContinuousClock.Instant
+    private let remaining: Mutex<Int>
+    private let retried = Mutex(0)
+    private let sleep: @Sendable (Duration) async throws -> Void
+    private let random: @Sendable () -> Double
+    private let now: @Sendable () -> Date
+
+    package init(
+        base: any UpstreamTransport, policy: RetryPolicy, deadline: ContinuousClock.Instant,
+        sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) },
+        random: @escaping @Sendable () -> Double = { Double.random(in: 0...1) },
+        now: @escaping @Sendable () -> Date = Date.init
+    ) {
+        self.base = base
+        self.policy = policy
+        self.deadline = deadline
+        self.remaining = Mutex(policy.budget)
+        self.sleep = sleep
+        self.random = random
+        self.now = now
+    }
+
+    /// How many retries this client request has used.
+    package var retriesUsed: Int { retried.withLock { $0 } }
+
+    package func send(_ request: UpstreamRequest, timeout: Duration, maxBodyBytes: Int) async throws(UpstreamError) -> UpstreamResponse {
+        var attempt = 0
+        while true {
+            attempt += 1
+            let left = deadline - ContinuousClock.now
+            guard left > .zero else { throw .timedOut(origin: request.url.origin.description) }
+            let outcome: Result<UpstreamResponse, UpstreamError>
+            do {
+                outcome = .success(try await base.send(request, timeout: min(timeout, left), maxBodyBytes: maxBodyBytes))
+            } catch {
+                outcome = .failure(error)
+            }
+            guard let wait = retryWait(after: outcome, attempt: attempt), takeRetry(waiting: wait) else { return try outcome.get() }
+            do {
+                try await sleep(wait)
+            } catch {
+                return try outcome.get()
+            }
+        }
+    }
+
+    /// The wait before another try, or nil when this outcome is final.
+    private func retryWait(after outcome: Result<UpstreamResponse, UpstreamError>, attempt: Int) -> Duration? {
+        switch outcome {
+        case .failure(let error):
+            return error.isRetryable ? policy.backoff(attempt: attempt, random: random()) : nil
+        case .success(let response):
+            let status = response.status.code
+            let rateLimited = status == 403 && RateLimitAdvice.isExhausted(response.headers)
+            guard RetryPolicy.retryableStatuses.contains(status) || rateLimited else { return nil }
+            if let advised = RateLimitAdvice.wait(in: response.headers, now: now()) {
+                return advised <= policy.maxServerDelay ? advised : nil
+            }
+            return rateLimited ? nil : policy.backoff(attempt: attempt, random: random())
+        }
+    }
+
+    /// Takes one retry from the budget if the wait ends before the deadline.
+    private func takeRetry(waiting wait: Duration) -> Bool {
+        guard ContinuousClock.now + wait < deadline else { return false }
+        let granted = remaining.withLock { left -> Bool in
+            guard left > 0 else { return false }
+            left -= 1
+            return true
+        }
+        if granted { retried.withLock { $0 += 1 } }
+        return granted
+    }
+}

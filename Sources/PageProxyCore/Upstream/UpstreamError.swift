@@ -1,0 +1,37 @@
+/// A failure to get an answer from an upstream at all (as opposed to an answer PageProxy cannot use).
+public enum UpstreamError: Error, Equatable, CustomStringConvertible {
+    /// The connection could not be made: refused, unreachable, or the name did not resolve.
+    case connectFailed(origin: String, reason: String)
+    /// The upstream did not answer in time.
+    case timedOut(origin: String)
+    /// The connection broke while the request or response was in transit.
+    case connectionLost(origin: String, reason: String)
+    /// The response was not valid HTTP/1.1.
+    case invalidResponse(origin: String, reason: String)
+    /// The response body was larger than the route allows.
+    case responseTooLarge(origin: String, limit: Int)
+    /// The scheme is not one this transport speaks.
+    case unsupportedScheme(String)
+    /// The TLS handshake failed, for example because the certificate does not verify.
+    case tlsFailed(origin: String, reason: String)
+
+    public var description: String {
+        switch self {
+        case .connectFailed(let origin, let reason): "could not connect to \(origin): \(reason)"
+        case .timedOut(let origin): "\(origin) did not answer in time"
+        case .connectionLost(let origin, let reason): "the connection to \(origin) broke: \(reason)"
+        case .invalidResponse(let origin, let reason): "\(origin) sent an invalid HTTP response: \(reason)"
+        case .responseTooLarge(let origin, let limit): "a page from \(origin) is larger than the route's limit of \(limit) bytes"
+        case .unsupportedScheme(let scheme): "upstream scheme \(scheme) is not supported"
+        case .tlsFailed(let origin, let reason): "TLS with \(origin) failed: \(reason)"
+        }
+    }
+
+    /// Whether a retry may help (the request was not answered, and GET is idempotent).
+    public var isRetryable: Bool {
+        switch self {
+        case .connectFailed, .timedOut, .connectionLost: true
+        case .invalidResponse, .responseTooLarge, .unsupportedScheme, .tlsFailed: false
+        }
+    }
+}

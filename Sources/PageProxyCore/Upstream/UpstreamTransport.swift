@@ -1,0 +1,34 @@
+/// One request to an upstream: a GET (or HEAD) of a page URL with the headers PageProxy forwards.
+package struct UpstreamRequest: Sendable {
+    package var url: PageURL
+    package var method: HTTPMethod
+    package var headers: HTTPHeaders
+
+    package init(url: PageURL, method: HTTPMethod = .get, headers: HTTPHeaders = HTTPHeaders()) {
+        self.url = url
+        self.method = method
+        self.headers = headers
+    }
+}
+
+/// An upstream's answer, with the whole body.
+package struct UpstreamResponse: Sendable {
+    package var status: HTTPStatus
+    package var headers: HTTPHeaders
+    package var body: [UInt8]
+
+    package init(status: HTTPStatus, headers: HTTPHeaders, body: [UInt8]) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+    }
+}
+
+/// Sends requests to upstreams; the network is injected so that pagination can be tested without one.
+package protocol UpstreamTransport: Sendable {
+    /// Sends `request` and returns the complete response, or throws `UpstreamError`.
+    /// - Parameters:
+    ///   - timeout: for this one request: connecting, sending and receiving the whole body.
+    ///   - maxBodyBytes: a larger body is an error, not a buffer that grows without bound.
+    func send(_ request: UpstreamRequest, timeout: Duration, maxBodyBytes: Int) async throws(UpstreamError) -> UpstreamResponse
+}

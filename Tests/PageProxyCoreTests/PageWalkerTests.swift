@@ -1,0 +1,161 @@
+import Testing
+
+@testable import PageProxyCore
+
+/// The walk: order, concurrency bound, guards and caps, against an in-memory upstream.
+@Suite struct PageWalkerTests {
+    private static let base = PageURL(string: "http://api.test/items")!
+
+    private func walk(
+        _ scheme: PaginationScheme, transport: FakeTransport, configure: (inout PageWalker.Options) -> Void = { _ in }
+    ) async throws(PaginationError) -> [[UInt8]] {
+        var options = PageWalker.Options()
+        configure(&options)
+        let walker = PageWalker(base: Self.base, scheme: scheme, options: options) { url, number throws(PaginationError) in
+            do throws(UpstreamError) {
+                return try await transport.send(UpstreamRequest(url: url), timeout: .seconds(5), maxBodyBytes: 1 << 20)
+            } catch {
+                throw .upstreamFailed(page: number, url: url, error: error)
+            }
+        }
+        var items: [[UInt8]] = []
+        while let page = try await walker.next() { items += page.itemBytes }
+        return items
+    }
+
+    private func numbered(total: Int, pageSize: Int = 10) -> FakeTransport {
+        FakeTransport { url in
+            let page = Int(url.queryValue("page") ?? "1") ?? 1
+            let pages = (total + pageSize - 1) / pageSize
+            return .json(FakePages.body(page: page, pageSize: pageSize, total: total), headers: [("X-Total-Pages", String(pages))])
+        }
+    }
+
+    @Test(arguments: [0, 3, 10, 40, 1000])
+    func pageNumberWalksEveryPageInOrder(total: Int) async throws {
+        var scheme = PaginationScheme.PageNumber()
+        scheme.pageSize = 10
+        let transport = numbered(total: total)
+        let items = try await walk(.pageNumber(scheme), transport: transport)
+        #expect(items == FakePages.expected(total: total))
+        // A short or empty page ends the walk: exactly the pages needed, plus one empty page after an exact multiple.
+        #expect(transport.requestedURLs.count == total / 10 + 1)
+    }
+
+    @Test(arguments: [1, 3, 8])
+    func knownTotalFansOutUpToConcurrencyNeverMore(concurrency: Int) async throws {
+        var scheme = PaginationScheme.PageNumber()
+        scheme.pageSize = 10
+        scheme.totalPagesHeader = "X-Total-Pages"
+        let transport = numbered(total: 500)
+        let items = try await walk(.pageNumber(scheme), transport: transport) { $0.concurrency = concurrency }
+        #expect(items == FakePages.expected(total: 500))
+        #expect(transport.requestedURLs.count == 50)
+        #expect(transport.peakInFlight <= concurrency)
+        if concurrency == 1 { #expect(transport.peakInFlight == 1) }
+    }
+
+    @Test func foreignNextLinkIsRefusedWithoutARequest() async throws {
+        let transport = FakeTransport { url in
+            .json("[{\"id\":1}]", headers: [("Link", "<http://evil.test/items?page=2>; rel=\"next\"")])
+        }
+        await #expect(throws: PaginationError.self) {
+            _ = try await walk(.linkHeader(.init()), transport: transport)
+        }
+        #expect(transport.requestedURLs == ["http://api.test/items"])
+    }
+
+    @Test func nextLinkBackToAnEarlierPageIsALoop() async throws {
+        let transport = FakeTransport { url in
+            let next = url.queryValue("page") == "2" ? "http://api.test/items" : "http://api.test/items?page=2"
+            return .json("[{\"id\":1}]", headers: [("Link", "<\(next)>; rel=\"next\"")])
+        }
+        do {
+            _ = try await walk(.linkHeader(.init()), transport: transport)
+            Issue.record("expected a loop error")
+        } catch {
+            guard case .loop(let page, _) = error else { Issue.record("got \(error)"); return }
+            #expect(page == 3)
+        }
+        #expect(transport.requestedURLs.count == 2)
+    }
+
+    @Test func moreThanMaxPagesIsAnError() async throws {
+        var scheme = PaginationScheme.PageNumber()
+        scheme.pageSize = 10
+        let transport = numbered(total: 100)
+        do {
+            _ = try await walk(.pageNumber(scheme), transport: transport) { $0.maxPages = 3 }
+            Issue.record("expected tooManyPages")
+        } catch {
+            guard case .tooManyPages(3) = error else { Issue.record("got \(error)"); return }
+        }
+        #expect(transport.requestedURLs.count == 3)
+    }
+
+    @Test func itemLimitStopsTheWalkEarly() async throws {
+        var scheme = PaginationScheme.PageNumber()
+        scheme.pageSize = 10
+        let transport = numbered(total: 100)
+        let items = try await walk(.pageNumber(scheme), transport: transport) { $0.itemLimit = 15 }
+        #expect(items == Array(FakePages.expected(total: 15)))
+        #expect(transport.requestedURLs.count == 2)
+    }
+
+    @Test func failedPageEndsTheWalkWithItsError() async throws {
+        let transport = FakeTransport { url in
+            if url.queryValue("page") == "3" { return UpstreamResponse(status: .internalServerError, headers: [:], body: []) }
+            let page = Int(url.queryValue("page") ?? "1") ?? 1
+            return .json(FakePages.body(page: page, pageSize: 10, total: 100))
+        }
+        var scheme = PaginationScheme.PageNumber()
+        scheme.pageSize = 10
+        do {
+            _ = try await walk(.pageNumber(scheme), transport: transport)
+            Issue.record("expected an error")
+        } catch {
+            guard case .upstreamStatus(3, _, 500) = error else { Issue.record("got \(error)"); return }
+        }
+    }
+
+    @Test func invalidJSONPageIsAnError() async throws {
+        let transport = FakeTransport { _ in .json("[{\"id\":1},") }
+        do {
+            _ = try await walk(.pageNumber(.init()), transport: transport)
+            Issue.record("expected an error")
+        } catch {
+            guard case .invalidJSON(1, _, _) = error else { Issue.record("got \(error)"); return }
+        }
+    }
+}
+
+/// `lookahead`: with no total, pages past the last known one are fetched speculatively and discarded past the end.
+@Suite struct SpeculativeLookaheadTests {
+    @Test(arguments: [0, 5, 10, 35])
+    func lookaheadKeepsOrderAndDiscardsPagesPastTheEnd(total: Int) async throws {
+        var scheme = PaginationScheme.PageNumber()
+        scheme.pageSize = 10
+        scheme.lookahead = 3
+        let transport = FakeTransport { url in
+            let page = Int(url.queryValue("page") ?? "1") ?? 1
+            return .json(FakePages.body(page: page, pageSize: 10, total: total))
+        }
+        var options = PageWalker.Options()
+        options.concurrency = 4
+        let walker = PageWalker(base: PageURL(string: "http://api.test/items")!, scheme: .pageNumber(scheme), options: options) {
+            url, number throws(PaginationError) in
+            do throws(UpstreamError) {
+                return try await transport.send(UpstreamRequest(url: url), timeout: .seconds(5), maxBodyBytes: 1 << 20)
+            } catch {
+                throw .upstreamFailed(page: number, url: url, error: error)
+            }
+        }
+        var items: [[UInt8]] = []
+        while let page = try await walker.next() { items += page.itemBytes }
+        #expect(items == FakePages.expected(total: total))
+        #expect(transport.peakInFlight <= 4)
+        // Speculation fetches at most `lookahead` pages past the last one needed.
+        let needed = total / 10 + 1
+        #expect(transport.requestedURLs.count <= needed + 3)
+    }
+}

@@ -1,0 +1,81 @@
+import Dispatch
+import Testing
+
+@testable import PageProxyCore
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The socket layer over a socketpair: reads, writes, deadlines, and no system call after close.
+@Suite struct AsyncSocketTests {
+    private static func makePair() -> (AsyncSocket, AsyncSocket) {
+        var fds: [Int32] = [0, 0]
+        let result = socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &fds)
+        precondition(result == 0, "socketpair failed")
+        for fd in fds { _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) }
+        return (AsyncSocket(socket: Socket(fd: fds[0])), AsyncSocket(socket: Socket(fd: fds[1])))
+    }
+
+    @Test func bytesWrittenOnOneEndArriveAtTheOther() async throws {
+        let (left, right) = Self.makePair()
+        defer { left.close(); right.close() }
+        let message = Array(repeating: UInt8(ascii: "x"), count: 1 << 20)
+        async let written: Void = left.write(message, deadline: .now() + .seconds(10))
+        var received: [UInt8] = []
+        while received.count < message.count {
+            _ = try await right.read(into: &received, maxBytes: 65536, deadline: .now() + .seconds(10))
+        }
+        try await written
+        #expect(received == message)
+    }
+
+    @Test func readTimesOutAtTheDeadline() async throws {
+        let (left, right) = Self.makePair()
+        defer { left.close(); right.close() }
+        var buffer: [UInt8] = []
+        await #expect(throws: SocketError.timedOut) {
+            _ = try await right.read(into: &buffer, deadline: .now() + .milliseconds(50))
+        }
+    }
+
+    @Test func closeWakesAWaitingReader() async throws {
+        let (left, right) = Self.makePair()
+        defer { left.close() }
+        let reader = Task {
+            var buffer: [UInt8] = []
+            return try await right.read(into: &buffer, deadline: .now() + .seconds(30))
+        }
+        right.close()
+        await #expect(throws: SocketError.cancelled) { _ = try await reader.value }
+    }
+
+    @Test("after close, no read or write reaches the descriptor, whose number may already serve another socket")
+    func noSystemCallAfterClose() async throws {
+        let (left, right) = Self.makePair()
+        defer { right.close() }
+        left.close()
+        await #expect(throws: SocketError.cancelled) { try await left.write([1, 2, 3], deadline: .now() + .seconds(1)) }
+        var buffer: [UInt8] = []
+        await #expect(throws: SocketError.cancelled) { _ = try await left.read(into: &buffer, deadline: .now() + .seconds(1)) }
+        #expect(await left.waitForPeerClose() == false)
+    }
+
+    @Test func peerCloseIsSeenWithoutReading() async throws {
+        let (left, right) = Self.makePair()
+        defer { right.close() }
+        async let closed = right.waitForPeerClose()
+        left.close()
+        #expect(await closed)
+    }
+
+    @Test func pendingDataIsNotAPeerClose() async throws {
+        let (left, right) = Self.makePair()
+        defer { left.close(); right.close() }
+        try await left.write([42], deadline: .now() + .seconds(1))
+        #expect(await right.waitForPeerClose() == false)
+        var buffer: [UInt8] = []
+        #expect(try await right.read(into: &buffer, deadline: .now() + .seconds(1)) == 1)
+        #expect(buffer == [42])
+    }
+}

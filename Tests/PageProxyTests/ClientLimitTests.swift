@@ -1,0 +1,78 @@
+import PageProxyCore
+import Testing
+
+@testable import PageProxy
+
+/// Slow, idle and surplus clients are dealt with quickly and never block the others.
+@Suite struct ClientLimitTests {
+    @Test("a client that starts a request and stalls gets a 408 and is closed")
+    func stalledRequestHeadGetsA408() async throws {
+        try await TestStack.run(configure: { $0.server.headerTimeout = .seconds(1) }) { stack in
+            let slow = try await stack.client()
+            try await slow.send("GET /healthz HTTP/1.1\r\nHost: x\r\n")
+            // Another client is served while the slow one stalls.
+            #expect(try await stack.get("/healthz").status == 200)
+            let response = try await slow.readResponse()
+            #expect(response.status == 408)
+            #expect(response.text.contains("\"code\":\"request_timeout\""))
+            #expect(await slow.isClosedByServer())
+        }
+    }
+
+    @Test("an idle keep-alive connection is closed without a response")
+    func idleConnectionIsClosedSilently() async throws {
+        try await TestStack.run(configure: { $0.server.idleTimeout = .seconds(1) }) { stack in
+            let client = try await stack.client()
+            #expect(try await client.request("/healthz").status == 200)
+            let rest = try await client.readUntilClose()
+            #expect(rest.isEmpty)
+        }
+    }
+
+    @Test("past the connection cap, a new client gets a quick 503 and the others carry on")
+    func overCapacityClientGetsA503() async throws {
+        try await TestStack.run(configure: { $0.server.maxConnections = 2 }) { stack in
+            let first = try await stack.client()
+            let second = try await stack.client()
+            #expect(try await first.request("/healthz").status == 200)
+            #expect(try await second.request("/healthz").status == 200)
+            let third = try await stack.client()
+            let refused = try await third.readResponse()
+            #expect(refused.status == 503)
+            #expect(refused.header("Retry-After") == "1")
+            #expect(refused.text.contains("\"code\":\"too_many_connections\""))
+            #expect(try await first.request("/healthz").status == 200)
+        }
+    }
+
+    @Test("a request body is read and discarded, never parsed as the next request")
+    func requestBodyIsNotTheNextRequest() async throws {
+        try await TestStack.run { stack in
+            let client = try await stack.client()
+            let smuggled = "GET /nope HTTP/1.1\r\nHost: x\r\n\r\n"
+            try await client.send("GET /healthz HTTP/1.1\r\nHost: x\r\nContent-Length: \(smuggled.utf8.count)\r\n\r\n" + smuggled)
+            try await client.send(RawHTTPClient.requestText("/readyz"))
+            #expect(try await client.readResponse().text == "{\"status\":\"ok\"}\n")
+            #expect(try await client.readResponse().text == "{\"status\":\"ready\"}\n")
+        }
+    }
+
+    @Test func contentLengthWithTransferEncodingIsRefused() async throws {
+        try await TestStack.run { stack in
+            let client = try await stack.client()
+            try await client.send("GET /healthz HTTP/1.1\r\nHost: x\r\nContent-Length: 3\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n")
+            let response = try await client.readResponse()
+            #expect(response.status == 400)
+            #expect(response.text.contains("\"code\":\"conflicting_content_length_and_transfer_encoding\""))
+            #expect(await client.isClosedByServer())
+        }
+    }
+
+    @Test func unsupportedVersionIsA505() async throws {
+        try await TestStack.run { stack in
+            let client = try await stack.client()
+            try await client.send("GET /healthz HTTP/2.0\r\nHost: x\r\n\r\n")
+            #expect(try await client.readResponse().status == 505)
+        }
+    }
+}

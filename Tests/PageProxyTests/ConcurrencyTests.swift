@@ -1,0 +1,40 @@
+import PageProxyCore
+import Testing
+
+@testable import PageProxy
+
+/// DESIGN.md: pages known ahead are fetched up to the route's concurrency at once — proven from the mock's own
+/// record, never from timing — and connections are reused.
+@Suite struct ConcurrencyTests {
+    private static func route(concurrency: Int) -> TestStack.Route {
+        var github = PaginationScheme.LinkHeader()
+        github.pageSize = 10
+        return TestStack.Route(name: "github", mockPath: "/github/items", scheme: .linkHeader(github), concurrency: concurrency)
+    }
+
+    @Test("with a known total, up to the route's concurrency requests are in flight, never more", arguments: [1, 4, 8])
+    func knownTotalFansOutToConcurrency(concurrency: Int) async throws {
+        var options = SchemeRoutes.mockOptions
+        // Latency keeps each request in flight long enough for the others of its window to arrive.
+        options.latency = .milliseconds(100)
+        try await TestStack.run(routes: [Self.route(concurrency: concurrency)], mockOptions: options) { stack in
+            let response = try await stack.get("/github?mock_total=200")
+            #expect(response.body == MockDataset.mergedJSON(total: 200))
+            #expect(stack.mock.log.count == 20)
+            #expect(stack.mock.log.peakInFlight == concurrency)
+            // Keep-alive reuse: 20 pages over no more connections than the concurrency.
+            #expect(stack.mockServer.acceptedConnections <= concurrency)
+        }
+    }
+
+    @Test func nextLinkOnlySchemesFetchOneAtATime() async throws {
+        var options = SchemeRoutes.mockOptions
+        options.latency = .milliseconds(10)
+        try await TestStack.run(mockOptions: options) { stack in
+            let response = try await stack.get("/slack?mock_total=100")
+            #expect(response.body == MockDataset.mergedJSON(total: 100))
+            #expect(stack.mock.log.peakInFlight == 1)
+            #expect(stack.mockServer.acceptedConnections == 1)
+        }
+    }
+}

@@ -1,0 +1,172 @@
+import PageProxyCore
+@testable import PageProxy
+import Testing
+
+/// Whole documents: the shipped example, defaults, a full round trip, files and environment overrides.
+@Suite struct ConfigLoaderTests {
+    /// The package root, four levels above this file (`Tests/PageProxyTests/Config/<file>`).
+    static let packageRoot: String = {
+        var parts = #filePath.split(separator: "/", omittingEmptySubsequences: false)
+        parts.removeLast(4)
+        return parts.joined(separator: "/")
+    }()
+
+    @Test func shippedExampleLoads() throws {
+        let config = try ConfigLoader.load(path: Self.packageRoot + "/config.json", environment: [:])
+        #expect(config.listen == ListenConfig(address: "127.0.0.1", port: 8080))
+        #expect(config.cache == CacheConfig(directory: ".pageproxy-cache", maxBytes: 268_435_456))
+        #expect(config.server.maxConnections == 1024)
+        #expect(config.logLevel == .info)
+        #expect(config.mock?.items == 250)
+        let demo = try #require(config.route(named: "demo"))
+        #expect(demo.upstream.path == "/github/items")
+        var linkHeader = PaginationScheme.LinkHeader()
+        linkHeader.pageSize = 20
+        #expect(demo.pagination == .linkHeader(linkHeader))
+        #expect(demo.forwardHeaders == ["Authorization"])
+        #expect(!demo.headers.contains { $0.name == "Authorization" })
+    }
+
+    @Test func defaultsApplyToAMinimalDocument() throws {
+        let config = try ConfigFixture.parse(ConfigFixture.document())
+        #expect(config.listen == ListenConfig(address: "127.0.0.1", port: 8080))
+        #expect(config.cache == CacheConfig(directory: ".pageproxy-cache", maxBytes: 268_435_456))
+        #expect(config.server == ServerConfig(maxConnections: 1024, headerTimeout: .seconds(10), idleTimeout: .seconds(60),
+                                              shutdownGrace: .seconds(10), maxRequestLineBytes: 8192, maxHeaderBytes: 32768))
+        #expect(config.logLevel == .info)
+        #expect(config.mock == nil)
+        let route = config.routes[0]
+        #expect(route.name == "r")
+        #expect(route.upstream == UpstreamURL(text: "http://example.com/items", scheme: "http", host: "example.com",
+                                              port: 80, path: "/items", query: nil))
+        #expect(route.pagination == .linkHeader(PaginationScheme.LinkHeader()))
+        #expect(route.itemsPath == .root)
+        #expect(route.concurrency == 4)
+        #expect(route.maxPages == 1000)
+        #expect(route.maxItems == nil)
+        #expect(route.pageTimeout == .seconds(30))
+        #expect(route.totalTimeout == .seconds(300))
+        #expect(route.headers.isEmpty)
+        #expect(route.forwardHeaders.isEmpty)
+        #expect(route.ttl == .seconds(60))
+        #expect(route.staleIfError == false)
+        #expect(route.maxPageBytes == 16_777_216)
+        #expect(route.retries == 3)
+        #expect(route.caFile == nil)
+    }
+
+    @Test func mockDefaultsWhenPresentButEmpty() throws {
+        let config = try ConfigFixture.parse(ConfigFixture.document(top: #""mock": {}"#))
+        #expect(config.mock == MockConfig(address: "127.0.0.1", port: 8081, items: 250, pageSize: 20, latency: .zero))
+        #expect(try ConfigFixture.parse(ConfigFixture.document(top: #""mock": null"#)).mock == nil)
+    }
+
+    @Test func everyFieldRoundTrips() throws {
+        let json = """
+            {
+              "listen": { "address": "0.0.0.0", "port": 0 },
+              "cache": { "directory": "/var/cache/pp", "maxBytes": 0 },
+              "server": { "maxConnections": 7, "headerTimeoutSeconds": 2, "idleTimeoutSeconds": 3,
+                          "shutdownGraceSeconds": 0, "maxRequestLineBytes": 256, "maxHeaderBytes": 1024 },
+              "logLevel": "debug",
+              "mock": { "address": "127.0.0.2", "port": 9, "items": 0, "pageSize": 10000, "latencyMs": 1500 },
+              "routes": [
+                { "name": "Full_route.1-x",
+                  "upstream": "https://API.example.com:8443/v1/things?state=open&sort=id",
+                  "pagination": { "scheme": "offset", "limit": 50 },
+                  "items": "data.results",
+                  "concurrency": 64, "maxPages": 1000000, "maxItems": 5,
+                  "pageTimeoutSeconds": 3600, "totalTimeoutSeconds": 86400,
+                  "headers": { "Accept": "application/json", "X-Trace": "on" },
+                  "forwardHeaders": ["Authorization", "X-Request-Id"],
+                  "ttlSeconds": 0, "staleIfError": true, "maxPageBytes": 1024, "retries": 10, "caFile": "/etc/ca.pem" },
+                { "name": "second", "upstream": "http://[::1]/", "pagination": { "scheme": "next-url" } }
+              ]
+            }
+            """
+        let config = try ConfigFixture.parse(json)
+        #expect(config.listen == ListenConfig(address: "0.0.0.0", port: 0))
+        #expect(config.cache == CacheConfig(directory: "/var/cache/pp", maxBytes: 0))
+        #expect(config.server == ServerConfig(maxConnections: 7, headerTimeout: .seconds(2), idleTimeout: .seconds(3),
+                                              shutdownGrace: .zero, maxRequestLineBytes: 256, maxHeaderBytes: 1024))
+        #expect(config.logLevel == .debug)
+        #expect(config.mock == MockConfig(address: "127.0.0.2", port: 9, items: 0, pageSize: 10000,
+                                          latency: .milliseconds(1500)))
+        let route = try #require(config.route(named: "Full_route.1-x"))
+        #expect(route.upstream == UpstreamURL(
+            text: "https://API.example.com:8443/v1/things?state=open&sort=id", scheme: "https",
+            host: "API.example.com", port: 8443, path: "/v1/things", query: "state=open&sort=id"))
+        var offset = PaginationScheme.Offset()
+        offset.limit = 50
+        #expect(route.pagination == .offset(offset))
+        #expect(route.itemsPath == JSONPath(components: [.key("data"), .key("results")]))
+        #expect(route.concurrency == 64)
+        #expect(route.maxPages == 1_000_000)
+        #expect(route.maxItems == 5)
+        #expect(route.pageTimeout == .seconds(3600))
+        #expect(route.totalTimeout == .seconds(86400))
+        #expect(route.headers.map(\.name) == ["Accept", "X-Trace"])
+        #expect(route.headers.map(\.value) == ["application/json", "on"])
+        #expect(route.forwardHeaders == ["Authorization", "X-Request-Id"])
+        #expect(route.ttl == .zero)
+        #expect(route.staleIfError)
+        #expect(route.maxPageBytes == 1024)
+        #expect(route.retries == 10)
+        #expect(route.caFile == "/etc/ca.pem")
+        let second = try #require(config.route(named: "second"))
+        #expect(second.upstream.host == "::1")
+        #expect(second.upstream.port == 80)
+        #expect(second.upstream.path == "/")
+        #expect(config.route(named: "missing") == nil)
+    }
+
+    @Test func errorDescriptionNamesFileFieldAndProblem() {
+        let error = ConfigError(file: "config.json", field: "routes[0].pagination.scheme", problem: "unknown scheme \"pages\"")
+        #expect(error.description == "config.json: routes[0].pagination.scheme: unknown scheme \"pages\"")
+        #expect(ConfigError(file: "c.json", field: "", problem: "p").description == "c.json: p")
+    }
+
+    // MARK: Files
+
+    @Test func missingFileNamesThePathAndReason() {
+        let path = "/nonexistent-\(Int.random(in: 0..<1_000_000))/config.json"
+        let error = #expect(throws: ConfigError.self) { try ConfigLoader.load(path: path, environment: [:]) }
+        #expect(error?.file == path)
+        #expect(error?.field == "")
+        #expect(error?.problem.contains("cannot read") == true)
+        #expect(error?.problem.contains("No such file or directory") == true)
+        #expect(error?.description.hasPrefix(path + ": ") == true)
+    }
+
+    @Test func directoryIsUnreadable() {
+        let error = #expect(throws: ConfigError.self) { try ConfigLoader.load(path: Self.packageRoot, environment: [:]) }
+        #expect(error?.problem.contains("Is a directory") == true)
+    }
+
+    // MARK: Environment overrides
+
+    @Test func environmentOverridesTheFile() throws {
+        let json = ConfigFixture.document(top: #""listen": { "address": "127.0.0.1", "port": 8080 }, "cache": { "directory": "a" }"#)
+        let config = try ConfigFixture.parse(json, environment: [
+            "PAGEPROXY_ADDRESS": "0.0.0.0", "PAGEPROXY_PORT": "0", "PAGEPROXY_CACHE_DIR": "/tmp/pp-cache",
+        ])
+        #expect(config.listen == ListenConfig(address: "0.0.0.0", port: 0))
+        #expect(config.cache.directory == "/tmp/pp-cache")
+        #expect(config.cache.maxBytes == 268_435_456)
+    }
+
+    @Test(arguments: [
+        ("PAGEPROXY_ADDRESS", "localhost", "IPv4"),
+        ("PAGEPROXY_ADDRESS", "256.0.0.1", "IPv4"),
+        ("PAGEPROXY_PORT", "http", "0...65535"),
+        ("PAGEPROXY_PORT", "65536", "0...65535"),
+        ("PAGEPROXY_PORT", "-1", "0...65535"),
+        ("PAGEPROXY_PORT", " 80", "0...65535"),
+        ("PAGEPROXY_PORT", "", "0...65535"),
+        ("PAGEPROXY_CACHE_DIR", "", "empty"),
+    ])
+    func invalidEnvironmentOverrideNamesTheVariable(variable: String, value: String, mention: String) {
+        ConfigFixture.expectError(ConfigFixture.document(), field: "$" + variable, mentions: [mention],
+                                  environment: [variable: value])
+    }
+}

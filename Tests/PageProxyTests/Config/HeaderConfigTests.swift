@@ -1,0 +1,79 @@
+@testable import PageProxy
+import Testing
+
+/// `headers`, `${VAR}` expansion and `forwardHeaders`.
+@Suite struct HeaderConfigTests {
+    static let secret = "ghp_SUPERSECRETTOKEN123"
+
+    @Test func headersKeepOrderAndExpandVariables() throws {
+        let route = try ConfigFixture.route(
+            extra: #""headers": { "Authorization": "Bearer ${GITHUB_TOKEN}", "X-Pair": "${A}-${B}$5", "Accept": "*/*" }"#,
+            environment: ["GITHUB_TOKEN": Self.secret, "A": "1", "B": ""])
+        #expect(route.headers.map(\.name) == ["Authorization", "X-Pair", "Accept"])
+        #expect(route.headers[0].value == "Bearer " + Self.secret)
+        #expect(route.headers[1].value == "1-$5")
+        #expect(route.headers[2].value == "*/*")
+    }
+
+    @Test func unsetVariableNamesVariableAndFieldButNotTheValue() {
+        let error = ConfigFixture.expectRouteError(
+            extra: #""headers": { "Authorization": "Bearer \#(Self.secret) ${GITHUB_TOKEN}" }"#,
+            field: "headers.Authorization", mentions: ["GITHUB_TOKEN", "not set"], environment: ["OTHER": "x"])
+        #expect(error?.description.contains(Self.secret) == false)
+        #expect(error?.description.contains("Bearer") == false)
+    }
+
+    @Test func malformedPlaceholders() {
+        ConfigFixture.expectRouteError(extra: #""headers": { "X-A": "abc ${TOKEN" }"#, field: "headers.X-A",
+                                       mentions: ["closing"])
+        let error = ConfigFixture.expectRouteError(extra: #""headers": { "X-A": "abc ${1BAD}" }"#, field: "headers.X-A",
+                                                   mentions: ["environment variable name"])
+        #expect(error?.description.contains("abc") == false)
+    }
+
+    @Test func expandedValueMustNotSplitTheHeader() {
+        let error = ConfigFixture.expectRouteError(extra: #""headers": { "X-A": "${V}" }"#, field: "headers.X-A",
+                                                   mentions: ["line break"], environment: ["V": "ok\r\nX-Evil: \(Self.secret)"])
+        #expect(error?.description.contains(Self.secret) == false)
+    }
+
+    @Test func headerValueMustBeAString() {
+        let error = ConfigFixture.expectRouteError(extra: #""headers": { "X-Num": 12345 }"#, field: "headers.X-Num",
+                                                   mentions: ["expected a string", "an integer"])
+        #expect(error?.description.contains("12345") == false)
+        ConfigFixture.expectRouteError(extra: #""headers": ["a"]"#, field: "headers", mentions: ["expected an object"])
+    }
+
+    @Test(arguments: ["Connection", "keep-alive", "Proxy-Connection", "Transfer-Encoding", "TE", "Trailer",
+                      "Upgrade", "host", "Content-Length"])
+    func hopByHopHeadersAreRejected(name: String) {
+        ConfigFixture.expectRouteError(extra: #""headers": { "\#(name)": "v" }"#, field: "headers.\(name)",
+                                       mentions: ["hop-by-hop"])
+        ConfigFixture.expectRouteError(extra: #""forwardHeaders": ["\#(name)"]"#, field: "forwardHeaders[0]",
+                                       mentions: ["hop-by-hop"])
+    }
+
+    @Test(arguments: ["", "Bad Name", "X:Y", "Ümlaut", "a(b)"])
+    func invalidHeaderNames(name: String) {
+        ConfigFixture.expectRouteError(extra: #""headers": { "\#(name)": "v" }"#, field: "headers.\(name)",
+                                       mentions: ["not a valid header name"])
+        ConfigFixture.expectRouteError(extra: #""forwardHeaders": ["ok", "\#(name)"]"#, field: "forwardHeaders[1]",
+                                       mentions: ["not a valid header name"])
+    }
+
+    @Test func caseInsensitiveDuplicateHeaders() {
+        ConfigFixture.expectRouteError(extra: #""headers": { "Accept": "a", "accept": "b" }"#, field: "headers.accept",
+                                       mentions: ["repeats", "\"Accept\""])
+    }
+
+    @Test func forwardHeaders() throws {
+        #expect(try ConfigFixture.route(extra: #""forwardHeaders": ["Authorization", "X-Api-Key"]"#).forwardHeaders
+            == ["Authorization", "X-Api-Key"])
+        ConfigFixture.expectRouteError(extra: #""forwardHeaders": ["Authorization", "x", "AUTHORIZATION"]"#,
+                                       field: "forwardHeaders[2]", mentions: ["repeats forwardHeaders[0]"])
+        ConfigFixture.expectRouteError(extra: #""forwardHeaders": [true]"#, field: "forwardHeaders[0]",
+                                       mentions: ["expected a header name", "boolean true"])
+        ConfigFixture.expectRouteError(extra: #""forwardHeaders": "Authorization""#, field: "forwardHeaders",
+                                       mentions: ["expected an array"])
+    }
+}

@@ -1,0 +1,165 @@
+import PageProxyCore
+@testable import PageProxy
+import Testing
+
+/// A route's `pagination` object for each of the seven schemes.
+@Suite struct PaginationConfigTests {
+    private func parse(_ pagination: String) throws -> PaginationScheme {
+        try ConfigFixture.parse(ConfigFixture.document(routes: [ConfigFixture.route(pagination: pagination)]))
+            .routes[0].pagination
+    }
+
+    private static func path(_ text: String) -> JSONPath { JSONPath(text)! }
+
+    @Test func configKeysMirrorTheSchemeNames() {
+        #expect(PaginationConfigParser.keys.map(\.scheme) == PaginationScheme.names)
+    }
+
+    @Test func everySchemeDefaults() throws {
+        #expect(try parse(#"{ "scheme": "page-number" }"#) == .pageNumber(.init()))
+        #expect(try parse(#"{ "scheme": "offset" }"#) == .offset(.init()))
+        #expect(try parse(#"{ "scheme": "link-header" }"#) == .linkHeader(.init()))
+        #expect(try parse(#"{ "scheme": "next-page-header" }"#) == .nextPageHeader(.init()))
+        #expect(try parse(#"{ "scheme": "next-url" }"#) == .nextURLInBody(.init()))
+        #expect(try parse(#"{ "scheme": "cursor" }"#) == .cursorInBody(.init()))
+        #expect(try parse(#"{ "scheme": "has-more" }"#) == .hasMore(.init()))
+    }
+
+    @Test func pageNumberRoundTrips() throws {
+        var options = PaginationScheme.PageNumber()
+        options.pageParameter = "p"
+        options.firstPage = 0
+        options.sizeParameter = nil
+        options.pageSize = 50
+        options.totalItemsPath = Self.path("meta.total")
+        options.totalPagesPath = Self.path("meta.pages")
+        options.totalPagesHeader = "X-Total-Pages"
+        options.lookahead = 64
+        #expect(try parse("""
+            { "scheme": "page-number", "pageParameter": "p", "firstPage": 0, "sizeParameter": null, "pageSize": 50,
+              "totalItemsPath": "meta.total", "totalPagesPath": "meta.pages", "totalPagesHeader": "X-Total-Pages",
+              "lookahead": 64 }
+            """) == .pageNumber(options))
+    }
+
+    @Test func offsetRoundTrips() throws {
+        var options = PaginationScheme.Offset()
+        options.offsetParameter = "skip"
+        options.limitParameter = "take"
+        options.limit = 10_000
+        options.totalItemsPath = Self.path("count")
+        options.totalItemsHeader = "X-Total-Count"
+        options.lookahead = 2
+        #expect(try parse("""
+            { "scheme": "offset", "offsetParameter": "skip", "limitParameter": "take", "limit": 10000,
+              "totalItemsPath": "count", "totalItemsHeader": "X-Total-Count", "lookahead": 2 }
+            """) == .offset(options))
+    }
+
+    @Test func linkHeaderRoundTrips() throws {
+        var options = PaginationScheme.LinkHeader()
+        options.pageParameter = "pg"
+        options.sizeParameter = "limit"
+        options.pageSize = 1
+        #expect(try parse(#"{ "scheme": "link-header", "pageParameter": "pg", "sizeParameter": "limit", "pageSize": 1 }"#)
+            == .linkHeader(options))
+    }
+
+    @Test func nextPageHeaderRoundTrips() throws {
+        var options = PaginationScheme.NextPageHeader()
+        options.pageParameter = "page"
+        options.nextPageHeader = "X-Next"
+        options.totalPagesHeader = nil
+        options.sizeParameter = "per"
+        options.pageSize = 100
+        #expect(try parse("""
+            { "scheme": "next-page-header", "pageParameter": "page", "nextPageHeader": "X-Next",
+              "totalPagesHeader": null, "sizeParameter": "per", "pageSize": 100 }
+            """) == .nextPageHeader(options))
+    }
+
+    @Test func nextURLRoundTrips() throws {
+        var options = PaginationScheme.NextURLInBody()
+        options.nextPath = Self.path("links.next")
+        #expect(try parse(#"{ "scheme": "next-url", "nextPath": "links.next" }"#) == .nextURLInBody(options))
+    }
+
+    @Test func cursorRoundTrips() throws {
+        var options = PaginationScheme.CursorInBody()
+        options.cursorPath = Self.path("meta.cursor")
+        options.cursorParameter = "after"
+        options.sizeParameter = nil
+        options.pageSize = 200
+        #expect(try parse("""
+            { "scheme": "cursor", "cursorPath": "meta.cursor", "cursorParameter": "after", "sizeParameter": null,
+              "pageSize": 200 }
+            """) == .cursorInBody(options))
+    }
+
+    @Test func hasMoreRoundTrips() throws {
+        var options = PaginationScheme.HasMore()
+        options.hasMorePath = Self.path("more")
+        options.idPath = Self.path("object.0.uid")
+        options.afterParameter = "after"
+        options.sizeParameter = "count"
+        options.pageSize = 25
+        #expect(try parse("""
+            { "scheme": "has-more", "hasMorePath": "more", "idPath": "object.0.uid", "afterParameter": "after",
+              "sizeParameter": "count", "pageSize": 25 }
+            """) == .hasMore(options))
+    }
+
+    // MARK: Errors
+
+    @Test func schemeIsRequired() {
+        ConfigFixture.expectPaginationError(#"{ "pageSize": 5 }"#, field: "scheme", mentions: ["required", "page-number"])
+        ConfigFixture.expectPaginationError(#"{ "scheme": 1 }"#, field: "scheme", mentions: ["expected a string"])
+    }
+
+    @Test func unknownSchemeListsTheNames() {
+        let error = ConfigFixture.expectPaginationError(#"{ "scheme": "pages" }"#, field: "scheme",
+                                                        mentions: ["unknown scheme \"pages\""])
+        #expect(error?.problem.hasSuffix(
+            "expected one of page-number, offset, link-header, next-page-header, next-url, cursor, has-more") == true)
+        ConfigFixture.expectPaginationError(#"{ "scheme": "ofset" }"#, field: "scheme", mentions: ["did you mean \"offset\""])
+    }
+
+    @Test func keyOfAnotherSchemeSaysWhichSchemeItBelongsTo() {
+        ConfigFixture.expectPaginationError(#"{ "scheme": "link-header", "limit": 20 }"#, field: "limit",
+                                            mentions: ["the offset scheme", "not of link-header",
+                                                       "pageParameter, sizeParameter, pageSize"])
+        ConfigFixture.expectPaginationError(#"{ "scheme": "next-url", "pageSize": 20 }"#, field: "pageSize",
+                                            mentions: ["page-number", "has-more", "schemes", "not of next-url"])
+    }
+
+    @Test func invalidJSONPath() {
+        ConfigFixture.expectPaginationError(#"{ "scheme": "next-url", "nextPath": ".next" }"#, field: "nextPath",
+                                            mentions: ["\".next\"", "not a valid JSON path"])
+        ConfigFixture.expectPaginationError(#"{ "scheme": "offset", "totalItemsPath": "a." }"#, field: "totalItemsPath",
+                                            mentions: ["not a valid JSON path"])
+        ConfigFixture.expectPaginationError(#"{ "scheme": "cursor", "cursorPath": null }"#, field: "cursorPath",
+                                            mentions: ["expected a string", "null"])
+    }
+
+    @Test(arguments: [
+        (#"{ "scheme": "link-header", "pageSize": 0 }"#, "pageSize", "1...10000"),
+        (#"{ "scheme": "cursor", "pageSize": 10001 }"#, "pageSize", "1...10000"),
+        (#"{ "scheme": "offset", "limit": 0 }"#, "limit", "1...10000"),
+        (#"{ "scheme": "offset", "lookahead": 65 }"#, "lookahead", "0...64"),
+        (#"{ "scheme": "page-number", "lookahead": -1 }"#, "lookahead", "0...64"),
+        (#"{ "scheme": "page-number", "firstPage": 2 }"#, "firstPage", "0...1"),
+        (#"{ "scheme": "page-number", "pageParameter": "" }"#, "pageParameter", "empty"),
+        (#"{ "scheme": "page-number", "pageParameter": null }"#, "pageParameter", "expected a string"),
+        (#"{ "scheme": "has-more", "afterParameter": "a&b" }"#, "afterParameter", "query parameter"),
+        (#"{ "scheme": "next-page-header", "nextPageHeader": "X Next" }"#, "nextPageHeader", "header name"),
+        (#"{ "scheme": "offset", "totalItemsHeader": "a:b" }"#, "totalItemsHeader", "header name"),
+        (#"{ "scheme": "link-header", "pageSize": true }"#, "pageSize", "boolean true"),
+    ])
+    func optionValidation(pagination: String, field: String, mention: String) {
+        ConfigFixture.expectPaginationError(pagination, field: field, mentions: [mention])
+    }
+
+    @Test func nullPageSizeKeepsTheUpstreamDefault() throws {
+        #expect(try parse(#"{ "scheme": "link-header", "pageSize": null }"#) == .linkHeader(.init()))
+    }
+}

@@ -1,0 +1,124 @@
+import PageProxyCore
+@testable import PageProxy
+import Testing
+
+/// A route's name, upstream, items path and limits.
+@Suite struct RouteConfigTests {
+    private func expectNameError(_ name: String, mentions: [String], sourceLocation: SourceLocation = #_sourceLocation) {
+        ConfigFixture.expectError(ConfigFixture.document(routes: [ConfigFixture.route(name: name)]),
+                                  field: "routes[0].name", mentions: mentions, sourceLocation: sourceLocation)
+    }
+
+    private func expectUpstreamError(
+        _ url: String, mentions: [String], sourceLocation: SourceLocation = #_sourceLocation
+    ) -> ConfigError? {
+        ConfigFixture.expectError(ConfigFixture.document(routes: [ConfigFixture.route(upstream: "\"\(url)\"")]),
+                                  field: "routes[0].upstream", mentions: mentions, sourceLocation: sourceLocation)
+    }
+
+    // MARK: Name
+
+    @Test func nameRules() throws {
+        expectNameError(#""""#, mentions: ["1 to 64"])
+        expectNameError("\"" + String(repeating: "a", count: 65) + "\"", mentions: ["1 to 64", "65"])
+        expectNameError(#""a/b""#, mentions: ["\"a/b\"", "letters, digits"])
+        expectNameError(#""café""#, mentions: ["letters, digits"])
+        expectNameError("7", mentions: ["expected a string"])
+        let longest = String(repeating: "z", count: 64)
+        let config = try ConfigFixture.parse(ConfigFixture.document(routes: [ConfigFixture.route(name: "\"\(longest)\"")]))
+        #expect(config.routes[0].name == longest)
+    }
+
+    @Test(arguments: ["healthz", "readyz", "metrics"])
+    func reservedNames(name: String) {
+        expectNameError("\"\(name)\"", mentions: ["reserved"])
+    }
+
+    @Test func duplicateNamesNameBothIndices() {
+        let json = ConfigFixture.document(routes: [
+            ConfigFixture.route(name: #""a""#), ConfigFixture.route(name: #""b""#), ConfigFixture.route(name: #""a""#),
+        ])
+        ConfigFixture.expectError(json, field: "routes[2].name", mentions: ["duplicate", "\"a\"", "routes[0]", "routes[2]"])
+    }
+
+    @Test func requiredFields() {
+        ConfigFixture.expectError(#"{ "routes": [{ "upstream": "http://x/", "pagination": { "scheme": "offset" } }] }"#,
+                                  field: "routes[0].name", mentions: ["required"])
+        ConfigFixture.expectError(#"{ "routes": [{ "name": "a", "pagination": { "scheme": "offset" } }] }"#,
+                                  field: "routes[0].upstream", mentions: ["required"])
+        ConfigFixture.expectError(#"{ "routes": [{ "name": "a", "upstream": "http://x/" }] }"#,
+                                  field: "routes[0].pagination", mentions: ["required"])
+    }
+
+    // MARK: Upstream
+
+    @Test func upstreamParts() throws {
+        func parse(_ url: String) throws -> UpstreamURL {
+            try ConfigFixture.parse(ConfigFixture.document(routes: [ConfigFixture.route(upstream: "\"\(url)\"")]))
+                .routes[0].upstream
+        }
+        #expect(try parse("https://api.github.com") == UpstreamURL(
+            text: "https://api.github.com", scheme: "https", host: "api.github.com", port: 443, path: "/", query: nil))
+        #expect(try parse("HTTP://h:81?x=1") == UpstreamURL(
+            text: "HTTP://h:81?x=1", scheme: "http", host: "h", port: 81, path: "/", query: "x=1"))
+        #expect(try parse("http://10.0.0.1:8081/a/b%20c/") == UpstreamURL(
+            text: "http://10.0.0.1:8081/a/b%20c/", scheme: "http", host: "10.0.0.1", port: 8081, path: "/a/b%20c/",
+            query: nil))
+    }
+
+    @Test(arguments: [
+        ("ftp://example.com/", "http or https"),
+        ("example.com/items", "absolute"),
+        ("/items", "absolute"),
+        ("http:/example.com", "absolute"),
+        ("http:///items", "host"),
+        ("http://exa mple.com/", "spaces"),
+        ("http://example.com:0/", "host[:port]"),
+        ("http://example.com:65536/", "host[:port]"),
+        ("http://example.com:+80/", "host[:port]"),
+        ("http://example.com:/", "host[:port]"),
+        ("http://example.com/items#top", "fragment"),
+        ("http://[::1/", "host[:port]"),
+    ])
+    func invalidUpstreams(url: String, mention: String) {
+        _ = expectUpstreamError(url, mentions: [mention])
+    }
+
+    @Test func credentialsInUpstreamAreRejectedWithoutEchoingThePassword() {
+        let error = expectUpstreamError("https://alice:s3cr3t-pw@api.example.com/items", mentions: ["credentials", "headers"])
+        #expect(error?.description.contains("s3cr3t-pw") == false)
+    }
+
+    // MARK: Items and limits
+
+    @Test func itemsPath() throws {
+        #expect(try ConfigFixture.route(extra: #""items": "data.0.list""#).itemsPath
+            == JSONPath(components: [.key("data"), .index(0), .key("list")]))
+        #expect(try ConfigFixture.route(extra: #""items": "$""#).itemsPath == .root)
+        ConfigFixture.expectRouteError(extra: #""items": "data..list""#, field: "items",
+                                       mentions: ["\"data..list\"", "not a valid JSON path"])
+        ConfigFixture.expectRouteError(extra: #""items": 3"#, field: "items", mentions: ["expected a string"])
+    }
+
+    @Test(arguments: [
+        ("concurrency", "0", "1...64"), ("concurrency", "65", "1...64"),
+        ("maxPages", "0", "1...1000000"), ("maxPages", "1000001", "1...1000000"),
+        ("maxItems", "0", "≥ 1"),
+        ("pageTimeoutSeconds", "0", "1...3600"), ("pageTimeoutSeconds", "3601", "1...3600"),
+        ("totalTimeoutSeconds", "0", "1...86400"), ("totalTimeoutSeconds", "86401", "1...86400"),
+        ("ttlSeconds", "-1", "0...31536000"), ("ttlSeconds", "31536001", "0...31536000"),
+        ("maxPageBytes", "1023", "1024...1073741824"), ("maxPageBytes", "1073741825", "1024...1073741824"),
+        ("retries", "-1", "0...10"), ("retries", "11", "0...10"),
+        ("staleIfError", "\"yes\"", "true or false"),
+        ("caFile", "\"\"", "empty"), ("caFile", "false", "expected a string"),
+    ])
+    func routeLimits(key: String, value: String, mention: String) {
+        ConfigFixture.expectRouteError(extra: #""\#(key)": \#(value)"#, field: key, mentions: [mention])
+    }
+
+    @Test func maxItemsNullMeansNoLimit() throws {
+        #expect(try ConfigFixture.route(extra: #""maxItems": null"#).maxItems == nil)
+        #expect(try ConfigFixture.route(extra: #""maxItems": 1"#).maxItems == 1)
+        #expect(try ConfigFixture.route(extra: #""caFile": null"#).caFile == nil)
+    }
+}

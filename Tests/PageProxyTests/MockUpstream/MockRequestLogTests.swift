@@ -1,0 +1,77 @@
+import Testing
+@testable import PageProxy
+
+/// The request log: order, counts, in-flight tracking (counted, never timed).
+@Suite struct MockRequestLogTests {
+    @Test func recordsRequestsInOrder() async {
+        let mock = MockUpstream()
+        #expect(mock.log.count == 0)
+        _ = await MockTestSupport.send(mock, "/plain/items?page=1")
+        _ = await MockTestSupport.send(mock, "/nope", method: "POST")
+        _ = await MockTestSupport.send(mock, "/github/items?page=2", method: "HEAD")
+        #expect(mock.log.count == 3)
+        #expect(mock.log.requests.map(\.target) == ["/plain/items?page=1", "/nope", "/github/items?page=2"])
+        #expect(mock.log.requests.map(\.method) == ["GET", "POST", "HEAD"])
+        #expect(mock.log.requests[0].header("host") == MockTestSupport.host)
+        #expect(mock.log.inFlight == 0)
+        #expect(mock.log.peakInFlight == 1)
+        mock.log.reset()
+        #expect(mock.log.count == 0)
+        #expect(mock.log.requests.isEmpty)
+        #expect(mock.log.peakInFlight == 0)
+    }
+
+    @Test func sequentialRequestsPeakAtOne() async {
+        let mock = MockUpstream()
+        for page in 1...4 {
+            _ = await MockTestSupport.send(mock, "/plain/items?page=\(page)&mock_latency_ms=20")
+            #expect(mock.log.inFlight == 0)
+        }
+        #expect(mock.log.count == 4)
+        #expect(mock.log.peakInFlight == 1)
+    }
+
+    @Test func concurrentRequestsOverlap() async {
+        let mock = MockUpstream()
+        await withTaskGroup(of: Int.self) { group in
+            for page in 1...4 {
+                group.addTask {
+                    await MockTestSupport.send(mock, "/plain/items?page=\(page)&mock_latency_ms=300").status
+                }
+            }
+            for await status in group {
+                #expect(status == 200)
+            }
+        }
+        #expect(mock.log.count == 4)
+        #expect(mock.log.inFlight == 0)
+        #expect(mock.log.peakInFlight > 1)
+        #expect(mock.log.peakInFlight <= 4)
+    }
+
+    @Test func optionsLatencyAppliesToEveryRequest() async {
+        let mock = MockUpstream(options: MockUpstreamOptions(latency: .milliseconds(300)))
+        await withTaskGroup(of: Void.self) { group in
+            for service in [MockService.github, .slack, .stripe, .drf] {
+                group.addTask { _ = await MockTestSupport.send(mock, service.path) }
+            }
+        }
+        #expect(mock.log.count == 4)
+        #expect(mock.log.peakInFlight > 1)
+    }
+
+    @Test func inFlightIsVisibleWhileWaiting() async {
+        let mock = MockUpstream()
+        let task = Task { await MockTestSupport.send(mock, "/plain/items?mock_fault=stall@1") }
+        var polls = 0
+        while mock.log.inFlight == 0, polls < 2_000 {
+            try? await Task.sleep(for: .milliseconds(5))
+            polls += 1
+        }
+        #expect(mock.log.inFlight == 1)
+        #expect(mock.log.count == 1)
+        task.cancel()
+        _ = await task.value
+        #expect(mock.log.inFlight == 0)
+    }
+}

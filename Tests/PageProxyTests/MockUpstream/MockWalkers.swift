@@ -1,0 +1,112 @@
+@testable import PageProxy
+
+/// Test-side clients: each walks one service with that service's own next mechanism.
+enum MockWalkers {
+    struct Walk {
+        /// Raw bytes of every item collected, in order.
+        var items: [[UInt8]] = []
+        /// Every target requested, in order.
+        var targets: [String] = []
+        /// Every response received, in order.
+        var responses: [MockResponse] = []
+        /// Why the walk stopped early, if it did.
+        var failure: String?
+    }
+
+    static let maxPages = 1_000
+
+    /// Walks `service` from its first page with page size `pageSize` and `mock_total=total`,
+    /// plus any `extra` query (e.g. "mock_fault=loop@2"), following its next mechanism.
+    static func walk(
+        _ service: MockService, _ mock: MockUpstream, total: Int, pageSize: Int = 10, extra: String = ""
+    ) async -> Walk {
+        let options = "mock_total=\(total)" + (extra.isEmpty ? "" : "&" + extra)
+        var walk = Walk()
+        var next: String? = switch service {
+        case .plain, .wrapped, .github, .gitlab: "\(service.path)?per_page=\(pageSize)&\(options)"
+        case .drf, .offset, .slack, .stripe: "\(service.path)?limit=\(pageSize)&\(options)"
+        case .drfPages: "\(service.path)?page_size=\(pageSize)&\(options)"
+        case .jsonapi: "\(service.path)?page[size]=\(pageSize)&\(options)"
+        }
+        var page = 1
+        var collected = 0
+        while let target = next {
+            guard walk.targets.count < maxPages else {
+                walk.failure = "more than \(maxPages) pages"
+                break
+            }
+            if walk.targets.contains(target) {
+                walk.failure = "loop back to \(target)"
+                break
+            }
+            walk.targets.append(target)
+            let response = await MockTestSupport.send(mock, target)
+            walk.responses.append(response)
+            guard response.status == 200 else {
+                walk.failure = "status \(response.status) for \(target)"
+                break
+            }
+            let body = response.body[...]
+            let members = MockTestSupport.members(body)
+            let array: ArraySlice<UInt8>? = switch service {
+            case .plain, .github, .gitlab: body
+            case .wrapped, .offset: members["items"]
+            case .drf, .drfPages: members["results"]
+            case .jsonapi, .stripe: members["data"]
+            case .slack: members["members"]
+            }
+            guard let array, array.first == UInt8(ascii: "[") else {
+                walk.failure = "no item array in \(MockTestSupport.text(response))"
+                break
+            }
+            let items = MockTestSupport.elements(array).map { Array($0) }
+            walk.items += items
+            collected += items.count
+            page += 1
+            next = nil
+            var nextLink: String?
+            switch service {
+            case .plain:
+                if items.count == pageSize { next = "\(service.path)?page=\(page)&per_page=\(pageSize)&\(options)" }
+            case .wrapped:
+                let totalCount = MockTestSupport.int(members["total_count"]) ?? 0
+                if items.count == pageSize, collected < totalCount {
+                    next = "\(service.path)?page=\(page)&per_page=\(pageSize)&\(options)"
+                }
+            case .github:
+                nextLink = MockTestSupport.link(response.header("Link"), rel: "next")
+            case .gitlab:
+                if let nextPage = response.header("X-Next-Page"), !nextPage.isEmpty {
+                    next = "\(service.path)?page=\(nextPage)&per_page=\(pageSize)&\(options)"
+                }
+            case .drf, .drfPages:
+                nextLink = MockTestSupport.string(members["next"])
+            case .jsonapi:
+                nextLink = MockTestSupport.string(MockTestSupport.members(members["links"] ?? [])["next"])
+            case .slack:
+                let metadata = MockTestSupport.members(members["response_metadata"] ?? [])
+                if let cursor = MockTestSupport.string(metadata["next_cursor"]), !cursor.isEmpty {
+                    next = "\(service.path)?limit=\(pageSize)&\(options)&cursor=\(MockQuery.encode(cursor))"
+                }
+            case .stripe:
+                if MockTestSupport.raw(members["has_more"]) == "true",
+                    let last = items.last, let id = MockTestSupport.int(MockTestSupport.members(last[...])["id"]) {
+                    next = "\(service.path)?limit=\(pageSize)&\(options)&starting_after=\(id)"
+                }
+            case .offset:
+                let totalCount = MockTestSupport.int(members["total"]) ?? 0
+                if collected < totalCount {
+                    next = "\(service.path)?offset=\(collected)&limit=\(pageSize)&\(options)"
+                }
+            }
+            if let nextLink {
+                guard let nextTarget = MockTestSupport.target(fromLink: nextLink) else {
+                    walk.failure = "foreign next link \(nextLink)"
+                    break
+                }
+                next = nextTarget
+            }
+        }
+        return walk
+    }
+}

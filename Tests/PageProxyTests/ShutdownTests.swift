@@ -1,0 +1,101 @@
+import Foundation
+import PageProxyCore
+import Testing
+
+@testable import PageProxy
+
+/// DESIGN.md "Operation": SIGTERM stops accepting, lets in-flight answers finish, and exits 0.
+@Suite struct ShutdownTests {
+    private static func config(latencyMs: Int) -> String {
+        """
+        {"listen":{"address":"127.0.0.1","port":0},"server":{"shutdownGraceSeconds":20},
+         "mock":{"port":0,"latencyMs":\(latencyMs)},
+         "routes":[{"name":"r","upstream":"http://127.0.0.1:9/","pagination":{"scheme":"page-number"},
+                    "forwardHeaders":["Authorization"],"retries":0}]}
+        """
+    }
+
+    @Test("SIGTERM lets a slow aggregate finish whole, refuses new connections, and exits 0")
+    func sigtermDrainsGracefully() async throws {
+        // A mock upstream in this process, slow enough that the walk is still running when the signal arrives.
+        var options = SchemeRoutes.mockOptions
+        options.latency = .milliseconds(150)
+        let mock = MockUpstream(options: options)
+        let mockServer = try Server(
+            address: SocketAddress(host: "127.0.0.1", port: 0), limits: ServerLimits(), responder: MockHTTPResponder(mock: mock),
+            logger: Logger(level: .error))
+        let config = """
+            {"listen":{"address":"127.0.0.1","port":0},"server":{"shutdownGraceSeconds":20},
+             "routes":[{"name":"slow","upstream":"http://127.0.0.1:\(mockServer.port)/slack/items",
+                        "pagination":{"scheme":"cursor","pageSize":10},"items":"members"}]}
+            """
+        let proxy = try await ProxyProcess(config: config)
+        let client = try await RawHTTPClient.connect(port: proxy.port)
+        try await client.send(RawHTTPClient.requestText("/slow?mock_total=100"))
+        try await poll("the walk has started") { mock.log.count >= 2 }
+        proxy.signal(SIGTERM)
+        _ = try await proxy.waitForLogLine { $0.contains("\"msg\":\"draining\"") }
+        // New connections are refused once draining has begun.
+        await #expect(throws: SocketError.self) {
+            _ = try await RawHTTPClient.connect(port: proxy.port)
+        }
+        let response = try await client.readResponse()
+        #expect(response.status == 200)
+        #expect(response.body == MockDataset.mergedJSON(total: 100))
+        #expect(response.header("Connection") == "close")
+        #expect(try await proxy.waitForExit() == 0)
+        #expect(proxy.logLines.last?.contains("\"msg\":\"stopped\"") == true)
+        await mockServer.stop(grace: .zero)
+    }
+
+    @Test("a second signal stops at once, without waiting for the grace period")
+    func secondSignalStopsAtOnce() async throws {
+        var options = SchemeRoutes.mockOptions
+        options.latency = .milliseconds(500)
+        let mock = MockUpstream(options: options)
+        let mockServer = try Server(
+            address: SocketAddress(host: "127.0.0.1", port: 0), limits: ServerLimits(), responder: MockHTTPResponder(mock: mock),
+            logger: Logger(level: .error))
+        let config = """
+            {"listen":{"address":"127.0.0.1","port":0},"server":{"shutdownGraceSeconds":600},
+             "routes":[{"name":"slow","upstream":"http://127.0.0.1:\(mockServer.port)/slack/items",
+                        "pagination":{"scheme":"cursor","pageSize":10},"items":"members"}]}
+            """
+        let proxy = try await ProxyProcess(config: config)
+        let client = try await RawHTTPClient.connect(port: proxy.port)
+        try await client.send(RawHTTPClient.requestText("/slow?mock_total=10000"))
+        try await poll("the walk has started") { mock.log.count >= 1 }
+        proxy.signal(SIGTERM)
+        _ = try await proxy.waitForLogLine { $0.contains("\"msg\":\"draining\"") }
+        proxy.signal(SIGTERM)
+        // The walk had 1,000 pages at 0.5 s each and 600 s of grace left: only the second signal ends it now.
+        #expect(try await proxy.waitForExit(limit: .seconds(20)) == 1)
+        await mockServer.stop(grace: .zero)
+    }
+
+    @Test func sigintOnAnIdleServerExitsZero() async throws {
+        let proxy = try await ProxyProcess(config: Self.config(latencyMs: 0))
+        proxy.signal(SIGINT)
+        #expect(try await proxy.waitForExit() == 0)
+    }
+
+    @Test func everyLogLineIsJSON() async throws {
+        let proxy = try await ProxyProcess(config: Self.config(latencyMs: 0))
+        let client = try await RawHTTPClient.connect(port: proxy.port)
+        _ = try await client.request("/healthz?token=hunter2")
+        // A forwarded credential and a secret query value reach neither the log nor the error body.
+        let failed = try await client.request("/r?access_token=hunter2", headers: ["Authorization": "Bearer hunter2"])
+        #expect(failed.status == 502)
+        #expect(!failed.text.contains("hunter2"))
+        #expect(failed.text.contains("access_token=REDACTED"))
+        _ = try await client.request("/nope")
+        _ = try await proxy.waitForLogLine { $0.contains("/nope") }
+        proxy.signal(SIGTERM)
+        #expect(try await proxy.waitForExit() == 0)
+        for line in proxy.logLines {
+            #expect((try? JSONSerialization.jsonObject(with: Data(line.utf8))) is [String: Any], "\(line)")
+            #expect(!line.contains("hunter2"))
+        }
+        #expect(proxy.logLines.contains { $0.contains("\"route\":\"r\"") && $0.contains("\"error\":\"upstream_unreachable\"") })
+    }
+}

@@ -1,0 +1,77 @@
+import Foundation
+import PageProxyCore
+
+/// A real `PageProxy serve` process, for what only a process shows: signals, exit codes, stdout logs.
+final class ProxyProcess {
+    let process = Process()
+    let logURL: URL
+    let directory: URL
+    private(set) var port = 0
+
+    /// The binary `swift test` built beside the tests.
+    static var binary: URL {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().appendingPathComponent(".build/debug/PageProxy")
+    }
+
+    /// Starts `serve` with `config` (a JSON text whose listen port should be 0) and waits for its "listening" line.
+    init(config: String, environment: [String: String] = [:]) async throws {
+        directory = FileManager.default.temporaryDirectory.appendingPathComponent("pageproxy-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let configURL = directory.appendingPathComponent("config.json")
+        try Data(config.utf8).write(to: configURL)
+        logURL = directory.appendingPathComponent("stdout.log")
+        _ = FileManager.default.createFile(atPath: logURL.path, contents: nil)
+        process.executableURL = Self.binary
+        process.arguments = ["serve", "--config", configURL.path]
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        process.standardOutput = try FileHandle(forWritingTo: logURL)
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let listening = try await waitForLogLine { $0.contains("\"msg\":\"listening\"") }
+        guard let match = listening.range(of: #""port":(\d+)"#, options: .regularExpression) else { throw Failure.noPort }
+        port = Int(listening[match].dropFirst(7)) ?? 0
+    }
+
+    enum Failure: Error {
+        case noPort
+        case timedOut(String)
+    }
+
+    var logLines: [String] {
+        (try? String(contentsOf: logURL, encoding: .utf8))?.split(separator: "\n").map(String.init) ?? []
+    }
+
+    /// Polls the log (bounded) until a line satisfies `predicate`.
+    func waitForLogLine(limit: Duration = .seconds(30), _ predicate: (String) -> Bool) async throws -> String {
+        let deadline = ContinuousClock.now + limit
+        while ContinuousClock.now < deadline {
+            if let line = logLines.first(where: predicate) { return line }
+            guard process.isRunning else { break }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        throw Failure.timedOut("no matching log line; log: \(logLines.suffix(5))")
+    }
+
+    /// Waits (bounded) for the process to exit and returns its status.
+    func waitForExit(limit: Duration = .seconds(30)) async throws -> Int32 {
+        let deadline = ContinuousClock.now + limit
+        while process.isRunning {
+            guard ContinuousClock.now < deadline else {
+                process.interrupt()
+                throw Failure.timedOut("process did not exit")
+            }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        return process.terminationStatus
+    }
+
+    func signal(_ number: Int32) {
+        kill(process.processIdentifier, number)
+    }
+
+    deinit {
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        try? FileManager.default.removeItem(at: directory)
+    }
+}

@@ -1,0 +1,118 @@
+import Dispatch
+import PageProxyCore
+
+/// A test client that speaks HTTP/1.1 over a real socket and keeps the raw bytes, so tests can assert on framing:
+/// pipelining, chunked encoding, HEAD, and the missing last chunk of a broken stream.
+final class RawHTTPClient {
+    struct Response {
+        let head: HTTPResponseHead
+        let body: [UInt8]
+        var status: Int { head.status.code }
+        var text: String { String(decoding: body, as: UTF8.self) }
+        func header(_ name: String) -> String? { head.headers[name] }
+    }
+
+    enum ClientError: Error {
+        case closedBeforeResponse
+        case timedOut
+    }
+
+    let socket: AsyncSocket
+    private var buffer: [UInt8] = []
+    /// Every deadline in tests is bounded: no test can hang on a socket.
+    static let timeout = DispatchTimeInterval.seconds(30)
+
+    private init(socket: AsyncSocket) {
+        self.socket = socket
+    }
+
+    static func connect(port: Int) async throws -> RawHTTPClient {
+        let socket = try await AsyncSocket.connect(to: SocketAddress(host: "127.0.0.1", port: port), deadline: .now() + timeout)
+        return RawHTTPClient(socket: socket)
+    }
+
+    deinit {
+        socket.close()
+    }
+
+    func send(_ text: String) async throws {
+        try await send(Array(text.utf8))
+    }
+
+    func send(_ bytes: [UInt8]) async throws {
+        try await socket.write(bytes, deadline: .now() + Self.timeout)
+    }
+
+    /// Sends a GET (or another method) with a Host header.
+    func request(_ target: String, method: String = "GET", headers: [String: String] = [:]) async throws -> Response {
+        try await send(Self.requestText(target, method: method, headers: headers))
+        return try await readResponse(method: method == "HEAD" ? .head : .get)
+    }
+
+    static func requestText(_ target: String, method: String = "GET", headers: [String: String] = [:]) -> String {
+        var text = "\(method) \(target) HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+        for (name, value) in headers.sorted(by: { $0.key < $1.key }) { text += "\(name): \(value)\r\n" }
+        return text + "\r\n"
+    }
+
+    /// Reads and decodes one response.
+    func readResponse(method: HTTPMethod = .get) async throws -> Response {
+        var parser = HTTPResponseParser(maxBodyBytes: 1 << 30)
+        while true {
+            if case .response(let head, let body) = try parser.parse(&buffer, method: method) {
+                return Response(head: head, body: body)
+            }
+            let count = try await socket.read(into: &buffer, maxBytes: 65536, deadline: .now() + Self.timeout)
+            if count == 0 {
+                if case .response(let head, let body) = try parser.finish() { return Response(head: head, body: body) }
+                throw ClientError.closedBeforeResponse
+            }
+        }
+    }
+
+    /// Reads raw bytes until the server closes the connection.
+    func readUntilClose() async throws -> [UInt8] {
+        while try await socket.read(into: &buffer, maxBytes: 65536, deadline: .now() + Self.timeout) > 0 {}
+        defer { buffer = [] }
+        return buffer
+    }
+
+    /// Reads raw bytes until `marker` has arrived (or the connection closes), returning all read so far.
+    func readUntil(_ marker: String) async throws -> [UInt8] {
+        let needle = Array(marker.utf8)
+        while !buffer.contains(subsequence: needle) {
+            if try await socket.read(into: &buffer, maxBytes: 65536, deadline: .now() + Self.timeout) == 0 { break }
+        }
+        return buffer
+    }
+
+    /// Whether the server has closed the connection (reads to the end, bounded by the timeout).
+    func isClosedByServer() async -> Bool {
+        do {
+            while try await socket.read(into: &buffer, maxBytes: 65536, deadline: .now() + Self.timeout) > 0 {}
+            return true
+        } catch {
+            return error != .timedOut
+        }
+    }
+}
+
+extension Array where Element == UInt8 {
+    /// The bytes after the first blank line (`CRLF CRLF`) of a raw response.
+    var bodyAfterHead: [UInt8] {
+        let marker = Array("\r\n\r\n".utf8)
+        guard count >= 4 else { return [] }
+        for start in 0...(count - 4) where Array(self[start..<start + 4]) == marker {
+            return Array(self[(start + 4)...])
+        }
+        return []
+    }
+
+    func contains(subsequence needle: [UInt8]) -> Bool {
+        guard !needle.isEmpty, count >= needle.count else { return needle.isEmpty }
+        for start in 0...(count - needle.count) where self[start] == needle[0] {
+            if Array(self[start..<start + needle.count]) == needle { return true }
+        }
+        return false
+    }
+}

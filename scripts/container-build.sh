@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Runs the Dockerfile's build steps without Docker, then checks the result as the image would run it:
+# the binary starts, needs no Swift libraries at run time, validates the baked config and answers its HEALTHCHECK.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+root=".build-container/rootfs"
+rm -rf "$root"
+mkdir -p "$root"
+
+# Same commands as the Dockerfile's build stage, with /out replaced by $root.
+swift build -c release --static-swift-stdlib --product PageProxy
+install -D -m 0755 "$(swift build -c release --show-bin-path)/PageProxy" "$root/usr/local/bin/PageProxy"
+install -D -m 0644 config.json "$root/etc/pageproxy/config.json"
+
+binary="$root/usr/local/bin/PageProxy"
+echo "container-build: binary $(du -h "$binary" | cut -f1)"
+if ldd "$binary" | grep -Ei 'swift|Foundation|dispatch'; then
+  echo "container-build: FAIL: the binary needs Swift libraries the runtime image does not have" >&2
+  exit 1
+fi
+"$binary" --version
+"$binary" check-config "$root/etc/pageproxy/config.json"
+
+# Start it as the image does (ENV and CMD), on free ports, and run the HEALTHCHECK command.
+port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+cache=$(mktemp -d)
+PAGEPROXY_ADDRESS=127.0.0.1 PAGEPROXY_PORT="$port" PAGEPROXY_CACHE_DIR="$cache" \
+  "$binary" serve --config "$root/etc/pageproxy/config.json" > "$cache/log" 2>&1 &
+pid=$!
+trap 'kill "$pid" 2>/dev/null || true; rm -rf "$cache"' EXIT
+for _ in $(seq 1 100); do
+  if "$binary" healthcheck --port "$port" 2>/dev/null; then break; fi
+  if ! kill -0 "$pid" 2>/dev/null; then cat "$cache/log" >&2; echo "container-build: FAIL: serve exited" >&2; exit 1; fi
+  sleep 0.1
+done
+"$binary" healthcheck --port "$port"
+kill -TERM "$pid"
+wait "$pid"
+echo "container-build: OK (healthcheck passed, SIGTERM exit $?)"
