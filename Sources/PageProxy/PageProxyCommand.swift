@@ -28,6 +28,11 @@ enum PageProxyCommand {
         var arguments = Array(CommandLine.arguments.dropFirst())
         let command = arguments.isEmpty ? "serve" : arguments.removeFirst()
         let code: Int32
+        if arguments.contains("--help") || arguments.contains("-h") {
+            // `PageProxy serve --help` is how most people look for options.
+            print(usage)
+            exit(0)
+        }
         switch command {
         case "serve": code = await ServeCommand.run(arguments)
         case "mock": code = await MockCommand.run(arguments)

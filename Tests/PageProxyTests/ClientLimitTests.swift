@@ -29,6 +29,20 @@ import Testing
         }
     }
 
+    @Test("a client that connects and sends nothing is let go after the header timeout, not the idle timeout")
+    func silentNewConnectionGetsTheHeaderTimeout() async throws {
+        try await TestStack.run(configure: {
+            $0.server.headerTimeout = .seconds(1)
+            $0.server.idleTimeout = .seconds(600)
+        }) { stack in
+            let silent = try await stack.client()
+            // RawHTTPClient reads for at most 30 s: only the 1 s header timeout can close the connection in time.
+            let rest = try await silent.readUntilClose()
+            #expect(rest.isEmpty)
+            try await poll("the slot is free again") { stack.app.server.openConnections == 0 }
+        }
+    }
+
     @Test("past the connection cap, a new client gets a quick 503 and the others carry on")
     func overCapacityClientGetsA503() async throws {
         try await TestStack.run(configure: { $0.server.maxConnections = 2 }) { stack in

@@ -73,6 +73,28 @@ import Testing
         await mockServer.stop(grace: .zero)
     }
 
+    @Test("past the grace period, an answer stuck on a stalled upstream page is cut and the process still exits 0")
+    func gracePeriodBoundsTheDrain() async throws {
+        let mock = MockUpstream(options: SchemeRoutes.mockOptions)
+        let mockServer = try Server(
+            address: SocketAddress(host: "127.0.0.1", port: 0), limits: ServerLimits(), responder: MockHTTPResponder(mock: mock),
+            logger: Logger(level: .error))
+        let config = """
+            {"listen":{"address":"127.0.0.1","port":0},"server":{"shutdownGraceSeconds":1},
+             "routes":[{"name":"stuck","upstream":"http://127.0.0.1:\(mockServer.port)/slack/items",
+                        "pagination":{"scheme":"cursor","pageSize":10},"items":"members","retries":0}]}
+            """
+        let proxy = try await ProxyProcess(config: config)
+        let client = try await RawHTTPClient.connect(port: proxy.port)
+        try await client.send(RawHTTPClient.requestText("/stuck?mock_total=100&mock_fault=stall@2"))
+        try await poll("page 2 is stalled") { mock.log.count >= 2 }
+        proxy.signal(SIGTERM)
+        // The stalled page would hold the answer for the page timeout (30 s); the grace period is 1 s.
+        #expect(try await proxy.waitForExit(limit: .seconds(20)) == 0)
+        #expect(await client.isClosedByServer())
+        await mockServer.stop(grace: .zero)
+    }
+
     @Test func sigintOnAnIdleServerExitsZero() async throws {
         let proxy = try await ProxyProcess(config: Self.config(latencyMs: 0))
         proxy.signal(SIGINT)

@@ -4,6 +4,7 @@ import Synchronization
 final class MockRequestLog: Sendable {
     private struct State {
         var requests: [MockRequest] = []
+        var total = 0
         var inFlight = 0
         var peakInFlight = 0
         /// Keys of one-shot faults that have already fired ("transient500 /plain/items?...").
@@ -11,13 +12,17 @@ final class MockRequestLog: Sendable {
     }
 
     private let state = Mutex(State())
+    /// How many requests are kept: a mock serving a long demo must not grow without bound.
+    let capacity: Int
 
-    init() {}
+    init(capacity: Int = 50_000) {
+        self.capacity = max(2, capacity)
+    }
 
-    /// Every request received, in arrival order.
+    /// The requests received, in arrival order: all of them, or the latest ones past `capacity`.
     var requests: [MockRequest] { state.withLock { $0.requests } }
-    /// How many requests have been received.
-    var count: Int { state.withLock { $0.requests.count } }
+    /// How many requests have been received (all of them, even past `capacity`).
+    var count: Int { state.withLock { $0.total } }
     /// Requests received and not yet answered.
     var inFlight: Int { state.withLock { $0.inFlight } }
     /// The highest `inFlight` seen since creation or the last `reset()`.
@@ -28,6 +33,7 @@ final class MockRequestLog: Sendable {
     func reset() {
         state.withLock { state in
             state.requests = []
+            state.total = 0
             state.peakInFlight = state.inFlight
             state.firedFaults = []
         }
@@ -36,7 +42,12 @@ final class MockRequestLog: Sendable {
     /// Records `request` as arrived and in flight.
     func begin(_ request: MockRequest) {
         state.withLock { state in
+            if state.requests.count >= capacity {
+                // Drop the older half at once, so that keeping the latest requests costs O(1) amortized.
+                state.requests.removeFirst(capacity / 2)
+            }
             state.requests.append(request)
+            state.total += 1
             state.inFlight += 1
             state.peakInFlight = max(state.peakInFlight, state.inFlight)
         }

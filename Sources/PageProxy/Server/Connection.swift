@@ -22,6 +22,9 @@ struct Connection {
         var buffer: [UInt8] = []
         var parser = HTTPRequestParser(limits: limits.http)
         var requestStarted: DispatchTime?
+        // A new connection gets the header timeout for its first byte, not the idle timeout: a client that
+        // connects and says nothing must not hold a connection slot for a keep-alive period.
+        var idleDeadline = DispatchTime.now() + limits.headerTimeout.dispatchInterval
         while true {
             let request: HTTPRequestHead
             do {
@@ -34,7 +37,7 @@ struct Connection {
                     } else if requestStarted == nil {
                         requestStarted = .now()
                     }
-                    guard await receive(into: &buffer, requestStarted: requestStarted, parser: parser) else { return }
+                    guard await receive(into: &buffer, requestStarted: requestStarted, idleDeadline: idleDeadline) else { return }
                     continue
                 }
             } catch {
@@ -53,17 +56,13 @@ struct Connection {
             logRequest(request, writer: writer, duration: ContinuousClock.now - started)
             guard writer.keepsAlive, case .finished = writer.state, !registry.isDraining else { return }
             guard registry.setIdle(socket, true) else { return }
+            idleDeadline = .now() + limits.idleTimeout.dispatchInterval
         }
     }
 
     /// Reads more bytes; returns false when the connection should end (end of stream, error, timeout).
-    private func receive(into buffer: inout [UInt8], requestStarted: DispatchTime?, parser: HTTPRequestParser) async -> Bool {
-        let deadline: DispatchTime =
-            if let requestStarted {
-                requestStarted + limits.headerTimeout.dispatchInterval
-            } else {
-                .now() + limits.idleTimeout.dispatchInterval
-            }
+    private func receive(into buffer: inout [UInt8], requestStarted: DispatchTime?, idleDeadline: DispatchTime) async -> Bool {
+        let deadline = requestStarted.map { $0 + limits.headerTimeout.dispatchInterval } ?? idleDeadline
         do {
             return try await socket.read(into: &buffer, deadline: deadline) > 0
         } catch .timedOut {

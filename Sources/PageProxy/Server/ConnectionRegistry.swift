@@ -1,3 +1,4 @@
+import Dispatch
 import Synchronization
 import PageProxyCore
 
@@ -14,7 +15,9 @@ final class ConnectionRegistry: Sendable {
         var entries: [ObjectIdentifier: Entry] = [:]
         var isDraining = false
         var accepted = 0
-        var emptyWaiters: [CheckedContinuation<Void, Never>] = []
+        /// Tasks waiting for the last connection to go, by a number so that a time limit can take one back.
+        var emptyWaiters: [Int: CheckedContinuation<Bool, Never>] = [:]
+        var nextWaiter = 0
     }
 
     private let state = Mutex(State())
@@ -46,13 +49,13 @@ final class ConnectionRegistry: Sendable {
     }
 
     func remove(_ socket: AsyncSocket) {
-        let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+        let waiters = state.withLock { state -> [CheckedContinuation<Bool, Never>] in
             state.entries[ObjectIdentifier(socket)] = nil
             guard state.entries.isEmpty else { return [] }
-            defer { state.emptyWaiters = [] }
-            return state.emptyWaiters
+            defer { state.emptyWaiters = [:] }
+            return Array(state.emptyWaiters.values)
         }
-        waiters.forEach { $0.resume() }
+        waiters.forEach { $0.resume(returning: true) }
     }
 
     /// Marks a connection as waiting between requests (true) or answering one (false). Returns false when the
@@ -82,15 +85,22 @@ final class ConnectionRegistry: Sendable {
         }
     }
 
-    /// Returns once no connection is open.
-    func waitUntilEmpty() async {
+    /// Returns true once no connection is open, or false when `limit` passes first.
+    @discardableResult
+    func waitUntilEmpty(limit: Duration) async -> Bool {
         await withCheckedContinuation { continuation in
-            let isEmpty = state.withLock { state -> Bool in
-                if state.entries.isEmpty { return true }
-                state.emptyWaiters.append(continuation)
-                return false
+            let waiter = state.withLock { state -> Int? in
+                if state.entries.isEmpty { return nil }
+                state.nextWaiter += 1
+                state.emptyWaiters[state.nextWaiter] = continuation
+                return state.nextWaiter
             }
-            if isEmpty { continuation.resume() }
+            guard let waiter else { return continuation.resume(returning: true) }
+            DispatchQueue.global().asyncAfter(deadline: .now() + limit.dispatchInterval) { [self] in
+                // Whoever removes the waiter resumes it: the last connection's removal or this timer, never both.
+                let expired = state.withLock { $0.emptyWaiters.removeValue(forKey: waiter) }
+                expired?.resume(returning: false)
+            }
         }
     }
 }

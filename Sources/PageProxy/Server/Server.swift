@@ -36,18 +36,14 @@ final class Server: Sendable {
     var isDraining: Bool { registry.isDraining }
 
     /// Stops accepting, lets in-flight responses finish for up to `grace`, then closes whatever is left.
+    ///
+    /// The last wait is bounded too: a task that does not end when cancelled must not keep the process alive.
     func stop(grace: Duration) async {
         listener.close()
         registry.beginDraining()
-        let registry = registry
-        await withTaskGroup(of: Void.self) { group in
-            group.addTask { await registry.waitUntilEmpty() }
-            group.addTask { try? await Task.sleep(for: grace) }
-            await group.next()
-            group.cancelAll()
-            registry.closeAll()
-        }
-        await registry.waitUntilEmpty()
+        if await registry.waitUntilEmpty(limit: grace) { return }
+        registry.closeAll()
+        await registry.waitUntilEmpty(limit: .seconds(2))
     }
 
     /// Past the connection cap a client gets a quick 503 instead of a hang; one non-blocking write, then close.

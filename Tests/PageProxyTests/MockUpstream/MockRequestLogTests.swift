@@ -21,6 +21,19 @@ import Testing
         #expect(mock.log.peakInFlight == 0)
     }
 
+    @Test("past its capacity the log keeps the latest requests and still counts them all")
+    func logIsBounded() {
+        let log = MockRequestLog(capacity: 10)
+        for page in 1...25 {
+            log.begin(MockRequest(target: "/plain/items?page=\(page)"))
+            log.end()
+        }
+        #expect(log.count == 25)
+        #expect(log.requests.count <= 10)
+        #expect(log.requests.last?.target == "/plain/items?page=25")
+        #expect(log.requests.map(\.target) == (26 - log.requests.count...25).map { "/plain/items?page=\($0)" })
+    }
+
     @Test func sequentialRequestsPeakAtOne() async {
         let mock = MockUpstream()
         for page in 1...4 {

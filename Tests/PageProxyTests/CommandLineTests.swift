@@ -1,0 +1,68 @@
+import Foundation
+import Testing
+
+/// The executable's command line as a user meets it: help, version, config checks and exit codes.
+@Suite struct CommandLineTests {
+    private struct Outcome {
+        var status: Int32
+        var output: String
+        var errors: String
+    }
+
+    private func run(_ arguments: [String]) async throws -> Outcome {
+        let process = Process()
+        process.executableURL = ProxyProcess.binary
+        process.arguments = arguments
+        let output = Pipe()
+        let errors = Pipe()
+        process.standardOutput = output
+        process.standardError = errors
+        try process.run()
+        try await poll("PageProxy \(arguments.joined(separator: " ")) exits", limit: .seconds(30)) { !process.isRunning }
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let errorText = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        return Outcome(status: process.terminationStatus, output: text, errors: errorText)
+    }
+
+    private var repository: URL {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    }
+
+    @Test("--help after any command prints the usage and exits 0", arguments: [["--help"], ["serve", "--help"], ["mock", "-h"]])
+    func helpPrintsUsage(arguments: [String]) async throws {
+        let outcome = try await run(arguments)
+        #expect(outcome.status == 0)
+        #expect(outcome.output.contains("Usage:"))
+        #expect(outcome.output.contains("check-config"))
+    }
+
+    @Test func versionPrintsTheVersion() async throws {
+        let outcome = try await run(["--version"])
+        #expect(outcome.status == 0)
+        #expect(outcome.output.hasPrefix("PageProxy "))
+    }
+
+    @Test("an unknown command exits 2 and says which")
+    func unknownCommandExits2() async throws {
+        let outcome = try await run(["serv"])
+        #expect(outcome.status == 2)
+        #expect(outcome.errors.contains("unknown command \"serv\""))
+    }
+
+    @Test("check-config accepts the shipped config.json")
+    func shippedConfigIsValid() async throws {
+        let outcome = try await run(["check-config", repository.appendingPathComponent("config.json").path])
+        #expect(outcome.status == 0, "\(outcome.output)\(outcome.errors)")
+    }
+
+    @Test("check-config names the field that is wrong and exits non-zero")
+    func badConfigNamesTheField() async throws {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("pageproxy-bad-\(UUID().uuidString).json")
+        defer { try? FileManager.default.removeItem(at: file) }
+        try Data(#"{"routes":[{"name":"a","upstream":"http://127.0.0.1:1/","pagination":{"scheme":"page-number"},"concurrency":0}]}"#.utf8)
+            .write(to: file)
+        let outcome = try await run(["check-config", file.path])
+        #expect(outcome.status != 0)
+        #expect((outcome.output + outcome.errors).contains("concurrency"))
+    }
+}
