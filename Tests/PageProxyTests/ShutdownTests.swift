@@ -15,15 +15,21 @@ import Testing
         """
     }
 
-    @Test("SIGTERM lets a slow aggregate finish whole, refuses new connections, and exits 0")
-    func sigtermDrainsGracefully() async throws {
-        // A mock upstream in this process, slow enough that the walk is still running when the signal arrives.
+    /// A mock upstream in this test process, so that the test can read its request record.
+    private static func startMock(latency: Duration) throws -> (MockUpstream, Server) {
         var options = SchemeRoutes.mockOptions
-        options.latency = .milliseconds(150)
+        options.latency = latency
         let mock = MockUpstream(options: options)
-        let mockServer = try Server(
+        let server = try Server(
             address: SocketAddress(host: "127.0.0.1", port: 0), limits: ServerLimits(), responder: MockHTTPResponder(mock: mock),
             logger: Logger(level: .error))
+        return (mock, server)
+    }
+
+    @Test("SIGTERM lets a slow aggregate finish whole, refuses new connections, and exits 0")
+    func sigtermDrainsGracefully() async throws {
+        // Slow enough that the walk is still running when the signal arrives.
+        let (mock, mockServer) = try Self.startMock(latency: .milliseconds(150))
         let config = """
             {"listen":{"address":"127.0.0.1","port":0},"server":{"shutdownGraceSeconds":20},
              "routes":[{"name":"slow","upstream":"http://127.0.0.1:\(mockServer.port)/slack/items",
@@ -50,12 +56,7 @@ import Testing
 
     @Test("a second signal stops at once, without waiting for the grace period")
     func secondSignalStopsAtOnce() async throws {
-        var options = SchemeRoutes.mockOptions
-        options.latency = .milliseconds(500)
-        let mock = MockUpstream(options: options)
-        let mockServer = try Server(
-            address: SocketAddress(host: "127.0.0.1", port: 0), limits: ServerLimits(), responder: MockHTTPResponder(mock: mock),
-            logger: Logger(level: .error))
+        let (mock, mockServer) = try Self.startMock(latency: .milliseconds(500))
         let config = """
             {"listen":{"address":"127.0.0.1","port":0},"server":{"shutdownGraceSeconds":600},
              "routes":[{"name":"slow","upstream":"http://127.0.0.1:\(mockServer.port)/slack/items",
@@ -75,10 +76,7 @@ import Testing
 
     @Test("past the grace period, an answer stuck on a stalled upstream page is cut and the process still exits 0")
     func gracePeriodBoundsTheDrain() async throws {
-        let mock = MockUpstream(options: SchemeRoutes.mockOptions)
-        let mockServer = try Server(
-            address: SocketAddress(host: "127.0.0.1", port: 0), limits: ServerLimits(), responder: MockHTTPResponder(mock: mock),
-            logger: Logger(level: .error))
+        let (mock, mockServer) = try Self.startMock(latency: .zero)
         let config = """
             {"listen":{"address":"127.0.0.1","port":0},"server":{"shutdownGraceSeconds":1},
              "routes":[{"name":"stuck","upstream":"http://127.0.0.1:\(mockServer.port)/slack/items",
