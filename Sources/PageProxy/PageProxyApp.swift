@@ -20,10 +20,13 @@ final class PageProxyApp: Sendable {
         }
         let status = ServiceStatus()
         let transport = PlainHTTPTransport()
+        // URLSession is started only when a route needs it: an idle http-only sidecar stays small.
+        let needsHTTPS = config.routes.contains { $0.upstream.scheme == "https" }
+        let upstream = SchemeTransport(plain: transport, secure: needsHTTPS ? URLSessionTransport() : nil)
         let metricsBox = MetricsConnectionCount()
         let metrics = Metrics(openConnections: { metricsBox.count() })
         let responder = PageProxyResponder(
-            router: Router(routes: config.routes), aggregate: AggregateResponder(transport: transport, metrics: metrics), status: status,
+            router: Router(routes: config.routes), aggregate: AggregateResponder(transport: upstream, metrics: metrics), status: status,
             metrics: metrics)
         let server = try Server(
             address: SocketAddress(host: config.listen.address, port: config.listen.port), limits: ServerLimits(config.server),

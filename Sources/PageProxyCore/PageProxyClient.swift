@@ -13,9 +13,10 @@ import Foundation
 public struct PageProxyClient: Sendable {
     private let transport: any UpstreamTransport
 
-    /// A client with PageProxy's own HTTP/1.1 transport (plain `http://` upstreams, keep-alive reuse).
+    /// A client with PageProxy's own transports: its HTTP/1.1 client with keep-alive reuse for `http://`
+    /// upstreams, URLSession (system trust store) for `https://` ones.
     public init() {
-        self.transport = PlainHTTPTransport()
+        self.transport = SchemeTransport()
     }
 
     package init(transport: any UpstreamTransport) {

@@ -10,14 +10,18 @@ final class MockUpstream: Sendable {
     /// How long a `stall@K` page waits before answering.
     static let stallDuration: Duration = .seconds(60)
 
+    private let gate: MockGate?
+
     init(options: MockUpstreamOptions = MockUpstreamOptions()) {
         self.options = options
+        gate = options.holdUntilInFlight.map { MockGate(count: $0) }
     }
 
     /// Answers one request; applies the latency (Task.sleep) before answering; records the request.
     func respond(to request: MockRequest) async -> MockResponse {
         log.begin(request)
         defer { log.end() }
+        await gate?.pass()
         let query = MockQuery(target: request.target)
 
         let latencyText = query.value("mock_latency_ms")

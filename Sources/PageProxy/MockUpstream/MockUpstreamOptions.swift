@@ -8,6 +8,8 @@ struct MockUpstreamOptions: Sendable {
     var maxPageSize = 100
     /// Delay before every answer unless a request says `mock_latency_ms=N`.
     var latency: Duration = .zero
+    /// Tests only: after the first request, hold answers until this many are in flight at once (see `MockGate`).
+    var holdUntilInFlight: Int? = nil
 
     init(totalItems: Int = 250, pageSize: Int = 20, maxPageSize: Int = 100, latency: Duration = .zero) {
         self.totalItems = totalItems

@@ -79,7 +79,7 @@ import Testing
                   "pageTimeoutSeconds": 3600, "totalTimeoutSeconds": 86400,
                   "headers": { "Accept": "application/json", "X-Trace": "on" },
                   "forwardHeaders": ["Authorization", "X-Request-Id"],
-                  "ttlSeconds": 0, "staleIfError": true, "maxPageBytes": 1024, "retries": 10, "caFile": "/etc/ca.pem" },
+                  "ttlSeconds": 0, "staleIfError": true, "maxPageBytes": 1024, "retries": 10, "caFile": null },
                 { "name": "second", "upstream": "http://[::1]/", "pagination": { "scheme": "next-url" } }
               ]
             }
@@ -112,7 +112,7 @@ import Testing
         #expect(route.staleIfError)
         #expect(route.maxPageBytes == 1024)
         #expect(route.retries == 10)
-        #expect(route.caFile == "/etc/ca.pem")
+        #expect(route.caFile == nil)
         let second = try #require(config.route(named: "second"))
         #expect(second.upstream.host == "::1")
         #expect(second.upstream.port == 80)

@@ -56,6 +56,7 @@ final class TestStack: Sendable {
     }
 
     /// Starts a stack, runs `body` with it, and stops it whatever happens.
+    @discardableResult
     static func run<T>(
         routes: [Route] = SchemeRoutes.all, mockOptions: MockUpstreamOptions = SchemeRoutes.mockOptions,
         configure: (inout Config) -> Void = { _ in }, _ body: (TestStack) async throws -> T

@@ -1,0 +1,56 @@
+import Dispatch
+import PageProxyCore
+import Synchronization
+
+/// Holds the mock's answers until `count` requests are in flight at once, then opens for good. The very first
+/// request passes at once: a walk fetches its first page alone, to learn how many pages there are.
+///
+/// A test can then prove a fan-out of `count` from the mock's record alone, however slowly the machine runs. The
+/// gate also opens `limit` after its first request, so a proxy that never fans out that far fails its test
+/// (the peak stays lower) instead of hanging it.
+final class MockGate: Sendable {
+    private struct State {
+        var waiting: [CheckedContinuation<Void, Never>] = []
+        var isOpen = false
+        var sawFirst = false
+        var timerStarted = false
+    }
+
+    let count: Int
+    private let limit: Duration
+    private let state = Mutex(State())
+
+    init(count: Int, limit: Duration = .seconds(10)) {
+        self.count = count
+        self.limit = limit
+    }
+
+    /// Returns at once when the gate is open; otherwise waits until `count` requests wait here, or the limit.
+    func pass() async {
+        await withCheckedContinuation { continuation in
+            let (released, startTimer) = state.withLock { state -> ([CheckedContinuation<Void, Never>], Bool) in
+                if state.isOpen || !state.sawFirst {
+                    state.sawFirst = true
+                    return ([continuation], false)
+                }
+                state.waiting.append(continuation)
+                let startTimer = !state.timerStarted
+                state.timerStarted = true
+                guard state.waiting.count >= count else { return ([], startTimer) }
+                return (open(&state), false)
+            }
+            if startTimer {
+                DispatchQueue.global().asyncAfter(deadline: .now() + limit.dispatchInterval) { [self] in
+                    state.withLock { open(&$0) }.forEach { $0.resume() }
+                }
+            }
+            released.forEach { $0.resume() }
+        }
+    }
+
+    private func open(_ state: inout State) -> [CheckedContinuation<Void, Never>] {
+        state.isOpen = true
+        defer { state.waiting = [] }
+        return state.waiting
+    }
+}
