@@ -19,6 +19,12 @@ package final class AsyncSocket: Sendable {
         readiness = SocketReadiness(fd: fd, queue: Self.eventQueue) { Socket(fd: fd).close() }
     }
 
+    /// A socket dropped without `close()` (say, an idle one in a pool that is itself released) is closed here:
+    /// its descriptor is released, and Dispatch never sees a suspended source deallocated (which traps).
+    deinit {
+        close()
+    }
+
     /// Connects to `address`, failing with `.timedOut` at the deadline.
     package static func connect(to address: SocketAddress, deadline: DispatchTime?) async throws(SocketError) -> AsyncSocket {
         let (socket, isConnected) = try Socket.makeConnecting(to: address)

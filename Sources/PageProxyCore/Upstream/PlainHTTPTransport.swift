@@ -71,15 +71,16 @@ package final class PlainHTTPTransport: UpstreamTransport {
         var buffer: [UInt8] = []
         var received = 0
         while true {
+            let parsed: (HTTPResponseHead, [UInt8])?
             do {
-                if case .response(let head, let body) = try parser.parse(&buffer, method: method) {
-                    let reusable = parser.isReusable && buffer.isEmpty
-                    return (UpstreamResponse(status: head.status, headers: head.headers, body: body), reusable)
-                }
+                if case .response(let head, let body) = try parser.parse(&buffer, method: method) { parsed = (head, body) } else { parsed = nil }
             } catch .bodyTooLarge(let limit) {
                 throw .failed(.responseTooLarge(origin: origin.description, limit: limit))
             } catch {
                 throw .failed(.invalidResponse(origin: origin.description, reason: error.description))
+            }
+            if let (head, body) = parsed {
+                return (try Self.identityResponse(head, body, origin: origin), parser.isReusable && buffer.isEmpty)
             }
             let count: Int
             do {
@@ -105,10 +106,21 @@ package final class PlainHTTPTransport: UpstreamTransport {
         }
     }
 
+    /// The response, unless its body is compressed: items are spliced from the bytes as they arrived.
+    private static func identityResponse(_ head: HTTPResponseHead, _ body: [UInt8], origin: PageURL.Origin) throws(ExchangeError) -> UpstreamResponse {
+        if let coding = head.headers["Content-Encoding"], coding.lowercased() != "identity" {
+            throw .failed(.invalidResponse(
+                origin: origin.description, reason: "the body is \(coding)-encoded; http:// upstreams must send identity bodies"))
+        }
+        return UpstreamResponse(status: head.status, headers: head.headers, body: body)
+    }
+
     private func serialize(_ request: UpstreamRequest) -> [UInt8] {
         var text = "\(request.method.rawValue) \(request.url.requestTarget) HTTP/1.1\r\nHost: \(request.url.hostHeader)\r\n"
         if !request.headers.contains("User-Agent") { text += "User-Agent: \(userAgent)\r\n" }
         if !request.headers.contains("Accept") { text += "Accept: application/json\r\n" }
+        // Without this header an upstream may pick any coding (RFC 9110, 12.5.3); items are spliced from the bytes.
+        if !request.headers.contains("Accept-Encoding") { text += "Accept-Encoding: identity\r\n" }
         for (name, value) in request.headers {
             text += "\(name): \(value)\r\n"
         }

@@ -39,6 +39,17 @@ import Glibc
         }
     }
 
+    @Test("a socket dropped without close() is closed: the peer sees the end, and Dispatch does not trap")
+    func droppedSocketIsClosed() async throws {
+        var (left, right): (AsyncSocket?, AsyncSocket) = Self.makePair()
+        defer { right.close() }
+        var buffer: [UInt8] = []
+        // A wait that ends leaves the socket's Dispatch source suspended, as an idle pooled connection's is.
+        await #expect(throws: SocketError.timedOut) { _ = try await left?.read(into: &buffer, deadline: .now() + .milliseconds(20)) }
+        left = nil
+        #expect(try await right.read(into: &buffer, deadline: .now() + .seconds(10)) == 0)
+    }
+
     @Test func closeWakesAWaitingReader() async throws {
         let (left, right) = Self.makePair()
         defer { left.close() }

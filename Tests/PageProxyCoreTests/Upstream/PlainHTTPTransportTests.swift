@@ -1,0 +1,59 @@
+import Dispatch
+import Testing
+
+@testable import PageProxyCore
+
+/// PageProxy's HTTP/1.1 client against a one-shot upstream on a loopback socket that answers with canned bytes.
+@Suite struct PlainHTTPTransportTests {
+    /// Accepts one connection, reads the request head, answers `response`, closes; returns the request head.
+    private static func serveOnce(_ response: String) throws -> (port: Int, request: Task<String, any Error>) {
+        let listening = try Socket.makeListening(on: SocketAddress(host: "127.0.0.1", port: 0))
+        let port = listening.localPort() ?? 0
+        let listener = AsyncSocket(socket: listening)
+        let request = Task {
+            defer { listener.close() }
+            let deadline = DispatchTime.now() + .seconds(10)
+            var client: Socket?
+            while client == nil {
+                try await listener.waitUntilReadable(deadline: deadline)
+                client = try listening.accept()
+            }
+            guard let client else { return "" }
+            let connection = AsyncSocket(socket: client)
+            defer { connection.close() }
+            var head: [UInt8] = []
+            while !String(decoding: head, as: UTF8.self).contains("\r\n\r\n") {
+                guard try await connection.read(into: &head, deadline: deadline) > 0 else { break }
+            }
+            try await connection.write(Array(response.utf8), deadline: deadline)
+            return String(decoding: head, as: UTF8.self)
+        }
+        return (port, request)
+    }
+
+    private static func send(to port: Int) async throws(UpstreamError) -> UpstreamResponse {
+        let url = PageURL(scheme: "http", host: "127.0.0.1", port: port, path: "/items", query: "page=1")
+        return try await PlainHTTPTransport().send(UpstreamRequest(url: url), timeout: .seconds(10), maxBodyBytes: 1 << 20)
+    }
+
+    @Test("a request asks for an identity body and names PageProxy as its user agent")
+    func requestAsksForIdentity() async throws {
+        let (port, request) = try Self.serveOnce("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n[]")
+        let response = try await Self.send(to: port)
+        #expect(response.body == Array("[]".utf8))
+        let head = try await request.value.lowercased()
+        #expect(head.contains("\r\naccept-encoding: identity\r\n"))
+        #expect(head.contains("\r\nuser-agent: pageproxy/"))
+    }
+
+    @Test("a compressed body is refused with an error that names its coding")
+    func compressedBodyIsRefused() async throws {
+        let (port, _) = try Self.serveOnce("HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\nContent-Length: 2\r\n\r\n\u{1f}\u{8b}")
+        let error = await #expect(throws: UpstreamError.self) { try await Self.send(to: port) }
+        guard case .invalidResponse(_, let reason)? = error else {
+            Issue.record("expected invalidResponse, got \(String(describing: error))")
+            return
+        }
+        #expect(reason.contains("gzip"))
+    }
+}
