@@ -147,3 +147,27 @@ import Testing
         }
     }
 }
+
+/// A route's extra path is appended to its upstream base path: nothing in it may climb out of that base.
+extension ServerTests {
+    @Test("a path that could climb out of the route's base path is a 400 and reaches no upstream", arguments: [
+        "/github/../admin", "/github/./x", "/github/%2e%2e/admin", "/github/..%2f..%2fadmin", "/github/a%2Fb",
+        "/github/..%5cadmin", "/github/a%00b",
+    ])
+    func climbingPathIsRefused(path: String) async throws {
+        try await TestStack.run { stack in
+            let response = try await stack.get(path)
+            #expect(response.status == 400)
+            #expect(response.text.contains("\"code\":\"invalid_path\""))
+            #expect(stack.mock.log.count == 0)
+        }
+    }
+
+    @Test("an ordinary extra path passes through to the upstream")
+    func ordinarySubpathPassesThrough() async throws {
+        try await TestStack.run { stack in
+            _ = try await stack.get("/github/sub%20dir/x")
+            #expect(stack.mock.log.requests.first?.target.hasPrefix("/github/items/sub%20dir/x") == true)
+        }
+    }
+}
