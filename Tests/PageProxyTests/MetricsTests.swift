@@ -38,6 +38,27 @@ import Testing
         }
     }
 
+    @Test("requests the server refuses by itself (a malformed head, a client past the cap) are counted too")
+    func refusalsAreCounted() async throws {
+        try await TestStack.run(configure: { $0.server.maxConnections = 2 }) { stack in
+            let malformed = try await stack.client()
+            try await malformed.send("GET / HTTP/1.1\r\nHost : x\r\n\r\n")
+            #expect(try await malformed.readResponse().status == 400)
+            try await poll("the refused connection is gone") { stack.app.server.openConnections == 0 }
+            let first = try await stack.client()
+            let second = try await stack.client()
+            #expect(try await first.request("/healthz").status == 200)
+            #expect(try await second.request("/healthz").status == 200)
+            #expect(try await stack.client().readResponse().status == 503)
+            // The scrape goes over a connection that is already open.
+            let text = try await first.request("/metrics").text
+            let after = try PrometheusTextParser(text)
+            #expect(after.value("pageproxy_requests_total", ["route": "", "status": "400"]) == 1)
+            #expect(after.value("pageproxy_requests_total", ["route": "", "status": "503"]) == 1)
+            #expect(after.value("pageproxy_requests_in_flight") == 1)
+        }
+    }
+
     @Test func parserRejectsBrokenExposition() {
         #expect(throws: PrometheusTextParser.Invalid.self) { try PrometheusTextParser("no_type 1\n") }
         #expect(throws: PrometheusTextParser.Invalid.self) { try PrometheusTextParser("# TYPE a counter\na{x=\"1} 1\n") }

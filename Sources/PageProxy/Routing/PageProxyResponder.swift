@@ -7,6 +7,11 @@ struct PageProxyResponder: HTTPResponder {
     let status: ServiceStatus
     let metrics: Metrics
 
+    func refused(status: HTTPStatus, bytes: Int) {
+        metrics.requestStarted()
+        metrics.requestFinished(route: "", status: status.code, bytes: bytes, duration: .zero)
+    }
+
     func respond(to request: HTTPRequestHead, writer: ResponseWriter) async {
         let started = ContinuousClock.now
         metrics.requestStarted()

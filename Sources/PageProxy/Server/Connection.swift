@@ -81,6 +81,7 @@ struct Connection {
         let writer = ResponseWriter(socket: socket, request: head, keepsAlive: false, writeTimeout: .seconds(2))
         let (headers, body) = ErrorResponse.make(status: status, code: code, message: message)
         try? await writer.send(status, headers: headers, body: body)
+        responder.refused(status: status, bytes: writer.bytesSent)
         logRequest(head, writer: writer, duration: .zero)
     }
 

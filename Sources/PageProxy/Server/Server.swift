@@ -20,7 +20,8 @@ final class Server: Sendable {
         listener = try Listener(address: address) { client in
             let socket = AsyncSocket(socket: client)
             guard registry.add(socket, limit: limits.maxConnections) else {
-                Self.refuseOverCapacity(socket)
+                let bytes = Self.refuseOverCapacity(socket)
+                responder.refused(status: .serviceUnavailable, bytes: bytes)
                 return
             }
             let task = Task {
@@ -47,7 +48,7 @@ final class Server: Sendable {
     }
 
     /// Past the connection cap a client gets a quick 503 instead of a hang; one non-blocking write, then close.
-    private static func refuseOverCapacity(_ socket: AsyncSocket) {
+    private static func refuseOverCapacity(_ socket: AsyncSocket) -> Int {
         let (headers, body) = ErrorResponse.make(
             status: .serviceUnavailable, code: "too_many_connections", message: "the server is at its connection limit; retry shortly")
         var head = headers
@@ -55,7 +56,8 @@ final class Server: Sendable {
         head.set("Connection", "close")
         head.set("Retry-After", "1")
         let bytes = HTTPResponseHead(status: .serviceUnavailable, headers: head).serialized() + body
-        _ = bytes.withUnsafeBytes { try? socket.socket.write($0) }
+        let written = bytes.withUnsafeBytes { try? socket.socket.write($0) }
         socket.close()
+        return written ?? 0
     }
 }
