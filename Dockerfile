@@ -6,15 +6,15 @@ FROM swift:6.3-noble AS build
 WORKDIR /src
 COPY Package.swift ./
 COPY Sources ./Sources
-# The Swift runtime and Foundation are linked statically, so the runtime image needs only libc, libstdc++ and
-# libcurl (FoundationNetworking's HTTPS client) with the CA certificates.
+# The Swift runtime and Foundation are linked statically, so the runtime image needs only libc and libstdc++,
+# plus OpenSSL and the CA certificates, which PageProxy loads at run time for https:// upstreams.
 RUN swift build -c release --static-swift-stdlib --product PageProxy \
  && install -D -m 0755 "$(swift build -c release --show-bin-path)/PageProxy" /out/usr/local/bin/PageProxy
 COPY config.json /out/etc/pageproxy/config.json
 
 FROM ubuntu:24.04
 RUN apt-get update \
- && apt-get install -y --no-install-recommends ca-certificates libcurl4t64 libstdc++6 \
+ && apt-get install -y --no-install-recommends ca-certificates libssl3t64 libstdc++6 \
  && rm -rf /var/lib/apt/lists/* \
  && useradd --system --uid 10001 --home-dir /var/cache/pageproxy --create-home pageproxy
 COPY --from=build /out/ /

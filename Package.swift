@@ -13,7 +13,8 @@ let package = Package(
         // bench/: item splicing against JSONSerialization (swift run -c release SpliceBench).
         .executableTarget(name: "SpliceBench", dependencies: ["PageProxyCore"]),
         .testTarget(name: "PageProxyCoreTests", dependencies: ["PageProxyCore"]),
-        .testTarget(name: "PageProxyTests", dependencies: ["PageProxy", "PageProxyCore"]),
+        // Fixtures/ holds test-only TLS material, read from the source tree.
+        .testTarget(name: "PageProxyTests", dependencies: ["PageProxy", "PageProxyCore"], exclude: ["Fixtures"]),
     ]
 )
 

@@ -8,15 +8,6 @@ root=".build-container/rootfs"
 rm -rf "$root"
 mkdir -p "$root"
 
-# FoundationNetworking (HTTPS upstreams) links libcurl. The swift:6.3-noble image has its development symlink
-# (libcurl.so); a bare machine may have only the runtime library, so give the linker a symlink to that.
-linkdir=".build-container/lib"
-mkdir -p "$linkdir"
-if ! ldconfig -p | grep -q 'libcurl\.so '; then
-  ln -sf "$(ldconfig -p | grep -m1 'libcurl\.so\.4 ' | awk '{print $NF}')" "$linkdir/libcurl.so"
-fi
-export LIBRARY_PATH="$PWD/$linkdir${LIBRARY_PATH:+:$LIBRARY_PATH}"
-
 # Same commands as the Dockerfile's build stage, with /out replaced by $root.
 swift build -c release --static-swift-stdlib --product PageProxy
 install -D -m 0755 "$(swift build -c release --show-bin-path)/PageProxy" "$root/usr/local/bin/PageProxy"
@@ -28,7 +19,8 @@ if ldd "$binary" | grep -Ei 'swift|Foundation|dispatch|not found'; then
   echo "container-build: FAIL: the binary needs Swift libraries the runtime image does not have" >&2
   exit 1
 fi
-# The libraries it links directly: each is in the runtime image (libc, libstdc++, libcurl with their deps).
+# The libraries it links directly: each is in the runtime image. OpenSSL (libssl.so.3) is not linked: it is
+# loaded at run time for https:// upstreams, and the runtime image installs it.
 echo "container-build: links $(readelf -d "$binary" | awk '/NEEDED/ {gsub(/[][]/, "", $5); printf "%s ", $5}')"
 "$binary" --version
 "$binary" check-config "$root/etc/pageproxy/config.json"

@@ -6,7 +6,7 @@ final class PageProxyApp: Sendable {
     let server: Server
     let mockServer: Server?
     let status: ServiceStatus
-    let transport: PlainHTTPTransport
+    let transport: HTTP1Transport
     private let logger: Logger
 
     /// Starts the mock (if configured) and then the proxy; both are listening when this returns.
@@ -19,14 +19,11 @@ final class PageProxyApp: Sendable {
                 responder: MockHTTPResponder(mock: MockUpstream(options: options)), logger: logger)
         }
         let status = ServiceStatus()
-        let transport = PlainHTTPTransport()
-        // URLSession is started only when a route needs it: an idle http-only sidecar stays small.
-        let needsHTTPS = config.routes.contains { $0.upstream.scheme == "https" }
-        let upstream = SchemeTransport(plain: transport, secure: needsHTTPS ? URLSessionTransport() : nil)
+        let transport = HTTP1Transport()
         let metricsBox = MetricsConnectionCount()
         let metrics = Metrics(openConnections: { metricsBox.count() })
         let responder = PageProxyResponder(
-            router: Router(routes: config.routes), aggregate: AggregateResponder(transport: upstream, metrics: metrics), status: status,
+            router: Router(routes: config.routes), aggregate: AggregateResponder(transport: transport, metrics: metrics), status: status,
             metrics: metrics)
         let server = try Server(
             address: SocketAddress(host: config.listen.address, port: config.listen.port), limits: ServerLimits(config.server),
@@ -36,7 +33,7 @@ final class PageProxyApp: Sendable {
         return PageProxyApp(server: server, mockServer: mockServer, status: status, transport: transport, logger: logger)
     }
 
-    private init(server: Server, mockServer: Server?, status: ServiceStatus, transport: PlainHTTPTransport, logger: Logger) {
+    private init(server: Server, mockServer: Server?, status: ServiceStatus, transport: HTTP1Transport, logger: Logger) {
         self.server = server
         self.mockServer = mockServer
         self.status = status

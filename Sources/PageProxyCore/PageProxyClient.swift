@@ -13,10 +13,10 @@ import Foundation
 public struct PageProxyClient: Sendable {
     private let transport: any UpstreamTransport
 
-    /// A client with PageProxy's own transports: its HTTP/1.1 client with keep-alive reuse for `http://`
-    /// upstreams, URLSession (system trust store) for `https://` ones.
+    /// A client with PageProxy's own HTTP/1.1 transport: keep-alive reuse, `http://` and `https://` upstreams
+    /// (certificates verified against the system trust store).
     public init() {
-        self.transport = SchemeTransport()
+        self.transport = HTTP1Transport()
     }
 
     package init(transport: any UpstreamTransport) {

@@ -135,11 +135,10 @@ enum RouteConfigParser {
     private static func caFile(_ object: ConfigObject) throws(ConfigError) -> String? {
         guard let path = try object.nullableString("caFile", default: nil) else { return nil }
         guard !path.isEmpty else { throw object.error("caFile", "must not be empty; use null for the system trust store") }
-        // Refused rather than ignored: FoundationNetworking on Linux pins libcurl to the system CA bundle, with no
-        // per-request or per-process override, so a route's own CA file cannot be honoured (README, "HTTPS").
-        throw object.error(
-            "caFile",
-            "is not supported: HTTPS upstreams are verified against the system trust store only; add \(path) to it "
-                + "(update-ca-certificates, or mount a bundle over /etc/ssl/certs/ca-certificates.crt in a container)")
+        // Loaded now, so that a missing or unreadable file is a config error (and `check-config` finds it).
+        if case .failure(let error) = TLSContext.client(caFile: path) {
+            throw object.error("caFile", error.description)
+        }
+        return path
     }
 }

@@ -7,9 +7,11 @@ struct MockContext: Sendable {
     var defaultPageSize: Int
     var maxPageSize: Int
     var total: Int
+    /// "https" when a TLS front says so (`X-Forwarded-Proto: https`), else "http": the scheme of absolute links.
+    var scheme = "http"
 
-    /// "http://" + host.
-    var baseURL: String { "http://" + host }
+    /// "http://" (or "https://") + host.
+    var baseURL: String { scheme + "://" + host }
 
     /// "http://127.0.0.2" + the port of `host` (if it has one): another origin, same port.
     var foreignBaseURL: String {

@@ -59,7 +59,8 @@ final class MockUpstream: Sendable {
             host: request.header("Host") ?? "localhost",
             defaultPageSize: min(max(1, options.pageSize), maxPageSize),
             maxPageSize: maxPageSize,
-            total: max(0, total))
+            total: max(0, total),
+            scheme: request.header("X-Forwarded-Proto")?.lowercased() == "https" ? "https" : "http")
         let window: MockWindow
         switch service.window(in: context) {
         case .window(let parsed): window = parsed

@@ -144,10 +144,12 @@ struct AggregateResponder: Sendable {
         let maxBytes = route.maxPageBytes
         let metrics = self.metrics
         let routeName = route.name
+        let caFile = route.caFile
         return { url, number throws(PaginationError) in
             let started = ContinuousClock.now
             do throws(UpstreamError) {
-                let response = try await transport.send(UpstreamRequest(url: url, headers: headers), timeout: timeout, maxBodyBytes: maxBytes)
+                let response = try await transport.send(
+                    UpstreamRequest(url: url, headers: headers, caFile: caFile), timeout: timeout, maxBodyBytes: maxBytes)
                 let code = response.status.code
                 let outcome = (200..<300).contains(code) ? "ok" : code < 500 ? "http_4xx" : "http_5xx"
                 metrics.pageFetched(route: routeName, outcome: outcome, duration: .now - started)

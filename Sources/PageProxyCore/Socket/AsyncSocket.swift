@@ -89,6 +89,17 @@ package final class AsyncSocket: Sendable {
         try await waitUntil(.read, deadline: deadline)
     }
 
+    /// Waits until a write would not block.
+    package func waitUntilWritable(deadline: DispatchTime?) async throws(SocketError) {
+        try await waitUntil(.write, deadline: deadline)
+    }
+
+    /// Runs `call` (non-blocking system calls on the descriptor, such as OpenSSL's) only while the socket is open;
+    /// `nil` once it is closed. See `whileOpen`.
+    package func withOpenDescriptor<T: Sendable>(_ call: (Int32) -> T) -> T? {
+        try? whileOpen { () throws(SocketError) -> T in call(socket.fd) }.get()
+    }
+
     /// Returns true once the peer closes or resets the connection, false if it sends data instead (a pipelined
     /// request) or the wait is cancelled. Nothing is read.
     package func waitForPeerClose() async -> Bool {

@@ -1,48 +1,102 @@
 import Dispatch
 import Synchronization
 
-/// Idle keep-alive connections to upstreams, a bounded stack per origin.
+/// Idle keep-alive connections to upstreams, a bounded stack per origin and trust.
 ///
 /// The most recently used connection is handed out first (it is the least likely to have been closed by the
-/// upstream's idle timeout); past `maxIdlePerOrigin` a returned connection is closed instead of kept.
+/// upstream's idle timeout); past `maxIdlePerOrigin` a returned connection is closed instead of kept. An `https`
+/// connection is kept under the CA file that verified it, so a route that trusts less never reuses it.
 package final class ConnectionPool: Sendable {
-    private let idle = Mutex<[PageURL.Origin: [AsyncSocket]]>([:])
+    /// Where a connection goes, and what its certificate was verified against (`nil`: the system trust store).
+    package struct Key: Hashable, Sendable {
+        package var origin: PageURL.Origin
+        package var caFile: String?
+
+        package init(origin: PageURL.Origin, caFile: String? = nil) {
+            self.origin = origin
+            self.caFile = origin.scheme == "https" ? caFile : nil
+        }
+    }
+
+    /// Why a new connection could not be opened.
+    package enum ConnectError: Error {
+        case socket(SocketError)
+        case tls(TLSError)
+    }
+
+    private let idle = Mutex<[Key: [any UpstreamConnection]]>([:])
     private let opened = Mutex(0)
+    /// TLS client contexts by CA file, made on first use: loading a trust store is costly, sharing it is not.
+    private let contexts = Mutex<[String?: TLSContext]>([:])
     package let maxIdlePerOrigin: Int
 
     package init(maxIdlePerOrigin: Int = 32) {
         self.maxIdlePerOrigin = maxIdlePerOrigin
     }
 
+    deinit {
+        closeAll()
+    }
+
     /// How many connections this pool has opened since it was made.
     package var connectionsOpened: Int { opened.withLock { $0 } }
 
-    /// An idle connection to `origin`, if one is kept.
-    package func takeIdle(for origin: PageURL.Origin) -> AsyncSocket? {
-        idle.withLock { $0[origin]?.popLast() }
+    /// An idle connection for `key`, if one is kept.
+    package func takeIdle(for key: Key) -> (any UpstreamConnection)? {
+        idle.withLock { $0[key]?.popLast() }
     }
 
-    /// Opens a new connection to `origin`.
-    package func connect(to origin: PageURL.Origin, deadline: DispatchTime) async throws(SocketError) -> AsyncSocket {
-        let address = try SocketAddress.resolve(host: origin.host, port: origin.port)
-        let socket = try await AsyncSocket.connect(to: address, deadline: deadline)
+    /// Opens a new connection for `key`: TCP, then for `https` a TLS handshake that verifies the host.
+    package func connect(to key: Key, deadline: DispatchTime) async throws(ConnectError) -> any UpstreamConnection {
+        let socket: AsyncSocket
+        do {
+            let address = try SocketAddress.resolve(host: key.origin.host, port: key.origin.port)
+            socket = try await AsyncSocket.connect(to: address, deadline: deadline)
+        } catch {
+            throw .socket(error)
+        }
         opened.withLock { $0 += 1 }
-        return socket
+        guard key.origin.scheme == "https" else { return socket }
+        do {
+            let context = try tlsContext(caFile: key.caFile).get()
+            return try await TLSStream.connect(socket, context: context, host: key.origin.host, deadline: deadline)
+        } catch {
+            socket.close()
+            switch error {
+            case .tls(let error): throw .tls(error)
+            case .socket(let error): throw .socket(error)
+            }
+        }
+    }
+
+    /// The client context for `caFile` (made now, or kept from before).
+    package func tlsContext(caFile: String?) -> Result<TLSContext, TLSStreamError> {
+        if let context = contexts.withLock({ $0[caFile] }) { return .success(context) }
+        switch TLSContext.client(caFile: caFile) {
+        case .success(let context):
+            return .success(contexts.withLock { contexts in
+                if let existing = contexts[caFile] { return existing }
+                contexts[caFile] = context
+                return context
+            })
+        case .failure(let error):
+            return .failure(.tls(error))
+        }
     }
 
     /// Keeps a connection whose last response left it reusable.
-    package func giveBack(_ socket: AsyncSocket, for origin: PageURL.Origin) {
+    package func giveBack(_ connection: any UpstreamConnection, for key: Key) {
         let kept = idle.withLock { idle -> Bool in
-            guard idle[origin, default: []].count < maxIdlePerOrigin else { return false }
-            idle[origin, default: []].append(socket)
+            guard idle[key, default: []].count < maxIdlePerOrigin else { return false }
+            idle[key, default: []].append(connection)
             return true
         }
-        if !kept { socket.close() }
+        if !kept { connection.close() }
     }
 
     /// Closes every idle connection.
     package func closeAll() {
-        let all = idle.withLock { idle -> [AsyncSocket] in
+        let all = idle.withLock { idle -> [any UpstreamConnection] in
             defer { idle = [:] }
             return idle.values.flatMap { $0 }
         }

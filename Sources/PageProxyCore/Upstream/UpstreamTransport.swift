@@ -3,11 +3,14 @@ package struct UpstreamRequest: Sendable {
     package var url: PageURL
     package var method: HTTPMethod
     package var headers: HTTPHeaders
+    /// For `https://`: the PEM file of CAs that verify the upstream's certificate; `nil` for the system trust store.
+    package var caFile: String?
 
-    package init(url: PageURL, method: HTTPMethod = .get, headers: HTTPHeaders = HTTPHeaders()) {
+    package init(url: PageURL, method: HTTPMethod = .get, headers: HTTPHeaders = HTTPHeaders(), caFile: String? = nil) {
         self.url = url
         self.method = method
         self.headers = headers
+        self.caFile = caFile
     }
 }
 

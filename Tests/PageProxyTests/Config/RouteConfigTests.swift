@@ -111,7 +111,7 @@ import Testing
         ("retries", "-1", "0...10"), ("retries", "11", "0...10"),
         ("staleIfError", "\"yes\"", "true or false"),
         ("caFile", "\"\"", "empty"), ("caFile", "false", "expected a string"),
-        ("caFile", "\"/etc/ca.pem\"", "system trust store"),
+        ("caFile", "\"/nonexistent/ca.pem\"", "could not load CA file /nonexistent/ca.pem"),
     ])
     func routeLimits(key: String, value: String, mention: String) {
         ConfigFixture.expectRouteError(extra: #""\#(key)": \#(value)"#, field: key, mentions: [mention])

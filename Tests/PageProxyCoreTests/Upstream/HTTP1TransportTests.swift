@@ -4,7 +4,7 @@ import Testing
 @testable import PageProxyCore
 
 /// PageProxy's HTTP/1.1 client against a one-shot upstream on a loopback socket that answers with canned bytes.
-@Suite struct PlainHTTPTransportTests {
+@Suite struct HTTP1TransportTests {
     /// Accepts one connection, reads the request head, answers `response`, closes; returns the request head.
     private static func serveOnce(_ response: String) throws -> (port: Int, request: Task<String, any Error>) {
         let listening = try Socket.makeListening(on: SocketAddress(host: "127.0.0.1", port: 0))
@@ -33,7 +33,7 @@ import Testing
 
     private static func send(to port: Int) async throws(UpstreamError) -> UpstreamResponse {
         let url = PageURL(scheme: "http", host: "127.0.0.1", port: port, path: "/items", query: "page=1")
-        return try await PlainHTTPTransport().send(UpstreamRequest(url: url), timeout: .seconds(10), maxBodyBytes: 1 << 20)
+        return try await HTTP1Transport().send(UpstreamRequest(url: url), timeout: .seconds(10), maxBodyBytes: 1 << 20)
     }
 
     @Test("a request asks for an identity body and names PageProxy as its user agent")

@@ -1,7 +1,8 @@
 import Dispatch
 
-/// An HTTP/1.1 client for `http://` upstreams on PageProxy's own non-blocking sockets, with keep-alive reuse.
-package final class PlainHTTPTransport: UpstreamTransport {
+/// An HTTP/1.1 client for `http://` and `https://` upstreams on PageProxy's own non-blocking sockets, with
+/// keep-alive reuse; TLS is OpenSSL's, loaded when the first `https://` connection is made.
+package final class HTTP1Transport: UpstreamTransport {
     package let pool: ConnectionPool
     private let userAgent: String
 
@@ -11,27 +12,30 @@ package final class PlainHTTPTransport: UpstreamTransport {
     }
 
     package func send(_ request: UpstreamRequest, timeout: Duration, maxBodyBytes: Int) async throws(UpstreamError) -> UpstreamResponse {
-        guard request.url.scheme == "http" else { throw .unsupportedScheme(request.url.scheme) }
+        guard request.url.scheme == "http" || request.url.scheme == "https" else { throw .unsupportedScheme(request.url.scheme) }
         let origin = request.url.origin
+        let key = ConnectionPool.Key(origin: origin, caFile: request.caFile)
         let deadline = DispatchTime.now() + timeout.dispatchInterval
         let bytes = serialize(request)
         while true {
-            let reused = pool.takeIdle(for: origin)
-            let socket: AsyncSocket
+            let reused = pool.takeIdle(for: key)
+            let socket: any UpstreamConnection
             if let reused {
                 socket = reused
             } else {
                 do {
-                    socket = try await pool.connect(to: origin, deadline: deadline)
-                } catch .timedOut {
-                    throw .timedOut(origin: origin.description)
+                    socket = try await pool.connect(to: key, deadline: deadline)
                 } catch {
-                    throw .connectFailed(origin: origin.description, reason: error.description)
+                    switch error {
+                    case .socket(.timedOut): throw .timedOut(origin: origin.description)
+                    case .socket(let error): throw .connectFailed(origin: origin.description, reason: error.description)
+                    case .tls(let error): throw .tlsFailed(origin: origin.description, reason: error.description)
+                    }
                 }
             }
             do {
                 let (response, isReusable) = try await exchange(bytes, on: socket, method: request.method, deadline: deadline, maxBodyBytes: maxBodyBytes, origin: origin)
-                if isReusable { pool.giveBack(socket, for: origin) } else { socket.close() }
+                if isReusable { pool.giveBack(socket, for: key) } else { socket.close() }
                 return response
             } catch .staleConnection where reused != nil && !Task.isCancelled {
                 // The upstream closed an idle kept-alive connection before our request reached it: try a new one.
@@ -58,7 +62,7 @@ package final class PlainHTTPTransport: UpstreamTransport {
     }
 
     private func exchange(
-        _ bytes: [UInt8], on socket: AsyncSocket, method: HTTPMethod, deadline: DispatchTime, maxBodyBytes: Int, origin: PageURL.Origin
+        _ bytes: [UInt8], on socket: any UpstreamConnection, method: HTTPMethod, deadline: DispatchTime, maxBodyBytes: Int, origin: PageURL.Origin
     ) async throws(ExchangeError) -> (UpstreamResponse, Bool) {
         do {
             try await socket.write(bytes, deadline: deadline)
