@@ -35,7 +35,11 @@ package final class CachingPageSource: Sendable {
             return (cached.response, .hit)
         }
         let (result, _) = await collapser.value(for: key) {
-            await self.refresh(key, cached: cached, request: request, policy: policy, store: store) { request async throws(UpstreamError) in
+            // A fetch that finished between the read above and this one stored the page: use it, not a second request.
+            if !policy.forceRevalidate, let current = store.read(key), current.isFresh(at: self.now()) {
+                return .success(CachedResponse(current.response, .hit))
+            }
+            return await self.refresh(key, cached: cached, request: request, policy: policy, store: store) { request async throws(UpstreamError) in
                 try await transport.send(request, timeout: timeout, maxBodyBytes: maxBodyBytes)
             }
         }
