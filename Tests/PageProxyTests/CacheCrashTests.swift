@@ -46,7 +46,7 @@ import Testing
                 }
             }
             // Kill it while it is busy writing: after at least 60 pages fetched (each one written as an entry).
-            try await poll("round \(round) has fetched pages") { mock.log.count >= before + 60 }
+            try await poll("round \(round) has fetched pages", limit: .seconds(60)) { mock.log.count >= before + 60 }
             proxy.signal(SIGKILL)
             _ = try await proxy.waitForExit()
             clients.forEach { $0.cancel() }

@@ -116,6 +116,13 @@ package enum CacheFileSystem {
         return names
     }
 
+    /// A file's inode number, or nil.
+    package static func inode(_ path: String) -> UInt64? {
+        var info = stat()
+        guard lstat(path, &info) == 0 else { return nil }
+        return UInt64(info.st_ino)
+    }
+
     /// A regular file's size and modification time in nanoseconds, or nil.
     package static func fileInfo(_ path: String) -> (size: Int, modified: Int64)? {
         var info = stat()

@@ -25,6 +25,9 @@ package final class DiskStore: Sendable {
         var useCounter: UInt64 = 0
         var disabledReason: String?
         var temporaryCounter = 0
+        /// Entries read and verified since they were last written: served again without re-reading the file.
+        var memory: [CacheKey: CacheEntry] = [:]
+        var memoryBytes = 0
     }
 
     package let directory: String
@@ -33,12 +36,15 @@ package final class DiskStore: Sendable {
     private let onDisable: @Sendable (String) -> Void
     /// A hit refreshes the file's time at most once per this many uses of the store (cheap LRU persistence).
     private let touchInterval: UInt64 = 64
+    /// The most body bytes kept in memory; past it the memory copies are dropped (the files stay).
+    private let memoryLimit: Int
 
     /// Opens (creating if needed) the store at `directory`; a store that cannot be used is returned disabled.
     package init(directory: String, maxBytes: Int, onDisable: @escaping @Sendable (String) -> Void = { _ in }) {
         self.directory = directory.hasSuffix("/") && directory.count > 1 ? String(directory.dropLast()) : directory
         self.maxBytes = max(0, maxBytes)
         self.onDisable = onDisable
+        self.memoryLimit = min(self.maxBytes, 64 << 20)
         do throws(CacheFileSystem.Failure) {
             try open()
         } catch {
@@ -57,17 +63,21 @@ package final class DiskStore: Sendable {
 
     /// The entry for `key`, or nil. A torn, truncated or corrupted file is a miss and is removed.
     package func read(_ key: CacheKey) -> CacheEntry? {
-        let shouldTouch: Bool? = state.withLock { state in
+        let found: (touch: Bool, memory: CacheEntry?)? = state.withLock { state in
             guard state.disabledReason == nil, var record = state.records[key] else { return nil }
             state.useCounter += 1
             record.lastUse = state.useCounter
             let touch = record.touchedAt == 0 || state.useCounter - record.touchedAt >= touchInterval
             if touch { record.touchedAt = state.useCounter }
             state.records[key] = record
-            return touch
+            return (touch, state.memory[key])
         }
-        guard let shouldTouch else { return nil }
+        guard let (shouldTouch, remembered) = found else { return nil }
         let path = self.path(for: key)
+        if let remembered {
+            if shouldTouch { CacheFileSystem.touch(path) }
+            return remembered
+        }
         let file: (bytes: [UInt8], inode: UInt64)?
         do throws(CacheFileSystem.Failure) {
             file = try CacheFileSystem.read(path)
@@ -82,10 +92,12 @@ package final class DiskStore: Sendable {
         do throws(CacheEntryFormat.Invalid) {
             let entry = try CacheEntryFormat.decode(file.bytes, key: key)
             if shouldTouch { CacheFileSystem.touch(path) }
+            remember(entry, for: key, inode: file.inode)
             return entry
         } catch {
             state.withLock { state in
                 CacheFileSystem.remove(path, ifInode: file.inode)
+                Self.dropMemory(key, &state)
                 if let record = state.records.removeValue(forKey: key) { state.totalBytes -= record.size }
             }
             return nil
@@ -111,6 +123,7 @@ package final class DiskStore: Sendable {
             return
         }
         state.withLock { state in
+            Self.dropMemory(key, &state)
             state.useCounter += 1
             let old = state.records.updateValue(Record(size: bytes.count, lastUse: state.useCounter, touchedAt: state.useCounter), forKey: key)
             state.totalBytes += bytes.count - (old?.size ?? 0)
@@ -122,6 +135,7 @@ package final class DiskStore: Sendable {
     package func remove(_ key: CacheKey) {
         let path = self.path(for: key)
         state.withLock { state in
+            Self.dropMemory(key, &state)
             guard let record = state.records.removeValue(forKey: key) else { return }
             state.totalBytes -= record.size
             CacheFileSystem.remove(path)
@@ -138,7 +152,26 @@ package final class DiskStore: Sendable {
     private func forget(_ key: CacheKey) {
         state.withLock { state in
             if let record = state.records.removeValue(forKey: key) { state.totalBytes -= record.size }
+            Self.dropMemory(key, &state)
         }
+    }
+
+    /// Keeps a verified entry in memory, unless the file changed since it was read.
+    private func remember(_ entry: CacheEntry, for key: CacheKey, inode: UInt64) {
+        guard entry.body.count <= memoryLimit else { return }
+        state.withLock { state in
+            guard state.records[key] != nil, state.memory[key] == nil, CacheFileSystem.inode(path(for: key)) == inode else { return }
+            if state.memoryBytes + entry.body.count > memoryLimit {
+                state.memory = [:]
+                state.memoryBytes = 0
+            }
+            state.memory[key] = entry
+            state.memoryBytes += entry.body.count
+        }
+    }
+
+    private static func dropMemory(_ key: CacheKey, _ state: inout State) {
+        if let old = state.memory.removeValue(forKey: key) { state.memoryBytes -= old.body.count }
     }
 
     /// Least recently used first, down to 90 % of the bound so that eviction does not run on every write.
@@ -149,6 +182,7 @@ package final class DiskStore: Sendable {
             guard state.totalBytes > target else { break }
             CacheFileSystem.remove(path(for: key))
             state.records[key] = nil
+            Self.dropMemory(key, &state)
             state.totalBytes -= record.size
         }
     }
