@@ -7,6 +7,8 @@ final class PageProxyApp: Sendable {
     let mockServer: Server?
     let status: ServiceStatus
     let transport: HTTP1Transport
+    /// The page cache (its store is nil when `cache.maxBytes` is 0).
+    let pages: CachingPageSource
     private let logger: Logger
 
     /// Starts the mock (if configured) and then the proxy; both are listening when this returns.
@@ -18,26 +20,48 @@ final class PageProxyApp: Sendable {
                 address: SocketAddress(host: mock.address, port: mock.port), limits: ServerLimits(),
                 responder: MockHTTPResponder(mock: MockUpstream(options: options)), logger: logger)
         }
-        let status = ServiceStatus()
+        let pages = makePageCache(config.cache, logger: logger)
+        let status = ServiceStatus(cacheProblem: { pages.store?.disabledReason })
         let transport = HTTP1Transport()
         let metricsBox = MetricsConnectionCount()
         let metrics = Metrics(openConnections: { metricsBox.count() })
         let responder = PageProxyResponder(
-            router: Router(routes: config.routes), aggregate: AggregateResponder(transport: transport, metrics: metrics), status: status,
+            router: Router(routes: config.routes), aggregate: AggregateResponder(transport: transport, pages: pages, metrics: metrics), status: status,
             metrics: metrics)
         let server = try Server(
             address: SocketAddress(host: config.listen.address, port: config.listen.port), limits: ServerLimits(config.server),
             responder: responder, logger: logger)
         metricsBox.set { server.openConnections }
         status.markReady()
-        return PageProxyApp(server: server, mockServer: mockServer, status: status, transport: transport, logger: logger)
+        return PageProxyApp(server: server, mockServer: mockServer, status: status, transport: transport, pages: pages, logger: logger)
     }
 
-    private init(server: Server, mockServer: Server?, status: ServiceStatus, transport: HTTP1Transport, logger: Logger) {
+    /// The shared page cache; a directory that cannot be used is logged once and leaves the proxy uncached.
+    private static func makePageCache(_ config: CacheConfig, logger: Logger) -> CachingPageSource {
+        guard config.maxBytes > 0 else {
+            logger.log(.info, "cache off", [("reason", "cache.maxBytes is 0")])
+            return CachingPageSource(store: nil)
+        }
+        let store = DiskStore(directory: config.directory, maxBytes: config.maxBytes) { reason in
+            logger.log(.error, "cache disabled; serving uncached", [("reason", .string(reason))])
+        }
+        if store.isEnabled {
+            logger.log(.info, "cache ready", [
+                ("directory", .string(config.directory)), ("max_bytes", .int(config.maxBytes)), ("entries", .int(store.entryCount)),
+                ("bytes", .int(store.totalBytes)),
+            ])
+        }
+        return CachingPageSource(store: store)
+    }
+
+    private init(
+        server: Server, mockServer: Server?, status: ServiceStatus, transport: HTTP1Transport, pages: CachingPageSource, logger: Logger
+    ) {
         self.server = server
         self.mockServer = mockServer
         self.status = status
         self.transport = transport
+        self.pages = pages
         self.logger = logger
     }
 

@@ -1,9 +1,14 @@
+import PageProxyCore
+import Synchronization
+
 /// The built-in mock paginated upstream: pure request → response logic, one route per
 /// imitated service (see `MockService`), with per-request `mock_*` options and faults.
 final class MockUpstream: Sendable {
     let options: MockUpstreamOptions
     /// Every request received, with in-flight counts.
     let log = MockRequestLog()
+    /// While true, every request answers 500 (an outage, for tests of serving stale pages).
+    private let outage = Mutex(false)
 
     /// Largest `mock_total` accepted, so a typo cannot ask for an absurd dataset.
     static let maxTotal = 100_000_000
@@ -15,6 +20,11 @@ final class MockUpstream: Sendable {
     init(options: MockUpstreamOptions = MockUpstreamOptions()) {
         self.options = options
         gate = options.holdUntilInFlight.map { MockGate(count: $0) }
+    }
+
+    /// Starts or ends an outage: every request answers 500 while it lasts.
+    func setOutage(_ isDown: Bool) {
+        outage.withLock { $0 = isDown }
     }
 
     /// Answers one request; applies the latency (Task.sleep) before answering; records the request.
@@ -32,8 +42,21 @@ final class MockUpstream: Sendable {
             try? await Task.sleep(for: options.latency)
         }
 
+        if outage.withLock({ $0 }) { return MockErrors.internalError() }
         let response = await answer(request, query, latencyIsValid: latencyText == nil || (latencyMilliseconds ?? -1) >= 0)
-        return request.method == "HEAD" ? response.headOnly() : response
+        let validated = Self.validated(response, ifNoneMatch: request.header("If-None-Match"))
+        return request.method == "HEAD" ? validated.headOnly() : validated
+    }
+
+    /// A 200 gets a strong `ETag` derived from its body (so the same page always has the same one), and a request
+    /// whose `If-None-Match` names it gets a 304 without a body, as real APIs such as GitHub's answer.
+    private static func validated(_ response: MockResponse, ifNoneMatch: String?) -> MockResponse {
+        guard response.status == 200 else { return response }
+        let etag = "\"" + String(SHA256.hex(SHA256.hash(response.body)).prefix(16)) + "\""
+        var tagged = response
+        tagged.setHeader("ETag", etag)
+        guard let ifNoneMatch, AggregateETag.matches(ifNoneMatch: [ifNoneMatch], etag: etag) else { return tagged }
+        return MockResponse(status: 304, headers: [(name: "ETag", value: etag)])
     }
 
     private func answer(_ request: MockRequest, _ query: MockQuery, latencyIsValid: Bool) async -> MockResponse {

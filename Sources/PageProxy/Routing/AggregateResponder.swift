@@ -6,6 +6,8 @@ import PageProxyCore
 /// after the first page and, if a later page fails, ends with a failure line and no last chunk.
 struct AggregateResponder: Sendable {
     let transport: any UpstreamTransport
+    /// The page cache shared by every request; the retries stay per request, behind it.
+    let pages: CachingPageSource
     let metrics: Metrics
 
     func respond(to request: HTTPRequestHead, route: RouteConfig, subpath: String, writer: ResponseWriter) async {
@@ -27,14 +29,17 @@ struct AggregateResponder: Sendable {
         // One retry budget and one deadline for all the pages of this request.
         let transport = RetryingTransport(
             base: self.transport, policy: RetryPolicy(budget: route.retries), deadline: .now + route.totalTimeout)
+        let tally = CacheTally()
+        let policy = CachePolicy(ttl: route.ttl, staleIfError: route.staleIfError, forceRevalidate: controls.fresh)
         let walker = PageWalker(
             base: base, scheme: route.pagination, options: options,
-            fetch: makeFetcher(route: route, request: request, transport: transport))
+            fetch: makeFetcher(route: route, request: request, transport: transport, policy: policy, tally: tally))
         let watcher = writer.watchForDisconnect()
         switch controls.format {
-        case .json: await respondMerged(walker: walker, route: route, writer: writer)
-        case .ndjson: await respondStreamed(walker: walker, route: route, writer: writer)
+        case .json: await respondMerged(walker: walker, route: route, request: request, tally: tally, writer: writer)
+        case .ndjson: await respondStreamed(walker: walker, route: route, tally: tally, writer: writer)
         }
+        writer.logFields["cache"] = .string(tally.summary)
         // The watcher must have stopped reading before the connection reads the next request.
         watcher.cancel()
         await watcher.value
@@ -43,14 +48,17 @@ struct AggregateResponder: Sendable {
         if retries > 0 { writer.logFields["retries"] = .int(retries) }
     }
 
-    private func respondMerged(walker: PageWalker, route: RouteConfig, writer: ResponseWriter) async {
+    private func respondMerged(walker: PageWalker, route: RouteConfig, request: HTTPRequestHead, tally: CacheTally, writer: ResponseWriter) async {
         var framing = MergedJSONBody()
         var body: [UInt8] = []
+        var etag = AggregateETag()
         var pages = 0
         var items = 0
         do {
             while let page = try await walker.next() {
+                let start = body.count
                 framing.append(page, to: &body)
+                etag.update(body[start...])
                 pages += 1
                 items += page.itemCount
             }
@@ -58,18 +66,31 @@ struct AggregateResponder: Sendable {
             await sendFailure(error, route: route, writer: writer)
             return
         }
-        body += framing.closing()
+        let closing = framing.closing()
+        body += closing
+        etag.update(closing)
         var headers = HTTPHeaders()
         headers.set("Content-Type", OutputFormat.json.contentType)
         headers.set("PageProxy-Pages", String(pages))
         headers.set("PageProxy-Items", String(items))
         if walker.wasTruncated { headers.set("PageProxy-Truncated", "true") }
+        tally.addHeaders(to: &headers)
+        let tag = etag.finalize()
+        headers.set("ETag", tag)
         writer.logFields["pages"] = .int(pages)
         writer.logFields["items"] = .int(items)
+        // RFC 9110 §13.1.2 — the client already holds this answer: no body.
+        if AggregateETag.matches(ifNoneMatch: request.headers.values("If-None-Match"), etag: tag) {
+            var notModified = headers
+            notModified.remove("Content-Type")
+            notModified.set("Content-Length", String(body.count))
+            try? await writer.send(.notModified, headers: notModified, body: [])
+            return
+        }
         try? await writer.send(.ok, headers: headers, body: body)
     }
 
-    private func respondStreamed(walker: PageWalker, route: RouteConfig, writer: ResponseWriter) async {
+    private func respondStreamed(walker: PageWalker, route: RouteConfig, tally: CacheTally, writer: ResponseWriter) async {
         var pages = 0
         var items = 0
         defer {
@@ -87,6 +108,8 @@ struct AggregateResponder: Sendable {
         var headers = HTTPHeaders()
         headers.set("Content-Type", OutputFormat.ndjson.contentType)
         headers.set("Cache-Control", "no-store")
+        // The cache outcome of every page is known only at the end: it follows the body as trailer fields.
+        headers.set("Trailer", "PageProxy-Cache, PageProxy-Stale")
         do {
             try await writer.beginStream(.ok, headers: headers)
             var page = first
@@ -96,7 +119,9 @@ struct AggregateResponder: Sendable {
                 try await writer.writeStreamed(NDJSONBody.bytes(for: current))
                 page = try await walker.next()
             }
-            try await writer.endStream()
+            var trailers = HTTPHeaders()
+            tally.addHeaders(to: &trailers)
+            try await writer.endStream(trailers: trailers)
         } catch let error as PaginationError {
             let failure = PaginationErrorResponse(error, route: route.name)
             writer.logFields["error"] = .string(failure.code)
@@ -133,7 +158,9 @@ struct AggregateResponder: Sendable {
             query: queries.isEmpty ? nil : queries.joined(separator: "&"))
     }
 
-    private func makeFetcher(route: RouteConfig, request: HTTPRequestHead, transport: RetryingTransport) -> PageFetcher {
+    private func makeFetcher(
+        route: RouteConfig, request: HTTPRequestHead, transport: RetryingTransport, policy: CachePolicy, tally: CacheTally
+    ) -> PageFetcher {
         var fields = HTTPHeaders()
         for (name, value) in route.headers { fields.set(name, value) }
         for name in route.forwardHeaders {
@@ -143,13 +170,18 @@ struct AggregateResponder: Sendable {
         let timeout = route.pageTimeout
         let maxBytes = route.maxPageBytes
         let metrics = self.metrics
+        let pages = self.pages
         let routeName = route.name
         let caFile = route.caFile
         return { url, number throws(PaginationError) in
             let started = ContinuousClock.now
             do throws(UpstreamError) {
-                let response = try await transport.send(
-                    UpstreamRequest(url: url, headers: headers, caFile: caFile), timeout: timeout, maxBodyBytes: maxBytes)
+                let (response, source) = try await pages.fetch(
+                    UpstreamRequest(url: url, headers: headers, caFile: caFile), policy: policy, transport: transport, timeout: timeout, maxBodyBytes: maxBytes)
+                tally.record(source)
+                metrics.cacheOutcome(route: routeName, outcome: source.rawValue)
+                // A hit or a stale page made no upstream request that answered.
+                guard source != .hit && source != .stale else { return response }
                 let code = response.status.code
                 let outcome = (200..<300).contains(code) ? "ok" : code < 500 ? "http_4xx" : "http_5xx"
                 metrics.pageFetched(route: routeName, outcome: outcome, duration: .now - started)

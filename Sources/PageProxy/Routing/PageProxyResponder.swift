@@ -33,6 +33,10 @@ struct PageProxyResponder: HTTPResponder {
         case .ready:
             if let reason = status.notReadyReason {
                 await sendJSON(.serviceUnavailable, "{\"status\":\"not_ready\",\"reason\":\"\(reason)\"}\n", writer: writer)
+            } else if let cache = status.cacheDisabledReason {
+                var text = "{\"status\":\"ready\",\"cache\":"
+                JSONText.appendString("disabled: " + cache, to: &text)
+                await sendJSON(.ok, text + "}\n", writer: writer)
             } else {
                 await sendJSON(.ok, "{\"status\":\"ready\"}\n", writer: writer)
             }

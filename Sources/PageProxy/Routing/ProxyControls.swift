@@ -53,6 +53,10 @@ struct ProxyControls: Sendable, Equatable {
             case "0", "false", "no": controls.fresh = false
             default: throw Invalid(control: "_fresh", message: "_fresh must be true or false, not \"\(fresh.prefix(40))\"")
             }
+        } else {
+            // RFC 9111 §5.2.1.4 / §5.4 — a client's `no-cache` (or a reload's `max-age=0`) asks for revalidation.
+            let directives = headers.tokens("Cache-Control")
+            controls.fresh = directives.contains("no-cache") || directives.contains("max-age=0") || headers.tokens("Pragma").contains("no-cache")
         }
         return controls
     }

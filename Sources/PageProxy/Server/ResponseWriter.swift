@@ -53,8 +53,9 @@ final class ResponseWriter {
     func send(_ status: HTTPStatus, headers: HTTPHeaders = HTTPHeaders(), body: [UInt8]) async throws {
         precondition(!hasStarted, "a response is written once")
         var headers = headers
-        // A HEAD answer may state the length its GET would have (RFC 9110 §9.3.2); otherwise count the body.
-        if !(isHead && body.isEmpty && headers.contains("Content-Length")) {
+        // A HEAD answer, or a 304, may state the length its GET would have had (RFC 9110 §8.6, §9.3.2); otherwise
+        // count the body.
+        if !((isHead || !status.allowsBody) && body.isEmpty && headers.contains("Content-Length")) {
             headers.set("Content-Length", String(body.count))
         }
         var bytes = head(status, headers: &headers)
@@ -116,11 +117,16 @@ final class ResponseWriter {
         }
     }
 
-    /// Ends a streamed body cleanly: the last chunk for HTTP/1.1.
-    func endStream() async throws {
+    /// Ends a streamed body cleanly: the last chunk for HTTP/1.1, with `trailers` as its trailer section
+    /// (RFC 9112 §7.1.2; announce them in the head's `Trailer` field). HTTP/1.0 streams cannot carry trailers.
+    func endStream(trailers: HTTPHeaders = HTTPHeaders()) async throws {
         guard case .streaming(let chunked) = state else { return }
         state = .finished
-        if chunked { try await write(ChunkedEncoding.lastChunk) }
+        guard chunked else { return }
+        var bytes: [UInt8] = Array("0\r\n".utf8)
+        for field in trailers { bytes += Array("\(field.name): \(field.value)\r\n".utf8) }
+        bytes += Array("\r\n".utf8)
+        try await write(trailers.count == 0 ? ChunkedEncoding.lastChunk : bytes)
     }
 
     /// Ends a streamed body without its last chunk: the connection closes so that the client sees the loss.

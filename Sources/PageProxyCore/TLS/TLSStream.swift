@@ -141,7 +141,7 @@ package final class TLSStream: @unchecked Sendable {
         let ssl = self.ssl
         return socket.withOpenDescriptor { _ -> Attempt in
             errno = 0
-            let result = call(ssl)
+            let result = withoutSIGPIPE { call(ssl) }
             guard result <= 0 else { return Attempt(result: result) }
             let error = library.sslGetError(ssl, result)
             let wants = error == OpenSSL.errorWantRead || error == OpenSSL.errorWantWrite
@@ -184,6 +184,26 @@ package final class TLSStream: @unchecked Sendable {
         _ = socket.withOpenDescriptor { _ in library.sslShutdown(ssl) }
         socket.close()
     }
+}
+
+/// Runs `call` with SIGPIPE blocked on this thread and discards a SIGPIPE it raised: OpenSSL writes with
+/// write(2), and a peer that has gone would otherwise end the process (Linux has no SO_NOSIGPIPE; PageProxy's
+/// own sockets use MSG_NOSIGNAL). The library must not depend on its host program ignoring SIGPIPE.
+private func withoutSIGPIPE<T>(_ call: () -> T) -> T {
+    var pipe = sigset_t()
+    sigemptyset(&pipe)
+    sigaddset(&pipe, SIGPIPE)
+    var previous = sigset_t()
+    pthread_sigmask(SIG_BLOCK, &pipe, &previous)
+    let result = call()
+    var pending = sigset_t()
+    sigpending(&pending)
+    if sigismember(&pending, SIGPIPE) == 1 && sigismember(&previous, SIGPIPE) == 0 {
+        var now = timespec(tv_sec: 0, tv_nsec: 0)
+        _ = sigtimedwait(&pipe, nil, &now)
+    }
+    pthread_sigmask(SIG_SETMASK, &previous, nil)
+    return result
 }
 
 /// Why a TLS stream could not be opened: TLS itself, or the socket under it.

@@ -1,0 +1,29 @@
+import PageProxyCore
+import Synchronization
+
+/// Counts where one client request's pages came from, for its `PageProxy-Cache` header, log line and metrics.
+final class CacheTally: Sendable {
+    private let counts = Mutex<[CacheOutcome: Int]>([:])
+
+    func record(_ outcome: CacheOutcome) {
+        counts.withLock { $0[outcome, default: 0] += 1 }
+    }
+
+    func count(_ outcome: CacheOutcome) -> Int { counts.withLock { $0[outcome] ?? 0 } }
+
+    /// Whether any page was served stale because the upstream failed.
+    var servedStale: Bool { count(.stale) > 0 }
+
+    /// `hits=3 misses=1 revalidated=0 stale=0 bypassed=0`: the value of `PageProxy-Cache` and of the log field.
+    var summary: String {
+        let counts = self.counts.withLock { $0 }
+        return "hits=\(counts[.hit] ?? 0) misses=\(counts[.miss] ?? 0) revalidated=\(counts[.revalidated] ?? 0) "
+            + "stale=\(counts[.stale] ?? 0) bypassed=\(counts[.bypass] ?? 0)"
+    }
+
+    /// The cache headers of an answer: the summary, and `PageProxy-Stale: true` when a page was stale.
+    func addHeaders(to headers: inout HTTPHeaders) {
+        headers.set("PageProxy-Cache", summary)
+        if servedStale { headers.set("PageProxy-Stale", "true") }
+    }
+}

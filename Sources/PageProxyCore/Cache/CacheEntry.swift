@@ -1,0 +1,59 @@
+import Foundation
+
+/// One cached upstream page: the 200 response as PageProxy needs it again, and when it stops being fresh.
+package struct CacheEntry: Sendable, Equatable {
+    package var status: HTTPStatus
+    /// The upstream's end-to-end headers (see `storedHeaders(of:)`): validators, `Cache-Control`, pagination links.
+    package var headers: HTTPHeaders
+    package var body: [UInt8]
+    package var storedAt: Date
+    /// After this instant the entry must be revalidated before it is served.
+    package var freshUntil: Date
+    /// The upstream said `must-revalidate` (or `no-cache`): never served stale, not even when it fails.
+    package var mustRevalidate: Bool
+
+    package init(
+        status: HTTPStatus, headers: HTTPHeaders, body: [UInt8], storedAt: Date, freshUntil: Date, mustRevalidate: Bool = false
+    ) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+        self.storedAt = storedAt
+        self.freshUntil = freshUntil
+        self.mustRevalidate = mustRevalidate
+    }
+
+    package func isFresh(at now: Date) -> Bool { now < freshUntil }
+
+    /// The page as the walker sees it.
+    package var response: UpstreamResponse { UpstreamResponse(status: status, headers: headers, body: body) }
+
+    /// Headers never stored: hop-by-hop ones (RFC 9110 §7.6.1), framing, per-message ones, and cookies (which
+    /// PageProxy never passes on, so there is no reason to keep them on disk).
+    static let unstoredHeaders: Set<String> = [
+        "connection", "keep-alive", "proxy-connection", "proxy-authenticate", "proxy-authorization", "te", "trailer",
+        "transfer-encoding", "upgrade", "content-length", "date", "age", "set-cookie", "set-cookie2",
+    ]
+
+    /// The response headers an entry keeps.
+    package static func storedHeaders(of headers: HTTPHeaders) -> HTTPHeaders {
+        var kept = HTTPHeaders()
+        for field in headers where !unstoredHeaders.contains(field.name.lowercased()) {
+            kept.add(field.name, field.value)
+        }
+        return kept
+    }
+
+    /// RFC 9111 §4.3.4 — a 304 updates the stored headers with those it carries (new validators, new freshness).
+    package mutating func merge304Headers(_ update: HTTPHeaders) {
+        let fresh = CacheEntry.storedHeaders(of: update)
+        var names: [String] = []
+        for field in fresh where !names.contains(where: { HTTPHeaders.namesEqual($0, field.name) }) {
+            names.append(field.name)
+        }
+        for name in names {
+            headers.remove(name)
+            for value in fresh.values(name) { headers.add(name, value) }
+        }
+    }
+}

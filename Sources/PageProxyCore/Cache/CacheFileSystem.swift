@@ -1,0 +1,148 @@
+import Glibc
+
+/// The few file-system calls the disk cache makes, each retrying `EINTR` and throwing the call's name and `errno`.
+///
+/// Files are created `0600` and directories `0700`: cached pages may hold data fetched with a user's credentials.
+package enum CacheFileSystem {
+    package struct Failure: Error, Equatable, CustomStringConvertible {
+        package let call: String
+        package let path: String
+        package let errno: Int32
+
+        package var description: String { "\(call) \(path): \(String(cString: strerror(errno)))" }
+
+        /// Whether the failure means the directory cannot hold the cache (full, read-only, forbidden, gone).
+        package var disablesCache: Bool {
+            [ENOSPC, EDQUOT, EROFS, EACCES, EPERM, ENOENT, ENOTDIR].contains(errno)
+        }
+    }
+
+    /// A whole file's bytes and its inode, or nil when it does not exist.
+    package static func read(_ path: String) throws(Failure) -> (bytes: [UInt8], inode: UInt64)? {
+        let fd = retrying { open(path, O_RDONLY | O_CLOEXEC) }
+        if fd < 0 {
+            if errno == ENOENT { return nil }
+            throw failure("open", path)
+        }
+        defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { throw failure("fstat", path) }
+        let size = Int(info.st_size)
+        var bytes = [UInt8](repeating: 0, count: size)
+        var done = 0
+        while done < size {
+            let count = bytes.withUnsafeMutableBytes { buffer in
+                retrying { Glibc.read(fd, buffer.baseAddress.unsafelyUnwrapped + done, size - done) }
+            }
+            if count < 0 { throw failure("read", path) }
+            if count == 0 { break }  // shrank meanwhile: the length check will reject it
+            done += count
+        }
+        if done < size { bytes.removeLast(size - done) }
+        return (bytes, UInt64(info.st_ino))
+    }
+
+    /// Writes `bytes` to `temporary` (created exclusively, mode 0600), then renames it to `path`.
+    ///
+    /// No fsync: after a power loss the renamed file may be empty or torn, which the entry's length and checksum
+    /// catch on the next read. A process crash (kill -9) cannot tear it: the rename happens only after every byte
+    /// is written, and a leftover temporary file is removed at the next start.
+    package static func writeAtomically(_ bytes: [UInt8], to path: String, temporary: String) throws(Failure) {
+        let fd = retrying { open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600) }
+        guard fd >= 0 else { throw failure("open", temporary) }
+        var done = 0
+        while done < bytes.count {
+            let count = bytes.withUnsafeBytes { buffer in
+                retrying { write(fd, buffer.baseAddress.unsafelyUnwrapped + done, bytes.count - done) }
+            }
+            if count <= 0 {
+                let error = failure("write", temporary)
+                close(fd)
+                unlink(temporary)
+                throw error
+            }
+            done += count
+        }
+        guard close(fd) == 0 else {
+            let error = failure("close", temporary)
+            unlink(temporary)
+            throw error
+        }
+        guard rename(temporary, path) == 0 else {
+            let error = failure("rename", path)
+            unlink(temporary)
+            throw error
+        }
+    }
+
+    /// Creates `path` (mode 0700) and its missing parents; an existing directory is fine.
+    package static func makeDirectory(_ path: String) throws(Failure) {
+        var prefix = path.hasPrefix("/") ? "/" : ""
+        for component in path.split(separator: "/") {
+            prefix += component
+            if mkdir(prefix, 0o700) != 0 && errno != EEXIST { throw failure("mkdir", prefix) }
+            prefix += "/"
+        }
+        var info = stat()
+        guard stat(path, &info) == 0 else { throw failure("stat", path) }
+        guard info.st_mode & S_IFMT == S_IFDIR else { throw Failure(call: "mkdir", path: path, errno: ENOTDIR) }
+    }
+
+    /// Removes `path` if its inode is still `inode` (so a newer entry renamed over it meanwhile survives).
+    package static func remove(_ path: String, ifInode inode: UInt64? = nil) {
+        if let inode {
+            var info = stat()
+            guard lstat(path, &info) == 0, UInt64(info.st_ino) == inode else { return }
+        }
+        unlink(path)
+    }
+
+    /// Sets a file's access and modification times to now: the LRU order that survives a restart.
+    package static func touch(_ path: String) {
+        _ = utimensat(AT_FDCWD, path, nil, 0)
+    }
+
+    /// The names in a directory (without "." and ".."), or nil when it cannot be read.
+    package static func names(in directory: String) -> [String]? {
+        guard let handle = opendir(directory) else { return nil }
+        defer { closedir(handle) }
+        var names: [String] = []
+        while let item = readdir(handle) {
+            let name = withUnsafeBytes(of: item.pointee.d_name) { raw in
+                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            if name != "." && name != ".." { names.append(name) }
+        }
+        return names
+    }
+
+    /// A file's inode number, or nil.
+    package static func inode(_ path: String) -> UInt64? {
+        var info = stat()
+        guard lstat(path, &info) == 0 else { return nil }
+        return UInt64(info.st_ino)
+    }
+
+    /// A regular file's size and modification time in nanoseconds, or nil.
+    package static func fileInfo(_ path: String) -> (size: Int, modified: Int64)? {
+        var info = stat()
+        guard lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
+        return (Int(info.st_size), Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec))
+    }
+
+    private static func retrying(_ call: () -> Int32) -> Int32 {
+        var result = call()
+        while result < 0 && errno == EINTR { result = call() }
+        return result
+    }
+
+    private static func retrying(_ call: () -> Int) -> Int {
+        var result = call()
+        while result < 0 && errno == EINTR { result = call() }
+        return result
+    }
+
+    private static func failure(_ call: String, _ path: String) -> Failure {
+        Failure(call: call, path: path, errno: errno)
+    }
+}

@@ -1,0 +1,81 @@
+import Foundation
+
+/// How long an upstream page stays fresh, from the route's TTL and the upstream's `Cache-Control` (RFC 9111 §5.2.2).
+///
+/// PageProxy is a private cache in front of one client application, and its entries are keyed by the credentials
+/// that fetched them, so:
+/// - `no-store`: never stored (an existing entry for the key is removed);
+/// - `private`: stored like any other response;
+/// - `no-cache`: stored, but revalidated before every use, and never served stale;
+/// - `max-age=N`: fresh for N seconds (less any `Age`), replacing the route's TTL, shorter or longer;
+/// - `must-revalidate` (or `proxy-revalidate`): fresh as usual, but never served stale when the upstream fails;
+/// - `s-maxage` applies to shared caches only and is ignored; so is `Expires` (the route's TTL applies instead).
+package struct CacheFreshness: Sendable, Equatable {
+    /// Whether the response may be written to the cache at all.
+    package var isStorable: Bool
+    /// How long from now the response is fresh.
+    package var lifetime: Duration
+    package var mustRevalidate: Bool
+
+    package init(isStorable: Bool, lifetime: Duration, mustRevalidate: Bool) {
+        self.isStorable = isStorable
+        self.lifetime = lifetime
+        self.mustRevalidate = mustRevalidate
+    }
+
+    package init(headers: HTTPHeaders, routeTTL: Duration) {
+        let directives = CacheFreshness.directives(headers)
+        isStorable = directives["no-store"] == nil
+        mustRevalidate = directives["must-revalidate"] != nil || directives["proxy-revalidate"] != nil
+        if directives["no-cache"] != nil {
+            lifetime = .zero
+            mustRevalidate = true
+        } else if let text = directives["max-age"], let maxAge = CacheFreshness.seconds(text) {
+            let age = headers["Age"].flatMap { CacheFreshness.seconds($0) } ?? 0
+            lifetime = .seconds(max(0, maxAge - age))
+        } else {
+            lifetime = routeTTL
+        }
+    }
+
+    /// The entry for a 200 `response` received at `now`, or nil when it must not be stored.
+    package static func entry(for response: UpstreamResponse, routeTTL: Duration, now: Date) -> CacheEntry? {
+        let freshness = CacheFreshness(headers: response.headers, routeTTL: routeTTL)
+        guard response.status.code == 200, freshness.isStorable else { return nil }
+        return CacheEntry(
+            status: response.status, headers: CacheEntry.storedHeaders(of: response.headers), body: response.body,
+            storedAt: now, freshUntil: now.addingTimeInterval(freshness.lifetime.timeInterval),
+            mustRevalidate: freshness.mustRevalidate)
+    }
+
+    /// `Cache-Control` directives by lowercased name, with their argument (unquoted) or "" when they have none.
+    package static func directives(_ headers: HTTPHeaders) -> [String: String] {
+        var result: [String: String] = [:]
+        for token in headers.tokens("Cache-Control") {
+            let parts = token.split(separator: "=", maxSplits: 1)
+            guard let name = parts.first else { continue }
+            var value = parts.count > 1 ? String(parts[1]) : ""
+            if value.hasPrefix("\""), value.hasSuffix("\""), value.count >= 2 { value = String(value.dropFirst().dropLast()) }
+            let key = String(name).trimmingCharacters(in: .whitespaces)
+            // RFC 9111 §4.2.1 — with a directive repeated, the first one counts.
+            if result[key] == nil { result[key] = value }
+        }
+        return result
+    }
+
+    /// RFC 9111 §1.2.2 — delta-seconds; an absurdly large value is capped rather than rejected.
+    private static func seconds(_ text: String) -> Int64? {
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        guard !trimmed.isEmpty, trimmed.utf8.allSatisfy({ (0x30...0x39).contains($0) }) else { return nil }
+        guard trimmed.utf8.count <= 10 else { return 2_147_483_648 }
+        return Int64(trimmed).map { min($0, 2_147_483_648) }
+    }
+}
+
+extension Duration {
+    /// Seconds as a `TimeInterval`.
+    package var timeInterval: TimeInterval {
+        let (seconds, attoseconds) = components
+        return TimeInterval(seconds) + TimeInterval(attoseconds) / 1e18
+    }
+}

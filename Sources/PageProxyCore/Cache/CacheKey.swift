@@ -1,0 +1,46 @@
+/// Names one cached page: a SHA-256 of the method, the full upstream URL and every header PageProxy sends with it.
+///
+/// DESIGN.md: a response fetched with one `Authorization` is never served to a request with another. Every header
+/// sent upstream (the route's own and those forwarded from the client) may change the answer, so all of them are
+/// part of the key. The key is hexadecimal, so no request path can name a file outside the cache directory.
+package struct CacheKey: Hashable, Sendable, CustomStringConvertible {
+    /// 64 lowercase hexadecimal digits.
+    package let hex: String
+
+    package init(_ request: UpstreamRequest) {
+        var hasher = SHA256()
+        // Each part is length-prefixed, so no two different requests give the same input.
+        func part(_ text: String) {
+            let bytes = Array(text.utf8)
+            hasher.update(Array(String(bytes.count).utf8) + [0x3A] + bytes)
+        }
+        part("pageproxy-cache-key-v1")
+        part(request.method.rawValue)
+        part(request.url.description)
+        // Field order on the wire does not change the answer; name case never does.
+        let fields = request.headers.map { (name: String(decoding: $0.name.utf8.map(HTTPHeaders.lowercased), as: UTF8.self), value: $0.value) }
+        for field in fields.enumerated().sorted(by: { ($0.element.name, $0.offset) < ($1.element.name, $1.offset) }) {
+            part(field.element.name)
+            part(field.element.value)
+        }
+        hex = SHA256.hex(hasher.finalize())
+    }
+
+    /// A key read back from a file name; nil unless it is 64 lowercase hexadecimal digits.
+    package init?(hex: String) {
+        guard hex.utf8.count == 64, hex.utf8.allSatisfy({ (0x30...0x39).contains($0) || (0x61...0x66).contains($0) }) else {
+            return nil
+        }
+        self.hex = hex
+    }
+
+    /// The fan-out directory (the first two digits), so no one directory holds every entry.
+    package var directoryName: String { String(hex.prefix(2)) }
+
+    /// The entry's file name inside its fan-out directory.
+    package var fileName: String { hex + CacheKey.entrySuffix }
+
+    package static let entrySuffix = ".entry"
+
+    package var description: String { hex }
+}

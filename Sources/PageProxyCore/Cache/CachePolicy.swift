@@ -1,0 +1,29 @@
+/// What one client request allows the cache to do with its pages.
+package struct CachePolicy: Sendable, Equatable {
+    /// The route's freshness lifetime when the upstream gives none; zero bypasses the cache.
+    package var ttl: Duration
+    /// Serve a stale entry when the upstream fails (an error, or a 5xx after the retries).
+    package var staleIfError: Bool
+    /// Revalidate even a fresh entry (the client sent `Cache-Control: no-cache` or `_fresh=1`).
+    package var forceRevalidate: Bool
+
+    package init(ttl: Duration, staleIfError: Bool = false, forceRevalidate: Bool = false) {
+        self.ttl = ttl
+        self.staleIfError = staleIfError
+        self.forceRevalidate = forceRevalidate
+    }
+}
+
+/// Where a page came from.
+package enum CacheOutcome: String, Sendable, CaseIterable {
+    /// A fresh entry; no upstream request.
+    case hit
+    /// Fetched from the upstream (no usable entry).
+    case miss
+    /// A stale or forced entry confirmed by the upstream with a 304.
+    case revalidated
+    /// A stale entry served because the upstream failed.
+    case stale
+    /// The cache was not used: disabled, or the route's TTL is zero.
+    case bypass
+}

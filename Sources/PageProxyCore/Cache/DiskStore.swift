@@ -1,0 +1,229 @@
+import Glibc
+import Synchronization
+
+/// Cache entries as files under one directory, bounded in bytes, evicting the least recently used.
+///
+/// The index (key → size, last use) lives in memory and is rebuilt at start by scanning the directory, ordered by
+/// each file's modification time, which a hit refreshes; so the LRU order and the byte bound survive a restart.
+/// Temporary files a crash left behind are removed at start. A directory that is missing and cannot be made,
+/// unwritable, read-only or full disables the store: every read misses and every write is skipped, and
+/// `onDisable` is told once, with the reason, so the proxy keeps serving uncached.
+///
+/// Only files named like entries (`<2 hex>/<64 hex>.entry`) and their temporaries are ever removed, so a cache
+/// directory pointed at the wrong place does not lose anyone's files. One process per directory.
+package final class DiskStore: Sendable {
+    private struct Record {
+        var size: Int
+        var lastUse: UInt64
+        /// When this process last refreshed the file's time (0: never).
+        var touchedAt: UInt64 = 0
+    }
+
+    private struct State {
+        var records: [CacheKey: Record] = [:]
+        var totalBytes = 0
+        var useCounter: UInt64 = 0
+        var disabledReason: String?
+        var temporaryCounter = 0
+        /// Entries read and verified since they were last written: served again without re-reading the file.
+        var memory: [CacheKey: CacheEntry] = [:]
+        var memoryBytes = 0
+    }
+
+    package let directory: String
+    package let maxBytes: Int
+    private let state = Mutex(State())
+    private let onDisable: @Sendable (String) -> Void
+    /// A hit refreshes the file's time at most once per this many uses of the store (cheap LRU persistence).
+    private let touchInterval: UInt64 = 64
+    /// The most body bytes kept in memory; past it the memory copies are dropped (the files stay).
+    private let memoryLimit: Int
+
+    /// Opens (creating if needed) the store at `directory`; a store that cannot be used is returned disabled.
+    package init(directory: String, maxBytes: Int, onDisable: @escaping @Sendable (String) -> Void = { _ in }) {
+        self.directory = directory.hasSuffix("/") && directory.count > 1 ? String(directory.dropLast()) : directory
+        self.maxBytes = max(0, maxBytes)
+        self.onDisable = onDisable
+        self.memoryLimit = min(self.maxBytes, 64 << 20)
+        do throws(CacheFileSystem.Failure) {
+            try open()
+        } catch {
+            disable("cache directory \(self.directory) is unusable: \(error.description)")
+        }
+    }
+
+    /// Nil while the store works; otherwise why it was disabled.
+    package var disabledReason: String? { state.withLock { $0.disabledReason } }
+    package var isEnabled: Bool { disabledReason == nil }
+    /// The bytes of every entry file in the index.
+    package var totalBytes: Int { state.withLock { $0.totalBytes } }
+    package var entryCount: Int { state.withLock { $0.records.count } }
+
+    package func contains(_ key: CacheKey) -> Bool { state.withLock { $0.records[key] != nil } }
+
+    /// The entry for `key`, or nil. A torn, truncated or corrupted file is a miss and is removed.
+    package func read(_ key: CacheKey) -> CacheEntry? {
+        let found: (touch: Bool, memory: CacheEntry?)? = state.withLock { state in
+            guard state.disabledReason == nil, var record = state.records[key] else { return nil }
+            state.useCounter += 1
+            record.lastUse = state.useCounter
+            let touch = record.touchedAt == 0 || state.useCounter - record.touchedAt >= touchInterval
+            if touch { record.touchedAt = state.useCounter }
+            state.records[key] = record
+            return (touch, state.memory[key])
+        }
+        guard let (shouldTouch, remembered) = found else { return nil }
+        let path = self.path(for: key)
+        if let remembered {
+            if shouldTouch { CacheFileSystem.touch(path) }
+            return remembered
+        }
+        let file: (bytes: [UInt8], inode: UInt64)?
+        do throws(CacheFileSystem.Failure) {
+            file = try CacheFileSystem.read(path)
+        } catch {
+            forget(key)
+            return nil
+        }
+        guard let file else {
+            forget(key)
+            return nil
+        }
+        do throws(CacheEntryFormat.Invalid) {
+            let entry = try CacheEntryFormat.decode(file.bytes, key: key)
+            if shouldTouch { CacheFileSystem.touch(path) }
+            remember(entry, for: key, inode: file.inode)
+            return entry
+        } catch {
+            state.withLock { state in
+                CacheFileSystem.remove(path, ifInode: file.inode)
+                Self.dropMemory(key, &state)
+                if let record = state.records.removeValue(forKey: key) { state.totalBytes -= record.size }
+            }
+            return nil
+        }
+    }
+
+    /// Stores `entry` under `key` atomically, then evicts least recently used entries down to the bound.
+    package func write(_ entry: CacheEntry, for key: CacheKey) {
+        let bytes = CacheEntryFormat.encode(entry, key: key)
+        guard bytes.count <= maxBytes else { return }
+        let temporary: String? = state.withLock { state in
+            guard state.disabledReason == nil else { return nil }
+            state.temporaryCounter += 1
+            return "\(directory)/\(key.directoryName)/\(key.hex).tmp-\(getpid())-\(state.temporaryCounter)"
+        }
+        guard let temporary else { return }
+        let path = self.path(for: key)
+        do throws(CacheFileSystem.Failure) {
+            try CacheFileSystem.makeDirectory("\(directory)/\(key.directoryName)")
+            try CacheFileSystem.writeAtomically(bytes, to: path, temporary: temporary)
+        } catch {
+            if error.disablesCache { disable("cache directory \(directory) is unusable: \(error.description)") }
+            return
+        }
+        state.withLock { state in
+            Self.dropMemory(key, &state)
+            state.useCounter += 1
+            let old = state.records.updateValue(Record(size: bytes.count, lastUse: state.useCounter, touchedAt: state.useCounter), forKey: key)
+            state.totalBytes += bytes.count - (old?.size ?? 0)
+            evict(&state)
+        }
+    }
+
+    /// Removes the entry for `key`, if any.
+    package func remove(_ key: CacheKey) {
+        let path = self.path(for: key)
+        state.withLock { state in
+            Self.dropMemory(key, &state)
+            guard let record = state.records.removeValue(forKey: key) else { return }
+            state.totalBytes -= record.size
+            CacheFileSystem.remove(path)
+        }
+    }
+
+    /// The entry file's path: `<directory>/<first two hex digits>/<64 hex digits>.entry`.
+    package func path(for key: CacheKey) -> String {
+        "\(directory)/\(key.directoryName)/\(key.fileName)"
+    }
+
+    // MARK: - Private
+
+    private func forget(_ key: CacheKey) {
+        state.withLock { state in
+            if let record = state.records.removeValue(forKey: key) { state.totalBytes -= record.size }
+            Self.dropMemory(key, &state)
+        }
+    }
+
+    /// Keeps a verified entry in memory, unless the file changed since it was read.
+    private func remember(_ entry: CacheEntry, for key: CacheKey, inode: UInt64) {
+        guard entry.body.count <= memoryLimit else { return }
+        state.withLock { state in
+            guard state.records[key] != nil, state.memory[key] == nil, CacheFileSystem.inode(path(for: key)) == inode else { return }
+            if state.memoryBytes + entry.body.count > memoryLimit {
+                state.memory = [:]
+                state.memoryBytes = 0
+            }
+            state.memory[key] = entry
+            state.memoryBytes += entry.body.count
+        }
+    }
+
+    private static func dropMemory(_ key: CacheKey, _ state: inout State) {
+        if let old = state.memory.removeValue(forKey: key) { state.memoryBytes -= old.body.count }
+    }
+
+    /// Least recently used first, down to 90 % of the bound so that eviction does not run on every write.
+    private func evict(_ state: inout State) {
+        guard state.totalBytes > maxBytes else { return }
+        let target = maxBytes - maxBytes / 10
+        for (key, record) in state.records.sorted(by: { $0.value.lastUse < $1.value.lastUse }) {
+            guard state.totalBytes > target else { break }
+            CacheFileSystem.remove(path(for: key))
+            state.records[key] = nil
+            Self.dropMemory(key, &state)
+            state.totalBytes -= record.size
+        }
+    }
+
+    private func disable(_ reason: String) {
+        let first = state.withLock { state -> Bool in
+            guard state.disabledReason == nil else { return false }
+            state.disabledReason = reason
+            return true
+        }
+        if first { onDisable(reason) }
+    }
+
+    /// Makes the directory, proves it writable, removes leftover temporaries and rebuilds the index.
+    private func open() throws(CacheFileSystem.Failure) {
+        try CacheFileSystem.makeDirectory(directory)
+        let probe = "\(directory)/.probe-\(getpid())"
+        CacheFileSystem.remove(probe + ".tmp")
+        try CacheFileSystem.writeAtomically([], to: probe, temporary: probe + ".tmp")
+        CacheFileSystem.remove(probe)
+        var found: [(key: CacheKey, size: Int, modified: Int64)] = []
+        for fanOut in CacheFileSystem.names(in: directory) ?? [] where fanOut.utf8.count == 2 {
+            let folder = "\(directory)/\(fanOut)"
+            for name in CacheFileSystem.names(in: folder) ?? [] {
+                let path = "\(folder)/\(name)"
+                if name.contains(".tmp-"), CacheKey(hex: String(name.prefix(64))) != nil {
+                    CacheFileSystem.remove(path)
+                } else if name.hasSuffix(CacheKey.entrySuffix), let key = CacheKey(hex: String(name.dropLast(CacheKey.entrySuffix.count))),
+                    key.directoryName == fanOut, let info = CacheFileSystem.fileInfo(path)
+                {
+                    found.append((key, info.size, info.modified))
+                }
+            }
+        }
+        state.withLock { state in
+            for (index, file) in found.sorted(by: { $0.modified < $1.modified }).enumerated() {
+                state.records[file.key] = Record(size: file.size, lastUse: UInt64(index + 1))
+                state.totalBytes += file.size
+            }
+            state.useCounter = UInt64(found.count)
+            evict(&state)
+        }
+    }
+}

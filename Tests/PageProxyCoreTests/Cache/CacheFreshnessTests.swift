@@ -1,0 +1,66 @@
+import Foundation
+import Testing
+
+@testable import PageProxyCore
+
+/// Freshness from the route's TTL and the upstream's Cache-Control, one directive at a time.
+@Suite struct CacheFreshnessTests {
+    private static func freshness(_ cacheControl: String?, age: String? = nil, ttl: Duration = .seconds(60)) -> CacheFreshness {
+        var headers = HTTPHeaders()
+        if let cacheControl { headers.add("Cache-Control", cacheControl) }
+        if let age { headers.add("Age", age) }
+        return CacheFreshness(headers: headers, routeTTL: ttl)
+    }
+
+    @Test func noDirectiveUsesTheRouteTTL() {
+        #expect(Self.freshness(nil) == CacheFreshness(isStorable: true, lifetime: .seconds(60), mustRevalidate: false))
+    }
+
+    @Test func noStoreIsNeverStored() {
+        #expect(!Self.freshness("no-store").isStorable)
+        #expect(!Self.freshness("private, NO-STORE").isStorable)
+        let response = UpstreamResponse(status: .ok, headers: HTTPHeaders([("Cache-Control", "no-store")]), body: [])
+        #expect(CacheFreshness.entry(for: response, routeTTL: .seconds(60), now: Date()) == nil)
+    }
+
+    @Test func privateIsStoredWithTheRouteTTL() {
+        #expect(Self.freshness("private") == CacheFreshness(isStorable: true, lifetime: .seconds(60), mustRevalidate: false))
+    }
+
+    @Test func maxAgeReplacesTheRouteTTLEitherWay() {
+        #expect(Self.freshness("max-age=5").lifetime == .seconds(5))
+        #expect(Self.freshness("public, max-age=3600").lifetime == .seconds(3600))
+        #expect(Self.freshness("max-age=\"7\"").lifetime == .seconds(7))
+        #expect(Self.freshness("max-age=0").lifetime == .zero)
+    }
+
+    @Test func ageIsSubtractedFromMaxAge() {
+        #expect(Self.freshness("max-age=60", age: "45").lifetime == .seconds(15))
+        #expect(Self.freshness("max-age=60", age: "90").lifetime == .zero)
+    }
+
+    @Test func noCacheIsStoredButAlwaysRevalidated() {
+        #expect(Self.freshness("no-cache") == CacheFreshness(isStorable: true, lifetime: .zero, mustRevalidate: true))
+    }
+
+    @Test func mustRevalidateForbidsServingStale() {
+        let freshness = Self.freshness("max-age=30, must-revalidate")
+        #expect(freshness.lifetime == .seconds(30))
+        #expect(freshness.mustRevalidate)
+    }
+
+    @Test func invalidOrHugeMaxAgeIsHandled() {
+        #expect(Self.freshness("max-age=abc").lifetime == .seconds(60))
+        #expect(Self.freshness("max-age=-5").lifetime == .seconds(60))
+        #expect(Self.freshness("max-age=99999999999999999999").lifetime == .seconds(2_147_483_648))
+    }
+
+    @Test func sMaxAgeIsForSharedCachesOnly() {
+        #expect(Self.freshness("s-maxage=5").lifetime == .seconds(60))
+    }
+
+    @Test func onlyA200IsStored() {
+        let response = UpstreamResponse(status: HTTPStatus(code: 203), headers: HTTPHeaders(), body: [])
+        #expect(CacheFreshness.entry(for: response, routeTTL: .seconds(60), now: Date()) == nil)
+    }
+}

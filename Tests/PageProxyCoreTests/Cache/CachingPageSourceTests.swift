@@ -1,0 +1,265 @@
+import Foundation
+import Synchronization
+import Testing
+
+@testable import PageProxyCore
+
+/// The cache in front of a transport: hits, misses, 304 revalidation, forced revalidation, stale-if-error,
+/// bypass, credentials, and collapsing, against a scripted upstream and a manual clock.
+@Suite struct CachingPageSourceTests {
+    /// An upstream that answers with a closure and records every request it receives, headers included.
+    final class Upstream: UpstreamTransport {
+        private let record = Locked<[UpstreamRequest]>([])
+        private let answer: @Sendable (UpstreamRequest) async throws(UpstreamError) -> UpstreamResponse
+
+        init(answer: @escaping @Sendable (UpstreamRequest) async throws(UpstreamError) -> UpstreamResponse) {
+            self.answer = answer
+        }
+
+        /// An upstream with one page whose ETag is `etag` (a box, so a test can change the page).
+        static func withETag(_ etag: Locked<String>, cacheControl: String? = nil) -> Upstream {
+            Upstream { request throws(UpstreamError) in
+                let current = etag.withLock { $0 }
+                if request.headers["If-None-Match"] == current {
+                    return UpstreamResponse(status: HTTPStatus(code: 304), headers: HTTPHeaders([("ETag", current)]), body: [])
+                }
+                var headers = HTTPHeaders([("ETag", current), ("Content-Type", "application/json")])
+                if let cacheControl { headers.add("Cache-Control", cacheControl) }
+                return UpstreamResponse(status: .ok, headers: headers, body: Array("[\(current)]".utf8))
+            }
+        }
+
+        var requests: [UpstreamRequest] { record.withLock { $0 } }
+
+        func send(_ request: UpstreamRequest, timeout: Duration, maxBodyBytes: Int) async throws(UpstreamError) -> UpstreamResponse {
+            record.withLock { $0.append(request) }
+            return try await answer(request)
+        }
+    }
+
+    let directory = TemporaryDirectory()
+    let clock = ManualClock()
+    let request = UpstreamRequest(url: PageURL(string: "http://api.test/items?page=1")!, headers: HTTPHeaders([("Authorization", "Bearer a")]))
+    let policy = CachePolicy(ttl: .seconds(60))
+
+    func makeSource() -> CachingPageSource {
+        CachingPageSource(store: DiskStore(directory: directory.path, maxBytes: 1 << 20), now: clock.source)
+    }
+
+    func fetch(_ source: CachingPageSource, _ upstream: Upstream, policy: CachePolicy? = nil, request: UpstreamRequest? = nil) async throws
+        -> CachingPageSource.Fetched
+    {
+        try await source.fetch(request ?? self.request, policy: policy ?? self.policy, transport: upstream, timeout: .seconds(5), maxBodyBytes: 1 << 20)
+    }
+
+    @Test func aWarmRepeatIsAHitWithNoUpstreamRequest() async throws {
+        let upstream = Upstream.withETag(Locked("\"1\""))
+        let source = makeSource()
+        let first = try await fetch(source, upstream)
+        #expect(first.outcome == .miss)
+        clock.advance(by: .seconds(59))
+        let second = try await fetch(source, upstream)
+        #expect(second.outcome == .hit)
+        #expect(second.response.body == first.response.body)
+        #expect(second.response.headers["ETag"] == "\"1\"")
+        #expect(upstream.requests.count == 1)
+        #expect(upstream.requests[0].headers["If-None-Match"] == nil)
+    }
+
+    @Test func aStaleEntryIsRevalidatedAndA304RefreshesIt() async throws {
+        let upstream = Upstream.withETag(Locked("\"1\""))
+        let source = makeSource()
+        let first = try await fetch(source, upstream)
+        clock.advance(by: .seconds(61))
+        let second = try await fetch(source, upstream)
+        #expect(second.outcome == .revalidated)
+        #expect(second.response.status == .ok)
+        #expect(second.response.body == first.response.body)
+        #expect(upstream.requests.count == 2)
+        #expect(upstream.requests[1].headers["If-None-Match"] == "\"1\"")
+        // The 304 made it fresh for another TTL.
+        clock.advance(by: .seconds(59))
+        #expect(try await fetch(source, upstream).outcome == .hit)
+        #expect(upstream.requests.count == 2)
+    }
+
+    @Test func aChangedPageIsDownloadedAndReplacesTheEntry() async throws {
+        let etag = Locked("\"1\"")
+        let upstream = Upstream.withETag(etag)
+        let source = makeSource()
+        _ = try await fetch(source, upstream)
+        etag.withLock { $0 = "\"2\"" }
+        clock.advance(by: .seconds(61))
+        let changed = try await fetch(source, upstream)
+        #expect(changed.outcome == .miss)
+        #expect(changed.response.body == Array("[\"2\"]".utf8))
+        #expect(try await fetch(source, upstream).response.body == Array("[\"2\"]".utf8))
+        #expect(upstream.requests.count == 2)
+    }
+
+    @Test func a304MergesNewValidators() async throws {
+        let upstream = Upstream { request throws(UpstreamError) in
+            if request.headers["If-None-Match"] != nil {
+                return UpstreamResponse(status: HTTPStatus(code: 304), headers: HTTPHeaders([("ETag", "\"new\"")]), body: [])
+            }
+            return UpstreamResponse(status: .ok, headers: HTTPHeaders([("ETag", "\"old\""), ("Last-Modified", "Sun, 06 Nov 1994 08:49:37 GMT")]), body: Array("[1]".utf8))
+        }
+        let source = makeSource()
+        _ = try await fetch(source, upstream)
+        clock.advance(by: .seconds(61))
+        #expect(try await fetch(source, upstream).outcome == .revalidated)
+        clock.advance(by: .seconds(61))
+        _ = try await fetch(source, upstream)
+        #expect(upstream.requests[1].headers["If-None-Match"] == "\"old\"")
+        #expect(upstream.requests[1].headers["If-Modified-Since"] == "Sun, 06 Nov 1994 08:49:37 GMT")
+        #expect(upstream.requests[2].headers["If-None-Match"] == "\"new\"")
+    }
+
+    @Test func forcedRevalidationAsksTheUpstreamEvenWhenFresh() async throws {
+        let upstream = Upstream.withETag(Locked("\"1\""))
+        let source = makeSource()
+        _ = try await fetch(source, upstream)
+        var forced = policy
+        forced.forceRevalidate = true
+        #expect(try await fetch(source, upstream, policy: forced).outcome == .revalidated)
+        #expect(upstream.requests.count == 2)
+        #expect(upstream.requests[1].headers["If-None-Match"] == "\"1\"")
+    }
+
+    @Test func upstreamMaxAgeReplacesTheRouteTTL() async throws {
+        let upstream = Upstream.withETag(Locked("\"1\""), cacheControl: "max-age=300")
+        let source = makeSource()
+        _ = try await fetch(source, upstream)
+        clock.advance(by: .seconds(200))
+        #expect(try await fetch(source, upstream).outcome == .hit)
+        clock.advance(by: .seconds(101))
+        #expect(try await fetch(source, upstream).outcome == .revalidated)
+    }
+
+    @Test func noStoreIsNeverStoredAndNoCacheIsAlwaysRevalidated() async throws {
+        let noStore = Upstream.withETag(Locked("\"1\""), cacheControl: "no-store")
+        let source = makeSource()
+        #expect(try await fetch(source, noStore).outcome == .miss)
+        #expect(try await fetch(source, noStore).outcome == .miss)
+        #expect(directory.files.isEmpty)
+
+        let noCache = Upstream.withETag(Locked("\"1\""), cacheControl: "no-cache")
+        let other = UpstreamRequest(url: PageURL(string: "http://api.test/items?page=2")!)
+        #expect(try await fetch(source, noCache, request: other).outcome == .miss)
+        #expect(try await fetch(source, noCache, request: other).outcome == .revalidated)
+        #expect(noCache.requests.count == 2)
+    }
+
+    @Test func twoAuthorizationValuesNeverShareAnEntry() async throws {
+        let upstream = Upstream { request throws(UpstreamError) in
+            .json("[\"\(request.headers["Authorization"] ?? "")\"]")
+        }
+        let source = makeSource()
+        var bob = request
+        bob.headers.set("Authorization", "Bearer b")
+        let forAlice = try await fetch(source, upstream)
+        let forBob = try await fetch(source, upstream, request: bob)
+        #expect(forBob.outcome == .miss)
+        #expect(forAlice.response.body != forBob.response.body)
+        #expect(try await fetch(source, upstream, request: bob).response.body == Array("[\"Bearer b\"]".utf8))
+        #expect(try await fetch(source, upstream).response.body == Array("[\"Bearer a\"]".utf8))
+        #expect(upstream.requests.count == 2)
+    }
+
+    @Test func staleIfErrorServesTheOldPageWhenTheUpstreamFails() async throws {
+        let failing = Locked<UpstreamError?>(nil)
+        let status = Locked(200)
+        let upstream = Upstream { _ throws(UpstreamError) in
+            if let error = failing.withLock({ $0 }) { throw error }
+            let code = status.withLock { $0 }
+            return UpstreamResponse(status: HTTPStatus(code: code), headers: HTTPHeaders(), body: Array("[\(code)]".utf8))
+        }
+        let source = makeSource()
+        var allowing = policy
+        allowing.staleIfError = true
+        _ = try await fetch(source, upstream, policy: allowing)
+        clock.advance(by: .seconds(61))
+        status.withLock { $0 = 503 }
+        let afterStatus = try await fetch(source, upstream, policy: allowing)
+        #expect(afterStatus.outcome == .stale)
+        #expect(afterStatus.response.body == Array("[200]".utf8))
+        failing.withLock { $0 = .connectFailed(origin: "http://api.test", reason: "refused") }
+        #expect(try await fetch(source, upstream, policy: allowing).outcome == .stale)
+        // Without the route's permission the failure shows.
+        await #expect(throws: UpstreamError.self) { try await fetch(source, upstream) }
+        failing.withLock { $0 = nil }
+        let refused = try await fetch(source, upstream)
+        #expect(refused.response.status.code == 503)
+        #expect(refused.outcome == .miss)
+    }
+
+    @Test func mustRevalidateIsNeverServedStale() async throws {
+        let failing = Locked(false)
+        let upstream = Upstream { _ throws(UpstreamError) in
+            if failing.withLock({ $0 }) { return UpstreamResponse(status: HTTPStatus(code: 500), headers: HTTPHeaders(), body: []) }
+            return .json("[1]", headers: [("Cache-Control", "max-age=10, must-revalidate")])
+        }
+        let source = makeSource()
+        let allowing = CachePolicy(ttl: .seconds(60), staleIfError: true)
+        _ = try await fetch(source, upstream, policy: allowing)
+        clock.advance(by: .seconds(11))
+        failing.withLock { $0 = true }
+        let result = try await fetch(source, upstream, policy: allowing)
+        #expect(result.outcome == .miss)
+        #expect(result.response.status.code == 500)
+    }
+
+    @Test func noStoreZeroTTLOrADisabledStoreBypass() async throws {
+        let upstream = Upstream.withETag(Locked("\"1\""))
+        let none = CachingPageSource(store: nil)
+        #expect(try await fetch(none, upstream).outcome == .bypass)
+        #expect(try await fetch(makeSource(), upstream, policy: CachePolicy(ttl: .zero)).outcome == .bypass)
+        let blocker = directory.path + "/file"
+        try Data("x".utf8).write(to: URL(fileURLWithPath: blocker))
+        let disabled = CachingPageSource(store: DiskStore(directory: blocker + "/cache", maxBytes: 1 << 20))
+        #expect(try await fetch(disabled, upstream).outcome == .bypass)
+        #expect(try await fetch(disabled, upstream).outcome == .bypass)
+        #expect(upstream.requests.count == 4)
+    }
+
+    @Test func twentyConcurrentFetchesMakeOneUpstreamRequest() async throws {
+        let gate = Gate()
+        let upstream = Upstream { _ throws(UpstreamError) in
+            await gate.wait()
+            return .json("[1,2,3]")
+        }
+        let source = makeSource()
+        let outcomes = try await withThrowingTaskGroup(of: CacheOutcome.self) { group in
+            for _ in 0..<20 {
+                group.addTask { try await fetch(source, upstream).outcome }
+            }
+            #expect(await yieldUntil { gate.waiting == 1 && upstream.requests.count == 1 })
+            // Let every task reach the collapser before the one request answers.
+            for _ in 0..<1000 { await Task.yield() }
+            gate.open()
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(upstream.requests.count == 1)
+        #expect(outcomes.count == 20)
+        #expect(outcomes.allSatisfy { $0 == .miss || $0 == .hit })
+    }
+
+    @Test func aFollowerStillGetsThePageWhenTheLeadersClientLeaves() async throws {
+        let gate = Gate()
+        let upstream = Upstream { _ throws(UpstreamError) in
+            await gate.wait()
+            return .json("[1]")
+        }
+        let source = makeSource()
+        let leader = Task { try await fetch(source, upstream) }
+        #expect(await yieldUntil { gate.waiting == 1 })
+        let follower = Task { try await fetch(source, upstream) }
+        for _ in 0..<1000 { await Task.yield() }
+        leader.cancel()
+        await #expect(throws: UpstreamError.self) { try await leader.value }
+        gate.open()
+        let followed = try await follower.value
+        #expect(followed.response.body == Array("[1]".utf8))
+        #expect(upstream.requests.count == 1)
+    }
+}

@@ -1,0 +1,195 @@
+import Foundation
+import Glibc
+import Synchronization
+import Testing
+
+@testable import PageProxyCore
+
+/// The disk store: atomic files owned by the user, corrupted files removed, LRU by bytes across restarts, and a
+/// directory that cannot be used turning the store off with one reason.
+@Suite struct DiskStoreTests {
+    static func key(_ page: Int) -> CacheKey {
+        CacheKey(UpstreamRequest(url: PageURL(string: "http://api.test/items?page=\(page)")!))
+    }
+
+    static func entry(_ page: Int, bodyBytes: Int = 100) -> CacheEntry {
+        CacheEntry(
+            status: .ok, headers: HTTPHeaders([("ETag", "\"\(page)\"")]), body: [UInt8](repeating: UInt8(ascii: "x"), count: bodyBytes),
+            storedAt: Date(timeIntervalSince1970: 1_000), freshUntil: Date(timeIntervalSince1970: 2_000))
+    }
+
+    /// The size of one entry file made by `entry(_:bodyBytes:)`.
+    static func fileSize(bodyBytes: Int) -> Int {
+        CacheEntryFormat.encode(entry(1, bodyBytes: bodyBytes), key: key(1)).count
+    }
+
+    @Test func writeThenReadGivesTheEntryBack() {
+        let directory = TemporaryDirectory()
+        let store = DiskStore(directory: directory.path, maxBytes: 1 << 20)
+        #expect(store.read(Self.key(1)) == nil)
+        store.write(Self.entry(1), for: Self.key(1))
+        #expect(store.read(Self.key(1)) == Self.entry(1))
+        #expect(store.read(Self.key(2)) == nil)
+        #expect(directory.files == ["\(Self.key(1).directoryName)/\(Self.key(1).fileName)"])
+    }
+
+    @Test func filesAreOwnerOnly() throws {
+        let directory = TemporaryDirectory()
+        let root = directory.path + "/cache"
+        let store = DiskStore(directory: root, maxBytes: 1 << 20)
+        store.write(Self.entry(1), for: Self.key(1))
+        var info = stat()
+        #expect(stat(store.path(for: Self.key(1)), &info) == 0)
+        #expect(info.st_mode & 0o777 == 0o600)
+        #expect(stat(root + "/" + Self.key(1).directoryName, &info) == 0)
+        #expect(info.st_mode & 0o777 == 0o700)
+        #expect(stat(root, &info) == 0)
+        #expect(info.st_mode & 0o777 == 0o700)
+    }
+
+    @Test(arguments: [0, 10, 51, 52, 100])
+    func aTruncatedEntryIsAMissAndIsRemoved(_ length: Int) throws {
+        let directory = TemporaryDirectory()
+        let store = DiskStore(directory: directory.path, maxBytes: 1 << 20)
+        store.write(Self.entry(1), for: Self.key(1))
+        let path = store.path(for: Self.key(1))
+        #expect(truncate(path, off_t(length)) == 0)
+        #expect(store.read(Self.key(1)) == nil)
+        #expect(!FileManager.default.fileExists(atPath: path))
+        #expect(store.totalBytes == 0)
+    }
+
+    @Test func aCorruptedEntryIsAMissAndIsRemoved() throws {
+        let directory = TemporaryDirectory()
+        let store = DiskStore(directory: directory.path, maxBytes: 1 << 20)
+        store.write(Self.entry(1), for: Self.key(1))
+        let path = store.path(for: Self.key(1))
+        var bytes = try [UInt8](Data(contentsOf: URL(fileURLWithPath: path)))
+        bytes[bytes.count - 3] ^= 0x20  // a flipped bit in the body
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        #expect(store.read(Self.key(1)) == nil)
+        #expect(!FileManager.default.fileExists(atPath: path))
+        // And the next write stores it again.
+        store.write(Self.entry(1), for: Self.key(1))
+        #expect(store.read(Self.key(1)) == Self.entry(1))
+    }
+
+    @Test func aCorruptedEntryFoundAtStartIsRemovedOnRead() throws {
+        let directory = TemporaryDirectory()
+        DiskStore(directory: directory.path, maxBytes: 1 << 20).write(Self.entry(1), for: Self.key(1))
+        let path = DiskStore(directory: directory.path, maxBytes: 1 << 20).path(for: Self.key(1))
+        #expect(truncate(path, 60) == 0)
+        let reopened = DiskStore(directory: directory.path, maxBytes: 1 << 20)
+        #expect(reopened.read(Self.key(1)) == nil)
+        #expect(directory.files.isEmpty)
+    }
+
+    @Test func evictsLeastRecentlyUsedByBytes() {
+        let directory = TemporaryDirectory()
+        let size = Self.fileSize(bodyBytes: 100)
+        let store = DiskStore(directory: directory.path, maxBytes: size * 3)
+        for page in 1...3 { store.write(Self.entry(page), for: Self.key(page)) }
+        _ = store.read(Self.key(1))  // 1 is now more recent than 2 and 3
+        // Over the bound: eviction goes down to 90 % of it, least recently used first (2, then 3).
+        store.write(Self.entry(4), for: Self.key(4))
+        #expect(store.totalBytes <= size * 3)
+        #expect(store.contains(Self.key(1)))
+        #expect(!store.contains(Self.key(2)))
+        #expect(!store.contains(Self.key(3)))
+        #expect(store.contains(Self.key(4)))
+        #expect(store.read(Self.key(2)) == nil)
+        #expect(directory.files.count == store.entryCount)
+    }
+
+    @Test func anEntryLargerThanTheBoundIsNotStored() {
+        let directory = TemporaryDirectory()
+        let store = DiskStore(directory: directory.path, maxBytes: 200)
+        store.write(Self.entry(1, bodyBytes: 500), for: Self.key(1))
+        #expect(store.read(Self.key(1)) == nil)
+        #expect(directory.files.isEmpty)
+    }
+
+    @Test func indexAndLRUOrderSurviveAReopen() throws {
+        let directory = TemporaryDirectory()
+        let size = Self.fileSize(bodyBytes: 100)
+        let store = DiskStore(directory: directory.path, maxBytes: size * 3)
+        for page in 1...3 { store.write(Self.entry(page), for: Self.key(page)) }
+        // Make the file times unambiguous: page 2 oldest, then 3, then 1.
+        for (page, time) in [(2, 1_000), (3, 2_000), (1, 3_000)] {
+            var times = [timespec(tv_sec: time, tv_nsec: 0), timespec(tv_sec: time, tv_nsec: 0)]
+            #expect(utimensat(AT_FDCWD, store.path(for: Self.key(page)), &times, 0) == 0)
+        }
+        let reopened = DiskStore(directory: directory.path, maxBytes: size * 3)
+        #expect(reopened.entryCount == 3)
+        #expect(reopened.totalBytes == size * 3)
+        #expect(reopened.read(Self.key(3)) == Self.entry(3))
+        // Over the bound: eviction goes down to 90 % of it, oldest first: 2 (oldest file), then 1; 3 was just read.
+        reopened.write(Self.entry(4), for: Self.key(4))
+        #expect(!reopened.contains(Self.key(2)))
+        #expect(!reopened.contains(Self.key(1)))
+        #expect(reopened.contains(Self.key(3)))
+        #expect(reopened.contains(Self.key(4)))
+    }
+
+    @Test func reopeningWithASmallerBoundEvictsAtOnce() {
+        let directory = TemporaryDirectory()
+        let size = Self.fileSize(bodyBytes: 100)
+        let store = DiskStore(directory: directory.path, maxBytes: size * 10)
+        for page in 1...10 { store.write(Self.entry(page), for: Self.key(page)) }
+        let reopened = DiskStore(directory: directory.path, maxBytes: size * 4)
+        #expect(reopened.totalBytes <= size * 4)
+        #expect(directory.files.count == reopened.entryCount)
+    }
+
+    @Test func temporaryFilesLeftByACrashAreRemovedAtStartAndOthersKept() throws {
+        let directory = TemporaryDirectory()
+        let store = DiskStore(directory: directory.path, maxBytes: 1 << 20)
+        store.write(Self.entry(1), for: Self.key(1))
+        let key = Self.key(1)
+        let leftover = "\(directory.path)/\(key.directoryName)/\(key.hex).tmp-99999-1"
+        try Data("half an entry".utf8).write(to: URL(fileURLWithPath: leftover))
+        let foreign = "\(directory.path)/notes.txt"
+        try Data("not ours".utf8).write(to: URL(fileURLWithPath: foreign))
+        _ = DiskStore(directory: directory.path, maxBytes: 1 << 20)
+        #expect(!FileManager.default.fileExists(atPath: leftover))
+        #expect(FileManager.default.fileExists(atPath: foreign))
+        #expect(FileManager.default.fileExists(atPath: store.path(for: key)))
+    }
+
+    @Test func anUnusableDirectoryDisablesTheStoreWithOneReason() throws {
+        let directory = TemporaryDirectory()
+        // A regular file where a directory should be: mkdir fails with ENOTDIR even for root.
+        let blocker = directory.path + "/file"
+        try Data("x".utf8).write(to: URL(fileURLWithPath: blocker))
+        let reasons = Locked<[String]>([])
+        let store = DiskStore(directory: blocker + "/cache", maxBytes: 1 << 20) { reason in reasons.withLock { $0.append(reason) } }
+        #expect(!store.isEnabled)
+        let reason = try #require(store.disabledReason)
+        #expect(reason.contains(blocker + "/cache"))
+        #expect(reason.contains("Not a directory"))
+        store.write(Self.entry(1), for: Self.key(1))
+        #expect(store.read(Self.key(1)) == nil)
+        #expect(reasons.withLock { $0 } == [reason])
+    }
+
+    @Test func aDirectoryRemovedWhileRunningDisablesTheStoreOnce() throws {
+        let directory = TemporaryDirectory()
+        let root = directory.path + "/cache"
+        let reasons = Locked<[String]>([])
+        let store = DiskStore(directory: root, maxBytes: 1 << 20) { reason in reasons.withLock { $0.append(reason) } }
+        #expect(store.isEnabled)
+        try FileManager.default.removeItem(atPath: root)
+        try Data("x".utf8).write(to: URL(fileURLWithPath: root))  // now a file: nothing can be made under it
+        store.write(Self.entry(1), for: Self.key(1))
+        store.write(Self.entry(2), for: Self.key(2))
+        #expect(!store.isEnabled)
+        #expect(reasons.withLock { $0.count } == 1)
+    }
+
+    @Test func fullReadOnlyAndForbiddenDirectoriesDisable() {
+        for code in [ENOSPC, EDQUOT, EROFS, EACCES] {
+            #expect(CacheFileSystem.Failure(call: "write", path: "/x", errno: code).disablesCache)
+        }
+        #expect(!CacheFileSystem.Failure(call: "write", path: "/x", errno: EIO).disablesCache)
+    }
+}

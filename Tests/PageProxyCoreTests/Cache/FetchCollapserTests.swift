@@ -1,0 +1,101 @@
+import Synchronization
+import Testing
+
+@testable import PageProxyCore
+
+/// Collapsing: one run of the work per key at a time, and one caller leaving never fails another.
+@Suite struct FetchCollapserTests {
+    @Test func twentyConcurrentCallersRunTheWorkOnce() async {
+        let collapser = FetchCollapser<String, Int>()
+        let runs = Locked(0)
+        let gate = Gate()
+        let results = await withTaskGroup(of: (Int?, Bool).self) { group in
+            for _ in 0..<20 {
+                group.addTask {
+                    let (value, joined) = await collapser.value(for: "page-1") {
+                        runs.withLock { $0 += 1 }
+                        await gate.wait()
+                        return 42
+                    }
+                    return (value, joined)
+                }
+            }
+            #expect(await yieldUntil { collapser.waiterCount(for: "page-1") == 20 })
+            gate.open()
+            return await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(runs.withLock { $0 } == 1)
+        #expect(results.allSatisfy { $0.0 == 42 })
+        #expect(results.filter { $0.1 }.count == 19)
+        #expect(collapser.inFlightCount == 0)
+    }
+
+    @Test func differentKeysRunSeparately() async {
+        let collapser = FetchCollapser<String, String>()
+        let runs = Locked(0)
+        async let one = collapser.value(for: "a") { runs.withLock { $0 += 1 }; return "a" }
+        async let two = collapser.value(for: "b") { runs.withLock { $0 += 1 }; return "b" }
+        let (first, second) = await (one, two)
+        #expect(first.value == "a")
+        #expect(second.value == "b")
+        #expect(runs.withLock { $0 } == 2)
+    }
+
+    @Test func theFirstCallerLeavingDoesNotFailTheOthers() async {
+        let collapser = FetchCollapser<String, Int>()
+        let gate = Gate()
+        let workSawCancellation = Locked(false)
+        let work: @Sendable () async -> Int = {
+            await gate.wait()
+            workSawCancellation.withLock { $0 = Task.isCancelled }
+            return 7
+        }
+        let leader = Task { await collapser.value(for: "k", work: work) }
+        #expect(await yieldUntil { gate.waiting == 1 })
+        let follower = Task { await collapser.value(for: "k", work: work) }
+        #expect(await yieldUntil { collapser.waiterCount(for: "k") == 2 })
+        leader.cancel()
+        // The cancelled caller stops waiting at once, before the work ends.
+        #expect(await leader.value.value == nil)
+        gate.open()
+        let followed = await follower.value
+        #expect(followed.value == 7)
+        #expect(followed.joined)
+        #expect(workSawCancellation.withLock { $0 } == false)
+    }
+
+    @Test func whenEveryCallerLeavesTheWorkIsCancelledAndTheNextCallStartsAfresh() async {
+        let collapser = FetchCollapser<String, Int>()
+        let gate = Gate()
+        let runs = Locked(0)
+        let cancelledRuns = Locked(0)
+        let work: @Sendable () async -> Int = {
+            let run = runs.withLock { $0 += 1; return $0 }
+            if run == 1 {
+                await gate.wait()
+                if Task.isCancelled { cancelledRuns.withLock { $0 += 1 } }
+            }
+            return run
+        }
+        let only = Task { await collapser.value(for: "k", work: work) }
+        #expect(await yieldUntil { gate.waiting == 1 })
+        only.cancel()
+        #expect(await only.value.value == nil)
+        #expect(await yieldUntil { cancelledRuns.withLock { $0 } == 1 })
+        let next = await collapser.value(for: "k", work: work)
+        #expect(next.value == 2)
+        #expect(!next.joined)
+    }
+
+    @Test func aCallerAlreadyCancelledGetsNilAndStartsNothing() async {
+        let collapser = FetchCollapser<String, Int>()
+        let runs = Locked(0)
+        let task = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            return await collapser.value(for: "k") { runs.withLock { $0 += 1 }; return 1 }
+        }
+        #expect(await task.value.value == nil)
+        #expect(collapser.inFlightCount == 0)
+        #expect(runs.withLock { $0 } == 0)
+    }
+}

@@ -1,0 +1,213 @@
+import Foundation
+import PageProxyCore
+import Testing
+
+@testable import PageProxy
+
+/// DESIGN.md "Page cache on disk", end to end, proved from the mock upstream's own request record.
+@Suite struct CacheTests {
+    /// A stack whose proxy caches under a fresh directory; `route` adjusts the `github` route (5 pages of 10 below).
+    static func run<T>(
+        route: @escaping @Sendable (inout RouteConfig) -> Void = { _ in }, directory: String? = nil,
+        _ body: (TestStack, String) async throws -> T
+    ) async throws -> T {
+        let root = directory ?? FileManager.default.temporaryDirectory.appendingPathComponent("pageproxy-cache-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        var github = SchemeRoutes.all[2]
+        github.configure = route
+        return try await TestStack.run(routes: [github], configure: { $0.cache = CacheConfig(directory: root, maxBytes: 64 << 20) }) {
+            try await body($0, root)
+        }
+    }
+
+    static let target = "/github?mock_total=50"
+
+    @Test func aWarmRepeatMakesZeroUpstreamRequests() async throws {
+        try await Self.run { stack, _ in
+            let cold = try await stack.get(Self.target)
+            #expect(cold.status == 200)
+            #expect(cold.header("PageProxy-Cache") == "hits=0 misses=5 revalidated=0 stale=0 bypassed=0")
+            #expect(stack.mock.log.count == 5)
+            stack.mock.log.reset()
+            let warm = try await stack.get(Self.target)
+            #expect(warm.status == 200)
+            #expect(warm.body == MockDataset.mergedJSON(total: 50))
+            #expect(warm.header("PageProxy-Cache") == "hits=5 misses=0 revalidated=0 stale=0 bypassed=0")
+            #expect(warm.header("ETag") == cold.header("ETag"))
+            #expect(stack.mock.log.count == 0)
+        }
+    }
+
+    @Test func aStaleRepeatMakesOnlyConditionalRequestsAnswered304() async throws {
+        // A TTL of a nanosecond: every entry is stale by the next request, with no waiting.
+        try await Self.run(route: { $0.ttl = .nanoseconds(1) }) { stack, _ in
+            _ = try await stack.get(Self.target)
+            stack.mock.log.reset()
+            let repeated = try await stack.get(Self.target)
+            #expect(repeated.status == 200)
+            #expect(repeated.body == MockDataset.mergedJSON(total: 50))
+            #expect(repeated.header("PageProxy-Cache") == "hits=0 misses=0 revalidated=5 stale=0 bypassed=0")
+            let requests = stack.mock.log.requests
+            #expect(requests.count == 5)
+            #expect(requests.allSatisfy { $0.header("If-None-Match")?.hasPrefix("\"") == true })
+        }
+    }
+
+    @Test(arguments: [("_fresh=1", [String: String]()), ("", ["Cache-Control": "no-cache"]), ("", ["Pragma": "no-cache"])])
+    func clientAskingForFreshRevalidatesAFreshEntry(query: String, headers: [String: String]) async throws {
+        try await Self.run { stack, _ in
+            _ = try await stack.get(Self.target)
+            stack.mock.log.reset()
+            let fresh = try await stack.get(Self.target + (query.isEmpty ? "" : "&" + query), headers: headers)
+            #expect(fresh.status == 200)
+            #expect(fresh.body == MockDataset.mergedJSON(total: 50))
+            #expect(fresh.header("PageProxy-Cache") == "hits=0 misses=0 revalidated=5 stale=0 bypassed=0")
+            let requests = stack.mock.log.requests
+            #expect(requests.count == 5)
+            #expect(requests.allSatisfy { $0.header("If-None-Match") != nil && !$0.target.contains("_fresh") })
+        }
+    }
+
+    @Test func twoAuthorizationValuesNeverShareAnEntry() async throws {
+        try await Self.run(route: { $0.forwardHeaders = ["Authorization"] }) { stack, _ in
+            _ = try await stack.get(Self.target, headers: ["Authorization": "Bearer alice"])
+            #expect(stack.mock.log.count == 5)
+            stack.mock.log.reset()
+            let bob = try await stack.get(Self.target, headers: ["Authorization": "Bearer bob"])
+            #expect(bob.header("PageProxy-Cache") == "hits=0 misses=5 revalidated=0 stale=0 bypassed=0")
+            #expect(stack.mock.log.count == 5)
+            #expect(stack.mock.log.requests.allSatisfy { $0.header("Authorization") == "Bearer bob" })
+            let anonymous = try await stack.get(Self.target)
+            #expect(anonymous.header("PageProxy-Cache") == "hits=0 misses=5 revalidated=0 stale=0 bypassed=0")
+            stack.mock.log.reset()
+            let alice = try await stack.get(Self.target, headers: ["Authorization": "Bearer alice"])
+            #expect(alice.header("PageProxy-Cache") == "hits=5 misses=0 revalidated=0 stale=0 bypassed=0")
+            #expect(stack.mock.log.count == 0)
+        }
+    }
+
+    @Test func twentyConcurrentIdenticalRequestsMakeOneUpstreamRequestPerPage() async throws {
+        try await Self.run { stack, _ in
+            // Slow pages, so that the twenty walks overlap.
+            let target = Self.target + "&mock_latency_ms=100"
+            let bodies = try await withThrowingTaskGroup(of: [UInt8].self) { group in
+                for _ in 0..<20 {
+                    group.addTask { try await stack.get(target).body }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(bodies.count == 20)
+            #expect(bodies.allSatisfy { $0 == MockDataset.mergedJSON(total: 50) })
+            #expect(stack.mock.log.count == 5)
+            #expect(Set(stack.mock.log.requests.map(\.target)).count == 5)
+        }
+    }
+
+    @Test func staleIfErrorServesTheStalePageAndSaysSo() async throws {
+        try await Self.run(route: { route in
+            route.ttl = .nanoseconds(1)
+            route.staleIfError = true
+            route.retries = 0
+        }) { stack, _ in
+            _ = try await stack.get(Self.target)
+            stack.mock.setOutage(true)
+            let stale = try await stack.get(Self.target)
+            #expect(stale.status == 200)
+            #expect(stale.body == MockDataset.mergedJSON(total: 50))
+            #expect(stale.header("PageProxy-Stale") == "true")
+            #expect(stale.header("PageProxy-Cache") == "hits=0 misses=0 revalidated=0 stale=5 bypassed=0")
+            #expect(stack.mock.log.count == 10)
+        }
+    }
+
+    @Test func withoutStaleIfErrorAnOutageIsA502() async throws {
+        try await Self.run(route: { route in
+            route.ttl = .nanoseconds(1)
+            route.retries = 0
+        }) { stack, _ in
+            _ = try await stack.get(Self.target)
+            stack.mock.setOutage(true)
+            let failed = try await stack.get(Self.target)
+            #expect(failed.status == 502)
+            #expect(failed.header("PageProxy-Stale") == nil)
+        }
+    }
+
+    @Test func ifNoneMatchWithTheAggregateETagGets304WithoutABody() async throws {
+        try await Self.run { stack, _ in
+            let first = try await stack.get(Self.target)
+            let etag = try #require(first.header("ETag"))
+            #expect(etag.count == 34 && etag.hasPrefix("\"") && etag.hasSuffix("\""))
+            let client = try await stack.client()
+            let revalidated = try await client.request(Self.target, headers: ["If-None-Match": etag])
+            #expect(revalidated.status == 304)
+            #expect(revalidated.body.isEmpty)
+            #expect(revalidated.header("ETag") == etag)
+            // The connection stays usable after the bodiless 304.
+            let other = try await client.request(Self.target, headers: ["If-None-Match": "\"something-else\""])
+            #expect(other.status == 200)
+            #expect(other.body == first.body)
+            // A different answer (fewer items) has a different ETag.
+            let fewer = try await stack.get(Self.target + "&_max_items=5", headers: ["If-None-Match": etag])
+            #expect(fewer.status == 200)
+            #expect(fewer.header("ETag") != etag)
+        }
+    }
+
+    @Test func ndjsonCarriesTheCacheOutcomeAsATrailer() async throws {
+        try await Self.run { stack, _ in
+            _ = try await stack.get(Self.target)
+            let client = try await stack.client()
+            try await client.send(RawHTTPClient.requestText(Self.target + "&_format=ndjson", headers: ["Connection": "close"]))
+            let raw = String(decoding: try await client.readUntilClose(), as: UTF8.self)
+            #expect(raw.contains("\r\nTrailer: PageProxy-Cache, PageProxy-Stale\r\n"))
+            #expect(raw.hasSuffix("\r\n0\r\nPageProxy-Cache: hits=5 misses=0 revalidated=0 stale=0 bypassed=0\r\n\r\n"))
+        }
+    }
+
+    @Test func outcomesReachMetricsAndTheLogLine() async throws {
+        try await Self.run { stack, _ in
+            _ = try await stack.get(Self.target)
+            _ = try await stack.get(Self.target)
+            let metrics = try await stack.get("/metrics").text
+            #expect(metrics.contains("pageproxy_cache_pages_total{route=\"github\",outcome=\"miss\"} 5"))
+            #expect(metrics.contains("pageproxy_cache_pages_total{route=\"github\",outcome=\"hit\"} 5"))
+            try await poll("the request's log line") {
+                stack.logs.lines.contains { $0.contains("\"cache\":\"hits=5 misses=0 revalidated=0 stale=0 bypassed=0\"") }
+            }
+        }
+    }
+
+    @Test func entriesOnDiskAreWholeAndOwnerOnly() async throws {
+        try await Self.run { stack, root in
+            _ = try await stack.get(Self.target)
+            let store = try #require(stack.app.pages.store)
+            #expect(store.entryCount == 5)
+            let files = try FileManager.default.subpathsOfDirectory(atPath: root).filter { $0.hasSuffix(".entry") }
+            #expect(files.count == 5)
+            for file in files {
+                let attributes = try FileManager.default.attributesOfItem(atPath: root + "/" + file)
+                #expect((attributes[.posixPermissions] as? Int) == 0o600)
+            }
+        }
+    }
+
+    @Test func anUnusableCacheDirectoryStillAnswersAndReadyzSaysSo() async throws {
+        let blocker = FileManager.default.temporaryDirectory.appendingPathComponent("pageproxy-blocker-\(UUID().uuidString)").path
+        try Data("not a directory".utf8).write(to: URL(fileURLWithPath: blocker))
+        defer { try? FileManager.default.removeItem(atPath: blocker) }
+        try await Self.run(directory: blocker + "/cache") { stack, _ in
+            let first = try await stack.get(Self.target)
+            let second = try await stack.get(Self.target)
+            #expect(first.status == 200 && second.status == 200)
+            #expect(second.body == MockDataset.mergedJSON(total: 50))
+            #expect(second.header("PageProxy-Cache") == "hits=0 misses=0 revalidated=0 stale=0 bypassed=5")
+            #expect(stack.mock.log.count == 10)
+            let ready = try await stack.get("/readyz")
+            #expect(ready.status == 200)
+            #expect(ready.text.contains("\"status\":\"ready\""))
+            #expect(ready.text.contains("\"cache\":\"disabled: cache directory \(blocker)/cache is unusable"))
+            #expect(stack.logs.lines.filter { $0.contains("cache disabled; serving uncached") }.count == 1)
+        }
+    }
+}
