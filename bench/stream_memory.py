@@ -8,7 +8,7 @@ high-water mark (VmHWM in /proc/<pid>/status) belongs to that one answer, stream
 mock upstream (latency 0) to nowhere, checks the item count, and prints a markdown table. Python standard library
 only; everything listens on 127.0.0.1 and is stopped by PID.
 """
-import argparse, http.client, json, os, platform, signal, subprocess, sys, tempfile, time
+import argparse, http.client, json, os, platform, shutil, signal, subprocess, sys, tempfile, time
 
 from bench_support import free_port, proc_status, wait_listening
 
@@ -116,6 +116,7 @@ def main():
                 rows.append((fmt, pages, total, sizes_mb[0], max(bases), max(peaks), rates[len(rates) // 2]))
     finally:
         stop(mock)
+        shutil.rmtree(workdir, ignore_errors=True)
     label = {"ndjson": "NDJSON", "json": "merged JSON"}
     print(f"| output | pages | items | answer (MB) | RSS at start (MiB) | peak RSS, VmHWM (MiB) | items/s |")
     print("|---|---:|---:|---:|---:|---:|---:|")
