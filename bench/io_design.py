@@ -8,35 +8,14 @@ Needs wrk (apt-get install wrk). Everything runs on 127.0.0.1 and stops by PID.
 """
 import argparse, json, os, re, signal, socket, subprocess, sys, tempfile, time
 
+from bench_support import free_port, proc_status, wait_listening
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 
 
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def proc_status(pid):
-    fields = {}
-    with open(f"/proc/{pid}/status") as f:
-        for line in f:
-            key, _, value = line.partition(":")
-            fields[key] = value.strip()
+def threads_and_rss(pid):
+    fields = proc_status(pid)
     return int(fields["Threads"]), int(fields["VmRSS"].split()[0])
-
-
-def wait_listening(port, pid, limit=10.0):
-    deadline = time.time() + limit
-    while time.time() < deadline:
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
-                return
-        except OSError:
-            if subprocess.run(["kill", "-0", str(pid)]).returncode != 0:
-                sys.exit("PageProxy exited early")
-            time.sleep(0.05)
-    sys.exit("PageProxy did not start listening")
 
 
 def wrk(url, connections, seconds):
@@ -65,17 +44,17 @@ def main():
         json.dump(config, f)
     server = subprocess.Popen([binary, "serve", "--config", path], stdout=subprocess.DEVNULL)
     try:
-        wait_listening(port, server.pid)
-        threads0, rss0 = proc_status(server.pid)
+        wait_listening(port, server)
+        threads0, rss0 = threads_and_rss(server.pid)
         idle = []
         for _ in range(args.idle):
             s = socket.create_connection(("127.0.0.1", port))
             s.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
             s.recv(4096)
             idle.append(s)
-        threads1, rss1 = proc_status(server.pid)
+        threads1, rss1 = threads_and_rss(server.pid)
         rate, p99 = wrk(f"http://127.0.0.1:{port}/healthz", 256, args.seconds)
-        threads2, rss2 = proc_status(server.pid)
+        threads2, rss2 = threads_and_rss(server.pid)
         for s in idle:
             s.close()
         print(f"| state | threads | RSS (MB) |\n|---|---:|---:|")

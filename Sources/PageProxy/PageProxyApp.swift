@@ -12,7 +12,8 @@ final class PageProxyApp: Sendable {
     private let logger: Logger
 
     /// Starts the mock (if configured) and then the proxy; both are listening when this returns.
-    static func start(config: Config, logger: Logger) throws(SocketError) -> PageProxyApp {
+    /// - Parameter spool: where merged answers wait; by default files in `MergedSpool.directories(for:)`.
+    static func start(config: Config, logger: Logger, spool: MergedSpool? = nil) throws(SocketError) -> PageProxyApp {
         var mockServer: Server?
         if let mock = config.mock {
             let options = MockUpstreamOptions(totalItems: mock.items, pageSize: mock.pageSize, latency: mock.latency)
@@ -25,9 +26,9 @@ final class PageProxyApp: Sendable {
         let transport = HTTP1Transport()
         let metricsBox = MetricsConnectionCount()
         let metrics = Metrics(openConnections: { metricsBox.count() })
-        let responder = PageProxyResponder(
-            router: Router(routes: config.routes), aggregate: AggregateResponder(transport: transport, pages: pages, metrics: metrics), status: status,
-            metrics: metrics)
+        let aggregate = AggregateResponder(
+            transport: transport, pages: pages, metrics: metrics, spool: spool ?? MergedSpool(directories: MergedSpool.directories(for: config)))
+        let responder = PageProxyResponder(router: Router(routes: config.routes), aggregate: aggregate, status: status, metrics: metrics)
         let server = try Server(
             address: SocketAddress(host: config.listen.address, port: config.listen.port), limits: ServerLimits(config.server),
             responder: responder, logger: logger)
@@ -89,5 +90,6 @@ extension ServerLimits {
         idleTimeout = config.idleTimeout
         http.maxRequestLineBytes = config.maxRequestLineBytes
         http.maxHeaderBytes = config.maxHeaderBytes
+        sendBufferBytes = config.sendBufferBytes > 0 ? config.sendBufferBytes : nil
     }
 }

@@ -40,6 +40,8 @@ struct ServerConfig: Sendable, Equatable {
     var shutdownGrace: Duration
     var maxRequestLineBytes: Int
     var maxHeaderBytes: Int
+    /// `SO_SNDBUF` of client connections; 0 leaves the kernel's auto-tuning.
+    var sendBufferBytes = 262_144
 }
 
 /// The built-in mock upstream that serves every pagination scheme.

@@ -28,4 +28,6 @@ struct RouteConfig: Sendable {
     var retries: Int
     /// PEM file of trusted CAs for an `https` upstream; `nil` for the system trust store.
     var caFile: String?
+    /// The largest merged JSON answer; past it the answer is a 507 that points at NDJSON.
+    var maxMergedBytes = 1 << 30
 }

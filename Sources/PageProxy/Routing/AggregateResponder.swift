@@ -9,6 +9,11 @@ struct AggregateResponder: Sendable {
     /// The page cache shared by every request; the retries stay per request, behind it.
     let pages: CachingPageSource
     let metrics: Metrics
+    /// Where merged answers wait until every page has arrived.
+    let spool: MergedSpool
+
+    /// How much of a spooled answer is read and written at a time.
+    static let sendChunkBytes = 64 * 1024
 
     func respond(to request: HTTPRequestHead, route: RouteConfig, subpath: String, writer: ResponseWriter) async {
         writer.logFields["route"] = .string(route.name)
@@ -50,25 +55,39 @@ struct AggregateResponder: Sendable {
 
     private func respondMerged(walker: PageWalker, route: RouteConfig, request: HTTPRequestHead, tally: CacheTally, writer: ResponseWriter) async {
         var framing = MergedJSONBody()
-        var body: [UInt8] = []
+        // DESIGN.md: memory stays bounded whatever the total; past `spool.memoryBytes` the bytes wait on disk.
+        let body = SpooledBody(
+            limits: SpooledBody.Limits(memoryBytes: spool.memoryBytes, maxBytes: route.maxMergedBytes), openSpool: spool.open)
+        defer { body.discard() }
         var etag = AggregateETag()
         var pages = 0
         var items = 0
         do {
             while let page = try await walker.next() {
-                let start = body.count
-                framing.append(page, to: &body)
-                etag.update(body[start...])
+                var bytes: [UInt8] = []
+                framing.append(page, to: &bytes)
+                etag.update(bytes[...])
+                try body.append(bytes)
                 pages += 1
                 items += page.itemCount
             }
-        } catch {
+            let closing = framing.closing()
+            etag.update(closing[...])
+            try body.append(closing)
+        } catch let error as PaginationError {
             await sendFailure(error, route: route, writer: writer)
             return
+        } catch let error as SpoolError {
+            // Stop fetching pages nobody will see; `body` has already dropped what it held.
+            walker.finish()
+            await sendSpoolFailure(error, route: route, writer: writer)
+            return
+        } catch {
+            // `walker.next()` throws only PaginationError and `body.append` only SpoolError.
+            walker.finish()
+            await sendError(.internalServerError, code: "internal_error", message: "\(error)", details: [], writer: writer)
+            return
         }
-        let closing = framing.closing()
-        body += closing
-        etag.update(closing)
         var headers = HTTPHeaders()
         headers.set("Content-Type", OutputFormat.json.contentType)
         headers.set("PageProxy-Pages", String(pages))
@@ -87,7 +106,38 @@ struct AggregateResponder: Sendable {
             try? await writer.send(.notModified, headers: notModified, body: [])
             return
         }
-        try? await writer.send(.ok, headers: headers, body: body)
+        if body.isSpooled { writer.logFields["spooled"] = .bool(true) }
+        var chunks = body.chunks(of: Self.sendChunkBytes)
+        do {
+            try await writer.send(.ok, headers: headers, contentLength: body.count) { try chunks.next() }
+        } catch let error as SpoolError {
+            // The head is out: the connection closes short of Content-Length, so the client sees the loss.
+            writer.logFields["error"] = .string("spool_read_failed")
+            writer.logFields["error_message"] = .string(error.description)
+        } catch {
+            // The client went away.
+        }
+    }
+
+    /// DESIGN.md "Errors": a merged answer that cannot be held is a JSON error pointing at the streamed output.
+    ///
+    /// 507 Insufficient Storage (RFC 4918 §11.5: the server "is unable to store the representation needed to
+    /// complete the request") says exactly what happened, for the cap and for a full disk alike: it is not the
+    /// upstream's fault (not 502), the request itself is fine (413 is about request content), and retrying the same
+    /// request will not help, which the message says along with what will: asking for NDJSON.
+    private func sendSpoolFailure(_ error: SpoolError, route: RouteConfig, writer: ResponseWriter) async {
+        let hint = "ask for NDJSON instead (_format=ndjson or Accept: application/x-ndjson), which streams the items "
+            + "as pages arrive and holds no more than a few pages"
+        var details: [(String, LogValue)] = [("route", .string(route.name))]
+        let code: String
+        switch error {
+        case .tooLarge(let limit):
+            code = "merged_answer_too_large"
+            details.append(("limit_bytes", .int(limit)))
+        case .createFailed, .writeFailed, .readFailed:
+            code = "spool_failed"
+        }
+        await sendError(.insufficientStorage, code: code, message: "\(error.description); \(hint)", details: details, writer: writer)
     }
 
     private func respondStreamed(walker: PageWalker, route: RouteConfig, tally: CacheTally, writer: ResponseWriter) async {

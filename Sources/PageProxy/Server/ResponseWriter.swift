@@ -64,6 +64,48 @@ final class ResponseWriter {
         try await write(bytes)
     }
 
+    /// Sends a response whose length is known ahead and whose body comes in bounded chunks (a spooled answer):
+    /// `Content-Length`, then each chunk as the client takes it, so no more than one chunk waits in memory. A HEAD
+    /// answer states the length and sends no body (RFC 9110 §9.3.2).
+    ///
+    /// - Throws: the error `nextChunk` throws, a socket error, or `BodyLengthMismatch` when the chunks do not add up
+    ///   to `contentLength`. The head may be out by then: the connection closes short of `Content-Length`, so the
+    ///   client sees an incomplete answer rather than a wrong one.
+    func send(
+        _ status: HTTPStatus, headers: HTTPHeaders, contentLength: Int, chunks nextChunk: () throws -> [UInt8]?
+    ) async throws {
+        precondition(!hasStarted, "a response is written once")
+        var headers = headers
+        headers.set("Content-Length", String(contentLength))
+        // The head goes out with the first chunk: one write for a small answer.
+        var pending = head(status, headers: &headers)
+        guard !isHead && status.allowsBody else {
+            state = .finished
+            try await write(pending)
+            return
+        }
+        state = .streaming(chunked: false)
+        var remaining = contentLength
+        do {
+            while let chunk = try nextChunk() {
+                guard chunk.count <= remaining else { throw BodyLengthMismatch() }
+                remaining -= chunk.count
+                pending += chunk
+                try await write(pending)
+                pending = []
+            }
+            guard remaining == 0 else { throw BodyLengthMismatch() }
+            if !pending.isEmpty { try await write(pending) }
+        } catch {
+            abortStream()
+            throw error
+        }
+        state = .finished
+    }
+
+    /// The chunks of a `Content-Length` body did not add up to the length announced.
+    struct BodyLengthMismatch: Error {}
+
     /// Watches for the client closing the connection while the answer is prepared; if it does, the work for this
     /// request is cancelled at once (DESIGN.md: a client that disconnects cancels its upstream work). Cancel the
     /// returned task when the answer is done.

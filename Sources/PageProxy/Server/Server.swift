@@ -18,6 +18,7 @@ final class Server: Sendable {
         let registry = ConnectionRegistry()
         self.registry = registry
         listener = try Listener(address: address) { client in
+            if let bytes = limits.sendBufferBytes { client.setSendBufferSize(bytes) }
             let socket = AsyncSocket(socket: client)
             guard registry.add(socket, limit: limits.maxConnections) else {
                 let bytes = Self.refuseOverCapacity(socket)

@@ -9,5 +9,9 @@ struct ServerLimits: Sendable {
     var idleTimeout: Duration = .seconds(60)
     /// How long one write may wait for a client that does not read.
     var writeTimeout: Duration = .seconds(30)
+    /// `SO_SNDBUF` of each accepted connection; nil leaves the kernel's auto-tuning (up to `tcp_wmem`'s maximum,
+    /// 4 MiB by default). A fixed size bounds what waits in the kernel for a slow client, and so how far upstream
+    /// fetching can run ahead of what the client has read: the route's window plus this buffer.
+    var sendBufferBytes: Int? = 256 * 1024
     var http = HTTPLimits()
 }

@@ -31,6 +31,7 @@ package struct HTTPStatus: Sendable, Hashable {
     package static let serviceUnavailable = HTTPStatus(code: 503)
     package static let gatewayTimeout = HTTPStatus(code: 504)
     package static let httpVersionNotSupported = HTTPStatus(code: 505)
+    package static let insufficientStorage = HTTPStatus(code: 507)
 
     // RFC 9110 §15 reason phrases (plus 429 and 431 from RFC 6585).
     package static func standardReasonPhrase(for code: Int) -> String {
@@ -79,6 +80,8 @@ package struct HTTPStatus: Sendable, Hashable {
         case 503: "Service Unavailable"
         case 504: "Gateway Timeout"
         case 505: "HTTP Version Not Supported"
+        // RFC 4918 §11.5.
+        case 507: "Insufficient Storage"
         default: ""
         }
     }

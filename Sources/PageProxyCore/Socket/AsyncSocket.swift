@@ -25,9 +25,11 @@ package final class AsyncSocket: Sendable {
         close()
     }
 
-    /// Connects to `address`, failing with `.timedOut` at the deadline.
-    package static func connect(to address: SocketAddress, deadline: DispatchTime?) async throws(SocketError) -> AsyncSocket {
-        let (socket, isConnected) = try Socket.makeConnecting(to: address)
+    /// Connects to `address`, failing with `.timedOut` at the deadline; `receiveBufferBytes` sets `SO_RCVBUF` first.
+    package static func connect(
+        to address: SocketAddress, deadline: DispatchTime?, receiveBufferBytes: Int? = nil
+    ) async throws(SocketError) -> AsyncSocket {
+        let (socket, isConnected) = try Socket.makeConnecting(to: address, receiveBufferBytes: receiveBufferBytes)
         let connection = AsyncSocket(socket: socket)
         if isConnected { return connection }
         switch await connection.readiness.wait(for: .write, deadline: deadline) {

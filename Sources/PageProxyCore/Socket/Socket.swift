@@ -35,11 +35,16 @@ package struct Socket: Sendable, Hashable {
     }
 
     /// Starts a non-blocking connect; returns the socket and whether the connection is already complete.
-    package static func makeConnecting(to address: SocketAddress) throws(SocketError) -> (Socket, isConnected: Bool) {
+    /// - Parameter receiveBufferBytes: `SO_RCVBUF`, set before connecting so that the TCP window is negotiated
+    ///   with it (a slow reader's small window); nil keeps the kernel's own tuning.
+    package static func makeConnecting(
+        to address: SocketAddress, receiveBufferBytes: Int? = nil
+    ) throws(SocketError) -> (Socket, isConnected: Bool) {
         let fd = Glibc.socket(address.domain, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw .makeFailed("socket") }
         let socket = Socket(fd: fd)
         socket.setNoDelay()
+        if let receiveBufferBytes { socket.setBufferSize(SO_RCVBUF, receiveBufferBytes) }
         while true {
             let result = address.withSockAddr { Glibc.connect(fd, $0, $1) }
             if result == 0 { return (socket, true) }
@@ -149,6 +154,25 @@ package struct Socket: Sendable, Hashable {
     /// Releases the descriptor.
     package func close() {
         _ = Glibc.close(fd)
+    }
+
+    /// Sets `SO_SNDBUF`: the kernel then queues about this many unsent bytes at most (Linux doubles the value for
+    /// its bookkeeping) and stops growing the buffer on its own, so a client that does not read blocks the writer.
+    package func setSendBufferSize(_ bytes: Int) {
+        setBufferSize(SO_SNDBUF, bytes)
+    }
+
+    /// The kernel's `SO_SNDBUF` (already doubled by Linux), or `SO_RCVBUF` with `receive: true`.
+    package func bufferSize(receive: Bool = false) -> Int? {
+        var value: Int32 = 0
+        var length = socklen_t(MemoryLayout<Int32>.size)
+        guard getsockopt(fd, SOL_SOCKET, receive ? SO_RCVBUF : SO_SNDBUF, &value, &length) == 0 else { return nil }
+        return Int(value)
+    }
+
+    private func setBufferSize(_ option: Int32, _ bytes: Int) {
+        var value = Int32(clamping: bytes)
+        setsockopt(fd, SOL_SOCKET, option, &value, socklen_t(MemoryLayout<Int32>.size))
     }
 
     private func setNoDelay() {

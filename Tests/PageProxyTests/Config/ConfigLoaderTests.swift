@@ -32,7 +32,8 @@ import Testing
         #expect(config.listen == ListenConfig(address: "127.0.0.1", port: 8080))
         #expect(config.cache == CacheConfig(directory: ".pageproxy-cache", maxBytes: 268_435_456))
         #expect(config.server == ServerConfig(maxConnections: 1024, headerTimeout: .seconds(10), idleTimeout: .seconds(60),
-                                              shutdownGrace: .seconds(10), maxRequestLineBytes: 8192, maxHeaderBytes: 32768))
+                                              shutdownGrace: .seconds(10), maxRequestLineBytes: 8192, maxHeaderBytes: 32768,
+                                              sendBufferBytes: 262_144))
         #expect(config.logLevel == .info)
         #expect(config.mock == nil)
         let route = config.routes[0]
@@ -51,6 +52,7 @@ import Testing
         #expect(route.ttl == .seconds(60))
         #expect(route.staleIfError == false)
         #expect(route.maxPageBytes == 16_777_216)
+        #expect(route.maxMergedBytes == 1_073_741_824)
         #expect(route.retries == 3)
         #expect(route.caFile == nil)
     }
@@ -67,7 +69,8 @@ import Testing
               "listen": { "address": "0.0.0.0", "port": 0 },
               "cache": { "directory": "/var/cache/pp", "maxBytes": 0 },
               "server": { "maxConnections": 7, "headerTimeoutSeconds": 2, "idleTimeoutSeconds": 3,
-                          "shutdownGraceSeconds": 0, "maxRequestLineBytes": 256, "maxHeaderBytes": 1024 },
+                          "shutdownGraceSeconds": 0, "maxRequestLineBytes": 256, "maxHeaderBytes": 1024,
+                          "sendBufferBytes": 0 },
               "logLevel": "debug",
               "mock": { "address": "127.0.0.2", "port": 9, "items": 0, "pageSize": 10000, "latencyMs": 1500 },
               "routes": [
@@ -79,7 +82,8 @@ import Testing
                   "pageTimeoutSeconds": 3600, "totalTimeoutSeconds": 86400,
                   "headers": { "Accept": "application/json", "X-Trace": "on" },
                   "forwardHeaders": ["Authorization", "X-Request-Id"],
-                  "ttlSeconds": 0, "staleIfError": true, "maxPageBytes": 1024, "retries": 10, "caFile": null },
+                  "ttlSeconds": 0, "staleIfError": true, "maxPageBytes": 1024, "retries": 10, "caFile": null,
+                  "maxMergedBytes": 1099511627776 },
                 { "name": "second", "upstream": "http://[::1]/", "pagination": { "scheme": "next-url" } }
               ]
             }
@@ -88,7 +92,8 @@ import Testing
         #expect(config.listen == ListenConfig(address: "0.0.0.0", port: 0))
         #expect(config.cache == CacheConfig(directory: "/var/cache/pp", maxBytes: 0))
         #expect(config.server == ServerConfig(maxConnections: 7, headerTimeout: .seconds(2), idleTimeout: .seconds(3),
-                                              shutdownGrace: .zero, maxRequestLineBytes: 256, maxHeaderBytes: 1024))
+                                              shutdownGrace: .zero, maxRequestLineBytes: 256, maxHeaderBytes: 1024,
+                                              sendBufferBytes: 0))
         #expect(config.logLevel == .debug)
         #expect(config.mock == MockConfig(address: "127.0.0.2", port: 9, items: 0, pageSize: 10000,
                                           latency: .milliseconds(1500)))
@@ -111,6 +116,7 @@ import Testing
         #expect(route.ttl == .zero)
         #expect(route.staleIfError)
         #expect(route.maxPageBytes == 1024)
+        #expect(route.maxMergedBytes == 1_099_511_627_776)
         #expect(route.retries == 10)
         #expect(route.caFile == nil)
         let second = try #require(config.route(named: "second"))

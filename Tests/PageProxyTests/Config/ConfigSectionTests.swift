@@ -33,6 +33,7 @@ import Testing
         ("shutdownGraceSeconds", 3601, "0...3600"),
         ("maxRequestLineBytes", 255, "256...1048576"), ("maxRequestLineBytes", 1_048_577, "256...1048576"),
         ("maxHeaderBytes", 1023, "1024...1048576"), ("maxHeaderBytes", 1_048_577, "1024...1048576"),
+        ("sendBufferBytes", -1, "0...67108864"), ("sendBufferBytes", 67_108_865, "0...67108864"),
     ])
     func serverLimits(key: String, value: Int, range: String) {
         expectTop(#""server": { "\#(key)": \#(value) }"#, field: "server.\(key)", mentions: [range, String(value)])

@@ -109,6 +109,7 @@ import Testing
         ("ttlSeconds", "-1", "0...31536000"), ("ttlSeconds", "31536001", "0...31536000"),
         ("maxPageBytes", "1023", "1024...1073741824"), ("maxPageBytes", "1073741825", "1024...1073741824"),
         ("retries", "-1", "0...10"), ("retries", "11", "0...10"),
+        ("maxMergedBytes", "1023", "1024...1099511627776"), ("maxMergedBytes", "1099511627777", "1024...1099511627776"),
         ("staleIfError", "\"yes\"", "true or false"),
         ("caFile", "\"\"", "empty"), ("caFile", "false", "expected a string"),
         ("caFile", "\"/nonexistent/ca.pem\"", "could not load CA file /nonexistent/ca.pem"),

@@ -26,8 +26,9 @@ final class RawHTTPClient {
         self.socket = socket
     }
 
-    static func connect(port: Int) async throws -> RawHTTPClient {
-        let socket = try await AsyncSocket.connect(to: SocketAddress(host: "127.0.0.1", port: port), deadline: .now() + timeout)
+    static func connect(port: Int, receiveBufferBytes: Int? = nil) async throws -> RawHTTPClient {
+        let socket = try await AsyncSocket.connect(
+            to: SocketAddress(host: "127.0.0.1", port: port), deadline: .now() + timeout, receiveBufferBytes: receiveBufferBytes)
         return RawHTTPClient(socket: socket)
     }
 
@@ -69,6 +70,15 @@ final class RawHTTPClient {
             }
         }
     }
+
+    /// Reads what arrives next, at most `maxBytes`, appending it to the bytes kept; returns the count (0 at the end).
+    @discardableResult
+    func readSome(maxBytes: Int) async throws -> Int {
+        try await socket.read(into: &buffer, maxBytes: maxBytes, deadline: .now() + Self.timeout)
+    }
+
+    /// Every byte read so far and not yet handed out by another read method.
+    var received: [UInt8] { buffer }
 
     /// Reads raw bytes until the server closes the connection.
     func readUntilClose() async throws -> [UInt8] {

@@ -27,7 +27,10 @@ final class TestStack: Sendable {
         var configure: @Sendable (inout RouteConfig) -> Void = { _ in }
     }
 
-    static func start(routes: [Route], mockOptions: MockUpstreamOptions = MockUpstreamOptions(), configure: (inout Config) -> Void = { _ in }) throws -> TestStack {
+    static func start(
+        routes: [Route], mockOptions: MockUpstreamOptions = MockUpstreamOptions(), configure: (inout Config) -> Void = { _ in },
+        spool: MergedSpool? = nil
+    ) throws -> TestStack {
         let logs = LogCollector()
         let logger = Logger(level: .debug) { line in logs.append(line) }
         let mock = MockUpstream(options: mockOptions)
@@ -44,7 +47,7 @@ final class TestStack: Sendable {
             return config
         })
         configure(&config)
-        let app = try PageProxyApp.start(config: config, logger: logger)
+        let app = try PageProxyApp.start(config: config, logger: logger, spool: spool)
         return TestStack(mock: mock, mockServer: mockServer, app: app, logs: logs)
     }
 
@@ -59,9 +62,10 @@ final class TestStack: Sendable {
     @discardableResult
     static func run<T>(
         routes: [Route] = SchemeRoutes.all, mockOptions: MockUpstreamOptions = SchemeRoutes.mockOptions,
-        configure: (inout Config) -> Void = { _ in }, _ body: (TestStack) async throws -> T
+        configure: (inout Config) -> Void = { _ in }, spool: MergedSpool? = nil,
+        _ body: (TestStack) async throws -> T
     ) async throws -> T {
-        let stack = try start(routes: routes, mockOptions: mockOptions, configure: configure)
+        let stack = try start(routes: routes, mockOptions: mockOptions, configure: configure, spool: spool)
         do {
             let result = try await body(stack)
             await stack.stop()
@@ -77,9 +81,9 @@ final class TestStack: Sendable {
         await mockServer.stop(grace: .zero)
     }
 
-    /// Connects a raw client to the proxy.
-    func client() async throws -> RawHTTPClient {
-        try await RawHTTPClient.connect(port: port)
+    /// Connects a raw client to the proxy; `receiveBufferBytes` sets the client's `SO_RCVBUF` (a slow reader).
+    func client(receiveBufferBytes: Int? = nil) async throws -> RawHTTPClient {
+        try await RawHTTPClient.connect(port: port, receiveBufferBytes: receiveBufferBytes)
     }
 
     /// One GET on a new connection.

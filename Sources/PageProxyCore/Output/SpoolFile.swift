@@ -1,0 +1,145 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A nameless temporary file that a merged answer is appended to and then read back in chunks.
+///
+/// The file never has a name another process could open: it is made with `O_TMPFILE`, or, where the file system
+/// does not support that, created with a random name (mode 0600, `O_EXCL`) and unlinked at once. Its space is
+/// released when the descriptor closes, so a crash or `kill -9` leaves nothing behind. The descriptor closes on
+/// `close()` or, on any path that forgets to, when the value is released.
+package final class SpoolFile {
+    private var fd: Int32
+    /// Bytes appended so far: the file's length.
+    package private(set) var count = 0
+
+    /// Wraps an open descriptor that the spool then owns (tests use `/dev/full` to stand for a full disk).
+    package init(descriptor: Int32) {
+        fd = descriptor
+    }
+
+    deinit {
+        close()
+    }
+
+    /// Creates a spool in the first of `directories` where a file can be made.
+    /// - Throws: `SpoolError.createFailed` naming the last directory tried and its `errno`.
+    package static func create(inFirstOf directories: [String]) throws(SpoolError) -> SpoolFile {
+        var failure = SpoolError.createFailed(directory: directories.last ?? "", errno: ENOENT)
+        for directory in directories {
+            do {
+                return try create(in: directory)
+            } catch {
+                failure = error
+            }
+        }
+        throw failure
+    }
+
+    /// Creates a spool in `directory`.
+    package static func create(in directory: String) throws(SpoolError) -> SpoolFile {
+        // O_TMPFILE is a macro Glibc's Swift module does not export: __O_TMPFILE | O_DIRECTORY (x86_64, arm64).
+        let tmpfile: Int32 = 0o20000000 | O_DIRECTORY
+        var fd = open(directory, tmpfile | O_RDWR | O_APPEND | O_CLOEXEC, 0o600)
+        if fd < 0 {
+            let code = errno
+            // Only "this file system cannot" falls back to a named file; a missing or unwritable directory fails.
+            guard code == EOPNOTSUPP || code == EISDIR || code == EINVAL else {
+                throw .createFailed(directory: directory, errno: code)
+            }
+            fd = try createUnlinked(in: directory)
+        }
+        return SpoolFile(descriptor: fd)
+    }
+
+    /// Appends every byte of `bytes`.
+    /// - Throws: `SpoolError.writeFailed` (for example `ENOSPC` on a full disk); the spool is then unusable.
+    package func append(_ bytes: [UInt8]) throws(SpoolError) {
+        guard fd >= 0 else { throw .writeFailed(errno: EBADF) }
+        var offset = 0
+        while offset < bytes.count {
+            let written = bytes.withUnsafeBytes { raw in
+                Glibc.write(fd, raw.baseAddress.map { $0 + offset }, raw.count - offset)
+            }
+            if written < 0 {
+                if errno == EINTR { continue }
+                throw .writeFailed(errno: errno)
+            }
+            // A regular file never takes zero bytes of a non-empty write; a device that does is as good as full.
+            guard written > 0 else { throw .writeFailed(errno: ENOSPC) }
+            offset += written
+        }
+        count += bytes.count
+    }
+
+    /// Up to `maxBytes` bytes from `offset`; empty at the end of the file.
+    /// - Throws: `SpoolError.readFailed`.
+    package func read(at offset: Int, maxBytes: Int) throws(SpoolError) -> [UInt8] {
+        guard fd >= 0 else { throw .readFailed(errno: EBADF) }
+        let wanted = max(0, min(maxBytes, count - offset))
+        guard wanted > 0 else { return [] }
+        var chunk = [UInt8](repeating: 0, count: wanted)
+        var filled = 0
+        while filled < wanted {
+            let got = chunk.withUnsafeMutableBytes { raw in
+                pread(fd, raw.baseAddress.map { $0 + filled }, wanted - filled, off_t(offset + filled))
+            }
+            if got < 0 {
+                if errno == EINTR { continue }
+                throw .readFailed(errno: errno)
+            }
+            // The file is shorter than what was appended: something truncated it.
+            guard got > 0 else { throw .readFailed(errno: EIO) }
+            filled += got
+        }
+        return chunk
+    }
+
+    /// The whole file in chunks of at most `chunkSize` bytes, read as they are asked for.
+    package func chunks(of chunkSize: Int) -> Chunks {
+        Chunks(spool: self, chunkSize: max(1, chunkSize))
+    }
+
+    /// Releases the descriptor and with it the file's space; safe to call more than once.
+    package func close() {
+        guard fd >= 0 else { return }
+        _ = Glibc.close(fd)
+        fd = -1
+    }
+
+    /// Reads a spool front to back, one bounded chunk per call.
+    package struct Chunks {
+        let spool: SpoolFile
+        let chunkSize: Int
+        private(set) var offset = 0
+
+        init(spool: SpoolFile, chunkSize: Int) {
+            self.spool = spool
+            self.chunkSize = chunkSize
+        }
+
+        /// The next chunk, nil at the end.
+        package mutating func next() throws(SpoolError) -> [UInt8]? {
+            let chunk = try spool.read(at: offset, maxBytes: chunkSize)
+            guard !chunk.isEmpty else { return nil }
+            offset += chunk.count
+            return chunk
+        }
+    }
+
+    /// `O_EXCL` with a random name, then unlinked before anything is written.
+    private static func createUnlinked(in directory: String) throws(SpoolError) -> Int32 {
+        for _ in 0..<8 {
+            let name = "pageproxy-spool-" + String(UInt64.random(in: 0...UInt64.max), radix: 36)
+            let path = directory.hasSuffix("/") ? directory + name : directory + "/" + name
+            let fd = open(path, O_CREAT | O_EXCL | O_RDWR | O_APPEND | O_CLOEXEC, 0o600)
+            if fd < 0 {
+                if errno == EEXIST { continue }
+                throw .createFailed(directory: directory, errno: errno)
+            }
+            unlink(path)
+            return fd
+        }
+        throw .createFailed(directory: directory, errno: EEXIST)
+    }
+}

@@ -1,0 +1,103 @@
+/// A merged answer's bytes until they are sent: in memory while small, in a `SpoolFile` past a threshold, and
+/// refused past a cap.
+///
+/// DESIGN.md: memory stays bounded whatever the total. A merged answer can only be sent once every page has arrived
+/// (its status must be honest), so its bytes have to wait somewhere; small answers wait in memory, where most
+/// answers fit and a file would only cost system calls, and larger ones on disk, so that a million items cost disk
+/// space rather than resident memory. Any failure discards what was held, the temporary file included.
+package final class SpooledBody {
+    /// Where the bytes may wait, and how many.
+    package struct Limits: Sendable {
+        /// Answers up to this size stay in memory.
+        package var memoryBytes = 1 << 20
+        /// Past this the answer is refused with `SpoolError.tooLarge`.
+        package var maxBytes = 1 << 30
+
+        package init(memoryBytes: Int = 1 << 20, maxBytes: Int = 1 << 30) {
+            self.memoryBytes = memoryBytes
+            self.maxBytes = maxBytes
+        }
+    }
+
+    /// Makes the temporary file when the answer outgrows memory.
+    package typealias SpoolOpener = @Sendable () throws(SpoolError) -> SpoolFile
+
+    private let limits: Limits
+    private let openSpool: SpoolOpener
+    private var memory: [UInt8] = []
+    private var spool: SpoolFile?
+    /// Bytes appended so far: the answer's `Content-Length` once it is complete.
+    package private(set) var count = 0
+
+    package init(limits: Limits, openSpool: @escaping SpoolOpener) {
+        self.limits = limits
+        self.openSpool = openSpool
+    }
+
+    /// Whether the bytes have moved to a temporary file.
+    package var isSpooled: Bool { spool != nil }
+
+    /// Appends `bytes`, moving everything to a temporary file once the total passes `limits.memoryBytes`.
+    /// - Throws: `SpoolError.tooLarge` past `limits.maxBytes`, or the spool's own failure; everything held is then
+    ///   discarded and the temporary file closed.
+    package func append(_ bytes: [UInt8]) throws(SpoolError) {
+        guard bytes.count <= limits.maxBytes - count else {
+            discard()
+            throw .tooLarge(limit: limits.maxBytes)
+        }
+        do {
+            if spool == nil && count + bytes.count > limits.memoryBytes {
+                let file = try openSpool()
+                spool = file
+                try file.append(memory)
+                memory = []
+            }
+            if let spool {
+                try spool.append(bytes)
+            } else {
+                memory += bytes
+            }
+        } catch {
+            discard()
+            throw error
+        }
+        count += bytes.count
+    }
+
+    /// The bytes in chunks of at most `chunkSize` (an answer still in memory comes as one chunk).
+    package func chunks(of chunkSize: Int) -> Chunks {
+        if let spool { return Chunks(source: .spool(spool.chunks(of: chunkSize))) }
+        return Chunks(source: .memory(memory))
+    }
+
+    /// Drops the bytes and closes the temporary file; the body is empty afterwards.
+    package func discard() {
+        spool?.close()
+        spool = nil
+        memory = []
+        count = 0
+    }
+
+    /// Reads a body front to back, one bounded chunk per call.
+    package struct Chunks {
+        enum Source {
+            case memory([UInt8]?)
+            case spool(SpoolFile.Chunks)
+        }
+
+        var source: Source
+
+        /// The next chunk, nil at the end.
+        package mutating func next() throws(SpoolError) -> [UInt8]? {
+            switch source {
+            case .memory(let bytes):
+                source = .memory(nil)
+                return bytes?.isEmpty == false ? bytes : nil
+            case .spool(var chunks):
+                let chunk = try chunks.next()
+                source = .spool(chunks)
+                return chunk
+            }
+        }
+    }
+}

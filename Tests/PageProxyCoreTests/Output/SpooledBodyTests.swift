@@ -1,0 +1,93 @@
+import Testing
+
+@testable import PageProxyCore
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// A merged answer's bytes: memory while small, a temporary file past the threshold, an error past the cap.
+@Suite struct SpooledBodyTests {
+    private static func page(_ index: Int, size: Int = 1000) -> [UInt8] {
+        Array(repeating: UInt8(ascii: "a") + UInt8(index % 26), count: size)
+    }
+
+    private static func readAll(_ body: SpooledBody, chunkSize: Int = 700) throws -> [UInt8] {
+        var chunks = body.chunks(of: chunkSize)
+        var bytes: [UInt8] = []
+        while let chunk = try chunks.next() { bytes += chunk }
+        return bytes
+    }
+
+    @Test func aSmallBodyStaysInMemory() throws {
+        let body = SpooledBody(limits: SpooledBody.Limits(memoryBytes: 10_000, maxBytes: 100_000)) { () throws(SpoolError) in
+            Issue.record("a body under the threshold must not open a spool")
+            throw .createFailed(directory: "-", errno: EACCES)
+        }
+        try body.append(Self.page(0))
+        try body.append(Self.page(1))
+        #expect(!body.isSpooled)
+        #expect(body.count == 2000)
+        #expect(try Self.readAll(body) == Self.page(0) + Self.page(1))
+    }
+
+    @Test func aLargeBodyMovesToDiskAndReadsBackWhole() throws {
+        let directory = try SpoolTestDirectory()
+        defer { directory.remove() }
+        let path = directory.path
+        let body = SpooledBody(limits: SpooledBody.Limits(memoryBytes: 2500, maxBytes: 100_000)) { () throws(SpoolError) in
+            try SpoolFile.create(in: path)
+        }
+        var expected: [UInt8] = []
+        for index in 0..<20 {
+            try body.append(Self.page(index))
+            expected += Self.page(index)
+            #expect(body.isSpooled == (index >= 2), "spooled from the page that passes 2500 bytes")
+        }
+        #expect(body.count == 20_000)
+        #expect(try Self.readAll(body) == expected)
+        #expect(directory.openDescriptors() == 1)
+        body.discard()
+        #expect(directory.openDescriptors() == 0)
+    }
+
+    @Test func passingTheCapThrowsAndDropsEverything() throws {
+        let directory = try SpoolTestDirectory()
+        defer { directory.remove() }
+        let path = directory.path
+        let body = SpooledBody(limits: SpooledBody.Limits(memoryBytes: 1000, maxBytes: 5000)) { () throws(SpoolError) in
+            try SpoolFile.create(in: path)
+        }
+        for index in 0..<5 { try body.append(Self.page(index)) }
+        #expect(body.count == 5000, "exactly the cap is allowed")
+        #expect(throws: SpoolError.tooLarge(limit: 5000)) { try body.append([UInt8(ascii: "]")]) }
+        #expect(body.count == 0)
+        #expect(!body.isSpooled)
+        #expect(directory.openDescriptors() == 0, "the temporary file is closed")
+    }
+
+    @Test func aFullDiskThrowsAndDropsEverything() throws {
+        let body = SpooledBody(limits: SpooledBody.Limits(memoryBytes: 1000, maxBytes: 100_000)) { () throws(SpoolError) in
+            SpoolFile(descriptor: open("/dev/full", O_WRONLY | O_CLOEXEC))
+        }
+        try body.append(Self.page(0))
+        #expect(throws: SpoolError.writeFailed(errno: ENOSPC)) { try body.append(Self.page(1)) }
+        #expect(body.count == 0)
+        #expect(!body.isSpooled)
+    }
+
+    @Test func aSpoolThatCannotBeCreatedIsAnError() throws {
+        let body = SpooledBody(limits: SpooledBody.Limits(memoryBytes: 10, maxBytes: 100_000)) { () throws(SpoolError) in
+            try SpoolFile.create(inFirstOf: ["/nonexistent-pageproxy-dir"])
+        }
+        #expect(throws: SpoolError.createFailed(directory: "/nonexistent-pageproxy-dir", errno: ENOENT)) {
+            try body.append(Self.page(0, size: 11))
+        }
+    }
+
+    @Test func anEmptyBodyHasNoChunks() throws {
+        let body = SpooledBody(limits: SpooledBody.Limits()) { () throws(SpoolError) in throw .writeFailed(errno: EIO) }
+        var chunks = body.chunks(of: 10)
+        #expect(try chunks.next() == nil)
+    }
+}
