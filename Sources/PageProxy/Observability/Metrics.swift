@@ -54,8 +54,8 @@ final class Metrics: Sendable {
     }
 
     /// A page served from, or fetched into, the cache: `hit`, `miss`, `revalidated`, `stale`, `bypass`.
-    func cacheOutcome(route: String, outcome: String) {
-        state.withLock { $0.cache[Key(route: route, value: outcome), default: 0] += 1 }
+    func cacheOutcome(route: String, outcome: String, count: Int = 1) {
+        state.withLock { $0.cache[Key(route: route, value: outcome), default: 0] += count }
     }
 
     func retried(route: String, count: Int) {

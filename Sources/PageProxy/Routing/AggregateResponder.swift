@@ -1,3 +1,4 @@
+import Foundation
 import PageProxyCore
 
 /// Answers a request for a route: walks the upstream's pages and writes them as one JSON array or as NDJSON.
@@ -11,6 +12,8 @@ struct AggregateResponder: Sendable {
     let metrics: Metrics
     /// Where merged answers wait until every page has arrived.
     let spool: MergedSpool
+    /// Merged answers whose pages are all fresh in the cache, answered again without a walk.
+    let memo: MergedAnswerMemo
 
     /// How much of a spooled answer is read and written at a time.
     static let sendChunkBytes = 64 * 1024
@@ -36,12 +39,19 @@ struct AggregateResponder: Sendable {
             base: self.transport, policy: RetryPolicy(budget: route.retries), deadline: .now + route.totalTimeout)
         let tally = CacheTally()
         let policy = CachePolicy(ttl: route.ttl, staleIfError: route.staleIfError, forceRevalidate: controls.fresh)
+        let headers = Self.upstreamHeaders(route: route, request: request)
+        let memoKey = MergedAnswerMemo.key(
+            route: route.name, base: base, pageLimit: options.pageLimit, itemLimit: options.itemLimit, upstreamHeaders: headers)
+        if controls.format == .json, !controls.fresh, let answer = memo.answer(for: memoKey, at: Date()) {
+            await sendMemoized(answer, route: route, request: request, writer: writer)
+            return
+        }
         let walker = PageWalker(
             base: base, scheme: route.pagination, options: options,
-            fetch: makeFetcher(route: route, request: request, transport: transport, policy: policy, tally: tally))
+            fetch: makeFetcher(route: route, headers: headers, transport: transport, policy: policy, tally: tally))
         let watcher = writer.watchForDisconnect()
         switch controls.format {
-        case .json: await respondMerged(walker: walker, route: route, request: request, tally: tally, writer: writer)
+        case .json: await respondMerged(walker: walker, route: route, request: request, tally: tally, memoKey: memoKey, writer: writer)
         case .ndjson: await respondStreamed(walker: walker, route: route, tally: tally, writer: writer)
         }
         writer.logFields["cache"] = .string(tally.summary)
@@ -53,7 +63,9 @@ struct AggregateResponder: Sendable {
         if retries > 0 { writer.logFields["retries"] = .int(retries) }
     }
 
-    private func respondMerged(walker: PageWalker, route: RouteConfig, request: HTTPRequestHead, tally: CacheTally, writer: ResponseWriter) async {
+    private func respondMerged(
+        walker: PageWalker, route: RouteConfig, request: HTTPRequestHead, tally: CacheTally, memoKey: String, writer: ResponseWriter
+    ) async {
         var framing = MergedJSONBody()
         // DESIGN.md: memory stays bounded whatever the total; past `spool.memoryBytes` the bytes wait on disk.
         let body = SpooledBody(
@@ -98,6 +110,12 @@ struct AggregateResponder: Sendable {
         headers.set("ETag", tag)
         writer.logFields["pages"] = .int(pages)
         writer.logFields["items"] = .int(items)
+        if let bytes = body.inMemory, let freshUntil = tally.freshUntil {
+            memo.keep(
+                MergedAnswerMemo.Answer(
+                    body: bytes, pages: pages, items: items, truncated: walker.wasTruncated, etag: tag, freshUntil: freshUntil),
+                for: memoKey)
+        }
         // RFC 9110 §13.1.2 — the client already holds this answer: no body.
         if AggregateETag.matches(ifNoneMatch: request.headers.values("If-None-Match"), etag: tag) {
             var notModified = headers
@@ -117,6 +135,30 @@ struct AggregateResponder: Sendable {
         } catch {
             // The client went away.
         }
+    }
+
+    /// A merged answer from the memo: every page a cache hit, as the walk would have found them.
+    private func sendMemoized(_ answer: MergedAnswerMemo.Answer, route: RouteConfig, request: HTTPRequestHead, writer: ResponseWriter) async {
+        let tally = CacheTally()
+        for _ in 0..<answer.pages { tally.record(.hit) }
+        metrics.cacheOutcome(route: route.name, outcome: CacheOutcome.hit.rawValue, count: answer.pages)
+        var headers = HTTPHeaders()
+        headers.set("Content-Type", OutputFormat.json.contentType)
+        headers.set("PageProxy-Pages", String(answer.pages))
+        headers.set("PageProxy-Items", String(answer.items))
+        if answer.truncated { headers.set("PageProxy-Truncated", "true") }
+        tally.addHeaders(to: &headers)
+        headers.set("ETag", answer.etag)
+        writer.logFields["pages"] = .int(answer.pages)
+        writer.logFields["items"] = .int(answer.items)
+        writer.logFields["cache"] = .string(tally.summary)
+        if AggregateETag.matches(ifNoneMatch: request.headers.values("If-None-Match"), etag: answer.etag) {
+            headers.remove("Content-Type")
+            headers.set("Content-Length", String(answer.body.count))
+            try? await writer.send(.notModified, headers: headers, body: [])
+            return
+        }
+        try? await writer.send(.ok, headers: headers, body: answer.body)
     }
 
     /// DESIGN.md "Errors": a merged answer that cannot be held is a JSON error pointing at the streamed output.
@@ -208,15 +250,19 @@ struct AggregateResponder: Sendable {
             query: queries.isEmpty ? nil : queries.joined(separator: "&"))
     }
 
-    private func makeFetcher(
-        route: RouteConfig, request: HTTPRequestHead, transport: RetryingTransport, policy: CachePolicy, tally: CacheTally
-    ) -> PageFetcher {
+    /// The headers every page request of this client request carries: the route's, then the forwarded ones.
+    private static func upstreamHeaders(route: RouteConfig, request: HTTPRequestHead) -> HTTPHeaders {
         var fields = HTTPHeaders()
         for (name, value) in route.headers { fields.set(name, value) }
         for name in route.forwardHeaders {
             for value in request.headers.values(name) { fields.add(name, value) }
         }
-        let headers = fields
+        return fields
+    }
+
+    private func makeFetcher(
+        route: RouteConfig, headers: HTTPHeaders, transport: RetryingTransport, policy: CachePolicy, tally: CacheTally
+    ) -> PageFetcher {
         let timeout = route.pageTimeout
         let maxBytes = route.maxPageBytes
         let metrics = self.metrics
@@ -226,9 +272,9 @@ struct AggregateResponder: Sendable {
         return { url, number throws(PaginationError) in
             let started = ContinuousClock.now
             do throws(UpstreamError) {
-                let (response, source) = try await pages.fetch(
+                let (response, source, freshUntil) = try await pages.fetch(
                     UpstreamRequest(url: url, headers: headers, caFile: caFile), policy: policy, transport: transport, timeout: timeout, maxBodyBytes: maxBytes)
-                tally.record(source)
+                tally.record(source, freshUntil: freshUntil)
                 metrics.cacheOutcome(route: routeName, outcome: source.rawValue)
                 // A hit or a stale page made no upstream request that answered.
                 guard source != .hit && source != .stale else { return response }

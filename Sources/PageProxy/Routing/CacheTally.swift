@@ -1,12 +1,22 @@
+import Foundation
 import PageProxyCore
 import Synchronization
 
 /// Counts where one client request's pages came from, for its `PageProxy-Cache` header, log line and metrics.
 final class CacheTally: Sendable {
     private let counts = Mutex<[CacheOutcome: Int]>([:])
+    /// The earliest time a stored page of the answer goes stale; `.distantPast` once a page was not stored.
+    private let earliestFreshUntil = Mutex(Date.distantFuture)
 
-    func record(_ outcome: CacheOutcome) {
+    func record(_ outcome: CacheOutcome, freshUntil: Date? = nil) {
         counts.withLock { $0[outcome, default: 0] += 1 }
+        earliestFreshUntil.withLock { $0 = min($0, freshUntil ?? .distantPast) }
+    }
+
+    /// Until when every page of the answer is fresh in the cache; nil when a page was not stored there.
+    var freshUntil: Date? {
+        let date = earliestFreshUntil.withLock { $0 }
+        return date == .distantPast ? nil : date
     }
 
     func count(_ outcome: CacheOutcome) -> Int { counts.withLock { $0[outcome] ?? 0 } }

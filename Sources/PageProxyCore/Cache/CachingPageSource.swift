@@ -8,7 +8,8 @@ import Foundation
 /// validators exists: a 304 refreshes the entry (`revalidated`), a 200 replaces it (`miss`), and a failure (an
 /// error, or a 5xx after the retries) serves the old entry if the policy allows (`stale`).
 package final class CachingPageSource: Sendable {
-    package typealias Fetched = (response: UpstreamResponse, outcome: CacheOutcome)
+    /// A page, where it came from, and until when the stored copy it matches is fresh (nil: none is, or none was kept).
+    package typealias Fetched = (response: UpstreamResponse, outcome: CacheOutcome, freshUntil: Date?)
 
     package let store: DiskStore?
     private let collapser = FetchCollapser<CacheKey, Result<CachedResponse, UpstreamError>>()
@@ -27,17 +28,17 @@ package final class CachingPageSource: Sendable {
         _ request: UpstreamRequest, policy: CachePolicy, transport: any UpstreamTransport, timeout: Duration, maxBodyBytes: Int
     ) async throws(UpstreamError) -> Fetched {
         guard let store, store.isEnabled, policy.ttl > .zero, request.method == .get else {
-            return (try await transport.send(request, timeout: timeout, maxBodyBytes: maxBodyBytes), .bypass)
+            return (try await transport.send(request, timeout: timeout, maxBodyBytes: maxBodyBytes), .bypass, nil)
         }
         let key = CacheKey(request)
         let cached = store.read(key)
         if let cached, !policy.forceRevalidate, cached.isFresh(at: now()) {
-            return (cached.response, .hit)
+            return (cached.response, .hit, cached.freshUntil)
         }
         let (result, _) = await collapser.value(for: key) {
             // A fetch that finished between the read above and this one stored the page: use it, not a second request.
             if !policy.forceRevalidate, let current = store.read(key), current.isFresh(at: self.now()) {
-                return .success(CachedResponse(current.response, .hit))
+                return .success(CachedResponse(current.response, .hit, freshUntil: current.freshUntil))
             }
             return await self.refresh(key, cached: cached, request: request, policy: policy, store: store) { request async throws(UpstreamError) in
                 try await transport.send(request, timeout: timeout, maxBodyBytes: maxBodyBytes)
@@ -76,9 +77,9 @@ package final class CachingPageSource: Sendable {
                 entry.freshUntil = received.addingTimeInterval(freshness.lifetime.timeInterval)
                 entry.mustRevalidate = freshness.mustRevalidate
                 store.write(entry, for: key)
-            } else {
-                store.remove(key)
+                return .success(CachedResponse(entry.response, .revalidated, freshUntil: entry.freshUntil))
             }
+            store.remove(key)
             return .success(CachedResponse(entry.response, .revalidated))
         }
         if response.status.code >= 500, let stale = staleEntry(cached, policy: policy) {
@@ -87,9 +88,9 @@ package final class CachingPageSource: Sendable {
         if response.status.code == 200 {
             if let entry = CacheFreshness.entry(for: response, routeTTL: policy.ttl, now: received) {
                 store.write(entry, for: key)
-            } else {
-                store.remove(key)
+                return .success(CachedResponse(response, .miss, freshUntil: entry.freshUntil))
             }
+            store.remove(key)
         }
         return .success(CachedResponse(response, .miss))
     }
@@ -105,7 +106,7 @@ package final class CachingPageSource: Sendable {
 private struct CachedResponse: Sendable {
     let fetched: CachingPageSource.Fetched
 
-    init(_ response: UpstreamResponse, _ outcome: CacheOutcome) {
-        fetched = (response, outcome)
+    init(_ response: UpstreamResponse, _ outcome: CacheOutcome, freshUntil: Date? = nil) {
+        fetched = (response, outcome, freshUntil)
     }
 }

@@ -37,6 +37,9 @@ package final class SpooledBody {
     /// Whether the bytes have moved to a temporary file.
     package var isSpooled: Bool { spool != nil }
 
+    /// The whole body while it is held in memory; nil once it has moved to disk.
+    package var inMemory: [UInt8]? { spool == nil ? memory : nil }
+
     /// Appends `bytes`, moving everything to a temporary file once the total passes `limits.memoryBytes`.
     /// - Throws: `SpoolError.tooLarge` past `limits.maxBytes`, or the spool's own failure; everything held is then
     ///   discarded and the temporary file closed.
