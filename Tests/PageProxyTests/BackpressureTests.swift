@@ -62,9 +62,9 @@ import Testing
             let requested = stack.mock.log.count
             #expect(requested <= bound, "read \(consumed) bytes; \(requested) pages requested, bound \(bound)")
             #expect(bound < total / Self.pageSize, "the bound must leave pages unfetched for the test to mean anything")
-            // Reading on releases the rest, and the stream is whole.
-            let lastChunk = Array("\r\n0\r\n\r\n".utf8)
-            while !client.received.ends(with: lastChunk) {
+            // Reading on releases the rest, and the stream is whole: the last chunk, then its trailer section.
+            let sectionEnd = Array("\r\n\r\n".utf8)
+            while try !(client.received.ends(with: sectionEnd) && ChunkedBody.decode(client.received.bodyAfterHead).isComplete) {
                 guard try await client.readSome(maxBytes: 65536) > 0 else { break }
             }
             let body = try ChunkedBody.decode(client.received.bodyAfterHead)

@@ -52,11 +52,22 @@ final class MockUpstream: Sendable {
     /// whose `If-None-Match` names it gets a 304 without a body, as real APIs such as GitHub's answer.
     private static func validated(_ response: MockResponse, ifNoneMatch: String?) -> MockResponse {
         guard response.status == 200 else { return response }
-        let etag = "\"" + String(SHA256.hex(SHA256.hash(response.body)).prefix(16)) + "\""
+        let etag = "\"" + Self.fingerprint(response.body) + "\""
         var tagged = response
         tagged.setHeader("ETag", etag)
         guard let ifNoneMatch, AggregateETag.matches(ifNoneMatch: [ifNoneMatch], etag: etag) else { return tagged }
         return MockResponse(status: 304, headers: [(name: "ETag", value: etag)])
+    }
+
+    /// FNV-1a (64-bit) of a body, in hex: enough to tell the mock's pages apart, and cheap even in a debug build,
+    /// where the test suite runs the mock for every page it fetches.
+    static func fingerprint(_ body: [UInt8]) -> String {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        body.withUnsafeBufferPointer { bytes in
+            for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3 }
+        }
+        let hex = String(hash, radix: 16)
+        return String(repeating: "0", count: 16 - hex.count) + hex
     }
 
     private func answer(_ request: MockRequest, _ query: MockQuery, latencyIsValid: Bool) async -> MockResponse {

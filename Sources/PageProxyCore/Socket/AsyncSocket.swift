@@ -51,15 +51,11 @@ package final class AsyncSocket: Sendable {
     /// Appends what arrives next (up to `maxBytes`) to `buffer`; returns the count, 0 at end of stream.
     package func read(into buffer: inout [UInt8], maxBytes: Int = 16384, deadline: DispatchTime?) async throws(SocketError) -> Int {
         while true {
-            let start = buffer.count
-            buffer.append(contentsOf: repeatElement(0, count: maxBytes))
-            let result = buffer.withUnsafeMutableBytes { raw -> Result<Int?, SocketError> in
-                whileOpen { () throws(SocketError) -> Int? in
-                    try socket.read(into: UnsafeMutableRawBufferPointer(rebasing: raw[start...]))
-                }
+            let result = buffer.append(readingUpTo: maxBytes) { scratch -> (result: Result<Int?, SocketError>, count: Int) in
+                let result = whileOpen { () throws(SocketError) -> Int? in try socket.read(into: scratch) }
+                return (result, ((try? result.get()) ?? nil) ?? 0)
             }
             let count = try? result.get()
-            buffer.removeLast(maxBytes - (count.flatMap { $0 } ?? 0))
             if case .failure(let error) = result { throw error }
             if let count = count.flatMap({ $0 }) { return count }
             // Nothing to read: an empty buffer gives its capacity back while the connection waits (idle

@@ -92,14 +92,10 @@ package final class TLSStream: @unchecked Sendable {
     package func read(into buffer: inout [UInt8], maxBytes: Int = 16384, deadline: DispatchTime?) async throws(SocketError) -> Int {
         let library = context.library
         while true {
-            let start = buffer.count
-            buffer.append(contentsOf: repeatElement(0, count: maxBytes))
-            let attempt = buffer.withUnsafeMutableBytes { raw in
-                let free = UnsafeMutableRawBufferPointer(rebasing: raw[start...])
-                return self.attempt { library.sslRead($0, free.baseAddress, Int32(clamping: free.count)) }
+            let attempt = buffer.append(readingUpTo: maxBytes) { scratch in
+                let attempt = self.attempt { library.sslRead($0, scratch.baseAddress, Int32(clamping: scratch.count)) }
+                return (attempt, attempt.map { max(0, Int($0.result)) } ?? 0)
             }
-            let count = attempt.map { max(0, Int($0.result)) } ?? 0
-            buffer.removeLast(maxBytes - count)
             do {
                 if let count = try await settle(attempt, deadline: deadline) { return Int(count) }
             } catch .endOfStream {
