@@ -11,7 +11,12 @@ package final class AsyncSocket: Sendable {
     private let isClosed = Mutex(false)
 
     /// The queue every socket's Dispatch sources deliver on; handlers only resume continuations.
-    private static let eventQueue = DispatchQueue(label: "pageproxy.socket-events", attributes: .concurrent)
+    ///
+    /// Serial on purpose: libdispatch on Linux keeps one shared record per descriptor for its read and write
+    /// sources, and tearing sources down on several worker threads at once can corrupt it (a use-after-free in
+    /// `_dispatch_unote_unregister_muxed`, swift-corelibs-libdispatch#949, seen here under benchmark load). One
+    /// serial target queue makes every source's invoke, and so every unregistration, happen one at a time.
+    private static let eventQueue = DispatchQueue(label: "pageproxy.socket-events")
 
     package init(socket: Socket) {
         self.socket = socket
