@@ -22,7 +22,7 @@ Scenarios:
 - /healthz at 1, 32 and 256 connections with wrk, PageProxy against nginx (one worker, `return 200`).
 - resident memory of PageProxy: idle (after start, no request) and loaded (VmHWM after every run).
 """
-import argparse, http.client, itertools, json, math, os, select, subprocess, sys, time, uuid
+import argparse, http.client, itertools, json, math, os, select, shutil, subprocess, sys, time, uuid
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import benchlib as B  # noqa: E402
@@ -272,8 +272,12 @@ def report(res):
     lines.append("| PageProxy resident memory | MB |")
     lines.append("|---|---:|")
     lines.append(f"| idle (VmRSS after start, no request) | {mem['idle']['VmRSS_kB'] / 1024:.1f} |")
-    lines.append(f"| loaded (VmHWM after every run) | {mem['after']['VmHWM_kB'] / 1024:.1f} |")
-    lines.append(f"| after every run (VmRSS) | {mem['after']['VmRSS_kB'] / 1024:.1f} |")
+    if "after" in mem:
+        lines.append(f"| loaded (VmHWM after every run) | {mem['after']['VmHWM_kB'] / 1024:.1f} |")
+        lines.append(f"| after every run (VmRSS) | {mem['after']['VmRSS_kB'] / 1024:.1f} |")
+    for failure in res.get("failures", []):
+        lines.append(f"\n**Failure** in {failure['part']}: {failure['error']}" +
+                     (f" (output: `{failure['log']}`)" if "log" in failure else ""))
     lines.append("")
     lines.append("Aims (issue 9):\n")
     for aim in res["aims"]:
@@ -383,13 +387,26 @@ def main():
         merged_conn.close()
         assert len(json.loads(merged)) == args.warm_pages * args.page_size
         nginx = B.start_nginx(work, nginx_port, {"/merged.json": merged})
-        if "warm" not in skip:
-            B.log("warm aggregation ...")
-            res["warm"] = warm_runs(args, pp_port, nginx_port, merged)
-        if "healthz" not in skip:
-            B.log("/healthz ...")
-            res["healthz"] = healthz_runs(args, pp_port, nginx_port)
-        res["memory"]["after"] = B.proc_memory(pp.pid)
+        for part, run in (("warm", lambda: warm_runs(args, pp_port, nginx_port, merged)),
+                          ("healthz", lambda: healthz_runs(args, pp_port, nginx_port))):
+            if part in skip:
+                continue
+            B.log(f"{part} ...")
+            try:
+                res[part] = run()
+            except Exception as e:  # recorded, so the cold results already measured are still reported
+                res.setdefault("failures", []).append({"part": part, "error": f"{type(e).__name__}: {e}"})
+                B.log(f"{part} failed: {type(e).__name__}: {e}")
+            if pp.poll() is not None:
+                crash = os.path.join(B.RESULTS, f"pageproxy-died-{time.strftime('%Y%m%d-%H%M%S')}.log")
+                shutil.copyfile(os.path.join(work, "pageproxy.log"), crash)
+                res.setdefault("failures", []).append(
+                    {"part": part, "error": f"PageProxy exited with status {pp.returncode} during {part}",
+                     "log": os.path.relpath(crash, B.ROOT)})
+                B.log(f"PageProxy DIED during {part} (status {pp.returncode}); its output: {crash}")
+                break
+        if pp.poll() is None:
+            res["memory"]["after"] = B.proc_memory(pp.pid)
     finally:
         if worker:
             worker.stop()
