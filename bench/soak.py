@@ -263,7 +263,7 @@ def report(res):
                      f"{', '.join(f'{c}: {n}' for c, n in k['cache'].items()) if name not in ('healthz', 'probe') else ''} |")
     r = res["rss_summary"]
     lines += ["", "| PageProxy VmRSS (MB) | first | median | max | last | last − first |", "|---|---:|---:|---:|---:|---:|",
-              f"| sampled every {res['config']['sample_every']} s ({r['samples']} samples) | {r['first'] / 1024:.1f} | "
+              f"| sampled every {res['config']['sample_every']} s under load ({r['samples']} samples) | {r['first'] / 1024:.1f} | "
               f"{r['median'] / 1024:.1f} | {r['max'] / 1024:.1f} | {r['last'] / 1024:.1f} | {(r['last'] - r['first']) / 1024:+.1f} |",
               "", f"Idle before the load: {res['memory']['idle']['VmRSS_kB'] / 1024:.1f} MB; VmHWM at the end: "
               f"{res['memory']['after']['VmHWM_kB'] / 1024:.1f} MB; after the load (connections closed, "
@@ -336,7 +336,8 @@ def main():
                               "max_ms": max(lat, default=float("nan")) * 1000}
     res["errors"] = sum(k["errors"] for k in res["kinds"].values()) + res.get("stuck_tasks", 0)
     res["error_samples"] = [s for k in res["kinds"].values() for s in k["error_samples"]][:10]
-    rss = [s["pageproxy_rss_kB"] for s in samples]
+    # The t=0 sample is taken before the first answer; "first" is the first sample under load.
+    rss = [s["pageproxy_rss_kB"] for s in samples if s["t"] > 0] or [s["pageproxy_rss_kB"] for s in samples]
     res["rss_summary"] = {"samples": len(rss), "first": rss[0], "median": B.median(rss), "max": max(rss),
                           "last": rss[-1]}
     stamp = time.strftime("%Y%m%d-%H%M%S")
