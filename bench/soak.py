@@ -22,7 +22,7 @@ Starts the mock upstream and PageProxy (release build) on 127.0.0.1 and stops bo
 error or Ctrl-C. Writes bench/results/soak-<time>.json (and soak-latest.json / soak-latest.md) and prints
 markdown. Exit status 1 if any error was seen.
 """
-import argparse, asyncio, json, os, subprocess, sys, time
+import argparse, asyncio, json, os, shutil, subprocess, sys, time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import benchlib as B  # noqa: E402
@@ -135,6 +135,7 @@ class Load:
         self.deadline = 0.0
         self.counter = 0
         self.verify_counts = {}
+        self.died_at = None
 
     def request_for(self, role, n):
         """(kind, target, extra header lines, expected items)."""
@@ -214,11 +215,21 @@ class Load:
                 self._drop(writer)
             await asyncio.sleep(max(0.0, 1.0 - (time.monotonic() - start)))
 
-    async def sampler(self, pids, samples, every):
+    async def sampler(self, procs, samples, every):
         t0 = time.monotonic()
         while time.monotonic() < self.deadline:
             row = {"t": round(time.monotonic() - t0, 1)}
-            for name, pid in pids.items():
+            dead = [name for name, proc in procs.items() if proc.poll() is not None]
+            if dead:
+                for name in dead:
+                    self.stats.error("process", f"{name} exited with status {procs[name].returncode} "
+                                                f"at t={row['t']} s")
+                    B.log(f"  t={row['t']:6.1f}s  {name} EXITED with status {procs[name].returncode}; stopping the load")
+                self.died_at = row["t"]
+                self.deadline = time.monotonic()  # every connection loop ends after its current request
+                return
+            for name, proc in procs.items():
+                pid = proc.pid
                 m = B.proc_memory(pid)
                 row[name + "_rss_kB"] = m["VmRSS_kB"]
                 row[name + "_threads"] = m["threads"]
@@ -229,12 +240,12 @@ class Load:
                   f"fds {row['pageproxy_fds']:5}  threads {row['pageproxy_threads']:3}  requests {row['requests']}")
             await asyncio.sleep(every)
 
-    async def run(self, pids, samples):
+    async def run(self, procs, samples):
         self.deadline = time.monotonic() + self.args.seconds
         roles = ["cached", "uncached", "ndjson", "healthz"]
         tasks = [asyncio.create_task(self.connection(roles[i % 4])) for i in range(self.args.connections)]
         tasks.append(asyncio.create_task(self.prober()))
-        tasks.append(asyncio.create_task(self.sampler(pids, samples, self.args.sample_every)))
+        tasks.append(asyncio.create_task(self.sampler(procs, samples, self.args.sample_every)))
         done, pending = await asyncio.wait(tasks, timeout=self.args.seconds + self.args.timeout + 15)
         for t in pending:
             t.cancel()
@@ -265,11 +276,13 @@ def report(res):
     lines += ["", "| PageProxy VmRSS (MB) | first | median | max | last | last − first |", "|---|---:|---:|---:|---:|---:|",
               f"| sampled every {res['config']['sample_every']} s under load ({r['samples']} samples) | {r['first'] / 1024:.1f} | "
               f"{r['median'] / 1024:.1f} | {r['max'] / 1024:.1f} | {r['last'] / 1024:.1f} | {(r['last'] - r['first']) / 1024:+.1f} |",
-              "", f"Idle before the load: {res['memory']['idle']['VmRSS_kB'] / 1024:.1f} MB; VmHWM at the end: "
-              f"{res['memory']['after']['VmHWM_kB'] / 1024:.1f} MB; after the load (connections closed, "
-              f"{res['config']['settle']} s later): {res['memory']['settled']['VmRSS_kB'] / 1024:.1f} MB; "
-              f"open fds at the end of the load {res['samples'][-1]['pageproxy_fds']} and after it "
-              f"{res['memory']['settled_fds']}.",
+              "", (f"Idle before the load: {res['memory']['idle']['VmRSS_kB'] / 1024:.1f} MB; VmHWM at the end: "
+                   f"{res['memory']['after']['VmHWM_kB'] / 1024:.1f} MB; after the load (connections closed, "
+                   f"{res['config']['settle']} s later): {res['memory']['settled']['VmRSS_kB'] / 1024:.1f} MB; "
+                   f"open fds at the end of the load {res['samples'][-1]['pageproxy_fds']} and after it "
+                   f"{res['memory']['settled_fds']}." if "settled" in res["memory"] else
+                   f"**PageProxy died at t≈{res.get('died_at_s')} s** (its output: `{res.get('crash_log')}`); "
+                   f"idle before the load: {res['memory']['idle']['VmRSS_kB'] / 1024:.1f} MB."),
               "", f"Errors in all: **{res['errors']}**" + (f" — {res['error_samples']}" if res['errors'] else "")]
     return "\n".join(lines)
 
@@ -316,13 +329,20 @@ def main():
         B.log(f"soak: {args.seconds} s at {args.connections} connections; PageProxy pid {pp.pid}, "
               f"idle RSS {res['memory']['idle']['VmRSS_kB'] / 1024:.1f} MB")
         load = Load(args, pp_port, stats)
-        res["stuck_tasks"] = asyncio.run(load.run({"pageproxy": pp.pid, "mock": mock.pid}, samples))
-        res["memory"]["after"] = B.proc_memory(pp.pid)
-        time.sleep(args.settle)
-        res["memory"]["settled"] = B.proc_memory(pp.pid)
-        res["memory"]["settled_fds"] = len(os.listdir(f"/proc/{pp.pid}/fd"))
-        if pp.poll() is not None:
-            stats.error("process", f"PageProxy exited with {pp.returncode} during the soak")
+        res["stuck_tasks"] = asyncio.run(load.run({"pageproxy": pp, "mock": mock}, samples))
+        res["died_at_s"] = load.died_at
+        if pp.poll() is None:
+            res["memory"]["after"] = B.proc_memory(pp.pid)
+            time.sleep(args.settle)
+            res["memory"]["settled"] = B.proc_memory(pp.pid)
+            res["memory"]["settled_fds"] = len(os.listdir(f"/proc/{pp.pid}/fd"))
+        else:
+            if load.died_at is None:
+                stats.error("process", f"PageProxy exited with {pp.returncode} during the soak")
+            crash = os.path.join(B.RESULTS, f"soak-pageproxy-died-{time.strftime('%Y%m%d-%H%M%S')}.log")
+            shutil.copyfile(os.path.join(work, "stderr.log"), crash)
+            res["crash_log"] = os.path.relpath(crash, B.ROOT)
+            B.log(f"PageProxy died (status {pp.returncode}); its stderr: {crash}")
     finally:
         B.stop(pp, "PageProxy")
         B.stop(mock, "mock")
