@@ -12,6 +12,7 @@ VENV_PYTHON = os.path.join(HERE, ".venv", "bin", "python")
 
 if os.path.realpath(sys.prefix) != os.path.realpath(os.path.join(HERE, ".venv")):
     if not os.path.exists(VENV_PYTHON):
+        sys.dont_write_bytecode = True
         sys.path.insert(0, HERE)
         import benchlib
         benchlib.ensure_venv()

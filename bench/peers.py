@@ -24,6 +24,7 @@ Scenarios:
 """
 import argparse, http.client, itertools, json, math, os, select, shutil, subprocess, sys, time, uuid
 
+sys.dont_write_bytecode = True  # no __pycache__ in bench/
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import benchlib as B  # noqa: E402
 

@@ -10,6 +10,7 @@ runs, then prints the top symbols (self time), the time by shared object, and th
 """
 import argparse, os, subprocess, sys, threading, time
 
+sys.dont_write_bytecode = True  # no __pycache__ in bench/
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import benchlib as B  # noqa: E402
 import peers  # noqa: E402

@@ -24,6 +24,7 @@ markdown. Exit status 1 if any error was seen.
 """
 import argparse, asyncio, json, os, shutil, subprocess, sys, time
 
+sys.dont_write_bytecode = True  # no __pycache__ in bench/
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import benchlib as B  # noqa: E402
 

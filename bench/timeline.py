@@ -8,6 +8,7 @@ import argparse, http.client, json, os, subprocess, sys, time, uuid
 from datetime import datetime
 from urllib.parse import parse_qs, urlsplit
 
+sys.dont_write_bytecode = True  # no __pycache__ in bench/
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import benchlib as B  # noqa: E402
 import peers  # noqa: E402
