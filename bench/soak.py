@@ -209,6 +209,7 @@ class Load:
                 await writer.drain()
                 status, headers, body, chunked = await asyncio.wait_for(read_response(reader), 5)
                 check("healthz", 0, status, headers, body, chunked, True)
+                self.stats.kind("probe")["verified"] += 1
                 self.stats.ok("probe", time.monotonic() - start, None)
             except (Truncated, ValueError, OSError, asyncio.TimeoutError) as e:
                 self.stats.error("probe", f"{type(e).__name__}: {e}")
