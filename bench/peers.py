@@ -356,7 +356,7 @@ def main():
     B.sigterm_as_interrupt()
     B.ensure_tools("wrk", "nginx")
     python = B.ensure_venv()
-    binary = B.ensure_binary(args.binary, rebuild=args.build)
+    binary = B.ensure_binary(os.path.abspath(args.binary), rebuild=args.build)
     os.makedirs(B.RESULTS, exist_ok=True)
     work = B.workdir("pageproxy-peers-")
     mock_port, pp_port, nginx_port = B.free_port(), B.free_port(), B.free_port()

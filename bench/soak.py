@@ -305,7 +305,7 @@ def main():
         sys.exit("bounds: --seconds 5..3600, --connections 1..1024")
 
     B.sigterm_as_interrupt()
-    binary = B.ensure_binary(args.binary)
+    binary = B.ensure_binary(os.path.abspath(args.binary))
     os.makedirs(B.RESULTS, exist_ok=True)
     work = B.workdir("pageproxy-soak-")
     mock_port, pp_port = B.free_port(), B.free_port()
