@@ -79,6 +79,21 @@ extension StreamingTests {
         }
     }
 
+    @Test("a HEAD for NDJSON is answered after the first page, and the walk stops there")
+    func headForNDJSONFetchesOnePage() async throws {
+        try await TestStack.run { stack in
+            let client = try await stack.client()
+            try await client.send(RawHTTPClient.requestText("/github?mock_total=100&_format=ndjson", method: "HEAD"))
+            let response = try await client.readResponse(method: .head)
+            #expect(response.status == 200)
+            #expect(response.header("Content-Type") == "application/x-ndjson")
+            #expect(response.body.isEmpty)
+            // Ten pages exist; at most the first and the window the walker had launched with it were asked for.
+            try await poll("no upstream request stays in flight") { stack.mock.log.inFlight == 0 }
+            #expect(stack.mock.log.count <= 1 + 4)
+        }
+    }
+
     @Test("a merged answer's walk stops when its client leaves")
     func disconnectStopsAMergedWalk() async throws {
         var options = SchemeRoutes.mockOptions

@@ -204,6 +204,11 @@ struct AggregateResponder: Sendable {
         headers.set("Trailer", "PageProxy-Cache, PageProxy-Stale")
         do {
             try await writer.beginStream(.ok, headers: headers)
+            // A HEAD is answered once the first page has decided the status: the rest would be fetched for nothing.
+            if case .finished = writer.state {
+                walker.finish()
+                return
+            }
             var page = first
             while let current = page {
                 pages += 1

@@ -28,6 +28,8 @@ struct ProxyControls: Sendable, Equatable {
         for pair in (request.query ?? "").split(separator: "&", omittingEmptySubsequences: true) {
             let name = pair.split(separator: "=", maxSplits: 1).first.map(String.init) ?? ""
             if names.contains(name) {
+                // Two values for one control leave the intent unclear: say so rather than pick one.
+                guard values[name] == nil else { throw Invalid(control: name, message: "\(name) is given more than once") }
                 let raw = pair.dropFirst(name.count + 1)
                 values[name] = String(raw).removingPercentEncoding ?? String(raw)
             } else {
@@ -42,7 +44,7 @@ struct ProxyControls: Sendable, Equatable {
                 throw Invalid(control: "_format", message: "_format must be json or ndjson, not \"\(format.prefix(40))\"")
             }
             controls.format = parsed
-        } else if headers.tokens("Accept").contains(where: { $0.hasPrefix("application/x-ndjson") || $0.hasPrefix("application/jsonl") }) {
+        } else if headers.tokens("Accept").contains(where: Self.acceptsNDJSON) {
             controls.format = .ndjson
         }
         controls.maxPages = try positiveInteger(values["_max_pages"] ?? headers["PageProxy-Max-Pages"], control: "_max_pages")
@@ -59,6 +61,15 @@ struct ProxyControls: Sendable, Equatable {
             controls.fresh = directives.contains("no-cache") || directives.contains("max-age=0") || headers.tokens("Pragma").contains("no-cache")
         }
         return controls
+    }
+
+    /// Whether one `Accept` member names NDJSON with a non-zero weight (RFC 9110 §12.4.2: `q=0` means "not
+    /// acceptable").
+    private static func acceptsNDJSON(_ member: String) -> Bool {
+        let parts = member.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+        guard let type = parts.first, type == "application/x-ndjson" || type == "application/jsonl" else { return false }
+        let weight = parts.dropFirst().first { $0.hasPrefix("q=") }.flatMap { Double($0.dropFirst(2)) } ?? 1
+        return weight > 0
     }
 
     private static func positiveInteger(_ text: String?, control: String) throws(Invalid) -> Int? {
