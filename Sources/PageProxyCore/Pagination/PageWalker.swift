@@ -58,6 +58,12 @@ package final class PageWalker {
     /// The next page in upstream order, nil after the last; the first error ends the walk and cancels the rest.
     package func next() async throws(PaginationError) -> Page? {
         guard !isFinished, nextToTake < urls.count else { return nil }
+        // A cancelled walk (its client left) ends here: a fetch that ignores cancellation may still deliver its
+        // page, and the walk must not go on to launch the next ones.
+        guard !Task.isCancelled else {
+            finish()
+            throw .upstreamFailed(page: nextToTake + 1, url: urls[nextToTake], error: .connectionLost(origin: origin.description, reason: "cancelled"))
+        }
         launchWindow()
         guard let task = tasks.removeValue(forKey: nextToTake) else { return nil }
         let inFlight = Array(tasks.values) + speculative.map(\.task) + [task]
