@@ -4,20 +4,11 @@ import Testing
 
 /// The walk: order, concurrency bound, guards and caps, against an in-memory upstream.
 @Suite struct PageWalkerTests {
-    private static let base = PageURL(string: "http://api.test/items")!
 
     private func walk(
         _ scheme: PaginationScheme, transport: FakeTransport, configure: (inout PageWalker.Options) -> Void = { _ in }
     ) async throws(PaginationError) -> [[UInt8]] {
-        var options = PageWalker.Options()
-        configure(&options)
-        let walker = PageWalker(base: Self.base, scheme: scheme, options: options) { url, number throws(PaginationError) in
-            do throws(UpstreamError) {
-                return try await transport.send(UpstreamRequest(url: url), timeout: .seconds(5), maxBodyBytes: 1 << 20)
-            } catch {
-                throw .upstreamFailed(page: number, url: url, error: error)
-            }
-        }
+        let walker = PageWalker.make(scheme, transport: transport, configure: configure)
         var items: [[UInt8]] = []
         while let page = try await walker.next() { items += page.itemBytes }
         return items
@@ -93,6 +84,30 @@ import Testing
         #expect(transport.requestedURLs.count == 3)
     }
 
+    @Test func cancelledWalkStopsEvenWhenFetchesIgnoreCancellation() async throws {
+        var scheme = PaginationScheme.PageNumber()
+        scheme.pageSize = 10
+        // FakeTransport answers even when its task is cancelled, as a fetch past its last cancellation point does.
+        let transport = numbered(total: 1000)
+        let walk = Task { () -> (pages: Int, error: PaginationError?) in
+            let walker = PageWalker.make(.pageNumber(scheme), transport: transport)
+            var pages = 0
+            do throws(PaginationError) {
+                while try await walker.next() != nil {
+                    pages += 1
+                    if pages == 3 { withUnsafeCurrentTask { $0?.cancel() } }
+                }
+            } catch {
+                return (pages, error)
+            }
+            return (pages, nil)
+        }
+        let result = await walk.value
+        #expect(result.pages == 3)
+        guard case .upstreamFailed(4, _, _)? = result.error else { Issue.record("got \(String(describing: result.error))"); return }
+        #expect(transport.requestedURLs.count < 100)
+    }
+
     @Test func itemLimitStopsTheWalkEarly() async throws {
         var scheme = PaginationScheme.PageNumber()
         scheme.pageSize = 10
@@ -140,16 +155,7 @@ import Testing
             let page = Int(url.queryValue("page") ?? "1") ?? 1
             return .json(FakePages.body(page: page, pageSize: 10, total: total))
         }
-        var options = PageWalker.Options()
-        options.concurrency = 4
-        let walker = PageWalker(base: PageURL(string: "http://api.test/items")!, scheme: .pageNumber(scheme), options: options) {
-            url, number throws(PaginationError) in
-            do throws(UpstreamError) {
-                return try await transport.send(UpstreamRequest(url: url), timeout: .seconds(5), maxBodyBytes: 1 << 20)
-            } catch {
-                throw .upstreamFailed(page: number, url: url, error: error)
-            }
-        }
+        let walker = PageWalker.make(.pageNumber(scheme), transport: transport) { $0.concurrency = 4 }
         var items: [[UInt8]] = []
         while let page = try await walker.next() { items += page.itemBytes }
         #expect(items == FakePages.expected(total: total))

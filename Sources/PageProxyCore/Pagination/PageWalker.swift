@@ -12,7 +12,8 @@ package final class PageWalker {
     package struct Options: Sendable {
         package var itemsPath: JSONPath = .root
         package var concurrency = 4
-        /// The route's runaway guard: needing more pages is an error.
+        /// The route's runaway guard: needing more pages is an error. It also bounds memory: a scheme describes the
+        /// pages it knows ahead (`NumberedPages`), and URLs are built only once their count is within this limit.
         package var maxPages = 1000
         /// The client's cap (`_max_pages`): the walk stops quietly after this many pages.
         package var pageLimit: Int? = nil
@@ -57,6 +58,12 @@ package final class PageWalker {
     /// The next page in upstream order, nil after the last; the first error ends the walk and cancels the rest.
     package func next() async throws(PaginationError) -> Page? {
         guard !isFinished, nextToTake < urls.count else { return nil }
+        // A cancelled walk (its client left) ends here: a fetch that ignores cancellation may still deliver its
+        // page, and the walk must not go on to launch the next ones.
+        guard !Task.isCancelled else {
+            finish()
+            throw .upstreamFailed(page: nextToTake + 1, url: urls[nextToTake], error: .connectionLost(origin: origin.description, reason: "cancelled"))
+        }
         launchWindow()
         guard let task = tasks.removeValue(forKey: nextToTake) else { return nil }
         let inFlight = Array(tasks.values) + speculative.map(\.task) + [task]
@@ -107,18 +114,30 @@ package final class PageWalker {
     }
 
     private func append(_ next: NextPages, after page: Page) throws(PaginationError) {
-        var found: [PageURL]
+        let count: Int
+        let urlAt: (Int) -> PageURL
         switch next {
         case .none:
             isListComplete = true
             discardSpeculation()
             return
         case .one(let url):
-            found = [url]
-        case .all(let list):
-            found = list
+            count = 1
+            urlAt = { _ in url }
+        case .all(let pages):
+            count = pages.count
+            urlAt = pages.url(at:)
             isListComplete = true
         }
+        // Both caps are checked on the count, before any URL is built: an upstream may claim 10^18 pages.
+        var kept = count
+        if let limit = options.pageLimit, count > Self.room(below: limit, used: urls.count) {
+            kept = Self.room(below: limit, used: urls.count)
+            isListComplete = true
+            wasTruncated = true
+        }
+        guard kept <= Self.room(below: options.maxPages, used: urls.count) else { throw .tooManyPages(limit: options.maxPages) }
+        let found = (0..<kept).map(urlAt)
         for (offset, url) in found.enumerated() {
             let number = urls.count + offset + 1
             // DESIGN.md: a next link elsewhere is an error, never a request (SSRF).
@@ -128,12 +147,6 @@ package final class PageWalker {
             guard !seen.contains(url) else { throw .loop(page: number, url: url) }
             seen.insert(url)
         }
-        if let limit = options.pageLimit, urls.count + found.count > limit {
-            found = Array(found.prefix(max(0, limit - urls.count)))
-            isListComplete = true
-            wasTruncated = true
-        }
-        guard urls.count + found.count <= options.maxPages else { throw .tooManyPages(limit: options.maxPages) }
         // Speculative fetches that guessed right become the real ones; the rest are cancelled.
         for url in found {
             if let guess = speculative.first, guess.url == url, nextToLaunch == urls.count {
@@ -148,9 +161,20 @@ package final class PageWalker {
         if isListComplete { discardSpeculation() }
     }
 
+    /// How many more pages fit under `limit` when `used` are taken; never negative, never overflowing.
+    private static func room(below limit: Int, used: Int) -> Int {
+        limit > used ? limit - used : 0
+    }
+
+    /// One past the last page the concurrency window allows, saturating for a huge `concurrency`.
+    private var windowEnd: Int {
+        let (end, overflow) = nextToTake.addingReportingOverflow(max(1, options.concurrency))
+        return overflow ? Int.max : end
+    }
+
     private func launchWindow() {
         guard !isFinished else { return }
-        let end = min(urls.count, nextToTake + max(1, options.concurrency))
+        let end = min(urls.count, windowEnd)
         while nextToLaunch < end {
             let index = nextToLaunch
             let url = urls[index]
@@ -160,7 +184,7 @@ package final class PageWalker {
             tasks[index] = Self.makeFetchTask(url, number: index + 1, itemsPath: itemsPath, valuePaths: valuePaths, fetch: fetch)
             nextToLaunch += 1
         }
-        launchSpeculation(windowEnd: nextToTake + max(1, options.concurrency))
+        launchSpeculation(windowEnd: windowEnd)
     }
 
     /// With no total known, fetches up to `lookahead` guessed pages past the last known one, within the window.

@@ -6,8 +6,9 @@ package enum NextPages: Sendable, Equatable {
     case none
     /// One more page, known only now (next link, cursor): pages are fetched one after another.
     case one(PageURL)
-    /// Every remaining page, known ahead (a total, a `last` link): they can be fetched concurrently.
-    case all([PageURL])
+    /// Every remaining page, known ahead (a total, a `last` link): they can be fetched concurrently. A description
+    /// rather than a list, so that the walk checks the count against its page limit before building any URL.
+    case all(NumberedPages)
 }
 
 /// The rules of one pagination scheme: the first page's URL, the JSON values it needs, and what follows a page.
@@ -51,7 +52,7 @@ extension PageURL {
         return settingQueryValue(value, for: name)
     }
 
-    /// The integer value of query parameter `name`.
+    /// The integer value of query parameter `name`, as the client or a link wrote it: any `Int`, negative included.
     package func integerQueryValue(_ name: String?) -> Int? {
         name.flatMap { queryValue($0) }.flatMap { Int($0) }
     }

@@ -10,9 +10,16 @@ package enum RateLimitAdvice {
             if let date = HTTPDate.parse(value) { return .seconds(max(0, date.timeIntervalSince(now).rounded(.up))) }
         }
         if isExhausted(headers), let reset = headers["X-RateLimit-Reset"].flatMap({ Double($0.trimmingCharacters(in: .whitespaces)) }) {
-            return .seconds(max(0, (reset - now.timeIntervalSince1970).rounded(.up)))
+            return seconds(reset - now.timeIntervalSince1970)
         }
         return nil
+    }
+
+    /// The upstream's number of seconds as a wait, or nil when it is not finite (`inf`, `nan`). `Duration` traps on
+    /// values past about 1.7e20 seconds, so waits are capped at a century, far past any `maxServerDelay`.
+    private static func seconds(_ value: Double) -> Duration? {
+        guard value.isFinite else { return nil }
+        return .seconds(min(max(0, value.rounded(.up)), 3.2e9))
     }
 
     /// `X-RateLimit-Remaining: 0`: the next request would be refused.

@@ -8,9 +8,12 @@ final class ProxyProcess {
     let directory: URL
     private(set) var port = 0
 
-    /// The binary `swift test` built beside the tests.
+    /// The binary `swift test` built beside the tests: under `--build-path .build-asan` (scripts/sanitizers.sh) the
+    /// sanitized one, found beside the running test bundle; otherwise `.build/debug/PageProxy`.
     static var binary: URL {
-        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let besideTests = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("PageProxy")
+        if FileManager.default.isExecutableFile(atPath: besideTests.path) { return besideTests }
+        return URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
             .deletingLastPathComponent().appendingPathComponent(".build/debug/PageProxy")
     }
 

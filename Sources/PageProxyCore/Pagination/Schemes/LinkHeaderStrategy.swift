@@ -14,14 +14,15 @@ struct LinkHeaderStrategy: PaginationStrategy {
         guard let next = page.url.resolving(nextLink.target) else {
             throw .invalidNextLink(page: page.number, link: nextLink.target)
         }
-        // With `last`, and both links numbered by the page parameter, every remaining page is known now.
+        // With `last`, and both links numbered by the page parameter, every remaining page is known now. The
+        // numbers are the upstream's: NumberedPages counts them without overflow, and the walk checks the count.
         if let lastLink = links.first(where: { $0.relations.contains("last") }),
             let last = page.url.resolving(lastLink.target),
             let nextNumber = next.integerQueryValue(options.pageParameter),
             let lastNumber = last.integerQueryValue(options.pageParameter),
-            last.origin == next.origin, lastNumber >= nextNumber, lastNumber - nextNumber < 1_000_000
+            last.origin == next.origin, lastNumber >= nextNumber
         {
-            return .all((nextNumber...lastNumber).map { next.settingQueryValue(String($0), for: options.pageParameter) })
+            return .all(NumberedPages(template: next, parameter: options.pageParameter, first: nextNumber, through: lastNumber))
         }
         return .one(next)
     }

@@ -16,8 +16,9 @@ struct NextPageHeaderStrategy: PaginationStrategy {
         guard let nextNumber = Int(nextText), nextNumber > 0 else {
             throw .invalidNextLink(page: page.number, link: nextText)
         }
+        // A described range, never a list: X-Total-Pages may say 10^18, and the walk refuses that before any URL.
         if let totalPages = page.headers.integer(options.totalPagesHeader), totalPages >= nextNumber {
-            return .all((nextNumber...totalPages).map { page.url.settingQueryValue(String($0), for: options.pageParameter) })
+            return .all(NumberedPages(template: page.url, parameter: options.pageParameter, first: nextNumber, through: totalPages))
         }
         return .one(page.url.settingQueryValue(String(nextNumber), for: options.pageParameter))
     }

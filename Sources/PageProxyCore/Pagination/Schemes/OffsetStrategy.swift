@@ -12,21 +12,32 @@ struct OffsetStrategy: PaginationStrategy {
     func next(after page: Page) throws(PaginationError) -> NextPages {
         guard page.itemCount > 0 else { return .none }
         let offset = page.url.integerQueryValue(options.offsetParameter) ?? 0
-        let limit = page.url.integerQueryValue(options.limitParameter) ?? options.limit
+        guard let limit = limit(of: page.url) else {
+            throw .cannotContinue(page: page.number, reason: "the \(options.limitParameter) parameter is not a whole number of at least 1")
+        }
+        // The client chooses both numbers: an offset past Int.max cannot be asked for, so this was the last page.
+        let (nextOffset, overflow) = offset.addingReportingOverflow(limit)
+        if overflow { return .none }
         let total = options.totalItemsPath.flatMap { page.values[$0]?.integer } ?? page.headers.integer(options.totalItemsHeader)
         if let total {
-            let offsets = stride(from: offset + limit, to: total, by: max(limit, 1))
-            return .all(offsets.map { page.url.settingQueryValue(String($0), for: options.offsetParameter) })
+            return .all(NumberedPages(template: page.url, parameter: options.offsetParameter, first: nextOffset, below: total, step: limit))
         }
         if page.itemCount < limit { return .none }
-        return .one(page.url.settingQueryValue(String(offset + limit), for: options.offsetParameter))
+        return .one(page.url.settingQueryValue(String(nextOffset), for: options.offsetParameter))
     }
 
     var lookahead: Int { options.lookahead }
 
     func guessNext(after url: PageURL) -> PageURL? {
         let offset = url.integerQueryValue(options.offsetParameter) ?? 0
+        guard let limit = limit(of: url) else { return nil }
+        let (nextOffset, overflow) = offset.addingReportingOverflow(limit)
+        return overflow ? nil : url.settingQueryValue(String(nextOffset), for: options.offsetParameter)
+    }
+
+    /// The page size the URL asks for, or the route's when it names no number; nil when it is below 1.
+    private func limit(of url: PageURL) -> Int? {
         let limit = url.integerQueryValue(options.limitParameter) ?? options.limit
-        return url.settingQueryValue(String(offset + limit), for: options.offsetParameter)
+        return limit >= 1 ? limit : nil
     }
 }

@@ -12,34 +12,44 @@ struct PageNumberStrategy: PaginationStrategy {
     func next(after page: Page) throws(PaginationError) -> NextPages {
         guard page.itemCount > 0 else { return .none }
         let current = page.url.integerQueryValue(options.pageParameter) ?? options.firstPage
-        let pageSize = page.url.integerQueryValue(options.sizeParameter) ?? options.pageSize
+        // A page size below 1 (the client's `per_page=0`) says nothing about the page count: treat it as unknown.
+        let pageSize = (page.url.integerQueryValue(options.sizeParameter) ?? options.pageSize).flatMap { $0 >= 1 ? $0 : nil }
+        // The client chooses the page number: there is no page after Int.max.
+        let (next, overflow) = current.addingReportingOverflow(1)
+        if overflow { return .none }
         if let lastPage = lastPageNumber(page, pageSize: pageSize) {
-            return .all(pageURLs(after: page.url, current: current, through: lastPage))
+            return .all(NumberedPages(template: page.url, parameter: options.pageParameter, first: next, through: lastPage))
         }
         if let pageSize, page.itemCount < pageSize { return .none }
-        return .one(page.url.settingQueryValue(String(current + 1), for: options.pageParameter))
+        return .one(page.url.settingQueryValue(String(next), for: options.pageParameter))
     }
 
     var lookahead: Int { options.lookahead }
 
     func guessNext(after url: PageURL) -> PageURL? {
         let current = url.integerQueryValue(options.pageParameter) ?? options.firstPage
-        return url.settingQueryValue(String(current + 1), for: options.pageParameter)
+        let (next, overflow) = current.addingReportingOverflow(1)
+        return overflow ? nil : url.settingQueryValue(String(next), for: options.pageParameter)
     }
 
+    /// The last page's number from a total; totals come from the upstream, so the arithmetic saturates instead of
+    /// trapping (a saturated count is far past any route's maxPages, which then refuses the walk).
     private func lastPageNumber(_ page: Page, pageSize: Int?) -> Int? {
-        let firstOffset = options.firstPage - 1
-        if let path = options.totalPagesPath, let pages = page.values[path]?.integer { return pages + firstOffset }
-        if let pages = page.headers.integer(options.totalPagesHeader) { return pages + firstOffset }
-        if let path = options.totalItemsPath, let total = page.values[path]?.integer {
+        let pages: Int
+        if let path = options.totalPagesPath, let total = page.values[path]?.integer {
+            pages = total
+        } else if let total = page.headers.integer(options.totalPagesHeader) {
+            pages = total
+        } else if let path = options.totalItemsPath, let total = page.values[path]?.integer {
+            // itemCount > 0 here, so the size is at least 1; a ceiling division that cannot overflow.
             let size = pageSize ?? page.itemCount
-            return (total + size - 1) / size + firstOffset
+            pages = total / size + (total % size == 0 ? 0 : 1)
+        } else {
+            return nil
         }
-        return nil
-    }
-
-    private func pageURLs(after url: PageURL, current: Int, through last: Int) -> [PageURL] {
-        guard last > current else { return [] }
-        return (current + 1...last).map { url.settingQueryValue(String($0), for: options.pageParameter) }
+        // Page numbers start at firstPage: the last one is pages + firstPage - 1 (pages >= 0, so only upwards).
+        let (end, overflow) = pages.addingReportingOverflow(options.firstPage)
+        if overflow { return Int.max }
+        return end == .min ? nil : end - 1
     }
 }
