@@ -71,7 +71,10 @@ async def read_response(reader):
     except asyncio.IncompleteReadError as e:
         raise Truncated(f"truncated: connection closed in the head after {len(e.partial)} bytes")
     lines = head.decode("latin-1").split("\r\n")
-    status = int(lines[0].split(" ", 2)[1])
+    parts = lines[0].split(" ", 2)
+    if len(parts) < 2 or not parts[1].isdigit():
+        raise ValueError(f"not a status line: {lines[0][:80]!r}")
+    status = int(parts[1])
     headers = {}
     for line in lines[1:]:
         if line:
@@ -85,7 +88,9 @@ async def read_response(reader):
                 size_line = await reader.readuntil(b"\r\n")
                 size = int(size_line.split(b";")[0].strip(), 16)
                 if size == 0:
-                    await reader.readuntil(b"\r\n")  # no trailers expected: the empty line
+                    # The trailer section: field lines (if the client asked with TE: trailers), then an empty line.
+                    while await reader.readuntil(b"\r\n") != b"\r\n":
+                        pass
                     break
                 parts.append(await reader.readexactly(size))
                 if await reader.readexactly(2) != b"\r\n":

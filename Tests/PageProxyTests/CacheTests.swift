@@ -154,14 +154,21 @@ import Testing
         }
     }
 
-    @Test func ndjsonCarriesTheCacheOutcomeAsATrailer() async throws {
+    @Test("NDJSON carries the cache outcome as a trailer to a client that says TE: trailers, and only to it")
+    func ndjsonCarriesTheCacheOutcomeAsATrailer() async throws {
         try await Self.run { stack, _ in
             _ = try await stack.get(Self.target)
             let client = try await stack.client()
-            try await client.send(RawHTTPClient.requestText(Self.target + "&_format=ndjson", headers: ["Connection": "close"]))
+            try await client.send(
+                RawHTTPClient.requestText(Self.target + "&_format=ndjson", headers: ["Connection": "close", "TE": "trailers"]))
             let raw = String(decoding: try await client.readUntilClose(), as: UTF8.self)
             #expect(raw.contains("\r\nTrailer: PageProxy-Cache, PageProxy-Stale\r\n"))
             #expect(raw.hasSuffix("\r\n0\r\nPageProxy-Cache: hits=5 misses=0 revalidated=0 stale=0 bypassed=0\r\n\r\n"))
+            let plainClient = try await stack.client()
+            try await plainClient.send(RawHTTPClient.requestText(Self.target + "&_format=ndjson", headers: ["Connection": "close"]))
+            let plain = String(decoding: try await plainClient.readUntilClose(), as: UTF8.self)
+            #expect(!plain.contains("Trailer"))
+            #expect(plain.hasSuffix("\r\n0\r\n\r\n"))
         }
     }
 

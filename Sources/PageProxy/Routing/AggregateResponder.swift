@@ -52,7 +52,7 @@ struct AggregateResponder: Sendable {
         let watcher = writer.watchForDisconnect()
         switch controls.format {
         case .json: await respondMerged(walker: walker, route: route, request: request, tally: tally, memoKey: memoKey, writer: writer)
-        case .ndjson: await respondStreamed(walker: walker, route: route, tally: tally, writer: writer)
+        case .ndjson: await respondStreamed(walker: walker, route: route, request: request, tally: tally, writer: writer)
         }
         writer.logFields["cache"] = .string(tally.summary)
         // The watcher must have stopped reading before the connection reads the next request.
@@ -182,7 +182,7 @@ struct AggregateResponder: Sendable {
         await sendError(.insufficientStorage, code: code, message: "\(error.description); \(hint)", details: details, writer: writer)
     }
 
-    private func respondStreamed(walker: PageWalker, route: RouteConfig, tally: CacheTally, writer: ResponseWriter) async {
+    private func respondStreamed(walker: PageWalker, route: RouteConfig, request: HTTPRequestHead, tally: CacheTally, writer: ResponseWriter) async {
         var pages = 0
         var items = 0
         defer {
@@ -200,8 +200,10 @@ struct AggregateResponder: Sendable {
         var headers = HTTPHeaders()
         headers.set("Content-Type", OutputFormat.ndjson.contentType)
         headers.set("Cache-Control", "no-store")
-        // The cache outcome of every page is known only at the end: it follows the body as trailer fields.
-        headers.set("Trailer", "PageProxy-Cache, PageProxy-Stale")
+        // The cache outcome of every page is known only at the end: it follows the body as trailer fields, for a
+        // client that says it takes them (RFC 9110 §10.1.4, `TE: trailers`); others get a plain last chunk.
+        let sendsTrailers = request.headers.tokens("TE").contains { $0.lowercased() == "trailers" }
+        if sendsTrailers { headers.set("Trailer", "PageProxy-Cache, PageProxy-Stale") }
         do {
             try await writer.beginStream(.ok, headers: headers)
             // A HEAD is answered once the first page has decided the status: the rest would be fetched for nothing.
@@ -217,7 +219,7 @@ struct AggregateResponder: Sendable {
                 page = try await walker.next()
             }
             var trailers = HTTPHeaders()
-            tally.addHeaders(to: &trailers)
+            if sendsTrailers { tally.addHeaders(to: &trailers) }
             try await writer.endStream(trailers: trailers)
         } catch let error as PaginationError {
             let failure = PaginationErrorResponse(error, route: route.name)
