@@ -29,6 +29,26 @@ import Testing
         }
     }
 
+    @Test("with lookahead, a Link-header walk asks for the first pages together, and every guess is used")
+    func linkHeaderLookaheadFetchesTheFirstRoundAtOnce() async throws {
+        var options = SchemeRoutes.mockOptions
+        // Nothing is answered until 8 requests are in flight, the first included: only speculation gets there.
+        options.holdUntilInFlight = 8
+        options.holdsFirstRequest = true
+        var github = PaginationScheme.LinkHeader()
+        github.pageSize = 10
+        github.lookahead = 7
+        let route = TestStack.Route(name: "github", mockPath: "/github/items", scheme: .linkHeader(github), concurrency: 8)
+        try await TestStack.run(routes: [route], mockOptions: options) { stack in
+            let response = try await stack.get("/github?mock_total=100")
+            let whole = response.body == MockDataset.mergedJSON(total: 100)
+            #expect(whole, "the merged answer equals the ground truth")
+            #expect(stack.mock.log.peakInFlight == 8)
+            // Ten pages, ten requests: the seven guesses matched the pages the `last` link named.
+            #expect(stack.mock.log.count == 10)
+        }
+    }
+
     @Test func nextLinkOnlySchemesFetchOneAtATime() async throws {
         var options = SchemeRoutes.mockOptions
         options.latency = .milliseconds(10)

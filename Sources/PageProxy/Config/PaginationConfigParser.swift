@@ -10,7 +10,7 @@ enum PaginationConfigParser {
         ("page-number", ["pageParameter", "firstPage", "sizeParameter", "pageSize", "totalItemsPath",
                          "totalPagesPath", "totalPagesHeader", "lookahead"]),
         ("offset", ["offsetParameter", "limitParameter", "limit", "totalItemsPath", "totalItemsHeader", "lookahead"]),
-        ("link-header", ["pageParameter", "sizeParameter", "pageSize"]),
+        ("link-header", ["pageParameter", "sizeParameter", "pageSize", "lookahead"]),
         ("next-page-header", ["pageParameter", "nextPageHeader", "totalPagesHeader", "sizeParameter", "pageSize"]),
         ("next-url", ["nextPath"]),
         ("cursor", ["cursorPath", "cursorParameter", "sizeParameter", "pageSize"]),
@@ -68,6 +68,7 @@ enum PaginationConfigParser {
             options.pageParameter = try reader.parameter("pageParameter", default: options.pageParameter)
             options.sizeParameter = try reader.nullableParameter("sizeParameter", default: options.sizeParameter)
             options.pageSize = try object.nullableInteger("pageSize", in: pageSizeRange)
+            options.lookahead = try object.integer("lookahead", in: lookaheadRange, default: options.lookahead)
             return .linkHeader(options)
         case "next-page-header":
             var options = PaginationScheme.NextPageHeader()

@@ -2,8 +2,9 @@ import Dispatch
 import PageProxyCore
 import Synchronization
 
-/// Holds the mock's answers until `count` requests are in flight at once, then opens for good. The very first
-/// request passes at once: a walk fetches its first page alone, to learn how many pages there are.
+/// Holds the mock's answers until `count` requests are in flight at once, then opens for good. Unless
+/// `holdsFirst`, the very first request passes at once: a walk fetches its first page alone, to learn how many
+/// pages there are (a walk with lookahead does not, and is held from the first).
 ///
 /// A test can then prove a fan-out of `count` from the mock's record alone, however slowly the machine runs. The
 /// gate also opens `limit` after its first request, so a proxy that never fans out that far fails its test
@@ -20,9 +21,10 @@ final class MockGate: Sendable {
     private let limit: Duration
     private let state = Mutex(State())
 
-    init(count: Int, limit: Duration = .seconds(10)) {
+    init(count: Int, holdsFirst: Bool = false, limit: Duration = .seconds(10)) {
         self.count = count
         self.limit = limit
+        state.withLock { $0.sawFirst = holdsFirst }
     }
 
     /// Returns at once when the gate is open; otherwise waits until `count` requests wait here, or the limit.

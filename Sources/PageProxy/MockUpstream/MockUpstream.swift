@@ -19,7 +19,7 @@ final class MockUpstream: Sendable {
 
     init(options: MockUpstreamOptions = MockUpstreamOptions()) {
         self.options = options
-        gate = options.holdUntilInFlight.map { MockGate(count: $0) }
+        gate = options.holdUntilInFlight.map { MockGate(count: $0, holdsFirst: options.holdsFirstRequest) }
     }
 
     /// Starts or ends an outage: every request answers 500 while it lasts.

@@ -10,6 +10,8 @@ struct MockUpstreamOptions: Sendable {
     var latency: Duration = .zero
     /// Tests only: after the first request, hold answers until this many are in flight at once (see `MockGate`).
     var holdUntilInFlight: Int? = nil
+    /// Tests only: whether that hold applies to the first request too.
+    var holdsFirstRequest = false
 
     init(totalItems: Int = 250, pageSize: Int = 20, maxPageSize: Int = 100, latency: Duration = .zero) {
         self.totalItems = totalItems

@@ -149,7 +149,7 @@ package final class PageWalker {
         }
         // Speculative fetches that guessed right become the real ones; the rest are cancelled.
         for url in found {
-            if let guess = speculative.first, guess.url == url, nextToLaunch == urls.count {
+            if let guess = speculative.first, guess.url.isSamePage(as: url), nextToLaunch == urls.count {
                 tasks[urls.count] = guess.task
                 nextToLaunch += 1
                 speculative.removeFirst()

@@ -70,6 +70,10 @@ public enum PaginationScheme: Sendable, Equatable {
         public var pageParameter = "page"
         public var sizeParameter: String? = "per_page"
         public var pageSize: Int? = nil
+        /// Before the first page's `last` link is known, how many pages after it may be fetched speculatively by
+        /// numbering them (`page=2`, `page=3` …): the first round then takes one latency, not two. Guesses the
+        /// links turn out to match are kept; the rest are cancelled and cost an upstream request each.
+        public var lookahead = 0
         public init() {}
     }
 

@@ -85,6 +85,15 @@ public struct PageURL: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// Whether `other` asks for the same page: same origin and path, and the same query parameters in any order
+    /// (an upstream's links need not order them as PageProxy's guesses do).
+    public func isSamePage(as other: PageURL) -> Bool {
+        guard origin == other.origin, path == other.path else { return false }
+        if query == other.query { return true }
+        let sorted = { (pairs: [(name: String, value: String)]) in pairs.map { $0.name + "=" + $0.value }.sorted() }
+        return sorted(queryPairs) == sorted(other.queryPairs)
+    }
+
     /// The decoded value of the first query parameter called `name` (matched after decoding, so `page%5Bnumber%5D`
     /// matches `page[number]`).
     public func queryValue(_ name: String) -> String? {

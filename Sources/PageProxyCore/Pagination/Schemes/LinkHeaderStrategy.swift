@@ -26,4 +26,13 @@ struct LinkHeaderStrategy: PaginationStrategy {
         }
         return .one(next)
     }
+
+    var lookahead: Int { options.lookahead }
+
+    /// The page after `url` by its number (the first page has none: it is page 1).
+    func guessNext(after url: PageURL) -> PageURL? {
+        let current = url.integerQueryValue(options.pageParameter) ?? 1
+        let (next, overflow) = current.addingReportingOverflow(1)
+        return overflow ? nil : url.settingQueryValue(String(next), for: options.pageParameter)
+    }
 }
