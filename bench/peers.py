@@ -33,7 +33,7 @@ SCHEMES = {"link": "GitHub Link header (rel=\"last\")", "cursor": "Slack cursor"
 ROUTE = {"link": "github", "cursor": "slack"}
 
 
-def pageproxy_config(port, mock_port, concurrency, cache_dir):
+def pageproxy_config(port, mock_port, concurrency, cache_dir, lookahead=0):
     return {
         "listen": {"address": "127.0.0.1", "port": port},
         "cache": {"directory": cache_dir},
@@ -42,7 +42,7 @@ def pageproxy_config(port, mock_port, concurrency, cache_dir):
         "logLevel": "warning",
         "routes": [
             {"name": "github", "upstream": f"http://127.0.0.1:{mock_port}/github/items",
-             "pagination": {"scheme": "link-header", "pageSize": 20}, "concurrency": concurrency,
+             "pagination": {"scheme": "link-header", "pageSize": 20, "lookahead": lookahead}, "concurrency": concurrency,
              "maxPages": 100000},
             {"name": "slack", "upstream": f"http://127.0.0.1:{mock_port}/slack/items",
              "pagination": {"scheme": "cursor", "cursorPath": "response_metadata.next_cursor",
@@ -340,6 +340,8 @@ def main():
     parser.add_argument("--latency-ms", type=int, default=50)
     parser.add_argument("--page-size", type=int, default=20)
     parser.add_argument("--concurrency", type=int, default=8)
+    parser.add_argument("--link-lookahead", type=int, default=None,
+                        help="the Link route's lookahead (default: concurrency - 1, so the first round is one latency)")
     parser.add_argument("--wrk-seconds", type=int, help="per wrk point (default 10; --quick 3)")
     parser.add_argument("--warm-pages", type=int, default=10, help="pages of the warm aggregate")
     parser.add_argument("--skip", default="", help="comma list of parts to skip: cold,warm,healthz")
@@ -373,8 +375,10 @@ def main():
     mock = pp = nginx = worker = None
     try:
         mock = B.start_mock(binary, mock_port, args.latency_ms, page_size=args.page_size)
+        lookahead = args.concurrency - 1 if args.link_lookahead is None else args.link_lookahead
+        res["link_lookahead"] = lookahead
         pp = B.start_pageproxy(binary, pageproxy_config(pp_port, mock_port, args.concurrency,
-                                                         os.path.join(work, "cache")), work)
+                                                         os.path.join(work, "cache"), lookahead), work)
         time.sleep(1.0)
         res["memory"] = {"idle": B.proc_memory(pp.pid)}
         B.log(f"PageProxy idle: {res['memory']['idle']}")
