@@ -23,6 +23,9 @@ final class Logger: Sendable {
         self.sink = Mutex(sink)
     }
 
+    /// Whether a line at `level` would be written: callers skip building costly fields when it would not.
+    func logs(_ level: LogLevel) -> Bool { level >= self.level }
+
     func log(_ level: LogLevel, _ message: String, _ fields: [(String, LogValue)] = []) {
         guard level >= self.level else { return }
         let time = Self.timestamp(Date())

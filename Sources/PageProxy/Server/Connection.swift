@@ -86,6 +86,8 @@ struct Connection {
     }
 
     private func logRequest(_ request: HTTPRequestHead, writer: ResponseWriter, duration: Duration) {
+        // The redaction of the path's query is per request: not for a line nobody will read.
+        guard logger.logs(.info) else { return }
         var fields: [(String, LogValue)] = [
             ("method", .string(request.method.rawValue)),
             ("path", .string(RequestLogPath.redacted(request))),
