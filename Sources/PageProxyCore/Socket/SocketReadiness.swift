@@ -28,6 +28,13 @@ package final class SocketReadiness: @unchecked Sendable {
         var generation = 0
         var deadline: DispatchTime?
         var isActive = false
+        /// When the direction's timer is set to fire; nil when it is not set.
+        ///
+        /// Setting a Dispatch timer wakes libdispatch's manager thread, so the timer is set lazily: a wait whose
+        /// deadline is later than the one set leaves it alone (when it fires early, `timerFired` sets it again for
+        /// the wait then current), and an ended wait does not unset it. A keep-alive connection that waits with an
+        /// idle deadline after every request then sets its timer about once per timeout, not twice per request.
+        var timerSetFor: DispatchTime?
     }
 
     private struct State {
@@ -86,7 +93,7 @@ package final class SocketReadiness: @unchecked Sendable {
                         state[direction].isActive = true
                         source(direction).resume()
                     }
-                    if let deadline { timer(direction).schedule(deadline: deadline) }
+                    if let deadline { armTimer(direction, for: deadline, &state) }
                     return true
                 }
                 guard accepted else {
@@ -137,11 +144,24 @@ package final class SocketReadiness: @unchecked Sendable {
 
     private func timerFired(_ direction: Direction) {
         let waiter = state.withLock { state -> CheckedContinuation<Outcome, Never>? in
-            // A timer set for an earlier wait may fire late: only a deadline that has really passed counts.
-            guard !state.isClosed, let deadline = state[direction].deadline, DispatchTime.now() >= deadline else { return nil }
+            state[direction].timerSetFor = nil
+            guard !state.isClosed, let deadline = state[direction].deadline else { return nil }
+            // The timer may have been set for an earlier wait: only a deadline that has really passed counts, and
+            // a later one gets the timer set again.
+            guard DispatchTime.now() >= deadline else {
+                armTimer(direction, for: deadline, &state)
+                return nil
+            }
             return takeWaiter(direction, &state)
         }
         waiter?.resume(returning: .timedOut)
+    }
+
+    /// Sets the direction's timer to fire by `deadline`, unless it is already set to fire no later.
+    private func armTimer(_ direction: Direction, for deadline: DispatchTime, _ state: inout State) {
+        if let setFor = state[direction].timerSetFor, setFor <= deadline { return }
+        state[direction].timerSetFor = deadline
+        timer(direction).schedule(deadline: deadline)
     }
 
     private func finish(_ direction: Direction, _ outcome: Outcome, generation: Int) {
@@ -158,10 +178,8 @@ package final class SocketReadiness: @unchecked Sendable {
             state[direction].isActive = false
             source(direction).suspend()
         }
-        if state[direction].deadline != nil {
-            state[direction].deadline = nil
-            timer(direction).schedule(deadline: .distantFuture)
-        }
+        // The timer stays set (see `timerSetFor`): when it fires with no deadline passed, nothing happens.
+        state[direction].deadline = nil
         let waiter = state[direction].waiter
         state[direction].waiter = nil
         return waiter

@@ -50,6 +50,24 @@ import Glibc
         #expect(try await right.read(into: &buffer, deadline: .now() + .seconds(10)) == 0)
     }
 
+    @Test("a wait with a short deadline after one with a long deadline still times out at its own", .timeLimit(.minutes(1)))
+    func shortDeadlineAfterALongOne() async throws {
+        let (left, right) = Self.makePair()
+        defer { left.close(); right.close() }
+        var buffer: [UInt8] = []
+        // The first wait sets the timer for an hour ahead, then ends with data long before that.
+        async let first = right.read(into: &buffer, deadline: .now() + .seconds(3600))
+        try await left.write([1], deadline: .now() + .seconds(10))
+        #expect(try await first == 1)
+        // Had the hour-long timer been left to stand for this wait, the test would run into its time limit.
+        var more: [UInt8] = []
+        await #expect(throws: SocketError.timedOut) { _ = try await right.read(into: &more, deadline: .now() + .milliseconds(50)) }
+        // And a later, longer wait is not ended early by the timer that fired for the short one.
+        async let third = right.read(into: &more, deadline: .now() + .seconds(3600))
+        try await left.write([2], deadline: .now() + .seconds(10))
+        #expect(try await third == 1)
+    }
+
     @Test func closeWakesAWaitingReader() async throws {
         let (left, right) = Self.makePair()
         defer { left.close() }
