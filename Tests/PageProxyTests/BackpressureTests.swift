@@ -49,14 +49,7 @@ import Testing
             for _ in 0..<50 {
                 guard try await client.readSome(maxBytes: 64) > 0 else { break }
             }
-            var last = -1
-            var unchanged = 0
-            try await poll("the upstream requests stop growing", limit: .seconds(60)) {
-                let count = stack.mock.log.count
-                unchanged = count == last ? unchanged + 1 : 0
-                last = count
-                return unchanged >= 30
-            }
+            try await pollUntilSteady("the upstream requests stop growing", samples: 30) { stack.mock.log.count }
             let consumed = client.received.count
             let bound = Self.bound(consumed: consumed, clientReceiveBuffer: receiveBuffer, total: total)
             let requested = stack.mock.log.count

@@ -43,6 +43,43 @@ import Testing
         }
     }
 
+    @Test("a client that never reads its answer blocks no one else")
+    func neverReadingClientBlocksNoOne() async throws {
+        try await TestStack.run(configure: { $0.server.sendBufferBytes = 16 * 1024 }) { stack in
+            // About 1 MB of NDJSON that this client will never read: its socket buffers fill, and its walk pauses.
+            let stuck = try await stack.client(receiveBufferBytes: 4096)
+            try await stuck.send(RawHTTPClient.requestText("/github?mock_total=5000&_format=ndjson"))
+            try await pollUntilSteady("the stuck answer's walk has paused", samples: 20) { stack.mock.log.count }
+            #expect(stack.mock.log.count < 500, "the walk paused before the end")
+            // Meanwhile everyone else is served, aggregates included.
+            #expect(try await stack.get("/healthz").status == 200)
+            let other = try await stack.get("/github?mock_total=30")
+            #expect(other.status == 200)
+            let whole = other.body == MockDataset.mergedJSON(total: 30)
+            #expect(whole, "the other client's answer is whole")
+            #expect(stack.app.server.openConnections >= 1)
+        }
+    }
+
+    @Test("many idle keep-alive connections do not stop a new client from being served")
+    func idleConnectionsDoNotStarveNewOnes() async throws {
+        try await TestStack.run(configure: { $0.server.maxConnections = 256 }) { stack in
+            var idle: [RawHTTPClient] = []
+            for _ in 0..<200 {
+                let client = try await stack.client()
+                idle.append(client)
+            }
+            // Twenty are served once and then wait, keep-alive, between requests; the rest are connected and silent.
+            for client in idle.prefix(20) {
+                #expect(try await client.request("/healthz").status == 200)
+            }
+            try await poll("all 200 connections are open") { stack.app.server.openConnections == 200 }
+            #expect(try await stack.get("/healthz").status == 200)
+            #expect(try await stack.get("/github?mock_total=25").status == 200)
+            withExtendedLifetime(idle) {}
+        }
+    }
+
     @Test("past the connection cap, a new client gets a quick 503 and the others carry on")
     func overCapacityClientGetsA503() async throws {
         try await TestStack.run(configure: { $0.server.maxConnections = 2 }) { stack in
