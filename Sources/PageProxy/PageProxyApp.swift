@@ -22,7 +22,7 @@ final class PageProxyApp: Sendable {
                 responder: MockHTTPResponder(mock: MockUpstream(options: options)), logger: logger)
         }
         let pages = makePageCache(config.cache, logger: logger)
-        let status = ServiceStatus(cacheProblem: { pages.store?.disabledReason })
+        let status = ServiceStatus(cacheRequired: config.cache.requiredForReadiness, cacheProblem: { pages.store?.disabledReason })
         let transport = HTTP1Transport()
         let metricsBox = MetricsConnectionCount()
         let metrics = Metrics(openConnections: { metricsBox.count() })

@@ -8,14 +8,15 @@ import Testing
 @Suite struct CacheTests {
     /// A stack whose proxy caches under a fresh directory; `route` adjusts the `github` route (5 pages of 10 below).
     static func run<T>(
-        route: @escaping @Sendable (inout RouteConfig) -> Void = { _ in }, directory: String? = nil,
+        route: @escaping @Sendable (inout RouteConfig) -> Void = { _ in }, directory: String? = nil, cacheRequired: Bool = true,
         _ body: (TestStack, String) async throws -> T
     ) async throws -> T {
         let root = directory ?? FileManager.default.temporaryDirectory.appendingPathComponent("pageproxy-cache-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: root) }
         var github = SchemeRoutes.all[2]
         github.configure = route
-        return try await TestStack.run(routes: [github], configure: { $0.cache = CacheConfig(directory: root, maxBytes: 64 << 20) }) {
+        let cache = CacheConfig(directory: root, maxBytes: 64 << 20, requiredForReadiness: cacheRequired)
+        return try await TestStack.run(routes: [github], configure: { $0.cache = cache }) {
             try await body($0, root)
         }
     }
@@ -199,11 +200,30 @@ import Testing
         }
     }
 
-    @Test func anUnusableCacheDirectoryStillAnswersAndReadyzSaysSo() async throws {
+    @Test("an unusable cache directory: every request is still answered, uncached; /readyz is 503 with the reason")
+    func anUnusableCacheDirectoryStillAnswersAndReadyzSaysSo() async throws {
         let blocker = FileManager.default.temporaryDirectory.appendingPathComponent("pageproxy-blocker-\(UUID().uuidString)").path
         try Data("not a directory".utf8).write(to: URL(fileURLWithPath: blocker))
         defer { try? FileManager.default.removeItem(atPath: blocker) }
         try await Self.run(directory: blocker + "/cache") { stack, _ in
+            let first = try await stack.get(Self.target)
+            #expect(first.status == 200)
+            #expect(first.header("PageProxy-Cache") == "hits=0 misses=0 revalidated=0 stale=0 bypassed=5")
+            let ready = try await stack.get("/readyz")
+            #expect(ready.status == 503)
+            #expect(ready.text.contains("\"status\":\"not_ready\""))
+            #expect(ready.text.contains("\"reason\":\"cache disabled: cache directory \(blocker)/cache is unusable"))
+            #expect((try? JSONSerialization.jsonObject(with: Data(ready.body))) != nil)
+            #expect(try await stack.get("/healthz").status == 200)
+        }
+    }
+
+    @Test("with requiredForReadiness false, an unusable cache directory leaves /readyz ready, saying the cache is off")
+    func anUnusableCacheDirectoryNotRequiredStaysReady() async throws {
+        let blocker = FileManager.default.temporaryDirectory.appendingPathComponent("pageproxy-blocker-\(UUID().uuidString)").path
+        try Data("not a directory".utf8).write(to: URL(fileURLWithPath: blocker))
+        defer { try? FileManager.default.removeItem(atPath: blocker) }
+        try await Self.run(directory: blocker + "/cache", cacheRequired: false) { stack, _ in
             let first = try await stack.get(Self.target)
             let second = try await stack.get(Self.target)
             #expect(first.status == 200 && second.status == 200)

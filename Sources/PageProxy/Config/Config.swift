@@ -27,6 +27,9 @@ struct CacheConfig: Sendable, Equatable {
     var directory: String
     /// The most the cache may hold; 0 disables it.
     var maxBytes: Int
+    /// Whether a configured cache whose directory cannot be used makes `/readyz` answer 503. The proxy serves
+    /// (uncached) either way; a sidecar that would rather stay in service sets this to false.
+    var requiredForReadiness = true
 }
 
 /// Limits of the HTTP server.

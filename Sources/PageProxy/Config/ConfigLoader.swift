@@ -68,9 +68,10 @@ enum ConfigLoader {
 
     private static func cacheConfig(_ object: ConfigObject?) throws(ConfigError) -> CacheConfig {
         guard let object else { return CacheConfig(directory: ".pageproxy-cache", maxBytes: 268_435_456) }
-        try object.requireOnly(["directory", "maxBytes"])
+        try object.requireOnly(["directory", "maxBytes", "requiredForReadiness"])
         return CacheConfig(directory: try object.nonEmptyString("directory", default: ".pageproxy-cache"),
-                           maxBytes: try object.integer("maxBytes", in: 0...Int.max, default: 268_435_456))
+                           maxBytes: try object.integer("maxBytes", in: 0...Int.max, default: 268_435_456),
+                           requiredForReadiness: try object.bool("requiredForReadiness", default: true))
     }
 
     private static func serverConfig(_ object: ConfigObject?) throws(ConfigError) -> ServerConfig {

@@ -1,14 +1,17 @@
 import Synchronization
 
-/// What `/readyz` reports: ready once started, not ready while draining.
+/// What `/readyz` reports: ready once started, not ready while draining or, when the config says the cache is
+/// required (`cache.requiredForReadiness`, the default), while the cache directory cannot be used.
 ///
-/// A cache directory that cannot be used does not make the proxy unready: it still answers every request, only
-/// uncached. `/readyz` says so in a `cache` field instead, for the operator to see.
+/// The proxy answers every request either way, uncached if it must; with the cache not required, `/readyz` stays
+/// ready and says so in a `cache` field, for the operator to see.
 final class ServiceStatus: Sendable {
     private let reason = Mutex<String?>("starting")
     private let cacheProblem: @Sendable () -> String?
+    private let cacheRequired: Bool
 
-    init(cacheProblem: @escaping @Sendable () -> String? = { nil }) {
+    init(cacheRequired: Bool = false, cacheProblem: @escaping @Sendable () -> String? = { nil }) {
+        self.cacheRequired = cacheRequired
         self.cacheProblem = cacheProblem
     }
 
@@ -16,7 +19,11 @@ final class ServiceStatus: Sendable {
     var cacheDisabledReason: String? { cacheProblem() }
 
     /// Nil when ready; otherwise a short reason.
-    var notReadyReason: String? { reason.withLock { $0 } }
+    var notReadyReason: String? {
+        if let reason = reason.withLock({ $0 }) { return reason }
+        guard cacheRequired, let problem = cacheProblem() else { return nil }
+        return "cache disabled: " + problem
+    }
 
     func markReady() { reason.withLock { $0 = nil } }
     func markDraining() { reason.withLock { $0 = "draining" } }

@@ -32,7 +32,9 @@ struct PageProxyResponder: HTTPResponder {
             await sendJSON(.ok, "{\"status\":\"ok\"}\n", writer: writer)
         case .ready:
             if let reason = status.notReadyReason {
-                await sendJSON(.serviceUnavailable, "{\"status\":\"not_ready\",\"reason\":\"\(reason)\"}\n", writer: writer)
+                var text = "{\"status\":\"not_ready\",\"reason\":"
+                JSONText.appendString(reason, to: &text)
+                await sendJSON(.serviceUnavailable, text + "}\n", writer: writer)
             } else if let cache = status.cacheDisabledReason {
                 var text = "{\"status\":\"ready\",\"cache\":"
                 JSONText.appendString("disabled: " + cache, to: &text)

@@ -24,6 +24,9 @@ import Testing
         expectTop(#""cache": { "directory": "" }"#, field: "cache.directory", mentions: ["empty"])
         expectTop(#""cache": { "maxBytes": -1 }"#, field: "cache.maxBytes", mentions: ["≥ 0", "-1"])
         #expect(try ConfigFixture.parse(ConfigFixture.document(top: #""cache": { "maxBytes": 0 }"#)).cache.maxBytes == 0)
+        #expect(try ConfigFixture.parse(ConfigFixture.document(top: #""cache": { "maxBytes": 0 }"#)).cache.requiredForReadiness)
+        #expect(try !ConfigFixture.parse(ConfigFixture.document(top: #""cache": { "requiredForReadiness": false }"#)).cache.requiredForReadiness)
+        expectTop(#""cache": { "requiredForReadiness": "no" }"#, field: "cache.requiredForReadiness", mentions: ["true or false"])
     }
 
     @Test(arguments: [
