@@ -96,13 +96,19 @@ def stop(proc, name="process", grace=15.0):
         pass
 
 
-def proc_memory(pid):
-    """VmRSS, VmHWM (kB) and thread count from /proc/PID/status."""
+def proc_status(pid):
+    """The fields of /proc/<pid>/status, as strings ("VmRSS" -> "12345 kB")."""
     fields = {}
     with open(f"/proc/{pid}/status") as f:
         for line in f:
             key, _, value = line.partition(":")
             fields[key] = value.strip()
+    return fields
+
+
+def proc_memory(pid):
+    """VmRSS, VmHWM (kB) and thread count from /proc/PID/status."""
+    fields = proc_status(pid)
     return {"VmRSS_kB": int(fields["VmRSS"].split()[0]), "VmHWM_kB": int(fields["VmHWM"].split()[0]),
             "RssAnon_kB": int(fields.get("RssAnon", "0 kB").split()[0]),
             "RssFile_kB": int(fields.get("RssFile", "0 kB").split()[0]),

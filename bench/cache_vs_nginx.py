@@ -11,33 +11,7 @@ nginx-light and wrk with apt-get if they are missing. Stops everything it starte
 """
 import argparse, os, re, shutil, signal, socket, statistics, subprocess, sys, tempfile, time, urllib.request
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-
-
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def wait_listening(port, process, limit=20.0):
-    deadline = time.time() + limit
-    while time.time() < deadline:
-        if process.poll() is not None:
-            sys.exit(f"process {process.args[0]} exited early")
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.2):
-                return
-        except OSError:
-            time.sleep(0.05)
-    sys.exit(f"nothing listening on {port}")
-
-
-def ensure_tools():
-    missing = [tool for tool in ("nginx", "wrk") if shutil.which(tool) is None and not os.path.exists("/usr/sbin/" + tool)]
-    if missing:
-        subprocess.run(["apt-get", "update"], check=True)
-        subprocess.run(["apt-get", "install", "-y", "nginx-light", "wrk"], check=True)
+from benchlib import ROOT, free_port, wait_listening, ensure_tools, stop
 
 
 def wrk(url, connections, seconds):
@@ -62,7 +36,7 @@ def main():
     parser.add_argument("--pages", type=int, default=10)
     parser.add_argument("--items", type=int, default=100)
     args = parser.parse_args()
-    ensure_tools()
+    ensure_tools("nginx", "wrk")
     subprocess.run(["swift", "build", "-c", "release", "--product", "PageProxy"], cwd=ROOT, check=True)
     binary = os.path.join(ROOT, ".build", "release", "PageProxy")
     nginx = shutil.which("nginx") or "/usr/sbin/nginx"
@@ -130,12 +104,7 @@ http {{ access_log off; sendfile on; tcp_nopush on; keepalive_requests 1000000;
         print(f"PageProxy / nginx = {proxy_median / nginx_median:.2f}")
     finally:
         for process in reversed(started):
-            if process.poll() is None:
-                process.send_signal(signal.SIGTERM)
-                try:
-                    process.wait(timeout=10)
-                except subprocess.TimeoutExpired:
-                    process.kill()
+            stop(process)
         shutil.rmtree(work, ignore_errors=True)
 
 

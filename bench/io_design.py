@@ -8,7 +8,7 @@ Needs wrk (apt-get install wrk). Everything runs on 127.0.0.1 and stops by PID.
 """
 import argparse, json, os, re, signal, socket, subprocess, sys, tempfile, time
 
-from bench_support import free_port, proc_status, wait_listening
+from benchlib import free_port, proc_status, wait_listening
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 

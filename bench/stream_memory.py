@@ -10,7 +10,7 @@ only; everything listens on 127.0.0.1 and is stopped by PID.
 """
 import argparse, http.client, json, os, platform, shutil, signal, subprocess, sys, tempfile, time
 
-from bench_support import free_port, proc_status, wait_listening
+from benchlib import free_port, proc_status, stop, wait_listening
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BINARY = os.path.join(ROOT, ".build", "release", "PageProxy")
@@ -20,16 +20,6 @@ def memory_kb(pid):
     """(VmRSS, VmHWM) in KiB."""
     fields = proc_status(pid)
     return int(fields["VmRSS"].split()[0]), int(fields["VmHWM"].split()[0])
-
-
-def stop(process):
-    if process.poll() is None:
-        process.send_signal(signal.SIGTERM)
-        try:
-            process.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
 
 
 def start_proxy(workdir, mock_port):
