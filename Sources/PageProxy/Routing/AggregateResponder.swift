@@ -40,8 +40,11 @@ struct AggregateResponder: Sendable {
         let tally = CacheTally()
         let policy = CachePolicy(ttl: route.ttl, staleIfError: route.staleIfError, forceRevalidate: controls.fresh)
         let headers = Self.upstreamHeaders(route: route, request: request)
-        let memoKey = MergedAnswerMemo.key(
-            route: route.name, base: base, pageLimit: options.pageLimit, itemLimit: options.itemLimit, upstreamHeaders: headers)
+        // Only merged answers are memoized; an NDJSON request needs no key.
+        let memoKey = controls.format == .json
+            ? MergedAnswerMemo.key(
+                route: route.name, base: base, pageLimit: options.pageLimit, itemLimit: options.itemLimit, upstreamHeaders: headers)
+            : ""
         if controls.format == .json, !controls.fresh, let answer = memo.answer(for: memoKey, at: Date()) {
             await sendMemoized(answer, route: route, request: request, writer: writer)
             return
