@@ -68,7 +68,7 @@ struct CommandOptions {
                     value = String(name[name.index(after: equals)...])
                     name = String(name[..<equals])
                 }
-                guard known.contains(name) else { throw UsageError(message: "unknown option --\(name)") }
+                guard known.contains(name) else { throw UsageError(message: "unknown option --\(name); `PageProxy --help` lists the options") }
                 if value == nil {
                     index += 1
                     guard index < arguments.count else { throw UsageError(message: "--\(name) needs a value") }

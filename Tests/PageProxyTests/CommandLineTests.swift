@@ -1,4 +1,5 @@
 import Foundation
+import PageProxyCore
 import Testing
 
 /// The executable's command line as a user meets it: help, version, config checks and exit codes.
@@ -64,5 +65,28 @@ import Testing
         let outcome = try await run(["check-config", file.path])
         #expect(outcome.status != 0)
         #expect((outcome.output + outcome.errors).contains("concurrency"))
+    }
+
+    @Test("start-up and usage errors say what to do")
+    func errorsSayWhatToDo() async throws {
+        let missing = try await run(["serve", "--config", "/nonexistent/config.json"])
+        #expect(missing.status == 1)
+        #expect(missing.errors.contains("--config PATH"))
+        let unknown = try await run(["serve", "--port", "9"])
+        #expect(unknown.status == 2)
+        #expect(unknown.errors.contains("PageProxy --help"))
+
+        // A port that another process holds.
+        let holder = try Socket.makeListening(on: SocketAddress(host: "127.0.0.1", port: 0))
+        defer { holder.close() }
+        let port = try #require(holder.localPort())
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("pageproxy-busy-\(UUID().uuidString).json")
+        defer { try? FileManager.default.removeItem(at: file) }
+        try Data(#"{"listen":{"address":"127.0.0.1","port":\#(port)},"cache":{"maxBytes":0},"routes":[{"name":"a","upstream":"http://127.0.0.1:1/","pagination":{"scheme":"page-number"}}]}"#.utf8)
+            .write(to: file)
+        let busy = try await run(["serve", "--config", file.path])
+        #expect(busy.status == 1)
+        #expect(busy.errors.contains("Address already in use"))
+        #expect(busy.errors.contains("choose another port"))
     }
 }

@@ -26,7 +26,7 @@ enum ServeCommand {
             app = try PageProxyApp.start(config: config, logger: logger)
         } catch {
             logger.log(.error, "could not start", [("error", .string(error.description))])
-            printError("PageProxy: could not start: \(error.description)")
+            printError("PageProxy: could not start: \(error.description)\(Self.hint(for: error))")
             return 1
         }
         if let mock = app.mockServer {
@@ -41,5 +41,21 @@ enum ServeCommand {
         await app.stop(grace: config.server.shutdownGrace)
         logger.log(.info, "stopped")
         return 0
+    }
+
+    /// What to do about a start-up failure the user can fix.
+    static func hint(for error: SocketError) -> String {
+        guard case .failed(let call, let code) = error, call.hasPrefix("bind") else { return "" }
+        switch code {
+        case EADDRINUSE:
+            return "; another process (another PageProxy?) listens there: stop it, or choose another port with listen.port or "
+                + "PAGEPROXY_PORT (mock.port for the built-in mock)"
+        case EACCES:
+            return "; ports below 1024 need privileges: choose a port of 1024 or more"
+        case EADDRNOTAVAIL:
+            return "; no interface has that address: use 127.0.0.1, 0.0.0.0 or an address of this machine"
+        default:
+            return ""
+        }
     }
 }

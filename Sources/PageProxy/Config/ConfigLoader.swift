@@ -10,7 +10,7 @@ enum ConfigLoader {
         let bytes: [UInt8]
         switch readFile(path) {
         case .success(let contents): bytes = contents
-        case .failure(let reason): throw ConfigError(file: path, field: "", problem: "cannot read the file: \(reason.message)")
+        case .failure(let reason): throw ConfigError(file: path, field: "", problem: "cannot read the file: \(reason.message) (give the path with --config PATH; the default is ./config.json)")
         }
         return try parse(bytes, file: path, environment: environment)
     }
