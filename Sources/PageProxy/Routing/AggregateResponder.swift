@@ -116,7 +116,8 @@ struct AggregateResponder: Sendable {
         if let bytes = body.inMemory, let freshUntil = tally.freshUntil {
             memo.keep(
                 MergedAnswerMemo.Answer(
-                    body: bytes, pages: pages, items: items, truncated: walker.wasTruncated, etag: tag, freshUntil: freshUntil),
+                    body: bytes, pages: pages, items: items, truncated: walker.wasTruncated, etag: tag, freshUntil: freshUntil,
+                    stamps: tally.stamps),
                 for: memoKey)
         }
         // RFC 9110 §13.1.2 — the client already holds this answer: no body.
@@ -282,9 +283,10 @@ struct AggregateResponder: Sendable {
         return { url, number throws(PaginationError) in
             let started = ContinuousClock.now
             do throws(UpstreamError) {
-                let (response, source, freshUntil) = try await pages.fetch(
+                let fetched = try await pages.fetch(
                     UpstreamRequest(url: url, headers: headers, caFile: caFile), policy: policy, transport: transport, timeout: timeout, maxBodyBytes: maxBytes)
-                tally.record(source, freshUntil: freshUntil)
+                let (response, source) = (fetched.response, fetched.outcome)
+                tally.record(source, stored: fetched.stored)
                 metrics.cacheOutcome(route: routeName, outcome: source.rawValue)
                 // A hit or a stale page made no upstream request that answered.
                 guard source != .hit && source != .stale else { return response }

@@ -8,8 +8,26 @@ import Foundation
 /// validators exists: a 304 refreshes the entry (`revalidated`), a 200 replaces it (`miss`), and a failure (an
 /// error, or a 5xx after the retries) serves the old entry if the policy allows (`stale`).
 package final class CachingPageSource: Sendable {
-    /// A page, where it came from, and until when the stored copy it matches is fresh (nil: none is, or none was kept).
-    package typealias Fetched = (response: UpstreamResponse, outcome: CacheOutcome, freshUntil: Date?)
+    /// A page, where it came from, and which stored version it is.
+    package struct Fetched: Sendable {
+        package var response: UpstreamResponse
+        package var outcome: CacheOutcome
+        /// The version of the page in the store and until when it is fresh; nil when the page is not stored as served
+        /// (no cache, `no-store`, too large, or a stale page served because the upstream failed).
+        package var stored: StoredVersion?
+
+        package init(response: UpstreamResponse, outcome: CacheOutcome, stored: StoredVersion? = nil) {
+            self.response = response
+            self.outcome = outcome
+            self.stored = stored
+        }
+    }
+
+    /// A page as the store holds it: what an answer built from it must check before it is served again.
+    package struct StoredVersion: Sendable {
+        package var stamp: PageStamp
+        package var freshUntil: Date
+    }
 
     package let store: DiskStore?
     private let collapser = FetchCollapser<CacheKey, Result<CachedResponse, UpstreamError>>()
@@ -28,17 +46,18 @@ package final class CachingPageSource: Sendable {
         _ request: UpstreamRequest, policy: CachePolicy, transport: any UpstreamTransport, timeout: Duration, maxBodyBytes: Int
     ) async throws(UpstreamError) -> Fetched {
         guard let store, store.isEnabled, policy.ttl > .zero, request.method == .get else {
-            return (try await transport.send(request, timeout: timeout, maxBodyBytes: maxBodyBytes), .bypass, nil)
+            return Fetched(response: try await transport.send(request, timeout: timeout, maxBodyBytes: maxBodyBytes), outcome: .bypass)
         }
         let key = CacheKey(request)
-        let cached = store.read(key)
-        if let cached, !policy.forceRevalidate, cached.isFresh(at: now()) {
-            return (cached.response, .hit, cached.freshUntil)
+        let found = store.lookup(key)
+        let cached = found?.entry
+        if let (entry, stamp) = found, !policy.forceRevalidate, entry.isFresh(at: now()) {
+            return Fetched(response: entry.response, outcome: .hit, stored: StoredVersion(stamp: stamp, freshUntil: entry.freshUntil))
         }
         let (result, _) = await collapser.value(for: key) {
             // A fetch that finished between the read above and this one stored the page: use it, not a second request.
-            if !policy.forceRevalidate, let current = store.read(key), current.isFresh(at: self.now()) {
-                return .success(CachedResponse(current.response, .hit, freshUntil: current.freshUntil))
+            if !policy.forceRevalidate, let (current, stamp) = store.lookup(key), current.isFresh(at: self.now()) {
+                return .success(CachedResponse(current.response, .hit, stored: StoredVersion(stamp: stamp, freshUntil: current.freshUntil)))
             }
             return await self.refresh(key, cached: cached, request: request, policy: policy, store: store) { request async throws(UpstreamError) in
                 try await transport.send(request, timeout: timeout, maxBodyBytes: maxBodyBytes)
@@ -76,8 +95,8 @@ package final class CachingPageSource: Sendable {
                 entry.storedAt = received
                 entry.freshUntil = received.addingTimeInterval(freshness.lifetime.timeInterval)
                 entry.mustRevalidate = freshness.mustRevalidate
-                store.write(entry, for: key)
-                return .success(CachedResponse(entry.response, .revalidated, freshUntil: entry.freshUntil))
+                let stored = store.write(entry, for: key).map { StoredVersion(stamp: $0, freshUntil: entry.freshUntil) }
+                return .success(CachedResponse(entry.response, .revalidated, stored: stored))
             }
             store.remove(key)
             return .success(CachedResponse(entry.response, .revalidated))
@@ -87,8 +106,8 @@ package final class CachingPageSource: Sendable {
         }
         if response.status.code == 200 {
             if let entry = CacheFreshness.entry(for: response, routeTTL: policy.ttl, now: received) {
-                store.write(entry, for: key)
-                return .success(CachedResponse(response, .miss, freshUntil: entry.freshUntil))
+                let stored = store.write(entry, for: key).map { StoredVersion(stamp: $0, freshUntil: entry.freshUntil) }
+                return .success(CachedResponse(response, .miss, stored: stored))
             }
             store.remove(key)
         }
@@ -106,7 +125,7 @@ package final class CachingPageSource: Sendable {
 private struct CachedResponse: Sendable {
     let fetched: CachingPageSource.Fetched
 
-    init(_ response: UpstreamResponse, _ outcome: CacheOutcome, freshUntil: Date? = nil) {
-        fetched = (response, outcome, freshUntil)
+    init(_ response: UpstreamResponse, _ outcome: CacheOutcome, stored: CachingPageSource.StoredVersion? = nil) {
+        fetched = CachingPageSource.Fetched(response: response, outcome: outcome, stored: stored)
     }
 }
