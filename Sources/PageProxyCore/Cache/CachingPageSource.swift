@@ -54,17 +54,65 @@ package final class CachingPageSource: Sendable {
         if let (entry, stamp) = found, !policy.forceRevalidate, entry.isFresh(at: now()) {
             return Fetched(response: entry.response, outcome: .hit, stored: StoredVersion(stamp: stamp, freshUntil: entry.freshUntil))
         }
-        let (result, _) = await collapser.value(for: key) {
-            // A fetch that finished between the read above and this one stored the page: use it, not a second request.
-            if !policy.forceRevalidate, let (current, stamp) = store.lookup(key), current.isFresh(at: self.now()) {
-                return .success(CachedResponse(current.response, .hit, stored: StoredVersion(stamp: stamp, freshUntil: current.freshUntil)))
+        // A request that joins another's fetch keeps its own limits (issue 13): it stops waiting at its own deadline,
+        // and when that fetch ends in what its limits did not allow (a failure, a status still worth retrying, a
+        // stale page this request may not take), it fetches again with its own retry budget, joining at most a few
+        // more flights before it leads one of its own.
+        for round in 1... {
+            let (result, joined) = await flight(for: key, deadline: transport.deadline) {
+                // A fetch that finished between the read above and this one stored the page: use it, not a second request.
+                if !policy.forceRevalidate, let (current, stamp) = store.lookup(key), current.isFresh(at: self.now()) {
+                    return .success(CachedResponse(current.response, .hit, stored: StoredVersion(stamp: stamp, freshUntil: current.freshUntil)))
+                }
+                return await self.refresh(key, cached: cached, request: request, policy: policy, store: store) { request async throws(UpstreamError) in
+                    try await transport.send(request, timeout: timeout, maxBodyBytes: maxBodyBytes)
+                }
             }
-            return await self.refresh(key, cached: cached, request: request, policy: policy, store: store) { request async throws(UpstreamError) in
-                try await transport.send(request, timeout: timeout, maxBodyBytes: maxBodyBytes)
+            guard let result else {
+                if let deadline = transport.deadline, ContinuousClock.now >= deadline { throw .timedOut(origin: request.url.origin.description) }
+                throw .connectionLost(origin: request.url.origin.description, reason: "cancelled")
             }
+            if joined, round < Self.maxJoinedRounds, !Self.isFinal(result, for: policy), !Task.isCancelled,
+                transport.deadline.map({ ContinuousClock.now < $0 }) ?? true
+            {
+                continue
+            }
+            return try result.get().fetched
         }
-        guard let result else { throw .connectionLost(origin: request.url.origin.description, reason: "cancelled") }
-        return try result.get().fetched
+        throw .connectionLost(origin: request.url.origin.description, reason: "cancelled")
+    }
+
+    /// How many flights of others' a request joins, at most, before the result of the last one is its own.
+    static let maxJoinedRounds = 4
+
+    /// The result of the one fetch of `key` (started now or joined), nil if this caller was cancelled or its
+    /// `deadline` passed first; and whether it joined a fetch another caller started.
+    private func flight(
+        for key: CacheKey, deadline: ContinuousClock.Instant?, work: @escaping @Sendable () async -> Result<CachedResponse, UpstreamError>
+    ) async -> (Result<CachedResponse, UpstreamError>?, joined: Bool) {
+        guard let deadline else { return await collapser.value(for: key, work: work) }
+        let collapser = self.collapser
+        return await withTaskGroup(of: (Result<CachedResponse, UpstreamError>?, joined: Bool)?.self) { group in
+            group.addTask { await collapser.value(for: key, work: work) }
+            group.addTask {
+                // The deadline: leaving the collapser stops this caller's wait (and the fetch, if no one else waits).
+                try? await Task.sleep(until: deadline, clock: .continuous)
+                return nil
+            }
+            let first = await group.next() ?? nil
+            group.cancelAll()
+            return first ?? (nil, false)
+        }
+    }
+
+    /// Whether a fetch's result stands for a request with `policy`, or it should try again with its own limits.
+    private static func isFinal(_ result: Result<CachedResponse, UpstreamError>, for policy: CachePolicy) -> Bool {
+        guard case .success(let cached) = result else { return false }
+        switch cached.fetched.outcome {
+        case .stale: return policy.staleIfError
+        case .hit: return !policy.forceRevalidate
+        case .miss, .revalidated, .bypass: return !RetryPolicy.retryableStatuses.contains(cached.fetched.response.status.code)
+        }
     }
 
     /// One upstream request for `key`: conditional if `cached` has validators; stores what it may.

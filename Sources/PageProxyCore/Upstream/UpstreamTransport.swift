@@ -34,4 +34,12 @@ package protocol UpstreamTransport: Sendable {
     ///   - timeout: for this one request: connecting, sending and receiving the whole body.
     ///   - maxBodyBytes: a larger body is an error, not a buffer that grows without bound.
     func send(_ request: UpstreamRequest, timeout: Duration, maxBodyBytes: Int) async throws(UpstreamError) -> UpstreamResponse
+
+    /// When the client request this transport serves gives up (nil: never), so that waiting for a fetch another
+    /// request started can end at this request's own deadline.
+    var deadline: ContinuousClock.Instant? { get }
+}
+
+extension UpstreamTransport {
+    package var deadline: ContinuousClock.Instant? { nil }
 }
