@@ -15,13 +15,14 @@ import Testing
     /// A proxy over `directory` (a fresh one unless given) with one route to `upstream`.
     @discardableResult
     static func run<T>(
-        _ upstream: ChangingUpstream, directory: String? = nil, maxBytes: Int = 64 << 20, _ body: (TestStack) async throws -> T
+        _ upstream: ChangingUpstream, directory: String? = nil, maxBytes: Int = 64 << 20, memoBytes: Int? = nil,
+        _ body: (TestStack) async throws -> T
     ) async throws -> T {
         let root = directory ?? FileManager.default.temporaryDirectory.appendingPathComponent("pageproxy-coherence-\(UUID().uuidString)").path
         defer { if directory == nil { try? FileManager.default.removeItem(atPath: root) } }
         return try await TestStack.run(routes: []) { config in
             config.routes = [upstream.route]
-            config.cache = CacheConfig(directory: root, maxBytes: maxBytes)
+            config.cache = CacheConfig(directory: root, maxBytes: maxBytes, memoBytes: memoBytes)
         } _: { stack in
             try await body(stack)
         }
@@ -129,6 +130,39 @@ import Testing
         }
         try await Self.run(upstream, directory: directory) { stack in
             try await Self.expectMerged(stack, upstream, Self.v2, cache: Self.oneHit, upstreamRequests: 0)
+        }
+        await upstream.stop()
+    }
+
+    @Test("the ETag of a walk through the cache: the same pages give the same one, across requests and a restart; a changed page or another shape another")
+    func theETagFollowsThePages() async throws {
+        let upstream = try ChangingUpstream()
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pageproxy-coherence-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        // The memo off: every answer is a walk through the cache.
+        let (first, capped) = try await Self.run(upstream, directory: directory, memoBytes: 0) { stack in
+            let first = try await stack.get("/changing")
+            let again = try await stack.get("/changing")
+            #expect(again.header("PageProxy-Cache") == Self.oneHit)
+            #expect(again.header("ETag") == first.header("ETag"))
+            let capped = try await stack.get("/changing?_max_items=1")
+            #expect(capped.text == Self.v1)
+            #expect(capped.header("ETag") != first.header("ETag"))
+            return (first, capped)
+        }
+        #expect(first.header("ETag") != nil)
+        try await Self.run(upstream, directory: directory, memoBytes: 0) { stack in
+            let restarted = try await stack.get("/changing")
+            #expect(restarted.header("PageProxy-Cache") == Self.oneHit)
+            #expect(restarted.header("ETag") == first.header("ETag"))
+            #expect(try await stack.get("/changing?_max_items=1").header("ETag") == capped.header("ETag"))
+            let notModified = try await stack.get("/changing", headers: ["If-None-Match": first.header("ETag") ?? ""])
+            #expect(notModified.status == 304)
+            upstream.set(body: Self.v2, cacheControl: "max-age=600")
+            let changed = try await stack.get("/changing", headers: ["Cache-Control": "no-cache"])
+            #expect(changed.text == Self.v2)
+            #expect(changed.header("ETag") != first.header("ETag"))
+            #expect(try await stack.get("/changing").header("ETag") == changed.header("ETag"))
         }
         await upstream.stop()
     }

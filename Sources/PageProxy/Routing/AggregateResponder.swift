@@ -49,12 +49,17 @@ struct AggregateResponder: Sendable {
             await sendMemoized(answer, route: route, request: request, writer: writer)
             return
         }
+        // What the walk scans pages for: pages stored by this walk keep their scan, hits reuse it.
+        let scan = ScanPaths(itemsPath: route.itemsPath, valuePaths: route.pagination.makeStrategy().valuePaths)
         let walker = PageWalker(
             base: base, scheme: route.pagination, options: options,
-            fetch: makeFetcher(route: route, headers: headers, transport: transport, policy: policy, tally: tally))
+            fetch: makeFetcher(route: route, headers: headers, transport: transport, policy: policy, scan: scan, tally: tally))
         let watcher = writer.watchForDisconnect()
         switch controls.format {
-        case .json: await respondMerged(walker: walker, route: route, request: request, tally: tally, memoKey: memoKey, writer: writer)
+        case .json:
+            // Everything besides the pages that decides the merged bytes (AggregateETag).
+            let shape = "\(route.itemsPath)\u{0}\(options.pageLimit ?? -1)\u{0}\(options.itemLimit ?? -1)"
+            await respondMerged(walker: walker, route: route, request: request, tally: tally, memoKey: memoKey, etagShape: shape, writer: writer)
         case .ndjson: await respondStreamed(walker: walker, route: route, request: request, tally: tally, writer: writer)
         }
         writer.logFields["cache"] = .string(tally.summary)
@@ -67,27 +72,28 @@ struct AggregateResponder: Sendable {
     }
 
     private func respondMerged(
-        walker: PageWalker, route: RouteConfig, request: HTTPRequestHead, tally: CacheTally, memoKey: String, writer: ResponseWriter
+        walker: PageWalker, route: RouteConfig, request: HTTPRequestHead, tally: CacheTally, memoKey: String, etagShape: String,
+        writer: ResponseWriter
     ) async {
         var framing = MergedJSONBody()
         // DESIGN.md: memory stays bounded whatever the total; past `spool.memoryBytes` the bytes wait on disk.
         let body = SpooledBody(
             limits: SpooledBody.Limits(memoryBytes: spool.memoryBytes, maxBytes: route.maxMergedBytes), openSpool: spool.open)
         defer { body.discard() }
-        var etag = AggregateETag()
+        var etag = AggregateETag(shape: etagShape)
         var pages = 0
         var items = 0
         do {
             while let page = try await walker.next() {
                 var bytes: [UInt8] = []
                 framing.append(page, to: &bytes)
-                etag.update(bytes[...])
+                etag.add(page, framed: bytes)
                 try body.append(bytes)
                 pages += 1
                 items += page.itemCount
             }
             let closing = framing.closing()
-            etag.update(closing[...])
+            etag.update(closing)
             try body.append(closing)
         } catch let error as PaginationError {
             await sendFailure(error, route: route, writer: writer)
@@ -272,7 +278,7 @@ struct AggregateResponder: Sendable {
     }
 
     private func makeFetcher(
-        route: RouteConfig, headers: HTTPHeaders, transport: RetryingTransport, policy: CachePolicy, tally: CacheTally
+        route: RouteConfig, headers: HTTPHeaders, transport: RetryingTransport, policy: CachePolicy, scan: ScanPaths, tally: CacheTally
     ) -> PageFetcher {
         let timeout = route.pageTimeout
         let maxBytes = route.maxPageBytes
@@ -284,7 +290,8 @@ struct AggregateResponder: Sendable {
             let started = ContinuousClock.now
             do throws(UpstreamError) {
                 let fetched = try await pages.fetch(
-                    UpstreamRequest(url: url, headers: headers, caFile: caFile), policy: policy, transport: transport, timeout: timeout, maxBodyBytes: maxBytes)
+                    UpstreamRequest(url: url, headers: headers, caFile: caFile), policy: policy, transport: transport, timeout: timeout, maxBodyBytes: maxBytes,
+                    scan: scan)
                 let (response, source) = (fetched.response, fetched.outcome)
                 tally.record(source, stored: fetched.stored)
                 metrics.cacheOutcome(route: routeName, outcome: source.rawValue)

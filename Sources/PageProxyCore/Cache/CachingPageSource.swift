@@ -42,8 +42,11 @@ package final class CachingPageSource: Sendable {
     }
 
     /// The page for `request`, from the cache or from `transport`.
+    /// - Parameter scan: what the walk scans pages for: a page stored now is scanned (validated) once, and its scan
+    ///   kept with it, so that the walker and every later hit use it instead of scanning again.
     package func fetch(
-        _ request: UpstreamRequest, policy: CachePolicy, transport: any UpstreamTransport, timeout: Duration, maxBodyBytes: Int
+        _ request: UpstreamRequest, policy: CachePolicy, transport: any UpstreamTransport, timeout: Duration, maxBodyBytes: Int,
+        scan: ScanPaths? = nil
     ) async throws(UpstreamError) -> Fetched {
         guard let store, store.isEnabled, policy.ttl > .zero, request.method == .get else {
             return Fetched(response: try await transport.send(request, timeout: timeout, maxBodyBytes: maxBodyBytes), outcome: .bypass)
@@ -64,7 +67,8 @@ package final class CachingPageSource: Sendable {
                 if !policy.forceRevalidate, let (current, stamp) = store.lookup(key), current.isFresh(at: self.now()) {
                     return .success(CachedResponse(current.response, .hit, stored: StoredVersion(stamp: stamp, freshUntil: current.freshUntil)))
                 }
-                return await self.refresh(key, cached: cached, request: request, policy: policy, store: store) { request async throws(UpstreamError) in
+                return await self.refresh(key, cached: cached, request: request, policy: policy, scan: scan, store: store) {
+                    request async throws(UpstreamError) in
                     try await transport.send(request, timeout: timeout, maxBodyBytes: maxBodyBytes)
                 }
             }
@@ -117,7 +121,7 @@ package final class CachingPageSource: Sendable {
 
     /// One upstream request for `key`: conditional if `cached` has validators; stores what it may.
     private func refresh(
-        _ key: CacheKey, cached: CacheEntry?, request: UpstreamRequest, policy: CachePolicy, store: DiskStore,
+        _ key: CacheKey, cached: CacheEntry?, request: UpstreamRequest, policy: CachePolicy, scan: ScanPaths?, store: DiskStore,
         send: (UpstreamRequest) async throws(UpstreamError) -> UpstreamResponse
     ) async -> Result<CachedResponse, UpstreamError> {
         var conditional = request
@@ -143,6 +147,7 @@ package final class CachingPageSource: Sendable {
                 entry.storedAt = received
                 entry.freshUntil = received.addingTimeInterval(freshness.lifetime.timeInterval)
                 entry.mustRevalidate = freshness.mustRevalidate
+                if let scan, entry.scan?.signature != scan.signature { entry.scan = Self.scan(entry.body, for: scan) }
                 let stored = store.write(entry, for: key).map { StoredVersion(stamp: $0, freshUntil: entry.freshUntil) }
                 return .success(CachedResponse(entry.response, .revalidated, stored: stored))
             }
@@ -153,13 +158,24 @@ package final class CachingPageSource: Sendable {
             return .success(CachedResponse(stale.response, .stale))
         }
         if response.status.code == 200 {
-            if let entry = CacheFreshness.entry(for: response, routeTTL: policy.ttl, now: received) {
+            if var entry = CacheFreshness.entry(for: response, routeTTL: policy.ttl, now: received) {
+                entry.scan = scan.flatMap { Self.scan(entry.body, for: $0) }
                 let stored = store.write(entry, for: key).map { StoredVersion(stamp: $0, freshUntil: entry.freshUntil) }
-                return .success(CachedResponse(response, .miss, stored: stored))
+                var served = response
+                served.storedChecksum = entry.bodyChecksum
+                served.storedScan = entry.scan
+                return .success(CachedResponse(served, .miss, stored: stored))
             }
             store.remove(key)
         }
         return .success(CachedResponse(response, .miss))
+    }
+
+    /// The scan of a page about to be stored; nil when it is not valid JSON for `paths` (the walker, scanning it
+    /// itself, reports why).
+    private static func scan(_ body: [UInt8], for paths: ScanPaths) -> StoredScan? {
+        guard let page = try? paths.scan(body) else { return nil }
+        return StoredScan(page, for: paths)
     }
 
     /// The entry to serve when the upstream failed, if the route allows it and the upstream did not forbid it.

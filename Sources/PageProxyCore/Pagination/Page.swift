@@ -11,6 +11,8 @@ public struct Page: Sendable {
     package var items: [JSONItem]
     /// Values at the JSON paths the pagination scheme asked for (next URL, cursor, total, …).
     package let values: [JSONPath: JSONValue]
+    /// The XXH64 of `body` when the page cache holds this very body: the page's identity in an aggregate's `ETag`.
+    package var storedChecksum: UInt64?
 
     package init(
         number: Int, url: PageURL, status: HTTPStatus, headers: HTTPHeaders, body: [UInt8], items: [JSONItem],

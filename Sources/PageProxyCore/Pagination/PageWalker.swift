@@ -217,14 +217,22 @@ package final class PageWalker {
         guard (200..<300).contains(response.status.code) else {
             throw .upstreamStatus(page: number, url: url, status: response.status.code)
         }
+        let paths = ScanPaths(itemsPath: itemsPath, valuePaths: valuePaths)
         let scanned: ScannedPage
-        do {
-            scanned = try JSONScanner().scan(response.body, itemsAt: itemsPath, values: valuePaths)
-        } catch {
-            throw .invalidJSON(page: number, url: url, error: error)
+        // A page the cache scanned when it stored it (for these paths) is not scanned again.
+        if let stored = response.storedScan?.page(for: paths) {
+            scanned = stored
+        } else {
+            do {
+                scanned = try paths.scan(response.body)
+            } catch {
+                throw .invalidJSON(page: number, url: url, error: error)
+            }
         }
-        return Page(
+        var page = Page(
             number: number, url: url, status: response.status, headers: response.headers, body: response.body,
             items: scanned.items, values: scanned.values)
+        page.storedChecksum = response.storedChecksum
+        return page
     }
 }

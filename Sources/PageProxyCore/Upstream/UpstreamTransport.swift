@@ -19,6 +19,10 @@ package struct UpstreamResponse: Sendable {
     package var status: HTTPStatus
     package var headers: HTTPHeaders
     package var body: [UInt8]
+    /// Set by the page cache when the page is stored: the XXH64 of `body` (its identity in an aggregate's `ETag`).
+    package var storedChecksum: UInt64?
+    /// Set by the page cache: the page's scan as stored with it, so that the walker need not scan it again.
+    package var storedScan: StoredScan?
 
     package init(status: HTTPStatus, headers: HTTPHeaders, body: [UInt8]) {
         self.status = status
