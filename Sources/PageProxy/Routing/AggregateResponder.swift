@@ -85,10 +85,8 @@ struct AggregateResponder: Sendable {
         var items = 0
         do {
             while let page = try await walker.next() {
-                var bytes: [UInt8] = []
-                framing.append(page, to: &bytes)
-                etag.add(page, framed: bytes)
-                try body.append(bytes)
+                // Items are compacted, never longer than the page's body; with `[` and `,` at most two bytes more.
+                try body.append(atMost: page.body.count + 2) { framing.append(page, to: &$0) } appended: { etag.add(page, framed: $0) }
                 pages += 1
                 items += page.itemCount
             }

@@ -58,10 +58,10 @@ final class ResponseWriter {
         if !((isHead || !status.allowsBody) && body.isEmpty && headers.contains("Content-Length")) {
             headers.set("Content-Length", String(body.count))
         }
-        var bytes = head(status, headers: &headers)
-        if !isHead && status.allowsBody { bytes.append(contentsOf: body) }
+        let head = head(status, headers: &headers)
         state = .finished
-        try await write(bytes)
+        // Head and body leave in one gathering write, the body never copied behind the head.
+        try await write(!isHead && status.allowsBody ? [head, body] : [head])
     }
 
     /// Sends a response whose length is known ahead and whose body comes in bounded chunks (a spooled answer):
@@ -77,11 +77,11 @@ final class ResponseWriter {
         precondition(!hasStarted, "a response is written once")
         var headers = headers
         headers.set("Content-Length", String(contentLength))
-        // The head goes out with the first chunk: one write for a small answer.
+        // The head goes out with the first chunk: one gathering write for a small answer.
         var pending = head(status, headers: &headers)
         guard !isHead && status.allowsBody else {
             state = .finished
-            try await write(pending)
+            try await write([pending])
             return
         }
         state = .streaming(chunked: false)
@@ -90,12 +90,11 @@ final class ResponseWriter {
             while let chunk = try nextChunk() {
                 guard chunk.count <= remaining else { throw BodyLengthMismatch() }
                 remaining -= chunk.count
-                pending += chunk
-                try await write(pending)
+                try await write([pending, chunk])
                 pending = []
             }
             guard remaining == 0 else { throw BodyLengthMismatch() }
-            if !pending.isEmpty { try await write(pending) }
+            if !pending.isEmpty { try await write([pending]) }
         } catch {
             abortStream()
             throw error
@@ -191,9 +190,14 @@ final class ResponseWriter {
     }
 
     private func write(_ bytes: [UInt8]) async throws {
+        try await write([bytes])
+    }
+
+    /// Writes `parts` in order, without joining them.
+    private func write(_ parts: [[UInt8]]) async throws {
         do {
-            try await socket.write(bytes, deadline: .now() + writeTimeout.dispatchInterval)
-            bytesSent += bytes.count
+            try await socket.write(parts, deadline: .now() + writeTimeout.dispatchInterval)
+            bytesSent += parts.reduce(0) { $0 + $1.count }
         } catch {
             state = .aborted
             keepsAlive = false

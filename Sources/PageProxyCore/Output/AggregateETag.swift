@@ -21,7 +21,7 @@ package struct AggregateETag: Sendable {
     }
 
     /// Adds a page of the answer: `framed` is what it adds to the body (its items, with the array's punctuation).
-    package mutating func add(_ page: Page, framed: [UInt8]) {
+    package mutating func add(_ page: Page, framed: some Collection<UInt8>) {
         guard let checksum = page.storedChecksum else {
             part(framed)
             return
@@ -44,7 +44,7 @@ package struct AggregateETag: Sendable {
     }
 
     /// Bytes, tagged and length-prefixed, so that no two sequences of parts hash alike.
-    private mutating func part(_ bytes: [UInt8]) {
+    private mutating func part(_ bytes: some Collection<UInt8>) {
         var length = ByteWriter(bytes: [UInt8(ascii: "b")])
         length.append(UInt64(bytes.count))
         hasher.update(length.bytes)

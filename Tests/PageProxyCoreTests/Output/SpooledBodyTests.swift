@@ -51,6 +51,27 @@ import Glibc
         #expect(directory.openDescriptors() == 0)
     }
 
+    @Test("appending through a closure writes into memory while it fits, then spools, and shows what was added")
+    func appendingInPlaceMatchesAppendingArrays() throws {
+        let directory = try SpoolTestDirectory()
+        defer { directory.remove() }
+        let path = directory.path
+        let body = SpooledBody(limits: SpooledBody.Limits(memoryBytes: 2500, maxBytes: 100_000)) { () throws(SpoolError) in
+            try SpoolFile.create(in: path)
+        }
+        var expected: [UInt8] = []
+        for index in 0..<6 {
+            var shown: [UInt8] = []
+            // A bound above what is written: the bound, not the bytes, decides when the body leaves memory.
+            try body.append(atMost: 1200) { $0 += Self.page(index) } appended: { shown = Array($0) }
+            #expect(shown == Self.page(index))
+            expected += Self.page(index)
+            #expect(body.isSpooled == (index >= 2), "spooled once the bound no longer fits under 2500 bytes")
+        }
+        #expect(body.count == 6000)
+        #expect(try Self.readAll(body) == expected)
+    }
+
     @Test func passingTheCapThrowsAndDropsEverything() throws {
         let directory = try SpoolTestDirectory()
         defer { directory.remove() }
