@@ -149,10 +149,8 @@ final class ResponseWriter {
     func writeStreamed(_ bytes: [UInt8]) async throws {
         guard case .streaming(let chunked) = state, !bytes.isEmpty else { return }
         if chunked {
-            var framed: [UInt8] = []
-            framed.reserveCapacity(bytes.count + 16)
-            ChunkedEncoding.appendChunk(bytes, to: &framed)
-            try await write(framed)
+            // RFC 9112 §7.1 — chunk-size CRLF chunk-data CRLF, in one gathering write around the data, not a copy.
+            try await write([ChunkedEncoding.sizeLine(bytes.count), bytes, ChunkedEncoding.crlf])
         } else {
             try await write(bytes)
         }
