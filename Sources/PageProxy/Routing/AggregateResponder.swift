@@ -117,12 +117,16 @@ struct AggregateResponder: Sendable {
         headers.set("ETag", tag)
         writer.logFields["pages"] = .int(pages)
         writer.logFields["items"] = .int(items)
-        if let bytes = body.inMemory, let freshUntil = tally.freshUntil {
+        // Every page stored and fresh: the answer is memoized, a spooled one too (read back once, within the memo's
+        // bound), and then sent from memory.
+        var kept: [UInt8]?
+        if let freshUntil = tally.freshUntil, memo.accepts(byteCount: body.count), let bytes = try? body.bytes() {
             memo.keep(
                 MergedAnswerMemo.Answer(
                     body: bytes, pages: pages, items: items, truncated: walker.wasTruncated, etag: tag, freshUntil: freshUntil,
                     stamps: tally.stamps),
                 for: memoKey)
+            kept = bytes
         }
         // RFC 9110 §13.1.2 — the client already holds this answer: no body.
         if AggregateETag.matches(ifNoneMatch: request.headers.values("If-None-Match"), etag: tag) {
@@ -133,6 +137,10 @@ struct AggregateResponder: Sendable {
             return
         }
         if body.isSpooled { writer.logFields["spooled"] = .bool(true) }
+        if let kept {
+            try? await writer.send(.ok, headers: headers, body: kept)
+            return
+        }
         var chunks = body.chunks(of: Self.sendChunkBytes)
         do {
             try await writer.send(.ok, headers: headers, contentLength: body.count) { try chunks.next() }

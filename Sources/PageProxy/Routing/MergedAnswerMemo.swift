@@ -71,10 +71,13 @@ final class MergedAnswerMemo: Sendable {
         return answer
     }
 
+    /// Whether an answer of `byteCount` bytes may be kept (at most half the bound).
+    func accepts(byteCount: Int) -> Bool { store != nil && maxBytes > 0 && byteCount <= maxBytes / 2 }
+
     /// Keeps `answer` (unless it alone is over half the bound, or a page changed while it was built), evicting the
     /// least recently used to make room.
     func keep(_ answer: Answer, for key: String) {
-        guard maxBytes > 0, answer.body.count <= maxBytes / 2, let store else { return }
+        guard accepts(byteCount: answer.body.count), let store else { return }
         guard let checkedAt = store.changeCount(ifCurrent: answer.stamps) else { return }
         state.withLock { state in
             if let old = state.slots.removeValue(forKey: key) { state.bytes -= old.answer.body.count }

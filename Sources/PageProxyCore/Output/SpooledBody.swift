@@ -87,6 +87,16 @@ package final class SpooledBody {
         appended(memory[start...])
     }
 
+    /// The whole body in memory: as held, or read back from its temporary file (for an answer kept past this request).
+    package func bytes() throws(SpoolError) -> [UInt8] {
+        guard spool != nil else { return memory }
+        var all: [UInt8] = []
+        all.reserveCapacity(count)
+        var chunks = chunks(of: 1 << 20)
+        while let chunk = try chunks.next() { all += chunk }
+        return all
+    }
+
     /// The bytes in chunks of at most `chunkSize` (an answer still in memory comes as one chunk).
     package func chunks(of chunkSize: Int) -> Chunks {
         if let spool { return Chunks(source: .spool(spool.chunks(of: chunkSize))) }
