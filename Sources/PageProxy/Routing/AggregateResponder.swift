@@ -107,14 +107,9 @@ struct AggregateResponder: Sendable {
             await sendError(.internalServerError, code: "internal_error", message: "\(error)", details: [], writer: writer)
             return
         }
-        var headers = HTTPHeaders()
-        headers.set("Content-Type", OutputFormat.json.contentType)
-        headers.set("PageProxy-Pages", String(pages))
-        headers.set("PageProxy-Items", String(items))
-        if walker.wasTruncated { headers.set("PageProxy-Truncated", "true") }
-        tally.addHeaders(to: &headers)
         let tag = etag.finalize()
-        headers.set("ETag", tag)
+        let headers = MergedAnswerHeaders.make(
+            pages: pages, items: items, truncated: walker.wasTruncated, cache: tally.summary, stale: tally.servedStale, etag: tag)
         writer.logFields["pages"] = .int(pages)
         writer.logFields["items"] = .int(items)
         // Every page stored and fresh: the answer is memoized, a spooled one too (read back once, within the memo's
@@ -155,26 +150,19 @@ struct AggregateResponder: Sendable {
 
     /// A merged answer from the memo: every page a cache hit, as the walk would have found them.
     private func sendMemoized(_ answer: MergedAnswerMemo.Answer, route: RouteConfig, request: HTTPRequestHead, writer: ResponseWriter) async {
-        let tally = CacheTally()
-        for _ in 0..<answer.pages { tally.record(.hit) }
         metrics.cacheOutcome(route: route.name, outcome: CacheOutcome.hit.rawValue, count: answer.pages)
-        var headers = HTTPHeaders()
-        headers.set("Content-Type", OutputFormat.json.contentType)
-        headers.set("PageProxy-Pages", String(answer.pages))
-        headers.set("PageProxy-Items", String(answer.items))
-        if answer.truncated { headers.set("PageProxy-Truncated", "true") }
-        tally.addHeaders(to: &headers)
-        headers.set("ETag", answer.etag)
         writer.logFields["pages"] = .int(answer.pages)
         writer.logFields["items"] = .int(answer.items)
-        writer.logFields["cache"] = .string(tally.summary)
+        writer.logFields["cache"] = .string(answer.cacheSummary)
         if AggregateETag.matches(ifNoneMatch: request.headers.values("If-None-Match"), etag: answer.etag) {
+            var headers = answer.headers
             headers.remove("Content-Type")
             headers.set("Content-Length", String(answer.body.count))
             try? await writer.send(.notModified, headers: headers, body: [])
             return
         }
-        try? await writer.send(.ok, headers: headers, body: answer.body)
+        // One lookup, one write of prepared bytes.
+        try? await writer.send(.ok, prepared: answer.preparedFields, body: answer.body)
     }
 
     /// DESIGN.md "Errors": a merged answer that cannot be held is a JSON error pointing at the streamed output.

@@ -37,9 +37,11 @@ final class CacheTally: Sendable {
     var servedStale: Bool { count(.stale) > 0 }
 
     /// `hits=3 misses=1 revalidated=0 stale=0 bypassed=0`: the value of `PageProxy-Cache` and of the log field.
-    var summary: String {
-        let counts = self.counts.withLock { $0 }
-        return "hits=\(counts[.hit] ?? 0) misses=\(counts[.miss] ?? 0) revalidated=\(counts[.revalidated] ?? 0) "
+    var summary: String { Self.summary(counts.withLock { $0 }) }
+
+    /// The summary of `counts` (an outcome not counted is 0).
+    static func summary(_ counts: [CacheOutcome: Int]) -> String {
+        "hits=\(counts[.hit] ?? 0) misses=\(counts[.miss] ?? 0) revalidated=\(counts[.revalidated] ?? 0) "
             + "stale=\(counts[.stale] ?? 0) bypassed=\(counts[.bypass] ?? 0)"
     }
 

@@ -13,14 +13,38 @@ import Synchronization
 /// the least recently used answer goes first.
 final class MergedAnswerMemo: Sendable {
     struct Answer: Sendable {
-        var body: [UInt8]
-        var pages: Int
-        var items: Int
-        var truncated: Bool
-        var etag: String
-        var freshUntil: Date
+        let body: [UInt8]
+        let pages: Int
+        let items: Int
+        let truncated: Bool
+        let etag: String
+        let freshUntil: Date
         /// The stored versions of the pages the answer was built from.
-        var stamps: [PageStamp]
+        let stamps: [PageStamp]
+        /// Every page a hit, as a walk through the cache would count them.
+        let cacheSummary: String
+        /// The answer's own header lines, serialized once (`name: value CRLF` each, `Content-Length` included): a
+        /// repeat adds only the status line and the per-request fields (issue 13: the memo closer to nginx).
+        let preparedFields: [UInt8]
+
+        init(body: [UInt8], pages: Int, items: Int, truncated: Bool, etag: String, freshUntil: Date, stamps: [PageStamp]) {
+            self.body = body
+            self.pages = pages
+            self.items = items
+            self.truncated = truncated
+            self.etag = etag
+            self.freshUntil = freshUntil
+            self.stamps = stamps
+            cacheSummary = CacheTally.summary([.hit: pages])
+            var fields = MergedAnswerHeaders.make(pages: pages, items: items, truncated: truncated, cache: cacheSummary, stale: false, etag: etag)
+            fields.set("Content-Length", String(body.count))
+            preparedFields = HTTPResponseHead.fieldLines(fields)
+        }
+
+        /// The answer's header fields, for a reply that is not the prepared 200 (a 304).
+        var headers: HTTPHeaders {
+            MergedAnswerHeaders.make(pages: pages, items: items, truncated: truncated, cache: cacheSummary, stale: false, etag: etag)
+        }
     }
 
     private struct Slot {

@@ -64,6 +64,18 @@ final class ResponseWriter {
         try await write(!isHead && status.allowsBody ? [head, body] : [head])
     }
 
+    /// Sends a complete response whose own header lines were serialized ahead (`prepared`: `name: value CRLF` each,
+    /// `Content-Length` included): only the status line and the per-request fields (Date, Server, Connection) are
+    /// built, and head, prepared lines and body leave in one gathering write.
+    func send(_ status: HTTPStatus, prepared: [UInt8], body: [UInt8]) async throws {
+        precondition(!hasStarted, "a response is written once")
+        var perRequest = HTTPHeaders()
+        var head = head(status, headers: &perRequest)
+        head.removeLast(2)  // the empty line that ends the section comes after the prepared fields
+        state = .finished
+        try await write(!isHead && status.allowsBody ? [head, prepared, ChunkedEncoding.crlf, body] : [head, prepared, ChunkedEncoding.crlf])
+    }
+
     /// Sends a response whose length is known ahead and whose body comes in bounded chunks (a spooled answer):
     /// `Content-Length`, then each chunk as the client takes it, so no more than one chunk waits in memory. A HEAD
     /// answer states the length and sends no body (RFC 9110 §9.3.2).
