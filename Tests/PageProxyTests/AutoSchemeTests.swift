@@ -15,9 +15,9 @@ import Testing
 
     /// The services whose first page tells how to walk them, with what `PageProxy-Scheme` and items path say.
     static let detectable: [(service: String, scheme: String, items: String)] = [
-        ("github", "auto→link-header", "$"), ("gitlab", "auto→link-header", "$"), ("drf", "auto→next-url", "results"),
-        ("drf-pages", "auto→next-url", "results"), ("jsonapi", "auto→next-url", "data"),
-        ("slack", "auto→cursor", "members"), ("stripe", "auto→has-more", "data"),
+        ("github", "auto->link-header", "$"), ("gitlab", "auto->link-header", "$"), ("drf", "auto->next-url", "results"),
+        ("drf-pages", "auto->next-url", "results"), ("jsonapi", "auto->next-url", "data"),
+        ("slack", "auto->cursor", "members"), ("stripe", "auto->has-more", "data"),
     ]
 
     @Test("auto walks every detectable mock service to the ground truth, merged and NDJSON", arguments: detectable)
@@ -25,7 +25,7 @@ import Testing
         try await TestStack.run(routes: Self.routes) { stack in
             for total in [0, 10, 25] {
                 // GitHub sends no Link header when there is one page: that page is the whole answer.
-                let scheme = service == "github" && total <= SchemeRoutes.pageSize ? "auto→single-page" : scheme
+                let scheme = service == "github" && total <= SchemeRoutes.pageSize ? "auto->single-page" : scheme
                 stack.mock.log.reset()
                 let merged = try await stack.get("/\(service)?mock_total=\(total)")
                 #expect(merged.status == 200, "\(service) \(total): \(merged.text)")
@@ -58,7 +58,7 @@ import Testing
         try await TestStack.run(routes: Self.routes) { stack in
             let response = try await stack.get("/plain?mock_total=25")
             #expect(response.status == 200)
-            #expect(response.header("PageProxy-Scheme") == "auto→single-page")
+            #expect(response.header("PageProxy-Scheme") == "auto->single-page")
             #expect(response.header("PageProxy-Items") == String(SchemeRoutes.pageSize))
         }
     }
@@ -84,7 +84,7 @@ import Testing
             let response = try await stack.get("/slack?mock_total=25")
             #expect(response.body == MockDataset.mergedJSON(total: 25))
             try await poll("the request is logged", limit: .seconds(5)) {
-                stack.logs.lines.contains { $0.contains(#""scheme":"auto→cursor""#) && $0.contains(#""items_path":"members""#) }
+                stack.logs.lines.contains { $0.contains(#""scheme":"auto->cursor""#) && $0.contains(#""items_path":"members""#) }
             }
         }
     }

@@ -60,6 +60,8 @@ CASES = [
     # djangorestframework-jsonapi.
     case("jsonapi", "django", JSONAPI, "jsonapi", "/jsonapi/things/",
          {"scheme": "next-url", "nextPath": "links.next"}, "data"),
+    case("jsonapi-accept", "django", JSONAPI, "jsonapi", "/jsonapi/things/",
+         {"scheme": "next-url", "nextPath": "links.next"}, "data", headers={"Accept": "application/vnd.api+json"}),
     # fastapi-pagination.
     case("fastapi-page", "fastapi", FASTAPI + " Page", "fastapi-page", "/page",
          {"scheme": "page-number", "sizeParameter": "size", "pageSize": 100, "totalPagesPath": "pages"}, "items"),

@@ -4,7 +4,7 @@ import PageProxyCore
 /// the first page (fetched once), which the answer then names in its headers and the request log.
 struct RouteWalk {
     let walker: PageWalker
-    /// For an auto route: `PageProxy-Scheme: auto→link-header`, `PageProxy-Items-Path`, and `PageProxy-Total` when
+    /// For an auto route: `PageProxy-Scheme: auto->link-header`, `PageProxy-Items-Path`, and `PageProxy-Total` when
     /// the upstream states one.
     let headers: HTTPHeaders
 

@@ -17,6 +17,6 @@ package struct DetectedPagination: Sendable, Equatable {
     /// The detected scheme's `config.json` name, or `single-page`.
     package var schemeName: String { scheme?.name ?? "single-page" }
 
-    /// The value of the `PageProxy-Scheme` response header of an auto route: `auto→link-header`.
-    package var headerValue: String { "auto→" + schemeName }
+    /// The value of the `PageProxy-Scheme` response header of an auto route: `auto->link-header`.
+    package var headerValue: String { "auto->" + schemeName }
 }

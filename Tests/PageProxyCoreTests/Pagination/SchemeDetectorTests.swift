@@ -22,7 +22,7 @@ import Testing
         #expect(detected.itemsPath == .root)
         #expect(detected.itemCount == 2)
         #expect(detected.next == "http://127.0.0.1:8081/github/items?page=2")
-        #expect(detected.headerValue == "auto→link-header")
+        #expect(detected.headerValue == "auto->link-header")
     }
 
     @Test("GitLab: Link and X-Next-Page both; the Link header wins, X-Total is the total")
