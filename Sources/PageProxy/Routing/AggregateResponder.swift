@@ -49,23 +49,37 @@ struct AggregateResponder: Sendable {
             await sendMemoized(answer, route: route, request: request, writer: writer)
             return
         }
-        // What the walk scans pages for: pages stored by this walk keep their scan, hits reuse it.
-        let scan = ScanPaths(itemsPath: route.itemsPath, valuePaths: route.pagination.makeStrategy().valuePaths)
-        let walker = PageWalker(
-            base: base, scheme: route.pagination, options: options,
-            fetch: makeFetcher(route: route, headers: headers, transport: transport, policy: policy, scan: scan, tally: tally))
+        let fetch = makeFetcher(route: route, headers: headers, transport: transport, policy: policy, scan: Self.scanPaths(route), tally: tally)
+        let walk: RouteWalk
+        do {
+            walk = try await RouteWalk.start(route: route, base: base, options: options, fetch: fetch, writer: writer)
+        } catch {
+            await sendFailure(error, route: route, writer: writer)
+            recordWalk(route: route, tally: tally, transport: transport, writer: writer)
+            return
+        }
         let watcher = writer.watchForDisconnect()
         switch controls.format {
         case .json:
-            // Everything besides the pages that decides the merged bytes (AggregateETag).
-            let shape = "\(route.itemsPath)\u{0}\(options.pageLimit ?? -1)\u{0}\(options.itemLimit ?? -1)"
-            await respondMerged(walker: walker, route: route, request: request, tally: tally, memoKey: memoKey, etagShape: shape, writer: writer)
-        case .ndjson: await respondStreamed(walker: walker, route: route, request: request, tally: tally, writer: writer)
+            // Everything besides the pages that decides the merged bytes (AggregateETag): the items path (an auto
+            // route's as detected) and the limits.
+            let itemsPath = walk.headers["PageProxy-Items-Path"] ?? route.itemsPath.description
+            let shape = "\(route.pagination.name)\u{0}\(itemsPath)\u{0}\(options.pageLimit ?? -1)\u{0}\(options.itemLimit ?? -1)"
+            await respondMerged(
+                walker: walk.walker, route: route, request: request, tally: tally, memoKey: memoKey, etagShape: shape,
+                extraHeaders: walk.headers, writer: writer)
+        case .ndjson:
+            await respondStreamed(walker: walk.walker, route: route, request: request, tally: tally, extraHeaders: walk.headers, writer: writer)
         }
-        writer.logFields["cache"] = .string(tally.summary)
         // The watcher must have stopped reading before the connection reads the next request.
         watcher.cancel()
         await watcher.value
+        recordWalk(route: route, tally: tally, transport: transport, writer: writer)
+    }
+
+    /// The walk's cache outcomes and retries, in the request log and the metrics.
+    private func recordWalk(route: RouteConfig, tally: CacheTally, transport: RetryingTransport, writer: ResponseWriter) {
+        writer.logFields["cache"] = .string(tally.summary)
         let retries = transport.retriesUsed
         metrics.retried(route: route.name, count: retries)
         if retries > 0 { writer.logFields["retries"] = .int(retries) }
@@ -73,7 +87,7 @@ struct AggregateResponder: Sendable {
 
     private func respondMerged(
         walker: PageWalker, route: RouteConfig, request: HTTPRequestHead, tally: CacheTally, memoKey: String, etagShape: String,
-        writer: ResponseWriter
+        extraHeaders: HTTPHeaders, writer: ResponseWriter
     ) async {
         var framing = MergedJSONBody()
         // DESIGN.md: memory stays bounded whatever the total; past `spool.memoryBytes` the bytes wait on disk.
@@ -109,7 +123,7 @@ struct AggregateResponder: Sendable {
         }
         let tag = etag.finalize()
         let headers = MergedAnswerHeaders.make(
-            pages: pages, items: items, truncated: walker.wasTruncated, cache: tally.summary, stale: tally.servedStale, etag: tag)
+            extra: extraHeaders, pages: pages, items: items, truncated: walker.wasTruncated, cache: tally.summary, stale: tally.servedStale, etag: tag)
         writer.logFields["pages"] = .int(pages)
         writer.logFields["items"] = .int(items)
         // Every page stored and fresh: the answer is memoized, a spooled one too (read back once, within the memo's
@@ -119,7 +133,7 @@ struct AggregateResponder: Sendable {
             memo.keep(
                 MergedAnswerMemo.Answer(
                     body: bytes, pages: pages, items: items, truncated: walker.wasTruncated, etag: tag, freshUntil: freshUntil,
-                    stamps: tally.stamps),
+                    stamps: tally.stamps, extraHeaders: extraHeaders),
                 for: memoKey)
             kept = bytes
         }
@@ -186,7 +200,10 @@ struct AggregateResponder: Sendable {
         await sendError(.insufficientStorage, code: code, message: "\(error.description); \(hint)", details: details, writer: writer)
     }
 
-    private func respondStreamed(walker: PageWalker, route: RouteConfig, request: HTTPRequestHead, tally: CacheTally, writer: ResponseWriter) async {
+    private func respondStreamed(
+        walker: PageWalker, route: RouteConfig, request: HTTPRequestHead, tally: CacheTally, extraHeaders: HTTPHeaders,
+        writer: ResponseWriter
+    ) async {
         var pages = 0
         var items = 0
         defer {
@@ -201,7 +218,7 @@ struct AggregateResponder: Sendable {
             await sendFailure(error, route: route, writer: writer)
             return
         }
-        var headers = HTTPHeaders()
+        var headers = extraHeaders
         headers.set("Content-Type", OutputFormat.ndjson.contentType)
         headers.set("Cache-Control", "no-store")
         // The cache outcome of every page is known only at the end: it follows the body as trailer fields, for a
@@ -271,8 +288,15 @@ struct AggregateResponder: Sendable {
         return fields
     }
 
+    /// What a walk of `route` scans pages for, so that pages it stores keep their scan and hits reuse it; nil for an
+    /// auto route, whose paths are known only once its first page is read (its pages are scanned by the walker).
+    private static func scanPaths(_ route: RouteConfig) -> ScanPaths? {
+        guard case .scheme(let scheme) = route.pagination else { return nil }
+        return ScanPaths(itemsPath: route.itemsPath, valuePaths: scheme.makeStrategy().valuePaths)
+    }
+
     private func makeFetcher(
-        route: RouteConfig, headers: HTTPHeaders, transport: RetryingTransport, policy: CachePolicy, scan: ScanPaths, tally: CacheTally
+        route: RouteConfig, headers: HTTPHeaders, transport: RetryingTransport, policy: CachePolicy, scan: ScanPaths?, tally: CacheTally
     ) -> PageFetcher {
         let timeout = route.pageTimeout
         let maxBytes = route.maxPageBytes

@@ -21,13 +21,18 @@ final class MergedAnswerMemo: Sendable {
         let freshUntil: Date
         /// The stored versions of the pages the answer was built from.
         let stamps: [PageStamp]
+        /// Headers the walk added (an auto route's `PageProxy-Scheme` …), sent again with the answer.
+        let extraHeaders: HTTPHeaders
         /// Every page a hit, as a walk through the cache would count them.
         let cacheSummary: String
         /// The answer's own header lines, serialized once (`name: value CRLF` each, `Content-Length` included): a
         /// repeat adds only the status line and the per-request fields (issue 13: the memo closer to nginx).
         let preparedFields: [UInt8]
 
-        init(body: [UInt8], pages: Int, items: Int, truncated: Bool, etag: String, freshUntil: Date, stamps: [PageStamp]) {
+        init(
+            body: [UInt8], pages: Int, items: Int, truncated: Bool, etag: String, freshUntil: Date, stamps: [PageStamp],
+            extraHeaders: HTTPHeaders = HTTPHeaders()
+        ) {
             self.body = body
             self.pages = pages
             self.items = items
@@ -35,15 +40,18 @@ final class MergedAnswerMemo: Sendable {
             self.etag = etag
             self.freshUntil = freshUntil
             self.stamps = stamps
+            self.extraHeaders = extraHeaders
             cacheSummary = CacheTally.summary([.hit: pages])
-            var fields = MergedAnswerHeaders.make(pages: pages, items: items, truncated: truncated, cache: cacheSummary, stale: false, etag: etag)
+            var fields = MergedAnswerHeaders.make(
+                extra: extraHeaders, pages: pages, items: items, truncated: truncated, cache: cacheSummary, stale: false, etag: etag)
             fields.set("Content-Length", String(body.count))
             preparedFields = HTTPResponseHead.fieldLines(fields)
         }
 
         /// The answer's header fields, for a reply that is not the prepared 200 (a 304).
         var headers: HTTPHeaders {
-            MergedAnswerHeaders.make(pages: pages, items: items, truncated: truncated, cache: cacheSummary, stale: false, etag: etag)
+            MergedAnswerHeaders.make(
+                extra: extraHeaders, pages: pages, items: items, truncated: truncated, cache: cacheSummary, stale: false, etag: etag)
         }
     }
 
