@@ -37,8 +37,14 @@ enum ServeCommand {
             ("routes", .string(config.routes.map(\.name).joined(separator: ","))), ("version", .string(PageProxyVersion.current)),
         ])
         let signal = await signals.first()
-        logger.log(.info, "draining", [("signal", .int(Int(signal))), ("grace_seconds", .double(config.server.shutdownGrace.milliseconds / 1000))])
-        await app.stop(grace: config.server.shutdownGrace)
+        // SIGTERM comes from an orchestrator whose load balancer needs the drain delay; SIGINT (Ctrl-C) from a person
+        // at a terminal, with no load balancer to wait for.
+        let drainDelay = signal == SIGTERM ? config.server.drainDelay : .zero
+        logger.log(.info, "draining", [
+            ("signal", .int(Int(signal))), ("drain_delay_seconds", .double(drainDelay.milliseconds / 1000)),
+            ("grace_seconds", .double(config.server.shutdownGrace.milliseconds / 1000)),
+        ])
+        await app.shutdown(drainDelay: drainDelay, grace: config.server.shutdownGrace)
         logger.log(.info, "stopped")
         return 0
     }
