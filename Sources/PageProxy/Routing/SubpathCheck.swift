@@ -14,34 +14,52 @@ import PageProxyCore
 enum SubpathCheck {
     /// Whether every segment of `subpath` (still percent-encoded, as received) passes the rules above.
     static func isSafe(_ subpath: String) -> Bool {
-        subpath.utf8.split(separator: UInt8(ascii: "/")).allSatisfy { segment in
-            guard let decoded = percentDecoded(segment), let text = String(validating: decoded, as: UTF8.self) else {
-                return false
+        var subpath = subpath
+        return subpath.withUTF8 { bytes in
+            var start = 0
+            while start < bytes.count {
+                let end = bytes[start...].firstIndex(of: UInt8(ascii: "/")) ?? bytes.count
+                if !isSafe(segment: bytes[start..<end]) { return false }
+                start = end + 1
             }
-            return isSafe(decoded: text) && isSafeDecodedAgain(text)
+            return true
         }
     }
 
-    /// The rules on a decoded segment, and on its NFKC form when it is not ASCII.
-    private static func isSafe(decoded text: String) -> Bool {
-        guard isPlain(text) else { return false }
-        guard text.utf8.contains(where: { $0 >= 0x80 }) else { return true }
-        return isPlain(text.precomposedStringWithCompatibilityMapping)
+    private static func isSafe(segment: Slice<UnsafeBufferPointer<UInt8>>) -> Bool {
+        // Most segments hold no escape: they are checked as they are, without a copy.
+        guard segment.contains(UInt8(ascii: "%")) else { return isSafe(decoded: segment) }
+        guard let decoded = percentDecoded(segment) else { return false }
+        return isSafe(decoded: decoded[...]) && isSafeDecodedAgain(decoded)
     }
 
-    private static func isPlain(_ text: String) -> Bool {
-        let scalars = text.unicodeScalars
-        let name = String(String.UnicodeScalarView(scalars.prefix { $0 != ";" }))
-        if name == "." || name == ".." { return false }
-        return !scalars.contains { $0 == "/" || $0 == "\\" || $0.properties.generalCategory == .control }
+    /// The rules on a decoded segment's bytes; a segment that is not ASCII must be UTF-8, and is checked again in
+    /// its NFKC form.
+    private static func isSafe(decoded bytes: some Collection<UInt8>) -> Bool {
+        guard isPlain(bytes) else { return false }
+        guard bytes.contains(where: { $0 >= 0x80 }) else { return true }
+        guard let text = String(validating: bytes, as: UTF8.self) else { return false }
+        return isPlain(text.precomposedStringWithCompatibilityMapping.utf8)
+    }
+
+    /// No `.` or `..` name before a `;`, and no `/`, `\` or control character: C0, DEL, or C1 (`C2 80`–`C2 9F`).
+    private static func isPlain(_ bytes: some Collection<UInt8>) -> Bool {
+        let name = bytes.prefix { $0 != UInt8(ascii: ";") }
+        if name.elementsEqual(".".utf8) || name.elementsEqual("..".utf8) { return false }
+        var afterC2 = false
+        for byte in bytes {
+            if byte < 0x20 || byte == 0x7F || byte == UInt8(ascii: "/") || byte == UInt8(ascii: "\\") { return false }
+            if afterC2 && (0x80...0x9F).contains(byte) { return false }
+            afterC2 = byte == 0xC2
+        }
+        return true
     }
 
     /// A decoded segment that still holds escapes, checked as an upstream that decodes twice would read it; a `%`
     /// that starts no escape (`100%`) is a literal there too.
-    private static func isSafeDecodedAgain(_ text: String) -> Bool {
-        guard text.utf8.contains(UInt8(ascii: "%")), let again = percentDecoded(text.utf8) else { return true }
-        guard let twice = String(validating: again, as: UTF8.self) else { return false }
-        return isSafe(decoded: twice)
+    private static func isSafeDecodedAgain(_ bytes: [UInt8]) -> Bool {
+        guard bytes.contains(UInt8(ascii: "%")), let again = percentDecoded(bytes) else { return true }
+        return isSafe(decoded: again[...])
     }
 
     /// RFC 3986 §2.1 — `%` HEXDIG HEXDIG is one byte; nil when a `%` starts no such triplet.
