@@ -29,6 +29,15 @@ enum MockErrors {
             extraHeaders: [(name: "Retry-After", value: "1")])
     }
 
+    /// 429 past the rate limit, with GitHub's body; the limit's headers come from `MockRateLimiter`.
+    static func rateLimitExceeded() -> MockResponse {
+        .json(
+            status: 429,
+            body: Array(
+                #"{"message":"API rate limit exceeded.","documentation_url":"https://docs.github.com/rest/using-the-rest-api/rate-limits-for-the-rest-api"}"#
+                    .utf8))
+    }
+
     /// 503 when a `stall@K` wait was cancelled.
     static func stallCancelled() -> MockResponse {
         generic(503, "stalled request cancelled")
