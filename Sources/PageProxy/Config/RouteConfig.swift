@@ -30,4 +30,6 @@ struct RouteConfig: Sendable {
     var caFile: String?
     /// The largest merged JSON answer; past it the answer is a 507 that points at NDJSON.
     var maxMergedBytes = 1 << 30
+    /// The limits of the upstream origin's shared request budget (by default: follow its rate-limit fields).
+    var originBudget = OriginBudget.Configuration()
 }

@@ -14,6 +14,8 @@ struct AggregateResponder: Sendable {
     let spool: MergedSpool
     /// Merged answers whose pages are all fresh in the cache, answered again without a walk.
     let memo: MergedAnswerMemo
+    /// Every upstream origin's request budget, shared by all requests.
+    let budgets: OriginBudgets
 
     /// How much of a spooled answer is read and written at a time.
     static let sendChunkBytes = 64 * 1024
@@ -36,7 +38,7 @@ struct AggregateResponder: Sendable {
         options.itemLimit = [controls.maxItems, route.maxItems].compactMap { $0 }.min()
         // One retry budget and one deadline for all the pages of this request.
         let transport = RetryingTransport(
-            base: self.transport, policy: RetryPolicy(budget: route.retries), deadline: .now + route.totalTimeout)
+            base: self.transport, policy: RetryPolicy(budget: route.retries), deadline: .now + route.totalTimeout, budgets: budgets)
         let tally = CacheTally()
         let policy = CachePolicy(ttl: route.ttl, staleIfError: route.staleIfError, forceRevalidate: controls.fresh)
         let headers = Self.upstreamHeaders(route: route, request: request)
@@ -238,12 +240,18 @@ struct AggregateResponder: Sendable {
 
     private func sendFailure(_ error: PaginationError, route: RouteConfig, writer: ResponseWriter) async {
         let failure = PaginationErrorResponse(error, route: route.name)
-        await sendError(failure.status, code: failure.code, message: failure.message, details: failure.details, writer: writer)
+        await sendError(
+            failure.status, code: failure.code, message: failure.message, details: failure.details,
+            retryAfterSeconds: failure.retryAfterSeconds, writer: writer)
     }
 
-    private func sendError(_ status: HTTPStatus, code: String, message: String, details: [(String, LogValue)], writer: ResponseWriter) async {
+    private func sendError(
+        _ status: HTTPStatus, code: String, message: String, details: [(String, LogValue)], retryAfterSeconds: Int? = nil,
+        writer: ResponseWriter
+    ) async {
         writer.logFields["error"] = .string(code)
-        let (headers, body) = ErrorResponse.make(status: status, code: code, message: message, details: details)
+        var (headers, body) = ErrorResponse.make(status: status, code: code, message: message, details: details)
+        if let retryAfterSeconds { headers.set("Retry-After", String(retryAfterSeconds)) }
         try? await writer.send(status, headers: headers, body: body)
     }
 

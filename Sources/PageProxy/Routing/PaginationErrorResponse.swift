@@ -6,6 +6,8 @@ struct PaginationErrorResponse {
     let code: String
     let message: String
     let details: [(String, LogValue)]
+    /// For `Retry-After`: when the upstream's rate limit allows a request again, if that is why the walk failed.
+    var retryAfterSeconds: Int?
 
     init(_ error: PaginationError, route: String) {
         var details: [(String, LogValue)] = [("route", .string(route))]
@@ -23,6 +25,11 @@ struct PaginationErrorResponse {
             case .responseTooLarge: (status, code) = (.badGateway, "upstream_page_too_large")
             case .unsupportedScheme: (status, code) = (.badGateway, "upstream_scheme_unsupported")
             case .tlsFailed: (status, code) = (.badGateway, "upstream_tls_failed")
+            case .rateLimited(_, let wait):
+                // The upstream is fine but will not take another request before the deadline: try later (RFC 9110 §15.6.4).
+                (status, code) = (.serviceUnavailable, "upstream_rate_limited")
+                retryAfterSeconds = UpstreamError.wholeSeconds(wait)
+                details.append(("retry_after_seconds", .int(UpstreamError.wholeSeconds(wait))))
             }
         case .invalidJSON: (status, code) = (.badGateway, "upstream_invalid_json")
         case .foreignOrigin(_, let refused, _):
