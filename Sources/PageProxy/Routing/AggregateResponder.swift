@@ -51,25 +51,41 @@ struct AggregateResponder: Sendable {
             await sendMemoized(answer, route: route, request: request, writer: writer)
             return
         }
-        let walker = PageWalker(
-            base: base, scheme: route.pagination, options: options,
-            fetch: makeFetcher(route: route, headers: headers, transport: transport, policy: policy, tally: tally))
+        let fetch = makeFetcher(route: route, headers: headers, transport: transport, policy: policy, tally: tally)
+        let walk: RouteWalk
+        do {
+            walk = try await RouteWalk.start(route: route, base: base, options: options, fetch: fetch, writer: writer)
+        } catch {
+            await sendFailure(error, route: route, writer: writer)
+            recordWalk(route: route, tally: tally, transport: transport, writer: writer)
+            return
+        }
         let watcher = writer.watchForDisconnect()
         switch controls.format {
-        case .json: await respondMerged(walker: walker, route: route, request: request, tally: tally, memoKey: memoKey, writer: writer)
-        case .ndjson: await respondStreamed(walker: walker, route: route, request: request, tally: tally, writer: writer)
+        case .json:
+            await respondMerged(
+                walker: walk.walker, route: route, request: request, tally: tally, memoKey: memoKey, extraHeaders: walk.headers,
+                writer: writer)
+        case .ndjson:
+            await respondStreamed(walker: walk.walker, route: route, request: request, tally: tally, extraHeaders: walk.headers, writer: writer)
         }
-        writer.logFields["cache"] = .string(tally.summary)
         // The watcher must have stopped reading before the connection reads the next request.
         watcher.cancel()
         await watcher.value
+        recordWalk(route: route, tally: tally, transport: transport, writer: writer)
+    }
+
+    /// The walk's cache outcomes and retries, in the request log and the metrics.
+    private func recordWalk(route: RouteConfig, tally: CacheTally, transport: RetryingTransport, writer: ResponseWriter) {
+        writer.logFields["cache"] = .string(tally.summary)
         let retries = transport.retriesUsed
         metrics.retried(route: route.name, count: retries)
         if retries > 0 { writer.logFields["retries"] = .int(retries) }
     }
 
     private func respondMerged(
-        walker: PageWalker, route: RouteConfig, request: HTTPRequestHead, tally: CacheTally, memoKey: String, writer: ResponseWriter
+        walker: PageWalker, route: RouteConfig, request: HTTPRequestHead, tally: CacheTally, memoKey: String,
+        extraHeaders: HTTPHeaders, writer: ResponseWriter
     ) async {
         var framing = MergedJSONBody()
         // DESIGN.md: memory stays bounded whatever the total; past `spool.memoryBytes` the bytes wait on disk.
@@ -105,7 +121,7 @@ struct AggregateResponder: Sendable {
             await sendError(.internalServerError, code: "internal_error", message: "\(error)", details: [], writer: writer)
             return
         }
-        var headers = HTTPHeaders()
+        var headers = extraHeaders
         headers.set("Content-Type", OutputFormat.json.contentType)
         headers.set("PageProxy-Pages", String(pages))
         headers.set("PageProxy-Items", String(items))
@@ -118,7 +134,8 @@ struct AggregateResponder: Sendable {
         if let bytes = body.inMemory, let freshUntil = tally.freshUntil {
             memo.keep(
                 MergedAnswerMemo.Answer(
-                    body: bytes, pages: pages, items: items, truncated: walker.wasTruncated, etag: tag, freshUntil: freshUntil),
+                    body: bytes, pages: pages, items: items, truncated: walker.wasTruncated, etag: tag, freshUntil: freshUntil,
+                    headers: extraHeaders),
                 for: memoKey)
         }
         // RFC 9110 §13.1.2 — the client already holds this answer: no body.
@@ -147,7 +164,7 @@ struct AggregateResponder: Sendable {
         let tally = CacheTally()
         for _ in 0..<answer.pages { tally.record(.hit) }
         metrics.cacheOutcome(route: route.name, outcome: CacheOutcome.hit.rawValue, count: answer.pages)
-        var headers = HTTPHeaders()
+        var headers = answer.headers
         headers.set("Content-Type", OutputFormat.json.contentType)
         headers.set("PageProxy-Pages", String(answer.pages))
         headers.set("PageProxy-Items", String(answer.items))
@@ -187,7 +204,10 @@ struct AggregateResponder: Sendable {
         await sendError(.insufficientStorage, code: code, message: "\(error.description); \(hint)", details: details, writer: writer)
     }
 
-    private func respondStreamed(walker: PageWalker, route: RouteConfig, request: HTTPRequestHead, tally: CacheTally, writer: ResponseWriter) async {
+    private func respondStreamed(
+        walker: PageWalker, route: RouteConfig, request: HTTPRequestHead, tally: CacheTally, extraHeaders: HTTPHeaders,
+        writer: ResponseWriter
+    ) async {
         var pages = 0
         var items = 0
         defer {
@@ -202,7 +222,7 @@ struct AggregateResponder: Sendable {
             await sendFailure(error, route: route, writer: writer)
             return
         }
-        var headers = HTTPHeaders()
+        var headers = extraHeaders
         headers.set("Content-Type", OutputFormat.ndjson.contentType)
         headers.set("Cache-Control", "no-store")
         // The cache outcome of every page is known only at the end: it follows the body as trailer fields, for a
