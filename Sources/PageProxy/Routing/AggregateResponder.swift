@@ -127,6 +127,7 @@ struct AggregateResponder: Sendable {
         headers.set("PageProxy-Items", String(items))
         if walker.wasTruncated { headers.set("PageProxy-Truncated", "true") }
         tally.addHeaders(to: &headers)
+        tally.freshness.addHeaders(to: &headers, route: route, request: request)
         let tag = etag.finalize()
         headers.set("ETag", tag)
         writer.logFields["pages"] = .int(pages)
@@ -163,6 +164,7 @@ struct AggregateResponder: Sendable {
     private func sendMemoized(_ answer: MergedAnswerMemo.Answer, route: RouteConfig, request: HTTPRequestHead, writer: ResponseWriter) async {
         let tally = CacheTally()
         for _ in 0..<answer.pages { tally.record(.hit) }
+        tally.freshness.record(freshUntil: answer.freshUntil)
         metrics.cacheOutcome(route: route.name, outcome: CacheOutcome.hit.rawValue, count: answer.pages)
         var headers = answer.headers
         headers.set("Content-Type", OutputFormat.json.contentType)
@@ -170,6 +172,7 @@ struct AggregateResponder: Sendable {
         headers.set("PageProxy-Items", String(answer.items))
         if answer.truncated { headers.set("PageProxy-Truncated", "true") }
         tally.addHeaders(to: &headers)
+        tally.freshness.addHeaders(to: &headers, route: route, request: request)
         headers.set("ETag", answer.etag)
         writer.logFields["pages"] = .int(answer.pages)
         writer.logFields["items"] = .int(answer.items)
@@ -307,12 +310,14 @@ struct AggregateResponder: Sendable {
         let pages = self.pages
         let routeName = route.name
         let caFile = route.caFile
+        let ttl = route.ttl
         return { url, number throws(PaginationError) in
             let started = ContinuousClock.now
             do throws(UpstreamError) {
                 let (response, source, freshUntil) = try await pages.fetch(
                     UpstreamRequest(url: url, headers: headers, caFile: caFile), policy: policy, transport: transport, timeout: timeout, maxBodyBytes: maxBytes)
                 tally.record(source, freshUntil: freshUntil)
+                tally.freshness.record(response: response, outcome: source, freshUntil: freshUntil, routeTTL: ttl)
                 metrics.cacheOutcome(route: routeName, outcome: source.rawValue)
                 // A hit or a stale page made no upstream request that answered.
                 guard source != .hit && source != .stale else { return response }

@@ -7,6 +7,8 @@ final class CacheTally: Sendable {
     private let counts = Mutex<[CacheOutcome: Int]>([:])
     /// The earliest time a stored page of the answer goes stale; `.distantPast` once a page was not stored.
     private let earliestFreshUntil = Mutex(Date.distantFuture)
+    /// What the answer tells caches in front of PageProxy (`Cache-Control`, `Vary`, `Age`).
+    let freshness = AnswerFreshness()
 
     func record(_ outcome: CacheOutcome, freshUntil: Date? = nil) {
         counts.withLock { $0[outcome, default: 0] += 1 }
