@@ -28,8 +28,9 @@ final class PageProxyApp: Sendable {
         // DESIGN.md: one rate-limit budget per upstream origin, shared by every request of the process.
         let budgets = OriginBudgets(config.routes.map { route in (route.upstream.origin, route.originBudget) })
         let metrics = Metrics(openConnections: { metricsBox.count() }, budgets: budgets)
-        // Memoized merged answers: an eighth of the cache's bound, at most 64 MiB (none when the cache is off).
-        let memo = MergedAnswerMemo(maxBytes: pages.store == nil ? 0 : min(config.cache.maxBytes / 8, 64 << 20))
+        // Memoized merged answers: `cache.memoBytes`, by default an eighth of the cache's bound, at most 64 MiB (none
+        // when the cache is off).
+        let memo = MergedAnswerMemo(maxBytes: config.cache.memoLimit, store: pages.store)
         let aggregate = AggregateResponder(
             transport: transport, pages: pages, metrics: metrics, spool: spool ?? MergedSpool(directories: MergedSpool.directories(for: config)),
             memo: memo, budgets: budgets)

@@ -8,7 +8,8 @@ import Synchronization
 package final class RetryingTransport: UpstreamTransport {
     private let base: any UpstreamTransport
     private let policy: RetryPolicy
-    private let deadline: ContinuousClock.Instant
+    /// When this client request's time is up: no request and no retry starts after it.
+    package let until: ContinuousClock.Instant
     private let remaining: Mutex<Int>
     private let retried = Mutex(0)
     private let sleep: @Sendable (Duration) async throws -> Void
@@ -25,13 +26,15 @@ package final class RetryingTransport: UpstreamTransport {
     ) {
         self.base = base
         self.policy = policy
-        self.deadline = deadline
+        self.until = deadline
         self.remaining = Mutex(policy.budget)
         self.sleep = sleep
         self.random = random
         self.now = now
         self.budgets = budgets
     }
+
+    package var deadline: ContinuousClock.Instant? { until }
 
     /// How many retries this client request has used.
     package var retriesUsed: Int { retried.withLock { $0 } }
@@ -40,7 +43,7 @@ package final class RetryingTransport: UpstreamTransport {
         var attempt = 0
         while true {
             attempt += 1
-            let left = deadline - ContinuousClock.now
+            let left = until - ContinuousClock.now
             guard left > .zero else { throw .timedOut(origin: request.url.origin.description) }
             let outcome = await sendWithinBudget(request, timeout: min(timeout, left), maxBodyBytes: maxBodyBytes)
             // The budget refused: waiting for it would pass the deadline, so no retry can help.
@@ -59,12 +62,12 @@ package final class RetryingTransport: UpstreamTransport {
         let budget = budgets?.budget(for: request.url.origin.description)
         let permit: OriginBudget.Permit?
         do {
-            permit = try await budget?.acquire(partition: OriginBudget.partition(of: request.headers), deadline: deadline)
+            permit = try await budget?.acquire(partition: OriginBudget.partition(of: request.headers), deadline: until)
         } catch {
             return .failure(error)
         }
         // The budget's wait counts against this attempt's time.
-        let left = deadline - ContinuousClock.now
+        let left = until - ContinuousClock.now
         guard left > .zero else {
             if let budget, let permit { await budget.finish(permit, status: nil, headers: HTTPHeaders()) }
             return .failure(.timedOut(origin: request.url.origin.description))
@@ -100,7 +103,7 @@ package final class RetryingTransport: UpstreamTransport {
 
     /// Takes one retry from the budget if the wait ends before the deadline.
     private func takeRetry(waiting wait: Duration) -> Bool {
-        guard ContinuousClock.now + wait < deadline else { return false }
+        guard ContinuousClock.now + wait < until else { return false }
         let granted = remaining.withLock { left -> Bool in
             guard left > 0 else { return false }
             left -= 1
