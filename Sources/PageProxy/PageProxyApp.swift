@@ -29,7 +29,7 @@ final class PageProxyApp: Sendable {
         // Memoized merged answers: an eighth of the cache's bound, at most 64 MiB (none when the cache is off).
         let memo = MergedAnswerMemo(maxBytes: pages.store == nil ? 0 : min(config.cache.maxBytes / 8, 64 << 20))
         let aggregate = AggregateResponder(
-            transport: transport, pages: pages, metrics: metrics, spool: spool ?? MergedSpool(directories: MergedSpool.directories(for: config)),
+            transport: RedirectingTransport(base: transport), pages: pages, metrics: metrics, spool: spool ?? MergedSpool(directories: MergedSpool.directories(for: config)),
             memo: memo)
         let responder = PageProxyResponder(router: Router(routes: config.routes), aggregate: aggregate, status: status, metrics: metrics)
         let server = try Server(

@@ -14,6 +14,8 @@ struct AggregateResponder: Sendable {
     let spool: MergedSpool
     /// Merged answers whose pages are all fresh in the cache, answered again without a walk.
     let memo: MergedAnswerMemo
+    /// Where `lookahead` walks learn where upstreams' links point, shared by every request.
+    var lookahead = LookaheadMemory()
 
     /// How much of a spooled answer is read and written at a time.
     static let sendChunkBytes = 64 * 1024
@@ -34,6 +36,7 @@ struct AggregateResponder: Sendable {
         options.maxPages = route.maxPages
         options.pageLimit = controls.maxPages
         options.itemLimit = [controls.maxItems, route.maxItems].compactMap { $0 }.min()
+        options.lookaheadMemory = lookahead
         // One retry budget and one deadline for all the pages of this request.
         let transport = RetryingTransport(
             base: self.transport, policy: RetryPolicy(budget: route.retries), deadline: .now + route.totalTimeout)
@@ -53,9 +56,11 @@ struct AggregateResponder: Sendable {
             base: base, scheme: route.pagination, options: options,
             fetch: makeFetcher(route: route, headers: headers, transport: transport, policy: policy, tally: tally))
         let watcher = writer.watchForDisconnect()
+        let failure = FailureContext(route: route.name, secrets: CredentialRedaction.secrets(in: headers))
         switch controls.format {
-        case .json: await respondMerged(walker: walker, route: route, request: request, tally: tally, memoKey: memoKey, writer: writer)
-        case .ndjson: await respondStreamed(walker: walker, route: route, request: request, tally: tally, writer: writer)
+        case .json:
+            await respondMerged(walker: walker, route: route, request: request, tally: tally, memoKey: memoKey, failure: failure, writer: writer)
+        case .ndjson: await respondStreamed(walker: walker, route: route, request: request, tally: tally, failure: failure, writer: writer)
         }
         writer.logFields["cache"] = .string(tally.summary)
         // The watcher must have stopped reading before the connection reads the next request.
@@ -67,7 +72,8 @@ struct AggregateResponder: Sendable {
     }
 
     private func respondMerged(
-        walker: PageWalker, route: RouteConfig, request: HTTPRequestHead, tally: CacheTally, memoKey: String, writer: ResponseWriter
+        walker: PageWalker, route: RouteConfig, request: HTTPRequestHead, tally: CacheTally, memoKey: String, failure: FailureContext,
+        writer: ResponseWriter
     ) async {
         var framing = MergedJSONBody()
         // DESIGN.md: memory stays bounded whatever the total; past `spool.memoryBytes` the bytes wait on disk.
@@ -90,7 +96,7 @@ struct AggregateResponder: Sendable {
             etag.update(closing[...])
             try body.append(closing)
         } catch let error as PaginationError {
-            await sendFailure(error, route: route, writer: writer)
+            await sendFailure(error, failure, writer: writer)
             return
         } catch let error as SpoolError {
             // Stop fetching pages nobody will see; `body` has already dropped what it held.
@@ -185,7 +191,9 @@ struct AggregateResponder: Sendable {
         await sendError(.insufficientStorage, code: code, message: "\(error.description); \(hint)", details: details, writer: writer)
     }
 
-    private func respondStreamed(walker: PageWalker, route: RouteConfig, request: HTTPRequestHead, tally: CacheTally, writer: ResponseWriter) async {
+    private func respondStreamed(
+        walker: PageWalker, route: RouteConfig, request: HTTPRequestHead, tally: CacheTally, failure: FailureContext, writer: ResponseWriter
+    ) async {
         var pages = 0
         var items = 0
         defer {
@@ -197,7 +205,7 @@ struct AggregateResponder: Sendable {
         do {
             first = try await walker.next()
         } catch {
-            await sendFailure(error, route: route, writer: writer)
+            await sendFailure(error, failure, writer: writer)
             return
         }
         var headers = HTTPHeaders()
@@ -225,9 +233,9 @@ struct AggregateResponder: Sendable {
             if sendsTrailers { tally.addHeaders(to: &trailers) }
             try await writer.endStream(trailers: trailers)
         } catch let error as PaginationError {
-            let failure = PaginationErrorResponse(error, route: route.name)
-            writer.logFields["error"] = .string(failure.code)
-            try? await writer.writeStreamed(StreamFailureLine.make(errorJSON: failure.body))
+            let response = PaginationErrorResponse(error, route: failure.route, secrets: failure.secrets)
+            writer.logFields["error"] = .string(response.code)
+            try? await writer.writeStreamed(StreamFailureLine.make(errorJSON: response.body))
             writer.abortStream()
         } catch {
             // The client went away: stop fetching at once.
@@ -236,9 +244,15 @@ struct AggregateResponder: Sendable {
         }
     }
 
-    private func sendFailure(_ error: PaginationError, route: RouteConfig, writer: ResponseWriter) async {
-        let failure = PaginationErrorResponse(error, route: route.name)
-        await sendError(failure.status, code: failure.code, message: failure.message, details: failure.details, writer: writer)
+    /// What an error report of this request needs besides the error: the route, and the credentials it sent upstream.
+    private struct FailureContext {
+        let route: String
+        let secrets: [String]
+    }
+
+    private func sendFailure(_ error: PaginationError, _ context: FailureContext, writer: ResponseWriter) async {
+        let response = PaginationErrorResponse(error, route: context.route, secrets: context.secrets)
+        await sendError(response.status, code: response.code, message: response.message, details: response.details, writer: writer)
     }
 
     private func sendError(_ status: HTTPStatus, code: String, message: String, details: [(String, LogValue)], writer: ResponseWriter) async {

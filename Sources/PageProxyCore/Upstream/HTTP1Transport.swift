@@ -119,10 +119,15 @@ package final class HTTP1Transport: UpstreamTransport {
         return UpstreamResponse(status: head.status, headers: head.headers, body: body)
     }
 
+    /// The `Accept` sent unless a route's headers name one: JSON first, then any JSON-based type (JSON:API's
+    /// `application/vnd.api+json`, `application/problem+json` …), then anything, so that no JSON API answers 406
+    /// (djangorestframework-jsonapi offers only `application/vnd.api+json`; RFC 9110 §12.5.1).
+    package static let defaultAccept = "application/json, application/*+json;q=0.9, */*;q=0.8"
+
     private func serialize(_ request: UpstreamRequest) -> [UInt8] {
         var text = "\(request.method.rawValue) \(request.url.requestTarget) HTTP/1.1\r\nHost: \(request.url.hostHeader)\r\n"
         if !request.headers.contains("User-Agent") { text += "User-Agent: \(userAgent)\r\n" }
-        if !request.headers.contains("Accept") { text += "Accept: application/json\r\n" }
+        if !request.headers.contains("Accept") { text += "Accept: \(Self.defaultAccept)\r\n" }
         // Without this header an upstream may pick any coding (RFC 9110, 12.5.3); items are spliced from the bytes.
         if !request.headers.contains("Accept-Encoding") { text += "Accept-Encoding: identity\r\n" }
         for (name, value) in request.headers {
