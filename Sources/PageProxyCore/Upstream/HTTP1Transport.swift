@@ -71,6 +71,11 @@ package final class HTTP1Transport: UpstreamTransport {
         } catch {
             throw .staleConnection
         }
+        // Linux delays ACKs on a connection that looks interactive (a kept-alive one, after a request went out) and
+        // clears TCP_QUICKACK by itself, so it is set again after the request and after every read. Against a
+        // server that writes head and body in two writes with Nagle on (Django's runserver), each page otherwise
+        // waits ~40 ms for the delayed ACK of its head (BENCHMARKS.md "Delayed ACKs").
+        socket.acknowledgeAtOnce()
         var parser = HTTPResponseParser(maxBodyBytes: maxBodyBytes)
         var buffer: [UInt8] = []
         var received = 0
@@ -96,6 +101,7 @@ package final class HTTP1Transport: UpstreamTransport {
                 throw .failed(.connectionLost(origin: origin.description, reason: error.description))
             }
             received += count
+            socket.acknowledgeAtOnce()
             if count == 0 {
                 if received == 0 { throw .staleConnection }
                 do {
