@@ -40,7 +40,7 @@ public struct UpstreamErrorBody: Sendable, Equatable {
         guard !bytes.isEmpty else { return .none }
         if length == bytes.count, let object = try? JSONSerialization.jsonObject(with: Data(bytes), options: .fragmentsAllowed) {
             let redacted = Self.redact(object, secrets: secrets)
-            if let data = try? JSONSerialization.data(withJSONObject: redacted, options: [.sortedKeys, .fragmentsAllowed]),
+            if let data = try? JSONSerialization.data(withJSONObject: redacted, options: [.sortedKeys, .fragmentsAllowed, .withoutEscapingSlashes]),
                 data.count <= Self.maxQuotedJSONBytes
             {
                 return .json(String(decoding: data, as: UTF8.self))

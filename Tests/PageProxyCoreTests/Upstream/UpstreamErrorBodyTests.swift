@@ -16,6 +16,11 @@ import Testing
         #expect(excerpt == .json(#"{"access_token":"REDACTED","code":"E1","message":"Bad credentials","nested":{"Password":"REDACTED"}}"#))
     }
 
+    @Test func quotedJSONKeepsSlashesAsWritten() {
+        let excerpt = body(#"{"documentation_url":"https://docs.github.com/rest","message":"Bad credentials"}"#).excerpt(redacting: [])
+        #expect(excerpt == .json(#"{"documentation_url":"https://docs.github.com/rest","message":"Bad credentials"}"#))
+    }
+
     @Test("the credentials PageProxy sent are redacted wherever the upstream quotes them")
     func sentSecretsAreRedacted() {
         var headers = HTTPHeaders()
