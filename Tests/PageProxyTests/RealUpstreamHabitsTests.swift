@@ -1,3 +1,4 @@
+import Foundation
 import PageProxyCore
 import Testing
 
@@ -72,6 +73,22 @@ import Testing
             #expect(targets.dropFirst().first == "/drf-pages/items/?mock_total=45")
             // The redirect, then the five pages.
             #expect(targets.count == 6)
+        }
+    }
+
+    @Test("a redirected page is cached under the URL the walk asked for: a warm repeat asks nothing, not even the redirect")
+    func redirectedPagesAreCachedUnderTheRequestedURL() async throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("pageproxy-cache-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let cache = CacheConfig(directory: root, maxBytes: 64 << 20, requiredForReadiness: true)
+        try await TestStack.run(routes: [Self.drfWithCount(mockPath: "/drf-pages/items")], configure: { $0.cache = cache }) { stack in
+            let cold = try await stack.get("/counted?mock_total=45")
+            #expect(cold.status == 200)
+            #expect(stack.mock.log.count == 6)
+            stack.mock.log.reset()
+            let warm = try await stack.get("/counted?mock_total=45&_format=ndjson")
+            #expect(warm.text.split(separator: "\n").count == 45)
+            #expect(stack.mock.log.count == 0)
         }
     }
 

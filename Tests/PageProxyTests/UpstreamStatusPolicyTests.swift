@@ -38,6 +38,8 @@ import Testing
                 #expect(upstream?["message"] as? String == "Bad credentials")
                 #expect(upstream?["documentation_url"] as? String == "https://docs.github.com/rest")
                 #expect(!response.text.contains(Self.token))
+                // RFC 9110 §11.6.1: a 401 carries the challenge, here the upstream's.
+                #expect(response.header("WWW-Authenticate") == #"Bearer realm="mock""#)
             }
         }
     }
@@ -59,6 +61,7 @@ import Testing
         try await TestStack.run(routes: [Self.githubRoute(retries: 0)]) { stack in
             let response = try await stack.get("/github?mock_fault=status429@1")
             #expect(response.status == 429)
+            #expect(response.header("Retry-After") == "1")
             #expect(Self.json(response.body)["code"] as? String == "upstream_client_error")
         }
     }

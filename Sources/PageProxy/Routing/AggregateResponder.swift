@@ -252,12 +252,17 @@ struct AggregateResponder: Sendable {
 
     private func sendFailure(_ error: PaginationError, _ context: FailureContext, writer: ResponseWriter) async {
         let response = PaginationErrorResponse(error, route: context.route, secrets: context.secrets)
-        await sendError(response.status, code: response.code, message: response.message, details: response.details, writer: writer)
+        await sendError(
+            response.status, code: response.code, message: response.message, details: response.details, headers: response.headers, writer: writer)
     }
 
-    private func sendError(_ status: HTTPStatus, code: String, message: String, details: [(String, LogValue)], writer: ResponseWriter) async {
+    private func sendError(
+        _ status: HTTPStatus, code: String, message: String, details: [(String, LogValue)], headers extra: HTTPHeaders = HTTPHeaders(),
+        writer: ResponseWriter
+    ) async {
         writer.logFields["error"] = .string(code)
-        let (headers, body) = ErrorResponse.make(status: status, code: code, message: message, details: details)
+        var (headers, body) = ErrorResponse.make(status: status, code: code, message: message, details: details)
+        for (name, value) in extra { headers.add(name, value) }
         try? await writer.send(status, headers: headers, body: body)
     }
 

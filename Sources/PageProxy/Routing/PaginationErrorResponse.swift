@@ -9,6 +9,9 @@ struct PaginationErrorResponse {
     let code: String
     let message: String
     let details: [(String, LogValue)]
+    /// Fields of the upstream's answer that go with its status when PageProxy answers with that status
+    /// (`WWW-Authenticate` with a 401, `Retry-After` with a 429).
+    private(set) var headers = HTTPHeaders()
 
     /// - Parameter secrets: the credentials sent upstream, never to be quoted back from the upstream's body.
     init(_ error: PaginationError, route: String, secrets: [String] = []) {
@@ -21,6 +24,7 @@ struct PaginationErrorResponse {
             // status; later pages and 5xx are the gateway's failure. The walk has sent nothing by the first page.
             if page == 1, (400..<500).contains(upstreamStatus) {
                 (status, code) = (HTTPStatus(code: upstreamStatus), "upstream_client_error")
+                headers = body.relayedHeaders
             } else {
                 (status, code) = (.badGateway, "upstream_status")
             }

@@ -11,6 +11,12 @@ public struct UpstreamErrorBody: Sendable, Equatable {
     public let length: Int
     /// The upstream's `Content-Type`, if any.
     public let contentType: String?
+    /// The response fields that tell a client what to do about the status, relayed when the status is:
+    /// `WWW-Authenticate` (a 401 must carry it, RFC 9110 §11.6.1), `Retry-After` (429, 503), `Allow` (405).
+    package let relayedHeaders: HTTPHeaders
+
+    /// The fields relayed with an upstream's status.
+    static let relayedHeaderNames = ["WWW-Authenticate", "Retry-After", "Allow"]
 
     /// How much of a body is kept: enough for any API's error object, bounded whatever the upstream sends.
     static let keptBytes = 16 * 1024
@@ -22,6 +28,11 @@ public struct UpstreamErrorBody: Sendable, Equatable {
         bytes = Array(response.body.prefix(Self.keptBytes))
         length = response.body.count
         contentType = response.headers["Content-Type"]
+        var relayed = HTTPHeaders()
+        for name in Self.relayedHeaderNames {
+            for value in response.headers.values(name) { relayed.add(name, value) }
+        }
+        relayedHeaders = relayed
     }
 
     /// What an error response shows of the body.
