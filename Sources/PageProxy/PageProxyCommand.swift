@@ -4,7 +4,7 @@ import PageProxyCore
 import Glibc
 #endif
 
-/// The executable's entry point: `serve`, `mock`, `check-config`, `healthcheck`, `--help`, `--version`.
+/// The executable's entry point: `serve`, `mock`, `check-config`, `healthcheck`, `probe`, `--help`, `--version`.
 @main
 enum PageProxyCommand {
     static let usage = """
@@ -17,6 +17,7 @@ enum PageProxyCommand {
               --address A   (127.0.0.1)   --port P (8081)   --items N (250)
               --page-size N (20)          --latency-ms N (0)
           PageProxy healthcheck [--port P]       GET /healthz on 127.0.0.1 (container HEALTHCHECK)
+          PageProxy probe URL [--header 'N: v']  fetch a first page, say how it paginates, print a route
           PageProxy --help | --version
 
         Environment: PAGEPROXY_ADDRESS, PAGEPROXY_PORT, PAGEPROXY_CACHE_DIR override the config file.
@@ -38,6 +39,7 @@ enum PageProxyCommand {
         case "mock": code = await MockCommand.run(arguments)
         case "check-config": code = CheckConfigCommand.run(arguments)
         case "healthcheck": code = await HealthcheckCommand.run(arguments)
+        case "probe": code = await ProbeCommand.run(arguments)
         case "--help", "-h", "help":
             print(usage)
             code = 0

@@ -4,25 +4,8 @@ import Testing
 
 /// The executable's command line as a user meets it: help, version, config checks and exit codes.
 @Suite struct CommandLineTests {
-    private struct Outcome {
-        var status: Int32
-        var output: String
-        var errors: String
-    }
-
-    private func run(_ arguments: [String]) async throws -> Outcome {
-        let process = Process()
-        process.executableURL = ProxyProcess.binary
-        process.arguments = arguments
-        let output = Pipe()
-        let errors = Pipe()
-        process.standardOutput = output
-        process.standardError = errors
-        try process.run()
-        try await poll("PageProxy \(arguments.joined(separator: " ")) exits", limit: .seconds(30)) { !process.isRunning }
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        let errorText = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        return Outcome(status: process.terminationStatus, output: text, errors: errorText)
+    private func run(_ arguments: [String]) async throws -> CommandOutcome {
+        try await runPageProxy(arguments)
     }
 
     private var repository: URL {

@@ -17,22 +17,36 @@ enum PaginationConfigParser {
         ("has-more", ["hasMorePath", "idPath", "afterParameter", "sizeParameter", "pageSize"]),
     ]
 
+    /// Every scheme a route may name: the walkers' and `auto`.
+    static let schemeNames = PaginationScheme.names + ["auto"]
+
     static let pageSizeRange = 1...10_000
+
+    /// A route's `pagination`: `{"scheme": "auto"}`, or a scheme with its options.
+    /// - Parameter items: the route's `items`, when it names one (`auto` then detects only the scheme).
+    static func parseRoute(_ object: ConfigObject, items: JSONPath?) throws(ConfigError) -> RoutePagination {
+        guard object["scheme"] == .string("auto") else { return .scheme(try parse(object)) }
+        try object.requireOnly(["scheme"]) { key in
+            "\"\(key)\" is not an option of scheme \"auto\", which detects its scheme and options from the first page; "
+                + "name a scheme to set options"
+        }
+        return .auto(itemsPath: items)
+    }
     static let lookaheadRange = 0...64
 
     static func parse(_ object: ConfigObject) throws(ConfigError) -> PaginationScheme {
         guard let schemeValue = object["scheme"] else {
-            throw object.error("scheme", "is required; expected one of \(PaginationScheme.names.joined(separator: ", "))")
+            throw object.error("scheme", "is required; expected one of \(schemeNames.joined(separator: ", "))")
         }
         guard case .string(let scheme) = schemeValue else {
             throw object.error("scheme", "expected a string, found \(schemeValue.summary)")
         }
         guard let allowed = keys.first(where: { $0.scheme == scheme })?.keys else {
             var problem = "unknown scheme \"\(scheme)\""
-            if let suggestion = ConfigObject.closest(to: scheme, in: PaginationScheme.names) {
+            if let suggestion = ConfigObject.closest(to: scheme, in: schemeNames) {
                 problem += " (did you mean \"\(suggestion)\"?)"
             }
-            throw object.error("scheme", problem + "; expected one of \(PaginationScheme.names.joined(separator: ", "))")
+            throw object.error("scheme", problem + "; expected one of \(schemeNames.joined(separator: ", "))")
         }
         try object.requireOnly(["scheme"] + allowed) { key in
             let owners = keys.filter { $0.keys.contains(key) }.map(\.scheme)

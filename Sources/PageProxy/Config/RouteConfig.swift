@@ -5,7 +5,7 @@ struct RouteConfig: Sendable {
     /// 1–64 characters of `[A-Za-z0-9._-]`, unique, not `healthz`, `readyz` or `metrics`.
     var name: String
     var upstream: UpstreamURL
-    var pagination: PaginationScheme
+    var pagination: RoutePagination
     /// Where the items array sits in each page's body; the root for a bare array.
     var itemsPath: JSONPath
     /// How many pages may be fetched at once.

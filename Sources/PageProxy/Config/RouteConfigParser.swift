@@ -18,11 +18,12 @@ enum RouteConfigParser {
         guard let pagination = try object.object("pagination") else {
             throw object.error("pagination", "is required, e.g. { \"scheme\": \"link-header\" }")
         }
+        let itemsPath = try PaginationConfigParser.path(try object.string("items", default: ""), field: "items", in: object)
         return RouteConfig(
             name: name,
             upstream: upstream,
-            pagination: try PaginationConfigParser.parse(pagination),
-            itemsPath: try PaginationConfigParser.path(try object.string("items", default: ""), field: "items", in: object),
+            pagination: try PaginationConfigParser.parseRoute(pagination, items: object["items"] == nil ? nil : itemsPath),
+            itemsPath: itemsPath,
             concurrency: try object.integer("concurrency", in: 1...64, default: 4),
             maxPages: try object.integer("maxPages", in: 1...1_000_000, default: 1000),
             maxItems: try object.nullableInteger("maxItems", in: 1...Int.max),

@@ -52,28 +52,44 @@ struct AggregateResponder: Sendable {
             await sendMemoized(answer, route: route, request: request, writer: writer)
             return
         }
-        let walker = PageWalker(
-            base: base, scheme: route.pagination, options: options,
-            fetch: makeFetcher(route: route, headers: headers, transport: transport, policy: policy, tally: tally))
-        let watcher = writer.watchForDisconnect()
+        let fetch = makeFetcher(route: route, headers: headers, transport: transport, policy: policy, tally: tally)
         let failure = FailureContext(route: route.name, secrets: CredentialRedaction.secrets(in: headers))
+        let walk: RouteWalk
+        do {
+            walk = try await RouteWalk.start(route: route, base: base, options: options, fetch: fetch, writer: writer)
+        } catch {
+            await sendFailure(error, failure, writer: writer)
+            recordWalk(route: route, tally: tally, transport: transport, writer: writer)
+            return
+        }
+        let watcher = writer.watchForDisconnect()
         switch controls.format {
         case .json:
-            await respondMerged(walker: walker, route: route, request: request, tally: tally, memoKey: memoKey, failure: failure, writer: writer)
-        case .ndjson: await respondStreamed(walker: walker, route: route, request: request, tally: tally, failure: failure, writer: writer)
+            await respondMerged(
+                walker: walk.walker, route: route, request: request, tally: tally, memoKey: memoKey, extraHeaders: walk.headers,
+                failure: failure, writer: writer)
+        case .ndjson:
+            await respondStreamed(
+                walker: walk.walker, route: route, request: request, tally: tally, extraHeaders: walk.headers, failure: failure,
+                writer: writer)
         }
-        writer.logFields["cache"] = .string(tally.summary)
         // The watcher must have stopped reading before the connection reads the next request.
         watcher.cancel()
         await watcher.value
+        recordWalk(route: route, tally: tally, transport: transport, writer: writer)
+    }
+
+    /// The walk's cache outcomes and retries, in the request log and the metrics.
+    private func recordWalk(route: RouteConfig, tally: CacheTally, transport: RetryingTransport, writer: ResponseWriter) {
+        writer.logFields["cache"] = .string(tally.summary)
         let retries = transport.retriesUsed
         metrics.retried(route: route.name, count: retries)
         if retries > 0 { writer.logFields["retries"] = .int(retries) }
     }
 
     private func respondMerged(
-        walker: PageWalker, route: RouteConfig, request: HTTPRequestHead, tally: CacheTally, memoKey: String, failure: FailureContext,
-        writer: ResponseWriter
+        walker: PageWalker, route: RouteConfig, request: HTTPRequestHead, tally: CacheTally, memoKey: String,
+        extraHeaders: HTTPHeaders, failure: FailureContext, writer: ResponseWriter
     ) async {
         var framing = MergedJSONBody()
         // DESIGN.md: memory stays bounded whatever the total; past `spool.memoryBytes` the bytes wait on disk.
@@ -109,7 +125,7 @@ struct AggregateResponder: Sendable {
             await sendError(.internalServerError, code: "internal_error", message: "\(error)", details: [], writer: writer)
             return
         }
-        var headers = HTTPHeaders()
+        var headers = extraHeaders
         headers.set("Content-Type", OutputFormat.json.contentType)
         headers.set("PageProxy-Pages", String(pages))
         headers.set("PageProxy-Items", String(items))
@@ -122,7 +138,8 @@ struct AggregateResponder: Sendable {
         if let bytes = body.inMemory, let freshUntil = tally.freshUntil {
             memo.keep(
                 MergedAnswerMemo.Answer(
-                    body: bytes, pages: pages, items: items, truncated: walker.wasTruncated, etag: tag, freshUntil: freshUntil),
+                    body: bytes, pages: pages, items: items, truncated: walker.wasTruncated, etag: tag, freshUntil: freshUntil,
+                    headers: extraHeaders),
                 for: memoKey)
         }
         // RFC 9110 §13.1.2 — the client already holds this answer: no body.
@@ -151,7 +168,7 @@ struct AggregateResponder: Sendable {
         let tally = CacheTally()
         for _ in 0..<answer.pages { tally.record(.hit) }
         metrics.cacheOutcome(route: route.name, outcome: CacheOutcome.hit.rawValue, count: answer.pages)
-        var headers = HTTPHeaders()
+        var headers = answer.headers
         headers.set("Content-Type", OutputFormat.json.contentType)
         headers.set("PageProxy-Pages", String(answer.pages))
         headers.set("PageProxy-Items", String(answer.items))
@@ -192,7 +209,8 @@ struct AggregateResponder: Sendable {
     }
 
     private func respondStreamed(
-        walker: PageWalker, route: RouteConfig, request: HTTPRequestHead, tally: CacheTally, failure: FailureContext, writer: ResponseWriter
+        walker: PageWalker, route: RouteConfig, request: HTTPRequestHead, tally: CacheTally, extraHeaders: HTTPHeaders,
+        failure: FailureContext, writer: ResponseWriter
     ) async {
         var pages = 0
         var items = 0
@@ -208,7 +226,7 @@ struct AggregateResponder: Sendable {
             await sendFailure(error, failure, writer: writer)
             return
         }
-        var headers = HTTPHeaders()
+        var headers = extraHeaders
         headers.set("Content-Type", OutputFormat.ndjson.contentType)
         headers.set("Cache-Control", "no-store")
         // The cache outcome of every page is known only at the end: it follows the body as trailer fields, for a

@@ -17,6 +17,8 @@ final class MergedAnswerMemo: Sendable {
         var truncated: Bool
         var etag: String
         var freshUntil: Date
+        /// Headers the walk added (an auto route's `PageProxy-Scheme` …), sent again with the answer.
+        var headers = HTTPHeaders()
     }
 
     private struct Slot {

@@ -59,6 +59,7 @@ struct PaginationErrorResponse {
         case .loop: (status, code) = (.badGateway, "pagination_loop")
         case .tooManyPages: (status, code) = (.badGateway, "too_many_pages")
         case .cannotContinue: (status, code) = (.badGateway, "pagination_stuck")
+        case .notDetected: (status, code) = (.badGateway, "pagination_not_detected")
         }
         if let url = error.url { details.append(("upstream_url", .string(url.redactedDescription))) }
         self.message = message

@@ -57,6 +57,22 @@ package struct JSONScanner: Sendable {
         return engine.results[0]
     }
 
+    /// Validates `bytes` as one JSON document and returns the values found at `paths` (absent ones are left out),
+    /// 64 paths per pass: what a scheme detector needs to look at many candidate paths of one page at once.
+    package func values(in bytes: [UInt8], at paths: [JSONPath]) throws(JSONScanError) -> [JSONPath: JSONValue] {
+        var values: [JSONPath: JSONValue] = [:]
+        var start = 0
+        repeat {
+            let batch = Array(paths[start..<min(paths.count, start + 64)])
+            let engine = try run(bytes, range: 0..<bytes.count, targets: batch, collectsItems: false)
+            for (index, path) in batch.enumerated() where values[path] == nil {
+                if let value = engine.results[index] { values[path] = value }
+            }
+            start += 64
+        } while start < paths.count
+        return values
+    }
+
     private func run(
         _ bytes: [UInt8], range: Range<Int>, targets: [JSONPath], collectsItems: Bool
     ) throws(JSONScanError) -> JSONScanEngine {

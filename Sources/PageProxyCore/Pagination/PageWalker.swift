@@ -47,8 +47,13 @@ package final class PageWalker {
     /// Whether the walk stopped early at the client's page or item cap (the answer is then partial by request).
     package private(set) var wasTruncated = false
 
-    package init(base: PageURL, scheme: PaginationScheme, options: Options, fetch: @escaping PageFetcher) {
-        self.strategy = scheme.makeStrategy()
+    package convenience init(base: PageURL, scheme: PaginationScheme, options: Options, fetch: @escaping PageFetcher) {
+        self.init(base: base, strategy: scheme.makeStrategy(), options: options, fetch: fetch)
+    }
+
+    /// A walk with a strategy chosen by the caller (`scheme: "auto"` chooses it after the first page).
+    package init(base: PageURL, strategy: any PaginationStrategy, options: Options, fetch: @escaping PageFetcher) {
+        self.strategy = strategy
         self.options = options
         self.fetch = fetch
         let first = strategy.firstPage(from: base)

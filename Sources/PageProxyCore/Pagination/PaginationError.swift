@@ -16,6 +16,9 @@ public enum PaginationError: Error, CustomStringConvertible {
     case tooManyPages(limit: Int)
     /// The scheme says there is more, but gives no way to ask for it (e.g. `has_more` with no last id).
     case cannotContinue(page: Int, reason: String)
+    /// `scheme: "auto"` could not tell from the first page how to walk it (no items found, or more items stated
+    /// than the page holds with no way to the next page).
+    case notDetected(url: PageURL, reason: String)
 
     /// The page the error happened on, when there is one.
     public var page: Int? {
@@ -23,6 +26,7 @@ public enum PaginationError: Error, CustomStringConvertible {
         case .upstreamStatus(let page, _, _, _), .upstreamFailed(let page, _, _), .invalidJSON(let page, _, _),
             .foreignOrigin(let page, _, _), .invalidNextLink(let page, _), .loop(let page, _), .cannotContinue(let page, _):
             page
+        case .notDetected: 1
         case .tooManyPages: nil
         }
     }
@@ -30,7 +34,9 @@ public enum PaginationError: Error, CustomStringConvertible {
     /// The upstream URL involved, if any.
     public var url: PageURL? {
         switch self {
-        case .upstreamStatus(_, let url, _, _), .upstreamFailed(_, let url, _), .invalidJSON(_, let url, _), .loop(_, let url): url
+        case .upstreamStatus(_, let url, _, _), .upstreamFailed(_, let url, _), .invalidJSON(_, let url, _), .loop(_, let url),
+            .notDetected(let url, _):
+            url
         default: nil
         }
     }
@@ -53,6 +59,8 @@ public enum PaginationError: Error, CustomStringConvertible {
             "the upstream has more than \(limit) pages, the route's maxPages; raise it or narrow the query"
         case .cannotContinue(let page, let reason):
             "cannot continue after page \(page): \(reason)"
+        case .notDetected(_, let reason):
+            "scheme \"auto\" cannot tell how to walk this upstream: \(reason)"
         }
     }
 }

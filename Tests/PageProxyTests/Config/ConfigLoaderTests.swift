@@ -22,7 +22,7 @@ import Testing
         #expect(demo.upstream.path == "/github/items")
         var linkHeader = PaginationScheme.LinkHeader()
         linkHeader.pageSize = 20
-        #expect(demo.pagination == .linkHeader(linkHeader))
+        #expect(demo.pagination == .scheme(.linkHeader(linkHeader)))
         #expect(demo.forwardHeaders == ["Authorization"])
         #expect(!demo.headers.contains { $0.name == "Authorization" })
     }
@@ -40,7 +40,7 @@ import Testing
         #expect(route.name == "r")
         #expect(route.upstream == UpstreamURL(text: "http://example.com/items", scheme: "http", host: "example.com",
                                               port: 80, path: "/items", query: nil))
-        #expect(route.pagination == .linkHeader(PaginationScheme.LinkHeader()))
+        #expect(route.pagination == .scheme(.linkHeader(PaginationScheme.LinkHeader())))
         #expect(route.itemsPath == .root)
         #expect(route.concurrency == 4)
         #expect(route.maxPages == 1000)
@@ -103,7 +103,7 @@ import Testing
             host: "API.example.com", port: 8443, path: "/v1/things", query: "state=open&sort=id"))
         var offset = PaginationScheme.Offset()
         offset.limit = 50
-        #expect(route.pagination == .offset(offset))
+        #expect(route.pagination == .scheme(.offset(offset)))
         #expect(route.itemsPath == JSONPath(components: [.key("data"), .key("results")]))
         #expect(route.concurrency == 64)
         #expect(route.maxPages == 1_000_000)

@@ -4,8 +4,13 @@ import Testing
 
 /// A route's `pagination` object for each of the seven schemes.
 @Suite struct PaginationConfigTests {
-    private func parse(_ pagination: String) throws -> PaginationScheme {
-        try ConfigFixture.parse(ConfigFixture.document(routes: [ConfigFixture.route(pagination: pagination)]))
+    private func parse(_ pagination: String) throws -> PaginationScheme? {
+        guard case .scheme(let scheme) = try parseRoute(pagination) else { return nil }
+        return scheme
+    }
+
+    private func parseRoute(_ pagination: String, extra: String = "") throws -> RoutePagination {
+        try ConfigFixture.parse(ConfigFixture.document(routes: [ConfigFixture.route(pagination: pagination, extra: extra)]))
             .routes[0].pagination
     }
 
@@ -138,7 +143,7 @@ import Testing
         let error = ConfigFixture.expectPaginationError(#"{ "scheme": "pages" }"#, field: "scheme",
                                                         mentions: ["unknown scheme \"pages\""])
         #expect(error?.problem.hasSuffix(
-            "expected one of page-number, offset, link-header, next-page-header, next-url, cursor, has-more") == true)
+            "expected one of page-number, offset, link-header, next-page-header, next-url, cursor, has-more, auto") == true)
         ConfigFixture.expectPaginationError(#"{ "scheme": "ofset" }"#, field: "scheme", mentions: ["did you mean \"offset\""])
     }
 
@@ -179,5 +184,13 @@ import Testing
 
     @Test func nullPageSizeKeepsTheUpstreamDefault() throws {
         #expect(try parse(#"{ "scheme": "link-header", "pageSize": null }"#) == .linkHeader(.init()))
+    }
+
+    @Test("scheme auto takes no options, and keeps the route's items when it names them")
+    func autoScheme() throws {
+        #expect(try parseRoute(#"{ "scheme": "auto" }"#) == .auto(itemsPath: nil))
+        #expect(try parseRoute(#"{ "scheme": "auto" }"#, extra: #""items": "data""#) == .auto(itemsPath: Self.path("data")))
+        ConfigFixture.expectPaginationError(#"{ "scheme": "auto", "pageSize": 10 }"#, field: "pageSize", mentions: ["auto"])
+        ConfigFixture.expectPaginationError(#"{ "scheme": "atuo" }"#, field: "scheme", mentions: ["did you mean \"auto\""])
     }
 }

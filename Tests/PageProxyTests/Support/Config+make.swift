@@ -22,7 +22,7 @@ extension RouteConfig {
         return RouteConfig(
             name: name,
             upstream: UpstreamURL(text: upstream, scheme: url.scheme, host: url.host, port: url.port, path: url.path, query: url.query),
-            pagination: pagination, itemsPath: .root, concurrency: 4, maxPages: 1000, maxItems: nil, pageTimeout: .seconds(30),
+            pagination: .scheme(pagination), itemsPath: .root, concurrency: 4, maxPages: 1000, maxItems: nil, pageTimeout: .seconds(30),
             totalTimeout: .seconds(300), headers: [], forwardHeaders: [], ttl: .seconds(60), staleIfError: false,
             maxPageBytes: 16 << 20, retries: 3, caFile: nil)
     }

@@ -1,0 +1,74 @@
+import Foundation
+import PageProxyCore
+
+/// `PageProxy probe URL [--header 'Name: value']...`: fetches the first page, says how it paginates (scheme,
+/// items path, item count, total, next page) and prints a route for `config.json`; exits 1 when it cannot tell.
+enum ProbeCommand {
+    static let usage = "usage: PageProxy probe URL [--header 'Name: value']..."
+
+    static func run(_ arguments: [String]) async -> Int32 {
+        var urlText: String?
+        var headers: [(name: String, value: String)] = []
+        var index = 0
+        while index < arguments.count {
+            let argument = arguments[index]
+            if argument == "--header" || argument == "-H" {
+                index += 1
+                guard index < arguments.count, let colon = arguments[index].firstIndex(of: ":") else {
+                    printError("PageProxy probe: --header needs \"Name: value\"; \(usage)")
+                    return 2
+                }
+                let header = arguments[index]
+                headers.append((String(header[..<colon]), String(header[header.index(after: colon)...]).trimmingCharacters(in: .whitespaces)))
+            } else if urlText == nil, !argument.hasPrefix("-") {
+                urlText = argument
+            } else {
+                printError("PageProxy probe: unexpected argument \"\(argument)\"; \(usage)")
+                return 2
+            }
+            index += 1
+        }
+        guard let urlText, let url = PageURL(string: urlText), url.scheme == "http" || url.scheme == "https" else {
+            printError("PageProxy probe: give the first page's http:// or https:// URL; \(usage)")
+            return 2
+        }
+        var fields = HTTPHeaders()
+        for header in headers { fields.add(header.name, header.value) }
+        let response: UpstreamResponse
+        do throws(UpstreamError) {
+            // As a route would: same-origin redirects (Django's APPEND_SLASH) are followed.
+            response = try await RedirectingTransport(base: HTTP1Transport()).send(
+                UpstreamRequest(url: url, headers: fields), timeout: .seconds(30), maxBodyBytes: 16 << 20)
+        } catch {
+            printError("PageProxy probe: \(url.redactedDescription) could not be fetched: \(error)")
+            return 1
+        }
+        print("PageProxy probe \(url.redactedDescription)")
+        print("  status   \(response.status.code)")
+        guard (200..<300).contains(response.status.code) else {
+            let excerpt = String(decoding: response.body.prefix(300), as: UTF8.self)
+            print("cannot tell: the upstream answered \(response.status.code), not a page: \(excerpt)")
+            return 1
+        }
+        let detected: DetectedPagination
+        do {
+            detected = try SchemeDetector.detect(response, url: url)
+        } catch {
+            print("cannot tell: \(error)")
+            return 1
+        }
+        print("  scheme   \(detected.schemeName) (from \(detected.evidence))")
+        print("  items    \(detected.itemsPath) (\(detected.itemCount) on this page)")
+        print("  total    " + (detected.total.map { "\($0) (\(detected.totalSource ?? ""))" } ?? "not stated"))
+        print("  next     \(detected.next ?? "none on this page")")
+        guard let scheme = detected.scheme else {
+            print("cannot tell: the page shows no way to a next page (no Link or X-Next-Page header, no next link, "
+                + "cursor, has_more or page count in the body). If it is the whole collection, \"scheme\": \"auto\" "
+                + "answers it; if the API numbers its pages, use \"page-number\" or \"offset\".")
+            return 1
+        }
+        print("\nA route for config.json (\"scheme\": \"auto\" detects the same on every request):")
+        print(ProbeRoute.json(url: url, detected: detected, scheme: scheme, headers: headers))
+        return 0
+    }
+}

@@ -1,0 +1,66 @@
+import PageProxyCore
+
+/// The `config.json` route `PageProxy probe` prints for what it detected: valid JSON that `check-config` accepts,
+/// naming only the options that differ from the scheme's defaults.
+enum ProbeRoute {
+    /// The route as one JSON object on a few lines.
+    static func json(
+        url: PageURL, detected: DetectedPagination, scheme: PaginationScheme, headers: [(name: String, value: String)]
+    ) -> String {
+        var route = "{ "
+        JSONText.appendString("name", to: &route)
+        route += ": "
+        JSONText.appendString(name(for: url), to: &route)
+        route += ", "
+        JSONText.appendString("upstream", to: &route)
+        route += ": "
+        JSONText.appendString(url.description, to: &route)
+        route += ",\n  \"pagination\": " + JSONText.object(paginationFields(scheme))
+        if detected.itemsPath != .root {
+            route += ", \"items\": "
+            JSONText.appendString(detected.itemsPath.description, to: &route)
+        }
+        if !headers.isEmpty {
+            // Credentials are never echoed: a secret becomes a ${VARIABLE} that the config expands at start.
+            route += ",\n  \"headers\": " + JSONText.object(headers.map { ($0.name, .string(placeholder(for: $0))) })
+        }
+        return route + " }"
+    }
+
+    /// The scheme's name and the options that differ from its defaults.
+    static func paginationFields(_ scheme: PaginationScheme) -> [(String, LogValue)] {
+        var fields: [(String, LogValue)] = [("scheme", .string(scheme.name))]
+        switch scheme {
+        case .nextURLInBody(let options) where options.nextPath != PaginationScheme.NextURLInBody().nextPath:
+            fields.append(("nextPath", .string(options.nextPath.description)))
+        case .cursorInBody(let options):
+            let defaults = PaginationScheme.CursorInBody()
+            if options.cursorPath != defaults.cursorPath { fields.append(("cursorPath", .string(options.cursorPath.description))) }
+            if options.cursorParameter != defaults.cursorParameter { fields.append(("cursorParameter", .string(options.cursorParameter))) }
+        case .pageNumber(let options):
+            if let path = options.totalPagesPath { fields.append(("totalPagesPath", .string(path.description))) }
+            if let path = options.totalItemsPath { fields.append(("totalItemsPath", .string(path.description))) }
+        case .offset(let options):
+            fields.append(("limit", .int(options.limit)))
+            if let path = options.totalItemsPath { fields.append(("totalItemsPath", .string(path.description))) }
+        default:
+            break
+        }
+        return fields
+    }
+
+    /// A route name from the URL's last path segment (`/api/things/` → `things`), as config.json allows them.
+    static func name(for url: PageURL) -> String {
+        let segment = url.path.split(separator: "/").last.map(String.init) ?? ""
+        let allowed = segment.filter { $0.isASCII && ($0.isLetter || $0.isNumber || "._-".contains($0)) }
+        return allowed.isEmpty ? "api" : String(allowed.prefix(64))
+    }
+
+    private static func placeholder(for header: (name: String, value: String)) -> String {
+        let lower = header.name.lowercased()
+        let secret = ["authorization", "cookie", "token", "key", "secret"].contains { lower.contains($0) }
+        guard secret else { return header.value }
+        let variable = header.name.uppercased().map { $0.isLetter || $0.isNumber ? $0 : "_" }
+        return "${\(String(variable))}"
+    }
+}

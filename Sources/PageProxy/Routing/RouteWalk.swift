@@ -1,0 +1,30 @@
+import PageProxyCore
+
+/// The walk of one client request: over the route's scheme, or, for `scheme: "auto"`, over the one detected from
+/// the first page (fetched once), which the answer then names in its headers and the request log.
+struct RouteWalk {
+    let walker: PageWalker
+    /// For an auto route: `PageProxy-Scheme: auto->link-header`, `PageProxy-Items-Path`, and `PageProxy-Total` when
+    /// the upstream states one.
+    let headers: HTTPHeaders
+
+    static func start(
+        route: RouteConfig, base: PageURL, options: PageWalker.Options, fetch: @escaping PageFetcher, writer: ResponseWriter
+    ) async throws(PaginationError) -> RouteWalk {
+        switch route.pagination {
+        case .scheme(let scheme):
+            return RouteWalk(walker: PageWalker(base: base, scheme: scheme, options: options, fetch: fetch), headers: HTTPHeaders())
+        case .auto(let itemsPath):
+            writer.logFields["scheme"] = .string("auto")
+            let (walker, detected) = try await AutoPagination.start(base: base, itemsPath: itemsPath, options: options, fetch: fetch)
+            var headers = HTTPHeaders()
+            guard let detected else { return RouteWalk(walker: walker, headers: headers) }
+            headers.set("PageProxy-Scheme", detected.headerValue)
+            headers.set("PageProxy-Items-Path", detected.itemsPath.description)
+            if let total = detected.total { headers.set("PageProxy-Total", String(total)) }
+            writer.logFields["scheme"] = .string(detected.headerValue)
+            writer.logFields["items_path"] = .string(detected.itemsPath.description)
+            return RouteWalk(walker: walker, headers: headers)
+        }
+    }
+}

@@ -1,0 +1,209 @@
+import Foundation
+
+/// Tells from an upstream's first page how it paginates (`scheme: "auto"`, `PageProxy probe`), as dlt's REST
+/// client does: the scheme, where the items are, and the total.
+///
+/// In this order, the first that fits wins: a `Link` header with a pagination relation → `link-header`; an
+/// `X-Next-Page` header → `next-page-header`; a next link or cursor at a common path of the body (`next`,
+/// `links.next`, `_links.next.href`, `next_cursor`, `response_metadata.next_cursor`, …; a value that looks like a
+/// URL is followed as one, anything else is sent back as a cursor) → `next-url` or `cursor`; `has_more` →
+/// `has-more`; a page number with a page count in the body (`page` and `pages`) → `page-number`; an offset and a
+/// limit with a total (`offset`, `limit`, `total`) → `offset`. Nothing of these: the page is the whole answer,
+/// unless it states a total larger than what it holds, which is an error rather than a silent partial answer.
+/// The items are the root array, or the first array of objects at a common key (`results`, `data`, `items`, …),
+/// or else the only array of objects among the top-level members.
+package enum SchemeDetector {
+    /// Keys where APIs put their items, in the order they are tried.
+    static let itemsPaths: [JSONPath] = [
+        "results", "data", "items", "members", "records", "entries", "values", "objects", "rows", "list",
+        "elements", "nodes", "hits", "content", "collection", "data.items", "data.results", "data.children",
+    ].map(path)
+
+    /// Where a next page is named, in the order tried: each with the query parameter a cursor found there is sent
+    /// back as, and whether a null there ends a walk of next URLs (`true`) or of cursors.
+    static let nextPaths: [(path: JSONPath, cursorParameter: String, isURLPath: Bool)] = [
+        ("next", "cursor", true), ("links.next", "cursor", true), ("links.next.href", "cursor", true),
+        ("_links.next.href", "cursor", true), ("pagination.next", "cursor", true), ("meta.next", "cursor", true),
+        ("paging.next", "cursor", true), ("next_page_url", "cursor", true), ("pagination.next_url", "cursor", true),
+        ("next_page", "cursor", false), ("next_cursor", "cursor", false),
+        ("response_metadata.next_cursor", "cursor", false), ("cursor.next", "cursor", false),
+        ("meta.next_cursor", "cursor", false), ("pagination.next_cursor", "cursor", false),
+        // Google APIs and Twitter v2 name the parameter differently from the body's key.
+        ("nextPageToken", "pageToken", false), ("next_page_token", "page_token", false),
+        ("meta.next_token", "pagination_token", false),
+    ].map { (path($0.0), $0.1, $0.2) }
+
+    /// Where APIs state their total number of items.
+    static let totalPaths: [JSONPath] = [
+        "count", "total", "total_count", "totalCount", "total_items", "totalItems", "total_results", "totalResults",
+        "meta.total", "meta.count", "meta.total_count", "meta.pagination.count", "meta.pagination.total",
+        "pagination.total", "pagination.count",
+    ].map(path)
+    static let totalHeaders = ["X-Total-Count", "X-Total"]
+
+    static let pageNumberPaths: [JSONPath] = ["page", "current_page"].map(path)
+    static let pageCountPaths: [JSONPath] = ["pages", "total_pages", "totalPages", "last_page", "page_count"].map(path)
+    static let hasMorePath = path("has_more")
+    static let offsetPath = path("offset")
+    static let limitPath = path("limit")
+
+    /// Detects how the upstream that answered `response` for `url` paginates.
+    /// - Parameter itemsPath: the route's items path, when it names one; otherwise the items are detected too.
+    /// - Throws: `.invalidJSON` for a body that is not JSON, `.notDetected` when the items cannot be found or the
+    ///   page states a larger total with no way to the next page.
+    package static func detect(
+        _ response: UpstreamResponse, url: PageURL, itemsPath: JSONPath? = nil
+    ) throws(PaginationError) -> DetectedPagination {
+        let body = response.body
+        let candidates = itemsPaths + nextPaths.map(\.path) + totalPaths + pageNumberPaths + pageCountPaths
+            + [hasMorePath, offsetPath, limitPath, .root]
+        let values: [JSONPath: JSONValue]
+        do {
+            values = try JSONScanner().values(in: body, at: candidates + [itemsPath].compactMap { $0 })
+        } catch {
+            throw .invalidJSON(page: 1, url: url, error: error)
+        }
+        let (items, count) = try findItems(values, body: body, url: url, configured: itemsPath)
+        var detected = DetectedPagination(scheme: nil, itemsPath: items, itemCount: count, evidence: "no next page")
+        if let (path, total) = totalPaths.lazy.compactMap({ path in values[path]?.integer.map { (path, $0) } }).first {
+            (detected.total, detected.totalSource) = (total, path.description)
+        } else if let name = totalHeaders.first(where: { response.headers.integer($0) != nil }) {
+            (detected.total, detected.totalSource) = (response.headers.integer(name), "\(name) header")
+        }
+        detectScheme(response, values: values, into: &detected)
+        if detected.scheme == nil, let total = detected.total, total > count {
+            throw .notDetected(
+                url: url,
+                reason: "the first page holds \(count) items of the \(total) it states (\(detected.totalSource ?? "")), "
+                    + "but shows no way to the next page: no Link or X-Next-Page header, and no next link, cursor, "
+                    + "has_more or page count in the body; name the route's scheme in its pagination")
+        }
+        return detected
+    }
+
+    private static func detectScheme(_ response: UpstreamResponse, values: [JSONPath: JSONValue], into detected: inout DetectedPagination) {
+        let relations: Set<String> = ["next", "last", "prev", "first"]
+        let links = LinkHeaderParser.parse(response.headers)
+        if links.contains(where: { $0.relations.contains(where: relations.contains) }) {
+            detected.scheme = .linkHeader(PaginationScheme.LinkHeader())
+            detected.evidence = "Link header"
+            detected.next = links.first { $0.relations.contains("next") }?.target
+            return
+        }
+        if let next = response.headers[PaginationScheme.NextPageHeader().nextPageHeader] {
+            detected.scheme = .nextPageHeader(PaginationScheme.NextPageHeader())
+            detected.evidence = "X-Next-Page header"
+            detected.next = next.isEmpty ? nil : next
+            return
+        }
+        if let found = nextLinkOrCursor(values) {
+            detected.evidence = "body \"\(found.path)\""
+            detected.next = found.value
+            if found.isURL {
+                var options = PaginationScheme.NextURLInBody()
+                options.nextPath = found.path
+                detected.scheme = .nextURLInBody(options)
+            } else {
+                var options = PaginationScheme.CursorInBody()
+                options.cursorPath = found.path
+                options.cursorParameter = found.parameter
+                detected.scheme = .cursorInBody(options)
+            }
+            return
+        }
+        if case .bool = values[hasMorePath] {
+            detected.scheme = .hasMore(PaginationScheme.HasMore())
+            detected.evidence = "body \"has_more\""
+            return
+        }
+        if pageNumberPaths.contains(where: { values[$0]?.integer != nil }),
+            let pages = pageCountPaths.first(where: { values[$0]?.integer != nil })
+        {
+            var options = PaginationScheme.PageNumber()
+            options.totalPagesPath = pages
+            detected.scheme = .pageNumber(options)
+            detected.evidence = "body page number and \"\(pages)\""
+            return
+        }
+        if values[offsetPath]?.integer != nil, let limit = values[limitPath]?.integer, limit > 0,
+            let totalPath = detected.totalSource.flatMap({ JSONPath($0) }), totalPaths.contains(totalPath)
+        {
+            var options = PaginationScheme.Offset()
+            options.limit = limit
+            options.totalItemsPath = totalPath
+            detected.scheme = .offset(options)
+            detected.evidence = "body \"offset\", \"limit\" and \"\(totalPath)\""
+        }
+    }
+
+    /// The first next link or cursor with a value; else the first such path present with null or "" (a last page).
+    private static func nextLinkOrCursor(
+        _ values: [JSONPath: JSONValue]
+    ) -> (path: JSONPath, value: String?, isURL: Bool, parameter: String)? {
+        for candidate in nextPaths {
+            if case .string(let text) = values[candidate.path], !text.isEmpty {
+                return (candidate.path, text, looksLikeURL(text), candidate.cursorParameter)
+            }
+        }
+        for candidate in nextPaths {
+            switch values[candidate.path] {
+            case .null?, .string?: return (candidate.path, nil, candidate.isURLPath, candidate.cursorParameter)
+            default: continue
+            }
+        }
+        return nil
+    }
+
+    /// An absolute http(s) URL, a path or a query: a next link, not an opaque cursor.
+    static func looksLikeURL(_ text: String) -> Bool {
+        let lower = text.lowercased()
+        return lower.hasPrefix("http://") || lower.hasPrefix("https://") || text.hasPrefix("/") || text.hasPrefix("?")
+    }
+
+    private static func findItems(
+        _ values: [JSONPath: JSONValue], body: [UInt8], url: PageURL, configured: JSONPath?
+    ) throws(PaginationError) -> (JSONPath, Int) {
+        if let configured {
+            guard case .array(_, let count) = values[configured] else {
+                throw .notDetected(url: url, reason: "the route's items path \"\(configured)\" holds no array on the first page")
+            }
+            return (configured, count)
+        }
+        switch values[.root] {
+        case .array(_, let count)?: return (.root, count)
+        case .object?: break
+        default: throw .notDetected(url: url, reason: "the first page is a JSON scalar, not an object or an array of items")
+        }
+        var firstEmpty: (JSONPath, Int)?
+        for path in itemsPaths {
+            guard case .array(let range, let count) = values[path] else { continue }
+            if count == 0 {
+                firstEmpty = firstEmpty ?? (path, 0)
+            } else if case .object? = try? JSONScanner().value(in: body, range: range, at: JSONPath(components: [.index(0)])) {
+                return (path, count)
+            }
+        }
+        if let firstEmpty { return firstEmpty }
+        let members = topLevelMembers(body)
+        let arrays = members.filter { $0.value is [[String: Any]] && !(($0.value as? [Any])?.isEmpty ?? true) }
+        if arrays.count == 1, let key = arrays.first?.key, !key.contains("."), !key.isEmpty,
+            case .array(_, let count)? = try? JSONScanner().value(in: body, range: 0..<body.count, at: path(key))
+        {
+            return (path(key), count)
+        }
+        let keys = members.keys.sorted().prefix(30).map { "\"\($0)\"" }.joined(separator: ", ")
+        throw .notDetected(
+            url: url,
+            reason: "no items array found on the first page (keys seen: \(keys.isEmpty ? "none" : keys)); "
+                + "set the route's \"items\" to the key that holds them")
+    }
+
+    /// The top-level members of an object body, decoded only to name them in a message or find the one array.
+    private static func topLevelMembers(_ body: [UInt8]) -> [String: Any] {
+        (try? JSONSerialization.jsonObject(with: Data(body), options: [.fragmentsAllowed])) as? [String: Any] ?? [:]
+    }
+
+    private static func path(_ dotted: String) -> JSONPath {
+        JSONPath(components: dotted.split(separator: ".").map { .key(String($0)) })
+    }
+}

@@ -1,0 +1,56 @@
+import Testing
+
+@testable import PageProxyCore
+
+/// `AutoPagination`: detects from the first page, walks on with what it found, and fetches page 1 once.
+@Suite struct AutoPaginationTests {
+    private func start(_ transport: FakeTransport, itemsPath: JSONPath? = nil) async throws -> (PageWalker, DetectedPagination?) {
+        let base = PageURL(string: "http://api.test/items")!
+        return try await AutoPagination.start(base: base, itemsPath: itemsPath, options: PageWalker.Options()) { url, number throws(PaginationError) in
+            do throws(UpstreamError) {
+                return try await transport.send(UpstreamRequest(url: url), timeout: .seconds(5), maxBodyBytes: 1 << 20)
+            } catch {
+                throw .upstreamFailed(page: number, url: url, error: error)
+            }
+        }
+    }
+
+    private func items(_ walker: PageWalker) async throws -> [[UInt8]] {
+        var items: [[UInt8]] = []
+        while let page = try await walker.next() { items += page.itemBytes }
+        return items
+    }
+
+    @Test("a next-url API is walked to its end with page 1 fetched once")
+    func walksWithTheDetectedScheme() async throws {
+        let transport = FakeTransport { url in
+            let page = url.integerQueryValue("page") ?? 1
+            let next = page < 3 ? #""http://api.test/items?page=\#(page + 1)""# : "null"
+            return .json(#"{"count":6,"next":\#(next),"results":[{"id":\#(page * 2 - 1)},{"id":\#(page * 2)}]}"#)
+        }
+        let (walker, detected) = try await start(transport)
+        #expect(detected?.schemeName == "next-url")
+        #expect(try await items(walker) == (1...6).map { Array(#"{"id":\#($0)}"#.utf8) })
+        #expect(transport.requestedURLs == [
+            "http://api.test/items", "http://api.test/items?page=2", "http://api.test/items?page=3",
+        ])
+    }
+
+    @Test("a first page with a 4xx is not inspected: the walker reports it as for any route")
+    func upstreamErrorGoesToTheWalker() async throws {
+        let transport = FakeTransport { _ in UpstreamResponse(status: HTTPStatus(code: 401), headers: HTTPHeaders(), body: Array(#"{"message":"Bad credentials"}"#.utf8)) }
+        let (walker, detected) = try await start(transport)
+        #expect(detected == nil)
+        await #expect(throws: PaginationError.self) { try await walker.next() }
+        #expect(transport.requestedURLs.count == 1)
+    }
+
+    @Test("a page with items and no next is the whole answer")
+    func singlePage() async throws {
+        let transport = FakeTransport { _ in .json(#"[{"id":1},{"id":2}]"#) }
+        let (walker, detected) = try await start(transport)
+        #expect(detected?.schemeName == "single-page")
+        #expect(try await items(walker).count == 2)
+        #expect(transport.requestedURLs.count == 1)
+    }
+}

@@ -1,0 +1,49 @@
+import Foundation
+import PageProxyCore
+import Testing
+
+@testable import PageProxy
+
+/// `PageProxy probe URL`, run as a user runs it, against the mock's wire formats.
+@Suite struct ProbeCommandTests {
+    @Test("probe prints what it detected and a route that check-config accepts",
+          arguments: [("drf-pages", "next-url", "results"), ("github", "link-header", "$"), ("slack", "cursor", "members"),
+                      ("stripe", "has-more", "data")])
+    func printsARoute(service: String, scheme: String, items: String) async throws {
+        try await TestStack.run { stack in
+            let url = "http://127.0.0.1:\(stack.mockPort)/\(service)/items"
+            let outcome = try await runPageProxy(["probe", url, "--header", "Authorization: Bearer secret-token"])
+            #expect(outcome.status == 0, "\(outcome.output)\(outcome.errors)")
+            #expect(outcome.output.contains("scheme   \(scheme)"))
+            #expect(outcome.output.contains("items    \(items) (\(SchemeRoutes.pageSize) on this page)"))
+            // The credential is not echoed: the route names an environment variable instead.
+            #expect(!outcome.output.contains("secret-token"))
+            let route = try #require(outcome.output.range(of: "{ \"name\"").map { String(outcome.output[$0.lowerBound...]) })
+            let file = FileManager.default.temporaryDirectory.appendingPathComponent("pageproxy-probe-\(UUID().uuidString).json")
+            defer { try? FileManager.default.removeItem(at: file) }
+            try Data(#"{"routes":[\#(route)]}"#.utf8).write(to: file)
+            let check = try await runPageProxy(["check-config", file.path])
+            #expect(check.status == 1 && check.errors.contains("AUTHORIZATION"), "the ${AUTHORIZATION} placeholder must be set")
+            let checked = try await runPageProxy(["check-config", file.path], environment: ["AUTHORIZATION": "Bearer x"])
+            #expect(checked.status == 0, "\(route)\n\(checked.errors)")
+            #expect(checked.output.contains("(\(scheme))"))
+        }
+    }
+
+    @Test("probe says when it cannot tell, and exits 1", arguments: ["plain", "wrapped"])
+    func cannotTell(service: String) async throws {
+        try await TestStack.run { stack in
+            let outcome = try await runPageProxy(["probe", "http://127.0.0.1:\(stack.mockPort)/\(service)/items"])
+            #expect(outcome.status == 1)
+            #expect(outcome.output.contains("cannot tell"))
+            #expect(!outcome.output.contains("A route for config.json"))
+        }
+    }
+
+    @Test("probe without a URL is a usage error")
+    func usage() async throws {
+        let outcome = try await runPageProxy(["probe"])
+        #expect(outcome.status == 2)
+        #expect(outcome.errors.contains("usage: PageProxy probe URL"))
+    }
+}

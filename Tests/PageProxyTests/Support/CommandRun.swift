@@ -1,0 +1,25 @@
+import Foundation
+
+/// What a `PageProxy` command printed and how it exited.
+struct CommandOutcome {
+    var status: Int32
+    var output: String
+    var errors: String
+}
+
+/// Runs the built `PageProxy` binary with `arguments` (and `environment` added to ours) to its end (bounded: 30 s).
+func runPageProxy(_ arguments: [String], environment: [String: String] = [:]) async throws -> CommandOutcome {
+    let process = Process()
+    process.executableURL = ProxyProcess.binary
+    process.arguments = arguments
+    process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+    let output = Pipe()
+    let errors = Pipe()
+    process.standardOutput = output
+    process.standardError = errors
+    try process.run()
+    try await poll("PageProxy \(arguments.joined(separator: " ")) exits", limit: .seconds(30)) { !process.isRunning }
+    let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    let errorText = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    return CommandOutcome(status: process.terminationStatus, output: text, errors: errorText)
+}

@@ -1,0 +1,100 @@
+"""The harness's cases: a PageProxy route as a user would write it in config.json (the README's routes for real
+services), the server it points at, and how the truth is walked directly (`truth`, see run.direct_walk).
+
+`upstream` is a path on the server; run.py puts the server's loopback origin in front of it.
+"""
+
+GITHUB_ACCEPT = {"Accept": "application/vnd.github+json"}
+COMMENTS = "/repos/PyGithub/PyGithub/issues/1136/comments"
+ARTIFACTS = "/repos/transmission-web-control/transmission-web-control/actions/artifacts?name=build-tar"
+SEARCH = "/search/code?q=%22profile+%3D+black%22+in%3Afile+language%3Atoml"
+
+TRUTH = {
+    "drf-pages": {"kind": "body-next", "start": "/api/pages/", "next": "next", "items": "results"},
+    "drf-offset": {"kind": "body-next", "start": "/api/offset/", "next": "next", "items": "results"},
+    "drf-cursor": {"kind": "body-next", "start": "/api/cursor/", "next": "next", "items": "results"},
+    "jsonapi": {"kind": "body-next", "start": "/jsonapi/things/", "next": "links.next", "items": "data",
+                "headers": {"Accept": "application/vnd.api+json"}},
+    "fastapi-page": {"kind": "page-count", "start": "/page?size=100", "items": "items"},
+    "fastapi-links": {"kind": "body-next", "start": "/links?size=100", "next": "links.next", "items": "items"},
+    "fastapi-offset": {"kind": "offset-total", "start": "/offset?limit=100", "items": "items"},
+    "fastapi-cursor": {"kind": "cursor", "start": "/cursor?size=100", "cursor": "next_page", "parameter": "cursor",
+                       "items": "items"},
+    "github-comments": {"kind": "link", "start": COMMENTS + "?per_page=3", "items": "", "headers": GITHUB_ACCEPT},
+    "github-artifacts": {"kind": "link", "start": ARTIFACTS, "items": "artifacts", "headers": GITHUB_ACCEPT},
+    "github-search": {"kind": "link", "start": SEARCH + "&per_page=5", "items": "items", "headers": GITHUB_ACCEPT},
+}
+
+DRF, JSONAPI, FASTAPI, GITHUB = ("DRF 3.18 (runserver)", "DRF JSON:API 8.1 (runserver)",
+                                 "fastapi-pagination 0.16 (uvicorn)", "api.github.com replay")
+
+
+def case(name, server, label, truth, upstream, pagination, items=None, **extra):
+    route = {"name": name, "upstream": upstream, "pagination": pagination}
+    if items is not None:
+        route["items"] = items
+    route.update(extra)
+    return {"name": name, "server": server, "label": label, "truth": TRUTH[truth], "route": route}
+
+
+def auto(name, server, label, truth, upstream, **extra):
+    return case(name, server, label, truth, upstream, {"scheme": "auto"}, **extra)
+
+
+CASES = [
+    # Django REST Framework's three pagination classes.
+    case("drf-pages", "django", DRF + " PageNumberPagination", "drf-pages", "/api/pages/",
+         {"scheme": "next-url", "nextPath": "next"}, "results"),
+    case("drf-pages-numbered", "django", DRF + " PageNumberPagination", "drf-pages", "/api/pages/",
+         {"scheme": "page-number", "sizeParameter": "page_size", "pageSize": 100}, "results"),
+    case("drf-pages-total", "django", DRF + " PageNumberPagination", "drf-pages", "/api/pages/",
+         {"scheme": "page-number", "sizeParameter": "page_size", "pageSize": 100, "totalItemsPath": "count"}, "results"),
+    case("drf-pages-noslash", "django", DRF + " PageNumberPagination", "drf-pages", "/api/pages",
+         {"scheme": "next-url", "nextPath": "next"}, "results"),
+    case("drf-offset", "django", DRF + " LimitOffsetPagination", "drf-offset", "/api/offset/",
+         {"scheme": "offset", "limit": 100, "totalItemsPath": "count"}, "results"),
+    case("drf-offset-next", "django", DRF + " LimitOffsetPagination", "drf-offset", "/api/offset/",
+         {"scheme": "next-url", "nextPath": "next"}, "results"),
+    case("drf-cursor", "django", DRF + " CursorPagination", "drf-cursor", "/api/cursor/",
+         {"scheme": "next-url", "nextPath": "next"}, "results"),
+    # djangorestframework-jsonapi.
+    case("jsonapi", "django", JSONAPI, "jsonapi", "/jsonapi/things/",
+         {"scheme": "next-url", "nextPath": "links.next"}, "data"),
+    case("jsonapi-accept", "django", JSONAPI, "jsonapi", "/jsonapi/things/",
+         {"scheme": "next-url", "nextPath": "links.next"}, "data", headers={"Accept": "application/vnd.api+json"}),
+    # fastapi-pagination.
+    case("fastapi-page", "fastapi", FASTAPI + " Page", "fastapi-page", "/page",
+         {"scheme": "page-number", "sizeParameter": "size", "pageSize": 100, "totalPagesPath": "pages"}, "items"),
+    case("fastapi-links", "fastapi", FASTAPI + " links.Page", "fastapi-links", "/links?size=100",
+         {"scheme": "next-url", "nextPath": "links.next"}, "items"),
+    case("fastapi-offset", "fastapi", FASTAPI + " LimitOffsetPage", "fastapi-offset", "/offset",
+         {"scheme": "offset", "limit": 100, "totalItemsPath": "total"}, "items"),
+    case("fastapi-cursor", "fastapi", FASTAPI + " CursorPage", "fastapi-cursor", "/cursor",
+         {"scheme": "cursor", "cursorPath": "next_page", "cursorParameter": "cursor", "sizeParameter": "size",
+          "pageSize": 100}, "items"),
+    # Recorded api.github.com traffic.
+    case("github-comments", "github", GITHUB + " issue comments", "github-comments", COMMENTS,
+         {"scheme": "link-header", "pageSize": 3}, headers=GITHUB_ACCEPT),
+    case("github-comments-lookahead", "github", GITHUB + " issue comments", "github-comments", COMMENTS,
+         {"scheme": "link-header", "pageSize": 3, "lookahead": 2}, headers=GITHUB_ACCEPT),
+    case("github-artifacts", "github", GITHUB + " artifacts", "github-artifacts", ARTIFACTS,
+         {"scheme": "link-header"}, "artifacts", headers=GITHUB_ACCEPT),
+    case("github-artifacts-lookahead", "github", GITHUB + " artifacts", "github-artifacts", ARTIFACTS,
+         {"scheme": "link-header", "lookahead": 3}, "artifacts", concurrency=4, headers=GITHUB_ACCEPT),
+    case("github-search", "github", GITHUB + " code search", "github-search", SEARCH,
+         {"scheme": "page-number", "pageSize": 5, "totalItemsPath": "total_count"}, "items", headers=GITHUB_ACCEPT),
+    # scheme "auto": the same endpoints, nothing said but the URL.
+    auto("auto-drf-pages", "django", DRF + " PageNumberPagination", "drf-pages", "/api/pages/"),
+    auto("auto-drf-offset", "django", DRF + " LimitOffsetPagination", "drf-offset", "/api/offset/"),
+    auto("auto-drf-cursor", "django", DRF + " CursorPagination", "drf-cursor", "/api/cursor/"),
+    auto("auto-jsonapi", "django", JSONAPI, "jsonapi", "/jsonapi/things/"),
+    auto("auto-fastapi-page", "fastapi", FASTAPI + " Page", "fastapi-page", "/page?size=100"),
+    auto("auto-fastapi-links", "fastapi", FASTAPI + " links.Page", "fastapi-links", "/links?size=100"),
+    auto("auto-fastapi-offset", "fastapi", FASTAPI + " LimitOffsetPage", "fastapi-offset", "/offset?limit=100"),
+    auto("auto-fastapi-cursor", "fastapi", FASTAPI + " CursorPage", "fastapi-cursor", "/cursor?size=100"),
+    auto("auto-github-comments", "github", GITHUB + " issue comments", "github-comments", COMMENTS + "?per_page=3",
+         headers=GITHUB_ACCEPT),
+    auto("auto-github-artifacts", "github", GITHUB + " artifacts", "github-artifacts", ARTIFACTS, headers=GITHUB_ACCEPT),
+    auto("auto-github-search", "github", GITHUB + " code search", "github-search", SEARCH + "&per_page=5",
+         headers=GITHUB_ACCEPT),
+]

@@ -1,0 +1,10 @@
+from django.urls import path
+
+from . import views
+
+urlpatterns = [
+    path("api/pages/", views.PageList.as_view()),
+    path("api/offset/", views.OffsetList.as_view()),
+    path("api/cursor/", views.CursorList.as_view()),
+    path("jsonapi/things/", views.JSONAPIList.as_view()),
+]

@@ -1,0 +1,61 @@
+from rest_framework import generics, pagination, serializers
+from rest_framework_json_api import pagination as jsonapi_pagination
+from rest_framework_json_api import parsers as jsonapi_parsers
+from rest_framework_json_api import renderers as jsonapi_renderers
+from rest_framework_json_api import serializers as jsonapi_serializers
+
+from .models import Thing
+
+
+class ThingSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = Thing
+        fields = ["id", "name", "kind", "price", "note"]
+
+
+class Pages(pagination.PageNumberPagination):
+    page_size = 100
+    page_size_query_param = "page_size"
+
+
+class Offsets(pagination.LimitOffsetPagination):
+    default_limit = 100
+
+
+class Cursors(pagination.CursorPagination):
+    page_size = 100
+    ordering = "id"
+
+
+class PageList(generics.ListAPIView):
+    queryset = Thing.objects.all()
+    serializer_class = ThingSerializer
+    pagination_class = Pages
+
+
+class OffsetList(PageList):
+    pagination_class = Offsets
+
+
+class CursorList(PageList):
+    pagination_class = Cursors
+
+
+class JSONAPIThingSerializer(jsonapi_serializers.ModelSerializer):
+    class Meta:
+        model = Thing
+        fields = ["name", "kind", "price", "note"]
+
+
+class JSONAPIPages(jsonapi_pagination.JsonApiPageNumberPagination):
+    page_size = 100
+
+
+class JSONAPIList(generics.ListAPIView):
+    """The library's recommended setup: its renderer and parser only, so only application/vnd.api+json is offered."""
+    queryset = Thing.objects.all()
+    serializer_class = JSONAPIThingSerializer
+    pagination_class = JSONAPIPages
+    renderer_classes = [jsonapi_renderers.JSONRenderer]
+    parser_classes = [jsonapi_parsers.JSONParser]
+    resource_name = "things"

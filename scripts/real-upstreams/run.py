@@ -1,0 +1,310 @@
+#!/usr/bin/env python3
+"""PageProxy against real paginated servers that other people wrote, on loopback.
+
+    python3 scripts/real-upstreams/run.py [--only SUBSTRING] [--json FILE] [--no-probe]
+
+Starts Django REST Framework and djangorestframework-jsonapi (Django's runserver), fastapi-pagination (uvicorn),
+and a replay of recorded api.github.com traffic; builds PageProxy in release mode; and for each case walks the
+server's own links directly in Python (the truth, a new connection per page like a naive client), then asks
+PageProxy on a route written as a user would write it (README): merged JSON and NDJSON, each cold (empty cache)
+and cached (the same request again). Items are compared one by one with the truth; where the server writes compact
+JSON, each NDJSON line must also occur byte for byte in the page the server sent. One PASS/FAIL line per case;
+exit 1 on any failure. Where the packages cannot be installed (offline), one SKIP line and exit 0.
+
+The servers' packages live in scripts/real-upstreams/.venv (git-ignored), pinned by requirements.txt. The GitHub
+recordings come from the PyGithub sdist on PyPI (tests/ReplayData), downloaded into the same folder.
+Python standard library only in this file; every server listens on 127.0.0.1 and is stopped by its PID.
+"""
+import argparse, http.client, json, os, shutil, subprocess, sys, tarfile, tempfile, time, urllib.error, urllib.request
+from urllib.parse import urljoin, urlencode, urlsplit, urlunsplit, parse_qsl
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(ROOT, "bench"))
+import benchlib  # noqa: E402  (free_port, wait_listening, stop, ensure_binary)
+
+VENV = os.path.join(HERE, ".venv")
+PYTHON = os.path.join(VENV, "bin", "python")
+PYGITHUB = "PyGithub==2.10.0"
+REPLAY_DIR = os.path.join(VENV, "replay")
+
+from cases import CASES  # noqa: E402
+
+
+def skip(reason):
+    print(f"SKIP real-upstreams: {reason}")
+    sys.exit(0)
+
+
+def ensure_packages():
+    """The venv and the recordings; a failure to get them (no network, no PyPI) is a SKIP, not a failure."""
+    requirements = os.path.join(HERE, "requirements.txt")
+    stamp = os.path.join(VENV, ".installed")
+    try:
+        if not (os.path.exists(stamp) and open(stamp).read() == open(requirements).read() + PYGITHUB):
+            if not os.path.exists(PYTHON):
+                subprocess.run([sys.executable, "-m", "venv", VENV], check=True, capture_output=True)
+            benchlib.log("installing scripts/real-upstreams/requirements.txt into .venv ...")
+            subprocess.run([PYTHON, "-m", "pip", "install", "-q", "-r", requirements], check=True, capture_output=True,
+                           timeout=600)
+            download = tempfile.mkdtemp(prefix="pp-pygithub-")
+            subprocess.run([PYTHON, "-m", "pip", "download", "-q", "--no-deps", "--no-binary", ":all:", "-d", download,
+                            PYGITHUB], check=True, capture_output=True, timeout=300)
+            archive = next(os.path.join(download, f) for f in os.listdir(download) if f.endswith(".tar.gz"))
+            shutil.rmtree(REPLAY_DIR, ignore_errors=True)
+            os.makedirs(REPLAY_DIR)
+            with tarfile.open(archive) as tar:
+                for member in tar.getmembers():
+                    if "/tests/ReplayData/" in member.name and member.isfile():
+                        member.name = os.path.basename(member.name)
+                        tar.extract(member, REPLAY_DIR, filter="data")
+            shutil.rmtree(download, ignore_errors=True)
+            open(stamp, "w").write(open(requirements).read() + PYGITHUB)
+    except (subprocess.CalledProcessError, subprocess.TimeoutExpired, StopIteration, OSError) as error:
+        detail = getattr(error, "stderr", b"") or b""
+        last = detail.decode(errors="replace").strip().splitlines()[-1:] if detail else [str(error)]
+        skip(f"cannot install the real servers' packages from PyPI ({' '.join(last)[:200]})")
+
+
+def start_servers(workdir):
+    ports = {"django": benchlib.free_port(), "fastapi": benchlib.free_port(), "github": benchlib.free_port()}
+    commands = {
+        "django": [PYTHON, os.path.join(HERE, "django_server.py"), str(ports["django"])],
+        "fastapi": [PYTHON, os.path.join(HERE, "fastapi_server.py"), str(ports["fastapi"])],
+        "github": [sys.executable, os.path.join(HERE, "github_replay.py"), str(ports["github"]), REPLAY_DIR],
+    }
+    procs = {}
+    for name, command in commands.items():
+        log = open(os.path.join(workdir, f"{name}.log"), "wb")
+        procs[name] = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT)
+    for name, proc in procs.items():
+        benchlib.wait_listening(ports[name], proc, limit=60, name=name)
+    return procs, {name: f"http://127.0.0.1:{port}" for name, port in ports.items()}
+
+
+# ---- the truth: the server's own links, walked directly ----
+
+def fetch(url, headers):
+    with urllib.request.urlopen(urllib.request.Request(url, headers=headers), timeout=30) as response:
+        return response.status, dict(response.headers), response.read()
+
+
+def at(value, path):
+    for key in path.split(".") if path else []:
+        if not isinstance(value, dict):
+            return None
+        value = value.get(key)
+    return value
+
+
+def set_query(url, name, value):
+    parts = urlsplit(url)
+    pairs = [(k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True) if k != name] + [(name, str(value))]
+    return urlunsplit(parts._replace(query=urlencode(pairs)))
+
+
+def next_link(headers):
+    for part in headers.get("Link", headers.get("link", "")).split(","):
+        if 'rel="next"' in part:
+            return part.split(";")[0].strip().strip("<>")
+    return None
+
+
+def direct_walk(truth, origin):
+    """Pages (raw body, items) by the server's own rules; `truth` names the rule, see cases.py."""
+    kind, start, items_path, headers = truth["kind"], origin + truth["start"], truth["items"], truth.get("headers", {})
+    pages, url, seen = [], start, set()
+    while url and len(pages) < 1000:
+        assert url not in seen, f"the server's links loop at {url}"
+        seen.add(url)
+        status, response_headers, body = fetch(url, headers)
+        document = json.loads(body)
+        items = at(document, items_path) if items_path else document
+        pages.append((body, items))
+        if kind == "link":
+            url = next_link(response_headers)
+        elif kind == "body-next":
+            link = at(document, truth["next"])
+            url = urljoin(url, link) if link else None
+        elif kind == "cursor":
+            cursor = at(document, truth["cursor"])
+            url = set_query(url, truth["parameter"], cursor) if cursor else None
+        elif kind == "page-count":
+            page = document["page"]
+            url = set_query(url, "page", page + 1) if page < document["pages"] else None
+        elif kind == "offset-total":
+            offset = document["offset"] + document["limit"]
+            url = set_query(url, "offset", offset) if offset < document["total"] else None
+        else:
+            raise ValueError(kind)
+    return pages
+
+
+# ---- PageProxy ----
+
+def proxy_get(port, route, ndjson):
+    url = f"http://127.0.0.1:{port}/{route}" + ("?_format=ndjson" if ndjson else "")
+    started = time.perf_counter()
+    try:
+        with urllib.request.urlopen(url, timeout=120) as response:
+            status, headers = response.status, dict(response.headers)
+            try:
+                body = response.read()
+            except http.client.IncompleteRead as error:
+                # A stream that broke after it began: its last line says why (README "NDJSON").
+                last = error.partial.rstrip(b"\n").rsplit(b"\n", 1)[-1]
+                status, body = "broken stream", json.dumps({"error": {"code": "stream", "message": last.decode(errors="replace")}}).encode()
+    except urllib.error.HTTPError as error:
+        status, headers, body = error.code, dict(error.headers), error.read()
+    return status, headers, body, time.perf_counter() - started
+
+
+def compare(pages, status, headers, body, ndjson):
+    """None when PageProxy's answer holds the truth's items in order (and, for NDJSON, byte for byte), else why."""
+    if status != 200:
+        try:
+            error = json.loads(body)["error"]
+            return f"HTTP {status} {error['code']}: {error['message'][:200]}"
+        except (ValueError, KeyError, TypeError):
+            return f"HTTP {status}: {body[:160]!r}"
+    truth = [item for _, items in pages for item in items]
+    if ndjson:
+        lines = body.split(b"\n")
+        if lines[-1] != b"":
+            return "NDJSON does not end with a newline"
+        lines = lines[:-1]
+        got = [json.loads(line) for line in lines]
+    else:
+        got = json.loads(body)
+    if len(got) != len(truth):
+        return f"{len(got)} items, the direct walk found {len(truth)}"
+    for index, (mine, theirs) in enumerate(zip(got, truth)):
+        if mine != theirs:
+            return f"item {index} differs: {json.dumps(mine)[:80]} vs {json.dumps(theirs)[:80]}"
+    if ndjson:
+        # Byte-exact: each line occurs, in order, in the bytes the server sent (when the server writes compact JSON).
+        raw = b"".join(page for page, _ in pages)
+        position = 0
+        for index, line in enumerate(lines):
+            found = raw.find(line, position)
+            if found < 0:
+                return f"item {index} is not byte-exact: {line[:80]!r}"
+            position = found + len(line)
+    return None
+
+
+def run_proxy(binary, case, origins, workdir, ndjson):
+    """A PageProxy with an empty cache and the case's route: the request cold, then cached."""
+    port = benchlib.free_port()
+    cache = tempfile.mkdtemp(prefix="cache-", dir=workdir)
+    route = dict(case["route"], upstream=origins[case["server"]] + case["route"]["upstream"])
+    config = {"listen": {"address": "127.0.0.1", "port": port}, "logLevel": "warning",
+              "cache": {"directory": cache, "maxBytes": 268435456}, "routes": [route]}
+    path = os.path.join(workdir, "check.json")
+    with open(path, "w") as f:
+        json.dump(config, f)
+    checked = subprocess.run([binary, "check-config", path], capture_output=True, text=True)
+    if checked.returncode != 0:
+        body = json.dumps({"error": {"code": "config_refused", "message": checked.stderr.strip()}}).encode()
+        return [(0, {}, body, 0.0)] * 2
+    proc = benchlib.start_pageproxy(binary, config, workdir)
+    try:
+        return [proxy_get(port, case["route"]["name"], ndjson) for _ in range(2)]
+    finally:
+        benchlib.stop(proc, "PageProxy")
+
+
+def github_requests(origin):
+    _, _, body = fetch(origin + "/__requests", {})
+    urllib.request.urlopen(urllib.request.Request(origin + "/__requests", data=b"", method="POST"), timeout=5).read()
+    return json.loads(body)
+
+
+def probe(binary, case, origins):
+    url = origins[case["server"]] + case["truth"]["start"]
+    command = [binary, "probe", url] + [arg for name, value in case["truth"].get("headers", {}).items()
+                                        for arg in ("--header", f"{name}: {value}")]
+    done = subprocess.run(command, capture_output=True, text=True, timeout=60)
+    return {"command": " ".join(command[1:]).replace(url, case["truth"]["start"]), "status": done.returncode,
+            "output": (done.stdout + done.stderr).replace(origins[case["server"]], "http://127.0.0.1:PORT")}
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--only", help="run only the cases whose name contains this")
+    parser.add_argument("--json", help="write the results to this file")
+    parser.add_argument("--no-probe", action="store_true", help="do not run `PageProxy probe` per endpoint")
+    args = parser.parse_args()
+    benchlib.sigterm_as_interrupt()
+    ensure_packages()
+    binary = benchlib.ensure_binary(rebuild=True)
+    cases = [case for case in CASES if not args.only or args.only in case["name"]]
+    workdir = tempfile.mkdtemp(prefix="pp-real-")
+    procs = {}
+    results, probes, failures = [], [], 0
+    try:
+        procs, origins = start_servers(workdir)
+        truths = {}
+        for case in cases:
+            key = (case["server"], json.dumps(case["truth"], sort_keys=True))
+            if key not in truths:
+                started = time.perf_counter()
+                pages = direct_walk(case["truth"], origins[case["server"]])
+                truths[key] = (pages, time.perf_counter() - started)
+        if "github" in origins:
+            github_requests(origins["github"])
+        merged, streamed = {}, {}
+        for case in cases:  # one at a time, so that the replay's request log belongs to one case
+            merged[case["name"]] = run_proxy(binary, case, origins, workdir, ndjson=False)
+            case["upstream_requests"] = len(github_requests(origins["github"])) if case["server"] == "github" else None
+            streamed[case["name"]] = run_proxy(binary, case, origins, workdir, ndjson=True)
+            if case["server"] == "github":
+                github_requests(origins["github"])
+        for case in cases:
+            pages, direct = truths[(case["server"], json.dumps(case["truth"], sort_keys=True))]
+            (cold, cached), (ndjson_cold, ndjson_cached) = merged[case["name"]], streamed[case["name"]]
+            problems = [f"{label}: {problem}" for label, answer, is_ndjson in
+                        [("merged cold", cold, False), ("merged cached", cached, False),
+                         ("ndjson cold", ndjson_cold, True), ("ndjson cached", ndjson_cached, True)]
+                        if (problem := compare(pages, answer[0], answer[1], answer[2], is_ndjson))]
+            result = {"name": case["name"], "server": case["label"], "scheme": case["route"]["pagination"]["scheme"],
+                      "route": case["route"], "pages": len(pages), "items": sum(len(i) for _, i in pages),
+                      "direct_s": direct, "cold_s": cold[3], "cached_s": cached[3], "ndjson_cold_s": ndjson_cold[3],
+                      "ndjson_cached_s": ndjson_cached[3], "passed": not problems, "problems": problems,
+                      "detected": cold[1].get("PageProxy-Scheme"), "upstream_requests": case["upstream_requests"],
+                      }
+            results.append(result)
+            failures += bool(problems)
+            timing = (f"direct {direct:.3f}s  merged cold {cold[3]:.3f}s ({cold[3] / direct:.2f}x direct) cached {cached[3]:.3f}s"
+                      f"  ndjson cold {ndjson_cold[3]:.3f}s cached {ndjson_cached[3]:.3f}s")
+            extra = f"  [{result['detected']}]" if result["detected"] else ""
+            if case["upstream_requests"] is not None:
+                extra += f"  upstream requests {case['upstream_requests']} for {len(pages)} pages"
+            line = f"{case['name']:<28} {len(pages):>3} pages {result['items']:>5} items  {timing}{extra}"
+            # The four answers often fail alike: each distinct problem once, with the answers it concerns.
+            distinct = {}
+            for problem in problems:
+                label, _, text = problem.partition(": ")
+                distinct.setdefault(text, []).append(label)
+            result["problems"] = [f"{', '.join(labels)}: {text}" for text, labels in distinct.items()]
+            print(("PASS " if not problems else "FAIL ") + line + "".join(f"\n     {p}" for p in result["problems"]), flush=True)
+        if not args.no_probe:
+            seen = set()
+            for case in cases:
+                if (case["server"], case["truth"]["start"]) not in seen:
+                    seen.add((case["server"], case["truth"]["start"]))
+                    probes.append(dict(probe(binary, case, origins), server=case["label"]))
+    finally:
+        for name, proc in procs.items():
+            benchlib.stop(proc, name)
+        shutil.rmtree(workdir, ignore_errors=True)
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({"uptime": subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip(),
+                       "results": results, "probes": probes}, f, indent=1)
+    print(f"{len(results) - failures} passed, {failures} failed")
+    sys.exit(1 if failures else 0)
+
+
+if __name__ == "__main__":
+    main()
