@@ -27,9 +27,6 @@ enum MockService: String, Sendable, CaseIterable {
     /// both paths serve the same data.
     static let githubLinkPath = "/repositories/1/items"
 
-    /// The path the service's links use.
-    var linkPath: String { self == .github ? Self.githubLinkPath : path }
-
     /// The service routed at `path`, if any.
     init?(path: String) {
         if path == Self.githubLinkPath {
