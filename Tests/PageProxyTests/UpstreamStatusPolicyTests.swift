@@ -98,6 +98,19 @@ import Testing
         }
     }
 
+    @Test("a refused redirect is a 502 that names where it pointed, without credentials")
+    func foreignRedirectIsRendered() {
+        let url = PageURL(string: "http://api.test/items")!
+        let error = PaginationError.upstreamFailed(
+            page: 1, url: url, error: .foreignRedirect(origin: "http://api.test", location: "https://evil.test/x?token=REDACTED"))
+        let response = PaginationErrorResponse(error, route: "r")
+        #expect(response.status.code == 502)
+        #expect(response.code == "foreign_redirect")
+        let body = Self.json(response.body)
+        #expect(body["location"] as? String == "https://evil.test/x?token=REDACTED")
+        #expect((body["message"] as? String)?.contains("redirected to https://evil.test/x") == true)
+    }
+
     @Test("the default Accept admits JSON:API's media type; a route's own Accept replaces it")
     func defaultAcceptSatisfiesJSONAPI() async throws {
         var strict = SchemeRoutes.all[7]
