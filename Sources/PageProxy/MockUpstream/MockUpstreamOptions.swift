@@ -18,6 +18,9 @@ struct MockUpstreamOptions: Sendable {
     var rateLimit: MockRateLimiter.Limit? = nil
     /// The wall clock of the rate limit's windows (tests inject one).
     var now: @Sendable () -> Date = Date.init
+    /// Write each answer's head and body in two writes, as Django's `runserver` does (PageProxy's reads must then
+    /// reassemble a response that arrives in two segments).
+    var splitsHeadAndBody = false
 
     init(totalItems: Int = 250, pageSize: Int = 20, maxPageSize: Int = 100, latency: Duration = .zero) {
         self.totalItems = totalItems

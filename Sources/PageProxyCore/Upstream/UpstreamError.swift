@@ -16,6 +16,10 @@ public enum UpstreamError: Error, Equatable, CustomStringConvertible {
     case tlsFailed(origin: String, reason: String)
     /// The origin's rate-limit budget is spent for longer than the client request may wait (see `OriginBudget`).
     case rateLimited(origin: String, wait: Duration)
+    /// A redirect pointed outside the route's origin: refused, never requested (`location` without credentials).
+    case foreignRedirect(origin: String, location: String)
+    /// Redirects came back to a URL already visited, or went on past the bound.
+    case redirectLoop(origin: String, location: String, limit: Int)
 
     public var description: String {
         switch self {
@@ -28,6 +32,10 @@ public enum UpstreamError: Error, Equatable, CustomStringConvertible {
         case .tlsFailed(let origin, let reason): "TLS with \(origin) failed: \(reason)"
         case .rateLimited(let origin, let wait):
             "the rate limit of \(origin) allows no request for another \(Self.wholeSeconds(wait)) s, past this request's deadline"
+        case .foreignRedirect(let origin, let location):
+            "\(origin) redirected to \(location), outside the route's origin; the redirect was not followed"
+        case .redirectLoop(let origin, let location, let limit):
+            "\(origin) redirected in a loop or more than \(limit) times (last to \(location))"
         }
     }
 
@@ -35,7 +43,7 @@ public enum UpstreamError: Error, Equatable, CustomStringConvertible {
     public var isRetryable: Bool {
         switch self {
         case .connectFailed, .timedOut, .connectionLost: true
-        case .invalidResponse, .responseTooLarge, .unsupportedScheme, .tlsFailed, .rateLimited: false
+        case .invalidResponse, .responseTooLarge, .unsupportedScheme, .tlsFailed, .foreignRedirect, .redirectLoop, .rateLimited: false
         }
     }
 
