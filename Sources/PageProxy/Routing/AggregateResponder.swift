@@ -14,6 +14,10 @@ struct AggregateResponder: Sendable {
     let spool: MergedSpool
     /// Merged answers whose pages are all fresh in the cache, answered again without a walk.
     let memo: MergedAnswerMemo
+    /// Every upstream origin's request budget, shared by all requests.
+    let budgets: OriginBudgets
+    /// Where `lookahead` walks learn where upstreams' links point, shared by every request.
+    var lookahead = LookaheadMemory()
 
     /// How much of a spooled answer is read and written at a time.
     static let sendChunkBytes = 64 * 1024
@@ -41,10 +45,12 @@ struct AggregateResponder: Sendable {
         options.maxPages = route.maxPages
         options.pageLimit = controls.maxPages
         options.itemLimit = [controls.maxItems, route.maxItems].compactMap { $0 }.min()
+        options.lookaheadMemory = lookahead
         // One retry budget and one deadline for all the pages of this request.
         var retryPolicy = RetryPolicy(budget: route.retries)
         retryPolicy.maxServerDelay = route.maxRetryAfter
-        let transport = RetryingTransport(base: self.transport, policy: retryPolicy, deadline: .now + route.totalTimeout)
+        let transport = RetryingTransport(
+            base: self.transport, policy: retryPolicy, deadline: .now + route.totalTimeout, budgets: budgets)
         let tally = CacheTally()
         let policy = CachePolicy(ttl: route.ttl, staleIfError: route.staleIfError, forceRevalidate: controls.fresh)
         // Only merged answers are memoized; an NDJSON request needs no key.
@@ -57,11 +63,12 @@ struct AggregateResponder: Sendable {
             return
         }
         let fetch = makeFetcher(route: route, headers: headers, transport: transport, policy: policy, scan: Self.scanPaths(route), tally: tally)
+        let failure = FailureContext(route: route.name, secrets: CredentialRedaction.secrets(in: headers))
         let walk: RouteWalk
         do {
             walk = try await RouteWalk.start(route: route, base: base, options: options, fetch: fetch, writer: writer)
         } catch {
-            await sendFailure(error, route: route, writer: writer)
+            await sendFailure(error, failure, writer: writer)
             recordWalk(route: route, tally: tally, transport: transport, writer: writer)
             return
         }
@@ -74,9 +81,11 @@ struct AggregateResponder: Sendable {
             let shape = "\(route.pagination.name)\u{0}\(itemsPath)\u{0}\(options.pageLimit ?? -1)\u{0}\(options.itemLimit ?? -1)"
             await respondMerged(
                 walker: walk.walker, route: route, request: request, tally: tally, memoKey: memoKey, etagShape: shape,
-                extraHeaders: walk.headers, writer: writer)
+                extraHeaders: walk.headers, failure: failure, writer: writer)
         case .ndjson:
-            await respondStreamed(walker: walk.walker, route: route, request: request, tally: tally, extraHeaders: walk.headers, writer: writer)
+            await respondStreamed(
+                walker: walk.walker, route: route, request: request, tally: tally, extraHeaders: walk.headers, failure: failure,
+                writer: writer)
         }
         // The watcher must have stopped reading before the connection reads the next request.
         watcher.cancel()
@@ -94,7 +103,7 @@ struct AggregateResponder: Sendable {
 
     private func respondMerged(
         walker: PageWalker, route: RouteConfig, request: HTTPRequestHead, tally: CacheTally, memoKey: String, etagShape: String,
-        extraHeaders: HTTPHeaders, writer: ResponseWriter
+        extraHeaders: HTTPHeaders, failure: FailureContext, writer: ResponseWriter
     ) async {
         var framing = MergedJSONBody()
         // DESIGN.md: memory stays bounded whatever the total; past `spool.memoryBytes` the bytes wait on disk.
@@ -115,7 +124,7 @@ struct AggregateResponder: Sendable {
             etag.update(closing)
             try body.append(closing)
         } catch let error as PaginationError {
-            await sendFailure(error, route: route, writer: writer)
+            await sendFailure(error, failure, writer: writer)
             return
         } catch let error as SpoolError {
             // Stop fetching pages nobody will see; `body` has already dropped what it held.
@@ -129,8 +138,9 @@ struct AggregateResponder: Sendable {
             return
         }
         let tag = etag.finalize()
-        let headers = MergedAnswerHeaders.make(
+        var headers = MergedAnswerHeaders.make(
             extra: extraHeaders, pages: pages, items: items, truncated: walker.wasTruncated, cache: tally.summary, stale: tally.servedStale, etag: tag)
+        tally.freshness.addHeaders(to: &headers, route: route, request: request)
         writer.logFields["pages"] = .int(pages)
         writer.logFields["items"] = .int(items)
         // Every page stored and fresh: the answer is memoized, a spooled one too (read back once, within the memo's
@@ -175,15 +185,21 @@ struct AggregateResponder: Sendable {
         writer.logFields["pages"] = .int(answer.pages)
         writer.logFields["items"] = .int(answer.items)
         writer.logFields["cache"] = .string(answer.cacheSummary)
+        // What caches in front may do with it depends on the time and the request, so it is not among the prepared fields.
+        let freshness = AnswerFreshness()
+        freshness.record(freshUntil: answer.freshUntil)
+        var perRequest = HTTPHeaders()
+        freshness.addHeaders(to: &perRequest, route: route, request: request)
         if AggregateETag.matches(ifNoneMatch: request.headers.values("If-None-Match"), etag: answer.etag) {
             var headers = answer.headers
             headers.remove("Content-Type")
             headers.set("Content-Length", String(answer.body.count))
+            for field in perRequest { headers.set(field.name, field.value) }
             try? await writer.send(.notModified, headers: headers, body: [])
             return
         }
         // One lookup, one write of prepared bytes.
-        try? await writer.send(.ok, prepared: answer.preparedFields, body: answer.body)
+        try? await writer.send(.ok, prepared: answer.preparedFields, body: answer.body, perRequest: perRequest)
     }
 
     /// DESIGN.md "Errors": a merged answer that cannot be held is a JSON error pointing at the streamed output.
@@ -209,7 +225,7 @@ struct AggregateResponder: Sendable {
 
     private func respondStreamed(
         walker: PageWalker, route: RouteConfig, request: HTTPRequestHead, tally: CacheTally, extraHeaders: HTTPHeaders,
-        writer: ResponseWriter
+        failure: FailureContext, writer: ResponseWriter
     ) async {
         var pages = 0
         var items = 0
@@ -222,7 +238,7 @@ struct AggregateResponder: Sendable {
         do {
             first = try await walker.next()
         } catch {
-            await sendFailure(error, route: route, writer: writer)
+            await sendFailure(error, failure, writer: writer)
             return
         }
         var headers = extraHeaders
@@ -250,9 +266,9 @@ struct AggregateResponder: Sendable {
             if sendsTrailers { tally.addHeaders(to: &trailers) }
             try await writer.endStream(trailers: trailers)
         } catch let error as PaginationError {
-            let failure = PaginationErrorResponse(error, route: route.name)
-            writer.logFields["error"] = .string(failure.code)
-            try? await writer.writeStreamed(StreamFailureLine.make(errorJSON: failure.body))
+            let response = PaginationErrorResponse(error, route: failure.route, secrets: failure.secrets)
+            writer.logFields["error"] = .string(response.code)
+            try? await writer.writeStreamed(StreamFailureLine.make(errorJSON: response.body))
             writer.abortStream()
         } catch {
             // The client went away: stop fetching at once.
@@ -261,14 +277,25 @@ struct AggregateResponder: Sendable {
         }
     }
 
-    private func sendFailure(_ error: PaginationError, route: RouteConfig, writer: ResponseWriter) async {
-        let failure = PaginationErrorResponse(error, route: route.name)
-        await sendError(failure.status, code: failure.code, message: failure.message, details: failure.details, writer: writer)
+    /// What an error report of this request needs besides the error: the route, and the credentials it sent upstream.
+    private struct FailureContext {
+        let route: String
+        let secrets: [String]
     }
 
-    private func sendError(_ status: HTTPStatus, code: String, message: String, details: [(String, LogValue)], writer: ResponseWriter) async {
+    private func sendFailure(_ error: PaginationError, _ context: FailureContext, writer: ResponseWriter) async {
+        let response = PaginationErrorResponse(error, route: context.route, secrets: context.secrets)
+        await sendError(
+            response.status, code: response.code, message: response.message, details: response.details, headers: response.headers, writer: writer)
+    }
+
+    private func sendError(
+        _ status: HTTPStatus, code: String, message: String, details: [(String, LogValue)], headers extra: HTTPHeaders = HTTPHeaders(),
+        writer: ResponseWriter
+    ) async {
         writer.logFields["error"] = .string(code)
-        let (headers, body) = ErrorResponse.make(status: status, code: code, message: message, details: details)
+        var (headers, body) = ErrorResponse.make(status: status, code: code, message: message, details: details)
+        for (name, value) in extra { headers.add(name, value) }
         try? await writer.send(status, headers: headers, body: body)
     }
 
@@ -301,6 +328,7 @@ struct AggregateResponder: Sendable {
         let pages = self.pages
         let routeName = route.name
         let caFile = route.caFile
+        let ttl = route.ttl
         return { url, number throws(PaginationError) in
             let started = ContinuousClock.now
             do throws(UpstreamError) {
@@ -309,6 +337,7 @@ struct AggregateResponder: Sendable {
                     scan: scan)
                 let (response, source) = (fetched.response, fetched.outcome)
                 tally.record(source, stored: fetched.stored)
+                tally.freshness.record(response: response, outcome: source, freshUntil: fetched.stored?.freshUntil, routeTTL: ttl)
                 metrics.cacheOutcome(route: routeName, outcome: source.rawValue)
                 // A hit or a stale page made no upstream request that answered.
                 guard source != .hit && source != .stale else { return response }

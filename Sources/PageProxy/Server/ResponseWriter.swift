@@ -82,10 +82,10 @@ final class ResponseWriter {
 
     /// Sends a complete response whose own header lines were serialized ahead (`prepared`: `name: value CRLF` each,
     /// `Content-Length` included): only the status line and the per-request fields (Date, Server, Connection) are
-    /// built, and head, prepared lines and body leave in one gathering write.
-    func send(_ status: HTTPStatus, prepared: [UInt8], body: [UInt8]) async throws {
+    /// built, with the caller's `perRequest` ones, and head, prepared lines and body leave in one gathering write.
+    func send(_ status: HTTPStatus, prepared: [UInt8], body: [UInt8], perRequest fields: HTTPHeaders = HTTPHeaders()) async throws {
         precondition(!hasStarted, "a response is written once")
-        var perRequest = HTTPHeaders()
+        var perRequest = fields
         var head = head(status, headers: &perRequest)
         head.removeLast(2)  // the empty line that ends the section comes after the prepared fields
         state = .finished
