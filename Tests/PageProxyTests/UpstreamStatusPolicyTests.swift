@@ -106,7 +106,7 @@ import Testing
         let response = PaginationErrorResponse(error, route: "r")
         #expect(response.status.code == 502)
         #expect(response.code == "foreign_redirect")
-        let body = Self.json(response.body)
+        let body = Self.json(ErrorResponse.body(for: response))
         #expect(body["location"] as? String == "https://evil.test/x?token=REDACTED")
         #expect((body["message"] as? String)?.contains("redirected to https://evil.test/x") == true)
     }

@@ -1,4 +1,5 @@
 import Foundation
+import PageProxyCore
 #if canImport(Glibc)
 import Glibc
 #endif

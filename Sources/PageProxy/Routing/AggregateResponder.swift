@@ -28,14 +28,14 @@ struct AggregateResponder: Sendable {
         do {
             controls = try ProxyControls.parse(request)
         } catch {
-            await sendError(.badRequest, code: "invalid_control", message: error.message, details: [("control", .string(error.control))], writer: writer)
+            await writer.send(error)
             return
         }
         let headers: HTTPHeaders
         do {
             headers = try UpstreamHeaders.make(route: route, request: request)
         } catch {
-            await sendError(.badRequest, code: error.code, message: error.message, details: [("header", .string(error.header))], writer: writer)
+            await writer.send(error)
             return
         }
         let base = upstreamURL(route: route, subpath: subpath, query: controls.upstreamQuery)
@@ -129,12 +129,12 @@ struct AggregateResponder: Sendable {
         } catch let error as SpoolError {
             // Stop fetching pages nobody will see; `body` has already dropped what it held.
             walker.finish()
-            await sendSpoolFailure(error, route: route, writer: writer)
+            await writer.send(MergedSpoolFailure(error: error, route: route.name))
             return
         } catch {
             // `walker.next()` throws only PaginationError and `body.append` only SpoolError.
             walker.finish()
-            await sendError(.internalServerError, code: "internal_error", message: "\(error)", details: [], writer: writer)
+            await writer.send(HTTPError(.internalServerError, code: "internal_error", message: "\(error)"))
             return
         }
         let tag = etag.finalize()
@@ -202,27 +202,6 @@ struct AggregateResponder: Sendable {
         try? await writer.send(.ok, prepared: answer.preparedFields, body: answer.body, perRequest: perRequest)
     }
 
-    /// DESIGN.md "Errors": a merged answer that cannot be held is a JSON error pointing at the streamed output.
-    ///
-    /// 507 Insufficient Storage (RFC 4918 §11.5: the server "is unable to store the representation needed to
-    /// complete the request") says exactly what happened, for the cap and for a full disk alike: it is not the
-    /// upstream's fault (not 502), the request itself is fine (413 is about request content), and retrying the same
-    /// request will not help, which the message says along with what will: asking for NDJSON.
-    private func sendSpoolFailure(_ error: SpoolError, route: RouteConfig, writer: ResponseWriter) async {
-        let hint = "ask for NDJSON instead (_format=ndjson or Accept: application/x-ndjson), which streams the items "
-            + "as pages arrive and holds no more than a few pages"
-        var details: [(String, LogValue)] = [("route", .string(route.name))]
-        let code: String
-        switch error {
-        case .tooLarge(let limit):
-            code = "merged_answer_too_large"
-            details.append(("limit_bytes", .int(limit)))
-        case .createFailed, .writeFailed, .readFailed:
-            code = "spool_failed"
-        }
-        await sendError(.insufficientStorage, code: code, message: "\(error.description); \(hint)", details: details, writer: writer)
-    }
-
     private func respondStreamed(
         walker: PageWalker, route: RouteConfig, request: HTTPRequestHead, tally: CacheTally, extraHeaders: HTTPHeaders,
         failure: FailureContext, writer: ResponseWriter
@@ -265,11 +244,8 @@ struct AggregateResponder: Sendable {
             var trailers = HTTPHeaders()
             if sendsTrailers { tally.addHeaders(to: &trailers) }
             try await writer.endStream(trailers: trailers)
-        } catch let error as PaginationError {
-            let response = PaginationErrorResponse(error, route: failure.route, secrets: failure.secrets)
-            writer.logFields["error"] = .string(response.code)
-            try? await writer.writeStreamed(StreamFailureLine.make(errorJSON: response.body))
-            writer.abortStream()
+        } catch let error as PaginationError where !PaginationErrorResponse.isCancellation(error) {
+            await writer.failStream(with: PaginationErrorResponse(error, route: failure.route, secrets: failure.secrets))
         } catch {
             // The client went away: stop fetching at once.
             walker.finish()
@@ -283,20 +259,13 @@ struct AggregateResponder: Sendable {
         let secrets: [String]
     }
 
+    /// Answers a walk that failed before anything was sent; a walk whose client left gets no answer and no error.
     private func sendFailure(_ error: PaginationError, _ context: FailureContext, writer: ResponseWriter) async {
-        let response = PaginationErrorResponse(error, route: context.route, secrets: context.secrets)
-        await sendError(
-            response.status, code: response.code, message: response.message, details: response.details, headers: response.headers, writer: writer)
-    }
-
-    private func sendError(
-        _ status: HTTPStatus, code: String, message: String, details: [(String, LogValue)], headers extra: HTTPHeaders = HTTPHeaders(),
-        writer: ResponseWriter
-    ) async {
-        writer.logFields["error"] = .string(code)
-        var (headers, body) = ErrorResponse.make(status: status, code: code, message: message, details: details)
-        for (name, value) in extra { headers.add(name, value) }
-        try? await writer.send(status, headers: headers, body: body)
+        guard !PaginationErrorResponse.isCancellation(error) else {
+            writer.abortStream()
+            return
+        }
+        await writer.send(PaginationErrorResponse(error, route: context.route, secrets: context.secrets))
     }
 
     /// The route's base URL, with the request's extra path appended and its query (controls removed) merged in.
@@ -346,6 +315,11 @@ struct AggregateResponder: Sendable {
                 metrics.pageFetched(route: routeName, outcome: outcome, duration: .now - started)
                 return response
             } catch {
+                // A fetch cancelled because its client left is no upstream failure (its socket was closed under it).
+                if error == .cancelled || Task.isCancelled {
+                    metrics.pageFetched(route: routeName, outcome: "cancelled", duration: .now - started)
+                    throw .cancelled
+                }
                 let outcome = if case .timedOut = error { "timeout" } else { "error" }
                 metrics.pageFetched(route: routeName, outcome: outcome, duration: .now - started)
                 throw .upstreamFailed(page: number, url: url, error: error)

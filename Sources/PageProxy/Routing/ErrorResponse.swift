@@ -1,18 +1,50 @@
 import PageProxyCore
 
-/// Renders every error the same way: `{"error": {"code": "...", "message": "...", ...details}}`.
+/// The one renderer of error answers: any `HTTPResponseError` becomes `{"error": {"code", "message", …details}}`
+/// with its status and header fields, or, once an NDJSON stream has begun, the stream's failure line.
 enum ErrorResponse {
-    static func make(
-        status: HTTPStatus, code: String, message: String, details: [(String, LogValue)] = []
-    ) -> (HTTPHeaders, [UInt8]) {
+    /// The header fields of `error`'s answer: JSON, never stored by caches, then the error's own fields.
+    static func headers(for error: any HTTPResponseError) -> HTTPHeaders {
         var headers = HTTPHeaders()
         headers.set("Content-Type", "application/json; charset=utf-8")
         headers.set("Cache-Control", "no-store")
-        return (headers, body(code: code, message: message, details: details))
+        for (name, value) in error.headers { headers.add(name, value) }
+        return headers
     }
 
-    static func body(code: String, message: String, details: [(String, LogValue)] = []) -> [UInt8] {
-        let error = JSONText.object([("code", .string(code)), ("message", .string(message))] + details)
-        return Array(("{\"error\":" + error + "}\n").utf8)
+    /// `{"error": {"code": …, "message": …, …details}}` and a newline.
+    static func body(for error: any HTTPResponseError) -> [UInt8] {
+        let object = JSONText.object([("code", .string(error.code)), ("message", .string(error.message))] + error.details)
+        return Array(("{\"error\":" + object + "}\n").utf8)
+    }
+
+    /// The last line of an NDJSON stream that failed with `error` (DESIGN.md: never mistakable for an item).
+    static func streamFailureLine(for error: any HTTPResponseError) -> [UInt8] {
+        StreamFailureLine.make(errorJSON: body(for: error))
+    }
+
+    /// A whole answer that closes the connection, for a refusal written before any request was read (the
+    /// connection cap): no `Date`, so that it costs one non-blocking write.
+    static func closingResponse(for error: any HTTPResponseError) -> [UInt8] {
+        var headers = headers(for: error)
+        let body = body(for: error)
+        headers.set("Content-Length", String(body.count))
+        headers.set("Connection", "close")
+        return HTTPResponseHead(status: error.status, headers: headers).serialized() + body
+    }
+}
+
+extension ResponseWriter {
+    /// Answers with `error` and records its code as the request log's `error`.
+    func send(_ error: any HTTPResponseError) async {
+        logFields["error"] = .string(error.code)
+        try? await send(error.status, headers: ErrorResponse.headers(for: error), body: ErrorResponse.body(for: error))
+    }
+
+    /// Ends a begun stream with `error`'s failure line and without the last chunk, so that the client sees the loss.
+    func failStream(with error: any HTTPResponseError) async {
+        logFields["error"] = .string(error.code)
+        try? await writeStreamed(ErrorResponse.streamFailureLine(for: error))
+        abortStream()
     }
 }

@@ -21,10 +21,12 @@ struct PageProxyResponder: HTTPResponder {
             metrics.requestFinished(route: route, status: writer.deliveredStatus, bytes: writer.bytesSent, duration: .now - started)
         }
         guard request.method == .get || request.method == .head else {
-            var (headers, body) = ErrorResponse.make(
-                status: .methodNotAllowed, code: "method_not_allowed", message: "\(request.method.rawValue) is not supported; use GET or HEAD")
-            headers.set("Allow", "GET, HEAD")
-            try? await writer.send(.methodNotAllowed, headers: headers, body: body)
+            var allow = HTTPHeaders()
+            allow.set("Allow", "GET, HEAD")
+            await writer.send(
+                HTTPError(
+                    .methodNotAllowed, code: "method_not_allowed", message: "\(request.method.rawValue) is not supported; use GET or HEAD",
+                    headers: allow))
             return
         }
         switch router.destination(for: request.path) {
@@ -52,10 +54,10 @@ struct PageProxyResponder: HTTPResponder {
         case .invalidPath:
             let message = "the path after the route must percent-decode to UTF-8 with no . or .. segment (..;x included), "
                 + "and no slash, backslash, NUL or control character inside a segment"
-            await sendError(.badRequest, code: "invalid_path", message: message, writer: writer)
+            await writer.send(HTTPError(.badRequest, code: "invalid_path", message: message))
         case .notFound:
             let known = router.routeNames.joined(separator: ", ")
-            await sendError(.notFound, code: "unknown_route", message: "no route matches \(request.path.prefix(200)); routes: \(known)", writer: writer)
+            await writer.send(HTTPError(.notFound, code: "unknown_route", message: "no route matches \(request.path.prefix(200)); routes: \(known)"))
         }
     }
 
@@ -64,11 +66,5 @@ struct PageProxyResponder: HTTPResponder {
         headers.set("Content-Type", "application/json; charset=utf-8")
         headers.set("Cache-Control", "no-store")
         try? await writer.send(status, headers: headers, body: Array(text.utf8))
-    }
-
-    private func sendError(_ status: HTTPStatus, code: String, message: String, writer: ResponseWriter) async {
-        writer.logFields["error"] = .string(code)
-        let (headers, body) = ErrorResponse.make(status: status, code: code, message: message)
-        try? await writer.send(status, headers: headers, body: body)
     }
 }

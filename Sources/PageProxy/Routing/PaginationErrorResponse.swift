@@ -1,10 +1,11 @@
 import PageProxyCore
 
-/// How a failed walk is reported: status, stable code and the details DESIGN.md asks for.
+/// How a failed walk is reported: status, stable code and the details DESIGN.md asks for (rendered by
+/// `ErrorResponse`).
 ///
 /// The upstream-status policy (README "Upstream statuses") lives here: a 4xx on the first page is the client's
 /// business and keeps its status (`upstream_client_error`); any other non-2xx is a gateway failure, 502.
-struct PaginationErrorResponse {
+struct PaginationErrorResponse: HTTPResponseError {
     let status: HTTPStatus
     let code: String
     let message: String
@@ -12,6 +13,14 @@ struct PaginationErrorResponse {
     /// Fields of the upstream's answer that go with its status when PageProxy answers with that status
     /// (`WWW-Authenticate` with a 401, `Retry-After` with a 429).
     private(set) var headers = HTTPHeaders()
+
+    /// Whether the walk ended because its client went away: nothing is answered and nothing failed upstream.
+    static func isCancellation(_ error: PaginationError) -> Bool {
+        switch error {
+        case .cancelled, .upstreamFailed(_, _, .cancelled): true
+        default: false
+        }
+    }
 
     /// - Parameter secrets: the credentials sent upstream, never to be quoted back from the upstream's body.
     init(_ error: PaginationError, route: String, secrets: [String] = []) {
@@ -44,6 +53,7 @@ struct PaginationErrorResponse {
             case .responseTooLarge: (status, code) = (.badGateway, "upstream_page_too_large")
             case .unsupportedScheme: (status, code) = (.badGateway, "upstream_scheme_unsupported")
             case .tlsFailed: (status, code) = (.badGateway, "upstream_tls_failed")
+            case .cancelled: (status, code) = (Self.clientClosedRequest, "client_closed_request")
             case .foreignRedirect(_, let location):
                 (status, code) = (.badGateway, "foreign_redirect")
                 details.append(("location", .string(location)))
@@ -65,11 +75,14 @@ struct PaginationErrorResponse {
         case .tooManyPages: (status, code) = (.badGateway, "too_many_pages")
         case .cannotContinue: (status, code) = (.badGateway, "pagination_stuck")
         case .notDetected: (status, code) = (.badGateway, "pagination_not_detected")
+        case .cancelled: (status, code) = (Self.clientClosedRequest, "client_closed_request")
         }
         if let url = error.url { details.append(("upstream_url", .string(url.redactedDescription))) }
         self.message = message
         self.details = details
     }
 
-    var body: [UInt8] { ErrorResponse.body(code: code, message: message, details: details) }
+    /// What a cancelled walk stands for in a log (nginx's 499): never sent, as its client has gone
+    /// (`isCancellation` is checked first).
+    static let clientClosedRequest = HTTPStatus(code: 499, reasonPhrase: "Client Closed Request")
 }

@@ -80,3 +80,10 @@ struct ProxyControls: Sendable, Equatable {
         return value
     }
 }
+
+/// A control the client got wrong is a 400 naming it.
+extension ProxyControls.Invalid: HTTPResponseError {
+    var status: HTTPStatus { .badRequest }
+    var code: String { "invalid_control" }
+    var details: [(String, JSONFieldValue)] { [("control", .string(control))] }
+}

@@ -33,3 +33,9 @@ enum UpstreamHeaders {
         return fields
     }
 }
+
+/// A forwarded field that cannot be sent as it is is a 400 naming it.
+extension UpstreamHeaders.Refused: HTTPResponseError {
+    var status: HTTPStatus { .badRequest }
+    var details: [(String, JSONFieldValue)] { [("header", .string(header))] }
+}

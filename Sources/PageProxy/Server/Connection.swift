@@ -43,7 +43,7 @@ struct Connection {
                     continue
                 }
             } catch {
-                await refuse(error.status, code: error.code, message: error.description)
+                await refuse(error)
                 return
             }
             requestStarted = nil
@@ -72,7 +72,7 @@ struct Connection {
         } catch .timedOut {
             // A client that started a request and stalled gets a 408; an idle keep-alive connection just closes.
             if requestStarted != nil {
-                await refuse(.requestTimeout, code: "request_timeout", message: "the request head did not arrive in time")
+                await refuse(HTTPError(.requestTimeout, code: "request_timeout", message: "the request head did not arrive in time"))
             }
             return false
         } catch {
@@ -80,12 +80,11 @@ struct Connection {
         }
     }
 
-    private func refuse(_ status: HTTPStatus, code: String, message: String) async {
+    private func refuse(_ error: any HTTPResponseError) async {
         let head = HTTPRequestHead.placeholder
         let writer = ResponseWriter(socket: socket, request: head, keepsAlive: false, writeTimeout: .seconds(2))
-        let (headers, body) = ErrorResponse.make(status: status, code: code, message: message)
-        try? await writer.send(status, headers: headers, body: body)
-        responder.refused(status: status, bytes: writer.bytesSent)
+        await writer.send(error)
+        responder.refused(status: error.status, bytes: writer.bytesSent)
         logRequest(head, writer: writer, duration: .zero)
     }
 

@@ -59,13 +59,12 @@ final class Server: Sendable {
 
     /// Past the connection cap a client gets a quick 503 instead of a hang; one non-blocking write, then close.
     private static func refuseOverCapacity(_ socket: AsyncSocket) -> Int {
-        let (headers, body) = ErrorResponse.make(
-            status: .serviceUnavailable, code: "too_many_connections", message: "the server is at its connection limit; retry shortly")
-        var head = headers
-        head.set("Content-Length", String(body.count))
-        head.set("Connection", "close")
-        head.set("Retry-After", "1")
-        let bytes = HTTPResponseHead(status: .serviceUnavailable, headers: head).serialized() + body
+        var retry = HTTPHeaders()
+        retry.set("Retry-After", "1")
+        let bytes = ErrorResponse.closingResponse(
+            for: HTTPError(
+                .serviceUnavailable, code: "too_many_connections", message: "the server is at its connection limit; retry shortly",
+                headers: retry))
         let written = bytes.withUnsafeBytes { try? socket.socket.write($0) }
         socket.close()
         return written ?? 0

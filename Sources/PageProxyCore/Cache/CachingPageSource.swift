@@ -74,7 +74,7 @@ package final class CachingPageSource: Sendable {
             }
             guard let result else {
                 if let deadline = transport.deadline, ContinuousClock.now >= deadline { throw .timedOut(origin: request.url.origin.description) }
-                throw .connectionLost(origin: request.url.origin.description, reason: "cancelled")
+                throw .cancelled
             }
             if joined, round < Self.maxJoinedRounds, !Self.isFinal(result, for: policy), !Task.isCancelled,
                 transport.deadline.map({ ContinuousClock.now < $0 }) ?? true
@@ -83,7 +83,7 @@ package final class CachingPageSource: Sendable {
             }
             return try result.get().fetched
         }
-        throw .connectionLost(origin: request.url.origin.description, reason: "cancelled")
+        throw .cancelled
     }
 
     /// How many flights of others' a request joins, at most, before the result of the last one is its own.

@@ -95,7 +95,7 @@ package final class PageWalker {
         // page, and the walk must not go on to launch the next ones.
         guard !Task.isCancelled else {
             finish()
-            throw .upstreamFailed(page: nextToTake + 1, url: urls[nextToTake], error: .connectionLost(origin: origin.description, reason: "cancelled"))
+            throw .cancelled
         }
         launchWindow()
         guard let task = tasks.removeValue(forKey: nextToTake) else { return nil }
@@ -115,8 +115,9 @@ package final class PageWalker {
             {
                 return nil
             }
-            if let error = error as? PaginationError { throw error }
-            throw .upstreamFailed(page: nextToTake + 1, url: urls[nextToTake], error: .connectionLost(origin: origin.description, reason: "cancelled"))
+            // Whatever a fetch ended with once the walk's client left (its socket closed under it) is no failure.
+            guard !Task.isCancelled, let error = error as? PaginationError else { throw .cancelled }
+            throw error
         }
         nextToTake += 1
         do {

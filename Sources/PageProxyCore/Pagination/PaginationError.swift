@@ -19,6 +19,8 @@ public enum PaginationError: Error, CustomStringConvertible {
     /// `scheme: "auto"` could not tell from the first page how to walk it (no items found, or more items stated
     /// than the page holds with no way to the next page).
     case notDetected(url: PageURL, reason: String)
+    /// The walk was cancelled because its client went away: nobody is left to answer, and no upstream failed.
+    case cancelled
 
     /// The page the error happened on, when there is one.
     public var page: Int? {
@@ -27,7 +29,7 @@ public enum PaginationError: Error, CustomStringConvertible {
             .foreignOrigin(let page, _, _), .invalidNextLink(let page, _), .loop(let page, _), .cannotContinue(let page, _):
             page
         case .notDetected: 1
-        case .tooManyPages: nil
+        case .tooManyPages, .cancelled: nil
         }
     }
 
@@ -61,6 +63,8 @@ public enum PaginationError: Error, CustomStringConvertible {
             "cannot continue after page \(page): \(reason)"
         case .notDetected(_, let reason):
             "scheme \"auto\" cannot tell how to walk this upstream: \(reason)"
+        case .cancelled:
+            "the walk was cancelled: its client went away"
         }
     }
 }

@@ -44,7 +44,8 @@ package final class HTTP1Transport: UpstreamTransport {
                 continue
             } catch {
                 socket.close()
-                throw error.upstreamError
+                // A fetch whose client went away ends with its socket closed under it: that is not the upstream's doing.
+                throw Task.isCancelled ? .cancelled : error.upstreamError
             }
         }
     }

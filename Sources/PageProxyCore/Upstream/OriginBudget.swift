@@ -82,12 +82,12 @@ package actor OriginBudget {
     ///   - partition: the credentials' identity (`partition(of:)`): the upstream's counts are per token.
     ///   - deadline: the client request's; a wait that would end after it fails at once.
     /// - Throws: `.rateLimited` when the wait would pass the deadline; `.timedOut` when a wait for an answer in
-    ///   flight did; `.connectionLost` (cancelled) when the client went away.
+    ///   flight did; `.cancelled` when the client went away.
     package func acquire(partition: String, deadline: ContinuousClock.Instant) async throws(UpstreamError) -> Permit {
         let started = clock.now()
         var waited = false
         while true {
-            guard !Task.isCancelled else { throw .connectionLost(origin: origin, reason: "cancelled") }
+            guard !Task.isCancelled else { throw .cancelled }
             let now = clock.now()
             guard now < deadline else { throw .timedOut(origin: origin) }
             refillTokens(at: now)
@@ -109,7 +109,7 @@ package actor OriginBudget {
                 do {
                     try await clock.sleep(until)
                 } catch {
-                    throw .connectionLost(origin: origin, reason: "cancelled")
+                    throw .cancelled
                 }
                 continue
             }

@@ -20,6 +20,8 @@ public enum UpstreamError: Error, Equatable, CustomStringConvertible {
     case foreignRedirect(origin: String, location: String)
     /// Redirects came back to a URL already visited, or went on past the bound.
     case redirectLoop(origin: String, location: String, limit: Int)
+    /// The fetch was cancelled because its client went away: not the upstream's failure, never counted as one.
+    case cancelled
 
     public var description: String {
         switch self {
@@ -36,6 +38,7 @@ public enum UpstreamError: Error, Equatable, CustomStringConvertible {
             "\(origin) redirected to \(location), outside the route's origin; the redirect was not followed"
         case .redirectLoop(let origin, let location, let limit):
             "\(origin) redirected in a loop or more than \(limit) times (last to \(location))"
+        case .cancelled: "the fetch was cancelled: its client went away"
         }
     }
 
@@ -43,7 +46,7 @@ public enum UpstreamError: Error, Equatable, CustomStringConvertible {
     public var isRetryable: Bool {
         switch self {
         case .connectFailed, .timedOut, .connectionLost: true
-        case .invalidResponse, .responseTooLarge, .unsupportedScheme, .tlsFailed, .foreignRedirect, .redirectLoop, .rateLimited: false
+        case .invalidResponse, .responseTooLarge, .unsupportedScheme, .tlsFailed, .foreignRedirect, .redirectLoop, .rateLimited, .cancelled: false
         }
     }
 
