@@ -4,22 +4,33 @@ import PageProxyCore
 struct MockHTTPResponder: HTTPResponder {
     let mock: MockUpstream
 
-    func respond(to request: HTTPRequestHead, writer: ResponseWriter) async {
+    func respond(to request: HTTPRequestHead, response writer: consuming Response) async -> RequestRecord {
         let mockRequest = MockRequest(
             method: request.method.rawValue, target: request.target,
             headers: request.headers.map { (name: $0.name, value: $0.value) })
         let response = await mock.respond(to: mockRequest)
         var headers = HTTPHeaders()
         for header in response.headers { headers.add(header.name, header.value) }
-        writer.logFields["mock"] = .bool(true)
+        var record = RequestRecord()
+        record.isMock = true
         if let cut = response.closesAfterBodyBytes {
-            await writer.sendCut(HTTPStatus(code: response.status), headers: headers, body: response.body, after: cut)
+            // The `reset` fault: the whole body's length is announced, only `cut` bytes follow, then the connection
+            // closes (a chunk source that fails after the first chunk makes the writer close short of the length).
+            var parts = [Array(response.body.prefix(cut))].makeIterator()
+            try? await writer.send(HTTPStatus(code: response.status), headers: headers, contentLength: response.body.count) {
+                guard let part = parts.next() else { throw MockCut() }
+                return part
+            }
         } else if mock.options.splitsHeadAndBody {
             // An empty first chunk sends the head alone; the body follows in a second write.
             var parts = [[], response.body].makeIterator()
             try? await writer.send(HTTPStatus(code: response.status), headers: headers, contentLength: response.body.count) { parts.next() }
         } else {
-            try? await writer.send(HTTPStatus(code: response.status), headers: headers, body: response.body)
+            await writer.send(HTTPStatus(code: response.status), headers: headers, body: response.body)
         }
+        return record
     }
+
+    /// Ends a `reset` answer short of its length.
+    private struct MockCut: Error {}
 }

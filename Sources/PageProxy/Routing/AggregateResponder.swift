@@ -22,21 +22,19 @@ struct AggregateResponder: Sendable {
     /// How much of a spooled answer is read and written at a time.
     static let sendChunkBytes = 64 * 1024
 
-    func respond(to request: HTTPRequestHead, route: RouteConfig, subpath: String, writer: ResponseWriter) async {
-        writer.logFields["route"] = .string(route.name)
+    func respond(to request: HTTPRequestHead, route: RouteConfig, subpath: String, response: consuming Response) async -> RequestRecord {
+        var record = RequestRecord(route: route.name)
         let controls: ProxyControls
         do {
             controls = try ProxyControls.parse(request)
         } catch {
-            await writer.send(error)
-            return
+            return await response.send(error, recording: record)
         }
         let headers: HTTPHeaders
         do {
             headers = try UpstreamHeaders.make(route: route, request: request)
         } catch {
-            await writer.send(error)
-            return
+            return await response.send(error, recording: record)
         }
         let base = upstreamURL(route: route, subpath: subpath, query: controls.upstreamQuery)
         var options = PageWalker.Options()
@@ -59,52 +57,50 @@ struct AggregateResponder: Sendable {
                 route: route.name, base: base, pageLimit: options.pageLimit, itemLimit: options.itemLimit, upstreamHeaders: headers)
             : ""
         if controls.format == .json, !controls.fresh, let answer = memo.answer(for: memoKey, at: Date()) {
-            await sendMemoized(answer, route: route, request: request, writer: writer)
-            return
+            return await sendMemoized(answer, route: route, request: request, record: record, response: response)
         }
         let fetch = makeFetcher(route: route, headers: headers, transport: transport, policy: policy, scan: Self.scanPaths(route), tally: tally)
         let failure = FailureContext(route: route.name, secrets: CredentialRedaction.secrets(in: headers))
         let walk: RouteWalk
         do {
-            walk = try await RouteWalk.start(route: route, base: base, options: options, fetch: fetch, writer: writer)
+            walk = try await RouteWalk.start(route: route, base: base, options: options, fetch: fetch, record: &record)
         } catch {
-            await sendFailure(error, failure, writer: writer)
-            recordWalk(route: route, tally: tally, transport: transport, writer: writer)
-            return
+            record = await sendFailure(error, failure, record: record, response: response)
+            return recordWalk(route: route, tally: tally, transport: transport, record: record)
         }
-        let watcher = writer.watchForDisconnect()
+        response.cancelsWhenClientLeaves()
         switch controls.format {
         case .json:
             // Everything besides the pages that decides the merged bytes (AggregateETag): the items path (an auto
             // route's as detected) and the limits.
             let itemsPath = walk.headers["PageProxy-Items-Path"] ?? route.itemsPath.description
             let shape = "\(route.pagination.name)\u{0}\(itemsPath)\u{0}\(options.pageLimit ?? -1)\u{0}\(options.itemLimit ?? -1)"
-            await respondMerged(
+            record = await respondMerged(
                 walker: walk.walker, route: route, request: request, tally: tally, memoKey: memoKey, etagShape: shape,
-                extraHeaders: walk.headers, failure: failure, writer: writer)
+                extraHeaders: walk.headers, failure: failure, record: record, response: response)
         case .ndjson:
-            await respondStreamed(
+            record = await respondStreamed(
                 walker: walk.walker, route: route, request: request, tally: tally, extraHeaders: walk.headers, failure: failure,
-                writer: writer)
+                record: record, response: response)
         }
-        // The watcher must have stopped reading before the connection reads the next request.
-        watcher.cancel()
-        await watcher.value
-        recordWalk(route: route, tally: tally, transport: transport, writer: writer)
+        return recordWalk(route: route, tally: tally, transport: transport, record: record)
     }
 
     /// The walk's cache outcomes and retries, in the request log and the metrics.
-    private func recordWalk(route: RouteConfig, tally: CacheTally, transport: RetryingTransport, writer: ResponseWriter) {
-        writer.logFields["cache"] = .string(tally.summary)
+    private func recordWalk(route: RouteConfig, tally: CacheTally, transport: RetryingTransport, record: RequestRecord) -> RequestRecord {
+        var record = record
+        record.cache = tally.summary
         let retries = transport.retriesUsed
         metrics.retried(route: route.name, count: retries)
-        if retries > 0 { writer.logFields["retries"] = .int(retries) }
+        if retries > 0 { record.retries = retries }
+        return record
     }
 
     private func respondMerged(
         walker: PageWalker, route: RouteConfig, request: HTTPRequestHead, tally: CacheTally, memoKey: String, etagShape: String,
-        extraHeaders: HTTPHeaders, failure: FailureContext, writer: ResponseWriter
-    ) async {
+        extraHeaders: HTTPHeaders, failure: FailureContext, record: RequestRecord, response: consuming Response
+    ) async -> RequestRecord {
+        var record = record
         var framing = MergedJSONBody()
         // DESIGN.md: memory stays bounded whatever the total; past `spool.memoryBytes` the bytes wait on disk.
         let body = SpooledBody(
@@ -124,25 +120,22 @@ struct AggregateResponder: Sendable {
             etag.update(closing)
             try body.append(closing)
         } catch let error as PaginationError {
-            await sendFailure(error, failure, writer: writer)
-            return
+            return await sendFailure(error, failure, record: record, response: response)
         } catch let error as SpoolError {
             // Stop fetching pages nobody will see; `body` has already dropped what it held.
             walker.finish()
-            await writer.send(MergedSpoolFailure(error: error, route: route.name))
-            return
+            return await response.send(MergedSpoolFailure(error: error, route: route.name), recording: record)
         } catch {
             // `walker.next()` throws only PaginationError and `body.append` only SpoolError.
             walker.finish()
-            await writer.send(HTTPError(.internalServerError, code: "internal_error", message: "\(error)"))
-            return
+            return await response.send(HTTPError(.internalServerError, code: "internal_error", message: "\(error)"), recording: record)
         }
         let tag = etag.finalize()
         var headers = MergedAnswerHeaders.make(
             extra: extraHeaders, pages: pages, items: items, truncated: walker.wasTruncated, cache: tally.summary, stale: tally.servedStale, etag: tag)
         tally.freshness.addHeaders(to: &headers, route: route, request: request)
-        writer.logFields["pages"] = .int(pages)
-        writer.logFields["items"] = .int(items)
+        record.pages = pages
+        record.items = items
         // Every page stored and fresh: the answer is memoized, a spooled one too (read back once, within the memo's
         // bound), and then sent from memory.
         var kept: [UInt8]?
@@ -159,32 +152,36 @@ struct AggregateResponder: Sendable {
             var notModified = headers
             notModified.remove("Content-Type")
             notModified.set("Content-Length", String(body.count))
-            try? await writer.send(.notModified, headers: notModified, body: [])
-            return
+            await response.send(.notModified, headers: notModified, body: [])
+            return record
         }
-        if body.isSpooled { writer.logFields["spooled"] = .bool(true) }
+        record.isSpooled = body.isSpooled
         if let kept {
-            try? await writer.send(.ok, headers: headers, body: kept)
-            return
+            await response.send(.ok, headers: headers, body: kept)
+            return record
         }
         var chunks = body.chunks(of: Self.sendChunkBytes)
         do {
-            try await writer.send(.ok, headers: headers, contentLength: body.count) { try chunks.next() }
+            try await response.send(.ok, headers: headers, contentLength: body.count) { try chunks.next() }
         } catch let error as SpoolError {
             // The head is out: the connection closes short of Content-Length, so the client sees the loss.
-            writer.logFields["error"] = .string("spool_read_failed")
-            writer.logFields["error_message"] = .string(error.description)
+            record.error = "spool_read_failed"
+            record.errorMessage = error.description
         } catch {
-            // The client went away.
+            // The answer's length did not add up: the connection closed short of it.
         }
+        return record
     }
 
     /// A merged answer from the memo: every page a cache hit, as the walk would have found them.
-    private func sendMemoized(_ answer: MergedAnswerMemo.Answer, route: RouteConfig, request: HTTPRequestHead, writer: ResponseWriter) async {
+    private func sendMemoized(
+        _ answer: MergedAnswerMemo.Answer, route: RouteConfig, request: HTTPRequestHead, record: RequestRecord, response: consuming Response
+    ) async -> RequestRecord {
         metrics.cacheOutcome(route: route.name, outcome: CacheOutcome.hit.rawValue, count: answer.pages)
-        writer.logFields["pages"] = .int(answer.pages)
-        writer.logFields["items"] = .int(answer.items)
-        writer.logFields["cache"] = .string(answer.cacheSummary)
+        var record = record
+        record.pages = answer.pages
+        record.items = answer.items
+        record.cache = answer.cacheSummary
         // What caches in front may do with it depends on the time and the request, so it is not among the prepared fields.
         let freshness = AnswerFreshness()
         freshness.record(freshUntil: answer.freshUntil)
@@ -195,30 +192,26 @@ struct AggregateResponder: Sendable {
             headers.remove("Content-Type")
             headers.set("Content-Length", String(answer.body.count))
             for field in perRequest { headers.set(field.name, field.value) }
-            try? await writer.send(.notModified, headers: headers, body: [])
-            return
+            await response.send(.notModified, headers: headers, body: [])
+            return record
         }
         // One lookup, one write of prepared bytes.
-        try? await writer.send(.ok, prepared: answer.preparedFields, body: answer.body, perRequest: perRequest)
+        await response.send(.ok, prepared: answer.preparedFields, body: answer.body, perRequest: perRequest)
+        return record
     }
 
     private func respondStreamed(
         walker: PageWalker, route: RouteConfig, request: HTTPRequestHead, tally: CacheTally, extraHeaders: HTTPHeaders,
-        failure: FailureContext, writer: ResponseWriter
-    ) async {
-        var pages = 0
-        var items = 0
-        defer {
-            writer.logFields["pages"] = .int(pages)
-            writer.logFields["items"] = .int(items)
-        }
+        failure: FailureContext, record: RequestRecord, response: consuming Response
+    ) async -> RequestRecord {
+        var record = record
+        (record.pages, record.items) = (0, 0)
         // The first page decides the status line: a walk that fails at once gets an honest error status.
         let first: Page?
         do {
             first = try await walker.next()
         } catch {
-            await sendFailure(error, failure, writer: writer)
-            return
+            return await sendFailure(error, failure, record: record, response: response)
         }
         var headers = extraHeaders
         headers.set("Content-Type", OutputFormat.ndjson.contentType)
@@ -227,30 +220,42 @@ struct AggregateResponder: Sendable {
         // client that says it takes them (RFC 9110 §10.1.4, `TE: trailers`); others get a plain last chunk.
         let sendsTrailers = request.headers.tokens("TE").contains { $0.lowercased() == "trailers" }
         if sendsTrailers { headers.set("Trailer", "PageProxy-Cache, PageProxy-Stale") }
+        let stream: ResponseStream
         do {
-            try await writer.beginStream(.ok, headers: headers)
-            // A HEAD is answered once the first page has decided the status: the rest would be fetched for nothing.
-            if case .finished = writer.state {
-                walker.finish()
-                return
-            }
-            var page = first
+            stream = try await response.beginStream(.ok, headers: headers)
+        } catch {
+            walker.finish()
+            return record
+        }
+        // A HEAD is answered once the first page has decided the status: the rest would be fetched for nothing.
+        guard !stream.isHeadOnly else {
+            walker.finish()
+            return record
+        }
+        var (pages, items) = (0, 0)
+        var page = first
+        do {
             while let current = page {
                 pages += 1
                 items += current.itemCount
-                try await writer.writeStreamed(NDJSONBody.bytes(for: current))
+                try await stream.write(NDJSONBody.bytes(for: current))
                 page = try await walker.next()
             }
-            var trailers = HTTPHeaders()
-            if sendsTrailers { tally.addHeaders(to: &trailers) }
-            try await writer.endStream(trailers: trailers)
         } catch let error as PaginationError where !PaginationErrorResponse.isCancellation(error) {
-            await writer.failStream(with: PaginationErrorResponse(error, route: failure.route, secrets: failure.secrets))
+            (record.pages, record.items) = (pages, items)
+            return await stream.fail(with: PaginationErrorResponse(error, route: failure.route, secrets: failure.secrets), recording: record)
         } catch {
             // The client went away: stop fetching at once.
             walker.finish()
-            writer.abortStream()
+            stream.abort()
+            (record.pages, record.items) = (pages, items)
+            return record
         }
+        var trailers = HTTPHeaders()
+        if sendsTrailers { tally.addHeaders(to: &trailers) }
+        await stream.end(trailers: trailers)
+        (record.pages, record.items) = (pages, items)
+        return record
     }
 
     /// What an error report of this request needs besides the error: the route, and the credentials it sent upstream.
@@ -260,12 +265,14 @@ struct AggregateResponder: Sendable {
     }
 
     /// Answers a walk that failed before anything was sent; a walk whose client left gets no answer and no error.
-    private func sendFailure(_ error: PaginationError, _ context: FailureContext, writer: ResponseWriter) async {
+    private func sendFailure(
+        _ error: PaginationError, _ context: FailureContext, record: RequestRecord, response: consuming Response
+    ) async -> RequestRecord {
         guard !PaginationErrorResponse.isCancellation(error) else {
-            writer.abortStream()
-            return
+            response.abandon()
+            return record
         }
-        await writer.send(PaginationErrorResponse(error, route: context.route, secrets: context.secrets))
+        return await response.send(PaginationErrorResponse(error, route: context.route, secrets: context.secrets), recording: record)
     }
 
     /// The route's base URL, with the request's extra path appended and its query (controls removed) merged in.

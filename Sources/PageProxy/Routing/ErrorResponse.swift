@@ -33,18 +33,3 @@ enum ErrorResponse {
         return HTTPResponseHead(status: error.status, headers: headers).serialized() + body
     }
 }
-
-extension ResponseWriter {
-    /// Answers with `error` and records its code as the request log's `error`.
-    func send(_ error: any HTTPResponseError) async {
-        logFields["error"] = .string(error.code)
-        try? await send(error.status, headers: ErrorResponse.headers(for: error), body: ErrorResponse.body(for: error))
-    }
-
-    /// Ends a begun stream with `error`'s failure line and without the last chunk, so that the client sees the loss.
-    func failStream(with error: any HTTPResponseError) async {
-        logFields["error"] = .string(error.code)
-        try? await writeStreamed(ErrorResponse.streamFailureLine(for: error))
-        abortStream()
-    }
-}

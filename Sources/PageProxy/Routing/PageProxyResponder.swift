@@ -12,59 +12,62 @@ struct PageProxyResponder: HTTPResponder {
         metrics.requestFinished(route: "", status: status.code, bytes: bytes, duration: .zero)
     }
 
-    func respond(to request: HTTPRequestHead, writer: ResponseWriter) async {
-        let started = ContinuousClock.now
+    func answered(_ record: RequestRecord, status: Int, bytes: Int, duration: Duration) {
+        metrics.requestFinished(route: record.route ?? "", status: status, bytes: bytes, duration: duration)
+    }
+
+    func respond(to request: HTTPRequestHead, response: consuming Response) async -> RequestRecord {
         metrics.requestStarted()
-        defer {
-            var route = ""
-            if case .string(let name)? = writer.logFields["route"] { route = name }
-            metrics.requestFinished(route: route, status: writer.deliveredStatus, bytes: writer.bytesSent, duration: .now - started)
-        }
         guard request.method == .get || request.method == .head else {
             var allow = HTTPHeaders()
             allow.set("Allow", "GET, HEAD")
-            await writer.send(
+            return await response.send(
                 HTTPError(
                     .methodNotAllowed, code: "method_not_allowed", message: "\(request.method.rawValue) is not supported; use GET or HEAD",
-                    headers: allow))
-            return
+                    headers: allow),
+                recording: RequestRecord())
         }
         switch router.destination(for: request.path) {
         case .health:
-            await sendJSON(.ok, "{\"status\":\"ok\"}\n", writer: writer)
+            await sendJSON(.ok, "{\"status\":\"ok\"}\n", response: response)
         case .ready:
-            if let reason = status.notReadyReason {
-                var text = "{\"status\":\"not_ready\",\"reason\":"
-                JSONText.appendString(reason, to: &text)
-                await sendJSON(.serviceUnavailable, text + "}\n", writer: writer)
-            } else if let cache = status.cacheDisabledReason {
-                var text = "{\"status\":\"ready\",\"cache\":"
-                JSONText.appendString("disabled: " + cache, to: &text)
-                await sendJSON(.ok, text + "}\n", writer: writer)
-            } else {
-                await sendJSON(.ok, "{\"status\":\"ready\"}\n", writer: writer)
-            }
+            let (code, text) = readiness()
+            await sendJSON(code, text, response: response)
         case .metrics:
             var headers = HTTPHeaders()
             headers.set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
             headers.set("Cache-Control", "no-store")
-            try? await writer.send(.ok, headers: headers, body: Array(metrics.exposition().utf8))
+            await response.send(.ok, headers: headers, body: Array(metrics.exposition().utf8))
         case .aggregate(let route, let subpath):
-            await aggregate.respond(to: request, route: route, subpath: subpath, writer: writer)
+            return await aggregate.respond(to: request, route: route, subpath: subpath, response: response)
         case .invalidPath:
             let message = "the path after the route must percent-decode to UTF-8 with no . or .. segment (..;x included), "
                 + "and no slash, backslash, NUL or control character inside a segment"
-            await writer.send(HTTPError(.badRequest, code: "invalid_path", message: message))
+            return await response.send(HTTPError(.badRequest, code: "invalid_path", message: message), recording: RequestRecord())
         case .notFound:
             let known = router.routeNames.joined(separator: ", ")
-            await writer.send(HTTPError(.notFound, code: "unknown_route", message: "no route matches \(request.path.prefix(200)); routes: \(known)"))
+            return await response.send(
+                HTTPError(.notFound, code: "unknown_route", message: "no route matches \(request.path.prefix(200)); routes: \(known)"),
+                recording: RequestRecord())
         }
+        return RequestRecord()
     }
 
-    private func sendJSON(_ status: HTTPStatus, _ text: String, writer: ResponseWriter) async {
+    /// `/readyz`: 503 with the reason while starting or draining; 200, naming a disabled cache if there is one.
+    private func readiness() -> (HTTPStatus, String) {
+        if let reason = status.notReadyReason {
+            return (.serviceUnavailable, "{\"status\":\"not_ready\",\"reason\":" + JSONText.string(reason) + "}\n")
+        }
+        if let cache = status.cacheDisabledReason {
+            return (.ok, "{\"status\":\"ready\",\"cache\":" + JSONText.string("disabled: " + cache) + "}\n")
+        }
+        return (.ok, "{\"status\":\"ready\"}\n")
+    }
+
+    private func sendJSON(_ status: HTTPStatus, _ text: String, response: consuming Response) async {
         var headers = HTTPHeaders()
         headers.set("Content-Type", "application/json; charset=utf-8")
         headers.set("Cache-Control", "no-store")
-        try? await writer.send(status, headers: headers, body: Array(text.utf8))
+        await response.send(status, headers: headers, body: Array(text.utf8))
     }
 }

@@ -8,22 +8,23 @@ struct RouteWalk {
     /// the upstream states one.
     let headers: HTTPHeaders
 
+    /// Starts the walk; an auto route's detection is noted in `record` (`scheme`, `items_path`), failed or not.
     static func start(
-        route: RouteConfig, base: PageURL, options: PageWalker.Options, fetch: @escaping PageFetcher, writer: ResponseWriter
+        route: RouteConfig, base: PageURL, options: PageWalker.Options, fetch: @escaping PageFetcher, record: inout RequestRecord
     ) async throws(PaginationError) -> RouteWalk {
         switch route.pagination {
         case .scheme(let scheme):
             return RouteWalk(walker: PageWalker(base: base, scheme: scheme, options: options, fetch: fetch), headers: HTTPHeaders())
         case .auto(let itemsPath):
-            writer.logFields["scheme"] = .string("auto")
+            record.scheme = "auto"
             let (walker, detected) = try await AutoPagination.start(base: base, itemsPath: itemsPath, options: options, fetch: fetch)
             var headers = HTTPHeaders()
             guard let detected else { return RouteWalk(walker: walker, headers: headers) }
             headers.set("PageProxy-Scheme", detected.headerValue)
             headers.set("PageProxy-Items-Path", detected.itemsPath.description)
             if let total = detected.total { headers.set("PageProxy-Total", String(total)) }
-            writer.logFields["scheme"] = .string(detected.headerValue)
-            writer.logFields["items_path"] = .string(detected.itemsPath.description)
+            record.scheme = detected.headerValue
+            record.itemsPath = detected.itemsPath.description
             return RouteWalk(walker: walker, headers: headers)
         }
     }

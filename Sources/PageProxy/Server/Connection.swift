@@ -52,12 +52,16 @@ struct Connection {
             let keepsAlive = request.isKeepAlive && !request.hasUnreadBody && !registry.closesAfterEachAnswer
             let registry = self.registry
             let writer = ResponseWriter(
-                socket: socket, request: request, keepsAlive: keepsAlive, writeTimeout: limits.writeTimeout,
-                isDraining: { registry.closesAfterEachAnswer }, isCut: { registry.hasCutAll },
-                onDisconnect: { [socket] in registry.cancelTask(of: socket) })
+                sink: socket, request: request, keepsAlive: keepsAlive, writeTimeout: limits.writeTimeout,
+                isDraining: { registry.closesAfterEachAnswer }, isCut: { registry.hasCutAll })
+            let watch = DisconnectWatch(socket: socket) { [socket] in registry.cancelTask(of: socket) }
             let started = ContinuousClock.now
-            await responder.respond(to: request, writer: writer)
-            logRequest(request, writer: writer, duration: ContinuousClock.now - started)
+            let record = await responder.respond(to: request, response: Response(writer: writer, watch: watch))
+            // The watch must have stopped reading before the connection reads the next request.
+            await watch.stop()
+            let duration = ContinuousClock.now - started
+            responder.answered(record, status: writer.deliveredStatus, bytes: writer.bytesSent, duration: duration)
+            logRequest(request, writer: writer, record: record, duration: duration)
             guard writer.keepsAlive, case .finished = writer.state, !registry.closesAfterEachAnswer else { return }
             guard registry.setIdle(socket, true) else { return }
             idleDeadline = .now() + limits.idleTimeout.dispatchInterval
@@ -82,13 +86,13 @@ struct Connection {
 
     private func refuse(_ error: any HTTPResponseError) async {
         let head = HTTPRequestHead.placeholder
-        let writer = ResponseWriter(socket: socket, request: head, keepsAlive: false, writeTimeout: .seconds(2))
-        await writer.send(error)
+        let writer = ResponseWriter(sink: socket, request: head, keepsAlive: false, writeTimeout: .seconds(2))
+        let record = await Response(writer: writer).send(error, recording: RequestRecord())
         responder.refused(status: error.status, bytes: writer.bytesSent)
-        logRequest(head, writer: writer, duration: .zero)
+        logRequest(head, writer: writer, record: record, duration: .zero)
     }
 
-    private func logRequest(_ request: HTTPRequestHead, writer: ResponseWriter, duration: Duration) {
+    private func logRequest(_ request: HTTPRequestHead, writer: ResponseWriter, record: RequestRecord, duration: Duration) {
         // The redaction of the path's query is per request: not for a line nobody will read.
         guard logger.logs(requestLogLevel) else { return }
         var fields: [(String, LogValue)] = [
@@ -98,11 +102,11 @@ struct Connection {
             ("bytes", .int(writer.bytesSent)),
             ("duration_ms", .double(duration.milliseconds)),
         ]
-        var logFields = writer.logFields
+        var record = record
         // The answer did not fail: the shutdown's grace period ended (the upstream or client error it caused is not
         // the cause).
-        if writer.isCutByShutdown { logFields["error"] = .string("shutdown_cut") }
-        fields += logFields.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+        if writer.isCutByShutdown { record.error = "shutdown_cut" }
+        fields += record.logFields
         if case .aborted = writer.state { fields.append(("aborted", .bool(true))) }
         logger.log(requestLogLevel, "request", fields)
     }

@@ -1,10 +1,14 @@
 import PageProxyCore
 
-/// Answers one parsed request by writing exactly one response (or aborting it) through `writer`.
+/// Answers one parsed request through its single-use `Response`, and returns what the answer's log line and
+/// metrics need to know (`RequestRecord`).
 ///
 /// The server calls `respond` one request at a time per connection, so pipelined requests are answered in order.
 protocol HTTPResponder: Sendable {
-    func respond(to request: HTTPRequestHead, writer: ResponseWriter) async
+    func respond(to request: HTTPRequestHead, response: consuming Response) async -> RequestRecord
+
+    /// Told of every answer `respond` gave, once it is written: what the client received and how long it took.
+    func answered(_ record: RequestRecord, status: Int, bytes: Int, duration: Duration)
 
     /// Told of an answer the server gave by itself, without `respond`: a request it could not parse (400, 408,
     /// 413, 414, 431, 501, 505) or a client past the connection cap (503). Metrics count them too.
@@ -12,5 +16,6 @@ protocol HTTPResponder: Sendable {
 }
 
 extension HTTPResponder {
+    func answered(_ record: RequestRecord, status: Int, bytes: Int, duration: Duration) {}
     func refused(status: HTTPStatus, bytes: Int) {}
 }

@@ -2,9 +2,10 @@ import Dispatch
 import Foundation
 import PageProxyCore
 
-/// Writes one response to a connection: a whole body with `Content-Length`, or a stream of chunks.
+/// Writes one response to a `ResponseSink`: a whole body with `Content-Length`, or a stream of chunks.
 ///
-/// It owns the framing rules: no body bytes for `HEAD`, chunked streams for HTTP/1.1 and close-delimited streams
+/// Responders reach it only through a `Response` (single use: its sends are `consuming`); the connection keeps the
+/// writer to learn how the answer ended. It owns the framing rules: no body bytes for `HEAD`, chunked streams for HTTP/1.1 and close-delimited streams
 /// for HTTP/1.0, `Connection: close` whenever the connection will not be reused, and an aborted stream that ends
 /// without its last chunk so that the client sees an incomplete transfer.
 final class ResponseWriter {
@@ -15,7 +16,7 @@ final class ResponseWriter {
         case aborted
     }
 
-    private let socket: AsyncSocket
+    private let sink: any ResponseSink
     private let isHead: Bool
     private let version: HTTPVersion
     private let writeTimeout: Duration
@@ -23,24 +24,19 @@ final class ResponseWriter {
     private let isDraining: () -> Bool
     /// Whether the server's shutdown has closed every connection (its grace period ended).
     private let isCut: () -> Bool
-    private let onDisconnect: @Sendable () -> Void
     private(set) var state = State.idle
     /// Whether the connection stays open after this response; the writer may turn it off, never on.
     private(set) var keepsAlive: Bool
     private(set) var status: HTTPStatus?
     private(set) var bytesSent = 0
-    /// Fields the responder adds to this request's log line (route, pages, cache outcome, error code).
-    var logFields: [String: LogValue] = [:]
 
     init(
-        socket: AsyncSocket, request: HTTPRequestHead, keepsAlive: Bool, writeTimeout: Duration,
-        isDraining: @escaping () -> Bool = { false }, isCut: @escaping () -> Bool = { false },
-        onDisconnect: @escaping @Sendable () -> Void = {}
+        sink: any ResponseSink, request: HTTPRequestHead, keepsAlive: Bool, writeTimeout: Duration,
+        isDraining: @escaping () -> Bool = { false }, isCut: @escaping () -> Bool = { false }
     ) {
         self.isDraining = isDraining
         self.isCut = isCut
-        self.onDisconnect = onDisconnect
-        self.socket = socket
+        self.sink = sink
         self.isHead = request.method == .head
         self.version = request.version
         self.keepsAlive = keepsAlive
@@ -124,7 +120,7 @@ final class ResponseWriter {
             guard remaining == 0 else { throw BodyLengthMismatch() }
             if !pending.isEmpty { try await write([pending]) }
         } catch {
-            abortStream()
+            abort()
             throw error
         }
         state = .finished
@@ -132,27 +128,6 @@ final class ResponseWriter {
 
     /// The chunks of a `Content-Length` body did not add up to the length announced.
     struct BodyLengthMismatch: Error {}
-
-    /// Watches for the client closing the connection while the answer is prepared; if it does, the work for this
-    /// request is cancelled at once (DESIGN.md: a client that disconnects cancels its upstream work). Cancel the
-    /// returned task when the answer is done.
-    func watchForDisconnect() -> Task<Void, Never> {
-        let socket = self.socket
-        let onDisconnect = self.onDisconnect
-        return Task {
-            if await socket.waitForPeerClose() { onDisconnect() }
-        }
-    }
-
-    /// Announces the whole body's length but sends only `count` bytes of it, then closes: the mock's `reset` fault.
-    func sendCut(_ status: HTTPStatus, headers: HTTPHeaders, body: [UInt8], after count: Int) async {
-        var headers = headers
-        headers.set("Content-Length", String(body.count))
-        let bytes = head(status, headers: &headers) + body.prefix(count)
-        state = .aborted
-        keepsAlive = false
-        try? await write(bytes)
-    }
 
     /// Starts a streamed body: chunked for HTTP/1.1, delimited by closing the connection for HTTP/1.0.
     func beginStream(_ status: HTTPStatus, headers: HTTPHeaders = HTTPHeaders()) async throws {
@@ -196,8 +171,9 @@ final class ResponseWriter {
         try await write(trailers.count == 0 ? ChunkedEncoding.lastChunk : bytes)
     }
 
-    /// Ends a streamed body without its last chunk: the connection closes so that the client sees the loss.
-    func abortStream() {
+    /// Ends the answer unfinished (a stream without its last chunk, or no answer at all): the connection closes so
+    /// that the client sees the loss.
+    func abort() {
         state = .aborted
         keepsAlive = false
     }
@@ -222,7 +198,7 @@ final class ResponseWriter {
     /// Writes `parts` in order, without joining them.
     private func write(_ parts: [[UInt8]]) async throws {
         do {
-            try await socket.write(parts, deadline: .now() + writeTimeout.dispatchInterval)
+            try await sink.write(parts, deadline: .now() + writeTimeout.dispatchInterval)
             bytesSent += parts.reduce(0) { $0 + $1.count }
         } catch {
             state = .aborted

@@ -27,7 +27,7 @@ final class ChangingUpstream: Sendable {
     private struct Responder: HTTPResponder {
         let state: Shared
 
-        func respond(to request: HTTPRequestHead, writer: ResponseWriter) async {
+        func respond(to request: HTTPRequestHead, response writer: consuming Response) async -> RequestRecord {
             let (body, cacheControl) = state.lock.withLock { state in
                 state.received.append(Received(target: request.target, ifNoneMatch: request.headers["If-None-Match"]))
                 return (state.body, state.cacheControl)
@@ -37,11 +37,12 @@ final class ChangingUpstream: Sendable {
             headers.set("ETag", tag)
             if let cacheControl { headers.set("Cache-Control", cacheControl) }
             if AggregateETag.matches(ifNoneMatch: request.headers.values("If-None-Match"), etag: tag) {
-                try? await writer.send(.notModified, headers: headers, body: [])
-                return
+                await writer.send(.notModified, headers: headers, body: [])
+                return RequestRecord()
             }
             headers.set("Content-Type", "application/json")
-            try? await writer.send(.ok, headers: headers, body: Array(body.utf8))
+            await writer.send(.ok, headers: headers, body: Array(body.utf8))
+            return RequestRecord()
         }
     }
 

@@ -1,0 +1,86 @@
+import Foundation
+import PageProxyCore
+import Testing
+
+@testable import PageProxy
+
+/// PageProxy's responder run in memory (no socket: a `MemoryResponseSink` and the mock upstream in process), its
+/// answers read back by an independent byte-level reader; the live-socket tests cover the same paths end to end.
+@Suite struct ResponderInMemoryTests {
+    @Test func healthAnswersWithNoRouteInTheRecord() async throws {
+        let answer = try await InMemoryProxy().request("/healthz")
+        #expect(answer.response.status == 200)
+        #expect(answer.response.text == "{\"status\":\"ok\"}\n")
+        #expect(answer.response.header("Content-Length") == String(answer.response.body.count))
+        #expect(answer.record == RequestRecord())
+        #expect(answer.keepsAlive)
+    }
+
+    @Test func unknownRouteIsA404WhoseCodeTheRecordNames() async throws {
+        let answer = try await InMemoryProxy().request("/nope")
+        #expect(answer.response.status == 404)
+        #expect(answer.response.header("Content-Type") == "application/json; charset=utf-8")
+        #expect(answer.response.text.hasPrefix("{\"error\":{\"code\":\"unknown_route\""))
+        #expect(answer.record.error == "unknown_route")
+        #expect(answer.record.route == nil)
+    }
+
+    @Test func otherMethodsAreA405WithAllow() async throws {
+        let answer = try await InMemoryProxy().request("/github", method: .post)
+        #expect(answer.response.status == 405)
+        #expect(answer.response.header("Allow") == "GET, HEAD")
+        #expect(answer.record.error == "method_not_allowed")
+    }
+
+    @Test func aBadControlIsA400NamingTheControlAndTheRoute() async throws {
+        let answer = try await InMemoryProxy().request("/github?_max_pages=0")
+        #expect(answer.response.status == 400)
+        #expect(answer.response.text.contains("\"control\":\"_max_pages\""))
+        #expect(answer.record.error == "invalid_control")
+        #expect(answer.record.route == "github")
+    }
+
+    @Test func aMergedAnswerCarriesEveryItemAndTheRecordCountsPagesAndItems() async throws {
+        let answer = try await InMemoryProxy().request("/github?mock_total=25")
+        #expect(answer.response.status == 200)
+        #expect(answer.response.isComplete)
+        #expect(answer.response.trailing.isEmpty)
+        // The mock's items hold 1e400, which JSONSerialization refuses: the array's framing is checked instead.
+        #expect(answer.response.body.first == UInt8(ascii: "[") && answer.response.text.hasSuffix("]"))
+        #expect(answer.response.header("PageProxy-Items") == "25")
+        #expect(answer.response.header("PageProxy-Pages") == "3")
+        #expect(answer.record.route == "github")
+        #expect(answer.record.pages == 3)
+        #expect(answer.record.items == 25)
+        #expect(answer.record.cache == "hits=0 misses=0 revalidated=0 stale=0 bypassed=3")
+        #expect(answer.record.error == nil)
+    }
+
+    @Test func anNDJSONAnswerEndsWithTheLastChunk() async throws {
+        let answer = try await InMemoryProxy().request("/slack?mock_total=25&_format=ndjson")
+        #expect(answer.response.status == 200)
+        #expect(answer.response.header("Transfer-Encoding") == "chunked")
+        #expect(answer.response.isComplete)
+        #expect(answer.response.text.split(separator: "\n").count == 25)
+        #expect(answer.record.pages == 3)
+        #expect(answer.record.items == 25)
+    }
+
+    @Test func aLaterPageThatFailsEndsTheStreamWithTheFailureLineAndNoLastChunk() async throws {
+        let answer = try await InMemoryProxy().request("/slack?mock_total=30&_format=ndjson&mock_fault=status500@2")
+        #expect(answer.response.status == 200)
+        #expect(!answer.response.isComplete)
+        let last = answer.response.text.split(separator: "\n").last.map(String.init) ?? ""
+        #expect(last.hasPrefix(StreamFailureLine.marker + "{\"error\":{\"code\":\"upstream_status\""))
+        #expect(answer.record.error == "upstream_status")
+        #expect(answer.record.pages == 1)
+        #expect(!answer.keepsAlive)
+    }
+
+    @Test func aFirstPageThatFailsIsAnErrorStatus() async throws {
+        let answer = try await InMemoryProxy().request("/github?mock_total=30&mock_fault=status500@1")
+        #expect(answer.response.status == 502)
+        #expect(answer.record.error == "upstream_status")
+        #expect(answer.response.text.contains("\"route\":\"github\""))
+    }
+}
