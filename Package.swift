@@ -13,6 +13,8 @@ let package = Package(
         // bench/: item splicing against JSONSerialization (swift run -c release SpliceBench).
         .executableTarget(name: "SpliceBench", dependencies: ["PageProxyCore"]),
         .testTarget(name: "PageProxyCoreTests", dependencies: ["PageProxyCore"]),
+        // The library as its users see it: `import PageProxyCore` only, never `@testable`.
+        .testTarget(name: "PageProxyCorePublicAPITests", dependencies: ["PageProxyCore"]),
         // Fixtures/ holds test-only TLS material, read from the source tree.
         .testTarget(name: "PageProxyTests", dependencies: ["PageProxy", "PageProxyCore"], exclude: ["Fixtures"]),
     ]

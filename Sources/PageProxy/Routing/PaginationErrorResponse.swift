@@ -33,6 +33,8 @@ struct PaginationErrorResponse {
         case .tooManyPages: (status, code) = (.badGateway, "too_many_pages")
         case .cannotContinue: (status, code) = (.badGateway, "pagination_stuck")
         case .notDetected: (status, code) = (.badGateway, "pagination_not_detected")
+        // The server splices bytes and never decodes items; only a library walk can fail this way.
+        case .itemDecodingFailed: (status, code) = (.badGateway, "item_decoding_failed")
         }
         if let url = error.url { details.append(("upstream_url", .string(url.redactedDescription))) }
         self.message = error.description

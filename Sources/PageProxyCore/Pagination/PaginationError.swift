@@ -19,6 +19,8 @@ public enum PaginationError: Error, CustomStringConvertible {
     /// `scheme: "auto"` could not tell from the first page how to walk it (no items found, or more items stated
     /// than the page holds with no way to the next page).
     case notDetected(url: PageURL, reason: String)
+    /// A typed walk's item did not decode as its `Item` type (``PageProxyClient/items(of:)-(PaginatedRequest)``).
+    case itemDecodingFailed(ItemDecodingFailure)
 
     /// The page the error happened on, when there is one.
     public var page: Int? {
@@ -27,6 +29,7 @@ public enum PaginationError: Error, CustomStringConvertible {
             .foreignOrigin(let page, _, _), .invalidNextLink(let page, _), .loop(let page, _), .cannotContinue(let page, _):
             page
         case .notDetected: 1
+        case .itemDecodingFailed(let failure): failure.page
         case .tooManyPages: nil
         }
     }
@@ -37,6 +40,7 @@ public enum PaginationError: Error, CustomStringConvertible {
         case .upstreamStatus(_, let url, _), .upstreamFailed(_, let url, _), .invalidJSON(_, let url, _), .loop(_, let url),
             .notDetected(let url, _):
             url
+        case .itemDecodingFailed(let failure): failure.url
         default: nil
         }
     }
@@ -61,6 +65,8 @@ public enum PaginationError: Error, CustomStringConvertible {
             "cannot continue after page \(page): \(reason)"
         case .notDetected(_, let reason):
             "scheme \"auto\" cannot tell how to walk this upstream: \(reason)"
+        case .itemDecodingFailed(let failure):
+            failure.description
         }
     }
 }
