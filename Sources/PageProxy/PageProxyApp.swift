@@ -26,8 +26,9 @@ final class PageProxyApp: Sendable {
         let transport = HTTP1Transport()
         let metricsBox = MetricsConnectionCount()
         let metrics = Metrics(openConnections: { metricsBox.count() })
-        // Memoized merged answers: an eighth of the cache's bound, at most 64 MiB (none when the cache is off).
-        let memo = MergedAnswerMemo(maxBytes: pages.store == nil ? 0 : min(config.cache.maxBytes / 8, 64 << 20))
+        // Memoized merged answers: `cache.memoBytes`, by default an eighth of the cache's bound, at most 64 MiB (none
+        // when the cache is off).
+        let memo = MergedAnswerMemo(maxBytes: config.cache.memoLimit, store: pages.store)
         let aggregate = AggregateResponder(
             transport: transport, pages: pages, metrics: metrics, spool: spool ?? MergedSpool(directories: MergedSpool.directories(for: config)),
             memo: memo)

@@ -49,7 +49,7 @@ struct AggregateResponder: Sendable {
             await sendMemoized(answer, route: route, request: request, writer: writer)
             return
         }
-        let fetch = makeFetcher(route: route, headers: headers, transport: transport, policy: policy, tally: tally)
+        let fetch = makeFetcher(route: route, headers: headers, transport: transport, policy: policy, scan: Self.scanPaths(route), tally: tally)
         let walk: RouteWalk
         do {
             walk = try await RouteWalk.start(route: route, base: base, options: options, fetch: fetch, writer: writer)
@@ -61,9 +61,13 @@ struct AggregateResponder: Sendable {
         let watcher = writer.watchForDisconnect()
         switch controls.format {
         case .json:
+            // Everything besides the pages that decides the merged bytes (AggregateETag): the items path (an auto
+            // route's as detected) and the limits.
+            let itemsPath = walk.headers["PageProxy-Items-Path"] ?? route.itemsPath.description
+            let shape = "\(route.pagination.name)\u{0}\(itemsPath)\u{0}\(options.pageLimit ?? -1)\u{0}\(options.itemLimit ?? -1)"
             await respondMerged(
-                walker: walk.walker, route: route, request: request, tally: tally, memoKey: memoKey, extraHeaders: walk.headers,
-                writer: writer)
+                walker: walk.walker, route: route, request: request, tally: tally, memoKey: memoKey, etagShape: shape,
+                extraHeaders: walk.headers, writer: writer)
         case .ndjson:
             await respondStreamed(walker: walk.walker, route: route, request: request, tally: tally, extraHeaders: walk.headers, writer: writer)
         }
@@ -82,7 +86,7 @@ struct AggregateResponder: Sendable {
     }
 
     private func respondMerged(
-        walker: PageWalker, route: RouteConfig, request: HTTPRequestHead, tally: CacheTally, memoKey: String,
+        walker: PageWalker, route: RouteConfig, request: HTTPRequestHead, tally: CacheTally, memoKey: String, etagShape: String,
         extraHeaders: HTTPHeaders, writer: ResponseWriter
     ) async {
         var framing = MergedJSONBody()
@@ -90,20 +94,18 @@ struct AggregateResponder: Sendable {
         let body = SpooledBody(
             limits: SpooledBody.Limits(memoryBytes: spool.memoryBytes, maxBytes: route.maxMergedBytes), openSpool: spool.open)
         defer { body.discard() }
-        var etag = AggregateETag()
+        var etag = AggregateETag(shape: etagShape)
         var pages = 0
         var items = 0
         do {
             while let page = try await walker.next() {
-                var bytes: [UInt8] = []
-                framing.append(page, to: &bytes)
-                etag.update(bytes[...])
-                try body.append(bytes)
+                // Items are compacted, never longer than the page's body; with `[` and `,` at most two bytes more.
+                try body.append(atMost: page.body.count + 2) { framing.append(page, to: &$0) } appended: { etag.add(page, framed: $0) }
                 pages += 1
                 items += page.itemCount
             }
             let closing = framing.closing()
-            etag.update(closing[...])
+            etag.update(closing)
             try body.append(closing)
         } catch let error as PaginationError {
             await sendFailure(error, route: route, writer: writer)
@@ -119,22 +121,21 @@ struct AggregateResponder: Sendable {
             await sendError(.internalServerError, code: "internal_error", message: "\(error)", details: [], writer: writer)
             return
         }
-        var headers = extraHeaders
-        headers.set("Content-Type", OutputFormat.json.contentType)
-        headers.set("PageProxy-Pages", String(pages))
-        headers.set("PageProxy-Items", String(items))
-        if walker.wasTruncated { headers.set("PageProxy-Truncated", "true") }
-        tally.addHeaders(to: &headers)
         let tag = etag.finalize()
-        headers.set("ETag", tag)
+        let headers = MergedAnswerHeaders.make(
+            extra: extraHeaders, pages: pages, items: items, truncated: walker.wasTruncated, cache: tally.summary, stale: tally.servedStale, etag: tag)
         writer.logFields["pages"] = .int(pages)
         writer.logFields["items"] = .int(items)
-        if let bytes = body.inMemory, let freshUntil = tally.freshUntil {
+        // Every page stored and fresh: the answer is memoized, a spooled one too (read back once, within the memo's
+        // bound), and then sent from memory.
+        var kept: [UInt8]?
+        if let freshUntil = tally.freshUntil, memo.accepts(byteCount: body.count), let bytes = try? body.bytes() {
             memo.keep(
                 MergedAnswerMemo.Answer(
                     body: bytes, pages: pages, items: items, truncated: walker.wasTruncated, etag: tag, freshUntil: freshUntil,
-                    headers: extraHeaders),
+                    stamps: tally.stamps, extraHeaders: extraHeaders),
                 for: memoKey)
+            kept = bytes
         }
         // RFC 9110 §13.1.2 — the client already holds this answer: no body.
         if AggregateETag.matches(ifNoneMatch: request.headers.values("If-None-Match"), etag: tag) {
@@ -145,6 +146,10 @@ struct AggregateResponder: Sendable {
             return
         }
         if body.isSpooled { writer.logFields["spooled"] = .bool(true) }
+        if let kept {
+            try? await writer.send(.ok, headers: headers, body: kept)
+            return
+        }
         var chunks = body.chunks(of: Self.sendChunkBytes)
         do {
             try await writer.send(.ok, headers: headers, contentLength: body.count) { try chunks.next() }
@@ -159,26 +164,19 @@ struct AggregateResponder: Sendable {
 
     /// A merged answer from the memo: every page a cache hit, as the walk would have found them.
     private func sendMemoized(_ answer: MergedAnswerMemo.Answer, route: RouteConfig, request: HTTPRequestHead, writer: ResponseWriter) async {
-        let tally = CacheTally()
-        for _ in 0..<answer.pages { tally.record(.hit) }
         metrics.cacheOutcome(route: route.name, outcome: CacheOutcome.hit.rawValue, count: answer.pages)
-        var headers = answer.headers
-        headers.set("Content-Type", OutputFormat.json.contentType)
-        headers.set("PageProxy-Pages", String(answer.pages))
-        headers.set("PageProxy-Items", String(answer.items))
-        if answer.truncated { headers.set("PageProxy-Truncated", "true") }
-        tally.addHeaders(to: &headers)
-        headers.set("ETag", answer.etag)
         writer.logFields["pages"] = .int(answer.pages)
         writer.logFields["items"] = .int(answer.items)
-        writer.logFields["cache"] = .string(tally.summary)
+        writer.logFields["cache"] = .string(answer.cacheSummary)
         if AggregateETag.matches(ifNoneMatch: request.headers.values("If-None-Match"), etag: answer.etag) {
+            var headers = answer.headers
             headers.remove("Content-Type")
             headers.set("Content-Length", String(answer.body.count))
             try? await writer.send(.notModified, headers: headers, body: [])
             return
         }
-        try? await writer.send(.ok, headers: headers, body: answer.body)
+        // One lookup, one write of prepared bytes.
+        try? await writer.send(.ok, prepared: answer.preparedFields, body: answer.body)
     }
 
     /// DESIGN.md "Errors": a merged answer that cannot be held is a JSON error pointing at the streamed output.
@@ -290,8 +288,15 @@ struct AggregateResponder: Sendable {
         return fields
     }
 
+    /// What a walk of `route` scans pages for, so that pages it stores keep their scan and hits reuse it; nil for an
+    /// auto route, whose paths are known only once its first page is read (its pages are scanned by the walker).
+    private static func scanPaths(_ route: RouteConfig) -> ScanPaths? {
+        guard case .scheme(let scheme) = route.pagination else { return nil }
+        return ScanPaths(itemsPath: route.itemsPath, valuePaths: scheme.makeStrategy().valuePaths)
+    }
+
     private func makeFetcher(
-        route: RouteConfig, headers: HTTPHeaders, transport: RetryingTransport, policy: CachePolicy, tally: CacheTally
+        route: RouteConfig, headers: HTTPHeaders, transport: RetryingTransport, policy: CachePolicy, scan: ScanPaths?, tally: CacheTally
     ) -> PageFetcher {
         let timeout = route.pageTimeout
         let maxBytes = route.maxPageBytes
@@ -302,9 +307,11 @@ struct AggregateResponder: Sendable {
         return { url, number throws(PaginationError) in
             let started = ContinuousClock.now
             do throws(UpstreamError) {
-                let (response, source, freshUntil) = try await pages.fetch(
-                    UpstreamRequest(url: url, headers: headers, caFile: caFile), policy: policy, transport: transport, timeout: timeout, maxBodyBytes: maxBytes)
-                tally.record(source, freshUntil: freshUntil)
+                let fetched = try await pages.fetch(
+                    UpstreamRequest(url: url, headers: headers, caFile: caFile), policy: policy, transport: transport, timeout: timeout, maxBodyBytes: maxBytes,
+                    scan: scan)
+                let (response, source) = (fetched.response, fetched.outcome)
+                tally.record(source, stored: fetched.stored)
                 metrics.cacheOutcome(route: routeName, outcome: source.rawValue)
                 // A hit or a stale page made no upstream request that answered.
                 guard source != .hit && source != .stale else { return response }

@@ -15,8 +15,10 @@ package final class DiskStore: Sendable {
     private struct Record {
         var size: Int
         var lastUse: UInt64
-        /// When this process last refreshed the file's time (0: never).
-        var touchedAt: UInt64 = 0
+        /// Hits since this process last refreshed the file's time (nil: never refreshed).
+        var hitsSinceTouch: UInt64?
+        /// Which write of this process the file holds (see `PageStamp`).
+        var generation: UInt64
     }
 
     private struct State {
@@ -25,6 +27,9 @@ package final class DiskStore: Sendable {
         var useCounter: UInt64 = 0
         var disabledReason: String?
         var temporaryCounter = 0
+        /// Bumped by every write and removal: stamps each write with a new generation, and tells a memo at a glance
+        /// that nothing changed since it last looked.
+        var changeCounter: UInt64 = 0
         /// Entries read and verified since they were last written: served again without re-reading the file.
         var memory: [CacheKey: CacheEntry] = [:]
         var memoryBytes = 0
@@ -34,7 +39,8 @@ package final class DiskStore: Sendable {
     package let maxBytes: Int
     private let state = Mutex(State())
     private let onDisable: @Sendable (String) -> Void
-    /// A hit refreshes the file's time at most once per this many uses of the store (cheap LRU persistence).
+    /// A hit refreshes the file's time at most once per this many hits of that entry (cheap LRU persistence: a
+    /// system call per page per request was 3 % of a cached walk, issue 13).
     private let touchInterval: UInt64 = 64
     /// The most body bytes kept in memory; past it the memory copies are dropped (the files stay).
     private let memoryLimit: Int
@@ -61,22 +67,41 @@ package final class DiskStore: Sendable {
 
     package func contains(_ key: CacheKey) -> Bool { state.withLock { $0.records[key] != nil } }
 
+    /// How many writes and removals this store has seen: unchanged means every stamp taken before is still current.
+    package var changeCount: UInt64 { state.withLock { $0.changeCounter } }
+
+    /// Whether every page in `stamps` is still the version stamped (not rewritten by a 200 or a 304, removed or
+    /// evicted): the store's `changeCount` when that was checked, or nil when one of them is not.
+    package func changeCount(ifCurrent stamps: some Sequence<PageStamp>) -> UInt64? {
+        state.withLock { state in
+            stamps.allSatisfy { state.records[$0.key]?.generation == $0.generation } ? state.changeCounter : nil
+        }
+    }
+
     /// The entry for `key`, or nil. A torn, truncated or corrupted file is a miss and is removed.
-    package func read(_ key: CacheKey) -> CacheEntry? {
-        let found: (touch: Bool, memory: CacheEntry?)? = state.withLock { state in
+    package func read(_ key: CacheKey) -> CacheEntry? { lookup(key)?.entry }
+
+    /// The entry for `key` and the stamp of the version read, or nil; as `read`.
+    ///
+    /// The stamp is taken before the file is read, so a write racing with the read can only make it older than the
+    /// bytes (an answer built from them is then dropped early), never newer.
+    package func lookup(_ key: CacheKey) -> (entry: CacheEntry, stamp: PageStamp)? {
+        let found: (touch: Bool, memory: CacheEntry?, generation: UInt64)? = state.withLock { state in
             guard state.disabledReason == nil, var record = state.records[key] else { return nil }
             state.useCounter += 1
             record.lastUse = state.useCounter
-            let touch = record.touchedAt == 0 || state.useCounter - record.touchedAt >= touchInterval
-            if touch { record.touchedAt = state.useCounter }
+            let hits = record.hitsSinceTouch.map { $0 + 1 } ?? touchInterval
+            let touch = hits >= touchInterval
+            record.hitsSinceTouch = touch ? 0 : hits
             state.records[key] = record
-            return (touch, state.memory[key])
+            return (touch, state.memory[key], record.generation)
         }
-        guard let (shouldTouch, remembered) = found else { return nil }
+        guard let (shouldTouch, remembered, generation) = found else { return nil }
+        let stamp = PageStamp(key: key, generation: generation)
         let path = self.path(for: key)
         if let remembered {
             if shouldTouch { CacheFileSystem.touch(path) }
-            return remembered
+            return (remembered, stamp)
         }
         let file: (bytes: [UInt8], inode: UInt64)?
         do throws(CacheFileSystem.Failure) {
@@ -93,41 +118,50 @@ package final class DiskStore: Sendable {
             let entry = try CacheEntryFormat.decode(file.bytes, key: key)
             if shouldTouch { CacheFileSystem.touch(path) }
             remember(entry, for: key, inode: file.inode)
-            return entry
+            return (entry, stamp)
         } catch {
             state.withLock { state in
                 CacheFileSystem.remove(path, ifInode: file.inode)
-                Self.dropMemory(key, &state)
-                if let record = state.records.removeValue(forKey: key) { state.totalBytes -= record.size }
+                Self.dropRecord(key, &state)
             }
             return nil
         }
     }
 
     /// Stores `entry` under `key` atomically, then evicts least recently used entries down to the bound.
-    package func write(_ entry: CacheEntry, for key: CacheKey) {
+    /// - Returns: the stamp of the version written; nil when it was not written (too large, store disabled, failure).
+    @discardableResult
+    package func write(_ entry: CacheEntry, for key: CacheKey) -> PageStamp? {
         let bytes = CacheEntryFormat.encode(entry, key: key)
-        guard bytes.count <= maxBytes else { return }
+        guard bytes.count <= maxBytes else {
+            // The old version is no longer what the upstream says: it must not be served (nor answers built on it).
+            remove(key)
+            return nil
+        }
         let temporary: String? = state.withLock { state in
             guard state.disabledReason == nil else { return nil }
             state.temporaryCounter += 1
             return "\(directory)/\(key.directoryName)/\(key.hex).tmp-\(getpid())-\(state.temporaryCounter)"
         }
-        guard let temporary else { return }
+        guard let temporary else { return nil }
         let path = self.path(for: key)
         do throws(CacheFileSystem.Failure) {
             try CacheFileSystem.makeDirectory("\(directory)/\(key.directoryName)")
             try CacheFileSystem.writeAtomically(bytes, to: path, temporary: temporary)
         } catch {
             if error.disablesCache { disable("cache directory \(directory) is unusable: \(error.description)") }
-            return
+            remove(key)
+            return nil
         }
-        state.withLock { state in
+        return state.withLock { state -> PageStamp? in
             Self.dropMemory(key, &state)
             state.useCounter += 1
-            let old = state.records.updateValue(Record(size: bytes.count, lastUse: state.useCounter, touchedAt: state.useCounter), forKey: key)
+            state.changeCounter += 1
+            let record = Record(size: bytes.count, lastUse: state.useCounter, hitsSinceTouch: 0, generation: state.changeCounter)
+            let old = state.records.updateValue(record, forKey: key)
             state.totalBytes += bytes.count - (old?.size ?? 0)
             evict(&state)
+            return state.records[key] == nil ? nil : PageStamp(key: key, generation: record.generation)
         }
     }
 
@@ -135,9 +169,7 @@ package final class DiskStore: Sendable {
     package func remove(_ key: CacheKey) {
         let path = self.path(for: key)
         state.withLock { state in
-            Self.dropMemory(key, &state)
-            guard let record = state.records.removeValue(forKey: key) else { return }
-            state.totalBytes -= record.size
+            guard Self.dropRecord(key, &state) else { return }
             CacheFileSystem.remove(path)
         }
     }
@@ -150,10 +182,18 @@ package final class DiskStore: Sendable {
     // MARK: - Private
 
     private func forget(_ key: CacheKey) {
-        state.withLock { state in
-            if let record = state.records.removeValue(forKey: key) { state.totalBytes -= record.size }
-            Self.dropMemory(key, &state)
-        }
+        state.withLock { state in _ = Self.dropRecord(key, &state) }
+    }
+
+    /// Forgets `key`'s record and memory copy; a removal is a change (stamps of it are no longer current).
+    /// - Returns: whether there was a record.
+    @discardableResult
+    private static func dropRecord(_ key: CacheKey, _ state: inout State) -> Bool {
+        dropMemory(key, &state)
+        guard let record = state.records.removeValue(forKey: key) else { return false }
+        state.totalBytes -= record.size
+        state.changeCounter += 1
+        return true
     }
 
     /// Keeps a verified entry in memory, unless the file changed since it was read.
@@ -178,12 +218,10 @@ package final class DiskStore: Sendable {
     private func evict(_ state: inout State) {
         guard state.totalBytes > maxBytes else { return }
         let target = maxBytes - maxBytes / 10
-        for (key, record) in state.records.sorted(by: { $0.value.lastUse < $1.value.lastUse }) {
+        for key in state.records.sorted(by: { $0.value.lastUse < $1.value.lastUse }).map(\.key) {
             guard state.totalBytes > target else { break }
             CacheFileSystem.remove(path(for: key))
-            state.records[key] = nil
-            Self.dropMemory(key, &state)
-            state.totalBytes -= record.size
+            Self.dropRecord(key, &state)
         }
     }
 
@@ -219,10 +257,11 @@ package final class DiskStore: Sendable {
         }
         state.withLock { state in
             for (index, file) in found.sorted(by: { $0.modified < $1.modified }).enumerated() {
-                state.records[file.key] = Record(size: file.size, lastUse: UInt64(index + 1))
+                state.records[file.key] = Record(size: file.size, lastUse: UInt64(index + 1), generation: UInt64(index + 1))
                 state.totalBytes += file.size
             }
             state.useCounter = UInt64(found.count)
+            state.changeCounter = UInt64(found.count)
             evict(&state)
         }
     }

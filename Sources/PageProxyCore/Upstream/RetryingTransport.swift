@@ -8,7 +8,8 @@ import Synchronization
 package final class RetryingTransport: UpstreamTransport {
     private let base: any UpstreamTransport
     private let policy: RetryPolicy
-    private let deadline: ContinuousClock.Instant
+    /// When this client request's time is up: no request and no retry starts after it.
+    package let until: ContinuousClock.Instant
     private let remaining: Mutex<Int>
     private let retried = Mutex(0)
     private let sleep: @Sendable (Duration) async throws -> Void
@@ -23,12 +24,14 @@ package final class RetryingTransport: UpstreamTransport {
     ) {
         self.base = base
         self.policy = policy
-        self.deadline = deadline
+        self.until = deadline
         self.remaining = Mutex(policy.budget)
         self.sleep = sleep
         self.random = random
         self.now = now
     }
+
+    package var deadline: ContinuousClock.Instant? { until }
 
     /// How many retries this client request has used.
     package var retriesUsed: Int { retried.withLock { $0 } }
@@ -37,7 +40,7 @@ package final class RetryingTransport: UpstreamTransport {
         var attempt = 0
         while true {
             attempt += 1
-            let left = deadline - ContinuousClock.now
+            let left = until - ContinuousClock.now
             guard left > .zero else { throw .timedOut(origin: request.url.origin.description) }
             let outcome: Result<UpstreamResponse, UpstreamError>
             do {
@@ -72,7 +75,7 @@ package final class RetryingTransport: UpstreamTransport {
 
     /// Takes one retry from the budget if the wait ends before the deadline.
     private func takeRetry(waiting wait: Duration) -> Bool {
-        guard ContinuousClock.now + wait < deadline else { return false }
+        guard ContinuousClock.now + wait < until else { return false }
         let granted = remaining.withLock { left -> Bool in
             guard left > 0 else { return false }
             left -= 1
