@@ -12,6 +12,8 @@ let package = Package(
         .executableTarget(name: "PageProxy", dependencies: ["PageProxyCore"]),
         // bench/: item splicing against JSONSerialization (swift run -c release SpliceBench).
         .executableTarget(name: "SpliceBench", dependencies: ["PageProxyCore"]),
+        // bench/: the typed Decodable walk against decoding the merged array (swift run -c release DecodeBench).
+        .executableTarget(name: "DecodeBench", dependencies: ["PageProxyCore"]),
         .testTarget(name: "PageProxyCoreTests", dependencies: ["PageProxyCore"]),
         // The library as its users see it: `import PageProxyCore` only, never `@testable`.
         .testTarget(name: "PageProxyCorePublicAPITests", dependencies: ["PageProxyCore"]),
