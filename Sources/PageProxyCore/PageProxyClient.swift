@@ -42,6 +42,7 @@ public struct PageProxyClient: Sendable {
 
     /// Every item of `source` decoded as `T`, in upstream order.
     /// - Parameters:
+    ///   - source: where and how to walk.
     ///   - type: what each item decodes to.
     ///   - decoder: the decoder for the items.
     public func items<T: Decodable>(of source: PaginatedSource, as type: T.Type, decoder: JSONDecoder = JSONDecoder()) -> DecodedItemSequence<T> {

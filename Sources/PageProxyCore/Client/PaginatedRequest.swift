@@ -3,7 +3,7 @@ import Foundation
 /// A paginated endpoint as a type: where it is, how it pages, and what its items decode to.
 ///
 /// In the spirit of APIKit's `PaginationRequestType`: the request names its base URL, path, query, headers and
-/// pagination scheme, and its `Item` type fixes what ``PageProxyClient/items(of:)-(PaginatedRequest)`` yields.
+/// pagination scheme, and its `Item` type fixes what `PageProxyClient.items(of:)` yields.
 /// Only ``baseURL``, ``scheme`` and `Item` are required; everything else has a default.
 ///
 /// ```swift
@@ -13,8 +13,8 @@ import Foundation
 ///     var baseURL: PageURL { PageURL(string: "https://api.github.com")! }
 ///     var path: String { "/search/repositories" }
 ///     var queryItems: [(name: String, value: String)] { [("q", query)] }
-///     var scheme: PaginationScheme { .linkHeader() }
-///     var itemsPath: JSONPath { "items" }
+///     var scheme: PaginationScheme { .linkHeader(.init()) }
+///     var itemsPath: JSONPath { JSONPath("items")! }
 /// }
 /// for try await repository in client.items(of: SearchRepositories(query: "swift")) { print(repository.full_name) }
 /// ```
