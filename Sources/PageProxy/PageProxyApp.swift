@@ -30,7 +30,7 @@ final class PageProxyApp: Sendable {
         // when the cache is off).
         let memo = MergedAnswerMemo(maxBytes: config.cache.memoLimit, store: pages.store)
         let aggregate = AggregateResponder(
-            transport: transport, pages: pages, metrics: metrics, spool: spool ?? MergedSpool(directories: MergedSpool.directories(for: config)),
+            transport: RedirectingTransport(base: transport), pages: pages, metrics: metrics, spool: spool ?? MergedSpool(directories: MergedSpool.directories(for: config)),
             memo: memo)
         let responder = PageProxyResponder(router: Router(routes: config.routes), aggregate: aggregate, status: status, metrics: metrics)
         let server = try Server(

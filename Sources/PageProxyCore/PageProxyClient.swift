@@ -20,7 +20,8 @@ public struct PageProxyClient: Sendable {
     public init(configuration: Configuration = Configuration()) {
         let store = configuration.cache.map { DiskStore(directory: $0.directory, maxBytes: $0.maxBytes) }
         self.walks = PageWalkerFactory(
-            transport: configuration.transport.base, pages: CachingPageSource(store: store),
+            // As in the server: same-origin redirects are followed (bounded), others refused.
+            transport: RedirectingTransport(base: configuration.transport.base), lookahead: LookaheadMemory(), pages: CachingPageSource(store: store),
             cachePolicy: configuration.cache?.policy ?? CachePolicy(ttl: .zero), retry: configuration.retry,
             walkTimeout: configuration.walkTimeout)
     }

@@ -64,10 +64,11 @@ import Testing
         let upstream = IssuePages(total: 25) { _, count in count == 2 ? PageResponse(statusCode: 503) : nil }
         let client = PageProxyClient(configuration: .init(transport: upstream.transport, retry: RetryPolicy(budget: 0)))
         let error = await #expect(throws: PaginationError.self) { _ = try await walk(client) }
-        guard case .upstreamStatus(let page, _, let status) = error else {
+        guard case .upstreamStatus(let page, _, let status, _) = error else {
             Issue.record("expected upstreamStatus, got \(String(describing: error))")
             return
         }
         #expect((page, status) == (2, 503))
+        #expect(error?.code == "upstream_status")
     }
 }

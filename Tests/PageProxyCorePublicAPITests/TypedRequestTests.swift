@@ -99,6 +99,7 @@ import Testing
         }
         #expect((failure.page, failure.index, failure.offset) == (2, 2, 12))
         #expect(error?.page == 2)
+        #expect(error?.code == "item_decoding_failed")
         #expect(ids == Array(0..<10))
     }
 
@@ -116,5 +117,6 @@ import Testing
         }
         #expect(page == 1)
         #expect(origin == "http://api.test")
+        #expect(error?.code == "upstream_unreachable")
     }
 }

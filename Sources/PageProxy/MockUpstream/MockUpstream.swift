@@ -71,8 +71,22 @@ final class MockUpstream: Sendable {
     }
 
     private func answer(_ request: MockRequest, _ query: MockQuery, latencyIsValid: Bool) async -> MockResponse {
-        guard let service = MockService(path: query.path) else { return MockErrors.notFound() }
+        if let service = MockService.appendingSlash(to: query.path) {
+            // Django's APPEND_SLASH: a relative Location with the query kept.
+            let target = service.path + (request.target.firstIndex(of: "?").map { String(request.target[$0...]) } ?? "")
+            return MockErrors.appendSlash(target)
+        }
+        guard let service = MockService(path: query.path) else { return MockErrors.notFound(path: query.path) }
         guard request.method == "GET" || request.method == "HEAD" else { return MockErrors.methodNotAllowed() }
+        // A token the mock rejects: any whose credential starts with "bad" (`Authorization: Bearer bad-token`).
+        if let authorization = request.header("Authorization"),
+            authorization.split(separator: " ").last?.hasPrefix("bad") == true
+        {
+            return MockErrors.unauthorized(service)
+        }
+        if service == .jsonapi, !MockAccept.admits(request.header("Accept"), MockAccept.jsonAPI) {
+            return MockErrors.notAcceptable()
+        }
         guard latencyIsValid else {
             return MockErrors.badOption("mock_latency_ms", query.value("mock_latency_ms") ?? "")
         }
@@ -114,6 +128,9 @@ final class MockUpstream: Sendable {
         }
         if faults.has(.transient500, page: page), log.fireOnce("transient500 " + request.target) {
             return MockErrors.internalError()
+        }
+        if faults.has(.status403, page: page) {
+            return MockErrors.forbidden()
         }
         if faults.has(.status429, page: page), log.fireOnce("status429 " + request.target) {
             return MockErrors.tooManyRequests()

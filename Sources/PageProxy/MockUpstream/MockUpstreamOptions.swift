@@ -12,6 +12,9 @@ struct MockUpstreamOptions: Sendable {
     var holdUntilInFlight: Int? = nil
     /// Tests only: whether that hold applies to the first request too.
     var holdsFirstRequest = false
+    /// Write each answer's head and body in two writes, as Django's `runserver` does (PageProxy's reads must then
+    /// reassemble a response that arrives in two segments).
+    var splitsHeadAndBody = false
 
     init(totalItems: Int = 250, pageSize: Int = 20, maxPageSize: Int = 100, latency: Duration = .zero) {
         self.totalItems = totalItems

@@ -14,6 +14,8 @@ struct AggregateResponder: Sendable {
     let spool: MergedSpool
     /// Merged answers whose pages are all fresh in the cache, answered again without a walk.
     let memo: MergedAnswerMemo
+    /// Where `lookahead` walks learn where upstreams' links point, shared by every request.
+    var lookahead = LookaheadMemory()
 
     /// How much of a spooled answer is read and written at a time.
     static let sendChunkBytes = 64 * 1024
@@ -34,6 +36,7 @@ struct AggregateResponder: Sendable {
         options.maxPages = route.maxPages
         options.pageLimit = controls.maxPages
         options.itemLimit = [controls.maxItems, route.maxItems].compactMap { $0 }.min()
+        options.lookaheadMemory = lookahead
         // One retry budget and one deadline for all the pages of this request.
         let transport = RetryingTransport(
             base: self.transport, policy: RetryPolicy(budget: route.retries), deadline: .now + route.totalTimeout)
@@ -50,11 +53,12 @@ struct AggregateResponder: Sendable {
             return
         }
         let fetch = makeFetcher(route: route, headers: headers, transport: transport, policy: policy, scan: Self.scanPaths(route), tally: tally)
+        let failure = FailureContext(route: route.name, secrets: CredentialRedaction.secrets(in: headers))
         let walk: RouteWalk
         do {
             walk = try await RouteWalk.start(route: route, base: base, options: options, fetch: fetch, writer: writer)
         } catch {
-            await sendFailure(error, route: route, writer: writer)
+            await sendFailure(error, failure, writer: writer)
             recordWalk(route: route, tally: tally, transport: transport, writer: writer)
             return
         }
@@ -67,9 +71,11 @@ struct AggregateResponder: Sendable {
             let shape = "\(route.pagination.name)\u{0}\(itemsPath)\u{0}\(options.pageLimit ?? -1)\u{0}\(options.itemLimit ?? -1)"
             await respondMerged(
                 walker: walk.walker, route: route, request: request, tally: tally, memoKey: memoKey, etagShape: shape,
-                extraHeaders: walk.headers, writer: writer)
+                extraHeaders: walk.headers, failure: failure, writer: writer)
         case .ndjson:
-            await respondStreamed(walker: walk.walker, route: route, request: request, tally: tally, extraHeaders: walk.headers, writer: writer)
+            await respondStreamed(
+                walker: walk.walker, route: route, request: request, tally: tally, extraHeaders: walk.headers, failure: failure,
+                writer: writer)
         }
         // The watcher must have stopped reading before the connection reads the next request.
         watcher.cancel()
@@ -87,7 +93,7 @@ struct AggregateResponder: Sendable {
 
     private func respondMerged(
         walker: PageWalker, route: RouteConfig, request: HTTPRequestHead, tally: CacheTally, memoKey: String, etagShape: String,
-        extraHeaders: HTTPHeaders, writer: ResponseWriter
+        extraHeaders: HTTPHeaders, failure: FailureContext, writer: ResponseWriter
     ) async {
         var framing = MergedJSONBody()
         // DESIGN.md: memory stays bounded whatever the total; past `spool.memoryBytes` the bytes wait on disk.
@@ -108,7 +114,7 @@ struct AggregateResponder: Sendable {
             etag.update(closing)
             try body.append(closing)
         } catch let error as PaginationError {
-            await sendFailure(error, route: route, writer: writer)
+            await sendFailure(error, failure, writer: writer)
             return
         } catch let error as SpoolError {
             // Stop fetching pages nobody will see; `body` has already dropped what it held.
@@ -202,7 +208,7 @@ struct AggregateResponder: Sendable {
 
     private func respondStreamed(
         walker: PageWalker, route: RouteConfig, request: HTTPRequestHead, tally: CacheTally, extraHeaders: HTTPHeaders,
-        writer: ResponseWriter
+        failure: FailureContext, writer: ResponseWriter
     ) async {
         var pages = 0
         var items = 0
@@ -215,7 +221,7 @@ struct AggregateResponder: Sendable {
         do {
             first = try await walker.next()
         } catch {
-            await sendFailure(error, route: route, writer: writer)
+            await sendFailure(error, failure, writer: writer)
             return
         }
         var headers = extraHeaders
@@ -243,9 +249,9 @@ struct AggregateResponder: Sendable {
             if sendsTrailers { tally.addHeaders(to: &trailers) }
             try await writer.endStream(trailers: trailers)
         } catch let error as PaginationError {
-            let failure = PaginationErrorResponse(error, route: route.name)
-            writer.logFields["error"] = .string(failure.code)
-            try? await writer.writeStreamed(StreamFailureLine.make(errorJSON: failure.body))
+            let response = PaginationErrorResponse(error, route: failure.route, secrets: failure.secrets)
+            writer.logFields["error"] = .string(response.code)
+            try? await writer.writeStreamed(StreamFailureLine.make(errorJSON: response.body))
             writer.abortStream()
         } catch {
             // The client went away: stop fetching at once.
@@ -254,14 +260,25 @@ struct AggregateResponder: Sendable {
         }
     }
 
-    private func sendFailure(_ error: PaginationError, route: RouteConfig, writer: ResponseWriter) async {
-        let failure = PaginationErrorResponse(error, route: route.name)
-        await sendError(failure.status, code: failure.code, message: failure.message, details: failure.details, writer: writer)
+    /// What an error report of this request needs besides the error: the route, and the credentials it sent upstream.
+    private struct FailureContext {
+        let route: String
+        let secrets: [String]
     }
 
-    private func sendError(_ status: HTTPStatus, code: String, message: String, details: [(String, LogValue)], writer: ResponseWriter) async {
+    private func sendFailure(_ error: PaginationError, _ context: FailureContext, writer: ResponseWriter) async {
+        let response = PaginationErrorResponse(error, route: context.route, secrets: context.secrets)
+        await sendError(
+            response.status, code: response.code, message: response.message, details: response.details, headers: response.headers, writer: writer)
+    }
+
+    private func sendError(
+        _ status: HTTPStatus, code: String, message: String, details: [(String, LogValue)], headers extra: HTTPHeaders = HTTPHeaders(),
+        writer: ResponseWriter
+    ) async {
         writer.logFields["error"] = .string(code)
-        let (headers, body) = ErrorResponse.make(status: status, code: code, message: message, details: details)
+        var (headers, body) = ErrorResponse.make(status: status, code: code, message: message, details: details)
+        for (name, value) in extra { headers.add(name, value) }
         try? await writer.send(status, headers: headers, body: body)
     }
 

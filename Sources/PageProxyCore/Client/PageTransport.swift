@@ -27,7 +27,8 @@ public struct PageTransport: Sendable {
     }
 
     /// PageProxy's own HTTP/1.1 transport: keep-alive reuse, `http://` and `https://` upstreams (certificates
-    /// verified against the system trust store). Each call makes a transport with its own connection pool.
+    /// verified against the system trust store). Each call makes a transport with its own connection pool. The client
+    /// follows same-origin redirects whatever the transport.
     public static var http1: PageTransport { PageTransport(base: HTTP1Transport()) }
 }
 

@@ -1,7 +1,9 @@
 /// Starts the walks of one ``PageProxyClient``: each with its own retry budget and deadline, all through the
-/// client's transport and page cache (so concurrent fetches of one page are collapsed across walks).
+/// client's transport and page cache (so concurrent fetches of one page are collapsed across walks), and with what
+/// `lookahead` learned about upstreams' links in earlier walks.
 struct PageWalkerFactory: Sendable {
     let transport: any UpstreamTransport
+    let lookahead: LookaheadMemory
     let pages: CachingPageSource
     let cachePolicy: CachePolicy
     let retry: RetryPolicy
@@ -13,6 +15,7 @@ struct PageWalkerFactory: Sendable {
         options.itemsPath = source.itemsPath
         options.concurrency = source.limits.concurrency
         options.maxPages = source.limits.maxPages
+        options.lookaheadMemory = lookahead
         let headers = HTTPHeaders(source.headers.map { ($0.name, $0.value) })
         let timeout = source.limits.pageTimeout
         let maxBytes = source.limits.maxPageBytes

@@ -19,6 +19,8 @@ package final class PageWalker {
         package var pageLimit: Int? = nil
         /// The client's cap (`_max_items`): the walk stops quietly once this many items are out.
         package var itemLimit: Int? = nil
+        /// Where `lookahead` keeps what it learned about the upstream's links, across walks.
+        package var lookaheadMemory: LookaheadMemory? = nil
         package init() {}
     }
 
@@ -42,6 +44,11 @@ package final class PageWalker {
     private var isListComplete = false
     private var isFinished = false
     private var itemsTaken = 0
+    /// Pages known only from the one before, in a numbered walk with no total: a status in the scheme's
+    /// `endStatuses` there means "no such page", the end of the walk, not a failure.
+    private var openEnded: Set<Int> = []
+    /// Set once a guess that was numbered on an upstream's own link missed: it would miss again.
+    private var isSpeculationStopped = false
 
     /// Whether the walk stopped early at the client's page or item cap (the answer is then partial by request).
     package private(set) var wasTruncated = false
@@ -65,6 +72,8 @@ package final class PageWalker {
         self.origin = first.origin
         self.urls = [first]
         self.seen = [first]
+        // Earlier walks from this URL sent guesses that could not be confirmed: none now.
+        self.isSpeculationStopped = options.lookaheadMemory?.lesson(for: first) == .never
     }
 
     deinit {
@@ -100,11 +109,18 @@ package final class PageWalker {
             }
         } catch {
             finish()
+            // DRF and many Rails APIs answer 404 for the page past the last one: with no total, that is the end.
+            if case .upstreamStatus(_, _, let status, _)? = error as? PaginationError, openEnded.contains(nextToTake),
+                strategy.endStatuses.contains(status)
+            {
+                return nil
+            }
             if let error = error as? PaginationError { throw error }
             throw .upstreamFailed(page: nextToTake + 1, url: urls[nextToTake], error: .connectionLost(origin: origin.description, reason: "cancelled"))
         }
         nextToTake += 1
         do {
+            if nextToTake == 1 { try checkExpectedPages(after: page) }
             if nextToTake == knownCount && !isListComplete {
                 try append(strategy.next(after: page), after: page)
             }
@@ -166,6 +182,7 @@ package final class PageWalker {
         case .one(let url):
             if kept == 1 {
                 try check(url, number: urls.count + 1, after: page)
+                if !strategy.endStatuses.isEmpty { openEnded.insert(urls.count) }
                 adopt(url)
             }
         case .all(let pages):
@@ -198,9 +215,45 @@ package final class PageWalker {
             nextToLaunch += 1
             speculative.removeFirst()
         } else {
+            if let guess = speculative.first, !guess.url.isSamePage(as: url) { learn(missed: guess.url, actual: url) }
             discardSpeculation()
         }
         urls.append(url)
+    }
+
+    /// A scheme that knows the page count only from a total (a next URL with DRF's `count`) is refused at the first
+    /// page when the count is over the route's limit, not after `maxPages` pages.
+    private func checkExpectedPages(after page: Page) throws(PaginationError) {
+        guard let expected = strategy.expectedPageCount(after: page) else { return }
+        let wanted = min(expected, options.pageLimit ?? Int.max)
+        guard wanted <= options.maxPages else { throw .tooManyPages(limit: options.maxPages) }
+    }
+
+    /// After a guess missed the page the upstream named: re-base later guesses on the upstream's link once, when
+    /// numbering that link's path reproduces it; otherwise stop guessing, here and (through the memory) in later
+    /// walks from the same first URL. A guess that cannot be confirmed is never sent twice.
+    private func learn(missed guess: PageURL, actual: PageURL) {
+        let first = urls[0]
+        let memory = options.lookaheadMemory
+        let guessedOnFirstURL = urls.count == 1 && memory?.lesson(for: first) == nil
+        if guessedOnFirstURL, let rebased = strategy.guessNext(after: first.replacingPath(actual.path)), rebased.isSamePage(as: actual) {
+            memory?.learn(.rebase(path: actual.path), for: first)
+            return
+        }
+        memory?.learn(.never, for: first)
+        isSpeculationStopped = true
+    }
+
+    /// The URL the next guess is numbered from: the last guess, else the last known page; for the first page, where
+    /// earlier walks saw the links point (or nowhere, if their guesses could not be confirmed).
+    private func guessBase() -> PageURL? {
+        if let last = speculative.last?.url { return last }
+        guard let last = urls.last else { return nil }
+        guard urls.count == 1, let lesson = options.lookaheadMemory?.lesson(for: last) else { return last }
+        switch lesson {
+        case .never: return nil
+        case .rebase(let path): return last.replacingPath(path)
+        }
     }
 
     /// Builds and checks the next URL of the pages known ahead; nil when none is left.
@@ -249,10 +302,10 @@ package final class PageWalker {
     /// With no total known, fetches up to `lookahead` guessed pages past the last known one, within the window.
     private func launchSpeculation(windowEnd: Int) {
         let lookahead = strategy.lookahead
-        guard lookahead > 0, !isListComplete, nextToLaunch == urls.count else { return }
+        guard lookahead > 0, !isListComplete, !isSpeculationStopped, nextToLaunch == urls.count else { return }
         let limit = min(options.maxPages, options.pageLimit ?? Int.max)
         while speculative.count < lookahead, urls.count + speculative.count < min(windowEnd, limit) {
-            guard let previous = speculative.last?.url ?? urls.last, let guess = strategy.guessNext(after: previous),
+            guard let previous = guessBase(), let guess = strategy.guessNext(after: previous),
                 guess.origin == origin, !seen.contains(guess)
             else { return }
             let number = urls.count + speculative.count + 1
@@ -274,7 +327,7 @@ package final class PageWalker {
     ) async throws(PaginationError) -> Page {
         let response = try await fetch(url, number)
         guard (200..<300).contains(response.status.code) else {
-            throw .upstreamStatus(page: number, url: url, status: response.status.code)
+            throw .upstreamStatus(page: number, url: url, status: response.status.code, body: UpstreamErrorBody(response))
         }
         let paths = ScanPaths(itemsPath: itemsPath, valuePaths: valuePaths)
         let scanned: ScannedPage

@@ -7,8 +7,8 @@
 /// redirects, the end of pages); a `switch` over it should end with `default:`. The associated values of an
 /// existing case do not change within a major release.
 public enum PaginationError: Error, CustomStringConvertible {
-    /// The upstream answered a page with a status other than 2xx.
-    case upstreamStatus(page: Int, url: PageURL, status: Int)
+    /// The upstream answered a page with a status other than 2xx; `body` keeps what it said.
+    case upstreamStatus(page: Int, url: PageURL, status: Int, body: UpstreamErrorBody)
     /// No answer for a page (connection, timeout, TLS …), after any retries.
     case upstreamFailed(page: Int, url: PageURL, error: UpstreamError)
     /// The page's body is not valid JSON, or has no items array at the configured path.
@@ -32,7 +32,7 @@ public enum PaginationError: Error, CustomStringConvertible {
     /// The page the error happened on, when there is one.
     public var page: Int? {
         switch self {
-        case .upstreamStatus(let page, _, _), .upstreamFailed(let page, _, _), .invalidJSON(let page, _, _),
+        case .upstreamStatus(let page, _, _, _), .upstreamFailed(let page, _, _), .invalidJSON(let page, _, _),
             .foreignOrigin(let page, _, _), .invalidNextLink(let page, _), .loop(let page, _), .cannotContinue(let page, _):
             page
         case .notDetected: 1
@@ -44,7 +44,7 @@ public enum PaginationError: Error, CustomStringConvertible {
     /// The upstream URL involved, if any.
     public var url: PageURL? {
         switch self {
-        case .upstreamStatus(_, let url, _), .upstreamFailed(_, let url, _), .invalidJSON(_, let url, _), .loop(_, let url),
+        case .upstreamStatus(_, let url, _, _), .upstreamFailed(_, let url, _), .invalidJSON(_, let url, _), .loop(_, let url),
             .notDetected(let url, _):
             url
         case .itemDecodingFailed(let failure): failure.url
@@ -55,7 +55,7 @@ public enum PaginationError: Error, CustomStringConvertible {
     /// What went wrong and, where it helps, what to do about it.
     public var description: String {
         switch self {
-        case .upstreamStatus(let page, _, let status):
+        case .upstreamStatus(let page, _, let status, _):
             "the upstream answered page \(page) with status \(status)"
         case .upstreamFailed(let page, _, let error):
             "page \(page) could not be fetched: \(error)"

@@ -16,11 +16,13 @@ extension PaginationScheme {
         public var totalItemsHeader: String?
         /// With no total known, how many pages past the current one may be fetched speculatively.
         public var lookahead: Int
+        /// With no total known, a page after the first answered with one of these statuses ends the walk.
+        public var endStatuses: Set<Int>
 
         /// Options; the defaults are DRF's `LimitOffsetPagination` (`offset`, `limit`) with pages of 100.
         public init(
             offsetParameter: String = "offset", limitParameter: String = "limit", limit: Int = 100, totalItemsPath: JSONPath? = nil,
-            totalItemsHeader: String? = nil, lookahead: Int = 0
+            totalItemsHeader: String? = nil, lookahead: Int = 0, endStatuses: Set<Int> = [404]
         ) {
             self.offsetParameter = offsetParameter
             self.limitParameter = limitParameter
@@ -28,6 +30,7 @@ extension PaginationScheme {
             self.totalItemsPath = totalItemsPath
             self.totalItemsHeader = totalItemsHeader
             self.lookahead = lookahead
+            self.endStatuses = endStatuses
         }
     }
 }

@@ -20,11 +20,15 @@ extension PaginationScheme {
         public var totalPagesHeader: String?
         /// With no total known, how many pages past the current one may be fetched speculatively.
         public var lookahead: Int
+        /// With no total known, a page after the first answered with one of these statuses ends the walk (DRF and
+        /// many Rails and Laravel APIs answer 404 "Invalid page." past the last page).
+        public var endStatuses: Set<Int>
 
         /// Options; the defaults are GitLab's and most numbered APIs' (`page` from 1, `per_page`, no total).
         public init(
             pageParameter: String = "page", firstPage: Int = 1, sizeParameter: String? = "per_page", pageSize: Int? = nil,
-            totalItemsPath: JSONPath? = nil, totalPagesPath: JSONPath? = nil, totalPagesHeader: String? = nil, lookahead: Int = 0
+            totalItemsPath: JSONPath? = nil, totalPagesPath: JSONPath? = nil, totalPagesHeader: String? = nil, lookahead: Int = 0,
+            endStatuses: Set<Int> = [404]
         ) {
             self.pageParameter = pageParameter
             self.firstPage = firstPage
@@ -34,6 +38,7 @@ extension PaginationScheme {
             self.totalPagesPath = totalPagesPath
             self.totalPagesHeader = totalPagesHeader
             self.lookahead = lookahead
+            self.endStatuses = endStatuses
         }
     }
 }

@@ -195,6 +195,22 @@ package struct Socket: Sendable, Hashable {
         setsockopt(fd, SOL_SOCKET, option, &value, socklen_t(MemoryLayout<Int32>.size))
     }
 
+    /// Asks Linux to acknowledge what arrives at once instead of delaying the ACK (`TCP_QUICKACK`). The kernel
+    /// leaves quick-ACK mode again on its own (after a few segments, or when the connection looks interactive), so
+    /// a client re-arms it around every exchange: see `HTTP1Transport`.
+    package func setQuickAck() {
+        var one: Int32 = 1
+        setsockopt(fd, Int32(IPPROTO_TCP), Int32(TCP_QUICKACK), &one, socklen_t(MemoryLayout<Int32>.size))
+    }
+
+    /// Whether the socket is in quick-ACK mode now (`getsockopt(TCP_QUICKACK)`); nil if it cannot be read.
+    package func isQuickAck() -> Bool? {
+        var value: Int32 = 0
+        var length = socklen_t(MemoryLayout<Int32>.size)
+        guard getsockopt(fd, Int32(IPPROTO_TCP), Int32(TCP_QUICKACK), &value, &length) == 0 else { return nil }
+        return value != 0
+    }
+
     private func setNoDelay() {
         var one: Int32 = 1
         setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))

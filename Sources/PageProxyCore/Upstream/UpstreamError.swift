@@ -17,6 +17,10 @@ public enum UpstreamError: Error, Equatable, CustomStringConvertible {
     case unsupportedScheme(String)
     /// The TLS handshake failed, for example because the certificate does not verify.
     case tlsFailed(origin: String, reason: String)
+    /// A redirect pointed outside the route's origin: refused, never requested (`location` without credentials).
+    case foreignRedirect(origin: String, location: String)
+    /// Redirects came back to a URL already visited, or went on past the bound.
+    case redirectLoop(origin: String, location: String, limit: Int)
 
     /// What failed, and with which origin.
     public var description: String {
@@ -28,6 +32,10 @@ public enum UpstreamError: Error, Equatable, CustomStringConvertible {
         case .responseTooLarge(let origin, let limit): "a page from \(origin) is larger than the route's limit of \(limit) bytes"
         case .unsupportedScheme(let scheme): "upstream scheme \(scheme) is not supported"
         case .tlsFailed(let origin, let reason): "TLS with \(origin) failed: \(reason)"
+        case .foreignRedirect(let origin, let location):
+            "\(origin) redirected to \(location), outside the route's origin; the redirect was not followed"
+        case .redirectLoop(let origin, let location, let limit):
+            "\(origin) redirected in a loop or more than \(limit) times (last to \(location))"
         }
     }
 
@@ -35,7 +43,7 @@ public enum UpstreamError: Error, Equatable, CustomStringConvertible {
     public var isRetryable: Bool {
         switch self {
         case .connectFailed, .timedOut, .connectionLost: true
-        case .invalidResponse, .responseTooLarge, .unsupportedScheme, .tlsFailed: false
+        case .invalidResponse, .responseTooLarge, .unsupportedScheme, .tlsFailed, .foreignRedirect, .redirectLoop: false
         }
     }
 }
