@@ -19,19 +19,22 @@ final class PageProxyApp: Sendable {
             let options = MockUpstreamOptions(totalItems: mock.items, pageSize: mock.pageSize, latency: mock.latency)
             mockServer = try Server(
                 address: SocketAddress(host: mock.address, port: mock.port), limits: ServerLimits(),
-                responder: MockHTTPResponder(mock: MockUpstream(options: options)), logger: logger)
+                // The mock's requests are the proxy's upstream traffic: at `debug`, not mixed into the proxy's `info` log.
+                responder: MockHTTPResponder(mock: MockUpstream(options: options)), logger: logger, requestLogLevel: .debug)
         }
         let pages = makePageCache(config.cache, logger: logger)
         let status = ServiceStatus(cacheRequired: config.cache.requiredForReadiness, cacheProblem: { pages.store?.disabledReason })
         let transport = HTTP1Transport()
         let metricsBox = MetricsConnectionCount()
-        let metrics = Metrics(openConnections: { metricsBox.count() })
+        // DESIGN.md: one rate-limit budget per upstream origin, shared by every request of the process.
+        let budgets = OriginBudgets(config.routes.map { route in (route.upstream.origin, route.originBudget) })
+        let metrics = Metrics(openConnections: { metricsBox.count() }, budgets: budgets)
         // Memoized merged answers: `cache.memoBytes`, by default an eighth of the cache's bound, at most 64 MiB (none
         // when the cache is off).
         let memo = MergedAnswerMemo(maxBytes: config.cache.memoLimit, store: pages.store)
         let aggregate = AggregateResponder(
             transport: RedirectingTransport(base: transport), pages: pages, metrics: metrics, spool: spool ?? MergedSpool(directories: MergedSpool.directories(for: config)),
-            memo: memo)
+            memo: memo, budgets: budgets)
         let responder = PageProxyResponder(router: Router(routes: config.routes), aggregate: aggregate, status: status, metrics: metrics)
         let server = try Server(
             address: SocketAddress(host: config.listen.address, port: config.listen.port), limits: ServerLimits(config.server),
@@ -68,6 +71,18 @@ final class PageProxyApp: Sendable {
         self.transport = transport
         self.pages = pages
         self.logger = logger
+    }
+
+    /// Shuts down in the order a load balancer needs. Kubernetes removes a pod's endpoint while it sends SIGTERM, so
+    /// for `drainDelay` the proxy still accepts and serves new connections (closing each after its answer) while
+    /// `/readyz` answers 503; then it stops accepting and drains (`stop(grace:)`). Cancelling the calling task ends
+    /// the delay early.
+    func shutdown(drainDelay: Duration, grace: Duration) async {
+        status.markDraining()
+        server.closeAfterEachAnswer()
+        if drainDelay > .zero { try? await Task.sleep(for: drainDelay) }
+        logger.log(.info, "listener closed", [("open_connections", .int(server.openConnections))])
+        await stop(grace: grace)
     }
 
     /// Drains: readiness turns false, no new connections, in-flight answers get up to `grace` to finish.

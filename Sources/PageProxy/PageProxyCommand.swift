@@ -11,8 +11,9 @@ enum PageProxyCommand {
         PageProxy \(PageProxyVersion.current): a paginating, aggregating HTTP proxy.
 
         Usage:
-          PageProxy serve [--config PATH]        run the proxy (default config: ./config.json)
-          PageProxy check-config [PATH]          validate a config file, exit 0 if valid (like nginx -t)
+          PageProxy serve [--config PATH]        run the proxy (default config: ./config.json);
+                                                 PageProxy with no arguments at all runs serve
+          PageProxy check-config [--config] PATH validate a config file, exit 0 if valid (like nginx -t)
           PageProxy mock [options]               run only the mock paginated upstream
               --address A   (127.0.0.1)   --port P (8081)   --items N (250)
               --page-size N (20)          --latency-ms N (0)
@@ -20,7 +21,8 @@ enum PageProxyCommand {
           PageProxy probe URL [--header 'N: v']  fetch a first page, say how it paginates, print a route
           PageProxy --help | --version
 
-        Environment: PAGEPROXY_ADDRESS, PAGEPROXY_PORT, PAGEPROXY_CACHE_DIR override the config file.
+        Environment: PAGEPROXY_ADDRESS, PAGEPROXY_PORT, PAGEPROXY_CACHE_DIR and PAGEPROXY_MOCK_PORT (the built-in
+        mock's port) override the config file.
         """
 
     static func main() async {
@@ -82,6 +84,12 @@ struct CommandOptions {
             }
             index += 1
         }
+    }
+
+    /// The config file a command reads: `--config PATH`, else its first plain argument, else `./config.json`.
+    static func configPath(_ arguments: [String]) throws(UsageError) -> String {
+        let options = try CommandOptions(arguments, known: ["config"])
+        return options.values["config"] ?? options.positional.first ?? "config.json"
     }
 
     func integer(_ name: String, default fallback: Int, range: ClosedRange<Int>) throws(UsageError) -> Int {

@@ -39,6 +39,24 @@ import Testing
         #expect(outcome.status == 0, "\(outcome.output)\(outcome.errors)")
     }
 
+    @Test("check-config takes the file as --config PATH too, as serve does")
+    func checkConfigAcceptsConfigOption() async throws {
+        let path = repository.appendingPathComponent("config.json").path
+        let outcome = try await run(["check-config", "--config", path])
+        #expect(outcome.status == 0, "\(outcome.output)\(outcome.errors)")
+        #expect(outcome.output.hasPrefix("\(path): OK"))
+        let missing = try await run(["check-config", "--config", "/nonexistent/typo.json"])
+        #expect(missing.status == 1)
+        #expect(missing.errors.contains("/nonexistent/typo.json"))
+    }
+
+    @Test("--help says that PageProxy with no arguments runs serve, and names PAGEPROXY_MOCK_PORT")
+    func helpSaysNoArgumentsMeansServe() async throws {
+        let outcome = try await run(["--help"])
+        #expect(outcome.output.contains("PageProxy with no arguments at all runs serve"))
+        #expect(outcome.output.contains("PAGEPROXY_MOCK_PORT"))
+    }
+
     @Test("check-config names the field that is wrong and exits non-zero")
     func badConfigNamesTheField() async throws {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("pageproxy-bad-\(UUID().uuidString).json")

@@ -153,6 +153,9 @@ extension ServerTests {
     @Test("a path that could climb out of the route's base path is a 400 and reaches no upstream", arguments: [
         "/github/../admin", "/github/./x", "/github/%2e%2e/admin", "/github/..%2f..%2fadmin", "/github/a%2Fb",
         "/github/..%5cadmin", "/github/a%00b",
+        // Issue 14: a decoding that fails, `..;` (Tomcat's `..`), overlong UTF-8, double encoding, a control.
+        "/github/..%2f..%2fetc%2fpasswd%ff", "/github/%2e%2e%ff", "/github/a%5c..%5c..%5cetc%ff", "/github/..%00%ff",
+        "/github/..;/admin", "/github/%c0%ae%c0%ae/admin", "/github/%252e%252e/admin", "/github/a%0ab",
     ])
     func climbingPathIsRefused(path: String) async throws {
         try await TestStack.run { stack in

@@ -6,8 +6,7 @@ enum ServeCommand {
     static func run(_ arguments: [String]) async -> Int32 {
         let path: String
         do {
-            let options = try CommandOptions(arguments, known: ["config"])
-            path = options.values["config"] ?? options.positional.first ?? "config.json"
+            path = try CommandOptions.configPath(arguments)
         } catch {
             printError("PageProxy serve: \(error.message)")
             return 2
@@ -37,8 +36,14 @@ enum ServeCommand {
             ("routes", .string(config.routes.map(\.name).joined(separator: ","))), ("version", .string(PageProxyVersion.current)),
         ])
         let signal = await signals.first()
-        logger.log(.info, "draining", [("signal", .int(Int(signal))), ("grace_seconds", .double(config.server.shutdownGrace.milliseconds / 1000))])
-        await app.stop(grace: config.server.shutdownGrace)
+        // SIGTERM comes from an orchestrator whose load balancer needs the drain delay; SIGINT (Ctrl-C) from a person
+        // at a terminal, with no load balancer to wait for.
+        let drainDelay = signal == SIGTERM ? config.server.drainDelay : .zero
+        logger.log(.info, "draining", [
+            ("signal", .int(Int(signal))), ("drain_delay_seconds", .double(drainDelay.milliseconds / 1000)),
+            ("grace_seconds", .double(config.server.shutdownGrace.milliseconds / 1000)),
+        ])
+        await app.shutdown(drainDelay: drainDelay, grace: config.server.shutdownGrace)
         logger.log(.info, "stopped")
         return 0
     }
@@ -49,7 +54,7 @@ enum ServeCommand {
         switch code {
         case EADDRINUSE:
             return "; another process (another PageProxy?) listens there: stop it, or choose another port with listen.port or "
-                + "PAGEPROXY_PORT (mock.port for the built-in mock)"
+                + "PAGEPROXY_PORT (mock.port or PAGEPROXY_MOCK_PORT for the built-in mock)"
         case EACCES:
             return "; ports below 1024 need privileges: choose a port of 1024 or more"
         case EADDRNOTAVAIL:

@@ -51,6 +51,9 @@ struct ServerConfig: Sendable, Equatable {
     var maxHeaderBytes: Int
     /// `SO_SNDBUF` of client connections; 0 leaves the kernel's auto-tuning.
     var sendBufferBytes = 262_144
+    /// After SIGTERM, how long the proxy keeps accepting and serving while `/readyz` answers 503, before it closes
+    /// its listener and drains.
+    var drainDelay: Duration = .seconds(5)
 }
 
 /// The built-in mock upstream that serves every pagination scheme.

@@ -70,6 +70,15 @@ enum MockErrors {
             extraHeaders: [(name: "Retry-After", value: "1")])
     }
 
+    /// 429 past the rate limit, with GitHub's body; the limit's headers come from `MockRateLimiter`.
+    static func rateLimitExceeded() -> MockResponse {
+        .json(
+            status: 429,
+            body: Array(
+                #"{"message":"API rate limit exceeded.","documentation_url":"https://docs.github.com/rest/using-the-rest-api/rate-limits-for-the-rest-api"}"#
+                    .utf8))
+    }
+
     /// 403 from `status403@K`: GitHub's secondary rate limit (no `X-RateLimit-Remaining: 0`, so not retried).
     static func forbidden() -> MockResponse {
         let body = #"{"message":"You have exceeded a secondary rate limit. Please wait a few minutes before you try again.","#

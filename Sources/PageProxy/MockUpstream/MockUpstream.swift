@@ -7,6 +7,8 @@ final class MockUpstream: Sendable {
     let options: MockUpstreamOptions
     /// Every request received, with in-flight counts.
     let log = MockRequestLog()
+    /// Per-token request counts of the rate-limited mode, and how many requests it refused.
+    let rateLimiter: MockRateLimiter
     /// While true, every request answers 500 (an outage, for tests of serving stale pages).
     private let outage = Mutex(false)
 
@@ -19,6 +21,7 @@ final class MockUpstream: Sendable {
 
     init(options: MockUpstreamOptions = MockUpstreamOptions()) {
         self.options = options
+        rateLimiter = MockRateLimiter(now: options.now)
         gate = options.holdUntilInFlight.map { MockGate(count: $0, holdsFirst: options.holdsFirstRequest) }
     }
 
@@ -33,6 +36,20 @@ final class MockUpstream: Sendable {
         defer { log.end() }
         await gate?.pass()
         let query = MockQuery(target: request.target)
+        var limitHeaders: [(name: String, value: String)] = []
+        let limitText = query.value("mock_rate_limit")
+        let queryLimit = limitText.flatMap(Int.init).flatMap { (1...1_000_000).contains($0) ? MockRateLimiter.Limit(requests: $0) : nil }
+        if let limitText, queryLimit == nil { return MockErrors.badOption("mock_rate_limit", limitText) }
+        if let limit = queryLimit ?? options.rateLimit {
+            // Counted on arrival, as real APIs do: a refused request still costs its place in the window.
+            let decision = rateLimiter.admit(token: request.header("Authorization") ?? "", limit: limit)
+            guard decision.isAllowed else {
+                var refused = MockErrors.rateLimitExceeded()
+                for header in decision.headers { refused.setHeader(header.name, header.value) }
+                return request.method == "HEAD" ? refused.headOnly() : refused
+            }
+            limitHeaders = decision.headers
+        }
 
         let latencyText = query.value("mock_latency_ms")
         let latencyMilliseconds = latencyText.flatMap { Int($0) }
@@ -44,7 +61,8 @@ final class MockUpstream: Sendable {
 
         if outage.withLock({ $0 }) { return MockErrors.internalError() }
         let response = await answer(request, query, latencyIsValid: latencyText == nil || (latencyMilliseconds ?? -1) >= 0)
-        let validated = Self.validated(response, ifNoneMatch: request.header("If-None-Match"))
+        var validated = Self.validated(response, ifNoneMatch: request.header("If-None-Match"))
+        for header in limitHeaders { validated.setHeader(header.name, header.value) }
         return request.method == "HEAD" ? validated.headOnly() : validated
     }
 

@@ -14,6 +14,8 @@ struct AggregateResponder: Sendable {
     let spool: MergedSpool
     /// Merged answers whose pages are all fresh in the cache, answered again without a walk.
     let memo: MergedAnswerMemo
+    /// Every upstream origin's request budget, shared by all requests.
+    let budgets: OriginBudgets
     /// Where `lookahead` walks learn where upstreams' links point, shared by every request.
     var lookahead = LookaheadMemory()
 
@@ -29,6 +31,13 @@ struct AggregateResponder: Sendable {
             await sendError(.badRequest, code: "invalid_control", message: error.message, details: [("control", .string(error.control))], writer: writer)
             return
         }
+        let headers: HTTPHeaders
+        do {
+            headers = try UpstreamHeaders.make(route: route, request: request)
+        } catch {
+            await sendError(.badRequest, code: error.code, message: error.message, details: [("header", .string(error.header))], writer: writer)
+            return
+        }
         let base = upstreamURL(route: route, subpath: subpath, query: controls.upstreamQuery)
         var options = PageWalker.Options()
         options.itemsPath = route.itemsPath
@@ -38,11 +47,12 @@ struct AggregateResponder: Sendable {
         options.itemLimit = [controls.maxItems, route.maxItems].compactMap { $0 }.min()
         options.lookaheadMemory = lookahead
         // One retry budget and one deadline for all the pages of this request.
+        var retryPolicy = RetryPolicy(budget: route.retries)
+        retryPolicy.maxServerDelay = route.maxRetryAfter
         let transport = RetryingTransport(
-            base: self.transport, policy: RetryPolicy(budget: route.retries), deadline: .now + route.totalTimeout)
+            base: self.transport, policy: retryPolicy, deadline: .now + route.totalTimeout, budgets: budgets)
         let tally = CacheTally()
         let policy = CachePolicy(ttl: route.ttl, staleIfError: route.staleIfError, forceRevalidate: controls.fresh)
-        let headers = Self.upstreamHeaders(route: route, request: request)
         // Only merged answers are memoized; an NDJSON request needs no key.
         let memoKey = controls.format == .json
             ? MergedAnswerMemo.key(
@@ -128,8 +138,9 @@ struct AggregateResponder: Sendable {
             return
         }
         let tag = etag.finalize()
-        let headers = MergedAnswerHeaders.make(
+        var headers = MergedAnswerHeaders.make(
             extra: extraHeaders, pages: pages, items: items, truncated: walker.wasTruncated, cache: tally.summary, stale: tally.servedStale, etag: tag)
+        tally.freshness.addHeaders(to: &headers, route: route, request: request)
         writer.logFields["pages"] = .int(pages)
         writer.logFields["items"] = .int(items)
         // Every page stored and fresh: the answer is memoized, a spooled one too (read back once, within the memo's
@@ -174,15 +185,21 @@ struct AggregateResponder: Sendable {
         writer.logFields["pages"] = .int(answer.pages)
         writer.logFields["items"] = .int(answer.items)
         writer.logFields["cache"] = .string(answer.cacheSummary)
+        // What caches in front may do with it depends on the time and the request, so it is not among the prepared fields.
+        let freshness = AnswerFreshness()
+        freshness.record(freshUntil: answer.freshUntil)
+        var perRequest = HTTPHeaders()
+        freshness.addHeaders(to: &perRequest, route: route, request: request)
         if AggregateETag.matches(ifNoneMatch: request.headers.values("If-None-Match"), etag: answer.etag) {
             var headers = answer.headers
             headers.remove("Content-Type")
             headers.set("Content-Length", String(answer.body.count))
+            for field in perRequest { headers.set(field.name, field.value) }
             try? await writer.send(.notModified, headers: headers, body: [])
             return
         }
         // One lookup, one write of prepared bytes.
-        try? await writer.send(.ok, prepared: answer.preparedFields, body: answer.body)
+        try? await writer.send(.ok, prepared: answer.preparedFields, body: answer.body, perRequest: perRequest)
     }
 
     /// DESIGN.md "Errors": a merged answer that cannot be held is a JSON error pointing at the streamed output.
@@ -295,16 +312,6 @@ struct AggregateResponder: Sendable {
             query: queries.isEmpty ? nil : queries.joined(separator: "&"))
     }
 
-    /// The headers every page request of this client request carries: the route's, then the forwarded ones.
-    private static func upstreamHeaders(route: RouteConfig, request: HTTPRequestHead) -> HTTPHeaders {
-        var fields = HTTPHeaders()
-        for (name, value) in route.headers { fields.set(name, value) }
-        for name in route.forwardHeaders {
-            for value in request.headers.values(name) { fields.add(name, value) }
-        }
-        return fields
-    }
-
     /// What a walk of `route` scans pages for, so that pages it stores keep their scan and hits reuse it; nil for an
     /// auto route, whose paths are known only once its first page is read (its pages are scanned by the walker).
     private static func scanPaths(_ route: RouteConfig) -> ScanPaths? {
@@ -321,6 +328,7 @@ struct AggregateResponder: Sendable {
         let pages = self.pages
         let routeName = route.name
         let caFile = route.caFile
+        let ttl = route.ttl
         return { url, number throws(PaginationError) in
             let started = ContinuousClock.now
             do throws(UpstreamError) {
@@ -329,6 +337,7 @@ struct AggregateResponder: Sendable {
                     scan: scan)
                 let (response, source) = (fetched.response, fetched.outcome)
                 tally.record(source, stored: fetched.stored)
+                tally.freshness.record(response: response, outcome: source, freshUntil: fetched.stored?.freshUntil, routeTTL: ttl)
                 metrics.cacheOutcome(route: routeName, outcome: source.rawValue)
                 // A hit or a stale page made no upstream request that answered.
                 guard source != .hit && source != .stale else { return response }

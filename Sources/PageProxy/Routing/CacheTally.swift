@@ -11,6 +11,8 @@ final class CacheTally: Sendable {
         var stamps: [PageStamp] = []
     }
 
+    /// What the answer tells caches in front of PageProxy (`Cache-Control`, `Vary`, `Age`).
+    let freshness = AnswerFreshness()
     private let counts = Mutex<[CacheOutcome: Int]>([:])
     private let stored = Mutex(Stored())
 

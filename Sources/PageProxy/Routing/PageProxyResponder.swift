@@ -18,7 +18,7 @@ struct PageProxyResponder: HTTPResponder {
         defer {
             var route = ""
             if case .string(let name)? = writer.logFields["route"] { route = name }
-            metrics.requestFinished(route: route, status: writer.status?.code ?? 0, bytes: writer.bytesSent, duration: .now - started)
+            metrics.requestFinished(route: route, status: writer.deliveredStatus, bytes: writer.bytesSent, duration: .now - started)
         }
         guard request.method == .get || request.method == .head else {
             var (headers, body) = ErrorResponse.make(
@@ -50,7 +50,9 @@ struct PageProxyResponder: HTTPResponder {
         case .aggregate(let route, let subpath):
             await aggregate.respond(to: request, route: route, subpath: subpath, writer: writer)
         case .invalidPath:
-            await sendError(.badRequest, code: "invalid_path", message: "path segments . and .., and encoded slashes, backslashes or NUL in a segment, are not allowed", writer: writer)
+            let message = "the path after the route must percent-decode to UTF-8 with no . or .. segment (..;x included), "
+                + "and no slash, backslash, NUL or control character inside a segment"
+            await sendError(.badRequest, code: "invalid_path", message: message, writer: writer)
         case .notFound:
             let known = router.routeNames.joined(separator: ", ")
             await sendError(.notFound, code: "unknown_route", message: "no route matches \(request.path.prefix(200)); routes: \(known)", writer: writer)

@@ -42,6 +42,11 @@ struct PaginationErrorResponse {
             case .foreignRedirect(_, let location), .redirectLoop(_, let location, _):
                 status = .badGateway
                 details.append(("location", .string(location)))
+            case .rateLimited(_, let wait):
+                // The upstream is fine but will not take another request before the deadline: try later (RFC 9110 §15.6.4).
+                status = .serviceUnavailable
+                headers.set("Retry-After", String(UpstreamError.wholeSeconds(wait)))
+                details.append(("retry_after_seconds", .int(UpstreamError.wholeSeconds(wait))))
             default: status = .badGateway
             }
         case .foreignOrigin(_, let refused, _):

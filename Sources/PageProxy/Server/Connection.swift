@@ -13,6 +13,8 @@ struct Connection {
     let registry: ConnectionRegistry
     let limits: ServerLimits
     let logger: Logger
+    /// The level of each request's log line (the built-in mock's are `debug`, beside the proxy's own).
+    let requestLogLevel: LogLevel
 
     func run() async {
         defer {
@@ -46,15 +48,17 @@ struct Connection {
             }
             requestStarted = nil
             _ = registry.setIdle(socket, false)
-            let keepsAlive = request.isKeepAlive && !registry.isDraining
+            // A body left unread (`Expect: 100-continue` answered at once) may still arrive: close after the answer.
+            let keepsAlive = request.isKeepAlive && !request.hasUnreadBody && !registry.closesAfterEachAnswer
             let registry = self.registry
             let writer = ResponseWriter(
                 socket: socket, request: request, keepsAlive: keepsAlive, writeTimeout: limits.writeTimeout,
-                isDraining: { registry.isDraining }, onDisconnect: { [socket] in registry.cancelTask(of: socket) })
+                isDraining: { registry.closesAfterEachAnswer }, isCut: { registry.hasCutAll },
+                onDisconnect: { [socket] in registry.cancelTask(of: socket) })
             let started = ContinuousClock.now
             await responder.respond(to: request, writer: writer)
             logRequest(request, writer: writer, duration: ContinuousClock.now - started)
-            guard writer.keepsAlive, case .finished = writer.state, !registry.isDraining else { return }
+            guard writer.keepsAlive, case .finished = writer.state, !registry.closesAfterEachAnswer else { return }
             guard registry.setIdle(socket, true) else { return }
             idleDeadline = .now() + limits.idleTimeout.dispatchInterval
         }
@@ -87,17 +91,21 @@ struct Connection {
 
     private func logRequest(_ request: HTTPRequestHead, writer: ResponseWriter, duration: Duration) {
         // The redaction of the path's query is per request: not for a line nobody will read.
-        guard logger.logs(.info) else { return }
+        guard logger.logs(requestLogLevel) else { return }
         var fields: [(String, LogValue)] = [
             ("method", .string(request.method.rawValue)),
             ("path", .string(RequestLogPath.redacted(request))),
-            ("status", .int(writer.status?.code ?? 0)),
+            ("status", .int(writer.deliveredStatus)),
             ("bytes", .int(writer.bytesSent)),
             ("duration_ms", .double(duration.milliseconds)),
         ]
-        fields += writer.logFields.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+        var logFields = writer.logFields
+        // The answer did not fail: the shutdown's grace period ended (the upstream or client error it caused is not
+        // the cause).
+        if writer.isCutByShutdown { logFields["error"] = .string("shutdown_cut") }
+        fields += logFields.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
         if case .aborted = writer.state { fields.append(("aborted", .bool(true))) }
-        logger.log(.info, "request", fields)
+        logger.log(requestLogLevel, "request", fields)
     }
 }
 

@@ -21,6 +21,8 @@ final class ResponseWriter {
     private let writeTimeout: Duration
     /// Asked when the head is written: a server that began draining meanwhile closes the connection after this.
     private let isDraining: () -> Bool
+    /// Whether the server's shutdown has closed every connection (its grace period ended).
+    private let isCut: () -> Bool
     private let onDisconnect: @Sendable () -> Void
     private(set) var state = State.idle
     /// Whether the connection stays open after this response; the writer may turn it off, never on.
@@ -32,15 +34,29 @@ final class ResponseWriter {
 
     init(
         socket: AsyncSocket, request: HTTPRequestHead, keepsAlive: Bool, writeTimeout: Duration,
-        isDraining: @escaping () -> Bool = { false }, onDisconnect: @escaping @Sendable () -> Void = {}
+        isDraining: @escaping () -> Bool = { false }, isCut: @escaping () -> Bool = { false },
+        onDisconnect: @escaping @Sendable () -> Void = {}
     ) {
         self.isDraining = isDraining
+        self.isCut = isCut
         self.onDisconnect = onDisconnect
         self.socket = socket
         self.isHead = request.method == .head
         self.version = request.version
         self.keepsAlive = keepsAlive
         self.writeTimeout = writeTimeout
+    }
+
+    /// Whether the answer was left unfinished because the shutdown's grace period ended.
+    var isCutByShutdown: Bool {
+        if case .finished = state { return false }
+        return isCut()
+    }
+
+    /// The status code the client received, for logs and metrics: 0 when an answer cut by the shutdown sent nothing
+    /// (the status it was about to send never left).
+    var deliveredStatus: Int {
+        isCutByShutdown && bytesSent == 0 ? 0 : status?.code ?? 0
     }
 
     /// Whether anything has been written yet; after that the status line can no longer change.
@@ -66,10 +82,10 @@ final class ResponseWriter {
 
     /// Sends a complete response whose own header lines were serialized ahead (`prepared`: `name: value CRLF` each,
     /// `Content-Length` included): only the status line and the per-request fields (Date, Server, Connection) are
-    /// built, and head, prepared lines and body leave in one gathering write.
-    func send(_ status: HTTPStatus, prepared: [UInt8], body: [UInt8]) async throws {
+    /// built, with the caller's `perRequest` ones, and head, prepared lines and body leave in one gathering write.
+    func send(_ status: HTTPStatus, prepared: [UInt8], body: [UInt8], perRequest fields: HTTPHeaders = HTTPHeaders()) async throws {
         precondition(!hasStarted, "a response is written once")
-        var perRequest = HTTPHeaders()
+        var perRequest = fields
         var head = head(status, headers: &perRequest)
         head.removeLast(2)  // the empty line that ends the section comes after the prepared fields
         state = .finished

@@ -13,8 +13,10 @@ final class Server: Sendable {
     private let listener: Listener
     private let registry: ConnectionRegistry
 
-    /// Binds and starts serving at once.
-    init(address: SocketAddress, limits: ServerLimits, responder: any HTTPResponder, logger: Logger) throws(SocketError) {
+    /// Binds and starts serving at once; each request's log line is written at `requestLogLevel`.
+    init(
+        address: SocketAddress, limits: ServerLimits, responder: any HTTPResponder, logger: Logger, requestLogLevel: LogLevel = .info
+    ) throws(SocketError) {
         let registry = ConnectionRegistry()
         self.registry = registry
         listener = try Listener(address: address) { client in
@@ -26,7 +28,9 @@ final class Server: Sendable {
                 return
             }
             let task = Task {
-                await Connection(socket: socket, responder: responder, registry: registry, limits: limits, logger: logger).run()
+                await Connection(
+                    socket: socket, responder: responder, registry: registry, limits: limits, logger: logger, requestLogLevel: requestLogLevel
+                ).run()
             }
             registry.attach(task, to: socket)
         }
@@ -36,6 +40,11 @@ final class Server: Sendable {
     var openConnections: Int { registry.count }
     var acceptedConnections: Int { registry.acceptedTotal }
     var isDraining: Bool { registry.isDraining }
+
+    /// From now on every connection closes after its current or next answer; new ones are still accepted.
+    func closeAfterEachAnswer() {
+        registry.closeAfterEachAnswer()
+    }
 
     /// Stops accepting, lets in-flight responses finish for up to `grace`, then closes whatever is left.
     ///

@@ -5,6 +5,11 @@ package struct HTTPRequestHead: Sendable {
     package var target: String
     package var version: HTTPVersion
     package var headers: HTTPHeaders
+    /// Names of the fields whose values were not UTF-8 as received (their `headers` values hold U+FFFD instead).
+    package var fieldsNotUTF8: [String] = []
+    /// The request announced a body that was not read (`Expect: 100-continue`): the connection must close after
+    /// the answer, since the body's bytes may still arrive.
+    package var hasUnreadBody = false
 
     package init(method: HTTPMethod, target: String, version: HTTPVersion = .http1_1, headers: HTTPHeaders = HTTPHeaders()) {
         self.method = method

@@ -11,6 +11,8 @@ package struct HTTPRequestParser: Sendable {
         case headers
         case fixedBody(remaining: Int)
         case chunkedBody
+        /// The head was handed out before its body (`Expect: 100-continue`); the connection closes after the answer.
+        case bodyLeftUnread
         case failed(HTTPParseError)
     }
 
@@ -32,7 +34,7 @@ package struct HTTPRequestParser: Sendable {
         switch state {
         case .requestLine: reader.scanned > 0
         case .headers, .fixedBody, .chunkedBody: true
-        case .failed: false
+        case .bodyLeftUnread, .failed: false
         }
     }
 
@@ -57,6 +59,9 @@ package struct HTTPRequestParser: Sendable {
             switch state {
             case .requestLine:
                 guard let line = reader.nextLine(in: buffer, from: cursor) else {
+                    // RFC 9112 §3 — a request line starts with a method token: bytes that cannot begin one (a TLS
+                    // ClientHello's 0x16, a binary protocol) are refused now, not after the header timeout.
+                    if !Self.mayBeginWithMethod(buffer[cursor...]) { throw .invalidMethod }
                     // RFC 9112 §3 — a request line longer than the server accepts gets 414, before it ends.
                     if reader.pendingLength(in: buffer, from: cursor) > limits.maxRequestLineBytes { throw .requestLineTooLong }
                     return .needMoreData
@@ -64,6 +69,8 @@ package struct HTTPRequestParser: Sendable {
                 cursor = line.next
                 // RFC 9112 §2.2 — empty lines before the request line are ignored.
                 if line.content.isEmpty { continue }
+                // The same check as on a line still arriving, first, so that the error does not depend on how it came.
+                if !Self.mayBeginWithMethod(buffer[line.content]) { throw .invalidMethod }
                 if line.content.count > limits.maxRequestLineBytes { throw .requestLineTooLong }
                 // RFC 9112 §2.2 — a bare CR is invalid.
                 if HTTPLineReader.containsBareCR(buffer, line.content) { throw .bareCarriageReturn }
@@ -87,6 +94,9 @@ package struct HTTPRequestParser: Sendable {
                 if HTTPLineReader.containsBareCR(buffer, line.content) { throw .bareCarriageReturn }
                 let field = try HTTPFieldSyntax.parseFieldLine(buffer[line.content])
                 head.headers.add(field.name, field.value)
+                // RFC 9110 §5.5 — obs-text is allowed, but a value that is not UTF-8 was stored with U+FFFD in place of
+                // its bytes: it is remembered so that such a value is refused rather than forwarded altered.
+                if !Self.isUTF8(buffer[line.content]) { head.fieldsNotUTF8.append(field.name) }
             case .fixedBody(let remaining):
                 let count = min(remaining, buffer.count - cursor)
                 cursor += count
@@ -103,6 +113,8 @@ package struct HTTPRequestParser: Sendable {
                     _ = try HTTPFieldSyntax.parseFieldLine(buffer[range])
                 case .done: return complete()
                 }
+            case .bodyLeftUnread:
+                return .needMoreData
             case .failed(let error):
                 throw error
             }
@@ -146,7 +158,7 @@ package struct HTTPRequestParser: Sendable {
             }
             chunked = Self.makeChunkedDecoder(limits)
             state = .chunkedBody
-            return nil
+            return answerBeforeBody()
         }
         if let value = contentLengths.first {
             // RFC 9112 §6.3 — several Content-Length fields, or a list value, even of equal numbers, is refused.
@@ -156,11 +168,22 @@ package struct HTTPRequestParser: Sendable {
             if length > limits.maxRequestBodyBytes { throw .bodyTooLarge }
             if length > 0 {
                 state = .fixedBody(remaining: length)
-                return nil
+                return answerBeforeBody()
             }
         }
         // RFC 9112 §6.3 — a request with neither field has no body.
         return complete()
+    }
+
+    /// RFC 9110 §10.1.1 — a client that sent `Expect: 100-continue` waits before sending the body. No answer of this
+    /// server depends on a request body, so the head is answered at once (the body is never asked for) and the
+    /// connection then closes; nil (read the body) otherwise. An HTTP/1.0 client ignores it, so the server must too.
+    private mutating func answerBeforeBody() -> Result? {
+        guard head.version == .http1_1, head.headers.tokens("Expect").contains("100-continue") else { return nil }
+        head.hasUnreadBody = true
+        state = .bodyLeftUnread
+        reader.reset()
+        return .request(head)
     }
 
     private mutating func complete() -> Result {
@@ -220,6 +243,18 @@ package struct HTTPRequestParser: Sendable {
         guard !authority.isEmpty, !authority.contains(UInt8(ascii: "@")), authority.allSatisfy(isHostByte) else {
             throw .invalidTarget
         }
+    }
+
+    /// Whether the start of a request line (complete or still arriving) may begin with a method: its bytes before
+    /// the first space are `tchar`s, or a CR that the line-ending rules judge (RFC 9112 §2.2). Only the first 32 bytes
+    /// are looked at, so that a line arriving byte by byte is not rescanned at length each time.
+    private static func mayBeginWithMethod(_ line: ArraySlice<UInt8>) -> Bool {
+        line.prefix(32).prefix { $0 != 0x20 }.allSatisfy { HTTPFieldSyntax.isTokenChar($0) || $0 == HTTPLineReader.cr }
+    }
+
+    /// Whether a field line is UTF-8 (always, when it is ASCII).
+    private static func isUTF8(_ line: ArraySlice<UInt8>) -> Bool {
+        line.allSatisfy { $0 < 0x80 } || String(validating: line, as: UTF8.self) != nil
     }
 
     /// RFC 3986 §3.2.2 host bytes (reg-name, IP literal) plus ":" for the port.

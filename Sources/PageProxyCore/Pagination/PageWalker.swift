@@ -123,6 +123,8 @@ package final class PageWalker {
             if nextToTake == 1 { try checkExpectedPages(after: page) }
             if nextToTake == knownCount && !isListComplete {
                 try append(strategy.next(after: page), after: page)
+            } else if pending != nil {
+                try checkLinkOrigin(on: page)
             }
         } catch {
             finish()
@@ -206,6 +208,22 @@ package final class PageWalker {
         }
         guard !seen.contains(url) else { throw .loop(page: number, url: url) }
         seen.insert(url)
+    }
+
+    /// A numbered page's own next link is not followed (its URL was built from the template), but one that leaves the
+    /// origin still ends the walk, as it would a sequential one: the upstream is not what the route describes, or is
+    /// hostile (DESIGN.md: a next link elsewhere is an error). Other paths on the origin are fine (GitHub's later
+    /// links point to /repositories/<id>/…), and a link that cannot be read is ignored, since nothing follows it.
+    private func checkLinkOrigin(on page: Page) throws(PaginationError) {
+        let linked: PageURL.Origin
+        switch try? strategy.next(after: page) {
+        case .one(let url): linked = url.origin
+        case .all(let pages): linked = pages.template.origin
+        case NextPages.none?, nil: return
+        }
+        guard linked == origin else {
+            throw .foreignOrigin(page: page.number, refused: linked.description, allowed: origin.description)
+        }
     }
 
     /// Appends a built URL; a speculative fetch that guessed it becomes the real one, a wrong guess cancels the rest.

@@ -32,6 +32,7 @@ extension UpstreamError {
         case .tlsFailed: "upstream_tls_failed"
         case .foreignRedirect: "foreign_redirect"
         case .redirectLoop: "redirect_loop"
+        case .rateLimited: "upstream_rate_limited"
         }
     }
 }

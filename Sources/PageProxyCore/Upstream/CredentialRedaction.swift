@@ -2,10 +2,24 @@ import Foundation
 
 /// Removes credentials from what PageProxy logs or shows: query values whose names suggest a secret, members of an
 /// upstream's error body named like one, and the credentials PageProxy itself sent upstream.
+///
+/// One list of query names serves the request log's `path`, error bodies' `upstream_url` and messages that quote a
+/// link. A name is compared percent-decoded and lowercased, and it is a secret when it contains any entry of the
+/// list: matching parts of names (`access_token`, `X-Amz-Signature`, `clientSecret`) over-redacts a few harmless
+/// names (`monkey`), which costs a log reader little, where a missed secret would leak it.
 package enum CredentialRedaction {
-    private static let secretNames = [
-        "token", "key", "secret", "password", "passwd", "signature", "sig", "auth", "credential", "session", "code",
+    /// Parts of query parameter names that mark a credential, lowercase.
+    package static let secretNameParts = [
+        "token", "key", "secret", "pass", "pwd", "signature", "sig", "jwt", "auth", "bearer", "credential", "session",
+        "sessid", "cookie", "code", "otp", "ticket", "assertion", "saml", "hmac",
     ]
+
+    /// Whether a query parameter named `name` (as sent, possibly percent-encoded) may carry a credential.
+    package static func isSecretName(_ name: some StringProtocol) -> Bool {
+        let decoded = (name.utf8.contains(UInt8(ascii: "%")) ? String(name).removingPercentEncoding : nil) ?? String(name)
+        let lowered = decoded.lowercased()
+        return secretNameParts.contains { lowered.contains($0) }
+    }
 
     /// Names of JSON members whose values are secrets. Narrower than the query list: an error body's `code` or
     /// `documentation_url` is what the client needs to read.
@@ -21,8 +35,7 @@ package enum CredentialRedaction {
     package static func redactQuery(_ query: String) -> String {
         query.split(separator: "&", omittingEmptySubsequences: false).map { pair -> String in
             guard let equals = pair.firstIndex(of: "=") else { return String(pair) }
-            let name = pair[..<equals].lowercased()
-            return secretNames.contains(where: { name.contains($0) }) ? "\(pair[..<equals])=REDACTED" : String(pair)
+            return isSecretName(pair[..<equals]) ? "\(pair[..<equals])=REDACTED" : String(pair)
         }.joined(separator: "&")
     }
 

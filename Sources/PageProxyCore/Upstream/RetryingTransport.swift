@@ -15,9 +15,11 @@ package final class RetryingTransport: UpstreamTransport {
     private let sleep: @Sendable (Duration) async throws -> Void
     private let random: @Sendable () -> Double
     private let now: @Sendable () -> Date
+    private let budgets: OriginBudgets?
 
+    /// - Parameter budgets: every origin's shared budget; each attempt waits for its origin's before it is sent.
     package init(
-        base: any UpstreamTransport, policy: RetryPolicy, deadline: ContinuousClock.Instant,
+        base: any UpstreamTransport, policy: RetryPolicy, deadline: ContinuousClock.Instant, budgets: OriginBudgets? = nil,
         sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) },
         random: @escaping @Sendable () -> Double = { Double.random(in: 0...1) },
         now: @escaping @Sendable () -> Date = Date.init
@@ -29,6 +31,7 @@ package final class RetryingTransport: UpstreamTransport {
         self.sleep = sleep
         self.random = random
         self.now = now
+        self.budgets = budgets
     }
 
     package var deadline: ContinuousClock.Instant? { until }
@@ -42,12 +45,9 @@ package final class RetryingTransport: UpstreamTransport {
             attempt += 1
             let left = until - ContinuousClock.now
             guard left > .zero else { throw .timedOut(origin: request.url.origin.description) }
-            let outcome: Result<UpstreamResponse, UpstreamError>
-            do {
-                outcome = .success(try await base.send(request, timeout: min(timeout, left), maxBodyBytes: maxBodyBytes))
-            } catch {
-                outcome = .failure(error)
-            }
+            let outcome = await sendWithinBudget(request, timeout: min(timeout, left), maxBodyBytes: maxBodyBytes)
+            // The budget refused: waiting for it would pass the deadline, so no retry can help.
+            if case .failure(let error) = outcome, case .rateLimited = error { throw error }
             guard let wait = retryWait(after: outcome, attempt: attempt), takeRetry(waiting: wait) else { return try outcome.get() }
             do {
                 try await sleep(wait)
@@ -55,6 +55,34 @@ package final class RetryingTransport: UpstreamTransport {
                 return try outcome.get()
             }
         }
+    }
+
+    /// One attempt, after waiting for the origin's budget; the answer's rate-limit fields go back to the budget.
+    private func sendWithinBudget(_ request: UpstreamRequest, timeout: Duration, maxBodyBytes: Int) async -> Result<UpstreamResponse, UpstreamError> {
+        let budget = budgets?.budget(for: request.url.origin.description)
+        let permit: OriginBudget.Permit?
+        do {
+            permit = try await budget?.acquire(partition: OriginBudget.partition(of: request.headers), deadline: until)
+        } catch {
+            return .failure(error)
+        }
+        // The budget's wait counts against this attempt's time.
+        let left = until - ContinuousClock.now
+        guard left > .zero else {
+            if let budget, let permit { await budget.finish(permit, status: nil, headers: HTTPHeaders()) }
+            return .failure(.timedOut(origin: request.url.origin.description))
+        }
+        let outcome: Result<UpstreamResponse, UpstreamError>
+        do {
+            outcome = .success(try await base.send(request, timeout: min(timeout, left), maxBodyBytes: maxBodyBytes))
+        } catch {
+            outcome = .failure(error)
+        }
+        if let budget, let permit {
+            let answer = try? outcome.get()
+            await budget.finish(permit, status: answer?.status.code, headers: answer?.headers ?? HTTPHeaders())
+        }
+        return outcome
     }
 
     /// The wait before another try, or nil when this outcome is final.

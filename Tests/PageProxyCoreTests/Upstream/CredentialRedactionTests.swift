@@ -1,0 +1,33 @@
+import PageProxyCore
+import Testing
+
+/// One list of credential-like query names serves the log and error bodies (issue 14).
+@Suite struct CredentialRedactionTests {
+    @Test("every credential-like name is redacted, whatever its case or percent-encoding", arguments: [
+        "token", "access_token", "id_token", "refreshToken", "api_key", "apikey", "key", "secret", "client_secret",
+        "clientSecret", "password", "passwd", "pwd", "signature", "X-Amz-Signature", "sig", "jwt", "JWT", "auth",
+        "oauth_token", "authorization", "bearer", "X-Amz-Credential", "session", "sessionId", "PHPSESSID", "cookie",
+        "code", "otp", "ticket", "SAMLResponse", "assertion", "hmac", "%6Awt", "%4A%57%54",
+    ])
+    func secretNamesAreRedacted(name: String) {
+        #expect(CredentialRedaction.isSecretName(name))
+        #expect(CredentialRedaction.redactQuery("a=1&\(name)=hunter2&b=2") == "a=1&\(name)=REDACTED&b=2")
+    }
+
+    @Test("ordinary names keep their values", arguments: ["page", "per_page", "q", "sort", "cursor", "limit", "mock_total", "id"])
+    func ordinaryNamesAreKept(name: String) {
+        #expect(!CredentialRedaction.isSecretName(name))
+        #expect(CredentialRedaction.redactQuery("\(name)=7") == "\(name)=7")
+    }
+
+    @Test func aLinkKeepsItsPathAndLosesItsSecrets() {
+        #expect(CredentialRedaction.redactURL("ftp://u:p@h/p?page=2&jwt=abc") == "ftp://h/p?page=2&jwt=REDACTED")
+        #expect(CredentialRedaction.redactURL("/items?Token=x") == "/items?Token=REDACTED")
+        #expect(CredentialRedaction.redactURL("no-query") == "no-query")
+    }
+
+    @Test func anUpstreamURLInAnErrorBodyLosesItsSecrets() {
+        let url = PageURL(scheme: "https", host: "api.example.com", port: 443, path: "/v1/items", query: "page=2&jwt=eyJ.secret&sig=zz")
+        #expect(url.redactedDescription == "https://api.example.com/v1/items?page=2&jwt=REDACTED&sig=REDACTED")
+    }
+}
