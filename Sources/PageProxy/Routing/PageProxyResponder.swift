@@ -50,7 +50,10 @@ struct PageProxyResponder: HTTPResponder {
         case .aggregate(let route, let subpath):
             await aggregate.respond(to: request, route: route, subpath: subpath, writer: writer)
         case .invalidPath:
-            await sendError(.badRequest, code: "invalid_path", message: "path segments . and .., and encoded slashes, backslashes or NUL in a segment, are not allowed", writer: writer)
+            await sendError(
+                .badRequest, code: "invalid_path",
+                message: "each path segment must percent-decode to UTF-8 text that is not ., .. or ..; and holds no slash, "
+                    + "backslash or control character", writer: writer)
         case .notFound:
             let known = router.routeNames.joined(separator: ", ")
             await sendError(.notFound, code: "unknown_route", message: "no route matches \(request.path.prefix(200)); routes: \(known)", writer: writer)

@@ -10,8 +10,9 @@ struct Router: Sendable {
         /// A route, and the rest of the path (percent-encoded, empty or starting with `/`) to append upstream.
         case aggregate(RouteConfig, subpath: String)
         case notFound
-        /// A path with `.` or `..` segments, or a segment that decodes to a slash, backslash or NUL: any of them
-        /// could climb out of the route's base path on an upstream that decodes before it resolves.
+        /// An extra path that `SubpathCheck` refuses: a segment that does not decode to UTF-8 text, a `.`, `..` or
+        /// `..;` segment, or one that decodes to a slash, backslash or control character. Any of them could climb out
+        /// of the route's base path on an upstream that decodes before it resolves.
         case invalidPath
     }
 
@@ -34,12 +35,7 @@ struct Router: Sendable {
         let name = trimmed.prefix { $0 != "/" }
         let subpath = String(trimmed.dropFirst(name.count))
         guard let route = routes[String(name).removingPercentEncoding ?? String(name)] else { return .notFound }
-        let segments = subpath.split(separator: "/").map { $0.removingPercentEncoding ?? String($0) }
-        guard !segments.contains(where: Self.isUnsafe) else { return .invalidPath }
+        guard SubpathCheck.isSafe(Substring(subpath)) else { return .invalidPath }
         return .aggregate(route, subpath: subpath)
-    }
-
-    private static func isUnsafe(_ segment: String) -> Bool {
-        segment == "." || segment == ".." || segment.contains { $0 == "/" || $0 == "\\" || $0 == "\0" }
     }
 }
