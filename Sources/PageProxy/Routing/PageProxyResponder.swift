@@ -48,6 +48,11 @@ struct PageProxyResponder: HTTPResponder {
             headers.set("Cache-Control", "no-store")
             try? await writer.send(.ok, headers: headers, body: Array(metrics.exposition().utf8))
         case .aggregate(let route, let subpath):
+            if let refusal = ForwardedHeaderCheck.refusal(for: request, forwarding: route.forwardHeaders) {
+                writer.logFields["route"] = .string(route.name)
+                await sendError(.badRequest, code: refusal.code, message: refusal.message, writer: writer)
+                return
+            }
             await aggregate.respond(to: request, route: route, subpath: subpath, writer: writer)
         case .invalidPath:
             await sendError(

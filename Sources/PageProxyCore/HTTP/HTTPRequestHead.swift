@@ -5,6 +5,9 @@ package struct HTTPRequestHead: Sendable {
     package var target: String
     package var version: HTTPVersion
     package var headers: HTTPHeaders
+    /// Names of the header fields whose value bytes were not valid UTF-8: `headers` holds them with U+FFFD in place
+    /// of the invalid bytes, so they must never be forwarded as if they were what the client sent.
+    package var fieldsNotUTF8: [String] = []
 
     package init(method: HTTPMethod, target: String, version: HTTPVersion = .http1_1, headers: HTTPHeaders = HTTPHeaders()) {
         self.method = method

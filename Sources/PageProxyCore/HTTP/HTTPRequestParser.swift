@@ -87,6 +87,13 @@ package struct HTTPRequestParser: Sendable {
                 if HTTPLineReader.containsBareCR(buffer, line.content) { throw .bareCarriageReturn }
                 let field = try HTTPFieldSyntax.parseFieldLine(buffer[line.content])
                 head.headers.add(field.name, field.value)
+                // RFC 9110 §5.5 allows obs-text; such a value is kept with U+FFFD in place of the bytes that are not
+                // UTF-8, and named, so that a proxy refuses to forward it altered. The name is ASCII (a token), so the
+                // line is UTF-8 exactly when the value is.
+                let content = buffer[line.content]
+                if content.contains(where: { $0 >= 0x80 }) && String(validating: content, as: UTF8.self) == nil {
+                    head.fieldsNotUTF8.append(field.name)
+                }
             case .fixedBody(let remaining):
                 let count = min(remaining, buffer.count - cursor)
                 cursor += count
