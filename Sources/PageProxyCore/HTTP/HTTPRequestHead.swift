@@ -8,6 +8,9 @@ package struct HTTPRequestHead: Sendable {
     /// Names of the header fields whose value bytes were not valid UTF-8: `headers` holds them with U+FFFD in place
     /// of the invalid bytes, so they must never be forwarded as if they were what the client sent.
     package var fieldsNotUTF8: [String] = []
+    /// True when the request announced content that was not read (`Expect: 100-continue` answered at once): the
+    /// connection cannot carry another request and closes after the answer.
+    package var contentLeftUnread = false
 
     package init(method: HTTPMethod, target: String, version: HTTPVersion = .http1_1, headers: HTTPHeaders = HTTPHeaders()) {
         self.method = method
@@ -28,8 +31,9 @@ package struct HTTPRequestHead: Sendable {
     }
 
     /// RFC 9112 §9.3 — HTTP/1.1 persists unless `Connection: close`; HTTP/1.0 only with `Connection: keep-alive`.
+    /// Never after content left unread: its bytes may still arrive.
     package var isKeepAlive: Bool {
-        headers.isKeepAlive(version: version)
+        !contentLeftUnread && headers.isKeepAlive(version: version)
     }
 
     /// The path and query of the target; RFC 9112 §3.2.2 absolute-form drops "scheme://authority".

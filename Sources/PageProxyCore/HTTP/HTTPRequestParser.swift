@@ -11,6 +11,9 @@ package struct HTTPRequestParser: Sendable {
         case headers
         case fixedBody(remaining: Int)
         case chunkedBody
+        /// The last request's content was left unread (`Expect: 100-continue`): the connection must close after its
+        /// answer, and nothing more is parsed.
+        case contentLeftUnread
         case failed(HTTPParseError)
     }
 
@@ -32,7 +35,7 @@ package struct HTTPRequestParser: Sendable {
         switch state {
         case .requestLine: reader.scanned > 0
         case .headers, .fixedBody, .chunkedBody: true
-        case .failed: false
+        case .contentLeftUnread, .failed: false
         }
     }
 
@@ -59,6 +62,9 @@ package struct HTTPRequestParser: Sendable {
                 guard let line = reader.nextLine(in: buffer, from: cursor) else {
                     // RFC 9112 §3 — a request line longer than the server accepts gets 414, before it ends.
                     if reader.pendingLength(in: buffer, from: cursor) > limits.maxRequestLineBytes { throw .requestLineTooLong }
+                    // Bytes that cannot begin a method (a TLS ClientHello starts with 0x16) are refused now, not
+                    // after the header timeout.
+                    if !Self.canStartMethod(buffer[cursor...]) { throw .invalidMethod }
                     return .needMoreData
                 }
                 cursor = line.next
@@ -67,6 +73,8 @@ package struct HTTPRequestParser: Sendable {
                 if line.content.count > limits.maxRequestLineBytes { throw .requestLineTooLong }
                 // RFC 9112 §2.2 — a bare CR is invalid.
                 if HTTPLineReader.containsBareCR(buffer, line.content) { throw .bareCarriageReturn }
+                // The same test as for a line still arriving, so that the error does not depend on how it arrived.
+                if !Self.canStartMethod(buffer[line.content]) { throw .invalidMethod }
                 head = try Self.parseRequestLine(buffer[line.content])
                 headerBytes = 0
                 state = .headers
@@ -110,6 +118,8 @@ package struct HTTPRequestParser: Sendable {
                     _ = try HTTPFieldSyntax.parseFieldLine(buffer[range])
                 case .done: return complete()
                 }
+            case .contentLeftUnread:
+                return .needMoreData
             case .failed(let error):
                 throw error
             }
@@ -151,6 +161,7 @@ package struct HTTPRequestParser: Sendable {
             guard transferEncodings.count == 1, transferEncodings[0].lowercased() == "chunked" else {
                 throw .unsupportedTransferEncoding
             }
+            if expectsContinue { return leaveContentUnread() }
             chunked = Self.makeChunkedDecoder(limits)
             state = .chunkedBody
             return nil
@@ -162,12 +173,29 @@ package struct HTTPRequestParser: Sendable {
             guard let length = HTTPFieldSyntax.parseDecimal(value.utf8) else { throw .invalidContentLength }
             if length > limits.maxRequestBodyBytes { throw .bodyTooLarge }
             if length > 0 {
+                if expectsContinue { return leaveContentUnread() }
                 state = .fixedBody(remaining: length)
                 return nil
             }
         }
         // RFC 9112 §6.3 — a request with neither field has no body.
         return complete()
+    }
+
+    /// RFC 9110 §10.1.1 — an HTTP/1.1 client that sends `Expect: 100-continue` waits for an answer before it sends
+    /// the content (an HTTP/1.0 one's expectation is ignored).
+    private var expectsContinue: Bool {
+        head.version == .http1_1 && head.headers.tokens("Expect").contains("100-continue")
+    }
+
+    /// Hands out the head without reading its content. No answer of this server depends on a request's content, so
+    /// the final status goes out at once instead of a `100 Continue` (RFC 9110 §10.1.1 allows either), and the
+    /// connection closes after it, since the client may or may not send the content then.
+    private mutating func leaveContentUnread() -> Result {
+        state = .contentLeftUnread
+        reader.reset()
+        head.contentLeftUnread = true
+        return .request(head)
     }
 
     private mutating func complete() -> Result {
@@ -187,6 +215,13 @@ package struct HTTPRequestParser: Sendable {
         let target = String(decoding: parts[1], as: UTF8.self)
         try validateTarget(parts[1], method: method)
         return HTTPRequestHead(method: method, target: target, version: version)
+    }
+
+    /// Whether a request line, whole or still arriving, can begin with `method SP`: RFC 9110 §9.1, method = token.
+    /// Only its first 32 bytes are looked at, so a line arriving byte by byte costs linear time; a CR is left to the
+    /// line rules (the CRLF of an empty line, or a bare CR).
+    private static func canStartMethod(_ line: ArraySlice<UInt8>) -> Bool {
+        line.prefix(32).prefix { $0 != 0x20 && $0 != HTTPLineReader.cr }.allSatisfy(HTTPFieldSyntax.isTokenChar)
     }
 
     /// RFC 9112 §2.3 — HTTP-version = "HTTP/" DIGIT "." DIGIT, case-sensitive; only 1.0 and 1.1 are served.

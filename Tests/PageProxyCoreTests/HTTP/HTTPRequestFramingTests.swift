@@ -96,3 +96,43 @@ import Testing
         #expect(HTTPParseError.missingHost.description.hasSuffix("."))
     }
 }
+
+/// RFC 9110 §10.1.1: a request that expects `100 Continue` is handed out at once, its content left unread.
+@Suite struct HTTPExpectContinueTests {
+    @Test("Expect: 100-continue with content gives the head at once; the connection is not kept alive", arguments: [
+        "POST / HTTP/1.1\r\nHost: a\r\nContent-Length: 10\r\nExpect: 100-continue\r\n\r\n",
+        "PUT / HTTP/1.1\r\nHost: a\r\nTransfer-Encoding: chunked\r\nExpect: 100-Continue\r\n\r\n",
+    ])
+    func expectContinueLeavesTheContentUnread(request: String) throws {
+        var parser = HTTPRequestParser()
+        var buffer = Array(request.utf8)
+        guard case .request(let head) = try parser.parse(&buffer) else {
+            Issue.record("the head was not handed out before its content")
+            return
+        }
+        #expect(head.contentLeftUnread)
+        #expect(!head.isKeepAlive)
+        // Content that arrives afterwards is never read as another request.
+        buffer += Array("GET / HTTP/1.1\r\nHost: a\r\n\r\n".utf8)
+        guard case .needMoreData = try parser.parse(&buffer) else {
+            Issue.record("bytes after content left unread were parsed")
+            return
+        }
+    }
+
+    @Test("without content, or from an HTTP/1.0 client, the expectation changes nothing", arguments: [
+        "GET / HTTP/1.1\r\nHost: a\r\nExpect: 100-continue\r\n\r\n",
+        "POST / HTTP/1.0\r\nContent-Length: 2\r\nExpect: 100-continue\r\nConnection: keep-alive\r\n\r\nab",
+    ])
+    func expectationWithoutContentIsIgnored(request: String) throws {
+        var parser = HTTPRequestParser()
+        var buffer = Array(request.utf8)
+        guard case .request(let head) = try parser.parse(&buffer) else {
+            Issue.record("no request")
+            return
+        }
+        #expect(!head.contentLeftUnread)
+        #expect(head.isKeepAlive)
+        #expect(buffer.isEmpty)
+    }
+}
