@@ -69,6 +69,13 @@ final class PageProxyApp: Sendable {
         self.logger = logger
     }
 
+    /// The first step of a drain: `/readyz` answers 503 while connections are still accepted and served, so that a
+    /// load balancer stops sending new requests before the listener closes (Kubernetes removes an endpoint while
+    /// the pod is already terminating).
+    func beginDraining() {
+        status.markDraining()
+    }
+
     /// Drains: readiness turns false, no new connections, in-flight answers get up to `grace` to finish.
     func stop(grace: Duration) async {
         status.markDraining()

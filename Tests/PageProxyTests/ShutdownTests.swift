@@ -8,7 +8,7 @@ import Testing
 @Suite struct ShutdownTests {
     private static func config(latencyMs: Int) -> String {
         """
-        {"listen":{"address":"127.0.0.1","port":0},"server":{"shutdownGraceSeconds":20},
+        {"listen":{"address":"127.0.0.1","port":0},"server":{"shutdownGraceSeconds":20,"drainDelaySeconds":0},
          "mock":{"port":0,"latencyMs":\(latencyMs)},
          "routes":[{"name":"r","upstream":"http://127.0.0.1:9/","pagination":{"scheme":"page-number"},
                     "forwardHeaders":["Authorization"],"retries":0}]}
@@ -31,7 +31,7 @@ import Testing
         // Slow enough that the walk is still running when the signal arrives.
         let (mock, mockServer) = try Self.startMock(latency: .milliseconds(150))
         let config = """
-            {"listen":{"address":"127.0.0.1","port":0},"server":{"shutdownGraceSeconds":20},
+            {"listen":{"address":"127.0.0.1","port":0},"server":{"shutdownGraceSeconds":20,"drainDelaySeconds":0},
              "routes":[{"name":"slow","upstream":"http://127.0.0.1:\(mockServer.port)/slack/items",
                         "pagination":{"scheme":"cursor","pageSize":10},"items":"members"}]}
             """
@@ -40,8 +40,12 @@ import Testing
         try await client.send(RawHTTPClient.requestText("/slow?mock_total=100"))
         try await poll("the walk has started") { mock.log.count >= 2 }
         proxy.signal(SIGTERM)
-        _ = try await proxy.waitForLogLine { $0.contains("\"msg\":\"draining\"") }
-        // New connections are refused once draining has begun.
+        _ = try await proxy.waitForLogLine { $0.contains("\"msg\":\"closing listener\"") }
+        // New connections are refused once the listener has closed, which follows that line at once.
+        let deadline = ContinuousClock.now + .seconds(20)
+        while (try? await RawHTTPClient.connect(port: proxy.port)) != nil, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(10))
+        }
         await #expect(throws: SocketError.self) {
             _ = try await RawHTTPClient.connect(port: proxy.port)
         }
@@ -58,7 +62,7 @@ import Testing
     func secondSignalStopsAtOnce() async throws {
         let (mock, mockServer) = try Self.startMock(latency: .milliseconds(500))
         let config = """
-            {"listen":{"address":"127.0.0.1","port":0},"server":{"shutdownGraceSeconds":600},
+            {"listen":{"address":"127.0.0.1","port":0},"server":{"shutdownGraceSeconds":600,"drainDelaySeconds":0},
              "routes":[{"name":"slow","upstream":"http://127.0.0.1:\(mockServer.port)/slack/items",
                         "pagination":{"scheme":"cursor","pageSize":10},"items":"members"}]}
             """
@@ -78,7 +82,7 @@ import Testing
     func gracePeriodBoundsTheDrain() async throws {
         let (mock, mockServer) = try Self.startMock(latency: .zero)
         let config = """
-            {"listen":{"address":"127.0.0.1","port":0},"server":{"shutdownGraceSeconds":1},
+            {"listen":{"address":"127.0.0.1","port":0},"server":{"shutdownGraceSeconds":1,"drainDelaySeconds":0},
              "routes":[{"name":"stuck","upstream":"http://127.0.0.1:\(mockServer.port)/slack/items",
                         "pagination":{"scheme":"cursor","pageSize":10},"items":"members","retries":0}]}
             """
@@ -90,6 +94,11 @@ import Testing
         // The stalled page would hold the answer for the page timeout (30 s); the grace period is 1 s.
         #expect(try await proxy.waitForExit(limit: .seconds(20)) == 0)
         #expect(await client.isClosedByServer())
+        // The answer cut by the end of the grace period is the shutdown's failure, not the upstream's.
+        let line = try #require(proxy.logLines.first { $0.contains("\"path\":\"/stuck") })
+        #expect(line.contains("\"error\":\"shutdown_cut\""))
+        #expect(line.contains("\"status\":503"))
+        #expect(!proxy.logLines.contains { $0.contains("upstream_connection_lost") })
         await mockServer.stop(grace: .zero)
     }
 

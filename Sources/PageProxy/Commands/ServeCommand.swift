@@ -37,8 +37,17 @@ enum ServeCommand {
             ("routes", .string(config.routes.map(\.name).joined(separator: ","))), ("version", .string(PageProxyVersion.current)),
         ])
         let signal = await signals.first()
-        logger.log(.info, "draining", [("signal", .int(Int(signal))), ("grace_seconds", .double(config.server.shutdownGrace.milliseconds / 1000))])
-        await app.stop(grace: config.server.shutdownGrace)
+        let server = config.server
+        logger.log(.info, "draining", [
+            ("signal", .int(Int(signal))), ("drain_delay_seconds", .double(server.drainDelay.milliseconds / 1000)),
+            ("grace_seconds", .double(server.shutdownGrace.milliseconds / 1000)),
+        ])
+        // DESIGN.md "Operation": /readyz 503 while still accepting for the drain delay, then stop accepting and
+        // finish in-flight answers within the grace period. A second signal exits at once (ShutdownSignals).
+        app.beginDraining()
+        try? await Task.sleep(for: server.drainDelay)
+        logger.log(.info, "closing listener", [("open_connections", .int(app.server.openConnections))])
+        await app.stop(grace: server.shutdownGrace)
         logger.log(.info, "stopped")
         return 0
     }

@@ -45,6 +45,9 @@ struct ServerConfig: Sendable, Equatable {
     var maxHeaderBytes: Int
     /// `SO_SNDBUF` of client connections; 0 leaves the kernel's auto-tuning.
     var sendBufferBytes = 262_144
+    /// After a shutdown signal, how long `/readyz` answers 503 while connections are still accepted and served,
+    /// before the listener closes: the time a load balancer needs to stop sending new requests.
+    var drainDelay: Duration = .seconds(5)
 }
 
 /// The built-in mock upstream that serves every pagination scheme.

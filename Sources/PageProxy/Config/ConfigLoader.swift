@@ -79,7 +79,7 @@ enum ConfigLoader {
                                     shutdownGrace: .seconds(10), maxRequestLineBytes: 8192, maxHeaderBytes: 32768)
         guard let object else { return defaults }
         try object.requireOnly(["maxConnections", "headerTimeoutSeconds", "idleTimeoutSeconds", "shutdownGraceSeconds",
-                                "maxRequestLineBytes", "maxHeaderBytes", "sendBufferBytes"])
+                                "maxRequestLineBytes", "maxHeaderBytes", "sendBufferBytes", "drainDelaySeconds"])
         return ServerConfig(
             maxConnections: try object.integer("maxConnections", in: 1...100_000, default: 1024),
             headerTimeout: try object.seconds("headerTimeoutSeconds", in: 1...3600, default: 10),
@@ -87,7 +87,8 @@ enum ConfigLoader {
             shutdownGrace: try object.seconds("shutdownGraceSeconds", in: 0...3600, default: 10),
             maxRequestLineBytes: try object.integer("maxRequestLineBytes", in: 256...1_048_576, default: 8192),
             maxHeaderBytes: try object.integer("maxHeaderBytes", in: 1024...1_048_576, default: 32768),
-            sendBufferBytes: try object.integer("sendBufferBytes", in: 0...67_108_864, default: 262_144))
+            sendBufferBytes: try object.integer("sendBufferBytes", in: 0...67_108_864, default: 262_144),
+            drainDelay: try object.seconds("drainDelaySeconds", in: 0...3600, default: 5))
     }
 
     private static func logLevel(_ root: ConfigObject) throws(ConfigError) -> LogLevel {

@@ -18,7 +18,7 @@ struct PageProxyResponder: HTTPResponder {
         defer {
             var route = ""
             if case .string(let name)? = writer.logFields["route"] { route = name }
-            metrics.requestFinished(route: route, status: writer.status?.code ?? 0, bytes: writer.bytesSent, duration: .now - started)
+            metrics.requestFinished(route: route, status: writer.reportedStatus, bytes: writer.bytesSent, duration: .now - started)
         }
         guard request.method == .get || request.method == .head else {
             var (headers, body) = ErrorResponse.make(

@@ -50,7 +50,8 @@ struct Connection {
             let registry = self.registry
             let writer = ResponseWriter(
                 socket: socket, request: request, keepsAlive: keepsAlive, writeTimeout: limits.writeTimeout,
-                isDraining: { registry.isDraining }, onDisconnect: { [socket] in registry.cancelTask(of: socket) })
+                isDraining: { registry.isDraining }, isCutByShutdown: { registry.isCut },
+                onDisconnect: { [socket] in registry.cancelTask(of: socket) })
             let started = ContinuousClock.now
             await responder.respond(to: request, writer: writer)
             logRequest(request, writer: writer, duration: ContinuousClock.now - started)
@@ -91,11 +92,15 @@ struct Connection {
         var fields: [(String, LogValue)] = [
             ("method", .string(request.method.rawValue)),
             ("path", .string(RequestLogPath.redacted(request))),
-            ("status", .int(writer.status?.code ?? 0)),
+            ("status", .int(writer.reportedStatus)),
             ("bytes", .int(writer.bytesSent)),
             ("duration_ms", .double(duration.milliseconds)),
         ]
-        fields += writer.logFields.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
+        var logFields = writer.logFields
+        // The grace period ended under this answer: whatever the interrupted walk reported (a cancelled page reads
+        // as a lost connection) is the shutdown's doing.
+        if writer.wasCutByShutdown { logFields["error"] = .string("shutdown_cut") }
+        fields += logFields.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
         if case .aborted = writer.state { fields.append(("aborted", .bool(true))) }
         logger.log(.info, "request", fields)
     }

@@ -14,6 +14,8 @@ final class ConnectionRegistry: Sendable {
     private struct State {
         var entries: [ObjectIdentifier: Entry] = [:]
         var isDraining = false
+        /// Set when the grace period ended and every connection was closed, busy or not.
+        var isCut = false
         var accepted = 0
         /// Tasks waiting for the last connection to go, by a number so that a time limit can take one back.
         var emptyWaiters: [Int: CheckedContinuation<Bool, Never>] = [:]
@@ -26,6 +28,8 @@ final class ConnectionRegistry: Sendable {
     /// Connections accepted since the server started (tests prove keep-alive reuse from it).
     var acceptedTotal: Int { state.withLock { $0.accepted } }
     var isDraining: Bool { state.withLock { $0.isDraining } }
+    /// Whether `closeAll()` has closed the connections still open when the grace period ended.
+    var isCut: Bool { state.withLock { $0.isCut } }
 
     /// Adds a connection unless the server drains or is at `limit`; returns whether it was added.
     func add(_ socket: AsyncSocket, limit: Int) -> Bool {
@@ -78,7 +82,10 @@ final class ConnectionRegistry: Sendable {
 
     /// Closes every connection, busy or not, and cancels the work behind each.
     func closeAll() {
-        let all = state.withLock { $0.entries.values.map { ($0.socket, $0.task) } }
+        let all = state.withLock { state in
+            state.isCut = true
+            return state.entries.values.map { ($0.socket, $0.task) }
+        }
         for (socket, task) in all {
             task?.cancel()
             socket.close()

@@ -21,6 +21,8 @@ final class ResponseWriter {
     private let writeTimeout: Duration
     /// Asked when the head is written: a server that began draining meanwhile closes the connection after this.
     private let isDraining: () -> Bool
+    /// Whether the server has closed every connection because its shutdown grace period ended.
+    private let isCutByShutdown: () -> Bool
     private let onDisconnect: @Sendable () -> Void
     private(set) var state = State.idle
     /// Whether the connection stays open after this response; the writer may turn it off, never on.
@@ -32,15 +34,31 @@ final class ResponseWriter {
 
     init(
         socket: AsyncSocket, request: HTTPRequestHead, keepsAlive: Bool, writeTimeout: Duration,
-        isDraining: @escaping () -> Bool = { false }, onDisconnect: @escaping @Sendable () -> Void = {}
+        isDraining: @escaping () -> Bool = { false }, isCutByShutdown: @escaping () -> Bool = { false },
+        onDisconnect: @escaping @Sendable () -> Void = {}
     ) {
         self.isDraining = isDraining
+        self.isCutByShutdown = isCutByShutdown
         self.onDisconnect = onDisconnect
         self.socket = socket
         self.isHead = request.method == .head
         self.version = request.version
         self.keepsAlive = keepsAlive
         self.writeTimeout = writeTimeout
+    }
+
+    /// True when the shutdown grace period ended before this answer did, and the server closed the connection under
+    /// it: the failure is the shutdown's, whatever error the interrupted work reported (never the upstream's).
+    var wasCutByShutdown: Bool {
+        if case .finished = state { return false }
+        return isCutByShutdown()
+    }
+
+    /// The status for the log and the metrics: the one sent, or 503 (DESIGN.md: 503 when shutting down) for an
+    /// answer the shutdown cut before its head went out.
+    var reportedStatus: Int {
+        if wasCutByShutdown && bytesSent == 0 { return HTTPStatus.serviceUnavailable.code }
+        return status?.code ?? 0
     }
 
     /// Whether anything has been written yet; after that the status line can no longer change.
