@@ -19,7 +19,7 @@ final class PageProxyApp: Sendable {
             let options = MockUpstreamOptions(totalItems: mock.items, pageSize: mock.pageSize, latency: mock.latency)
             mockServer = try Server(
                 address: SocketAddress(host: mock.address, port: mock.port), limits: ServerLimits(),
-                responder: MockHTTPResponder(mock: MockUpstream(options: options)), logger: logger)
+                responder: MockHTTPResponder(mock: MockUpstream(options: options)), logger: logger, logStyle: .mockBesideProxy)
         }
         let pages = makePageCache(config.cache, logger: logger)
         let status = ServiceStatus(cacheRequired: config.cache.requiredForReadiness, cacheProblem: { pages.store?.disabledReason })

@@ -13,6 +13,7 @@ struct Connection {
     let registry: ConnectionRegistry
     let limits: ServerLimits
     let logger: Logger
+    let logStyle: RequestLogStyle
 
     func run() async {
         defer {
@@ -88,7 +89,7 @@ struct Connection {
 
     private func logRequest(_ request: HTTPRequestHead, writer: ResponseWriter, duration: Duration) {
         // The redaction of the path's query is per request: not for a line nobody will read.
-        guard logger.logs(.info) else { return }
+        guard logger.logs(logStyle.level) else { return }
         var fields: [(String, LogValue)] = [
             ("method", .string(request.method.rawValue)),
             ("path", .string(RequestLogPath.redacted(request))),
@@ -102,7 +103,7 @@ struct Connection {
         if writer.wasCutByShutdown { logFields["error"] = .string("shutdown_cut") }
         fields += logFields.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
         if case .aborted = writer.state { fields.append(("aborted", .bool(true))) }
-        logger.log(.info, "request", fields)
+        logger.log(logStyle.level, logStyle.message, fields)
     }
 }
 

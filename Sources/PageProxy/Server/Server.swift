@@ -13,8 +13,10 @@ final class Server: Sendable {
     private let listener: Listener
     private let registry: ConnectionRegistry
 
-    /// Binds and starts serving at once.
-    init(address: SocketAddress, limits: ServerLimits, responder: any HTTPResponder, logger: Logger) throws(SocketError) {
+    /// Binds and starts serving at once; each request is logged as `logStyle` says.
+    init(
+        address: SocketAddress, limits: ServerLimits, responder: any HTTPResponder, logger: Logger, logStyle: RequestLogStyle = .standard
+    ) throws(SocketError) {
         let registry = ConnectionRegistry()
         self.registry = registry
         listener = try Listener(address: address) { client in
@@ -26,7 +28,9 @@ final class Server: Sendable {
                 return
             }
             let task = Task {
-                await Connection(socket: socket, responder: responder, registry: registry, limits: limits, logger: logger).run()
+                await Connection(
+                    socket: socket, responder: responder, registry: registry, limits: limits, logger: logger, logStyle: logStyle
+                ).run()
             }
             registry.attach(task, to: socket)
         }
