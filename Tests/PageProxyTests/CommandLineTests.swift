@@ -20,6 +20,34 @@ import Testing
         #expect(outcome.output.contains("check-config"))
     }
 
+    @Test("--help says that PageProxy with no command serves")
+    func helpSaysNoCommandServes() async throws {
+        let outcome = try await run(["--help"])
+        #expect(outcome.output.contains("PageProxy [serve] [--config PATH]"))
+        #expect(outcome.output.contains("`PageProxy` alone is `PageProxy serve`"))
+        #expect(outcome.output.contains("PAGEPROXY_MOCK_PORT"))
+    }
+
+    @Test("options without a command are serve's: PageProxy --config PATH serves that file")
+    func optionsWithoutACommandServe() async throws {
+        let outcome = try await run(["--config", "/nonexistent/typo.json"])
+        #expect(outcome.status == 1)
+        #expect(outcome.errors.contains("/nonexistent/typo.json: cannot read the file"))
+    }
+
+    @Test("check-config takes --config PATH as serve does, or the path alone")
+    func checkConfigTakesTheConfigOption() async throws {
+        let shipped = repository.appendingPathComponent("config.json").path
+        let withOption = try await run(["check-config", "--config", shipped])
+        #expect(withOption.status == 0, "\(withOption.errors)")
+        #expect(withOption.output.hasPrefix(shipped + ": OK"))
+        let typo = try await run(["check-config", "--config", "/nonexistent/typo.json"])
+        #expect(typo.status == 1)
+        #expect(typo.errors.hasPrefix("/nonexistent/typo.json: cannot read the file"))
+        let unknown = try await run(["check-config", "--conf", shipped])
+        #expect(unknown.status == 2)
+    }
+
     @Test func versionPrintsTheVersion() async throws {
         let outcome = try await run(["--version"])
         #expect(outcome.status == 0)

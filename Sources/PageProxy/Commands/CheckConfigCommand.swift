@@ -1,10 +1,17 @@
 import Foundation
 import PageProxyCore
 
-/// `PageProxy check-config [PATH]`: validate a config file and say what it holds (like `nginx -t`).
+/// `PageProxy check-config [--config] [PATH]`: validate a config file and say what it holds (like `nginx -t`).
 enum CheckConfigCommand {
     static func run(_ arguments: [String]) -> Int32 {
-        let path = arguments.first ?? "config.json"
+        let path: String
+        do {
+            // `--config PATH` as for `serve`, or the path alone.
+            path = try CommandOptions(arguments, known: ["config"]).configPath
+        } catch {
+            printError("PageProxy check-config: \(error.message)")
+            return 2
+        }
         do {
             let config = try ConfigLoader.load(path: path, environment: ProcessInfo.processInfo.environment)
             let routes = config.routes.map { "\($0.name) (\($0.pagination.name))" }.joined(separator: ", ")

@@ -6,8 +6,7 @@ enum ServeCommand {
     static func run(_ arguments: [String]) async -> Int32 {
         let path: String
         do {
-            let options = try CommandOptions(arguments, known: ["config"])
-            path = options.values["config"] ?? options.positional.first ?? "config.json"
+            path = try CommandOptions(arguments, known: ["config"]).configPath
         } catch {
             printError("PageProxy serve: \(error.message)")
             return 2
@@ -58,7 +57,7 @@ enum ServeCommand {
         switch code {
         case EADDRINUSE:
             return "; another process (another PageProxy?) listens there: stop it, or choose another port with listen.port or "
-                + "PAGEPROXY_PORT (mock.port for the built-in mock)"
+                + "PAGEPROXY_PORT (mock.port or PAGEPROXY_MOCK_PORT for the built-in mock, whose routes follow it)"
         case EACCES:
             return "; ports below 1024 need privileges: choose a port of 1024 or more"
         case EADDRNOTAVAIL:

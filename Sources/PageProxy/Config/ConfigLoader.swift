@@ -26,35 +26,15 @@ enum ConfigLoader {
         let root = try ConfigObject(document, path: "", file: file)
         try root.requireOnly(keys)
 
-        var listen = try listenConfig(try root.object("listen"))
-        var cache = try cacheConfig(try root.object("cache"))
+        let listen = try listenConfig(try root.object("listen"))
+        let cache = try cacheConfig(try root.object("cache"))
         let server = try serverConfig(try root.object("server"))
         let logLevel = try logLevel(root)
         let mock = try mockConfig(try root.object("mock", nullable: true))
         let routes = try routeConfigs(root, environment: environment)
-
-        if let address = environment["PAGEPROXY_ADDRESS"] {
-            guard isIPv4(address) else {
-                throw ConfigError(file: file, field: "$PAGEPROXY_ADDRESS",
-                                  problem: "expected an IPv4 address such as 127.0.0.1 or 0.0.0.0, found \"\(address)\"")
-            }
-            listen.address = address
-        }
-        if let text = environment["PAGEPROXY_PORT"] {
-            guard !text.isEmpty, text.count <= 5, text.allSatisfy({ $0.isASCII && $0.isNumber }),
-                  let port = Int(text), (0...65535).contains(port)
-            else {
-                throw ConfigError(file: file, field: "$PAGEPROXY_PORT", problem: "expected a port number 0...65535, found \"\(text)\"")
-            }
-            listen.port = port
-        }
-        if let directory = environment["PAGEPROXY_CACHE_DIR"] {
-            guard !directory.isEmpty else {
-                throw ConfigError(file: file, field: "$PAGEPROXY_CACHE_DIR", problem: "must not be empty")
-            }
-            cache.directory = directory
-        }
-        return Config(listen: listen, cache: cache, server: server, logLevel: logLevel, mock: mock, routes: routes)
+        var config = Config(listen: listen, cache: cache, server: server, logLevel: logLevel, mock: mock, routes: routes)
+        try ConfigEnvironment.apply(environment, to: &config, file: file)
+        return config
     }
 
     // MARK: Sections

@@ -151,6 +151,28 @@ import Testing
 
     // MARK: Environment overrides
 
+    @Test("PAGEPROXY_MOCK_PORT moves the built-in mock and the routes that point at it, and no other route")
+    func mockPortOverrideMovesTheMockAndItsRoutes() throws {
+        let json = ConfigFixture.document(
+            routes: [
+                ConfigFixture.route(name: #""a""#, upstream: #""http://127.0.0.1:8081/github/items?x=1""#),
+                ConfigFixture.route(name: #""b""#, upstream: #""http://127.0.0.1:9000/items""#),
+                ConfigFixture.route(name: #""c""#, upstream: #""https://127.0.0.1:8081/items""#),
+            ],
+            top: #""mock": { "address": "127.0.0.1", "port": 8081 }"#)
+        let config = try ConfigFixture.parse(json, environment: ["PAGEPROXY_MOCK_PORT": "18081"])
+        #expect(config.mock?.port == 18081)
+        let upstreams = config.routes.map(\.upstream)
+        #expect(upstreams[0].port == 18081)
+        #expect(upstreams[0].text == "http://127.0.0.1:18081/github/items?x=1")
+        #expect(upstreams[0].path == "/github/items" && upstreams[0].query == "x=1")
+        #expect(upstreams[1].port == 9000)
+        #expect(upstreams[2].port == 8081)
+        // Without a mock section there is nothing to move.
+        let noMock = try ConfigFixture.parse(ConfigFixture.document(), environment: ["PAGEPROXY_MOCK_PORT": "18081"])
+        #expect(noMock.mock == nil)
+    }
+
     @Test func environmentOverridesTheFile() throws {
         let json = ConfigFixture.document(top: #""listen": { "address": "127.0.0.1", "port": 8080 }, "cache": { "directory": "a" }"#)
         let config = try ConfigFixture.parse(json, environment: [
@@ -170,6 +192,9 @@ import Testing
         ("PAGEPROXY_PORT", " 80", "0...65535"),
         ("PAGEPROXY_PORT", "", "0...65535"),
         ("PAGEPROXY_CACHE_DIR", "", "empty"),
+        ("PAGEPROXY_MOCK_PORT", "0", "1...65535"),
+        ("PAGEPROXY_MOCK_PORT", "8o81", "1...65535"),
+        ("PAGEPROXY_MOCK_PORT", "65536", "1...65535"),
     ])
     func invalidEnvironmentOverrideNamesTheVariable(variable: String, value: String, mention: String) {
         ConfigFixture.expectError(ConfigFixture.document(), field: "$" + variable, mentions: [mention],
