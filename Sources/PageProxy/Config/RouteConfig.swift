@@ -30,4 +30,7 @@ struct RouteConfig: Sendable {
     var caFile: String?
     /// The largest merged JSON answer; past it the answer is a 507 that points at NDJSON.
     var maxMergedBytes = 1 << 30
+    /// The longest `Retry-After` (or rate-limit reset) waited out before a retry; a longer one ends the walk with
+    /// the upstream's answer.
+    var maxRetryAfter: Duration = .seconds(30)
 }

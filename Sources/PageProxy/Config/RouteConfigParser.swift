@@ -5,7 +5,7 @@ enum RouteConfigParser {
     static let keys = [
         "name", "upstream", "pagination", "items", "concurrency", "maxPages", "maxItems", "pageTimeoutSeconds",
         "totalTimeoutSeconds", "headers", "forwardHeaders", "ttlSeconds", "staleIfError", "maxPageBytes", "retries",
-        "caFile", "maxMergedBytes",
+        "caFile", "maxMergedBytes", "maxRetryAfterSeconds",
     ]
 
     /// Paths the proxy serves itself.
@@ -36,7 +36,8 @@ enum RouteConfigParser {
             maxPageBytes: try object.integer("maxPageBytes", in: 1024...1_073_741_824, default: 16 * 1024 * 1024),
             retries: try object.integer("retries", in: 0...10, default: 3),
             caFile: try caFile(object),
-            maxMergedBytes: try object.integer("maxMergedBytes", in: 1024...1_099_511_627_776, default: 1 << 30))
+            maxMergedBytes: try object.integer("maxMergedBytes", in: 1024...1_099_511_627_776, default: 1 << 30),
+            maxRetryAfter: try object.seconds("maxRetryAfterSeconds", in: 0...86_400, default: 30))
     }
 
     private static func routeName(_ object: ConfigObject) throws(ConfigError) -> String {

@@ -35,8 +35,9 @@ struct AggregateResponder: Sendable {
         options.pageLimit = controls.maxPages
         options.itemLimit = [controls.maxItems, route.maxItems].compactMap { $0 }.min()
         // One retry budget and one deadline for all the pages of this request.
-        let transport = RetryingTransport(
-            base: self.transport, policy: RetryPolicy(budget: route.retries), deadline: .now + route.totalTimeout)
+        var retryPolicy = RetryPolicy(budget: route.retries)
+        retryPolicy.maxServerDelay = route.maxRetryAfter
+        let transport = RetryingTransport(base: self.transport, policy: retryPolicy, deadline: .now + route.totalTimeout)
         let tally = CacheTally()
         let policy = CachePolicy(ttl: route.ttl, staleIfError: route.staleIfError, forceRevalidate: controls.fresh)
         let headers = Self.upstreamHeaders(route: route, request: request)

@@ -110,12 +110,19 @@ import Testing
         ("maxPageBytes", "1023", "1024...1073741824"), ("maxPageBytes", "1073741825", "1024...1073741824"),
         ("retries", "-1", "0...10"), ("retries", "11", "0...10"),
         ("maxMergedBytes", "1023", "1024...1099511627776"), ("maxMergedBytes", "1099511627777", "1024...1099511627776"),
+        ("maxRetryAfterSeconds", "-1", "0...86400"), ("maxRetryAfterSeconds", "86401", "0...86400"),
         ("staleIfError", "\"yes\"", "true or false"),
         ("caFile", "\"\"", "empty"), ("caFile", "false", "expected a string"),
         ("caFile", "\"/nonexistent/ca.pem\"", "could not load CA file /nonexistent/ca.pem"),
     ])
     func routeLimits(key: String, value: String, mention: String) {
         ConfigFixture.expectRouteError(extra: #""\#(key)": \#(value)"#, field: key, mentions: [mention])
+    }
+
+    @Test("maxRetryAfterSeconds defaults to 30")
+    func maxRetryAfter() throws {
+        #expect(try ConfigFixture.route(extra: "").maxRetryAfter == .seconds(30))
+        #expect(try ConfigFixture.route(extra: #""maxRetryAfterSeconds": 120"#).maxRetryAfter == .seconds(120))
     }
 
     @Test func maxItemsNullMeansNoLimit() throws {
