@@ -165,3 +165,51 @@ import Testing
         #expect(transport.requestedURLs.count <= needed + 3)
     }
 }
+
+/// A numbered walk (a `last` link) fetches the pages page 1 described; later links are not followed, but one to
+/// another origin still ends the walk.
+@Suite struct NumberedWalkLaterLinkTests {
+    /// Three pages of a GitHub-style API; `nextOnPage2` is page 2's next link.
+    private static func transport(nextOnPage2: String) -> FakeTransport {
+        FakeTransport { url in
+            let page = Int(url.queryValue("page") ?? "1") ?? 1
+            let body = FakePages.body(page: page, pageSize: 10, total: 30)
+            switch page {
+            case 1:
+                return .json(body, headers: [("Link", #"<http://api.test/items?page=2>; rel="next", <http://api.test/items?page=3>; rel="last""#)])
+            case 2:
+                return .json(body, headers: [("Link", "<\(nextOnPage2)>; rel=\"next\", <http://api.test/items?page=1>; rel=\"first\"")])
+            default:
+                return .json(body)
+            }
+        }
+    }
+
+    private func walk(_ transport: FakeTransport) async throws(PaginationError) -> [[UInt8]] {
+        let walker = PageWalker.make(.linkHeader(.init()), transport: transport) { $0.concurrency = 1 }
+        var items: [[UInt8]] = []
+        while let page = try await walker.next() { items += page.itemBytes }
+        return items
+    }
+
+    @Test("a later next link to another origin ends the numbered walk with foreign_next_link, and nothing goes there")
+    func foreignLaterLinkIsAnError() async throws {
+        let transport = Self.transport(nextOnPage2: "http://evil.test/items?page=3")
+        let error = await #expect(throws: PaginationError.self) { _ = try await walk(transport) }
+        guard case .foreignOrigin(let page, let refused, _)? = error else {
+            Issue.record("expected foreignOrigin, got \(String(describing: error))")
+            return
+        }
+        #expect(page == 2)
+        #expect(refused == "http://evil.test")
+        #expect(!transport.requestedURLs.contains { $0.contains("evil.test") })
+    }
+
+    @Test("later links on the same origin are not compared: another path (GitHub's /repositories/<id>/) or a link back is fine",
+          arguments: ["http://api.test/repositories/42/items?page=3", "http://api.test/items?page=1"])
+    func sameOriginLaterLinksAreIgnored(next: String) async throws {
+        let transport = Self.transport(nextOnPage2: next)
+        #expect(try await walk(transport) == FakePages.expected(total: 30))
+        #expect(transport.requestedURLs == ["http://api.test/items", "http://api.test/items?page=2", "http://api.test/items?page=3"])
+    }
+}

@@ -88,6 +88,8 @@ package final class PageWalker {
         do {
             if nextToTake == urls.count && !isListComplete {
                 try append(strategy.next(after: page), after: page)
+            } else if isListComplete {
+                try checkOrigin(ofLinksOn: page)
             }
         } catch {
             finish()
@@ -164,6 +166,21 @@ package final class PageWalker {
             urls.append(url)
         }
         if isListComplete { discardSpeculation() }
+    }
+
+    /// Once every page is known (a total, a `last` link), the walk fetches the URLs the scheme described and follows
+    /// no later link: their count is fixed and within `maxPages`, so a loop among later links cannot make it run on.
+    /// A later link to another origin still ends the walk, as it would in a walk that follows links (DESIGN.md: a
+    /// link elsewhere is an error, never a request). Only the origin is compared: GitHub's next links name
+    /// `/repositories/<id>/…` while the numbered URLs keep the path of the first link.
+    private func checkOrigin(ofLinksOn page: Page) throws(PaginationError) {
+        let linked: PageURL? = switch try? strategy.next(after: page) {
+        case .one(let url)?: url
+        case .all(let pages)?: pages.template
+        case NextPages.none?, nil: nil
+        }
+        guard let linked, linked.origin != origin else { return }
+        throw .foreignOrigin(page: page.number, refused: linked.origin.description, allowed: origin.description)
     }
 
     /// How many more pages fit under `limit` when `used` are taken; never negative, never overflowing.
