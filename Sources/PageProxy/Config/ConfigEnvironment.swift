@@ -1,6 +1,7 @@
 /// The environment variables that override `config.json` (DESIGN.md "Operation": the listen address, port and
 /// cache directory), and the built-in mock's port, so that a second copy of a config with a `mock` section can run.
 enum ConfigEnvironment {
+    /// Applies every variable set in `environment` to `config`; a bad value is an error that names the variable.
     static func apply(_ environment: [String: String], to config: inout Config, file: String) throws(ConfigError) {
         if let address = environment["PAGEPROXY_ADDRESS"] {
             guard ConfigLoader.isIPv4(address) else {

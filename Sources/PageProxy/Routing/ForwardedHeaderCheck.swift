@@ -13,6 +13,7 @@ enum ForwardedHeaderCheck {
         let message: String
     }
 
+    /// Why `request` cannot be forwarded with the headers `names`, or nil when each is sent at most once, as UTF-8.
     static func refusal(for request: HTTPRequestHead, forwarding names: [String]) -> Refusal? {
         for name in names {
             let count = request.headers.values(name).count
