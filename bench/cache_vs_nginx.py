@@ -1,110 +1,264 @@
 #!/usr/bin/env python3
-"""Warm aggregate requests per second: PageProxy answering from its disk cache against nginx serving the same
-merged bytes as a static file, side by side in one run (issue 5).
+"""A walk through PageProxy's disk cache, and its memo of merged answers, against nginx serving the same bytes as a
+static file; read-back after a restart; NDJSON time to first item (issues 5 and 13).
 
-    python3 bench/cache_vs_nginx.py [--seconds 10] [--rounds 3] [--connections 32] [--pages 10] [--items 100]
+    python3 bench/cache_vs_nginx.py [--seconds 5] [--rounds 3] [--connections 32] [--before PATH] [--parts ...]
 
-Builds PageProxy in release, starts the mock upstream (`PageProxy mock`) and PageProxy on 127.0.0.1, warms one
-aggregate (pages x items), saves its merged body as a static file served by nginx (1 worker, access_log off,
-sendfile on), then runs wrk against each in alternating rounds and prints the medians and the ratio. Installs
-nginx-light and wrk with apt-get if they are missing. Stops everything it started, by PID.
+Builds PageProxy in release, starts the mock upstream (`PageProxy mock`, 100 items a page) and, side by side,
+PageProxy instances over their own cache directories:
+  walk  the memo off (`cache.memoBytes: 0`): every answer walks the cache (merged, and NDJSON, which is never
+        memoized);
+  memo  the default memo.
+With `--before PATH` (an older release binary, which has no `memoBytes`), the same two roles for it: its memo is
+kept out of the walk by a cache bound small enough that its memo (an eighth, answers up to half of that) cannot
+hold the answer. For each aggregate (10 KB, 1 MB in memory, 1.1 MB spooled past 1 MiB) it warms every instance,
+checks that each answers the bytes nginx serves (`worker_processes 1`, sendfile), then runs `wrk -t1 -c32` against
+each in interleaved rounds and prints medians and ratios to nginx. `readback`: one request at a time after a
+restart (entries read from files), MB/s. `ttfi`: NDJSON time to the first item for 2 to 20,000 pages (pages known
+ahead from `rel="last"`), less the mock's own first-page time. Everything listens on 127.0.0.1; everything started
+is stopped by PID.
 """
-import argparse, os, re, shutil, signal, socket, statistics, subprocess, sys, tempfile, time, urllib.request
+import argparse, http.client, json, os, shutil, socket, statistics, subprocess, sys, time
 
-from benchlib import ROOT, free_port, wait_listening, ensure_tools, stop
+from benchlib import (ROOT, ensure_tools, free_port, log, machine_info, start_mock, start_nginx, stop,
+                      wait_listening, workdir, wrk)
 
-
-def wrk(url, connections, seconds):
-    out = subprocess.run(["wrk", "-t2", f"-c{connections}", f"-d{seconds}s", url], capture_output=True, text=True, check=True).stdout
-    rate = float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))
-    errors = re.search(r"Non-2xx or 3xx responses: (\d+)", out)
-    if errors:
-        sys.exit(f"wrk saw {errors.group(1)} error responses from {url}")
-    return rate
+PAGE_ITEMS = 100
+SIZES = [("10 KB", 50), ("1 MB", 4900), ("1.1 MB (spooled)", 5500)]
+NDJSON = "Accept: application/x-ndjson"
 
 
-def fetch(url):
-    with urllib.request.urlopen(url, timeout=30) as response:
-        return response.read(), dict(response.headers)
+class Proxy:
+    """One PageProxy process over its own cache directory; restartable over the same directory."""
+
+    def __init__(self, label, binary, work, mock_port, max_bytes, memo_bytes=None):
+        self.label, self.binary, self.port = label, binary, free_port()
+        self.dir = os.path.join(work, label)
+        os.makedirs(self.dir)
+        cache = {"directory": os.path.join(self.dir, "cache"), "maxBytes": max_bytes}
+        if memo_bytes is not None:
+            cache["memoBytes"] = memo_bytes
+        mock = f"http://127.0.0.1:{mock_port}"
+        self.config = {
+            "listen": {"address": "127.0.0.1", "port": self.port}, "logLevel": "error", "cache": cache,
+            "routes": [
+                {"name": "items", "upstream": f"{mock}/plain/items", "ttlSeconds": 3600, "maxPages": 1000,
+                 "pagination": {"scheme": "page-number", "pageSize": PAGE_ITEMS}},
+                # Time to first item: one item a page, pages known ahead from rel="last", nothing cached.
+                {"name": "gh", "upstream": f"{mock}/github/items", "ttlSeconds": 0, "maxPages": 30000,
+                 "pagination": {"scheme": "link-header", "pageSize": 1}},
+            ]}
+        self.proc = None
+        self.start()
+
+    def start(self):
+        path = os.path.join(self.dir, "config.json")
+        with open(path, "w") as f:
+            json.dump(self.config, f)
+        self.proc = subprocess.Popen([self.binary, "serve", "--config", path], stdout=subprocess.DEVNULL,
+                                     stderr=open(os.path.join(self.dir, "log"), "ab"), cwd=self.dir)
+        wait_listening(self.port, self.proc, name=self.label)
+
+    def restart(self):
+        stop(self.proc, self.label)
+        self.start()
+
+    def url(self, path):
+        return f"http://127.0.0.1:{self.port}{path}"
+
+
+def get(port, path, headers=None):
+    """One request on a new connection: (status, headers, body, seconds to the last byte)."""
+    started = time.perf_counter()
+    connection = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+    connection.request("GET", path, headers=headers or {})
+    response = connection.getresponse()
+    body = response.read()
+    elapsed = time.perf_counter() - started
+    connection.close()
+    return response.status, dict(response.getheaders()), body, elapsed
+
+
+def warm(proxy, path, expected, ndjson=False):
+    """Two requests; the second must be all hits and give exactly `expected`."""
+    headers = {"Accept": "application/x-ndjson"} if ndjson else {}
+    get(proxy.port, path, headers)
+    status, fields, body, _ = get(proxy.port, path, headers)
+    cache = fields.get("PageProxy-Cache", "")
+    if status != 200 or body != expected or (not ndjson and " misses=0 revalidated=0 stale=0 bypassed=0" not in cache):
+        sys.exit(f"{proxy.label} {path} is not warm or not the same bytes: {status} {cache!r} {len(body)} bytes")
+
+
+def rate(url, args, headers=()):
+    result = wrk(url, args.connections, args.seconds, threads=1, headers=headers)
+    if result["non_2xx_3xx"] or any(result["socket_errors"].values()):
+        sys.exit(f"wrk saw errors from {url}: {result['non_2xx_3xx']} non-2xx, {result['socket_errors']}")
+    return result["requests_per_s"]
+
+
+def throughput(args, mock_port, nginx_port, files, instances):
+    """Interleaved rounds of every case; returns {(size, case, instance): [req/s per round]}."""
+    cases = []
+    for size, total in SIZES:
+        path = f"/items?mock_total={total}"
+        cases.append((size, "nginx merged", "nginx", f"http://127.0.0.1:{nginx_port}/{total}.json", ()))
+        cases.append((size, "nginx NDJSON", "nginx", f"http://127.0.0.1:{nginx_port}/{total}.ndjson", ()))
+        for role, proxy in instances.items():
+            kind = role.split()[-1]
+            if kind == "walk":
+                cases.append((size, "merged walk", role, proxy[size].url(path), ()))
+                cases.append((size, "NDJSON walk", role, proxy[size].url(path), (NDJSON,)))
+            else:
+                cases.append((size, "merged memo", role, proxy[size].url(path), ()))
+    rates = {}
+    for round_number in range(args.rounds):
+        log(f"round {round_number + 1} of {args.rounds}, load average {os.getloadavg()[0]:.2f}")
+        for size, case, who, url, headers in cases:
+            rates.setdefault((size, case, who), []).append(rate(url, args, headers))
+    return rates
+
+
+def readback(instances, samples):
+    """MB/s of one request at a time right after a restart: every entry is read from its file."""
+    total = 50_000  # 500 pages of 100 items, about 10.6 MB
+    path = f"/items?mock_total={total}"
+    results = {}
+    for role, by_size in instances.items():
+        if not role.endswith("walk"):
+            continue
+        proxy = by_size["1.1 MB (spooled)"]
+        get(proxy.port, path)
+        for label, headers in (("merged", {}), ("NDJSON", {"Accept": "application/x-ndjson"})):
+            speeds = []
+            for _ in range(samples):
+                proxy.restart()
+                status, fields, body, seconds = get(proxy.port, path, headers)
+                if status != 200 or (label == "merged" and " misses=0 " not in fields.get("PageProxy-Cache", "")):
+                    sys.exit(f"read-back of {role} failed: {status} {fields.get('PageProxy-Cache')}")
+                speeds.append(len(body) / seconds / 1e6)
+            results[(role, label)] = (len(body), speeds)
+    return results
+
+
+def first_item(port, path):
+    """Seconds from sending an NDJSON request to receiving the first item's line."""
+    sock = socket.create_connection(("127.0.0.1", port))
+    started = time.perf_counter()
+    sock.sendall(f"GET {path} HTTP/1.1\r\nHost: x\r\nAccept: application/x-ndjson\r\n\r\n".encode())
+    data = b""
+    while True:
+        chunk = sock.recv(65536)
+        if not chunk:
+            sys.exit(f"connection closed before the first item: {data[:200]!r}")
+        data += chunk
+        head, _, body = data.partition(b"\r\n\r\n")
+        if _ and b"\n" in body.split(b"\r\n", 1)[-1]:
+            elapsed = time.perf_counter() - started
+            sock.close()
+            if not head.startswith(b"HTTP/1.1 200"):
+                sys.exit(f"{path}: {head[:100]!r}")
+            return elapsed
+
+
+def ttfi(instances, mock_port, samples):
+    results = {}
+    for pages in (2, 1000, 10_000, 20_000):
+        mock_path = f"/github/items?mock_total={pages}&per_page=1"
+        direct = [get(mock_port, mock_path)[3] for _ in range(samples)]
+        for role, by_size in instances.items():
+            if not role.endswith("walk"):
+                continue
+            port = by_size["10 KB"].port
+            times = [first_item(port, f"/gh?mock_total={pages}&_max_items=100") for _ in range(samples)]
+            results[(pages, role)] = (statistics.median(times) * 1000, statistics.median(direct) * 1000)
+    return results
 
 
 def main():
     parser = argparse.ArgumentParser()
-    parser.add_argument("--seconds", type=int, default=10)
+    parser.add_argument("--seconds", type=int, default=5)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--connections", type=int, default=32)
-    parser.add_argument("--pages", type=int, default=10)
-    parser.add_argument("--items", type=int, default=100)
+    parser.add_argument("--before", help="an older release binary of PageProxy to measure side by side")
+    parser.add_argument("--parts", default="throughput,readback,ttfi")
+    parser.add_argument("--samples", type=int, default=5)
     args = parser.parse_args()
+    parts = set(args.parts.split(","))
     ensure_tools("nginx", "wrk")
-    subprocess.run(["swift", "build", "-c", "release", "--product", "PageProxy"], cwd=ROOT, check=True)
+    subprocess.run(["swift", "build", "-c", "release", "--product", "PageProxy"], cwd=ROOT, check=True,
+                   stdout=subprocess.DEVNULL)
     binary = os.path.join(ROOT, ".build", "release", "PageProxy")
-    nginx = shutil.which("nginx") or "/usr/sbin/nginx"
+    info = machine_info()
+    log(json.dumps({k: info[k] for k in ("nproc", "cpu_model", "loadavg_at_start", "nginx", "wrk")}))
 
-    work = tempfile.mkdtemp(prefix="pageproxy-bench-")
+    work = workdir("pageproxy-bench-")
     started = []
     try:
-        mock_port, proxy_port, nginx_port = free_port(), free_port(), free_port()
-        mock = subprocess.Popen([binary, "mock", "--port", str(mock_port), "--page-size", str(args.items)], stdout=subprocess.DEVNULL)
-        started.append(mock)
-        wait_listening(mock_port, mock)
-        config = os.path.join(work, "config.json")
-        with open(config, "w") as f:
-            f.write(f"""{{"listen":{{"address":"127.0.0.1","port":{proxy_port}}},"logLevel":"error",
-              "cache":{{"directory":"{work}/cache","maxBytes":268435456}},
-              "routes":[{{"name":"items","upstream":"http://127.0.0.1:{mock_port}/plain/items",
-                         "pagination":{{"scheme":"page-number","pageSize":{args.items}}},"ttlSeconds":3600}}]}}""")
-        proxy = subprocess.Popen([binary, "serve", "--config", config], stdout=subprocess.DEVNULL)
-        started.append(proxy)
-        wait_listening(proxy_port, proxy)
+        mock_port, nginx_port = free_port(), free_port()
+        started.append(start_mock(binary, mock_port, 0, page_size=PAGE_ITEMS, items=250))
+        big = 256 << 20
+        # role -> size -> Proxy (one process per role, except the old binary's walk, whose bound depends on size)
+        instances = {}
+        walk = Proxy("after-walk", binary, work, mock_port, big, memo_bytes=0)
+        memo = Proxy("after-memo", binary, work, mock_port, big)
+        started += [walk, memo]
+        instances["after walk"] = {size: walk for size, _ in SIZES}
+        instances["after memo"] = {size: memo for size, _ in SIZES}
+        if args.before:
+            # Old memo: an eighth of the bound, answers up to half that; 160 KB keeps 10 KB answers out of it,
+            # 15 MB the 1 MB ones, and still holds their pages.
+            small = Proxy("before-walk-small", args.before, work, mock_port, 160_000)
+            large = Proxy("before-walk", args.before, work, mock_port, 15_000_000)
+            old_memo = Proxy("before-memo", args.before, work, mock_port, big)
+            started += [small, large, old_memo]
+            instances["before walk"] = {SIZES[0][0]: small, SIZES[1][0]: large, SIZES[2][0]: large}
+            instances["before memo"] = {size: old_memo for size, _ in SIZES}
 
-        total = args.pages * args.items
-        path = f"/items?mock_total={total}"
-        url = f"http://127.0.0.1:{proxy_port}{path}"
-        cold, _ = fetch(url)
-        warm, headers = fetch(url)
-        # Page-number pagination stops at a short page: 10 full pages take an 11th, empty one, also cached.
-        if warm != cold or " misses=0 revalidated=0 stale=0 bypassed=0" not in headers.get("PageProxy-Cache", ""):
-            sys.exit(f"the aggregate is not warm: PageProxy-Cache: {headers.get('PageProxy-Cache')}")
+        files = {}
+        for size, total in SIZES:
+            path = f"/items?mock_total={total}"
+            merged = get(walk.port, path)[2]
+            ndjson = get(walk.port, path, {"Accept": "application/x-ndjson"})[2]
+            files[f"/{total}.json"], files[f"/{total}.ndjson"] = merged, ndjson
+            for by_size in instances.values():
+                warm(by_size[size], path, merged)
+                warm(by_size[size], path, ndjson, ndjson=True)
+        started.append(start_nginx(work, nginx_port, files))
+        for name, data in files.items():
+            if get(nginx_port, name)[2] != data:
+                sys.exit(f"nginx does not serve the same bytes for {name}")
+        for size, total in SIZES:
+            log(f"{size}: merged {len(files[f'/{total}.json'])} bytes, NDJSON {len(files[f'/{total}.ndjson'])} bytes")
 
-        root = os.path.join(work, "static")
-        os.makedirs(root)
-        with open(os.path.join(root, "items.json"), "wb") as f:
-            f.write(warm)
-        # nginx's worker drops root privileges: let it read the static file (the cache stays 0700).
-        for path, mode in ((work, 0o755), (root, 0o755), (os.path.join(root, "items.json"), 0o644)):
-            os.chmod(path, mode)
-        nginx_conf = os.path.join(work, "nginx.conf")
-        with open(nginx_conf, "w") as f:
-            f.write(f"""worker_processes 1; daemon off; pid {work}/nginx.pid; error_log {work}/nginx-error.log;
-events {{ worker_connections 1024; }}
-http {{ access_log off; sendfile on; tcp_nopush on; keepalive_requests 1000000;
-  types {{ application/json json; }}
-  server {{ listen 127.0.0.1:{nginx_port}; root {root}; }} }}
-""")
-        server = subprocess.Popen([nginx, "-c", nginx_conf, "-p", work], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        started.append(server)
-        wait_listening(nginx_port, server)
-        static_url = f"http://127.0.0.1:{nginx_port}/items.json"
-        if fetch(static_url)[0] != warm:
-            sys.exit("nginx does not serve the same bytes")
-
-        rates = {"PageProxy": [], "nginx": []}
-        for _ in range(args.rounds):
-            rates["PageProxy"].append(wrk(url, args.connections, args.seconds))
-            rates["nginx"].append(wrk(static_url, args.connections, args.seconds))
-        proxy_median = statistics.median(rates["PageProxy"])
-        nginx_median = statistics.median(rates["nginx"])
-        print(f"body: {len(warm)} bytes ({args.pages} pages x {args.items} items); wrk -t2 -c{args.connections} -d{args.seconds}s, "
-              f"{args.rounds} rounds alternating")
-        print("| server | requests/s per round | median |")
-        print("|---|---|---:|")
-        for name, values in rates.items():
-            print(f"| {name} | {', '.join(f'{v:.0f}' for v in values)} | {statistics.median(values):.0f} |")
-        print(f"PageProxy / nginx = {proxy_median / nginx_median:.2f}")
+        print(f"machine: {info['nproc']} cores, {info['cpu_model']}; load average at start {info['loadavg_at_start']}")
+        if "throughput" in parts:
+            rates = throughput(args, mock_port, nginx_port, files, instances)
+            print(f"\nwrk -t1 -c{args.connections} -d{args.seconds}s, {args.rounds} interleaved rounds, medians; "
+                  f"load average after: {os.getloadavg()}")
+            print("| aggregate | what | who | requests/s per round | median | / nginx |")
+            print("|---|---|---|---|---:|---:|")
+            for (size, case, who), values in rates.items():
+                reference = "nginx NDJSON" if "NDJSON" in case else "nginx merged"
+                base = statistics.median(rates[(size, reference, "nginx")])
+                print(f"| {size} | {case} | {who} | {', '.join(f'{v:.0f}' for v in values)} | "
+                      f"{statistics.median(values):.0f} | {statistics.median(values) / base:.2f} |")
+        if "readback" in parts:
+            print(f"\nread-back after a restart, one request at a time, {args.samples} restarts, median; "
+                  f"load average {os.getloadavg()}")
+            print("| who | output | bytes | MB/s per sample | median MB/s |")
+            print("|---|---|---:|---|---:|")
+            for (role, label), (size, speeds) in readback(instances, args.samples).items():
+                print(f"| {role} | {label} | {size} | {', '.join(f'{s:.0f}' for s in speeds)} | {statistics.median(speeds):.0f} |")
+        if "ttfi" in parts:
+            print(f"\nNDJSON time to first item (`_max_items=100`, one item a page, nothing cached), median of "
+                  f"{args.samples * 3}; load average {os.getloadavg()}")
+            print("| pages | who | first item, ms | mock's page 1 alone, ms | difference, ms |")
+            print("|---:|---|---:|---:|---:|")
+            for (pages, role), (first, direct) in ttfi(instances, mock_port, args.samples * 3).items():
+                print(f"| {pages} | {role} | {first:.2f} | {direct:.2f} | {first - direct:.2f} |")
     finally:
         for process in reversed(started):
-            stop(process)
+            stop(process.proc if isinstance(process, Proxy) else process)
         shutil.rmtree(work, ignore_errors=True)
 
 

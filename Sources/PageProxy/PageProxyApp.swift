@@ -25,12 +25,15 @@ final class PageProxyApp: Sendable {
         let status = ServiceStatus(cacheRequired: config.cache.requiredForReadiness, cacheProblem: { pages.store?.disabledReason })
         let transport = HTTP1Transport()
         let metricsBox = MetricsConnectionCount()
-        let metrics = Metrics(openConnections: { metricsBox.count() })
-        // Memoized merged answers: an eighth of the cache's bound, at most 64 MiB (none when the cache is off).
-        let memo = MergedAnswerMemo(maxBytes: pages.store == nil ? 0 : min(config.cache.maxBytes / 8, 64 << 20))
+        // DESIGN.md: one rate-limit budget per upstream origin, shared by every request of the process.
+        let budgets = OriginBudgets(config.routes.map { route in (route.upstream.origin, route.originBudget) })
+        let metrics = Metrics(openConnections: { metricsBox.count() }, budgets: budgets)
+        // Memoized merged answers: `cache.memoBytes`, by default an eighth of the cache's bound, at most 64 MiB (none
+        // when the cache is off).
+        let memo = MergedAnswerMemo(maxBytes: config.cache.memoLimit, store: pages.store)
         let aggregate = AggregateResponder(
-            transport: transport, pages: pages, metrics: metrics, spool: spool ?? MergedSpool(directories: MergedSpool.directories(for: config)),
-            memo: memo)
+            transport: RedirectingTransport(base: transport), pages: pages, metrics: metrics, spool: spool ?? MergedSpool(directories: MergedSpool.directories(for: config)),
+            memo: memo, budgets: budgets)
         let responder = PageProxyResponder(router: Router(routes: config.routes), aggregate: aggregate, status: status, metrics: metrics)
         let server = try Server(
             address: SocketAddress(host: config.listen.address, port: config.listen.port), limits: ServerLimits(config.server),

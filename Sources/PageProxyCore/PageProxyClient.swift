@@ -12,11 +12,13 @@ import Foundation
 /// sequence with its error. Item bytes are exactly the upstream's (compacted), never decoded and re-encoded.
 public struct PageProxyClient: Sendable {
     private let transport: any UpstreamTransport
+    /// What `lookahead` learned about upstreams' links, shared by this client's walks.
+    private let lookahead = LookaheadMemory()
 
     /// A client with PageProxy's own HTTP/1.1 transport: keep-alive reuse, `http://` and `https://` upstreams
-    /// (certificates verified against the system trust store).
+    /// (certificates verified against the system trust store), same-origin redirects followed.
     public init() {
-        self.transport = HTTP1Transport()
+        self.transport = RedirectingTransport(base: HTTP1Transport())
     }
 
     package init(transport: any UpstreamTransport) {
@@ -25,7 +27,7 @@ public struct PageProxyClient: Sendable {
 
     /// Every page of `source`, in upstream order.
     public func pages(of source: PaginatedSource) -> PageSequence {
-        PageSequence(source: source, transport: transport)
+        PageSequence(source: source, transport: transport, lookahead: lookahead)
     }
 
     /// Every item of `source` as its raw JSON bytes, in upstream order.
@@ -75,12 +77,14 @@ public struct PageSequence: AsyncSequence, Sendable {
 
     let source: PaginatedSource
     let transport: any UpstreamTransport
+    let lookahead: LookaheadMemory
 
     public func makeAsyncIterator() -> Iterator {
         var options = PageWalker.Options()
         options.itemsPath = source.itemsPath
         options.concurrency = source.concurrency
         options.maxPages = source.maxPages
+        options.lookaheadMemory = lookahead
         var fields = HTTPHeaders()
         for header in source.headers { fields.add(header.name, header.value) }
         let headers = fields

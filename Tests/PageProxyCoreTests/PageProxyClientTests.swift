@@ -53,7 +53,7 @@ import Testing
             for try await _ in client.items(of: Self.source) { seen += 1 }
             Issue.record("expected an error")
         } catch {
-            guard case .upstreamStatus(4, _, 502) = error else {
+            guard case .upstreamStatus(4, _, 502, _) = error else {
                 Issue.record("got \(error)")
                 return
             }

@@ -8,10 +8,7 @@ import Testing
     private func walk(
         _ scheme: PaginationScheme, transport: FakeTransport, configure: (inout PageWalker.Options) -> Void = { _ in }
     ) async throws(PaginationError) -> [[UInt8]] {
-        let walker = PageWalker.make(scheme, transport: transport, configure: configure)
-        var items: [[UInt8]] = []
-        while let page = try await walker.next() { items += page.itemBytes }
-        return items
+        try await PageWalker.items(scheme, transport: transport, configure: configure)
     }
 
     private func numbered(total: Int, pageSize: Int = 10) -> FakeTransport {
@@ -129,7 +126,7 @@ import Testing
             _ = try await walk(.pageNumber(scheme), transport: transport)
             Issue.record("expected an error")
         } catch {
-            guard case .upstreamStatus(3, _, 500) = error else { Issue.record("got \(error)"); return }
+            guard case .upstreamStatus(3, _, 500, _) = error else { Issue.record("got \(error)"); return }
         }
     }
 

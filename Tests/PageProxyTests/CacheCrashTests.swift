@@ -13,18 +13,8 @@ import Testing
 
     @Test("SIGKILL while writing many entries leaves every entry whole or absent, round after round")
     func sigkillMidWriteNeverLeavesATornEntry() async throws {
-        let mock = MockUpstream(options: MockUpstreamOptions(pageSize: 100, maxPageSize: 100))
-        let mockServer = try Server(
-            address: SocketAddress(host: "127.0.0.1", port: 0), limits: ServerLimits(), responder: MockHTTPResponder(mock: mock),
-            logger: Logger(level: .error))
-        let cache = FileManager.default.temporaryDirectory.appendingPathComponent("pageproxy-crash-\(UUID().uuidString)").path
+        let (mock, mockServer, cache, config) = try Self.setUp()
         defer { try? FileManager.default.removeItem(atPath: cache) }
-        // A bound small enough that eviction runs during the writes too.
-        let config = """
-            {"listen":{"address":"127.0.0.1","port":0},"cache":{"directory":"\(cache)","maxBytes":3000000},
-             "routes":[{"name":"plain","upstream":"http://127.0.0.1:\(mockServer.port)/plain/items",
-                        "pagination":{"scheme":"page-number","pageSize":100},"concurrency":8,"retries":0}]}
-            """
         var leftoverTemporaries = 0
         for round in 1...Self.rounds {
             let proxy = try await ProxyProcess(config: config)
@@ -65,6 +55,22 @@ import Testing
         // Not an assertion (the kill's timing decides it), but shows the kills did land mid-write at times.
         print("CacheCrashTests: \(leftoverTemporaries) temporary files found after \(Self.rounds) kills")
         await mockServer.stop(grace: .zero)
+    }
+
+    /// A mock upstream with pages of 100 items, a fresh cache directory, and a proxy config caching there with a
+    /// bound small enough (3 MB) that eviction runs during the writes too.
+    static func setUp() throws -> (mock: MockUpstream, server: Server, cache: String, config: String) {
+        let mock = MockUpstream(options: MockUpstreamOptions(pageSize: 100, maxPageSize: 100))
+        let mockServer = try Server(
+            address: SocketAddress(host: "127.0.0.1", port: 0), limits: ServerLimits(), responder: MockHTTPResponder(mock: mock),
+            logger: Logger(level: .error))
+        let cache = FileManager.default.temporaryDirectory.appendingPathComponent("pageproxy-crash-\(UUID().uuidString)").path
+        let config = """
+            {"listen":{"address":"127.0.0.1","port":0},"cache":{"directory":"\(cache)","maxBytes":3000000},
+             "routes":[{"name":"plain","upstream":"http://127.0.0.1:\(mockServer.port)/plain/items",
+                        "pagination":{"scheme":"page-number","pageSize":100},"concurrency":8,"retries":0}]}
+            """
+        return (mock, mockServer, cache, config)
     }
 
     /// Entry files and temporaries below `directory`, as full paths.

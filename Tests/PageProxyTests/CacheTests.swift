@@ -39,6 +39,28 @@ import Testing
         }
     }
 
+    @Test("a memoized answer's prepared head says what the walk's did, per-request fields fresh; HEAD gets no body")
+    func aMemoizedAnswerHasTheWalksHead() async throws {
+        try await Self.run { stack, _ in
+            let walked = try await stack.get(Self.target)
+            let memoized = try await stack.get(Self.target)
+            #expect(memoized.body == walked.body)
+            for name in ["Content-Type", "Content-Length", "ETag", "PageProxy-Pages", "PageProxy-Items", "Server"] {
+                #expect(memoized.header(name) == walked.header(name), "\(name)")
+            }
+            #expect(memoized.header("Date") != nil)
+            #expect(memoized.header("PageProxy-Cache") == "hits=5 misses=0 revalidated=0 stale=0 bypassed=0")
+            let client = try await stack.client()
+            let head = try await client.request(Self.target, method: "HEAD")
+            #expect(head.status == 200)
+            #expect(head.body.isEmpty)
+            #expect(head.header("Content-Length") == walked.header("Content-Length"))
+            // The connection stays usable: the HEAD answer's framing was right.
+            let next = try await client.request(Self.target)
+            #expect(next.body == walked.body)
+        }
+    }
+
     @Test func aStaleRepeatMakesOnlyConditionalRequestsAnswered304() async throws {
         // A TTL of a nanosecond: every entry is stale by the next request, with no waiting.
         try await Self.run(route: { $0.ttl = .nanoseconds(1) }) { stack, _ in

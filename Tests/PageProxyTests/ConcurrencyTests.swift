@@ -29,7 +29,7 @@ import Testing
         }
     }
 
-    @Test("with lookahead, a Link-header walk asks for the first pages together, and every guess is used")
+    @Test("with lookahead, a Link-header walk asks for the first pages together; once it has seen GitHub's links on another path, every guess is used")
     func linkHeaderLookaheadFetchesTheFirstRoundAtOnce() async throws {
         var options = SchemeRoutes.mockOptions
         // Nothing is answered until 8 requests are in flight, the first included: only speculation gets there.
@@ -38,14 +38,26 @@ import Testing
         var github = PaginationScheme.LinkHeader()
         github.pageSize = 10
         github.lookahead = 7
-        let route = TestStack.Route(name: "github", mockPath: "/github/items", scheme: .linkHeader(github), concurrency: 8)
+        // The origin budget sends a process's first request to an origin alone, to learn its rate limit before
+        // spending more (README "One rate-limit budget per origin"): this test is about lookahead, so it is off.
+        let route = TestStack.Route(name: "github", mockPath: "/github/items", scheme: .linkHeader(github), concurrency: 8) { route in
+            route.originBudget.followsUpstreamSignals = false
+        }
         try await TestStack.run(routes: [route], mockOptions: options) { stack in
+            // The first walk guesses on the path it asked for; the mock's links (like GitHub's) name another one,
+            // so those seven guesses are wasted once, and the walk learns where the links point.
+            let first = try await stack.get("/github?mock_total=100")
+            #expect(first.body == MockDataset.mergedJSON(total: 100))
+            #expect(stack.mock.log.peakInFlight == 8)
+            #expect(stack.mock.log.count == 10 + 7)
+            stack.mock.log.reset()
             let response = try await stack.get("/github?mock_total=100")
             let whole = response.body == MockDataset.mergedJSON(total: 100)
             #expect(whole, "the merged answer equals the ground truth")
-            #expect(stack.mock.log.peakInFlight == 8)
             // Ten pages, ten requests: the seven guesses matched the pages the `last` link named.
             #expect(stack.mock.log.count == 10)
+            // All but the first page were asked for on the links' path (the requests arrive in any order).
+            #expect(stack.mock.log.requests.filter { $0.target.hasPrefix(MockService.githubLinkPath) }.count == 9)
         }
     }
 

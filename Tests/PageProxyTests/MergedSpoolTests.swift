@@ -25,6 +25,36 @@ import Glibc
         ]
     }
 
+    @Test("a spooled answer is memoized within the memo's bound: a repeat opens no spool file, a page refreshed ends it")
+    func aSpooledAnswerIsMemoized() async throws {
+        let spool = try SpoolDirectory()
+        defer { spool.remove() }
+        let cache = FileManager.default.temporaryDirectory.appendingPathComponent("pageproxy-cache-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: cache) }
+        let target = "/big?mock_total=1000"
+        try await TestStack.run(
+            routes: Self.routes(), configure: { $0.cache = CacheConfig(directory: cache, maxBytes: 64 << 20) },
+            spool: spool.spool(memoryBytes: 64 << 10)
+        ) { stack in
+            // About 210 KB: past the 64 KiB threshold, within the memo's bound (an eighth of 64 MiB, half of that).
+            let first = try await stack.get(target)
+            #expect(first.body == MockDataset.mergedJSON(total: 1000))
+            #expect(spool.openedCount == 1)
+            stack.mock.log.reset()
+            let repeated = try await stack.get(target)
+            #expect(repeated.body == first.body)
+            #expect(repeated.header("ETag") == first.header("ETag"))
+            #expect(repeated.header("PageProxy-Cache") == "hits=10 misses=0 revalidated=0 stale=0 bypassed=0")
+            #expect(spool.openedCount == 1, "the repeat came from the memo, not from a walk")
+            #expect(stack.mock.log.count == 0)
+            // Pages revalidated by a forced NDJSON walk are new versions: the next merged answer walks (and spools).
+            _ = try await stack.get(target + "&_format=ndjson&_fresh=1")
+            #expect(try await stack.get(target).body == first.body)
+            #expect(spool.openedCount == 2)
+            try await poll("every spool file is closed") { spool.openDescriptors() == 0 }
+        }
+    }
+
     @Test("a multi-MiB merged answer goes through a spool file and equals the ground truth")
     func bigMergedAnswerEqualsGroundTruth() async throws {
         let spool = try SpoolDirectory()

@@ -13,7 +13,7 @@ import Testing
             #expect(response.text.contains("\"route\":\"github\""))
             #expect(response.text.contains("\"page\":4"))
             #expect(response.text.contains("\"upstream_status\":500"))
-            #expect(response.text.contains("\"upstream_url\":\"http://127.0.0.1:\(stack.mockPort)/github/items?"))
+            #expect(response.text.contains("\"upstream_url\":\"http://127.0.0.1:\(stack.mockPort)/repositories/1/items?"))
         }
     }
 

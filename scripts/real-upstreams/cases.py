@@ -57,11 +57,18 @@ CASES = [
          {"scheme": "next-url", "nextPath": "next"}, "results"),
     case("drf-cursor", "django", DRF + " CursorPagination", "drf-cursor", "/api/cursor/",
          {"scheme": "next-url", "nextPath": "next"}, "results"),
+    # next-url with the count: the pages the next link numbers are fetched concurrently (issue 12, item 7).
+    case("drf-pages-count", "django", DRF + " PageNumberPagination", "drf-pages", "/api/pages/",
+         {"scheme": "next-url", "nextPath": "next", "totalItemsPath": "count"}, "results"),
+    case("drf-offset-count", "django", DRF + " LimitOffsetPagination", "drf-offset", "/api/offset/",
+         {"scheme": "next-url", "nextPath": "next", "totalItemsPath": "count"}, "results"),
     # djangorestframework-jsonapi.
     case("jsonapi", "django", JSONAPI, "jsonapi", "/jsonapi/things/",
          {"scheme": "next-url", "nextPath": "links.next"}, "data"),
     case("jsonapi-accept", "django", JSONAPI, "jsonapi", "/jsonapi/things/",
          {"scheme": "next-url", "nextPath": "links.next"}, "data", headers={"Accept": "application/vnd.api+json"}),
+    case("jsonapi-count", "django", JSONAPI, "jsonapi", "/jsonapi/things/",
+         {"scheme": "next-url", "nextPath": "links.next", "totalItemsPath": "meta.pagination.count"}, "data"),
     # fastapi-pagination.
     case("fastapi-page", "fastapi", FASTAPI + " Page", "fastapi-page", "/page",
          {"scheme": "page-number", "sizeParameter": "size", "pageSize": 100, "totalPagesPath": "pages"}, "items"),

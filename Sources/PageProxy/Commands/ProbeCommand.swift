@@ -36,7 +36,9 @@ enum ProbeCommand {
         for header in headers { fields.add(header.name, header.value) }
         let response: UpstreamResponse
         do throws(UpstreamError) {
-            response = try await HTTP1Transport().send(UpstreamRequest(url: url, headers: fields), timeout: .seconds(30), maxBodyBytes: 16 << 20)
+            // As a route would: same-origin redirects (Django's APPEND_SLASH) are followed.
+            response = try await RedirectingTransport(base: HTTP1Transport()).send(
+                UpstreamRequest(url: url, headers: fields), timeout: .seconds(30), maxBodyBytes: 16 << 20)
         } catch {
             printError("PageProxy probe: \(url.redactedDescription) could not be fetched: \(error)")
             return 1

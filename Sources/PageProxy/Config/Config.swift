@@ -30,6 +30,12 @@ struct CacheConfig: Sendable, Equatable {
     /// Whether a configured cache whose directory cannot be used makes `/readyz` answer 503. The proxy serves
     /// (uncached) either way; a sidecar that would rather stay in service sets this to false.
     var requiredForReadiness = true
+    /// The most bytes of merged answers kept in memory (`MergedAnswerMemo`); nil: an eighth of `maxBytes`, at most
+    /// 64 MiB; 0 turns the memo off (every merged answer walks the cache).
+    var memoBytes: Int? = nil
+
+    /// The memo's bound: `memoBytes`, or its default.
+    var memoLimit: Int { memoBytes ?? min(maxBytes / 8, 64 << 20) }
 }
 
 /// Limits of the HTTP server.

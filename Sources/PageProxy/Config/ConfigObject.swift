@@ -91,6 +91,21 @@ struct ConfigObject {
         return try integer(key, in: range, default: 0)
     }
 
+    /// Absent or `null` → `nil`; an integer or a fractional number in `range`.
+    func nullableNumber(_ key: String, in range: ClosedRange<Double>) throws(ConfigError) -> Double? {
+        guard let value = self[key], value != .null else { return nil }
+        let number: Double
+        switch value {
+        case .integer(let integer): number = Double(integer)
+        case .number(let fractional): number = fractional
+        default: throw error(key, "expected a number from \(range.lowerBound) to \(range.upperBound) or null, found \(value.summary)")
+        }
+        guard range.contains(number) else {
+            throw error(key, "expected a number from \(range.lowerBound) to \(range.upperBound), found \(number)")
+        }
+        return number
+    }
+
     func seconds(_ key: String, in range: ClosedRange<Int>, default fallback: Int) throws(ConfigError) -> Duration {
         .seconds(try integer(key, in: range, default: fallback))
     }

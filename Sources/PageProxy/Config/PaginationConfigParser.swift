@@ -8,11 +8,11 @@ enum PaginationConfigParser {
     /// The option keys of each scheme, in `PaginationScheme.names` order.
     static let keys: [(scheme: String, keys: [String])] = [
         ("page-number", ["pageParameter", "firstPage", "sizeParameter", "pageSize", "totalItemsPath",
-                         "totalPagesPath", "totalPagesHeader", "lookahead"]),
-        ("offset", ["offsetParameter", "limitParameter", "limit", "totalItemsPath", "totalItemsHeader", "lookahead"]),
+                         "totalPagesPath", "totalPagesHeader", "lookahead", "endStatuses"]),
+        ("offset", ["offsetParameter", "limitParameter", "limit", "totalItemsPath", "totalItemsHeader", "lookahead", "endStatuses"]),
         ("link-header", ["pageParameter", "sizeParameter", "pageSize", "lookahead"]),
         ("next-page-header", ["pageParameter", "nextPageHeader", "totalPagesHeader", "sizeParameter", "pageSize"]),
-        ("next-url", ["nextPath"]),
+        ("next-url", ["nextPath", "totalItemsPath", "totalPagesPath"]),
         ("cursor", ["cursorPath", "cursorParameter", "sizeParameter", "pageSize"]),
         ("has-more", ["hasMorePath", "idPath", "afterParameter", "sizeParameter", "pageSize"]),
     ]
@@ -67,6 +67,7 @@ enum PaginationConfigParser {
             options.totalPagesPath = try reader.nullablePath("totalPagesPath", default: options.totalPagesPath)
             options.totalPagesHeader = try reader.nullableHeader("totalPagesHeader", default: options.totalPagesHeader)
             options.lookahead = try object.integer("lookahead", in: lookaheadRange, default: options.lookahead)
+            options.endStatuses = try reader.statuses("endStatuses", default: options.endStatuses)
             return .pageNumber(options)
         case "offset":
             var options = PaginationScheme.Offset()
@@ -76,6 +77,7 @@ enum PaginationConfigParser {
             options.totalItemsPath = try reader.nullablePath("totalItemsPath", default: options.totalItemsPath)
             options.totalItemsHeader = try reader.nullableHeader("totalItemsHeader", default: options.totalItemsHeader)
             options.lookahead = try object.integer("lookahead", in: lookaheadRange, default: options.lookahead)
+            options.endStatuses = try reader.statuses("endStatuses", default: options.endStatuses)
             return .offset(options)
         case "link-header":
             var options = PaginationScheme.LinkHeader()
@@ -95,6 +97,8 @@ enum PaginationConfigParser {
         case "next-url":
             var options = PaginationScheme.NextURLInBody()
             options.nextPath = try reader.path("nextPath", default: options.nextPath)
+            options.totalItemsPath = try reader.nullablePath("totalItemsPath", default: options.totalItemsPath)
+            options.totalPagesPath = try reader.nullablePath("totalPagesPath", default: options.totalPagesPath)
             return .nextURLInBody(options)
         case "cursor":
             var options = PaginationScheme.CursorInBody()
@@ -162,6 +166,19 @@ enum PaginationConfigParser {
         func nullableHeader(_ key: String, default fallback: String?) throws(ConfigError) -> String? {
             guard try object.nullableString(key, default: fallback) != nil else { return nil }
             return try header(key, default: fallback ?? "")
+        }
+
+        /// An array of HTTP error statuses (400–599), e.g. `[404, 410]`; `[]` for none.
+        func statuses(_ key: String, default fallback: Set<Int>) throws(ConfigError) -> Set<Int> {
+            guard let elements = try object.array(key) else { return fallback }
+            var statuses: Set<Int> = []
+            for element in elements {
+                guard case .integer(let status) = element, (400...599).contains(status) else {
+                    throw object.error(key, "expected an array of HTTP error statuses (400 to 599), found \(element.summary)")
+                }
+                statuses.insert(status)
+            }
+            return statuses
         }
 
         func path(_ key: String, default fallback: JSONPath) throws(ConfigError) -> JSONPath {

@@ -33,4 +33,6 @@ struct RouteConfig: Sendable {
     /// The longest `Retry-After` (or rate-limit reset) waited out before a retry; a longer one ends the walk with
     /// the upstream's answer.
     var maxRetryAfter: Duration = .seconds(30)
+    /// The limits of the upstream origin's shared request budget (by default: follow its rate-limit fields).
+    var originBudget = OriginBudget.Configuration()
 }

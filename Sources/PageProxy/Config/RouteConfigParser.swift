@@ -5,8 +5,10 @@ enum RouteConfigParser {
     static let keys = [
         "name", "upstream", "pagination", "items", "concurrency", "maxPages", "maxItems", "pageTimeoutSeconds",
         "totalTimeoutSeconds", "headers", "forwardHeaders", "ttlSeconds", "staleIfError", "maxPageBytes", "retries",
-        "caFile", "maxMergedBytes", "maxRetryAfterSeconds",
+        "caFile", "maxMergedBytes", "maxRetryAfterSeconds", "originBudget",
     ]
+
+    static let originBudgetKeys = ["maxConcurrent", "requestsPerSecond", "followRateLimitHeaders"]
 
     /// Paths the proxy serves itself.
     static let reservedNames: Set<String> = ["healthz", "readyz", "metrics"]
@@ -37,7 +39,18 @@ enum RouteConfigParser {
             retries: try object.integer("retries", in: 0...10, default: 3),
             caFile: try caFile(object),
             maxMergedBytes: try object.integer("maxMergedBytes", in: 1024...1_099_511_627_776, default: 1 << 30),
-            maxRetryAfter: try object.seconds("maxRetryAfterSeconds", in: 0...86_400, default: 30))
+            maxRetryAfter: try object.seconds("maxRetryAfterSeconds", in: 0...86_400, default: 30),
+            originBudget: try originBudget(object))
+    }
+
+    /// `originBudget`: the limits of the budget shared by every request to the route's origin.
+    private static func originBudget(_ object: ConfigObject) throws(ConfigError) -> OriginBudget.Configuration {
+        guard let budget = try object.object("originBudget") else { return OriginBudget.Configuration() }
+        try budget.requireOnly(originBudgetKeys)
+        return OriginBudget.Configuration(
+            maxConcurrent: try budget.nullableInteger("maxConcurrent", in: 1...4096),
+            requestsPerSecond: try budget.nullableNumber("requestsPerSecond", in: 0.001...1_000_000),
+            followsUpstreamSignals: try budget.bool("followRateLimitHeaders", default: true))
     }
 
     private static func routeName(_ object: ConfigObject) throws(ConfigError) -> String {

@@ -1,3 +1,5 @@
+import PageProxyCore
+
 /// An absolute `http` or `https` upstream URL, kept both as written and split into the parts a client needs.
 struct UpstreamURL: Sendable, Equatable {
     /// The URL as written in the file.
@@ -12,6 +14,11 @@ struct UpstreamURL: Sendable, Equatable {
     var path: String
     /// The text after `?` (without it); `nil` when there is none.
     var query: String?
+
+    /// The origin (`scheme://host[:port]`), spelled as the page URLs built from this URL spell theirs.
+    var origin: String {
+        PageURL(scheme: scheme, host: host, port: port, path: "/", query: nil).origin.description
+    }
 
     /// Parses `text`, or returns a problem statement; the problem never repeats a password.
     static func parse(_ text: String) -> Result<UpstreamURL, Problem> {

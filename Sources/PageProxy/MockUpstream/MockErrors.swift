@@ -1,8 +1,49 @@
 /// Error responses, each in the shape the imitated service uses.
 enum MockErrors {
-    /// 404 for an unknown path.
-    static func notFound() -> MockResponse {
-        .json(status: 404, body: Array(#"{"error":"not found"}"#.utf8))
+    /// 404 for an unknown path; GitHub's own shape under `/github/` and `/repositories/`.
+    static func notFound(path: String = "/") -> MockResponse {
+        if path.hasPrefix("/github/") || path.hasPrefix("/repositories/") {
+            return .json(status: 404, body: Array(#"{"message":"Not Found","documentation_url":"https://docs.github.com/rest","status":"404"}"#.utf8))
+        }
+        return .json(status: 404, body: Array(#"{"error":"not found"}"#.utf8))
+    }
+
+    /// 401 for a rejected token, in the service's shape (GitHub's "Bad credentials", DRF's "Invalid token.").
+    static func unauthorized(_ service: MockService) -> MockResponse {
+        let body: String
+        switch service {
+        case .github, .wrapped:
+            body = #"{"message":"Bad credentials","documentation_url":"https://docs.github.com/rest","status":"401"}"#
+        case .drf, .drfPages:
+            body = #"{"detail":"Invalid token."}"#
+        case .gitlab:
+            body = #"{"message":"401 Unauthorized"}"#
+        case .jsonapi:
+            body = #"{"errors":[{"detail":"Invalid token.","status":"401","code":"authentication_failed"}]}"#
+        case .stripe:
+            body = #"{"error":{"type":"invalid_request_error","message":"Invalid API Key provided."}}"#
+        case .slack, .plain, .offset:
+            body = #"{"error":"invalid_auth"}"#
+        }
+        return .json(
+            status: 401, body: Array(body.utf8), extraHeaders: [(name: "WWW-Authenticate", value: #"Bearer realm="mock""#)])
+    }
+
+    /// 406 from djangorestframework-jsonapi when the `Accept` field does not admit `application/vnd.api+json`.
+    static func notAcceptable() -> MockResponse {
+        let body = #"{"errors":[{"detail":"Could not satisfy the request Accept header.","status":"406","code":"not_acceptable"}]}"#
+        var response = MockResponse.json(status: 406, body: Array(body.utf8))
+        response.setHeader("Content-Type", MockAccept.jsonAPI)
+        return response
+    }
+
+    /// 301 from Django's `APPEND_SLASH` (CommonMiddleware): the same path with a slash, query kept, and an HTML body.
+    static func appendSlash(_ location: String) -> MockResponse {
+        let body = Array("<html><body><h1>Moved Permanently</h1><p><a href=\"\(location)\">\(location)</a></p></body></html>\n".utf8)
+        return MockResponse(status: 301, headers: [
+            (name: "Content-Type", value: "text/html; charset=utf-8"), (name: "Content-Length", value: String(body.count)),
+            (name: "Location", value: location),
+        ], body: body)
     }
 
     /// 405 for a method other than GET and HEAD.
@@ -27,6 +68,22 @@ enum MockErrors {
         .json(
             status: 429, body: Array(#"{"error":"too many requests"}"#.utf8),
             extraHeaders: [(name: "Retry-After", value: "1")])
+    }
+
+    /// 429 past the rate limit, with GitHub's body; the limit's headers come from `MockRateLimiter`.
+    static func rateLimitExceeded() -> MockResponse {
+        .json(
+            status: 429,
+            body: Array(
+                #"{"message":"API rate limit exceeded.","documentation_url":"https://docs.github.com/rest/using-the-rest-api/rate-limits-for-the-rest-api"}"#
+                    .utf8))
+    }
+
+    /// 403 from `status403@K`: GitHub's secondary rate limit (no `X-RateLimit-Remaining: 0`, so not retried).
+    static func forbidden() -> MockResponse {
+        let body = #"{"message":"You have exceeded a secondary rate limit. Please wait a few minutes before you try again.","#
+            + #""documentation_url":"https://docs.github.com/rest/overview/rate-limits-for-the-rest-api","status":"403"}"#
+        return .json(status: 403, body: Array(body.utf8))
     }
 
     /// 503 when a `stall@K` wait was cancelled.

@@ -10,6 +10,8 @@ struct MockFaults: Sendable, Equatable {
         case transient500
         /// Page K answers 429 with `Retry-After: 1` the first time its exact target is asked.
         case status429
+        /// Page K answers 403 with GitHub's secondary-rate-limit body, every time (a 4xx after the first page).
+        case status403
         /// Page K's body is cut short (invalid JSON); `Content-Length` matches the cut body.
         case malformed
         /// Page K's next link (or cursor) points back to page 1.

@@ -14,6 +14,10 @@ struct MockHTTPResponder: HTTPResponder {
         writer.logFields["mock"] = .bool(true)
         if let cut = response.closesAfterBodyBytes {
             await writer.sendCut(HTTPStatus(code: response.status), headers: headers, body: response.body, after: cut)
+        } else if mock.options.splitsHeadAndBody {
+            // An empty first chunk sends the head alone; the body follows in a second write.
+            var parts = [[], response.body].makeIterator()
+            try? await writer.send(HTTPStatus(code: response.status), headers: headers, contentLength: response.body.count) { parts.next() }
         } else {
             try? await writer.send(HTTPStatus(code: response.status), headers: headers, body: response.body)
         }

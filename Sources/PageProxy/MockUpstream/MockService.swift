@@ -14,13 +14,32 @@ enum MockService: String, Sendable, CaseIterable {
     case stripe
     case offset
 
-    /// The route's path, e.g. "/github/items".
-    var path: String { "/\(rawValue)/items" }
+    /// The route's path, e.g. "/github/items"; Django's routes end with a slash (its `APPEND_SLASH` redirects the
+    /// form without one).
+    var path: String {
+        switch self {
+        case .drf, .drfPages: "/\(rawValue)/items/"
+        default: "/\(rawValue)/items"
+        }
+    }
+
+    /// Where GitHub's links point: `/repos/o/r/issues` is answered with links to `/repositories/<id>/issues`, and
+    /// both paths serve the same data.
+    static let githubLinkPath = "/repositories/1/items"
 
     /// The service routed at `path`, if any.
     init?(path: String) {
+        if path == Self.githubLinkPath {
+            self = .github
+            return
+        }
         guard let service = Self.allCases.first(where: { $0.path == path }) else { return nil }
         self = service
+    }
+
+    /// The service whose path is `path` with a slash appended: Django answers such a request with a redirect.
+    static func appendingSlash(to path: String) -> MockService? {
+        allCases.first { $0.path.hasSuffix("/") && $0.path == path + "/" }
     }
 
     /// The outcome of reading a request's pagination parameters.

@@ -7,6 +7,8 @@ final class MockUpstream: Sendable {
     let options: MockUpstreamOptions
     /// Every request received, with in-flight counts.
     let log = MockRequestLog()
+    /// Per-token request counts of the rate-limited mode, and how many requests it refused.
+    let rateLimiter: MockRateLimiter
     /// While true, every request answers 500 (an outage, for tests of serving stale pages).
     private let outage = Mutex(false)
 
@@ -19,6 +21,7 @@ final class MockUpstream: Sendable {
 
     init(options: MockUpstreamOptions = MockUpstreamOptions()) {
         self.options = options
+        rateLimiter = MockRateLimiter(now: options.now)
         gate = options.holdUntilInFlight.map { MockGate(count: $0, holdsFirst: options.holdsFirstRequest) }
     }
 
@@ -33,6 +36,20 @@ final class MockUpstream: Sendable {
         defer { log.end() }
         await gate?.pass()
         let query = MockQuery(target: request.target)
+        var limitHeaders: [(name: String, value: String)] = []
+        let limitText = query.value("mock_rate_limit")
+        let queryLimit = limitText.flatMap(Int.init).flatMap { (1...1_000_000).contains($0) ? MockRateLimiter.Limit(requests: $0) : nil }
+        if let limitText, queryLimit == nil { return MockErrors.badOption("mock_rate_limit", limitText) }
+        if let limit = queryLimit ?? options.rateLimit {
+            // Counted on arrival, as real APIs do: a refused request still costs its place in the window.
+            let decision = rateLimiter.admit(token: request.header("Authorization") ?? "", limit: limit)
+            guard decision.isAllowed else {
+                var refused = MockErrors.rateLimitExceeded()
+                for header in decision.headers { refused.setHeader(header.name, header.value) }
+                return request.method == "HEAD" ? refused.headOnly() : refused
+            }
+            limitHeaders = decision.headers
+        }
 
         let latencyText = query.value("mock_latency_ms")
         let latencyMilliseconds = latencyText.flatMap { Int($0) }
@@ -44,7 +61,8 @@ final class MockUpstream: Sendable {
 
         if outage.withLock({ $0 }) { return MockErrors.internalError() }
         let response = await answer(request, query, latencyIsValid: latencyText == nil || (latencyMilliseconds ?? -1) >= 0)
-        let validated = Self.validated(response, ifNoneMatch: request.header("If-None-Match"))
+        var validated = Self.validated(response, ifNoneMatch: request.header("If-None-Match"))
+        for header in limitHeaders { validated.setHeader(header.name, header.value) }
         return request.method == "HEAD" ? validated.headOnly() : validated
     }
 
@@ -71,8 +89,22 @@ final class MockUpstream: Sendable {
     }
 
     private func answer(_ request: MockRequest, _ query: MockQuery, latencyIsValid: Bool) async -> MockResponse {
-        guard let service = MockService(path: query.path) else { return MockErrors.notFound() }
+        if let service = MockService.appendingSlash(to: query.path) {
+            // Django's APPEND_SLASH: a relative Location with the query kept.
+            let target = service.path + (request.target.firstIndex(of: "?").map { String(request.target[$0...]) } ?? "")
+            return MockErrors.appendSlash(target)
+        }
+        guard let service = MockService(path: query.path) else { return MockErrors.notFound(path: query.path) }
         guard request.method == "GET" || request.method == "HEAD" else { return MockErrors.methodNotAllowed() }
+        // A token the mock rejects: any whose credential starts with "bad" (`Authorization: Bearer bad-token`).
+        if let authorization = request.header("Authorization"),
+            authorization.split(separator: " ").last?.hasPrefix("bad") == true
+        {
+            return MockErrors.unauthorized(service)
+        }
+        if service == .jsonapi, !MockAccept.admits(request.header("Accept"), MockAccept.jsonAPI) {
+            return MockErrors.notAcceptable()
+        }
         guard latencyIsValid else {
             return MockErrors.badOption("mock_latency_ms", query.value("mock_latency_ms") ?? "")
         }
@@ -114,6 +146,9 @@ final class MockUpstream: Sendable {
         }
         if faults.has(.transient500, page: page), log.fireOnce("transient500 " + request.target) {
             return MockErrors.internalError()
+        }
+        if faults.has(.status403, page: page) {
+            return MockErrors.forbidden()
         }
         if faults.has(.status429, page: page), log.fireOnce("status429 " + request.target) {
             return MockErrors.tooManyRequests()

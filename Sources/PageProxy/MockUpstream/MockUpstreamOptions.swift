@@ -1,3 +1,5 @@
+import Foundation
+
 /// Defaults of the mock upstream; each request can override some with `mock_*` query parameters.
 struct MockUpstreamOptions: Sendable {
     /// Items in the dataset unless a request says `mock_total=N`.
@@ -12,6 +14,13 @@ struct MockUpstreamOptions: Sendable {
     var holdUntilInFlight: Int? = nil
     /// Tests only: whether that hold applies to the first request too.
     var holdsFirstRequest = false
+    /// Answer 429 past this many requests per token and window (`mock_rate_limit=N` asks for N per second).
+    var rateLimit: MockRateLimiter.Limit? = nil
+    /// The wall clock of the rate limit's windows (tests inject one).
+    var now: @Sendable () -> Date = Date.init
+    /// Write each answer's head and body in two writes, as Django's `runserver` does (PageProxy's reads must then
+    /// reassemble a response that arrives in two segments).
+    var splitsHeadAndBody = false
 
     init(totalItems: Int = 250, pageSize: Int = 20, maxPageSize: Int = 100, latency: Duration = .zero) {
         self.totalItems = totalItems

@@ -33,11 +33,13 @@ enum MockWireFormats {
     }
 
     /// GitHub REST: root array; `Link` with prev, next, last, first (each only when it applies).
-    /// Links keep the request's other parameters in order and put `page=` last.
+    /// Links keep the request's other parameters in order and put `page=` last. Like GitHub's (a request for
+    /// `/repos/o/r/issues` gets links to `/repositories/<id>/issues`), they point to another path that serves the
+    /// same data: `MockService.githubLinkPath`.
     static func github(_ window: MockWindow, _ context: MockContext, next: MockFaults.NextLink) -> MockResponse {
         let others = context.query.items(excluding: ["page"])
         func url(_ base: String, _ page: Int) -> String {
-            base + context.query.path + "?"
+            base + MockService.githubLinkPath + "?"
                 + MockQuery.queryString(others + [MockQuery.Item(name: "page", value: String(page))])
         }
         let last = window.pageCount
@@ -147,7 +149,9 @@ enum MockWireFormats {
             + #","prev":\#(MockJSON.stringOrNull(window.page > 1 ? link(window.page - 1) : nil))"#
             + #","next":\#(MockJSON.stringOrNull(nextLink)),"last":\#(MockJSON.string(link(window.pageCount)))}"#
         let body = MockJSON.envelope(#"{"data":"#, window.itemsJSON, #","links":\#(links),"meta":{"total":\#(window.total)}}"#)
-        return .json(status: 200, body: body)
+        var response = MockResponse.json(status: 200, body: body)
+        response.setHeader("Content-Type", MockAccept.jsonAPI)
+        return response
     }
 
     /// Slack: `{"ok":true,"members":[…],"response_metadata":{"next_cursor":"…"}}`; the cursor is

@@ -4,6 +4,8 @@ enum LogValue: Sendable, Equatable, ExpressibleByStringLiteral, ExpressibleByInt
     case int(Int)
     case double(Double)
     case bool(Bool)
+    /// JSON text written as it is: only for text a JSON writer produced (an upstream's error body, re-encoded).
+    case json(String)
 
     init(stringLiteral value: String) { self = .string(value) }
     init(integerLiteral value: Int) { self = .int(value) }
@@ -15,6 +17,7 @@ enum LogValue: Sendable, Equatable, ExpressibleByStringLiteral, ExpressibleByInt
         case .int(let number): output += String(number)
         case .double(let number): output += number.isFinite ? String(number) : "null"
         case .bool(let flag): output += flag ? "true" : "false"
+        case .json(let text): output += text
         }
     }
 }

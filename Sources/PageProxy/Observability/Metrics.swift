@@ -1,4 +1,5 @@
 import Foundation
+import PageProxyCore
 import Synchronization
 
 /// Counters, gauges and histograms exposed at `/metrics` in the Prometheus text exposition format (0.0.4).
@@ -26,9 +27,12 @@ final class Metrics: Sendable {
 
     private let state = Mutex(State())
     private let openConnections: @Sendable () -> Int
+    /// The upstream origins' shared budgets, whose counters are exposed as `pageproxy_upstream_budget_*`.
+    private let budgets: OriginBudgets?
 
-    init(openConnections: @escaping @Sendable () -> Int = { 0 }) {
+    init(openConnections: @escaping @Sendable () -> Int = { 0 }, budgets: OriginBudgets? = nil) {
         self.openConnections = openConnections
+        self.budgets = budgets
     }
 
     func requestStarted() {
@@ -95,6 +99,28 @@ final class Metrics: Sendable {
         text += family("pageproxy_response_duration_seconds", "histogram", "Time to answer a client request.")
         for (route, histogram) in snapshot.responseDuration.sorted(by: { $0.key < $1.key }) {
             text += histogram.lines(name: "pageproxy_response_duration_seconds", labels: "route=\"\(Self.escape(route))\"")
+        }
+        text += budgetLines()
+        return text
+    }
+
+    /// One series per origin that has a budget; origins come from the config, so the series are bounded.
+    private func budgetLines() -> String {
+        let budgets = (budgets?.all ?? []).map { ($0.origin, $0.snapshot) }
+        let families: [(String, String, String, (OriginBudget.Statistics) -> String?)] = [
+            ("pageproxy_upstream_budget_waits_total", "counter", "Upstream requests that waited for their origin's budget.", { String($0.waits) }),
+            ("pageproxy_upstream_budget_wait_seconds_total", "counter", "Time upstream requests waited for their origin's budget.", { String($0.waitedSeconds) }),
+            ("pageproxy_upstream_budget_refusals_total", "counter", "Walks failed at once because the budget's wait would pass their deadline.", { String($0.refusals) }),
+            ("pageproxy_upstream_rate_limited_total", "counter", "Upstream answers that refused a request for its rate (429, or 403 with no requests remaining).", { String($0.upstreamRefusals) }),
+            ("pageproxy_upstream_budget_in_flight", "gauge", "Upstream requests in flight, by origin.", { String($0.inFlight) }),
+            ("pageproxy_upstream_budget_tokens", "gauge", "Tokens in the origin's requests-per-second bucket.", { $0.tokens.map { String($0) } }),
+        ]
+        var text = ""
+        for (name, type, help, value) in families {
+            text += family(name, type, help)
+            for (origin, statistics) in budgets {
+                if let value = value(statistics) { text += "\(name){origin=\"\(Self.escape(origin))\"} \(value)\n" }
+            }
         }
         return text
     }

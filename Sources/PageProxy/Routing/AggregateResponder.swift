@@ -14,6 +14,10 @@ struct AggregateResponder: Sendable {
     let spool: MergedSpool
     /// Merged answers whose pages are all fresh in the cache, answered again without a walk.
     let memo: MergedAnswerMemo
+    /// Every upstream origin's request budget, shared by all requests.
+    let budgets: OriginBudgets
+    /// Where `lookahead` walks learn where upstreams' links point, shared by every request.
+    var lookahead = LookaheadMemory()
 
     /// How much of a spooled answer is read and written at a time.
     static let sendChunkBytes = 64 * 1024
@@ -34,10 +38,12 @@ struct AggregateResponder: Sendable {
         options.maxPages = route.maxPages
         options.pageLimit = controls.maxPages
         options.itemLimit = [controls.maxItems, route.maxItems].compactMap { $0 }.min()
+        options.lookaheadMemory = lookahead
         // One retry budget and one deadline for all the pages of this request.
         var retryPolicy = RetryPolicy(budget: route.retries)
         retryPolicy.maxServerDelay = route.maxRetryAfter
-        let transport = RetryingTransport(base: self.transport, policy: retryPolicy, deadline: .now + route.totalTimeout)
+        let transport = RetryingTransport(
+            base: self.transport, policy: retryPolicy, deadline: .now + route.totalTimeout, budgets: budgets)
         let tally = CacheTally()
         let policy = CachePolicy(ttl: route.ttl, staleIfError: route.staleIfError, forceRevalidate: controls.fresh)
         let headers = Self.upstreamHeaders(route: route, request: request)
@@ -50,23 +56,30 @@ struct AggregateResponder: Sendable {
             await sendMemoized(answer, route: route, request: request, writer: writer)
             return
         }
-        let fetch = makeFetcher(route: route, headers: headers, transport: transport, policy: policy, tally: tally)
+        let fetch = makeFetcher(route: route, headers: headers, transport: transport, policy: policy, scan: Self.scanPaths(route), tally: tally)
+        let failure = FailureContext(route: route.name, secrets: CredentialRedaction.secrets(in: headers))
         let walk: RouteWalk
         do {
             walk = try await RouteWalk.start(route: route, base: base, options: options, fetch: fetch, writer: writer)
         } catch {
-            await sendFailure(error, route: route, writer: writer)
+            await sendFailure(error, failure, writer: writer)
             recordWalk(route: route, tally: tally, transport: transport, writer: writer)
             return
         }
         let watcher = writer.watchForDisconnect()
         switch controls.format {
         case .json:
+            // Everything besides the pages that decides the merged bytes (AggregateETag): the items path (an auto
+            // route's as detected) and the limits.
+            let itemsPath = walk.headers["PageProxy-Items-Path"] ?? route.itemsPath.description
+            let shape = "\(route.pagination.name)\u{0}\(itemsPath)\u{0}\(options.pageLimit ?? -1)\u{0}\(options.itemLimit ?? -1)"
             await respondMerged(
-                walker: walk.walker, route: route, request: request, tally: tally, memoKey: memoKey, extraHeaders: walk.headers,
-                writer: writer)
+                walker: walk.walker, route: route, request: request, tally: tally, memoKey: memoKey, etagShape: shape,
+                extraHeaders: walk.headers, failure: failure, writer: writer)
         case .ndjson:
-            await respondStreamed(walker: walk.walker, route: route, request: request, tally: tally, extraHeaders: walk.headers, writer: writer)
+            await respondStreamed(
+                walker: walk.walker, route: route, request: request, tally: tally, extraHeaders: walk.headers, failure: failure,
+                writer: writer)
         }
         // The watcher must have stopped reading before the connection reads the next request.
         watcher.cancel()
@@ -83,31 +96,29 @@ struct AggregateResponder: Sendable {
     }
 
     private func respondMerged(
-        walker: PageWalker, route: RouteConfig, request: HTTPRequestHead, tally: CacheTally, memoKey: String,
-        extraHeaders: HTTPHeaders, writer: ResponseWriter
+        walker: PageWalker, route: RouteConfig, request: HTTPRequestHead, tally: CacheTally, memoKey: String, etagShape: String,
+        extraHeaders: HTTPHeaders, failure: FailureContext, writer: ResponseWriter
     ) async {
         var framing = MergedJSONBody()
         // DESIGN.md: memory stays bounded whatever the total; past `spool.memoryBytes` the bytes wait on disk.
         let body = SpooledBody(
             limits: SpooledBody.Limits(memoryBytes: spool.memoryBytes, maxBytes: route.maxMergedBytes), openSpool: spool.open)
         defer { body.discard() }
-        var etag = AggregateETag()
+        var etag = AggregateETag(shape: etagShape)
         var pages = 0
         var items = 0
         do {
             while let page = try await walker.next() {
-                var bytes: [UInt8] = []
-                framing.append(page, to: &bytes)
-                etag.update(bytes[...])
-                try body.append(bytes)
+                // Items are compacted, never longer than the page's body; with `[` and `,` at most two bytes more.
+                try body.append(atMost: page.body.count + 2) { framing.append(page, to: &$0) } appended: { etag.add(page, framed: $0) }
                 pages += 1
                 items += page.itemCount
             }
             let closing = framing.closing()
-            etag.update(closing[...])
+            etag.update(closing)
             try body.append(closing)
         } catch let error as PaginationError {
-            await sendFailure(error, route: route, writer: writer)
+            await sendFailure(error, failure, writer: writer)
             return
         } catch let error as SpoolError {
             // Stop fetching pages nobody will see; `body` has already dropped what it held.
@@ -120,22 +131,22 @@ struct AggregateResponder: Sendable {
             await sendError(.internalServerError, code: "internal_error", message: "\(error)", details: [], writer: writer)
             return
         }
-        var headers = extraHeaders
-        headers.set("Content-Type", OutputFormat.json.contentType)
-        headers.set("PageProxy-Pages", String(pages))
-        headers.set("PageProxy-Items", String(items))
-        if walker.wasTruncated { headers.set("PageProxy-Truncated", "true") }
-        tally.addHeaders(to: &headers)
         let tag = etag.finalize()
-        headers.set("ETag", tag)
+        var headers = MergedAnswerHeaders.make(
+            extra: extraHeaders, pages: pages, items: items, truncated: walker.wasTruncated, cache: tally.summary, stale: tally.servedStale, etag: tag)
+        tally.freshness.addHeaders(to: &headers, route: route, request: request)
         writer.logFields["pages"] = .int(pages)
         writer.logFields["items"] = .int(items)
-        if let bytes = body.inMemory, let freshUntil = tally.freshUntil {
+        // Every page stored and fresh: the answer is memoized, a spooled one too (read back once, within the memo's
+        // bound), and then sent from memory.
+        var kept: [UInt8]?
+        if let freshUntil = tally.freshUntil, memo.accepts(byteCount: body.count), let bytes = try? body.bytes() {
             memo.keep(
                 MergedAnswerMemo.Answer(
                     body: bytes, pages: pages, items: items, truncated: walker.wasTruncated, etag: tag, freshUntil: freshUntil,
-                    headers: extraHeaders),
+                    stamps: tally.stamps, extraHeaders: extraHeaders),
                 for: memoKey)
+            kept = bytes
         }
         // RFC 9110 §13.1.2 — the client already holds this answer: no body.
         if AggregateETag.matches(ifNoneMatch: request.headers.values("If-None-Match"), etag: tag) {
@@ -146,6 +157,10 @@ struct AggregateResponder: Sendable {
             return
         }
         if body.isSpooled { writer.logFields["spooled"] = .bool(true) }
+        if let kept {
+            try? await writer.send(.ok, headers: headers, body: kept)
+            return
+        }
         var chunks = body.chunks(of: Self.sendChunkBytes)
         do {
             try await writer.send(.ok, headers: headers, contentLength: body.count) { try chunks.next() }
@@ -160,26 +175,25 @@ struct AggregateResponder: Sendable {
 
     /// A merged answer from the memo: every page a cache hit, as the walk would have found them.
     private func sendMemoized(_ answer: MergedAnswerMemo.Answer, route: RouteConfig, request: HTTPRequestHead, writer: ResponseWriter) async {
-        let tally = CacheTally()
-        for _ in 0..<answer.pages { tally.record(.hit) }
         metrics.cacheOutcome(route: route.name, outcome: CacheOutcome.hit.rawValue, count: answer.pages)
-        var headers = answer.headers
-        headers.set("Content-Type", OutputFormat.json.contentType)
-        headers.set("PageProxy-Pages", String(answer.pages))
-        headers.set("PageProxy-Items", String(answer.items))
-        if answer.truncated { headers.set("PageProxy-Truncated", "true") }
-        tally.addHeaders(to: &headers)
-        headers.set("ETag", answer.etag)
         writer.logFields["pages"] = .int(answer.pages)
         writer.logFields["items"] = .int(answer.items)
-        writer.logFields["cache"] = .string(tally.summary)
+        writer.logFields["cache"] = .string(answer.cacheSummary)
+        // What caches in front may do with it depends on the time and the request, so it is not among the prepared fields.
+        let freshness = AnswerFreshness()
+        freshness.record(freshUntil: answer.freshUntil)
+        var perRequest = HTTPHeaders()
+        freshness.addHeaders(to: &perRequest, route: route, request: request)
         if AggregateETag.matches(ifNoneMatch: request.headers.values("If-None-Match"), etag: answer.etag) {
+            var headers = answer.headers
             headers.remove("Content-Type")
             headers.set("Content-Length", String(answer.body.count))
+            for field in perRequest { headers.set(field.name, field.value) }
             try? await writer.send(.notModified, headers: headers, body: [])
             return
         }
-        try? await writer.send(.ok, headers: headers, body: answer.body)
+        // One lookup, one write of prepared bytes.
+        try? await writer.send(.ok, prepared: answer.preparedFields, body: answer.body, perRequest: perRequest)
     }
 
     /// DESIGN.md "Errors": a merged answer that cannot be held is a JSON error pointing at the streamed output.
@@ -205,7 +219,7 @@ struct AggregateResponder: Sendable {
 
     private func respondStreamed(
         walker: PageWalker, route: RouteConfig, request: HTTPRequestHead, tally: CacheTally, extraHeaders: HTTPHeaders,
-        writer: ResponseWriter
+        failure: FailureContext, writer: ResponseWriter
     ) async {
         var pages = 0
         var items = 0
@@ -218,7 +232,7 @@ struct AggregateResponder: Sendable {
         do {
             first = try await walker.next()
         } catch {
-            await sendFailure(error, route: route, writer: writer)
+            await sendFailure(error, failure, writer: writer)
             return
         }
         var headers = extraHeaders
@@ -246,9 +260,9 @@ struct AggregateResponder: Sendable {
             if sendsTrailers { tally.addHeaders(to: &trailers) }
             try await writer.endStream(trailers: trailers)
         } catch let error as PaginationError {
-            let failure = PaginationErrorResponse(error, route: route.name)
-            writer.logFields["error"] = .string(failure.code)
-            try? await writer.writeStreamed(StreamFailureLine.make(errorJSON: failure.body))
+            let response = PaginationErrorResponse(error, route: failure.route, secrets: failure.secrets)
+            writer.logFields["error"] = .string(response.code)
+            try? await writer.writeStreamed(StreamFailureLine.make(errorJSON: response.body))
             writer.abortStream()
         } catch {
             // The client went away: stop fetching at once.
@@ -257,14 +271,25 @@ struct AggregateResponder: Sendable {
         }
     }
 
-    private func sendFailure(_ error: PaginationError, route: RouteConfig, writer: ResponseWriter) async {
-        let failure = PaginationErrorResponse(error, route: route.name)
-        await sendError(failure.status, code: failure.code, message: failure.message, details: failure.details, writer: writer)
+    /// What an error report of this request needs besides the error: the route, and the credentials it sent upstream.
+    private struct FailureContext {
+        let route: String
+        let secrets: [String]
     }
 
-    private func sendError(_ status: HTTPStatus, code: String, message: String, details: [(String, LogValue)], writer: ResponseWriter) async {
+    private func sendFailure(_ error: PaginationError, _ context: FailureContext, writer: ResponseWriter) async {
+        let response = PaginationErrorResponse(error, route: context.route, secrets: context.secrets)
+        await sendError(
+            response.status, code: response.code, message: response.message, details: response.details, headers: response.headers, writer: writer)
+    }
+
+    private func sendError(
+        _ status: HTTPStatus, code: String, message: String, details: [(String, LogValue)], headers extra: HTTPHeaders = HTTPHeaders(),
+        writer: ResponseWriter
+    ) async {
         writer.logFields["error"] = .string(code)
-        let (headers, body) = ErrorResponse.make(status: status, code: code, message: message, details: details)
+        var (headers, body) = ErrorResponse.make(status: status, code: code, message: message, details: details)
+        for (name, value) in extra { headers.add(name, value) }
         try? await writer.send(status, headers: headers, body: body)
     }
 
@@ -291,8 +316,15 @@ struct AggregateResponder: Sendable {
         return fields
     }
 
+    /// What a walk of `route` scans pages for, so that pages it stores keep their scan and hits reuse it; nil for an
+    /// auto route, whose paths are known only once its first page is read (its pages are scanned by the walker).
+    private static func scanPaths(_ route: RouteConfig) -> ScanPaths? {
+        guard case .scheme(let scheme) = route.pagination else { return nil }
+        return ScanPaths(itemsPath: route.itemsPath, valuePaths: scheme.makeStrategy().valuePaths)
+    }
+
     private func makeFetcher(
-        route: RouteConfig, headers: HTTPHeaders, transport: RetryingTransport, policy: CachePolicy, tally: CacheTally
+        route: RouteConfig, headers: HTTPHeaders, transport: RetryingTransport, policy: CachePolicy, scan: ScanPaths?, tally: CacheTally
     ) -> PageFetcher {
         let timeout = route.pageTimeout
         let maxBytes = route.maxPageBytes
@@ -300,12 +332,16 @@ struct AggregateResponder: Sendable {
         let pages = self.pages
         let routeName = route.name
         let caFile = route.caFile
+        let ttl = route.ttl
         return { url, number throws(PaginationError) in
             let started = ContinuousClock.now
             do throws(UpstreamError) {
-                let (response, source, freshUntil) = try await pages.fetch(
-                    UpstreamRequest(url: url, headers: headers, caFile: caFile), policy: policy, transport: transport, timeout: timeout, maxBodyBytes: maxBytes)
-                tally.record(source, freshUntil: freshUntil)
+                let fetched = try await pages.fetch(
+                    UpstreamRequest(url: url, headers: headers, caFile: caFile), policy: policy, transport: transport, timeout: timeout, maxBodyBytes: maxBytes,
+                    scan: scan)
+                let (response, source) = (fetched.response, fetched.outcome)
+                tally.record(source, stored: fetched.stored)
+                tally.freshness.record(response: response, outcome: source, freshUntil: fetched.stored?.freshUntil, routeTTL: ttl)
                 metrics.cacheOutcome(route: routeName, outcome: source.rawValue)
                 // A hit or a stale page made no upstream request that answered.
                 guard source != .hit && source != .stale else { return response }

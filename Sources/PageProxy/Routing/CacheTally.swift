@@ -2,22 +2,36 @@ import Foundation
 import PageProxyCore
 import Synchronization
 
-/// Counts where one client request's pages came from, for its `PageProxy-Cache` header, log line and metrics.
+/// Counts where one client request's pages came from, for its `PageProxy-Cache` header, log line and metrics, and
+/// which stored versions they were, for the memo.
 final class CacheTally: Sendable {
-    private let counts = Mutex<[CacheOutcome: Int]>([:])
-    /// The earliest time a stored page of the answer goes stale; `.distantPast` once a page was not stored.
-    private let earliestFreshUntil = Mutex(Date.distantFuture)
+    private struct Stored {
+        /// The earliest time a stored page of the answer goes stale; `.distantPast` once a page was not stored.
+        var earliestFreshUntil = Date.distantFuture
+        var stamps: [PageStamp] = []
+    }
 
-    func record(_ outcome: CacheOutcome, freshUntil: Date? = nil) {
+    /// What the answer tells caches in front of PageProxy (`Cache-Control`, `Vary`, `Age`).
+    let freshness = AnswerFreshness()
+    private let counts = Mutex<[CacheOutcome: Int]>([:])
+    private let stored = Mutex(Stored())
+
+    func record(_ outcome: CacheOutcome, stored version: CachingPageSource.StoredVersion? = nil) {
         counts.withLock { $0[outcome, default: 0] += 1 }
-        earliestFreshUntil.withLock { $0 = min($0, freshUntil ?? .distantPast) }
+        stored.withLock { stored in
+            stored.earliestFreshUntil = min(stored.earliestFreshUntil, version?.freshUntil ?? .distantPast)
+            if let version { stored.stamps.append(version.stamp) }
+        }
     }
 
     /// Until when every page of the answer is fresh in the cache; nil when a page was not stored there.
     var freshUntil: Date? {
-        let date = earliestFreshUntil.withLock { $0 }
+        let date = stored.withLock { $0.earliestFreshUntil }
         return date == .distantPast ? nil : date
     }
+
+    /// The stored versions of the pages recorded (those that were stored), in the order they arrived.
+    var stamps: [PageStamp] { stored.withLock { $0.stamps } }
 
     func count(_ outcome: CacheOutcome) -> Int { counts.withLock { $0[outcome] ?? 0 } }
 
@@ -25,9 +39,11 @@ final class CacheTally: Sendable {
     var servedStale: Bool { count(.stale) > 0 }
 
     /// `hits=3 misses=1 revalidated=0 stale=0 bypassed=0`: the value of `PageProxy-Cache` and of the log field.
-    var summary: String {
-        let counts = self.counts.withLock { $0 }
-        return "hits=\(counts[.hit] ?? 0) misses=\(counts[.miss] ?? 0) revalidated=\(counts[.revalidated] ?? 0) "
+    var summary: String { Self.summary(counts.withLock { $0 }) }
+
+    /// The summary of `counts` (an outcome not counted is 0).
+    static func summary(_ counts: [CacheOutcome: Int]) -> String {
+        "hits=\(counts[.hit] ?? 0) misses=\(counts[.miss] ?? 0) revalidated=\(counts[.revalidated] ?? 0) "
             + "stale=\(counts[.stale] ?? 0) bypassed=\(counts[.bypass] ?? 0)"
     }
 

@@ -5,25 +5,61 @@ import Synchronization
 /// Merged answers whose every page is fresh in the page cache, kept in memory until the first of those pages goes
 /// stale: a warm repeat is one lookup and one write, with no walk, no JSON scan and no hash.
 ///
-/// It never answers what a walk through the page cache would not: the same fresh pages give the same bytes, and
-/// the memo ends when the first of them would be revalidated. An answer with a page that was not stored (the
-/// cache off, `no-store`, a stale page) is not kept; a client that asks for fresh pages bypasses it. Bounded in
-/// bytes; the least recently used answer goes first.
+/// It never answers what a walk through the page cache would not (DESIGN.md): the same fresh pages give the same
+/// bytes, so an answer is served only while every page it was built from is still the version it was built from
+/// (its `PageStamp`s are current in the store: no write, 304 refresh, removal or eviction since) and fresh; the
+/// answer ends when the first of them would be revalidated. An answer with a page that was not stored (the cache
+/// off, `no-store`, a stale page) is not kept; a client that asks for fresh pages bypasses it. Bounded in bytes;
+/// the least recently used answer goes first.
 final class MergedAnswerMemo: Sendable {
     struct Answer: Sendable {
-        var body: [UInt8]
-        var pages: Int
-        var items: Int
-        var truncated: Bool
-        var etag: String
-        var freshUntil: Date
+        let body: [UInt8]
+        let pages: Int
+        let items: Int
+        let truncated: Bool
+        let etag: String
+        let freshUntil: Date
+        /// The stored versions of the pages the answer was built from.
+        let stamps: [PageStamp]
         /// Headers the walk added (an auto route's `PageProxy-Scheme` …), sent again with the answer.
-        var headers = HTTPHeaders()
+        let extraHeaders: HTTPHeaders
+        /// Every page a hit, as a walk through the cache would count them.
+        let cacheSummary: String
+        /// The answer's own header lines, serialized once (`name: value CRLF` each, `Content-Length` included): a
+        /// repeat adds only the status line and the per-request fields (issue 13: the memo closer to nginx).
+        let preparedFields: [UInt8]
+
+        init(
+            body: [UInt8], pages: Int, items: Int, truncated: Bool, etag: String, freshUntil: Date, stamps: [PageStamp],
+            extraHeaders: HTTPHeaders = HTTPHeaders()
+        ) {
+            self.body = body
+            self.pages = pages
+            self.items = items
+            self.truncated = truncated
+            self.etag = etag
+            self.freshUntil = freshUntil
+            self.stamps = stamps
+            self.extraHeaders = extraHeaders
+            cacheSummary = CacheTally.summary([.hit: pages])
+            var fields = MergedAnswerHeaders.make(
+                extra: extraHeaders, pages: pages, items: items, truncated: truncated, cache: cacheSummary, stale: false, etag: etag)
+            fields.set("Content-Length", String(body.count))
+            preparedFields = HTTPResponseHead.fieldLines(fields)
+        }
+
+        /// The answer's header fields, for a reply that is not the prepared 200 (a 304).
+        var headers: HTTPHeaders {
+            MergedAnswerHeaders.make(
+                extra: extraHeaders, pages: pages, items: items, truncated: truncated, cache: cacheSummary, stale: false, etag: etag)
+        }
     }
 
     private struct Slot {
         var answer: Answer
         var lastUse: Int
+        /// The store's change count when the stamps were last found current: while it is unchanged, they still are.
+        var checkedAt: UInt64
     }
 
     private struct State {
@@ -34,10 +70,13 @@ final class MergedAnswerMemo: Sendable {
 
     /// The most bytes of answers kept; 0 keeps none.
     let maxBytes: Int
+    /// The page cache the answers were built from; nil keeps none.
+    private let store: DiskStore?
     private let state = Mutex(State())
 
-    init(maxBytes: Int) {
-        self.maxBytes = max(0, maxBytes)
+    init(maxBytes: Int, store: DiskStore?) {
+        self.store = store
+        self.maxBytes = store == nil ? 0 : max(0, maxBytes)
     }
 
     /// The key of an answer: everything that decides its bytes. The headers sent upstream (credentials too) are
@@ -48,8 +87,44 @@ final class MergedAnswerMemo: Sendable {
         return key
     }
 
-    /// The answer kept for `key`, if it is still fresh at `now`.
+    /// The answer kept for `key`, if it is still fresh at `now` and every page it was built from is unchanged.
     func answer(for key: String, at now: Date) -> Answer? {
+        guard let store, let (answer, checkedAt) = lookUp(key, at: now) else { return nil }
+        // Nothing written or removed since the stamps were last checked: they are still current, at no cost.
+        let changes = store.changeCount
+        if changes == checkedAt { return answer }
+        guard let current = store.changeCount(ifCurrent: answer.stamps) else {
+            drop(key, ifBuiltAt: checkedAt)
+            return nil
+        }
+        state.withLock { state in
+            if state.slots[key]?.checkedAt == checkedAt { state.slots[key]?.checkedAt = current }
+        }
+        return answer
+    }
+
+    /// Whether an answer of `byteCount` bytes may be kept (at most half the bound).
+    func accepts(byteCount: Int) -> Bool { store != nil && maxBytes > 0 && byteCount <= maxBytes / 2 }
+
+    /// Keeps `answer` (unless it alone is over half the bound, or a page changed while it was built), evicting the
+    /// least recently used to make room.
+    func keep(_ answer: Answer, for key: String) {
+        guard accepts(byteCount: answer.body.count), let store else { return }
+        guard let checkedAt = store.changeCount(ifCurrent: answer.stamps) else { return }
+        state.withLock { state in
+            if let old = state.slots.removeValue(forKey: key) { state.bytes -= old.answer.body.count }
+            while state.bytes + answer.body.count > maxBytes, let oldest = state.slots.min(by: { $0.value.lastUse < $1.value.lastUse }) {
+                state.slots[oldest.key] = nil
+                state.bytes -= oldest.value.answer.body.count
+            }
+            state.clock += 1
+            state.slots[key] = Slot(answer: answer, lastUse: state.clock, checkedAt: checkedAt)
+            state.bytes += answer.body.count
+        }
+    }
+
+    /// The fresh answer for `key` and when its stamps were last checked; a stale one is dropped.
+    private func lookUp(_ key: String, at now: Date) -> (Answer, UInt64)? {
         state.withLock { state in
             guard let slot = state.slots[key] else { return nil }
             guard now < slot.answer.freshUntil else {
@@ -59,22 +134,16 @@ final class MergedAnswerMemo: Sendable {
             }
             state.clock += 1
             state.slots[key]?.lastUse = state.clock
-            return slot.answer
+            return (slot.answer, slot.checkedAt)
         }
     }
 
-    /// Keeps `answer` (unless it alone is over half the bound), evicting the least recently used to make room.
-    func keep(_ answer: Answer, for key: String) {
-        guard maxBytes > 0, answer.body.count <= maxBytes / 2 else { return }
+    /// Drops the answer for `key` if it is still the one checked at `checkedAt` (not one kept meanwhile).
+    private func drop(_ key: String, ifBuiltAt checkedAt: UInt64) {
         state.withLock { state in
-            if let old = state.slots.removeValue(forKey: key) { state.bytes -= old.answer.body.count }
-            while state.bytes + answer.body.count > maxBytes, let oldest = state.slots.min(by: { $0.value.lastUse < $1.value.lastUse }) {
-                state.slots[oldest.key] = nil
-                state.bytes -= oldest.value.answer.body.count
-            }
-            state.clock += 1
-            state.slots[key] = Slot(answer: answer, lastUse: state.clock)
-            state.bytes += answer.body.count
+            guard let slot = state.slots[key], slot.checkedAt == checkedAt else { return }
+            state.slots[key] = nil
+            state.bytes -= slot.answer.body.count
         }
     }
 

@@ -76,10 +76,22 @@ final class ResponseWriter {
         if !((isHead || !status.allowsBody) && body.isEmpty && headers.contains("Content-Length")) {
             headers.set("Content-Length", String(body.count))
         }
-        var bytes = head(status, headers: &headers)
-        if !isHead && status.allowsBody { bytes.append(contentsOf: body) }
+        let head = head(status, headers: &headers)
         state = .finished
-        try await write(bytes)
+        // Head and body leave in one gathering write, the body never copied behind the head.
+        try await write(!isHead && status.allowsBody ? [head, body] : [head])
+    }
+
+    /// Sends a complete response whose own header lines were serialized ahead (`prepared`: `name: value CRLF` each,
+    /// `Content-Length` included): only the status line and the per-request fields (Date, Server, Connection) are
+    /// built, with the caller's `perRequest` ones, and head, prepared lines and body leave in one gathering write.
+    func send(_ status: HTTPStatus, prepared: [UInt8], body: [UInt8], perRequest fields: HTTPHeaders = HTTPHeaders()) async throws {
+        precondition(!hasStarted, "a response is written once")
+        var perRequest = fields
+        var head = head(status, headers: &perRequest)
+        head.removeLast(2)  // the empty line that ends the section comes after the prepared fields
+        state = .finished
+        try await write(!isHead && status.allowsBody ? [head, prepared, ChunkedEncoding.crlf, body] : [head, prepared, ChunkedEncoding.crlf])
     }
 
     /// Sends a response whose length is known ahead and whose body comes in bounded chunks (a spooled answer):
@@ -95,11 +107,11 @@ final class ResponseWriter {
         precondition(!hasStarted, "a response is written once")
         var headers = headers
         headers.set("Content-Length", String(contentLength))
-        // The head goes out with the first chunk: one write for a small answer.
+        // The head goes out with the first chunk: one gathering write for a small answer.
         var pending = head(status, headers: &headers)
         guard !isHead && status.allowsBody else {
             state = .finished
-            try await write(pending)
+            try await write([pending])
             return
         }
         state = .streaming(chunked: false)
@@ -108,12 +120,11 @@ final class ResponseWriter {
             while let chunk = try nextChunk() {
                 guard chunk.count <= remaining else { throw BodyLengthMismatch() }
                 remaining -= chunk.count
-                pending += chunk
-                try await write(pending)
+                try await write([pending, chunk])
                 pending = []
             }
             guard remaining == 0 else { throw BodyLengthMismatch() }
-            if !pending.isEmpty { try await write(pending) }
+            if !pending.isEmpty { try await write([pending]) }
         } catch {
             abortStream()
             throw error
@@ -168,10 +179,8 @@ final class ResponseWriter {
     func writeStreamed(_ bytes: [UInt8]) async throws {
         guard case .streaming(let chunked) = state, !bytes.isEmpty else { return }
         if chunked {
-            var framed: [UInt8] = []
-            framed.reserveCapacity(bytes.count + 16)
-            ChunkedEncoding.appendChunk(bytes, to: &framed)
-            try await write(framed)
+            // RFC 9112 §7.1 — chunk-size CRLF chunk-data CRLF, in one gathering write around the data, not a copy.
+            try await write([ChunkedEncoding.sizeLine(bytes.count), bytes, ChunkedEncoding.crlf])
         } else {
             try await write(bytes)
         }
@@ -209,9 +218,14 @@ final class ResponseWriter {
     }
 
     private func write(_ bytes: [UInt8]) async throws {
+        try await write([bytes])
+    }
+
+    /// Writes `parts` in order, without joining them.
+    private func write(_ parts: [[UInt8]]) async throws {
         do {
-            try await socket.write(bytes, deadline: .now() + writeTimeout.dispatchInterval)
-            bytesSent += bytes.count
+            try await socket.write(parts, deadline: .now() + writeTimeout.dispatchInterval)
+            bytesSent += parts.reduce(0) { $0 + $1.count }
         } catch {
             state = .aborted
             keepsAlive = false

@@ -11,9 +11,15 @@ package struct CacheEntry: Sendable, Equatable {
     package var freshUntil: Date
     /// The upstream said `must-revalidate` (or `no-cache`): never served stale, not even when it fails.
     package var mustRevalidate: Bool
+    /// The XXH64 of `body`: the torn-write check of the body, and the page's identity in an aggregate's `ETag`.
+    package private(set) var bodyChecksum: UInt64
+    /// Where the items lie in `body`, kept so that a hit is not scanned again; nil when the page was not scanned.
+    package var scan: StoredScan?
 
+    /// - Parameter bodyChecksum: `XXHash64.hash(body)` when the caller has it (a verified read); computed otherwise.
     package init(
-        status: HTTPStatus, headers: HTTPHeaders, body: [UInt8], storedAt: Date, freshUntil: Date, mustRevalidate: Bool = false
+        status: HTTPStatus, headers: HTTPHeaders, body: [UInt8], storedAt: Date, freshUntil: Date, mustRevalidate: Bool = false,
+        scan: StoredScan? = nil, bodyChecksum: UInt64? = nil
     ) {
         self.status = status
         self.headers = headers
@@ -21,12 +27,19 @@ package struct CacheEntry: Sendable, Equatable {
         self.storedAt = storedAt
         self.freshUntil = freshUntil
         self.mustRevalidate = mustRevalidate
+        self.scan = scan
+        self.bodyChecksum = bodyChecksum ?? XXHash64.hash(body)
     }
 
     package func isFresh(at now: Date) -> Bool { now < freshUntil }
 
-    /// The page as the walker sees it.
-    package var response: UpstreamResponse { UpstreamResponse(status: status, headers: headers, body: body) }
+    /// The page as the walker sees it, with its stored identity and scan.
+    package var response: UpstreamResponse {
+        var response = UpstreamResponse(status: status, headers: headers, body: body)
+        response.storedChecksum = bodyChecksum
+        response.storedScan = scan
+        return response
+    }
 
     /// Headers never stored: hop-by-hop ones (RFC 9110 §7.6.1), framing, per-message ones, and cookies (which
     /// PageProxy never passes on, so there is no reason to keep them on disk).

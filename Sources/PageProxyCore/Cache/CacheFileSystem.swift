@@ -28,17 +28,19 @@ package enum CacheFileSystem {
         var info = stat()
         guard fstat(fd, &info) == 0 else { throw failure("fstat", path) }
         let size = Int(info.st_size)
-        var bytes = [UInt8](repeating: 0, count: size)
-        var done = 0
-        while done < size {
-            let count = bytes.withUnsafeMutableBytes { buffer in
-                retrying { Glibc.read(fd, buffer.baseAddress.unsafelyUnwrapped + done, size - done) }
+        var readError: Int32 = 0
+        // Read straight into uninitialized storage: no zero-filling of a buffer about to be overwritten.
+        let bytes = [UInt8](unsafeUninitializedCapacity: size) { buffer, initialized in
+            var done = 0
+            while done < size, let base = buffer.baseAddress {
+                let count = retrying { Glibc.read(fd, base + done, size - done) }
+                if count < 0 { readError = errno }
+                if count <= 0 { break }  // 0: shrank meanwhile; the length check will reject it
+                done += count
             }
-            if count < 0 { throw failure("read", path) }
-            if count == 0 { break }  // shrank meanwhile: the length check will reject it
-            done += count
+            initialized = done
         }
-        if done < size { bytes.removeLast(size - done) }
+        if readError != 0 { throw Failure(call: "read", path: path, errno: readError) }
         return (bytes, UInt64(info.st_ino))
     }
 

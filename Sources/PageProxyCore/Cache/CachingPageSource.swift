@@ -8,8 +8,26 @@ import Foundation
 /// validators exists: a 304 refreshes the entry (`revalidated`), a 200 replaces it (`miss`), and a failure (an
 /// error, or a 5xx after the retries) serves the old entry if the policy allows (`stale`).
 package final class CachingPageSource: Sendable {
-    /// A page, where it came from, and until when the stored copy it matches is fresh (nil: none is, or none was kept).
-    package typealias Fetched = (response: UpstreamResponse, outcome: CacheOutcome, freshUntil: Date?)
+    /// A page, where it came from, and which stored version it is.
+    package struct Fetched: Sendable {
+        package var response: UpstreamResponse
+        package var outcome: CacheOutcome
+        /// The version of the page in the store and until when it is fresh; nil when the page is not stored as served
+        /// (no cache, `no-store`, too large, or a stale page served because the upstream failed).
+        package var stored: StoredVersion?
+
+        package init(response: UpstreamResponse, outcome: CacheOutcome, stored: StoredVersion? = nil) {
+            self.response = response
+            self.outcome = outcome
+            self.stored = stored
+        }
+    }
+
+    /// A page as the store holds it: what an answer built from it must check before it is served again.
+    package struct StoredVersion: Sendable {
+        package var stamp: PageStamp
+        package var freshUntil: Date
+    }
 
     package let store: DiskStore?
     private let collapser = FetchCollapser<CacheKey, Result<CachedResponse, UpstreamError>>()
@@ -24,33 +42,86 @@ package final class CachingPageSource: Sendable {
     }
 
     /// The page for `request`, from the cache or from `transport`.
+    /// - Parameter scan: what the walk scans pages for: a page stored now is scanned (validated) once, and its scan
+    ///   kept with it, so that the walker and every later hit use it instead of scanning again.
     package func fetch(
-        _ request: UpstreamRequest, policy: CachePolicy, transport: any UpstreamTransport, timeout: Duration, maxBodyBytes: Int
+        _ request: UpstreamRequest, policy: CachePolicy, transport: any UpstreamTransport, timeout: Duration, maxBodyBytes: Int,
+        scan: ScanPaths? = nil
     ) async throws(UpstreamError) -> Fetched {
         guard let store, store.isEnabled, policy.ttl > .zero, request.method == .get else {
-            return (try await transport.send(request, timeout: timeout, maxBodyBytes: maxBodyBytes), .bypass, nil)
+            return Fetched(response: try await transport.send(request, timeout: timeout, maxBodyBytes: maxBodyBytes), outcome: .bypass)
         }
         let key = CacheKey(request)
-        let cached = store.read(key)
-        if let cached, !policy.forceRevalidate, cached.isFresh(at: now()) {
-            return (cached.response, .hit, cached.freshUntil)
+        let found = store.lookup(key)
+        let cached = found?.entry
+        if let (entry, stamp) = found, !policy.forceRevalidate, entry.isFresh(at: now()) {
+            return Fetched(response: entry.response, outcome: .hit, stored: StoredVersion(stamp: stamp, freshUntil: entry.freshUntil))
         }
-        let (result, _) = await collapser.value(for: key) {
-            // A fetch that finished between the read above and this one stored the page: use it, not a second request.
-            if !policy.forceRevalidate, let current = store.read(key), current.isFresh(at: self.now()) {
-                return .success(CachedResponse(current.response, .hit, freshUntil: current.freshUntil))
+        // A request that joins another's fetch keeps its own limits (issue 13): it stops waiting at its own deadline,
+        // and when that fetch ends in what its limits did not allow (a failure, a status still worth retrying, a
+        // stale page this request may not take), it fetches again with its own retry budget, joining at most a few
+        // more flights before it leads one of its own.
+        for round in 1... {
+            let (result, joined) = await flight(for: key, deadline: transport.deadline) {
+                // A fetch that finished between the read above and this one stored the page: use it, not a second request.
+                if !policy.forceRevalidate, let (current, stamp) = store.lookup(key), current.isFresh(at: self.now()) {
+                    return .success(CachedResponse(current.response, .hit, stored: StoredVersion(stamp: stamp, freshUntil: current.freshUntil)))
+                }
+                return await self.refresh(key, cached: cached, request: request, policy: policy, scan: scan, store: store) {
+                    request async throws(UpstreamError) in
+                    try await transport.send(request, timeout: timeout, maxBodyBytes: maxBodyBytes)
+                }
             }
-            return await self.refresh(key, cached: cached, request: request, policy: policy, store: store) { request async throws(UpstreamError) in
-                try await transport.send(request, timeout: timeout, maxBodyBytes: maxBodyBytes)
+            guard let result else {
+                if let deadline = transport.deadline, ContinuousClock.now >= deadline { throw .timedOut(origin: request.url.origin.description) }
+                throw .connectionLost(origin: request.url.origin.description, reason: "cancelled")
             }
+            if joined, round < Self.maxJoinedRounds, !Self.isFinal(result, for: policy), !Task.isCancelled,
+                transport.deadline.map({ ContinuousClock.now < $0 }) ?? true
+            {
+                continue
+            }
+            return try result.get().fetched
         }
-        guard let result else { throw .connectionLost(origin: request.url.origin.description, reason: "cancelled") }
-        return try result.get().fetched
+        throw .connectionLost(origin: request.url.origin.description, reason: "cancelled")
+    }
+
+    /// How many flights of others' a request joins, at most, before the result of the last one is its own.
+    static let maxJoinedRounds = 4
+
+    /// The result of the one fetch of `key` (started now or joined), nil if this caller was cancelled or its
+    /// `deadline` passed first; and whether it joined a fetch another caller started.
+    private func flight(
+        for key: CacheKey, deadline: ContinuousClock.Instant?, work: @escaping @Sendable () async -> Result<CachedResponse, UpstreamError>
+    ) async -> (Result<CachedResponse, UpstreamError>?, joined: Bool) {
+        guard let deadline else { return await collapser.value(for: key, work: work) }
+        let collapser = self.collapser
+        return await withTaskGroup(of: (Result<CachedResponse, UpstreamError>?, joined: Bool)?.self) { group in
+            group.addTask { await collapser.value(for: key, work: work) }
+            group.addTask {
+                // The deadline: leaving the collapser stops this caller's wait (and the fetch, if no one else waits).
+                try? await Task.sleep(until: deadline, clock: .continuous)
+                return nil
+            }
+            let first = await group.next() ?? nil
+            group.cancelAll()
+            return first ?? (nil, false)
+        }
+    }
+
+    /// Whether a fetch's result stands for a request with `policy`, or it should try again with its own limits.
+    private static func isFinal(_ result: Result<CachedResponse, UpstreamError>, for policy: CachePolicy) -> Bool {
+        guard case .success(let cached) = result else { return false }
+        switch cached.fetched.outcome {
+        case .stale: return policy.staleIfError
+        case .hit: return !policy.forceRevalidate
+        case .miss, .revalidated, .bypass: return !RetryPolicy.retryableStatuses.contains(cached.fetched.response.status.code)
+        }
     }
 
     /// One upstream request for `key`: conditional if `cached` has validators; stores what it may.
     private func refresh(
-        _ key: CacheKey, cached: CacheEntry?, request: UpstreamRequest, policy: CachePolicy, store: DiskStore,
+        _ key: CacheKey, cached: CacheEntry?, request: UpstreamRequest, policy: CachePolicy, scan: ScanPaths?, store: DiskStore,
         send: (UpstreamRequest) async throws(UpstreamError) -> UpstreamResponse
     ) async -> Result<CachedResponse, UpstreamError> {
         var conditional = request
@@ -76,8 +147,9 @@ package final class CachingPageSource: Sendable {
                 entry.storedAt = received
                 entry.freshUntil = received.addingTimeInterval(freshness.lifetime.timeInterval)
                 entry.mustRevalidate = freshness.mustRevalidate
-                store.write(entry, for: key)
-                return .success(CachedResponse(entry.response, .revalidated, freshUntil: entry.freshUntil))
+                if let scan, entry.scan?.signature != scan.signature { entry.scan = Self.scan(entry.body, for: scan) }
+                let stored = store.write(entry, for: key).map { StoredVersion(stamp: $0, freshUntil: entry.freshUntil) }
+                return .success(CachedResponse(entry.response, .revalidated, stored: stored))
             }
             store.remove(key)
             return .success(CachedResponse(entry.response, .revalidated))
@@ -86,13 +158,24 @@ package final class CachingPageSource: Sendable {
             return .success(CachedResponse(stale.response, .stale))
         }
         if response.status.code == 200 {
-            if let entry = CacheFreshness.entry(for: response, routeTTL: policy.ttl, now: received) {
-                store.write(entry, for: key)
-                return .success(CachedResponse(response, .miss, freshUntil: entry.freshUntil))
+            if var entry = CacheFreshness.entry(for: response, routeTTL: policy.ttl, now: received) {
+                entry.scan = scan.flatMap { Self.scan(entry.body, for: $0) }
+                let stored = store.write(entry, for: key).map { StoredVersion(stamp: $0, freshUntil: entry.freshUntil) }
+                var served = response
+                served.storedChecksum = entry.bodyChecksum
+                served.storedScan = entry.scan
+                return .success(CachedResponse(served, .miss, stored: stored))
             }
             store.remove(key)
         }
         return .success(CachedResponse(response, .miss))
+    }
+
+    /// The scan of a page about to be stored; nil when it is not valid JSON for `paths` (the walker, scanning it
+    /// itself, reports why).
+    private static func scan(_ body: [UInt8], for paths: ScanPaths) -> StoredScan? {
+        guard let page = try? paths.scan(body) else { return nil }
+        return StoredScan(page, for: paths)
     }
 
     /// The entry to serve when the upstream failed, if the route allows it and the upstream did not forbid it.
@@ -106,7 +189,7 @@ package final class CachingPageSource: Sendable {
 private struct CachedResponse: Sendable {
     let fetched: CachingPageSource.Fetched
 
-    init(_ response: UpstreamResponse, _ outcome: CacheOutcome, freshUntil: Date? = nil) {
-        fetched = (response, outcome, freshUntil)
+    init(_ response: UpstreamResponse, _ outcome: CacheOutcome, stored: CachingPageSource.StoredVersion? = nil) {
+        fetched = CachingPageSource.Fetched(response: response, outcome: outcome, stored: stored)
     }
 }

@@ -24,14 +24,25 @@ package struct HTTPResponseHead: Sendable {
         bytes.append(0x20)
         bytes.append(contentsOf: status.reasonPhrase.utf8)
         bytes.append(contentsOf: [0x0D, 0x0A])
+        Self.appendFieldLines(headers, to: &bytes)
+        bytes.append(contentsOf: [0x0D, 0x0A])
+        return bytes
+    }
+
+    /// Each field as `name: value CRLF`, without the empty line that ends a header section.
+    package static func fieldLines(_ headers: HTTPHeaders) -> [UInt8] {
+        var bytes: [UInt8] = []
+        appendFieldLines(headers, to: &bytes)
+        return bytes
+    }
+
+    private static func appendFieldLines(_ headers: HTTPHeaders, to bytes: inout [UInt8]) {
         for (name, value) in headers {
             bytes.append(contentsOf: name.utf8)
             bytes.append(contentsOf: [UInt8(ascii: ":"), 0x20])
             bytes.append(contentsOf: value.utf8)
             bytes.append(contentsOf: [0x0D, 0x0A])
         }
-        bytes.append(contentsOf: [0x0D, 0x0A])
-        return bytes
     }
 
     /// RFC 9112 §9.3 — the same persistence rule as for requests.

@@ -67,6 +67,36 @@ package final class SpooledBody {
         count += bytes.count
     }
 
+    /// Appends what `write` adds to a buffer (at most `bound` bytes): straight into the memory buffer while the answer
+    /// stays in memory, with no array in between (issue 13: copies between splice and write); otherwise through
+    /// `append(_:)`. `appended` is shown the bytes added (valid only during the call).
+    /// - Throws: as `append(_:)`.
+    package func append(
+        atMost bound: Int, _ write: (inout [UInt8]) -> Void, appended: (ArraySlice<UInt8>) -> Void
+    ) throws(SpoolError) {
+        guard spool == nil, bound <= limits.memoryBytes - count, bound <= limits.maxBytes - count else {
+            var bytes: [UInt8] = []
+            write(&bytes)
+            try append(bytes)
+            appended(bytes[...])
+            return
+        }
+        let start = memory.count
+        write(&memory)
+        count += memory.count - start
+        appended(memory[start...])
+    }
+
+    /// The whole body in memory: as held, or read back from its temporary file (for an answer kept past this request).
+    package func bytes() throws(SpoolError) -> [UInt8] {
+        guard spool != nil else { return memory }
+        var all: [UInt8] = []
+        all.reserveCapacity(count)
+        var chunks = chunks(of: 1 << 20)
+        while let chunk = try chunks.next() { all += chunk }
+        return all
+    }
+
     /// The bytes in chunks of at most `chunkSize` (an answer still in memory comes as one chunk).
     package func chunks(of chunkSize: Int) -> Chunks {
         if let spool { return Chunks(source: .spool(spool.chunks(of: chunkSize))) }

@@ -19,6 +19,8 @@ package final class PageWalker {
         package var pageLimit: Int? = nil
         /// The client's cap (`_max_items`): the walk stops quietly once this many items are out.
         package var itemLimit: Int? = nil
+        /// Where `lookahead` keeps what it learned about the upstream's links, across walks.
+        package var lookaheadMemory: LookaheadMemory? = nil
         package init() {}
     }
 
@@ -26,7 +28,13 @@ package final class PageWalker {
     private let options: Options
     private let fetch: PageFetcher
     private let origin: PageURL.Origin
+    /// The page URLs built so far, in order. Pages known ahead are built only as the window reaches them (issue 13:
+    /// building every URL of a 20,000-page walk before handing out the first page cost hundreds of milliseconds).
     private var urls: [PageURL]
+    /// Pages known ahead whose URLs are not built yet: `pages` from index `next` up to `end`.
+    private var pending: (pages: NumberedPages, next: Int, end: Int)?
+    /// A guard that failed on a page URL built after the page before it was handed out; thrown by the next `next()`.
+    private var deferredFailure: PaginationError?
     private var seen: Set<PageURL>
     private var tasks: [Int: Task<Page, any Error>] = [:]
     /// Pages fetched speculatively past the last known one (`lookahead`), in order; confirmed or discarded later.
@@ -36,9 +44,20 @@ package final class PageWalker {
     private var isListComplete = false
     private var isFinished = false
     private var itemsTaken = 0
+    /// Pages known only from the one before, in a numbered walk with no total: a status in the scheme's
+    /// `endStatuses` there means "no such page", the end of the walk, not a failure.
+    private var openEnded: Set<Int> = []
+    /// Set once a guess that was numbered on an upstream's own link missed: it would miss again.
+    private var isSpeculationStopped = false
 
     /// Whether the walk stopped early at the client's page or item cap (the answer is then partial by request).
     package private(set) var wasTruncated = false
+
+    /// How many page URLs have been built (tests: URLs are built as the window needs them).
+    package var builtURLCount: Int { urls.count }
+
+    /// How many pages the walk knows of: built, and known ahead but not built yet.
+    private var knownCount: Int { urls.count + (pending.map { $0.end - $0.next } ?? 0) }
 
     package convenience init(base: PageURL, scheme: PaginationScheme, options: Options, fetch: @escaping PageFetcher) {
         self.init(base: base, strategy: scheme.makeStrategy(), options: options, fetch: fetch)
@@ -53,6 +72,8 @@ package final class PageWalker {
         self.origin = first.origin
         self.urls = [first]
         self.seen = [first]
+        // Earlier walks from this URL sent guesses that could not be confirmed: none now.
+        self.isSpeculationStopped = options.lookaheadMemory?.lesson(for: first) == .never
     }
 
     deinit {
@@ -62,7 +83,14 @@ package final class PageWalker {
 
     /// The next page in upstream order, nil after the last; the first error ends the walk and cancels the rest.
     package func next() async throws(PaginationError) -> Page? {
-        guard !isFinished, nextToTake < urls.count else { return nil }
+        guard !isFinished, nextToTake < knownCount else { return nil }
+        do throws(PaginationError) {
+            if let deferredFailure { throw deferredFailure }
+            try buildWindow()
+        } catch {
+            finish()
+            throw error
+        }
         // A cancelled walk (its client left) ends here: a fetch that ignores cancellation may still deliver its
         // page, and the walk must not go on to launch the next ones.
         guard !Task.isCancelled else {
@@ -81,12 +109,19 @@ package final class PageWalker {
             }
         } catch {
             finish()
+            // DRF and many Rails APIs answer 404 for the page past the last one: with no total, that is the end.
+            if case .upstreamStatus(_, _, let status, _)? = error as? PaginationError, openEnded.contains(nextToTake),
+                strategy.endStatuses.contains(status)
+            {
+                return nil
+            }
             if let error = error as? PaginationError { throw error }
             throw .upstreamFailed(page: nextToTake + 1, url: urls[nextToTake], error: .connectionLost(origin: origin.description, reason: "cancelled"))
         }
         nextToTake += 1
         do {
-            if nextToTake == urls.count && !isListComplete {
+            if nextToTake == 1 { try checkExpectedPages(after: page) }
+            if nextToTake == knownCount && !isListComplete {
                 try append(strategy.next(after: page), after: page)
             } else if isListComplete {
                 try checkOrigin(ofLinksOn: page)
@@ -97,12 +132,18 @@ package final class PageWalker {
         }
         if let limit = options.itemLimit, itemsTaken + page.itemCount >= limit {
             let keep = limit - itemsTaken
-            let hadMore = page.itemCount > keep || nextToTake < urls.count || !isListComplete
+            let hadMore = page.itemCount > keep || nextToTake < knownCount || !isListComplete
             page.truncateItems(to: keep)
             wasTruncated = wasTruncated || hadMore
             finish()
         }
         itemsTaken += page.itemCount
+        do throws(PaginationError) {
+            try buildWindow()
+        } catch {
+            // This page is good; the walk fails when the client asks for the next one.
+            deferredFailure = error
+        }
         launchWindow()
         return page
     }
@@ -122,48 +163,39 @@ package final class PageWalker {
 
     private func append(_ next: NextPages, after page: Page) throws(PaginationError) {
         let count: Int
-        let urlAt: (Int) -> PageURL
         switch next {
         case .none:
             isListComplete = true
             discardSpeculation()
             return
-        case .one(let url):
-            count = 1
-            urlAt = { _ in url }
-        case .all(let pages):
-            count = pages.count
-            urlAt = pages.url(at:)
-            isListComplete = true
+        case .one: count = 1
+        case .all(let pages): count = pages.count
         }
         // Both caps are checked on the count, before any URL is built: an upstream may claim 10^18 pages.
         var kept = count
-        if let limit = options.pageLimit, count > Self.room(below: limit, used: urls.count) {
-            kept = Self.room(below: limit, used: urls.count)
+        if let limit = options.pageLimit, count > Self.room(below: limit, used: knownCount) {
+            kept = Self.room(below: limit, used: knownCount)
             isListComplete = true
             wasTruncated = true
         }
-        guard kept <= Self.room(below: options.maxPages, used: urls.count) else { throw .tooManyPages(limit: options.maxPages) }
-        let found = (0..<kept).map(urlAt)
-        for (offset, url) in found.enumerated() {
-            let number = urls.count + offset + 1
-            // DESIGN.md: a next link elsewhere is an error, never a request (SSRF).
-            guard url.origin == origin else {
-                throw .foreignOrigin(page: page.number, refused: url.origin.description, allowed: origin.description)
+        guard kept <= Self.room(below: options.maxPages, used: knownCount) else { throw .tooManyPages(limit: options.maxPages) }
+        switch next {
+        case .none: return
+        case .one(let url):
+            if kept == 1 {
+                try check(url, number: urls.count + 1, after: page)
+                if !strategy.endStatuses.isEmpty { openEnded.insert(urls.count) }
+                adopt(url)
             }
-            guard !seen.contains(url) else { throw .loop(page: number, url: url) }
-            seen.insert(url)
-        }
-        // Speculative fetches that guessed right become the real ones; the rest are cancelled.
-        for url in found {
-            if let guess = speculative.first, guess.url.isSamePage(as: url), nextToLaunch == urls.count {
-                tasks[urls.count] = guess.task
-                nextToLaunch += 1
-                speculative.removeFirst()
-            } else {
-                discardSpeculation()
+        case .all(let pages):
+            isListComplete = true
+            // Every numbered page is the template with one parameter set: its origin is the template's.
+            guard pages.template.origin == origin || kept == 0 else {
+                throw .foreignOrigin(page: page.number, refused: pages.template.origin.description, allowed: origin.description)
             }
-            urls.append(url)
+            pending = (pages, 0, kept)
+            // Speculative fetches are matched against the first pages now; the rest are built as the window needs them.
+            while !speculative.isEmpty, let url = try takePending() { adopt(url) }
         }
         if isListComplete { discardSpeculation() }
     }
@@ -181,6 +213,81 @@ package final class PageWalker {
         }
         guard let linked, linked.origin != origin else { return }
         throw .foreignOrigin(page: page.number, refused: linked.origin.description, allowed: origin.description)
+    }
+
+    /// The guards every page URL passes before it is requested.
+    private func check(_ url: PageURL, number: Int, after page: Page) throws(PaginationError) {
+        // DESIGN.md: a next link elsewhere is an error, never a request (SSRF).
+        guard url.origin == origin else {
+            throw .foreignOrigin(page: page.number, refused: url.origin.description, allowed: origin.description)
+        }
+        guard !seen.contains(url) else { throw .loop(page: number, url: url) }
+        seen.insert(url)
+    }
+
+    /// Appends a built URL; a speculative fetch that guessed it becomes the real one, a wrong guess cancels the rest.
+    private func adopt(_ url: PageURL) {
+        if let guess = speculative.first, guess.url.isSamePage(as: url), nextToLaunch == urls.count {
+            tasks[urls.count] = guess.task
+            nextToLaunch += 1
+            speculative.removeFirst()
+        } else {
+            if let guess = speculative.first, !guess.url.isSamePage(as: url) { learn(missed: guess.url, actual: url) }
+            discardSpeculation()
+        }
+        urls.append(url)
+    }
+
+    /// A scheme that knows the page count only from a total (a next URL with DRF's `count`) is refused at the first
+    /// page when the count is over the route's limit, not after `maxPages` pages.
+    private func checkExpectedPages(after page: Page) throws(PaginationError) {
+        guard let expected = strategy.expectedPageCount(after: page) else { return }
+        let wanted = min(expected, options.pageLimit ?? Int.max)
+        guard wanted <= options.maxPages else { throw .tooManyPages(limit: options.maxPages) }
+    }
+
+    /// After a guess missed the page the upstream named: re-base later guesses on the upstream's link once, when
+    /// numbering that link's path reproduces it; otherwise stop guessing, here and (through the memory) in later
+    /// walks from the same first URL. A guess that cannot be confirmed is never sent twice.
+    private func learn(missed guess: PageURL, actual: PageURL) {
+        let first = urls[0]
+        let memory = options.lookaheadMemory
+        let guessedOnFirstURL = urls.count == 1 && memory?.lesson(for: first) == nil
+        if guessedOnFirstURL, let rebased = strategy.guessNext(after: first.replacingPath(actual.path)), rebased.isSamePage(as: actual) {
+            memory?.learn(.rebase(path: actual.path), for: first)
+            return
+        }
+        memory?.learn(.never, for: first)
+        isSpeculationStopped = true
+    }
+
+    /// The URL the next guess is numbered from: the last guess, else the last known page; for the first page, where
+    /// earlier walks saw the links point (or nowhere, if their guesses could not be confirmed).
+    private func guessBase() -> PageURL? {
+        if let last = speculative.last?.url { return last }
+        guard let last = urls.last else { return nil }
+        guard urls.count == 1, let lesson = options.lookaheadMemory?.lesson(for: last) else { return last }
+        switch lesson {
+        case .never: return nil
+        case .rebase(let path): return last.replacingPath(path)
+        }
+    }
+
+    /// Builds and checks the next URL of the pages known ahead; nil when none is left.
+    private func takePending() throws(PaginationError) -> PageURL? {
+        guard let (pages, index, end) = pending, index < end else { return nil }
+        pending = (pages, index + 1, end)
+        let url = pages.url(at: index)
+        guard !seen.contains(url) else { throw .loop(page: urls.count + 1, url: url) }
+        seen.insert(url)
+        return url
+    }
+
+    /// Builds the URLs the window reaches (up to `concurrency` pages past the next one to take), no more.
+    private func buildWindow() throws(PaginationError) {
+        while urls.count < min(knownCount, windowEnd), let url = try takePending() {
+            urls.append(url)
+        }
     }
 
     /// How many more pages fit under `limit` when `used` are taken; never negative, never overflowing.
@@ -212,10 +319,10 @@ package final class PageWalker {
     /// With no total known, fetches up to `lookahead` guessed pages past the last known one, within the window.
     private func launchSpeculation(windowEnd: Int) {
         let lookahead = strategy.lookahead
-        guard lookahead > 0, !isListComplete, nextToLaunch == urls.count else { return }
+        guard lookahead > 0, !isListComplete, !isSpeculationStopped, nextToLaunch == urls.count else { return }
         let limit = min(options.maxPages, options.pageLimit ?? Int.max)
         while speculative.count < lookahead, urls.count + speculative.count < min(windowEnd, limit) {
-            guard let previous = speculative.last?.url ?? urls.last, let guess = strategy.guessNext(after: previous),
+            guard let previous = guessBase(), let guess = strategy.guessNext(after: previous),
                 guess.origin == origin, !seen.contains(guess)
             else { return }
             let number = urls.count + speculative.count + 1
@@ -237,16 +344,24 @@ package final class PageWalker {
     ) async throws(PaginationError) -> Page {
         let response = try await fetch(url, number)
         guard (200..<300).contains(response.status.code) else {
-            throw .upstreamStatus(page: number, url: url, status: response.status.code)
+            throw .upstreamStatus(page: number, url: url, status: response.status.code, body: UpstreamErrorBody(response))
         }
+        let paths = ScanPaths(itemsPath: itemsPath, valuePaths: valuePaths)
         let scanned: ScannedPage
-        do {
-            scanned = try JSONScanner().scan(response.body, itemsAt: itemsPath, values: valuePaths)
-        } catch {
-            throw .invalidJSON(page: number, url: url, error: error)
+        // A page the cache scanned when it stored it (for these paths) is not scanned again.
+        if let stored = response.storedScan?.page(for: paths) {
+            scanned = stored
+        } else {
+            do {
+                scanned = try paths.scan(response.body)
+            } catch {
+                throw .invalidJSON(page: number, url: url, error: error)
+            }
         }
-        return Page(
+        var page = Page(
             number: number, url: url, status: response.status, headers: response.headers, body: response.body,
             items: scanned.items, values: scanned.values)
+        page.storedChecksum = response.storedChecksum
+        return page
     }
 }

@@ -1,7 +1,7 @@
 /// Why a walk over an upstream's pages ended before its last page.
 public enum PaginationError: Error, CustomStringConvertible {
-    /// The upstream answered a page with a status other than 2xx.
-    case upstreamStatus(page: Int, url: PageURL, status: Int)
+    /// The upstream answered a page with a status other than 2xx; `body` keeps what it said.
+    case upstreamStatus(page: Int, url: PageURL, status: Int, body: UpstreamErrorBody)
     /// No answer for a page (connection, timeout, TLS …), after any retries.
     case upstreamFailed(page: Int, url: PageURL, error: UpstreamError)
     /// The page's body is not valid JSON, or has no items array at the configured path.
@@ -23,7 +23,7 @@ public enum PaginationError: Error, CustomStringConvertible {
     /// The page the error happened on, when there is one.
     public var page: Int? {
         switch self {
-        case .upstreamStatus(let page, _, _), .upstreamFailed(let page, _, _), .invalidJSON(let page, _, _),
+        case .upstreamStatus(let page, _, _, _), .upstreamFailed(let page, _, _), .invalidJSON(let page, _, _),
             .foreignOrigin(let page, _, _), .invalidNextLink(let page, _), .loop(let page, _), .cannotContinue(let page, _):
             page
         case .notDetected: 1
@@ -34,7 +34,7 @@ public enum PaginationError: Error, CustomStringConvertible {
     /// The upstream URL involved, if any.
     public var url: PageURL? {
         switch self {
-        case .upstreamStatus(_, let url, _), .upstreamFailed(_, let url, _), .invalidJSON(_, let url, _), .loop(_, let url),
+        case .upstreamStatus(_, let url, _, _), .upstreamFailed(_, let url, _), .invalidJSON(_, let url, _), .loop(_, let url),
             .notDetected(let url, _):
             url
         default: nil
@@ -43,7 +43,7 @@ public enum PaginationError: Error, CustomStringConvertible {
 
     public var description: String {
         switch self {
-        case .upstreamStatus(let page, _, let status):
+        case .upstreamStatus(let page, _, let status, _):
             "the upstream answered page \(page) with status \(status)"
         case .upstreamFailed(let page, _, let error):
             "page \(page) could not be fetched: \(error)"

@@ -50,6 +50,9 @@ public enum PaginationScheme: Sendable, Equatable {
         public var totalPagesHeader: String? = nil
         /// With no total known, how many pages past the current one may be fetched speculatively.
         public var lookahead = 0
+        /// With no total known, a page after the first answered with one of these statuses ends the walk (DRF and
+        /// many Rails and Laravel APIs answer 404 "Invalid page." past the last page).
+        public var endStatuses: Set<Int> = [404]
         public init() {}
     }
 
@@ -62,6 +65,8 @@ public enum PaginationScheme: Sendable, Equatable {
         /// A response header that states the total number of items (`X-Total-Count`).
         public var totalItemsHeader: String? = nil
         public var lookahead = 0
+        /// With no total known, a page after the first answered with one of these statuses ends the walk.
+        public var endStatuses: Set<Int> = [404]
         public init() {}
     }
 
@@ -88,6 +93,11 @@ public enum PaginationScheme: Sendable, Equatable {
 
     public struct NextURLInBody: Sendable, Equatable {
         public var nextPath = JSONPath(components: [.key("next")])
+        /// Where the body states the total number of items (DRF's `count`, JSON:API's `meta.total`), if it does: when
+        /// the next link numbers its pages, the remaining pages are fetched concurrently.
+        public var totalItemsPath: JSONPath? = nil
+        /// Where the body states the total number of pages, if it does.
+        public var totalPagesPath: JSONPath? = nil
         public init() {}
     }
 

@@ -23,11 +23,18 @@ package protocol PaginationStrategy: Sendable {
     var lookahead: Int { get }
     /// The page that probably follows `url` when no total is known (page number + 1, offset + limit).
     func guessNext(after url: PageURL) -> PageURL?
+    /// Statuses that, on a page known only from the one before (no total), mean "past the last page".
+    var endStatuses: Set<Int> { get }
+    /// How many pages the walk will have in all, learned from the first page, when the scheme knows it although it
+    /// cannot name the pages ahead (a next URL with a total).
+    func expectedPageCount(after first: Page) -> Int?
 }
 
 extension PaginationStrategy {
     package var lookahead: Int { 0 }
     package func guessNext(after url: PageURL) -> PageURL? { nil }
+    package var endStatuses: Set<Int> { [] }
+    package func expectedPageCount(after first: Page) -> Int? { nil }
 }
 
 extension PaginationScheme {
@@ -46,6 +53,11 @@ extension PaginationScheme {
 }
 
 extension PageURL {
+    /// This URL with another path, the query kept.
+    package func replacingPath(_ path: String) -> PageURL {
+        PageURL(scheme: scheme, host: host, port: port, path: path, query: query)
+    }
+
     /// Sets `name` to `value` unless the client already chose a value for it.
     package func defaultingQueryValue(_ value: String?, for name: String?) -> PageURL {
         guard let name, let value, queryValue(name) == nil else { return self }

@@ -87,6 +87,44 @@ package final class AsyncSocket: Sendable {
         }
     }
 
+    /// Writes every byte of `parts` in order, as few system calls as the kernel allows (one when it takes them all),
+    /// without joining them into one buffer; waits while the peer's window is full; throws `.timedOut` at the deadline.
+    package func write(_ parts: [[UInt8]], deadline: DispatchTime?) async throws(SocketError) {
+        var remaining = parts.filter { !$0.isEmpty }[...]
+        var offset = 0  // into the first remaining part
+        while !remaining.isEmpty {
+            let result = Self.withBuffers(remaining, skipping: offset) { buffers in
+                whileOpen { () throws(SocketError) -> Int? in try socket.write(gathering: buffers) }
+            }
+            guard var written = try result.get() else {
+                try await waitUntil(.write, deadline: deadline)
+                continue
+            }
+            while let first = remaining.first, written > 0 {
+                let left = first.count - offset
+                if written < left {
+                    offset += written
+                    break
+                }
+                written -= left
+                offset = 0
+                remaining = remaining.dropFirst()
+            }
+        }
+    }
+
+    /// Calls `body` with the bytes of `parts`, the first from `offset` on.
+    private static func withBuffers<T>(
+        _ parts: ArraySlice<[UInt8]>, skipping offset: Int, collected: [UnsafeRawBufferPointer] = [],
+        _ body: ([UnsafeRawBufferPointer]) -> T
+    ) -> T {
+        guard let first = parts.first else { return body(collected) }
+        return first.withUnsafeBytes { raw in
+            let start = collected.isEmpty ? offset : 0
+            return withBuffers(parts.dropFirst(), skipping: offset, collected: collected + [UnsafeRawBufferPointer(rebasing: raw[start...])], body)
+        }
+    }
+
     /// Waits until the peer sends something or closes, without reading it.
     package func waitUntilReadable(deadline: DispatchTime?) async throws(SocketError) {
         try await waitUntil(.read, deadline: deadline)

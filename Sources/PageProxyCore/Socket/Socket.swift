@@ -113,6 +113,26 @@ package struct Socket: Sendable, Hashable {
         }
     }
 
+    /// Writes as many bytes of `parts`, in order, as the kernel takes now, in one `sendmsg` (a gathering write: a
+    /// head and a body leave together without being copied into one buffer); `nil` when it takes none.
+    package func write(gathering parts: [UnsafeRawBufferPointer]) throws(SocketError) -> Int? {
+        var vectors = parts.map { iovec(iov_base: UnsafeMutableRawPointer(mutating: $0.baseAddress), iov_len: $0.count) }
+        while true {
+            let count = vectors.withUnsafeMutableBufferPointer { buffer -> Int in
+                var message = msghdr()
+                message.msg_iov = buffer.baseAddress
+                message.msg_iovlen = buffer.count
+                return sendmsg(fd, &message, Int32(MSG_NOSIGNAL))
+            }
+            if count >= 0 { return count }
+            switch errno {
+            case EINTR: continue
+            case EAGAIN, EWOULDBLOCK: return nil
+            default: throw .makeFailed("sendmsg")
+            }
+        }
+    }
+
     /// Whether the peer has closed or reset the connection, looking without consuming: true at end of stream or on an
     /// error, false when data is waiting, nil when nothing has arrived yet.
     package func isPeerClosed() -> Bool? {
@@ -173,6 +193,22 @@ package struct Socket: Sendable, Hashable {
     private func setBufferSize(_ option: Int32, _ bytes: Int) {
         var value = Int32(clamping: bytes)
         setsockopt(fd, SOL_SOCKET, option, &value, socklen_t(MemoryLayout<Int32>.size))
+    }
+
+    /// Asks Linux to acknowledge what arrives at once instead of delaying the ACK (`TCP_QUICKACK`). The kernel
+    /// leaves quick-ACK mode again on its own (after a few segments, or when the connection looks interactive), so
+    /// a client re-arms it around every exchange: see `HTTP1Transport`.
+    package func setQuickAck() {
+        var one: Int32 = 1
+        setsockopt(fd, Int32(IPPROTO_TCP), Int32(TCP_QUICKACK), &one, socklen_t(MemoryLayout<Int32>.size))
+    }
+
+    /// Whether the socket is in quick-ACK mode now (`getsockopt(TCP_QUICKACK)`); nil if it cannot be read.
+    package func isQuickAck() -> Bool? {
+        var value: Int32 = 0
+        var length = socklen_t(MemoryLayout<Int32>.size)
+        guard getsockopt(fd, Int32(IPPROTO_TCP), Int32(TCP_QUICKACK), &value, &length) == 0 else { return nil }
+        return value != 0
     }
 
     private func setNoDelay() {

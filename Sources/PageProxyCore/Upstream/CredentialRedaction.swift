@@ -1,8 +1,10 @@
 import Foundation
 
-/// Removes credentials from what PageProxy logs or shows: query values whose names suggest a secret.
+/// Removes credentials from what PageProxy logs or shows: query values whose names suggest a secret, members of an
+/// upstream's error body named like one, and the credentials PageProxy itself sent upstream.
 ///
-/// One list serves the request log's `path` and the `upstream_url` of error bodies, so the two never disagree.
+/// One list of credential-like query names serves the request log's `path` and the `upstream_url` of error bodies,
+/// so the two never disagree.
 package enum CredentialRedaction {
     /// A query parameter is secret when its name, percent-decoded and lowercased, contains one of these: `token`
     /// covers `access_token` and `id_token`, `key` covers `api_key` and `apikey`, `secret` covers `client_secret`.
@@ -18,12 +20,79 @@ package enum CredentialRedaction {
         return secretNameParts.contains { decoded.contains($0) }
     }
 
+    /// Names of JSON members whose values are secrets. Narrower than the query list: an error body's `code` or
+    /// `documentation_url` is what the client needs to read.
+    private static let secretFieldNames = [
+        "token", "secret", "password", "passwd", "authorization", "api_key", "apikey", "access_key", "private_key",
+        "credential", "cookie", "session", "signature", "jwt", "passphrase",
+    ]
+
+    /// Schemes of `Authorization` values; the word after one is a credential wherever it appears in a text.
+    private static let authorizationSchemes = ["bearer ", "basic ", "token "]
+
     /// `query` with the value of every secret-looking parameter replaced by `REDACTED`.
     package static func redactQuery(_ query: String) -> String {
         query.split(separator: "&", omittingEmptySubsequences: false).map { pair -> String in
             guard let equals = pair.firstIndex(of: "=") else { return String(pair) }
             return isSecret(name: pair[..<equals]) ? "\(pair[..<equals])=REDACTED" : String(pair)
         }.joined(separator: "&")
+    }
+
+    /// Whether a JSON member called `name` holds a secret.
+    package static func isSecretField(_ name: String) -> Bool {
+        let lowered = name.lowercased()
+        return secretFieldNames.contains { lowered.contains($0) }
+    }
+
+    /// Whether a header called `name` carries a credential (`Authorization`, `Cookie`, `X-Api-Key`, `Private-Token` …).
+    package static func isSecretHeader(_ name: String) -> Bool {
+        let lowered = name.lowercased()
+        return ["auth", "cookie", "token", "key", "secret", "session", "signature"].contains { lowered.contains($0) }
+    }
+
+    /// The values to hide from error bodies: every credential header's value and, for `Authorization: Bearer X`,
+    /// `X` alone too (an upstream may quote the token without its scheme).
+    package static func secrets(in headers: HTTPHeaders) -> [String] {
+        var secrets: [String] = []
+        for (name, value) in headers where isSecretHeader(name) {
+            secrets.append(value)
+            if let space = value.firstIndex(of: " ") { secrets.append(String(value[value.index(after: space)...])) }
+        }
+        // Longest first, so that a whole value is replaced before a part of it.
+        return secrets.filter { $0.count >= 4 }.sorted { $0.count > $1.count }
+    }
+
+    /// `text` with every secret and every word after an authorization scheme (`Bearer xyz`) replaced by `REDACTED`.
+    package static func redactText(_ text: String, secrets: [String]) -> String {
+        var result = text
+        for secret in secrets where result.contains(secret) {
+            result = result.replacingOccurrences(of: secret, with: "REDACTED")
+        }
+        for scheme in authorizationSchemes {
+            var searchStart = result.startIndex
+            while let found = result.range(of: scheme, options: .caseInsensitive, range: searchStart..<result.endIndex) {
+                let wordEnd = result[found.upperBound...].firstIndex { $0 == " " || $0 == "\"" || $0 == "'" || $0 == "," } ?? result.endIndex
+                if wordEnd > found.upperBound, result[found.upperBound..<wordEnd] != "REDACTED" {
+                    result.replaceSubrange(found.upperBound..<wordEnd, with: "REDACTED")
+                }
+                searchStart = result.index(found.upperBound, offsetBy: "REDACTED".count, limitedBy: result.endIndex) ?? result.endIndex
+            }
+        }
+        return result
+    }
+
+    /// A URL as written by an upstream (a `Location`), shown without user info and secret query values.
+    package static func redactURL(_ text: String) -> String {
+        var rest = Substring(text)
+        var prefix = ""
+        if let schemeEnd = rest.range(of: "://") {
+            prefix = String(rest[..<schemeEnd.upperBound])
+            rest = rest[schemeEnd.upperBound...]
+            let authorityEnd = rest.firstIndex { $0 == "/" || $0 == "?" || $0 == "#" } ?? rest.endIndex
+            if let at = rest[..<authorityEnd].lastIndex(of: "@") { rest = rest[rest.index(after: at)...] }
+        }
+        guard let question = rest.firstIndex(of: "?") else { return prefix + rest }
+        return prefix + rest[..<question] + "?" + redactQuery(String(rest[rest.index(after: question)...]))
     }
 }
 

@@ -71,6 +71,11 @@ package final class HTTP1Transport: UpstreamTransport {
         } catch {
             throw .staleConnection
         }
+        // Linux delays ACKs on a connection that looks interactive (a kept-alive one, after a request went out) and
+        // clears TCP_QUICKACK by itself, so it is set again after the request and after every read. Against a
+        // server that writes head and body in two writes with Nagle on (Django's runserver), each page otherwise
+        // waits ~40 ms for the delayed ACK of its head (BENCHMARKS.md "Delayed ACKs").
+        socket.acknowledgeAtOnce()
         var parser = HTTPResponseParser(maxBodyBytes: maxBodyBytes)
         var buffer: [UInt8] = []
         var received = 0
@@ -96,6 +101,7 @@ package final class HTTP1Transport: UpstreamTransport {
                 throw .failed(.connectionLost(origin: origin.description, reason: error.description))
             }
             received += count
+            socket.acknowledgeAtOnce()
             if count == 0 {
                 if received == 0 { throw .staleConnection }
                 do {
@@ -119,10 +125,15 @@ package final class HTTP1Transport: UpstreamTransport {
         return UpstreamResponse(status: head.status, headers: head.headers, body: body)
     }
 
+    /// The `Accept` sent unless a route's headers name one: JSON first, then any JSON-based type (JSON:API's
+    /// `application/vnd.api+json`, `application/problem+json` …), then anything, so that no JSON API answers 406
+    /// (djangorestframework-jsonapi offers only `application/vnd.api+json`; RFC 9110 §12.5.1).
+    package static let defaultAccept = "application/json, application/*+json;q=0.9, */*;q=0.8"
+
     private func serialize(_ request: UpstreamRequest) -> [UInt8] {
         var text = "\(request.method.rawValue) \(request.url.requestTarget) HTTP/1.1\r\nHost: \(request.url.hostHeader)\r\n"
         if !request.headers.contains("User-Agent") { text += "User-Agent: \(userAgent)\r\n" }
-        if !request.headers.contains("Accept") { text += "Accept: application/json\r\n" }
+        if !request.headers.contains("Accept") { text += "Accept: \(Self.defaultAccept)\r\n" }
         // Without this header an upstream may pick any coding (RFC 9110, 12.5.3); items are spliced from the bytes.
         if !request.headers.contains("Accept-Encoding") { text += "Accept-Encoding: identity\r\n" }
         for (name, value) in request.headers {

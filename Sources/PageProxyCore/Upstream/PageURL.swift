@@ -97,7 +97,7 @@ public struct PageURL: Sendable, Hashable, CustomStringConvertible {
     /// The decoded value of the first query parameter called `name` (matched after decoding, so `page%5Bnumber%5D`
     /// matches `page[number]`).
     public func queryValue(_ name: String) -> String? {
-        queryPairs.first { $0.name.removingPercentEncoding == name }?.value.removingPercentEncoding
+        queryPairs.first { Self.decodeQueryComponent($0.name) == name }.flatMap { Self.decodeQueryComponent($0.value) }
     }
 
     /// This URL with parameter `name` set to `value` (replacing every occurrence, or appended at the end).
@@ -106,7 +106,7 @@ public struct PageURL: Sendable, Hashable, CustomStringConvertible {
         var pairs = queryPairs
         var replaced = false
         pairs = pairs.compactMap { pair in
-            guard pair.name.removingPercentEncoding == name else { return pair }
+            guard Self.decodeQueryComponent(pair.name) == name else { return pair }
             if replaced { return nil }
             replaced = true
             return (pair.name, encodedValue)
@@ -118,8 +118,30 @@ public struct PageURL: Sendable, Hashable, CustomStringConvertible {
 
     /// Percent-encodes everything but RFC 3986 unreserved characters.
     static func encodeQueryComponent(_ text: String) -> String {
+        // Most components (page numbers, cursors) need no encoding: skip Foundation's per-call character set
+        // work, which profiling showed at a third of a cached walk's CPU (issue 13).
+        if text.utf8.allSatisfy(isUnreserved) { return text }
+        return text.addingPercentEncoding(withAllowedCharacters: unreserved) ?? text
+    }
+
+    /// A query component with its percent-escapes decoded; nil when an escape is malformed.
+    static func decodeQueryComponent(_ text: String) -> String? {
+        text.utf8.contains(UInt8(ascii: "%")) ? text.removingPercentEncoding : text
+    }
+
+    /// RFC 3986 §2.3 — unreserved characters: ASCII letters and digits, `-`, `.`, `_`, `~`.
+    private static let unreserved: CharacterSet = {
         var allowed = CharacterSet.alphanumerics.intersection(CharacterSet(charactersIn: Unicode.Scalar(0)..<Unicode.Scalar(128)))
         allowed.insert(charactersIn: "-._~")
-        return text.addingPercentEncoding(withAllowedCharacters: allowed) ?? text
+        return allowed
+    }()
+
+    private static func isUnreserved(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+            UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
+            true
+        default: false
+        }
     }
 }

@@ -5,14 +5,25 @@ import Foundation
 package enum RateLimitAdvice {
     /// The wait the response asks for, if it asks for one.
     package static func wait(in headers: HTTPHeaders, now: Date) -> Duration? {
-        if let value = headers["Retry-After"]?.trimmingCharacters(in: .whitespaces) {
-            if let seconds = Int(value), seconds >= 0 { return .seconds(seconds) }
-            if let date = HTTPDate.parse(value) { return .seconds(max(0, date.timeIntervalSince(now).rounded(.up))) }
-        }
-        if isExhausted(headers), let reset = headers["X-RateLimit-Reset"].flatMap({ Double($0.trimmingCharacters(in: .whitespaces)) }) {
-            return seconds(reset - now.timeIntervalSince1970)
-        }
+        if let wait = retryAfter(in: headers, now: now) { return wait }
+        if isExhausted(headers), let reset = resetIn(headers, now: now) { return seconds(reset.timeInterval) }
         return nil
+    }
+
+    /// `Retry-After` in seconds or as an HTTP date (RFC 9110 §10.2.3), as a wait from `now`.
+    package static func retryAfter(in headers: HTTPHeaders, now: Date) -> Duration? {
+        guard let value = headers["Retry-After"]?.trimmingCharacters(in: .whitespaces) else { return nil }
+        if let seconds = Int(value), seconds >= 0 { return .seconds(seconds) }
+        if let date = HTTPDate.parse(value) { return .seconds(max(0, date.timeIntervalSince(now).rounded(.up))) }
+        return nil
+    }
+
+    /// `X-RateLimit-Reset` (epoch seconds, as GitHub sends) as an exact wait from `now` (not rounded), or nil.
+    package static func resetIn(_ headers: HTTPHeaders, now: Date) -> Duration? {
+        guard let reset = headers["X-RateLimit-Reset"].flatMap({ Double($0.trimmingCharacters(in: .whitespaces)) }) else { return nil }
+        let value = reset - now.timeIntervalSince1970
+        guard value.isFinite else { return nil }
+        return .seconds(min(max(0, value), 3.2e9))
     }
 
     /// The upstream's number of seconds as a wait, or nil when it is not finite (`inf`, `nan`). `Duration` traps on

@@ -8,27 +8,33 @@ import Synchronization
 package final class RetryingTransport: UpstreamTransport {
     private let base: any UpstreamTransport
     private let policy: RetryPolicy
-    private let deadline: ContinuousClock.Instant
+    /// When this client request's time is up: no request and no retry starts after it.
+    package let until: ContinuousClock.Instant
     private let remaining: Mutex<Int>
     private let retried = Mutex(0)
     private let sleep: @Sendable (Duration) async throws -> Void
     private let random: @Sendable () -> Double
     private let now: @Sendable () -> Date
+    private let budgets: OriginBudgets?
 
+    /// - Parameter budgets: every origin's shared budget; each attempt waits for its origin's before it is sent.
     package init(
-        base: any UpstreamTransport, policy: RetryPolicy, deadline: ContinuousClock.Instant,
+        base: any UpstreamTransport, policy: RetryPolicy, deadline: ContinuousClock.Instant, budgets: OriginBudgets? = nil,
         sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) },
         random: @escaping @Sendable () -> Double = { Double.random(in: 0...1) },
         now: @escaping @Sendable () -> Date = Date.init
     ) {
         self.base = base
         self.policy = policy
-        self.deadline = deadline
+        self.until = deadline
         self.remaining = Mutex(policy.budget)
         self.sleep = sleep
         self.random = random
         self.now = now
+        self.budgets = budgets
     }
+
+    package var deadline: ContinuousClock.Instant? { until }
 
     /// How many retries this client request has used.
     package var retriesUsed: Int { retried.withLock { $0 } }
@@ -37,14 +43,11 @@ package final class RetryingTransport: UpstreamTransport {
         var attempt = 0
         while true {
             attempt += 1
-            let left = deadline - ContinuousClock.now
+            let left = until - ContinuousClock.now
             guard left > .zero else { throw .timedOut(origin: request.url.origin.description) }
-            let outcome: Result<UpstreamResponse, UpstreamError>
-            do {
-                outcome = .success(try await base.send(request, timeout: min(timeout, left), maxBodyBytes: maxBodyBytes))
-            } catch {
-                outcome = .failure(error)
-            }
+            let outcome = await sendWithinBudget(request, timeout: min(timeout, left), maxBodyBytes: maxBodyBytes)
+            // The budget refused: waiting for it would pass the deadline, so no retry can help.
+            if case .failure(let error) = outcome, case .rateLimited = error { throw error }
             guard let wait = retryWait(after: outcome, attempt: attempt), takeRetry(waiting: wait) else { return try outcome.get() }
             do {
                 try await sleep(wait)
@@ -52,6 +55,34 @@ package final class RetryingTransport: UpstreamTransport {
                 return try outcome.get()
             }
         }
+    }
+
+    /// One attempt, after waiting for the origin's budget; the answer's rate-limit fields go back to the budget.
+    private func sendWithinBudget(_ request: UpstreamRequest, timeout: Duration, maxBodyBytes: Int) async -> Result<UpstreamResponse, UpstreamError> {
+        let budget = budgets?.budget(for: request.url.origin.description)
+        let permit: OriginBudget.Permit?
+        do {
+            permit = try await budget?.acquire(partition: OriginBudget.partition(of: request.headers), deadline: until)
+        } catch {
+            return .failure(error)
+        }
+        // The budget's wait counts against this attempt's time.
+        let left = until - ContinuousClock.now
+        guard left > .zero else {
+            if let budget, let permit { await budget.finish(permit, status: nil, headers: HTTPHeaders()) }
+            return .failure(.timedOut(origin: request.url.origin.description))
+        }
+        let outcome: Result<UpstreamResponse, UpstreamError>
+        do {
+            outcome = .success(try await base.send(request, timeout: min(timeout, left), maxBodyBytes: maxBodyBytes))
+        } catch {
+            outcome = .failure(error)
+        }
+        if let budget, let permit {
+            let answer = try? outcome.get()
+            await budget.finish(permit, status: answer?.status.code, headers: answer?.headers ?? HTTPHeaders())
+        }
+        return outcome
     }
 
     /// The wait before another try, or nil when this outcome is final.
@@ -72,7 +103,7 @@ package final class RetryingTransport: UpstreamTransport {
 
     /// Takes one retry from the budget if the wait ends before the deadline.
     private func takeRetry(waiting wait: Duration) -> Bool {
-        guard ContinuousClock.now + wait < deadline else { return false }
+        guard ContinuousClock.now + wait < until else { return false }
         let granted = remaining.withLock { left -> Bool in
             guard left > 0 else { return false }
             left -= 1

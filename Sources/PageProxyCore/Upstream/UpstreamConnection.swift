@@ -8,7 +8,19 @@ package protocol UpstreamConnection: AnyObject, Sendable {
     func write(_ bytes: [UInt8], deadline: DispatchTime?) async throws(SocketError)
     /// Closes the connection; a task waiting on it wakes with `.cancelled`.
     func close()
+    /// Acknowledges the next segments at once (`TCP_QUICKACK`), so that a server that writes a response's head and
+    /// body separately with Nagle's algorithm on is not held ~40 ms waiting for a delayed ACK of the head.
+    func acknowledgeAtOnce()
 }
 
-extension AsyncSocket: UpstreamConnection {}
-extension TLSStream: UpstreamConnection {}
+extension AsyncSocket: UpstreamConnection {
+    package func acknowledgeAtOnce() {
+        _ = withOpenDescriptor { _ in socket.setQuickAck() }
+    }
+}
+
+extension TLSStream: UpstreamConnection {
+    package func acknowledgeAtOnce() {
+        socket.acknowledgeAtOnce()
+    }
+}

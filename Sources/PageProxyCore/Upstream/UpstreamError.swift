@@ -14,6 +14,12 @@ public enum UpstreamError: Error, Equatable, CustomStringConvertible {
     case unsupportedScheme(String)
     /// The TLS handshake failed, for example because the certificate does not verify.
     case tlsFailed(origin: String, reason: String)
+    /// The origin's rate-limit budget is spent for longer than the client request may wait (see `OriginBudget`).
+    case rateLimited(origin: String, wait: Duration)
+    /// A redirect pointed outside the route's origin: refused, never requested (`location` without credentials).
+    case foreignRedirect(origin: String, location: String)
+    /// Redirects came back to a URL already visited, or went on past the bound.
+    case redirectLoop(origin: String, location: String, limit: Int)
 
     public var description: String {
         switch self {
@@ -24,6 +30,12 @@ public enum UpstreamError: Error, Equatable, CustomStringConvertible {
         case .responseTooLarge(let origin, let limit): "a page from \(origin) is larger than the route's limit of \(limit) bytes"
         case .unsupportedScheme(let scheme): "upstream scheme \(scheme) is not supported"
         case .tlsFailed(let origin, let reason): "TLS with \(origin) failed: \(reason)"
+        case .rateLimited(let origin, let wait):
+            "the rate limit of \(origin) allows no request for another \(Self.wholeSeconds(wait)) s, past this request's deadline"
+        case .foreignRedirect(let origin, let location):
+            "\(origin) redirected to \(location), outside the route's origin; the redirect was not followed"
+        case .redirectLoop(let origin, let location, let limit):
+            "\(origin) redirected in a loop or more than \(limit) times (last to \(location))"
         }
     }
 
@@ -31,7 +43,13 @@ public enum UpstreamError: Error, Equatable, CustomStringConvertible {
     public var isRetryable: Bool {
         switch self {
         case .connectFailed, .timedOut, .connectionLost: true
-        case .invalidResponse, .responseTooLarge, .unsupportedScheme, .tlsFailed: false
+        case .invalidResponse, .responseTooLarge, .unsupportedScheme, .tlsFailed, .foreignRedirect, .redirectLoop, .rateLimited: false
         }
+    }
+
+    /// A wait in whole seconds, rounded up (what `Retry-After` says).
+    public static func wholeSeconds(_ wait: Duration) -> Int {
+        let (seconds, attoseconds) = wait.components
+        return Int(max(0, seconds)) + (attoseconds > 0 ? 1 : 0)
     }
 }

@@ -19,6 +19,10 @@ package struct UpstreamResponse: Sendable {
     package var status: HTTPStatus
     package var headers: HTTPHeaders
     package var body: [UInt8]
+    /// Set by the page cache when the page is stored: the XXH64 of `body` (its identity in an aggregate's `ETag`).
+    package var storedChecksum: UInt64?
+    /// Set by the page cache: the page's scan as stored with it, so that the walker need not scan it again.
+    package var storedScan: StoredScan?
 
     package init(status: HTTPStatus, headers: HTTPHeaders, body: [UInt8]) {
         self.status = status
@@ -34,4 +38,12 @@ package protocol UpstreamTransport: Sendable {
     ///   - timeout: for this one request: connecting, sending and receiving the whole body.
     ///   - maxBodyBytes: a larger body is an error, not a buffer that grows without bound.
     func send(_ request: UpstreamRequest, timeout: Duration, maxBodyBytes: Int) async throws(UpstreamError) -> UpstreamResponse
+
+    /// When the client request this transport serves gives up (nil: never), so that waiting for a fetch another
+    /// request started can end at this request's own deadline.
+    var deadline: ContinuousClock.Instant? { get }
+}
+
+extension UpstreamTransport {
+    package var deadline: ContinuousClock.Instant? { nil }
 }

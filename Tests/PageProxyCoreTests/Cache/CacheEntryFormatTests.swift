@@ -7,16 +7,52 @@ import Testing
 @Suite struct CacheEntryFormatTests {
     static let key = CacheKey(UpstreamRequest(url: PageURL(string: "http://api.test/items?page=2")!))
 
+    /// What a walk of this page scans for: items under `data`, and values of every kind.
+    static let paths = ScanPaths(
+        itemsPath: JSONPath("data")!, valuePaths: ["next", "total", "more", "done", "none", "meta", "data", "missing"].map { JSONPath($0)! })
+
+    static let body = Array(#"{"data":[{"id":1}, {"id":2}],"next":"a\u00e9","total":12,"more":true,"done":false,"none":null,"meta":{"x":1}}"#.utf8)
+
     static let entry = CacheEntry(
         status: .ok,
         headers: HTTPHeaders([("Content-Type", "application/json"), ("ETag", "\"v1\""), ("Link", "<http://api.test/items?page=3>; rel=\"next\"")]),
-        body: Array("[{\"id\":1},{\"id\":2}]".utf8), storedAt: Date(timeIntervalSince1970: 1_700_000_000.5),
-        freshUntil: Date(timeIntervalSince1970: 1_700_000_060.25), mustRevalidate: true)
+        body: body, storedAt: Date(timeIntervalSince1970: 1_700_000_000.5),
+        freshUntil: Date(timeIntervalSince1970: 1_700_000_060.25), mustRevalidate: true,
+        scan: StoredScan(try! paths.scan(body), for: paths))
 
     @Test func roundTripKeepsEveryField() throws {
         let bytes = CacheEntryFormat.encode(Self.entry, key: Self.key)
         #expect(Array(bytes.prefix(4)) == Array("PPCE".utf8))
-        #expect(try CacheEntryFormat.decode(bytes, key: Self.key) == Self.entry)
+        let decoded = try CacheEntryFormat.decode(bytes, key: Self.key)
+        #expect(decoded == Self.entry)
+        #expect(decoded.bodyChecksum == XXHash64.hash(Self.body))
+    }
+
+    @Test("the stored scan gives the walk the same items and values as scanning again, and only for the same paths")
+    func theStoredScanIsTheScan() throws {
+        let decoded = try CacheEntryFormat.decode(CacheEntryFormat.encode(Self.entry, key: Self.key), key: Self.key)
+        let page = try #require(decoded.scan?.page(for: Self.paths))
+        #expect(page == (try Self.paths.scan(Self.body)))
+        #expect(page.items.count == 2)
+        #expect(page.values.count == 7)
+        #expect(decoded.scan?.page(for: ScanPaths(itemsPath: JSONPath("data")!, valuePaths: [])) == nil)
+        #expect(decoded.scan?.page(for: ScanPaths(itemsPath: .root, valuePaths: Self.paths.valuePaths)) == nil)
+    }
+
+    @Test("a file of the first format (SHA-256, no scan) is an unsupported version: a miss")
+    func aVersion1FileIsRefused() {
+        var bytes = CacheEntryFormat.encode(Self.entry, key: Self.key)
+        bytes[4..<8] = [0, 0, 0, 1]
+        #expect(throws: CacheEntryFormat.Invalid.unsupportedVersion(1)) { try CacheEntryFormat.decode(bytes, key: Self.key) }
+    }
+
+    @Test("a scan that points outside its body is refused, checksums or not")
+    func aScanOutsideItsBodyIsRefused() {
+        var entry = Self.entry
+        entry.scan = StoredScan(signature: Self.paths.signature, items: [JSONItem(range: 0..<(Self.body.count + 1), isCompact: true)], values: [:])
+        #expect(throws: CacheEntryFormat.Invalid.badHeader) {
+            try CacheEntryFormat.decode(CacheEntryFormat.encode(entry, key: Self.key), key: Self.key)
+        }
     }
 
     @Test func emptyBodyAndNoHeadersRoundTrip() throws {

@@ -262,4 +262,94 @@ import Testing
         #expect(followed.response.body == Array("[1]".utf8))
         #expect(upstream.requests.count == 1)
     }
+
+    // MARK: - A request that joins another's fetch keeps its own limits
+
+    /// An upstream whose first request waits at `gate` and then gives `first`; every later request gets `[2]`.
+    static func failingFirst(_ gate: Gate, _ first: Result<UpstreamResponse, UpstreamError>) -> Upstream {
+        let answered = Locked(0)
+        return Upstream { _ throws(UpstreamError) in
+            if answered.withLock({ $0 += 1; return $0 }) == 1 {
+                await gate.wait()
+                return try first.get()
+            }
+            return .json("[2]")
+        }
+    }
+
+    /// A transport for one client request over `upstream`: `budget` retries (no waiting between them), until `deadline`.
+    static func clientRequest(_ upstream: Upstream, budget: Int, deadline: ContinuousClock.Instant = .now + .seconds(3600)) -> RetryingTransport {
+        RetryingTransport(base: upstream, policy: RetryPolicy(budget: budget), deadline: deadline, sleep: { _ in })
+    }
+
+    /// Starts a leader's fetch, lets it reach the upstream, then a joiner's; opens the gate; returns both results.
+    func leaderThenJoiner(
+        _ upstream: Upstream, gate: Gate, leader: any UpstreamTransport, leaderPolicy: CachePolicy? = nil, joiner: any UpstreamTransport,
+        joinerPolicy: CachePolicy? = nil, source: CachingPageSource
+    ) async throws -> (leader: Result<CachingPageSource.Fetched, UpstreamError>, joiner: Result<CachingPageSource.Fetched, UpstreamError>) {
+        let request = self.request
+        let policy = self.policy
+        let leading = Task { () async -> Result<CachingPageSource.Fetched, UpstreamError> in
+            do throws(UpstreamError) {
+                return .success(try await source.fetch(request, policy: leaderPolicy ?? policy, transport: leader, timeout: .seconds(5), maxBodyBytes: 1 << 20))
+            } catch {
+                return .failure(error)
+            }
+        }
+        #expect(await yieldUntil { gate.waiting == 1 })
+        let joining = Task { () async -> Result<CachingPageSource.Fetched, UpstreamError> in
+            do throws(UpstreamError) {
+                return .success(try await source.fetch(request, policy: joinerPolicy ?? policy, transport: joiner, timeout: .seconds(5), maxBodyBytes: 1 << 20))
+            } catch {
+                return .failure(error)
+            }
+        }
+        // Let the joiner reach the collapser (or give up) before the leader's request answers.
+        for _ in 0..<1000 { await Task.yield() }
+        gate.open()
+        return (await leading.value, await joining.value)
+    }
+
+    @Test("a joiner whose shared fetch ran out of the leader's budget, or its time, fetches again with its own",
+        arguments: [Result<UpstreamResponse, UpstreamError>.success(UpstreamResponse(status: HTTPStatus(code: 503), headers: HTTPHeaders(), body: [])),
+            .failure(.timedOut(origin: "http://api.test"))])
+    func aJoinerKeepsItsOwnRetryBudget(first: Result<UpstreamResponse, UpstreamError>) async throws {
+        let gate = Gate()
+        let upstream = Self.failingFirst(gate, first)
+        let (leader, joiner) = try await leaderThenJoiner(
+            upstream, gate: gate, leader: Self.clientRequest(upstream, budget: 0), joiner: Self.clientRequest(upstream, budget: 2),
+            source: makeSource())
+        #expect((try? leader.get().response.status.code) ?? 504 != 200, "the leader's own budget was spent")
+        let joined = try joiner.get()
+        #expect(joined.response.body == Array("[2]".utf8))
+        #expect(joined.outcome == .miss)
+        #expect(upstream.requests.count == 2)
+    }
+
+    @Test("a joiner stops waiting at its own deadline, while the leader's fetch goes on")
+    func aJoinerKeepsItsOwnDeadline() async throws {
+        let gate = Gate()
+        let upstream = Self.failingFirst(gate, .success(.json("[1]")))
+        let (leader, joiner) = try await leaderThenJoiner(
+            upstream, gate: gate, leader: Self.clientRequest(upstream, budget: 0),
+            joiner: Self.clientRequest(upstream, budget: 0, deadline: .now - .seconds(1)), source: makeSource())
+        #expect(try leader.get().response.body == Array("[1]".utf8))
+        #expect(throws: UpstreamError.timedOut(origin: "http://api.test")) { try joiner.get() }
+        #expect(upstream.requests.count == 1)
+    }
+
+    @Test("a stale page the leader may take is not handed to a joiner whose route does not allow it")
+    func aJoinerIsNotServedStaleAgainstItsPolicy() async throws {
+        let source = makeSource()
+        _ = try await fetch(source, Upstream { _ throws(UpstreamError) in .json("[1]") })
+        clock.advance(by: .seconds(61))
+        let gate = Gate()
+        let upstream = Self.failingFirst(gate, .failure(.connectFailed(origin: "http://api.test", reason: "refused")))
+        let (leader, joiner) = try await leaderThenJoiner(
+            upstream, gate: gate, leader: upstream, leaderPolicy: CachePolicy(ttl: .seconds(60), staleIfError: true), joiner: upstream,
+            source: source)
+        #expect(try leader.get().outcome == .stale)
+        #expect(try joiner.get().response.body == Array("[2]".utf8))
+        #expect(upstream.requests.count == 2)
+    }
 }

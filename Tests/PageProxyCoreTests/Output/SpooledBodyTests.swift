@@ -19,6 +19,14 @@ import Glibc
         return bytes
     }
 
+    /// A body that spools to a file in `directory` past `memoryBytes`.
+    private static func spooling(in directory: SpoolTestDirectory, memoryBytes: Int) -> SpooledBody {
+        let path = directory.path
+        return SpooledBody(limits: SpooledBody.Limits(memoryBytes: memoryBytes, maxBytes: 100_000)) { () throws(SpoolError) in
+            try SpoolFile.create(in: path)
+        }
+    }
+
     @Test func aSmallBodyStaysInMemory() throws {
         let body = SpooledBody(limits: SpooledBody.Limits(memoryBytes: 10_000, maxBytes: 100_000)) { () throws(SpoolError) in
             Issue.record("a body under the threshold must not open a spool")
@@ -34,10 +42,7 @@ import Glibc
     @Test func aLargeBodyMovesToDiskAndReadsBackWhole() throws {
         let directory = try SpoolTestDirectory()
         defer { directory.remove() }
-        let path = directory.path
-        let body = SpooledBody(limits: SpooledBody.Limits(memoryBytes: 2500, maxBytes: 100_000)) { () throws(SpoolError) in
-            try SpoolFile.create(in: path)
-        }
+        let body = Self.spooling(in: directory, memoryBytes: 2500)
         var expected: [UInt8] = []
         for index in 0..<20 {
             try body.append(Self.page(index))
@@ -49,6 +54,24 @@ import Glibc
         #expect(directory.openDescriptors() == 1)
         body.discard()
         #expect(directory.openDescriptors() == 0)
+    }
+
+    @Test("appending through a closure writes into memory while it fits, then spools, and shows what was added")
+    func appendingInPlaceMatchesAppendingArrays() throws {
+        let directory = try SpoolTestDirectory()
+        defer { directory.remove() }
+        let body = Self.spooling(in: directory, memoryBytes: 2500)
+        var expected: [UInt8] = []
+        for index in 0..<6 {
+            var shown: [UInt8] = []
+            // A bound above what is written: the bound, not the bytes, decides when the body leaves memory.
+            try body.append(atMost: 1200) { $0 += Self.page(index) } appended: { shown = Array($0) }
+            #expect(shown == Self.page(index))
+            expected += Self.page(index)
+            #expect(body.isSpooled == (index >= 2), "spooled once the bound no longer fits under 2500 bytes")
+        }
+        #expect(body.count == 6000)
+        #expect(try Self.readAll(body) == expected)
     }
 
     @Test func passingTheCapThrowsAndDropsEverything() throws {

@@ -30,6 +30,22 @@ import Glibc
         #expect(received == message)
     }
 
+    @Test("a gathering write delivers every part in order, across partial writes, skipping empty parts")
+    func gatheringWriteKeepsEveryPartInOrder() async throws {
+        let (left, right) = Self.makePair()
+        defer { left.close(); right.close() }
+        // Parts larger than the socket buffer, so the kernel takes them a piece at a time.
+        let parts: [[UInt8]] = [Array("head\r\n".utf8), [], (0..<(1 << 20)).map { UInt8(truncatingIfNeeded: $0 % 251) }, [7], Array(repeating: 9, count: 300_000)]
+        let expected = parts.flatMap { $0 }
+        async let written: Void = left.write(parts, deadline: .now() + .seconds(10))
+        var received: [UInt8] = []
+        while received.count < expected.count {
+            _ = try await right.read(into: &received, maxBytes: 65536, deadline: .now() + .seconds(10))
+        }
+        try await written
+        #expect(received == expected)
+    }
+
     @Test func readTimesOutAtTheDeadline() async throws {
         let (left, right) = Self.makePair()
         defer { left.close(); right.close() }

@@ -16,4 +16,14 @@ extension PageWalker {
             }
         }
     }
+
+    /// Every item of a walk over `transport`, in order.
+    static func items(
+        _ scheme: PaginationScheme, transport: FakeTransport, configure: (inout Options) -> Void = { _ in }
+    ) async throws(PaginationError) -> [[UInt8]] {
+        let walker = make(scheme, transport: transport, configure: configure)
+        var items: [[UInt8]] = []
+        while let page = try await walker.next() { items += page.itemBytes }
+        return items
+    }
 }

@@ -9,8 +9,12 @@ final class TemporaryDirectory: Sendable {
         try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
     }
 
+    /// Every regular file below the directory, as paths relative to it, sorted; without the files by which processes
+    /// sharing a cache directory coordinate (`.pageproxy-lock`, `.pageproxy-instance-…`).
+    var files: [String] { allFiles.filter { !$0.hasPrefix(".pageproxy-") } }
+
     /// Every regular file below the directory, as paths relative to it, sorted.
-    var files: [String] {
+    var allFiles: [String] {
         let enumerator = FileManager.default.enumerator(atPath: path)
         var found: [String] = []
         while let name = enumerator?.nextObject() as? String {

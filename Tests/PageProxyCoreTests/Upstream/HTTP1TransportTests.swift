@@ -46,6 +46,27 @@ import Testing
         #expect(head.contains("\r\nuser-agent: pageproxy/"))
     }
 
+    @Test("the default Accept admits every JSON-based media type (JSON:API's application/vnd.api+json too)")
+    func defaultAcceptAdmitsJSONFamilies() async throws {
+        let (port, request) = try Self.serveOnce("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n[]")
+        _ = try await Self.send(to: port)
+        #expect(try await request.value.contains("\r\nAccept: application/json, application/*+json;q=0.9, */*;q=0.8\r\n"))
+    }
+
+    @Test("a kept-alive upstream connection is left in quick-ACK mode, so a split head and body are not held back")
+    func keptConnectionAcknowledgesAtOnce() async throws {
+        let (port, _) = try Self.serveOnce("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n[]")
+        let transport = HTTP1Transport()
+        let url = PageURL(scheme: "http", host: "127.0.0.1", port: port, path: "/items", query: nil)
+        _ = try await transport.send(UpstreamRequest(url: url), timeout: .seconds(10), maxBodyBytes: 1 << 20)
+        let kept = transport.pool.takeIdle(for: ConnectionPool.Key(origin: url.origin)) as? AsyncSocket
+        #expect(kept != nil)
+        // Linux turns a connection that sent a request soon after receiving into "ping-pong" mode, where ACKs are
+        // delayed (getsockopt(TCP_QUICKACK) reads 0); PageProxy re-arms quick ACKs after every read.
+        #expect(kept?.socket.isQuickAck() == true)
+        kept?.close()
+    }
+
     @Test("a compressed body is refused with an error that names its coding")
     func compressedBodyIsRefused() async throws {
         let (port, _) = try Self.serveOnce("HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\nContent-Length: 2\r\n\r\n\u{1f}\u{8b}")

@@ -27,6 +27,9 @@ import Testing
         #expect(try ConfigFixture.parse(ConfigFixture.document(top: #""cache": { "maxBytes": 0 }"#)).cache.requiredForReadiness)
         #expect(try !ConfigFixture.parse(ConfigFixture.document(top: #""cache": { "requiredForReadiness": false }"#)).cache.requiredForReadiness)
         expectTop(#""cache": { "requiredForReadiness": "no" }"#, field: "cache.requiredForReadiness", mentions: ["true or false"])
+        #expect(try ConfigFixture.parse(ConfigFixture.document(top: #""cache": { "maxBytes": 800 }"#)).cache.memoLimit == 100)
+        #expect(try ConfigFixture.parse(ConfigFixture.document(top: #""cache": { "memoBytes": 0 }"#)).cache.memoLimit == 0)
+        expectTop(#""cache": { "memoBytes": -1 }"#, field: "cache.memoBytes", mentions: ["≥ 0", "-1"])
     }
 
     @Test(arguments: [

@@ -89,6 +89,24 @@ import Testing
         #expect(try parse(#"{ "scheme": "next-url", "nextPath": "links.next" }"#) == .nextURLInBody(options))
     }
 
+    @Test("next-url takes a total, and the numbered schemes the statuses that end a walk")
+    func realUpstreamOptionsParse() throws {
+        var options = PaginationScheme.NextURLInBody()
+        options.totalItemsPath = Self.path("count")
+        options.totalPagesPath = Self.path("meta.pages")
+        #expect(try parse(#"{ "scheme": "next-url", "totalItemsPath": "count", "totalPagesPath": "meta.pages" }"#) == .nextURLInBody(options))
+        var pages = PaginationScheme.PageNumber()
+        pages.endStatuses = [404, 410]
+        #expect(try parse(#"{ "scheme": "page-number", "endStatuses": [404, 410] }"#) == .pageNumber(pages))
+        var offset = PaginationScheme.Offset()
+        offset.endStatuses = []
+        #expect(try parse(#"{ "scheme": "offset", "endStatuses": [] }"#) == .offset(offset))
+        #expect(PaginationScheme.PageNumber().endStatuses == [404])
+        for bad in ["[200]", "[\"404\"]", "404"] {
+            ConfigFixture.expectPaginationError(#"{ "scheme": "page-number", "endStatuses": \#(bad) }"#, field: "endStatuses", mentions: [])
+        }
+    }
+
     @Test func cursorRoundTrips() throws {
         var options = PaginationScheme.CursorInBody()
         options.cursorPath = Self.path("meta.cursor")

@@ -5,7 +5,7 @@ import Testing
 @Suite struct MockRoutingTests {
     let mock = MockUpstream()
 
-    @Test(arguments: ["/", "/nope", "/github", "/github/items/1", "/GITHUB/items", "/items"])
+    @Test(arguments: ["/", "/nope", "/github", "/GITHUB/items", "/items"])
     func unknownPathIs404(path: String) async {
         let response = await MockTestSupport.send(mock, path)
         #expect(response.status == 404)
@@ -50,7 +50,7 @@ import Testing
             ("/wrapped/items?page=", #"{"message":"Invalid value for parameter 'page': '\#(value)'","documentation_url":"https://docs.github.com/rest"}"#),
             ("/github/items?page=", #"{"message":"Invalid value for parameter 'page': '\#(value)'","documentation_url":"https://docs.github.com/rest"}"#),
             ("/gitlab/items?page=", #"{"error":"page is invalid"}"#),
-            ("/drf-pages/items?page=", #"{"detail":"Invalid page."}"#),
+            ("/drf-pages/items/?page=", #"{"detail":"Invalid page."}"#),
             ("/jsonapi/items?page[number]=", #"{"errors":[{"status":"400","title":"Invalid Query Parameter","detail":"page[number] must be a positive integer, got '\#(value)'","source":{"parameter":"page[number]"}}]}"#),
         ]
         for (prefix, expected) in cases {
@@ -64,7 +64,7 @@ import Testing
     @Test(arguments: badValues) func badPageSizesAre400(value: String) async {
         let targets = [
             "/plain/items?per_page=", "/wrapped/items?per_page=", "/github/items?per_page=",
-            "/gitlab/items?per_page=", "/drf/items?limit=", "/drf-pages/items?page_size=",
+            "/gitlab/items?per_page=", "/drf/items/?limit=", "/drf-pages/items/?page_size=",
             "/jsonapi/items?page[size]=", "/stripe/items?limit=", "/offset/items?limit=",
         ]
         for prefix in targets {
@@ -79,7 +79,7 @@ import Testing
     }
 
     @Test func badOffsetsAndStripeLimits() async {
-        for prefix in ["/drf/items?offset=", "/offset/items?offset="] {
+        for prefix in ["/drf/items/?offset=", "/offset/items?offset="] {
             for value in ["-1", "abc", ""] {
                 let response = await MockTestSupport.send(mock, prefix + value)
                 #expect(response.status == 400, "\(prefix)\(value)")
@@ -89,7 +89,7 @@ import Testing
         #expect(MockTestSupport.text(zero) == #"{"error":{"type":"invalid_request_error","message":"This value must be greater than or equal to 1.","param":"limit"}}"#)
         let text = await MockTestSupport.send(mock, "/stripe/items?limit=ten")
         #expect(MockTestSupport.text(text) == #"{"error":{"type":"invalid_request_error","message":"Invalid integer: ten","param":"limit"}}"#)
-        let drf = await MockTestSupport.send(mock, "/drf/items?limit=0")
+        let drf = await MockTestSupport.send(mock, "/drf/items/?limit=0")
         #expect(MockTestSupport.text(drf) == #"{"detail":"Invalid limit."}"#)
     }
 
@@ -105,8 +105,8 @@ import Testing
     @Test func hugeNumbersDoNotOverflow() async {
         let big = String(Int.max)
         for target in ["/github/items?page=\(big)&per_page=100", "/jsonapi/items?page[number]=\(big)",
-                       "/drf/items?offset=\(big)&limit=100", "/offset/items?offset=\(big)",
-                       "/drf-pages/items?page=\(big)", "/gitlab/items?page=\(big)&mock_fault=foreign@1000000000"] {
+                       "/drf/items/?offset=\(big)&limit=100", "/offset/items?offset=\(big)",
+                       "/drf-pages/items/?page=\(big)", "/gitlab/items?page=\(big)&mock_fault=foreign@1000000000"] {
             let response = await MockTestSupport.send(mock, target)
             #expect([200, 404].contains(response.status), "\(target)")
         }
@@ -118,11 +118,11 @@ import Testing
         let absolute = await MockTestSupport.send(mock, "http://localhost:8080/github/items?mock_total=25&per_page=10")
         #expect(absolute.status == 200)
         #expect(absolute.body == MockDataset.page(offset: 0, count: 10, total: 25))
-        let noHost = await mock.respond(to: MockRequest(method: "GET", target: "/drf/items?mock_total=25&limit=10", headers: []))
+        let noHost = await mock.respond(to: MockRequest(method: "GET", target: "/drf/items/?mock_total=25&limit=10", headers: []))
         let next = MockTestSupport.string(MockTestSupport.members(noHost.body)["next"])
-        #expect(next == "http://localhost/drf/items?limit=10&mock_total=25&offset=10")
-        let lowercaseHost = await mock.respond(to: MockRequest(method: "GET", target: "/drf/items?mock_total=25&limit=10", headers: [(name: "host", value: "example.test:9")]))
-        #expect(MockTestSupport.string(MockTestSupport.members(lowercaseHost.body)["next"]) == "http://example.test:9/drf/items?limit=10&mock_total=25&offset=10")
+        #expect(next == "http://localhost/drf/items/?limit=10&mock_total=25&offset=10")
+        let lowercaseHost = await mock.respond(to: MockRequest(method: "GET", target: "/drf/items/?mock_total=25&limit=10", headers: [(name: "host", value: "example.test:9")]))
+        #expect(MockTestSupport.string(MockTestSupport.members(lowercaseHost.body)["next"]) == "http://example.test:9/drf/items/?limit=10&mock_total=25&offset=10")
     }
 
     @Test func queryDecodingAndEncoding() {

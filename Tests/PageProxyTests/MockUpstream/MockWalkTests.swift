@@ -15,7 +15,9 @@ import Testing
         merged.append(UInt8(ascii: "]"))
         #expect(merged == MockDataset.mergedJSON(total: total))
         for response in walk.responses {
-            #expect(response.header("Content-Type") == "application/json; charset=utf-8")
+            // JSON:API has its own media type (RFC 7159 JSON with JSON:API's rules).
+            let type = service == .jsonapi ? "application/vnd.api+json" : "application/json; charset=utf-8"
+            #expect(response.header("Content-Type") == type)
             #expect(response.header("Content-Length") == String(response.body.count))
         }
         #expect(mock.log.count == walk.targets.count)

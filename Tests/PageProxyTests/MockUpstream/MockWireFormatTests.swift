@@ -15,7 +15,8 @@ import Testing
     }
 
     @Test func githubLinkOnFirstMiddleAndLastPage() async {
-        let base = "\(origin)/github/items?per_page=10&mock_total=25"
+        // Like GitHub's, the links point to another path that serves the same data.
+        let base = "\(origin)/repositories/1/items?per_page=10&mock_total=25"
         let first = await get("/github/items?per_page=10&mock_total=25")
         #expect(first.header("Link") == #"<\#(base)&page=2>; rel="next", <\#(base)&page=3>; rel="last""#)
         let middle = await get("/github/items?per_page=10&mock_total=25&page=2")
@@ -23,6 +24,9 @@ import Testing
         let last = await get("/github/items?page=3&per_page=10&mock_total=25")
         #expect(last.header("Link") == #"<\#(base)&page=2>; rel="prev", <\#(base)&page=1>; rel="first""#)
         #expect(last.body == MockDataset.page(offset: 20, count: 10, total: 25))
+        let linked = await get("/repositories/1/items?page=3&per_page=10&mock_total=25")
+        #expect(linked.body == last.body)
+        #expect(linked.header("Link") == last.header("Link"))
     }
 
     @Test func githubSinglePageHasNoLinkAndPastTheEndIsEmpty() async {
@@ -39,8 +43,8 @@ import Testing
     @Test func githubLinksWithoutPerPageKeepDefaults() async {
         // No per_page in the request: GitHub's links carry only the other parameters and page.
         let first = await get("/github/items?state=all")
-        #expect(MockTestSupport.link(first.header("Link"), rel: "next") == "\(origin)/github/items?state=all&page=2")
-        #expect(MockTestSupport.link(first.header("Link"), rel: "last") == "\(origin)/github/items?state=all&page=13")
+        #expect(MockTestSupport.link(first.header("Link"), rel: "next") == "\(origin)/repositories/1/items?state=all&page=2")
+        #expect(MockTestSupport.link(first.header("Link"), rel: "last") == "\(origin)/repositories/1/items?state=all&page=13")
     }
 
     @Test func gitlabHeaders() async {
@@ -91,28 +95,28 @@ import Testing
     }
 
     @Test func drfLimitOffsetLinks() async {
-        let second = MockTestSupport.members(await get("/drf/items?limit=10&offset=10&mock_total=25").body)
+        let second = MockTestSupport.members(await get("/drf/items/?limit=10&offset=10&mock_total=25").body)
         #expect(MockTestSupport.int(second["count"]) == 25)
-        #expect(MockTestSupport.string(second["next"]) == "\(origin)/drf/items?limit=10&mock_total=25&offset=20")
-        #expect(MockTestSupport.string(second["previous"]) == "\(origin)/drf/items?limit=10&mock_total=25")
-        let last = MockTestSupport.members(await get("/drf/items?limit=10&offset=20&mock_total=25").body)
+        #expect(MockTestSupport.string(second["next"]) == "\(origin)/drf/items/?limit=10&mock_total=25&offset=20")
+        #expect(MockTestSupport.string(second["previous"]) == "\(origin)/drf/items/?limit=10&mock_total=25")
+        let last = MockTestSupport.members(await get("/drf/items/?limit=10&offset=20&mock_total=25").body)
         #expect(MockTestSupport.raw(last["next"]) == "null")
-        #expect(MockTestSupport.string(last["previous"]) == "\(origin)/drf/items?limit=10&mock_total=25&offset=10")
-        let first = await body("/drf/items?mock_total=25")
-        #expect(first.hasPrefix(#"{"count":25,"next":"\#(origin)/drf/items?limit=20&mock_total=25&offset=20","previous":null,"results":[{"id":1,"#))
+        #expect(MockTestSupport.string(last["previous"]) == "\(origin)/drf/items/?limit=10&mock_total=25&offset=10")
+        let first = await body("/drf/items/?mock_total=25")
+        #expect(first.hasPrefix(#"{"count":25,"next":"\#(origin)/drf/items/?limit=20&mock_total=25&offset=20","previous":null,"results":[{"id":1,"#))
     }
 
     @Test func drfPageNumberLinks() async {
-        let second = MockTestSupport.members(await get("/drf-pages/items?page=2&page_size=10&mock_total=25").body)
-        #expect(MockTestSupport.string(second["next"]) == "\(origin)/drf-pages/items?mock_total=25&page=3&page_size=10")
-        #expect(MockTestSupport.string(second["previous"]) == "\(origin)/drf-pages/items?mock_total=25&page_size=10")
-        let third = MockTestSupport.members(await get("/drf-pages/items?page=last&page_size=10&mock_total=25").body)
+        let second = MockTestSupport.members(await get("/drf-pages/items/?page=2&page_size=10&mock_total=25").body)
+        #expect(MockTestSupport.string(second["next"]) == "\(origin)/drf-pages/items/?mock_total=25&page=3&page_size=10")
+        #expect(MockTestSupport.string(second["previous"]) == "\(origin)/drf-pages/items/?mock_total=25&page_size=10")
+        let third = MockTestSupport.members(await get("/drf-pages/items/?page=last&page_size=10&mock_total=25").body)
         #expect(MockTestSupport.raw(third["next"]) == "null")
-        #expect(MockTestSupport.string(third["previous"]) == "\(origin)/drf-pages/items?mock_total=25&page=2&page_size=10")
-        let past = await get("/drf-pages/items?page=4&page_size=10&mock_total=25")
+        #expect(MockTestSupport.string(third["previous"]) == "\(origin)/drf-pages/items/?mock_total=25&page=2&page_size=10")
+        let past = await get("/drf-pages/items/?page=4&page_size=10&mock_total=25")
         #expect(past.status == 404)
         #expect(MockTestSupport.text(past) == #"{"detail":"Invalid page."}"#)
-        let empty = await body("/drf-pages/items?mock_total=0")
+        let empty = await body("/drf-pages/items/?mock_total=0")
         #expect(empty == #"{"count":0,"next":null,"previous":null,"results":[]}"#)
     }
 

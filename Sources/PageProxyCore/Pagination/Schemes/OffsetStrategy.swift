@@ -28,6 +28,8 @@ struct OffsetStrategy: PaginationStrategy {
 
     var lookahead: Int { options.lookahead }
 
+    var endStatuses: Set<Int> { options.endStatuses }
+
     func guessNext(after url: PageURL) -> PageURL? {
         let offset = url.integerQueryValue(options.offsetParameter) ?? 0
         guard let limit = limit(of: url) else { return nil }

@@ -26,6 +26,8 @@ struct PageNumberStrategy: PaginationStrategy {
 
     var lookahead: Int { options.lookahead }
 
+    var endStatuses: Set<Int> { options.endStatuses }
+
     func guessNext(after url: PageURL) -> PageURL? {
         let current = url.integerQueryValue(options.pageParameter) ?? options.firstPage
         let (next, overflow) = current.addingReportingOverflow(1)

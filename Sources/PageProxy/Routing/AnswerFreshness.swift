@@ -1,0 +1,68 @@
+import Foundation
+import PageProxyCore
+import Synchronization
+
+/// How long a merged answer may be kept by a cache in front of PageProxy (nginx, Varnish, a CDN, a browser), from
+/// the freshness of its pages (RFC 9111; DESIGN.md "Outputs").
+///
+/// - `Cache-Control: max-age=N`: N is the least remaining freshness of the pages, in whole seconds. A stored page
+///   counts until its entry goes stale; a page that was not stored (the cache off, a route TTL of 0) counts its
+///   upstream `Cache-Control` or the route's TTL from now.
+/// - `max-age=0, no-cache` when a page must be revalidated before any reuse: its remaining freshness is zero (the
+///   upstream said `no-cache`, or it was served stale because the upstream failed).
+/// - `no-store` when the upstream said `no-store` for any page.
+/// - `private`, when the client's own headers were forwarded upstream (`forwardHeaders`): the answer is theirs
+///   alone, and a shared cache must not keep it (RFC 9111 §5.2.2.7). The route's own configured headers are the
+///   same for every client and do not make an answer private.
+/// - `Vary`: the request fields that select the answer: `Accept` and the `PageProxy-*` control fields (they choose
+///   the format and the limits), and every `forwardHeaders` name (RFC 9110 §12.5.5).
+/// - `Age: 0`: the merged answer is made by PageProxy as it answers, and max-age is already net of its pages' ages
+///   (caches that ignore `Age`, as nginx does, then keep it exactly as long as the others).
+final class AnswerFreshness: Sendable {
+    private struct State {
+        /// The earliest instant at which a page stops being fresh.
+        var freshUntil = Date.distantFuture
+        var pages = 0
+        var noStore = false
+    }
+
+    private let state = Mutex(State())
+
+    /// Request fields that select which answer a URL gets, whatever the route.
+    static let controlFields = ["Accept", "PageProxy-Format", "PageProxy-Max-Pages", "PageProxy-Max-Items"]
+
+    /// One page of the answer, as the cache handed it over at `now`.
+    func record(response: UpstreamResponse, outcome: CacheOutcome, freshUntil: Date?, routeTTL: Duration, now: Date = Date()) {
+        let upstream = CacheFreshness(headers: response.headers, routeTTL: routeTTL)
+        // A stale page was served because the upstream failed: it is due for revalidation now.
+        let until = outcome == .stale ? now : freshUntil ?? now.addingTimeInterval(upstream.lifetime.timeInterval)
+        record(freshUntil: until, noStore: !upstream.isStorable)
+    }
+
+    /// A page (or a memoized answer's pages) fresh until `freshUntil`.
+    func record(freshUntil: Date, noStore: Bool = false) {
+        state.withLock { state in
+            state.pages += 1
+            state.freshUntil = min(state.freshUntil, freshUntil)
+            state.noStore = state.noStore || noStore
+        }
+    }
+
+    /// The `Cache-Control` value at `now`; with `isPrivate`, only a private cache may keep the answer.
+    func cacheControl(at now: Date, isPrivate: Bool) -> String {
+        let (freshUntil, pages, noStore) = state.withLock { ($0.freshUntil, $0.pages, $0.noStore) }
+        if noStore { return "no-store" }
+        // RFC 9111 §1.2.2 — delta-seconds, rounded down so that no cache keeps a page past its freshness.
+        let seconds = pages == 0 ? 0 : Int(min(max(0, freshUntil.timeIntervalSince(now)), 2_147_483_648).rounded(.down))
+        let freshness = seconds == 0 ? "max-age=0, no-cache" : "max-age=\(seconds)"
+        return isPrivate ? "private, " + freshness : freshness
+    }
+
+    /// Sets `Cache-Control`, `Vary` and `Age` on a merged answer (its 200 or its 304) for `request` on `route`.
+    func addHeaders(to headers: inout HTTPHeaders, route: RouteConfig, request: HTTPRequestHead, now: Date = Date()) {
+        let forwardedAny = route.forwardHeaders.contains { !request.headers.values($0).isEmpty }
+        headers.set("Cache-Control", cacheControl(at: now, isPrivate: forwardedAny))
+        headers.set("Vary", (Self.controlFields + route.forwardHeaders).joined(separator: ", "))
+        headers.set("Age", "0")
+    }
+}

@@ -1,0 +1,111 @@
+import Glibc
+import Synchronization
+
+/// What the processes sharing one cache directory agree on (replicas on one node, one volume), kept with `flock`:
+/// the total bytes of the entry files, and which processes are alive to own their temporary files.
+///
+/// - `<directory>/.pageproxy-lock` is locked exclusively around every change of the total, which it holds as
+///   decimal text. Each process adds a write's bytes before it renames the file into place and subtracts what it
+///   removes, and evicts while it holds the lock, so the entries on disk never pass the bound that all agree on. A
+///   process killed between adding and renaming leaves the total too high, never too low; an eviction rescans the
+///   directory and writes the true total back.
+/// - `<directory>/.pageproxy-instance-<id>` is locked by its process for its lifetime, and the process's temporary
+///   files carry the same id. Start-up cleanup removes a temporary only when no process holds its id's lock, so a
+///   starting replica never deletes a live one's half-written entry. Locks die with their process (`kill -9`
+///   included), and `flock` works across PID namespaces, as containers sharing a volume have.
+///
+/// `flock` needs a local file system (not every network file system honours it).
+package final class CacheDirectoryLedger: Sendable {
+    /// This process's id in the names of its temporary files: 16 hexadecimal digits.
+    package let instance: String
+    private let directory: String
+    private let lockDescriptor: Int32
+    private let instanceDescriptor: Int32
+    /// `flock` excludes other processes; this excludes this process's other threads (they share the descriptor).
+    private let threads = Mutex(())
+
+    package static let lockName = ".pageproxy-lock"
+    package static let instancePrefix = ".pageproxy-instance-"
+
+    /// Opens (creating) the lock file and locks this process's instance file.
+    package init(directory: String) throws(CacheFileSystem.Failure) {
+        self.directory = directory
+        let lockPath = directory + "/" + Self.lockName
+        lockDescriptor = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        guard lockDescriptor >= 0 else { throw CacheFileSystem.Failure(call: "open", path: lockPath, errno: errno) }
+        instance = String(UInt64.random(in: 1...UInt64.max), radix: 16).leftPadded(to: 16)
+        let instancePath = directory + "/" + Self.instancePrefix + instance
+        instanceDescriptor = open(instancePath, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        guard instanceDescriptor >= 0, flock(instanceDescriptor, LOCK_EX | LOCK_NB) == 0 else {
+            let failure = CacheFileSystem.Failure(call: "flock", path: instancePath, errno: errno)
+            close(lockDescriptor)
+            if instanceDescriptor >= 0 { close(instanceDescriptor) }
+            throw failure
+        }
+    }
+
+    deinit {
+        unlink(directory + "/" + Self.instancePrefix + instance)
+        close(instanceDescriptor)
+        close(lockDescriptor)
+    }
+
+    /// Runs `body` holding the directory's lock, with the shared total (nil when unknown: a new or damaged lock
+    /// file); what `body` leaves in it is written back.
+    package func withLock<T>(_ body: (inout Int?) -> T) -> T {
+        threads.withLock { _ in
+            while flock(lockDescriptor, LOCK_EX) != 0 && errno == EINTR {}
+            defer { _ = flock(lockDescriptor, LOCK_UN) }
+            let before = readTotal()
+            var total = before
+            let result = body(&total)
+            if total != before { writeTotal(total) }
+            return result
+        }
+    }
+
+    /// Whether the process that named its temporaries `instance` still runs (holds its instance lock).
+    package func isAlive(instance other: String) -> Bool {
+        guard other != instance else { return true }
+        let path = directory + "/" + Self.instancePrefix + other
+        let descriptor = open(path, O_RDWR | O_CLOEXEC)
+        guard descriptor >= 0 else { return false }
+        defer { close(descriptor) }
+        if flock(descriptor, LOCK_EX | LOCK_NB) == 0 {
+            // Nobody holds it: its process is gone, and so is the reason to keep the file.
+            unlink(path)
+            return false
+        }
+        return errno == EWOULDBLOCK
+    }
+
+    /// The instance id in a temporary file's name (`<64 hex>.tmp-<id>-<n>`), if it is one.
+    package static func instance(ofTemporary name: String) -> String? {
+        let parts = name.split(separator: ".", maxSplits: 1)
+        guard parts.count == 2, parts[1].hasPrefix("tmp-") else { return nil }
+        return parts[1].dropFirst(4).split(separator: "-", maxSplits: 1).first.map(String.init)
+    }
+
+    private func readTotal() -> Int? {
+        var buffer = [UInt8](repeating: 0, count: 32)
+        let count = buffer.withUnsafeMutableBytes { pread(lockDescriptor, $0.baseAddress, 32, 0) }
+        guard count > 0 else { return nil }
+        return Int(String(decoding: buffer.prefix(count), as: UTF8.self).trimmingNewline())
+    }
+
+    private func writeTotal(_ total: Int?) {
+        let text = Array((total.map { String(max(0, $0)) } ?? "").utf8) + [0x0A]
+        _ = ftruncate(lockDescriptor, 0)
+        _ = text.withUnsafeBytes { pwrite(lockDescriptor, $0.baseAddress, text.count, 0) }
+    }
+}
+
+extension String {
+    fileprivate func leftPadded(to width: Int) -> String {
+        String(repeating: "0", count: max(0, width - count)) + self
+    }
+
+    fileprivate func trimmingNewline() -> String {
+        hasSuffix("\n") ? String(dropLast()) : self
+    }
+}

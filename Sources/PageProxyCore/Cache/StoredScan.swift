@@ -1,0 +1,33 @@
+/// A page's scan as its cache entry keeps it: where each item lies in the body and the values found, for the
+/// `ScanPaths` whose signature it carries. The entry's checksums cover it, so it is as trustworthy as the body.
+package struct StoredScan: Sendable, Equatable {
+    package var signature: UInt64
+    package var items: [JSONItem]
+    /// The values found, by the index of their path in the `ScanPaths`' `valuePaths`.
+    package var values: [Int: JSONValue]
+
+    package init(signature: UInt64, items: [JSONItem], values: [Int: JSONValue]) {
+        self.signature = signature
+        self.items = items
+        self.values = values
+    }
+
+    /// The scan of a page for `paths`.
+    package init(_ page: ScannedPage, for paths: ScanPaths) {
+        var values: [Int: JSONValue] = [:]
+        for (index, path) in paths.valuePaths.enumerated() {
+            if let value = page.values[path] { values[index] = value }
+        }
+        self.init(signature: paths.signature, items: page.items, values: values)
+    }
+
+    /// The scanned page, if this scan was made for `paths`; nil otherwise (the page must be scanned again).
+    package func page(for paths: ScanPaths) -> ScannedPage? {
+        guard signature == paths.signature else { return nil }
+        var found: [JSONPath: JSONValue] = [:]
+        for (index, value) in values where index < paths.valuePaths.count {
+            found[paths.valuePaths[index]] = value
+        }
+        return ScannedPage(items: items, values: found)
+    }
+}

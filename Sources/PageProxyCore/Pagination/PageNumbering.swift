@@ -1,0 +1,54 @@
+import Foundation
+
+/// The query parameter by which an upstream's next link numbers its pages, found by comparing the link with the
+/// page it came from: the one parameter whose whole-number value grows (`page` 1 → 2, `offset` 0 → 10).
+struct PageNumbering: Equatable {
+    let parameter: String
+    /// The next page's number (or offset).
+    let first: Int
+    /// How much it grows from page to page.
+    let step: Int
+
+    /// Nil unless exactly one parameter grows: anything else (a cursor, two counters) is not a numbering.
+    init?(from current: PageURL, to next: PageURL, itemCount: Int) {
+        var found: [PageNumbering] = []
+        for pair in next.queryPairs {
+            guard let name = pair.name.removingPercentEncoding, let value = pair.value.removingPercentEncoding.flatMap({ Int($0) }),
+                !Self.isSizeName(name)
+            else { continue }
+            let step: Int
+            if let previous = current.integerQueryValue(name) {
+                let (difference, overflow) = value.subtractingReportingOverflow(previous)
+                guard !overflow, difference > 0 else { continue }
+                step = difference
+            } else if Self.isOffsetName(name) {
+                // An absent offset is 0: the link's offset is the first page's size.
+                guard value == itemCount, itemCount > 0 else { continue }
+                step = itemCount
+            } else {
+                // An absent page number is 1 (DRF and JSON:API leave it out of the first page's URL).
+                guard value == 2 else { continue }
+                step = 1
+            }
+            found.append(PageNumbering(parameter: name, first: value, step: step))
+        }
+        guard found.count == 1 else { return nil }
+        self = found[0]
+    }
+
+    private init(parameter: String, first: Int, step: Int) {
+        self.parameter = parameter
+        self.first = first
+        self.step = step
+    }
+
+    private static func isOffsetName(_ name: String) -> Bool {
+        let lowered = name.lowercased()
+        return ["offset", "start", "skip", "from"].contains { lowered.contains($0) }
+    }
+
+    private static func isSizeName(_ name: String) -> Bool {
+        let lowered = name.lowercased()
+        return ["size", "limit", "per_page", "perpage", "count"].contains { lowered.contains($0) }
+    }
+}

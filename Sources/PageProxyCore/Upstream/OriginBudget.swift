@@ -1,0 +1,208 @@
+import Foundation
+import Synchronization
+
+/// One upstream origin's request budget, shared by every page fetch of every client request in the process.
+///
+/// Three limits apply at once, each optional: at most `maxConcurrent` requests in flight, at most
+/// `requestsPerSecond` started (a token bucket holding one second's worth), and what the upstream itself says
+/// (`Retry-After`, `X-RateLimit-*`, the IETF `RateLimit` fields), kept per set of credentials because upstreams
+/// count per token. A fetch that may not start waits; when the wait would end past its request's deadline, it fails
+/// at once with `UpstreamError.rateLimited`, so that a walk neither spends a request to learn the budget is spent
+/// nor holds its client for nothing.
+package actor OriginBudget {
+    /// The limits an origin's routes configure (the strictest of them when several routes share the origin).
+    package struct Configuration: Sendable, Equatable {
+        package var maxConcurrent: Int?
+        package var requestsPerSecond: Double?
+        /// Whether the upstream's own rate-limit fields pace the requests.
+        package var followsUpstreamSignals: Bool
+
+        package init(maxConcurrent: Int? = nil, requestsPerSecond: Double? = nil, followsUpstreamSignals: Bool = true) {
+            self.maxConcurrent = maxConcurrent
+            self.requestsPerSecond = requestsPerSecond
+            self.followsUpstreamSignals = followsUpstreamSignals
+        }
+
+        /// Whether any limit applies (an inactive budget is never consulted).
+        package var isActive: Bool { maxConcurrent != nil || requestsPerSecond != nil || followsUpstreamSignals }
+
+        /// The stricter of both: the lower limits, and the upstream's signals if either follows them.
+        package func merged(with other: Configuration) -> Configuration {
+            Configuration(
+                maxConcurrent: [maxConcurrent, other.maxConcurrent].compactMap { $0 }.min(),
+                requestsPerSecond: [requestsPerSecond, other.requestsPerSecond].compactMap { $0 }.min(),
+                followsUpstreamSignals: followsUpstreamSignals || other.followsUpstreamSignals)
+        }
+    }
+
+    /// Counters for `/metrics`.
+    package struct Statistics: Sendable, Equatable {
+        /// Requests that had to wait before starting, and the total time they waited.
+        package var waits = 0
+        package var waitedSeconds = 0.0
+        /// Requests failed at once because the wait would have passed their deadline.
+        package var refusals = 0
+        /// Upstream answers that refused a request for its rate (429, or 403 with nothing remaining).
+        package var upstreamRefusals = 0
+        /// Requests in flight now, and the token bucket's content (nil without `requestsPerSecond`).
+        package var inFlight = 0
+        package var tokens: Double?
+    }
+
+    /// Proof that a request started; handed back to `finish`.
+    package struct Permit: Sendable {
+        fileprivate let partition: String
+    }
+
+    package nonisolated let origin: String
+    package nonisolated let configuration: Configuration
+    private let clock: BudgetClock
+    private var inFlight = 0
+    private var tokens: Double
+    private var refilledAt: ContinuousClock.Instant
+    private var allowances: [String: RateLimitAllowance] = [:]
+    private var answerWaiters: [Int: CheckedContinuation<Void, Never>] = [:]
+    private var nextWaiter = 0
+    /// Kept behind a lock, not in the actor, so that `/metrics` reads them without awaiting.
+    private nonisolated let statistics = Mutex(Statistics())
+
+    package init(origin: String, configuration: Configuration, clock: BudgetClock = .system) {
+        self.origin = origin
+        self.configuration = configuration
+        self.clock = clock
+        tokens = Self.bucketSize(configuration)
+        refilledAt = clock.now()
+    }
+
+    /// The counters as they are now.
+    package nonisolated var snapshot: Statistics { statistics.withLock { $0 } }
+
+    /// Waits until a request with these credentials may start, and counts it as started.
+    /// - Parameters:
+    ///   - partition: the credentials' identity (`partition(of:)`): the upstream's counts are per token.
+    ///   - deadline: the client request's; a wait that would end after it fails at once.
+    /// - Throws: `.rateLimited` when the wait would pass the deadline; `.timedOut` when a wait for an answer in
+    ///   flight did; `.connectionLost` (cancelled) when the client went away.
+    package func acquire(partition: String, deadline: ContinuousClock.Instant) async throws(UpstreamError) -> Permit {
+        let started = clock.now()
+        var waited = false
+        while true {
+            guard !Task.isCancelled else { throw .connectionLost(origin: origin, reason: "cancelled") }
+            let now = clock.now()
+            guard now < deadline else { throw .timedOut(origin: origin) }
+            refillTokens(at: now)
+            var allowance = allowances[partition] ?? RateLimitAllowance()
+            let hold = configuration.followsUpstreamSignals ? allowance.hold(at: now) : nil
+            allowances[partition] = allowance
+            var until: ContinuousClock.Instant?
+            if case .until(let instant) = hold { until = instant }
+            if let rate = configuration.requestsPerSecond, tokens < 1 {
+                let refill = now + .seconds((1 - tokens) / rate)
+                until = max(until ?? refill, refill)
+            }
+            if let until {
+                guard until <= deadline else {
+                    statistics.withLock { $0.refusals += 1 }
+                    throw .rateLimited(origin: origin, wait: until - now)
+                }
+                waited = true
+                do {
+                    try await clock.sleep(until)
+                } catch {
+                    throw .connectionLost(origin: origin, reason: "cancelled")
+                }
+                continue
+            }
+            if hold == .untilAnswered || configuration.maxConcurrent.map({ inFlight >= $0 }) == true {
+                waited = true
+                await waitForAnAnswer()
+                continue
+            }
+            inFlight += 1
+            if configuration.requestsPerSecond != nil { tokens -= 1 }
+            allowance.start()
+            allowances[partition] = allowance
+            let waitedSeconds = waited ? (clock.now() - started).timeInterval : nil
+            publish { statistics in
+                if let waitedSeconds {
+                    statistics.waits += 1
+                    statistics.waitedSeconds += waitedSeconds
+                }
+            }
+            return Permit(partition: partition)
+        }
+    }
+
+    /// A started request ended: with its answer's status and headers, or with none (`nil`, a connection error).
+    package func finish(_ permit: Permit, status: Int?, headers: HTTPHeaders) {
+        inFlight -= 1
+        let now = clock.now()
+        let signal = status.map { RateLimitSignal(status: $0, headers: headers, now: clock.wallNow()) }
+        publish { statistics in
+            if signal?.isRefusal == true { statistics.upstreamRefusals += 1 }
+        }
+        var allowance = allowances[permit.partition] ?? RateLimitAllowance()
+        allowance.finish(signal, at: now)
+        allowances[permit.partition] = allowance
+        if allowances.count > Self.maxPartitions { allowances = allowances.filter { !$0.value.isIdle(at: now) } }
+        let waiters = answerWaiters
+        answerWaiters = [:]
+        for waiter in waiters.values { waiter.resume() }
+    }
+
+    /// Credentials kept apart past this many only while they wait or count down a window.
+    static let maxPartitions = 1024
+
+    /// The identity of the credentials in `headers`: a SHA-256 of every header sent except the conditional ones,
+    /// so no token is kept in the clear.
+    package nonisolated static func partition(of headers: HTTPHeaders) -> String {
+        var hasher = SHA256()
+        for field in headers where !field.name.lowercased().hasPrefix("if-") {
+            let line = Array((field.name.lowercased() + ":" + field.value).utf8)
+            hasher.update(Array(String(line.count).utf8) + [0x3A] + line)
+        }
+        return SHA256.hex(hasher.finalize())
+    }
+
+    /// Updates the published counters, with the gauges as they are now.
+    private func publish(_ update: (inout Statistics) -> Void) {
+        let (inFlight, tokens) = (self.inFlight, configuration.requestsPerSecond.map { _ in self.tokens })
+        statistics.withLock { statistics in
+            update(&statistics)
+            statistics.inFlight = inFlight
+            statistics.tokens = tokens
+        }
+    }
+
+    /// Suspends until any request in flight is answered (or the waiting task is cancelled).
+    private func waitForAnAnswer() async {
+        nextWaiter += 1
+        let id = nextWaiter
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                if Task.isCancelled {
+                    continuation.resume()
+                } else {
+                    answerWaiters[id] = continuation
+                }
+            }
+        } onCancel: {
+            Task { await self.cancelWaiter(id) }
+        }
+    }
+
+    private func cancelWaiter(_ id: Int) {
+        answerWaiters.removeValue(forKey: id)?.resume()
+    }
+
+    /// Adds the tokens earned since the last refill, up to one second's worth.
+    private func refillTokens(at now: ContinuousClock.Instant) {
+        guard let rate = configuration.requestsPerSecond else { return }
+        tokens = min(Self.bucketSize(configuration), tokens + (now - refilledAt).timeInterval * rate)
+        refilledAt = now
+    }
+
+    private static func bucketSize(_ configuration: Configuration) -> Double {
+        max(1, configuration.requestsPerSecond ?? 1)
+    }
+}

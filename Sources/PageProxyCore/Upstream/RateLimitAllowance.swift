@@ -1,0 +1,99 @@
+/// What the upstream has said about one set of credentials' rate limit, and the requests it still allows.
+///
+/// `remaining` counts down as requests start, and is corrected by each answer's own count, less the requests
+/// still in flight (the upstream may not have counted them yet). When the window resets, it refills to the limit,
+/// again less the requests in flight, which may land in the new window. Until the first answer, one request at a
+/// time goes: its answer says what the limit is, so concurrent walks do not each spend a request to learn it.
+struct RateLimitAllowance: Sendable {
+    /// Whether an answer has been seen (until then, requests go one at a time).
+    private(set) var hasHeard = false
+    private(set) var inFlight = 0
+    /// Requests that may start before `resetAt`; nil when the upstream gave no count.
+    private(set) var remaining: Int?
+    private(set) var resetAt: ContinuousClock.Instant?
+    private var limit: Int?
+    private var window: Duration?
+    /// `Retry-After`: no request before this.
+    private var blockedUntil: ContinuousClock.Instant?
+
+    /// How long to wait when the count is spent and the upstream gave no reset.
+    static let unknownResetWait: Duration = .seconds(1)
+    /// The window is taken to reset this long after the upstream says, so that a request sent at once is not
+    /// counted in the old one for a slightly different clock.
+    static let resetMargin: Duration = .milliseconds(100)
+
+    /// Why a request may not start now.
+    enum Hold: Equatable {
+        /// Until this instant.
+        case until(ContinuousClock.Instant)
+        /// Until a request in flight is answered (the first answer is not in yet).
+        case untilAnswered
+    }
+
+    /// Whether a request may start at `now`, after refilling a window that has reset.
+    mutating func hold(at now: ContinuousClock.Instant) -> Hold? {
+        refillIfReset(at: now)
+        if let blockedUntil, blockedUntil > now { return .until(blockedUntil) }
+        if !hasHeard && inFlight > 0 { return .untilAnswered }
+        if let remaining, remaining <= 0 {
+            if let resetAt { return .until(resetAt) }
+            // Spent with no reset known: try again shortly, with the count forgotten.
+            resetAt = now + Self.unknownResetWait
+            return .until(now + Self.unknownResetWait)
+        }
+        return nil
+    }
+
+    /// A request starts.
+    mutating func start() {
+        inFlight += 1
+        if let remaining { self.remaining = remaining - 1 }
+    }
+
+    /// A request ended: with an answer's `signal`, or nil when none came (a connection error).
+    mutating func finish(_ signal: RateLimitSignal?, at now: ContinuousClock.Instant) {
+        inFlight -= 1
+        guard let signal else { return }
+        hasHeard = true
+        if let retryAfter = signal.retryAfter {
+            blockedUntil = max(blockedUntil ?? now, now + retryAfter)
+        } else if signal.isRefusal, signal.resetIn == nil {
+            // Refused with no word on when to come back: pause as if the window were unknown.
+            blockedUntil = max(blockedUntil ?? now, now + Self.unknownResetWait)
+        }
+        limit = signal.limit ?? limit
+        window = signal.window ?? window
+        guard var reported = signal.remaining else { return }
+        if signal.isRefusal { reported = 0 }
+        let reset = signal.resetIn.map { now + $0 + Self.resetMargin }
+        // Requests still in flight may not be in the upstream's count yet.
+        let allowed = max(0, reported - inFlight)
+        if let reset, let known = resetAt, reset < known - .milliseconds(500) {
+            return  // An answer from a window that has already ended says nothing about this one.
+        }
+        if let reset, let known = resetAt, reset <= known + .milliseconds(500), let remaining {
+            // The same window: the smaller count is the truer one (answers arrive out of order).
+            self.remaining = min(remaining, allowed)
+        } else {
+            remaining = allowed
+        }
+        resetAt = reset ?? resetAt
+    }
+
+    /// Whether this entry may be forgotten: nothing in flight, no wait pending.
+    func isIdle(at now: ContinuousClock.Instant) -> Bool {
+        inFlight == 0 && (blockedUntil.map { $0 <= now } ?? true) && (resetAt.map { $0 <= now } ?? true)
+    }
+
+    /// At the reset, the window refills to the limit (less what is in flight), or to "unknown" without one.
+    private mutating func refillIfReset(at now: ContinuousClock.Instant) {
+        guard let reset = resetAt, reset <= now else { return }
+        remaining = limit.map { max(0, $0 - inFlight) }
+        if let window, window > .zero {
+            let periods = ((now - reset) / window).rounded(.down) + 1
+            resetAt = reset + window * periods
+        } else {
+            resetAt = nil
+        }
+    }
+}

@@ -1,0 +1,44 @@
+/// Follows an upstream's redirects within its origin, so that a page URL the upstream moves (Django's
+/// `APPEND_SLASH`, a renamed resource) still answers; a redirect elsewhere is refused without a request.
+///
+/// DESIGN.md "Upstream behaviour": links and redirects are followed only within the configured origin (SSRF), and
+/// redirects a bounded number of times, with a loop guard. The response is the final one, and what is cached is
+/// cached under the URL that was asked for (the walk's own URL), since the cache sits above this transport.
+package struct RedirectingTransport: UpstreamTransport {
+    /// RFC 9110 §15.4: the redirects that name their target in `Location`. 303 asks for a GET, which every page
+    /// request already is; 300 and 304 are not redirects to follow.
+    package static let redirectStatuses: Set<Int> = [301, 302, 303, 307, 308]
+
+    private let base: any UpstreamTransport
+    /// How many redirects one page request may follow.
+    package let maxRedirects: Int
+
+    package init(base: any UpstreamTransport, maxRedirects: Int = 5) {
+        self.base = base
+        self.maxRedirects = maxRedirects
+    }
+
+    package func send(_ request: UpstreamRequest, timeout: Duration, maxBodyBytes: Int) async throws(UpstreamError) -> UpstreamResponse {
+        let origin = request.url.origin
+        let deadline = ContinuousClock.now + timeout
+        var current = request
+        var visited: Set<PageURL> = [request.url]
+        while true {
+            let left = deadline - ContinuousClock.now
+            guard left > .zero else { throw .timedOut(origin: origin.description) }
+            let response = try await base.send(current, timeout: left, maxBodyBytes: maxBodyBytes)
+            guard Self.redirectStatuses.contains(response.status.code), let location = response.headers["Location"] else {
+                return response
+            }
+            let shown = CredentialRedaction.redactURL(location)
+            guard let target = current.url.resolving(location) else {
+                throw .invalidResponse(origin: origin.description, reason: "a \(response.status.code) redirect to an unusable Location: \(shown)")
+            }
+            guard target.origin == origin else { throw .foreignRedirect(origin: origin.description, location: shown) }
+            guard visited.count <= maxRedirects, visited.insert(target).inserted else {
+                throw .redirectLoop(origin: origin.description, location: shown, limit: maxRedirects)
+            }
+            current.url = target
+        }
+    }
+}

@@ -1,0 +1,78 @@
+import Foundation
+import Testing
+
+@testable import PageProxyCore
+
+/// Several processes on one cache directory (replicas sharing a volume, issue 17): two stores on one directory
+/// stand for two processes, since `flock` excludes one open file from another even within a process.
+@Suite struct SharedCacheDirectoryTests {
+    typealias Make = DiskStoreTests
+
+    /// The bytes of every entry file below `directory`.
+    static func entryBytes(_ directory: TemporaryDirectory) -> Int {
+        directory.files.filter { $0.hasSuffix(CacheKey.entrySuffix) }.reduce(0) { total, name in
+            total + ((try? FileManager.default.attributesOfItem(atPath: directory.path + "/" + name)[.size] as? Int) ?? 0)
+        }
+    }
+
+    @Test func aStartingStoreLeavesALiveStoresTemporariesAndRemovesTheDeadOnes() throws {
+        let directory = TemporaryDirectory()
+        let running = DiskStore(directory: directory.path, maxBytes: 1 << 20)
+        let instance = try #require(running.instance)
+        let key = Make.key(1)
+        try FileManager.default.createDirectory(atPath: "\(directory.path)/\(key.directoryName)", withIntermediateDirectories: true)
+        // Mid-write: the running store's temporary, and one of a process that is gone (old-style name too).
+        let live = "\(key.directoryName)/\(key.hex).tmp-\(instance)-7"
+        let dead = ["\(key.directoryName)/\(key.hex).tmp-0123456789abcdef-1", "\(key.directoryName)/\(key.hex).tmp-99999-1"]
+        for name in [live] + dead { try Data("half".utf8).write(to: URL(fileURLWithPath: directory.path + "/" + name)) }
+        let starting = DiskStore(directory: directory.path, maxBytes: 1 << 20)
+        #expect(starting.isEnabled)
+        #expect(directory.files == [live])
+        #expect(running.isEnabled)
+    }
+
+    @Test func twoStoresKeepOneBoundBetweenThem() {
+        let directory = TemporaryDirectory()
+        let size = Make.fileSize(bodyBytes: 1000)
+        let bound = size * 10
+        let first = DiskStore(directory: directory.path, maxBytes: bound)
+        let second = DiskStore(directory: directory.path, maxBytes: bound)
+        var peak = 0
+        for page in 1...40 {
+            (page.isMultiple(of: 2) ? first : second).write(Make.entry(page, bodyBytes: 1000), for: Make.key(page))
+            peak = max(peak, Self.entryBytes(directory))
+        }
+        // Each alone would have kept up to the bound: together they never passed it.
+        #expect(peak <= bound)
+        #expect(peak > bound / 2)
+        #expect(first.isEnabled && second.isEnabled)
+    }
+
+    @Test func eachStoreReadsWhatTheOtherWrote() {
+        let directory = TemporaryDirectory()
+        let writer = DiskStore(directory: directory.path, maxBytes: 1 << 20)
+        let reader = DiskStore(directory: directory.path, maxBytes: 1 << 20)
+        writer.write(Make.entry(1), for: Make.key(1))
+        #expect(reader.read(Make.key(1)) == Make.entry(1))
+        // An entry the other removed (or evicted) before this one read it is a miss, never an error.
+        writer.write(Make.entry(2), for: Make.key(2))
+        writer.remove(Make.key(2))
+        #expect(reader.read(Make.key(2)) == nil)
+        #expect(reader.isEnabled)
+    }
+
+    @Test func theSharedTotalIsRebuiltFromTheFilesAtStart() throws {
+        let directory = TemporaryDirectory()
+        let size = Make.fileSize(bodyBytes: 1000)
+        do {
+            let store = DiskStore(directory: directory.path, maxBytes: size * 10)
+            for page in 1...5 { store.write(Make.entry(page, bodyBytes: 1000), for: Make.key(page)) }
+        }
+        // A process killed between counting a write and renaming it leaves the total too high; a start corrects it.
+        try Data("99999999\n".utf8).write(to: URL(fileURLWithPath: directory.path + "/" + CacheDirectoryLedger.lockName))
+        let reopened = DiskStore(directory: directory.path, maxBytes: size * 10)
+        #expect(reopened.entryCount == 5)
+        let total = try String(contentsOfFile: directory.path + "/" + CacheDirectoryLedger.lockName, encoding: .utf8)
+        #expect(total == "\(size * 5)\n")
+    }
+}

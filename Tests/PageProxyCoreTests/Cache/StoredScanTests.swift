@@ -1,0 +1,69 @@
+import Foundation
+import Testing
+
+@testable import PageProxyCore
+
+/// A page is scanned once, when the cache stores it: hits carry the stored scan and checksum, and the walker uses
+/// the scan instead of scanning again (issue 13).
+@Suite struct StoredScanTests {
+    let directory = TemporaryDirectory()
+    let paths = ScanPaths(itemsPath: .root, valuePaths: [])
+
+    func fetch(_ source: CachingPageSource, _ body: String, scan: ScanPaths?) async throws -> CachingPageSource.Fetched {
+        let upstream = FakeTransport { _ throws(UpstreamError) in .json(body) }
+        return try await source.fetch(
+            UpstreamRequest(url: PageURL(string: "http://api.test/items")!), policy: CachePolicy(ttl: .seconds(60)), transport: upstream,
+            timeout: .seconds(5), maxBodyBytes: 1 << 20, scan: scan)
+    }
+
+    @Test("a stored page comes back, from the file after a restart too, with the scan and checksum it was stored with")
+    func aStoredPageKeepsItsScanAndChecksum() async throws {
+        let body = #"[{"id":1}, {"id":2}]"#
+        let miss = try await fetch(CachingPageSource(store: DiskStore(directory: directory.path, maxBytes: 1 << 20)), body, scan: paths)
+        #expect(miss.outcome == .miss)
+        #expect(miss.response.storedChecksum == XXHash64.hash(Array(body.utf8)))
+        #expect(miss.response.storedScan?.page(for: paths) == (try paths.scan(Array(body.utf8))))
+        // A new store over the same directory reads the file.
+        let hit = try await fetch(CachingPageSource(store: DiskStore(directory: directory.path, maxBytes: 1 << 20)), body, scan: paths)
+        #expect(hit.outcome == .hit)
+        #expect(hit.response.storedChecksum == miss.response.storedChecksum)
+        #expect(hit.response.storedScan == miss.response.storedScan)
+    }
+
+    @Test("a page that is not valid JSON is stored without a scan, and the walk still reports it")
+    func invalidJSONIsStoredWithoutAScan() async throws {
+        let source = CachingPageSource(store: DiskStore(directory: directory.path, maxBytes: 1 << 20))
+        let fetched = try await fetch(source, "[1,", scan: paths)
+        #expect(fetched.response.storedScan == nil)
+        #expect(fetched.response.storedChecksum != nil)
+        let walker = PageWalker(base: PageURL(string: "http://api.test/items")!, scheme: .linkHeader(.init()), options: .init()) { _, _ in
+            fetched.response
+        }
+        await #expect(throws: PaginationError.self) { _ = try await walker.next() }
+    }
+
+    @Test("the walker takes a page's items from its stored scan when the scan is for the walk's paths")
+    func theWalkerUsesTheStoredScan() async throws {
+        let body = Array(#"[{"id":1},{"id":2},{"id":3}]"#.utf8)
+        var scanned = try paths.scan(body)
+        // A stored scan that lists only the first item: if the walker used it, that is all the page yields.
+        scanned.items = Array(scanned.items.prefix(1))
+        var response = UpstreamResponse(status: .ok, headers: HTTPHeaders(), body: body)
+        response.storedScan = StoredScan(scanned, for: paths)
+        response.storedChecksum = 42
+        let stored = response
+        let walker = PageWalker(base: PageURL(string: "http://api.test/items")!, scheme: .linkHeader(.init()), options: .init()) { _, _ in
+            stored
+        }
+        let page = try #require(try await walker.next())
+        #expect(page.itemBytes == [Array(#"{"id":1}"#.utf8)])
+        #expect(page.storedChecksum == 42)
+        // Another walk's paths (items elsewhere) do not match the signature: that walk scans for itself.
+        response.storedScan = StoredScan(scanned, for: ScanPaths(itemsPath: JSONPath("data")!, valuePaths: []))
+        let elsewhere = response
+        let other = PageWalker(base: PageURL(string: "http://api.test/items")!, scheme: .linkHeader(.init()), options: .init()) { _, _ in
+            elsewhere
+        }
+        #expect(try await other.next()?.itemCount == 3)
+    }
+}

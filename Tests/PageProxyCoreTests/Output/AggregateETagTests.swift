@@ -1,0 +1,53 @@
+import Testing
+
+@testable import PageProxyCore
+
+/// The merged answer's ETag: from stored pages' checksums and the request's shape, or from the bytes of pages that
+/// were not stored; any change to what the answer's bytes would be changes it.
+@Suite struct AggregateETagTests {
+    static func page(_ body: String, checksum: UInt64?, keep: Int? = nil) throws -> Page {
+        let bytes = Array(body.utf8)
+        var page = Page(
+            number: 1, url: PageURL(string: "http://api.test/items")!, status: .ok, headers: HTTPHeaders(), body: bytes,
+            items: try JSONScanner().scan(bytes, itemsAt: .root).items, values: [:])
+        page.storedChecksum = checksum
+        if let keep { page.truncateItems(to: keep) }
+        return page
+    }
+
+    /// The tag of an answer of `pages`, framed as the merged output frames them.
+    static func tag(_ pages: [Page], shape: String = "root") -> String {
+        var etag = AggregateETag(shape: shape)
+        var framing = MergedJSONBody()
+        for page in pages {
+            var bytes: [UInt8] = []
+            framing.append(page, to: &bytes)
+            etag.add(page, framed: bytes)
+        }
+        etag.update(framing.closing())
+        return etag.finalize()
+    }
+
+    @Test func theSameStoredPagesGiveTheSameTag() throws {
+        let pages = [try Self.page("[1,2]", checksum: 7), try Self.page("[3]", checksum: 8)]
+        #expect(Self.tag(pages) == Self.tag(pages))
+        #expect(Self.tag(pages).hasPrefix("\"") && Self.tag(pages).count == 34)
+    }
+
+    @Test func aChangedPageTruncationOrShapeChangesTheTag() throws {
+        let base = Self.tag([try Self.page("[1,2]", checksum: 7), try Self.page("[3]", checksum: 8)])
+        #expect(Self.tag([try Self.page("[1,2]", checksum: 7), try Self.page("[3]", checksum: 9)]) != base)
+        #expect(Self.tag([try Self.page("[1,2]", checksum: 7), try Self.page("[3]", checksum: 8, keep: 0)]) != base)
+        #expect(Self.tag([try Self.page("[1,2]", checksum: 7)]) != base)
+        #expect(Self.tag([try Self.page("[3]", checksum: 8), try Self.page("[1,2]", checksum: 7)]) != base)
+        #expect(Self.tag([try Self.page("[1,2]", checksum: 7), try Self.page("[3]", checksum: 8)], shape: "data") != base)
+    }
+
+    @Test("a page that was not stored is identified by its bytes")
+    func anUnstoredPageCountsByItsBytes() throws {
+        let one = Self.tag([try Self.page("[1, 2]", checksum: nil)])
+        #expect(Self.tag([try Self.page("[1,2]", checksum: nil)]) == one, "the same items, compacted alike")
+        #expect(Self.tag([try Self.page("[1,3]", checksum: nil)]) != one)
+        #expect(Self.tag([try Self.page("[1,2]", checksum: 7)]) != one)
+    }
+}

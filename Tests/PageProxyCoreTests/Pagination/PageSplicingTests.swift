@@ -1,0 +1,37 @@
+import Testing
+
+@testable import PageProxyCore
+
+/// Splicing a page's items into a merged answer: one copy for a compact run, item by item otherwise; the bytes are
+/// the same either way.
+@Suite struct PageSplicingTests {
+    static func page(_ body: String, truncatedTo count: Int? = nil) throws -> Page {
+        let bytes = Array(body.utf8)
+        var page = Page(
+            number: 1, url: PageURL(string: "http://api.test/items")!, status: .ok, headers: HTTPHeaders(), body: bytes,
+            items: try JSONScanner().scan(bytes, itemsAt: .root).items, values: [:])
+        if let count { page.truncateItems(to: count) }
+        return page
+    }
+
+    @Test(arguments: [
+        #"[{"a":1},{"b":[2,3]},"x,y",4]"#, #"[ {"a" : 1}, {"b":2} ]"#, #"[{"a":1} ,{"b":2}]"#, #"[{"a":1},{"b": 2},3]"#, "[]", "[7]",
+        #"[1,"2",[3],{"4":4}]"#,
+    ])
+    func mergedSplicingIsTheItemsJoinedByCommas(body: String) throws {
+        let page = try Self.page(body)
+        var output: [UInt8] = Array("prefix".utf8)
+        page.appendItems(to: &output, separator: [UInt8(ascii: ",")])
+        #expect(output == Array("prefix".utf8) + Array(page.itemBytes.joined(separator: [UInt8(ascii: ",")])))
+    }
+
+    @Test func aTruncatedPageSplicesOnlyTheItemsKept() throws {
+        let page = try Self.page(#"[{"a":1},{"b":2},{"c":3}]"#, truncatedTo: 2)
+        var output: [UInt8] = []
+        page.appendItems(to: &output, separator: [UInt8(ascii: ",")])
+        #expect(output == Array(#"{"a":1},{"b":2}"#.utf8))
+        var lines: [UInt8] = []
+        page.appendItems(to: &lines, suffix: [UInt8(ascii: "\n")])
+        #expect(lines == Array("{\"a\":1}\n{\"b\":2}\n".utf8))
+    }
+}

@@ -1,0 +1,177 @@
+import Foundation
+import Testing
+
+@testable import PageProxyCore
+
+/// One budget per origin: concurrency, a token bucket, and the upstream's own rate-limit fields, in virtual time.
+@Suite struct OriginBudgetTests {
+    static let origin = "http://api.test"
+
+    static func budget(_ configuration: OriginBudget.Configuration = .init(), _ clock: VirtualClock) -> OriginBudget {
+        OriginBudget(origin: origin, configuration: configuration, clock: clock.budgetClock)
+    }
+
+    /// Whether two waits agree to the millisecond (they pass through `Double` seconds).
+    static func same(_ waits: [Duration], _ expected: [Duration]) -> Bool {
+        waits.count == expected.count && zip(waits, expected).allSatisfy { abs(($0 - $1).timeInterval) < 0.001 }
+    }
+
+    /// An answer with GitHub's fields, the reset `resetIn` seconds from the virtual wall clock's start.
+    static func limits(limit: Int, remaining: Int, resetIn: Int) -> HTTPHeaders {
+        HTTPHeaders([
+            ("X-RateLimit-Limit", String(limit)), ("X-RateLimit-Remaining", String(remaining)),
+            ("X-RateLimit-Reset", String(1_700_000_000 + resetIn)),
+        ])
+    }
+
+    /// A budget whose first request for partition "a" was answered with GitHub's fields; the deadline is a minute away.
+    static func afterFirstAnswer(
+        limit: Int, remaining: Int, resetIn: Int
+    ) async throws -> (VirtualClock, OriginBudget, ContinuousClock.Instant) {
+        let clock = VirtualClock()
+        let budget = Self.budget(.init(), clock)
+        let deadline = clock.now + .seconds(60)
+        let probe = try await budget.acquire(partition: "a", deadline: deadline)
+        await budget.finish(probe, status: 200, headers: Self.limits(limit: limit, remaining: remaining, resetIn: resetIn))
+        return (clock, budget, deadline)
+    }
+
+    /// Starts an `acquire` in a task; the flag turns true once it is granted.
+    static func acquireLater(
+        _ budget: OriginBudget, partition: String, deadline: ContinuousClock.Instant
+    ) -> (Task<OriginBudget.Permit, any Error>, Locked<Bool>) {
+        let granted = Locked(false)
+        let task = Task {
+            let permit = try await budget.acquire(partition: partition, deadline: deadline)
+            granted.withLock { $0 = true }
+            return permit
+        }
+        return (task, granted)
+    }
+
+    @Test func theFirstRequestGoesAloneUntilItsAnswerTellsTheLimit() async throws {
+        let clock = VirtualClock()
+        let budget = Self.budget(.init(), clock)
+        let deadline = clock.now + .seconds(60)
+        let probe = try await budget.acquire(partition: "a", deadline: deadline)
+        let (second, granted) = Self.acquireLater(budget, partition: "a", deadline: deadline)
+        // Other credentials have their own limit: their first request goes at once.
+        _ = try await budget.acquire(partition: "b", deadline: deadline)
+        for _ in 0..<1000 { await Task.yield() }
+        #expect(!granted.value)
+        await budget.finish(probe, status: 200, headers: Self.limits(limit: 10, remaining: 9, resetIn: 60))
+        _ = try await second.value
+        #expect(granted.value)
+        #expect(clock.sleeps.isEmpty)
+    }
+
+    @Test func aSpentBudgetMakesEveryRequestWaitForTheReset() async throws {
+        let (clock, budget, deadline) = try await Self.afterFirstAnswer(limit: 2, remaining: 1, resetIn: 10)
+        let last = try await budget.acquire(partition: "a", deadline: deadline)
+        #expect(clock.sleeps.isEmpty)
+        // Nothing remains: the next request waits for the reset (plus the margin), without asking the upstream.
+        _ = try await budget.acquire(partition: "a", deadline: deadline)
+        #expect(Self.same(clock.sleeps, [.milliseconds(10_100)]))
+        #expect(budget.snapshot.waits == 1)
+        await budget.finish(last, status: 200, headers: Self.limits(limit: 2, remaining: 0, resetIn: 10))
+    }
+
+    @Test func aWaitPastTheDeadlineFailsAtOnce() async throws {
+        let clock = VirtualClock()
+        let budget = Self.budget(.init(), clock)
+        let probe = try await budget.acquire(partition: "a", deadline: clock.now + .seconds(30))
+        await budget.finish(probe, status: 200, headers: Self.limits(limit: 5000, remaining: 0, resetIn: 100))
+        await #expect(throws: UpstreamError.rateLimited(origin: Self.origin, wait: .milliseconds(100_100))) {
+            _ = try await budget.acquire(partition: "a", deadline: clock.now + .seconds(30))
+        }
+        #expect(clock.sleeps.isEmpty)
+        #expect(budget.snapshot.refusals == 1)
+    }
+
+    @Test func retryAfterHoldsTheCredentialsThatGotIt() async throws {
+        let clock = VirtualClock()
+        let budget = Self.budget(.init(), clock)
+        let deadline = clock.now + .seconds(60)
+        let probe = try await budget.acquire(partition: "a", deadline: deadline)
+        await budget.finish(probe, status: 429, headers: HTTPHeaders([("Retry-After", "5")]))
+        #expect(budget.snapshot.upstreamRefusals == 1)
+        _ = try await budget.acquire(partition: "b", deadline: deadline)
+        #expect(clock.sleeps.isEmpty)
+        _ = try await budget.acquire(partition: "a", deadline: deadline)
+        #expect(Self.same(clock.sleeps, [.seconds(5)]))
+    }
+
+    @Test func theWindowRefillsToTheLimitLessWhatIsInFlight() async throws {
+        let (clock, budget, deadline) = try await Self.afterFirstAnswer(limit: 3, remaining: 1, resetIn: 1)
+        let early = try await budget.acquire(partition: "a", deadline: deadline)
+        // Spent: wait for the reset. `early` is still in flight and may land in the new window, so 2 of 3 remain.
+        let second = try await budget.acquire(partition: "a", deadline: deadline)
+        let third = try await budget.acquire(partition: "a", deadline: deadline)
+        #expect(Self.same(clock.sleeps, [.milliseconds(1100)]))
+        for permit in [early, second, third] { await budget.finish(permit, status: nil, headers: HTTPHeaders()) }
+        // The new window's reset is unknown: once spent, the budget waits a second, then takes the limit again.
+        _ = try await budget.acquire(partition: "a", deadline: deadline)
+        #expect(Self.same(clock.sleeps, [.milliseconds(1100), .seconds(1)]))
+    }
+
+    @Test func theWindowFromThePolicyKeepsTheResetKnown() async throws {
+        let clock = VirtualClock()
+        let budget = Self.budget(.init(), clock)
+        let deadline = clock.now + .seconds(60)
+        let probe = try await budget.acquire(partition: "a", deadline: deadline)
+        await budget.finish(
+            probe, status: 200, headers: HTTPHeaders([("RateLimit-Policy", #""default";q=1;w=10"#), ("RateLimit", #""default";r=0;t=4"#)]))
+        let next = try await budget.acquire(partition: "a", deadline: deadline)
+        await budget.finish(next, status: nil, headers: HTTPHeaders())
+        _ = try await budget.acquire(partition: "a", deadline: deadline)
+        // Reset 4 s (+ margin) away, then a full window of 10 s later.
+        #expect(Self.same(clock.sleeps, [.milliseconds(4100), .seconds(10)]))
+    }
+
+    @Test func maxConcurrentHoldsTheNextUntilOneFinishes() async throws {
+        let clock = VirtualClock()
+        let budget = Self.budget(.init(maxConcurrent: 2, followsUpstreamSignals: false), clock)
+        let deadline = clock.now + .seconds(60)
+        let first = try await budget.acquire(partition: "a", deadline: deadline)
+        _ = try await budget.acquire(partition: "b", deadline: deadline)
+        let (third, granted) = Self.acquireLater(budget, partition: "c", deadline: deadline)
+        for _ in 0..<1000 { await Task.yield() }
+        #expect(!granted.value)
+        #expect(budget.snapshot.inFlight == 2)
+        await budget.finish(first, status: 200, headers: HTTPHeaders())
+        _ = try await third.value
+        #expect(granted.value)
+        #expect(budget.snapshot.waits == 1)
+    }
+
+    @Test func requestsPerSecondIsATokenBucketOfOneSecond() async throws {
+        let clock = VirtualClock()
+        let budget = Self.budget(.init(requestsPerSecond: 2, followsUpstreamSignals: false), clock)
+        let deadline = clock.now + .seconds(60)
+        for _ in 0..<4 { _ = try await budget.acquire(partition: "a", deadline: deadline) }
+        // Two tokens at once, then one every half second.
+        #expect(Self.same(clock.sleeps, [.milliseconds(500), .milliseconds(500)]))
+        #expect(budget.snapshot.tokens.map { $0 < 1 } == true)
+    }
+
+    @Test func aCancelledWaiterStopsWaiting() async throws {
+        let clock = VirtualClock()
+        let budget = Self.budget(.init(maxConcurrent: 1, followsUpstreamSignals: false), clock)
+        _ = try await budget.acquire(partition: "a", deadline: clock.now + .seconds(60))
+        let waiter = Task { try await budget.acquire(partition: "a", deadline: clock.now + .seconds(60)) }
+        for _ in 0..<100 { await Task.yield() }
+        waiter.cancel()
+        await #expect(throws: UpstreamError.connectionLost(origin: Self.origin, reason: "cancelled")) { _ = try await waiter.value }
+    }
+
+    @Test func routesOnOneOriginShareOneBudgetWithTheStrictestLimits() {
+        let budgets = OriginBudgets([
+            (Self.origin, .init(maxConcurrent: 8, requestsPerSecond: nil, followsUpstreamSignals: false)),
+            (Self.origin, .init(maxConcurrent: 2, requestsPerSecond: 5, followsUpstreamSignals: true)),
+            ("http://other.test", .init(maxConcurrent: nil, requestsPerSecond: nil, followsUpstreamSignals: false)),
+        ])
+        #expect(budgets.budget(for: Self.origin)?.configuration == .init(maxConcurrent: 2, requestsPerSecond: 5, followsUpstreamSignals: true))
+        // A route that asks for nothing gets no budget at all.
+        #expect(budgets.budget(for: "http://other.test") == nil)
+    }
+}

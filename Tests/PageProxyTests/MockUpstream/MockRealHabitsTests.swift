@@ -1,0 +1,66 @@
+import Testing
+
+@testable import PageProxy
+
+/// Habits of the real services that the mock copies (issue 12), so that the end-to-end tests meet them.
+@Suite struct MockRealHabitsTests {
+    let mock = MockUpstream()
+
+    private func send(_ target: String, _ headers: [(name: String, value: String)]) async -> MockResponse {
+        await mock.respond(to: MockRequest(target: target, headers: [(name: "Host", value: MockTestSupport.host)] + headers))
+    }
+
+    @Test("a rejected token is GitHub's 401 Bad credentials, in each service's own shape")
+    func badTokenIs401() async {
+        let github = await send("/github/items", [(name: "Authorization", value: "Bearer bad-token")])
+        #expect(github.status == 401)
+        #expect(MockTestSupport.text(github) == #"{"message":"Bad credentials","documentation_url":"https://docs.github.com/rest","status":"401"}"#)
+        let drf = await send("/drf/items/", [(name: "Authorization", value: "Token bad")])
+        #expect(drf.status == 401)
+        #expect(MockTestSupport.text(drf) == #"{"detail":"Invalid token."}"#)
+        let good = await send("/github/items", [(name: "Authorization", value: "Bearer good-token")])
+        #expect(good.status == 200)
+    }
+
+    @Test func unknownGitHubPathIsGitHubs404() async {
+        let response = await send("/github/items/1", [])
+        #expect(response.status == 404)
+        #expect(MockTestSupport.text(response) == #"{"message":"Not Found","documentation_url":"https://docs.github.com/rest","status":"404"}"#)
+    }
+
+    @Test("JSON:API answers 406 unless Accept admits application/vnd.api+json")
+    func jsonAPINegotiates() async {
+        let json = await send("/jsonapi/items", [(name: "Accept", value: "application/json")])
+        #expect(json.status == 406)
+        #expect(json.header("Content-Type") == "application/vnd.api+json")
+        let zero = await send("/jsonapi/items", [(name: "Accept", value: "application/json, application/vnd.api+json;q=0")])
+        #expect(zero.status == 406)
+        for accept in ["application/vnd.api+json", "application/json, */*;q=0.8", "application/*", "APPLICATION/VND.API+JSON"] {
+            let response = await send("/jsonapi/items", [(name: "Accept", value: accept)])
+            #expect(response.status == 200, "\(accept)")
+        }
+        #expect(await send("/jsonapi/items", []).status == 200)
+    }
+
+    @Test("Django's APPEND_SLASH: a DRF path without its slash is a 301 to the slash form, query kept, HTML body")
+    func drfWithoutSlashRedirects() async {
+        for (path, canonical) in [("/drf/items", "/drf/items/"), ("/drf-pages/items", "/drf-pages/items/")] {
+            let response = await send(path + "?page_size=5&mock_total=12", [])
+            #expect(response.status == 301)
+            #expect(response.header("Location") == canonical + "?page_size=5&mock_total=12")
+            #expect(response.header("Content-Type") == "text/html; charset=utf-8")
+            #expect(MockTestSupport.text(response).hasPrefix("<html>"))
+        }
+        #expect(await send("/drf/items/", []).status == 200)
+    }
+
+    @Test("GitHub's links point to another path, which serves the same pages")
+    func githubLinksUseAnotherPath() async {
+        let first = await send("/github/items?per_page=10&mock_total=25", [])
+        let next = MockTestSupport.link(first.header("Link"), rel: "next")
+        #expect(next == "\(MockTestSupport.origin)/repositories/1/items?per_page=10&mock_total=25&page=2")
+        let viaLink = await send("/repositories/1/items?per_page=10&mock_total=25&page=2", [])
+        let direct = await send("/github/items?per_page=10&mock_total=25&page=2", [])
+        #expect(viaLink.body == direct.body)
+    }
+}

@@ -1,0 +1,93 @@
+import Foundation
+import PageProxyCore
+import Testing
+
+@testable import PageProxy
+
+/// One rate-limit budget per upstream origin, end to end against the mock's rate-limited mode (issue 17).
+@Suite(.serialized) struct OriginBudgetEndToEndTests {
+    /// What 16 concurrent clients got, and what the mock saw.
+    struct Run {
+        var statuses: [Int]
+        var rejected: Int
+        var peakPerWindow: Int
+        var upstreamRequests: Int
+        var metrics: PrometheusTextParser
+        var origin: String
+    }
+
+    /// 16 clients at once walk 2 pages each (32 requests) through one route with one token, against a mock that
+    /// allows `limit` per second.
+    static func walk(limit: Int, followRateLimitHeaders: Bool) async throws -> Run {
+        var options = MockUpstreamOptions(totalItems: 40, pageSize: 20)
+        options.rateLimit = MockRateLimiter.Limit(requests: limit, windowSeconds: 1)
+        var scheme = PaginationScheme.LinkHeader()
+        scheme.pageSize = 20
+        let route = TestStack.Route(name: "limited", mockPath: "/github/items", scheme: .linkHeader(scheme)) { route in
+            // No cache: every walk asks the upstream, so the clients compete for its limit.
+            route.ttl = .zero
+            route.headers = [(name: "Authorization", value: "Bearer one-token")]
+            route.originBudget.followsUpstreamSignals = followRateLimitHeaders
+        }
+        return try await TestStack.run(routes: [route], mockOptions: options) { stack in
+            let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
+                for _ in 0..<16 { group.addTask { try await stack.get("/limited").status } }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            let metrics = try PrometheusTextParser(try await stack.get("/metrics").text)
+            return Run(
+                statuses: statuses, rejected: stack.mock.rateLimiter.rejectedCount,
+                peakPerWindow: stack.mock.rateLimiter.peakArrivalsPerWindow, upstreamRequests: stack.mock.log.count,
+                metrics: metrics, origin: "http://127.0.0.1:\(stack.mockPort)")
+        }
+    }
+
+    @Test("16 clients walking a rate-limited upstream: no 429 reaches it or them, it sees no more than its limit")
+    func sharedBudgetKeepsEveryWalkUnderTheLimit() async throws {
+        let run = try await Self.walk(limit: 10, followRateLimitHeaders: true)
+        #expect(run.statuses == Array(repeating: 200, count: 16))
+        #expect(run.rejected == 0)
+        #expect(run.peakPerWindow <= 10)
+        #expect(run.upstreamRequests == 32)
+        // Some walks had to wait for the next window: 32 requests at 10 per second.
+        #expect((run.metrics.value("pageproxy_upstream_budget_waits_total", ["origin": run.origin]) ?? 0) > 0)
+        #expect(run.metrics.value("pageproxy_upstream_rate_limited_total", ["origin": run.origin]) == 0)
+        print("origin budget on: 16 clients, 32 page requests at 10/s: \(run.rejected) upstream 429s, peak \(run.peakPerWindow) per window")
+    }
+
+    @Test("without the shared budget the same walks spend requests on 429s")
+    func withoutTheBudgetTheUpstreamRefuses() async throws {
+        let run = try await Self.walk(limit: 10, followRateLimitHeaders: false)
+        // The 16 first pages alone pass the limit of 10 in whatever second they arrive.
+        #expect(run.rejected > 0)
+        #expect(run.peakPerWindow > 10)
+        #expect(run.metrics.value("pageproxy_upstream_budget_waits_total", ["origin": run.origin]) == nil)
+        let refused = run.statuses.filter { $0 != 200 }.count
+        print("origin budget off: \(run.rejected) upstream 429s, \(run.upstreamRequests) upstream requests, peak \(run.peakPerWindow) per window, \(refused) of 16 clients not answered 200")
+    }
+
+    @Test("a walk whose wait for the budget would pass its deadline fails at once, without spending a request")
+    func aWaitPastTheDeadlineIsA503WithRetryAfter() async throws {
+        var options = MockUpstreamOptions(totalItems: 40, pageSize: 20)
+        // One request per minute: after the first page, the next window is up to a minute away.
+        options.rateLimit = MockRateLimiter.Limit(requests: 1, windowSeconds: 60)
+        var scheme = PaginationScheme.LinkHeader()
+        scheme.pageSize = 20
+        let route = TestStack.Route(name: "limited", mockPath: "/github/items", scheme: .linkHeader(scheme)) { route in
+            route.ttl = .zero
+            route.totalTimeout = .seconds(2)
+        }
+        try await TestStack.run(routes: [route], mockOptions: options) { stack in
+            let response = try await stack.get("/limited")
+            #expect(response.status == 503)
+            #expect(response.text.contains(#""code":"upstream_rate_limited""#))
+            let retryAfter = try #require(response.header("Retry-After").flatMap { Int($0) })
+            #expect((1...61).contains(retryAfter))
+            // Page 1 only: page 2 was never sent to learn what page 1's answer already said.
+            #expect(stack.mock.log.count == 1)
+            #expect(stack.mock.rateLimiter.rejectedCount == 0)
+            let metrics = try PrometheusTextParser(try await stack.get("/metrics").text)
+            #expect(metrics.value("pageproxy_upstream_budget_refusals_total", ["origin": "http://127.0.0.1:\(stack.mockPort)"]) == 1)
+        }
+    }
+}

@@ -1,0 +1,76 @@
+import PageProxyCore
+import Synchronization
+
+@testable import PageProxy
+
+/// An upstream of one page whose body and `Cache-Control` a test changes between requests (v1 → v2), on a loopback
+/// server of its own. The page's strong `ETag` follows its body, and a matching `If-None-Match` gets a 304 carrying
+/// the current `ETag` and `Cache-Control` (RFC 9111 §4.3.4), as a real server's would.
+final class ChangingUpstream: Sendable {
+    /// One request as received: its target and the validator it sent, if any.
+    struct Received: Sendable {
+        var target: String
+        var ifNoneMatch: String?
+    }
+
+    private final class Shared: Sendable {
+        let lock = Mutex(State())
+    }
+
+    private struct State {
+        var body = #"[{"v":1}]"#
+        var cacheControl: String? = "max-age=600"
+        var received: [Received] = []
+    }
+
+    /// Answers requests from the page's current state.
+    private struct Responder: HTTPResponder {
+        let state: Shared
+
+        func respond(to request: HTTPRequestHead, writer: ResponseWriter) async {
+            let (body, cacheControl) = state.lock.withLock { state in
+                state.received.append(Received(target: request.target, ifNoneMatch: request.headers["If-None-Match"]))
+                return (state.body, state.cacheControl)
+            }
+            var headers = HTTPHeaders()
+            let tag = "\"" + SHA256.hex(SHA256.hash(Array(body.utf8))).prefix(16) + "\""
+            headers.set("ETag", tag)
+            if let cacheControl { headers.set("Cache-Control", cacheControl) }
+            if AggregateETag.matches(ifNoneMatch: request.headers.values("If-None-Match"), etag: tag) {
+                try? await writer.send(.notModified, headers: headers, body: [])
+                return
+            }
+            headers.set("Content-Type", "application/json")
+            try? await writer.send(.ok, headers: headers, body: Array(body.utf8))
+        }
+    }
+
+    private let state = Shared()
+    let server: Server
+
+    /// Starts the server on an ephemeral loopback port.
+    init() throws {
+        server = try Server(
+            address: SocketAddress(host: "127.0.0.1", port: 0), limits: ServerLimits(), responder: Responder(state: state),
+            logger: Logger(level: .error))
+    }
+
+    /// The route that walks this upstream: one page (no `Link` header), items at the root.
+    var route: RouteConfig {
+        RouteConfig.makeForTests(
+            name: "changing", upstream: "http://127.0.0.1:\(server.port)/items", pagination: .linkHeader(PaginationScheme.LinkHeader()))
+    }
+
+    func set(body: String, cacheControl: String?) {
+        state.lock.withLock { state in
+            state.body = body
+            state.cacheControl = cacheControl
+        }
+    }
+
+    var received: [Received] { state.lock.withLock { $0.received } }
+
+    func resetLog() { state.lock.withLock { $0.received = [] } }
+
+    func stop() async { await server.stop(grace: .zero) }
+}
