@@ -19,7 +19,8 @@ final class PageProxyApp: Sendable {
             let options = MockUpstreamOptions(totalItems: mock.items, pageSize: mock.pageSize, latency: mock.latency)
             mockServer = try Server(
                 address: SocketAddress(host: mock.address, port: mock.port), limits: ServerLimits(),
-                responder: MockHTTPResponder(mock: MockUpstream(options: options)), logger: logger, logStyle: .mockBesideProxy)
+                // The mock's requests are the proxy's upstream traffic: at `debug`, not mixed into the proxy's `info` log.
+                responder: MockHTTPResponder(mock: MockUpstream(options: options)), logger: logger, requestLogLevel: .debug)
         }
         let pages = makePageCache(config.cache, logger: logger)
         let status = ServiceStatus(cacheRequired: config.cache.requiredForReadiness, cacheProblem: { pages.store?.disabledReason })
@@ -72,11 +73,16 @@ final class PageProxyApp: Sendable {
         self.logger = logger
     }
 
-    /// The first step of a drain: `/readyz` answers 503 while connections are still accepted and served, so that a
-    /// load balancer stops sending new requests before the listener closes (Kubernetes removes an endpoint while
-    /// the pod is already terminating).
-    func beginDraining() {
+    /// Shuts down in the order a load balancer needs. Kubernetes removes a pod's endpoint while it sends SIGTERM, so
+    /// for `drainDelay` the proxy still accepts and serves new connections (closing each after its answer) while
+    /// `/readyz` answers 503; then it stops accepting and drains (`stop(grace:)`). Cancelling the calling task ends
+    /// the delay early.
+    func shutdown(drainDelay: Duration, grace: Duration) async {
         status.markDraining()
+        server.closeAfterEachAnswer()
+        if drainDelay > .zero { try? await Task.sleep(for: drainDelay) }
+        logger.log(.info, "listener closed", [("open_connections", .int(server.openConnections))])
+        await stop(grace: grace)
     }
 
     /// Drains: readiness turns false, no new connections, in-flight answers get up to `grace` to finish.

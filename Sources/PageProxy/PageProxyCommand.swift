@@ -11,8 +11,8 @@ enum PageProxyCommand {
         PageProxy \(PageProxyVersion.current): a paginating, aggregating HTTP proxy.
 
         Usage:
-          PageProxy [serve] [--config PATH]      run the proxy (default config: ./config.json); with no
-                                                 command, PageProxy serves: `PageProxy` alone is `PageProxy serve`
+          PageProxy serve [--config PATH]        run the proxy (default config: ./config.json);
+                                                 PageProxy with no arguments at all runs serve
           PageProxy check-config [--config] PATH validate a config file, exit 0 if valid (like nginx -t)
           PageProxy mock [options]               run only the mock paginated upstream
               --address A   (127.0.0.1)   --port P (8081)   --items N (250)
@@ -21,20 +21,15 @@ enum PageProxyCommand {
           PageProxy probe URL [--header 'N: v']  fetch a first page, say how it paginates, print a route
           PageProxy --help | --version
 
-        Environment: PAGEPROXY_ADDRESS, PAGEPROXY_PORT, PAGEPROXY_CACHE_DIR override the config file;
-        PAGEPROXY_MOCK_PORT moves the built-in mock, and the routes that point at it, to another port.
+        Environment: PAGEPROXY_ADDRESS, PAGEPROXY_PORT, PAGEPROXY_CACHE_DIR and PAGEPROXY_MOCK_PORT (the built-in
+        mock's port) override the config file.
         """
-
-    /// Options that stand for a command of their own rather than for `serve`'s options.
-    private static let ownOptions: Set<String> = ["--help", "--version"]
 
     static func main() async {
         // A write to a closed socket must be an error, not the end of the process.
         signal(SIGPIPE, SIG_IGN)
         var arguments = Array(CommandLine.arguments.dropFirst())
-        // No command, or options only (`PageProxy --config x.json`), is `serve`.
-        let startsWithOption = arguments.first.map { $0.hasPrefix("--") && !Self.ownOptions.contains($0) } ?? true
-        let command = startsWithOption ? "serve" : arguments.removeFirst()
+        let command = arguments.isEmpty ? "serve" : arguments.removeFirst()
         let code: Int32
         if arguments.contains("--help") || arguments.contains("-h") {
             // `PageProxy serve --help` is how most people look for options.
@@ -91,9 +86,10 @@ struct CommandOptions {
         }
     }
 
-    /// The config file a command reads: `--config PATH`, else the first plain argument, else `./config.json`.
-    var configPath: String {
-        values["config"] ?? positional.first ?? "config.json"
+    /// The config file a command reads: `--config PATH`, else its first plain argument, else `./config.json`.
+    static func configPath(_ arguments: [String]) throws(UsageError) -> String {
+        let options = try CommandOptions(arguments, known: ["config"])
+        return options.values["config"] ?? options.positional.first ?? "config.json"
     }
 
     func integer(_ name: String, default fallback: Int, range: ClosedRange<Int>) throws(UsageError) -> Int {

@@ -20,34 +20,6 @@ import Testing
         #expect(outcome.output.contains("check-config"))
     }
 
-    @Test("--help says that PageProxy with no command serves")
-    func helpSaysNoCommandServes() async throws {
-        let outcome = try await run(["--help"])
-        #expect(outcome.output.contains("PageProxy [serve] [--config PATH]"))
-        #expect(outcome.output.contains("`PageProxy` alone is `PageProxy serve`"))
-        #expect(outcome.output.contains("PAGEPROXY_MOCK_PORT"))
-    }
-
-    @Test("options without a command are serve's: PageProxy --config PATH serves that file")
-    func optionsWithoutACommandServe() async throws {
-        let outcome = try await run(["--config", "/nonexistent/typo.json"])
-        #expect(outcome.status == 1)
-        #expect(outcome.errors.contains("/nonexistent/typo.json: cannot read the file"))
-    }
-
-    @Test("check-config takes --config PATH as serve does, or the path alone")
-    func checkConfigTakesTheConfigOption() async throws {
-        let shipped = repository.appendingPathComponent("config.json").path
-        let withOption = try await run(["check-config", "--config", shipped])
-        #expect(withOption.status == 0, "\(withOption.errors)")
-        #expect(withOption.output.hasPrefix(shipped + ": OK"))
-        let typo = try await run(["check-config", "--config", "/nonexistent/typo.json"])
-        #expect(typo.status == 1)
-        #expect(typo.errors.hasPrefix("/nonexistent/typo.json: cannot read the file"))
-        let unknown = try await run(["check-config", "--conf", shipped])
-        #expect(unknown.status == 2)
-    }
-
     @Test func versionPrintsTheVersion() async throws {
         let outcome = try await run(["--version"])
         #expect(outcome.status == 0)
@@ -65,6 +37,24 @@ import Testing
     func shippedConfigIsValid() async throws {
         let outcome = try await run(["check-config", repository.appendingPathComponent("config.json").path])
         #expect(outcome.status == 0, "\(outcome.output)\(outcome.errors)")
+    }
+
+    @Test("check-config takes the file as --config PATH too, as serve does")
+    func checkConfigAcceptsConfigOption() async throws {
+        let path = repository.appendingPathComponent("config.json").path
+        let outcome = try await run(["check-config", "--config", path])
+        #expect(outcome.status == 0, "\(outcome.output)\(outcome.errors)")
+        #expect(outcome.output.hasPrefix("\(path): OK"))
+        let missing = try await run(["check-config", "--config", "/nonexistent/typo.json"])
+        #expect(missing.status == 1)
+        #expect(missing.errors.contains("/nonexistent/typo.json"))
+    }
+
+    @Test("--help says that PageProxy with no arguments runs serve, and names PAGEPROXY_MOCK_PORT")
+    func helpSaysNoArgumentsMeansServe() async throws {
+        let outcome = try await run(["--help"])
+        #expect(outcome.output.contains("PageProxy with no arguments at all runs serve"))
+        #expect(outcome.output.contains("PAGEPROXY_MOCK_PORT"))
     }
 
     @Test("check-config names the field that is wrong and exits non-zero")

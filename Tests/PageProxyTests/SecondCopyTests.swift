@@ -27,7 +27,7 @@ import Testing
         #expect(response.status == 200)
         #expect(response.header("PageProxy-Items") == "7")
         // This copy's own mock answered the route's pages.
-        _ = try await proxy.waitForLogLine { $0.contains("\"msg\":\"mock request\"") && $0.contains("/github/items") }
+        _ = try await proxy.waitForLogLine { $0.contains("\"level\":\"debug\"") && $0.contains("\"path\":\"/github/items") }
         proxy.signal(SIGINT)
         _ = try await proxy.waitForExit()
     }

@@ -101,19 +101,6 @@ import Testing
         }
     }
 
-    @Test("a Retry-After longer than the route's maxRetryAfterSeconds is not waited out: the walk ends with the 429")
-    func retryAfterPastTheRouteCapIsNotWaited() async throws {
-        var route = try #require(SchemeRoutes.all.first { $0.name == "slack" })
-        // The mock asks for 1 s; this route waits out none.
-        route.configure = { $0.maxRetryAfter = .zero }
-        try await TestStack.run(routes: [route]) { stack in
-            let response = try await stack.get("/slack?mock_total=30&mock_fault=status429@2")
-            #expect(response.status == 502)
-            #expect(response.text.contains("\"upstream_status\":429"))
-            #expect(stack.mock.log.count == 2)
-        }
-    }
-
     @Test("a permanent 500 uses the retry budget and no more")
     func permanent500StopsAtTheBudget() async throws {
         var route = SchemeRoutes.all[8]

@@ -6,8 +6,7 @@ enum CheckConfigCommand {
     static func run(_ arguments: [String]) -> Int32 {
         let path: String
         do {
-            // `--config PATH` as for `serve`, or the path alone.
-            path = try CommandOptions(arguments, known: ["config"]).configPath
+            path = try CommandOptions.configPath(arguments)
         } catch {
             printError("PageProxy check-config: \(error.message)")
             return 2

@@ -6,7 +6,7 @@ enum ServeCommand {
     static func run(_ arguments: [String]) async -> Int32 {
         let path: String
         do {
-            path = try CommandOptions(arguments, known: ["config"]).configPath
+            path = try CommandOptions.configPath(arguments)
         } catch {
             printError("PageProxy serve: \(error.message)")
             return 2
@@ -36,17 +36,14 @@ enum ServeCommand {
             ("routes", .string(config.routes.map(\.name).joined(separator: ","))), ("version", .string(PageProxyVersion.current)),
         ])
         let signal = await signals.first()
-        let server = config.server
+        // SIGTERM comes from an orchestrator whose load balancer needs the drain delay; SIGINT (Ctrl-C) from a person
+        // at a terminal, with no load balancer to wait for.
+        let drainDelay = signal == SIGTERM ? config.server.drainDelay : .zero
         logger.log(.info, "draining", [
-            ("signal", .int(Int(signal))), ("drain_delay_seconds", .double(server.drainDelay.milliseconds / 1000)),
-            ("grace_seconds", .double(server.shutdownGrace.milliseconds / 1000)),
+            ("signal", .int(Int(signal))), ("drain_delay_seconds", .double(drainDelay.milliseconds / 1000)),
+            ("grace_seconds", .double(config.server.shutdownGrace.milliseconds / 1000)),
         ])
-        // DESIGN.md "Operation": /readyz 503 while still accepting for the drain delay, then stop accepting and
-        // finish in-flight answers within the grace period. A second signal exits at once (ShutdownSignals).
-        app.beginDraining()
-        try? await Task.sleep(for: server.drainDelay)
-        logger.log(.info, "closing listener", [("open_connections", .int(app.server.openConnections))])
-        await app.stop(grace: server.shutdownGrace)
+        await app.shutdown(drainDelay: drainDelay, grace: config.server.shutdownGrace)
         logger.log(.info, "stopped")
         return 0
     }
@@ -57,7 +54,7 @@ enum ServeCommand {
         switch code {
         case EADDRINUSE:
             return "; another process (another PageProxy?) listens there: stop it, or choose another port with listen.port or "
-                + "PAGEPROXY_PORT (mock.port or PAGEPROXY_MOCK_PORT for the built-in mock, whose routes follow it)"
+                + "PAGEPROXY_PORT (mock.port or PAGEPROXY_MOCK_PORT for the built-in mock)"
         case EACCES:
             return "; ports below 1024 need privileges: choose a port of 1024 or more"
         case EADDRNOTAVAIL:

@@ -51,8 +51,8 @@ struct ServerConfig: Sendable, Equatable {
     var maxHeaderBytes: Int
     /// `SO_SNDBUF` of client connections; 0 leaves the kernel's auto-tuning.
     var sendBufferBytes = 262_144
-    /// After a shutdown signal, how long `/readyz` answers 503 while connections are still accepted and served,
-    /// before the listener closes: the time a load balancer needs to stop sending new requests.
+    /// After SIGTERM, how long the proxy keeps accepting and serving while `/readyz` answers 503, before it closes
+    /// its listener and drains.
     var drainDelay: Duration = .seconds(5)
 }
 

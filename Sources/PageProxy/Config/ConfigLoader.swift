@@ -26,15 +26,38 @@ enum ConfigLoader {
         let root = try ConfigObject(document, path: "", file: file)
         try root.requireOnly(keys)
 
-        let listen = try listenConfig(try root.object("listen"))
-        let cache = try cacheConfig(try root.object("cache"))
+        var listen = try listenConfig(try root.object("listen"))
+        var cache = try cacheConfig(try root.object("cache"))
         let server = try serverConfig(try root.object("server"))
         let logLevel = try logLevel(root)
-        let mock = try mockConfig(try root.object("mock", nullable: true))
-        let routes = try routeConfigs(root, environment: environment)
-        var config = Config(listen: listen, cache: cache, server: server, logLevel: logLevel, mock: mock, routes: routes)
-        try ConfigEnvironment.apply(environment, to: &config, file: file)
-        return config
+        var mock = try mockConfig(try root.object("mock", nullable: true))
+        var routes = try routeConfigs(root, environment: environment)
+
+        if let address = environment["PAGEPROXY_ADDRESS"] {
+            guard isIPv4(address) else {
+                throw ConfigError(file: file, field: "$PAGEPROXY_ADDRESS",
+                                  problem: "expected an IPv4 address such as 127.0.0.1 or 0.0.0.0, found \"\(address)\"")
+            }
+            listen.address = address
+        }
+        if let port = try port(environment, "PAGEPROXY_PORT", file: file) { listen.port = port }
+        // Validated whether or not the file has a mock section; used only when it does. Routes that name the built-in
+        // mock (http, its address and port) follow it, so that a second copy of a config runs whole beside the first.
+        if let port = try port(environment, "PAGEPROXY_MOCK_PORT", file: file), let configured = mock {
+            for index in routes.indices {
+                let upstream = routes[index].upstream
+                guard upstream.scheme == "http", upstream.host == configured.address, upstream.port == configured.port else { continue }
+                routes[index].upstream.port = port
+            }
+            mock?.port = port
+        }
+        if let directory = environment["PAGEPROXY_CACHE_DIR"] {
+            guard !directory.isEmpty else {
+                throw ConfigError(file: file, field: "$PAGEPROXY_CACHE_DIR", problem: "must not be empty")
+            }
+            cache.directory = directory
+        }
+        return Config(listen: listen, cache: cache, server: server, logLevel: logLevel, mock: mock, routes: routes)
     }
 
     // MARK: Sections
@@ -60,7 +83,7 @@ enum ConfigLoader {
                                     shutdownGrace: .seconds(10), maxRequestLineBytes: 8192, maxHeaderBytes: 32768)
         guard let object else { return defaults }
         try object.requireOnly(["maxConnections", "headerTimeoutSeconds", "idleTimeoutSeconds", "shutdownGraceSeconds",
-                                "maxRequestLineBytes", "maxHeaderBytes", "sendBufferBytes", "drainDelaySeconds"])
+                                "drainDelaySeconds", "maxRequestLineBytes", "maxHeaderBytes", "sendBufferBytes"])
         return ServerConfig(
             maxConnections: try object.integer("maxConnections", in: 1...100_000, default: 1024),
             headerTimeout: try object.seconds("headerTimeoutSeconds", in: 1...3600, default: 10),
@@ -113,6 +136,17 @@ enum ConfigLoader {
     }
 
     // MARK: Helpers
+
+    /// A port number from the environment variable `name`, nil when it is not set.
+    private static func port(_ environment: [String: String], _ name: String, file: String) throws(ConfigError) -> Int? {
+        guard let text = environment[name] else { return nil }
+        guard !text.isEmpty, text.count <= 5, text.allSatisfy({ $0.isASCII && $0.isNumber }), let port = Int(text),
+            (0...65535).contains(port)
+        else {
+            throw ConfigError(file: file, field: "$" + name, problem: "expected a port number 0...65535, found \"\(text)\"")
+        }
+        return port
+    }
 
     private static func address(_ object: ConfigObject, default fallback: String) throws(ConfigError) -> String {
         let text = try object.string("address", default: fallback)

@@ -30,8 +30,8 @@ struct RouteConfig: Sendable {
     var caFile: String?
     /// The largest merged JSON answer; past it the answer is a 507 that points at NDJSON.
     var maxMergedBytes = 1 << 30
-    /// The longest `Retry-After` (or rate-limit reset) waited out before a retry; a longer one ends the walk with
-    /// the upstream's answer.
+    /// The longest `Retry-After` (or rate-limit reset) waited out before a retry; a longer one ends the walk with the
+    /// upstream's answer at once.
     var maxRetryAfter: Duration = .seconds(30)
     /// The limits of the upstream origin's shared request budget (by default: follow its rate-limit fields).
     var originBudget = OriginBudget.Configuration()

@@ -31,6 +31,13 @@ struct AggregateResponder: Sendable {
             await sendError(.badRequest, code: "invalid_control", message: error.message, details: [("control", .string(error.control))], writer: writer)
             return
         }
+        let headers: HTTPHeaders
+        do {
+            headers = try UpstreamHeaders.make(route: route, request: request)
+        } catch {
+            await sendError(.badRequest, code: error.code, message: error.message, details: [("header", .string(error.header))], writer: writer)
+            return
+        }
         let base = upstreamURL(route: route, subpath: subpath, query: controls.upstreamQuery)
         var options = PageWalker.Options()
         options.itemsPath = route.itemsPath
@@ -46,7 +53,6 @@ struct AggregateResponder: Sendable {
             base: self.transport, policy: retryPolicy, deadline: .now + route.totalTimeout, budgets: budgets)
         let tally = CacheTally()
         let policy = CachePolicy(ttl: route.ttl, staleIfError: route.staleIfError, forceRevalidate: controls.fresh)
-        let headers = Self.upstreamHeaders(route: route, request: request)
         // Only merged answers are memoized; an NDJSON request needs no key.
         let memoKey = controls.format == .json
             ? MergedAnswerMemo.key(
@@ -304,16 +310,6 @@ struct AggregateResponder: Sendable {
         return PageURL(
             scheme: upstream.scheme, host: upstream.host, port: upstream.port, path: path,
             query: queries.isEmpty ? nil : queries.joined(separator: "&"))
-    }
-
-    /// The headers every page request of this client request carries: the route's, then the forwarded ones.
-    private static func upstreamHeaders(route: RouteConfig, request: HTTPRequestHead) -> HTTPHeaders {
-        var fields = HTTPHeaders()
-        for (name, value) in route.headers { fields.set(name, value) }
-        for name in route.forwardHeaders {
-            for value in request.headers.values(name) { fields.add(name, value) }
-        }
-        return fields
     }
 
     /// What a walk of `route` scans pages for, so that pages it stores keep their scan and hits reuse it; nil for an

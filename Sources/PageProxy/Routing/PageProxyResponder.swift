@@ -18,7 +18,7 @@ struct PageProxyResponder: HTTPResponder {
         defer {
             var route = ""
             if case .string(let name)? = writer.logFields["route"] { route = name }
-            metrics.requestFinished(route: route, status: writer.reportedStatus, bytes: writer.bytesSent, duration: .now - started)
+            metrics.requestFinished(route: route, status: writer.deliveredStatus, bytes: writer.bytesSent, duration: .now - started)
         }
         guard request.method == .get || request.method == .head else {
             var (headers, body) = ErrorResponse.make(
@@ -48,17 +48,11 @@ struct PageProxyResponder: HTTPResponder {
             headers.set("Cache-Control", "no-store")
             try? await writer.send(.ok, headers: headers, body: Array(metrics.exposition().utf8))
         case .aggregate(let route, let subpath):
-            if let refusal = ForwardedHeaderCheck.refusal(for: request, forwarding: route.forwardHeaders) {
-                writer.logFields["route"] = .string(route.name)
-                await sendError(.badRequest, code: refusal.code, message: refusal.message, writer: writer)
-                return
-            }
             await aggregate.respond(to: request, route: route, subpath: subpath, writer: writer)
         case .invalidPath:
-            await sendError(
-                .badRequest, code: "invalid_path",
-                message: "each path segment must percent-decode to UTF-8 text that is not ., .. or ..; and holds no slash, "
-                    + "backslash or control character", writer: writer)
+            let message = "the path after the route must percent-decode to UTF-8 with no . or .. segment (..;x included), "
+                + "and no slash, backslash, NUL or control character inside a segment"
+            await sendError(.badRequest, code: "invalid_path", message: message, writer: writer)
         case .notFound:
             let known = router.routeNames.joined(separator: ", ")
             await sendError(.notFound, code: "unknown_route", message: "no route matches \(request.path.prefix(200)); routes: \(known)", writer: writer)

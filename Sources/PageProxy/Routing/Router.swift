@@ -10,9 +10,7 @@ struct Router: Sendable {
         /// A route, and the rest of the path (percent-encoded, empty or starting with `/`) to append upstream.
         case aggregate(RouteConfig, subpath: String)
         case notFound
-        /// An extra path that `SubpathCheck` refuses: a segment that does not decode to UTF-8 text, a `.`, `..` or
-        /// `..;` segment, or one that decodes to a slash, backslash or control character. Any of them could climb out
-        /// of the route's base path on an upstream that decodes before it resolves.
+        /// An extra path that `SubpathCheck` refuses: it could climb out of the route's base path upstream.
         case invalidPath
     }
 
@@ -35,7 +33,7 @@ struct Router: Sendable {
         let name = trimmed.prefix { $0 != "/" }
         let subpath = String(trimmed.dropFirst(name.count))
         guard let route = routes[String(name).removingPercentEncoding ?? String(name)] else { return .notFound }
-        guard SubpathCheck.isSafe(Substring(subpath)) else { return .invalidPath }
+        guard SubpathCheck.isSafe(subpath) else { return .invalidPath }
         return .aggregate(route, subpath: subpath)
     }
 }

@@ -13,7 +13,8 @@ struct Connection {
     let registry: ConnectionRegistry
     let limits: ServerLimits
     let logger: Logger
-    let logStyle: RequestLogStyle
+    /// The level of each request's log line (the built-in mock's are `debug`, beside the proxy's own).
+    let requestLogLevel: LogLevel
 
     func run() async {
         defer {
@@ -47,16 +48,17 @@ struct Connection {
             }
             requestStarted = nil
             _ = registry.setIdle(socket, false)
-            let keepsAlive = request.isKeepAlive && !registry.isDraining
+            // A body left unread (`Expect: 100-continue` answered at once) may still arrive: close after the answer.
+            let keepsAlive = request.isKeepAlive && !request.hasUnreadBody && !registry.closesAfterEachAnswer
             let registry = self.registry
             let writer = ResponseWriter(
                 socket: socket, request: request, keepsAlive: keepsAlive, writeTimeout: limits.writeTimeout,
-                isDraining: { registry.isDraining }, isCutByShutdown: { registry.isCut },
+                isDraining: { registry.closesAfterEachAnswer }, isCut: { registry.hasCutAll },
                 onDisconnect: { [socket] in registry.cancelTask(of: socket) })
             let started = ContinuousClock.now
             await responder.respond(to: request, writer: writer)
             logRequest(request, writer: writer, duration: ContinuousClock.now - started)
-            guard writer.keepsAlive, case .finished = writer.state, !registry.isDraining else { return }
+            guard writer.keepsAlive, case .finished = writer.state, !registry.closesAfterEachAnswer else { return }
             guard registry.setIdle(socket, true) else { return }
             idleDeadline = .now() + limits.idleTimeout.dispatchInterval
         }
@@ -89,21 +91,21 @@ struct Connection {
 
     private func logRequest(_ request: HTTPRequestHead, writer: ResponseWriter, duration: Duration) {
         // The redaction of the path's query is per request: not for a line nobody will read.
-        guard logger.logs(logStyle.level) else { return }
+        guard logger.logs(requestLogLevel) else { return }
         var fields: [(String, LogValue)] = [
             ("method", .string(request.method.rawValue)),
             ("path", .string(RequestLogPath.redacted(request))),
-            ("status", .int(writer.reportedStatus)),
+            ("status", .int(writer.deliveredStatus)),
             ("bytes", .int(writer.bytesSent)),
             ("duration_ms", .double(duration.milliseconds)),
         ]
         var logFields = writer.logFields
-        // The grace period ended under this answer: whatever the interrupted walk reported (a cancelled page reads
-        // as a lost connection) is the shutdown's doing.
-        if writer.wasCutByShutdown { logFields["error"] = .string("shutdown_cut") }
+        // The answer did not fail: the shutdown's grace period ended (the upstream or client error it caused is not
+        // the cause).
+        if writer.isCutByShutdown { logFields["error"] = .string("shutdown_cut") }
         fields += logFields.sorted { $0.key < $1.key }.map { ($0.key, $0.value) }
         if case .aborted = writer.state { fields.append(("aborted", .bool(true))) }
-        logger.log(logStyle.level, logStyle.message, fields)
+        logger.log(requestLogLevel, "request", fields)
     }
 }
 

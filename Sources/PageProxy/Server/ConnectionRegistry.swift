@@ -14,8 +14,10 @@ final class ConnectionRegistry: Sendable {
     private struct State {
         var entries: [ObjectIdentifier: Entry] = [:]
         var isDraining = false
-        /// Set when the grace period ended and every connection was closed, busy or not.
-        var isCut = false
+        /// Answers say `Connection: close` (the drain delay): clients reconnect, to another replica once they can.
+        var closesAfterEachAnswer = false
+        /// `closeAll()` has run: an answer unfinished now was cut by the shutdown, not by its upstream or client.
+        var hasCutAll = false
         var accepted = 0
         /// Tasks waiting for the last connection to go, by a number so that a time limit can take one back.
         var emptyWaiters: [Int: CheckedContinuation<Bool, Never>] = [:]
@@ -28,8 +30,10 @@ final class ConnectionRegistry: Sendable {
     /// Connections accepted since the server started (tests prove keep-alive reuse from it).
     var acceptedTotal: Int { state.withLock { $0.accepted } }
     var isDraining: Bool { state.withLock { $0.isDraining } }
-    /// Whether `closeAll()` has closed the connections still open when the grace period ended.
-    var isCut: Bool { state.withLock { $0.isCut } }
+    /// Whether a connection should close after its answer: the server drains, or is in its drain delay.
+    var closesAfterEachAnswer: Bool { state.withLock { $0.isDraining || $0.closesAfterEachAnswer } }
+    /// Whether the shutdown has closed every connection, busy or not (the grace period ended).
+    var hasCutAll: Bool { state.withLock { $0.hasCutAll } }
 
     /// Adds a connection unless the server drains or is at `limit`; returns whether it was added.
     func add(_ socket: AsyncSocket, limit: Int) -> Bool {
@@ -71,6 +75,11 @@ final class ConnectionRegistry: Sendable {
         }
     }
 
+    /// Keeps accepting, but every connection closes after its next answer.
+    func closeAfterEachAnswer() {
+        state.withLock { $0.closesAfterEachAnswer = true }
+    }
+
     /// Starts draining: no new connections, and every idle one is closed now.
     func beginDraining() {
         let idle = state.withLock { state -> [AsyncSocket] in
@@ -83,7 +92,7 @@ final class ConnectionRegistry: Sendable {
     /// Closes every connection, busy or not, and cancels the work behind each.
     func closeAll() {
         let all = state.withLock { state in
-            state.isCut = true
+            state.hasCutAll = true
             return state.entries.values.map { ($0.socket, $0.task) }
         }
         // Each socket closes before its task is cancelled: an answer the cancelled work still tries to write (an error

@@ -21,8 +21,8 @@ final class ResponseWriter {
     private let writeTimeout: Duration
     /// Asked when the head is written: a server that began draining meanwhile closes the connection after this.
     private let isDraining: () -> Bool
-    /// Whether the server has closed every connection because its shutdown grace period ended.
-    private let isCutByShutdown: () -> Bool
+    /// Whether the server's shutdown has closed every connection (its grace period ended).
+    private let isCut: () -> Bool
     private let onDisconnect: @Sendable () -> Void
     private(set) var state = State.idle
     /// Whether the connection stays open after this response; the writer may turn it off, never on.
@@ -34,11 +34,11 @@ final class ResponseWriter {
 
     init(
         socket: AsyncSocket, request: HTTPRequestHead, keepsAlive: Bool, writeTimeout: Duration,
-        isDraining: @escaping () -> Bool = { false }, isCutByShutdown: @escaping () -> Bool = { false },
+        isDraining: @escaping () -> Bool = { false }, isCut: @escaping () -> Bool = { false },
         onDisconnect: @escaping @Sendable () -> Void = {}
     ) {
         self.isDraining = isDraining
-        self.isCutByShutdown = isCutByShutdown
+        self.isCut = isCut
         self.onDisconnect = onDisconnect
         self.socket = socket
         self.isHead = request.method == .head
@@ -47,18 +47,16 @@ final class ResponseWriter {
         self.writeTimeout = writeTimeout
     }
 
-    /// True when the shutdown grace period ended before this answer did, and the server closed the connection under
-    /// it: the failure is the shutdown's, whatever error the interrupted work reported (never the upstream's).
-    var wasCutByShutdown: Bool {
+    /// Whether the answer was left unfinished because the shutdown's grace period ended.
+    var isCutByShutdown: Bool {
         if case .finished = state { return false }
-        return isCutByShutdown()
+        return isCut()
     }
 
-    /// The status for the log and the metrics: the one sent, or 503 (DESIGN.md: 503 when shutting down) for an
-    /// answer the shutdown cut before its head went out.
-    var reportedStatus: Int {
-        if wasCutByShutdown && bytesSent == 0 { return HTTPStatus.serviceUnavailable.code }
-        return status?.code ?? 0
+    /// The status code the client received, for logs and metrics: 0 when an answer cut by the shutdown sent nothing
+    /// (the status it was about to send never left).
+    var deliveredStatus: Int {
+        isCutByShutdown && bytesSent == 0 ? 0 : status?.code ?? 0
     }
 
     /// Whether anything has been written yet; after that the status line can no longer change.

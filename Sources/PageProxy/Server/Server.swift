@@ -13,9 +13,9 @@ final class Server: Sendable {
     private let listener: Listener
     private let registry: ConnectionRegistry
 
-    /// Binds and starts serving at once; each request is logged as `logStyle` says.
+    /// Binds and starts serving at once; each request's log line is written at `requestLogLevel`.
     init(
-        address: SocketAddress, limits: ServerLimits, responder: any HTTPResponder, logger: Logger, logStyle: RequestLogStyle = .standard
+        address: SocketAddress, limits: ServerLimits, responder: any HTTPResponder, logger: Logger, requestLogLevel: LogLevel = .info
     ) throws(SocketError) {
         let registry = ConnectionRegistry()
         self.registry = registry
@@ -29,7 +29,7 @@ final class Server: Sendable {
             }
             let task = Task {
                 await Connection(
-                    socket: socket, responder: responder, registry: registry, limits: limits, logger: logger, logStyle: logStyle
+                    socket: socket, responder: responder, registry: registry, limits: limits, logger: logger, requestLogLevel: requestLogLevel
                 ).run()
             }
             registry.attach(task, to: socket)
@@ -40,6 +40,11 @@ final class Server: Sendable {
     var openConnections: Int { registry.count }
     var acceptedConnections: Int { registry.acceptedTotal }
     var isDraining: Bool { registry.isDraining }
+
+    /// From now on every connection closes after its current or next answer; new ones are still accepted.
+    func closeAfterEachAnswer() {
+        registry.closeAfterEachAnswer()
+    }
 
     /// Stops accepting, lets in-flight responses finish for up to `grace`, then closes whatever is left.
     ///

@@ -5,12 +5,11 @@ package struct HTTPRequestHead: Sendable {
     package var target: String
     package var version: HTTPVersion
     package var headers: HTTPHeaders
-    /// Names of the header fields whose value bytes were not valid UTF-8: `headers` holds them with U+FFFD in place
-    /// of the invalid bytes, so they must never be forwarded as if they were what the client sent.
+    /// Names of the fields whose values were not UTF-8 as received (their `headers` values hold U+FFFD instead).
     package var fieldsNotUTF8: [String] = []
-    /// True when the request announced content that was not read (`Expect: 100-continue` answered at once): the
-    /// connection cannot carry another request and closes after the answer.
-    package var contentLeftUnread = false
+    /// The request announced a body that was not read (`Expect: 100-continue`): the connection must close after
+    /// the answer, since the body's bytes may still arrive.
+    package var hasUnreadBody = false
 
     package init(method: HTTPMethod, target: String, version: HTTPVersion = .http1_1, headers: HTTPHeaders = HTTPHeaders()) {
         self.method = method
@@ -31,9 +30,8 @@ package struct HTTPRequestHead: Sendable {
     }
 
     /// RFC 9112 §9.3 — HTTP/1.1 persists unless `Connection: close`; HTTP/1.0 only with `Connection: keep-alive`.
-    /// Never after content left unread: its bytes may still arrive.
     package var isKeepAlive: Bool {
-        !contentLeftUnread && headers.isKeepAlive(version: version)
+        headers.isKeepAlive(version: version)
     }
 
     /// The path and query of the target; RFC 9112 §3.2.2 absolute-form drops "scheme://authority".

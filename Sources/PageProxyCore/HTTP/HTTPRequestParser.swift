@@ -11,9 +11,8 @@ package struct HTTPRequestParser: Sendable {
         case headers
         case fixedBody(remaining: Int)
         case chunkedBody
-        /// The last request's content was left unread (`Expect: 100-continue`): the connection must close after its
-        /// answer, and nothing more is parsed.
-        case contentLeftUnread
+        /// The head was handed out before its body (`Expect: 100-continue`); the connection closes after the answer.
+        case bodyLeftUnread
         case failed(HTTPParseError)
     }
 
@@ -35,7 +34,7 @@ package struct HTTPRequestParser: Sendable {
         switch state {
         case .requestLine: reader.scanned > 0
         case .headers, .fixedBody, .chunkedBody: true
-        case .contentLeftUnread, .failed: false
+        case .bodyLeftUnread, .failed: false
         }
     }
 
@@ -60,21 +59,21 @@ package struct HTTPRequestParser: Sendable {
             switch state {
             case .requestLine:
                 guard let line = reader.nextLine(in: buffer, from: cursor) else {
+                    // RFC 9112 §3 — a request line starts with a method token: bytes that cannot begin one (a TLS
+                    // ClientHello's 0x16, a binary protocol) are refused now, not after the header timeout.
+                    if !Self.mayBeginWithMethod(buffer[cursor...]) { throw .invalidMethod }
                     // RFC 9112 §3 — a request line longer than the server accepts gets 414, before it ends.
                     if reader.pendingLength(in: buffer, from: cursor) > limits.maxRequestLineBytes { throw .requestLineTooLong }
-                    // Bytes that cannot begin a method (a TLS ClientHello starts with 0x16) are refused now, not
-                    // after the header timeout.
-                    if !Self.canStartMethod(buffer[cursor...]) { throw .invalidMethod }
                     return .needMoreData
                 }
                 cursor = line.next
                 // RFC 9112 §2.2 — empty lines before the request line are ignored.
                 if line.content.isEmpty { continue }
+                // The same check as on a line still arriving, first, so that the error does not depend on how it came.
+                if !Self.mayBeginWithMethod(buffer[line.content]) { throw .invalidMethod }
                 if line.content.count > limits.maxRequestLineBytes { throw .requestLineTooLong }
                 // RFC 9112 §2.2 — a bare CR is invalid.
                 if HTTPLineReader.containsBareCR(buffer, line.content) { throw .bareCarriageReturn }
-                // The same test as for a line still arriving, so that the error does not depend on how it arrived.
-                if !Self.canStartMethod(buffer[line.content]) { throw .invalidMethod }
                 head = try Self.parseRequestLine(buffer[line.content])
                 headerBytes = 0
                 state = .headers
@@ -95,13 +94,9 @@ package struct HTTPRequestParser: Sendable {
                 if HTTPLineReader.containsBareCR(buffer, line.content) { throw .bareCarriageReturn }
                 let field = try HTTPFieldSyntax.parseFieldLine(buffer[line.content])
                 head.headers.add(field.name, field.value)
-                // RFC 9110 §5.5 allows obs-text; such a value is kept with U+FFFD in place of the bytes that are not
-                // UTF-8, and named, so that a proxy refuses to forward it altered. The name is ASCII (a token), so the
-                // line is UTF-8 exactly when the value is.
-                let content = buffer[line.content]
-                if content.contains(where: { $0 >= 0x80 }) && String(validating: content, as: UTF8.self) == nil {
-                    head.fieldsNotUTF8.append(field.name)
-                }
+                // RFC 9110 §5.5 — obs-text is allowed, but a value that is not UTF-8 was stored with U+FFFD in place of
+                // its bytes: it is remembered so that such a value is refused rather than forwarded altered.
+                if !Self.isUTF8(buffer[line.content]) { head.fieldsNotUTF8.append(field.name) }
             case .fixedBody(let remaining):
                 let count = min(remaining, buffer.count - cursor)
                 cursor += count
@@ -118,7 +113,7 @@ package struct HTTPRequestParser: Sendable {
                     _ = try HTTPFieldSyntax.parseFieldLine(buffer[range])
                 case .done: return complete()
                 }
-            case .contentLeftUnread:
+            case .bodyLeftUnread:
                 return .needMoreData
             case .failed(let error):
                 throw error
@@ -161,10 +156,9 @@ package struct HTTPRequestParser: Sendable {
             guard transferEncodings.count == 1, transferEncodings[0].lowercased() == "chunked" else {
                 throw .unsupportedTransferEncoding
             }
-            if expectsContinue { return leaveContentUnread() }
             chunked = Self.makeChunkedDecoder(limits)
             state = .chunkedBody
-            return nil
+            return answerBeforeBody()
         }
         if let value = contentLengths.first {
             // RFC 9112 §6.3 — several Content-Length fields, or a list value, even of equal numbers, is refused.
@@ -173,28 +167,22 @@ package struct HTTPRequestParser: Sendable {
             guard let length = HTTPFieldSyntax.parseDecimal(value.utf8) else { throw .invalidContentLength }
             if length > limits.maxRequestBodyBytes { throw .bodyTooLarge }
             if length > 0 {
-                if expectsContinue { return leaveContentUnread() }
                 state = .fixedBody(remaining: length)
-                return nil
+                return answerBeforeBody()
             }
         }
         // RFC 9112 §6.3 — a request with neither field has no body.
         return complete()
     }
 
-    /// RFC 9110 §10.1.1 — an HTTP/1.1 client that sends `Expect: 100-continue` waits for an answer before it sends
-    /// the content (an HTTP/1.0 one's expectation is ignored).
-    private var expectsContinue: Bool {
-        head.version == .http1_1 && head.headers.tokens("Expect").contains("100-continue")
-    }
-
-    /// Hands out the head without reading its content. No answer of this server depends on a request's content, so
-    /// the final status goes out at once instead of a `100 Continue` (RFC 9110 §10.1.1 allows either), and the
-    /// connection closes after it, since the client may or may not send the content then.
-    private mutating func leaveContentUnread() -> Result {
-        state = .contentLeftUnread
+    /// RFC 9110 §10.1.1 — a client that sent `Expect: 100-continue` waits before sending the body. No answer of this
+    /// server depends on a request body, so the head is answered at once (the body is never asked for) and the
+    /// connection then closes; nil (read the body) otherwise. An HTTP/1.0 client ignores it, so the server must too.
+    private mutating func answerBeforeBody() -> Result? {
+        guard head.version == .http1_1, head.headers.tokens("Expect").contains("100-continue") else { return nil }
+        head.hasUnreadBody = true
+        state = .bodyLeftUnread
         reader.reset()
-        head.contentLeftUnread = true
         return .request(head)
     }
 
@@ -215,13 +203,6 @@ package struct HTTPRequestParser: Sendable {
         let target = String(decoding: parts[1], as: UTF8.self)
         try validateTarget(parts[1], method: method)
         return HTTPRequestHead(method: method, target: target, version: version)
-    }
-
-    /// Whether a request line, whole or still arriving, can begin with `method SP`: RFC 9110 §9.1, method = token.
-    /// Only its first 32 bytes are looked at, so a line arriving byte by byte costs linear time; a CR is left to the
-    /// line rules (the CRLF of an empty line, or a bare CR).
-    private static func canStartMethod(_ line: ArraySlice<UInt8>) -> Bool {
-        line.prefix(32).prefix { $0 != 0x20 && $0 != HTTPLineReader.cr }.allSatisfy(HTTPFieldSyntax.isTokenChar)
     }
 
     /// RFC 9112 §2.3 — HTTP-version = "HTTP/" DIGIT "." DIGIT, case-sensitive; only 1.0 and 1.1 are served.
@@ -262,6 +243,18 @@ package struct HTTPRequestParser: Sendable {
         guard !authority.isEmpty, !authority.contains(UInt8(ascii: "@")), authority.allSatisfy(isHostByte) else {
             throw .invalidTarget
         }
+    }
+
+    /// Whether the start of a request line (complete or still arriving) may begin with a method: its bytes before
+    /// the first space are `tchar`s, or a CR that the line-ending rules judge (RFC 9112 §2.2). Only the first 32 bytes
+    /// are looked at, so that a line arriving byte by byte is not rescanned at length each time.
+    private static func mayBeginWithMethod(_ line: ArraySlice<UInt8>) -> Bool {
+        line.prefix(32).prefix { $0 != 0x20 }.allSatisfy { HTTPFieldSyntax.isTokenChar($0) || $0 == HTTPLineReader.cr }
+    }
+
+    /// Whether a field line is UTF-8 (always, when it is ASCII).
+    private static func isUTF8(_ line: ArraySlice<UInt8>) -> Bool {
+        line.allSatisfy { $0 < 0x80 } || String(validating: line, as: UTF8.self) != nil
     }
 
     /// RFC 3986 §3.2.2 host bytes (reg-name, IP literal) plus ":" for the port.

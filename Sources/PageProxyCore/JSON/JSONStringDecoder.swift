@@ -1,5 +1,5 @@
 /// Decodes the contents of a JSON string that `JSONScanEngine` has already validated.
-enum JSONStringDecoder {
+package enum JSONStringDecoder {
     /// The UTF-8 of the string whose raw bytes (between the quotes) are `raw`, with every escape decoded
     /// and `\u` surrogate pairs joined.
     static func decode(_ raw: UnsafeBufferPointer<UInt8>) -> [UInt8] {
@@ -42,7 +42,7 @@ enum JSONStringDecoder {
 
     /// The value of one hexadecimal digit, or nil.
     @inline(__always)
-    static func hexValue(_ byte: UInt8) -> UInt32? {
+    package static func hexValue(_ byte: UInt8) -> UInt32? {
         if byte &- UInt8(ascii: "0") < 10 { return UInt32(byte &- UInt8(ascii: "0")) }
         let lower = byte | 0x20
         if lower &- UInt8(ascii: "a") < 6 { return UInt32(lower &- UInt8(ascii: "a")) + 10 }

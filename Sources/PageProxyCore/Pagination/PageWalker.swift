@@ -123,8 +123,8 @@ package final class PageWalker {
             if nextToTake == 1 { try checkExpectedPages(after: page) }
             if nextToTake == knownCount && !isListComplete {
                 try append(strategy.next(after: page), after: page)
-            } else if isListComplete {
-                try checkOrigin(ofLinksOn: page)
+            } else if pending != nil {
+                try checkLinkOrigin(on: page)
             }
         } catch {
             finish()
@@ -200,21 +200,6 @@ package final class PageWalker {
         if isListComplete { discardSpeculation() }
     }
 
-    /// Once every page is known (a total, a `last` link), the walk fetches the URLs the scheme described and follows
-    /// no later link: their count is fixed and within `maxPages`, so a loop among later links cannot make it run on.
-    /// A later link to another origin still ends the walk, as it would in a walk that follows links (DESIGN.md: a
-    /// link elsewhere is an error, never a request). Only the origin is compared: GitHub's next links name
-    /// `/repositories/<id>/…` while the numbered URLs keep the path of the first link.
-    private func checkOrigin(ofLinksOn page: Page) throws(PaginationError) {
-        let linked: PageURL? = switch try? strategy.next(after: page) {
-        case .one(let url)?: url
-        case .all(let pages)?: pages.template
-        case NextPages.none?, nil: nil
-        }
-        guard let linked, linked.origin != origin else { return }
-        throw .foreignOrigin(page: page.number, refused: linked.origin.description, allowed: origin.description)
-    }
-
     /// The guards every page URL passes before it is requested.
     private func check(_ url: PageURL, number: Int, after page: Page) throws(PaginationError) {
         // DESIGN.md: a next link elsewhere is an error, never a request (SSRF).
@@ -223,6 +208,22 @@ package final class PageWalker {
         }
         guard !seen.contains(url) else { throw .loop(page: number, url: url) }
         seen.insert(url)
+    }
+
+    /// A numbered page's own next link is not followed (its URL was built from the template), but one that leaves the
+    /// origin still ends the walk, as it would a sequential one: the upstream is not what the route describes, or is
+    /// hostile (DESIGN.md: a next link elsewhere is an error). Other paths on the origin are fine (GitHub's later
+    /// links point to /repositories/<id>/…), and a link that cannot be read is ignored, since nothing follows it.
+    private func checkLinkOrigin(on page: Page) throws(PaginationError) {
+        let linked: PageURL.Origin
+        switch try? strategy.next(after: page) {
+        case .one(let url): linked = url.origin
+        case .all(let pages): linked = pages.template.origin
+        case NextPages.none?, nil: return
+        }
+        guard linked == origin else {
+            throw .foreignOrigin(page: page.number, refused: linked.description, allowed: origin.description)
+        }
     }
 
     /// Appends a built URL; a speculative fetch that guessed it becomes the real one, a wrong guess cancels the rest.

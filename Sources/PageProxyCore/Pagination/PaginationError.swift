@@ -52,7 +52,7 @@ public enum PaginationError: Error, CustomStringConvertible {
         case .foreignOrigin(let page, let refused, let allowed):
             "page \(page) links to \(refused), outside the route's origin \(allowed); the link was not followed"
         case .invalidNextLink(let page, let link):
-            "page \(page) has a next link that is not an http(s) URL: \(link.prefix(200))"
+            "page \(page) has a next link that is not an http(s) URL: \(CredentialRedaction.redactURL(link).prefix(200))"
         case .loop(let page, let url):
             "page \(page) would fetch \(url.path) again: the upstream's pagination loops"
         case .tooManyPages(let limit):

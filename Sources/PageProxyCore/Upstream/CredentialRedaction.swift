@@ -3,28 +3,29 @@ import Foundation
 /// Removes credentials from what PageProxy logs or shows: query values whose names suggest a secret, members of an
 /// upstream's error body named like one, and the credentials PageProxy itself sent upstream.
 ///
-/// One list of credential-like query names serves the request log's `path` and the `upstream_url` of error bodies,
-/// so the two never disagree.
+/// One list of query names serves the request log's `path`, error bodies' `upstream_url` and messages that quote a
+/// link. A name is compared percent-decoded and lowercased, and it is a secret when it contains any entry of the
+/// list: matching parts of names (`access_token`, `X-Amz-Signature`, `clientSecret`) over-redacts a few harmless
+/// names (`monkey`), which costs a log reader little, where a missed secret would leak it.
 package enum CredentialRedaction {
-    /// A query parameter is secret when its name, percent-decoded and lowercased, contains one of these: `token`
-    /// covers `access_token` and `id_token`, `key` covers `api_key` and `apikey`, `secret` covers `client_secret`.
-    /// Matching parts rather than whole names errs towards hiding an ordinary value (`keyword`), never a secret one.
+    /// Parts of query parameter names that mark a credential, lowercase.
     package static let secretNameParts = [
-        "token", "key", "secret", "password", "passwd", "pwd", "passphrase", "signature", "sig", "auth", "credential",
-        "session", "code", "jwt", "bearer", "assertion", "otp",
+        "token", "key", "secret", "pass", "pwd", "signature", "sig", "jwt", "auth", "bearer", "credential", "session",
+        "sessid", "cookie", "code", "otp", "ticket", "assertion", "saml", "hmac",
     ]
 
-    /// Whether a query parameter named `name` (as written in the query, percent-encoded or not) holds a secret.
-    package static func isSecret(name: Substring) -> Bool {
-        let decoded = (name.removingPercentEncoding ?? String(name)).lowercased()
-        return secretNameParts.contains { decoded.contains($0) }
+    /// Whether a query parameter named `name` (as sent, possibly percent-encoded) may carry a credential.
+    package static func isSecretName(_ name: some StringProtocol) -> Bool {
+        let decoded = (name.utf8.contains(UInt8(ascii: "%")) ? String(name).removingPercentEncoding : nil) ?? String(name)
+        let lowered = decoded.lowercased()
+        return secretNameParts.contains { lowered.contains($0) }
     }
 
     /// Names of JSON members whose values are secrets. Narrower than the query list: an error body's `code` or
     /// `documentation_url` is what the client needs to read.
     private static let secretFieldNames = [
         "token", "secret", "password", "passwd", "authorization", "api_key", "apikey", "access_key", "private_key",
-        "credential", "cookie", "session", "signature", "jwt", "passphrase",
+        "credential", "cookie", "session", "signature",
     ]
 
     /// Schemes of `Authorization` values; the word after one is a credential wherever it appears in a text.
@@ -34,7 +35,7 @@ package enum CredentialRedaction {
     package static func redactQuery(_ query: String) -> String {
         query.split(separator: "&", omittingEmptySubsequences: false).map { pair -> String in
             guard let equals = pair.firstIndex(of: "=") else { return String(pair) }
-            return isSecret(name: pair[..<equals]) ? "\(pair[..<equals])=REDACTED" : String(pair)
+            return isSecretName(pair[..<equals]) ? "\(pair[..<equals])=REDACTED" : String(pair)
         }.joined(separator: "&")
     }
 

@@ -29,22 +29,6 @@ import Testing
         ParserHarness.expectRejection("\(method) / HTTP/1.1\r\nHost: a\r\n\r\n", .invalidMethod)
     }
 
-    /// Bytes that cannot begin a method are refused as soon as they arrive, not when a line end or the header
-    /// timeout comes: a TLS ClientHello on the plain port starts with 0x16 0x03.
-    @Test(arguments: [[0x16, 0x03, 0x01, 0x02, 0x00], [0x47, 0x45, 0x00], [0x80], Array("GE{".utf8)])
-    func refusesBytesThatCannotBeginAMethodBeforeTheLineEnds(bytes: [UInt8]) {
-        let outcome = ParserHarness.requests(bytes)
-        #expect(outcome.error == .invalidMethod)
-    }
-
-    @Test("the start of a method, or an empty line's CR, waits for more")
-    func startOfAMethodWaitsForMore() {
-        for text in ["GE", "\r", "\r\nGET", "GET ", "GET /x"] {
-            let outcome = ParserHarness.requests(text)
-            #expect(outcome.error == nil && outcome.heads.isEmpty, "\(text.debugDescription)")
-        }
-    }
-
     @Test(arguments: ["/a\u{01}b", "/a\u{7F}", "/caf\u{E9}", "/a#frag", "a/b", "ftp://host/a", "http://", "http:///a",
                       "http://user@host/", "//host/?#", "host:443"])
     func refusesInvalidTarget(target: String) {

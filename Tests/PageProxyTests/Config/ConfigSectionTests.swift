@@ -36,20 +36,13 @@ import Testing
         ("maxConnections", 0, "1...100000"), ("maxConnections", 100_001, "1...100000"),
         ("headerTimeoutSeconds", 0, "1...3600"), ("headerTimeoutSeconds", 3601, "1...3600"),
         ("idleTimeoutSeconds", 0, "1...3600"), ("shutdownGraceSeconds", -1, "0...3600"),
-        ("shutdownGraceSeconds", 3601, "0...3600"),
+        ("shutdownGraceSeconds", 3601, "0...3600"), ("drainDelaySeconds", -1, "0...3600"), ("drainDelaySeconds", 3601, "0...3600"),
         ("maxRequestLineBytes", 255, "256...1048576"), ("maxRequestLineBytes", 1_048_577, "256...1048576"),
         ("maxHeaderBytes", 1023, "1024...1048576"), ("maxHeaderBytes", 1_048_577, "1024...1048576"),
         ("sendBufferBytes", -1, "0...67108864"), ("sendBufferBytes", 67_108_865, "0...67108864"),
-        ("drainDelaySeconds", -1, "0...3600"), ("drainDelaySeconds", 3601, "0...3600"),
     ])
     func serverLimits(key: String, value: Int, range: String) {
         expectTop(#""server": { "\#(key)": \#(value) }"#, field: "server.\(key)", mentions: [range, String(value)])
-    }
-
-    @Test("server.drainDelaySeconds defaults to 5 and takes 0")
-    func drainDelay() throws {
-        #expect(try ConfigFixture.parse(ConfigFixture.document(top: #""server": {}"#)).server.drainDelay == .seconds(5))
-        #expect(try ConfigFixture.parse(ConfigFixture.document(top: #""server": { "drainDelaySeconds": 0 }"#)).server.drainDelay == .zero)
     }
 
     @Test func logLevels() throws {

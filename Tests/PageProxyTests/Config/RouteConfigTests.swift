@@ -119,12 +119,6 @@ import Testing
         ConfigFixture.expectRouteError(extra: #""\#(key)": \#(value)"#, field: key, mentions: [mention])
     }
 
-    @Test("maxRetryAfterSeconds defaults to 30")
-    func maxRetryAfter() throws {
-        #expect(try ConfigFixture.route(extra: "").maxRetryAfter == .seconds(30))
-        #expect(try ConfigFixture.route(extra: #""maxRetryAfterSeconds": 120"#).maxRetryAfter == .seconds(120))
-    }
-
     @Test func maxItemsNullMeansNoLimit() throws {
         #expect(try ConfigFixture.route(extra: #""maxItems": null"#).maxItems == nil)
         #expect(try ConfigFixture.route(extra: #""maxItems": 1"#).maxItems == 1)

@@ -1,0 +1,49 @@
+import Foundation
+import PageProxyCore
+import Testing
+
+@testable import PageProxy
+
+/// Issue 14: the shutdown's order (Kubernetes) and how an answer cut at the end of the grace period is logged.
+@Suite struct DrainTests {
+    @Test("during the drain delay /readyz is 503 while new connections are still accepted and served; then the listener closes")
+    func drainDelayKeepsServingThenCloses() async throws {
+        try await TestStack.run { stack in
+            // An hour's delay: only cancelling the task ends it, so the test controls the order, not a clock.
+            let shutdown = Task { await stack.app.shutdown(drainDelay: .seconds(3600), grace: .seconds(5)) }
+            try await poll("readiness turns false") { stack.app.status.notReadyReason != nil }
+            let ready = try await stack.get("/readyz")
+            #expect(ready.status == 503)
+            #expect(ready.text == "{\"status\":\"not_ready\",\"reason\":\"draining\"}\n")
+            let served = try await stack.get("/github?mock_total=3")
+            #expect(served.status == 200)
+            #expect(served.body == MockDataset.mergedJSON(total: 3))
+            // Clients are told to reconnect, to another replica once the load balancer has moved on.
+            #expect(served.header("Connection") == "close")
+            shutdown.cancel()
+            await shutdown.value
+            await #expect(throws: SocketError.self) {
+                _ = try await stack.client()
+            }
+        }
+    }
+
+    @Test("an answer cut when the grace period ends is logged as shutdown_cut, not as an upstream failure", arguments: [
+        "", "&_format=ndjson",
+    ])
+    func cutAnswerHasItsOwnCode(format: String) async throws {
+        try await TestStack.run { stack in
+            let client = try await stack.client()
+            try await client.send(RawHTTPClient.requestText("/slack?mock_total=100&mock_fault=stall@2" + format))
+            try await poll("page 2 is stalled") { stack.mock.log.count >= 2 }
+            await stack.app.stop(grace: .zero)
+            #expect(await client.isClosedByServer())
+            try await poll("the request is logged") { stack.logs.lines.contains { $0.contains("\"path\":\"/slack") } }
+            let line = stack.logs.lines.first { $0.contains("\"path\":\"/slack") } ?? ""
+            #expect(line.contains("\"error\":\"shutdown_cut\""), "\(line)")
+            #expect(!line.contains("upstream_connection_lost"))
+            // The merged answer's 502 never left; the stream's 200 did.
+            #expect(line.contains(format.isEmpty ? "\"status\":0" : "\"status\":200"), "\(line)")
+        }
+    }
+}

@@ -1,0 +1,68 @@
+import PageProxyCore
+import Testing
+
+@testable import PageProxy
+
+/// Issue 14: credentials the client sends reach the upstream exactly once and exactly as sent, and never the log or
+/// an error body.
+@Suite struct ForwardedCredentialTests {
+    private static let routes = [
+        TestStack.Route(name: "github", mockPath: "/github/items", scheme: .linkHeader(PaginationScheme.LinkHeader())) {
+            $0.forwardHeaders = ["Authorization", "Cookie", "Proxy-Authorization"]
+            $0.retries = 0
+        }
+    ]
+
+    @Test("a jwt query value reaches neither the request log nor the error body's upstream_url")
+    func jwtIsRedactedInLogAndErrorBody() async throws {
+        try await TestStack.run(routes: Self.routes) { stack in
+            let response = try await stack.get("/github?jwt=eyJhbGciOi.secret&mock_fault=malformed@1")
+            #expect(response.status == 502)
+            #expect(response.text.contains("\"upstream_url\":"))
+            #expect(response.text.contains("jwt=REDACTED"))
+            #expect(!response.text.contains("eyJhbGciOi"))
+            try await poll("the request is logged") { stack.logs.lines.contains { $0.contains("\"msg\":\"request\"") } }
+            let line = stack.logs.lines.first { $0.contains("\"msg\":\"request\"") } ?? ""
+            #expect(line.contains("jwt=REDACTED"))
+            #expect(!line.contains("eyJhbGciOi"))
+        }
+    }
+
+    @Test("a repeated forwarded credential header is a 400 and reaches no upstream", arguments: [
+        "Authorization", "authorization", "Cookie", "Proxy-Authorization",
+    ])
+    func repeatedCredentialHeaderIsRefused(name: String) async throws {
+        try await TestStack.run(routes: Self.routes) { stack in
+            let client = try await stack.client()
+            try await client.send("GET /github HTTP/1.1\r\nHost: x\r\n\(name): Bearer one\r\n\(name.uppercased()): Bearer two\r\n\r\n")
+            let response = try await client.readResponse()
+            #expect(response.status == 400)
+            #expect(response.text.contains("\"code\":\"repeated_header\""))
+            #expect(!response.text.contains("Bearer"))
+            #expect(stack.mock.log.count == 0)
+        }
+    }
+
+    @Test("a forwarded header value that is not UTF-8 is refused, never forwarded altered")
+    func nonUTF8CredentialIsRefused() async throws {
+        try await TestStack.run(routes: Self.routes) { stack in
+            let client = try await stack.client()
+            try await client.send(Array("GET /github HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ".utf8) + [0xFF, 0xFE] + Array("\r\n\r\n".utf8))
+            let response = try await client.readResponse()
+            #expect(response.status == 400)
+            #expect(response.text.contains("\"code\":\"invalid_header_value\""))
+            #expect(stack.mock.log.count == 0)
+        }
+    }
+
+    @Test("a forwarded UTF-8 value reaches the upstream byte for byte, once")
+    func utf8CredentialIsForwardedExactly() async throws {
+        try await TestStack.run(routes: Self.routes) { stack in
+            let value = "Bearer caf\u{E9}-\u{2713} \t x"
+            let response = try await stack.get("/github?mock_total=3", headers: ["Authorization": value])
+            #expect(response.status == 200)
+            let request = try #require(stack.mock.log.requests.first)
+            #expect(request.headers.filter { $0.name.lowercased() == "authorization" }.map { Array($0.value.utf8) } == [Array("Bearer caf\u{E9}-\u{2713} \t x".utf8)])
+        }
+    }
+}
