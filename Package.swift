@@ -5,11 +5,16 @@ let package = Package(
     name: "PageProxy",
     products: [
         .library(name: "PageProxyCore", targets: ["PageProxyCore"]),
+        // The mock paginated upstream, for users' own Swift tests: `MockUpstream.start(...)` in process.
+        .library(name: "PageProxyMock", targets: ["PageProxyMock"]),
         .executable(name: "PageProxy", targets: ["PageProxy"]),
     ],
     targets: [
         .target(name: "PageProxyCore"),
-        .executableTarget(name: "PageProxy", dependencies: ["PageProxyCore"]),
+        // The HTTP/1.1 server: connections, the single-use response writer, the error renderer, the logger.
+        .target(name: "PageProxyServer", dependencies: ["PageProxyCore"]),
+        .target(name: "PageProxyMock", dependencies: ["PageProxyServer", "PageProxyCore"]),
+        .executableTarget(name: "PageProxy", dependencies: ["PageProxyMock", "PageProxyServer", "PageProxyCore"]),
         // bench/: item splicing against JSONSerialization (swift run -c release SpliceBench).
         .executableTarget(name: "SpliceBench", dependencies: ["PageProxyCore"]),
         // bench/: the typed Decodable walk against decoding the merged array (swift run -c release DecodeBench).
@@ -18,7 +23,8 @@ let package = Package(
         // The library as its users see it: `import PageProxyCore` only, never `@testable`.
         .testTarget(name: "PageProxyCorePublicAPITests", dependencies: ["PageProxyCore"]),
         // Fixtures/ holds test-only TLS material, read from the source tree.
-        .testTarget(name: "PageProxyTests", dependencies: ["PageProxy", "PageProxyCore"], exclude: ["Fixtures"]),
+        .testTarget(
+            name: "PageProxyTests", dependencies: ["PageProxy", "PageProxyMock", "PageProxyServer", "PageProxyCore"], exclude: ["Fixtures"]),
     ]
 )
 

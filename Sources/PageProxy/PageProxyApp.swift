@@ -1,4 +1,6 @@
 import PageProxyCore
+import PageProxyMock
+import PageProxyServer
 import Synchronization
 
 /// A running PageProxy: the proxy server and, when the config asks for it, the built-in mock upstream beside it.

@@ -1,5 +1,6 @@
 import Foundation
 import PageProxyCore
+import PageProxyMock
 #if canImport(Glibc)
 import Glibc
 #endif

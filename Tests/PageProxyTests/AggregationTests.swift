@@ -2,6 +2,8 @@ import PageProxyCore
 import Testing
 
 @testable import PageProxy
+@testable import PageProxyServer
+@testable import PageProxyMock
 
 /// DESIGN.md "Outputs": every scheme, merged and NDJSON, equal to the mock's ground truth byte for byte.
 @Suite struct AggregationTests {

@@ -3,6 +3,8 @@ import PageProxyCore
 import Testing
 
 @testable import PageProxy
+@testable import PageProxyMock
+@testable import PageProxyServer
 
 /// What a merged answer tells caches in front of PageProxy: `Cache-Control`, `Vary`, `Age` (issue 17).
 @Suite struct AnswerFreshnessTests {

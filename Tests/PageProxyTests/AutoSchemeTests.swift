@@ -2,6 +2,8 @@ import PageProxyCore
 import Testing
 
 @testable import PageProxy
+@testable import PageProxyServer
+@testable import PageProxyMock
 
 /// `scheme: "auto"` against every wire format of the mock: the detected walk gives the ground truth, page 1 is
 /// fetched once, and the answer says what was detected.

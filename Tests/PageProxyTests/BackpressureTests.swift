@@ -2,6 +2,8 @@ import PageProxyCore
 import Testing
 
 @testable import PageProxy
+@testable import PageProxyServer
+@testable import PageProxyMock
 
 /// DESIGN.md "Outputs": memory stays bounded whatever the total, so a client that reads slowly pauses upstream
 /// fetching instead of growing a buffer. Proven from the mock's record of requests, never from timing.

@@ -3,6 +3,8 @@ import PageProxyCore
 import Testing
 
 @testable import PageProxy
+@testable import PageProxyMock
+@testable import PageProxyServer
 
 /// DESIGN.md: every in-memory layer above the disk cache answers only what a walk through the cache would. A merged
 /// answer is memoized; then its page changes in the cache by each way a page can change; the next merged request

@@ -3,6 +3,8 @@ import PageProxyCore
 import Testing
 
 @testable import PageProxy
+@testable import PageProxyMock
+@testable import PageProxyServer
 
 /// DESIGN.md: a crash or `kill -9` mid-write leaves no torn entry. A real PageProxy process is killed while it
 /// writes many entries, several times over; after each kill every entry file is whole and readable (its length

@@ -3,6 +3,8 @@ import PageProxyCore
 import Testing
 
 @testable import PageProxy
+@testable import PageProxyMock
+@testable import PageProxyServer
 
 /// DESIGN.md "Page cache on disk", end to end, proved from the mock upstream's own request record.
 @Suite struct CacheTests {

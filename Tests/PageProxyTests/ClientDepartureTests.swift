@@ -2,6 +2,8 @@ import PageProxyCore
 import Testing
 
 @testable import PageProxy
+@testable import PageProxyMock
+@testable import PageProxyServer
 
 /// A client that leaves cancels its walk; that is its own outcome, never an upstream failure.
 @Suite struct ClientDepartureTests {

@@ -2,6 +2,8 @@ import PageProxyCore
 import Testing
 
 @testable import PageProxy
+@testable import PageProxyServer
+@testable import PageProxyMock
 
 /// Slow, idle and surplus clients are dealt with quickly and never block the others.
 @Suite struct ClientLimitTests {

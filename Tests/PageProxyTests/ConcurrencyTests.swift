@@ -2,6 +2,8 @@ import PageProxyCore
 import Testing
 
 @testable import PageProxy
+@testable import PageProxyMock
+@testable import PageProxyServer
 
 /// DESIGN.md: pages known ahead are fetched up to the route's concurrency at once — proven from the mock's own
 /// record, never from timing — and connections are reused.

@@ -2,6 +2,8 @@ import PageProxyCore
 import Testing
 
 @testable import PageProxy
+@testable import PageProxyServer
+@testable import PageProxyMock
 
 /// RFC 9112 conformance and request-smuggling defences, at the socket: each malformed request gets its error status
 /// and code, and the connection closes, so that a second request smuggled behind it is never answered.

@@ -3,6 +3,8 @@ import PageProxyCore
 import Testing
 
 @testable import PageProxy
+@testable import PageProxyServer
+@testable import PageProxyMock
 
 /// Issue 14: the shutdown's order (Kubernetes) and how an answer cut at the end of the grace period is logged.
 @Suite struct DrainTests {

@@ -2,6 +2,8 @@ import PageProxyCore
 import Testing
 
 @testable import PageProxy
+@testable import PageProxyMock
+@testable import PageProxyServer
 
 /// Issue 14: the built-in mock's requests are logged at `debug`, so the proxy's `info` log holds the proxy's own.
 @Suite struct EmbeddedMockLogTests {

@@ -2,6 +2,8 @@ import PageProxyCore
 import Testing
 
 @testable import PageProxy
+@testable import PageProxyServer
+@testable import PageProxyMock
 
 /// Issue 14: a client's first bytes get their answer at once. The header timeout is an hour here, so an answer that
 /// waited for it would fail the test by the client's own 30-second deadline, with no timing assertion.

@@ -2,6 +2,8 @@ import PageProxyCore
 import Testing
 
 @testable import PageProxy
+@testable import PageProxyMock
+@testable import PageProxyServer
 
 /// Issue 14: credentials the client sends reach the upstream exactly once and exactly as sent, and never the log or
 /// an error body.

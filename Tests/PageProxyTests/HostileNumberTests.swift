@@ -2,6 +2,8 @@ import PageProxyCore
 import Testing
 
 @testable import PageProxy
+@testable import PageProxyServer
+@testable import PageProxyMock
 
 /// Numbers a client chooses reach the pagination arithmetic: they must get a clean answer, never a trapped server.
 @Suite struct HostileNumberTests {

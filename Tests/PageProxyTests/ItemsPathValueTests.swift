@@ -2,6 +2,8 @@ import PageProxyCore
 import Testing
 
 @testable import PageProxy
+@testable import PageProxyMock
+@testable import PageProxyServer
 
 /// Issue 14, decided: `null` at the items path is a page with no items (APIs write it for "nothing here"); a missing
 /// path or a value that is not an array is an upstream the route does not describe, a 502.

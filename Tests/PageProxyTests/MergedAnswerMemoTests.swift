@@ -3,6 +3,8 @@ import PageProxyCore
 import Testing
 
 @testable import PageProxy
+@testable import PageProxyMock
+@testable import PageProxyServer
 
 /// The memo of merged answers: kept while every page is fresh and unchanged in the store, bounded in bytes, least
 /// recently used out first.

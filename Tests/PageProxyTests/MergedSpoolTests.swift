@@ -4,6 +4,8 @@ import Synchronization
 import Testing
 
 @testable import PageProxy
+@testable import PageProxyServer
+@testable import PageProxyMock
 
 #if canImport(Glibc)
 import Glibc

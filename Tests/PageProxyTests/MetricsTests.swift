@@ -2,6 +2,8 @@ import PageProxyCore
 import Testing
 
 @testable import PageProxy
+@testable import PageProxyMock
+@testable import PageProxyServer
 
 /// `/metrics` is valid exposition format and its counters move with traffic.
 @Suite struct MetricsTests {

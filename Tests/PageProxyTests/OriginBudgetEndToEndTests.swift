@@ -3,6 +3,8 @@ import PageProxyCore
 import Testing
 
 @testable import PageProxy
+@testable import PageProxyServer
+@testable import PageProxyMock
 
 /// One rate-limit budget per upstream origin, end to end against the mock's rate-limited mode (issue 17).
 @Suite(.serialized) struct OriginBudgetEndToEndTests {

@@ -3,6 +3,8 @@ import PageProxyCore
 import Testing
 
 @testable import PageProxy
+@testable import PageProxyMock
+@testable import PageProxyServer
 
 /// `PageProxy probe URL`, run as a user runs it, against the mock's wire formats.
 @Suite struct ProbeCommandTests {

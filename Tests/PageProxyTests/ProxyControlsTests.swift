@@ -2,6 +2,8 @@ import PageProxyCore
 import Testing
 
 @testable import PageProxy
+@testable import PageProxyMock
+@testable import PageProxyServer
 
 /// The per-request controls: query and header forms, `Accept` with weights, and what reaches the upstream.
 @Suite struct ProxyControlsTests {

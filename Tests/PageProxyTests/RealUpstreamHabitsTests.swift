@@ -3,6 +3,8 @@ import PageProxyCore
 import Testing
 
 @testable import PageProxy
+@testable import PageProxyServer
+@testable import PageProxyMock
 
 /// End to end against the mock's copies of real servers' habits (issue 12): 404 past the last page, Django's
 /// APPEND_SLASH redirect, a next URL with a total, head and body in two writes.

@@ -3,6 +3,8 @@ import PageProxyCore
 import Testing
 
 @testable import PageProxy
+@testable import PageProxyMock
+@testable import PageProxyServer
 
 /// PageProxy's responder run in memory (no socket: a `MemoryResponseSink` and the mock upstream in process), its
 /// answers read back by an independent byte-level reader; the live-socket tests cover the same paths end to end.

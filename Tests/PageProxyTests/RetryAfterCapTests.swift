@@ -2,6 +2,8 @@ import PageProxyCore
 import Testing
 
 @testable import PageProxy
+@testable import PageProxyMock
+@testable import PageProxyServer
 
 /// Issue 14: the longest `Retry-After` a route waits out is its `maxRetryAfterSeconds` (30 by default).
 @Suite struct RetryAfterCapTests {

@@ -2,6 +2,8 @@ import PageProxyCore
 import Testing
 
 @testable import PageProxy
+@testable import PageProxyMock
+@testable import PageProxyServer
 
 /// The HTTP/1.1 server, spoken to over a real socket: keep-alive, pipelining, HEAD, errors and limits.
 @Suite struct ServerTests {

@@ -3,6 +3,8 @@ import PageProxyCore
 import Testing
 
 @testable import PageProxy
+@testable import PageProxyServer
+@testable import PageProxyMock
 
 /// Two PageProxy processes on one cache directory (replicas sharing a volume, issue 17), both under load, one of
 /// them killed with SIGKILL and restarted, round after round: no entry file is ever torn, the entries on disk never

@@ -3,6 +3,8 @@ import PageProxyCore
 import Testing
 
 @testable import PageProxy
+@testable import PageProxyMock
+@testable import PageProxyServer
 
 /// DESIGN.md "Operation": SIGTERM stops accepting, lets in-flight answers finish, and exits 0.
 @Suite struct ShutdownTests {

@@ -3,6 +3,8 @@ import PageProxyCore
 import Testing
 
 @testable import PageProxy
+@testable import PageProxyMock
+@testable import PageProxyServer
 
 /// DESIGN.md "Outputs": NDJSON streams as pages arrive, and a stream that lost a page never ends cleanly.
 @Suite struct StreamingTests {

@@ -1,6 +1,8 @@
 import Testing
 
 @testable import PageProxy
+@testable import PageProxyMock
+@testable import PageProxyServer
 
 /// A route's extra path is appended to its upstream base path: `SubpathCheck` refuses anything that could climb out.
 @Suite struct SubpathCheckTests {

@@ -2,6 +2,8 @@ import PageProxyCore
 import Testing
 
 @testable import PageProxy
+@testable import PageProxyServer
+@testable import PageProxyMock
 
 /// `https://` upstreams: PageProxy's TLS (OpenSSL, loaded at run time) against the mock served over TLS with a
 /// self-signed certificate for 127.0.0.1 (Tests/PageProxyTests/Fixtures/tls).

@@ -2,6 +2,8 @@ import PageProxyCore
 import Testing
 
 @testable import PageProxy
+@testable import PageProxyMock
+@testable import PageProxyServer
 
 /// A hostile or broken upstream gets a clear JSON error with the details, never a crash or garbage.
 @Suite struct UpstreamFaultTests {

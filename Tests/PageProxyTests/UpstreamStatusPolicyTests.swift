@@ -3,6 +3,8 @@ import PageProxyCore
 import Testing
 
 @testable import PageProxy
+@testable import PageProxyMock
+@testable import PageProxyServer
 
 /// The upstream-status policy (issue 12, README "Upstream statuses"): a 4xx on the first page keeps its status and
 /// the upstream's words; 5xx and later pages are a 502; credentials are never echoed.

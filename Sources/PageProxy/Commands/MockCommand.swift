@@ -1,5 +1,7 @@
 import Foundation
 import PageProxyCore
+import PageProxyMock
+import PageProxyServer
 
 /// `PageProxy mock`: run only the mock paginated upstream, for testing clients against it.
 enum MockCommand {

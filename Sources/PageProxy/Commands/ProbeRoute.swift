@@ -1,4 +1,5 @@
 import PageProxyCore
+import PageProxyServer
 
 /// The `config.json` route `PageProxy probe` prints for what it detected: valid JSON that `check-config` accepts,
 /// naming only the options that differ from the scheme's defaults.

@@ -1,5 +1,6 @@
 import Foundation
 import PageProxyCore
+import PageProxyServer
 
 /// `PageProxy serve`: load the config, start, and drain gracefully on SIGTERM or SIGINT.
 enum ServeCommand {

@@ -1,3 +1,5 @@
+import PageProxyMock
+import PageProxyServer
 /// The whole validated configuration: `config.json` with the environment overrides applied.
 struct Config: Sendable {
     var listen: ListenConfig

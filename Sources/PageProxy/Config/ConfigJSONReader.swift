@@ -1,3 +1,4 @@
+import PageProxyCore
 /// A strict RFC 8259 reader producing `ConfigValue`s, with the byte offset of the first error.
 ///
 /// Hand-written rather than `JSONSerialization` so that booleans stay distinct from numbers on every
@@ -169,50 +170,38 @@ struct ConfigJSONReader {
     private mutating func readEscape(into utf8: inout [UInt8]) throws(SyntaxError) {
         guard let byte = current else { throw fail("unterminated escape sequence") }
         position += 1
-        switch byte {
-        case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): utf8.append(byte)
-        case UInt8(ascii: "b"): utf8.append(0x08)
-        case UInt8(ascii: "f"): utf8.append(0x0C)
-        case UInt8(ascii: "n"): utf8.append(0x0A)
-        case UInt8(ascii: "r"): utf8.append(0x0D)
-        case UInt8(ascii: "t"): utf8.append(0x09)
-        case UInt8(ascii: "u"):
-            var scalar = try readHex4()
-            if (0xD800...0xDBFF).contains(scalar) {
-                guard bytes[position...].starts(with: [UInt8(ascii: "\\"), UInt8(ascii: "u")]) else {
-                    throw fail("unpaired UTF-16 surrogate in \\u escape")
-                }
-                position += 2
-                let low = try readHex4()
-                guard (0xDC00...0xDFFF).contains(low) else { throw fail("unpaired UTF-16 surrogate in \\u escape") }
-                scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
-            }
-            guard let unicode = Unicode.Scalar(scalar) else { throw fail("unpaired UTF-16 surrogate in \\u escape") }
-            utf8.append(contentsOf: Array(String(Character(unicode)).utf8))
-        default:
-            throw fail("invalid escape sequence \\\(Self.describe(byte))", at: position - 2)
+        // The escape table, surrogate joining and UTF-8 are the JSON scanner's (`JSONStringDecoder`); only the
+        // errors, with their positions, are the config reader's own.
+        if let unescaped = JSONStringDecoder.unescaped(byte) {
+            utf8.append(unescaped)
+            return
         }
+        guard byte == UInt8(ascii: "u") else { throw fail("invalid escape sequence \\\(Self.describe(byte))", at: position - 2) }
+        var scalar = try readHex4()
+        if JSONStringDecoder.isHighSurrogate(scalar) {
+            guard bytes[position...].starts(with: [UInt8(ascii: "\\"), UInt8(ascii: "u")]) else {
+                throw fail("unpaired UTF-16 surrogate in \\u escape")
+            }
+            position += 2
+            guard let joined = JSONStringDecoder.joinSurrogates(scalar, try readHex4()) else {
+                throw fail("unpaired UTF-16 surrogate in \\u escape")
+            }
+            scalar = joined
+        }
+        guard Unicode.Scalar(scalar) != nil else { throw fail("unpaired UTF-16 surrogate in \\u escape") }
+        JSONStringDecoder.appendUTF8(scalar, to: &utf8)
     }
 
     private mutating func readHex4() throws(SyntaxError) -> UInt32 {
         var value: UInt32 = 0
         for _ in 0..<4 {
-            guard let byte = current, let digit = Self.hexDigit(byte) else {
+            guard let byte = current, let digit = JSONStringDecoder.hexValue(byte) else {
                 throw fail("expected four hexadecimal digits after \\u")
             }
             value = value << 4 | digit
             position += 1
         }
         return value
-    }
-
-    private static func hexDigit(_ byte: UInt8) -> UInt32? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): UInt32(byte - UInt8(ascii: "0"))
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): UInt32(byte - UInt8(ascii: "a") + 10)
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): UInt32(byte - UInt8(ascii: "A") + 10)
-        default: nil
-        }
     }
 
     private mutating func readNumber() throws(SyntaxError) -> ConfigValue {

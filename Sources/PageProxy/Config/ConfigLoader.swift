@@ -1,3 +1,5 @@
+import PageProxyMock
+import PageProxyServer
 import Glibc
 
 /// Reads `config.json`, validates every field and applies the environment overrides.

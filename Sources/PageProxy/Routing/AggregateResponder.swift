@@ -1,5 +1,6 @@
 import Foundation
 import PageProxyCore
+import PageProxyServer
 
 /// Answers a request for a route: walks the upstream's pages and writes them as one JSON array or as NDJSON.
 ///

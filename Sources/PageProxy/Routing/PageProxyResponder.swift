@@ -1,4 +1,5 @@
 import PageProxyCore
+import PageProxyServer
 
 /// PageProxy's answer to every request: own endpoints, configured routes, and JSON errors for the rest.
 struct PageProxyResponder: HTTPResponder {

@@ -1,4 +1,5 @@
 import PageProxyCore
+import PageProxyServer
 
 /// How a failed walk is reported: status, stable code and the details DESIGN.md asks for (rendered by
 /// `ErrorResponse`).

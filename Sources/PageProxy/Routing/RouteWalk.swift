@@ -1,4 +1,5 @@
 import PageProxyCore
+import PageProxyServer
 
 /// The walk of one client request: over the route's scheme, or, for `scheme: "auto"`, over the one detected from
 /// the first page (fetched once), which the answer then names in its headers and the request log.

@@ -1,4 +1,5 @@
-/// Decodes the contents of a JSON string that `JSONScanEngine` has already validated.
+/// Decodes the contents of a JSON string that `JSONScanEngine` has already validated; its escape table, surrogate
+/// joining and UTF-8 encoding are also the config reader's (`ConfigJSONReader`, which validates as it reads).
 package enum JSONStringDecoder {
     /// The UTF-8 of the string whose raw bytes (between the quotes) are `raw`, with every escape decoded
     /// and `\u` surrogate pairs joined.
@@ -16,28 +17,45 @@ package enum JSONStringDecoder {
             }
             let letter = raw[j + 1]
             j += 2
-            switch letter {
-            case UInt8(ascii: "b"): output.append(0x08)
-            case UInt8(ascii: "f"): output.append(0x0C)
-            case UInt8(ascii: "n"): output.append(0x0A)
-            case UInt8(ascii: "r"): output.append(0x0D)
-            case UInt8(ascii: "t"): output.append(0x09)
-            case UInt8(ascii: "u"):
+            if letter == UInt8(ascii: "u") {
                 guard var scalar = hex4(raw, at: j) else { continue }
                 j += 4
-                if scalar & 0xFC00 == 0xD800, j + 6 <= count, raw[j] == UInt8(ascii: "\\"),
-                    raw[j + 1] == UInt8(ascii: "u"), let low = hex4(raw, at: j + 2), low & 0xFC00 == 0xDC00
+                if isHighSurrogate(scalar), j + 6 <= count, raw[j] == UInt8(ascii: "\\"),
+                    raw[j + 1] == UInt8(ascii: "u"), let low = hex4(raw, at: j + 2), let joined = joinSurrogates(scalar, low)
                 {
-                    scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
+                    scalar = joined
                     j += 6
                 }
                 appendUTF8(scalar, to: &output)
-            default:
-                // `"`, `\` and `/` stand for themselves.
-                output.append(letter)
+            } else {
+                output.append(unescaped(letter) ?? letter)
             }
         }
         return output
+    }
+
+    /// The byte a one-letter escape (`\n`, `\"` …) stands for (RFC 8259 §7); nil for `u` and for letters JSON does
+    /// not allow.
+    @inline(__always)
+    package static func unescaped(_ letter: UInt8) -> UInt8? {
+        switch letter {
+        case UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: "/"): letter
+        case UInt8(ascii: "b"): 0x08
+        case UInt8(ascii: "f"): 0x0C
+        case UInt8(ascii: "n"): 0x0A
+        case UInt8(ascii: "r"): 0x0D
+        case UInt8(ascii: "t"): 0x09
+        default: nil
+        }
+    }
+
+    /// Whether a `\u` value is the first half of a UTF-16 surrogate pair.
+    package static func isHighSurrogate(_ value: UInt32) -> Bool { value & 0xFC00 == 0xD800 }
+
+    /// The scalar a UTF-16 surrogate pair stands for; nil when `low` is not the second half of one.
+    package static func joinSurrogates(_ high: UInt32, _ low: UInt32) -> UInt32? {
+        guard low & 0xFC00 == 0xDC00 else { return nil }
+        return 0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00)
     }
 
     /// The value of one hexadecimal digit, or nil.
@@ -59,7 +77,8 @@ package enum JSONStringDecoder {
         return value
     }
 
-    private static func appendUTF8(_ scalar: UInt32, to output: inout [UInt8]) {
+    /// Appends the UTF-8 of `scalar`; a lone surrogate becomes U+FFFD.
+    package static func appendUTF8(_ scalar: UInt32, to output: inout [UInt8]) {
         // A lone surrogate cannot reach here from validated input; encode U+FFFD defensively.
         let value = (0xD800...0xDFFF).contains(scalar) ? 0xFFFD : scalar
         switch value {

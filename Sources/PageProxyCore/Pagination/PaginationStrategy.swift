@@ -68,6 +68,13 @@ extension PageURL {
     package func integerQueryValue(_ name: String?) -> Int? {
         name.flatMap { queryValue($0) }.flatMap { Int($0) }
     }
+
+    /// The URL with the integer parameter `name` moved on by `step` (from `start` when the URL does not name it): a
+    /// lookahead's guess at the next page. Nil when the number would overflow.
+    package func advancingQueryValue(_ name: String, by step: Int, from start: Int) -> PageURL? {
+        let (next, overflow) = (integerQueryValue(name) ?? start).addingReportingOverflow(step)
+        return overflow ? nil : settingQueryValue(String(next), for: name)
+    }
 }
 
 extension JSONValue {

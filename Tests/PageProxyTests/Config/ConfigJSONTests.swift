@@ -1,4 +1,6 @@
 @testable import PageProxy
+@testable import PageProxyMock
+@testable import PageProxyServer
 import Testing
 
 /// The JSON layer: syntax errors with positions, exact types, and booleans kept apart from numbers.

@@ -1,5 +1,7 @@
 import PageProxyCore
 @testable import PageProxy
+@testable import PageProxyMock
+@testable import PageProxyServer
 import Testing
 
 /// Whole documents: the shipped example, defaults, a full round trip, files and environment overrides.

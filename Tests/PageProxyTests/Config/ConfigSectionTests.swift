@@ -1,4 +1,6 @@
 @testable import PageProxy
+@testable import PageProxyMock
+@testable import PageProxyServer
 import Testing
 
 /// The top-level sections: listen, cache, server, logLevel, mock, routes, and unknown keys anywhere.

@@ -1,4 +1,6 @@
 @testable import PageProxy
+@testable import PageProxyMock
+@testable import PageProxyServer
 import Testing
 
 /// Builders for small `config.json` documents and a helper that asserts on the `ConfigError` they produce.

@@ -1,4 +1,6 @@
 @testable import PageProxy
+@testable import PageProxyMock
+@testable import PageProxyServer
 import Testing
 
 /// `headers`, `${VAR}` expansion and `forwardHeaders`.

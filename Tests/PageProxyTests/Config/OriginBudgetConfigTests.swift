@@ -2,6 +2,8 @@ import PageProxyCore
 import Testing
 
 @testable import PageProxy
+@testable import PageProxyMock
+@testable import PageProxyServer
 
 /// `routes[].originBudget`: the limits of the budget shared by every request to the route's origin.
 @Suite struct OriginBudgetConfigTests {

@@ -1,5 +1,7 @@
 import PageProxyCore
 @testable import PageProxy
+@testable import PageProxyMock
+@testable import PageProxyServer
 import Testing
 
 /// A route's `pagination` object for each of the seven schemes.

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import PageProxy
+@testable import PageProxyServer
+@testable import PageProxyMock
 
 /// The dataset's shape: sizes, variety, compactness, determinism.
 @Suite struct MockDatasetTests {

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
 @testable import PageProxy
+@testable import PageProxyMock
+@testable import PageProxyServer
 
 /// `mock_fault=kind@K`, each kind on each route it applies to.
 @Suite struct MockFaultTests {

@@ -3,6 +3,8 @@ import Synchronization
 import Testing
 
 @testable import PageProxy
+@testable import PageProxyServer
+@testable import PageProxyMock
 
 /// The mock's rate-limited mode: 429 past N requests per token and window, with GitHub's and the IETF draft's fields.
 @Suite struct MockRateLimitTests {

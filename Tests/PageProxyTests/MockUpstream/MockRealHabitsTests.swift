@@ -1,6 +1,8 @@
 import Testing
 
 @testable import PageProxy
+@testable import PageProxyServer
+@testable import PageProxyMock
 
 /// Habits of the real services that the mock copies (issue 12), so that the end-to-end tests meet them.
 @Suite struct MockRealHabitsTests {

@@ -1,5 +1,7 @@
 import Testing
 @testable import PageProxy
+@testable import PageProxyMock
+@testable import PageProxyServer
 
 /// The request log: order, counts, in-flight tracking (counted, never timed).
 @Suite struct MockRequestLogTests {

@@ -1,5 +1,7 @@
 import Testing
 @testable import PageProxy
+@testable import PageProxyServer
+@testable import PageProxyMock
 
 /// Routing, methods, bad parameters, HEAD and the common headers.
 @Suite struct MockRoutingTests {

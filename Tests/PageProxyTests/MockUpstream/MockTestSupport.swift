@@ -1,5 +1,7 @@
 import Foundation
 @testable import PageProxy
+@testable import PageProxyServer
+@testable import PageProxyMock
 
 /// Test-side helpers: a byte-level scanner for the mock's compact JSON (it keeps raw value
 /// bytes, so items compare byte for byte), and request shorthands.

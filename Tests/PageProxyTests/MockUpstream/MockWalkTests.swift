@@ -1,5 +1,7 @@
 import Testing
 @testable import PageProxy
+@testable import PageProxyServer
+@testable import PageProxyMock
 
 /// Every route, walked with its own next mechanism, yields exactly the dataset, byte for byte.
 @Suite struct MockWalkTests {

@@ -1,4 +1,6 @@
 @testable import PageProxy
+@testable import PageProxyServer
+@testable import PageProxyMock
 
 /// Test-side clients: each walks one service with that service's own next mechanism.
 enum MockWalkers {

@@ -1,5 +1,7 @@
 import Testing
 @testable import PageProxy
+@testable import PageProxyServer
+@testable import PageProxyMock
 
 /// The exact wire format of each imitated service.
 @Suite struct MockWireFormatTests {

@@ -2,6 +2,8 @@ import PageProxyCore
 import Synchronization
 
 @testable import PageProxy
+@testable import PageProxyMock
+@testable import PageProxyServer
 
 /// An upstream of one page whose body and `Cache-Control` a test changes between requests (v1 → v2), on a loopback
 /// server of its own. The page's strong `ETag` follows its body, and a matching `If-None-Match` gets a 304 carrying

@@ -1,6 +1,8 @@
 import PageProxyCore
 
 @testable import PageProxy
+@testable import PageProxyMock
+@testable import PageProxyServer
 
 extension Config {
     /// A config for tests: listens on an ephemeral loopback port, no mock section, the given routes.

@@ -2,6 +2,8 @@ import Foundation
 import PageProxyCore
 
 @testable import PageProxy
+@testable import PageProxyMock
+@testable import PageProxyServer
 
 /// PageProxy's responder over the mock upstream, both in this process and with no socket: a request goes in as a
 /// head, the answer comes out as the bytes the client would have read, with the responder's `RequestRecord`.

@@ -1,6 +1,8 @@
 import PageProxyCore
 
 @testable import PageProxy
+@testable import PageProxyServer
+@testable import PageProxyMock
 
 /// An `UpstreamTransport` that hands each page request to a `MockUpstream` in this process: no socket at all.
 struct InProcessMockTransport: UpstreamTransport {

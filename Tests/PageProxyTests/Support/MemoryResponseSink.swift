@@ -3,6 +3,8 @@ import PageProxyCore
 import Synchronization
 
 @testable import PageProxy
+@testable import PageProxyMock
+@testable import PageProxyServer
 
 /// A `ResponseSink` that keeps every byte written, so that responders run with no socket (Hummingbird's `.router`
 /// test mode); `isGone` makes it act as a client that left.

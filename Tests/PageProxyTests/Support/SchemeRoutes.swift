@@ -1,6 +1,8 @@
 import PageProxyCore
 
 @testable import PageProxy
+@testable import PageProxyServer
+@testable import PageProxyMock
 
 /// One test route per mock service, configured as a user would configure PageProxy for the real service.
 enum SchemeRoutes {

@@ -4,6 +4,8 @@ import PageProxyCore
 import Synchronization
 
 @testable import PageProxy
+@testable import PageProxyServer
+@testable import PageProxyMock
 
 /// The mock upstream served over TLS on a loopback port, with the test certificate in Fixtures/tls: PageProxy's
 /// own OpenSSL layer on the server side, so `https://` routes are tested with no tool outside the toolchain's

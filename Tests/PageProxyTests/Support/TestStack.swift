@@ -3,6 +3,8 @@ import PageProxyCore
 import Synchronization
 
 @testable import PageProxy
+@testable import PageProxyMock
+@testable import PageProxyServer
 
 /// The mock upstream and a real PageProxy server in this test process, both on ephemeral loopback ports.
 ///

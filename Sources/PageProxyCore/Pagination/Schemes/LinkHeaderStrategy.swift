@@ -31,8 +31,6 @@ struct LinkHeaderStrategy: PaginationStrategy {
 
     /// The page after `url` by its number (the first page has none: it is page 1).
     func guessNext(after url: PageURL) -> PageURL? {
-        let current = url.integerQueryValue(options.pageParameter) ?? 1
-        let (next, overflow) = current.addingReportingOverflow(1)
-        return overflow ? nil : url.settingQueryValue(String(next), for: options.pageParameter)
+        url.advancingQueryValue(options.pageParameter, by: 1, from: 1)
     }
 }

@@ -31,10 +31,8 @@ struct OffsetStrategy: PaginationStrategy {
     var endStatuses: Set<Int> { options.endStatuses }
 
     func guessNext(after url: PageURL) -> PageURL? {
-        let offset = url.integerQueryValue(options.offsetParameter) ?? 0
         guard let limit = limit(of: url) else { return nil }
-        let (nextOffset, overflow) = offset.addingReportingOverflow(limit)
-        return overflow ? nil : url.settingQueryValue(String(nextOffset), for: options.offsetParameter)
+        return url.advancingQueryValue(options.offsetParameter, by: limit, from: 0)
     }
 
     /// The page size the URL asks for, or the route's when it names no number; nil when it is below 1.

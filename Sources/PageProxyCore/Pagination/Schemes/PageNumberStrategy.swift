@@ -29,9 +29,7 @@ struct PageNumberStrategy: PaginationStrategy {
     var endStatuses: Set<Int> { options.endStatuses }
 
     func guessNext(after url: PageURL) -> PageURL? {
-        let current = url.integerQueryValue(options.pageParameter) ?? options.firstPage
-        let (next, overflow) = current.addingReportingOverflow(1)
-        return overflow ? nil : url.settingQueryValue(String(next), for: options.pageParameter)
+        url.advancingQueryValue(options.pageParameter, by: 1, from: options.firstPage)
     }
 
     /// The last page's number from a total; totals come from the upstream, so the arithmetic saturates instead of

@@ -1,4 +1,0 @@
-import PageProxyCore
-
-/// A value in a JSON log line (the same values as an error answer's details).
-typealias LogValue = JSONFieldValue

@@ -1,0 +1,21 @@
+import Foundation
+
+/// Content negotiation as the imitated servers do it: whether a request's `Accept` admits a media type.
+package enum MockAccept {
+    /// JSON:API's media type, the only one djangorestframework-jsonapi renders.
+    package static let jsonAPI = "application/vnd.api+json"
+
+    /// Whether `accept` admits `type` with a non-zero weight (RFC 9110 §12.5.1); no `Accept` admits anything.
+    package static func admits(_ accept: String?, _ type: String) -> Bool {
+        guard let accept else { return true }
+        let wanted = type.lowercased()
+        let major = wanted.split(separator: "/").first.map(String.init) ?? wanted
+        for member in accept.split(separator: ",") {
+            let parts = member.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+            guard let range = parts.first, range == "*/*" || range == major + "/*" || range == wanted else { continue }
+            let weight = parts.dropFirst().first { $0.hasPrefix("q=") }.flatMap { Double($0.dropFirst(2)) } ?? 1
+            if weight > 0 { return true }
+        }
+        return false
+    }
+}

@@ -1,0 +1,119 @@
+import Foundation
+
+/// The imitated services, one route each (`/<rawValue>/items`), and how each reads its
+/// pagination parameters.
+package enum MockService: String, Sendable, CaseIterable {
+    case plain
+    case wrapped
+    case github
+    case gitlab
+    case drf
+    case drfPages = "drf-pages"
+    case jsonapi
+    case slack
+    case stripe
+    case offset
+
+    /// The route's path, e.g. "/github/items"; Django's routes end with a slash (its `APPEND_SLASH` redirects the
+    /// form without one).
+    package var path: String {
+        switch self {
+        case .drf, .drfPages: "/\(rawValue)/items/"
+        default: "/\(rawValue)/items"
+        }
+    }
+
+    /// Where GitHub's links point: `/repos/o/r/issues` is answered with links to `/repositories/<id>/issues`, and
+    /// both paths serve the same data.
+    package static let githubLinkPath = "/repositories/1/items"
+
+    /// The service routed at `path`, if any.
+    package init?(path: String) {
+        if path == Self.githubLinkPath {
+            self = .github
+            return
+        }
+        guard let service = Self.allCases.first(where: { $0.path == path }) else { return nil }
+        self = service
+    }
+
+    /// The service whose path is `path` with a slash appended: Django answers such a request with a redirect.
+    package static func appendingSlash(to path: String) -> MockService? {
+        allCases.first { $0.path.hasSuffix("/") && $0.path == path + "/" }
+    }
+
+    /// The outcome of reading a request's pagination parameters.
+    package enum Parsed: Sendable {
+        case window(MockWindow)
+        /// The service answers this instead (bad parameter, unknown cursor…).
+        case reply(MockResponse)
+    }
+
+    /// Reads the request's pagination parameters the way the service does.
+    package func window(in context: MockContext) -> Parsed {
+        let total = context.total
+        switch self {
+        case .plain, .wrapped, .github, .gitlab:
+            return pageWindow(context, page: "page", size: "per_page")
+        case .jsonapi:
+            return pageWindow(context, page: "page[number]", size: "page[size]")
+        case .drfPages:
+            guard let size = context.pageSize("page_size") else { return bad(context, "page_size") }
+            let pageText = context.query.value("page")
+            let lastPage = MockWindow(page: 1, size: size, total: total).pageCount
+            let page = pageText == "last" ? lastPage : context.pageNumber("page")
+            guard let page else { return bad(context, "page") }
+            guard page <= lastPage else { return .reply(MockErrors.drfInvalidPage()) }
+            return .window(MockWindow(page: page, size: size, total: total))
+        case .drf, .offset:
+            guard let size = context.pageSize("limit") else { return bad(context, "limit") }
+            guard let offset = context.offset("offset") else { return bad(context, "offset") }
+            return .window(MockWindow(offset: offset, size: size, total: total))
+        case .slack:
+            guard let size = context.pageSize("limit") else { return bad(context, "limit") }
+            let cursor = context.query.value("cursor") ?? ""
+            guard let offset = cursor.isEmpty ? 0 : Self.slackOffset(cursor: cursor), offset <= total else {
+                return .reply(MockErrors.slackInvalidCursor())
+            }
+            return .window(MockWindow(offset: offset, size: size, total: total))
+        case .stripe:
+            guard let size = context.pageSize("limit") else { return bad(context, "limit") }
+            guard let after = context.query.value("starting_after") else {
+                return .window(MockWindow(offset: 0, size: size, total: total))
+            }
+            // Item ids are 1...total; the page starts right after the named item.
+            guard let id = Int(after), id >= 1, id <= total else {
+                return .reply(MockErrors.stripeNoSuchObject(after))
+            }
+            return .window(MockWindow(offset: id, size: size, total: total))
+        }
+    }
+
+    private func pageWindow(_ context: MockContext, page pageName: String, size sizeName: String) -> Parsed {
+        guard let size = context.pageSize(sizeName) else { return bad(context, sizeName) }
+        guard let page = context.pageNumber(pageName) else { return bad(context, pageName) }
+        return .window(MockWindow(page: page, size: size, total: context.total))
+    }
+
+    private func bad(_ context: MockContext, _ name: String) -> Parsed {
+        .reply(MockErrors.badParameter(self, name, context.query.value(name) ?? ""))
+    }
+
+    /// Slack-style opaque cursor: base64 of "offset:N".
+    package static func slackCursor(offset: Int) -> String {
+        Data("offset:\(offset)".utf8).base64EncodedString()
+    }
+
+    /// The offset a cursor from `slackCursor(offset:)` stands for; nil for anything else.
+    /// Missing padding is tolerated, and a space reads as `+` (an unencoded `+` in a query).
+    package static func slackOffset(cursor: String) -> Int? {
+        var text = cursor.replacingOccurrences(of: " ", with: "+")
+        text += String(repeating: "=", count: (4 - text.utf8.count % 4) % 4)
+        guard let data = Data(base64Encoded: text) else { return nil }
+        let decoded = String(decoding: data, as: UTF8.self)
+        guard decoded.hasPrefix("offset:"), let offset = Int(decoded.dropFirst("offset:".count)),
+            offset >= 0
+        else { return nil }
+        return offset
+    }
+}

@@ -1,0 +1,171 @@
+import PageProxyCore
+import Synchronization
+
+/// The built-in mock paginated upstream: pure request → response logic, one route per
+/// imitated service (see `MockService`), with per-request `mock_*` options and faults.
+///
+/// Users' own Swift tests start it in process with `MockUpstream.start(options:)` (README "The mock as a library").
+public final class MockUpstream: Sendable {
+    package let options: MockUpstreamOptions
+    /// Every request received, with in-flight counts.
+    package let log = MockRequestLog()
+    /// Per-token request counts of the rate-limited mode, and how many requests it refused.
+    package let rateLimiter: MockRateLimiter
+    /// While true, every request answers 500 (an outage, for tests of serving stale pages).
+    private let outage = Mutex(false)
+
+    /// Largest `mock_total` accepted, so a typo cannot ask for an absurd dataset.
+    package static let maxTotal = 100_000_000
+    /// How long a `stall@K` page waits before answering.
+    package static let stallDuration: Duration = .seconds(60)
+
+    private let gate: MockGate?
+
+    package init(options: MockUpstreamOptions = MockUpstreamOptions()) {
+        self.options = options
+        rateLimiter = MockRateLimiter(now: options.now)
+        gate = options.holdUntilInFlight.map { MockGate(count: $0, holdsFirst: options.holdsFirstRequest) }
+    }
+
+    /// Starts or ends an outage: every request answers 500 while it lasts.
+    package func setOutage(_ isDown: Bool) {
+        outage.withLock { $0 = isDown }
+    }
+
+    /// Answers one request; applies the latency (Task.sleep) before answering; records the request.
+    package func respond(to request: MockRequest) async -> MockResponse {
+        log.begin(request)
+        defer { log.end() }
+        await gate?.pass()
+        let query = MockQuery(target: request.target)
+        var limitHeaders: [(name: String, value: String)] = []
+        let limitText = query.value("mock_rate_limit")
+        let queryLimit = limitText.flatMap(Int.init).flatMap { (1...1_000_000).contains($0) ? MockRateLimiter.Limit(requests: $0) : nil }
+        if let limitText, queryLimit == nil { return MockErrors.badOption("mock_rate_limit", limitText) }
+        if let limit = queryLimit ?? options.rateLimit {
+            // Counted on arrival, as real APIs do: a refused request still costs its place in the window.
+            let decision = rateLimiter.admit(token: request.header("Authorization") ?? "", limit: limit)
+            guard decision.isAllowed else {
+                var refused = MockErrors.rateLimitExceeded()
+                for header in decision.headers { refused.setHeader(header.name, header.value) }
+                return request.method == "HEAD" ? refused.headOnly() : refused
+            }
+            limitHeaders = decision.headers
+        }
+
+        let latencyText = query.value("mock_latency_ms")
+        let latencyMilliseconds = latencyText.flatMap { Int($0) }
+        if let latencyMilliseconds, latencyMilliseconds >= 0 {
+            try? await Task.sleep(for: .milliseconds(latencyMilliseconds))
+        } else if options.latency > .zero {
+            try? await Task.sleep(for: options.latency)
+        }
+
+        if outage.withLock({ $0 }) { return MockErrors.internalError() }
+        let response = await answer(request, query, latencyIsValid: latencyText == nil || (latencyMilliseconds ?? -1) >= 0)
+        var validated = Self.validated(response, ifNoneMatch: request.header("If-None-Match"))
+        for header in limitHeaders { validated.setHeader(header.name, header.value) }
+        return request.method == "HEAD" ? validated.headOnly() : validated
+    }
+
+    /// A 200 gets a strong `ETag` derived from its body (so the same page always has the same one), and a request
+    /// whose `If-None-Match` names it gets a 304 without a body, as real APIs such as GitHub's answer.
+    private static func validated(_ response: MockResponse, ifNoneMatch: String?) -> MockResponse {
+        guard response.status == 200 else { return response }
+        let etag = "\"" + Self.fingerprint(response.body) + "\""
+        var tagged = response
+        tagged.setHeader("ETag", etag)
+        guard let ifNoneMatch, AggregateETag.matches(ifNoneMatch: [ifNoneMatch], etag: etag) else { return tagged }
+        return MockResponse(status: 304, headers: [(name: "ETag", value: etag)])
+    }
+
+    /// FNV-1a (64-bit) of a body, in hex: enough to tell the mock's pages apart, and cheap even in a debug build,
+    /// where the test suite runs the mock for every page it fetches.
+    package static func fingerprint(_ body: [UInt8]) -> String {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        body.withUnsafeBufferPointer { bytes in
+            for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x0000_0100_0000_01b3 }
+        }
+        let hex = String(hash, radix: 16)
+        return String(repeating: "0", count: 16 - hex.count) + hex
+    }
+
+    private func answer(_ request: MockRequest, _ query: MockQuery, latencyIsValid: Bool) async -> MockResponse {
+        if let service = MockService.appendingSlash(to: query.path) {
+            // Django's APPEND_SLASH: a relative Location with the query kept.
+            let target = service.path + (request.target.firstIndex(of: "?").map { String(request.target[$0...]) } ?? "")
+            return MockErrors.appendSlash(target)
+        }
+        guard let service = MockService(path: query.path) else { return MockErrors.notFound(path: query.path) }
+        guard request.method == "GET" || request.method == "HEAD" else { return MockErrors.methodNotAllowed() }
+        // A token the mock rejects: any whose credential starts with "bad" (`Authorization: Bearer bad-token`).
+        if let authorization = request.header("Authorization"),
+            authorization.split(separator: " ").last?.hasPrefix("bad") == true
+        {
+            return MockErrors.unauthorized(service)
+        }
+        if service == .jsonapi, !MockAccept.admits(request.header("Accept"), MockAccept.jsonAPI) {
+            return MockErrors.notAcceptable()
+        }
+        guard latencyIsValid else {
+            return MockErrors.badOption("mock_latency_ms", query.value("mock_latency_ms") ?? "")
+        }
+        var total = options.totalItems
+        if let text = query.value("mock_total") {
+            guard let value = Int(text), value >= 0, value <= Self.maxTotal else {
+                return MockErrors.badOption("mock_total", text)
+            }
+            total = value
+        }
+        guard let faults = MockFaults(parsing: query.value("mock_fault")) else {
+            return MockErrors.badOption("mock_fault", query.value("mock_fault") ?? "")
+        }
+
+        let maxPageSize = max(1, options.maxPageSize)
+        let context = MockContext(
+            query: query,
+            host: request.header("Host") ?? "localhost",
+            defaultPageSize: min(max(1, options.pageSize), maxPageSize),
+            maxPageSize: maxPageSize,
+            total: max(0, total),
+            scheme: request.header("X-Forwarded-Proto")?.lowercased() == "https" ? "https" : "http")
+        let window: MockWindow
+        switch service.window(in: context) {
+        case .window(let parsed): window = parsed
+        case .reply(let reply): return reply
+        }
+
+        let page = window.pageIndex
+        if faults.has(.stall, page: page) {
+            do {
+                try await Task.sleep(for: Self.stallDuration)
+            } catch {
+                return MockErrors.stallCancelled()
+            }
+        }
+        if faults.has(.status500, page: page) {
+            return MockErrors.internalError()
+        }
+        if faults.has(.transient500, page: page), log.fireOnce("transient500 " + request.target) {
+            return MockErrors.internalError()
+        }
+        if faults.has(.status403, page: page) {
+            return MockErrors.forbidden()
+        }
+        if faults.has(.status429, page: page), log.fireOnce("status429 " + request.target) {
+            return MockErrors.tooManyRequests()
+        }
+        var response = MockWireFormats.render(service, window, context, next: faults.nextLink(page: page))
+        if faults.has(.reset, page: page) { response.closesAfterBodyBytes = response.body.count / 2 }
+        return faults.has(.malformed, page: page) ? response.replacingBody(MockFaults.truncated(response.body)) : response
+    }
+}
+
+extension MockResponse {
+    /// The response to a HEAD: same status and headers (Content-Length of the GET body), no body.
+    fileprivate func headOnly() -> MockResponse {
+        var copy = self
+        copy.body = []
+        return copy
+    }
+}

@@ -1,0 +1,39 @@
+/// The slice of the dataset one request asks for.
+package struct MockWindow: Sendable, Equatable {
+    /// 0-based index of the first item.
+    package var offset: Int
+    /// Page size (after capping).
+    package var size: Int
+    /// Items in the dataset.
+    package var total: Int
+    /// The 1-based page number for page-number services; `offset / size + 1` otherwise.
+    package var page: Int
+
+    package init(offset: Int, size: Int, total: Int, page: Int? = nil) {
+        self.offset = offset
+        self.size = size
+        self.total = total
+        self.page = page ?? (offset / size + 1)
+    }
+
+    /// A window for page `page` (1-based) of `size` items; huge page numbers don't overflow.
+    package init(page: Int, size: Int, total: Int) {
+        let (product, overflow) = (page - 1).multipliedReportingOverflow(by: size)
+        self.init(offset: overflow ? Int.max : product, size: size, total: total, page: page)
+    }
+
+    /// The page index used to match faults (`mock_fault=kind@K`).
+    package var pageIndex: Int { page }
+
+    /// Number of pages: at least 1, even for an empty dataset.
+    package var pageCount: Int { max(1, (total + size - 1) / size) }
+
+    /// Items in this window.
+    package var count: Int { offset >= total ? 0 : min(size, total - offset) }
+
+    /// True when no items follow this window.
+    package var isLast: Bool { offset >= total || total - offset <= size }
+
+    /// `[` + this window's items + `]`.
+    package var itemsJSON: [UInt8] { MockDataset.page(offset: offset, count: count, total: total) }
+}

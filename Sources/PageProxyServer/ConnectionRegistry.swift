@@ -1,0 +1,124 @@
+import Dispatch
+import Synchronization
+import PageProxyCore
+
+/// The open connections of a server: counts them for the cap, closes the idle ones when draining, and lets the
+/// server wait until the last one has gone.
+package final class ConnectionRegistry: Sendable {
+    private struct Entry {
+        package let socket: AsyncSocket
+        package var isIdle: Bool
+        package var task: Task<Void, Never>?
+    }
+
+    private struct State {
+        package var entries: [ObjectIdentifier: Entry] = [:]
+        package var isDraining = false
+        /// Answers say `Connection: close` (the drain delay): clients reconnect, to another replica once they can.
+        package var closesAfterEachAnswer = false
+        /// `closeAll()` has run: an answer unfinished now was cut by the shutdown, not by its upstream or client.
+        package var hasCutAll = false
+        package var accepted = 0
+        /// Tasks waiting for the last connection to go, by a number so that a time limit can take one back.
+        package var emptyWaiters: [Int: CheckedContinuation<Bool, Never>] = [:]
+        package var nextWaiter = 0
+    }
+
+    private let state = Mutex(State())
+
+    package var count: Int { state.withLock { $0.entries.count } }
+    /// Connections accepted since the server started (tests prove keep-alive reuse from it).
+    package var acceptedTotal: Int { state.withLock { $0.accepted } }
+    package var isDraining: Bool { state.withLock { $0.isDraining } }
+    /// Whether a connection should close after its answer: the server drains, or is in its drain delay.
+    package var closesAfterEachAnswer: Bool { state.withLock { $0.isDraining || $0.closesAfterEachAnswer } }
+    /// Whether the shutdown has closed every connection, busy or not (the grace period ended).
+    package var hasCutAll: Bool { state.withLock { $0.hasCutAll } }
+
+    /// Adds a connection unless the server drains or is at `limit`; returns whether it was added.
+    package func add(_ socket: AsyncSocket, limit: Int) -> Bool {
+        state.withLock { state in
+            guard !state.isDraining, state.entries.count < limit else { return false }
+            state.entries[ObjectIdentifier(socket)] = Entry(socket: socket, isIdle: true)
+            state.accepted += 1
+            return true
+        }
+    }
+
+    /// Remembers the task serving a connection, so that a forced stop can cancel it.
+    package func attach(_ task: Task<Void, Never>, to socket: AsyncSocket) {
+        state.withLock { $0.entries[ObjectIdentifier(socket)]?.task = task }
+    }
+
+    /// Cancels the task serving a connection (its client went away).
+    package func cancelTask(of socket: AsyncSocket) {
+        let task = state.withLock { $0.entries[ObjectIdentifier(socket)]?.task }
+        task?.cancel()
+    }
+
+    package func remove(_ socket: AsyncSocket) {
+        let waiters = state.withLock { state -> [CheckedContinuation<Bool, Never>] in
+            state.entries[ObjectIdentifier(socket)] = nil
+            guard state.entries.isEmpty else { return [] }
+            defer { state.emptyWaiters = [:] }
+            return Array(state.emptyWaiters.values)
+        }
+        waiters.forEach { $0.resume(returning: true) }
+    }
+
+    /// Marks a connection as waiting between requests (true) or answering one (false). Returns false when the
+    /// server drains and the idle connection should close instead of waiting.
+    package func setIdle(_ socket: AsyncSocket, _ isIdle: Bool) -> Bool {
+        state.withLock { state in
+            state.entries[ObjectIdentifier(socket)]?.isIdle = isIdle
+            return !(isIdle && state.isDraining)
+        }
+    }
+
+    /// Keeps accepting, but every connection closes after its next answer.
+    package func closeAfterEachAnswer() {
+        state.withLock { $0.closesAfterEachAnswer = true }
+    }
+
+    /// Starts draining: no new connections, and every idle one is closed now.
+    package func beginDraining() {
+        let idle = state.withLock { state -> [AsyncSocket] in
+            state.isDraining = true
+            return state.entries.values.filter(\.isIdle).map(\.socket)
+        }
+        idle.forEach { $0.close() }
+    }
+
+    /// Closes every connection, busy or not, and cancels the work behind each.
+    package func closeAll() {
+        let all = state.withLock { state in
+            state.hasCutAll = true
+            return state.entries.values.map { ($0.socket, $0.task) }
+        }
+        // Each socket closes before its task is cancelled: an answer the cancelled work still tries to write (an error
+        // for the page it lost) cannot reach the client as if the upstream had failed, and reads as cut.
+        for (socket, task) in all {
+            socket.close()
+            task?.cancel()
+        }
+    }
+
+    /// Returns true once no connection is open, or false when `limit` passes first.
+    @discardableResult
+    package func waitUntilEmpty(limit: Duration) async -> Bool {
+        await withCheckedContinuation { continuation in
+            let waiter = state.withLock { state -> Int? in
+                if state.entries.isEmpty { return nil }
+                state.nextWaiter += 1
+                state.emptyWaiters[state.nextWaiter] = continuation
+                return state.nextWaiter
+            }
+            guard let waiter else { return continuation.resume(returning: true) }
+            DispatchQueue.global().asyncAfter(deadline: .now() + limit.dispatchInterval) { [self] in
+                // Whoever removes the waiter resumes it: the last connection's removal or this timer, never both.
+                let expired = state.withLock { $0.emptyWaiters.removeValue(forKey: waiter) }
+                expired?.resume(returning: false)
+            }
+        }
+    }
+}

@@ -1,0 +1,73 @@
+import PageProxyCore
+
+/// The one answer to one request, handed to the responder by the connection.
+///
+/// Every way of answering is `consuming`: once a response is sent, streamed or given up, the value is gone, so
+/// answering a request twice does not compile (Hummingbird's `ResponseWriter`). Write failures (a client that
+/// left, a write timeout) are not thrown: the writer marks the answer aborted and the connection closes.
+package struct Response: ~Copyable {
+    private let writer: ResponseWriter
+    private let watch: DisconnectWatch?
+
+    /// - Parameter watch: the connection's watch for its client leaving; nil where there is none (in-memory tests).
+    package init(writer: ResponseWriter, watch: DisconnectWatch? = nil) {
+        self.writer = writer
+        self.watch = watch
+    }
+
+    /// From now on, a client that closes its connection cancels the task answering it (for answers that wait on
+    /// upstreams); the connection stops the watch once the answer is done.
+    package func cancelsWhenClientLeaves() {
+        watch?.arm()
+    }
+
+    /// Sends a complete response with `Content-Length`.
+    package consuming func send(_ status: HTTPStatus, headers: HTTPHeaders = HTTPHeaders(), body: [UInt8]) async {
+        try? await writer.send(status, headers: headers, body: body)
+    }
+
+    /// Sends a complete response whose own header lines were serialized ahead (see `ResponseWriter`).
+    package consuming func send(_ status: HTTPStatus, prepared: [UInt8], body: [UInt8], perRequest: HTTPHeaders = HTTPHeaders()) async {
+        try? await writer.send(status, prepared: prepared, body: body, perRequest: perRequest)
+    }
+
+    /// Sends a response of known length whose body comes in bounded chunks (a spooled answer).
+    /// - Throws: what `nextChunk` throws, or `ResponseWriter.BodyLengthMismatch`; the connection then closes short
+    ///   of `Content-Length`, so the client sees an incomplete answer rather than a wrong one. A client that left is
+    ///   not an error here.
+    package consuming func send(
+        _ status: HTTPStatus, headers: HTTPHeaders, contentLength: Int, chunks nextChunk: () throws -> [UInt8]?
+    ) async throws {
+        do {
+            try await writer.send(status, headers: headers, contentLength: contentLength, chunks: nextChunk)
+        } catch is SocketError {
+            // The client went away; the writer has marked the answer aborted.
+        }
+    }
+
+    /// Answers with `error` (rendered by `ErrorResponse`) and returns `record` naming its code.
+    package consuming func send(_ error: any HTTPResponseError, recording record: RequestRecord) async -> RequestRecord {
+        var record = record
+        record.error = error.code
+        try? await writer.send(error.status, headers: ErrorResponse.headers(for: error), body: ErrorResponse.body(for: error))
+        return record
+    }
+
+    /// Starts a streamed body (chunked for HTTP/1.1, close-delimited for HTTP/1.0).
+    /// - Throws: `SocketError` when the client cannot take the head.
+    package consuming func beginStream(_ status: HTTPStatus, headers: HTTPHeaders = HTTPHeaders()) async throws(SocketError) -> ResponseStream {
+        do {
+            try await writer.beginStream(status, headers: headers)
+        } catch let error as SocketError {
+            throw error
+        } catch {
+            throw .disconnected
+        }
+        return ResponseStream(writer: writer)
+    }
+
+    /// Gives the answer up without sending anything (its client has left): the connection closes.
+    package consuming func abandon() {
+        writer.abort()
+    }
+}

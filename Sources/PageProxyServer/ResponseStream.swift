@@ -1,0 +1,42 @@
+import PageProxyCore
+
+/// A streamed body under way; ending it, cleanly or not, is `consuming`, so a stream ends once.
+package struct ResponseStream: ~Copyable {
+    private let writer: ResponseWriter
+
+    package init(writer: ResponseWriter) {
+        self.writer = writer
+    }
+
+    /// Whether the stream is already complete with its head (a HEAD request): nothing more is sent.
+    package var isHeadOnly: Bool {
+        if case .finished = writer.state { return true }
+        return false
+    }
+
+    /// Sends part of the body; empty input sends nothing.
+    /// - Throws: `SocketError` when the client cannot take it (the stream is then aborted).
+    package func write(_ bytes: [UInt8]) async throws {
+        try await writer.writeStreamed(bytes)
+    }
+
+    /// Ends the body cleanly: the last chunk, with `trailers` (RFC 9112 §7.1.2).
+    package consuming func end(trailers: HTTPHeaders = HTTPHeaders()) async {
+        try? await writer.endStream(trailers: trailers)
+    }
+
+    /// Ends the body with `error`'s failure line and without the last chunk, so that the client sees the loss; returns
+    /// `record` naming the error's code.
+    package consuming func fail(with error: any HTTPResponseError, recording record: RequestRecord) async -> RequestRecord {
+        var record = record
+        record.error = error.code
+        try? await writer.writeStreamed(ErrorResponse.streamFailureLine(for: error))
+        writer.abort()
+        return record
+    }
+
+    /// Ends the body without its last chunk (the client left, or the shutdown cut it).
+    package consuming func abort() {
+        writer.abort()
+    }
+}

@@ -1,0 +1,214 @@
+import Dispatch
+import Foundation
+import PageProxyCore
+
+/// Writes one response to a `ResponseSink`: a whole body with `Content-Length`, or a stream of chunks.
+///
+/// Responders reach it only through a `Response` (single use: its sends are `consuming`); the connection keeps the
+/// writer to learn how the answer ended. It owns the framing rules: no body bytes for `HEAD`, chunked streams for HTTP/1.1 and close-delimited streams
+/// for HTTP/1.0, `Connection: close` whenever the connection will not be reused, and an aborted stream that ends
+/// without its last chunk so that the client sees an incomplete transfer.
+package final class ResponseWriter {
+    package enum State {
+        case idle
+        case streaming(chunked: Bool)
+        case finished
+        case aborted
+    }
+
+    private let sink: any ResponseSink
+    private let isHead: Bool
+    private let version: HTTPVersion
+    private let writeTimeout: Duration
+    /// Asked when the head is written: a server that began draining meanwhile closes the connection after this.
+    private let isDraining: () -> Bool
+    /// Whether the server's shutdown has closed every connection (its grace period ended).
+    private let isCut: () -> Bool
+    private(set) var state = State.idle
+    /// Whether the connection stays open after this response; the writer may turn it off, never on.
+    private(set) var keepsAlive: Bool
+    private(set) var status: HTTPStatus?
+    private(set) var bytesSent = 0
+
+    package init(
+        sink: any ResponseSink, request: HTTPRequestHead, keepsAlive: Bool, writeTimeout: Duration,
+        isDraining: @escaping () -> Bool = { false }, isCut: @escaping () -> Bool = { false }
+    ) {
+        self.isDraining = isDraining
+        self.isCut = isCut
+        self.sink = sink
+        self.isHead = request.method == .head
+        self.version = request.version
+        self.keepsAlive = keepsAlive
+        self.writeTimeout = writeTimeout
+    }
+
+    /// Whether the answer was left unfinished because the shutdown's grace period ended.
+    package var isCutByShutdown: Bool {
+        if case .finished = state { return false }
+        return isCut()
+    }
+
+    /// The status code the client received, for logs and metrics: 0 when an answer cut by the shutdown sent nothing
+    /// (the status it was about to send never left).
+    package var deliveredStatus: Int {
+        isCutByShutdown && bytesSent == 0 ? 0 : status?.code ?? 0
+    }
+
+    /// Whether anything has been written yet; after that the status line can no longer change.
+    package var hasStarted: Bool {
+        if case .idle = state { return false }
+        return true
+    }
+
+    /// Sends a complete response with `Content-Length`.
+    package func send(_ status: HTTPStatus, headers: HTTPHeaders = HTTPHeaders(), body: [UInt8]) async throws {
+        precondition(!hasStarted, "a response is written once")
+        var headers = headers
+        // A HEAD answer, or a 304, may state the length its GET would have had (RFC 9110 §8.6, §9.3.2); otherwise
+        // count the body.
+        if !((isHead || !status.allowsBody) && body.isEmpty && headers.contains("Content-Length")) {
+            headers.set("Content-Length", String(body.count))
+        }
+        let head = head(status, headers: &headers)
+        state = .finished
+        // Head and body leave in one gathering write, the body never copied behind the head.
+        try await write(!isHead && status.allowsBody ? [head, body] : [head])
+    }
+
+    /// Sends a complete response whose own header lines were serialized ahead (`prepared`: `name: value CRLF` each,
+    /// `Content-Length` included): only the status line and the per-request fields (Date, Server, Connection) are
+    /// built, with the caller's `perRequest` ones, and head, prepared lines and body leave in one gathering write.
+    package func send(_ status: HTTPStatus, prepared: [UInt8], body: [UInt8], perRequest fields: HTTPHeaders = HTTPHeaders()) async throws {
+        precondition(!hasStarted, "a response is written once")
+        var perRequest = fields
+        var head = head(status, headers: &perRequest)
+        head.removeLast(2)  // the empty line that ends the section comes after the prepared fields
+        state = .finished
+        try await write(!isHead && status.allowsBody ? [head, prepared, ChunkedEncoding.crlf, body] : [head, prepared, ChunkedEncoding.crlf])
+    }
+
+    /// Sends a response whose length is known ahead and whose body comes in bounded chunks (a spooled answer):
+    /// `Content-Length`, then each chunk as the client takes it, so no more than one chunk waits in memory. A HEAD
+    /// answer states the length and sends no body (RFC 9110 §9.3.2).
+    ///
+    /// - Throws: the error `nextChunk` throws, a socket error, or `BodyLengthMismatch` when the chunks do not add up
+    ///   to `contentLength`. The head may be out by then: the connection closes short of `Content-Length`, so the
+    ///   client sees an incomplete answer rather than a wrong one.
+    package func send(
+        _ status: HTTPStatus, headers: HTTPHeaders, contentLength: Int, chunks nextChunk: () throws -> [UInt8]?
+    ) async throws {
+        precondition(!hasStarted, "a response is written once")
+        var headers = headers
+        headers.set("Content-Length", String(contentLength))
+        // The head goes out with the first chunk: one gathering write for a small answer.
+        var pending = head(status, headers: &headers)
+        guard !isHead && status.allowsBody else {
+            state = .finished
+            try await write([pending])
+            return
+        }
+        state = .streaming(chunked: false)
+        var remaining = contentLength
+        do {
+            while let chunk = try nextChunk() {
+                guard chunk.count <= remaining else { throw BodyLengthMismatch() }
+                remaining -= chunk.count
+                try await write([pending, chunk])
+                pending = []
+            }
+            guard remaining == 0 else { throw BodyLengthMismatch() }
+            if !pending.isEmpty { try await write([pending]) }
+        } catch {
+            abort()
+            throw error
+        }
+        state = .finished
+    }
+
+    /// The chunks of a `Content-Length` body did not add up to the length announced.
+    package struct BodyLengthMismatch: Error {}
+
+    /// Starts a streamed body: chunked for HTTP/1.1, delimited by closing the connection for HTTP/1.0.
+    package func beginStream(_ status: HTTPStatus, headers: HTTPHeaders = HTTPHeaders()) async throws {
+        precondition(!hasStarted, "a response is written once")
+        var headers = headers
+        let chunked = version == .http1_1
+        if chunked {
+            headers.set("Transfer-Encoding", "chunked")
+        } else {
+            keepsAlive = false
+        }
+        let bytes = head(status, headers: &headers)
+        if isHead {
+            state = .finished
+        } else {
+            state = .streaming(chunked: chunked)
+        }
+        try await write(bytes)
+    }
+
+    /// Sends part of a streamed body; empty input sends nothing (an empty chunk would end the stream).
+    package func writeStreamed(_ bytes: [UInt8]) async throws {
+        guard case .streaming(let chunked) = state, !bytes.isEmpty else { return }
+        if chunked {
+            // RFC 9112 §7.1 — chunk-size CRLF chunk-data CRLF, in one gathering write around the data, not a copy.
+            try await write([ChunkedEncoding.sizeLine(bytes.count), bytes, ChunkedEncoding.crlf])
+        } else {
+            try await write(bytes)
+        }
+    }
+
+    /// Ends a streamed body cleanly: the last chunk for HTTP/1.1, with `trailers` as its trailer section
+    /// (RFC 9112 §7.1.2; announce them in the head's `Trailer` field). HTTP/1.0 streams cannot carry trailers.
+    package func endStream(trailers: HTTPHeaders = HTTPHeaders()) async throws {
+        guard case .streaming(let chunked) = state else { return }
+        state = .finished
+        guard chunked else { return }
+        var bytes: [UInt8] = Array("0\r\n".utf8)
+        for field in trailers { bytes += Array("\(field.name): \(field.value)\r\n".utf8) }
+        bytes += Array("\r\n".utf8)
+        try await write(trailers.count == 0 ? ChunkedEncoding.lastChunk : bytes)
+    }
+
+    /// Ends the answer unfinished (a stream without its last chunk, or no answer at all): the connection closes so
+    /// that the client sees the loss.
+    package func abort() {
+        state = .aborted
+        keepsAlive = false
+    }
+
+    private func head(_ status: HTTPStatus, headers: inout HTTPHeaders) -> [UInt8] {
+        self.status = status
+        headers.set("Date", HTTPDate.format(Date()))
+        if headers["Server"] == nil { headers.set("Server", "PageProxy") }
+        if keepsAlive && isDraining() { keepsAlive = false }
+        if keepsAlive {
+            if version == .http1_0 { headers.set("Connection", "keep-alive") }
+        } else {
+            headers.set("Connection", "close")
+        }
+        return HTTPResponseHead(status: status, version: .http1_1, headers: headers).serialized()
+    }
+
+    private func write(_ bytes: [UInt8]) async throws {
+        try await write([bytes])
+    }
+
+    /// Writes `parts` in order, without joining them.
+    private func write(_ parts: [[UInt8]]) async throws {
+        do {
+            try await sink.write(parts, deadline: .now() + writeTimeout.dispatchInterval)
+            bytesSent += parts.reduce(0) { $0 + $1.count }
+        } catch {
+            state = .aborted
+            keepsAlive = false
+            throw error
+        }
+    }
+}
+
+extension HTTPStatus {
+    /// RFC 9110 §6.4.1 — 1xx, 204 and 304 responses never carry content.
+    package var allowsBody: Bool { code >= 200 && code != 204 && code != 304 }
+}

@@ -1,0 +1,72 @@
+import Dispatch
+import PageProxyCore
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// An HTTP/1.1 server: a listener, a registry of open connections and one task per connection.
+///
+/// Sockets are non-blocking and Dispatch sources report readiness, so a connection waiting for a slow client holds
+/// no thread: thousands of idle keep-alive connections cost memory, not threads (see README, "I/O design").
+package final class Server: Sendable {
+    package let port: Int
+    private let listener: Listener
+    private let registry: ConnectionRegistry
+
+    /// Binds and starts serving at once; each request's log line is written at `requestLogLevel`.
+    package init(
+        address: SocketAddress, limits: ServerLimits, responder: any HTTPResponder, logger: Logger, requestLogLevel: LogLevel = .info
+    ) throws(SocketError) {
+        let registry = ConnectionRegistry()
+        self.registry = registry
+        listener = try Listener(address: address) { client in
+            if let bytes = limits.sendBufferBytes { client.setSendBufferSize(bytes) }
+            let socket = AsyncSocket(socket: client)
+            guard registry.add(socket, limit: limits.maxConnections) else {
+                let bytes = Self.refuseOverCapacity(socket)
+                responder.refused(status: .serviceUnavailable, bytes: bytes)
+                return
+            }
+            let task = Task {
+                await Connection(
+                    socket: socket, responder: responder, registry: registry, limits: limits, logger: logger, requestLogLevel: requestLogLevel
+                ).run()
+            }
+            registry.attach(task, to: socket)
+        }
+        port = listener.port
+    }
+
+    package var openConnections: Int { registry.count }
+    package var acceptedConnections: Int { registry.acceptedTotal }
+    package var isDraining: Bool { registry.isDraining }
+
+    /// From now on every connection closes after its current or next answer; new ones are still accepted.
+    package func closeAfterEachAnswer() {
+        registry.closeAfterEachAnswer()
+    }
+
+    /// Stops accepting, lets in-flight responses finish for up to `grace`, then closes whatever is left.
+    ///
+    /// The last wait is bounded too: a task that does not end when cancelled must not keep the process alive.
+    package func stop(grace: Duration) async {
+        listener.close()
+        registry.beginDraining()
+        if await registry.waitUntilEmpty(limit: grace) { return }
+        registry.closeAll()
+        await registry.waitUntilEmpty(limit: .seconds(2))
+    }
+
+    /// Past the connection cap a client gets a quick 503 instead of a hang; one non-blocking write, then close.
+    private static func refuseOverCapacity(_ socket: AsyncSocket) -> Int {
+        var retry = HTTPHeaders()
+        retry.set("Retry-After", "1")
+        let bytes = ErrorResponse.closingResponse(
+            for: HTTPError(
+                .serviceUnavailable, code: "too_many_connections", message: "the server is at its connection limit; retry shortly",
+                headers: retry))
+        let written = bytes.withUnsafeBytes { try? socket.socket.write($0) }
+        socket.close()
+        return written ?? 0
+    }
+}

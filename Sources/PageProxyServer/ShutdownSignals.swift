@@ -1,0 +1,40 @@
+import Dispatch
+import Synchronization
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Turns SIGTERM and SIGINT into an async event: the first asks for a graceful stop, a second exits at once.
+// @unchecked: the signal sources are created in `init` and never touched again; they live as long as the process.
+package final class ShutdownSignals: @unchecked Sendable {
+    private var sources: [any DispatchSourceSignal] = []
+    private let stream: AsyncStream<Int32>
+
+    /// Installs the handlers; a second signal exits with `immediateExitCode`.
+    package init(immediateExitCode: Int32) {
+        let (stream, continuation) = AsyncStream.makeStream(of: Int32.self)
+        self.stream = stream
+        let received = Mutex(0)
+        let queue = DispatchQueue(label: "pageproxy.signals")
+        for signalNumber in [SIGTERM, SIGINT] {
+            // Dispatch sees the signal only once its default action is ignored.
+            signal(signalNumber, SIG_IGN)
+            let source = DispatchSource.makeSignalSource(signal: signalNumber, queue: queue)
+            source.setEventHandler {
+                let count = received.withLock { count in
+                    count += 1
+                    return count
+                }
+                if count == 1 { continuation.yield(signalNumber) } else { exit(immediateExitCode) }
+            }
+            source.activate()
+            sources.append(source)
+        }
+    }
+
+    /// Waits for the first signal and returns its number.
+    package func first() async -> Int32 {
+        for await signalNumber in stream { return signalNumber }
+        return SIGTERM
+    }
+}
