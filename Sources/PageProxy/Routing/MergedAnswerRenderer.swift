@@ -1,0 +1,122 @@
+import Foundation
+import PageProxyCore
+import PageProxyServer
+
+/// Writes a merged answer: one JSON array of every page's items, sent only once every page has arrived (so its
+/// status is honest), from memory or from its spool file; or the memo's copy of one, with no walk at all.
+struct MergedAnswerRenderer: Sendable {
+    /// Where merged answers wait until every page has arrived.
+    let spool: MergedSpool
+    /// Merged answers whose pages are all fresh in the cache, answered again without a walk.
+    let memo: MergedAnswerMemo
+    let metrics: Metrics
+
+    /// How much of a spooled answer is read and written at a time.
+    static let sendChunkBytes = 64 * 1024
+
+    /// Walks every page into the answer, then sends it (or a 304, or the error that ended the walk).
+    func render(
+        walk: RouteWalk, plan: RequestPlan, tally: CacheTally, record: RequestRecord, response: consuming Response
+    ) async -> RequestRecord {
+        var record = record
+        let (walker, route) = (walk.walker, plan.route)
+        var framing = MergedJSONBody()
+        // DESIGN.md: memory stays bounded whatever the total; past `spool.memoryBytes` the bytes wait on disk.
+        let body = SpooledBody(
+            limits: SpooledBody.Limits(memoryBytes: spool.memoryBytes, maxBytes: route.maxMergedBytes), openSpool: spool.open)
+        defer { body.discard() }
+        var etag = AggregateETag(shape: plan.etagShape(itemsPath: walk.headers["PageProxy-Items-Path"]))
+        var (pages, items) = (0, 0)
+        do {
+            while let page = try await walker.next() {
+                // Items are compacted, never longer than the page's body; with `[` and `,` at most two bytes more.
+                try body.append(atMost: page.body.count + 2) { framing.append(page, to: &$0) } appended: { etag.add(page, framed: $0) }
+                pages += 1
+                items += page.itemCount
+            }
+            let closing = framing.closing()
+            etag.update(closing)
+            try body.append(closing)
+        } catch let error as PaginationError {
+            return await response.send(walkFailure: error, plan: plan, recording: record)
+        } catch let error as SpoolError {
+            // Stop fetching pages nobody will see; `body` has already dropped what it held.
+            walker.finish()
+            return await response.send(MergedSpoolFailure(error: error, route: route.name), recording: record)
+        } catch {
+            // `walker.next()` throws only PaginationError and `body.append` only SpoolError.
+            walker.finish()
+            return await response.send(HTTPError(.internalServerError, code: "internal_error", message: "\(error)"), recording: record)
+        }
+        let tag = etag.finalize()
+        var headers = MergedAnswerHeaders.make(
+            extra: walk.headers, pages: pages, items: items, truncated: walker.wasTruncated, cache: tally.summary, stale: tally.servedStale,
+            etag: tag)
+        tally.freshness.addHeaders(to: &headers, route: route, request: plan.request)
+        (record.pages, record.items) = (pages, items)
+        // Every page stored and fresh: the answer is memoized, a spooled one too (read back once, within the memo's
+        // bound), and then sent from memory.
+        var kept: [UInt8]?
+        if let freshUntil = tally.freshUntil, let memoKey = plan.memoKey, memo.accepts(byteCount: body.count), let bytes = try? body.bytes() {
+            memo.keep(
+                MergedAnswerMemo.Answer(
+                    body: bytes, pages: pages, items: items, truncated: walker.wasTruncated, etag: tag, freshUntil: freshUntil,
+                    stamps: tally.stamps, extraHeaders: walk.headers),
+                for: memoKey)
+            kept = bytes
+        }
+        if let notModified = Self.notModified(plan.request, etag: tag, headers: headers, length: body.count) {
+            await response.send(.notModified, headers: notModified, body: [])
+            return record
+        }
+        record.isSpooled = body.isSpooled
+        if let kept {
+            await response.send(.ok, headers: headers, body: kept)
+            return record
+        }
+        var chunks = body.chunks(of: Self.sendChunkBytes)
+        do {
+            try await response.send(.ok, headers: headers, contentLength: body.count) { try chunks.next() }
+        } catch let error as SpoolError {
+            // The head is out: the connection closes short of Content-Length, so the client sees the loss.
+            record.error = "spool_read_failed"
+            record.errorMessage = error.description
+        } catch {
+            // The answer's length did not add up: the connection closed short of it.
+        }
+        return record
+    }
+
+    /// A merged answer from the memo: every page a cache hit, as the walk would have found them.
+    func render(
+        memoized answer: MergedAnswerMemo.Answer, plan: RequestPlan, record: RequestRecord, response: consuming Response
+    ) async -> RequestRecord {
+        metrics.cacheOutcome(route: plan.route.name, outcome: CacheOutcome.hit.rawValue, count: answer.pages)
+        var record = record
+        (record.pages, record.items, record.cache) = (answer.pages, answer.items, answer.cacheSummary)
+        // What caches in front may do with it depends on the time and the request, so it is not among the prepared fields.
+        let freshness = AnswerFreshness()
+        freshness.record(freshUntil: answer.freshUntil)
+        var perRequest = HTTPHeaders()
+        freshness.addHeaders(to: &perRequest, route: plan.route, request: plan.request)
+        var headers = answer.headers
+        for field in perRequest { headers.set(field.name, field.value) }
+        if let notModified = Self.notModified(plan.request, etag: answer.etag, headers: headers, length: answer.body.count) {
+            await response.send(.notModified, headers: notModified, body: [])
+            return record
+        }
+        // One lookup, one write of prepared bytes.
+        await response.send(.ok, prepared: answer.preparedFields, body: answer.body, perRequest: perRequest)
+        return record
+    }
+
+    /// RFC 9110 §13.1.2 — the client already holds this answer: the 304's fields (the 200's, with no
+    /// `Content-Type` and the length its GET would have), or nil when it does not.
+    private static func notModified(_ request: HTTPRequestHead, etag: String, headers: HTTPHeaders, length: Int) -> HTTPHeaders? {
+        guard AggregateETag.matches(ifNoneMatch: request.headers.values("If-None-Match"), etag: etag) else { return nil }
+        var notModified = headers
+        notModified.remove("Content-Type")
+        notModified.set("Content-Length", String(length))
+        return notModified
+    }
+}

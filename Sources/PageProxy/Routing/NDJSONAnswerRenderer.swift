@@ -1,0 +1,66 @@
+import PageProxyCore
+import PageProxyServer
+
+/// Writes an NDJSON answer: one item per line, streamed as pages arrive (DESIGN.md: memory bounded by the walk's
+/// window, whatever the total); the first page decides the status line.
+enum NDJSONAnswerRenderer {
+    /// Sends the first page's items as soon as it arrives and each later page's as it comes; a failure after the first
+    /// page ends the stream with the failure line and no last chunk.
+    static func render(
+        walk: RouteWalk, plan: RequestPlan, tally: CacheTally, record: RequestRecord, response: consuming Response
+    ) async -> RequestRecord {
+        var record = record
+        let walker = walk.walker
+        (record.pages, record.items) = (0, 0)
+        // The first page decides the status line: a walk that fails at once gets an honest error status.
+        let first: Page?
+        do {
+            first = try await walker.next()
+        } catch {
+            return await response.send(walkFailure: error, plan: plan, recording: record)
+        }
+        var headers = walk.headers
+        headers.set("Content-Type", OutputFormat.ndjson.contentType)
+        headers.set("Cache-Control", "no-store")
+        // The cache outcome of every page is known only at the end: it follows the body as trailer fields, for a
+        // client that says it takes them (RFC 9110 §10.1.4, `TE: trailers`); others get a plain last chunk.
+        let sendsTrailers = plan.request.headers.tokens("TE").contains { $0.lowercased() == "trailers" }
+        if sendsTrailers { headers.set("Trailer", "PageProxy-Cache, PageProxy-Stale") }
+        let stream: ResponseStream
+        do {
+            stream = try await response.beginStream(.ok, headers: headers)
+        } catch {
+            walker.finish()
+            return record
+        }
+        // A HEAD is answered once the first page has decided the status: the rest would be fetched for nothing.
+        guard !stream.isHeadOnly else {
+            walker.finish()
+            return record
+        }
+        var (pages, items) = (0, 0)
+        var page = first
+        do {
+            while let current = page {
+                pages += 1
+                items += current.itemCount
+                try await stream.write(NDJSONBody.bytes(for: current))
+                page = try await walker.next()
+            }
+        } catch let error as PaginationError where !PaginationErrorResponse.isCancellation(error) {
+            (record.pages, record.items) = (pages, items)
+            return await stream.fail(with: plan.failure(error), recording: record)
+        } catch {
+            // The client went away: stop fetching at once.
+            walker.finish()
+            stream.abort()
+            (record.pages, record.items) = (pages, items)
+            return record
+        }
+        var trailers = HTTPHeaders()
+        if sendsTrailers { tally.addHeaders(to: &trailers) }
+        await stream.end(trailers: trailers)
+        (record.pages, record.items) = (pages, items)
+        return record
+    }
+}

@@ -1,0 +1,73 @@
+import PageProxyCore
+
+/// What one request for a route asks for, read from the request and the route before any page is fetched: the
+/// controls, the headers sent upstream, the first page's URL, the walk's options, the cache policy and the memo key.
+struct RequestPlan {
+    let route: RouteConfig
+    let request: HTTPRequestHead
+    let controls: ProxyControls
+    /// The headers every page request carries (`UpstreamHeaders`).
+    let upstreamHeaders: HTTPHeaders
+    /// The first page's URL: the route's, with the extra path appended and the client's query merged in.
+    let base: PageURL
+    let options: PageWalker.Options
+    let cachePolicy: CachePolicy
+    /// The key of the merged answer in the memo; nil for NDJSON, which is never memoized.
+    let memoKey: String?
+    /// The credentials sent upstream, never to be quoted back from an upstream's error body.
+    let secrets: [String]
+
+    /// - Throws: `ProxyControls.Invalid` or `UpstreamHeaders.Refused`, both `HTTPResponseError`s (400).
+    init(request: HTTPRequestHead, route: RouteConfig, subpath: String, lookahead: LookaheadMemory) throws {
+        self.route = route
+        self.request = request
+        controls = try ProxyControls.parse(request)
+        upstreamHeaders = try UpstreamHeaders.make(route: route, request: request)
+        base = Self.upstreamURL(route: route, subpath: subpath, query: controls.upstreamQuery)
+        var options = PageWalker.Options()
+        options.itemsPath = route.itemsPath
+        options.concurrency = route.concurrency
+        options.maxPages = route.maxPages
+        options.pageLimit = controls.maxPages
+        options.itemLimit = [controls.maxItems, route.maxItems].compactMap { $0 }.min()
+        options.lookaheadMemory = lookahead
+        self.options = options
+        cachePolicy = CachePolicy(ttl: route.ttl, staleIfError: route.staleIfError, forceRevalidate: controls.fresh)
+        memoKey = controls.format == .json
+            ? MergedAnswerMemo.key(
+                route: route.name, base: base, pageLimit: options.pageLimit, itemLimit: options.itemLimit, upstreamHeaders: upstreamHeaders)
+            : nil
+        secrets = CredentialRedaction.secrets(in: upstreamHeaders)
+    }
+
+    /// Everything besides the pages that decides the merged bytes (`AggregateETag`): the items path (an auto route's
+    /// as detected) and the limits.
+    func etagShape(itemsPath: String?) -> String {
+        "\(route.pagination.name)\u{0}\(itemsPath ?? route.itemsPath.description)\u{0}\(options.pageLimit ?? -1)\u{0}\(options.itemLimit ?? -1)"
+    }
+
+    /// What a walk of the route scans pages for, so that pages it stores keep their scan and hits reuse it; nil for
+    /// an auto route, whose paths are known only once its first page is read (its pages are scanned by the walker).
+    var scanPaths: ScanPaths? {
+        guard case .scheme(let scheme) = route.pagination else { return nil }
+        return ScanPaths(itemsPath: route.itemsPath, valuePaths: scheme.makeStrategy().valuePaths)
+    }
+
+    /// How a failed walk of this request is answered.
+    func failure(_ error: PaginationError) -> PaginationErrorResponse {
+        PaginationErrorResponse(error, route: route.name, secrets: secrets)
+    }
+
+    /// The route's base URL, with the request's extra path appended and its query (controls removed) merged in.
+    private static func upstreamURL(route: RouteConfig, subpath: String, query: String?) -> PageURL {
+        let upstream = route.upstream
+        var path = upstream.path
+        if !subpath.isEmpty {
+            path = (path.hasSuffix("/") ? String(path.dropLast()) : path) + subpath
+        }
+        let queries = [upstream.query, query].compactMap { $0 }.filter { !$0.isEmpty }
+        return PageURL(
+            scheme: upstream.scheme, host: upstream.host, port: upstream.port, path: path,
+            query: queries.isEmpty ? nil : queries.joined(separator: "&"))
+    }
+}
