@@ -22,6 +22,7 @@ enum MockCommand {
             return 2
         }
         let logger = Logger(level: .info)
+        defer { logger.flush() }
         let signals = ShutdownSignals(immediateExitCode: 1)
         let server: Server
         do {

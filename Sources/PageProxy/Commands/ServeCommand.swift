@@ -20,6 +20,7 @@ enum ServeCommand {
             return 1
         }
         let logger = Logger(level: config.logLevel)
+        defer { logger.flush() }
         let signals = ShutdownSignals(immediateExitCode: 1)
         let app: PageProxyApp
         do {

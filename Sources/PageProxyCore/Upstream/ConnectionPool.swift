@@ -50,7 +50,8 @@ package final class ConnectionPool: Sendable {
     package func connect(to key: Key, deadline: DispatchTime) async throws(ConnectError) -> any UpstreamConnection {
         let socket: AsyncSocket
         do {
-            let address = try SocketAddress.resolve(host: key.origin.host, port: key.origin.port)
+            // Name resolution blocks: off the cooperative pool, and bounded by the fetch's deadline.
+            let address = try await AddressResolver.resolve(host: key.origin.host, port: key.origin.port, deadline: deadline)
             socket = try await AsyncSocket.connect(to: address, deadline: deadline)
         } catch {
             throw .socket(error)

@@ -6,22 +6,43 @@ import Glibc
 import Synchronization
 
 /// Writes one JSON object per line to standard output; lines from concurrent tasks never interleave.
+///
+/// A write to standard output can block (a full pipe, a slow terminal): it happens on a serial Dispatch queue of
+/// the logger's, in the order the lines were logged, never on the cooperative pool nor under a lock a task holds.
+/// `flush()` waits for the lines logged so far.
 package final class Logger: Sendable {
     private let level: LogLevel
-    private let sink: Mutex<(String) -> Void>
+    /// Where lines go at once, under the lock (an in-memory sink in tests); nil when they are queued.
+    private let sink: Mutex<(@Sendable (String) -> Void)?>
+    /// The queue that writes lines with `write`, in order, when they are not handed to `sink`.
+    private let queue: DispatchQueue?
+    private let write: (@Sendable (String) -> Void)?
 
     /// A logger that writes to standard output.
-    package init(level: LogLevel) {
-        self.level = level
-        self.sink = Mutex { line in
-            FileHandle.standardOutput.write(Data(line.utf8))
-        }
+    package convenience init(level: LogLevel) {
+        self.init(level: level, sink: nil, queuedWrite: { line in FileHandle.standardOutput.write(Data(line.utf8)) })
     }
 
-    /// A logger that hands each line to `sink` (tests collect lines this way).
-    package init(level: LogLevel, sink: @escaping @Sendable (String) -> Void) {
+    /// A logger that hands each line to `sink` at once (tests collect lines this way).
+    package convenience init(level: LogLevel, sink: @escaping @Sendable (String) -> Void) {
+        self.init(level: level, sink: sink, queuedWrite: nil)
+    }
+
+    /// A logger whose lines `write` receives on the logger's own serial queue, in order (standard output in production).
+    package static func queued(level: LogLevel, write: @escaping @Sendable (String) -> Void) -> Logger {
+        Logger(level: level, sink: nil, queuedWrite: write)
+    }
+
+    private init(level: LogLevel, sink: (@Sendable (String) -> Void)?, queuedWrite write: (@Sendable (String) -> Void)?) {
         self.level = level
         self.sink = Mutex(sink)
+        self.queue = write == nil ? nil : DispatchQueue(label: "pageproxy.logger")
+        self.write = write
+    }
+
+    /// Returns once every line logged so far is written (before the process exits).
+    package func flush() {
+        queue?.sync {}
     }
 
     /// Whether a line at `level` would be written: callers skip building costly fields when it would not.
@@ -31,7 +52,11 @@ package final class Logger: Sendable {
         guard level >= self.level else { return }
         let time = Self.timestamp(Date())
         let line = JSONText.object([("time", .string(time)), ("level", .string(level.rawValue)), ("msg", .string(message))] + fields) + "\n"
-        sink.withLock { $0(line) }
+        if let queue, let write {
+            queue.async { write(line) }
+        } else {
+            sink.withLock { $0?(line) }
+        }
     }
 
     /// RFC 3339 in UTC with milliseconds: `2026-11-23T01:48:08.311Z`.
