@@ -19,7 +19,7 @@ let package = Package(
         .executableTarget(name: "SpliceBench", dependencies: ["PageProxyCore"]),
         // bench/: the typed Decodable walk against decoding the merged array (swift run -c release DecodeBench).
         .executableTarget(name: "DecodeBench", dependencies: ["PageProxyCore"]),
-        .testTarget(name: "PageProxyCoreTests", dependencies: ["PageProxyCore"]),
+        .testTarget(name: "PageProxyCoreTests", dependencies: ["PageProxyCore", "PageProxyMock"]),
         // The library as its users see it: `import PageProxyCore` only, never `@testable`.
         .testTarget(name: "PageProxyCorePublicAPITests", dependencies: ["PageProxyCore"]),
         // Fixtures/ holds test-only TLS material, read from the source tree.

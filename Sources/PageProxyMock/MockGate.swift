@@ -11,10 +11,10 @@ import Synchronization
 /// (the peak stays lower) instead of hanging it.
 package final class MockGate: Sendable {
     private struct State {
-        package var waiting: [CheckedContinuation<Void, Never>] = []
-        package var isOpen = false
-        package var sawFirst = false
-        package var timerStarted = false
+        var waiting: [CheckedContinuation<Void, Never>] = []
+        var isOpen = false
+        var sawFirst = false
+        var timerStarted = false
     }
 
     package let count: Int

@@ -22,14 +22,14 @@ package final class MockRateLimiter: Sendable {
     }
 
     private struct Window {
-        package var index: Int64
-        package var arrivals = 0
+        var index: Int64
+        var arrivals = 0
     }
 
     private struct State {
-        package var windows: [String: Window] = [:]
-        package var rejected = 0
-        package var peakArrivals = 0
+        var windows: [String: Window] = [:]
+        var rejected = 0
+        var peakArrivals = 0
     }
 
     private let state = Mutex(State())

@@ -3,12 +3,12 @@ import Synchronization
 /// What the mock upstream has been asked, for tests and the demo.
 package final class MockRequestLog: Sendable {
     private struct State {
-        package var requests: [MockRequest] = []
-        package var total = 0
-        package var inFlight = 0
-        package var peakInFlight = 0
+        var requests: [MockRequest] = []
+        var total = 0
+        var inFlight = 0
+        var peakInFlight = 0
         /// Keys of one-shot faults that have already fired ("transient500 /plain/items?...").
-        package var firedFaults: Set<String> = []
+        var firedFaults: Set<String> = []
     }
 
     private let state = Mutex(State())

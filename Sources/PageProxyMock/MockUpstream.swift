@@ -37,6 +37,7 @@ public final class MockUpstream: Sendable {
         log.begin(request)
         defer { log.end() }
         await gate?.pass()
+        await options.releaseGate?.pass()
         let query = MockQuery(target: request.target)
         var limitHeaders: [(name: String, value: String)] = []
         let limitText = query.value("mock_rate_limit")

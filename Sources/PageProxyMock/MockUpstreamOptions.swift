@@ -14,6 +14,8 @@ public struct MockUpstreamOptions: Sendable {
     package var holdUntilInFlight: Int? = nil
     /// Tests only: whether that hold applies to the first request too.
     package var holdsFirstRequest = false
+    /// Tests only: every answer waits until the test opens this gate.
+    package var releaseGate: MockReleaseGate? = nil
     /// Answer 429 past this many requests per token and window (`mock_rate_limit=N` asks for N per second).
     package var rateLimit: MockRateLimiter.Limit? = nil
     /// The wall clock of the rate limit's windows (tests inject one).

@@ -6,22 +6,22 @@ import PageProxyCore
 /// server wait until the last one has gone.
 package final class ConnectionRegistry: Sendable {
     private struct Entry {
-        package let socket: AsyncSocket
-        package var isIdle: Bool
-        package var task: Task<Void, Never>?
+        let socket: AsyncSocket
+        var isIdle: Bool
+        var task: Task<Void, Never>?
     }
 
     private struct State {
-        package var entries: [ObjectIdentifier: Entry] = [:]
-        package var isDraining = false
+        var entries: [ObjectIdentifier: Entry] = [:]
+        var isDraining = false
         /// Answers say `Connection: close` (the drain delay): clients reconnect, to another replica once they can.
-        package var closesAfterEachAnswer = false
+        var closesAfterEachAnswer = false
         /// `closeAll()` has run: an answer unfinished now was cut by the shutdown, not by its upstream or client.
-        package var hasCutAll = false
-        package var accepted = 0
+        var hasCutAll = false
+        var accepted = 0
         /// Tasks waiting for the last connection to go, by a number so that a time limit can take one back.
-        package var emptyWaiters: [Int: CheckedContinuation<Bool, Never>] = [:]
-        package var nextWaiter = 0
+        var emptyWaiters: [Int: CheckedContinuation<Bool, Never>] = [:]
+        var nextWaiter = 0
     }
 
     private let state = Mutex(State())

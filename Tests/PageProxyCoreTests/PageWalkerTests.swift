@@ -1,3 +1,4 @@
+import PageProxyMock
 import Testing
 
 @testable import PageProxyCore
@@ -35,12 +36,23 @@ import Testing
         var scheme = PaginationScheme.PageNumber()
         scheme.pageSize = 10
         scheme.totalPagesHeader = "X-Total-Pages"
-        let transport = numbered(total: 500)
-        let items = try await walk(.pageNumber(scheme), transport: transport) { $0.concurrency = concurrency }
+        // Every page after the first waits at a gate: the walker must have `concurrency` of them in flight at once
+        // before any answers (the lower bound), and never more (the upper bound, from the transport's record).
+        let gate = Gate()
+        let pages = numbered(total: 500)
+        let transport = FakeTransport { url throws(UpstreamError) in
+            if url.queryValue("page").map({ $0 != "1" }) ?? false { await gate.wait() }
+            return try await pages.send(UpstreamRequest(url: url), timeout: .seconds(30), maxBodyBytes: 1 << 20)
+        }
+        let walking = Task { try await self.walk(.pageNumber(scheme), transport: transport) { $0.concurrency = concurrency } }
+        #expect(await yieldUntil { gate.waiting == concurrency })
+        // Held at the gate, the walker still asks for no more than its window.
+        #expect(gate.waiting == concurrency)
+        gate.open()
+        let items = try await walking.value
         #expect(items == FakePages.expected(total: 500))
         #expect(transport.requestedURLs.count == 50)
-        #expect(transport.peakInFlight <= concurrency)
-        if concurrency == 1 { #expect(transport.peakInFlight == 1) }
+        #expect(transport.peakInFlight == concurrency)
     }
 
     @Test func foreignNextLinkIsRefusedWithoutARequest() async throws {

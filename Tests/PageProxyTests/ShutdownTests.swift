@@ -18,9 +18,10 @@ import Testing
     }
 
     /// A mock upstream in this test process, so that the test can read its request record.
-    private static func startMock(latency: Duration) throws -> (MockUpstream, Server) {
+    private static func startMock(latency: Duration = .zero, gate: MockReleaseGate? = nil) throws -> (MockUpstream, Server) {
         var options = SchemeRoutes.mockOptions
         options.latency = latency
+        options.releaseGate = gate
         let mock = MockUpstream(options: options)
         let server = try Server(
             address: SocketAddress(host: "127.0.0.1", port: 0), limits: ServerLimits(), responder: MockHTTPResponder(mock: mock),
@@ -30,8 +31,9 @@ import Testing
 
     @Test("SIGTERM lets a slow aggregate finish whole, refuses new connections after the drain delay, and exits 0")
     func sigtermDrainsGracefully() async throws {
-        // Slow enough that the walk is still running when the signal arrives.
-        let (mock, mockServer) = try Self.startMock(latency: .milliseconds(150))
+        // The mock holds its answers until the test lets them go: the walk is in flight when the signal arrives.
+        let gate = MockReleaseGate()
+        let (mock, mockServer) = try Self.startMock(gate: gate)
         let config = """
             {"listen":{"address":"127.0.0.1","port":0},"server":{"shutdownGraceSeconds":20,"drainDelaySeconds":0},
              "routes":[{"name":"slow","upstream":"http://127.0.0.1:\(mockServer.port)/slack/items",
@@ -40,13 +42,15 @@ import Testing
         let proxy = try await ProxyProcess(config: config)
         let client = try await RawHTTPClient.connect(port: proxy.port)
         try await client.send(RawHTTPClient.requestText("/slow?mock_total=100"))
-        try await poll("the walk has started") { mock.log.count >= 2 }
+        try await poll("the walk has started") { mock.log.count >= 1 }
         proxy.signal(SIGTERM)
         _ = try await proxy.waitForLogLine { $0.contains("\"msg\":\"listener closed\"") }
         // New connections are refused once the listener has closed.
         await #expect(throws: SocketError.self) {
             _ = try await RawHTTPClient.connect(port: proxy.port)
         }
+        // The drain waits for the walk, which goes on now.
+        gate.open()
         let response = try await client.readResponse()
         #expect(response.status == 200)
         #expect(response.body == MockDataset.mergedJSON(total: 100))
@@ -58,7 +62,9 @@ import Testing
 
     @Test("a second signal stops at once, without waiting for the grace period")
     func secondSignalStopsAtOnce() async throws {
-        let (mock, mockServer) = try Self.startMock(latency: .milliseconds(500))
+        // The first page is held until the end of the test: only the second signal can end the walk.
+        let gate = MockReleaseGate()
+        let (mock, mockServer) = try Self.startMock(gate: gate)
         let config = """
             {"listen":{"address":"127.0.0.1","port":0},"server":{"shutdownGraceSeconds":600},
              "routes":[{"name":"slow","upstream":"http://127.0.0.1:\(mockServer.port)/slack/items",
@@ -71,8 +77,9 @@ import Testing
         proxy.signal(SIGTERM)
         _ = try await proxy.waitForLogLine { $0.contains("\"msg\":\"draining\"") }
         proxy.signal(SIGTERM)
-        // The walk had 1,000 pages at 0.5 s each and 600 s of grace left: only the second signal ends it now.
+        // The walk is held and 600 s of grace are left: only the second signal ends it now.
         #expect(try await proxy.waitForExit(limit: .seconds(20)) == 1)
+        gate.open()
         await mockServer.stop(grace: .zero)
     }
 

@@ -1,3 +1,4 @@
+import PageProxyMock
 import Foundation
 import Synchronization
 import Testing

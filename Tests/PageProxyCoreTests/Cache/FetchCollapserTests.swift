@@ -1,3 +1,4 @@
+import PageProxyMock
 import Synchronization
 import Testing
 

@@ -185,16 +185,14 @@ import Testing
         var buffer: [UInt8] = []
         var requests = 0
         var largestBuffer = 0
-        let clock = ContinuousClock()
-        let elapsed = try clock.measure {
-            for byte in input {
-                buffer.append(byte)
-                if case .request = try parser.parse(&buffer) { requests += 1 }
-                largestBuffer = max(largestBuffer, buffer.count)
-            }
+        for byte in input {
+            buffer.append(byte)
+            if case .request = try parser.parse(&buffer) { requests += 1 }
+            largestBuffer = max(largestBuffer, buffer.count)
         }
         #expect(requests == 1)
-        #expect(largestBuffer <= 100)  // parsed lines are consumed; only the pending line stays buffered
-        #expect(elapsed < .seconds(5))
+        // Parsed lines are consumed and only the pending line stays buffered, so each call's work is bounded and the
+        // whole parse is linear in the input (a property, where a time limit would only be a guess).
+        #expect(largestBuffer <= 100)
     }
 }

@@ -1,45 +1,11 @@
+import PageProxyMock
 import Synchronization
 
-/// Holds tasks at `wait()` until a test calls `open()`; a cancelled waiter returns at once.
-final class Gate: Sendable {
-    private struct State {
-        var isOpen = false
-        var waiters: [Int: CheckedContinuation<Void, Never>] = [:]
-        var counter = 0
-    }
+/// Holds tasks at `wait()` until a test calls `open()`; a cancelled waiter returns at once (the mock's gate).
+typealias Gate = MockReleaseGate
 
-    private let state = Mutex(State())
-
-    /// How many tasks wait now.
-    var waiting: Int { state.withLock { $0.waiters.count } }
-
-    func wait() async {
-        let id = state.withLock { state -> Int in
-            state.counter += 1
-            return state.counter
-        }
-        await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-                let resumeNow = state.withLock { state -> Bool in
-                    if state.isOpen || Task.isCancelled { return true }
-                    state.waiters[id] = continuation
-                    return false
-                }
-                if resumeNow { continuation.resume() }
-            }
-        } onCancel: {
-            state.withLock { $0.waiters.removeValue(forKey: id) }?.resume()
-        }
-    }
-
-    func open() {
-        let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
-            state.isOpen = true
-            defer { state.waiters = [:] }
-            return Array(state.waiters.values)
-        }
-        waiters.forEach { $0.resume() }
-    }
+extension MockReleaseGate {
+    func wait() async { await pass() }
 }
 
 /// Yields until `condition` holds, at most `limit` times; returns whether it held. Never sleeps.
