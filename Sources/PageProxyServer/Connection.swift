@@ -23,6 +23,8 @@ package struct Connection {
         }
         var buffer: [UInt8] = []
         var parser = HTTPRequestParser(limits: limits.http)
+        // One watch for the connection's life, armed by the responders that wait on upstreams, stopped after each answer.
+        let watch = DisconnectWatch(socket: socket) { [socket, registry] in registry.cancelTask(of: socket) }
         var requestStarted: DispatchTime?
         // A new connection gets the header timeout for its first byte, not the idle timeout: a client that
         // connects and says nothing must not hold a connection slot for a keep-alive period.
@@ -54,7 +56,6 @@ package struct Connection {
             let writer = ResponseWriter(
                 sink: socket, request: request, keepsAlive: keepsAlive, writeTimeout: limits.writeTimeout,
                 isDraining: { registry.closesAfterEachAnswer }, isCut: { registry.hasCutAll })
-            let watch = DisconnectWatch(socket: socket) { [socket] in registry.cancelTask(of: socket) }
             let started = ContinuousClock.now
             let record = await responder.respond(to: request, response: Response(writer: writer, watch: watch))
             // The watch must have stopped reading before the connection reads the next request.

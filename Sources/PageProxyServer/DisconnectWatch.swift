@@ -15,7 +15,7 @@ package final class DisconnectWatch: Sendable {
         self.onDisconnect = onDisconnect
     }
 
-    /// Starts watching; a second call does nothing.
+    /// Starts watching; a second call before `stop()` does nothing.
     package func arm() {
         task.withLock { task in
             guard task == nil else { return }
@@ -27,7 +27,7 @@ package final class DisconnectWatch: Sendable {
         }
     }
 
-    /// Stops watching and waits until the watch no longer touches the socket.
+    /// Stops watching and waits until the watch no longer touches the socket; `arm()` may start it again.
     package func stop() async {
         guard let running = task.withLock({ task in defer { task = nil }; return task }) else { return }
         running.cancel()
