@@ -5,11 +5,17 @@ import PageProxyCore
 /// pipelining, chunked encoding, HEAD, and the missing last chunk of a broken stream.
 final class RawHTTPClient {
     struct Response {
-        let head: HTTPResponseHead
+        let status: Int
+        /// Header fields in order, as sent.
+        let fields: [(name: String, value: String)]
         let body: [UInt8]
-        var status: Int { head.status.code }
         var text: String { String(decoding: body, as: UTF8.self) }
-        func header(_ name: String) -> String? { head.headers[name] }
+        /// The first value of `name`, compared case-insensitively.
+        func header(_ name: String) -> String? { fields.first { $0.name.lowercased() == name.lowercased() }?.value }
+
+        init(_ raw: RawResponseBytes) {
+            (status, fields, body) = (raw.status, raw.fields, raw.body)
+        }
     }
 
     enum ClientError: Error {
@@ -56,17 +62,25 @@ final class RawHTTPClient {
         return text + "\r\n"
     }
 
-    /// Reads and decodes one response.
+    /// Reads and decodes one response, framed by `RawResponseBytes` (which shares no code with PageProxy's own
+    /// parser, so a framing fault in the server cannot hide behind the same fault in the client); bytes after it
+    /// (a pipelined answer) stay for the next read.
     func readResponse(method: HTTPMethod = .get) async throws -> Response {
-        var parser = HTTPResponseParser(maxBodyBytes: 1 << 30)
         while true {
-            if case .response(let head, let body) = try parser.parse(&buffer, method: method) {
-                return Response(head: head, body: body)
+            if let raw = try? RawResponseBytes(buffer, isHead: method == .head, requireComplete: true) {
+                buffer = raw.trailing
+                // An interim 1xx answer (100 Continue) comes before the response itself.
+                if (100..<200).contains(raw.status) && raw.status != 101 { continue }
+                return Response(raw)
             }
             let count = try await socket.read(into: &buffer, maxBytes: 65536, deadline: .now() + Self.timeout)
             if count == 0 {
-                if case .response(let head, let body) = try parser.finish() { return Response(head: head, body: body) }
-                throw ClientError.closedBeforeResponse
+                // The end of the stream completes a close-delimited body; any other unfinished answer is a loss.
+                guard let raw = try? RawResponseBytes(buffer, isHead: method == .head), raw.isComplete else {
+                    throw ClientError.closedBeforeResponse
+                }
+                buffer = []
+                return Response(raw)
             }
         }
     }

@@ -17,9 +17,16 @@ struct RawResponseBytes {
     /// Bytes after the response (a pipelined answer, or bytes that should not be there).
     let trailing: [UInt8]
 
-    init(_ bytes: [UInt8], isHead: Bool = false) throws {
+    /// The bytes hold a response's head but not all of its body yet.
+    struct Incomplete: Error {}
+
+    /// - Parameter requireComplete: throw `Incomplete` rather than return a body that has not fully arrived (a
+    ///   close-delimited body is complete only at the end of the stream, which the caller knows, not this reader).
+    init(_ bytes: [UInt8], isHead: Bool = false, requireComplete: Bool = false) throws {
         let crlf: [UInt8] = [13, 10]
-        guard let headEnd = Self.find([13, 10, 13, 10], in: bytes, from: 0) else { throw Malformed(description: "no end of head") }
+        guard let headEnd = Self.find([13, 10, 13, 10], in: bytes, from: 0) else {
+            throw requireComplete ? Incomplete() as any Error : Malformed(description: "no end of head")
+        }
         let lines = Self.split(Array(bytes[..<headEnd]), by: crlf).map { String(decoding: $0, as: UTF8.self) }
         let statusLine = lines.first?.split(separator: " ", maxSplits: 2) ?? []
         guard statusLine.count >= 2, statusLine[0] == "HTTP/1.1", let code = Int(statusLine[1]) else {
@@ -33,7 +40,8 @@ struct RawResponseBytes {
         fields = parsed
         var index = headEnd + 4
         func lookup(_ name: String) -> String? { parsed.first { $0.name.lowercased() == name }?.value }
-        if isHead || code == 304 || code == 204 {
+        // RFC 9112 §6.3 rule 1 — HEAD, 1xx, 204 and 304 responses end at the header section.
+        if isHead || code == 304 || code == 204 || (100..<200).contains(code) {
             (body, isComplete) = ([], true)
         } else if lookup("transfer-encoding") == "chunked" {
             var data: [UInt8] = []
@@ -66,9 +74,11 @@ struct RawResponseBytes {
             (body, isComplete) = (Array(bytes[index..<end]), end == index + length)
             index = end
         } else {
+            if requireComplete { throw Incomplete() }
             (body, isComplete) = (Array(bytes[index...]), true)
             index = bytes.count
         }
+        if requireComplete && !isComplete { throw Incomplete() }
         trailing = Array(bytes[min(index, bytes.count)...])
     }
 
@@ -80,9 +90,12 @@ struct RawResponseBytes {
     var text: String { String(decoding: body, as: UTF8.self) }
 
     private static func find(_ needle: [UInt8], in bytes: [UInt8], from start: Int) -> Int? {
-        guard bytes.count >= needle.count, start <= bytes.count - needle.count else { return nil }
-        for index in start...(bytes.count - needle.count) where bytes[index..<(index + needle.count)].elementsEqual(needle) {
-            return index
+        guard let first = needle.first, bytes.count >= needle.count, start <= bytes.count - needle.count else { return nil }
+        var index = start
+        while index <= bytes.count - needle.count {
+            guard let candidate = bytes[index...(bytes.count - needle.count)].firstIndex(of: first) else { return nil }
+            if bytes[candidate..<(candidate + needle.count)].elementsEqual(needle) { return candidate }
+            index = candidate + 1
         }
         return nil
     }
