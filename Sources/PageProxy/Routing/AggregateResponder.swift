@@ -18,11 +18,14 @@ struct AggregateResponder: Sendable {
     let budgets: OriginBudgets
     /// Where `lookahead` walks learn where upstreams' links point, shared by every request.
     var lookahead = LookaheadMemory()
+    /// Told each time a walk hands out a page (`PageProxy fetch` draws its progress line from it).
+    var walkObserver: (@Sendable (WalkRecord.Progress) -> Void)? = nil
 
     /// How much of a spooled answer is read and written at a time.
     static let sendChunkBytes = 64 * 1024
 
     func respond(to request: HTTPRequestHead, route: RouteConfig, subpath: String, writer: ResponseWriter) async {
+        let record = WalkRecord(onProgress: walkObserver)
         writer.logFields["route"] = .string(route.name)
         let controls: ProxyControls
         do {
@@ -38,54 +41,74 @@ struct AggregateResponder: Sendable {
             await sendError(.badRequest, code: error.code, message: error.message, details: [("header", .string(error.header))], writer: writer)
             return
         }
-        let base = upstreamURL(route: route, subpath: subpath, query: controls.upstreamQuery)
+        // A window walks only the pages it needs: a numbered scheme starts at the page that holds its first item.
+        let fixedScheme: PaginationScheme? = if case .scheme(let scheme) = route.pagination { scheme } else { nil }
+        let routeBase = upstreamURL(route: route, subpath: subpath, query: controls.upstreamQuery)
+        let plan = controls.window?.plan(scheme: fixedScheme, base: routeBase)
+        let base = plan?.base ?? routeBase
         var options = PageWalker.Options()
         options.itemsPath = route.itemsPath
         options.concurrency = route.concurrency
         options.maxPages = route.maxPages
-        options.pageLimit = controls.maxPages
-        options.itemLimit = [controls.maxItems, route.maxItems].compactMap { $0 }.min()
+        options.pageLimit = [controls.maxPages, plan?.pageLimit].compactMap { $0 }.min()
+        options.itemLimit = [controls.maxItems, route.maxItems, plan?.itemLimit].compactMap { $0 }.min()
         options.lookaheadMemory = lookahead
         // One retry budget and one deadline for all the pages of this request.
         var retryPolicy = RetryPolicy(budget: route.retries)
         retryPolicy.maxServerDelay = route.maxRetryAfter
         let transport = RetryingTransport(
-            base: self.transport, policy: retryPolicy, deadline: .now + route.totalTimeout, budgets: budgets)
+            base: AttemptRecordingTransport(base: self.transport, record: record), policy: retryPolicy, deadline: .now + route.totalTimeout, budgets: budgets)
         let tally = CacheTally()
         let policy = CachePolicy(ttl: route.ttl, staleIfError: route.staleIfError, forceRevalidate: controls.fresh)
         // Only merged answers are memoized; an NDJSON request needs no key.
+        // The window's skip and the fields decide the bytes too: they are part of the key.
         let memoKey = controls.format == .json
             ? MergedAnswerMemo.key(
                 route: route.name, base: base, pageLimit: options.pageLimit, itemLimit: options.itemLimit, upstreamHeaders: headers)
+                + "\u{0}\(plan?.skip ?? 0)\u{0}\(controls.fields?.description ?? "")"
             : ""
-        if controls.format == .json, !controls.fresh, let answer = memo.answer(for: memoKey, at: Date()) {
-            await sendMemoized(answer, route: route, request: request, writer: writer)
+        // An account of the walk needs a walk.
+        if controls.format == .json, !controls.fresh, !controls.explain, let answer = memo.answer(for: memoKey, at: Date()) {
+            await sendMemoized(answer, route: route, request: request, record: record, writer: writer)
             return
         }
-        let fetch = makeFetcher(route: route, headers: headers, transport: transport, policy: policy, scan: Self.scanPaths(route), tally: tally)
-        let failure = FailureContext(route: route.name, secrets: CredentialRedaction.secrets(in: headers))
+        let secrets = CredentialRedaction.secrets(in: headers)
+        let fetch = makeFetcher(
+            route: route, headers: headers, transport: transport, policy: policy, scan: Self.scanPaths(route), tally: tally, record: record)
+        let failure = FailureContext(route: route.name, secrets: secrets)
         let walk: RouteWalk
         do {
             walk = try await RouteWalk.start(route: route, base: base, options: options, fetch: fetch, writer: writer)
         } catch {
-            await sendFailure(error, failure, writer: writer)
+            if controls.explain {
+                let items = RequestedItems(controls: controls, skip: 0, scheme: nil, knownTotal: nil, request: request, record: record)
+                await ExplainAnswer(route: route, items: items, secrets: secrets).send(walk: nil, failure: error, truncated: false, writer: writer)
+            } else {
+                await sendFailure(error, failure, writer: writer)
+            }
             recordWalk(route: route, tally: tally, transport: transport, writer: writer)
             return
         }
+        let items = RequestedItems(
+            controls: controls, skip: plan?.skip ?? 0, scheme: walk.scheme(of: route), knownTotal: walk.detected?.total, request: request,
+            record: record)
         let watcher = writer.watchForDisconnect()
         switch controls.format {
+        case _ where controls.explain:
+            await ExplainAnswer(route: route, items: items, secrets: secrets).walkAndSend(walk, writer: writer)
         case .json:
             // Everything besides the pages that decides the merged bytes (AggregateETag): the items path (an auto
-            // route's as detected) and the limits.
+            // route's as detected), the limits, the window's skip and the fields.
             let itemsPath = walk.headers["PageProxy-Items-Path"] ?? route.itemsPath.description
             let shape = "\(route.pagination.name)\u{0}\(itemsPath)\u{0}\(options.pageLimit ?? -1)\u{0}\(options.itemLimit ?? -1)"
+                + "\u{0}\(plan?.skip ?? 0)\u{0}\(controls.fields?.description ?? "")"
             await respondMerged(
                 walker: walk.walker, route: route, request: request, tally: tally, memoKey: memoKey, etagShape: shape,
-                extraHeaders: walk.headers, failure: failure, writer: writer)
+                extraHeaders: walk.headers, items: items, failure: failure, writer: writer)
         case .ndjson:
             await respondStreamed(
-                walker: walk.walker, route: route, request: request, tally: tally, extraHeaders: walk.headers, failure: failure,
-                writer: writer)
+                walker: walk.walker, route: route, request: request, tally: tally, extraHeaders: walk.headers, items: items,
+                failure: failure, writer: writer)
         }
         // The watcher must have stopped reading before the connection reads the next request.
         watcher.cancel()
@@ -103,7 +126,7 @@ struct AggregateResponder: Sendable {
 
     private func respondMerged(
         walker: PageWalker, route: RouteConfig, request: HTTPRequestHead, tally: CacheTally, memoKey: String, etagShape: String,
-        extraHeaders: HTTPHeaders, failure: FailureContext, writer: ResponseWriter
+        extraHeaders: HTTPHeaders, items requested: RequestedItems, failure: FailureContext, writer: ResponseWriter
     ) async {
         var framing = MergedJSONBody()
         // DESIGN.md: memory stays bounded whatever the total; past `spool.memoryBytes` the bytes wait on disk.
@@ -114,7 +137,8 @@ struct AggregateResponder: Sendable {
         var pages = 0
         var items = 0
         do {
-            while let page = try await walker.next() {
+            while let walked = try await walker.next() {
+                let page = requested.shape(walked, walker: walker)
                 // Items are compacted, never longer than the page's body; with `[` and `,` at most two bytes more.
                 try body.append(atMost: page.body.count + 2) { framing.append(page, to: &$0) } appended: { etag.add(page, framed: $0) }
                 pages += 1
@@ -138,9 +162,13 @@ struct AggregateResponder: Sendable {
             return
         }
         let tag = etag.finalize()
+        var extraHeaders = extraHeaders
+        for field in requested.headers(walker: walker, walkEnded: true) { extraHeaders.set(field.name, field.value) }
+        let truncated = requested.wasTruncatedByCap(walker)
         var headers = MergedAnswerHeaders.make(
-            extra: extraHeaders, pages: pages, items: items, truncated: walker.wasTruncated, cache: tally.summary, stale: tally.servedStale, etag: tag)
+            extra: extraHeaders, pages: pages, items: items, truncated: truncated, cache: tally.summary, stale: tally.servedStale, etag: tag)
         tally.freshness.addHeaders(to: &headers, route: route, request: request)
+        headers.set("Server-Timing", ServerTimingField.value(requested.record))
         writer.logFields["pages"] = .int(pages)
         writer.logFields["items"] = .int(items)
         // Every page stored and fresh: the answer is memoized, a spooled one too (read back once, within the memo's
@@ -149,7 +177,7 @@ struct AggregateResponder: Sendable {
         if let freshUntil = tally.freshUntil, memo.accepts(byteCount: body.count), let bytes = try? body.bytes() {
             memo.keep(
                 MergedAnswerMemo.Answer(
-                    body: bytes, pages: pages, items: items, truncated: walker.wasTruncated, etag: tag, freshUntil: freshUntil,
+                    body: bytes, pages: pages, items: items, truncated: truncated, etag: tag, freshUntil: freshUntil,
                     stamps: tally.stamps, extraHeaders: extraHeaders),
                 for: memoKey)
             kept = bytes
@@ -180,7 +208,9 @@ struct AggregateResponder: Sendable {
     }
 
     /// A merged answer from the memo: every page a cache hit, as the walk would have found them.
-    private func sendMemoized(_ answer: MergedAnswerMemo.Answer, route: RouteConfig, request: HTTPRequestHead, writer: ResponseWriter) async {
+    private func sendMemoized(
+        _ answer: MergedAnswerMemo.Answer, route: RouteConfig, request: HTTPRequestHead, record: WalkRecord, writer: ResponseWriter
+    ) async {
         metrics.cacheOutcome(route: route.name, outcome: CacheOutcome.hit.rawValue, count: answer.pages)
         writer.logFields["pages"] = .int(answer.pages)
         writer.logFields["items"] = .int(answer.items)
@@ -190,6 +220,9 @@ struct AggregateResponder: Sendable {
         freshness.record(freshUntil: answer.freshUntil)
         var perRequest = HTTPHeaders()
         freshness.addHeaders(to: &perRequest, route: route, request: request)
+        // No walk: the time in the cache is the memo's lookup.
+        let elapsed = record.elapsed
+        perRequest.set("Server-Timing", ServerTimingField.value(upstream: .zero, cache: elapsed, total: elapsed))
         if AggregateETag.matches(ifNoneMatch: request.headers.values("If-None-Match"), etag: answer.etag) {
             var headers = answer.headers
             headers.remove("Content-Type")
@@ -225,7 +258,7 @@ struct AggregateResponder: Sendable {
 
     private func respondStreamed(
         walker: PageWalker, route: RouteConfig, request: HTTPRequestHead, tally: CacheTally, extraHeaders: HTTPHeaders,
-        failure: FailureContext, writer: ResponseWriter
+        items requested: RequestedItems, failure: FailureContext, writer: ResponseWriter
     ) async {
         var pages = 0
         var items = 0
@@ -236,12 +269,13 @@ struct AggregateResponder: Sendable {
         // The first page decides the status line: a walk that fails at once gets an honest error status.
         let first: Page?
         do {
-            first = try await walker.next()
+            first = try await walker.next().map { requested.shape($0, walker: walker) }
         } catch {
             await sendFailure(error, failure, writer: writer)
             return
         }
         var headers = extraHeaders
+        for field in requested.headers(walker: walker, walkEnded: false) { headers.set(field.name, field.value) }
         headers.set("Content-Type", OutputFormat.ndjson.contentType)
         headers.set("Cache-Control", "no-store")
         // The cache outcome of every page is known only at the end: it follows the body as trailer fields, for a
@@ -260,7 +294,7 @@ struct AggregateResponder: Sendable {
                 pages += 1
                 items += current.itemCount
                 try await writer.writeStreamed(NDJSONBody.bytes(for: current))
-                page = try await walker.next()
+                page = try await walker.next().map { requested.shape($0, walker: walker) }
             }
             var trailers = HTTPHeaders()
             if sendsTrailers { tally.addHeaders(to: &trailers) }
@@ -320,7 +354,8 @@ struct AggregateResponder: Sendable {
     }
 
     private func makeFetcher(
-        route: RouteConfig, headers: HTTPHeaders, transport: RetryingTransport, policy: CachePolicy, scan: ScanPaths?, tally: CacheTally
+        route: RouteConfig, headers: HTTPHeaders, transport: RetryingTransport, policy: CachePolicy, scan: ScanPaths?, tally: CacheTally,
+        record: WalkRecord
     ) -> PageFetcher {
         let timeout = route.pageTimeout
         let maxBytes = route.maxPageBytes
@@ -329,6 +364,7 @@ struct AggregateResponder: Sendable {
         let routeName = route.name
         let caFile = route.caFile
         let ttl = route.ttl
+        let secrets = CredentialRedaction.secrets(in: headers)
         return { url, number throws(PaginationError) in
             let started = ContinuousClock.now
             do throws(UpstreamError) {
@@ -336,6 +372,7 @@ struct AggregateResponder: Sendable {
                     UpstreamRequest(url: url, headers: headers, caFile: caFile), policy: policy, transport: transport, timeout: timeout, maxBodyBytes: maxBytes,
                     scan: scan)
                 let (response, source) = (fetched.response, fetched.outcome)
+                record.fetched(number: number, url: url, status: response.status.code, outcome: source, bytes: response.body.count, started: started)
                 tally.record(source, stored: fetched.stored)
                 tally.freshness.record(response: response, outcome: source, freshUntil: fetched.stored?.freshUntil, routeTTL: ttl)
                 metrics.cacheOutcome(route: routeName, outcome: source.rawValue)
@@ -347,6 +384,7 @@ struct AggregateResponder: Sendable {
                 return response
             } catch {
                 let outcome = if case .timedOut = error { "timeout" } else { "error" }
+                record.failed(number: number, url: url, error: CredentialRedaction.redactText("\(error)", secrets: secrets), started: started)
                 metrics.pageFetched(route: routeName, outcome: outcome, duration: .now - started)
                 throw .upstreamFailed(page: number, url: url, error: error)
             }

@@ -7,6 +7,14 @@ struct RouteWalk {
     /// For an auto route: `PageProxy-Scheme: auto->link-header`, `PageProxy-Items-Path`, and `PageProxy-Total` when
     /// the upstream states one.
     let headers: HTTPHeaders
+    /// For an auto route, what was detected; nil for a route with a scheme of its own.
+    var detected: DetectedPagination?
+
+    /// The scheme walked: the route's own or the detected one (nil for a single page).
+    func scheme(of route: RouteConfig) -> PaginationScheme? {
+        if case .scheme(let scheme) = route.pagination { return scheme }
+        return detected?.scheme
+    }
 
     static func start(
         route: RouteConfig, base: PageURL, options: PageWalker.Options, fetch: @escaping PageFetcher, writer: ResponseWriter
@@ -24,7 +32,7 @@ struct RouteWalk {
             if let total = detected.total { headers.set("PageProxy-Total", String(total)) }
             writer.logFields["scheme"] = .string(detected.headerValue)
             writer.logFields["items_path"] = .string(detected.itemsPath.description)
-            return RouteWalk(walker: walker, headers: headers)
+            return RouteWalk(walker: walker, headers: headers, detected: detected)
         }
     }
 }

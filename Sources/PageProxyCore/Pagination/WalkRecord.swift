@@ -1,0 +1,162 @@
+import Synchronization
+
+/// The account of one walk: every page fetch (URL, status, cache outcome, bytes, upstream attempts, when it started
+/// and ended), the items each page gave, and what it adds up to: time spent on the upstream and in the cache, and
+/// the critical path. `_explain` answers with it; every merged answer's `Server-Timing` comes from it; `PageProxy
+/// fetch` draws its progress line from it.
+package final class WalkRecord: Sendable {
+    /// One page fetch, as the walk's fetcher saw it. Speculative fetches (`lookahead`) are recorded too, so the list
+    /// holds every upstream request; those the walk did not use have no `items`.
+    package struct Fetch: Sendable, Equatable {
+        package var number: Int
+        package var url: PageURL
+        /// The status the page was answered with; nil when no answer came (a connection error, a timeout).
+        package var status: Int?
+        /// Where the page came from; nil when no answer came.
+        package var outcome: CacheOutcome?
+        package var bytes: Int
+        /// Requests sent upstream for this page (0 for a cache hit); more than 1 means retries.
+        package var attempts: Int
+        /// Since the walk began.
+        package var started: Duration
+        package var finished: Duration
+        /// How many items the walk took from the page (after a window or a cap); nil if it was not taken.
+        package var items: Int?
+        /// Why no answer came, when none did.
+        package var error: String?
+
+        package var retries: Int { max(0, attempts - 1) }
+        /// Whether the page's answer came from the upstream rather than from the cache alone.
+        package var wentUpstream: Bool { outcome != .hit }
+    }
+
+    /// How far a walk has come, for a progress line.
+    package struct Progress: Sendable, Equatable {
+        package var pages: Int
+        package var items: Int
+        /// How many pages the walk has in all, once the scheme knows it.
+        package var pagesKnown: Int?
+        /// How many items the upstream says it has, when it says.
+        package var totalItems: Int?
+        package var elapsed: Duration
+    }
+
+    /// The wall-clock time a walk spent waiting for the upstream and reading the cache: the union of its fetches'
+    /// intervals, so that concurrent fetches are not counted twice.
+    package struct Timing: Sendable, Equatable {
+        package var upstream: Duration
+        package var cache: Duration
+    }
+
+    private struct State {
+        var fetches: [Fetch] = []
+        var attempts: [PageURL: Int] = [:]
+        var pages = 0
+        var items = 0
+        var totalItems: Int?
+    }
+
+    private let began: ContinuousClock.Instant
+    private let state = Mutex(State())
+    private let onProgress: (@Sendable (Progress) -> Void)?
+
+    /// - Parameter onProgress: called each time the walk hands out a page.
+    package init(began: ContinuousClock.Instant = .now, onProgress: (@Sendable (Progress) -> Void)? = nil) {
+        self.began = began
+        self.onProgress = onProgress
+    }
+
+    /// Time since the walk began.
+    package var elapsed: Duration { .now - began }
+
+    /// Counts one request sent upstream for `url` (a retry is another).
+    package func attempted(_ url: PageURL) {
+        state.withLock { $0.attempts[url, default: 0] += 1 }
+    }
+
+    /// Records a fetch that was answered (by the upstream or the cache).
+    package func fetched(number: Int, url: PageURL, status: Int, outcome: CacheOutcome, bytes: Int, started: ContinuousClock.Instant) {
+        let finished = ContinuousClock.now
+        state.withLock { state in
+            state.fetches.append(
+                Fetch(
+                    number: number, url: url, status: status, outcome: outcome, bytes: bytes, attempts: state.attempts[url] ?? 0,
+                    started: started - began, finished: finished - began))
+        }
+    }
+
+    /// Records a fetch that got no answer.
+    package func failed(number: Int, url: PageURL, error: String, started: ContinuousClock.Instant) {
+        let finished = ContinuousClock.now
+        state.withLock { state in
+            state.fetches.append(
+                Fetch(
+                    number: number, url: url, status: nil, outcome: nil, bytes: 0, attempts: state.attempts[url] ?? 0,
+                    started: started - began, finished: finished - began, error: error))
+        }
+    }
+
+    /// The upstream's total, once known.
+    package func setTotalItems(_ total: Int?) {
+        guard let total else { return }
+        state.withLock { $0.totalItems = total }
+    }
+
+    package var totalItems: Int? { state.withLock { $0.totalItems } }
+
+    /// Records that the walk handed out `page` with `items` items (after any window or cap).
+    package func taken(number: Int, url: PageURL, items: Int, pagesKnown: Int?) {
+        let progress = state.withLock { state in
+            if let index = state.fetches.lastIndex(where: { $0.number == number && $0.url == url }) {
+                state.fetches[index].items = items
+            }
+            state.pages += 1
+            state.items += items
+            return Progress(pages: state.pages, items: state.items, pagesKnown: pagesKnown, totalItems: state.totalItems, elapsed: .now - began)
+        }
+        onProgress?(progress)
+    }
+
+    /// Every fetch, in the order they started.
+    package var fetches: [Fetch] {
+        state.withLock { $0.fetches }.sorted { ($0.started, $0.number) < ($1.started, $1.number) }
+    }
+
+    /// Time on the upstream (every fetch that was not a plain cache hit) and in the cache (hits).
+    package var timing: Timing {
+        let fetches = self.fetches
+        return Timing(
+            upstream: Self.union(fetches.filter(\.wentUpstream)), cache: Self.union(fetches.filter { !$0.wentUpstream }))
+    }
+
+    /// The chain of fetches that decided how long the walk took: from the fetch that ended last, back through the
+    /// fetch that ended last before it started (what it waited for: the page that named it, or a free place in the
+    /// concurrency window), to one that started with nothing before it. Page numbers in walk order.
+    package var criticalPath: [Fetch] { Self.criticalPath(of: fetches) }
+
+    static func criticalPath(of fetches: [Fetch]) -> [Fetch] {
+        guard var current = fetches.max(by: { $0.finished < $1.finished }) else { return [] }
+        var path = [current]
+        while let before = fetches.filter({ $0.finished <= current.started }).max(by: { $0.finished < $1.finished }) {
+            path.append(before)
+            current = before
+        }
+        return path.reversed()
+    }
+
+    /// The length of the union of the fetches' intervals.
+    static func union(_ fetches: [Fetch]) -> Duration {
+        var total = Duration.zero
+        var end = Duration.zero
+        for fetch in fetches.sorted(by: { $0.started < $1.started }) {
+            if fetch.started >= end {
+                total += fetch.finished - fetch.started
+                end = fetch.finished
+            } else if fetch.finished > end {
+                total += fetch.finished - end
+                end = fetch.finished
+            }
+        }
+        return total
+    }
+}
