@@ -12,7 +12,11 @@ let package = Package(
         .executableTarget(name: "PageProxy", dependencies: ["PageProxyCore"]),
         // bench/: item splicing against JSONSerialization (swift run -c release SpliceBench).
         .executableTarget(name: "SpliceBench", dependencies: ["PageProxyCore"]),
+        // bench/: the typed Decodable walk against decoding the merged array (swift run -c release DecodeBench).
+        .executableTarget(name: "DecodeBench", dependencies: ["PageProxyCore"]),
         .testTarget(name: "PageProxyCoreTests", dependencies: ["PageProxyCore"]),
+        // The library as its users see it: `import PageProxyCore` only, never `@testable`.
+        .testTarget(name: "PageProxyCorePublicAPITests", dependencies: ["PageProxyCore"]),
         // Fixtures/ holds test-only TLS material, read from the source tree.
         .testTarget(name: "PageProxyTests", dependencies: ["PageProxy", "PageProxyCore"], exclude: ["Fixtures"]),
     ]

@@ -27,8 +27,10 @@ echo "container-build: links $(readelf -d "$binary" | awk '/NEEDED/ {gsub(/[][]/
 
 # Start it as the image does (ENV and CMD), on free ports, and run the HEALTHCHECK command.
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+mock_port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 cache=$(mktemp -d)
-PAGEPROXY_ADDRESS=127.0.0.1 PAGEPROXY_PORT="$port" PAGEPROXY_CACHE_DIR="$cache" \
+# The baked config starts the built-in mock; PAGEPROXY_MOCK_PORT keeps it off a demo's 8081.
+PAGEPROXY_ADDRESS=127.0.0.1 PAGEPROXY_PORT="$port" PAGEPROXY_MOCK_PORT="$mock_port" PAGEPROXY_CACHE_DIR="$cache" \
   "$binary" serve --config "$root/etc/pageproxy/config.json" > "$cache/log" 2>&1 &
 pid=$!
 trap 'kill "$pid" 2>/dev/null || true; rm -rf "$cache"' EXIT

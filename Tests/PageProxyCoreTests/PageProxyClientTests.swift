@@ -12,7 +12,7 @@ import Testing
         var scheme = PaginationScheme.PageNumber()
         scheme.pageSize = 10
         scheme.totalPagesHeader = "X-Total-Pages"
-        return PaginatedSource(url: PageURL(string: "http://api.test/items")!, scheme: .pageNumber(scheme), concurrency: 3)
+        return PaginatedSource(url: PageURL(string: "http://api.test/items")!, scheme: .pageNumber(scheme), limits: WalkLimits(concurrency: 3))
     }()
 
     private static func transport(total: Int, failingPage: Int? = nil) -> FakeTransport {

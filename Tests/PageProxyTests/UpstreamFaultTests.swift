@@ -38,6 +38,16 @@ import Testing
         }
     }
 
+    @Test("a numbered walk (GitHub's rel=\"last\") still refuses a foreign next link on a later page")
+    func foreignLaterLinkInANumberedWalkIsA502() async throws {
+        try await TestStack.run { stack in
+            let response = try await stack.get("/github?mock_total=100&mock_fault=foreign@2")
+            #expect(response.status == 502)
+            #expect(response.text.contains("\"code\":\"foreign_next_link\""))
+            #expect(response.text.contains("\"page\":2"))
+        }
+    }
+
     @Test("a cross-origin next link sends zero requests to the other origin")
     func foreignNextLinkIsRefusedWithoutARequest() async throws {
         try await TestStack.run { stack in

@@ -36,35 +36,25 @@ struct PaginationErrorResponse {
             case .text(let text): details.append(("upstream_body", .string(text)))
             }
         case .upstreamFailed(_, _, let failure):
+            code = error.code
             switch failure {
-            case .timedOut: (status, code) = (.gatewayTimeout, "upstream_timeout")
-            case .connectFailed: (status, code) = (.badGateway, "upstream_unreachable")
-            case .connectionLost: (status, code) = (.badGateway, "upstream_connection_lost")
-            case .invalidResponse: (status, code) = (.badGateway, "upstream_invalid_response")
-            case .responseTooLarge: (status, code) = (.badGateway, "upstream_page_too_large")
-            case .unsupportedScheme: (status, code) = (.badGateway, "upstream_scheme_unsupported")
-            case .tlsFailed: (status, code) = (.badGateway, "upstream_tls_failed")
-            case .foreignRedirect(_, let location):
-                (status, code) = (.badGateway, "foreign_redirect")
-                details.append(("location", .string(location)))
-            case .redirectLoop(_, let location, _):
-                (status, code) = (.badGateway, "redirect_loop")
+            case .timedOut: status = .gatewayTimeout
+            case .foreignRedirect(_, let location), .redirectLoop(_, let location, _):
+                status = .badGateway
                 details.append(("location", .string(location)))
             case .rateLimited(_, let wait):
                 // The upstream is fine but will not take another request before the deadline: try later (RFC 9110 §15.6.4).
-                (status, code) = (.serviceUnavailable, "upstream_rate_limited")
+                status = .serviceUnavailable
                 headers.set("Retry-After", String(UpstreamError.wholeSeconds(wait)))
                 details.append(("retry_after_seconds", .int(UpstreamError.wholeSeconds(wait))))
+            default: status = .badGateway
             }
-        case .invalidJSON: (status, code) = (.badGateway, "upstream_invalid_json")
         case .foreignOrigin(_, let refused, _):
-            (status, code) = (.badGateway, "foreign_next_link")
+            (status, code) = (.badGateway, error.code)
             details.append(("refused_origin", .string(refused)))
-        case .invalidNextLink: (status, code) = (.badGateway, "invalid_next_link")
-        case .loop: (status, code) = (.badGateway, "pagination_loop")
-        case .tooManyPages: (status, code) = (.badGateway, "too_many_pages")
-        case .cannotContinue: (status, code) = (.badGateway, "pagination_stuck")
-        case .notDetected: (status, code) = (.badGateway, "pagination_not_detected")
+        default:
+            // The codes are Core's (PaginationError.code); every other failure is the gateway's, 502.
+            (status, code) = (.badGateway, error.code)
         }
         if let url = error.url { details.append(("upstream_url", .string(url.redactedDescription))) }
         self.message = message

@@ -95,9 +95,11 @@ final class ConnectionRegistry: Sendable {
             state.hasCutAll = true
             return state.entries.values.map { ($0.socket, $0.task) }
         }
+        // Each socket closes before its task is cancelled: an answer the cancelled work still tries to write (an error
+        // for the page it lost) cannot reach the client as if the upstream had failed, and reads as cut.
         for (socket, task) in all {
-            task?.cancel()
             socket.close()
+            task?.cancel()
         }
     }
 

@@ -76,7 +76,7 @@ package enum HTTPParseError: Error, Equatable, CustomStringConvertible {
         case .tooManyHeaders: "The request has more header fields than the server accepts."
         case .bareCarriageReturn: "The request contains a carriage return that is not followed by a line feed."
         case .malformedRequestLine: "The request line is not 'method SP target SP version' with single spaces."
-        case .invalidMethod: "The request method is not a valid token."
+        case .invalidMethod: "The request does not begin with a method token; this port speaks plain HTTP/1.1, not TLS."
         case .invalidTarget: "The request target is not an origin-form, absolute-form or OPTIONS '*' target."
         case .invalidVersion: "The HTTP version in the request line is malformed."
         case .unsupportedVersion: "Only HTTP/1.0 and HTTP/1.1 are supported."

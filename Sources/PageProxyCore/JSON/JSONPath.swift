@@ -5,7 +5,9 @@
 public struct JSONPath: Sendable, Hashable, CustomStringConvertible {
     /// One step of a path.
     public enum Component: Sendable, Hashable {
+        /// An object member, by its key.
         case key(String)
+        /// An array element, by its index from 0.
         case index(Int)
     }
 
@@ -15,6 +17,7 @@ public struct JSONPath: Sendable, Hashable, CustomStringConvertible {
     /// The document root.
     public static let root = JSONPath(components: [])
 
+    /// The path through `components`, from the root.
     public init(components: [Component]) {
         self.components = components
     }
@@ -37,6 +40,7 @@ public struct JSONPath: Sendable, Hashable, CustomStringConvertible {
         self.components = steps
     }
 
+    /// The dotted form, `$` for the root.
     public var description: String {
         components.isEmpty
             ? "$"

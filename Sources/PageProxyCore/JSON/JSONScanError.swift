@@ -1,4 +1,7 @@
 /// Why `JSONScanner` rejected a document. Every syntax error carries the byte offset where it was found.
+///
+/// New cases may be added in a minor release (a new check of the input); a `switch` over it should end with
+/// `default:`. ``offset`` tells a syntax error from an items-path error without naming every case.
 public enum JSONScanError: Error, Equatable, CustomStringConvertible {
     /// The input ended inside a value (or was empty).
     case unexpectedEnd(offset: Int)
@@ -27,6 +30,7 @@ public enum JSONScanError: Error, Equatable, CustomStringConvertible {
     /// The items path names something other than an array or `null`.
     case itemsNotAnArray(path: String, found: String)
 
+    /// What is wrong and at which byte.
     public var description: String {
         switch self {
         case .unexpectedEnd(let offset):

@@ -6,7 +6,7 @@ import Synchronization
 /// elsewhere (GitHub answers `/repos/o/r/issues` with links to `/repositories/<id>/issues`), so those guesses cannot
 /// be confirmed. After the first page, a walk records the path its links use, and later walks from the same first
 /// path guess there at once; a shape whose guesses still failed is recorded too, and never guessed again.
-public final class LookaheadMemory: Sendable {
+package final class LookaheadMemory: Sendable {
     /// What is known about the links of the walks that start at one origin and path.
     package enum Lesson: Sendable, Equatable {
         /// The links use this path (with the first URL's query and the page parameter): guess there.
@@ -19,7 +19,7 @@ public final class LookaheadMemory: Sendable {
     /// A bound on what is kept: first paths are few in practice, but a client may vary a path without end.
     private let capacity: Int
 
-    public init(capacity: Int = 1024) {
+    package init(capacity: Int = 1024) {
         self.capacity = max(1, capacity)
     }
 

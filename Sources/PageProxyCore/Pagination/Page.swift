@@ -2,6 +2,7 @@
 public struct Page: Sendable {
     /// The page's position in the walk, from 1.
     public let number: Int
+    /// The URL the page was fetched from.
     public let url: PageURL
     package let status: HTTPStatus
     package let headers: HTTPHeaders
@@ -27,6 +28,7 @@ public struct Page: Sendable {
         self.values = values
     }
 
+    /// How many items the page holds.
     public var itemCount: Int { items.count }
 
     /// The upstream's status code for this page.

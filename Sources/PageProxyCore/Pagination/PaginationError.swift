@@ -1,4 +1,11 @@
 /// Why a walk over an upstream's pages ended before its last page.
+///
+/// Every error names the page it happened on (``page``) and, where there is one, the upstream URL (``url``).
+///
+/// ## Evolution
+/// New cases may be added in a minor release, as PageProxy learns new ways for a walk to fail (upstream statuses,
+/// redirects, the end of pages); a `switch` over it should end with `default:`. The associated values of an
+/// existing case do not change within a major release.
 public enum PaginationError: Error, CustomStringConvertible {
     /// The upstream answered a page with a status other than 2xx; `body` keeps what it said.
     case upstreamStatus(page: Int, url: PageURL, status: Int, body: UpstreamErrorBody)
@@ -19,6 +26,8 @@ public enum PaginationError: Error, CustomStringConvertible {
     /// `scheme: "auto"` could not tell from the first page how to walk it (no items found, or more items stated
     /// than the page holds with no way to the next page).
     case notDetected(url: PageURL, reason: String)
+    /// A typed walk's item did not decode as its `Item` type (`PageProxyClient.items(of:)` with a ``PaginatedRequest``).
+    case itemDecodingFailed(ItemDecodingFailure)
 
     /// The page the error happened on, when there is one.
     public var page: Int? {
@@ -27,6 +36,7 @@ public enum PaginationError: Error, CustomStringConvertible {
             .foreignOrigin(let page, _, _), .invalidNextLink(let page, _), .loop(let page, _), .cannotContinue(let page, _):
             page
         case .notDetected: 1
+        case .itemDecodingFailed(let failure): failure.page
         case .tooManyPages: nil
         }
     }
@@ -37,10 +47,12 @@ public enum PaginationError: Error, CustomStringConvertible {
         case .upstreamStatus(_, let url, _, _), .upstreamFailed(_, let url, _), .invalidJSON(_, let url, _), .loop(_, let url),
             .notDetected(let url, _):
             url
+        case .itemDecodingFailed(let failure): failure.url
         default: nil
         }
     }
 
+    /// What went wrong and, where it helps, what to do about it.
     public var description: String {
         switch self {
         case .upstreamStatus(let page, _, let status, _):
@@ -61,6 +73,8 @@ public enum PaginationError: Error, CustomStringConvertible {
             "cannot continue after page \(page): \(reason)"
         case .notDetected(_, let reason):
             "scheme \"auto\" cannot tell how to walk this upstream: \(reason)"
+        case .itemDecodingFailed(let failure):
+            failure.description
         }
     }
 }

@@ -5,8 +5,11 @@ import Foundation
 /// The path and query stay percent-encoded exactly as given, so a link that an upstream wrote is requested
 /// byte for byte as written.
 public struct PageURL: Sendable, Hashable, CustomStringConvertible {
+    /// `http` or `https`, lowercased.
     public let scheme: String
+    /// The host name or address, lowercased, without brackets.
     public let host: String
+    /// The port, explicit or the scheme's default.
     public let port: Int
     /// The percent-encoded path, never empty.
     public let path: String
@@ -16,10 +19,15 @@ public struct PageURL: Sendable, Hashable, CustomStringConvertible {
     /// The scheme, host and port that a next link must share (DESIGN.md: links elsewhere are never followed).
     public var origin: Origin { Origin(scheme: scheme, host: host, port: port) }
 
+    /// A URL's scheme, host and port: what two URLs must share to be of the same origin (RFC 6454).
     public struct Origin: Sendable, Hashable, CustomStringConvertible {
+        /// `http` or `https`.
         public let scheme: String
+        /// The host, lowercased.
         public let host: String
+        /// The port, explicit or the scheme's default.
         public let port: Int
+        /// `scheme://host`, with `:port` when it is not the scheme's default.
         public var description: String {
             let isDefault = (scheme == "http" && port == 80) || (scheme == "https" && port == 443)
             let hostText = host.contains(":") ? "[\(host)]" : host
@@ -27,6 +35,7 @@ public struct PageURL: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// Parses an absolute `http` or `https` URL; `nil` for anything else.
     public init?(string: String) {
         guard let components = URLComponents(string: string) else { return nil }
         self.init(components: components)
@@ -44,6 +53,7 @@ public struct PageURL: Sendable, Hashable, CustomStringConvertible {
         self.query = components.percentEncodedQuery
     }
 
+    /// A URL from its parts; `path` and `query` are percent-encoded already, and an empty path is `/`.
     public init(scheme: String, host: String, port: Int, path: String, query: String?) {
         self.scheme = scheme
         self.host = host
@@ -64,6 +74,7 @@ public struct PageURL: Sendable, Hashable, CustomStringConvertible {
         return isDefault ? hostText : "\(hostText):\(port)"
     }
 
+    /// The whole URL as text.
     public var description: String { origin.description + requestTarget }
 
     /// Resolves a link as written in a header or body (absolute, or relative to this URL: RFC 3986 §5).

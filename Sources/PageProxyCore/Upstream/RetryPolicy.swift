@@ -2,17 +2,32 @@
 ///
 /// Connection errors, timeouts, 5xx and 429 are retried with exponential backoff and full jitter (AWS's
 /// "Exponential Backoff And Jitter"); a `Retry-After` or an exhausted rate limit says how long to wait instead.
-/// A client request has a budget of retries across all its pages, and no wait may end past its deadline.
-package struct RetryPolicy: Sendable {
-    /// Retries allowed for one client request, across all its pages.
-    package var budget: Int
-    package var baseDelay: Duration = .milliseconds(100)
-    package var maxDelay: Duration = .seconds(5)
+/// A walk (one client request, in the server) has a budget of retries across all its pages, and no wait may end
+/// past its deadline.
+public struct RetryPolicy: Sendable, Equatable {
+    /// Retries allowed for one walk, across all its pages; 0 never retries.
+    public var budget: Int
+    /// The ceiling of the first backoff; each further retry doubles it, up to `maxDelay`.
+    public var baseDelay: Duration
+    /// The largest backoff between two tries.
+    public var maxDelay: Duration
     /// The longest `Retry-After` (or rate-limit reset) PageProxy waits out; a longer one ends the walk with the error.
-    package var maxServerDelay: Duration = .seconds(30)
+    public var maxServerDelay: Duration
 
-    package init(budget: Int) {
+    /// A policy; the defaults are those of a PageProxy route with no `retries` setting.
+    /// - Parameters:
+    ///   - budget: retries per walk; 3 by default.
+    ///   - baseDelay: the first backoff's ceiling; 100 ms by default.
+    ///   - maxDelay: the largest backoff; 5 s by default.
+    ///   - maxServerDelay: the longest wait an upstream may ask for; 30 s by default.
+    public init(
+        budget: Int = 3, baseDelay: Duration = .milliseconds(100), maxDelay: Duration = .seconds(5),
+        maxServerDelay: Duration = .seconds(30)
+    ) {
         self.budget = budget
+        self.baseDelay = baseDelay
+        self.maxDelay = maxDelay
+        self.maxServerDelay = maxServerDelay
     }
 
     /// Statuses worth another try: the server's trouble or its rate limit (RFC 9110 §15.6, RFC 6585 §4).

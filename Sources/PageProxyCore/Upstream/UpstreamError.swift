@@ -1,4 +1,7 @@
 /// A failure to get an answer from an upstream at all (as opposed to an answer PageProxy cannot use).
+///
+/// New cases may be added in a minor release; a `switch` over it should end with `default:`. ``isRetryable``
+/// classifies every case, present and future.
 public enum UpstreamError: Error, Equatable, CustomStringConvertible {
     /// The connection could not be made: refused, unreachable, or the name did not resolve.
     case connectFailed(origin: String, reason: String)
@@ -21,6 +24,7 @@ public enum UpstreamError: Error, Equatable, CustomStringConvertible {
     /// Redirects came back to a URL already visited, or went on past the bound.
     case redirectLoop(origin: String, location: String, limit: Int)
 
+    /// What failed, and with which origin.
     public var description: String {
         switch self {
         case .connectFailed(let origin, let reason): "could not connect to \(origin): \(reason)"

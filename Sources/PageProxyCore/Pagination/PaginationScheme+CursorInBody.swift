@@ -1,0 +1,26 @@
+extension PaginationScheme {
+    /// The options of ``PaginationScheme/cursorInBody(_:)``: an opaque cursor in the body, sent back as a parameter.
+    ///
+    /// See <doc:CursorInBodyScheme>.
+    public struct CursorInBody: Sendable, Equatable {
+        /// Where the body gives the next cursor; empty, `null` or absent ends the walk.
+        public var cursorPath: JSONPath
+        /// The query parameter the cursor is sent back in.
+        public var cursorParameter: String
+        /// The page-size parameter; `nil` sends none.
+        public var sizeParameter: String?
+        /// The page size to ask for; `nil` leaves the upstream's default.
+        public var pageSize: Int?
+
+        /// Options; the defaults are Slack's (`response_metadata.next_cursor`, `cursor`, `limit`).
+        public init(
+            cursorPath: JSONPath = JSONPath(components: [.key("response_metadata"), .key("next_cursor")]),
+            cursorParameter: String = "cursor", sizeParameter: String? = "limit", pageSize: Int? = nil
+        ) {
+            self.cursorPath = cursorPath
+            self.cursorParameter = cursorParameter
+            self.sizeParameter = sizeParameter
+            self.pageSize = pageSize
+        }
+    }
+}

@@ -1,0 +1,29 @@
+extension PaginationScheme {
+    /// The options of ``PaginationScheme/nextPageHeader(_:)``: `X-Next-Page` and `X-Total-Pages` headers.
+    ///
+    /// See <doc:NextPageHeaderScheme>.
+    public struct NextPageHeader: Sendable, Equatable {
+        /// The query parameter the next page's number is sent in.
+        public var pageParameter: String
+        /// The response header that gives the next page's number; empty or absent on the last page.
+        public var nextPageHeader: String
+        /// The response header that gives the number of pages, so that all are fetched concurrently; `nil` for none.
+        public var totalPagesHeader: String?
+        /// The page-size parameter; `nil` sends none.
+        public var sizeParameter: String?
+        /// The page size to ask for; `nil` leaves the upstream's default.
+        public var pageSize: Int?
+
+        /// Options; the defaults are GitLab's.
+        public init(
+            pageParameter: String = "page", nextPageHeader: String = "X-Next-Page", totalPagesHeader: String? = "X-Total-Pages",
+            sizeParameter: String? = "per_page", pageSize: Int? = nil
+        ) {
+            self.pageParameter = pageParameter
+            self.nextPageHeader = nextPageHeader
+            self.totalPagesHeader = totalPagesHeader
+            self.sizeParameter = sizeParameter
+            self.pageSize = pageSize
+        }
+    }
+}

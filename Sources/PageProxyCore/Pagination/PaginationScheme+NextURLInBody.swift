@@ -1,0 +1,23 @@
+extension PaginationScheme {
+    /// The options of ``PaginationScheme/nextURLInBody(_:)``: an absolute or relative next URL in the body.
+    ///
+    /// See <doc:NextURLInBodyScheme>.
+    public struct NextURLInBody: Sendable, Equatable {
+        /// Where the body gives the next page's URL (DRF `next`, JSON:API `links.next`); `null` or absent ends the walk.
+        public var nextPath: JSONPath
+        /// Where the body states the total number of items (DRF's `count`, JSON:API's `meta.total`), if it does: when
+        /// the next link numbers its pages, the remaining pages are fetched concurrently.
+        public var totalItemsPath: JSONPath?
+        /// Where the body states the total number of pages, if it does.
+        public var totalPagesPath: JSONPath?
+
+        /// Options; the default is DRF's `next`.
+        public init(
+            nextPath: JSONPath = JSONPath(components: [.key("next")]), totalItemsPath: JSONPath? = nil, totalPagesPath: JSONPath? = nil
+        ) {
+            self.nextPath = nextPath
+            self.totalItemsPath = totalItemsPath
+            self.totalPagesPath = totalPagesPath
+        }
+    }
+}

@@ -1,0 +1,36 @@
+extension PaginationScheme {
+    /// The options of ``PaginationScheme/offset(_:)``: `?offset=N&limit=M`.
+    ///
+    /// Stops at the stated total or at a short page; with a total every page is known after the first and
+    /// fetched concurrently. See <doc:OffsetScheme>.
+    public struct Offset: Sendable, Equatable {
+        /// The query parameter that gives the first item's offset.
+        public var offsetParameter: String
+        /// The query parameter that gives the page size.
+        public var limitParameter: String
+        /// The page size to ask for.
+        public var limit: Int
+        /// Where the body states the total number of items (DRF's `count`), if it does.
+        public var totalItemsPath: JSONPath?
+        /// A response header that states the total number of items (`X-Total-Count`).
+        public var totalItemsHeader: String?
+        /// With no total known, how many pages past the current one may be fetched speculatively.
+        public var lookahead: Int
+        /// With no total known, a page after the first answered with one of these statuses ends the walk.
+        public var endStatuses: Set<Int>
+
+        /// Options; the defaults are DRF's `LimitOffsetPagination` (`offset`, `limit`) with pages of 100.
+        public init(
+            offsetParameter: String = "offset", limitParameter: String = "limit", limit: Int = 100, totalItemsPath: JSONPath? = nil,
+            totalItemsHeader: String? = nil, lookahead: Int = 0, endStatuses: Set<Int> = [404]
+        ) {
+            self.offsetParameter = offsetParameter
+            self.limitParameter = limitParameter
+            self.limit = limit
+            self.totalItemsPath = totalItemsPath
+            self.totalItemsHeader = totalItemsHeader
+            self.lookahead = lookahead
+            self.endStatuses = endStatuses
+        }
+    }
+}

@@ -1,0 +1,44 @@
+extension PaginationScheme {
+    /// The options of ``PaginationScheme/pageNumber(_:)``: `?page=N&per_page=M`.
+    ///
+    /// Without a total the walk goes page after page and stops at a short or empty page; with one (in the body or
+    /// a header) every page is known after the first and fetched concurrently. See <doc:PageNumberScheme>.
+    public struct PageNumber: Sendable, Equatable {
+        /// The query parameter that numbers pages.
+        public var pageParameter: String
+        /// The number of the first page (1 for most APIs, 0 for some).
+        public var firstPage: Int
+        /// The page-size parameter; `nil` leaves the upstream's default page size.
+        public var sizeParameter: String?
+        /// The page size to ask for; `nil` asks for none and learns it from the first page.
+        public var pageSize: Int?
+        /// Where the body states the total number of items, if it does.
+        public var totalItemsPath: JSONPath?
+        /// Where the body states the total number of pages, if it does.
+        public var totalPagesPath: JSONPath?
+        /// A response header that states the total number of pages (GitLab's `X-Total-Pages`).
+        public var totalPagesHeader: String?
+        /// With no total known, how many pages past the current one may be fetched speculatively.
+        public var lookahead: Int
+        /// With no total known, a page after the first answered with one of these statuses ends the walk (DRF and
+        /// many Rails and Laravel APIs answer 404 "Invalid page." past the last page).
+        public var endStatuses: Set<Int>
+
+        /// Options; the defaults are GitLab's and most numbered APIs' (`page` from 1, `per_page`, no total).
+        public init(
+            pageParameter: String = "page", firstPage: Int = 1, sizeParameter: String? = "per_page", pageSize: Int? = nil,
+            totalItemsPath: JSONPath? = nil, totalPagesPath: JSONPath? = nil, totalPagesHeader: String? = nil, lookahead: Int = 0,
+            endStatuses: Set<Int> = [404]
+        ) {
+            self.pageParameter = pageParameter
+            self.firstPage = firstPage
+            self.sizeParameter = sizeParameter
+            self.pageSize = pageSize
+            self.totalItemsPath = totalItemsPath
+            self.totalPagesPath = totalPagesPath
+            self.totalPagesHeader = totalPagesHeader
+            self.lookahead = lookahead
+            self.endStatuses = endStatuses
+        }
+    }
+}
