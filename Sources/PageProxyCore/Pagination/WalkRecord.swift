@@ -39,6 +39,14 @@ package final class WalkRecord: Sendable {
         /// How many items the upstream says it has, when it says.
         package var totalItems: Int?
         package var elapsed: Duration
+
+        package init(pages: Int, items: Int, pagesKnown: Int?, totalItems: Int?, elapsed: Duration) {
+            self.pages = pages
+            self.items = items
+            self.pagesKnown = pagesKnown
+            self.totalItems = totalItems
+            self.elapsed = elapsed
+        }
     }
 
     /// The wall-clock time a walk spent waiting for the upstream and reading the cache: the union of its fetches'
