@@ -102,4 +102,23 @@ import Testing
             #expect(stack.mock.log.count == 1)
         }
     }
+
+    @Test("a jump past the last page of an upstream that answers it 404 (DRF) is an empty window, not an error")
+    func aJumpPastTheEndOfADRFPageNumberRoute() async throws {
+        var drf = PaginationScheme.PageNumber()
+        drf.sizeParameter = "page_size"
+        drf.pageSize = 10
+        let route = TestStack.Route(name: "drf-numbers", mockPath: "/drf-pages/items/", scheme: .pageNumber(drf), items: JSONPath("results")!)
+        try await TestStack.run(routes: [route]) { stack in
+            let past = try await stack.get("/drf-numbers?mock_total=45&_offset=300&_limit=10")
+            #expect(past.status == 200, "\(past.text)")
+            #expect(past.text == "[]")
+            #expect(stack.mock.log.requests.map(\.target) == ["/drf-pages/items/?mock_total=45&page=31&page_size=10"])
+            let end = try await stack.get("/drf-numbers?mock_total=45&_offset=40&_limit=10&_format=ndjson")
+            #expect(end.body == Array(MockDataset.items(total: 45).dropFirst(40).map { $0 + [0x0A] }.joined()))
+            // Without a window, the same 404 on the first page is still the client's business.
+            let plain = try await stack.get("/drf-numbers?mock_total=45&page=31")
+            #expect(plain.status == 404)
+        }
+    }
 }

@@ -73,8 +73,10 @@ struct AggregateResponder: Sendable {
             return
         }
         let secrets = CredentialRedaction.secrets(in: headers)
-        let fetch = makeFetcher(
-            route: route, headers: headers, transport: transport, policy: policy, scan: Self.scanPaths(route), tally: tally, record: record)
+        let fetch = WindowPastTheEnd.wrap(
+            makeFetcher(
+                route: route, headers: headers, transport: transport, policy: policy, scan: Self.scanPaths(route), tally: tally, record: record),
+            endStatuses: plan?.endStatuses(of: fixedScheme) ?? [], itemsPath: route.itemsPath)
         let failure = FailureContext(route: route.name, secrets: secrets)
         let walk: RouteWalk
         do {

@@ -93,7 +93,7 @@ public struct FieldSelection: Sendable, Equatable, CustomStringConvertible {
     /// Appends `item`'s selected members to `output`, compact; a non-object item whole.
     package func append(_ item: JSONItem, of body: [UInt8], to output: inout [UInt8]) {
         let copied: Bool = body.withUnsafeBufferPointer { buffer in
-            var reader = MemberReader(bytes: buffer, compact: item.isCompact)
+            let reader = MemberReader(bytes: buffer, compact: item.isCompact)
             return reader.appendObject(at: item.range.lowerBound, selecting: members, to: &output)
         }
         if !copied { JSONScanner.appendItem(item, of: body, to: &output) }
@@ -108,12 +108,13 @@ private struct MemberReader {
 
     /// Appends the object at `start` with only `members` (in the object's order); false when the value at `start`
     /// is not an object, with nothing appended. An object none of whose selected members are present appends `{}`.
-    mutating func appendObject(at start: Int, selecting members: [FieldSelection.Member], to output: inout [UInt8]) -> Bool {
+    func appendObject(at start: Int, selecting members: [FieldSelection.Member], to output: inout [UInt8]) -> Bool {
         var i = skipSpace(start)
         guard bytes[i] == UInt8(ascii: "{") else { return false }
         output.append(UInt8(ascii: "{"))
         var wrote = false
-        var taken = [Bool](repeating: false, count: members.count)
+        // One bit per selected member (at most `maxFields`, 64): which were found already.
+        var taken: UInt64 = 0
         i += 1
         while true {
             i = skipSpace(i)
@@ -128,7 +129,7 @@ private struct MemberReader {
             let valueEnd = endOfValue(valueStart)
             i = valueEnd
             guard let index = match(keyStart + 1..<keyEnd - 1, in: members, skipping: taken) else { continue }
-            taken[index] = true
+            taken |= 1 << UInt64(index)
             let mark = output.count
             if wrote { output.append(UInt8(ascii: ",")) }
             output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[keyStart..<keyEnd]))
@@ -151,10 +152,10 @@ private struct MemberReader {
     }
 
     /// The selected member whose key the raw (still escaped) key bytes spell, unless already taken.
-    private func match(_ raw: Range<Int>, in members: [FieldSelection.Member], skipping taken: [Bool]) -> Int? {
+    private func match(_ raw: Range<Int>, in members: [FieldSelection.Member], skipping taken: UInt64) -> Int? {
         let key = UnsafeBufferPointer(rebasing: bytes[raw])
         let decoded: [UInt8]? = key.contains(UInt8(ascii: "\\")) ? JSONStringDecoder.decode(key) : nil
-        for (index, member) in members.enumerated() where !taken[index] {
+        for (index, member) in members.enumerated() where taken & (1 << UInt64(index)) == 0 {
             if decoded.map({ member.key == $0 }) ?? member.key.elementsEqual(key) { return index }
         }
         return nil
@@ -182,11 +183,30 @@ private struct MemberReader {
 
     /// One past the closing quote of the string that opens at `start`.
     private func endOfString(_ start: Int) -> Int {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let high: UInt64 = 0x8080_8080_8080_8080
         var i = start + 1
-        while bytes[i] != UInt8(ascii: "\"") {
-            i += bytes[i] == UInt8(ascii: "\\") ? 2 : 1
+        // The buffer holds the item, so it has an address; an empty one has no string to end.
+        guard let base = bytes.baseAddress else { return i }
+        while true {
+            // Eight bytes at a time while there is neither quote nor backslash (as `JSONScanner.appendItem` does).
+            while bytes.count - i >= 8 {
+                let word = UInt64(littleEndian: UnsafeRawPointer(base + i).loadUnaligned(as: UInt64.self))
+                let quote = word ^ (ones &* 0x22)
+                let backslash = word ^ (ones &* 0x5C)
+                let special = ((quote &- ones) & ~quote | (backslash &- ones) & ~backslash) & high
+                if special != 0 {
+                    i += special.trailingZeroBitCount >> 3
+                    break
+                }
+                i += 8
+            }
+            switch bytes[i] {
+            case UInt8(ascii: "\""): return i + 1
+            case UInt8(ascii: "\\"): i += 2
+            default: i += 1
+            }
         }
-        return i + 1
     }
 
     /// One past the last byte of the value that starts at `start`.

@@ -104,3 +104,33 @@ package struct ItemWindowCut: Sendable {
         remaining -= dropped
     }
 }
+
+extension ItemWindow.Plan {
+    /// Whether the walk starts past the first page (a numbered jump).
+    package var jumped: Bool { firstItem > 0 }
+
+    /// For a jump, the statuses that on the page jumped to mean "past the last page" (DRF answers 404 "Invalid
+    /// page."): the window is then empty, never an error. Empty when the walk did not jump.
+    package func endStatuses(of scheme: PaginationScheme?) -> Set<Int> {
+        guard jumped else { return [] }
+        switch scheme {
+        case .pageNumber(let options)?: return options.endStatuses
+        case .offset(let options)?: return options.endStatuses
+        default: return []
+        }
+    }
+
+    /// A page with no items at `itemsPath` (`[]`, `{"results":[]}`, `{"data":{"items":[]}}`), standing for a page
+    /// past the end; nil for a path through an array index, which no small body can stand for, or a key that would
+    /// need escapes.
+    package static func emptyPage(itemsPath: JSONPath) -> [UInt8]? {
+        var text = "[]"
+        for component in itemsPath.components.reversed() {
+            guard case .key(let key) = component else { return nil }
+            // Items paths come from the config; one that would need escapes gets no stand-in.
+            guard !key.unicodeScalars.contains(where: { $0 == "\"" || $0 == "\\" || $0.value < 0x20 }) else { return nil }
+            text = "{\"" + key + "\":" + text + "}"
+        }
+        return Array(text.utf8)
+    }
+}

@@ -90,4 +90,15 @@ import Testing
         #expect([first.itemCount, second.itemCount, third.itemCount] == [0, 1, 3])
         #expect(second.itemBytes == [Array("3".utf8)])
     }
+
+    @Test func aPageStandsInForOnePastTheEndOnlyAfterAJump() {
+        #expect(ItemWindow.Plan.emptyPage(itemsPath: .root) == Array("[]".utf8))
+        #expect(ItemWindow.Plan.emptyPage(itemsPath: JSONPath("data.items")!) == Array(#"{"data":{"items":[]}}"#.utf8))
+        #expect(ItemWindow.Plan.emptyPage(itemsPath: JSONPath("data.0")!) == nil)
+        var options = PaginationScheme.PageNumber()
+        options.pageSize = 10
+        let jumped = ItemWindow(offset: 30, limit: 5).plan(scheme: .pageNumber(options), base: base)
+        #expect(jumped.endStatuses(of: .pageNumber(options)) == [404])
+        #expect(ItemWindow(offset: 3, limit: 5).plan(scheme: .pageNumber(options), base: base).endStatuses(of: .pageNumber(options)).isEmpty)
+    }
 }
