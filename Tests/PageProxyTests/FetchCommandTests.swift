@@ -1,6 +1,9 @@
 import Foundation
 import PageProxyCore
 import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
 
 @testable import PageProxy
 
@@ -10,8 +13,13 @@ import Testing
     /// Runs `fetch` with a config whose routes `gh` (Link header) and `drf` (offset) name the stack's mock; no cache,
     /// no retries.
     private func fetch(_ arguments: [String], stack: TestStack) async throws -> CommandOutcome {
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("pageproxy-fetch-\(UUID().uuidString).json")
+        let file = try writeConfig(stack)
         defer { try? FileManager.default.removeItem(at: file) }
+        return try await runPageProxy(["fetch"] + arguments + ["--config", file.path])
+    }
+
+    private func writeConfig(_ stack: TestStack) throws -> URL {
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("pageproxy-fetch-\(UUID().uuidString).json")
         let mock = "http://127.0.0.1:\(stack.mockPort)"
         try Data(
             """
@@ -22,7 +30,7 @@ import Testing
             ]}
             """.utf8
         ).write(to: file)
-        return try await runPageProxy(["fetch"] + arguments + ["--config", file.path])
+        return file
     }
 
     @Test func writesTheMergedItemsAndNothingElse() async throws {
@@ -95,5 +103,35 @@ import Testing
         #expect(FetchProgressLine.text(progress) == "pages 5/13  items 100/250  50 items/s  elapsed 0:02  left 0:03")
         let open = WalkRecord.Progress(pages: 2, items: 40, pagesKnown: nil, totalItems: nil, elapsed: .seconds(4000))
         #expect(FetchProgressLine.text(open) == "pages 2  items 40  0 items/s  elapsed 1:06:40")
+    }
+
+    @Test("on a terminal, standard error shows the progress line; the items still go to standard output")
+    func aTerminalGetsTheProgressLine() async throws {
+        var primary: Int32 = -1
+        var secondary: Int32 = -1
+        try #require(openpty(&primary, &secondary, nil, nil, nil) == 0)
+        // Read without blocking: a missing progress line must fail the test, not hang it.
+        _ = fcntl(primary, F_SETFL, fcntl(primary, F_GETFL) | O_NONBLOCK)
+        defer { close(primary) }
+        try await TestStack.run { stack in
+            let file = try writeConfig(stack)
+            defer { try? FileManager.default.removeItem(at: file) }
+            let process = Process()
+            process.executableURL = ProxyProcess.binary
+            process.arguments = ["fetch", "gh?mock_total=30", "--config", file.path]
+            let output = Pipe()
+            process.standardOutput = output
+            process.standardError = FileHandle(fileDescriptor: secondary, closeOnDealloc: true)
+            try process.run()
+            try await poll("fetch exits", limit: .seconds(30)) { !process.isRunning }
+            #expect(process.terminationStatus == 0)
+            #expect(Array(output.fileHandleForReading.readDataToEndOfFile()) == MockDataset.mergedJSON(total: 30))
+            var bytes = [UInt8](repeating: 0, count: 65536)
+            let count = read(primary, &bytes, bytes.count)
+            let shown = String(decoding: bytes.prefix(max(0, count)), as: UTF8.self)
+            // The last drawing is the walk's end: 3 pages of 3 (a rel="last" walk knows its count), 30 items.
+            #expect(shown.contains("pages 3/3  items 30  "), "\(shown)")
+            #expect(shown.contains("elapsed 0:0"))
+        }
     }
 }

@@ -121,4 +121,17 @@ import Testing
             #expect(plain.status == 404)
         }
     }
+
+    @Test("the largest offsets and limits are empty windows, not traps", arguments: SchemeRoutes.names)
+    func hugeWindows(route: String) async throws {
+        try await TestStack.run { stack in
+            let huge = Int.max
+            let response = try await stack.get("/\(route)?mock_total=25&_offset=\(huge)&_limit=\(huge)")
+            #expect(response.status == 200, "\(route): \(response.text)")
+            #expect(response.text == "[]")
+            let all = try await stack.get("/\(route)?mock_total=25&_offset=0&_limit=\(huge)")
+            #expect(all.body == MockDataset.mergedJSON(total: 25))
+            #expect(all.header("Link") == nil)
+        }
+    }
 }
