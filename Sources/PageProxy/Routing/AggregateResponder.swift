@@ -25,7 +25,7 @@ struct AggregateResponder: Sendable {
     static let sendChunkBytes = 64 * 1024
 
     func respond(to request: HTTPRequestHead, route: RouteConfig, subpath: String, writer: ResponseWriter) async {
-        let record = WalkRecord(onProgress: walkObserver)
+        let began = ContinuousClock.now
         writer.logFields["route"] = .string(route.name)
         let controls: ProxyControls
         do {
@@ -34,6 +34,8 @@ struct AggregateResponder: Sendable {
             await sendError(.badRequest, code: "invalid_control", message: error.message, details: [("control", .string(error.control))], writer: writer)
             return
         }
+        // Every fetch is kept only to be explained; otherwise the timing alone, in bounded memory.
+        let record = WalkRecord(began: began, keepsFetches: controls.explain, onProgress: walkObserver)
         let headers: HTTPHeaders
         do {
             headers = try UpstreamHeaders.make(route: route, request: request)
@@ -57,7 +59,7 @@ struct AggregateResponder: Sendable {
         var retryPolicy = RetryPolicy(budget: route.retries)
         retryPolicy.maxServerDelay = route.maxRetryAfter
         let transport = RetryingTransport(
-            base: AttemptRecordingTransport(base: self.transport, record: record), policy: retryPolicy, deadline: .now + route.totalTimeout, budgets: budgets)
+            base: controls.explain ? AttemptRecordingTransport(base: self.transport, record: record) : self.transport, policy: retryPolicy, deadline: .now + route.totalTimeout, budgets: budgets)
         let tally = CacheTally()
         let policy = CachePolicy(ttl: route.ttl, staleIfError: route.staleIfError, forceRevalidate: controls.fresh)
         // Only merged answers are memoized; an NDJSON request needs no key.

@@ -56,21 +56,61 @@ package final class WalkRecord: Sendable {
         package var cache: Duration
     }
 
+    /// The union of intervals added in order of their starts: its length so far, and where it ends.
+    private struct Sweep {
+        var length = Duration.zero
+        var end = Duration.zero
+
+        mutating func add(_ started: Duration, _ finished: Duration) {
+            if started >= end {
+                length += finished - started
+                end = finished
+            } else if finished > end {
+                length += finished - end
+                end = finished
+            }
+        }
+    }
+
+    /// A fetch's interval, until it is folded into the sweeps.
+    private struct Interval {
+        var started: Duration
+        var finished: Duration
+        var upstream: Bool
+    }
+
     private struct State {
         var fetches: [Fetch] = []
         var attempts: [PageURL: Int] = [:]
+        /// Intervals not folded yet, in the order they finished.
+        var pending: [Interval] = []
+        var upstream = Sweep()
+        var cache = Sweep()
         var pages = 0
         var items = 0
         var totalItems: Int?
     }
 
+    /// Intervals kept unfolded: far more than can finish while one fetch is in flight (the walk's window of
+    /// concurrency and lookahead, at most a few dozen), so that folding the earliest-started is exact.
+    private static let unfolded = 256
+
     private let began: ContinuousClock.Instant
+    /// Whether every fetch is kept (`_explain`); otherwise only the timing, in bounded memory whatever the page count
+    /// (DESIGN.md "Outputs": memory depends on page size and concurrency, not on how many pages there are).
+    private let keepsFetches: Bool
     private let state = Mutex(State())
     private let onProgress: (@Sendable (Progress) -> Void)?
 
-    /// - Parameter onProgress: called each time the walk hands out a page.
-    package init(began: ContinuousClock.Instant = .now, onProgress: (@Sendable (Progress) -> Void)? = nil) {
+    /// - Parameters:
+    ///   - keepsFetches: keep every fetch and its attempts, for `fetches` and `criticalPath`; without it, only the
+    ///     timing and the progress are kept.
+    ///   - onProgress: called each time the walk hands out a page.
+    package init(
+        began: ContinuousClock.Instant = .now, keepsFetches: Bool = true, onProgress: (@Sendable (Progress) -> Void)? = nil
+    ) {
         self.began = began
+        self.keepsFetches = keepsFetches
         self.onProgress = onProgress
     }
 
@@ -79,29 +119,48 @@ package final class WalkRecord: Sendable {
 
     /// Counts one request sent upstream for `url` (a retry is another).
     package func attempted(_ url: PageURL) {
+        guard keepsFetches else { return }
         state.withLock { $0.attempts[url, default: 0] += 1 }
     }
 
     /// Records a fetch that was answered (by the upstream or the cache).
     package func fetched(number: Int, url: PageURL, status: Int, outcome: CacheOutcome, bytes: Int, started: ContinuousClock.Instant) {
-        let finished = ContinuousClock.now
-        state.withLock { state in
-            state.fetches.append(
-                Fetch(
-                    number: number, url: url, status: status, outcome: outcome, bytes: bytes, attempts: state.attempts[url] ?? 0,
-                    started: started - began, finished: finished - began))
-        }
+        let fetch = Fetch(
+            number: number, url: url, status: status, outcome: outcome, bytes: bytes, attempts: 0, started: started - began,
+            finished: .now - began)
+        record(fetch)
     }
 
     /// Records a fetch that got no answer.
     package func failed(number: Int, url: PageURL, error: String, started: ContinuousClock.Instant) {
-        let finished = ContinuousClock.now
+        let fetch = Fetch(
+            number: number, url: url, status: nil, outcome: nil, bytes: 0, attempts: 0, started: started - began,
+            finished: .now - began, error: error)
+        record(fetch)
+    }
+
+    func record(_ fetch: Fetch) {
         state.withLock { state in
-            state.fetches.append(
-                Fetch(
-                    number: number, url: url, status: nil, outcome: nil, bytes: 0, attempts: state.attempts[url] ?? 0,
-                    started: started - began, finished: finished - began, error: error))
+            state.pending.append(Interval(started: fetch.started, finished: fetch.finished, upstream: fetch.wentUpstream))
+            if state.pending.count >= 2 * Self.unfolded { Self.fold(&state, keeping: Self.unfolded) }
+            guard keepsFetches else { return }
+            var kept = fetch
+            kept.attempts = state.attempts[fetch.url] ?? 0
+            state.fetches.append(kept)
         }
+    }
+
+    /// Adds all but the `keeping` latest-started pending intervals to the sweeps, in order of their starts.
+    private static func fold(_ state: inout State, keeping: Int) {
+        state.pending.sort { $0.started < $1.started }
+        for interval in state.pending.dropLast(keeping) {
+            if interval.upstream {
+                state.upstream.add(interval.started, interval.finished)
+            } else {
+                state.cache.add(interval.started, interval.finished)
+            }
+        }
+        state.pending.removeFirst(max(0, state.pending.count - keeping))
     }
 
     /// The upstream's total, once known.
@@ -115,7 +174,8 @@ package final class WalkRecord: Sendable {
     /// Records that the walk handed out `page` with `items` items (after any window or cap).
     package func taken(number: Int, url: PageURL, items: Int, pagesKnown: Int?) {
         let progress = state.withLock { state in
-            if let index = state.fetches.lastIndex(where: { $0.number == number && $0.url == url }) {
+            // The page was fetched moments ago: the search from the end is short.
+            if keepsFetches, let index = state.fetches.lastIndex(where: { $0.number == number && $0.url == url }) {
                 state.fetches[index].items = items
             }
             state.pages += 1
@@ -125,16 +185,16 @@ package final class WalkRecord: Sendable {
         onProgress?(progress)
     }
 
-    /// Every fetch, in the order they started.
+    /// Every fetch, in the order they started (none unless `keepsFetches`).
     package var fetches: [Fetch] {
         state.withLock { $0.fetches }.sorted { ($0.started, $0.number) < ($1.started, $1.number) }
     }
 
     /// Time on the upstream (every fetch that was not a plain cache hit) and in the cache (hits).
     package var timing: Timing {
-        let fetches = self.fetches
-        return Timing(
-            upstream: Self.union(fetches.filter(\.wentUpstream)), cache: Self.union(fetches.filter { !$0.wentUpstream }))
+        var state = self.state.withLock { $0 }
+        Self.fold(&state, keeping: 0)
+        return Timing(upstream: state.upstream.length, cache: state.cache.length)
     }
 
     /// The chain of fetches that decided how long the walk took: from the fetch that ended last, back through the
@@ -154,17 +214,8 @@ package final class WalkRecord: Sendable {
 
     /// The length of the union of the fetches' intervals.
     static func union(_ fetches: [Fetch]) -> Duration {
-        var total = Duration.zero
-        var end = Duration.zero
-        for fetch in fetches.sorted(by: { $0.started < $1.started }) {
-            if fetch.started >= end {
-                total += fetch.finished - fetch.started
-                end = fetch.finished
-            } else if fetch.finished > end {
-                total += fetch.finished - end
-                end = fetch.finished
-            }
-        }
-        return total
+        var sweep = Sweep()
+        for fetch in fetches.sorted(by: { $0.started < $1.started }) { sweep.add(fetch.started, fetch.finished) }
+        return sweep.length
     }
 }

@@ -49,6 +49,26 @@ import Testing
         #expect(WalkRecord.union([fetches[1], fetches[3]]) == .milliseconds(10))
         _ = record
     }
+
+    @Test("without explain, no fetch is kept, and the timing over thousands of pages is still the exact union")
+    func boundedRecordKeepsExactTiming() {
+        let record = WalkRecord(keepsFetches: false)
+        var all: [WalkRecord.Fetch] = []
+        // 3,000 pages, 8 at a time, finishing out of order within the window; every fifth a cache hit; gaps between rounds.
+        for round in 0..<375 {
+            for slot in 0..<8 {
+                let start = round * 100 + slot
+                let fetch = WalkRecord.Fetch(
+                    number: round * 8 + slot + 1, url: url(round * 8 + slot + 1), status: 200, outcome: slot % 5 == 0 ? .hit : .miss,
+                    bytes: 1, attempts: 1, started: .milliseconds(start), finished: .milliseconds(start + 40 + (7 - slot) * 3))
+                all.append(fetch)
+            }
+            for fetch in all.suffix(8).reversed() { record.record(fetch) }
+        }
+        #expect(record.fetches.isEmpty)
+        #expect(record.timing.upstream == WalkRecord.union(all.filter(\.wentUpstream)))
+        #expect(record.timing.cache == WalkRecord.union(all.filter { !$0.wentUpstream }))
+    }
 }
 
 private final class Seen: Sendable {
