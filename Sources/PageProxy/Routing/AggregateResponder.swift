@@ -58,8 +58,9 @@ struct AggregateResponder: Sendable {
         // One retry budget and one deadline for all the pages of this request.
         var retryPolicy = RetryPolicy(budget: route.retries)
         retryPolicy.maxServerDelay = route.maxRetryAfter
-        let transport = RetryingTransport(
-            base: controls.explain ? AttemptRecordingTransport(base: self.transport, record: record) : self.transport, policy: retryPolicy, deadline: .now + route.totalTimeout, budgets: budgets)
+        // An explained walk counts each page's attempts (its retries).
+        let sender: any UpstreamTransport = controls.explain ? AttemptRecordingTransport(base: self.transport, record: record) : self.transport
+        let transport = RetryingTransport(base: sender, policy: retryPolicy, deadline: .now + route.totalTimeout, budgets: budgets)
         let tally = CacheTally()
         let policy = CachePolicy(ttl: route.ttl, staleIfError: route.staleIfError, forceRevalidate: controls.fresh)
         // Only merged answers are memoized; an NDJSON request needs no key.
