@@ -18,26 +18,16 @@ final class PageProxyApp: Sendable {
     static func start(config: Config, logger: Logger, spool: MergedSpool? = nil) throws(SocketError) -> PageProxyApp {
         var mockServer: Server?
         if let mock = config.mock {
-            let options = MockUpstreamOptions(totalItems: mock.items, pageSize: mock.pageSize, latency: mock.latency)
-            mockServer = try Server(
-                address: SocketAddress(host: mock.address, port: mock.port), limits: ServerLimits(),
-                // The mock's requests are the proxy's upstream traffic: at `debug`, not mixed into the proxy's `info` log.
-                responder: MockHTTPResponder(mock: MockUpstream(options: options)), logger: logger, requestLogLevel: .debug)
+            mockServer = try startMock(mock, logger: logger)
         }
         let pages = makePageCache(config.cache, logger: logger)
         let status = ServiceStatus(cacheRequired: config.cache.requiredForReadiness, cacheProblem: { pages.store?.disabledReason })
         let transport = HTTP1Transport()
         let metricsBox = MetricsConnectionCount()
-        // DESIGN.md: one rate-limit budget per upstream origin, shared by every request of the process.
-        let budgets = OriginBudgets(config.routes.map { route in (route.upstream.origin, route.originBudget) })
+        let budgets = makeBudgets(config)
         let metrics = Metrics(openConnections: { metricsBox.count() }, budgets: budgets)
-        // Memoized merged answers: `cache.memoBytes`, by default an eighth of the cache's bound, at most 64 MiB (none
-        // when the cache is off).
-        let memo = MergedAnswerMemo(maxBytes: config.cache.memoLimit, store: pages.store)
-        let aggregate = AggregateResponder(
-            transport: RedirectingTransport(base: transport), pages: pages, metrics: metrics, spool: spool ?? MergedSpool(directories: MergedSpool.directories(for: config)),
-            memo: memo, budgets: budgets)
-        let responder = PageProxyResponder(router: Router(routes: config.routes), aggregate: aggregate, status: status, metrics: metrics)
+        let responder = makeResponder(
+            config: config, transport: transport, pages: pages, status: status, metrics: metrics, budgets: budgets, spool: spool)
         let server = try Server(
             address: SocketAddress(host: config.listen.address, port: config.listen.port), limits: ServerLimits(config.server),
             responder: responder, logger: logger)
@@ -46,8 +36,39 @@ final class PageProxyApp: Sendable {
         return PageProxyApp(server: server, mockServer: mockServer, status: status, transport: transport, pages: pages, logger: logger)
     }
 
+    /// Starts the built-in mock upstream a config describes.
+    static func startMock(_ mock: MockConfig, logger: Logger) throws(SocketError) -> Server {
+        let options = MockUpstreamOptions(totalItems: mock.items, pageSize: mock.pageSize, latency: mock.latency)
+        return try Server(
+            address: SocketAddress(host: mock.address, port: mock.port), limits: ServerLimits(),
+            // The mock's requests are the proxy's upstream traffic: at `debug`, not mixed into the proxy's `info` log.
+            responder: MockHTTPResponder(mock: MockUpstream(options: options)), logger: logger, requestLogLevel: .debug)
+    }
+
+    /// DESIGN.md: one rate-limit budget per upstream origin, shared by every request of the process.
+    static func makeBudgets(_ config: Config) -> OriginBudgets {
+        OriginBudgets(config.routes.map { route in (route.upstream.origin, route.originBudget) })
+    }
+
+    /// What answers every request, with or without a server (`PageProxy fetch` calls it directly): the routes, the
+    /// walk, the page cache, the memo and the budgets.
+    /// - Parameter walkObserver: told each time a walk hands out a page.
+    static func makeResponder(
+        config: Config, transport: HTTP1Transport, pages: CachingPageSource, status: ServiceStatus, metrics: Metrics, budgets: OriginBudgets,
+        spool: MergedSpool?, walkObserver: (@Sendable (WalkRecord.Progress) -> Void)? = nil
+    ) -> PageProxyResponder {
+        // Memoized merged answers: `cache.memoBytes`, by default an eighth of the cache's bound, at most 64 MiB (none
+        // when the cache is off).
+        let memo = MergedAnswerMemo(maxBytes: config.cache.memoLimit, store: pages.store)
+        var aggregate = AggregateResponder(
+            transport: RedirectingTransport(base: transport), pages: pages, metrics: metrics,
+            spool: spool ?? MergedSpool(directories: MergedSpool.directories(for: config)), memo: memo, budgets: budgets)
+        aggregate.walkObserver = walkObserver
+        return PageProxyResponder(router: Router(routes: config.routes), aggregate: aggregate, status: status, metrics: metrics)
+    }
+
     /// The shared page cache; a directory that cannot be used is logged once and leaves the proxy uncached.
-    private static func makePageCache(_ config: CacheConfig, logger: Logger) -> CachingPageSource {
+    static func makePageCache(_ config: CacheConfig, logger: Logger) -> CachingPageSource {
         guard config.maxBytes > 0 else {
             logger.log(.info, "cache off", [("reason", "cache.maxBytes is 0")])
             return CachingPageSource(store: nil)

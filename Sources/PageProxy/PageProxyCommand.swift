@@ -5,7 +5,7 @@ import PageProxyMock
 import Glibc
 #endif
 
-/// The executable's entry point: `serve`, `mock`, `check-config`, `healthcheck`, `probe`, `--help`, `--version`.
+/// The executable's entry point: `serve`, `mock`, `check-config`, `healthcheck`, `probe`, `fetch`, `--help`, `--version`.
 @main
 enum PageProxyCommand {
     static let usage = """
@@ -20,6 +20,11 @@ enum PageProxyCommand {
               --page-size N (20)          --latency-ms N (0)
           PageProxy healthcheck [--port P]       GET /healthz on 127.0.0.1 (container HEALTHCHECK)
           PageProxy probe URL [--header 'N: v']  fetch a first page, say how it paginates, print a route
+          PageProxy fetch ROUTE[/path][?query]   walk a route without a server; items to stdout (or --output FILE)
+              [--config PATH] [--format json|ndjson] [--output FILE]
+              a progress line on stderr when it is a terminal; starts the config's mock if its port is free
+              exit 0 done, 1 config or output error, 2 usage, 3 upstream error (nothing written),
+              4 bad request (unknown route, bad control or path), 5 partial (the walk failed mid-stream)
           PageProxy --help | --version
 
         Environment: PAGEPROXY_ADDRESS, PAGEPROXY_PORT, PAGEPROXY_CACHE_DIR and PAGEPROXY_MOCK_PORT (the built-in
@@ -43,6 +48,7 @@ enum PageProxyCommand {
         case "check-config": code = CheckConfigCommand.run(arguments)
         case "healthcheck": code = await HealthcheckCommand.run(arguments)
         case "probe": code = await ProbeCommand.run(arguments)
+        case "fetch": code = await FetchCommand.run(arguments)
         case "--help", "-h", "help":
             print(usage)
             code = 0

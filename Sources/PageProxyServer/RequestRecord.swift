@@ -18,6 +18,8 @@ package struct RequestRecord: Sendable, Equatable {
     /// The code of the error the answer reports (`ErrorResponse`), or why it was cut (`shutdown_cut`).
     package var error: String?
     package var errorMessage: String?
+    /// Whether the answer is an account of the walk (`_explain`), not its items.
+    package var isExplained = false
     /// Whether the built-in mock answered (its lines are told apart from the proxy's).
     package var isMock = false
 
@@ -31,6 +33,7 @@ package struct RequestRecord: Sendable, Equatable {
         if let cache { fields.append(("cache", .string(cache))) }
         if let error { fields.append(("error", .string(error))) }
         if let errorMessage { fields.append(("error_message", .string(errorMessage))) }
+        if isExplained { fields.append(("explain", .bool(true))) }
         if let items { fields.append(("items", .int(items))) }
         if let itemsPath { fields.append(("items_path", .string(itemsPath))) }
         if isMock { fields.append(("mock", .bool(true))) }

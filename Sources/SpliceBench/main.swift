@@ -1,4 +1,5 @@
-// Splicing benchmark: JSONScanner.scan + appendItem against JSONSerialization parse + re-encode.
+// Splicing benchmark: JSONScanner.scan + appendItem against JSONSerialization parse + re-encode, and field
+// selection (`_fields`, FieldSelection) against picking the same members from JSONSerialization's objects.
 //
 //     swift run -c release SpliceBench [repetitions] [--scanner-only] [--typical-only | --heavy-only]
 //
@@ -238,7 +239,54 @@ struct PageSet {
         return checksum
     }
 
-    /// The spliced items of every page parse to the same values as Foundation's.
+    /// `_fields=id,name,address.city,address.geo.lat`: the selected members of each item, byte for byte.
+    static let selection = try! FieldSelection(parsing: "id,name,address.city,address.geo.lat")
+
+    func scanAndSelect() throws -> Int {
+        let scanner = JSONScanner()
+        var output: [UInt8] = []
+        output.reserveCapacity(1 << 20)
+        var checksum = 0
+        for bytes in pages {
+            let scanned = try scanner.scan(bytes, itemsAt: itemsPath, values: [cursorPath])
+            let page = Page(
+                number: 1, url: Self.url, status: .ok, headers: HTTPHeaders(), body: bytes, items: scanned.items, values: scanned.values)
+            output.removeAll(keepingCapacity: true)
+            var framing = MergedJSONBody()
+            framing.append(Self.selection.project(page), to: &output)
+            output += framing.closing()
+            checksum &+= output.count
+        }
+        return checksum
+    }
+
+    static let url = PageURL(string: "http://api.example.com/v1/users")!
+
+    /// The same selection done on Foundation's objects: parse, pick, encode again.
+    func foundationSelect() throws -> Int {
+        var checksum = 0
+        for page in data {
+            checksum &+= try JSONSerialization.data(withJSONObject: Self.foundationSelection(page)).count
+        }
+        return checksum
+    }
+
+    static func foundationSelection(_ page: Data) throws -> [[String: Any]] {
+        guard let root = try JSONSerialization.jsonObject(with: page) as? [String: Any], let items = root["data"] as? [[String: Any]] else {
+            fatalError("no data")
+        }
+        return items.map { item in
+            var picked: [String: Any] = ["id": item["id"]!, "name": item["name"]!]
+            if let address = item["address"] as? [String: Any] {
+                var kept: [String: Any] = ["city": address["city"]!]
+                if let geo = address["geo"] as? [String: Any] { kept["geo"] = ["lat": geo["lat"]!] }
+                picked["address"] = kept
+            }
+            return picked
+        }
+    }
+
+    /// The spliced items of every page parse to the same values as Foundation's, and so do the selected ones.
     func check() throws {
         let scanner = JSONScanner()
         for (bytes, data) in zip(pages, data) {
@@ -252,6 +300,15 @@ struct PageSet {
             let ours = try JSONSerialization.jsonObject(with: Data(spliced)) as? NSArray
             let theirs = (try JSONSerialization.jsonObject(with: data) as? NSDictionary)?["data"] as? NSArray
             precondition(ours != nil && ours == theirs && ours?.count == 100, "spliced items differ from Foundation's")
+            let selected = Self.selection.project(
+                Page(number: 1, url: Self.url, status: .ok, headers: HTTPHeaders(), body: bytes, items: page.items, values: [:]))
+            var framing = MergedJSONBody()
+            var output: [UInt8] = []
+            framing.append(selected, to: &output)
+            output += framing.closing()
+            let oursSelected = try JSONSerialization.jsonObject(with: Data(output)) as? NSArray
+            let theirsSelected = try Self.foundationSelection(data) as NSArray
+            precondition(oursSelected == theirsSelected, "selected fields differ from Foundation's")
         }
     }
 }
@@ -269,17 +326,23 @@ for set in sets {
     if !scannerOnly { try set.check() }
     let scan = try measure(bytes: set.totalBytes, repetitions: repetitions, set.scanOnly)
     let splice = try measure(bytes: set.totalBytes, repetitions: repetitions, set.scanAndSplice)
+    let select = try measure(bytes: set.totalBytes, repetitions: repetitions, set.scanAndSelect)
     let foundation = scannerOnly
         ? (median: Double.nan, best: Double.nan, checksum: 0)
         : try measure(bytes: set.totalBytes, repetitions: max(3, repetitions / 2), set.foundation)
-    checksum &+= scan.checksum &+ splice.checksum &+ foundation.checksum
-    func row(_ method: String, _ rate: (median: Double, best: Double, checksum: Int)) -> String {
+    let foundationSelect = scannerOnly
+        ? (median: Double.nan, best: Double.nan, checksum: 0)
+        : try measure(bytes: set.totalBytes, repetitions: max(3, repetitions / 2), set.foundationSelect)
+    checksum &+= scan.checksum &+ splice.checksum &+ foundation.checksum &+ select.checksum &+ foundationSelect.checksum
+    func row(_ method: String, _ rate: (median: Double, best: Double, checksum: Int), peer: Double = foundation.median) -> String {
         "| \(set.name) | \(method) | \(String(format: "%.0f", rate.median)) | \(String(format: "%.0f", rate.best)) | "
-            + "\(String(format: "%.1f×", rate.median / foundation.median)) |"
+            + "\(String(format: "%.1f×", rate.median / peer)) |"
     }
     rows.append(row("JSONScanner.scan (validate, find items)", scan))
     rows.append(row("JSONScanner.scan + appendItem (splice)", splice))
     rows.append(row("JSONSerialization.jsonObject + data", foundation))
+    rows.append(row("scan + FieldSelection.project (4 fields, 2 nested)", select, peer: foundationSelect.median))
+    rows.append(row("JSONSerialization.jsonObject, pick 4 fields, data", foundationSelect, peer: foundationSelect.median))
 }
 print("repetitions: \(repetitions) (Foundation: \(max(3, repetitions / 2))), MB = 10^6 bytes of input\n")
 print("| pages | method | median MB/s | best MB/s | vs Foundation |")

@@ -38,3 +38,46 @@ import Testing
         #expect(try parse("/r?_format=json", ["PageProxy-Format": "ndjson", "Accept": "application/x-ndjson"]).format == .json)
     }
 }
+
+/// The controls for asking less: windows, fields and explain, in both forms, and their refusals.
+@Suite struct CallerControlsTests {
+    private func parse(_ target: String, _ headers: HTTPHeaders = HTTPHeaders()) throws(ProxyControls.Invalid) -> ProxyControls {
+        try ProxyControls.parse(HTTPRequestHead(method: .get, target: target, version: .http1_1, headers: headers))
+    }
+
+    @Test func windowFieldsAndExplainInTheQuery() throws {
+        let controls = try parse("/r?_offset=40&_limit=20&_fields=id%2Cowner.login&_explain=1&q=x")
+        #expect(controls.window == ItemWindow(offset: 40, limit: 20))
+        #expect(controls.fields?.description == "id,owner.login")
+        #expect(controls.explain)
+        #expect(controls.upstreamQuery == "q=x")
+    }
+
+    @Test func windowFieldsAndExplainInHeaders() throws {
+        let controls = try parse(
+            "/r", ["PageProxy-Offset": "5", "PageProxy-Limit": "3", "PageProxy-Fields": "id", "PageProxy-Explain": "true"])
+        #expect(controls.window == ItemWindow(offset: 5, limit: 3))
+        #expect(controls.fields?.description == "id")
+        #expect(controls.explain)
+    }
+
+    @Test func anOffsetAloneRunsToTheEndAndALimitAloneStartsAtZero() throws {
+        #expect(try parse("/r?_offset=7").window == ItemWindow(offset: 7, limit: Int.max))
+        #expect(try parse("/r?_limit=7").window == ItemWindow(offset: 0, limit: 7))
+        #expect(try parse("/r").window == nil)
+    }
+
+    @Test(
+        "bad values are refused, naming the control",
+        arguments: [
+            ("_offset=-1", "_offset"), ("_offset=x", "_offset"), ("_limit=0", "_limit"), ("_fields=a..b", "_fields"), ("_fields=", "_fields"),
+            ("_explain=maybe", "_explain"), ("_limit=1&_limit=2", "_limit"),
+        ])
+    func badValues(query: String, control: String) {
+        #expect {
+            try parse("/r?" + query)
+        } throws: { error in
+            (error as? ProxyControls.Invalid)?.control == control
+        }
+    }
+}

@@ -15,6 +15,8 @@ struct AggregateResponder: Sendable {
     let budgets: OriginBudgets
     /// Where `lookahead` walks learn where upstreams' links point, shared by every request.
     var lookahead = LookaheadMemory()
+    /// Told each time a walk hands out a page (`PageProxy fetch` draws its progress line from it).
+    var walkObserver: (@Sendable (WalkRecord.Progress) -> Void)? = nil
 
     init(
         transport: any UpstreamTransport, pages: CachingPageSource, metrics: Metrics, spool: MergedSpool, memo: MergedAnswerMemo,
@@ -28,6 +30,7 @@ struct AggregateResponder: Sendable {
     }
 
     func respond(to request: HTTPRequestHead, route: RouteConfig, subpath: String, response: consuming Response) async -> RequestRecord {
+        let began = ContinuousClock.now
         var record = RequestRecord(route: route.name)
         let plan: RequestPlan
         do {
@@ -37,29 +40,48 @@ struct AggregateResponder: Sendable {
         } catch {
             return await response.send(HTTPError(.internalServerError, code: "internal_error", message: "\(error)"), recording: record)
         }
-        if let memoKey = plan.memoKey, !plan.controls.fresh, let answer = merged.memo.answer(for: memoKey, at: Date()) {
-            return await merged.render(memoized: answer, plan: plan, record: record, response: response)
+        let controls = plan.controls
+        // Every fetch is kept only to be explained; otherwise the timing alone, in bounded memory.
+        let walkRecord = WalkRecord(began: began, keepsFetches: controls.explain, onProgress: walkObserver)
+        // An account of the walk needs a walk.
+        if let memoKey = plan.memoKey, !controls.fresh, !controls.explain, let answer = merged.memo.answer(for: memoKey, at: Date()) {
+            return await merged.render(memoized: answer, plan: plan, walkRecord: walkRecord, record: record, response: response)
         }
         // One retry budget and one deadline for all the pages of this request.
         var retryPolicy = RetryPolicy(budget: route.retries)
         retryPolicy.maxServerDelay = route.maxRetryAfter
-        let transport = RetryingTransport(base: self.transport, policy: retryPolicy, deadline: .now + route.totalTimeout, budgets: budgets)
+        // An explained walk counts each page's attempts (its retries).
+        let sender: any UpstreamTransport = controls.explain ? AttemptRecordingTransport(base: self.transport, record: walkRecord) : self.transport
+        let transport = RetryingTransport(base: sender, policy: retryPolicy, deadline: .now + route.totalTimeout, budgets: budgets)
         let tally = CacheTally()
-        let fetch = RoutePageFetcher.make(plan: plan, transport: transport, pages: pages, metrics: metrics, tally: tally)
+        let fetch = WindowPastTheEnd.wrap(
+            RoutePageFetcher.make(plan: plan, transport: transport, pages: pages, metrics: metrics, tally: tally, record: walkRecord),
+            endStatuses: plan.window?.endStatuses(of: plan.fixedScheme) ?? [], itemsPath: route.itemsPath)
         let walk: RouteWalk
         do {
             walk = try await RouteWalk.start(route: route, base: plan.base, options: plan.options, fetch: fetch, record: &record)
         } catch {
-            record = await response.send(walkFailure: error, plan: plan, recording: record)
+            if controls.explain, !PaginationErrorResponse.isCancellation(error) {
+                let items = RequestedItems(controls: controls, skip: 0, scheme: nil, knownTotal: nil, request: request, record: walkRecord)
+                record = await ExplainAnswer(route: route, items: items, secrets: plan.secrets)
+                    .send(walk: nil, failure: error, truncated: false, recording: record, response: response)
+            } else {
+                record = await response.send(walkFailure: error, plan: plan, recording: record)
+            }
             return recordWalk(route: route, tally: tally, transport: transport, record: record)
         }
+        let items = RequestedItems(
+            controls: controls, skip: plan.window?.skip ?? 0, scheme: walk.scheme(of: route), knownTotal: walk.detected?.total, request: request,
+            record: walkRecord)
         // DESIGN.md: a client that disconnects cancels its upstream work.
         response.cancelsWhenClientLeaves()
-        switch plan.controls.format {
+        switch controls.format {
+        case _ where controls.explain:
+            record = await ExplainAnswer(route: route, items: items, secrets: plan.secrets).walkAndSend(walk, recording: record, response: response)
         case .json:
-            record = await merged.render(walk: walk, plan: plan, tally: tally, record: record, response: response)
+            record = await merged.render(walk: walk, plan: plan, items: items, tally: tally, record: record, response: response)
         case .ndjson:
-            record = await NDJSONAnswerRenderer.render(walk: walk, plan: plan, tally: tally, record: record, response: response)
+            record = await NDJSONAnswerRenderer.render(walk: walk, plan: plan, items: items, tally: tally, record: record, response: response)
         }
         return recordWalk(route: route, tally: tally, transport: transport, record: record)
     }

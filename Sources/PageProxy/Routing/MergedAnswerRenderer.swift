@@ -15,8 +15,10 @@ struct MergedAnswerRenderer: Sendable {
     static let sendChunkBytes = 64 * 1024
 
     /// Walks every page into the answer, then sends it (or a 304, or the error that ended the walk).
+    /// - Parameter requested: the window and fields asked for, which shape each page.
     func render(
-        walk: RouteWalk, plan: RequestPlan, tally: CacheTally, record: RequestRecord, response: consuming Response
+        walk: RouteWalk, plan: RequestPlan, items requested: RequestedItems, tally: CacheTally, record: RequestRecord,
+        response: consuming Response
     ) async -> RequestRecord {
         var record = record
         let (walker, route) = (walk.walker, plan.route)
@@ -28,7 +30,8 @@ struct MergedAnswerRenderer: Sendable {
         var etag = AggregateETag(shape: plan.etagShape(itemsPath: walk.headers["PageProxy-Items-Path"]))
         var (pages, items) = (0, 0)
         do {
-            while let page = try await walker.next() {
+            while let walked = try await walker.next() {
+                let page = requested.shape(walked, walker: walker)
                 // Items are compacted, never longer than the page's body; with `[` and `,` at most two bytes more.
                 try body.append(atMost: page.body.count + 2) { framing.append(page, to: &$0) } appended: { etag.add(page, framed: $0) }
                 pages += 1
@@ -49,10 +52,13 @@ struct MergedAnswerRenderer: Sendable {
             return await response.send(HTTPError(.internalServerError, code: "internal_error", message: "\(error)"), recording: record)
         }
         let tag = etag.finalize()
+        var extraHeaders = walk.headers
+        for field in requested.headers(walker: walker, walkEnded: true) { extraHeaders.set(field.name, field.value) }
+        let truncated = requested.wasTruncatedByCap(walker)
         var headers = MergedAnswerHeaders.make(
-            extra: walk.headers, pages: pages, items: items, truncated: walker.wasTruncated, cache: tally.summary, stale: tally.servedStale,
-            etag: tag)
+            extra: extraHeaders, pages: pages, items: items, truncated: truncated, cache: tally.summary, stale: tally.servedStale, etag: tag)
         tally.freshness.addHeaders(to: &headers, route: route, request: plan.request)
+        headers.set("Server-Timing", ServerTimingField.value(requested.record))
         (record.pages, record.items) = (pages, items)
         // Every page stored and fresh: the answer is memoized, a spooled one too (read back once, within the memo's
         // bound), and then sent from memory.
@@ -60,8 +66,8 @@ struct MergedAnswerRenderer: Sendable {
         if let freshUntil = tally.freshUntil, let memoKey = plan.memoKey, memo.accepts(byteCount: body.count), let bytes = try? body.bytes() {
             memo.keep(
                 MergedAnswerMemo.Answer(
-                    body: bytes, pages: pages, items: items, truncated: walker.wasTruncated, etag: tag, freshUntil: freshUntil,
-                    stamps: tally.stamps, extraHeaders: walk.headers),
+                    body: bytes, pages: pages, items: items, truncated: truncated, etag: tag, freshUntil: freshUntil,
+                    stamps: tally.stamps, extraHeaders: extraHeaders),
                 for: memoKey)
             kept = bytes
         }
@@ -89,7 +95,7 @@ struct MergedAnswerRenderer: Sendable {
 
     /// A merged answer from the memo: every page a cache hit, as the walk would have found them.
     func render(
-        memoized answer: MergedAnswerMemo.Answer, plan: RequestPlan, record: RequestRecord, response: consuming Response
+        memoized answer: MergedAnswerMemo.Answer, plan: RequestPlan, walkRecord: WalkRecord, record: RequestRecord, response: consuming Response
     ) async -> RequestRecord {
         metrics.cacheOutcome(route: plan.route.name, outcome: CacheOutcome.hit.rawValue, count: answer.pages)
         var record = record
@@ -99,6 +105,9 @@ struct MergedAnswerRenderer: Sendable {
         freshness.record(freshUntil: answer.freshUntil)
         var perRequest = HTTPHeaders()
         freshness.addHeaders(to: &perRequest, route: plan.route, request: plan.request)
+        // No walk: the time in the cache is the memo's lookup.
+        let elapsed = walkRecord.elapsed
+        perRequest.set("Server-Timing", ServerTimingField.value(upstream: .zero, cache: elapsed, total: elapsed))
         var headers = answer.headers
         for field in perRequest { headers.set(field.name, field.value) }
         if let notModified = Self.notModified(plan.request, etag: answer.etag, headers: headers, length: answer.body.count) {

@@ -6,8 +6,10 @@ import PageProxyServer
 enum NDJSONAnswerRenderer {
     /// Sends the first page's items as soon as it arrives and each later page's as it comes; a failure after the first
     /// page ends the stream with the failure line and no last chunk.
+    /// - Parameter requested: the window and fields asked for, which shape each page.
     static func render(
-        walk: RouteWalk, plan: RequestPlan, tally: CacheTally, record: RequestRecord, response: consuming Response
+        walk: RouteWalk, plan: RequestPlan, items requested: RequestedItems, tally: CacheTally, record: RequestRecord,
+        response: consuming Response
     ) async -> RequestRecord {
         var record = record
         let walker = walk.walker
@@ -15,11 +17,12 @@ enum NDJSONAnswerRenderer {
         // The first page decides the status line: a walk that fails at once gets an honest error status.
         let first: Page?
         do {
-            first = try await walker.next()
+            first = try await walker.next().map { requested.shape($0, walker: walker) }
         } catch {
             return await response.send(walkFailure: error, plan: plan, recording: record)
         }
         var headers = walk.headers
+        for field in requested.headers(walker: walker, walkEnded: false) { headers.set(field.name, field.value) }
         headers.set("Content-Type", OutputFormat.ndjson.contentType)
         headers.set("Cache-Control", "no-store")
         // The cache outcome of every page is known only at the end: it follows the body as trailer fields, for a
@@ -45,7 +48,7 @@ enum NDJSONAnswerRenderer {
                 pages += 1
                 items += current.itemCount
                 try await stream.write(NDJSONBody.bytes(for: current))
-                page = try await walker.next()
+                page = try await walker.next().map { requested.shape($0, walker: walker) }
             }
         } catch let error as PaginationError where !PaginationErrorResponse.isCancellation(error) {
             (record.pages, record.items) = (pages, items)

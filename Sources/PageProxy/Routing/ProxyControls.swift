@@ -3,14 +3,20 @@ import PageProxyCore
 
 /// PageProxy's own per-request controls, namespaced so that they never collide with an upstream's parameters.
 ///
-/// Each has a query form (`_format`, `_max_pages`, `_max_items`, `_fresh`) and a header form (`PageProxy-Format`,
-/// …) for clients that cannot change URLs. The query wins over the header; `Accept: application/x-ndjson` asks
+/// Each has a query form (`_format`, `_max_pages`, `_max_items`, `_fresh`, `_offset`, `_limit`, `_fields`,
+/// `_explain`) and a header form (`PageProxy-Format`, …) for clients that cannot change URLs. The query wins over the header; `Accept: application/x-ndjson` asks
 /// for NDJSON when neither names a format. Other parameters, underscored or not, pass to the upstream untouched.
 struct ProxyControls: Sendable, Equatable {
     var format = OutputFormat.json
     var maxPages: Int?
     var maxItems: Int?
     var fresh = false
+    /// `_offset` / `_limit`: a window of the items instead of all of them.
+    var window: ItemWindow?
+    /// `_fields`: the members of each item to keep.
+    var fields: FieldSelection?
+    /// `_explain`: an account of the walk instead of the items.
+    var explain = false
     /// The client's query without PageProxy's controls, still percent-encoded.
     var upstreamQuery: String?
 
@@ -19,7 +25,7 @@ struct ProxyControls: Sendable, Equatable {
         let message: String
     }
 
-    static let names = ["_format", "_max_pages", "_max_items", "_fresh"]
+    static let names = ["_format", "_max_pages", "_max_items", "_fresh", "_offset", "_limit", "_fields", "_explain"]
 
     static func parse(_ request: HTTPRequestHead) throws(Invalid) -> ProxyControls {
         var controls = ProxyControls()
@@ -49,18 +55,38 @@ struct ProxyControls: Sendable, Equatable {
         }
         controls.maxPages = try positiveInteger(values["_max_pages"] ?? headers["PageProxy-Max-Pages"], control: "_max_pages")
         controls.maxItems = try positiveInteger(values["_max_items"] ?? headers["PageProxy-Max-Items"], control: "_max_items")
-        if let fresh = values["_fresh"] ?? headers["PageProxy-Fresh"] {
-            switch fresh.lowercased() {
-            case "", "1", "true", "yes": controls.fresh = true
-            case "0", "false", "no": controls.fresh = false
-            default: throw Invalid(control: "_fresh", message: "_fresh must be true or false, not \"\(fresh.prefix(40))\"")
-            }
+        if let fresh = try flag(values["_fresh"] ?? headers["PageProxy-Fresh"], control: "_fresh") {
+            controls.fresh = fresh
         } else {
             // RFC 9111 §5.2.1.4 / §5.4 — a client's `no-cache` (or a reload's `max-age=0`) asks for revalidation.
             let directives = headers.tokens("Cache-Control")
             controls.fresh = directives.contains("no-cache") || directives.contains("max-age=0") || headers.tokens("Pragma").contains("no-cache")
         }
+        controls.explain = try flag(values["_explain"] ?? headers["PageProxy-Explain"], control: "_explain") ?? false
+        let offset = try wholeNumber(values["_offset"] ?? headers["PageProxy-Offset"], control: "_offset", least: 0)
+        let limit = try wholeNumber(values["_limit"] ?? headers["PageProxy-Limit"], control: "_limit", least: 1)
+        if offset != nil || limit != nil {
+            // `_offset` alone: every item from there on; `_limit` alone: the first ones.
+            controls.window = ItemWindow(offset: offset ?? 0, limit: limit ?? Int.max)
+        }
+        if let fields = values["_fields"] ?? headers["PageProxy-Fields"] {
+            do {
+                controls.fields = try FieldSelection(parsing: fields)
+            } catch {
+                throw Invalid(control: "_fields", message: error.description)
+            }
+        }
         return controls
+    }
+
+    /// A yes-or-no control: empty, `1`, `true`, `yes` or `0`, `false`, `no`; nil when not given.
+    private static func flag(_ text: String?, control: String) throws(Invalid) -> Bool? {
+        guard let text else { return nil }
+        switch text.lowercased() {
+        case "", "1", "true", "yes": return true
+        case "0", "false", "no": return false
+        default: throw Invalid(control: control, message: "\(control) must be true or false, not \"\(text.prefix(40))\"")
+        }
     }
 
     /// Whether one `Accept` member names NDJSON with a non-zero weight (RFC 9110 §12.4.2: `q=0` means "not
@@ -73,9 +99,13 @@ struct ProxyControls: Sendable, Equatable {
     }
 
     private static func positiveInteger(_ text: String?, control: String) throws(Invalid) -> Int? {
+        try wholeNumber(text, control: control, least: 1)
+    }
+
+    private static func wholeNumber(_ text: String?, control: String, least: Int) throws(Invalid) -> Int? {
         guard let text else { return nil }
-        guard let value = Int(text), value >= 1 else {
-            throw Invalid(control: control, message: "\(control) must be a whole number of at least 1, not \"\(text.prefix(40))\"")
+        guard let value = Int(text), value >= least else {
+            throw Invalid(control: control, message: "\(control) must be a whole number of at least \(least), not \"\(text.prefix(40))\"")
         }
         return value
     }

@@ -8,8 +8,13 @@ struct RequestPlan {
     let controls: ProxyControls
     /// The headers every page request carries (`UpstreamHeaders`).
     let upstreamHeaders: HTTPHeaders
-    /// The first page's URL: the route's, with the extra path appended and the client's query merged in.
+    /// The first page's URL: the route's, with the extra path appended and the client's query merged in (for a
+    /// window on a numbered scheme, the page that holds its first item).
     let base: PageURL
+    /// The route's own scheme; nil for `scheme: "auto"`.
+    let fixedScheme: PaginationScheme?
+    /// How a window (`_offset` / `_limit`) is walked: where to start, how many pages and items; nil without one.
+    let window: ItemWindow.Plan?
     let options: PageWalker.Options
     let cachePolicy: CachePolicy
     /// The key of the merged answer in the memo; nil for NDJSON, which is never memoized.
@@ -23,27 +28,36 @@ struct RequestPlan {
         self.request = request
         controls = try ProxyControls.parse(request)
         upstreamHeaders = try UpstreamHeaders.make(route: route, request: request)
-        base = Self.upstreamURL(route: route, subpath: subpath, query: controls.upstreamQuery)
+        // A window walks only the pages it needs: a numbered scheme starts at the page that holds its first item.
+        let fixedScheme: PaginationScheme? = if case .scheme(let scheme) = route.pagination { scheme } else { nil }
+        self.fixedScheme = fixedScheme
+        let routeBase = Self.upstreamURL(route: route, subpath: subpath, query: controls.upstreamQuery)
+        let window = controls.window?.plan(scheme: fixedScheme, base: routeBase)
+        self.window = window
+        base = window?.base ?? routeBase
         var options = PageWalker.Options()
         options.itemsPath = route.itemsPath
         options.concurrency = route.concurrency
         options.maxPages = route.maxPages
-        options.pageLimit = controls.maxPages
-        options.itemLimit = [controls.maxItems, route.maxItems].compactMap { $0 }.min()
+        options.pageLimit = [controls.maxPages, window?.pageLimit].compactMap { $0 }.min()
+        options.itemLimit = [controls.maxItems, route.maxItems, window?.itemLimit].compactMap { $0 }.min()
         options.lookaheadMemory = lookahead
         self.options = options
         cachePolicy = CachePolicy(ttl: route.ttl, staleIfError: route.staleIfError, forceRevalidate: controls.fresh)
+        // The window's skip and the fields decide the bytes too: they are part of the key.
         memoKey = controls.format == .json
             ? MergedAnswerMemo.key(
                 route: route.name, base: base, pageLimit: options.pageLimit, itemLimit: options.itemLimit, upstreamHeaders: upstreamHeaders)
+                + "\u{0}\(window?.skip ?? 0)\u{0}\(controls.fields?.description ?? "")"
             : nil
         secrets = CredentialRedaction.secrets(in: upstreamHeaders)
     }
 
     /// Everything besides the pages that decides the merged bytes (`AggregateETag`): the items path (an auto route's
-    /// as detected) and the limits.
+    /// as detected), the limits, the window's skip and the fields.
     func etagShape(itemsPath: String?) -> String {
         "\(route.pagination.name)\u{0}\(itemsPath ?? route.itemsPath.description)\u{0}\(options.pageLimit ?? -1)\u{0}\(options.itemLimit ?? -1)"
+            + "\u{0}\(window?.skip ?? 0)\u{0}\(controls.fields?.description ?? "")"
     }
 
     /// What a walk of the route scans pages for, so that pages it stores keep their scan and hits reuse it; nil for

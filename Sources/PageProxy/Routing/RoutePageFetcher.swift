@@ -1,14 +1,16 @@
 import PageProxyCore
+import PageProxyServer
 
 /// The fetcher a route's walk asks for pages: through the shared page cache and the request's own retrying
 /// transport, counting each page's cache outcome in the request's tally and the metrics.
 enum RoutePageFetcher {
+    /// - Parameter record: the walk's account (`_explain`, `Server-Timing`), told of every fetch.
     static func make(
-        plan: RequestPlan, transport: RetryingTransport, pages: CachingPageSource, metrics: Metrics, tally: CacheTally
+        plan: RequestPlan, transport: RetryingTransport, pages: CachingPageSource, metrics: Metrics, tally: CacheTally, record: WalkRecord
     ) -> PageFetcher {
         let route = plan.route
         let (timeout, maxBytes, routeName, caFile, ttl) = (route.pageTimeout, route.maxPageBytes, route.name, route.caFile, route.ttl)
-        let (headers, policy, scan) = (plan.upstreamHeaders, plan.cachePolicy, plan.scanPaths)
+        let (headers, policy, scan, secrets) = (plan.upstreamHeaders, plan.cachePolicy, plan.scanPaths, plan.secrets)
         return { url, number throws(PaginationError) in
             let started = ContinuousClock.now
             do throws(UpstreamError) {
@@ -16,6 +18,7 @@ enum RoutePageFetcher {
                     UpstreamRequest(url: url, headers: headers, caFile: caFile), policy: policy, transport: transport, timeout: timeout,
                     maxBodyBytes: maxBytes, scan: scan)
                 let (response, source) = (fetched.response, fetched.outcome)
+                record.fetched(number: number, url: url, status: response.status.code, outcome: source, bytes: response.body.count, started: started)
                 tally.record(source, stored: fetched.stored)
                 tally.freshness.record(response: response, outcome: source, freshUntil: fetched.stored?.freshUntil, routeTTL: ttl)
                 metrics.cacheOutcome(route: routeName, outcome: source.rawValue)
@@ -32,6 +35,7 @@ enum RoutePageFetcher {
                     throw .cancelled
                 }
                 let outcome = if case .timedOut = error { "timeout" } else { "error" }
+                record.failed(number: number, url: url, error: CredentialRedaction.redactText("\(error)", secrets: secrets), started: started)
                 metrics.pageFetched(route: routeName, outcome: outcome, duration: .now - started)
                 throw .upstreamFailed(page: number, url: url, error: error)
             }

@@ -8,6 +8,14 @@ struct RouteWalk {
     /// For an auto route: `PageProxy-Scheme: auto->link-header`, `PageProxy-Items-Path`, and `PageProxy-Total` when
     /// the upstream states one.
     let headers: HTTPHeaders
+    /// For an auto route, what was detected; nil for a route with a scheme of its own.
+    var detected: DetectedPagination?
+
+    /// The scheme walked: the route's own or the detected one (nil for a single page).
+    func scheme(of route: RouteConfig) -> PaginationScheme? {
+        if case .scheme(let scheme) = route.pagination { return scheme }
+        return detected?.scheme
+    }
 
     /// Starts the walk; an auto route's detection is noted in `record` (`scheme`, `items_path`), failed or not.
     static func start(
@@ -26,7 +34,7 @@ struct RouteWalk {
             if let total = detected.total { headers.set("PageProxy-Total", String(total)) }
             record.scheme = detected.headerValue
             record.itemsPath = detected.itemsPath.description
-            return RouteWalk(walker: walker, headers: headers)
+            return RouteWalk(walker: walker, headers: headers, detected: detected)
         }
     }
 }

@@ -56,6 +56,9 @@ package final class PageWalker {
     /// How many page URLs have been built (tests: URLs are built as the window needs them).
     package var builtURLCount: Int { urls.count }
 
+    /// How many pages the walk has in all, once the scheme has said (a total, a `last` link, a short page); nil before.
+    package var pageCountIfKnown: Int? { isListComplete ? knownCount : nil }
+
     /// How many pages the walk knows of: built, and known ahead but not built yet.
     private var knownCount: Int { urls.count + (pending.map { $0.end - $0.next } ?? 0) }
 

@@ -1,0 +1,98 @@
+import PageProxyCore
+import PageProxyServer
+
+/// `_explain=1`: instead of the items, a JSON account of the walk (DESIGN.md "Callers may also ask for less").
+///
+/// It names the route, the scheme and items path (an auto route's as detected, marked `"detected": true`), the total
+/// when the upstream states one, the window and fields asked for, and for every page fetched (speculative fetches
+/// included, so the list is every request the walk made) its URL with credentials redacted, status, cache outcome,
+/// bytes, items taken, retries, start and duration; then the time on the upstream and in the cache, and the critical
+/// path (`WalkRecord.criticalPath`). A walk that fails is explained too: still 200, with its `error`, since the
+/// account is the answer asked for.
+struct ExplainAnswer {
+    let route: RouteConfig
+    let items: RequestedItems
+    /// The credentials sent upstream, never shown.
+    let secrets: [String]
+
+    /// Walks every page the request needs (through the window and the fields, as the items answer would) and sends
+    /// the account.
+    func walkAndSend(_ walk: RouteWalk, recording requestRecord: RequestRecord, response: consuming Response) async -> RequestRecord {
+        var failure: PaginationError?
+        do {
+            while let page = try await walk.walker.next() { _ = items.shape(page, walker: walk.walker) }
+        } catch {
+            failure = error
+        }
+        return await send(walk: walk, failure: failure, truncated: walk.walker.wasTruncated, recording: requestRecord, response: response)
+    }
+
+    /// Sends the account of a walk; `walk` is nil when it could not start (an auto route's first page failed).
+    func send(
+        walk: RouteWalk?, failure: PaginationError?, truncated: Bool, recording requestRecord: RequestRecord, response: consuming Response
+    ) async -> RequestRecord {
+        let record = items.record
+        let fetches = record.fetches
+        var fields: [(String, LogValue)] = [("route", .string(route.name))]
+        if let detected = walk?.detected {
+            fields += [("scheme", .string(detected.schemeName)), ("detected", .bool(true)), ("items_path", .string(detected.itemsPath.description))]
+        } else {
+            fields += [("scheme", .string(route.pagination.name)), ("detected", .bool(false)), ("items_path", .string(route.itemsPath.description))]
+        }
+        fields.append(("total", items.total.map { .int($0) } ?? .json("null")))
+        if let window = items.window {
+            var limit: LogValue = .int(window.limit)
+            if window.limit == Int.max { limit = .json("null") }
+            fields.append(("window", .json(JSONText.object([("offset", .int(window.offset)), ("limit", limit)]))))
+        }
+        if let selection = items.fields { fields.append(("fields", .string(selection.description))) }
+        let taken = fetches.filter { $0.items != nil }
+        fields.append(("outcome", .string(failure != nil ? "failed" : truncated ? "stopped_early" : "complete")))
+        fields.append(("pages", .int(taken.count)))
+        fields.append(("items", .int(taken.reduce(0) { $0 + ($1.items ?? 0) })))
+        if let failure {
+            let response = PaginationErrorResponse(failure, route: route.name, secrets: secrets)
+            fields.append(("error", .json(JSONText.object([("code", .string(response.code)), ("message", .string(response.message))]))))
+        }
+        let timing = record.timing
+        let total = record.elapsed
+        fields.append((
+            "timing",
+            .json(JSONText.object([
+                ("upstream_ms", Self.ms(timing.upstream)), ("cache_ms", Self.ms(timing.cache)), ("total_ms", Self.ms(total)),
+            ]))
+        ))
+        fields.append(("fetches", .json("[" + fetches.map(Self.describe).joined(separator: ",") + "]")))
+        let path = record.criticalPath
+        let pathTime = path.last.map { $0.finished - (path.first?.started ?? .zero) } ?? .zero
+        fields.append((
+            "critical_path",
+            .json(JSONText.object([("pages", .json("[" + path.map { String($0.number) }.joined(separator: ",") + "]")), ("ms", Self.ms(pathTime))]))
+        ))
+        var headers = HTTPHeaders()
+        headers.set("Content-Type", "application/json; charset=utf-8")
+        // An account of one walk, at one time: nothing for a cache to keep.
+        headers.set("Cache-Control", "no-store")
+        headers.set("Server-Timing", ServerTimingField.value(upstream: timing.upstream, cache: timing.cache, total: total))
+        await response.send(.ok, headers: headers, body: Array((JSONText.object(fields) + "\n").utf8))
+        var requestRecord = requestRecord
+        requestRecord.isExplained = true
+        return requestRecord
+    }
+
+    private static func describe(_ fetch: WalkRecord.Fetch) -> String {
+        var fields: [(String, LogValue)] = [
+            ("page", .int(fetch.number)), ("url", .string(fetch.url.redactedDescription)),
+            ("status", fetch.status.map { .int($0) } ?? .json("null")),
+            ("cache", fetch.outcome.map { .string($0.rawValue) } ?? .json("null")),
+            ("bytes", .int(fetch.bytes)), ("items", fetch.items.map { .int($0) } ?? .json("null")),
+            ("retries", .int(fetch.retries)), ("started_ms", ms(fetch.started)), ("duration_ms", ms(fetch.finished - fetch.started)),
+        ]
+        if let error = fetch.error { fields.append(("error", .string(error))) }
+        return JSONText.object(fields)
+    }
+
+    private static func ms(_ duration: Duration) -> LogValue {
+        .json(ServerTimingField.milliseconds(duration))
+    }
+}

@@ -1,0 +1,68 @@
+import PageProxyCore
+
+/// What one request asked of the walk's pages besides their items (DESIGN.md "Callers may also ask for less"): the
+/// window's cut (`_offset`, `_limit`) and the selected fields (`_fields`), applied to each page as the walk hands it
+/// out; the total the upstream states; and the account of the walk (`WalkRecord`) that each page is entered in.
+///
+/// Used by one request's task only.
+final class RequestedItems {
+    let window: ItemWindow?
+    let fields: FieldSelection?
+    let record: WalkRecord
+    private var cut: ItemWindowCut
+    private let scheme: PaginationScheme?
+    private let request: HTTPRequestHead
+    private var isFirst = true
+    /// The number of items the upstream says it has, once a page has said (or the scheme detector did).
+    private(set) var total: Int?
+
+    /// - Parameters:
+    ///   - scheme: the route's scheme, or the detected one of an auto route; nil when none (a single page).
+    ///   - knownTotal: a total already known (an auto route's, from its first page).
+    init(controls: ProxyControls, skip: Int, scheme: PaginationScheme?, knownTotal: Int?, request: HTTPRequestHead, record: WalkRecord) {
+        window = controls.window
+        fields = controls.fields
+        cut = ItemWindowCut(skip: skip)
+        self.scheme = scheme
+        self.request = request
+        self.record = record
+        total = knownTotal
+        record.setTotalItems(knownTotal)
+    }
+
+    /// `page` as the client asked for it: the items before the window dropped, the fields selected; entered in the
+    /// walk's account.
+    func shape(_ page: Page, walker: PageWalker) -> Page {
+        if isFirst {
+            isFirst = false
+            if total == nil, let stated = scheme?.totalItems(on: page) {
+                total = stated
+                record.setTotalItems(stated)
+            }
+        }
+        var shaped = page
+        cut.apply(to: &shaped)
+        if let fields { shaped = fields.project(shaped) }
+        record.taken(number: page.number, url: page.url, items: shaped.itemCount, pagesKnown: walker.pageCountIfKnown)
+        return shaped
+    }
+
+    /// `PageProxy-Total` when the total is known, and for a window the `Link` to the windows before and after it.
+    /// - Parameter walkEnded: whether the walk is over (a merged answer); an NDJSON head is sent after the first page,
+    ///   when whether more items follow is known only from a total: without one, `next` is always there (a window
+    ///   past the end is an empty answer).
+    func headers(walker: PageWalker, walkEnded: Bool) -> HTTPHeaders {
+        var headers = HTTPHeaders()
+        if let total { headers.set("PageProxy-Total", String(total)) }
+        guard let window else { return headers }
+        let hasMore = total.map { window.end < $0 } ?? (walkEnded ? walker.wasTruncated : true)
+        let links = WindowLinks(request: request, window: window)
+        if let link = links.value(hasMore: hasMore) { headers.set("Link", link) }
+        return headers
+    }
+
+    /// Whether the walk stopped early at the client's own cap (`_max_items`, `_max_pages`), not at a window's end.
+    func wasTruncatedByCap(_ walker: PageWalker) -> Bool {
+        window == nil && walker.wasTruncated
+    }
+}

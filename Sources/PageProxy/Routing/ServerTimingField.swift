@@ -1,0 +1,26 @@
+import PageProxyCore
+import PageProxyServer
+
+/// The `Server-Timing` field of a merged answer (W3C Server Timing), which browsers' developer tools show:
+/// `upstream;dur=12.3, cache;dur=0.4, total;dur=15.1`, in milliseconds.
+///
+/// `upstream` is the wall-clock time while at least one page was being fetched from the upstream (a miss, a
+/// revalidation, a stale page after a failed fetch), `cache` while at least one page was read from the cache alone
+/// (a hit), so that concurrent fetches count once; `total` is the request's time until the answer was ready.
+/// A memoized answer has no walk: its `cache` is the memo's lookup.
+enum ServerTimingField {
+    static func value(upstream: Duration, cache: Duration, total: Duration) -> String {
+        "upstream;dur=\(milliseconds(upstream)), cache;dur=\(milliseconds(cache)), total;dur=\(milliseconds(total))"
+    }
+
+    static func value(_ record: WalkRecord) -> String {
+        let timing = record.timing
+        return value(upstream: timing.upstream, cache: timing.cache, total: record.elapsed)
+    }
+
+    /// Milliseconds with one decimal.
+    static func milliseconds(_ duration: Duration) -> String {
+        let tenths = (duration.components.seconds * 10_000) + duration.components.attoseconds / 100_000_000_000_000
+        return "\(tenths / 10).\(tenths % 10)"
+    }
+}

@@ -1,0 +1,221 @@
+import Synchronization
+
+/// The account of one walk: every page fetch (URL, status, cache outcome, bytes, upstream attempts, when it started
+/// and ended), the items each page gave, and what it adds up to: time spent on the upstream and in the cache, and
+/// the critical path. `_explain` answers with it; every merged answer's `Server-Timing` comes from it; `PageProxy
+/// fetch` draws its progress line from it.
+package final class WalkRecord: Sendable {
+    /// One page fetch, as the walk's fetcher saw it. Speculative fetches (`lookahead`) are recorded too, so the list
+    /// holds every upstream request; those the walk did not use have no `items`.
+    package struct Fetch: Sendable, Equatable {
+        package var number: Int
+        package var url: PageURL
+        /// The status the page was answered with; nil when no answer came (a connection error, a timeout).
+        package var status: Int?
+        /// Where the page came from; nil when no answer came.
+        package var outcome: CacheOutcome?
+        package var bytes: Int
+        /// Requests sent upstream for this page (0 for a cache hit); more than 1 means retries.
+        package var attempts: Int
+        /// Since the walk began.
+        package var started: Duration
+        package var finished: Duration
+        /// How many items the walk took from the page (after a window or a cap); nil if it was not taken.
+        package var items: Int?
+        /// Why no answer came, when none did.
+        package var error: String?
+
+        package var retries: Int { max(0, attempts - 1) }
+        /// Whether the page's answer came from the upstream rather than from the cache alone.
+        package var wentUpstream: Bool { outcome != .hit }
+    }
+
+    /// How far a walk has come, for a progress line.
+    package struct Progress: Sendable, Equatable {
+        package var pages: Int
+        package var items: Int
+        /// How many pages the walk has in all, once the scheme knows it.
+        package var pagesKnown: Int?
+        /// How many items the upstream says it has, when it says.
+        package var totalItems: Int?
+        package var elapsed: Duration
+
+        package init(pages: Int, items: Int, pagesKnown: Int?, totalItems: Int?, elapsed: Duration) {
+            self.pages = pages
+            self.items = items
+            self.pagesKnown = pagesKnown
+            self.totalItems = totalItems
+            self.elapsed = elapsed
+        }
+    }
+
+    /// The wall-clock time a walk spent waiting for the upstream and reading the cache: the union of its fetches'
+    /// intervals, so that concurrent fetches are not counted twice.
+    package struct Timing: Sendable, Equatable {
+        package var upstream: Duration
+        package var cache: Duration
+    }
+
+    /// The union of intervals added in order of their starts: its length so far, and where it ends.
+    private struct Sweep {
+        var length = Duration.zero
+        var end = Duration.zero
+
+        mutating func add(_ started: Duration, _ finished: Duration) {
+            if started >= end {
+                length += finished - started
+                end = finished
+            } else if finished > end {
+                length += finished - end
+                end = finished
+            }
+        }
+    }
+
+    /// A fetch's interval, until it is folded into the sweeps.
+    private struct Interval {
+        var started: Duration
+        var finished: Duration
+        var upstream: Bool
+    }
+
+    private struct State {
+        var fetches: [Fetch] = []
+        var attempts: [PageURL: Int] = [:]
+        /// Intervals not folded yet, in the order they finished.
+        var pending: [Interval] = []
+        var upstream = Sweep()
+        var cache = Sweep()
+        var pages = 0
+        var items = 0
+        var totalItems: Int?
+    }
+
+    /// Intervals kept unfolded: far more than can finish while one fetch is in flight (the walk's window of
+    /// concurrency and lookahead, at most a few dozen), so that folding the earliest-started is exact.
+    private static let unfolded = 256
+
+    private let began: ContinuousClock.Instant
+    /// Whether every fetch is kept (`_explain`); otherwise only the timing, in bounded memory whatever the page count
+    /// (DESIGN.md "Outputs": memory depends on page size and concurrency, not on how many pages there are).
+    private let keepsFetches: Bool
+    private let state = Mutex(State())
+    private let onProgress: (@Sendable (Progress) -> Void)?
+
+    /// - Parameters:
+    ///   - keepsFetches: keep every fetch and its attempts, for `fetches` and `criticalPath`; without it, only the
+    ///     timing and the progress are kept.
+    ///   - onProgress: called each time the walk hands out a page.
+    package init(
+        began: ContinuousClock.Instant = .now, keepsFetches: Bool = true, onProgress: (@Sendable (Progress) -> Void)? = nil
+    ) {
+        self.began = began
+        self.keepsFetches = keepsFetches
+        self.onProgress = onProgress
+    }
+
+    /// Time since the walk began.
+    package var elapsed: Duration { .now - began }
+
+    /// Counts one request sent upstream for `url` (a retry is another).
+    package func attempted(_ url: PageURL) {
+        guard keepsFetches else { return }
+        state.withLock { $0.attempts[url, default: 0] += 1 }
+    }
+
+    /// Records a fetch that was answered (by the upstream or the cache).
+    package func fetched(number: Int, url: PageURL, status: Int, outcome: CacheOutcome, bytes: Int, started: ContinuousClock.Instant) {
+        let fetch = Fetch(
+            number: number, url: url, status: status, outcome: outcome, bytes: bytes, attempts: 0, started: started - began,
+            finished: .now - began)
+        record(fetch)
+    }
+
+    /// Records a fetch that got no answer.
+    package func failed(number: Int, url: PageURL, error: String, started: ContinuousClock.Instant) {
+        let fetch = Fetch(
+            number: number, url: url, status: nil, outcome: nil, bytes: 0, attempts: 0, started: started - began,
+            finished: .now - began, error: error)
+        record(fetch)
+    }
+
+    func record(_ fetch: Fetch) {
+        state.withLock { state in
+            state.pending.append(Interval(started: fetch.started, finished: fetch.finished, upstream: fetch.wentUpstream))
+            if state.pending.count >= 2 * Self.unfolded { Self.fold(&state, keeping: Self.unfolded) }
+            guard keepsFetches else { return }
+            var kept = fetch
+            kept.attempts = state.attempts[fetch.url] ?? 0
+            state.fetches.append(kept)
+        }
+    }
+
+    /// Adds all but the `keeping` latest-started pending intervals to the sweeps, in order of their starts.
+    private static func fold(_ state: inout State, keeping: Int) {
+        state.pending.sort { $0.started < $1.started }
+        for interval in state.pending.dropLast(keeping) {
+            if interval.upstream {
+                state.upstream.add(interval.started, interval.finished)
+            } else {
+                state.cache.add(interval.started, interval.finished)
+            }
+        }
+        state.pending.removeFirst(max(0, state.pending.count - keeping))
+    }
+
+    /// The upstream's total, once known.
+    package func setTotalItems(_ total: Int?) {
+        guard let total else { return }
+        state.withLock { $0.totalItems = total }
+    }
+
+    package var totalItems: Int? { state.withLock { $0.totalItems } }
+
+    /// Records that the walk handed out `page` with `items` items (after any window or cap).
+    package func taken(number: Int, url: PageURL, items: Int, pagesKnown: Int?) {
+        let progress = state.withLock { state in
+            // The page was fetched moments ago: the search from the end is short.
+            if keepsFetches, let index = state.fetches.lastIndex(where: { $0.number == number && $0.url == url }) {
+                state.fetches[index].items = items
+            }
+            state.pages += 1
+            state.items += items
+            return Progress(pages: state.pages, items: state.items, pagesKnown: pagesKnown, totalItems: state.totalItems, elapsed: .now - began)
+        }
+        onProgress?(progress)
+    }
+
+    /// Every fetch, in the order they started (none unless `keepsFetches`).
+    package var fetches: [Fetch] {
+        state.withLock { $0.fetches }.sorted { ($0.started, $0.number) < ($1.started, $1.number) }
+    }
+
+    /// Time on the upstream (every fetch that was not a plain cache hit) and in the cache (hits).
+    package var timing: Timing {
+        var state = self.state.withLock { $0 }
+        Self.fold(&state, keeping: 0)
+        return Timing(upstream: state.upstream.length, cache: state.cache.length)
+    }
+
+    /// The chain of fetches that decided how long the walk took: from the fetch that ended last, back through the
+    /// fetch that ended last before it started (what it waited for: the page that named it, or a free place in the
+    /// concurrency window), to one that started with nothing before it. Page numbers in walk order.
+    package var criticalPath: [Fetch] { Self.criticalPath(of: fetches) }
+
+    static func criticalPath(of fetches: [Fetch]) -> [Fetch] {
+        guard var current = fetches.max(by: { $0.finished < $1.finished }) else { return [] }
+        var path = [current]
+        while let before = fetches.filter({ $0.finished <= current.started }).max(by: { $0.finished < $1.finished }) {
+            path.append(before)
+            current = before
+        }
+        return path.reversed()
+    }
+
+    /// The length of the union of the fetches' intervals.
+    static func union(_ fetches: [Fetch]) -> Duration {
+        var sweep = Sweep()
+        for fetch in fetches.sorted(by: { $0.started < $1.started }) { sweep.add(fetch.started, fetch.finished) }
+        return sweep.length
+    }
+}

@@ -1,0 +1,78 @@
+import Synchronization
+import Testing
+
+@testable import PageProxyCore
+
+/// The account of a walk: fetches, attempts, items taken, time on the upstream and in the cache, the critical path.
+@Suite struct WalkRecordTests {
+    private func url(_ page: Int) -> PageURL { PageURL(string: "http://api.test/items?page=\(page)")! }
+
+    @Test func fetchesCarryTheirAttemptsAndTheItemsTaken() {
+        let record = WalkRecord()
+        let start = ContinuousClock.now
+        record.attempted(url(1))
+        record.attempted(url(1))
+        record.fetched(number: 1, url: url(1), status: 200, outcome: .miss, bytes: 10, started: start)
+        record.fetched(number: 2, url: url(2), status: 200, outcome: .hit, bytes: 12, started: start)
+        record.failed(number: 3, url: url(3), error: "timed out", started: start)
+        record.taken(number: 1, url: url(1), items: 4, pagesKnown: 3)
+        let fetches = record.fetches.sorted { $0.number < $1.number }
+        #expect(fetches.map(\.retries) == [1, 0, 0])
+        #expect(fetches.map(\.items) == [4, nil, nil])
+        #expect(fetches.map(\.outcome) == [.miss, .hit, nil])
+        #expect(fetches[2].error == "timed out")
+    }
+
+    @Test func progressIsReportedForEachPageTaken() {
+        let seen = Seen()
+        let record = WalkRecord { seen.add($0) }
+        record.setTotalItems(30)
+        record.taken(number: 1, url: url(1), items: 10, pagesKnown: nil)
+        record.taken(number: 2, url: url(2), items: 10, pagesKnown: 3)
+        #expect(seen.all.map(\.pages) == [1, 2])
+        #expect(seen.all.map(\.items) == [10, 20])
+        #expect(seen.all.map(\.pagesKnown) == [nil, 3])
+        #expect(seen.all.map(\.totalItems) == [30, 30])
+    }
+
+    @Test func theCriticalPathFollowsWhatEachFetchWaitedFor() {
+        // Page 1 [0,10); pages 2 and 3 start at 10 and end at 14 and 30; page 4 starts at 14 (2 freed its place) and
+        // ends at 20. The walk ends with page 3, which waited for page 1.
+        let record = WalkRecord(began: .now)
+        let fetches = [(1, 0, 10), (2, 10, 14), (3, 10, 30), (4, 14, 20)].map { number, start, end in
+            WalkRecord.Fetch(
+                number: number, url: url(number), status: 200, outcome: .miss, bytes: 0, attempts: 1, started: .milliseconds(start),
+                finished: .milliseconds(end))
+        }
+        #expect(WalkRecord.criticalPath(of: fetches).map(\.number) == [1, 3])
+        #expect(WalkRecord.union(fetches) == .milliseconds(30))
+        #expect(WalkRecord.union([fetches[1], fetches[3]]) == .milliseconds(10))
+        _ = record
+    }
+
+    @Test("without explain, no fetch is kept, and the timing over thousands of pages is still the exact union")
+    func boundedRecordKeepsExactTiming() {
+        let record = WalkRecord(keepsFetches: false)
+        var all: [WalkRecord.Fetch] = []
+        // 3,000 pages, 8 at a time, finishing out of order within the window; every fifth a cache hit; gaps between rounds.
+        for round in 0..<375 {
+            for slot in 0..<8 {
+                let start = round * 100 + slot
+                let fetch = WalkRecord.Fetch(
+                    number: round * 8 + slot + 1, url: url(round * 8 + slot + 1), status: 200, outcome: slot % 5 == 0 ? .hit : .miss,
+                    bytes: 1, attempts: 1, started: .milliseconds(start), finished: .milliseconds(start + 40 + (7 - slot) * 3))
+                all.append(fetch)
+            }
+            for fetch in all.suffix(8).reversed() { record.record(fetch) }
+        }
+        #expect(record.fetches.isEmpty)
+        #expect(record.timing.upstream == WalkRecord.union(all.filter(\.wentUpstream)))
+        #expect(record.timing.cache == WalkRecord.union(all.filter { !$0.wentUpstream }))
+    }
+}
+
+private final class Seen: Sendable {
+    private let storage = Mutex<[WalkRecord.Progress]>([])
+    func add(_ progress: WalkRecord.Progress) { storage.withLock { $0.append(progress) } }
+    var all: [WalkRecord.Progress] { storage.withLock { $0 } }
+}

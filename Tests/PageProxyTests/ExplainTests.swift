@@ -1,0 +1,107 @@
+import Foundation
+import PageProxyCore
+import Testing
+
+@testable import PageProxy
+@testable import PageProxyMock
+@testable import PageProxyServer
+
+/// `_explain=1` over every scheme: an account of the walk whose page list is the mock's own request record; and the
+/// `Server-Timing` field of merged answers.
+@Suite struct ExplainTests {
+    private func object(_ response: RawHTTPClient.Response) throws -> [String: Any] {
+        try #require(JSONSerialization.jsonObject(with: Data(response.body)) as? [String: Any])
+    }
+
+    @Test("the account's fetches are the mock's requests, each with status, cache, bytes, items and retries", arguments: SchemeRoutes.names)
+    func fetchesAreTheMocksRequests(route: String) async throws {
+        try await TestStack.run { stack in
+            let response = try await stack.get("/\(route)?mock_total=25&_explain=1")
+            #expect(response.status == 200, "\(route): \(response.text)")
+            #expect(response.header("Content-Type") == "application/json; charset=utf-8")
+            let account = try object(response)
+            #expect(account["route"] as? String == route)
+            #expect(account["detected"] as? Bool == false)
+            #expect(account["outcome"] as? String == "complete")
+            #expect(account["items"] as? Int == 25)
+            let fetches = try #require(account["fetches"] as? [[String: Any]])
+            let prefix = "http://127.0.0.1:\(stack.mockPort)"
+            let explained = fetches.compactMap { ($0["url"] as? String)?.replacingOccurrences(of: prefix, with: "") }
+            #expect(explained.sorted() == stack.mock.log.requests.map(\.target).sorted(), "\(route)")
+            #expect(fetches.allSatisfy { $0["status"] as? Int == 200 && $0["cache"] as? String == "bypass" && $0["retries"] as? Int == 0 })
+            #expect(fetches.compactMap { $0["items"] as? Int }.reduce(0, +) == 25)
+            #expect(fetches.allSatisfy { ($0["bytes"] as? Int ?? 0) > 0 && $0["duration_ms"] is Double })
+            let path = try #require(account["critical_path"] as? [String: Any])
+            #expect((path["pages"] as? [Int])?.first == 1)
+        }
+    }
+
+    @Test func aWindowIsExplainedWithTheOnlyPagesItNeeds() async throws {
+        try await TestStack.run { stack in
+            let response = try await stack.get("/drf?mock_total=45&_offset=20&_limit=5&_explain=1&_fields=id")
+            let account = try object(response)
+            #expect(account["total"] as? Int == 45)
+            #expect(account["fields"] as? String == "id")
+            #expect((account["window"] as? [String: Any])?["offset"] as? Int == 20)
+            let fetches = try #require(account["fetches"] as? [[String: Any]])
+            #expect(fetches.count == 1)
+            #expect((fetches.first?["url"] as? String)?.hasSuffix("/drf/items/?mock_total=45&offset=20&limit=10") == true)
+            #expect(fetches.first?["items"] as? Int == 5)
+        }
+    }
+
+    @Test func credentialsAreRedactedAndCacheOutcomesShown() async throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("pageproxy-explain-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        try await TestStack.run(configure: { $0.cache = CacheConfig(directory: root, maxBytes: 1 << 24) }) { stack in
+            _ = try await stack.get("/plain?mock_total=15&access_token=s3cret")
+            let response = try await stack.get("/plain?mock_total=15&access_token=s3cret&_explain=1")
+            #expect(!response.text.contains("s3cret"))
+            #expect(response.text.contains("access_token=REDACTED"))
+            let fetches = try #require(try object(response)["fetches"] as? [[String: Any]])
+            #expect(fetches.map { $0["cache"] as? String } == ["hit", "hit"])
+        }
+    }
+
+    @Test func retriesAndAFailedWalkAreExplained() async throws {
+        try await TestStack.run { stack in
+            let retried = try object(try await stack.get("/plain?mock_total=25&mock_fault=transient500@2&_explain=1"))
+            #expect(retried["outcome"] as? String == "complete")
+            let fetches = try #require(retried["fetches"] as? [[String: Any]])
+            #expect(fetches.map { $0["retries"] as? Int } == [0, 1, 0])
+            let response = try await stack.get("/plain?mock_total=25&mock_fault=malformed@2&_explain=1")
+            #expect(response.status == 200, "\(response.text)")
+            let failed = try object(response)
+            #expect(failed["outcome"] as? String == "failed")
+            #expect((failed["error"] as? [String: Any])?["code"] as? String == "upstream_invalid_json")
+        }
+    }
+
+    @Test func anAutoRouteNamesWhatWasDetected() async throws {
+        var auto = SchemeRoutes.all[2]
+        auto.name = "auto"
+        auto.configure = { $0.pagination = .auto(itemsPath: nil) }
+        try await TestStack.run(routes: [auto]) { stack in
+            let account = try object(try await stack.get("/auto?mock_total=25&_explain=1"))
+            #expect(account["scheme"] as? String == "link-header")
+            #expect(account["detected"] as? Bool == true)
+            #expect(account["items"] as? Int == 25)
+        }
+    }
+
+    @Test func mergedAnswersCarryServerTiming() async throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("pageproxy-timing-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        try await TestStack.run(configure: { $0.cache = CacheConfig(directory: root, maxBytes: 1 << 24) }) { stack in
+            let pattern = #/^upstream;dur=\d+\.\d, cache;dur=\d+\.\d, total;dur=\d+\.\d$/#
+            let cold = try await stack.get("/github?mock_total=25")
+            let warm = try await stack.get("/github?mock_total=25")
+            for response in [cold, warm] {
+                let timing = try #require(response.header("Server-Timing"))
+                #expect(timing.wholeMatch(of: pattern) != nil, "\(timing)")
+            }
+            // The warm answer came from the memo: no time on the upstream.
+            #expect(warm.header("Server-Timing")?.hasPrefix("upstream;dur=0.0,") == true)
+        }
+    }
+}
