@@ -61,7 +61,10 @@ import Testing
     }
 
     @Test func withNoRetriesA503EndsTheWalkWithItsStatus() async throws {
-        let upstream = IssuePages(total: 25) { _, count in count == 2 ? PageResponse(statusCode: 503) : nil }
+        // Page 2 fails by its number, not by arrival: pages 2 and 3 are fetched concurrently, in either order.
+        let upstream = IssuePages(total: 25) { request, _ in
+            request.url.queryValue("page") == "2" ? PageResponse(statusCode: 503) : nil
+        }
         let client = PageProxyClient(configuration: .init(transport: upstream.transport, retry: RetryPolicy(budget: 0)))
         let error = await #expect(throws: PaginationError.self) { _ = try await walk(client) }
         guard case .upstreamStatus(let page, _, let status, _) = error else {

@@ -73,6 +73,12 @@ import Testing
         var options = MockUpstreamOptions(totalItems: 40, pageSize: 20)
         // One request per minute: after the first page, the next window is up to a minute away.
         options.rateLimit = MockRateLimiter.Limit(requests: 1, windowSeconds: 60)
+        // The mock's clock stands still at the start of the next minute, so its window always ends a whole minute
+        // later (in the relative fields, and 60-120 s from now in X-RateLimit-Reset): never within the deadline,
+        // whenever the test runs. On the wall clock, a window that happened to end a second later would let the
+        // walk wait instead.
+        let nextMinute = ((Date().timeIntervalSince1970 / 60).rounded(.down) + 1) * 60
+        options.now = { Date(timeIntervalSince1970: nextMinute) }
         var scheme = PaginationScheme.LinkHeader()
         scheme.pageSize = 20
         let route = TestStack.Route(name: "limited", mockPath: "/github/items", scheme: .linkHeader(scheme)) { route in
@@ -84,7 +90,7 @@ import Testing
             #expect(response.status == 503)
             #expect(response.text.contains(#""code":"upstream_rate_limited""#))
             let retryAfter = try #require(response.header("Retry-After").flatMap { Int($0) })
-            #expect((1...61).contains(retryAfter))
+            #expect((1...121).contains(retryAfter))  // the later of the relative (60 s) and absolute (60-120 s) resets
             // Page 1 only: page 2 was never sent to learn what page 1's answer already said.
             #expect(stack.mock.log.count == 1)
             #expect(stack.mock.rateLimiter.rejectedCount == 0)

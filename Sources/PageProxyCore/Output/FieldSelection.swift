@@ -18,6 +18,7 @@ public struct FieldSelection: Sendable, Equatable, CustomStringConvertible {
 
     /// Why a selection cannot be read.
     public struct Invalid: Error, Equatable, CustomStringConvertible {
+        /// What is wrong with the selection, in words for the caller (the message of a 400 `invalid_control`).
         public let description: String
     }
 

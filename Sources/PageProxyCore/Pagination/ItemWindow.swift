@@ -11,6 +11,7 @@ public struct ItemWindow: Sendable, Equatable {
     /// How many items are wanted, at least 1.
     public let limit: Int
 
+    /// A window of `limit` items from `offset`; a negative offset is read as 0 and a limit below 1 as 1.
     public init(offset: Int, limit: Int) {
         self.offset = max(0, offset)
         self.limit = max(1, limit)
