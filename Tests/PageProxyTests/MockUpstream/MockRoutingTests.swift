@@ -135,6 +135,10 @@ import Testing
         #expect(query.value("page[number]") == "2")
         #expect(query.value("flag") == "")
         #expect(query.value("c") == "%zz")
+        // An escape that ends the value (and the target) is decoded too.
+        #expect(MockQuery(target: "/p?q=a%2C").value("q") == "a,")
+        #expect(MockQuery(target: "/p?q=%41&r=1").value("q") == "A")
+        #expect(MockQuery(target: "/p?q=a%4").value("q") == "a%4")
         #expect(MockQuery.encode("page[size]") == "page%5Bsize%5D")
         #expect(MockQuery.encode("status500@2,loop@3") == "status500%402%2Cloop%403")
         #expect(MockQuery.encode("é~-._") == "%C3%A9~-._")
