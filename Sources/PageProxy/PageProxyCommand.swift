@@ -13,7 +13,7 @@ enum PageProxyCommand {
 
         Usage:
           PageProxy serve [--config PATH]        run the proxy (default config: ./config.json);
-                                                 PageProxy with no arguments at all runs serve
+                                                 PageProxy alone, or with only serve's options, runs serve
           PageProxy check-config [--config] PATH validate a config file, exit 0 if valid (like nginx -t)
           PageProxy mock [options]               run only the mock paginated upstream
               --address A   (127.0.0.1)   --port P (8081)   --items N (250)
@@ -31,11 +31,16 @@ enum PageProxyCommand {
         mock's port) override the config file.
         """
 
+    /// The flags that stand alone, without a command.
+    private static let globalFlags: Set<String> = ["--help", "-h", "--version", "-V"]
+
     static func main() async {
         // A write to a closed socket must be an error, not the end of the process.
         signal(SIGPIPE, SIG_IGN)
         var arguments = Array(CommandLine.arguments.dropFirst())
-        let command = arguments.isEmpty ? "serve" : arguments.removeFirst()
+        // No command, or options without one (`PageProxy --config x.json`), is serve: the options are serve's.
+        let startsWithOption = arguments.first.map { $0.hasPrefix("-") && !Self.globalFlags.contains($0) } ?? true
+        let command = startsWithOption ? "serve" : arguments.removeFirst()
         let code: Int32
         if arguments.contains("--help") || arguments.contains("-h") {
             // `PageProxy serve --help` is how most people look for options.

@@ -33,6 +33,14 @@ import Testing
         #expect(outcome.errors.contains("unknown command \"serv\""))
     }
 
+    @Test("options without a command are serve's: PageProxy --config PATH serves that file (here: names the missing one)")
+    func optionsWithoutCommandAreServe() async throws {
+        let outcome = try await run(["--config", "/nonexistent/typo.json"])
+        #expect(outcome.status == 1, "\(outcome.errors)")
+        #expect(!outcome.errors.contains("unknown command"))
+        #expect(outcome.errors.contains("/nonexistent/typo.json"))
+    }
+
     @Test("check-config accepts the shipped config.json")
     func shippedConfigIsValid() async throws {
         let outcome = try await run(["check-config", repository.appendingPathComponent("config.json").path])
@@ -50,10 +58,10 @@ import Testing
         #expect(missing.errors.contains("/nonexistent/typo.json"))
     }
 
-    @Test("--help says that PageProxy with no arguments runs serve, and names PAGEPROXY_MOCK_PORT")
+    @Test("--help says that PageProxy with no command runs serve, and names PAGEPROXY_MOCK_PORT")
     func helpSaysNoArgumentsMeansServe() async throws {
         let outcome = try await run(["--help"])
-        #expect(outcome.output.contains("PageProxy with no arguments at all runs serve"))
+        #expect(outcome.output.contains("PageProxy alone, or with only serve's options, runs serve"))
         #expect(outcome.output.contains("PAGEPROXY_MOCK_PORT"))
     }
 

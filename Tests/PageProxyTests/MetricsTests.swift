@@ -13,6 +13,16 @@ import Testing
         return try PrometheusTextParser(response.text)
     }
 
+    @Test("an upstream page's outcome label: a 304 or other 1xx/3xx is not counted as a client error")
+    func upstreamOutcomeLabels() {
+        #expect(RoutePageFetcher.outcomeLabel(status: 200) == "ok")
+        #expect(RoutePageFetcher.outcomeLabel(status: 206) == "ok")
+        #expect(RoutePageFetcher.outcomeLabel(status: 304) == "http_other")
+        #expect(RoutePageFetcher.outcomeLabel(status: 101) == "http_other")
+        #expect(RoutePageFetcher.outcomeLabel(status: 404) == "http_4xx")
+        #expect(RoutePageFetcher.outcomeLabel(status: 503) == "http_5xx")
+    }
+
     @Test func metricsParseAndMoveWithTraffic() async throws {
         try await TestStack.run { stack in
             let before = try await scrape(stack)

@@ -49,7 +49,8 @@ final class Metrics: Sendable {
         }
     }
 
-    /// One upstream page request and how it ended: `ok`, `http_4xx`, `http_5xx`, `error` or `timeout`.
+    /// One upstream page request and how it ended: `ok`, `http_4xx`, `http_5xx`, `http_other` (1xx, 3xx), `error`,
+    /// `timeout` or `cancelled`.
     func pageFetched(route: String, outcome: String, duration: Duration) {
         state.withLock { state in
             state.pages[Key(route: route, value: outcome), default: 0] += 1

@@ -4,6 +4,17 @@ import PageProxyServer
 /// The fetcher a route's walk asks for pages: through the shared page cache and the request's own retrying
 /// transport, counting each page's cache outcome in the request's tally and the metrics.
 enum RoutePageFetcher {
+    /// The metrics' outcome for an upstream answer: a 304 the upstream sent unasked (a revalidation's 304 reaches
+    /// here as the stored 200) or any other 1xx/3xx is `http_other`, not a client error.
+    static func outcomeLabel(status code: Int) -> String {
+        switch code {
+        case 200..<300: "ok"
+        case 400..<500: "http_4xx"
+        case 500...: "http_5xx"
+        default: "http_other"
+        }
+    }
+
     /// - Parameter record: the walk's account (`_explain`, `Server-Timing`), told of every fetch.
     static func make(
         plan: RequestPlan, transport: RetryingTransport, pages: CachingPageSource, metrics: Metrics, tally: CacheTally, record: WalkRecord
@@ -24,9 +35,7 @@ enum RoutePageFetcher {
                 metrics.cacheOutcome(route: routeName, outcome: source.rawValue)
                 // A hit or a stale page made no upstream request that answered.
                 guard source != .hit && source != .stale else { return response }
-                let code = response.status.code
-                let outcome = (200..<300).contains(code) ? "ok" : code < 500 ? "http_4xx" : "http_5xx"
-                metrics.pageFetched(route: routeName, outcome: outcome, duration: .now - started)
+                metrics.pageFetched(route: routeName, outcome: outcomeLabel(status: response.status.code), duration: .now - started)
                 return response
             } catch {
                 // A fetch cancelled because its client left is no upstream failure (its socket was closed under it).
