@@ -46,7 +46,9 @@ public struct PageURL: Sendable, Hashable, CustomStringConvertible {
             let host = components.host, !host.isEmpty
         else { return nil }
         self.scheme = scheme
-        self.host = host.lowercased()
+        // Foundation on Linux keeps an IPv6 literal's brackets in `host`; they are added back where text is built.
+        let isBracketed = host.hasPrefix("[") && host.hasSuffix("]") && host.count > 2
+        self.host = (isBracketed ? String(host.dropFirst().dropLast()) : host).lowercased()
         self.port = components.port ?? (scheme == "https" ? 443 : 80)
         let path = components.percentEncodedPath
         self.path = path.isEmpty ? "/" : path
