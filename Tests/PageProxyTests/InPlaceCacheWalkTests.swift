@@ -63,4 +63,38 @@ import Testing
             #expect(stack.mock.log.count == 5)
         }
     }
+
+    /// The data of each chunk of a chunked answer, read from the raw bytes by hand (not by PageProxy's parser).
+    static func chunks(_ raw: [UInt8]) throws -> [[UInt8]] {
+        let text = raw
+        func find(_ needle: [UInt8], from start: Int) -> Int? {
+            guard text.count >= needle.count else { return nil }
+            return (start...(text.count - needle.count)).first { Array(text[$0..<$0 + needle.count]) == needle }
+        }
+        var position = try #require(find([13, 10, 13, 10], from: 0)) + 4
+        var chunks: [[UInt8]] = []
+        while true {
+            let lineEnd = try #require(find([13, 10], from: position))
+            let size = try #require(Int(String(decoding: text[position..<lineEnd], as: UTF8.self), radix: 16))
+            if size == 0 { return chunks }
+            chunks.append(Array(text[(lineEnd + 2)..<(lineEnd + 2 + size)]))
+            position = lineEnd + 2 + size + 2
+        }
+    }
+
+    @Test("the lines of pages at hand leave in few writes, at most 256 KiB each, framed exactly", arguments: [50, 1500])
+    func linesOfPagesAtHandAreBatched(total: Int) async throws {
+        try await CacheTests.run(route: { $0.maxPages = 1000 }) { stack, _ in
+            let target = "/github?mock_total=\(total)&_format=ndjson"
+            _ = try await stack.get(target)
+            let client = try await stack.client()
+            try await client.send(RawHTTPClient.requestText(target, headers: ["Connection": "close"]))
+            let chunks = try Self.chunks(try await client.readUntilClose())
+            let pages = total / SchemeRoutes.pageSize
+            #expect(chunks.flatMap { $0 } == MockDataset.ndjson(total: total))
+            #expect(chunks.allSatisfy { $0.count <= NDJSONAnswerRenderer.batchBytes })
+            #expect(chunks.count < pages / 2)
+            #expect(chunks.allSatisfy { $0.last == 0x0A })
+        }
+    }
 }
