@@ -105,15 +105,29 @@ package final class AsyncSocket: Sendable {
         }
     }
 
-    /// Calls `body` with the bytes of `parts`, the first from `offset` on.
-    private static func withBuffers<T>(
-        _ parts: ArraySlice<[UInt8]>, skipping offset: Int, collected: [UnsafeRawBufferPointer] = [],
+    /// The most buffers one `sendmsg` takes (Linux's `IOV_MAX`); the parts past it go in the next call.
+    static let maxGatheredParts = 1024
+
+    /// Calls `body` with the bytes of the first `maxGatheredParts` of `parts`, the first part from `offset` on.
+    ///
+    /// Each part's bytes are valid only inside its own `withUnsafeBytes`, so the scopes nest, one level a part;
+    /// the list is built in place as they open, in linear time.
+    static func withBuffers<T>(
+        _ parts: ArraySlice<[UInt8]>, skipping offset: Int, _ body: ([UnsafeRawBufferPointer]) -> T
+    ) -> T {
+        var buffers: [UnsafeRawBufferPointer] = []
+        buffers.reserveCapacity(min(parts.count, maxGatheredParts))
+        return gather(parts.prefix(maxGatheredParts), skipping: offset, into: &buffers, body)
+    }
+
+    private static func gather<T>(
+        _ parts: ArraySlice<[UInt8]>, skipping offset: Int, into buffers: inout [UnsafeRawBufferPointer],
         _ body: ([UnsafeRawBufferPointer]) -> T
     ) -> T {
-        guard let first = parts.first else { return body(collected) }
+        guard let first = parts.first else { return body(buffers) }
         return first.withUnsafeBytes { raw in
-            let start = collected.isEmpty ? offset : 0
-            return withBuffers(parts.dropFirst(), skipping: offset, collected: collected + [UnsafeRawBufferPointer(rebasing: raw[start...])], body)
+            buffers.append(UnsafeRawBufferPointer(rebasing: raw[(buffers.isEmpty ? offset : 0)...]))
+            return gather(parts.dropFirst(), skipping: offset, into: &buffers, body)
         }
     }
 
