@@ -129,8 +129,9 @@ public struct PageURL: Sendable, Hashable, CustomStringConvertible {
         return text.addingPercentEncoding(withAllowedCharacters: unreserved) ?? text
     }
 
-    /// A query component with its percent-escapes decoded; nil when an escape is malformed.
-    static func decodeQueryComponent(_ text: String) -> String? {
+    /// A query component with its percent-escapes decoded; nil when an escape is malformed. Text with no `%` is
+    /// returned as it is, without Foundation's decoding (most names and values have none).
+    package static func decodeQueryComponent(_ text: String) -> String? {
         text.utf8.contains(UInt8(ascii: "%")) ? text.removingPercentEncoding : text
     }
 
