@@ -11,7 +11,16 @@ package final class CacheKeyMemo: Sendable {
     package static let shared = CacheKeyMemo(capacity: 4096)
 
     package let capacity: Int
-    private let keys = Mutex<[[UInt8]: String]>([:])
+    private let keys = Mutex<[Input: String]>([:])
+
+    /// A key's input, hashed as one run of bytes (an array's own hashing feeds the hasher a byte at a time).
+    private struct Input: Hashable {
+        let bytes: [UInt8]
+
+        func hash(into hasher: inout Hasher) {
+            bytes.withUnsafeBytes { hasher.combine(bytes: $0) }
+        }
+    }
 
     package init(capacity: Int) {
         self.capacity = max(1, capacity)
@@ -22,6 +31,7 @@ package final class CacheKeyMemo: Sendable {
 
     /// The key of `input`: remembered, or computed by `compute` (outside the lock) and remembered.
     func hex(for input: [UInt8], compute: () -> String) -> String {
+        let input = Input(bytes: input)
         if let known = keys.withLock({ $0[input] }) { return known }
         let hex = compute()
         keys.withLock { keys in

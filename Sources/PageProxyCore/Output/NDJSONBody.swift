@@ -9,7 +9,10 @@ package enum NDJSONBody {
 
     /// Appends the lines that carry `page`'s items to `output`.
     package static func append(_ page: Page, to output: inout [UInt8]) {
-        output.reserveCapacity(output.count + page.body.count + page.itemCount)
+        // Room for the page's lines; growing geometrically, since an exact reservation per page appended to a batch
+        // would copy the whole batch each time.
+        let needed = output.count + page.body.count + page.itemCount
+        if output.capacity < needed { output.reserveCapacity(max(needed, output.capacity * 2)) }
         page.appendItems(to: &output, suffix: [UInt8(ascii: "\n")])
     }
 }

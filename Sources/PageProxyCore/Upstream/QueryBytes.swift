@@ -27,15 +27,17 @@ enum QueryBytes {
     }
 
     /// The still-encoded value of the first parameter whose decoded name is `name`.
-    static func rawValue(of name: String, in query: String?) -> Substring? {
-        guard let query else { return nil }
-        var found: Substring?
-        forEachPair(in: query) { nameRange, valueRange in
-            guard matches(query.utf8[nameRange], name) else { return true }
-            found = valueRange.map { Substring(query.utf8[$0]) } ?? ""
-            return false
+    static func rawValue(of name: String, in query: String?) -> String? {
+        guard var query else { return nil }
+        return query.withUTF8 { bytes in
+            var found: String?
+            forEachPair(in: bytes) { nameRange, valueRange in
+                guard matches(bytes[nameRange], name) else { return true }
+                found = valueRange.map { String(decoding: bytes[$0], as: UTF8.self) } ?? ""
+                return false
+            }
+            return found
         }
-        return found
     }
 
     /// `query` rebuilt as `PageURL.settingQueryValue` builds it, with the value of parameter `name` cut out: the first
@@ -44,29 +46,30 @@ enum QueryBytes {
         var prefix: [UInt8] = []
         var suffix: [UInt8] = []
         var replaced = false
-        if let query {
-            let bytes = query.utf8
-            prefix.reserveCapacity(bytes.count + 16)
-            forEachPair(in: query) { nameRange, valueRange in
-                let isMatch = matches(bytes[nameRange], name)
-                if replaced {
-                    // Pairs after the cut go to the suffix; later pairs of the same name are dropped.
-                    guard !isMatch else { return true }
-                    suffix.append(UInt8(ascii: "&"))
-                    suffix.append(contentsOf: bytes[nameRange])
-                    suffix.append(UInt8(ascii: "="))
-                    if let valueRange { suffix.append(contentsOf: bytes[valueRange]) }
-                } else {
-                    if !prefix.isEmpty { prefix.append(UInt8(ascii: "&")) }
-                    prefix.append(contentsOf: bytes[nameRange])
-                    prefix.append(UInt8(ascii: "="))
-                    if isMatch {
-                        replaced = true
-                    } else if let valueRange {
-                        prefix.append(contentsOf: bytes[valueRange])
+        if var query {
+            query.withUTF8 { bytes in
+                prefix.reserveCapacity(bytes.count + 16)
+                forEachPair(in: bytes) { nameRange, valueRange in
+                    let isMatch = matches(bytes[nameRange], name)
+                    if replaced {
+                        // Pairs after the cut go to the suffix; later pairs of the same name are dropped.
+                        guard !isMatch else { return true }
+                        suffix.append(UInt8(ascii: "&"))
+                        suffix.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[nameRange]))
+                        suffix.append(UInt8(ascii: "="))
+                        if let valueRange { suffix.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[valueRange])) }
+                    } else {
+                        if !prefix.isEmpty { prefix.append(UInt8(ascii: "&")) }
+                        prefix.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[nameRange]))
+                        prefix.append(UInt8(ascii: "="))
+                        if isMatch {
+                            replaced = true
+                        } else if let valueRange {
+                            prefix.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[valueRange]))
+                        }
                     }
+                    return true
                 }
-                return true
             }
         }
         if !replaced {
@@ -77,34 +80,30 @@ enum QueryBytes {
         return Template(prefix: prefix, suffix: suffix)
     }
 
-    /// Calls `body` with the byte ranges of each non-empty pair's name and value (nil when the pair has no `=`), in
-    /// order, until it returns false.
-    private static func forEachPair(
-        in query: String, _ body: (Range<String.Index>, Range<String.Index>?) -> Bool
-    ) {
-        let bytes = query.utf8
-        var start = bytes.startIndex
-        while start < bytes.endIndex {
-            let end = bytes[start...].firstIndex(of: UInt8(ascii: "&")) ?? bytes.endIndex
+    /// Calls `body` with the ranges of each non-empty pair's name and value (nil when the pair has no `=`) in
+    /// `bytes`, in order, until it returns false.
+    private static func forEachPair(in bytes: UnsafeBufferPointer<UInt8>, _ body: (Range<Int>, Range<Int>?) -> Bool) {
+        var start = 0
+        while start < bytes.count {
+            var end = start
+            var equals: Int?
+            while end < bytes.count, bytes[end] != UInt8(ascii: "&") {
+                if equals == nil, bytes[end] == UInt8(ascii: "=") { equals = end }
+                end += 1
+            }
             if start < end {
-                let pair = bytes[start..<end]
-                let keepGoing: Bool
-                if let equals = pair.firstIndex(of: UInt8(ascii: "=")) {
-                    keepGoing = body(start..<equals, bytes.index(after: equals)..<end)
-                } else {
-                    keepGoing = body(start..<end, nil)
-                }
+                let keepGoing = if let equals { body(start..<equals, (equals + 1)..<end) } else { body(start..<end, nil) }
                 if !keepGoing { return }
             }
-            start = end < bytes.endIndex ? bytes.index(after: end) : end
+            start = end + 1
         }
     }
 
     /// Whether a raw (encoded) name is `name` once decoded. Plain ASCII names, nearly all of them, are compared
     /// byte for byte; anything else as `PageURL.decodeQueryComponent` and `String` equality compare it.
-    private static func matches(_ raw: Substring.UTF8View, _ name: String) -> Bool {
+    private static func matches(_ raw: Slice<UnsafeBufferPointer<UInt8>>, _ name: String) -> Bool {
         let isPlain = raw.allSatisfy { $0 < 0x80 && $0 != UInt8(ascii: "%") }
         if isPlain { return raw.elementsEqual(name.utf8) }
-        return PageURL.decodeQueryComponent(String(Substring(raw))) == name
+        return PageURL.decodeQueryComponent(String(decoding: raw, as: UTF8.self)) == name
     }
 }
