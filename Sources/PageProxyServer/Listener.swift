@@ -1,33 +1,50 @@
 import Dispatch
 import PageProxyCore
 
-/// Accepts connections on a listening socket as a Dispatch read source reports them.
-// @unchecked: Dispatch sources are not Sendable on Linux; `source` is set once in `init`, and only `cancel()`
-// (idempotent in Dispatch) touches it afterwards.
-package final class Listener: @unchecked Sendable {
+/// Accepts connections on a listening socket as the socket layer's event loop reports them.
+///
+/// The listening socket is an `AsyncSocket` like any other: one task accepts everything pending, then waits until
+/// the socket is readable again, and `close()` ends that wait and releases the descriptor. Every `accept` runs
+/// inside `withOpenDescriptor`, so none can reach the descriptor's number after it was closed and reused.
+package final class Listener: Sendable {
     package let port: Int
-    private let socket: Socket
-    private let source: any DispatchSourceRead
+    private let listening: AsyncSocket
 
-    /// Binds `address` and starts accepting; `onAccept` runs on a Dispatch queue for each new connection.
+    /// When `accept` fails for another reason than "nothing pending" (say, out of descriptors), the connection stays
+    /// queued but no new event will say so: try again after this long instead of waiting for the next client.
+    private static let retryAfterFailure: Duration = .milliseconds(100)
+
+    /// Binds `address` and starts accepting; `onAccept` runs on the listener's task for each new connection.
     package init(address: SocketAddress, onAccept: @escaping @Sendable (Socket) -> Void) throws(SocketError) {
-        socket = try Socket.makeListening(on: address)
+        let socket = try Socket.makeListening(on: address)
         port = socket.localPort() ?? address.port
-        let queue = DispatchQueue(label: "pageproxy.listener")
-        source = DispatchSource.makeReadSource(fileDescriptor: socket.fd, queue: queue)
-        let socket = socket
-        source.setEventHandler {
-            // Accept everything pending: one event may stand for many connections.
-            while let client = try? socket.accept() {
-                onAccept(client)
+        let listening = AsyncSocket(socket: socket)
+        self.listening = listening
+        Task {
+            while true {
+                // Accept everything pending: one event may stand for many connections.
+                var failed = false
+                while let accepted = listening.withOpenDescriptor({ _ in Result { () throws(SocketError) in try socket.accept() } }) {
+                    guard case .success(let client?) = accepted else {
+                        if case .failure = accepted { failed = true }
+                        break
+                    }
+                    onAccept(client)
+                }
+                let deadline = failed ? DispatchTime.now() + Self.retryAfterFailure.dispatchInterval : nil
+                do {
+                    try await listening.waitUntilReadable(deadline: deadline)
+                } catch SocketError.timedOut {
+                    continue
+                } catch {
+                    return
+                }
             }
         }
-        source.setCancelHandler { socket.close() }
-        source.activate()
     }
 
     /// Stops accepting and closes the listening socket; new clients are refused by the kernel.
     package func close() {
-        source.cancel()
+        listening.close()
     }
 }

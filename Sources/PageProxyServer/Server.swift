@@ -6,7 +6,7 @@ import Glibc
 
 /// An HTTP/1.1 server: a listener, a registry of open connections and one task per connection.
 ///
-/// Sockets are non-blocking and Dispatch sources report readiness, so a connection waiting for a slow client holds
+/// Sockets are non-blocking and the socket layer's epoll loop reports readiness, so a connection waiting for a slow client holds
 /// no thread: thousands of idle keep-alive connections cost memory, not threads (see README, "I/O design").
 package final class Server: Sendable {
     package let port: Int
