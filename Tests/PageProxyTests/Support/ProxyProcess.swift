@@ -3,7 +3,7 @@ import PageProxyCore
 
 /// A real `PageProxy serve` process, for what only a process shows: signals, exit codes, stdout logs.
 final class ProxyProcess {
-    let process = Process()
+    let process: ChildProcess
     let logURL: URL
     let directory: URL
     private(set) var port = 0
@@ -25,12 +25,12 @@ final class ProxyProcess {
         try Data(config.utf8).write(to: configURL)
         logURL = directory.appendingPathComponent("stdout.log")
         _ = FileManager.default.createFile(atPath: logURL.path, contents: nil)
-        process.executableURL = Self.binary
-        process.arguments = ["serve", "--config", configURL.path]
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        process.standardOutput = try FileHandle(forWritingTo: logURL)
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        let log = try FileHandle(forWritingTo: logURL)
+        defer { try? log.close() }
+        process = try ChildProcess(
+            executable: Self.binary, arguments: ["serve", "--config", configURL.path],
+            environment: ProcessInfo.processInfo.environment.merging(environment) { $1 },
+            standardOutput: .descriptor(log.fileDescriptor))
         let listening = try await waitForLogLine { $0.contains("\"msg\":\"listening\"") }
         guard let match = listening.range(of: #""port":(\d+)"#, options: .regularExpression) else { throw Failure.noPort }
         port = Int(listening[match].dropFirst(7)) ?? 0
@@ -98,7 +98,7 @@ final class ProxyProcess {
     }
 
     deinit {
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        process.signal(SIGKILL)
         try? FileManager.default.removeItem(at: directory)
     }
 }
