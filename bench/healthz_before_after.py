@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """/healthz of two PageProxy release binaries side by side against nginx (issue 15: nothing got slower).
 
-    python3 bench/healthz_before_after.py --before PATH [--after PATH] [--seconds 6] [--rounds 3] [--connections 1,32,256]
+    python3 bench/healthz_before_after.py --before PATH [--after PATH] [--seconds 6] [--rounds 3] [--connections 1,32,256] [--threads N]
 
 Starts nginx (one worker, `return 200`) and both binaries (logLevel warning, no routes' traffic) on loopback ports,
 then for each connection count runs wrk against the three in interleaved rounds (the order turning each round)
@@ -22,6 +22,7 @@ def main():
     parser.add_argument("--seconds", type=int, default=6)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--connections", default="1,32,256")
+    parser.add_argument("--threads", type=int, help="wrk threads (default: 1 for one connection, else 2)")
     args = parser.parse_args()
     B.sigterm_as_interrupt()
     B.ensure_tools("wrk")
@@ -53,7 +54,7 @@ def main():
                 shift = round_number % len(names)
                 for name in names[shift:] + names[:shift]:
                     port = servers[name]
-                    r = B.wrk(f"http://127.0.0.1:{port}/healthz", c, args.seconds, threads=1 if c == 1 else 2)
+                    r = B.wrk(f"http://127.0.0.1:{port}/healthz", c, args.seconds, threads=args.threads or (1 if c == 1 else 2))
                     assert r["non_2xx_3xx"] == 0, r
                     rates[name].append(r["requests_per_s"])
                     p99[name].append(r["p99_ms"])

@@ -62,3 +62,5 @@ package struct DeadlineHeap<Value> {
         }
     }
 }
+
+extension DeadlineHeap: Sendable where Value: Sendable {}

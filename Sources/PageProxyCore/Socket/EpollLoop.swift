@@ -37,16 +37,21 @@ package final class EpollLoop: Sendable {
         /// Registrations removed from epoll whose retain the loop gives back after its current batch.
         var deregistered: [Unmanaged<SocketReadiness>] = []
         var registeredCount = 0
+        var isStopping = false
     }
 
     private let epollFD: Int32
     private let wakeFD: Int32
     private let state = Mutex(State())
+    /// Past this many deadlines, those of closed sockets are dropped once they outnumber the open sockets 4 to 1.
+    private let compactionFloor: Int
     /// The registration data of `wakeFD`; every other registration's data is a non-null object pointer.
     private static let wakeToken: UInt64 = 0
     private static let batchSize = 256
 
-    private init() throws(SocketError) {
+    /// A loop of its own, with its own thread; tests use one to watch the loop's bookkeeping, then `stop()` it.
+    package init(compactionFloor: Int = 1024) throws(SocketError) {
+        self.compactionFloor = compactionFloor
         epollFD = epoll_create1(Int32(EPOLL_CLOEXEC))
         guard epollFD >= 0 else { throw .makeFailed("epoll_create1") }
         wakeFD = eventfd(0, Int32(EFD_NONBLOCK) | Int32(EFD_CLOEXEC))
@@ -58,6 +63,20 @@ package final class EpollLoop: Sendable {
         let thread = Thread { [self] in run() }
         thread.name = "pageproxy.epoll"
         thread.start()
+    }
+
+    deinit {
+        _ = Glibc.close(wakeFD)
+        _ = Glibc.close(epollFD)
+    }
+
+    /// How many deadlines the loop holds, including those of waits that have ended (for tests).
+    package var scheduledDeadlineCount: Int { state.withLock { $0.deadlines.count } }
+
+    /// Ends the loop's thread after the batch it is handling; sockets still registered then are never reported.
+    package func stop() {
+        state.withLock { $0.isStopping = true }
+        _ = eventfd_write(wakeFD, 1)
     }
 
     /// Watches `fd` for `readiness` until `deregister`; false if epoll refuses the descriptor.
@@ -99,9 +118,10 @@ package final class EpollLoop: Sendable {
 
     private func run() {
         let events = UnsafeMutableBufferPointer<epoll_event>.allocate(capacity: Self.batchSize)
+        defer { events.deallocate() }
         var released: [Unmanaged<SocketReadiness>] = []
         while true {
-            let timeout = prepareToSleep(releasing: &released)
+            guard let timeout = prepareToSleep(releasing: &released) else { return }
             let count = epoll_wait(epollFD, events.baseAddress, Int32(Self.batchSize), timeout)
             let now = DispatchTime.now().uptimeNanoseconds
             let due = state.withLock { state in
@@ -124,11 +144,17 @@ package final class EpollLoop: Sendable {
 
     /// Gives back the retains of registrations removed so far (every batch that could point at them has been
     /// handled), drops the deadlines of closed sockets when they outnumber the open ones, and returns how long epoll
-    /// may sleep (milliseconds, -1 for ever).
-    private func prepareToSleep(releasing released: inout [Unmanaged<SocketReadiness>]) -> Int32 {
-        let wakeAt = state.withLock { state -> UInt64 in
+    /// may sleep (milliseconds, -1 for ever); nil once `stop()` was called.
+    private func prepareToSleep(releasing released: inout [Unmanaged<SocketReadiness>]) -> Int32? {
+        var dropped = DeadlineHeap<(readiness: SocketReadiness, direction: SocketReadiness.Direction)>()
+        let wakeAt = state.withLock { state -> UInt64? in
             swap(&released, &state.deregistered)
-            if state.deadlines.count > 1024, state.deadlines.count > 4 * state.registeredCount {
+            if state.isStopping {
+                // Their sockets hold this loop: keeping them would keep it (and its descriptors) for ever.
+                swap(&dropped, &state.deadlines)
+                return nil
+            }
+            if state.deadlines.count > compactionFloor, state.deadlines.count > 4 * state.registeredCount {
                 state.deadlines.removeAll { $0.readiness.isClosed }
             }
             state.sleepsUntil = state.deadlines.earliest ?? .max
@@ -137,6 +163,7 @@ package final class EpollLoop: Sendable {
         // Released outside the lock: the last release runs the readiness's deinit.
         released.forEach { $0.release() }
         released.removeAll(keepingCapacity: true)
+        guard let wakeAt else { return nil }
         guard wakeAt != .max else { return -1 }
         let now = DispatchTime.now().uptimeNanoseconds
         guard wakeAt > now else { return 0 }

@@ -10,11 +10,8 @@ import Glibc
 /// The socket layer over a socketpair: reads, writes, deadlines, and no system call after close.
 @Suite struct AsyncSocketTests {
     private static func makePair() -> (AsyncSocket, AsyncSocket) {
-        var fds: [Int32] = [0, 0]
-        let result = socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &fds)
-        precondition(result == 0, "socketpair failed")
-        for fd in fds { _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) }
-        return (AsyncSocket(socket: Socket(fd: fds[0])), AsyncSocket(socket: Socket(fd: fds[1])))
+        let (left, right) = makeNonBlockingSocketPair()
+        return (AsyncSocket(socket: Socket(fd: left)), AsyncSocket(socket: Socket(fd: right)))
     }
 
     @Test func bytesWrittenOnOneEndArriveAtTheOther() async throws {

@@ -10,15 +10,6 @@ import Glibc
 
 /// Readiness from the epoll loop over raw socketpairs: events, deadlines, cancellation, close, descriptor reuse.
 @Suite struct SocketReadinessTests {
-    /// A non-blocking socketpair: the end watched and the peer the test writes from.
-    private static func makePair() -> (watched: Int32, peer: Int32) {
-        var fds: [Int32] = [0, 0]
-        let result = socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &fds)
-        precondition(result == 0, "socketpair failed")
-        for fd in fds { _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) }
-        return (fds[0], fds[1])
-    }
-
     /// Watches `fd` and counts how often `onClosed` runs; the descriptor is closed there.
     private static func watch(_ fd: Int32) -> (SocketReadiness, CallCounter) {
         let counter = CallCounter()
@@ -52,7 +43,7 @@ import Glibc
     }
 
     @Test func aWaitingReaderWakesWhenThePeerWrites() async {
-        let (fd, peer) = Self.makePair()
+        let (fd, peer) = makeNonBlockingSocketPair()
         defer { _ = Glibc.close(peer) }
         let (readiness, _) = Self.watch(fd)
         defer { readiness.close() }
@@ -63,7 +54,7 @@ import Glibc
 
     @Test("an edge that arrives while nobody waits is kept for the next wait")
     func anEdgeBeforeTheWaitIsKept() async {
-        let (fd, peer) = Self.makePair()
+        let (fd, peer) = makeNonBlockingSocketPair()
         defer { _ = Glibc.close(peer) }
         let (readiness, _) = Self.watch(fd)
         defer { readiness.close() }
@@ -73,7 +64,7 @@ import Glibc
     }
 
     @Test func aWriterWakesWhenThePeerMakesRoom() async {
-        let (fd, peer) = Self.makePair()
+        let (fd, peer) = makeNonBlockingSocketPair()
         defer { _ = Glibc.close(peer) }
         let (readiness, _) = Self.watch(fd)
         defer { readiness.close() }
@@ -88,7 +79,7 @@ import Glibc
 
     @Test("a wait times out at its deadline; one already past ends at once", .timeLimit(.minutes(1)))
     func waitsTimeOut() async {
-        let (fd, peer) = Self.makePair()
+        let (fd, peer) = makeNonBlockingSocketPair()
         defer { _ = Glibc.close(peer) }
         let (readiness, _) = Self.watch(fd)
         defer { readiness.close() }
@@ -98,8 +89,8 @@ import Glibc
 
     @Test("a deadline earlier than every other one the loop holds wakes the loop", .timeLimit(.minutes(1)))
     func anEarlierDeadlineWakesTheLoop() async {
-        let (longFD, longPeer) = Self.makePair()
-        let (shortFD, shortPeer) = Self.makePair()
+        let (longFD, longPeer) = makeNonBlockingSocketPair()
+        let (shortFD, shortPeer) = makeNonBlockingSocketPair()
         defer { _ = Glibc.close(longPeer); _ = Glibc.close(shortPeer) }
         let (long, _) = Self.watch(longFD)
         let (short, _) = Self.watch(shortFD)
@@ -112,7 +103,7 @@ import Glibc
     }
 
     @Test func cancellingTheTaskEndsItsWait() async {
-        let (fd, peer) = Self.makePair()
+        let (fd, peer) = makeNonBlockingSocketPair()
         defer { _ = Glibc.close(peer) }
         let (readiness, _) = Self.watch(fd)
         defer { readiness.close() }
@@ -126,7 +117,7 @@ import Glibc
 
     @Test("close ends both directions' waits, runs onClosed once, and later waits end at once")
     func closeEndsEveryWait() async {
-        let (fd, peer) = Self.makePair()
+        let (fd, peer) = makeNonBlockingSocketPair()
         defer { _ = Glibc.close(peer) }
         let (readiness, closedCount) = Self.watch(fd)
         Self.fill(fd)
@@ -144,7 +135,7 @@ import Glibc
 
     @Test("many descriptors wait at once and each wakes for its own peer")
     func manyDescriptors() async {
-        let pairs = (0..<200).map { _ in Self.makePair() }
+        let pairs = (0..<200).map { _ in makeNonBlockingSocketPair() }
         defer { pairs.forEach { _ = Glibc.close($0.peer) } }
         let watched = pairs.map { Self.watch($0.watched).0 }
         defer { watched.forEach { $0.close() } }
@@ -159,7 +150,7 @@ import Glibc
 
     @Test("a descriptor number reused after close serves the new socket only")
     func descriptorReuseAfterClose() async {
-        let (oldFD, oldPeer) = Self.makePair()
+        let (oldFD, oldPeer) = makeNonBlockingSocketPair()
         let (old, oldClosed) = Self.watch(oldFD)
         let oldWait = Task { await old.wait(for: .read, deadline: nil) }
         old.close()
@@ -167,7 +158,7 @@ import Glibc
         #expect(await oldWait.value == .cancelled)
         #expect(oldClosed.value == 1)
         // The lowest free numbers come back first: most often these are the two just closed.
-        let (newFD, newPeer) = Self.makePair()
+        let (newFD, newPeer) = makeNonBlockingSocketPair()
         defer { _ = Glibc.close(newPeer) }
         let (new, _) = Self.watch(newFD)
         defer { new.close() }

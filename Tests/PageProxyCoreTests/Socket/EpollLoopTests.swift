@@ -1,0 +1,69 @@
+import Dispatch
+import Testing
+
+@testable import PageProxyCore
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The loop's own bookkeeping, on a loop of the test's own: deadlines of closed sockets do not pile up, and
+/// waits racing with close, deadlines and events each end exactly once.
+@Suite struct EpollLoopTests {
+    private static func watch(_ fd: Int32, on loop: EpollLoop) -> SocketReadiness {
+        SocketReadiness(fd: fd, loop: loop) { _ = Glibc.close(fd) }
+    }
+
+    /// Polls `condition` every millisecond for up to 10 s.
+    private static func eventually(_ condition: () -> Bool) async -> Bool {
+        for _ in 0..<10_000 {
+            if condition() { return true }
+            try? await Task.sleep(for: .milliseconds(1))
+        }
+        return condition()
+    }
+
+    @Test("the deadlines of closed sockets are dropped once they outnumber the open sockets")
+    func deadlinesOfClosedSocketsAreDropped() async throws {
+        let loop = try EpollLoop(compactionFloor: 8)
+        defer { loop.stop() }
+        let pairs = (0..<40).map { _ in makeNonBlockingSocketPair() }
+        defer { pairs.forEach { _ = Glibc.close($0.peer) } }
+        let watched = pairs.map { Self.watch($0.watched, on: loop) }
+        // Each wait leaves a deadline an hour ahead in the loop, which its end does not take back.
+        let waits = watched.map { readiness in Task { await readiness.wait(for: .read, deadline: .now() + .seconds(3600)) } }
+        #expect(await Self.eventually { loop.scheduledDeadlineCount == 40 })
+        watched.forEach { $0.close() }
+        for wait in waits { #expect(await wait.value == .cancelled) }
+        // The loop looks at its deadlines before it sleeps again: wake it with an event on a socket still open.
+        let (fd, peer) = makeNonBlockingSocketPair()
+        defer { _ = Glibc.close(peer) }
+        let open = Self.watch(fd, on: loop)
+        defer { open.close() }
+        async let ready = open.wait(for: .read, deadline: nil)
+        var byte: UInt8 = 1
+        #expect(Glibc.write(peer, &byte, 1) == 1)
+        #expect(await ready == .ready)
+        #expect(await Self.eventually { loop.scheduledDeadlineCount == 0 })
+    }
+
+    @Test("waits racing with close, a near deadline and an event each end once, with a valid outcome", .timeLimit(.minutes(1)))
+    func racingWaitsEndOnce() async throws {
+        let loop = try EpollLoop()
+        defer { loop.stop() }
+        for round in 0..<300 {
+            let (fd, peer) = makeNonBlockingSocketPair()
+            defer { _ = Glibc.close(peer) }
+            let readiness = Self.watch(fd, on: loop)
+            let wait = Task { await readiness.wait(for: .read, deadline: .now() + .microseconds(round % 7 * 100)) }
+            if round % 2 == 0 {
+                var byte: UInt8 = 1
+                _ = Glibc.write(peer, &byte, 1)
+            }
+            if round % 3 == 0 { readiness.close() }
+            let outcome = await wait.value
+            #expect([.ready, .timedOut, .cancelled].contains(outcome))
+            readiness.close()
+        }
+    }
+}
