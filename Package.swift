@@ -10,7 +10,9 @@ let package = Package(
         .executable(name: "PageProxy", targets: ["PageProxy"]),
     ],
     targets: [
-        .target(name: "PageProxyCore"),
+        // Linux's epoll and eventfd headers, for the socket layer's event loop (Glibc's module does not export them).
+        .target(name: "CLinuxEpoll"),
+        .target(name: "PageProxyCore", dependencies: ["CLinuxEpoll"]),
         // The HTTP/1.1 server: connections, the single-use response writer, the error renderer, the logger.
         .target(name: "PageProxyServer", dependencies: ["PageProxyCore"]),
         .target(name: "PageProxyMock", dependencies: ["PageProxyServer", "PageProxyCore"]),

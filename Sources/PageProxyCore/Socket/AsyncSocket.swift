@@ -10,22 +10,14 @@ package final class AsyncSocket: Sendable {
     private let readiness: SocketReadiness
     private let isClosed = Mutex(false)
 
-    /// The queue every socket's Dispatch sources deliver on; handlers only resume continuations.
-    ///
-    /// Serial on purpose: libdispatch on Linux keeps one shared record per descriptor for its read and write
-    /// sources, and tearing sources down on several worker threads at once can corrupt it (a use-after-free in
-    /// `_dispatch_unote_unregister_muxed`, swift-corelibs-libdispatch#949, seen here under benchmark load). One
-    /// serial target queue makes every source's invoke, and so every unregistration, happen one at a time.
-    private static let eventQueue = DispatchQueue(label: "pageproxy.socket-events")
-
     package init(socket: Socket) {
         self.socket = socket
         let fd = socket.fd
-        readiness = SocketReadiness(fd: fd, queue: Self.eventQueue) { Socket(fd: fd).close() }
+        readiness = SocketReadiness(fd: fd) { Socket(fd: fd).close() }
     }
 
-    /// A socket dropped without `close()` (say, an idle one in a pool that is itself released) is closed here:
-    /// its descriptor is released, and Dispatch never sees a suspended source deallocated (which traps).
+    /// A socket dropped without `close()` (say, an idle one in a pool that is itself released) is closed here, so
+    /// its descriptor is released.
     deinit {
         close()
     }
@@ -113,15 +105,29 @@ package final class AsyncSocket: Sendable {
         }
     }
 
-    /// Calls `body` with the bytes of `parts`, the first from `offset` on.
-    private static func withBuffers<T>(
-        _ parts: ArraySlice<[UInt8]>, skipping offset: Int, collected: [UnsafeRawBufferPointer] = [],
+    /// The most buffers one `sendmsg` takes (Linux's `IOV_MAX`); the parts past it go in the next call.
+    static let maxGatheredParts = 1024
+
+    /// Calls `body` with the bytes of the first `maxGatheredParts` of `parts`, the first part from `offset` on.
+    ///
+    /// Each part's bytes are valid only inside its own `withUnsafeBytes`, so the scopes nest, one level a part;
+    /// the list is built in place as they open, in linear time.
+    static func withBuffers<T>(
+        _ parts: ArraySlice<[UInt8]>, skipping offset: Int, _ body: ([UnsafeRawBufferPointer]) -> T
+    ) -> T {
+        var buffers: [UnsafeRawBufferPointer] = []
+        buffers.reserveCapacity(min(parts.count, maxGatheredParts))
+        return gather(parts.prefix(maxGatheredParts), skipping: offset, into: &buffers, body)
+    }
+
+    private static func gather<T>(
+        _ parts: ArraySlice<[UInt8]>, skipping offset: Int, into buffers: inout [UnsafeRawBufferPointer],
         _ body: ([UnsafeRawBufferPointer]) -> T
     ) -> T {
-        guard let first = parts.first else { return body(collected) }
+        guard let first = parts.first else { return body(buffers) }
         return first.withUnsafeBytes { raw in
-            let start = collected.isEmpty ? offset : 0
-            return withBuffers(parts.dropFirst(), skipping: offset, collected: collected + [UnsafeRawBufferPointer(rebasing: raw[start...])], body)
+            buffers.append(UnsafeRawBufferPointer(rebasing: raw[(buffers.isEmpty ? offset : 0)...]))
+            return gather(parts.dropFirst(), skipping: offset, into: &buffers, body)
         }
     }
 
@@ -170,7 +176,7 @@ package final class AsyncSocket: Sendable {
 
     /// Runs a system call on the descriptor only while the socket is open, holding the lock that `close()` takes.
     ///
-    /// The descriptor is released after `close()` (once the Dispatch sources are cancelled), and the kernel hands
+    /// The descriptor is released by `close()` (once it is out of the event loop), and the kernel hands
     /// its number to the next socket opened in the process: a read or write that slipped past a close would touch
     /// someone else's connection. Calls are non-blocking, so holding the lock across one is cheap.
     private func whileOpen<T: Sendable>(_ call: () throws(SocketError) -> T) -> Result<T, SocketError> {

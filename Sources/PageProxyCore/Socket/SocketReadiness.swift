@@ -1,15 +1,19 @@
+import CLinuxEpoll
 import Dispatch
 import Synchronization
 
-/// Suspends tasks until a non-blocking descriptor is readable or writable, using Dispatch sources as the event loop.
+/// Suspends tasks until a non-blocking descriptor is readable or writable, using the process's `EpollLoop`.
 ///
-/// Per direction: one Dispatch source, one timer, and at most one waiting task, so a task can watch for the
-/// client going away (read) while another writes to it. A waiting task parks a continuation; the source's handler,
-/// the timer, `close()` or task cancellation takes it and resumes it exactly once. A source is resumed only while a
-/// task waits and suspended as soon as it fires, so an idle socket costs no wake-ups.
-// @unchecked: Dispatch sources are not Sendable on Linux. They are resumed, suspended, rescheduled and cancelled
-// only while `state`'s lock is held, and the `isActive` flags mirror their suspend counts, so calls stay balanced.
-package final class SocketReadiness: @unchecked Sendable {
+/// Per direction: at most one waiting task, so a task can watch for the client going away (read) while another
+/// writes to it. A waiting task parks a continuation; an event from the loop, a passed deadline, `close()` or task
+/// cancellation takes it and resumes it exactly once. The descriptor stays registered, edge-triggered, from `init`
+/// to `close()`: a wait makes no system call, and an edge that arrives while nobody waits is remembered, so the
+/// next wait returns at once (the caller then tries its system call again, which at worst says "would block").
+///
+/// Deadlines are set lazily: a wait whose deadline is later than the one the loop already holds for its direction
+/// adds nothing (when that earlier deadline passes, the loop is asked again for the wait then current). A keep-alive
+/// connection waiting with an idle deadline after every request then adds a deadline about once per timeout.
+package final class SocketReadiness: Sendable {
     /// Why a wait ended.
     package enum Outcome: Sendable, Equatable {
         case ready
@@ -24,23 +28,37 @@ package final class SocketReadiness: @unchecked Sendable {
     }
 
     private struct Slot {
-        var waiter: CheckedContinuation<Outcome, Never>?
+        var waiter: UnsafeContinuation<Outcome, Never>?
         var generation = 0
-        var deadline: DispatchTime?
-        var isActive = false
-        /// When the direction's timer is set to fire; nil when it is not set.
-        ///
-        /// Setting a Dispatch timer wakes libdispatch's manager thread, so the timer is set lazily: a wait whose
-        /// deadline is later than the one set leaves it alone (when it fires early, `timerFired` sets it again for
-        /// the wait then current), and an ended wait does not unset it. A keep-alive connection that waits with an
-        /// idle deadline after every request then sets its timer about once per timeout, not twice per request.
-        var timerSetFor: DispatchTime?
+        /// The waiter's deadline (uptime nanoseconds).
+        var deadline: UInt64?
+        /// An edge arrived while nobody waited.
+        var isReady = false
+        /// The earliest deadline the loop holds for this direction; nil when it holds none that matters.
+        var scheduledFor: UInt64?
+
+        /// Takes the waiter, or remembers the edge when there is none.
+        mutating func takeWaiterOrRemember() -> UnsafeContinuation<Outcome, Never>? {
+            guard let taken = waiter else {
+                isReady = true
+                return nil
+            }
+            waiter = nil
+            deadline = nil
+            return taken
+        }
+
+        mutating func takeWaiter() -> UnsafeContinuation<Outcome, Never>? {
+            defer { waiter = nil; deadline = nil }
+            return waiter
+        }
     }
 
     private struct State {
         var read = Slot()
         var write = Slot()
         var isClosed = false
+        var isRegistered = false
 
         subscript(direction: Direction) -> Slot {
             get { direction == .read ? read : write }
@@ -48,56 +66,61 @@ package final class SocketReadiness: @unchecked Sendable {
         }
     }
 
-    private let readSource: any DispatchSourceRead
-    private let writeSource: any DispatchSourceWrite
-    private let readTimer: any DispatchSourceTimer
-    private let writeTimer: any DispatchSourceTimer
+    private let fd: Int32
+    private let loop: EpollLoop
+    private let onClosed: @Sendable () -> Void
     private let state = Mutex(State())
+    private let closed = Atomic(false)
 
-    /// Watches `fd`; `onClosed` runs once every source has been cancelled, the moment the descriptor may be closed.
-    package init(fd: Int32, queue: DispatchQueue, onClosed: @escaping @Sendable () -> Void) {
-        readSource = DispatchSource.makeReadSource(fileDescriptor: fd, queue: queue)
-        writeSource = DispatchSource.makeWriteSource(fileDescriptor: fd, queue: queue)
-        readTimer = DispatchSource.makeTimerSource(queue: queue)
-        writeTimer = DispatchSource.makeTimerSource(queue: queue)
-        let cancelled = DispatchGroup()
-        for source in [readSource, writeSource, readTimer, writeTimer] as [any DispatchSourceProtocol] {
-            cancelled.enter()
-            source.setCancelHandler { cancelled.leave() }
-        }
-        cancelled.notify(queue: queue, execute: onClosed)
-        readSource.setEventHandler { [weak self] in self?.sourceFired(.read) }
-        writeSource.setEventHandler { [weak self] in self?.sourceFired(.write) }
-        readTimer.setEventHandler { [weak self] in self?.timerFired(.read) }
-        writeTimer.setEventHandler { [weak self] in self?.timerFired(.write) }
-        for timer in [readTimer, writeTimer] {
-            timer.schedule(deadline: .distantFuture)
-            timer.activate()
+    /// Watches `fd` on `loop`; `onClosed` runs once `close()` has removed the descriptor from the loop, the moment
+    /// it may be closed.
+    package init(fd: Int32, loop: EpollLoop = .shared, onClosed: @escaping @Sendable () -> Void) {
+        self.fd = fd
+        self.loop = loop
+        self.onClosed = onClosed
+        let isRegistered = loop.register(self, fd: fd)
+        state.withLock { state in
+            state.isRegistered = isRegistered
+            // A descriptor epoll refuses can never be waited for: its waits end as `.cancelled`, as after close.
+            if !isRegistered { state.isClosed = true }
         }
     }
+
+    /// Whether `close()` has been called (read by the loop without the lock, to drop old deadlines).
+    var isClosed: Bool { closed.load(ordering: .relaxed) }
 
     /// Waits until the descriptor is ready in `direction`, the deadline passes, the socket closes, or the task is
     /// cancelled. At most one task waits per direction.
     package func wait(for direction: Direction, deadline: DispatchTime?) async -> Outcome {
-        let generation = state.withLock { state -> Int in
+        let deadline = deadline?.uptimeNanoseconds
+        let start = state.withLock { state -> (generation: Int, outcome: Outcome?) in
+            guard !state.isClosed else { return (0, .cancelled) }
+            if state[direction].isReady {
+                state[direction].isReady = false
+                return (0, .ready)
+            }
+            if let deadline, deadline <= DispatchTime.now().uptimeNanoseconds { return (0, .timedOut) }
             state[direction].generation += 1
-            return state[direction].generation
+            return (state[direction].generation, nil)
         }
+        if let outcome = start.outcome { return outcome }
+        let generation = start.generation
         return await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<Outcome, Never>) in
-                let accepted = state.withLock { state -> Bool in
-                    guard !state.isClosed, state[direction].waiter == nil else { return false }
+            await withUnsafeContinuation { (continuation: UnsafeContinuation<Outcome, Never>) in
+                let refused = state.withLock { state -> Outcome? in
+                    guard !state.isClosed, state[direction].waiter == nil else { return .cancelled }
+                    // An edge may have come since the first look.
+                    if state[direction].isReady {
+                        state[direction].isReady = false
+                        return .ready
+                    }
                     state[direction].waiter = continuation
                     state[direction].deadline = deadline
-                    if !state[direction].isActive {
-                        state[direction].isActive = true
-                        source(direction).resume()
-                    }
-                    if let deadline { armTimer(direction, for: deadline, &state) }
-                    return true
+                    if let deadline { scheduleDeadline(direction, deadline, &state) }
+                    return nil
                 }
-                guard accepted else {
-                    continuation.resume(returning: .cancelled)
+                if let refused {
+                    continuation.resume(returning: refused)
                     return
                 }
                 if Task.isCancelled { finish(direction, .cancelled, generation: generation) }
@@ -107,81 +130,64 @@ package final class SocketReadiness: @unchecked Sendable {
         }
     }
 
-    /// Ends every wait with `.cancelled` and cancels the sources; later waits return `.cancelled` at once.
+    /// Ends every wait with `.cancelled`, removes the descriptor from the loop, then runs `onClosed`; later waits
+    /// return `.cancelled` at once.
     package func close() {
-        let waiters = state.withLock { state -> [CheckedContinuation<Outcome, Never>] in
-            guard !state.isClosed else { return [] }
+        let ending = state.withLock { state -> (waiters: [UnsafeContinuation<Outcome, Never>], isRegistered: Bool)? in
+            guard !closed.load(ordering: .relaxed) else { return nil }
+            closed.store(true, ordering: .relaxed)
             state.isClosed = true
-            for source in [readSource, writeSource, readTimer, writeTimer] as [any DispatchSourceProtocol] { source.cancel() }
-            // A suspended source never runs its cancel handler: resume it so that the cancellation completes.
-            if !state.read.isActive { readSource.resume() }
-            if !state.write.isActive { writeSource.resume() }
-            state.read.isActive = true
-            state.write.isActive = true
-            let waiters = [state.read.waiter, state.write.waiter].compactMap { $0 }
-            state.read.waiter = nil
-            state.write.waiter = nil
-            return waiters
+            return ([state.read.takeWaiter(), state.write.takeWaiter()].compactMap { $0 }, state.isRegistered)
         }
+        guard let (waiters, isRegistered) = ending else { return }
+        // Removed from epoll before the descriptor is closed: its number may be reused at once, and the loop must
+        // never report (or touch) the next socket that gets it.
+        if isRegistered { loop.deregister(self, fd: fd) }
         waiters.forEach { $0.resume(returning: .cancelled) }
+        onClosed()
     }
 
-    private func source(_ direction: Direction) -> any DispatchSourceProtocol {
-        direction == .read ? readSource : writeSource
-    }
-
-    private func timer(_ direction: Direction) -> any DispatchSourceTimer {
-        direction == .read ? readTimer : writeTimer
-    }
-
-    private func sourceFired(_ direction: Direction) {
-        let waiter = state.withLock { state -> CheckedContinuation<Outcome, Never>? in
-            guard !state.isClosed else { return nil }
-            return takeWaiter(direction, &state)
+    /// Called by the loop with the epoll events of the descriptor.
+    func eventsArrived(_ events: UInt32) {
+        let failed = events & (EPOLLERR.rawValue | EPOLLHUP.rawValue) != 0
+        let readable = failed || events & (EPOLLIN.rawValue | EPOLLRDHUP.rawValue | EPOLLPRI.rawValue) != 0
+        let writable = failed || events & EPOLLOUT.rawValue != 0
+        let (reader, writer) = state.withLock { state -> (UnsafeContinuation<Outcome, Never>?, UnsafeContinuation<Outcome, Never>?) in
+            guard !state.isClosed else { return (nil, nil) }
+            return (readable ? state.read.takeWaiterOrRemember() : nil, writable ? state.write.takeWaiterOrRemember() : nil)
         }
-        waiter?.resume(returning: .ready)
+        reader?.resume(returning: .ready)
+        writer?.resume(returning: .ready)
     }
 
-    private func timerFired(_ direction: Direction) {
-        let waiter = state.withLock { state -> CheckedContinuation<Outcome, Never>? in
-            state[direction].timerSetFor = nil
-            guard !state.isClosed, let deadline = state[direction].deadline else { return nil }
-            // The timer may have been set for an earlier wait: only a deadline that has really passed counts, and
-            // a later one gets the timer set again.
-            guard DispatchTime.now() >= deadline else {
-                armTimer(direction, for: deadline, &state)
+    /// Called by the loop once a deadline it was given for `direction` has passed.
+    func deadlinePassed(_ direction: Direction, scheduledFor: UInt64, now: UInt64) {
+        let waiter = state.withLock { state -> UnsafeContinuation<Outcome, Never>? in
+            if state[direction].scheduledFor == scheduledFor { state[direction].scheduledFor = nil }
+            guard !state.isClosed, state[direction].waiter != nil, let deadline = state[direction].deadline else { return nil }
+            // The deadline given may have been an earlier wait's: only the current wait's own deadline counts,
+            // and a later one is given to the loop again.
+            guard deadline <= now else {
+                scheduleDeadline(direction, deadline, &state)
                 return nil
             }
-            return takeWaiter(direction, &state)
+            return state[direction].takeWaiter()
         }
         waiter?.resume(returning: .timedOut)
     }
 
-    /// Sets the direction's timer to fire by `deadline`, unless it is already set to fire no later.
-    private func armTimer(_ direction: Direction, for deadline: DispatchTime, _ state: inout State) {
-        if let setFor = state[direction].timerSetFor, setFor <= deadline { return }
-        state[direction].timerSetFor = deadline
-        timer(direction).schedule(deadline: deadline)
+    /// Gives the loop `deadline` unless it already holds one for this direction that is no later.
+    private func scheduleDeadline(_ direction: Direction, _ deadline: UInt64, _ state: inout State) {
+        if let scheduled = state[direction].scheduledFor, scheduled <= deadline { return }
+        state[direction].scheduledFor = deadline
+        loop.schedule(self, direction, at: deadline)
     }
 
     private func finish(_ direction: Direction, _ outcome: Outcome, generation: Int) {
-        let waiter = state.withLock { state -> CheckedContinuation<Outcome, Never>? in
+        let waiter = state.withLock { state -> UnsafeContinuation<Outcome, Never>? in
             guard state[direction].generation == generation, !state.isClosed else { return nil }
-            return takeWaiter(direction, &state)
+            return state[direction].takeWaiter()
         }
         waiter?.resume(returning: outcome)
-    }
-
-    /// Suspends the direction's source and disarms its timer, returning the waiter if there is one.
-    private func takeWaiter(_ direction: Direction, _ state: inout State) -> CheckedContinuation<Outcome, Never>? {
-        if state[direction].isActive {
-            state[direction].isActive = false
-            source(direction).suspend()
-        }
-        // The timer stays set (see `timerSetFor`): when it fires with no deadline passed, nothing happens.
-        state[direction].deadline = nil
-        let waiter = state[direction].waiter
-        state[direction].waiter = nil
-        return waiter
     }
 }

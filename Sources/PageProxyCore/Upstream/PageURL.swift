@@ -46,7 +46,9 @@ public struct PageURL: Sendable, Hashable, CustomStringConvertible {
             let host = components.host, !host.isEmpty
         else { return nil }
         self.scheme = scheme
-        self.host = host.lowercased()
+        // Foundation on Linux keeps an IPv6 literal's brackets in `host`; they are added back where text is built.
+        let isBracketed = host.hasPrefix("[") && host.hasSuffix("]") && host.count > 2
+        self.host = (isBracketed ? String(host.dropFirst().dropLast()) : host).lowercased()
         self.port = components.port ?? (scheme == "https" ? 443 : 80)
         let path = components.percentEncodedPath
         self.path = path.isEmpty ? "/" : path
@@ -108,23 +110,17 @@ public struct PageURL: Sendable, Hashable, CustomStringConvertible {
     /// The decoded value of the first query parameter called `name` (matched after decoding, so `page%5Bnumber%5D`
     /// matches `page[number]`).
     public func queryValue(_ name: String) -> String? {
-        queryPairs.first { Self.decodeQueryComponent($0.name) == name }.flatMap { Self.decodeQueryComponent($0.value) }
+        QueryBytes.rawValue(of: name, in: query).flatMap { Self.decodeQueryComponent(String($0)) }
     }
 
     /// This URL with parameter `name` set to `value` (replacing every occurrence, or appended at the end).
     public func settingQueryValue(_ value: String, for name: String) -> PageURL {
-        let encodedValue = Self.encodeQueryComponent(value)
-        var pairs = queryPairs
-        var replaced = false
-        pairs = pairs.compactMap { pair in
-            guard Self.decodeQueryComponent(pair.name) == name else { return pair }
-            if replaced { return nil }
-            replaced = true
-            return (pair.name, encodedValue)
-        }
-        if !replaced { pairs.append((Self.encodeQueryComponent(name), encodedValue)) }
-        let query = pairs.map { "\($0.name)=\($0.value)" }.joined(separator: "&")
-        return PageURL(scheme: scheme, host: host, port: port, path: path, query: query)
+        replacingQuery(QueryBytes.template(settingValueOf: name, in: query).query(with: Self.encodeQueryComponent(value)))
+    }
+
+    /// This URL with another (percent-encoded) query.
+    func replacingQuery(_ query: String) -> PageURL {
+        PageURL(scheme: scheme, host: host, port: port, path: path, query: query)
     }
 
     /// Percent-encodes everything but RFC 3986 unreserved characters.

@@ -46,6 +46,22 @@ import Glibc
         #expect(received == expected)
     }
 
+    @Test("a gathering write of more parts than one sendmsg takes (IOV_MAX) delivers them all, in order")
+    func gatheringWriteOfManyParts() async throws {
+        let (left, right) = Self.makePair()
+        defer { left.close(); right.close() }
+        // NDJSON framing writes three parts an item: thousands of small parts in one call.
+        let parts: [[UInt8]] = (0..<(3 * AsyncSocket.maxGatheredParts + 7)).map { [UInt8(truncatingIfNeeded: $0), UInt8(truncatingIfNeeded: $0 >> 8)] }
+        let expected = parts.flatMap { $0 }
+        async let written: Void = left.write(parts, deadline: .now() + .seconds(10))
+        var received: [UInt8] = []
+        while received.count < expected.count {
+            _ = try await right.read(into: &received, maxBytes: 65536, deadline: .now() + .seconds(10))
+        }
+        try await written
+        #expect(received == expected)
+    }
+
     @Test func readTimesOutAtTheDeadline() async throws {
         let (left, right) = Self.makePair()
         defer { left.close(); right.close() }

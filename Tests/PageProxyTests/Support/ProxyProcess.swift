@@ -73,6 +73,30 @@ final class ProxyProcess {
         kill(process.processIdentifier, number)
     }
 
+    /// Waits until every thread of the process is stopped (after `SIGSTOP`, which `kill` only queues): until then
+    /// it may still be writing or evicting files.
+    func waitUntilStopped(limit: Duration = .seconds(30)) async throws {
+        let tasks = "/proc/\(process.processIdentifier)/task"
+        let deadline = ContinuousClock.now + limit
+        while !Self.allStopped(tasks) {
+            guard ContinuousClock.now < deadline else { throw Failure.timedOut("process did not stop") }
+            try await Task.sleep(for: .milliseconds(5))
+        }
+    }
+
+    /// Whether every thread under `/proc/PID/task` is in state `T` (stopped) or `t` (traced).
+    private static func allStopped(_ tasks: String) -> Bool {
+        guard let threads = try? FileManager.default.contentsOfDirectory(atPath: tasks), !threads.isEmpty else { return false }
+        return threads.allSatisfy { thread in
+            // The state follows the command name, which is in parentheses and may hold spaces.
+            guard let stat = try? String(contentsOfFile: "\(tasks)/\(thread)/stat", encoding: .utf8),
+                let close = stat.lastIndex(of: ")")
+            else { return false }
+            let state = stat[stat.index(after: close)...].drop { $0 == " " }.first
+            return state == "T" || state == "t"
+        }
+    }
+
     deinit {
         if process.isRunning { kill(process.processIdentifier, SIGKILL) }
         try? FileManager.default.removeItem(at: directory)

@@ -1,0 +1,147 @@
+import CLinuxEpoll
+import Dispatch
+import Foundation
+import Synchronization
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One epoll instance and one thread that waits on it: every socket's readiness and deadlines in one place.
+///
+/// Each descriptor is registered once, edge-triggered for reading and writing, and stays registered until it is
+/// closed: a wait costs no system call, and an event finds its `SocketReadiness` through the pointer stored in
+/// the registration (not the descriptor number, which the kernel reuses as soon as the descriptor is closed).
+/// The loop thread only hands events and passed deadlines to the readiness objects, which resume the waiting
+/// tasks; nothing else runs on it. Deadlines sit in a heap the loop reads before it sleeps, and an `eventfd`
+/// wakes it when a new deadline is earlier than the one it sleeps until.
+///
+/// Lifetime: the registration holds a retain on its `SocketReadiness`. Deregistering removes the descriptor from
+/// epoll first (so the descriptor may be closed right after), and the loop gives the retain back only after it has
+/// handled the batch of events it was working on, which may still point at the object.
+package final class EpollLoop: Sendable {
+    /// The loop every socket of the process uses.
+    package static let shared: EpollLoop = {
+        do {
+            return try EpollLoop()
+        } catch {
+            // Without epoll no socket can wait: nothing useful can run.
+            fatalError("cannot start the socket event loop: \(error)")
+        }
+    }()
+
+    private struct State {
+        var deadlines = DeadlineHeap<(readiness: SocketReadiness, direction: SocketReadiness.Direction)>()
+        /// When the loop wakes by itself (uptime nanoseconds); 0 while it is awake, so that nobody wakes it then.
+        var sleepsUntil: UInt64 = 0
+        /// Registrations removed from epoll whose retain the loop gives back after its current batch.
+        var deregistered: [Unmanaged<SocketReadiness>] = []
+        var registeredCount = 0
+    }
+
+    private let epollFD: Int32
+    private let wakeFD: Int32
+    private let state = Mutex(State())
+    /// The registration data of `wakeFD`; every other registration's data is a non-null object pointer.
+    private static let wakeToken: UInt64 = 0
+    private static let batchSize = 256
+
+    private init() throws(SocketError) {
+        epollFD = epoll_create1(Int32(EPOLL_CLOEXEC))
+        guard epollFD >= 0 else { throw .makeFailed("epoll_create1") }
+        wakeFD = eventfd(0, Int32(EFD_NONBLOCK) | Int32(EFD_CLOEXEC))
+        guard wakeFD >= 0 else { throw .makeFailed("eventfd") }
+        var event = epoll_event()
+        event.events = EPOLLIN.rawValue
+        event.data.u64 = Self.wakeToken
+        guard epoll_ctl(epollFD, EPOLL_CTL_ADD, wakeFD, &event) == 0 else { throw .makeFailed("epoll_ctl") }
+        let thread = Thread { [self] in run() }
+        thread.name = "pageproxy.epoll"
+        thread.start()
+    }
+
+    /// Watches `fd` for `readiness` until `deregister`; false if epoll refuses the descriptor.
+    func register(_ readiness: SocketReadiness, fd: Int32) -> Bool {
+        let retained = Unmanaged.passRetained(readiness)
+        var event = epoll_event()
+        // Edge-triggered: an event reports a change once; a waiter always tries the system call before waiting,
+        // and `SocketReadiness` remembers an edge that came while nobody waited.
+        event.events = EPOLLIN.rawValue | EPOLLOUT.rawValue | EPOLLRDHUP.rawValue | EPOLLET.rawValue
+        event.data.u64 = UInt64(UInt(bitPattern: retained.toOpaque()))
+        guard epoll_ctl(epollFD, EPOLL_CTL_ADD, fd, &event) == 0 else {
+            retained.release()
+            return false
+        }
+        state.withLock { $0.registeredCount += 1 }
+        return true
+    }
+
+    /// Stops watching `fd`; once this returns the descriptor may be closed (and its number reused).
+    func deregister(_ readiness: SocketReadiness, fd: Int32) {
+        var event = epoll_event()
+        _ = epoll_ctl(epollFD, EPOLL_CTL_DEL, fd, &event)
+        state.withLock { state in
+            state.deregistered.append(Unmanaged.passUnretained(readiness))
+            state.registeredCount -= 1
+        }
+    }
+
+    /// Asks for `readiness.deadlinePassed(direction, ...)` once `deadline` (uptime nanoseconds) has passed.
+    func schedule(_ readiness: SocketReadiness, _ direction: SocketReadiness.Direction, at deadline: UInt64) {
+        let wakesLater = state.withLock { state -> Bool in
+            state.deadlines.insert((readiness, direction), at: deadline)
+            guard deadline < state.sleepsUntil else { return false }
+            state.sleepsUntil = deadline
+            return true
+        }
+        if wakesLater { _ = eventfd_write(wakeFD, 1) }
+    }
+
+    private func run() {
+        let events = UnsafeMutableBufferPointer<epoll_event>.allocate(capacity: Self.batchSize)
+        var released: [Unmanaged<SocketReadiness>] = []
+        while true {
+            let timeout = prepareToSleep(releasing: &released)
+            let count = epoll_wait(epollFD, events.baseAddress, Int32(Self.batchSize), timeout)
+            let now = DispatchTime.now().uptimeNanoseconds
+            let due = state.withLock { state in
+                state.sleepsUntil = 0
+                return state.deadlines.removeDue(at: now)
+            }
+            for event in events.prefix(max(0, Int(count))) {
+                guard event.data.u64 != Self.wakeToken, let pointer = UnsafeRawPointer(bitPattern: UInt(event.data.u64)) else {
+                    var counter: eventfd_t = 0
+                    _ = eventfd_read(wakeFD, &counter)
+                    continue
+                }
+                Unmanaged<SocketReadiness>.fromOpaque(pointer).takeUnretainedValue().eventsArrived(event.events)
+            }
+            for entry in due {
+                entry.value.readiness.deadlinePassed(entry.value.direction, scheduledFor: entry.deadline, now: now)
+            }
+        }
+    }
+
+    /// Gives back the retains of registrations removed so far (every batch that could point at them has been
+    /// handled), drops the deadlines of closed sockets when they outnumber the open ones, and returns how long epoll
+    /// may sleep (milliseconds, -1 for ever).
+    private func prepareToSleep(releasing released: inout [Unmanaged<SocketReadiness>]) -> Int32 {
+        let wakeAt = state.withLock { state -> UInt64 in
+            swap(&released, &state.deregistered)
+            if state.deadlines.count > 1024, state.deadlines.count > 4 * state.registeredCount {
+                state.deadlines.removeAll { $0.readiness.isClosed }
+            }
+            state.sleepsUntil = state.deadlines.earliest ?? .max
+            return state.sleepsUntil
+        }
+        // Released outside the lock: the last release runs the readiness's deinit.
+        released.forEach { $0.release() }
+        released.removeAll(keepingCapacity: true)
+        guard wakeAt != .max else { return -1 }
+        let now = DispatchTime.now().uptimeNanoseconds
+        guard wakeAt > now else { return 0 }
+        // Rounded up, so that the loop does not wake just before the deadline and sleep again for nothing.
+        let milliseconds = (wakeAt - now + 999_999) / 1_000_000
+        return Int32(clamping: milliseconds)
+    }
+}
