@@ -1,4 +1,5 @@
 import Foundation
+import PageProxyCore
 import Synchronization
 
 /// The mock's rate limit: at most `requests` per token (the `Authorization` value) in each fixed window of
@@ -33,11 +34,11 @@ package final class MockRateLimiter: Sendable {
     }
 
     private let state = Mutex(State())
-    private let now: @Sendable () -> Date
+    private let clock: PageProxyClock
 
-    /// - Parameter now: the wall clock windows are measured with (injected by tests).
-    package init(now: @escaping @Sendable () -> Date = Date.init) {
-        self.now = now
+    /// - Parameter clock: windows are measured with its wall side (injected by tests).
+    package init(clock: PageProxyClock = .system) {
+        self.clock = clock
     }
 
     /// How many requests were answered 429.
@@ -52,7 +53,7 @@ package final class MockRateLimiter: Sendable {
 
     /// Counts one request of `token` against `limit` and says whether it is served.
     package func admit(token: String, limit: Limit) -> Decision {
-        let seconds = now().timeIntervalSince1970
+        let seconds = clock.wallNow().timeIntervalSince1970
         let width = Double(max(1, limit.windowSeconds))
         let index = Int64((seconds / width).rounded(.down))
         let arrivals = state.withLock { state -> Int in

@@ -23,7 +23,7 @@ public final class MockUpstream: Sendable {
 
     package init(options: MockUpstreamOptions = MockUpstreamOptions()) {
         self.options = options
-        rateLimiter = MockRateLimiter(now: options.now)
+        rateLimiter = MockRateLimiter(clock: options.clock)
         gate = options.holdUntilInFlight.map { MockGate(count: $0, holdsFirst: options.holdsFirstRequest) }
     }
 

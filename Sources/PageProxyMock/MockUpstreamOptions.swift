@@ -1,4 +1,5 @@
 import Foundation
+import PageProxyCore
 
 /// Defaults of the mock upstream; each request can override some with `mock_*` query parameters.
 public struct MockUpstreamOptions: Sendable {
@@ -18,8 +19,8 @@ public struct MockUpstreamOptions: Sendable {
     package var releaseGate: MockReleaseGate? = nil
     /// Answer 429 past this many requests per token and window (`mock_rate_limit=N` asks for N per second).
     package var rateLimit: MockRateLimiter.Limit? = nil
-    /// The wall clock of the rate limit's windows (tests inject one).
-    package var now: @Sendable () -> Date = Date.init
+    /// The clock of the rate limit's windows (its wall side; tests inject one).
+    package var clock: PageProxyClock = .system
     /// Write each answer's head and body in two writes, as Django's `runserver` does (PageProxy's reads must then
     /// reassemble a response that arrives in two segments).
     public var splitsHeadAndBody = false

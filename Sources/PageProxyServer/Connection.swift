@@ -7,7 +7,7 @@ import PageProxyCore
 /// order and a client that floods requests is simply not read (NIO's `HTTPServerPipelineHandler`). Protocol
 /// errors are answered here (400, 408, 413, 414, 431, 501, 505) and close the connection; everything else is
 /// the responder's.
-package struct Connection {
+package struct Connection: Sendable {
     package let socket: AsyncSocket
     package let responder: any HTTPResponder
     package let registry: ConnectionRegistry
@@ -21,10 +21,15 @@ package struct Connection {
             socket.close()
             registry.remove(socket)
         }
+        // One watch for the connection's life, armed by the responders that wait on upstreams, stopped after each
+        // answer; a client that leaves while it is armed cancels `serve` (the request loop) through its task group.
+        let watch = DisconnectWatch(socket: socket)
+        await watch.guarding { await serve(watch: watch) }
+    }
+
+    private func serve(watch: DisconnectWatch) async {
         var buffer: [UInt8] = []
         var parser = HTTPRequestParser(limits: limits.http)
-        // One watch for the connection's life, armed by the responders that wait on upstreams, stopped after each answer.
-        let watch = DisconnectWatch(socket: socket) { [socket, registry] in registry.cancelTask(of: socket) }
         var requestStarted: DispatchTime?
         // A new connection gets the header timeout for its first byte, not the idle timeout: a client that
         // connects and says nothing must not hold a connection slot for a keep-alive period.

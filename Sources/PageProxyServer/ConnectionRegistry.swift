@@ -8,7 +8,6 @@ package final class ConnectionRegistry: Sendable {
     private struct Entry {
         let socket: AsyncSocket
         var isIdle: Bool
-        var task: Task<Void, Never>?
     }
 
     private struct State {
@@ -45,17 +44,6 @@ package final class ConnectionRegistry: Sendable {
         }
     }
 
-    /// Remembers the task serving a connection, so that a forced stop can cancel it.
-    package func attach(_ task: Task<Void, Never>, to socket: AsyncSocket) {
-        state.withLock { $0.entries[ObjectIdentifier(socket)]?.task = task }
-    }
-
-    /// Cancels the task serving a connection (its client went away).
-    package func cancelTask(of socket: AsyncSocket) {
-        let task = state.withLock { $0.entries[ObjectIdentifier(socket)]?.task }
-        task?.cancel()
-    }
-
     package func remove(_ socket: AsyncSocket) {
         let waiters = state.withLock { state -> [CheckedContinuation<Bool, Never>] in
             state.entries[ObjectIdentifier(socket)] = nil
@@ -89,18 +77,13 @@ package final class ConnectionRegistry: Sendable {
         idle.forEach { $0.close() }
     }
 
-    /// Closes every connection, busy or not, and cancels the work behind each.
+    /// Closes every connection, busy or not (the server then cancels the tasks behind them).
     package func closeAll() {
         let all = state.withLock { state in
             state.hasCutAll = true
-            return state.entries.values.map { ($0.socket, $0.task) }
+            return state.entries.values.map(\.socket)
         }
-        // Each socket closes before its task is cancelled: an answer the cancelled work still tries to write (an error
-        // for the page it lost) cannot reach the client as if the upstream had failed, and reads as cut.
-        for (socket, task) in all {
-            socket.close()
-            task?.cancel()
-        }
+        all.forEach { $0.close() }
     }
 
     /// Returns true once no connection is open, or false when `limit` passes first.

@@ -1,26 +1,32 @@
 import Dispatch
 import PageProxyCore
 
-/// Accepts connections on a listening socket as the socket layer's event loop reports them.
+/// Accepts connections on a listening socket as the socket layer's event loop reports them, and hands each to
+/// `accepted`.
 ///
 /// The listening socket is an `AsyncSocket` like any other: one task accepts everything pending, then waits until
 /// the socket is readable again, and `close()` ends that wait and releases the descriptor. Every `accept` runs
 /// inside `withOpenDescriptor`, so none can reach the descriptor's number after it was closed and reused.
 package final class Listener: Sendable {
     package let port: Int
+    /// Every accepted client, in order; the stream ends once `close()` has closed the listening socket.
+    package let accepted: AsyncStream<Socket>
     private let listening: AsyncSocket
 
     /// When `accept` fails for another reason than "nothing pending" (say, out of descriptors), the connection stays
     /// queued but no new event will say so: try again after this long instead of waiting for the next client.
     private static let retryAfterFailure: Duration = .milliseconds(100)
 
-    /// Binds `address` and starts accepting; `onAccept` runs on the listener's task for each new connection.
-    package init(address: SocketAddress, onAccept: @escaping @Sendable (Socket) -> Void) throws(SocketError) {
+    /// Binds `address` and starts accepting at once; clients wait in `accepted` until the server takes them.
+    package init(address: SocketAddress) throws(SocketError) {
         let socket = try Socket.makeListening(on: address)
         port = socket.localPort() ?? address.port
+        let (accepted, clients) = AsyncStream.makeStream(of: Socket.self)
+        self.accepted = accepted
         let listening = AsyncSocket(socket: socket)
         self.listening = listening
         Task {
+            defer { clients.finish() }
             while true {
                 // Accept everything pending: one event may stand for many connections.
                 var failed = false
@@ -29,7 +35,7 @@ package final class Listener: Sendable {
                         if case .failure = accepted { failed = true }
                         break
                     }
-                    onAccept(client)
+                    clients.yield(client)
                 }
                 let deadline = failed ? DispatchTime.now() + Self.retryAfterFailure.dispatchInterval : nil
                 do {

@@ -4,7 +4,8 @@ import PageProxyCore
 import Glibc
 #endif
 
-/// An HTTP/1.1 server: a listener, a registry of open connections and one task per connection.
+/// An HTTP/1.1 server: a listener, a registry of open connections, and one child task per connection in a
+/// discarding task group fed by the listener (FlyingFox's `listenForConnections`).
 ///
 /// Sockets are non-blocking and the socket layer's epoll loop reports readiness, so a connection waiting for a slow client holds
 /// no thread: thousands of idle keep-alive connections cost memory, not threads (see README, "I/O design").
@@ -12,29 +13,43 @@ package final class Server: Sendable {
     package let port: Int
     private let listener: Listener
     private let registry: ConnectionRegistry
+    /// The task running `serve`: the parent of every connection's task, cancelled only by a forced stop.
+    private let serving: Task<Void, Never>
 
     /// Binds and starts serving at once; each request's log line is written at `requestLogLevel`.
     package init(
         address: SocketAddress, limits: ServerLimits, responder: any HTTPResponder, logger: Logger, requestLogLevel: LogLevel = .info
     ) throws(SocketError) {
         let registry = ConnectionRegistry()
+        let listener = try Listener(address: address)
         self.registry = registry
-        listener = try Listener(address: address) { client in
-            if let bytes = limits.sendBufferBytes { client.setSendBufferSize(bytes) }
-            let socket = AsyncSocket(socket: client)
-            guard registry.add(socket, limit: limits.maxConnections) else {
-                let bytes = Self.refuseOverCapacity(socket)
-                responder.refused(status: .serviceUnavailable, bytes: bytes)
-                return
-            }
-            let task = Task {
-                await Connection(
-                    socket: socket, responder: responder, registry: registry, limits: limits, logger: logger, requestLogLevel: requestLogLevel
-                ).run()
-            }
-            registry.attach(task, to: socket)
-        }
+        self.listener = listener
         port = listener.port
+        serving = Task {
+            await Self.serve(
+                listener.accepted, registry: registry, limits: limits, responder: responder, logger: logger, requestLogLevel: requestLogLevel)
+        }
+    }
+
+    /// Runs one child task per accepted client until the listener closes, then until the last connection ends.
+    private static func serve(
+        _ accepted: AsyncStream<Socket>, registry: ConnectionRegistry, limits: ServerLimits, responder: any HTTPResponder, logger: Logger,
+        requestLogLevel: LogLevel
+    ) async {
+        await withDiscardingTaskGroup { group in
+            for await client in accepted {
+                if let bytes = limits.sendBufferBytes { client.setSendBufferSize(bytes) }
+                let socket = AsyncSocket(socket: client)
+                guard registry.add(socket, limit: limits.maxConnections) else {
+                    let bytes = refuseOverCapacity(socket)
+                    responder.refused(status: .serviceUnavailable, bytes: bytes)
+                    continue
+                }
+                let connection = Connection(
+                    socket: socket, responder: responder, registry: registry, limits: limits, logger: logger, requestLogLevel: requestLogLevel)
+                group.addTask { await connection.run() }
+            }
+        }
     }
 
     package var openConnections: Int { registry.count }
@@ -53,7 +68,10 @@ package final class Server: Sendable {
         listener.close()
         registry.beginDraining()
         if await registry.waitUntilEmpty(limit: grace) { return }
+        // Each socket closes before its task is cancelled: an answer the cancelled work still tries to write (an error
+        // for the page it lost) cannot reach the client as if the upstream had failed, and reads as cut.
         registry.closeAll()
+        serving.cancel()
         await registry.waitUntilEmpty(limit: .seconds(2))
     }
 

@@ -6,13 +6,15 @@ import Testing
 
 /// Retries: backoff with jitter, Retry-After in both forms, rate-limit resets, the budget and the deadline.
 @Suite struct RetryingTransportTests {
-    /// Answers from a script, one entry per request; records the waits the retrying transport asked for.
+    /// Answers from a script, one entry per request; records the waits the retrying transport asked for (on a
+    /// virtual clock, which each wait moves forward).
     private final class Script: Sendable {
-        private let waitLog = WaitLog()
-        var waits: [Duration] { waitLog.waits }
+        private let clock: VirtualClock
+        var waits: [Duration] { clock.sleeps }
         let transport: FakeTransport
 
-        init(_ answers: [Result<UpstreamResponse, UpstreamError>]) {
+        init(_ answers: [Result<UpstreamResponse, UpstreamError>], wallNow: Date = Date(timeIntervalSince1970: 1_000_000)) {
+            clock = VirtualClock(wallStart: wallNow)
             let queue = Mutex(answers)
             transport = FakeTransport { _ throws(UpstreamError) in
                 let next = queue.withLock { $0.isEmpty ? .success(.json("[]")) : $0.removeFirst() }
@@ -20,17 +22,10 @@ import Testing
             }
         }
 
-        func retrying(budget: Int, deadline: Duration = .seconds(60), now: Date = Date(timeIntervalSince1970: 1_000_000)) -> RetryingTransport {
+        func retrying(budget: Int, deadline: Duration = .seconds(60)) -> RetryingTransport {
             RetryingTransport(
-                base: transport, policy: RetryPolicy(budget: budget), deadline: .now + deadline,
-                sleep: { [waitLog] wait in waitLog.append(wait) }, random: { 0.5 }, now: { now })
+                base: transport, policy: RetryPolicy(budget: budget), deadline: clock.now + deadline, random: { 0.5 }, clock: clock.clock)
         }
-    }
-
-    private final class WaitLog: Sendable {
-        private let storage = Mutex<[Duration]>([])
-        var waits: [Duration] { storage.withLock { $0 } }
-        func append(_ wait: Duration) { storage.withLock { $0.append(wait) } }
     }
 
     private static let request = UpstreamRequest(url: PageURL(string: "http://api.test/items")!)
@@ -65,17 +60,16 @@ import Testing
     @Test func retryAfterAsAnHTTPDateIsHonoured() async throws {
         let now = Date(timeIntervalSince1970: 1_000_000)
         let later = HTTPDate.format(now.addingTimeInterval(12))
-        let script = Script([Self.status(503, [("Retry-After", later)]), .success(.json("[]"))])
-        _ = try await send(script.retrying(budget: 3, now: now))
+        let script = Script([Self.status(503, [("Retry-After", later)]), .success(.json("[]"))], wallNow: now)
+        _ = try await send(script.retrying(budget: 3))
         #expect(script.waits == [.seconds(12)])
     }
 
     @Test func exhaustedRateLimitWaitsForTheReset() async throws {
         let now = Date(timeIntervalSince1970: 1_000_000)
-        let script = Script([
-            Self.status(403, [("X-RateLimit-Remaining", "0"), ("X-RateLimit-Reset", "1000004")]), .success(.json("[]")),
-        ])
-        _ = try await send(script.retrying(budget: 3, now: now))
+        let script = Script(
+            [Self.status(403, [("X-RateLimit-Remaining", "0"), ("X-RateLimit-Reset", "1000004")]), .success(.json("[]"))], wallNow: now)
+        _ = try await send(script.retrying(budget: 3))
         #expect(script.waits == [.seconds(4)])
     }
 
@@ -108,6 +102,16 @@ import Testing
         let response = try await send(script.retrying(budget: 3, deadline: .seconds(5)))
         #expect(response.status.code == 429)
         #expect(script.transport.requestedURLs.count == 1)
+    }
+
+    @Test("the deadline is measured on the injected clock: waits that add up past it end the retries")
+    func waitsThatAddUpPastTheDeadlineEndTheRetries() async throws {
+        let script = Script([Self.status(429, [("Retry-After", "3")]), Self.status(429, [("Retry-After", "3")]), .success(.json("[]"))])
+        let response = try await send(script.retrying(budget: 3, deadline: .seconds(5)))
+        // 3 s waited of 5: another 3 s would pass the deadline, so the second 429 is the answer.
+        #expect(response.status.code == 429)
+        #expect(script.waits == [.seconds(3)])
+        #expect(script.transport.requestedURLs.count == 2)
     }
 
     @Test func connectionErrorsAreRetriedButNotInvalidResponses() async throws {

@@ -118,13 +118,12 @@ import Glibc
         try await TestStack.run { stack in
             let file = try writeConfig(stack)
             defer { try? FileManager.default.removeItem(at: file) }
-            let process = Process()
-            process.executableURL = ProxyProcess.binary
-            process.arguments = ["fetch", "gh?mock_total=30", "--config", file.path]
             let output = Pipe()
-            process.standardOutput = output
-            process.standardError = FileHandle(fileDescriptor: secondary, closeOnDealloc: true)
-            try process.run()
+            let process = try ChildProcess(
+                executable: ProxyProcess.binary, arguments: ["fetch", "gh?mock_total=30", "--config", file.path],
+                standardOutput: .descriptor(output.fileHandleForWriting.fileDescriptor), standardError: .descriptor(secondary))
+            try output.fileHandleForWriting.close()
+            close(secondary)
             try await poll("fetch exits", limit: .seconds(30)) { !process.isRunning }
             #expect(process.terminationStatus == 0)
             #expect(Array(output.fileHandleForReading.readDataToEndOfFile()) == MockDataset.mergedJSON(total: 30))

@@ -57,6 +57,32 @@ import Glibc
         }
     }
 
+    @Test("an answer past its allowance stays in memory while the process's budget lends it the bytes, else spools")
+    func heldBudgetKeepsAnswersOffDisk() async throws {
+        let spool = try SpoolDirectory()
+        defer { spool.remove() }
+        let budget = HeldBytesBudget(capacity: 512 << 10)
+        try await TestStack.run(routes: Self.routes(), spool: spool.spool(memoryBytes: 64 << 10, heldBudget: budget)) { stack in
+            // About 210 KB: past the 64 KiB allowance, within the 512 KiB budget.
+            let held = try await stack.get("/big?mock_total=1000")
+            #expect(held.body == MockDataset.mergedJSON(total: 1000))
+            #expect(spool.openedCount == 0, "no spool file for an answer the budget could hold")
+            // About 2.1 MB: past allowance and budget together.
+            let spooled = try await stack.get("/big?mock_total=10000")
+            #expect(spooled.body == MockDataset.mergedJSON(total: 10000))
+            #expect(spool.openedCount == 1)
+            #expect(budget.availableBytes == 512 << 10, "every borrowed byte given back")
+        }
+    }
+
+    @Test("the server's own spool lends answers past 1 MiB a budget before they go to disk")
+    func defaultSpoolHasABudget() {
+        let spool = MergedSpool(directories: ["/tmp"])
+        #expect(spool.memoryBytes == 1 << 20)
+        #expect(spool.heldBudget?.capacity == MergedSpool.defaultHeldBytes)
+        #expect(MergedSpool(directories: ["/tmp"], heldBytes: 0).heldBudget == nil)
+    }
+
     @Test("a multi-MiB merged answer goes through a spool file and equals the ground truth")
     func bigMergedAnswerEqualsGroundTruth() async throws {
         let spool = try SpoolDirectory()
@@ -157,12 +183,12 @@ final class SpoolDirectory: Sendable {
 
     var openedCount: Int { opened.withLock { $0 } }
 
-    /// Spool files in this directory, counted, for answers past `memoryBytes`.
-    func spool(memoryBytes: Int = 1 << 20) -> MergedSpool {
+    /// Spool files in this directory, counted, for answers past `memoryBytes` (and past what `heldBudget` lends).
+    func spool(memoryBytes: Int = 1 << 20, heldBudget: HeldBytesBudget? = nil) -> MergedSpool {
         MergedSpool(open: { [self] () throws(SpoolError) -> SpoolFile in
             opened.withLock { $0 += 1 }
             return try SpoolFile.create(in: path)
-        }, memoryBytes: memoryBytes)
+        }, memoryBytes: memoryBytes, heldBudget: heldBudget)
     }
 
     func entries() throws -> [String] {

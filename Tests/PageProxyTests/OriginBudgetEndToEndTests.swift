@@ -78,7 +78,7 @@ import Testing
         // whenever the test runs. On the wall clock, a window that happened to end a second later would let the
         // walk wait instead.
         let nextMinute = ((Date().timeIntervalSince1970 / 60).rounded(.down) + 1) * 60
-        options.now = { Date(timeIntervalSince1970: nextMinute) }
+        options.clock = .wall { Date(timeIntervalSince1970: nextMinute) }
         var scheme = PaginationScheme.LinkHeader()
         scheme.pageSize = 20
         let route = TestStack.Route(name: "limited", mockPath: "/github/items", scheme: .linkHeader(scheme)) { route in

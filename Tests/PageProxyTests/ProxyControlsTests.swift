@@ -80,4 +80,31 @@ import Testing
             (error as? ProxyControls.Invalid)?.control == control
         }
     }
+
+    @Test("a control's value and a route's name are percent-decoded when they hold an escape, and kept as they are otherwise")
+    func escapesAreDecodedOnlyWhereThereAreSome() throws {
+        let controls = try parse("/r?_fields=id%2Cname&_max_items=7&_format=ndjson")
+        #expect(controls.fields?.description == "id,name")
+        #expect(controls.maxItems == 7)
+        #expect(controls.format == .ndjson)
+        #expect(throws: ProxyControls.Invalid.self) { try parse("/r?_max_items=%zz") }
+        let router = Router(routes: [
+            RouteConfig.makeForTests(name: "two words", upstream: "http://api.test/a", pagination: .pageNumber(PaginationScheme.PageNumber())),
+            RouteConfig.makeForTests(name: "plain", upstream: "http://api.test/b", pagination: .pageNumber(PaginationScheme.PageNumber())),
+        ])
+        guard case .aggregate(let spaced, let subpath) = router.destination(for: "/two%20words/x") else {
+            Issue.record("an escaped route name is not found")
+            return
+        }
+        #expect(spaced.name == "two words" && subpath == "/x")
+        guard case .aggregate(let plain, _) = router.destination(for: "/plain") else {
+            Issue.record("a plain route name is not found")
+            return
+        }
+        #expect(plain.name == "plain")
+        guard case .notFound = router.destination(for: "/two%2") else {
+            Issue.record("a malformed escape names no route")
+            return
+        }
+    }
 }

@@ -38,6 +38,7 @@ import Testing
             _ = try await proxies[victim].waitForExit()
             // Freeze the survivor, so that the directory holds still while it is read.
             proxies[1 - victim].signal(SIGSTOP)
+            try await proxies[1 - victim].waitUntilStopped()
             let files = CacheCrashTests.entryFiles(in: cache)
             var bytes = 0
             for path in files.entries {

@@ -120,7 +120,8 @@ import Testing
     func stalledPageIsA504() async throws {
         var route = SchemeRoutes.all[8]
         route.configure = { config in
-            config.pageTimeout = .seconds(1)
+            // Page 1 must beat this on a loaded 2-core machine while every other suite runs (1 s once did not).
+            config.pageTimeout = .seconds(3)
             config.retries = 0
         }
         try await TestStack.run(routes: [route]) { stack in

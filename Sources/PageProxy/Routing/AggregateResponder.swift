@@ -57,9 +57,11 @@ struct AggregateResponder: Sendable {
         let fetch = WindowPastTheEnd.wrap(
             RoutePageFetcher.make(plan: plan, transport: transport, pages: pages, metrics: metrics, tally: tally, record: walkRecord),
             endStatuses: plan.window?.endStatuses(of: plan.fixedScheme) ?? [], itemsPath: route.itemsPath)
+        var options = plan.options
+        options.cachedPage = RoutePageFetcher.makeCachedPage(plan: plan, pages: pages, metrics: metrics, tally: tally, record: walkRecord)
         let walk: RouteWalk
         do {
-            walk = try await RouteWalk.start(route: route, base: plan.base, options: plan.options, fetch: fetch, record: &record)
+            walk = try await RouteWalk.start(route: route, base: plan.base, options: options, fetch: fetch, record: &record)
         } catch {
             if controls.explain, !PaginationErrorResponse.isCancellation(error) {
                 let items = RequestedItems(controls: controls, skip: 0, scheme: nil, knownTotal: nil, request: request, record: walkRecord)

@@ -37,7 +37,7 @@ struct ProxyControls: Sendable, Equatable {
                 // Two values for one control leave the intent unclear: say so rather than pick one.
                 guard values[name] == nil else { throw Invalid(control: name, message: "\(name) is given more than once") }
                 let raw = pair.dropFirst(name.count + 1)
-                values[name] = String(raw).removingPercentEncoding ?? String(raw)
+                values[name] = PageURL.decodeQueryComponent(String(raw)) ?? String(raw)
             } else {
                 passed.append(pair)
             }

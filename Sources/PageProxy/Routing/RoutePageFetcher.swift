@@ -20,8 +20,9 @@ enum RoutePageFetcher {
         plan: RequestPlan, transport: RetryingTransport, pages: CachingPageSource, metrics: Metrics, tally: CacheTally, record: WalkRecord
     ) -> PageFetcher {
         let route = plan.route
-        let (timeout, maxBytes, routeName, caFile, ttl) = (route.pageTimeout, route.maxPageBytes, route.name, route.caFile, route.ttl)
+        let (timeout, maxBytes, routeName, caFile) = (route.pageTimeout, route.maxPageBytes, route.name, route.caFile)
         let (headers, policy, scan, secrets) = (plan.upstreamHeaders, plan.cachePolicy, plan.scanPaths, plan.secrets)
+        let count = counter(plan: plan, metrics: metrics, tally: tally, record: record)
         return { url, number throws(PaginationError) in
             let started = ContinuousClock.now
             do throws(UpstreamError) {
@@ -29,10 +30,7 @@ enum RoutePageFetcher {
                     UpstreamRequest(url: url, headers: headers, caFile: caFile), policy: policy, transport: transport, timeout: timeout,
                     maxBodyBytes: maxBytes, scan: scan)
                 let (response, source) = (fetched.response, fetched.outcome)
-                record.fetched(number: number, url: url, status: response.status.code, outcome: source, bytes: response.body.count, started: started)
-                tally.record(source, stored: fetched.stored)
-                tally.freshness.record(response: response, outcome: source, freshUntil: fetched.stored?.freshUntil, routeTTL: ttl)
-                metrics.cacheOutcome(route: routeName, outcome: source.rawValue)
+                count(fetched, number, url, started)
                 // A hit or a stale page made no upstream request that answered.
                 guard source != .hit && source != .stale else { return response }
                 metrics.pageFetched(route: routeName, outcome: outcomeLabel(status: response.status.code), duration: .now - started)
@@ -48,6 +46,36 @@ enum RoutePageFetcher {
                 metrics.pageFetched(route: routeName, outcome: outcome, duration: .now - started)
                 throw .upstreamFailed(page: number, url: url, error: error)
             }
+        }
+    }
+
+    /// The walk's reader of pages that are fresh in the cache, read in place with no task (`PageWalker.Options`),
+    /// counted as the fetcher counts a hit; nil when the request must ask the upstream (`no-cache`, `_fresh`).
+    static func makeCachedPage(
+        plan: RequestPlan, pages: CachingPageSource, metrics: Metrics, tally: CacheTally, record: WalkRecord
+    ) -> CachedPageReader? {
+        guard !plan.cachePolicy.forceRevalidate, pages.store != nil else { return nil }
+        let (headers, policy, caFile) = (plan.upstreamHeaders, plan.cachePolicy, plan.route.caFile)
+        let count = counter(plan: plan, metrics: metrics, tally: tally, record: record)
+        return { url, number in
+            let started = ContinuousClock.now
+            guard let fetched = pages.freshHit(UpstreamRequest(url: url, headers: headers, caFile: caFile), policy: policy) else { return nil }
+            count(fetched, number, url, started)
+            return fetched.response
+        }
+    }
+
+    /// Enters a page's cache outcome in the walk's account, the request's tally and the metrics.
+    private static func counter(
+        plan: RequestPlan, metrics: Metrics, tally: CacheTally, record: WalkRecord
+    ) -> @Sendable (CachingPageSource.Fetched, _ number: Int, _ url: PageURL, _ started: ContinuousClock.Instant) -> Void {
+        let (routeName, ttl) = (plan.route.name, plan.route.ttl)
+        return { fetched, number, url, started in
+            let (response, source) = (fetched.response, fetched.outcome)
+            record.fetched(number: number, url: url, status: response.status.code, outcome: source, bytes: response.body.count, started: started)
+            tally.record(source, stored: fetched.stored)
+            tally.freshness.record(response: response, outcome: source, freshUntil: fetched.stored?.freshUntil, routeTTL: ttl)
+            metrics.cacheOutcome(route: routeName, outcome: source.rawValue)
         }
     }
 }

@@ -26,6 +26,11 @@ struct RouteWalk {
             return RouteWalk(walker: PageWalker(base: base, scheme: scheme, options: options, fetch: fetch), headers: HTTPHeaders())
         case .auto(let itemsPath):
             record.scheme = "auto"
+            // The first page, fetched to detect the scheme, is replayed to the walk: it is not read (and counted) again.
+            var options = options
+            if let read = options.cachedPage {
+                options.cachedPage = { url, number in number == 1 ? nil : read(url, number) }
+            }
             let (walker, detected) = try await AutoPagination.start(base: base, itemsPath: itemsPath, options: options, fetch: fetch)
             var headers = HTTPHeaders()
             guard let detected else { return RouteWalk(walker: walker, headers: headers) }

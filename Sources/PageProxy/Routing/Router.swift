@@ -32,7 +32,7 @@ struct Router: Sendable {
         let trimmed = path.drop { $0 == "/" }
         let name = trimmed.prefix { $0 != "/" }
         let subpath = String(trimmed.dropFirst(name.count))
-        guard let route = routes[String(name).removingPercentEncoding ?? String(name)] else { return .notFound }
+        guard let route = routes[PageURL.decodeQueryComponent(String(name)) ?? String(name)] else { return .notFound }
         guard SubpathCheck.isSafe(subpath) else { return .invalidPath }
         return .aggregate(route, subpath: subpath)
     }

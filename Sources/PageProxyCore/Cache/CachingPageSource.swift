@@ -54,9 +54,7 @@ package final class CachingPageSource: Sendable {
         let key = CacheKey(request)
         let found = store.lookup(key)
         let cached = found?.entry
-        if let (entry, stamp) = found, !policy.forceRevalidate, entry.isFresh(at: now()) {
-            return Fetched(response: entry.response, outcome: .hit, stored: StoredVersion(stamp: stamp, freshUntil: entry.freshUntil))
-        }
+        if let hit = hit(found, policy: policy) { return hit }
         // A request that joins another's fetch keeps its own limits (issue 13): it stops waiting at its own deadline,
         // and when that fetch ends in what its limits did not allow (a failure, a status still worth retrying, a
         // stale page this request may not take), it fetches again with its own retry budget, joining at most a few
@@ -64,9 +62,7 @@ package final class CachingPageSource: Sendable {
         for round in 1... {
             let (result, joined) = await flight(for: key, deadline: transport.deadline) {
                 // A fetch that finished between the read above and this one stored the page: use it, not a second request.
-                if !policy.forceRevalidate, let (current, stamp) = store.lookup(key), current.isFresh(at: self.now()) {
-                    return .success(CachedResponse(current.response, .hit, stored: StoredVersion(stamp: stamp, freshUntil: current.freshUntil)))
-                }
+                if let hit = self.hit(store.lookup(key), policy: policy) { return .success(CachedResponse(fetched: hit)) }
                 return await self.refresh(key, cached: cached, request: request, policy: policy, scan: scan, store: store) {
                     request async throws(UpstreamError) in
                     try await transport.send(request, timeout: timeout, maxBodyBytes: maxBodyBytes)
@@ -84,6 +80,20 @@ package final class CachingPageSource: Sendable {
             return try result.get().fetched
         }
         throw .cancelled
+    }
+
+    /// The page for `request` when the store holds a fresh, valid entry that `policy` lets it use without asking the
+    /// upstream, answered without suspending: a walk reads such pages in place, with no task per page (issue 13).
+    /// Nil otherwise (no store, a miss, a torn or corrupt entry, a stale one, `no-cache` or `_fresh`): `fetch` decides.
+    package func freshHit(_ request: UpstreamRequest, policy: CachePolicy) -> Fetched? {
+        guard let store, store.isEnabled, policy.ttl > .zero, !policy.forceRevalidate, request.method == .get else { return nil }
+        return hit(store.lookup(CacheKey(request)), policy: policy)
+    }
+
+    /// `found` as a hit, when it is fresh and `policy` does not force a revalidation.
+    private func hit(_ found: (entry: CacheEntry, stamp: PageStamp)?, policy: CachePolicy) -> Fetched? {
+        guard let (entry, stamp) = found, !policy.forceRevalidate, entry.isFresh(at: now()) else { return nil }
+        return Fetched(response: entry.response, outcome: .hit, stored: StoredVersion(stamp: stamp, freshUntil: entry.freshUntil))
     }
 
     /// How many flights of others' a request joins, at most, before the result of the last one is its own.
@@ -188,6 +198,10 @@ package final class CachingPageSource: Sendable {
 /// A fetch's result as the collapser hands it to every caller that waited for it.
 private struct CachedResponse: Sendable {
     let fetched: CachingPageSource.Fetched
+
+    init(fetched: CachingPageSource.Fetched) {
+        self.fetched = fetched
+    }
 
     init(_ response: UpstreamResponse, _ outcome: CacheOutcome, stored: CachingPageSource.StoredVersion? = nil) {
         fetched = CachingPageSource.Fetched(response: response, outcome: outcome, stored: stored)

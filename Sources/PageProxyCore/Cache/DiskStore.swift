@@ -48,12 +48,18 @@ package final class DiskStore: Sendable {
     private let memoryLimit: Int
     /// The total bytes and the live processes that share the directory; nil when the directory is unusable.
     private let ledger: CacheDirectoryLedger?
+    /// Told the victims of an eviction once they are chosen, before their files are removed (tests hold it there).
+    private let onEvicting: (@Sendable ([CacheKey]) -> Void)?
 
     /// Opens (creating if needed) the store at `directory`; a store that cannot be used is returned disabled.
-    package init(directory: String, maxBytes: Int, onDisable: @escaping @Sendable (String) -> Void = { _ in }) {
+    package init(
+        directory: String, maxBytes: Int, onDisable: @escaping @Sendable (String) -> Void = { _ in },
+        onEvicting: (@Sendable ([CacheKey]) -> Void)? = nil
+    ) {
         self.directory = directory.hasSuffix("/") && directory.count > 1 ? String(directory.dropLast()) : directory
         self.maxBytes = max(0, maxBytes)
         self.onDisable = onDisable
+        self.onEvicting = onEvicting
         self.memoryLimit = min(self.maxBytes, 64 << 20)
         var ledger: CacheDirectoryLedger?
         var failure: CacheFileSystem.Failure?
@@ -250,20 +256,31 @@ package final class DiskStore: Sendable {
     /// that eviction does not run on every write), this process's least recently used first, then the other
     /// processes' oldest files. `total` becomes the true total of the files on disk, plus `adding` (a write about to
     /// be renamed into place, whose key is `spared`).
+    ///
+    /// The store's `Mutex` is held only to copy the use order and, at the end, to forget the victims: the sort and
+    /// the `unlink`s run outside it, so lookups (and hits) go on while an eviction runs. The directory's lock stays
+    /// held throughout, which keeps the shared total true for every process.
     private func evict(total: inout Int, adding: Int, sparing spared: CacheKey?) {
         let files = Self.scan(directory).entries
         total = files.values.reduce(adding) { $0 + $1.size }
         guard total > maxBytes else { return }
         let target = maxBytes - maxBytes / 10
-        let ours = state.withLock { $0.records.sorted { $0.value.lastUse < $1.value.lastUse }.map(\.key) }
+        let uses = state.withLock { $0.records.map { (key: $0.key, lastUse: $0.value.lastUse) } }
+        let ours = uses.sorted { $0.lastUse < $1.lastUse }.map(\.key)
         let known = Set(ours)
         let theirs = files.filter { !known.contains($0.key) }.sorted { $0.value.modified < $1.value.modified }.map(\.key)
+        var victims: [CacheKey] = []
         for key in ours + theirs where key != spared {
             guard total > target else { break }
             guard let file = files[key] else { continue }
-            CacheFileSystem.remove(path(for: key))
-            state.withLock { _ = Self.dropRecord(key, &$0) }
+            victims.append(key)
             total -= file.size
+        }
+        onEvicting?(victims)
+        // A lookup between an unlink and the forgetting below finds no file and forgets the record itself.
+        for key in victims { CacheFileSystem.remove(path(for: key)) }
+        state.withLock { state in
+            for key in victims { Self.dropRecord(key, &state) }
         }
     }
 

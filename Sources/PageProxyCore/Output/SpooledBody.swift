@@ -1,5 +1,5 @@
-/// A merged answer's bytes until they are sent: in memory while small, in a `SpoolFile` past a threshold, and
-/// refused past a cap.
+/// A merged answer's bytes until they are sent: in memory while small (or while a process-wide `HeldBytesBudget`
+/// lends the bytes past the threshold), in a `SpoolFile` past it, and refused past a cap.
 ///
 /// DESIGN.md: memory stays bounded whatever the total. A merged answer can only be sent once every page has arrived
 /// (its status must be honest), so its bytes have to wait somewhere; small answers wait in memory, where most
@@ -24,14 +24,41 @@ package final class SpooledBody {
 
     private let limits: Limits
     private let openSpool: SpoolOpener
+    /// Where the answer may borrow memory past `limits.memoryBytes` before it spools; nil: it spools at once.
+    private let budget: HeldBytesBudget?
+    /// Bytes borrowed from `budget`, given back when the body is discarded.
+    private var borrowed = 0
     private var memory: [UInt8] = []
     private var spool: SpoolFile?
     /// Bytes appended so far: the answer's `Content-Length` once it is complete.
     package private(set) var count = 0
 
-    package init(limits: Limits, openSpool: @escaping SpoolOpener) {
+    package init(limits: Limits, openSpool: @escaping SpoolOpener, budget: HeldBytesBudget? = nil) {
         self.limits = limits
         self.openSpool = openSpool
+        self.budget = budget
+    }
+
+    deinit { budget?.release(borrowed) }
+
+    /// Borrowed bytes are taken in steps of this size, so that a growing answer asks the budget rarely.
+    static let borrowStep = 256 << 10
+
+    /// Whether `total` bytes may stay in memory: within the allowance, or within it plus what could be borrowed.
+    private func mayHoldInMemory(_ total: Int) -> Bool {
+        let needed = total - limits.memoryBytes - borrowed
+        guard needed > 0 else { return true }
+        guard let budget else { return false }
+        let step = (needed + Self.borrowStep - 1) / Self.borrowStep * Self.borrowStep
+        guard budget.reserve(step) else { return false }
+        borrowed += step
+        return true
+    }
+
+    /// Gives back what was borrowed (the bytes moved to disk, or were dropped).
+    private func giveBack() {
+        budget?.release(borrowed)
+        borrowed = 0
     }
 
     /// Whether the bytes have moved to a temporary file.
@@ -49,11 +76,12 @@ package final class SpooledBody {
             throw .tooLarge(limit: limits.maxBytes)
         }
         do {
-            if spool == nil && count + bytes.count > limits.memoryBytes {
+            if spool == nil && !mayHoldInMemory(count + bytes.count) {
                 let file = try openSpool()
                 spool = file
                 try file.append(memory)
                 memory = []
+                giveBack()
             }
             if let spool {
                 try spool.append(bytes)
@@ -74,7 +102,7 @@ package final class SpooledBody {
     package func append(
         atMost bound: Int, _ write: (inout [UInt8]) -> Void, appended: (ArraySlice<UInt8>) -> Void
     ) throws(SpoolError) {
-        guard spool == nil, bound <= limits.memoryBytes - count, bound <= limits.maxBytes - count else {
+        guard spool == nil, bound <= limits.maxBytes - count, mayHoldInMemory(count + bound) else {
             var bytes: [UInt8] = []
             write(&bytes)
             try append(bytes)
@@ -109,6 +137,7 @@ package final class SpooledBody {
         spool = nil
         memory = []
         count = 0
+        giveBack()
     }
 
     /// Reads a body front to back, one bounded chunk per call.

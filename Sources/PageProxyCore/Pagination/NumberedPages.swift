@@ -12,6 +12,8 @@ package struct NumberedPages: Sendable, Equatable {
     package let step: Int
     /// How many pages there are; `Int.max` stands for "at least `Int.max`".
     package let count: Int
+    /// The template's query with the parameter's value cut out, prepared once: a page's URL is its number spliced in.
+    private let query: QueryBytes.Template
 
     /// The pages `first`, `first + step`, … that are `<= last`; none when `last < first`.
     package init(template: PageURL, parameter: String, first: Int, through last: Int, step: Int = 1) {
@@ -42,6 +44,7 @@ package struct NumberedPages: Sendable, Equatable {
         self.first = first
         self.step = step
         self.count = count
+        query = QueryBytes.template(settingValueOf: parameter, in: template.query)
     }
 
     /// The page number (or offset) of the page at `index`, which must be below `count`.
@@ -54,7 +57,7 @@ package struct NumberedPages: Sendable, Equatable {
 
     /// The URL of the page at `index`, which must be below `count`.
     package func url(at index: Int) -> PageURL {
-        template.settingQueryValue(String(number(at: index)), for: parameter)
+        template.replacingQuery(query.query(with: number(at: index)))
     }
 
     /// The URLs of the first `limit` pages (all of them if fewer).

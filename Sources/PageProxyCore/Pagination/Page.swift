@@ -54,6 +54,14 @@ public struct Page: Sendable {
             body.withUnsafeBufferPointer { output.append(contentsOf: UnsafeBufferPointer(rebasing: $0[run])) }
             return
         }
+        // NDJSON's lines of such a run: the same one copy, each `,` between items turned into the line's end.
+        if separator.isEmpty, suffix.count == 1, let run = contiguousRun(separatedBy: UInt8(ascii: ",")) {
+            let start = output.count
+            body.withUnsafeBufferPointer { output.append(contentsOf: UnsafeBufferPointer(rebasing: $0[run])) }
+            for item in items.dropLast() { output[start + item.range.upperBound - run.lowerBound] = suffix[0] }
+            output.append(suffix[0])
+            return
+        }
         for (index, item) in items.enumerated() {
             if index > 0 { output.append(contentsOf: separator) }
             JSONScanner.appendItem(item, of: body, to: &output)

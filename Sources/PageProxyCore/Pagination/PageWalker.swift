@@ -1,6 +1,9 @@
 /// Fetches a page's response; the cache, retries and the network live behind it.
 package typealias PageFetcher = @Sendable (_ url: PageURL, _ pageNumber: Int) async throws(PaginationError) -> UpstreamResponse
 
+/// A page's response when it is at hand without suspending (a fresh cache hit), else nil.
+package typealias CachedPageReader = @Sendable (_ url: PageURL, _ pageNumber: Int) -> UpstreamResponse?
+
 /// Walks every page of a paginated upstream and hands them out in upstream order.
 ///
 /// Pages whose URLs are known ahead (a total, a `last` link) are fetched up to `concurrency` at once; pages known
@@ -21,6 +24,9 @@ package final class PageWalker {
         package var itemLimit: Int? = nil
         /// Where `lookahead` keeps what it learned about the upstream's links, across walks.
         package var lookaheadMemory: LookaheadMemory? = nil
+        /// Tried before a page is fetched: a page it answers is read in place, with no task and no suspension (issue
+        /// 13: a walk through the cache was a task hop per page). The walk's fetcher is used when it answers nil.
+        package var cachedPage: CachedPageReader? = nil
         package init() {}
     }
 
@@ -37,6 +43,9 @@ package final class PageWalker {
     private var deferredFailure: PaginationError?
     private var seen: Set<PageURL>
     private var tasks: [Int: Task<Page, any Error>] = [:]
+    /// Pages of the window read in place (`Options.cachedPage`), by index, until taken; they count in the window as
+    /// tasks do.
+    private var readInPlace: [Int: Result<Page, PaginationError>] = [:]
     /// Pages fetched speculatively past the last known one (`lookahead`), in order; confirmed or discarded later.
     private var speculative: [(url: PageURL, task: Task<Page, any Error>)] = []
     private var nextToTake = 0
@@ -52,6 +61,9 @@ package final class PageWalker {
 
     /// Whether the walk stopped early at the client's page or item cap (the answer is then partial by request).
     package private(set) var wasTruncated = false
+
+    /// Whether the next page is at hand: `next()` will return it without suspending.
+    package var isNextPageAtHand: Bool { !isFinished && readInPlace[nextToTake] != nil }
 
     /// How many page URLs have been built (tests: URLs are built as the window needs them).
     package var builtURLCount: Int { urls.count }
@@ -101,26 +113,17 @@ package final class PageWalker {
             throw .cancelled
         }
         launchWindow()
-        guard let task = tasks.removeValue(forKey: nextToTake) else { return nil }
-        let inFlight = Array(tasks.values) + speculative.map(\.task) + [task]
         var page: Page
-        do {
-            page = try await withTaskCancellationHandler {
-                try await task.value
-            } onCancel: {
-                inFlight.forEach { $0.cancel() }
+        if let read = readInPlace.removeValue(forKey: nextToTake) {
+            switch read {
+            case .success(let found): page = found
+            case .failure(let error):
+                finish()
+                throw error
             }
-        } catch {
-            finish()
-            // DRF and many Rails APIs answer 404 for the page past the last one: with no total, that is the end.
-            if case .upstreamStatus(_, _, let status, _)? = error as? PaginationError, openEnded.contains(nextToTake),
-                strategy.endStatuses.contains(status)
-            {
-                return nil
-            }
-            // Whatever a fetch ended with once the walk's client left (its socket closed under it) is no failure.
-            guard !Task.isCancelled, let error = error as? PaginationError else { throw .cancelled }
-            throw error
+        } else {
+            guard let task = tasks.removeValue(forKey: nextToTake), let fetched = try await take(task) else { return nil }
+            page = fetched
         }
         nextToTake += 1
         do {
@@ -152,11 +155,35 @@ package final class PageWalker {
         return page
     }
 
+    /// The page `task` fetched for the next index; nil when it is the end of an open-ended walk.
+    private func take(_ task: Task<Page, any Error>) async throws(PaginationError) -> Page? {
+        let inFlight = Array(tasks.values) + speculative.map(\.task) + [task]
+        do {
+            return try await withTaskCancellationHandler {
+                try await task.value
+            } onCancel: {
+                inFlight.forEach { $0.cancel() }
+            }
+        } catch {
+            finish()
+            // DRF and many Rails APIs answer 404 for the page past the last one: with no total, that is the end.
+            if case .upstreamStatus(_, _, let status, _)? = error as? PaginationError, openEnded.contains(nextToTake),
+                strategy.endStatuses.contains(status)
+            {
+                return nil
+            }
+            // Whatever a fetch ended with once the walk's client left (its socket closed under it) is no failure.
+            guard !Task.isCancelled, let error = error as? PaginationError else { throw .cancelled }
+            throw error
+        }
+    }
+
     /// Stops the walk and cancels every fetch in flight.
     package func finish() {
         isFinished = true
         tasks.values.forEach { $0.cancel() }
         tasks = [:]
+        readInPlace = [:]
         discardSpeculation()
     }
 
@@ -312,10 +339,14 @@ package final class PageWalker {
         while nextToLaunch < end {
             let index = nextToLaunch
             let url = urls[index]
-            let fetch = self.fetch
-            let itemsPath = options.itemsPath
-            let valuePaths = strategy.valuePaths
-            tasks[index] = Self.makeFetchTask(url, number: index + 1, itemsPath: itemsPath, valuePaths: valuePaths, fetch: fetch)
+            if let response = options.cachedPage?(url, index + 1) {
+                let (itemsPath, valuePaths) = (options.itemsPath, strategy.valuePaths)
+                readInPlace[index] = Result { () throws(PaginationError) in
+                    try Self.page(from: response, url: url, number: index + 1, itemsPath: itemsPath, valuePaths: valuePaths)
+                }
+            } else {
+                tasks[index] = Self.makeFetchTask(url, number: index + 1, itemsPath: options.itemsPath, valuePaths: strategy.valuePaths, fetch: fetch)
+            }
             nextToLaunch += 1
         }
         launchSpeculation(windowEnd: windowEnd)
@@ -348,6 +379,13 @@ package final class PageWalker {
         _ url: PageURL, number: Int, itemsPath: JSONPath, valuePaths: [JSONPath], fetch: PageFetcher
     ) async throws(PaginationError) -> Page {
         let response = try await fetch(url, number)
+        return try page(from: response, url: url, number: number, itemsPath: itemsPath, valuePaths: valuePaths)
+    }
+
+    /// A fetched page's response as a page: its items and values, from the cache's stored scan or scanned now.
+    private static func page(
+        from response: UpstreamResponse, url: PageURL, number: Int, itemsPath: JSONPath, valuePaths: [JSONPath]
+    ) throws(PaginationError) -> Page {
         guard (200..<300).contains(response.status.code) else {
             throw .upstreamStatus(page: number, url: url, status: response.status.code, body: UpstreamErrorBody(response))
         }

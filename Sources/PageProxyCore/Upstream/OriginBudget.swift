@@ -56,7 +56,7 @@ package actor OriginBudget {
 
     package nonisolated let origin: String
     package nonisolated let configuration: Configuration
-    private let clock: BudgetClock
+    private let clock: PageProxyClock
     private var inFlight = 0
     private var tokens: Double
     private var refilledAt: ContinuousClock.Instant
@@ -66,7 +66,7 @@ package actor OriginBudget {
     /// Kept behind a lock, not in the actor, so that `/metrics` reads them without awaiting.
     private nonisolated let statistics = Mutex(Statistics())
 
-    package init(origin: String, configuration: Configuration, clock: BudgetClock = .system) {
+    package init(origin: String, configuration: Configuration, clock: PageProxyClock = .system) {
         self.origin = origin
         self.configuration = configuration
         self.clock = clock

@@ -7,7 +7,7 @@ package final class OriginBudgets: Sendable {
 
     /// - Parameter configurations: each route's origin (`Origin.description`) with its limits; routes that share an
     ///   origin share one budget with the strictest of their limits. Inactive configurations make no budget.
-    package init(_ configurations: [(origin: String, configuration: OriginBudget.Configuration)], clock: BudgetClock = .system) {
+    package init(_ configurations: [(origin: String, configuration: OriginBudget.Configuration)], clock: PageProxyClock = .system) {
         var merged: [String: OriginBudget.Configuration] = [:]
         for (origin, configuration) in configurations where configuration.isActive {
             merged[origin] = merged[origin].map { $0.merged(with: configuration) } ?? configuration

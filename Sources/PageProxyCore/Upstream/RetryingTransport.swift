@@ -12,25 +12,22 @@ package final class RetryingTransport: UpstreamTransport {
     package let until: ContinuousClock.Instant
     private let remaining: Mutex<Int>
     private let retried = Mutex(0)
-    private let sleep: @Sendable (Duration) async throws -> Void
     private let random: @Sendable () -> Double
-    private let now: @Sendable () -> Date
+    /// Measures the deadline, waits between tries and reads upstreams' dates.
+    private let clock: PageProxyClock
     private let budgets: OriginBudgets?
 
     /// - Parameter budgets: every origin's shared budget; each attempt waits for its origin's before it is sent.
     package init(
         base: any UpstreamTransport, policy: RetryPolicy, deadline: ContinuousClock.Instant, budgets: OriginBudgets? = nil,
-        sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) },
-        random: @escaping @Sendable () -> Double = { Double.random(in: 0...1) },
-        now: @escaping @Sendable () -> Date = Date.init
+        random: @escaping @Sendable () -> Double = { Double.random(in: 0...1) }, clock: PageProxyClock = .system
     ) {
         self.base = base
         self.policy = policy
         self.until = deadline
         self.remaining = Mutex(policy.budget)
-        self.sleep = sleep
         self.random = random
-        self.now = now
+        self.clock = clock
         self.budgets = budgets
     }
 
@@ -43,14 +40,14 @@ package final class RetryingTransport: UpstreamTransport {
         var attempt = 0
         while true {
             attempt += 1
-            let left = until - ContinuousClock.now
+            let left = until - clock.now()
             guard left > .zero else { throw .timedOut(origin: request.url.origin.description) }
             let outcome = await sendWithinBudget(request, timeout: min(timeout, left), maxBodyBytes: maxBodyBytes)
             // The budget refused: waiting for it would pass the deadline, so no retry can help.
             if case .failure(let error) = outcome, case .rateLimited = error { throw error }
             guard let wait = retryWait(after: outcome, attempt: attempt), takeRetry(waiting: wait) else { return try outcome.get() }
             do {
-                try await sleep(wait)
+                try await clock.sleep(for: wait)
             } catch {
                 return try outcome.get()
             }
@@ -67,7 +64,7 @@ package final class RetryingTransport: UpstreamTransport {
             return .failure(error)
         }
         // The budget's wait counts against this attempt's time.
-        let left = until - ContinuousClock.now
+        let left = until - clock.now()
         guard left > .zero else {
             if let budget, let permit { await budget.finish(permit, status: nil, headers: HTTPHeaders()) }
             return .failure(.timedOut(origin: request.url.origin.description))
@@ -94,7 +91,7 @@ package final class RetryingTransport: UpstreamTransport {
             let status = response.status.code
             let rateLimited = status == 403 && RateLimitAdvice.isExhausted(response.headers)
             guard RetryPolicy.retryableStatuses.contains(status) || rateLimited else { return nil }
-            if let advised = RateLimitAdvice.wait(in: response.headers, now: now()) {
+            if let advised = RateLimitAdvice.wait(in: response.headers, now: clock.wallNow()) {
                 return advised <= policy.maxServerDelay ? advised : nil
             }
             return rateLimited ? nil : policy.backoff(attempt: attempt, random: random())
@@ -103,7 +100,7 @@ package final class RetryingTransport: UpstreamTransport {
 
     /// Takes one retry from the budget if the wait ends before the deadline.
     private func takeRetry(waiting wait: Duration) -> Bool {
-        guard ContinuousClock.now + wait < until else { return false }
+        guard clock.now() + wait < until else { return false }
         let granted = remaining.withLock { left -> Bool in
             guard left > 0 else { return false }
             left -= 1

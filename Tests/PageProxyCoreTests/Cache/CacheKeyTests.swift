@@ -54,3 +54,42 @@ import Testing
         #expect(CacheKey(hex: String(key.hex.dropLast())) == nil)
     }
 }
+
+/// `CacheKeyMemo`: a remembered key is the key computed afresh, different inputs never share one, and the memo never
+/// holds more than its capacity.
+@Suite struct CacheKeyMemoTests {
+    private static func request(_ page: Int, _ authorization: String = "a") -> UpstreamRequest {
+        UpstreamRequest(url: PageURL(string: "http://api.test/items?page=\(page)")!, headers: HTTPHeaders([("Authorization", authorization)]))
+    }
+
+    @Test func aRememberedKeyIsTheComputedOne() {
+        let memo = CacheKeyMemo(capacity: 16)
+        for page in 1...5 {
+            let fresh = CacheKey(Self.request(page), memo: nil)
+            #expect(CacheKey(Self.request(page), memo: memo) == fresh)
+            #expect(CacheKey(Self.request(page), memo: memo) == fresh)
+        }
+        #expect(memo.count == 5)
+        #expect(CacheKey(Self.request(1, "b"), memo: memo) != CacheKey(Self.request(1, "a"), memo: memo))
+        #expect(CacheKey(Self.request(1, "b"), memo: memo) == CacheKey(Self.request(1, "b"), memo: nil))
+    }
+
+    @Test func theMemoNeverHoldsMoreThanItsCapacity() {
+        let memo = CacheKeyMemo(capacity: 8)
+        for page in 1...100 {
+            let key = CacheKey(Self.request(page), memo: memo)
+            #expect(memo.count <= 8)
+            #expect(key == CacheKey(Self.request(page), memo: nil))
+        }
+        #expect(memo.count >= 1)
+    }
+
+    @Test func theKeyIsTheDigestOfItsParts() {
+        // The format of keys on disk is unchanged: entries stored before stay readable.
+        var hasher = SHA256()
+        for part in ["pageproxy-cache-key-v1", "GET", "http://api.test/items?page=1", "authorization", "a"] {
+            hasher.update(Array(String(part.utf8.count).utf8) + [0x3A] + Array(part.utf8))
+        }
+        #expect(CacheKey(Self.request(1), memo: nil).hex == SHA256.hex(hasher.finalize()))
+    }
+}

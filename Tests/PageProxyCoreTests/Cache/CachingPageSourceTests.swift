@@ -280,7 +280,7 @@ import Testing
 
     /// A transport for one client request over `upstream`: `budget` retries (no waiting between them), until `deadline`.
     static func clientRequest(_ upstream: Upstream, budget: Int, deadline: ContinuousClock.Instant = .now + .seconds(3600)) -> RetryingTransport {
-        RetryingTransport(base: upstream, policy: RetryPolicy(budget: budget), deadline: deadline, sleep: { _ in })
+        RetryingTransport(base: upstream, policy: RetryPolicy(budget: budget), deadline: deadline, clock: .noWaits)
     }
 
     /// Starts a leader's fetch, lets it reach the upstream, then a joiner's; opens the gate; returns both results.

@@ -101,6 +101,38 @@ import Testing
         #expect(directory.files.count == store.entryCount)
     }
 
+    @Test("lookups go on while an eviction runs: the store's lock is not held while the victims are removed")
+    func lookupsProceedDuringEviction() {
+        let directory = TemporaryDirectory()
+        let size = Self.fileSize(bodyBytes: 100)
+        let chosen = DispatchSemaphore(value: 0)
+        let resume = DispatchSemaphore(value: 0)
+        let victims = Locked<[CacheKey]>([])
+        let store = DiskStore(directory: directory.path, maxBytes: size * 3) { _ in } onEvicting: { keys in
+            victims.withLock { $0 = keys }
+            chosen.signal()
+            // Held here, mid-eviction, until the test has looked entries up.
+            _ = resume.wait(timeout: .now() + .seconds(30))
+        }
+        for page in 1...3 { store.write(Self.entry(page), for: Self.key(page)) }
+        _ = store.read(Self.key(1))
+        let written = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async {
+            store.write(Self.entry(4), for: Self.key(4))
+            written.signal()
+        }
+        #expect(chosen.wait(timeout: .now() + .seconds(30)) == .success)
+        #expect(victims.value == [Self.key(2), Self.key(3)])
+        // With the eviction stopped between choosing and removing, a lookup on this thread is answered.
+        #expect(store.read(Self.key(1)) == Self.entry(1))
+        #expect(store.contains(Self.key(2)))
+        resume.signal()
+        #expect(written.wait(timeout: .now() + .seconds(30)) == .success)
+        #expect(!store.contains(Self.key(2)))
+        #expect(store.read(Self.key(3)) == nil)
+        #expect(store.read(Self.key(4)) == Self.entry(4))
+    }
+
     @Test func anEntryLargerThanTheBoundIsNotStored() {
         let directory = TemporaryDirectory()
         let store = DiskStore(directory: directory.path, maxBytes: 200)

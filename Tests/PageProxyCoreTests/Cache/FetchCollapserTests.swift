@@ -6,6 +6,15 @@ import Testing
 
 /// Collapsing: one run of the work per key at a time, and one caller leaving never fails another.
 @Suite struct FetchCollapserTests {
+    /// Work held at `gate` that notes whether it was cancelled there.
+    private static func gatedWork(_ gate: Gate, value: Int, sawCancellation: Locked<Bool>) -> @Sendable () async -> Int {
+        {
+            await gate.wait()
+            sawCancellation.withLock { $0 = Task.isCancelled }
+            return value
+        }
+    }
+
     @Test func twentyConcurrentCallersRunTheWorkOnce() async {
         let collapser = FetchCollapser<String, Int>()
         let runs = Locked(0)
@@ -21,14 +30,14 @@ import Testing
                     return (value, joined)
                 }
             }
-            #expect(await yieldUntil { collapser.waiterCount(for: "page-1") == 20 })
+            #expect(await yieldUntil { await collapser.waiterCount(for: "page-1") == 20 })
             gate.open()
             return await group.reduce(into: []) { $0.append($1) }
         }
         #expect(runs.withLock { $0 } == 1)
         #expect(results.allSatisfy { $0.0 == 42 })
         #expect(results.filter { $0.1 }.count == 19)
-        #expect(collapser.inFlightCount == 0)
+        #expect(await collapser.inFlightCount == 0)
     }
 
     @Test func differentKeysRunSeparately() async {
@@ -46,15 +55,11 @@ import Testing
         let collapser = FetchCollapser<String, Int>()
         let gate = Gate()
         let workSawCancellation = Locked(false)
-        let work: @Sendable () async -> Int = {
-            await gate.wait()
-            workSawCancellation.withLock { $0 = Task.isCancelled }
-            return 7
-        }
+        let work = Self.gatedWork(gate, value: 7, sawCancellation: workSawCancellation)
         let leader = Task { await collapser.value(for: "k", work: work) }
         #expect(await yieldUntil { gate.waiting == 1 })
         let follower = Task { await collapser.value(for: "k", work: work) }
-        #expect(await yieldUntil { collapser.waiterCount(for: "k") == 2 })
+        #expect(await yieldUntil { await collapser.waiterCount(for: "k") == 2 })
         leader.cancel()
         // The cancelled caller stops waiting at once, before the work ends.
         #expect(await leader.value.value == nil)
@@ -88,6 +93,28 @@ import Testing
         #expect(!next.joined)
     }
 
+    @Test("callers that leave one by one get nil at once; the work is cancelled only when the last one leaves")
+    func theLastCallerLeavingCancelsTheWork() async {
+        let collapser = FetchCollapser<String, Int>()
+        let gate = Gate()
+        let workSawCancellation = Locked(false)
+        let work = Self.gatedWork(gate, value: 1, sawCancellation: workSawCancellation)
+        var callers: [Task<(value: Int?, joined: Bool), Never>] = []
+        for count in 1...3 {
+            callers.append(Task { await collapser.value(for: "k", work: work) })
+            #expect(await yieldUntil { await collapser.waiterCount(for: "k") == count })
+        }
+        for (index, caller) in callers.enumerated() {
+            caller.cancel()
+            #expect(await caller.value.value == nil)
+            #expect(await collapser.waiterCount(for: "k") == 2 - index)
+            if index < 2 { #expect(gate.waiting == 1) }
+        }
+        // The gate stays shut: only the cancellation of the last caller ends the work.
+        #expect(await yieldUntil { workSawCancellation.withLock { $0 } })
+        #expect(await collapser.inFlightCount == 0)
+    }
+
     @Test func aCallerAlreadyCancelledGetsNilAndStartsNothing() async {
         let collapser = FetchCollapser<String, Int>()
         let runs = Locked(0)
@@ -96,7 +123,7 @@ import Testing
             return await collapser.value(for: "k") { runs.withLock { $0 += 1 }; return 1 }
         }
         #expect(await task.value.value == nil)
-        #expect(collapser.inFlightCount == 0)
+        #expect(await collapser.inFlightCount == 0)
         #expect(runs.withLock { $0 } == 0)
     }
 }

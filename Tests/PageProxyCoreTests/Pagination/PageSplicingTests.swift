@@ -25,6 +25,17 @@ import Testing
         #expect(output == Array("prefix".utf8) + Array(page.itemBytes.joined(separator: [UInt8(ascii: ",")])))
     }
 
+    @Test(arguments: [
+        #"[{"a":1},{"b":[2,3]},"x,y",4]"#, #"[ {"a" : 1}, {"b":2} ]"#, #"[{"a":1} ,{"b":2}]"#, #"[{"a":1},{"b": 2},3]"#, "[]", "[7]",
+        #"[1,"2",[3],{"4":4}]"#, #"["a\nb",{"c":"d,e"}]"#,
+    ])
+    func ndjsonSplicingIsEachItemOnItsLine(body: String) throws {
+        let page = try Self.page(body)
+        var output: [UInt8] = Array("prefix\n".utf8)
+        page.appendItems(to: &output, suffix: [UInt8(ascii: "\n")])
+        #expect(output == Array("prefix\n".utf8) + page.itemBytes.flatMap { $0 + [UInt8(ascii: "\n")] })
+    }
+
     @Test func aTruncatedPageSplicesOnlyTheItemsKept() throws {
         let page = try Self.page(#"[{"a":1},{"b":2},{"c":3}]"#, truncatedTo: 2)
         var output: [UInt8] = []

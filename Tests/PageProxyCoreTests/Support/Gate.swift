@@ -17,6 +17,15 @@ func yieldUntil(limit: Int = 100_000, _ condition: () -> Bool) async -> Bool {
     return condition()
 }
 
+/// Yields until `condition` (which may ask an actor) holds, at most `limit` times; returns whether it held.
+func yieldUntil(limit: Int = 100_000, _ condition: () async -> Bool) async -> Bool {
+    for _ in 0..<limit {
+        if await condition() { return true }
+        await Task.yield()
+    }
+    return await condition()
+}
+
 /// A value shared between a test and the tasks it starts (a `Mutex` in a class, so closures can capture it).
 final class Locked<Value: Sendable>: Sendable {
     private let storage: Mutex<Value>

@@ -3,8 +3,9 @@ import Synchronization
 
 @testable import PageProxyCore
 
-/// Virtual time for an `OriginBudget`: a sleep records its wake-up and moves the clock there at once, so that tests
-/// see every wait the budget asks for without waiting.
+/// Virtual time (a `PageProxyClock`) for an `OriginBudget` or a `RetryingTransport`: a sleep records its wake-up and
+/// moves the clock there at once, so that tests see every wait asked for without waiting, and deadlines pass as the
+/// waits add up.
 final class VirtualClock: Sendable {
     private struct State {
         var offset: Duration = .zero
@@ -12,8 +13,12 @@ final class VirtualClock: Sendable {
     }
 
     private let start = ContinuousClock.now
-    private let wallStart = Date(timeIntervalSince1970: 1_700_000_000)
+    private let wallStart: Date
     private let state = Mutex(State())
+
+    init(wallStart: Date = Date(timeIntervalSince1970: 1_700_000_000)) {
+        self.wallStart = wallStart
+    }
 
     var now: ContinuousClock.Instant { start + state.withLock { $0.offset } }
     var wallNow: Date { wallStart.addingTimeInterval(state.withLock { $0.offset }.timeInterval) }
@@ -24,8 +29,8 @@ final class VirtualClock: Sendable {
         state.withLock { $0.offset += duration }
     }
 
-    var budgetClock: BudgetClock {
-        BudgetClock(
+    var clock: PageProxyClock {
+        PageProxyClock(
             now: { self.now }, wallNow: { self.wallNow },
             sleep: { until in
                 try Task.checkCancellation()
@@ -36,5 +41,14 @@ final class VirtualClock: Sendable {
                 }
                 await Task.yield()
             })
+    }
+}
+
+extension PageProxyClock {
+    /// The system's clock whose waits return at once (retries with no time between them).
+    static var noWaits: PageProxyClock {
+        var clock = PageProxyClock.system
+        clock.sleep = { _ in try Task.checkCancellation() }
+        return clock
     }
 }

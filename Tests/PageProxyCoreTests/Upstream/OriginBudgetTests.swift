@@ -8,7 +8,7 @@ import Testing
     static let origin = "http://api.test"
 
     static func budget(_ configuration: OriginBudget.Configuration = .init(), _ clock: VirtualClock) -> OriginBudget {
-        OriginBudget(origin: origin, configuration: configuration, clock: clock.budgetClock)
+        OriginBudget(origin: origin, configuration: configuration, clock: clock.clock)
     }
 
     /// Whether two waits agree to the millisecond (they pass through `Double` seconds).

@@ -1,4 +1,5 @@
 import Foundation
+import PageProxyCore
 import Synchronization
 import Testing
 
@@ -18,7 +19,7 @@ import Testing
     static func mock(limit: Int, window: Int = 1, clock: Clock) -> MockUpstream {
         var options = MockUpstreamOptions()
         options.rateLimit = MockRateLimiter.Limit(requests: limit, windowSeconds: window)
-        options.now = { clock.now }
+        options.clock = .wall { clock.now }
         return MockUpstream(options: options)
     }
 

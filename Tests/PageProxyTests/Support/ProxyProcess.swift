@@ -3,7 +3,7 @@ import PageProxyCore
 
 /// A real `PageProxy serve` process, for what only a process shows: signals, exit codes, stdout logs.
 final class ProxyProcess {
-    let process = Process()
+    let process: ChildProcess
     let logURL: URL
     let directory: URL
     private(set) var port = 0
@@ -25,12 +25,12 @@ final class ProxyProcess {
         try Data(config.utf8).write(to: configURL)
         logURL = directory.appendingPathComponent("stdout.log")
         _ = FileManager.default.createFile(atPath: logURL.path, contents: nil)
-        process.executableURL = Self.binary
-        process.arguments = ["serve", "--config", configURL.path]
-        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        process.standardOutput = try FileHandle(forWritingTo: logURL)
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        let log = try FileHandle(forWritingTo: logURL)
+        defer { try? log.close() }
+        process = try ChildProcess(
+            executable: Self.binary, arguments: ["serve", "--config", configURL.path],
+            environment: ProcessInfo.processInfo.environment.merging(environment) { $1 },
+            standardOutput: .descriptor(log.fileDescriptor))
         let listening = try await waitForLogLine { $0.contains("\"msg\":\"listening\"") }
         guard let match = listening.range(of: #""port":(\d+)"#, options: .regularExpression) else { throw Failure.noPort }
         port = Int(listening[match].dropFirst(7)) ?? 0
@@ -73,8 +73,32 @@ final class ProxyProcess {
         kill(process.processIdentifier, number)
     }
 
+    /// Waits until every thread of the process is stopped (after `SIGSTOP`, which `kill` only queues): until then
+    /// it may still be writing or evicting files.
+    func waitUntilStopped(limit: Duration = .seconds(30)) async throws {
+        let tasks = "/proc/\(process.processIdentifier)/task"
+        let deadline = ContinuousClock.now + limit
+        while !Self.allStopped(tasks) {
+            guard ContinuousClock.now < deadline else { throw Failure.timedOut("process did not stop") }
+            try await Task.sleep(for: .milliseconds(5))
+        }
+    }
+
+    /// Whether every thread under `/proc/PID/task` is in state `T` (stopped) or `t` (traced).
+    private static func allStopped(_ tasks: String) -> Bool {
+        guard let threads = try? FileManager.default.contentsOfDirectory(atPath: tasks), !threads.isEmpty else { return false }
+        return threads.allSatisfy { thread in
+            // The state follows the command name, which is in parentheses and may hold spaces.
+            guard let stat = try? String(contentsOfFile: "\(tasks)/\(thread)/stat", encoding: .utf8),
+                let close = stat.lastIndex(of: ")")
+            else { return false }
+            let state = stat[stat.index(after: close)...].drop { $0 == " " }.first
+            return state == "T" || state == "t"
+        }
+    }
+
     deinit {
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        process.signal(SIGKILL)
         try? FileManager.default.removeItem(at: directory)
     }
 }

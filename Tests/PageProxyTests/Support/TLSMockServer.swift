@@ -28,12 +28,17 @@ final class TLSMockServer: Sendable {
             certificateChain: Self.certificate, privateKey: Self.fixtures.appendingPathComponent("upstream-key.pem").path
         ).get()
         let counter = self.counter
-        listener = try Listener(address: SocketAddress(host: "127.0.0.1", port: 0)) { client in
-            let socket = AsyncSocket(socket: client)
-            counter.value.withLock { $0 += 1 }
-            Task { await Self.serve(socket, context: context, mock: mock) }
-        }
+        let listener = try Listener(address: SocketAddress(host: "127.0.0.1", port: 0))
+        self.listener = listener
         port = listener.port
+        Task {
+            await withDiscardingTaskGroup { group in
+                for await client in listener.accepted {
+                    counter.value.withLock { $0 += 1 }
+                    group.addTask { await Self.serve(AsyncSocket(socket: client), context: context, mock: mock) }
+                }
+            }
+        }
     }
 
     func stop() {

@@ -1,0 +1,66 @@
+import Foundation
+import Glibc
+import PageProxyMock
+import Testing
+
+@testable import PageProxyCore
+
+/// `CachingPageSource.freshHit`, the in-place read of a walk through the cache: only a fresh, whole entry that the
+/// request's policy lets it use; everything else is left to `fetch` (and the upstream).
+@Suite struct FreshHitTests {
+    let directory = TemporaryDirectory()
+    let clock = ManualClock()
+    let request = UpstreamRequest(url: PageURL(string: "http://api.test/items?page=1")!)
+    let policy = CachePolicy(ttl: .seconds(60))
+
+    func makeSource() -> CachingPageSource {
+        CachingPageSource(store: DiskStore(directory: directory.path, maxBytes: 1 << 20), now: clock.source)
+    }
+
+    func stored(_ source: CachingPageSource, cacheControl: String? = nil) async throws -> CachingPageSourceTests.Upstream {
+        let upstream = CachingPageSourceTests.Upstream.withETag(Locked("\"1\""), cacheControl: cacheControl)
+        _ = try await source.fetch(request, policy: policy, transport: upstream, timeout: .seconds(5), maxBodyBytes: 1 << 20)
+        return upstream
+    }
+
+    @Test func aFreshEntryIsAHitWithItsStoredVersion() async throws {
+        let source = makeSource()
+        _ = try await stored(source)
+        clock.advance(by: .seconds(59))
+        let hit = try #require(source.freshHit(request, policy: policy))
+        #expect(hit.outcome == .hit)
+        #expect(hit.response.body == Array("[\"1\"]".utf8))
+        #expect(hit.response.storedChecksum != nil)
+        #expect(hit.stored?.freshUntil == clock.source().addingTimeInterval(1))
+    }
+
+    @Test func nothingStoredAStaleEntryOrNoStoreIsNoHit() async throws {
+        let source = makeSource()
+        #expect(source.freshHit(request, policy: policy) == nil)
+        _ = try await stored(source)
+        clock.advance(by: .seconds(61))
+        #expect(source.freshHit(request, policy: policy) == nil)
+        #expect(CachingPageSource(store: nil).freshHit(request, policy: policy) == nil)
+    }
+
+    @Test("no-cache or _fresh (a forced revalidation) and a zero TTL never read in place")
+    func forcedRevalidationIsNoHit() async throws {
+        let source = makeSource()
+        _ = try await stored(source)
+        #expect(source.freshHit(request, policy: policy) != nil)
+        #expect(source.freshHit(request, policy: CachePolicy(ttl: .seconds(60), forceRevalidate: true)) == nil)
+        #expect(source.freshHit(request, policy: CachePolicy(ttl: .zero)) == nil)
+    }
+
+    @Test("a torn entry is no hit: the fetch after it goes to the upstream")
+    func aTornEntryIsNoHit() async throws {
+        let source = makeSource()
+        let upstream = try await stored(source)
+        let store = try #require(source.store)
+        #expect(truncate(store.path(for: CacheKey(request)), 40) == 0)
+        #expect(source.freshHit(request, policy: policy) == nil)
+        let fetched = try await source.fetch(request, policy: policy, transport: upstream, timeout: .seconds(5), maxBodyBytes: 1 << 20)
+        #expect(fetched.outcome == .miss)
+        #expect(upstream.requests.count == 2)
+    }
+}

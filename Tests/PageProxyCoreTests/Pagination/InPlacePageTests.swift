@@ -1,0 +1,78 @@
+import PageProxyMock
+import Testing
+
+@testable import PageProxyCore
+
+/// Pages at hand (fresh cache hits) are read in place through `Options.cachedPage`: no fetch and no task for them,
+/// the others fetched in their place, and every page handed out in upstream order.
+@Suite struct InPlacePageTests {
+    private static let pageSize = 10
+
+    private static func body(of url: PageURL, total: Int) -> UpstreamResponse {
+        .json(FakePages.body(page: Int(url.queryValue("page") ?? "1") ?? 1, pageSize: pageSize, total: total))
+    }
+
+    private static var scheme: PaginationScheme {
+        var scheme = PaginationScheme.PageNumber()
+        scheme.pageSize = pageSize
+        return .pageNumber(scheme)
+    }
+
+    @Test("a walk whose pages are all at hand makes no fetch, reads each page once, in order", arguments: [1, 4])
+    func aWalkOfPagesAtHandMakesNoFetch(concurrency: Int) async throws {
+        let transport = FakeTransport { url in Self.body(of: url, total: 95) }
+        let reads = Locked<[Int]>([])
+        let items = try await PageWalker.items(Self.scheme, transport: transport) { options in
+            options.concurrency = concurrency
+            options.cachedPage = { url, number in
+                reads.withLock { $0.append(number) }
+                return Self.body(of: url, total: 95)
+            }
+        }
+        #expect(items == FakePages.expected(total: 95))
+        #expect(transport.requestedURLs.isEmpty)
+        #expect(reads.withLock { $0 } == Array(1...10))
+    }
+
+    @Test("pages not at hand are fetched in their place; the walk's order is the upstream's")
+    func pagesNotAtHandAreFetchedInTheirPlace() async throws {
+        let transport = FakeTransport { url in Self.body(of: url, total: 95) }
+        let items = try await PageWalker.items(Self.scheme, transport: transport) { options in
+            options.concurrency = 3
+            options.cachedPage = { url, number in number.isMultiple(of: 2) ? Self.body(of: url, total: 95) : nil }
+        }
+        #expect(items == FakePages.expected(total: 95))
+        #expect(transport.requestedURLs.map { PageURL(string: $0)?.queryValue("page") } == ["1", "3", "5", "7", "9"])
+    }
+
+    @Test("the next page is at hand once the page before it was taken, and not after the walk ends")
+    func theNextPageIsAtHandAfterThePageBefore() async throws {
+        let transport = FakeTransport { url in Self.body(of: url, total: 25) }
+        let walker = PageWalker.make(Self.scheme, transport: transport) { options in
+            options.cachedPage = { url, number in number == 3 ? nil : Self.body(of: url, total: 25) }
+        }
+        #expect(try await walker.next()?.number == 1)
+        #expect(walker.isNextPageAtHand)
+        #expect(try await walker.next()?.number == 2)
+        #expect(!walker.isNextPageAtHand)
+        #expect(try await walker.next()?.number == 3)
+        #expect(try await walker.next() == nil)
+        #expect(!walker.isNextPageAtHand)
+    }
+
+    @Test("a page at hand that is not JSON fails the walk as a fetched one would")
+    func aPageAtHandThatIsNotJSONFailsTheWalk() async throws {
+        let transport = FakeTransport { url in Self.body(of: url, total: 25) }
+        let walker = PageWalker.make(Self.scheme, transport: transport) { options in
+            options.cachedPage = { url, number in number == 2 ? .json("[1,") : Self.body(of: url, total: 25) }
+        }
+        #expect(try await walker.next()?.number == 1)
+        await #expect {
+            try await walker.next()
+        } throws: { error in
+            guard case .invalidJSON(let page, _, _)? = error as? PaginationError else { return false }
+            return page == 2
+        }
+        #expect(try await walker.next() == nil)
+    }
+}

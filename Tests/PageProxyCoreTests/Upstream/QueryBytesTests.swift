@@ -1,0 +1,85 @@
+import Foundation
+import Testing
+
+@testable import PageProxyCore
+
+/// Query parameters read and set on bytes (`QueryBytes`) give exactly what splitting the query into strings gave
+/// (the code before issue 13's second pass, kept here as the reference), and numbered pages spliced into a prepared
+/// template are the URLs that setting the parameter builds.
+@Suite struct QueryBytesTests {
+    /// The string-splitting implementation `PageURL` had, byte for byte.
+    enum Reference {
+        static func pairs(_ query: String?) -> [(name: String, value: String)] {
+            guard let query, !query.isEmpty else { return [] }
+            return query.split(separator: "&").map { pair in
+                if let equals = pair.firstIndex(of: "=") {
+                    return (String(pair[..<equals]), String(pair[pair.index(after: equals)...]))
+                }
+                return (String(pair), "")
+            }
+        }
+
+        static func value(_ name: String, in query: String?) -> String? {
+            pairs(query).first { PageURL.decodeQueryComponent($0.name) == name }.flatMap { PageURL.decodeQueryComponent($0.value) }
+        }
+
+        static func setting(_ value: String, for name: String, in query: String?) -> String {
+            let encodedValue = PageURL.encodeQueryComponent(value)
+            var replaced = false
+            var pairs = pairs(query).compactMap { pair -> (name: String, value: String)? in
+                guard PageURL.decodeQueryComponent(pair.name) == name else { return pair }
+                if replaced { return nil }
+                replaced = true
+                return (pair.name, encodedValue)
+            }
+            if !replaced { pairs.append((PageURL.encodeQueryComponent(name), encodedValue)) }
+            return pairs.map { "\($0.name)=\($0.value)" }.joined(separator: "&")
+        }
+    }
+
+    static let queries: [String?] = [
+        nil, "", "page=1", "page=2&per_page=100", "per_page=100&page=7&sort=asc", "page=1&page=2&page=3", "a=1&&b=2", "&page=3&",
+        "page", "page&x=1", "page=&x=", "=1&page=2", "page%5Bnumber%5D=3&page%5Bsize%5D=10", "page[number]=3", "q=a%20b&page=4",
+        "q=%zz&page=5", "%zz=1&page=6", "q=caf%C3%A9&page=8", "q=café&pagé=1", "q=e\u{301}&page=9", "x==y&page=1=2", "&&&",
+        "cursor=abc%3D%3D&page=2", "PAGE=1&page=2", "a=1&b=2&c=3&page=10&d=4&page=11&e=5",
+    ]
+
+    static let names = ["page", "per_page", "page[number]", "q", "pagé", "PAGE", "cursor", "a b", "x", "", "%zz", "e\u{301}"]
+
+    static let values = ["1", "42", "-3", "", "a b", "abc==", "é", "page[1]", "9223372036854775807"]
+
+    @Test func readingAParameterGivesWhatSplittingGave() {
+        for query in Self.queries {
+            let url = PageURL(scheme: "http", host: "api.test", port: 80, path: "/items", query: query)
+            for name in Self.names {
+                #expect(url.queryValue(name) == Reference.value(name, in: query), "\(query ?? "nil") \(name)")
+            }
+        }
+    }
+
+    @Test func settingAParameterBuildsTheSameQuery() {
+        for query in Self.queries {
+            let url = PageURL(scheme: "http", host: "api.test", port: 80, path: "/items", query: query)
+            for name in Self.names {
+                for value in Self.values {
+                    let set = url.settingQueryValue(value, for: name)
+                    #expect(set.query == Reference.setting(value, for: name, in: query), "\(query ?? "nil") \(name) \(value)")
+                    #expect(set.path == "/items" && set.origin == url.origin)
+                }
+            }
+        }
+    }
+
+    @Test func numberedPagesSpliceTheNumberIntoTheSameURLs() {
+        for query in Self.queries {
+            let template = PageURL(scheme: "https", host: "api.test", port: 443, path: "/v1/items", query: query)
+            for parameter in ["page", "page[number]", "offset"] {
+                let pages = NumberedPages(template: template, parameter: parameter, first: -2, through: 40, step: 7)
+                for index in 0..<pages.count {
+                    let expected = Reference.setting(String(pages.number(at: index)), for: parameter, in: query)
+                    #expect(pages.url(at: index) == template.replacingQuery(expected), "\(query ?? "nil") \(parameter) \(index)")
+                }
+            }
+        }
+    }
+}
