@@ -135,9 +135,9 @@ import Glibc
 
     @Test("many descriptors wait at once and each wakes for its own peer")
     func manyDescriptors() async {
-        // 64, not thousands: the suite's end-to-end tests already hold over a thousand descriptors at their peak,
-        // and Foundation's Process.run crashes reading /proc/self/fd past about 1,360 of them
-        // (swift-corelibs-foundation#5472), which the command tests run in parallel with this one.
+        // 64, not thousands: the suite's end-to-end tests, running in parallel, already hold over a thousand
+        // descriptors at their peak (and Foundation's Process.run, which tests used until ChildProcess, crashed
+        // reading /proc/self/fd past about 1,360 of them: swift-corelibs-foundation#5472).
         let pairs = (0..<64).map { _ in makeNonBlockingSocketPair() }
         defer { pairs.forEach { _ = Glibc.close($0.peer) } }
         let watched = pairs.map { Self.watch($0.watched).0 }
