@@ -71,6 +71,11 @@ package final class SocketReadiness: Sendable {
     private let onClosed: @Sendable () -> Void
     private let state = Mutex(State())
     private let closed = Atomic(false)
+    /// Counts parked waits; the count itself is not used. Parking adds to it (releasing) under the lock, and every
+    /// resume outside the lock loads it (acquiring) first: the hand-off of the continuation, already ordered by the
+    /// lock, is then also visible to ThreadSanitizer, which cannot see the ordering of a contended `Mutex` (its
+    /// futex wait is in an uninstrumented library; see scripts/tsan-suppressions.txt).
+    private let parkedCount = Atomic(0)
 
     /// Watches `fd` on `loop`; `onClosed` runs once `close()` has removed the descriptor from the loop, the moment
     /// it may be closed.
@@ -114,6 +119,7 @@ package final class SocketReadiness: Sendable {
                         state[direction].isReady = false
                         return .ready
                     }
+                    parkedCount.add(1, ordering: .releasing)
                     state[direction].waiter = continuation
                     state[direction].deadline = deadline
                     if let deadline { scheduleDeadline(direction, deadline, &state) }
@@ -143,7 +149,7 @@ package final class SocketReadiness: Sendable {
         // Removed from epoll before the descriptor is closed: its number may be reused at once, and the loop must
         // never report (or touch) the next socket that gets it.
         if isRegistered { loop.deregister(self, fd: fd) }
-        waiters.forEach { $0.resume(returning: .cancelled) }
+        waiters.forEach { resume($0, returning: .cancelled) }
         onClosed()
     }
 
@@ -156,8 +162,8 @@ package final class SocketReadiness: Sendable {
             guard !state.isClosed else { return (nil, nil) }
             return (readable ? state.read.takeWaiterOrRemember() : nil, writable ? state.write.takeWaiterOrRemember() : nil)
         }
-        reader?.resume(returning: .ready)
-        writer?.resume(returning: .ready)
+        resume(reader, returning: .ready)
+        resume(writer, returning: .ready)
     }
 
     /// Called by the loop once a deadline it was given for `direction` has passed.
@@ -173,7 +179,7 @@ package final class SocketReadiness: Sendable {
             }
             return state[direction].takeWaiter()
         }
-        waiter?.resume(returning: .timedOut)
+        resume(waiter, returning: .timedOut)
     }
 
     /// Gives the loop `deadline` unless it already holds one for this direction that is no later.
@@ -188,6 +194,13 @@ package final class SocketReadiness: Sendable {
             guard state[direction].generation == generation, !state.isClosed else { return nil }
             return state[direction].takeWaiter()
         }
-        waiter?.resume(returning: outcome)
+        resume(waiter, returning: outcome)
+    }
+
+    /// Resumes a continuation taken from a slot under the lock (see `parkedCount`).
+    private func resume(_ waiter: UnsafeContinuation<Outcome, Never>?, returning outcome: Outcome) {
+        guard let waiter else { return }
+        _ = parkedCount.load(ordering: .acquiring)
+        waiter.resume(returning: outcome)
     }
 }

@@ -135,7 +135,10 @@ import Glibc
 
     @Test("many descriptors wait at once and each wakes for its own peer")
     func manyDescriptors() async {
-        let pairs = (0..<200).map { _ in makeNonBlockingSocketPair() }
+        // 64, not thousands: the suite's end-to-end tests, running in parallel, already hold over a thousand
+        // descriptors at their peak (and Foundation's Process.run, which tests used until ChildProcess, crashed
+        // reading /proc/self/fd past about 1,360 of them: swift-corelibs-foundation#5472).
+        let pairs = (0..<64).map { _ in makeNonBlockingSocketPair() }
         defer { pairs.forEach { _ = Glibc.close($0.peer) } }
         let watched = pairs.map { Self.watch($0.watched).0 }
         defer { watched.forEach { $0.close() } }
@@ -144,7 +147,7 @@ import Glibc
             for pair in pairs { Self.send(1, to: pair.peer) }
             return await group.reduce(into: []) { $0.append($1) }
         }
-        #expect(outcomes.count == 200)
+        #expect(outcomes.count == 64)
         #expect(outcomes.allSatisfy { $0 == .ready })
     }
 
