@@ -17,13 +17,23 @@ extension PageWalker {
         }
     }
 
-    /// Every item of a walk over `transport`, in order.
+    /// Every item of a walk over `transport`, in order, through `walk` (the renderers' way).
     static func items(
         _ scheme: PaginationScheme, transport: FakeTransport, configure: (inout Options) -> Void = { _ in }
     ) async throws(PaginationError) -> [[UInt8]] {
         let walker = make(scheme, transport: transport, configure: configure)
         var items: [[UInt8]] = []
-        while let page = try await walker.next() { items += page.itemBytes }
+        do {
+            try await walker.walk { page in
+                items += page.itemBytes
+                return .takeNext
+            }
+        } catch let error as PaginationError {
+            throw error
+        } catch {
+            // The body above throws nothing.
+            throw .cancelled
+        }
         return items
     }
 }
