@@ -116,10 +116,3 @@ import Testing
         #expect(transport.requestedURLs.count < 100)
     }
 }
-
-/// Suspends until the calling task is cancelled: an upstream that never answers.
-private func untilCancelled() async {
-    let (never, keep) = AsyncStream<Never>.makeStream()
-    for await _ in never {}
-    keep.finish()
-}
