@@ -6,9 +6,9 @@ package typealias CachedPageReader = @Sendable (_ url: PageURL, _ pageNumber: In
 
 /// Walks every page of a paginated upstream and hands them out in upstream order.
 ///
-/// Two ways to drive it, one per walker: `walk { page in … }` (push; the fetches in flight are child tasks of one task
-/// group whose scope is the call, so none outlives the walk) and `next()` (pull, for the public `PageSequence`; the
-/// fetches are tasks the walker cancels in `finish()` and `deinit`).
+/// It is driven by `walk { page in … }` (`PageWalker+Walk`): the fetches in flight are child tasks of one task group
+/// whose scope is the call, so none outlives the walk. This file is the walk's state: which pages are known, which
+/// are to be fetched, the guards and the caps; it decides fetches (`launches`), `walk` runs them.
 ///
 /// Pages whose URLs are known ahead (a total, a `last` link) are fetched up to `concurrency` at once; pages known
 /// only from the one before (a next link, a cursor) one after another. The window of fetched-but-not-yet-taken
@@ -43,20 +43,18 @@ package final class PageWalker {
     private var urls: [PageURL]
     /// Pages known ahead whose URLs are not built yet: `pages` from index `next` up to `end`.
     private var pending: (pages: NumberedPages, next: Int, end: Int)?
-    /// A guard that failed on a page URL built after the page before it was handed out; thrown by the next `next()`.
+    /// A guard that failed on a page URL built after the page before it was handed out; thrown before the next page.
     private var deferredFailure: PaginationError?
     private var seen: Set<PageURL>
     /// The fetch of each page of the window that is in flight, by page index.
     private var fetching: [Int: FetchID] = [:]
-    /// Fetches decided but not started yet: the driver (`walk` or `next()`) starts them before it waits.
+    /// Fetches decided but not started yet: `walk` starts them before it waits.
     var launches: [Launch] = []
-    /// Speculative fetches whose guess was discarded: the driver cancels them.
+    /// Speculative fetches whose guess was discarded: `walk` cancels them.
     var discarded: [FetchID] = []
     private var lastFetchID: FetchID = 0
-    /// `next()`'s fetches, each an unstructured task (`walk` runs them as children of its group instead).
-    private var tasks: [FetchID: Task<Page, any Error>] = [:]
     /// Pages of the window read in place (`Options.cachedPage`), by index, until taken; they count in the window as
-    /// tasks do.
+    /// fetches do.
     private var readInPlace: [Int: Result<Page, PaginationError>] = [:]
     /// Pages fetched speculatively past the last known one (`lookahead`), in order; confirmed or discarded later.
     private var speculative: [(url: PageURL, fetch: FetchID)] = []
@@ -74,7 +72,7 @@ package final class PageWalker {
     /// Whether the walk stopped early at the client's page or item cap (the answer is then partial by request).
     package private(set) var wasTruncated = false
 
-    /// Whether the next page is at hand: `next()` will return it without suspending.
+    /// Whether the next page is at hand: the walk will hand it out without suspending.
     package var isNextPageAtHand: Bool { !isFinished && readInPlace[nextToTake] != nil }
 
     /// How many page URLs have been built (tests: URLs are built as the window needs them).
@@ -101,44 +99,6 @@ package final class PageWalker {
         self.seen = [first]
         // Earlier walks from this URL sent guesses that could not be confirmed: none now.
         self.isSpeculationStopped = options.lookaheadMemory?.lesson(for: first) == .never
-    }
-
-    deinit {
-        tasks.values.forEach { $0.cancel() }
-    }
-
-    /// The next page in upstream order, nil after the last; the first error ends the walk and cancels the rest.
-    package func next() async throws(PaginationError) -> Page? {
-        let upcoming: Upcoming
-        do throws(PaginationError) {
-            upcoming = try prepareNext()
-        } catch {
-            startTasks()
-            throw error
-        }
-        startTasks()
-        let page: Page
-        switch upcoming {
-        case .end: return nil
-        case .atHand(let found): page = found
-        case .fetching(let fetch):
-            guard let task = tasks.removeValue(forKey: fetch), let fetched = try await take(task) else { return nil }
-            page = fetched
-        }
-        let taken = try accept(page)
-        startTasks()
-        return taken
-    }
-
-    /// `next()`'s driver: starts the decided fetches as tasks and cancels the discarded ones.
-    private func startTasks() {
-        for launch in launches {
-            let load = loader(for: launch)
-            tasks[launch.fetch] = Task { try await load().get() }
-        }
-        launches = []
-        for fetch in discarded { tasks.removeValue(forKey: fetch)?.cancel() }
-        discarded = []
     }
 
     /// What the walk has for the next page to take.
@@ -212,20 +172,6 @@ package final class PageWalker {
         return page
     }
 
-    /// The page `task` fetched for the next index; nil when it is the end of an open-ended walk.
-    private func take(_ task: Task<Page, any Error>) async throws(PaginationError) -> Page? {
-        let inFlight = Array(tasks.values) + [task]
-        do {
-            return try await withTaskCancellationHandler {
-                try await task.value
-            } onCancel: {
-                inFlight.forEach { $0.cancel() }
-            }
-        } catch {
-            return try fetchFailed(error)
-        }
-    }
-
     /// The next page's fetch failed: the walk ends, quietly (nil) when it was the end of an open-ended walk.
     func fetchFailed(_ error: any Error) throws(PaginationError) -> Page? {
         finish()
@@ -240,11 +186,9 @@ package final class PageWalker {
         throw error
     }
 
-    /// Stops the walk and cancels every fetch in flight (`walk`'s children end with its group).
-    package func finish() {
+    /// Stops the walk: nothing more is fetched (`walk`'s group cancels the fetches in flight as it ends).
+    func finish() {
         isFinished = true
-        tasks.values.forEach { $0.cancel() }
-        tasks = [:]
         fetching = [:]
         launches = []
         discarded = []
@@ -434,7 +378,7 @@ package final class PageWalker {
     /// A fetch the walk has decided on, named for its driver.
     typealias FetchID = Int
 
-    /// A fetch to start: the driver runs it as a task (`next()`) or a child of the walk's group (`walk`).
+    /// A fetch to start, as a child of the walk's group.
     struct Launch {
         let fetch: FetchID
         let url: PageURL

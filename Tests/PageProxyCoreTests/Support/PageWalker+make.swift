@@ -21,11 +21,17 @@ extension PageWalker {
     static func items(
         _ scheme: PaginationScheme, transport: FakeTransport, configure: (inout Options) -> Void = { _ in }
     ) async throws(PaginationError) -> [[UInt8]] {
-        let walker = make(scheme, transport: transport, configure: configure)
-        var items: [[UInt8]] = []
+        try await make(scheme, transport: transport, configure: configure).pages().flatMap(\.itemBytes)
+    }
+
+    /// Every page of the walk, in order, through `walk`; `inspect` sees each as it is handed out (the walker's state
+    /// then is what the renderers see).
+    func pages(_ inspect: (Page) -> Void = { _ in }) async throws(PaginationError) -> [Page] {
+        var pages: [Page] = []
         do {
-            try await walker.walk { page in
-                items += page.itemBytes
+            try await walk { page in
+                inspect(page)
+                pages.append(page)
                 return .takeNext
             }
         } catch let error as PaginationError {
@@ -34,6 +40,6 @@ extension PageWalker {
             // The body above throws nothing.
             throw .cancelled
         }
-        return items
+        return pages
     }
 }
