@@ -93,31 +93,6 @@ import Testing
         #expect(transport.requestedURLs.count == 3)
     }
 
-    @Test func cancelledWalkStopsEvenWhenFetchesIgnoreCancellation() async throws {
-        var scheme = PaginationScheme.PageNumber()
-        scheme.pageSize = 10
-        // FakeTransport answers even when its task is cancelled, as a fetch past its last cancellation point does.
-        let transport = numbered(total: 1000)
-        let walk = Task { () -> (pages: Int, error: PaginationError?) in
-            let walker = PageWalker.make(.pageNumber(scheme), transport: transport)
-            var pages = 0
-            do throws(PaginationError) {
-                while try await walker.next() != nil {
-                    pages += 1
-                    if pages == 3 { withUnsafeCurrentTask { $0?.cancel() } }
-                }
-            } catch {
-                return (pages, error)
-            }
-            return (pages, nil)
-        }
-        let result = await walk.value
-        #expect(result.pages == 3)
-        // Cancellation is its own outcome, never an upstream failure.
-        guard case .cancelled? = result.error else { Issue.record("got \(String(describing: result.error))"); return }
-        #expect(transport.requestedURLs.count < 100)
-    }
-
     @Test func itemLimitStopsTheWalkEarly() async throws {
         var scheme = PaginationScheme.PageNumber()
         scheme.pageSize = 10
@@ -166,8 +141,7 @@ import Testing
             return .json(FakePages.body(page: page, pageSize: 10, total: total))
         }
         let walker = PageWalker.make(.pageNumber(scheme), transport: transport) { $0.concurrency = 4 }
-        var items: [[UInt8]] = []
-        while let page = try await walker.next() { items += page.itemBytes }
+        let items = try await walker.pages().flatMap(\.itemBytes)
         #expect(items == FakePages.expected(total: total))
         #expect(transport.peakInFlight <= 4)
         // Speculation fetches at most `lookahead` pages past the last one needed.

@@ -19,10 +19,15 @@ struct ExplainAnswer {
     /// the account.
     func walkAndSend(_ walk: RouteWalk, recording requestRecord: RequestRecord, response: consuming Response) async -> RequestRecord {
         var failure: PaginationError?
+        let walker = walk.walker
         do {
-            while let page = try await walk.walker.next() { _ = items.shape(page, walker: walk.walker) }
+            try await walker.walk { page in
+                _ = items.shape(page, walker: walker)
+                return .takeNext
+            }
         } catch {
-            failure = error
+            // The body throws nothing: the walk's own error.
+            failure = error as? PaginationError ?? .cancelled
         }
         return await send(walk: walk, failure: failure, truncated: walk.walker.wasTruncated, recording: requestRecord, response: response)
     }

@@ -31,12 +31,13 @@ struct MergedAnswerRenderer: Sendable {
         var etag = AggregateETag(shape: plan.etagShape(itemsPath: walk.headers["PageProxy-Items-Path"]))
         var (pages, items) = (0, 0)
         do {
-            while let walked = try await walker.next() {
+            try await walker.walk { walked in
                 let page = requested.shape(walked, walker: walker)
                 // Items are compacted, never longer than the page's body; with `[` and `,` at most two bytes more.
                 try body.append(atMost: page.body.count + 2) { framing.append(page, to: &$0) } appended: { etag.add(page, framed: $0) }
                 pages += 1
                 items += page.itemCount
+                return .takeNext
             }
             let closing = framing.closing()
             etag.update(closing)
@@ -44,12 +45,10 @@ struct MergedAnswerRenderer: Sendable {
         } catch let error as PaginationError {
             return await response.send(walkFailure: error, plan: plan, recording: record)
         } catch let error as SpoolError {
-            // Stop fetching pages nobody will see; `body` has already dropped what it held.
-            walker.finish()
+            // The walk has ended with its fetches; `body` has already dropped what it held.
             return await response.send(MergedSpoolFailure(error: error, route: route.name), recording: record)
         } catch {
-            // `walker.next()` throws only PaginationError and `body.append` only SpoolError.
-            walker.finish()
+            // The walk throws only PaginationError and `body.append` only SpoolError.
             return await response.send(HTTPError(.internalServerError, code: "internal_error", message: "\(error)"), recording: record)
         }
         let tag = etag.finalize()

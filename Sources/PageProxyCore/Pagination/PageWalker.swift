@@ -6,6 +6,10 @@ package typealias CachedPageReader = @Sendable (_ url: PageURL, _ pageNumber: In
 
 /// Walks every page of a paginated upstream and hands them out in upstream order.
 ///
+/// It is driven by `walk { page in … }` (`PageWalker+Walk`): the fetches in flight are child tasks of one task group
+/// whose scope is the call, so none outlives the walk. This file is the walk's state: which pages are known, which
+/// are to be fetched, the guards and the caps; it decides fetches (`launches`), `walk` runs them.
+///
 /// Pages whose URLs are known ahead (a total, a `last` link) are fetched up to `concurrency` at once; pages known
 /// only from the one before (a next link, a cursor) one after another. The window of fetched-but-not-yet-taken
 /// pages never exceeds `concurrency`, so memory is bounded by concurrency × page size, whatever the total, and a
@@ -39,15 +43,21 @@ package final class PageWalker {
     private var urls: [PageURL]
     /// Pages known ahead whose URLs are not built yet: `pages` from index `next` up to `end`.
     private var pending: (pages: NumberedPages, next: Int, end: Int)?
-    /// A guard that failed on a page URL built after the page before it was handed out; thrown by the next `next()`.
+    /// A guard that failed on a page URL built after the page before it was handed out; thrown before the next page.
     private var deferredFailure: PaginationError?
     private var seen: Set<PageURL>
-    private var tasks: [Int: Task<Page, any Error>] = [:]
+    /// The fetch of each page of the window that is in flight, by page index.
+    private var fetching: [Int: FetchID] = [:]
+    /// Fetches decided but not started yet: `walk` starts them before it waits.
+    var launches: [Launch] = []
+    /// Speculative fetches whose guess was discarded: `walk` cancels them.
+    var discarded: [FetchID] = []
+    private var lastFetchID: FetchID = 0
     /// Pages of the window read in place (`Options.cachedPage`), by index, until taken; they count in the window as
-    /// tasks do.
+    /// fetches do.
     private var readInPlace: [Int: Result<Page, PaginationError>] = [:]
     /// Pages fetched speculatively past the last known one (`lookahead`), in order; confirmed or discarded later.
-    private var speculative: [(url: PageURL, task: Task<Page, any Error>)] = []
+    private var speculative: [(url: PageURL, fetch: FetchID)] = []
     private var nextToTake = 0
     private var nextToLaunch = 0
     private var isListComplete = false
@@ -62,7 +72,7 @@ package final class PageWalker {
     /// Whether the walk stopped early at the client's page or item cap (the answer is then partial by request).
     package private(set) var wasTruncated = false
 
-    /// Whether the next page is at hand: `next()` will return it without suspending.
+    /// Whether the next page is at hand: the walk will hand it out without suspending.
     package var isNextPageAtHand: Bool { !isFinished && readInPlace[nextToTake] != nil }
 
     /// How many page URLs have been built (tests: URLs are built as the window needs them).
@@ -91,14 +101,18 @@ package final class PageWalker {
         self.isSpeculationStopped = options.lookaheadMemory?.lesson(for: first) == .never
     }
 
-    deinit {
-        tasks.values.forEach { $0.cancel() }
-        speculative.forEach { $0.task.cancel() }
+    /// What the walk has for the next page to take.
+    enum Upcoming {
+        case end
+        /// Read in place: no fetch to wait for.
+        case atHand(Page)
+        case fetching(FetchID)
     }
 
-    /// The next page in upstream order, nil after the last; the first error ends the walk and cancels the rest.
-    package func next() async throws(PaginationError) -> Page? {
-        guard !isFinished, nextToTake < knownCount else { return nil }
+    /// Everything before the next page is waited for: the guards, the window launched; the walk ends here when it
+    /// is finished, has failed or was cancelled.
+    func prepareNext() throws(PaginationError) -> Upcoming {
+        guard !isFinished, nextToTake < knownCount else { return .end }
         do throws(PaginationError) {
             if let deferredFailure { throw deferredFailure }
             try buildWindow()
@@ -113,18 +127,21 @@ package final class PageWalker {
             throw .cancelled
         }
         launchWindow()
-        var page: Page
         if let read = readInPlace.removeValue(forKey: nextToTake) {
             switch read {
-            case .success(let found): page = found
+            case .success(let found): return .atHand(found)
             case .failure(let error):
                 finish()
                 throw error
             }
-        } else {
-            guard let task = tasks.removeValue(forKey: nextToTake), let fetched = try await take(task) else { return nil }
-            page = fetched
         }
+        guard let fetch = fetching.removeValue(forKey: nextToTake) else { return .end }
+        return .fetching(fetch)
+    }
+
+    /// The next page, arrived: the scheme reads what comes after it, the caps apply, the window moves on.
+    func accept(_ arrived: Page) throws(PaginationError) -> Page {
+        var page = arrived
         nextToTake += 1
         do {
             if nextToTake == 1 { try checkExpectedPages(after: page) }
@@ -155,40 +172,32 @@ package final class PageWalker {
         return page
     }
 
-    /// The page `task` fetched for the next index; nil when it is the end of an open-ended walk.
-    private func take(_ task: Task<Page, any Error>) async throws(PaginationError) -> Page? {
-        let inFlight = Array(tasks.values) + speculative.map(\.task) + [task]
-        do {
-            return try await withTaskCancellationHandler {
-                try await task.value
-            } onCancel: {
-                inFlight.forEach { $0.cancel() }
-            }
-        } catch {
-            finish()
-            // DRF and many Rails APIs answer 404 for the page past the last one: with no total, that is the end.
-            if case .upstreamStatus(_, _, let status, _)? = error as? PaginationError, openEnded.contains(nextToTake),
-                strategy.endStatuses.contains(status)
-            {
-                return nil
-            }
-            // Whatever a fetch ended with once the walk's client left (its socket closed under it) is no failure.
-            guard !Task.isCancelled, let error = error as? PaginationError else { throw .cancelled }
-            throw error
+    /// The next page's fetch failed: the walk ends, quietly (nil) when it was the end of an open-ended walk.
+    func fetchFailed(_ error: any Error) throws(PaginationError) -> Page? {
+        finish()
+        // DRF and many Rails APIs answer 404 for the page past the last one: with no total, that is the end.
+        if case .upstreamStatus(_, _, let status, _)? = error as? PaginationError, openEnded.contains(nextToTake),
+            strategy.endStatuses.contains(status)
+        {
+            return nil
         }
+        // Whatever a fetch ended with once the walk's client left (its socket closed under it) is no failure.
+        guard !Task.isCancelled, let error = error as? PaginationError else { throw .cancelled }
+        throw error
     }
 
-    /// Stops the walk and cancels every fetch in flight.
-    package func finish() {
+    /// Stops the walk: nothing more is fetched (`walk`'s group cancels the fetches in flight as it ends).
+    func finish() {
         isFinished = true
-        tasks.values.forEach { $0.cancel() }
-        tasks = [:]
+        fetching = [:]
+        launches = []
+        discarded = []
         readInPlace = [:]
-        discardSpeculation()
+        speculative = []
     }
 
     private func discardSpeculation() {
-        speculative.forEach { $0.task.cancel() }
+        discarded += speculative.map(\.fetch)
         speculative = []
     }
 
@@ -260,7 +269,7 @@ package final class PageWalker {
     /// Appends a built URL; a speculative fetch that guessed it becomes the real one, a wrong guess cancels the rest.
     private func adopt(_ url: PageURL) {
         if let guess = speculative.first, guess.url.isSamePage(as: url), nextToLaunch == urls.count {
-            tasks[urls.count] = guess.task
+            fetching[urls.count] = guess.fetch
             nextToLaunch += 1
             speculative.removeFirst()
         } else {
@@ -345,7 +354,7 @@ package final class PageWalker {
                     try Self.page(from: response, url: url, number: index + 1, itemsPath: itemsPath, valuePaths: valuePaths)
                 }
             } else {
-                tasks[index] = Self.makeFetchTask(url, number: index + 1, itemsPath: options.itemsPath, valuePaths: strategy.valuePaths, fetch: fetch)
+                fetching[index] = decideFetch(url, number: index + 1, isGuess: false)
             }
             nextToLaunch += 1
         }
@@ -362,16 +371,37 @@ package final class PageWalker {
                 guess.origin == origin, !seen.contains(guess)
             else { return }
             let number = urls.count + speculative.count + 1
-            let task = Self.makeFetchTask(guess, number: number, itemsPath: options.itemsPath, valuePaths: strategy.valuePaths, fetch: fetch)
-            speculative.append((guess, task))
+            speculative.append((guess, decideFetch(guess, number: number, isGuess: true)))
         }
     }
 
-    private static func makeFetchTask(
-        _ url: PageURL, number: Int, itemsPath: JSONPath, valuePaths: [JSONPath], fetch: @escaping PageFetcher
-    ) -> Task<Page, any Error> {
-        Task {
-            try await load(url, number: number, itemsPath: itemsPath, valuePaths: valuePaths, fetch: fetch)
+    /// A fetch the walk has decided on, named for its driver.
+    typealias FetchID = Int
+
+    /// A fetch to start, as a child of the walk's group.
+    struct Launch {
+        let fetch: FetchID
+        let url: PageURL
+        let number: Int
+        /// A speculative fetch (`lookahead`), which the walk may discard alone.
+        let isGuess: Bool
+    }
+
+    private func decideFetch(_ url: PageURL, number: Int, isGuess: Bool) -> FetchID {
+        lastFetchID += 1
+        launches.append(Launch(fetch: lastFetchID, url: url, number: number, isGuess: isGuess))
+        return lastFetchID
+    }
+
+    /// The work of one fetch, to run off the walker (it captures nothing of it).
+    func loader(for launch: Launch) -> @Sendable () async -> Result<Page, PaginationError> {
+        let (url, number, itemsPath, valuePaths, fetch) = (launch.url, launch.number, options.itemsPath, strategy.valuePaths, fetch)
+        return {
+            do throws(PaginationError) {
+                return .success(try await Self.load(url, number: number, itemsPath: itemsPath, valuePaths: valuePaths, fetch: fetch))
+            } catch {
+                return .failure(error)
+            }
         }
     }
 

@@ -39,7 +39,7 @@ import Testing
         let walker = PageWalker(base: PageURL(string: "http://api.test/items")!, scheme: .linkHeader(.init()), options: .init()) { _, _ in
             fetched.response
         }
-        await #expect(throws: PaginationError.self) { _ = try await walker.next() }
+        await #expect(throws: PaginationError.self) { _ = try await walker.pages() }
     }
 
     @Test("the walker takes a page's items from its stored scan when the scan is for the walk's paths")
@@ -55,7 +55,7 @@ import Testing
         let walker = PageWalker(base: PageURL(string: "http://api.test/items")!, scheme: .linkHeader(.init()), options: .init()) { _, _ in
             stored
         }
-        let page = try #require(try await walker.next())
+        let page = try #require(try await walker.pages().first)
         #expect(page.itemBytes == [Array(#"{"id":1}"#.utf8)])
         #expect(page.storedChecksum == 42)
         // Another walk's paths (items elsewhere) do not match the signature: that walk scans for itself.
@@ -64,6 +64,6 @@ import Testing
         let other = PageWalker(base: PageURL(string: "http://api.test/items")!, scheme: .linkHeader(.init()), options: .init()) { _, _ in
             elsewhere
         }
-        #expect(try await other.next()?.itemCount == 3)
+        #expect(try await other.pages().first?.itemCount == 3)
     }
 }

@@ -16,9 +16,7 @@ import Testing
     }
 
     private func items(_ walker: PageWalker) async throws -> [[UInt8]] {
-        var items: [[UInt8]] = []
-        while let page = try await walker.next() { items += page.itemBytes }
-        return items
+        try await walker.pages().flatMap(\.itemBytes)
     }
 
     @Test("a next-url API is walked to its end with page 1 fetched once")
@@ -41,7 +39,7 @@ import Testing
         let transport = FakeTransport { _ in UpstreamResponse(status: HTTPStatus(code: 401), headers: HTTPHeaders(), body: Array(#"{"message":"Bad credentials"}"#.utf8)) }
         let (walker, detected) = try await start(transport)
         #expect(detected == nil)
-        await #expect(throws: PaginationError.self) { try await walker.next() }
+        await #expect(throws: PaginationError.self) { try await walker.pages() }
         #expect(transport.requestedURLs.count == 1)
     }
 

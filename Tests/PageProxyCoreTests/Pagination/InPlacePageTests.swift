@@ -51,12 +51,10 @@ import Testing
         let walker = PageWalker.make(Self.scheme, transport: transport) { options in
             options.cachedPage = { url, number in number == 3 ? nil : Self.body(of: url, total: 25) }
         }
-        #expect(try await walker.next()?.number == 1)
-        #expect(walker.isNextPageAtHand)
-        #expect(try await walker.next()?.number == 2)
-        #expect(!walker.isNextPageAtHand)
-        #expect(try await walker.next()?.number == 3)
-        #expect(try await walker.next() == nil)
+        var atHand: [Bool] = []
+        let numbers = try await walker.pages { _ in atHand.append(walker.isNextPageAtHand) }.map(\.number)
+        #expect(numbers == [1, 2, 3])
+        #expect(atHand == [true, false, false])
         #expect(!walker.isNextPageAtHand)
     }
 
@@ -66,13 +64,13 @@ import Testing
         let walker = PageWalker.make(Self.scheme, transport: transport) { options in
             options.cachedPage = { url, number in number == 2 ? .json("[1,") : Self.body(of: url, total: 25) }
         }
-        #expect(try await walker.next()?.number == 1)
-        await #expect {
-            try await walker.next()
-        } throws: { error in
-            guard case .invalidJSON(let page, _, _)? = error as? PaginationError else { return false }
-            return page == 2
+        var numbers: [Int] = []
+        do {
+            _ = try await walker.pages { numbers.append($0.number) }
+            Issue.record("expected page 2 to fail")
+        } catch {
+            guard case .invalidJSON(page: 2, _, _) = error else { Issue.record("got \(error)"); return }
         }
-        #expect(try await walker.next() == nil)
+        #expect(numbers == [1])
     }
 }

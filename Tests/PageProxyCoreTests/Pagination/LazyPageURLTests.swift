@@ -21,22 +21,23 @@ import Testing
             options.concurrency = 4
             options.maxPages = 1_000_000
         }
-        #expect(try await walker.next()?.itemBytes == [Array("1".utf8)])
-        #expect(walker.builtURLCount <= 1 + 4 + 1, "built \(walker.builtURLCount) URLs")
-        // Taking more pages builds more, a window's worth ahead at a time, in order.
-        for expected in 2...50 {
-            #expect(try await walker.next()?.itemBytes == [Array(String(expected).utf8)])
+        var taken = 0
+        try await walker.walk { page in
+            taken += 1
+            #expect(page.itemBytes == [Array(String(taken).utf8)])
+            if taken == 1 { #expect(walker.builtURLCount <= 1 + 4 + 1, "built \(walker.builtURLCount) URLs") }
+            // Taking more pages builds more, a window's worth ahead at a time, in order.
+            return taken == 50 ? .stop : .takeNext
         }
+        #expect(taken == 50)
         #expect(walker.builtURLCount <= 50 + 4 + 1)
-        walker.finish()
     }
 
     @Test("a whole walk built lazily gives every page once, in order")
     func aLazyWalkIsWhole() async throws {
         let transport = Self.github(last: 30)
         let walker = PageWalker.make(.linkHeader(.init()), transport: transport) { $0.concurrency = 3 }
-        var items: [String] = []
-        while let page = try await walker.next() { items += page.itemBytes.map { String(decoding: $0, as: UTF8.self) } }
+        let items = try await walker.pages().flatMap { $0.itemBytes.map { String(decoding: $0, as: UTF8.self) } }
         #expect(items == (1...30).map(String.init))
         #expect(Set(transport.requestedURLs).count == 30)
         #expect(walker.builtURLCount == 30)
@@ -67,7 +68,7 @@ import Testing
         }
         var pages = 0
         do {
-            while try await walker.next() != nil { pages += 1 }
+            _ = try await walker.pages { _ in pages += 1 }
             Issue.record("expected a loop error")
         } catch {
             guard case .loop(_, let url) = error else { Issue.record("got \(error)"); return }

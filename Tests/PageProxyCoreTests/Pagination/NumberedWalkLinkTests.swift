@@ -18,9 +18,7 @@ import Testing
 
     private static func walk(_ transport: FakeTransport) async throws(PaginationError) -> [[UInt8]] {
         let walker = PageWalker.make(.linkHeader(.init()), transport: transport) { $0.concurrency = 4 }
-        var items: [[UInt8]] = []
-        while let page = try await walker.next() { items += page.itemBytes }
-        return items
+        return try await walker.pages().flatMap(\.itemBytes)
     }
 
     @Test("a next link to another origin on page 2 ends the walk with foreignOrigin")

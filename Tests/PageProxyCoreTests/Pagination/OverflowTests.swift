@@ -24,9 +24,7 @@ import Testing
     ) async throws(PaginationError) -> (pages: Int, transport: FakeTransport) {
         let transport = FakeTransport { url in answer(url) }
         let walker = PageWalker.make(scheme, transport: transport, configure: configure)
-        var pages = 0
-        while try await walker.next() != nil { pages += 1 }
-        return (pages, transport)
+        return (try await walker.pages().count, transport)
     }
 
     private func expectTooManyPages(
@@ -136,7 +134,7 @@ import Testing
     @Test func nextPageHeader_TotalPagesOf10To18_IsTooManyPagesWithOneRequest() async throws {
         let transport = FakeTransport { _ in .json("[{\"id\":1}]", headers: [("X-Next-Page", "2"), ("X-Total-Pages", "1000000000000000000")]) }
         let walker = PageWalker.make(.nextPageHeader(.init()), transport: transport) { $0.maxPages = 50 }
-        await #expect(throws: PaginationError.self) { _ = try await walker.next() }
+        await #expect(throws: PaginationError.self) { _ = try await walker.pages() }
         #expect(transport.requestedURLs.count == 1)
     }
 

@@ -19,6 +19,8 @@ final class FakeTransport: UpstreamTransport {
 
     var requestedURLs: [String] { record.withLock { $0.urls } }
     var peakInFlight: Int { record.withLock { $0.peakInFlight } }
+    /// How many requests have been sent and not answered yet.
+    var inFlight: Int { record.withLock { $0.inFlight } }
 
     func send(_ request: UpstreamRequest, timeout: Duration, maxBodyBytes: Int) async throws(UpstreamError) -> UpstreamResponse {
         record.withLock { record in

@@ -17,13 +17,29 @@ extension PageWalker {
         }
     }
 
-    /// Every item of a walk over `transport`, in order.
+    /// Every item of a walk over `transport`, in order, through `walk` (the renderers' way).
     static func items(
         _ scheme: PaginationScheme, transport: FakeTransport, configure: (inout Options) -> Void = { _ in }
     ) async throws(PaginationError) -> [[UInt8]] {
-        let walker = make(scheme, transport: transport, configure: configure)
-        var items: [[UInt8]] = []
-        while let page = try await walker.next() { items += page.itemBytes }
-        return items
+        try await make(scheme, transport: transport, configure: configure).pages().flatMap(\.itemBytes)
+    }
+
+    /// Every page of the walk, in order, through `walk`; `inspect` sees each as it is handed out (the walker's state
+    /// then is what the renderers see).
+    func pages(_ inspect: (Page) -> Void = { _ in }) async throws(PaginationError) -> [Page] {
+        var pages: [Page] = []
+        do {
+            try await walk { page in
+                inspect(page)
+                pages.append(page)
+                return .takeNext
+            }
+        } catch let error as PaginationError {
+            throw error
+        } catch {
+            // The body above throws nothing.
+            throw .cancelled
+        }
+        return pages
     }
 }

@@ -1,0 +1,63 @@
+import Synchronization
+
+/// Hands a walk's pages, one at a time, from the task that walks (`PageWalker.walk`) to the one that iterates: the
+/// walk waits in `give` until the iterator has taken the page before, so it holds no more than a pull would (the
+/// window's fetches and one page), and stops fetching when the iterator stops taking.
+final class PageHandOff: Sendable {
+    /// A page, nil at the end, or the error that ended the walk.
+    typealias Handed = Result<Page?, PaginationError>
+
+    private struct State {
+        /// Given and not taken yet.
+        var given: Handed?
+        /// The walk, waiting until `given` is taken.
+        var giver: CheckedContinuation<Void, Never>?
+        /// The iterator, waiting for the next page.
+        var taker: CheckedContinuation<Handed, Never>?
+    }
+
+    private let state = Mutex(State())
+
+    /// Called by the walk: returns once the iterator has taken `handed`, or once the walk is cancelled.
+    func give(_ handed: Handed) async {
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (giver: CheckedContinuation<Void, Never>) in
+                let taker = state.withLock { state -> CheckedContinuation<Handed, Never>? in
+                    if let taker = state.taker {
+                        state.taker = nil
+                        return taker
+                    }
+                    state.given = handed
+                    state.giver = giver
+                    return nil
+                }
+                guard let taker else { return }
+                taker.resume(returning: handed)
+                giver.resume()
+            }
+        } onCancel: {
+            // What was given stays for the iterator; the walk goes on to see its cancellation.
+            state.withLock { state -> CheckedContinuation<Void, Never>? in
+                defer { state.giver = nil }
+                return state.giver
+            }?.resume()
+        }
+    }
+
+    /// Called by the iterator: the next thing the walk gives. The walk always gives one last (its end or its
+    /// error, `.cancelled` once cancelled), so this never waits for nothing.
+    func take() async -> Handed {
+        await withCheckedContinuation { (taker: CheckedContinuation<Handed, Never>) in
+            let (handed, giver) = state.withLock { state -> (Handed?, CheckedContinuation<Void, Never>?) in
+                guard let given = state.given else {
+                    state.taker = taker
+                    return (nil, nil)
+                }
+                defer { (state.given, state.giver) = (nil, nil) }
+                return (given, state.giver)
+            }
+            giver?.resume()
+            if let handed { taker.resume(returning: handed) }
+        }
+    }
+}
