@@ -1,8 +1,8 @@
 import Synchronization
 
 /// Hands a walk's pages, one at a time, from the task that walks (`PageWalker.walk`) to the one that iterates: the
-/// walk waits in `give` until the iterator has taken the page before, so it holds no more than a pull would (the
-/// window's fetches and one page), and stops fetching when the iterator stops taking.
+/// walk waits in `give` until the iterator has taken the page, so it holds the window's fetches and at most one page
+/// given and not taken yet, and stops fetching when the iterator stops taking.
 final class PageHandOff: Sendable {
     /// A page, nil at the end, or the error that ended the walk.
     typealias Handed = Result<Page?, PaginationError>

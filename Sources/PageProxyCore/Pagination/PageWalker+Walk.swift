@@ -12,8 +12,8 @@ extension PageWalker {
     /// The fetches in flight (the window, at most `concurrency`, and the speculative ones) are child tasks of one task
     /// group whose scope is this call: when it returns or throws, every one of them has ended. The walk ends at the
     /// last page, when `body` says `.stop`, at the first error (a `PaginationError`, or whatever `body` throws, as
-    /// is) or when the calling task is cancelled (`PaginationError.cancelled`). One walker is walked once, and not
-    /// through `next()` as well.
+    /// is) or when the calling task is cancelled (`PaginationError.cancelled`). A walker is walked once: a second
+    /// call hands out nothing.
     package func walk(_ body: (Page) async throws -> WalkStep) async throws {
         try await withThrowingTaskGroup(of: FetchOutcome.self) { group in
             // A group waits for its children when its body returns, but cancels them only when it throws.
