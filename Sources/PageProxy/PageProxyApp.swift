@@ -14,13 +14,17 @@ final class PageProxyApp: Sendable {
     private let logger: Logger
 
     /// Starts the mock (if configured) and then the proxy; both are listening when this returns.
-    /// - Parameter spool: where merged answers wait; by default files in `MergedSpool.directories(for:)`.
-    static func start(config: Config, logger: Logger, spool: MergedSpool? = nil) throws(SocketError) -> PageProxyApp {
+    /// - Parameters:
+    ///   - spool: where merged answers wait; by default files in `MergedSpool.directories(for:)`.
+    ///   - clock: the process's clock, read by the page cache, the memo and the answers' freshness (tests move it).
+    static func start(
+        config: Config, logger: Logger, spool: MergedSpool? = nil, clock: PageProxyClock = .system
+    ) throws(SocketError) -> PageProxyApp {
         var mockServer: Server?
         if let mock = config.mock {
             mockServer = try startMock(mock, logger: logger)
         }
-        let pages = makePageCache(config.cache, logger: logger)
+        let pages = makePageCache(config.cache, logger: logger, clock: clock)
         let status = ServiceStatus(cacheRequired: config.cache.requiredForReadiness, cacheProblem: { pages.store?.disabledReason })
         let transport = HTTP1Transport()
         let metricsBox = MetricsConnectionCount()
@@ -30,7 +34,7 @@ final class PageProxyApp: Sendable {
             config: config, transport: transport, pages: pages, status: status, metrics: metrics, budgets: budgets, spool: spool)
         let server = try Server(
             address: SocketAddress(host: config.listen.address, port: config.listen.port), limits: ServerLimits(config.server),
-            responder: responder, logger: logger)
+            responder: responder, logger: logger, clock: clock)
         metricsBox.set { server.openConnections }
         status.markReady()
         return PageProxyApp(server: server, mockServer: mockServer, status: status, transport: transport, pages: pages, logger: logger)
@@ -59,7 +63,7 @@ final class PageProxyApp: Sendable {
     ) -> PageProxyResponder {
         // Memoized merged answers: `cache.memoBytes`, by default an eighth of the cache's bound, at most 64 MiB (none
         // when the cache is off).
-        let memo = MergedAnswerMemo(maxBytes: config.cache.memoLimit, store: pages.store)
+        let memo = MergedAnswerMemo(maxBytes: config.cache.memoLimit, store: pages.store, clock: pages.clock)
         var aggregate = AggregateResponder(
             transport: RedirectingTransport(base: transport), pages: pages, metrics: metrics,
             spool: spool ?? MergedSpool(directories: MergedSpool.directories(for: config)), memo: memo, budgets: budgets)
@@ -68,10 +72,10 @@ final class PageProxyApp: Sendable {
     }
 
     /// The shared page cache; a directory that cannot be used is logged once and leaves the proxy uncached.
-    static func makePageCache(_ config: CacheConfig, logger: Logger) -> CachingPageSource {
+    static func makePageCache(_ config: CacheConfig, logger: Logger, clock: PageProxyClock = .system) -> CachingPageSource {
         guard config.maxBytes > 0 else {
             logger.log(.info, "cache off", [("reason", "cache.maxBytes is 0")])
-            return CachingPageSource(store: nil)
+            return CachingPageSource(store: nil, clock: clock)
         }
         let store = DiskStore(directory: config.directory, maxBytes: config.maxBytes) { reason in
             logger.log(.error, "cache disabled; serving uncached", [("reason", .string(reason))])
@@ -82,7 +86,7 @@ final class PageProxyApp: Sendable {
                 ("bytes", .int(store.totalBytes)),
             ])
         }
-        return CachingPageSource(store: store)
+        return CachingPageSource(store: store, clock: clock)
     }
 
     private init(

@@ -1,4 +1,3 @@
-import Dispatch
 import Synchronization
 import PageProxyCore
 
@@ -18,12 +17,25 @@ package final class ConnectionRegistry: Sendable {
         /// `closeAll()` has run: an answer unfinished now was cut by the shutdown, not by its upstream or client.
         var hasCutAll = false
         var accepted = 0
-        /// Tasks waiting for the last connection to go, by a number so that a time limit can take one back.
-        var emptyWaiters: [Int: CheckedContinuation<Bool, Never>] = [:]
+        /// Tasks waiting for the last connection to go, by a number so that a cancelled wait can take one back.
+        var emptyWaiters: [Int: EmptyWaiter] = [:]
         var nextWaiter = 0
     }
 
+    /// A wait for the last connection, from its number's allocation to its end (cancellation may come first).
+    private enum EmptyWaiter {
+        case allocated
+        case waiting(CheckedContinuation<Bool, Never>)
+        case cancelled
+    }
+
     private let state = Mutex(State())
+    /// What a wait's time limit is measured on (tests pass a clock they move).
+    private let clock: PageProxyClock
+
+    package init(clock: PageProxyClock = .system) {
+        self.clock = clock
+    }
 
     package var count: Int { state.withLock { $0.entries.count } }
     /// Connections accepted since the server started (tests prove keep-alive reuse from it).
@@ -49,7 +61,7 @@ package final class ConnectionRegistry: Sendable {
             state.entries[ObjectIdentifier(socket)] = nil
             guard state.entries.isEmpty else { return [] }
             defer { state.emptyWaiters = [:] }
-            return Array(state.emptyWaiters.values)
+            return state.emptyWaiters.values.compactMap { if case .waiting(let continuation) = $0 { continuation } else { nil } }
         }
         waiters.forEach { $0.resume(returning: true) }
     }
@@ -86,22 +98,66 @@ package final class ConnectionRegistry: Sendable {
         all.forEach { $0.close() }
     }
 
-    /// Returns true once no connection is open, or false when `limit` passes first.
+    /// Returns true once no connection is open, or false when `limit` passes first on the registry's clock (or the
+    /// waiting task is cancelled).
     @discardableResult
     package func waitUntilEmpty(limit: Duration) async -> Bool {
-        await withCheckedContinuation { continuation in
-            let waiter = state.withLock { state -> Int? in
-                if state.entries.isEmpty { return nil }
-                state.nextWaiter += 1
-                state.emptyWaiters[state.nextWaiter] = continuation
-                return state.nextWaiter
+        let deadline = clock.now() + limit
+        let clock = self.clock
+        return await withTaskGroup(of: Bool?.self) { group in
+            group.addTask { await self.waitUntilEmpty() }
+            group.addTask {
+                try? await clock.sleep(deadline)
+                return nil
             }
-            guard let waiter else { return continuation.resume(returning: true) }
-            DispatchQueue.global().asyncAfter(deadline: .now() + limit.dispatchInterval) { [self] in
-                // Whoever removes the waiter resumes it: the last connection's removal or this timer, never both.
-                let expired = state.withLock { $0.emptyWaiters.removeValue(forKey: waiter) }
-                expired?.resume(returning: false)
+            // The first child to end decides; the other is cancelled (a cancelled sleep returns, a cancelled wait resumes).
+            let first = await group.next() ?? nil
+            group.cancelAll()
+            return first ?? false
+        }
+    }
+
+    /// Returns true once no connection is open; false when the waiting task is cancelled first.
+    private func waitUntilEmpty() async -> Bool {
+        let waiter = state.withLock { state -> Int? in
+            if state.entries.isEmpty { return nil }
+            state.nextWaiter += 1
+            state.emptyWaiters[state.nextWaiter] = .allocated
+            return state.nextWaiter
+        }
+        guard let waiter else { return true }
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { continuation in
+                let resumeNow = state.withLock { state -> Bool? in
+                    switch state.emptyWaiters[waiter] {
+                    case .allocated?:
+                        state.emptyWaiters[waiter] = .waiting(continuation)
+                        return nil
+                    case .cancelled?:
+                        state.emptyWaiters[waiter] = nil
+                        return false
+                    case .waiting?, nil:
+                        // Gone: the last connection went meanwhile.
+                        return true
+                    }
+                }
+                if let resumeNow { continuation.resume(returning: resumeNow) }
             }
+        } onCancel: {
+            // Whoever takes the waiter out resumes it: the last connection's removal or this cancellation, never both.
+            let cancelled = state.withLock { state -> CheckedContinuation<Bool, Never>? in
+                switch state.emptyWaiters[waiter] {
+                case .waiting(let continuation)?:
+                    state.emptyWaiters[waiter] = nil
+                    return continuation
+                case .allocated?:
+                    state.emptyWaiters[waiter] = .cancelled
+                    return nil
+                case .cancelled?, nil:
+                    return nil
+                }
+            }
+            cancelled?.resume(returning: false)
         }
     }
 }

@@ -16,11 +16,13 @@ package final class Server: Sendable {
     /// The task running `serve`: the parent of every connection's task, cancelled only by a forced stop.
     private let serving: Task<Void, Never>
 
-    /// Binds and starts serving at once; each request's log line is written at `requestLogLevel`.
+    /// Binds and starts serving at once; each request's log line is written at `requestLogLevel`; the drain's grace
+    /// is measured on `clock`.
     package init(
-        address: SocketAddress, limits: ServerLimits, responder: any HTTPResponder, logger: Logger, requestLogLevel: LogLevel = .info
+        address: SocketAddress, limits: ServerLimits, responder: any HTTPResponder, logger: Logger, requestLogLevel: LogLevel = .info,
+        clock: PageProxyClock = .system
     ) throws(SocketError) {
-        let registry = ConnectionRegistry()
+        let registry = ConnectionRegistry(clock: clock)
         let listener = try Listener(address: address)
         self.registry = registry
         self.listener = listener

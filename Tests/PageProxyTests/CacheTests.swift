@@ -11,14 +11,14 @@ import Testing
     /// A stack whose proxy caches under a fresh directory; `route` adjusts the `github` route (5 pages of 10 below).
     static func run<T>(
         route: @escaping @Sendable (inout RouteConfig) -> Void = { _ in }, directory: String? = nil, cacheRequired: Bool = true,
-        _ body: (TestStack, String) async throws -> T
+        clock: PageProxyClock = .system, _ body: (TestStack, String) async throws -> T
     ) async throws -> T {
         let root = directory ?? FileManager.default.temporaryDirectory.appendingPathComponent("pageproxy-cache-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: root) }
         var github = SchemeRoutes.all[2]
         github.configure = route
         let cache = CacheConfig(directory: root, maxBytes: 64 << 20, requiredForReadiness: cacheRequired)
-        return try await TestStack.run(routes: [github], configure: { $0.cache = cache }) {
+        return try await TestStack.run(routes: [github], configure: { $0.cache = cache }, clock: clock) {
             try await body($0, root)
         }
     }
@@ -75,6 +75,27 @@ import Testing
             let requests = stack.mock.log.requests
             #expect(requests.count == 5)
             #expect(requests.allSatisfy { $0.header("If-None-Match")?.hasPrefix("\"") == true })
+        }
+    }
+
+    @Test func entriesAndTheMemoGoStaleWhenTheInjectedClockPassesTheirTTL() async throws {
+        let wall = ManualWallClock()
+        try await Self.run(route: { $0.ttl = .seconds(60) }, clock: wall.clock) { stack, _ in
+            _ = try await stack.get(Self.target)
+            wall.advance(seconds: 59)
+            let warm = try await stack.get(Self.target)
+            #expect(warm.header("PageProxy-Cache") == "hits=5 misses=0 revalidated=0 stale=0 bypassed=0")
+            // The answer's freshness is measured on the same clock: one second left of the pages' 60.
+            #expect(warm.header("Cache-Control") == "max-age=1")
+            #expect(stack.mock.log.count == 5)
+            stack.mock.log.reset()
+            // Past the TTL on the injected clock, with no waiting: neither the memo nor the cache serves the pages.
+            wall.advance(seconds: 1)
+            let stale = try await stack.get(Self.target)
+            #expect(stale.body == MockDataset.mergedJSON(total: 50))
+            #expect(stale.header("PageProxy-Cache") == "hits=0 misses=0 revalidated=5 stale=0 bypassed=0")
+            #expect(stack.mock.log.count == 5)
+            #expect(stale.header("Cache-Control") == "max-age=60")
         }
     }
 

@@ -13,7 +13,7 @@ import Glibc
 /// The connection's peer-close watch over a socketpair: it cancels the work it guards only while armed.
 @Suite struct DisconnectWatchTests {
     /// The server's end and the client's end of a connection.
-    private static func makeConnection() -> (server: AsyncSocket, client: AsyncSocket) {
+    static func makeConnection() -> (server: AsyncSocket, client: AsyncSocket) {
         var fds: [Int32] = [0, 0]
         precondition(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &fds) == 0, "socketpair failed")
         for fd in fds { _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) }

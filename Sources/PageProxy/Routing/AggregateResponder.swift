@@ -44,7 +44,7 @@ struct AggregateResponder: Sendable {
         // Every fetch is kept only to be explained; otherwise the timing alone, in bounded memory.
         let walkRecord = WalkRecord(began: began, keepsFetches: controls.explain, onProgress: walkObserver)
         // An account of the walk needs a walk.
-        if let memoKey = plan.memoKey, !controls.fresh, !controls.explain, let answer = merged.memo.answer(for: memoKey, at: Date()) {
+        if let memoKey = plan.memoKey, !controls.fresh, !controls.explain, let answer = merged.memo.answer(for: memoKey) {
             return await merged.render(memoized: answer, plan: plan, walkRecord: walkRecord, record: record, response: response)
         }
         // One retry budget and one deadline for all the pages of this request.
@@ -53,7 +53,7 @@ struct AggregateResponder: Sendable {
         // An explained walk counts each page's attempts (its retries).
         let sender: any UpstreamTransport = controls.explain ? AttemptRecordingTransport(base: self.transport, record: walkRecord) : self.transport
         let transport = RetryingTransport(base: sender, policy: retryPolicy, deadline: .now + route.totalTimeout, budgets: budgets)
-        let tally = CacheTally()
+        let tally = CacheTally(clock: pages.clock)
         let fetch = WindowPastTheEnd.wrap(
             RoutePageFetcher.make(plan: plan, transport: transport, pages: pages, metrics: metrics, tally: tally, record: walkRecord),
             endStatuses: plan.window?.endStatuses(of: plan.fixedScheme) ?? [], itemsPath: route.itemsPath)

@@ -27,12 +27,19 @@ final class AnswerFreshness: Sendable {
     }
 
     private let state = Mutex(State())
+    /// What `now` is when a caller does not say (the page cache's clock).
+    private let clock: PageProxyClock
+
+    init(clock: PageProxyClock = .system) {
+        self.clock = clock
+    }
 
     /// Request fields that select which answer a URL gets, whatever the route.
     static let controlFields = ["Accept", "PageProxy-Format", "PageProxy-Max-Pages", "PageProxy-Max-Items"]
 
-    /// One page of the answer, as the cache handed it over at `now`.
-    func record(response: UpstreamResponse, outcome: CacheOutcome, freshUntil: Date?, routeTTL: Duration, now: Date = Date()) {
+    /// One page of the answer, as the cache handed it over at `now` (by default, the clock's now).
+    func record(response: UpstreamResponse, outcome: CacheOutcome, freshUntil: Date?, routeTTL: Duration, now: Date? = nil) {
+        let now = now ?? clock.wallNow()
         let upstream = CacheFreshness(headers: response.headers, routeTTL: routeTTL)
         // A stale page was served because the upstream failed: it is due for revalidation now.
         let until = outcome == .stale ? now : freshUntil ?? now.addingTimeInterval(upstream.lifetime.timeInterval)
@@ -59,7 +66,8 @@ final class AnswerFreshness: Sendable {
     }
 
     /// Sets `Cache-Control`, `Vary` and `Age` on a merged answer (its 200 or its 304) for `request` on `route`.
-    func addHeaders(to headers: inout HTTPHeaders, route: RouteConfig, request: HTTPRequestHead, now: Date = Date()) {
+    func addHeaders(to headers: inout HTTPHeaders, route: RouteConfig, request: HTTPRequestHead, now: Date? = nil) {
+        let now = now ?? clock.wallNow()
         let forwardedAny = route.forwardHeaders.contains { !request.headers.values($0).isEmpty }
         headers.set("Cache-Control", cacheControl(at: now, isPrivate: forwardedAny))
         headers.set("Vary", (Self.controlFields + route.forwardHeaders).joined(separator: ", "))

@@ -12,9 +12,14 @@ final class CacheTally: Sendable {
     }
 
     /// What the answer tells caches in front of PageProxy (`Cache-Control`, `Vary`, `Age`).
-    let freshness = AnswerFreshness()
+    let freshness: AnswerFreshness
     private let counts = Mutex<[CacheOutcome: Int]>([:])
     private let stored = Mutex(Stored())
+
+    /// - Parameter clock: the page cache's clock, which the answer's freshness is measured on.
+    init(clock: PageProxyClock = .system) {
+        freshness = AnswerFreshness(clock: clock)
+    }
 
     func record(_ outcome: CacheOutcome, stored version: CachingPageSource.StoredVersion? = nil) {
         counts.withLock { $0[outcome, default: 0] += 1 }

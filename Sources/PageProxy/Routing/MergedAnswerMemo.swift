@@ -73,10 +73,13 @@ final class MergedAnswerMemo: Sendable {
     /// The page cache the answers were built from; nil keeps none.
     private let store: DiskStore?
     private let state = Mutex(State())
+    /// The page cache's clock: an answer is fresh while its pages are, on the same clock.
+    let clock: PageProxyClock
 
-    init(maxBytes: Int, store: DiskStore?) {
+    init(maxBytes: Int, store: DiskStore?, clock: PageProxyClock = .system) {
         self.store = store
         self.maxBytes = store == nil ? 0 : max(0, maxBytes)
+        self.clock = clock
     }
 
     /// The key of an answer: everything that decides its bytes. The headers sent upstream (credentials too) are
@@ -86,6 +89,10 @@ final class MergedAnswerMemo: Sendable {
         for (name, value) in upstreamHeaders { key += "\u{0}\(name.lowercased()):\(value)" }
         return key
     }
+
+    /// The answer kept for `key`, if it is still fresh now (on the memo's clock) and every page it was built from is
+    /// unchanged.
+    func answer(for key: String) -> Answer? { answer(for: key, at: clock.wallNow()) }
 
     /// The answer kept for `key`, if it is still fresh at `now` and every page it was built from is unchanged.
     func answer(for key: String, at now: Date) -> Answer? {

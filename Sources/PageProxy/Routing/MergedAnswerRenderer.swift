@@ -101,7 +101,7 @@ struct MergedAnswerRenderer: Sendable {
         var record = record
         (record.pages, record.items, record.cache) = (answer.pages, answer.items, answer.cacheSummary)
         // What caches in front may do with it depends on the time and the request, so it is not among the prepared fields.
-        let freshness = AnswerFreshness()
+        let freshness = AnswerFreshness(clock: memo.clock)
         freshness.record(freshUntil: answer.freshUntil)
         var perRequest = HTTPHeaders()
         freshness.addHeaders(to: &perRequest, route: plan.route, request: plan.request)

@@ -31,14 +31,16 @@ package final class CachingPageSource: Sendable {
 
     package let store: DiskStore?
     private let collapser = FetchCollapser<CacheKey, Result<CachedResponse, UpstreamError>>()
-    private let now: @Sendable () -> Date
+    /// Entries' freshness is measured on its wall side (entries outlive the process, so they carry dates), a
+    /// request's deadline on its monotonic side; the memo and the answers' `Cache-Control` read the same clock.
+    package let clock: PageProxyClock
 
     /// - Parameters:
     ///   - store: nil for no cache: every fetch is a `bypass`.
-    ///   - now: the wall clock that entries' freshness is measured with (injected by tests).
-    package init(store: DiskStore?, now: @escaping @Sendable () -> Date = Date.init) {
+    ///   - clock: the process's clock (tests move it to make entries stale without waiting).
+    package init(store: DiskStore?, clock: PageProxyClock = .system) {
         self.store = store
-        self.now = now
+        self.clock = clock
     }
 
     /// The page for `request`, from the cache or from `transport`.
@@ -69,11 +71,11 @@ package final class CachingPageSource: Sendable {
                 }
             }
             guard let result else {
-                if let deadline = transport.deadline, ContinuousClock.now >= deadline { throw .timedOut(origin: request.url.origin.description) }
+                if let deadline = transport.deadline, clock.now() >= deadline { throw .timedOut(origin: request.url.origin.description) }
                 throw .cancelled
             }
             if joined, round < Self.maxJoinedRounds, !Self.isFinal(result, for: policy), !Task.isCancelled,
-                transport.deadline.map({ ContinuousClock.now < $0 }) ?? true
+                transport.deadline.map({ clock.now() < $0 }) ?? true
             {
                 continue
             }
@@ -92,7 +94,7 @@ package final class CachingPageSource: Sendable {
 
     /// `found` as a hit, when it is fresh and `policy` does not force a revalidation.
     private func hit(_ found: (entry: CacheEntry, stamp: PageStamp)?, policy: CachePolicy) -> Fetched? {
-        guard let (entry, stamp) = found, !policy.forceRevalidate, entry.isFresh(at: now()) else { return nil }
+        guard let (entry, stamp) = found, !policy.forceRevalidate, entry.isFresh(at: clock.wallNow()) else { return nil }
         return Fetched(response: entry.response, outcome: .hit, stored: StoredVersion(stamp: stamp, freshUntil: entry.freshUntil))
     }
 
@@ -105,12 +107,12 @@ package final class CachingPageSource: Sendable {
         for key: CacheKey, deadline: ContinuousClock.Instant?, work: @escaping @Sendable () async -> Result<CachedResponse, UpstreamError>
     ) async -> (Result<CachedResponse, UpstreamError>?, joined: Bool) {
         guard let deadline else { return await collapser.value(for: key, work: work) }
-        let collapser = self.collapser
+        let (collapser, clock) = (self.collapser, self.clock)
         return await withTaskGroup(of: (Result<CachedResponse, UpstreamError>?, joined: Bool)?.self) { group in
             group.addTask { await collapser.value(for: key, work: work) }
             group.addTask {
                 // The deadline: leaving the collapser stops this caller's wait (and the fetch, if no one else waits).
-                try? await Task.sleep(until: deadline, clock: .continuous)
+                try? await clock.sleep(deadline)
                 return nil
             }
             let first = await group.next() ?? nil
@@ -147,7 +149,7 @@ package final class CachingPageSource: Sendable {
             if let stale = staleEntry(cached, policy: policy) { return .success(CachedResponse(stale.response, .stale)) }
             return .failure(error)
         }
-        let received = now()
+        let received = clock.wallNow()
         if response.status.code == 304, var entry = cached {
             entry.merge304Headers(response.headers)
             var headers = entry.headers

@@ -2,10 +2,11 @@ import Foundation
 
 /// The process's one notion of time, injected wherever a test must control it: the monotonic clock for deadlines,
 /// waits and budgets (`now`, `sleep`), and the wall clock for what upstreams say in dates (`Retry-After` as an
-/// HTTP date, `X-RateLimit-Reset` in epoch seconds, the mock's rate-limit windows).
+/// HTTP date, `X-RateLimit-Reset` in epoch seconds, the mock's rate-limit windows, the page cache's freshness, which
+/// outlives the process and so is a date, and the merged answers' `Cache-Control`).
 ///
-/// Left on their own clocks, by design: the socket layer's `DispatchTime` deadlines (Dispatch timers take them), the
-/// page cache's freshness (`CachingPageSource`'s injected wall clock) and the durations measured for logs and metrics.
+/// Left on their own clocks, by design: the socket layer's `DispatchTime` deadlines (Dispatch timers take them) and
+/// the durations measured for logs and metrics (`ContinuousClock`: a test has nothing to move there).
 package struct PageProxyClock: Sendable {
     package var now: @Sendable () -> ContinuousClock.Instant
     package var wallNow: @Sendable () -> Date

@@ -44,7 +44,7 @@ import Testing
     let policy = CachePolicy(ttl: .seconds(60))
 
     func makeSource() -> CachingPageSource {
-        CachingPageSource(store: DiskStore(directory: directory.path, maxBytes: 1 << 20), now: clock.source)
+        CachingPageSource(store: DiskStore(directory: directory.path, maxBytes: 1 << 20), clock: clock.clock)
     }
 
     func fetch(_ source: CachingPageSource, _ upstream: Upstream, policy: CachePolicy? = nil, request: UpstreamRequest? = nil) async throws

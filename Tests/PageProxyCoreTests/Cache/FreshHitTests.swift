@@ -14,7 +14,7 @@ import Testing
     let policy = CachePolicy(ttl: .seconds(60))
 
     func makeSource() -> CachingPageSource {
-        CachingPageSource(store: DiskStore(directory: directory.path, maxBytes: 1 << 20), now: clock.source)
+        CachingPageSource(store: DiskStore(directory: directory.path, maxBytes: 1 << 20), clock: clock.clock)
     }
 
     func stored(_ source: CachingPageSource, cacheControl: String? = nil) async throws -> CachingPageSourceTests.Upstream {

@@ -19,4 +19,7 @@ final class ManualClock: Sendable {
 
     /// A closure for the code under test.
     var source: @Sendable () -> Date { { self.now } }
+
+    /// The process's clock with this wall side, for the code under test.
+    var clock: PageProxyClock { .wall(source) }
 }

@@ -9,17 +9,10 @@ import Testing
 
 /// The mock's rate-limited mode: 429 past N requests per token and window, with GitHub's and the IETF draft's fields.
 @Suite struct MockRateLimitTests {
-    /// A wall clock that moves only when the test says so.
-    final class Clock: Sendable {
-        private let current = Mutex(Date(timeIntervalSince1970: 1_700_000_000.25))
-        var now: Date { current.withLock { $0 } }
-        func advance(seconds: Double) { current.withLock { $0 = $0.addingTimeInterval(seconds) } }
-    }
-
-    static func mock(limit: Int, window: Int = 1, clock: Clock) -> MockUpstream {
+    static func mock(limit: Int, window: Int = 1, clock: ManualWallClock) -> MockUpstream {
         var options = MockUpstreamOptions()
         options.rateLimit = MockRateLimiter.Limit(requests: limit, windowSeconds: window)
-        options.clock = .wall { clock.now }
+        options.clock = clock.clock
         return MockUpstream(options: options)
     }
 
@@ -30,7 +23,7 @@ import Testing
     }
 
     @Test func answers429PastTheLimitWithGitHubsAndTheIETFFields() async {
-        let clock = Clock()
+        let clock = ManualWallClock()
         let mock = Self.mock(limit: 3, clock: clock)
         var remaining: [String?] = []
         for _ in 0..<3 {
@@ -55,7 +48,7 @@ import Testing
     }
 
     @Test func eachTokenHasItsOwnLimit() async {
-        let clock = Clock()
+        let clock = ManualWallClock()
         let mock = Self.mock(limit: 1, clock: clock)
         #expect(await Self.send(mock, token: "Bearer a").status == 200)
         #expect(await Self.send(mock, token: "Bearer b").status == 200)
@@ -65,7 +58,7 @@ import Testing
     }
 
     @Test func theNextWindowServesAgain() async {
-        let clock = Clock()
+        let clock = ManualWallClock()
         let mock = Self.mock(limit: 2, window: 10, clock: clock)
         #expect(await Self.send(mock, token: "t").status == 200)
         #expect(await Self.send(mock, token: "t").status == 200)

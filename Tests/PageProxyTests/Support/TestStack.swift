@@ -31,7 +31,7 @@ final class TestStack: Sendable {
 
     static func start(
         routes: [Route], mockOptions: MockUpstreamOptions = MockUpstreamOptions(), configure: (inout Config) -> Void = { _ in },
-        spool: MergedSpool? = nil
+        spool: MergedSpool? = nil, clock: PageProxyClock = .system
     ) throws -> TestStack {
         let logs = LogCollector()
         let logger = Logger(level: .debug) { line in logs.append(line) }
@@ -49,7 +49,7 @@ final class TestStack: Sendable {
             return config
         })
         configure(&config)
-        let app = try PageProxyApp.start(config: config, logger: logger, spool: spool)
+        let app = try PageProxyApp.start(config: config, logger: logger, spool: spool, clock: clock)
         return TestStack(mock: mock, mockServer: mockServer, app: app, logs: logs)
     }
 
@@ -64,10 +64,10 @@ final class TestStack: Sendable {
     @discardableResult
     static func run<T>(
         routes: [Route] = SchemeRoutes.all, mockOptions: MockUpstreamOptions = SchemeRoutes.mockOptions,
-        configure: (inout Config) -> Void = { _ in }, spool: MergedSpool? = nil,
+        configure: (inout Config) -> Void = { _ in }, spool: MergedSpool? = nil, clock: PageProxyClock = .system,
         _ body: (TestStack) async throws -> T
     ) async throws -> T {
-        let stack = try start(routes: routes, mockOptions: mockOptions, configure: configure, spool: spool)
+        let stack = try start(routes: routes, mockOptions: mockOptions, configure: configure, spool: spool, clock: clock)
         do {
             let result = try await body(stack)
             await stack.stop()
