@@ -4,8 +4,9 @@ import Foundation
 /// waits and budgets (`now`, `sleep`), and the wall clock for what upstreams say in dates (`Retry-After` as an
 /// HTTP date, `X-RateLimit-Reset` in epoch seconds, the mock's rate-limit windows).
 ///
-/// Left on their own clocks, by design: the socket layer's `DispatchTime` deadlines (Dispatch timers take them), the
-/// page cache's freshness (`CachingPageSource`'s injected wall clock) and the durations measured for logs and metrics.
+/// The socket layer's deadlines are instants of this monotonic clock too (`ContinuousClock.Instant`, read directly:
+/// the kernel's waits cannot be virtual). Left on their own clocks, by design: the page cache's freshness
+/// (`CachingPageSource`'s injected wall clock) and the durations measured for logs and metrics.
 package struct PageProxyClock: Sendable {
     package var now: @Sendable () -> ContinuousClock.Instant
     package var wallNow: @Sendable () -> Date
