@@ -1,4 +1,3 @@
-import Dispatch
 import PageProxyCore
 
 /// One client connection: reads requests, hands each to the responder, and writes the answers in order.
@@ -30,10 +29,10 @@ package struct Connection: Sendable {
     private func serve(watch: DisconnectWatch) async {
         var buffer: [UInt8] = []
         var parser = HTTPRequestParser(limits: limits.http)
-        var requestStarted: DispatchTime?
+        var requestStarted: ContinuousClock.Instant?
         // A new connection gets the header timeout for its first byte, not the idle timeout: a client that
         // connects and says nothing must not hold a connection slot for a keep-alive period.
-        var idleDeadline = DispatchTime.now() + limits.headerTimeout.dispatchInterval
+        var idleDeadline = ContinuousClock.now + limits.headerTimeout
         while true {
             let request: HTTPRequestHead
             do {
@@ -44,7 +43,7 @@ package struct Connection: Sendable {
                     if buffer.isEmpty && !parser.hasPartialRequest {
                         requestStarted = nil
                     } else if requestStarted == nil {
-                        requestStarted = .now()
+                        requestStarted = .now
                     }
                     guard await receive(into: &buffer, requestStarted: requestStarted, idleDeadline: idleDeadline) else { return }
                     continue
@@ -70,13 +69,13 @@ package struct Connection: Sendable {
             logRequest(request, writer: writer, record: record, duration: duration)
             guard writer.keepsAlive, case .finished = writer.state, !registry.closesAfterEachAnswer else { return }
             guard registry.setIdle(socket, true) else { return }
-            idleDeadline = .now() + limits.idleTimeout.dispatchInterval
+            idleDeadline = .now + limits.idleTimeout
         }
     }
 
     /// Reads more bytes; returns false when the connection should end (end of stream, error, timeout).
-    private func receive(into buffer: inout [UInt8], requestStarted: DispatchTime?, idleDeadline: DispatchTime) async -> Bool {
-        let deadline = requestStarted.map { $0 + limits.headerTimeout.dispatchInterval } ?? idleDeadline
+    private func receive(into buffer: inout [UInt8], requestStarted: ContinuousClock.Instant?, idleDeadline: ContinuousClock.Instant) async -> Bool {
+        let deadline = requestStarted.map { $0 + limits.headerTimeout } ?? idleDeadline
         do {
             return try await socket.read(into: &buffer, deadline: deadline) > 0
         } catch .timedOut {

@@ -1,4 +1,3 @@
-import Dispatch
 import PageProxyCore
 
 /// Accepts connections on a listening socket as the socket layer's event loop reports them, and hands each to
@@ -37,7 +36,7 @@ package final class Listener: Sendable {
                     }
                     clients.yield(client)
                 }
-                let deadline = failed ? DispatchTime.now() + Self.retryAfterFailure.dispatchInterval : nil
+                let deadline = failed ? ContinuousClock.now + Self.retryAfterFailure : nil
                 do {
                     try await listening.waitUntilReadable(deadline: deadline)
                 } catch SocketError.timedOut {

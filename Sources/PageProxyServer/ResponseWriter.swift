@@ -1,4 +1,3 @@
-import Dispatch
 import Foundation
 import PageProxyCore
 
@@ -198,7 +197,7 @@ package final class ResponseWriter {
     /// Writes `parts` in order, without joining them.
     private func write(_ parts: [[UInt8]]) async throws {
         do {
-            try await sink.write(parts, deadline: .now() + writeTimeout.dispatchInterval)
+            try await sink.write(parts, deadline: .now + writeTimeout)
             bytesSent += parts.reduce(0) { $0 + $1.count }
         } catch {
             state = .aborted

@@ -56,7 +56,7 @@ import Glibc
             await closed.pass()
             // The end of the stream is seen here, by the work: nothing watches any more, so nothing cancels it.
             var buffer: [UInt8] = []
-            let read = (try? await server.read(into: &buffer, deadline: .now() + .seconds(10))) ?? -1
+            let read = (try? await server.read(into: &buffer, deadline: .now + .seconds(10))) ?? -1
             outcome.withLock { $0 = (Task.isCancelled, read) }
         }
         await stopped.pass()
@@ -84,7 +84,7 @@ import Glibc
             wasCancelled.withLock { $0.append(Task.isCancelled) }
             // The connection reads the pipelined request before it arms the watch again.
             var buffer: [UInt8] = []
-            _ = try? await server.read(into: &buffer, deadline: .now() + .seconds(10))
+            _ = try? await server.read(into: &buffer, deadline: .now + .seconds(10))
             watch.arm()
             rearmed.open()
             await MockReleaseGate().pass()
@@ -92,7 +92,7 @@ import Glibc
             await watch.stop()
         }
         await armed.pass()
-        try await client.write(Array("GET".utf8), deadline: .now() + .seconds(10))
+        try await client.write(Array("GET".utf8), deadline: .now + .seconds(10))
         sent.open()
         await rearmed.pass()
         client.close()

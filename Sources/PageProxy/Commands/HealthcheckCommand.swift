@@ -1,4 +1,3 @@
-import Dispatch
 import PageProxyCore
 
 /// `PageProxy healthcheck`: the container `HEALTHCHECK`; the slim image has no curl, so the binary asks itself.
@@ -12,7 +11,7 @@ enum HealthcheckCommand {
         }
         let address = options.values["address"] ?? "127.0.0.1"
         do {
-            let deadline = DispatchTime.now() + .seconds(3)
+            let deadline = ContinuousClock.now + .seconds(3)
             let socket = try await AsyncSocket.connect(to: SocketAddress(host: address, port: port), deadline: deadline)
             defer { socket.close() }
             try await socket.write(Array("GET /healthz HTTP/1.1\r\nHost: \(address)\r\nConnection: close\r\n\r\n".utf8), deadline: deadline)

@@ -17,7 +17,8 @@ package enum AddressResolver {
     /// - Throws: `.timedOut` when `deadline` passes first, `.cancelled` when the task is cancelled, or the lookup's
     ///   error (`.invalidAddress` for a name that does not resolve).
     package static func resolve(
-        host: String, port: Int, deadline: DispatchTime, lookup: @escaping Lookup = { host, port throws(SocketError) in
+        host: String, port: Int, deadline: ContinuousClock.Instant,
+        lookup: @escaping Lookup = { host, port throws(SocketError) in
             try SocketAddress.resolve(host: host, port: port)
         }
     ) async throws(SocketError) -> SocketAddress {
@@ -36,7 +37,9 @@ package enum AddressResolver {
                 queue.async {
                     finish(Result { () throws(SocketError) in try lookup(host, port) })
                 }
-                queue.asyncAfter(deadline: deadline) { finish(.failure(.timedOut)) }
+                // A Dispatch timer runs on Dispatch's clock: it is given the time left, measured on the deadline's.
+                let timeLeft = deadline - ContinuousClock.now
+                queue.asyncAfter(deadline: .now() + timeLeft.dispatchInterval) { finish(.failure(.timedOut)) }
             }
         } onCancel: {
             finish(.failure(.cancelled))

@@ -1,4 +1,3 @@
-import Dispatch
 import Synchronization
 
 /// A connected non-blocking socket with async reads and writes, each bounded by an optional deadline.
@@ -24,7 +23,7 @@ package final class AsyncSocket: Sendable {
 
     /// Connects to `address`, failing with `.timedOut` at the deadline; `receiveBufferBytes` sets `SO_RCVBUF` first.
     package static func connect(
-        to address: SocketAddress, deadline: DispatchTime?, receiveBufferBytes: Int? = nil
+        to address: SocketAddress, deadline: ContinuousClock.Instant?, receiveBufferBytes: Int? = nil
     ) async throws(SocketError) -> AsyncSocket {
         let (socket, isConnected) = try Socket.makeConnecting(to: address, receiveBufferBytes: receiveBufferBytes)
         let connection = AsyncSocket(socket: socket)
@@ -46,7 +45,7 @@ package final class AsyncSocket: Sendable {
     }
 
     /// Appends what arrives next (up to `maxBytes`) to `buffer`; returns the count, 0 at end of stream.
-    package func read(into buffer: inout [UInt8], maxBytes: Int = 16384, deadline: DispatchTime?) async throws(SocketError) -> Int {
+    package func read(into buffer: inout [UInt8], maxBytes: Int = 16384, deadline: ContinuousClock.Instant?) async throws(SocketError) -> Int {
         while true {
             let result = buffer.append(readingUpTo: maxBytes) { scratch -> (result: Result<Int?, SocketError>, count: Int) in
                 let result = whileOpen { () throws(SocketError) -> Int? in try socket.read(into: scratch) }
@@ -63,7 +62,7 @@ package final class AsyncSocket: Sendable {
     }
 
     /// Writes every byte, waiting while the peer's window is full; throws `.timedOut` at the deadline.
-    package func write(_ bytes: [UInt8], deadline: DispatchTime?) async throws(SocketError) {
+    package func write(_ bytes: [UInt8], deadline: ContinuousClock.Instant?) async throws(SocketError) {
         var offset = 0
         while offset < bytes.count {
             let result = bytes.withUnsafeBytes { raw -> Result<Int?, SocketError> in
@@ -81,7 +80,7 @@ package final class AsyncSocket: Sendable {
 
     /// Writes every byte of `parts` in order, as few system calls as the kernel allows (one when it takes them all),
     /// without joining them into one buffer; waits while the peer's window is full; throws `.timedOut` at the deadline.
-    package func write(_ parts: [[UInt8]], deadline: DispatchTime?) async throws(SocketError) {
+    package func write(_ parts: [[UInt8]], deadline: ContinuousClock.Instant?) async throws(SocketError) {
         var remaining = parts.filter { !$0.isEmpty }[...]
         var offset = 0  // into the first remaining part
         while !remaining.isEmpty {
@@ -132,12 +131,12 @@ package final class AsyncSocket: Sendable {
     }
 
     /// Waits until the peer sends something or closes, without reading it.
-    package func waitUntilReadable(deadline: DispatchTime?) async throws(SocketError) {
+    package func waitUntilReadable(deadline: ContinuousClock.Instant?) async throws(SocketError) {
         try await waitUntil(.read, deadline: deadline)
     }
 
     /// Waits until a write would not block.
-    package func waitUntilWritable(deadline: DispatchTime?) async throws(SocketError) {
+    package func waitUntilWritable(deadline: ContinuousClock.Instant?) async throws(SocketError) {
         try await waitUntil(.write, deadline: deadline)
     }
 
@@ -186,7 +185,9 @@ package final class AsyncSocket: Sendable {
         }
     }
 
-    private func waitUntil(_ direction: SocketReadiness.Direction, deadline: DispatchTime?) async throws(SocketError) {
+    private func waitUntil(
+        _ direction: SocketReadiness.Direction, deadline: ContinuousClock.Instant?
+    ) async throws(SocketError) {
         switch await readiness.wait(for: direction, deadline: deadline) {
         case .ready: return
         case .timedOut: throw .timedOut

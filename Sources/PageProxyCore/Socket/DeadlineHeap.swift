@@ -1,4 +1,4 @@
-/// A min-heap of deadlines (uptime nanoseconds), each with a value: the event loop's timers.
+/// A min-heap of deadlines (nanoseconds on `LoopClock`'s time line), each with a value: the event loop's timers.
 ///
 /// The loop sleeps until `earliest` and then takes every entry `due` by the time it woke. Entries are never
 /// removed early: their owners ignore a deadline that no longer applies, and `removeAll(where:)` drops the

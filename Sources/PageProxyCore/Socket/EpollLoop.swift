@@ -1,5 +1,4 @@
 import CLinuxEpoll
-import Dispatch
 import Foundation
 import Synchronization
 
@@ -32,7 +31,8 @@ package final class EpollLoop: Sendable {
 
     private struct State {
         var deadlines = DeadlineHeap<(readiness: SocketReadiness, direction: SocketReadiness.Direction)>()
-        /// When the loop wakes by itself (uptime nanoseconds); 0 while it is awake, so that nobody wakes it then.
+        /// When the loop wakes by itself (on `LoopClock`'s time line); 0 while it is awake, so that nobody wakes it
+        /// then.
         var sleepsUntil: UInt64 = 0
         /// Registrations removed from epoll whose retain the loop gives back after its current batch.
         var deregistered: [Unmanaged<SocketReadiness>] = []
@@ -105,7 +105,7 @@ package final class EpollLoop: Sendable {
         }
     }
 
-    /// Asks for `readiness.deadlinePassed(direction, ...)` once `deadline` (uptime nanoseconds) has passed.
+    /// Asks for `readiness.deadlinePassed(direction, ...)` once `deadline` (on `LoopClock`'s time line) has passed.
     func schedule(_ readiness: SocketReadiness, _ direction: SocketReadiness.Direction, at deadline: UInt64) {
         let wakesLater = state.withLock { state -> Bool in
             state.deadlines.insert((readiness, direction), at: deadline)
@@ -123,7 +123,7 @@ package final class EpollLoop: Sendable {
         while true {
             guard let timeout = prepareToSleep(releasing: &released) else { return }
             let count = epoll_wait(epollFD, events.baseAddress, Int32(Self.batchSize), timeout)
-            let now = DispatchTime.now().uptimeNanoseconds
+            let now = LoopClock.now
             let due = state.withLock { state in
                 state.sleepsUntil = 0
                 return state.deadlines.removeDue(at: now)
@@ -165,7 +165,7 @@ package final class EpollLoop: Sendable {
         released.removeAll(keepingCapacity: true)
         guard let wakeAt else { return nil }
         guard wakeAt != .max else { return -1 }
-        let now = DispatchTime.now().uptimeNanoseconds
+        let now = LoopClock.now
         guard wakeAt > now else { return 0 }
         // Rounded up, so that the loop does not wake just before the deadline and sleep again for nothing.
         let milliseconds = (wakeAt - now + 999_999) / 1_000_000

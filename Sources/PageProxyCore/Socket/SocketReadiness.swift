@@ -1,5 +1,4 @@
 import CLinuxEpoll
-import Dispatch
 import Synchronization
 
 /// Suspends tasks until a non-blocking descriptor is readable or writable, using the process's `EpollLoop`.
@@ -30,7 +29,7 @@ package final class SocketReadiness: Sendable {
     private struct Slot {
         var waiter: UnsafeContinuation<Outcome, Never>?
         var generation = 0
-        /// The waiter's deadline (uptime nanoseconds).
+        /// The waiter's deadline (on `LoopClock`'s time line).
         var deadline: UInt64?
         /// An edge arrived while nobody waited.
         var isReady = false
@@ -96,15 +95,15 @@ package final class SocketReadiness: Sendable {
 
     /// Waits until the descriptor is ready in `direction`, the deadline passes, the socket closes, or the task is
     /// cancelled. At most one task waits per direction.
-    package func wait(for direction: Direction, deadline: DispatchTime?) async -> Outcome {
-        let deadline = deadline?.uptimeNanoseconds
+    package func wait(for direction: Direction, deadline: ContinuousClock.Instant?) async -> Outcome {
+        let deadline = deadline.map(LoopClock.nanoseconds(at:))
         let start = state.withLock { state -> (generation: Int, outcome: Outcome?) in
             guard !state.isClosed else { return (0, .cancelled) }
             if state[direction].isReady {
                 state[direction].isReady = false
                 return (0, .ready)
             }
-            if let deadline, deadline <= DispatchTime.now().uptimeNanoseconds { return (0, .timedOut) }
+            if let deadline, deadline <= LoopClock.now { return (0, .timedOut) }
             state[direction].generation += 1
             return (state[direction].generation, nil)
         }

@@ -1,4 +1,3 @@
-import Dispatch
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -28,7 +27,7 @@ package final class TLSStream: @unchecked Sendable {
 
     /// Performs a client handshake on `socket`, verifying that the certificate is valid for `host`.
     package static func connect(
-        _ socket: AsyncSocket, context: TLSContext, host: String, deadline: DispatchTime?
+        _ socket: AsyncSocket, context: TLSContext, host: String, deadline: ContinuousClock.Instant?
     ) async throws(TLSStreamError) -> TLSStream {
         let stream = try make(socket, context: context)
         let library = context.library
@@ -47,7 +46,7 @@ package final class TLSStream: @unchecked Sendable {
     }
 
     /// Performs a server handshake on an accepted `socket` (tests serve TLS with it).
-    package static func accept(_ socket: AsyncSocket, context: TLSContext, deadline: DispatchTime?) async throws(TLSStreamError) -> TLSStream {
+    package static func accept(_ socket: AsyncSocket, context: TLSContext, deadline: ContinuousClock.Instant?) async throws(TLSStreamError) -> TLSStream {
         let stream = try make(socket, context: context)
         try await stream.handshake(deadline: deadline) { context.library.sslAccept($0) }
         return stream
@@ -65,7 +64,9 @@ package final class TLSStream: @unchecked Sendable {
         return stream
     }
 
-    private func handshake(deadline: DispatchTime?, _ step: (OpaquePointer) -> Int32) async throws(TLSStreamError) {
+    private func handshake(
+        deadline: ContinuousClock.Instant?, _ step: (OpaquePointer) -> Int32
+    ) async throws(TLSStreamError) {
         let library = context.library
         while true {
             let outcome: Int32?
@@ -89,7 +90,7 @@ package final class TLSStream: @unchecked Sendable {
     }
 
     /// Appends what arrives next (up to `maxBytes`) to `buffer`; returns the count, 0 at the end of the stream.
-    package func read(into buffer: inout [UInt8], maxBytes: Int = 16384, deadline: DispatchTime?) async throws(SocketError) -> Int {
+    package func read(into buffer: inout [UInt8], maxBytes: Int = 16384, deadline: ContinuousClock.Instant?) async throws(SocketError) -> Int {
         let library = context.library
         while true {
             let attempt = buffer.append(readingUpTo: maxBytes) { scratch in
@@ -107,7 +108,7 @@ package final class TLSStream: @unchecked Sendable {
     }
 
     /// Writes every byte, waiting while the peer's window is full.
-    package func write(_ bytes: [UInt8], deadline: DispatchTime?) async throws(SocketError) {
+    package func write(_ bytes: [UInt8], deadline: ContinuousClock.Instant?) async throws(SocketError) {
         let library = context.library
         var offset = 0
         while offset < bytes.count {
@@ -146,7 +147,7 @@ package final class TLSStream: @unchecked Sendable {
     }
 
     /// The call's positive result, or nil after waiting for the socket as OpenSSL asked (call again then).
-    private func settle(_ attempt: Attempt?, deadline: DispatchTime?) async throws(TLSIOError) -> Int32? {
+    private func settle(_ attempt: Attempt?, deadline: ContinuousClock.Instant?) async throws(TLSIOError) -> Int32? {
         guard let attempt else { throw .socket(.cancelled) }
         if attempt.result > 0 { return attempt.result }
         do {

@@ -5,8 +5,9 @@ import Foundation
 /// HTTP date, `X-RateLimit-Reset` in epoch seconds, the mock's rate-limit windows, the page cache's freshness, which
 /// outlives the process and so is a date, and the merged answers' `Cache-Control`).
 ///
-/// Left on their own clocks, by design: the socket layer's `DispatchTime` deadlines (Dispatch timers take them) and
-/// the durations measured for logs and metrics (`ContinuousClock`: a test has nothing to move there).
+/// The socket layer's deadlines are instants of this monotonic clock too (`ContinuousClock.Instant`, read directly:
+/// the kernel's waits cannot be virtual). Left on their own clock, by design: the durations measured for logs and
+/// metrics (`ContinuousClock`: a test has nothing to move there).
 package struct PageProxyClock: Sendable {
     package var now: @Sendable () -> ContinuousClock.Instant
     package var wallNow: @Sendable () -> Date

@@ -1,4 +1,3 @@
-import Dispatch
 import Synchronization
 
 /// Idle keep-alive connections to upstreams, a bounded stack per origin and trust.
@@ -47,7 +46,9 @@ package final class ConnectionPool: Sendable {
     }
 
     /// Opens a new connection for `key`: TCP, then for `https` a TLS handshake that verifies the host.
-    package func connect(to key: Key, deadline: DispatchTime) async throws(ConnectError) -> any UpstreamConnection {
+    package func connect(
+        to key: Key, deadline: ContinuousClock.Instant
+    ) async throws(ConnectError) -> any UpstreamConnection {
         let socket: AsyncSocket
         do {
             // Name resolution blocks: off the cooperative pool, and bounded by the fetch's deadline.

@@ -1,5 +1,3 @@
-import Dispatch
-
 /// An HTTP/1.1 client for `http://` and `https://` upstreams on PageProxy's own non-blocking sockets, with
 /// keep-alive reuse; TLS is OpenSSL's, loaded when the first `https://` connection is made.
 package final class HTTP1Transport: UpstreamTransport {
@@ -15,7 +13,7 @@ package final class HTTP1Transport: UpstreamTransport {
         guard request.url.scheme == "http" || request.url.scheme == "https" else { throw .unsupportedScheme(request.url.scheme) }
         let origin = request.url.origin
         let key = ConnectionPool.Key(origin: origin, caFile: request.caFile)
-        let deadline = DispatchTime.now() + timeout.dispatchInterval
+        let deadline = ContinuousClock.now + timeout
         let bytes = serialize(request)
         while true {
             let reused = pool.takeIdle(for: key)
@@ -63,7 +61,7 @@ package final class HTTP1Transport: UpstreamTransport {
     }
 
     private func exchange(
-        _ bytes: [UInt8], on socket: any UpstreamConnection, method: HTTPMethod, deadline: DispatchTime, maxBodyBytes: Int, origin: PageURL.Origin
+        _ bytes: [UInt8], on socket: any UpstreamConnection, method: HTTPMethod, deadline: ContinuousClock.Instant, maxBodyBytes: Int, origin: PageURL.Origin
     ) async throws(ExchangeError) -> (UpstreamResponse, Bool) {
         do {
             try await socket.write(bytes, deadline: deadline)

@@ -18,10 +18,10 @@ import Glibc
         let (left, right) = Self.makePair()
         defer { left.close(); right.close() }
         let message = Array(repeating: UInt8(ascii: "x"), count: 1 << 20)
-        async let written: Void = left.write(message, deadline: .now() + .seconds(10))
+        async let written: Void = left.write(message, deadline: .now + .seconds(10))
         var received: [UInt8] = []
         while received.count < message.count {
-            _ = try await right.read(into: &received, maxBytes: 65536, deadline: .now() + .seconds(10))
+            _ = try await right.read(into: &received, maxBytes: 65536, deadline: .now + .seconds(10))
         }
         try await written
         #expect(received == message)
@@ -34,10 +34,10 @@ import Glibc
         // Parts larger than the socket buffer, so the kernel takes them a piece at a time.
         let parts: [[UInt8]] = [Array("head\r\n".utf8), [], (0..<(1 << 20)).map { UInt8(truncatingIfNeeded: $0 % 251) }, [7], Array(repeating: 9, count: 300_000)]
         let expected = parts.flatMap { $0 }
-        async let written: Void = left.write(parts, deadline: .now() + .seconds(10))
+        async let written: Void = left.write(parts, deadline: .now + .seconds(10))
         var received: [UInt8] = []
         while received.count < expected.count {
-            _ = try await right.read(into: &received, maxBytes: 65536, deadline: .now() + .seconds(10))
+            _ = try await right.read(into: &received, maxBytes: 65536, deadline: .now + .seconds(10))
         }
         try await written
         #expect(received == expected)
@@ -50,10 +50,10 @@ import Glibc
         // NDJSON framing writes three parts an item: thousands of small parts in one call.
         let parts: [[UInt8]] = (0..<(3 * AsyncSocket.maxGatheredParts + 7)).map { [UInt8(truncatingIfNeeded: $0), UInt8(truncatingIfNeeded: $0 >> 8)] }
         let expected = parts.flatMap { $0 }
-        async let written: Void = left.write(parts, deadline: .now() + .seconds(10))
+        async let written: Void = left.write(parts, deadline: .now + .seconds(10))
         var received: [UInt8] = []
         while received.count < expected.count {
-            _ = try await right.read(into: &received, maxBytes: 65536, deadline: .now() + .seconds(10))
+            _ = try await right.read(into: &received, maxBytes: 65536, deadline: .now + .seconds(10))
         }
         try await written
         #expect(received == expected)
@@ -65,7 +65,7 @@ import Glibc
         var buffer: [UInt8] = []
         await #expect(throws: SocketError.timedOut) {
             // A deadline already past: the read waits for nothing and times out (no real delay in the test).
-            _ = try await right.read(into: &buffer, deadline: .now())
+            _ = try await right.read(into: &buffer, deadline: .now)
         }
     }
 
@@ -75,9 +75,9 @@ import Glibc
         defer { right.close() }
         var buffer: [UInt8] = []
         // A wait that ends leaves the socket's Dispatch source suspended, as an idle pooled connection's is.
-        await #expect(throws: SocketError.timedOut) { _ = try await left?.read(into: &buffer, deadline: .now()) }
+        await #expect(throws: SocketError.timedOut) { _ = try await left?.read(into: &buffer, deadline: .now) }
         left = nil
-        #expect(try await right.read(into: &buffer, deadline: .now() + .seconds(10)) == 0)
+        #expect(try await right.read(into: &buffer, deadline: .now + .seconds(10)) == 0)
     }
 
     @Test("a wait with a short deadline after one with a long deadline still times out at its own", .timeLimit(.minutes(1)))
@@ -86,15 +86,15 @@ import Glibc
         defer { left.close(); right.close() }
         var buffer: [UInt8] = []
         // The first wait sets the timer for an hour ahead, then ends with data long before that.
-        async let first = right.read(into: &buffer, deadline: .now() + .seconds(3600))
-        try await left.write([1], deadline: .now() + .seconds(10))
+        async let first = right.read(into: &buffer, deadline: .now + .seconds(3600))
+        try await left.write([1], deadline: .now + .seconds(10))
         #expect(try await first == 1)
         // Had the hour-long timer been left to stand for this wait, the test would run into its time limit.
         var more: [UInt8] = []
-        await #expect(throws: SocketError.timedOut) { _ = try await right.read(into: &more, deadline: .now() + .milliseconds(50)) }
+        await #expect(throws: SocketError.timedOut) { _ = try await right.read(into: &more, deadline: .now + .milliseconds(50)) }
         // And a later, longer wait is not ended early by the timer that fired for the short one.
-        async let third = right.read(into: &more, deadline: .now() + .seconds(3600))
-        try await left.write([2], deadline: .now() + .seconds(10))
+        async let third = right.read(into: &more, deadline: .now + .seconds(3600))
+        try await left.write([2], deadline: .now + .seconds(10))
         #expect(try await third == 1)
     }
 
@@ -103,7 +103,7 @@ import Glibc
         defer { left.close() }
         let reader = Task {
             var buffer: [UInt8] = []
-            return try await right.read(into: &buffer, deadline: .now() + .seconds(30))
+            return try await right.read(into: &buffer, deadline: .now + .seconds(30))
         }
         right.close()
         await #expect(throws: SocketError.cancelled) { _ = try await reader.value }
@@ -114,9 +114,9 @@ import Glibc
         let (left, right) = Self.makePair()
         defer { right.close() }
         left.close()
-        await #expect(throws: SocketError.cancelled) { try await left.write([1, 2, 3], deadline: .now() + .seconds(1)) }
+        await #expect(throws: SocketError.cancelled) { try await left.write([1, 2, 3], deadline: .now + .seconds(1)) }
         var buffer: [UInt8] = []
-        await #expect(throws: SocketError.cancelled) { _ = try await left.read(into: &buffer, deadline: .now() + .seconds(1)) }
+        await #expect(throws: SocketError.cancelled) { _ = try await left.read(into: &buffer, deadline: .now + .seconds(1)) }
         #expect(await left.waitForPeerClose() == false)
     }
 
@@ -131,10 +131,10 @@ import Glibc
     @Test func pendingDataIsNotAPeerClose() async throws {
         let (left, right) = Self.makePair()
         defer { left.close(); right.close() }
-        try await left.write([42], deadline: .now() + .seconds(1))
+        try await left.write([42], deadline: .now + .seconds(1))
         #expect(await right.waitForPeerClose() == false)
         var buffer: [UInt8] = []
-        #expect(try await right.read(into: &buffer, deadline: .now() + .seconds(1)) == 1)
+        #expect(try await right.read(into: &buffer, deadline: .now + .seconds(1)) == 1)
         #expect(buffer == [42])
     }
 }

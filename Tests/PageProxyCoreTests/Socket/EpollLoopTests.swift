@@ -31,7 +31,7 @@ import Glibc
         defer { pairs.forEach { _ = Glibc.close($0.peer) } }
         let watched = pairs.map { Self.watch($0.watched, on: loop) }
         // Each wait leaves a deadline an hour ahead in the loop, which its end does not take back.
-        let waits = watched.map { readiness in Task { await readiness.wait(for: .read, deadline: .now() + .seconds(3600)) } }
+        let waits = watched.map { readiness in Task { await readiness.wait(for: .read, deadline: .now + .seconds(3600)) } }
         #expect(await Self.eventually { loop.scheduledDeadlineCount == 40 })
         watched.forEach { $0.close() }
         for wait in waits { #expect(await wait.value == .cancelled) }
@@ -55,7 +55,7 @@ import Glibc
             let (fd, peer) = makeNonBlockingSocketPair()
             defer { _ = Glibc.close(peer) }
             let readiness = Self.watch(fd, on: loop)
-            let wait = Task { await readiness.wait(for: .read, deadline: .now() + .microseconds(round % 7 * 100)) }
+            let wait = Task { await readiness.wait(for: .read, deadline: .now + .microseconds(round % 7 * 100)) }
             if round % 2 == 0 {
                 var byte: UInt8 = 1
                 _ = Glibc.write(peer, &byte, 1)

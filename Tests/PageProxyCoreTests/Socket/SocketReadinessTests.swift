@@ -47,7 +47,7 @@ import Glibc
         defer { _ = Glibc.close(peer) }
         let (readiness, _) = Self.watch(fd)
         defer { readiness.close() }
-        async let outcome = readiness.wait(for: .read, deadline: .now() + .seconds(30))
+        async let outcome = readiness.wait(for: .read, deadline: .now + .seconds(30))
         Self.send(1, to: peer)
         #expect(await outcome == .ready)
     }
@@ -60,7 +60,7 @@ import Glibc
         defer { readiness.close() }
         Self.send(1, to: peer)
         // Edge-triggered: the event for this byte comes once, whether before or after the wait starts.
-        #expect(await readiness.wait(for: .read, deadline: .now() + .seconds(30)) == .ready)
+        #expect(await readiness.wait(for: .read, deadline: .now + .seconds(30)) == .ready)
     }
 
     @Test func aWriterWakesWhenThePeerMakesRoom() async {
@@ -70,9 +70,9 @@ import Glibc
         defer { readiness.close() }
         // The first wait may end at once on the edge of registration (the socket was writable then).
         Self.fill(fd)
-        _ = await readiness.wait(for: .write, deadline: .now())
+        _ = await readiness.wait(for: .write, deadline: .now)
         Self.fill(fd)
-        async let outcome = readiness.wait(for: .write, deadline: .now() + .seconds(30))
+        async let outcome = readiness.wait(for: .write, deadline: .now + .seconds(30))
         Self.drain(peer)
         #expect(await outcome == .ready)
     }
@@ -83,8 +83,8 @@ import Glibc
         defer { _ = Glibc.close(peer) }
         let (readiness, _) = Self.watch(fd)
         defer { readiness.close() }
-        #expect(await readiness.wait(for: .read, deadline: .now() + .milliseconds(30)) == .timedOut)
-        #expect(await readiness.wait(for: .read, deadline: .now()) == .timedOut)
+        #expect(await readiness.wait(for: .read, deadline: .now + .milliseconds(30)) == .timedOut)
+        #expect(await readiness.wait(for: .read, deadline: .now) == .timedOut)
     }
 
     @Test("a deadline earlier than every other one the loop holds wakes the loop", .timeLimit(.minutes(1)))
@@ -96,8 +96,8 @@ import Glibc
         let (short, _) = Self.watch(shortFD)
         defer { long.close(); short.close() }
         // The loop goes to sleep for an hour for the first wait; the second must not wait that long.
-        async let longOutcome = long.wait(for: .read, deadline: .now() + .seconds(3600))
-        #expect(await short.wait(for: .read, deadline: .now() + .milliseconds(30)) == .timedOut)
+        async let longOutcome = long.wait(for: .read, deadline: .now + .seconds(3600))
+        #expect(await short.wait(for: .read, deadline: .now + .milliseconds(30)) == .timedOut)
         Self.send(1, to: longPeer)
         #expect(await longOutcome == .ready)
     }
@@ -112,7 +112,7 @@ import Glibc
         #expect(await waiter.value == .cancelled)
         // The next wait is not affected by the cancelled one.
         Self.send(1, to: peer)
-        #expect(await readiness.wait(for: .read, deadline: .now() + .seconds(30)) == .ready)
+        #expect(await readiness.wait(for: .read, deadline: .now + .seconds(30)) == .ready)
     }
 
     @Test("close ends both directions' waits, runs onClosed once, and later waits end at once")
@@ -121,7 +121,7 @@ import Glibc
         defer { _ = Glibc.close(peer) }
         let (readiness, closedCount) = Self.watch(fd)
         Self.fill(fd)
-        _ = await readiness.wait(for: .write, deadline: .now())  // the edge of registration, if it is still kept
+        _ = await readiness.wait(for: .write, deadline: .now)  // the edge of registration, if it is still kept
         Self.fill(fd)
         let reader = Task { await readiness.wait(for: .read, deadline: nil) }
         let writer = Task { await readiness.wait(for: .write, deadline: nil) }
@@ -143,7 +143,7 @@ import Glibc
         let watched = pairs.map { Self.watch($0.watched).0 }
         defer { watched.forEach { $0.close() } }
         let outcomes = await withTaskGroup(of: SocketReadiness.Outcome.self) { group in
-            for readiness in watched { group.addTask { await readiness.wait(for: .read, deadline: .now() + .seconds(60)) } }
+            for readiness in watched { group.addTask { await readiness.wait(for: .read, deadline: .now + .seconds(60)) } }
             for pair in pairs { Self.send(1, to: pair.peer) }
             return await group.reduce(into: []) { $0.append($1) }
         }
@@ -165,7 +165,7 @@ import Glibc
         defer { _ = Glibc.close(newPeer) }
         let (new, _) = Self.watch(newFD)
         defer { new.close() }
-        async let outcome = new.wait(for: .read, deadline: .now() + .seconds(30))
+        async let outcome = new.wait(for: .read, deadline: .now + .seconds(30))
         Self.send(1, to: newPeer)
         #expect(await outcome == .ready)
         #expect(await old.wait(for: .read, deadline: nil) == .cancelled)

@@ -1,4 +1,3 @@
-import Dispatch
 import Testing
 
 @testable import PageProxyCore
@@ -12,7 +11,7 @@ import Testing
         let listener = AsyncSocket(socket: listening)
         let request = Task {
             defer { listener.close() }
-            let deadline = DispatchTime.now() + .seconds(10)
+            let deadline = ContinuousClock.now + .seconds(10)
             var client: Socket?
             while client == nil {
                 try await listener.waitUntilReadable(deadline: deadline)

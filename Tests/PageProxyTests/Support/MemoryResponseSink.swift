@@ -1,4 +1,3 @@
-import Dispatch
 import PageProxyCore
 import Synchronization
 
@@ -12,7 +11,7 @@ final class MemoryResponseSink: ResponseSink {
     private let storage = Mutex<[UInt8]>([])
     private let gone = Mutex(false)
 
-    func write(_ parts: [[UInt8]], deadline: DispatchTime?) async throws(SocketError) {
+    func write(_ parts: [[UInt8]], deadline: ContinuousClock.Instant?) async throws(SocketError) {
         guard !gone.withLock({ $0 }) else { throw .disconnected }
         storage.withLock { bytes in for part in parts { bytes += part } }
     }

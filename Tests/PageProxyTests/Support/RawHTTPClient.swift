@@ -1,4 +1,3 @@
-import Dispatch
 import PageProxyCore
 
 /// A test client that speaks HTTP/1.1 over a real socket and keeps the raw bytes, so tests can assert on framing:
@@ -26,7 +25,7 @@ final class RawHTTPClient {
     let socket: AsyncSocket
     private var buffer: [UInt8] = []
     /// Every deadline in tests is bounded: no test can hang on a socket.
-    static let timeout = DispatchTimeInterval.seconds(30)
+    static let timeout = Duration.seconds(30)
 
     private init(socket: AsyncSocket) {
         self.socket = socket
@@ -34,7 +33,7 @@ final class RawHTTPClient {
 
     static func connect(port: Int, receiveBufferBytes: Int? = nil) async throws -> RawHTTPClient {
         let socket = try await AsyncSocket.connect(
-            to: SocketAddress(host: "127.0.0.1", port: port), deadline: .now() + timeout, receiveBufferBytes: receiveBufferBytes)
+            to: SocketAddress(host: "127.0.0.1", port: port), deadline: .now + timeout, receiveBufferBytes: receiveBufferBytes)
         return RawHTTPClient(socket: socket)
     }
 
@@ -47,7 +46,7 @@ final class RawHTTPClient {
     }
 
     func send(_ bytes: [UInt8]) async throws {
-        try await socket.write(bytes, deadline: .now() + Self.timeout)
+        try await socket.write(bytes, deadline: .now + Self.timeout)
     }
 
     /// Sends a GET (or another method) with a Host header.
@@ -73,7 +72,7 @@ final class RawHTTPClient {
                 if (100..<200).contains(raw.status) && raw.status != 101 { continue }
                 return Response(raw)
             }
-            let count = try await socket.read(into: &buffer, maxBytes: 65536, deadline: .now() + Self.timeout)
+            let count = try await socket.read(into: &buffer, maxBytes: 65536, deadline: .now + Self.timeout)
             if count == 0 {
                 // The end of the stream completes a close-delimited body; any other unfinished answer is a loss.
                 guard let raw = try? RawResponseBytes(buffer, isHead: method == .head), raw.isComplete else {
@@ -88,7 +87,7 @@ final class RawHTTPClient {
     /// Reads what arrives next, at most `maxBytes`, appending it to the bytes kept; returns the count (0 at the end).
     @discardableResult
     func readSome(maxBytes: Int) async throws -> Int {
-        try await socket.read(into: &buffer, maxBytes: maxBytes, deadline: .now() + Self.timeout)
+        try await socket.read(into: &buffer, maxBytes: maxBytes, deadline: .now + Self.timeout)
     }
 
     /// Every byte read so far and not yet handed out by another read method.
@@ -96,7 +95,7 @@ final class RawHTTPClient {
 
     /// Reads raw bytes until the server closes the connection.
     func readUntilClose() async throws -> [UInt8] {
-        while try await socket.read(into: &buffer, maxBytes: 65536, deadline: .now() + Self.timeout) > 0 {}
+        while try await socket.read(into: &buffer, maxBytes: 65536, deadline: .now + Self.timeout) > 0 {}
         defer { buffer = [] }
         return buffer
     }
@@ -105,7 +104,7 @@ final class RawHTTPClient {
     func readUntil(_ marker: String) async throws -> [UInt8] {
         let needle = Array(marker.utf8)
         while !buffer.contains(subsequence: needle) {
-            if try await socket.read(into: &buffer, maxBytes: 65536, deadline: .now() + Self.timeout) == 0 { break }
+            if try await socket.read(into: &buffer, maxBytes: 65536, deadline: .now + Self.timeout) == 0 { break }
         }
         return buffer
     }
@@ -113,7 +112,7 @@ final class RawHTTPClient {
     /// Whether the server has closed the connection (reads to the end, bounded by the timeout).
     func isClosedByServer() async -> Bool {
         do {
-            while try await socket.read(into: &buffer, maxBytes: 65536, deadline: .now() + Self.timeout) > 0 {}
+            while try await socket.read(into: &buffer, maxBytes: 65536, deadline: .now + Self.timeout) > 0 {}
             return true
         } catch {
             return error != .timedOut

@@ -1,4 +1,3 @@
-import Dispatch
 import Foundation
 import PageProxyCore
 import Synchronization
@@ -46,7 +45,7 @@ final class TLSMockServer: Sendable {
     }
 
     private static func serve(_ socket: AsyncSocket, context: TLSContext, mock: MockUpstream) async {
-        let deadline = DispatchTime.now() + .seconds(60)
+        let deadline = ContinuousClock.now + .seconds(60)
         guard let stream = try? await TLSStream.accept(socket, context: context, deadline: deadline) else {
             socket.close()
             return
