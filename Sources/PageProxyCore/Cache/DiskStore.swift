@@ -186,10 +186,9 @@ package final class DiskStore: Sendable {
         let (temporary, aside) = names
         onWriting?(key)
         let path = self.path(for: key)
-        var placed: Result<Int, CacheFileSystem.Failure>?
+        var placed: Result<(total: Int, replaced: Int), CacheFileSystem.Failure>?
         do throws(CacheFileSystem.Failure) {
-            try CacheFileSystem.makeDirectory("\(directory)/\(key.directoryName)")
-            try CacheFileSystem.writeTemporary(bytes, temporary)
+            try writeTemporary(bytes, temporary, in: "\(directory)/\(key.directoryName)")
             for attempt in 1...Self.roomAttempts {
                 placed = place(temporary, at: path, size: bytes.count, aside: aside, ledger: ledger)
                 if placed != nil || attempt == Self.roomAttempts { break }
@@ -199,8 +198,7 @@ package final class DiskStore: Sendable {
         } catch {
             placed = .failure(error)
         }
-        CacheFileSystem.remove(aside)
-        guard case .success(let total) = placed else {
+        guard case .success(let (total, replaced)) = placed else {
             CacheFileSystem.remove(temporary)
             if case .failure(let error) = placed, error.disablesCache {
                 disable("cache directory \(directory) is unusable: \(error.description)")
@@ -218,6 +216,7 @@ package final class DiskStore: Sendable {
             state.totalBytes += bytes.count - (old?.size ?? 0)
             return PageStamp(key: key, generation: record.generation)
         }
+        if replaced > 0 { CacheFileSystem.remove(aside) }
         if total > evictionStart { evict(making: 0, sparing: key, wait: false) }
         return stamp
     }
@@ -280,6 +279,16 @@ package final class DiskStore: Sendable {
         if let old = state.memory.removeValue(forKey: key) { state.memoryBytes -= old.body.count }
     }
 
+    /// Writes a temporary file, making its fan-out folder only when it is missing (not five system calls per write).
+    private func writeTemporary(_ bytes: [UInt8], _ temporary: String, in folder: String) throws(CacheFileSystem.Failure) {
+        do throws(CacheFileSystem.Failure) {
+            try CacheFileSystem.writeTemporary(bytes, temporary)
+        } catch where error.errno == ENOENT {
+            try CacheFileSystem.makeDirectory(folder)
+            try CacheFileSystem.writeTemporary(bytes, temporary)
+        }
+    }
+
     /// Two names beside `key`'s entry no other writer uses: where its bytes are written, and where the version it
     /// replaces is moved aside. Named after this process's instance, so that no other process's start-up removes them
     /// while it lives, and its own next start removes what a crash left. Nil when the store is disabled.
@@ -294,15 +303,16 @@ package final class DiskStore: Sendable {
 
     /// Under the directory's lock: when the shared total leaves room for `size` bytes more (less the version
     /// replaced), counts them, then renames `temporary` into place. Nil when there is no room (or the total is
-    /// unknown: an eviction finds it); otherwise the total after the write.
+    /// unknown: an eviction finds it); otherwise the total after the write and the bytes of the version replaced
+    /// (moved to `aside`, for the caller to unlink outside the lock).
     ///
     /// The bytes are saved to the lock file before the rename, and the version replaced is taken aside (`detach`) and
     /// subtracted after it: a process killed in between leaves the total too high, never too low; and what is
     /// subtracted is exactly what left, even when an eviction took the old version (or this write's) meanwhile.
     private func place(
         _ temporary: String, at path: String, size: Int, aside: String, ledger: CacheDirectoryLedger
-    ) -> Result<Int, CacheFileSystem.Failure>? {
-        ledger.withLock { (total: inout Int?) -> Result<Int, CacheFileSystem.Failure>? in
+    ) -> Result<(total: Int, replaced: Int), CacheFileSystem.Failure>? {
+        ledger.withLock { (total: inout Int?) -> Result<(total: Int, replaced: Int), CacheFileSystem.Failure>? in
             guard let current = total, current - (CacheFileSystem.fileInfo(path)?.size ?? 0) + size <= maxBytes else { return nil }
             // Every save is explicit here, so `total` is left as found (`withLock` writes back only a change of it).
             ledger.saveWhileLocked(current + size)
@@ -311,10 +321,11 @@ package final class DiskStore: Sendable {
                 try CacheFileSystem.moveIntoPlace(temporary, path)
             } catch {
                 ledger.saveWhileLocked(max(0, current - replaced))
+                CacheFileSystem.remove(aside)
                 return .failure(error)
             }
             if replaced != 0 { ledger.saveWhileLocked(current + size - replaced) }
-            return .success(current + size - replaced)
+            return .success((current + size - replaced, replaced))
         }
     }
 
