@@ -14,6 +14,17 @@ struct ColdReadTests {
     let request = UpstreamRequest(url: PageURL(string: "http://api.test/items?page=1")!)
     let policy = CachePolicy(ttl: .seconds(60))
 
+    /// A page stored through one source, then a restart: a new store over the same directory, with nothing of the
+    /// entry in the process's memory, nor in the kernel's.
+    func coldStart() async throws -> (CachingPageSource, DiskStore, CachingPageSourceTests.Upstream) {
+        let upstream = CachingPageSourceTests.Upstream.withETag(Locked("\"1\""))
+        let writer = CachingPageSource(store: DiskStore(directory: directory.path, maxBytes: 1 << 20), clock: clock.clock)
+        _ = try await writer.fetch(request, policy: policy, transport: upstream, timeout: .seconds(5), maxBodyBytes: 1 << 20)
+        let store = DiskStore(directory: directory.path, maxBytes: 1 << 20)
+        PageCacheDrop.drop(store.path(for: CacheKey(request)))
+        return (CachingPageSource(store: store, clock: clock.clock), store, upstream)
+    }
+
     @Test func aReadThatMayNotWaitRefusesBytesOnlyTheDiskHas() throws {
         let path = directory.path + "/file"
         let bytes = (0..<100_000).map { UInt8(truncatingIfNeeded: $0) }
@@ -26,13 +37,7 @@ struct ColdReadTests {
     }
 
     @Test func aColdEntryIsNoInlineHitButFetchReadsItOffThePoolAsAHit() async throws {
-        let upstream = CachingPageSourceTests.Upstream.withETag(Locked("\"1\""))
-        let writer = CachingPageSource(store: DiskStore(directory: directory.path, maxBytes: 1 << 20), clock: clock.clock)
-        _ = try await writer.fetch(request, policy: policy, transport: upstream, timeout: .seconds(5), maxBodyBytes: 1 << 20)
-        // A restart: a new store over the same directory, nothing of it in the process's memory, nor in the kernel's.
-        let store = DiskStore(directory: directory.path, maxBytes: 1 << 20)
-        let source = CachingPageSource(store: store, clock: clock.clock)
-        PageCacheDrop.drop(store.path(for: CacheKey(request)))
+        let (source, _, upstream) = try await coldStart()
         let fetched = try await source.fetch(request, policy: policy, transport: upstream, timeout: .seconds(5), maxBodyBytes: 1 << 20)
         #expect(fetched.outcome == .hit)
         #expect(fetched.response.body == Array("[\"1\"]".utf8))
@@ -44,12 +49,7 @@ struct ColdReadTests {
     }
 
     @Test func aColdEntryIsNoInPlaceHit() async throws {
-        let upstream = CachingPageSourceTests.Upstream.withETag(Locked("\"1\""))
-        let writer = CachingPageSource(store: DiskStore(directory: directory.path, maxBytes: 1 << 20), clock: clock.clock)
-        _ = try await writer.fetch(request, policy: policy, transport: upstream, timeout: .seconds(5), maxBodyBytes: 1 << 20)
-        let store = DiskStore(directory: directory.path, maxBytes: 1 << 20)
-        let source = CachingPageSource(store: store, clock: clock.clock)
-        PageCacheDrop.drop(store.path(for: CacheKey(request)))
+        let (source, store, _) = try await coldStart()
         // The walk's in-place read leaves it to `fetch`, which may wait (off the pool).
         #expect(source.freshHit(request, policy: policy) == nil)
         #expect(store.contains(CacheKey(request)))
