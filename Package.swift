@@ -11,8 +11,8 @@ let package = Package(
     ],
     targets: [
         // Linux's epoll and eventfd headers, for the socket layer's event loop (Glibc's module does not export them).
-        .target(name: "CLinuxEpoll"),
-        .target(name: "PageProxyCore", dependencies: ["CLinuxEpoll"]),
+        .target(name: "CLinux"),
+        .target(name: "PageProxyCore", dependencies: ["CLinux"]),
         // The HTTP/1.1 server: connections, the single-use response writer, the error renderer, the logger.
         .target(name: "PageProxyServer", dependencies: ["PageProxyCore"]),
         .target(name: "PageProxyMock", dependencies: ["PageProxyServer", "PageProxyCore"]),

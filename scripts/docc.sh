@@ -19,11 +19,11 @@ modules="$(swift build --show-bin-path)/Modules"
 triple=$(swift -print-target-info | python3 -c 'import json, sys; print(json.load(sys.stdin)["target"]["triple"])')
 graphs=$(mktemp -d)
 trap 'rm -rf "$graphs"' EXIT
-# PageProxyCore imports the C target CLinuxEpoll (epoll and eventfd, which Glibc's module lacks): its module map,
+# PageProxyCore imports the C target CLinux (epoll, eventfd and preadv2, which Glibc's module lacks): its module map,
 # which SwiftPM writes into the build directory, must be found too.
 bin=$(swift build --show-bin-path)
 "$toolchain_bin/swift-symbolgraph-extract" -module-name PageProxyCore -I "$modules" -target "$triple" \
-    -Xcc -fmodule-map-file="$bin/CLinuxEpoll.build/module.modulemap" -I Sources/CLinuxEpoll/include \
+    -Xcc -fmodule-map-file="$bin/CLinux.build/module.modulemap" -I Sources/CLinux/include \
     -minimum-access-level public -output-dir "$graphs"
 
 python3 scripts/docc-undocumented.py "$graphs" PageProxyCore

@@ -1,3 +1,4 @@
+import CLinux
 import Glibc
 
 /// The few file-system calls the disk cache makes, each retrying `EINTR` and throwing the call's name and `errno`.
@@ -15,10 +16,23 @@ package enum CacheFileSystem {
         package var disablesCache: Bool {
             [ENOSPC, EDQUOT, EROFS, EACCES, EPERM, ENOENT, ENOTDIR].contains(errno)
         }
+
+        /// Whether a `.pageCacheOnly` read stopped because the bytes would have to come from the disk.
+        package var wouldBlock: Bool { errno == EAGAIN }
+    }
+
+    /// How long a read may wait.
+    package enum ReadWait: Sendable {
+        /// As long as the disk takes.
+        case mayWaitForDisk
+        /// Not at all: only bytes already in the kernel's page cache are read; others throw a failure whose
+        /// `wouldBlock` is true (a thread of the cooperative pool must not wait for a disk). Where the file system
+        /// cannot tell (`RWF_NOWAIT` unsupported), the read waits as `mayWaitForDisk` would.
+        case pageCacheOnly
     }
 
     /// A whole file's bytes and its inode, or nil when it does not exist.
-    package static func read(_ path: String) throws(Failure) -> (bytes: [UInt8], inode: UInt64)? {
+    package static func read(_ path: String, wait: ReadWait = .mayWaitForDisk) throws(Failure) -> (bytes: [UInt8], inode: UInt64)? {
         let fd = retrying { open(path, O_RDONLY | O_CLOEXEC) }
         if fd < 0 {
             if errno == ENOENT { return nil }
@@ -33,7 +47,7 @@ package enum CacheFileSystem {
         let bytes = [UInt8](unsafeUninitializedCapacity: size) { buffer, initialized in
             var done = 0
             while done < size, let base = buffer.baseAddress {
-                let count = retrying { Glibc.read(fd, base + done, size - done) }
+                let count = retrying { readChunk(fd, base + done, size - done, at: done, wait: wait) }
                 if count < 0 { readError = errno }
                 if count <= 0 { break }  // 0: shrank meanwhile; the length check will reject it
                 done += count
@@ -148,6 +162,16 @@ package enum CacheFileSystem {
         var info = stat()
         guard lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
         return (Int(info.st_size), Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec))
+    }
+
+    /// One `pread` of `count` bytes at `offset`; with `.pageCacheOnly`, one that fails with `EAGAIN` rather than wait.
+    private static func readChunk(_ fd: Int32, _ buffer: UnsafeMutablePointer<UInt8>, _ count: Int, at offset: Int, wait: ReadWait) -> Int {
+        if wait == .pageCacheOnly {
+            let result = pageproxy_pread_nowait(fd, buffer, count, off_t(offset))
+            // EOPNOTSUPP, ENOSYS, EINVAL: this file system or kernel cannot read without waiting; read as usual.
+            guard result < 0, [EOPNOTSUPP, ENOSYS, EINVAL].contains(errno) else { return result }
+        }
+        return pread(fd, buffer, count, off_t(offset))
     }
 
     private static func retrying(_ call: () -> Int32) -> Int32 {

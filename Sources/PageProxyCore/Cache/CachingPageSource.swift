@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// Serves upstream pages from the disk cache, revalidating or fetching through the caller's transport when needed.
 ///
@@ -30,6 +31,9 @@ package final class CachingPageSource: Sendable {
     }
 
     package let store: DiskStore?
+    /// Where entries whose bytes must come from the disk are read: threads of Dispatch's own, which may block.
+    private static let diskQueue = DispatchQueue(label: "PageProxy.cache.reads", attributes: .concurrent)
+    private let coldReadCount = Mutex(0)
     private let collapser = FetchCollapser<CacheKey, Result<CachedResponse, UpstreamError>>()
     /// Entries' freshness is measured on its wall side (entries outlive the process, so they carry dates), a
     /// request's deadline on its monotonic side; the memo and the answers' `Cache-Control` read the same clock.
@@ -58,7 +62,7 @@ package final class CachingPageSource: Sendable {
             return Fetched(response: try await transport.send(request, timeout: timeout, maxBodyBytes: maxBodyBytes), outcome: .bypass)
         }
         let key = CacheKey(request)
-        let found = store.lookup(key)
+        let found = await lookup(key, in: store)
         let cached = found?.entry
         if let hit = hit(found, policy: policy) { return hit }
         // A request that joins another's fetch keeps its own limits (issue 13): it stops waiting at its own deadline,
@@ -68,7 +72,7 @@ package final class CachingPageSource: Sendable {
         for round in 1... {
             let (result, joined) = await flight(for: key, deadline: transport.deadline) {
                 // A fetch that finished between the read above and this one stored the page: use it, not a second request.
-                if let hit = self.hit(store.lookup(key), policy: policy) { return .success(CachedResponse(fetched: hit)) }
+                if let hit = self.hit(await self.lookup(key, in: store), policy: policy) { return .success(CachedResponse(fetched: hit)) }
                 return await self.refresh(key, cached: cached, request: request, policy: policy, scan: scan, store: store) {
                     request async throws(UpstreamError) in
                     try await transport.send(request, timeout: timeout, maxBodyBytes: maxBodyBytes)
@@ -93,7 +97,25 @@ package final class CachingPageSource: Sendable {
     /// Nil otherwise (no store, a miss, a torn or corrupt entry, a stale one, `no-cache` or `_fresh`): `fetch` decides.
     package func freshHit(_ request: UpstreamRequest, policy: CachePolicy) -> Fetched? {
         guard let store, store.isEnabled, policy.ttl > .zero, !policy.forceRevalidate, request.method == .get else { return nil }
-        return hit(store.lookup(CacheKey(request)), policy: policy)
+        guard case .found(let entry, let stamp) = store.lookupInline(CacheKey(request)) else { return nil }
+        return hit((entry, stamp), policy: policy)
+    }
+
+    /// How many entries were read off the cooperative pool because their bytes were not in memory.
+    package var coldReads: Int { coldReadCount.withLock { $0 } }
+
+    /// The entry for `key`: read inline when its bytes are in memory (the page cache included), otherwise on
+    /// `diskQueue`, so that a thread of the cooperative pool never waits for the disk.
+    private func lookup(_ key: CacheKey, in store: DiskStore) async -> (entry: CacheEntry, stamp: PageStamp)? {
+        switch store.lookupInline(key) {
+        case .found(let entry, let stamp): return (entry, stamp)
+        case .missing: return nil
+        case .wouldBlock:
+            coldReadCount.withLock { $0 += 1 }
+            return await withCheckedContinuation { continuation in
+                Self.diskQueue.async { continuation.resume(returning: store.lookup(key)) }
+            }
+        }
     }
 
     /// `found` as a hit, when it is fresh and `policy` does not force a revalidation.

@@ -124,6 +124,23 @@ package final class DiskStore: Sendable {
     /// The stamp is taken before the file is read, so a write racing with the read can only make it older than the
     /// bytes (an answer built from them is then dropped early), never newer.
     package func lookup(_ key: CacheKey) -> (entry: CacheEntry, stamp: PageStamp)? {
+        guard case .found(let entry, let stamp) = lookup(key, wait: .mayWaitForDisk) else { return nil }
+        return (entry, stamp)
+    }
+
+    /// What a lookup that may not wait for the disk found.
+    package enum InlineLookup {
+        case found(CacheEntry, PageStamp)
+        case missing
+        /// The entry's file is there but its bytes are not in memory: read it with `lookup` off the cooperative pool.
+        case wouldBlock
+    }
+
+    /// As `lookup`, but without waiting for the disk: an entry kept in memory, or a file whose bytes are all in the
+    /// kernel's page cache, is read inline; any other is `.wouldBlock` (and stays in the index).
+    package func lookupInline(_ key: CacheKey) -> InlineLookup { lookup(key, wait: .pageCacheOnly) }
+
+    private func lookup(_ key: CacheKey, wait: CacheFileSystem.ReadWait) -> InlineLookup {
         if ledger != nil, !contains(key), let info = CacheFileSystem.fileInfo(path(for: key)) { adopt(key, size: info.size) }
         let found: (touch: Bool, memory: CacheEntry?, generation: UInt64)? = state.withLock { state in
             guard state.disabledReason == nil, var record = state.records[key] else { return nil }
@@ -135,29 +152,34 @@ package final class DiskStore: Sendable {
             state.records[key] = record
             return (touch, state.memory[key], record.generation)
         }
-        guard let (shouldTouch, remembered, generation) = found else { return nil }
+        guard let (shouldTouch, remembered, generation) = found else { return .missing }
         let stamp = PageStamp(key: key, generation: generation)
         let path = self.path(for: key)
         if let remembered {
             if shouldTouch { CacheFileSystem.touch(path) }
-            return (remembered, stamp)
+            return .found(remembered, stamp)
         }
         let file: (bytes: [UInt8], inode: UInt64)?
         do throws(CacheFileSystem.Failure) {
-            file = try CacheFileSystem.read(path)
+            file = try CacheFileSystem.read(path, wait: wait)
         } catch {
+            if error.wouldBlock {
+                // The read off the pool that follows counts as this use; it refreshes the file's time if this would have.
+                if shouldTouch { state.withLock { $0.records[key]?.hitsSinceTouch = nil } }
+                return .wouldBlock
+            }
             forget(key)
-            return nil
+            return .missing
         }
         guard let file else {
             forget(key)
-            return nil
+            return .missing
         }
         do throws(CacheEntryFormat.Invalid) {
             let entry = try CacheEntryFormat.decode(file.bytes, key: key)
             if shouldTouch { CacheFileSystem.touch(path) }
             remember(entry, for: key, inode: file.inode)
-            return (entry, stamp)
+            return .found(entry, stamp)
         } catch {
             let removed = state.withLock { state -> Bool in
                 let isSame = CacheFileSystem.inode(path) == file.inode
@@ -166,7 +188,7 @@ package final class DiskStore: Sendable {
                 return isSame
             }
             if removed { release(file.bytes.count) }
-            return nil
+            return .missing
         }
     }
 

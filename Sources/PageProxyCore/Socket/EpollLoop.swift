@@ -1,4 +1,4 @@
-import CLinuxEpoll
+import CLinux
 import Foundation
 import Synchronization
 

@@ -1,4 +1,4 @@
-import CLinuxEpoll
+import CLinux
 import Synchronization
 
 /// Suspends tasks until a non-blocking descriptor is readable or writable, using the process's `EpollLoop`.

@@ -1,0 +1,11 @@
+// Linux calls that Swift's Glibc module does not export.
+// - epoll and eventfd: the socket layer's event loop (PageProxyCore/Socket/EpollLoop.swift) calls them directly.
+// - preadv2 with RWF_NOWAIT, wrapped: the disk cache reads an entry inline only when its bytes are in the page
+//   cache, and otherwise off the cooperative pool (PageProxyCore/Cache/CacheFileSystem.swift).
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/types.h>
+
+/// Reads up to `count` bytes at `offset` only from the page cache: -1 with errno EAGAIN when any of them would
+/// have to come from the disk (and EOPNOTSUPP or ENOSYS where the file system or kernel cannot say).
+ssize_t pageproxy_pread_nowait(int fd, void *buffer, size_t count, off_t offset);

@@ -1,2 +1,0 @@
-// SwiftPM needs one source file per C target; the module is the header alone.
-#include "CLinuxEpoll.h"

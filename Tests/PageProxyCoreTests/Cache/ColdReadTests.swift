@@ -1,0 +1,103 @@
+import Foundation
+import Glibc
+import PageProxyMock
+import Testing
+
+@testable import PageProxyCore
+
+/// Entries whose bytes are not in memory are read off the cooperative pool (issue 15): inline reads take only what
+/// the kernel's page cache holds, and a cold entry is read on the cache's disk queue, still a hit.
+@Suite(.enabled(if: PageCacheDrop.works(), "this file system keeps every file in memory (tmpfs): nothing is cold"))
+struct ColdReadTests {
+    let directory = TemporaryDirectory()
+    let clock = ManualClock()
+    let request = UpstreamRequest(url: PageURL(string: "http://api.test/items?page=1")!)
+    let policy = CachePolicy(ttl: .seconds(60))
+
+    /// A page stored through one source, then a restart: a new store over the same directory, with nothing of the
+    /// entry in the process's memory, nor in the kernel's.
+    func coldStart() async throws -> (CachingPageSource, DiskStore, CachingPageSourceTests.Upstream) {
+        let upstream = CachingPageSourceTests.Upstream.withETag(Locked("\"1\""))
+        let writer = CachingPageSource(store: DiskStore(directory: directory.path, maxBytes: 1 << 20), clock: clock.clock)
+        _ = try await writer.fetch(request, policy: policy, transport: upstream, timeout: .seconds(5), maxBodyBytes: 1 << 20)
+        let store = DiskStore(directory: directory.path, maxBytes: 1 << 20)
+        PageCacheDrop.drop(store.path(for: CacheKey(request)))
+        return (CachingPageSource(store: store, clock: clock.clock), store, upstream)
+    }
+
+    @Test func aReadThatMayNotWaitRefusesBytesOnlyTheDiskHas() throws {
+        let path = directory.path + "/file"
+        let bytes = (0..<100_000).map { UInt8(truncatingIfNeeded: $0) }
+        try CacheFileSystem.writeAtomically(bytes, to: path, temporary: path + ".tmp")
+        PageCacheDrop.drop(path)
+        #expect(throws: CacheFileSystem.Failure.self) { try CacheFileSystem.read(path, wait: .pageCacheOnly) }
+        #expect(try CacheFileSystem.read(path)?.bytes == bytes)
+        // Read once, the bytes are in memory: now they come without waiting.
+        #expect(try CacheFileSystem.read(path, wait: .pageCacheOnly)?.bytes == bytes)
+    }
+
+    @Test func aColdEntryIsNoInlineHitButFetchReadsItOffThePoolAsAHit() async throws {
+        let (source, _, upstream) = try await coldStart()
+        let fetched = try await source.fetch(request, policy: policy, transport: upstream, timeout: .seconds(5), maxBodyBytes: 1 << 20)
+        #expect(fetched.outcome == .hit)
+        #expect(fetched.response.body == Array("[\"1\"]".utf8))
+        #expect(source.coldReads == 1)
+        #expect(upstream.requests.count == 1)
+        // Read once, it is warm: the next walk takes it in place.
+        #expect(source.freshHit(request, policy: policy)?.outcome == .hit)
+        #expect(source.coldReads == 1)
+    }
+
+    @Test func aColdEntryIsNoInPlaceHit() async throws {
+        let (source, store, _) = try await coldStart()
+        // The walk's in-place read leaves it to `fetch`, which may wait (off the pool).
+        #expect(source.freshHit(request, policy: policy) == nil)
+        #expect(store.contains(CacheKey(request)))
+    }
+
+    @Test func aColdLookupKeepsTheEntryAndRefreshesItsTimeWhenReadOffThePool() throws {
+        let store = DiskStore(directory: directory.path, maxBytes: 1 << 20)
+        let key = CacheKey(request)
+        let entry = CacheEntry(status: .ok, headers: HTTPHeaders(), body: Array("[1]".utf8), storedAt: Date(timeIntervalSince1970: 0), freshUntil: Date(timeIntervalSince1970: 60))
+        try #require(store.write(entry, for: key) != nil)
+        let reopened = DiskStore(directory: directory.path, maxBytes: 1 << 20)
+        let path = reopened.path(for: key)
+        var old = [timespec(tv_sec: 1_000, tv_nsec: 0), timespec(tv_sec: 1_000, tv_nsec: 0)]
+        #expect(utimensat(AT_FDCWD, path, &old, 0) == 0)
+        PageCacheDrop.drop(path)
+        guard case .wouldBlock = reopened.lookupInline(key) else {
+            Issue.record("a cold entry was read inline")
+            return
+        }
+        #expect(reopened.contains(key))
+        #expect(reopened.read(key) == entry)
+        // The first hit after a restart refreshes the file's time (the LRU order on disk), even when it was cold.
+        #expect((CacheFileSystem.fileInfo(path)?.modified ?? 0) > 1_000 * 1_000_000_000)
+    }
+}
+
+/// Dropping a file's bytes from the kernel's page cache, to make a cache entry cold without a reboot.
+enum PageCacheDrop {
+    /// Asks the kernel to forget a file's cached bytes (written back first: dirty pages are not dropped).
+    static func drop(_ path: String) {
+        let fd = open(path, O_RDONLY)
+        guard fd >= 0 else { return }
+        fsync(fd)
+        _ = posix_fadvise(fd, 0, 0, Int32(POSIX_FADV_DONTNEED))
+        close(fd)
+    }
+
+    /// Whether a dropped file's bytes really leave memory here, so that a read without waiting refuses them.
+    static func works() -> Bool {
+        let directory = TemporaryDirectory()
+        let path = directory.path + "/probe"
+        guard (try? CacheFileSystem.writeAtomically(Array(repeating: 7, count: 64 << 10), to: path, temporary: path + ".tmp")) != nil else { return false }
+        drop(path)
+        do throws(CacheFileSystem.Failure) {
+            _ = try CacheFileSystem.read(path, wait: .pageCacheOnly)
+            return false
+        } catch {
+            return error.wouldBlock
+        }
+    }
+}
