@@ -123,6 +123,32 @@ package enum CacheFileSystem {
         unlink(path)
     }
 
+    /// Puts `temporary` in `path`'s place in one step. Returns the size of the version it replaced (0: none) and
+    /// where that version now is (for the caller to unlink; nil: none).
+    ///
+    /// The swap (`renameat2` with `RENAME_EXCHANGE`) means a reader never finds the place empty, and the size is that
+    /// of exactly the file replaced, even when another process takes (`detach`es) the old version at that moment.
+    /// Where the file system cannot swap, the old version is detached to `aside` first: the place is then empty for
+    /// the span of one `rename` (a reader in between misses).
+    package static func replace(_ path: String, with temporary: String, aside: String) throws(Failure) -> (replaced: Int, leftAt: String?) {
+        if pageproxy_rename_exchange(temporary, path) == 0 {
+            return (fileInfo(temporary)?.size ?? 0, temporary)
+        }
+        switch errno {
+        case ENOENT:
+            try moveIntoPlace(temporary, path)
+            return (0, nil)
+        case EINVAL, ENOSYS, EOPNOTSUPP:
+            let replaced = detach(path, to: aside)
+            try moveIntoPlace(temporary, path)
+            return (replaced ?? 0, replaced == nil ? nil : aside)
+        default:
+            let error = failure("renameat2", path)
+            unlink(temporary)
+            throw error
+        }
+    }
+
     /// Moves the file at `path` aside to `aside` (a name no one else uses) and returns its size, or nil when there
     /// is none. The `rename` is atomic: when two callers race to take the same file, exactly one gets it, and it knows
     /// exactly how many bytes it took (a newer version renamed over `path` since it looked is what it takes).

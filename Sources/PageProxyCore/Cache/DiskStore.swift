@@ -208,7 +208,7 @@ package final class DiskStore: Sendable {
         let (temporary, aside) = names
         onWriting?(key)
         let path = self.path(for: key)
-        var placed: Result<(total: Int, replaced: Int), CacheFileSystem.Failure>?
+        var placed: Result<(total: Int, leftAt: String?), CacheFileSystem.Failure>?
         do throws(CacheFileSystem.Failure) {
             try writeTemporary(bytes, temporary, in: "\(directory)/\(key.directoryName)")
             for attempt in 1...Self.roomAttempts {
@@ -220,7 +220,7 @@ package final class DiskStore: Sendable {
         } catch {
             placed = .failure(error)
         }
-        guard case .success(let (total, replaced)) = placed else {
+        guard case .success(let (total, leftAt)) = placed else {
             CacheFileSystem.remove(temporary)
             if case .failure(let error) = placed, error.disablesCache {
                 disable("cache directory \(directory) is unusable: \(error.description)")
@@ -238,7 +238,7 @@ package final class DiskStore: Sendable {
             state.totalBytes += bytes.count - (old?.size ?? 0)
             return PageStamp(key: key, generation: record.generation)
         }
-        if replaced > 0 { CacheFileSystem.remove(aside) }
+        if let leftAt { CacheFileSystem.remove(leftAt) }
         if total > evictionStart { evict(making: 0, sparing: key, wait: false) }
         return stamp
     }
@@ -324,30 +324,29 @@ package final class DiskStore: Sendable {
     }
 
     /// Under the directory's lock: when the shared total leaves room for `size` bytes more (less the version
-    /// replaced), counts them, then renames `temporary` into place. Nil when there is no room (or the total is
-    /// unknown: an eviction finds it); otherwise the total after the write and the bytes of the version replaced
-    /// (moved to `aside`, for the caller to unlink outside the lock).
+    /// replaced), counts them, then puts `temporary` in place. Nil when there is no room (or the total is unknown: an
+    /// eviction finds it); otherwise the total after the write and where the version replaced now is (for the caller
+    /// to unlink outside the lock).
     ///
-    /// The bytes are saved to the lock file before the rename, and the version replaced is taken aside (`detach`) and
-    /// subtracted after it: a process killed in between leaves the total too high, never too low; and what is
-    /// subtracted is exactly what left, even when an eviction took the old version (or this write's) meanwhile.
+    /// The bytes are saved to the lock file before the entry appears, and the version replaced is subtracted after
+    /// it, by its exact size (`CacheFileSystem.replace`): a process killed in between leaves the total too high,
+    /// never too low, and an eviction that took the old version meanwhile is not subtracted twice.
     private func place(
         _ temporary: String, at path: String, size: Int, aside: String, ledger: CacheDirectoryLedger
-    ) -> Result<(total: Int, replaced: Int), CacheFileSystem.Failure>? {
-        ledger.withLock { (total: inout Int?) -> Result<(total: Int, replaced: Int), CacheFileSystem.Failure>? in
+    ) -> Result<(total: Int, leftAt: String?), CacheFileSystem.Failure>? {
+        ledger.withLock { (total: inout Int?) -> Result<(total: Int, leftAt: String?), CacheFileSystem.Failure>? in
             guard let current = total, current - (CacheFileSystem.fileInfo(path)?.size ?? 0) + size <= maxBytes else { return nil }
             // Every save is explicit here, so `total` is left as found (`withLock` writes back only a change of it).
             ledger.saveWhileLocked(current + size)
-            let replaced = CacheFileSystem.detach(path, to: aside) ?? 0
+            let replaced: (replaced: Int, leftAt: String?)
             do throws(CacheFileSystem.Failure) {
-                try CacheFileSystem.moveIntoPlace(temporary, path)
+                replaced = try CacheFileSystem.replace(path, with: temporary, aside: aside)
             } catch {
-                ledger.saveWhileLocked(max(0, current - replaced))
-                CacheFileSystem.remove(aside)
+                ledger.saveWhileLocked(current)
                 return .failure(error)
             }
-            if replaced != 0 { ledger.saveWhileLocked(current + size - replaced) }
-            return .success((current + size - replaced, replaced))
+            if replaced.replaced != 0 { ledger.saveWhileLocked(current + size - replaced.replaced) }
+            return .success((current + size - replaced.replaced, replaced.leftAt))
         }
     }
 

@@ -161,6 +161,30 @@ import Testing
         #expect(store.read(Self.key(9)) == small)
     }
 
+    @Test("a rewrite swaps the new version in (the old one is never missing) and the total stays exact")
+    func aRewriteSwapsTheEntryAndCountsExactly() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.path + "/entry"
+        // Nothing there yet: a plain rename.
+        try CacheFileSystem.writeTemporary(Array("first".utf8), path + ".new")
+        let first = try CacheFileSystem.replace(path, with: path + ".new", aside: path + ".old")
+        #expect(first.replaced == 0 && first.leftAt == nil)
+        // A version there: swapped, the old one's exact size given back, its bytes where it says.
+        try CacheFileSystem.writeTemporary(Array("second!".utf8), path + ".new")
+        let second = try CacheFileSystem.replace(path, with: path + ".new", aside: path + ".old")
+        #expect(second.replaced == 5)
+        let leftAt = try #require(second.leftAt)
+        #expect(try String(contentsOfFile: leftAt, encoding: .utf8) == "first")
+        #expect(try String(contentsOfFile: path, encoding: .utf8) == "second!")
+
+        let store = DiskStore(directory: directory.path + "/cache", maxBytes: 1 << 20)
+        for bodyBytes in [100, 300, 50, 200] { store.write(Self.entry(1, bodyBytes: bodyBytes), for: Self.key(1)) }
+        let total = try String(contentsOfFile: directory.path + "/cache/" + CacheDirectoryLedger.lockName, encoding: .utf8)
+        #expect(total == "\(Self.fileSize(bodyBytes: 200))\n")
+        #expect(store.read(Self.key(1)) == Self.entry(1, bodyBytes: 200))
+        #expect(directory.files.filter { $0.hasPrefix("cache/") && !$0.hasPrefix("cache/.") }.count == 1, "no version left aside")
+    }
+
     @Test func anEntryLargerThanTheBoundIsNotStored() {
         let directory = TemporaryDirectory()
         let store = DiskStore(directory: directory.path, maxBytes: 200)
