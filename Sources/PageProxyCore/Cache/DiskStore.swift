@@ -1,3 +1,4 @@
+import Dispatch
 import Glibc
 import Synchronization
 
@@ -16,8 +17,8 @@ import Synchronization
 ///
 /// The bound: a write is counted in the shared total and renamed into place in one hold of the directory's lock, and
 /// only if the total leaves room for it, so the entry files of all the processes never pass `maxBytes`. A write that
-/// takes the total past `evictionStart` (95 %) then evicts, if no other eviction is under way, down to `evictionTarget`
-/// (85 %): the victims are chosen and unlinked under the eviction lock only, and subtracted once they are gone, so
+/// takes the total past `evictionStart` (95 %) then queues an eviction (on `evictions`, off the writer's thread) down to
+/// `evictionTarget` (85 %), which skips if another process is evicting: the victims are chosen and unlinked under the eviction lock only, and subtracted once they are gone, so
 /// writers that fit in the room left go on meanwhile. Only a write that does not fit waits, for the eviction under
 /// way (then evicts itself if it must).
 package final class DiskStore: Sendable {
@@ -42,6 +43,8 @@ package final class DiskStore: Sendable {
         /// Entries read and verified since they were last written: served again without re-reading the file.
         var memory: [CacheKey: CacheEntry] = [:]
         var memoryBytes = 0
+        /// An eviction is queued and has not started: writes meanwhile need not queue another.
+        var evictionQueued = false
     }
 
     package let directory: String
@@ -59,6 +62,9 @@ package final class DiskStore: Sendable {
     private let onEvicting: (@Sendable ([CacheKey]) -> Void)?
     /// Told as a write begins, on the thread that runs it (tests hold it there: a disk that stalls).
     private let onWriting: (@Sendable (CacheKey) -> Void)?
+    /// Where the evictions that writes start run, one at a time: not on the writer's thread, so neither the writer
+    /// nor the writes queued behind it on its `DiskWork` lane wait for a directory scan and the victims' unlinks.
+    private let evictions = DispatchQueue(label: "PageProxy.DiskStore.evictions")
 
     /// A write that takes the shared total past this evicts (if no eviction is under way).
     package var evictionStart: Int { maxBytes - maxBytes / 20 }
@@ -91,6 +97,11 @@ package final class DiskStore: Sendable {
         } catch {
             disable("cache directory \(self.directory) is unusable: \(error.description)")
         }
+    }
+
+    /// Waits until the evictions queued so far have run (tests; nothing else needs to).
+    package func waitForEvictions() {
+        evictions.sync {}
     }
 
     /// This process's id among those sharing the directory (it names their temporary files); nil when unusable.
@@ -192,8 +203,8 @@ package final class DiskStore: Sendable {
         }
     }
 
-    /// Stores `entry` under `key` atomically, then evicts least recently used entries if the shared total passed
-    /// `evictionStart`. Blocks on the disk: callers on the cooperative pool run it on a `DiskWork` lane.
+    /// Stores `entry` under `key` atomically, then queues an eviction of least recently used entries if the shared
+    /// total passed `evictionStart`. Blocks on the disk: callers on the cooperative pool run it on a `DiskWork` lane.
     /// - Returns: the stamp of the version written; nil when it was not written (too large, store disabled, no room
     ///   made after a few evictions, failure).
     @discardableResult
@@ -239,7 +250,7 @@ package final class DiskStore: Sendable {
             return PageStamp(key: key, generation: record.generation)
         }
         if let leftAt { CacheFileSystem.remove(leftAt) }
-        if total > evictionStart { evict(making: 0, sparing: key, wait: false) }
+        if total > evictionStart { queueEviction() }
         return stamp
     }
 
@@ -350,6 +361,20 @@ package final class DiskStore: Sendable {
         }
     }
 
+    /// Queues an eviction on `evictions`, unless one is queued and has not started yet.
+    private func queueEviction() {
+        let queues = state.withLock { state -> Bool in
+            defer { state.evictionQueued = true }
+            return !state.evictionQueued
+        }
+        guard queues else { return }
+        evictions.async { [self] in
+            // Writes from now on may queue the next one: this one may be past the total they see.
+            state.withLock { $0.evictionQueued = false }
+            evict(making: 0, sparing: nil, wait: false)
+        }
+    }
+
     /// Evicts least recently used entries, this process's first, then the other processes' oldest files, until the
     /// shared total is at most `evictionTarget` less `making` (room a write waits for); nothing when it is already
     /// below `evictionStart` (or leaves room for `making`). Holds the eviction lock throughout, so two evictions do not
@@ -362,6 +387,9 @@ package final class DiskStore: Sendable {
     private func evict(making room: Int, sparing spared: CacheKey?, wait: Bool) {
         guard let ledger else { return }
         ledger.withEvictionLock(wait: wait) {
+            // Another eviction may have made the room while this one waited: then no scan at all.
+            let before = ledger.withLock { $0 }
+            if let before, room > 0 ? before + room <= maxBytes : before <= evictionStart { return }
             let files = Self.scan(directory).entries
             let scanned = files.values.reduce(0) { $0 + $1.size }
             let known: Int = ledger.withLock { total in

@@ -97,6 +97,7 @@ import Testing
         _ = store.read(Self.key(1))  // 1 is now more recent than 2 and 3
         // Past 95 % of the bound: eviction goes down to 85 % of it, least recently used first (2, then 3).
         store.write(Self.entry(7), for: Self.key(7))
+        store.waitForEvictions()
         #expect(store.totalBytes <= store.evictionTarget)
         #expect(store.contains(Self.key(1)))
         #expect(!store.contains(Self.key(2)))
@@ -115,6 +116,7 @@ import Testing
         // Three entries' worth in one: it does not fit in the room left, so the writer evicts before its rename.
         let big = Self.entry(8, bodyBytes: size * 3 - (size - 100))
         #expect(store.write(big, for: Self.key(8)) != nil)
+        store.waitForEvictions()
         #expect(store.read(Self.key(8)) == big)
         #expect(store.totalBytes <= store.maxBytes)
         #expect(SharedCacheDirectoryTests.entryBytes(directory) == store.totalBytes)
@@ -154,6 +156,7 @@ import Testing
         #expect(SharedCacheDirectoryTests.entryBytes(directory) <= store.maxBytes)
         resume.signal()
         #expect(written.wait(timeout: .now() + .seconds(30)) == .success)
+        store.waitForEvictions()
         #expect(!store.contains(Self.key(2)))
         #expect(store.read(Self.key(2)) == nil)
         #expect(store.contains(Self.key(3)))
@@ -209,6 +212,7 @@ import Testing
         #expect(reopened.read(Self.key(3)) == Self.entry(3))
         // Past 95 % of the bound: eviction goes down to 85 %, oldest first: 2 (oldest file), then 1; 3 was just read.
         reopened.write(Self.entry(7), for: Self.key(7))
+        reopened.waitForEvictions()
         #expect(!reopened.contains(Self.key(2)))
         #expect(!reopened.contains(Self.key(1)))
         #expect(reopened.contains(Self.key(3)))

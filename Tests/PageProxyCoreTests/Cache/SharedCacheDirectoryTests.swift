@@ -88,6 +88,8 @@ import Testing
         #expect(try #require(Self.sharedTotal(directory)) >= Self.entryBytes(directory))
         resume.signal()
         #expect(written.wait(timeout: .now() + .seconds(30)) == .success)
+        evicting.waitForEvictions()
+        other.waitForEvictions()
         // Once the eviction is over, the total is exact again.
         #expect(Self.sharedTotal(directory) == Self.entryBytes(directory))
         #expect(Self.entryBytes(directory) <= evicting.evictionTarget + Make.fileSize(bodyBytes: 1))
