@@ -97,6 +97,23 @@ import Testing
         #expect(evicting.read(Make.key(9)) == Make.entry(9, bodyBytes: 1))
     }
 
+    @Test("a total left far too high by killed processes is corrected by the next eviction, not only by a start")
+    func anEvictionCorrectsATotalLeftTooHigh() throws {
+        let directory = TemporaryDirectory()
+        let size = Make.fileSize(bodyBytes: 1000)
+        let store = DiskStore(directory: directory.path, maxBytes: size * 10)
+        for page in 1...3 { store.write(Make.entry(page, bodyBytes: 1000), for: Make.key(page)) }
+        // As if processes were killed between counting writes and renaming them, or mid-eviction: far over the bound.
+        try Data("99999999\n".utf8).write(to: URL(fileURLWithPath: directory.path + "/" + CacheDirectoryLedger.lockName))
+        // The next write finds no room, evicts, and that eviction finds the total far above the files: it rescans
+        // under both locks instead of evicting everything, and the write is stored.
+        #expect(store.write(Make.entry(4, bodyBytes: 1000), for: Make.key(4)) != nil)
+        store.waitForEvictions()
+        #expect(Self.sharedTotal(directory) == size * 4)
+        #expect(Self.entryBytes(directory) == size * 4)
+        for page in 1...4 { #expect(store.contains(Make.key(page))) }
+    }
+
     /// Runs `body` on another thread while the test holds an eviction: its result, or nil when it did not finish within
     /// a bound far shorter than the hold (it waited for the eviction). A bound on a wait, not a measure of speed.
     static func finishesWhileHeld<T: Sendable>(_ body: @escaping @Sendable () -> T) -> T? {
