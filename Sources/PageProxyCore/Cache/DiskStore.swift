@@ -433,7 +433,7 @@ package final class DiskStore: Sendable {
         }
     }
 
-    /// Takes `bytes` off the shared total (an entry removed, a write abandoned).
+    /// Takes `bytes` off the shared total (entries removed).
     private func release(_ bytes: Int) {
         guard bytes != 0 else { return }
         ledger?.withLock { total in total = total.map { max(0, $0 - bytes) } }
