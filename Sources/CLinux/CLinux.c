@@ -1,9 +1,16 @@
-// preadv2 and RWF_NOWAIT need _GNU_SOURCE, which Swift's view of the C library lacks: the wrapper is compiled here.
+// preadv2, RWF_NOWAIT, renameat2 and RENAME_EXCHANGE need _GNU_SOURCE, which Swift's view of the C library lacks:
+// the wrappers are compiled here.
 #define _GNU_SOURCE
+#include <fcntl.h>
+#include <stdio.h>
 #include <sys/uio.h>
 #include "CLinux.h"
 
 ssize_t pageproxy_pread_nowait(int fd, void *buffer, size_t count, off_t offset) {
     struct iovec vector = { buffer, count };
     return preadv2(fd, &vector, 1, offset, RWF_NOWAIT);
+}
+
+int pageproxy_rename_exchange(const char *from, const char *to) {
+    return renameat2(AT_FDCWD, from, AT_FDCWD, to, RENAME_EXCHANGE);
 }

@@ -17,14 +17,16 @@ final class PageProxyApp: Sendable {
     /// - Parameters:
     ///   - spool: where merged answers wait; by default files in `MergedSpool.directories(for:)`.
     ///   - clock: the process's clock, read by the page cache, the memo and the answers' freshness (tests move it).
+    ///   - onCacheWrite: told as each cache write begins, on its disk thread (tests hold it there: a stalled disk).
     static func start(
-        config: Config, logger: Logger, spool: MergedSpool? = nil, clock: PageProxyClock = .system
+        config: Config, logger: Logger, spool: MergedSpool? = nil, clock: PageProxyClock = .system,
+        onCacheWrite: (@Sendable (CacheKey) -> Void)? = nil
     ) throws(SocketError) -> PageProxyApp {
         var mockServer: Server?
         if let mock = config.mock {
             mockServer = try startMock(mock, logger: logger)
         }
-        let pages = makePageCache(config.cache, logger: logger, clock: clock)
+        let pages = makePageCache(config.cache, logger: logger, clock: clock, onWrite: onCacheWrite)
         let status = ServiceStatus(cacheRequired: config.cache.requiredForReadiness, cacheProblem: { pages.store?.disabledReason })
         let transport = HTTP1Transport()
         let metricsBox = MetricsConnectionCount()
@@ -72,14 +74,16 @@ final class PageProxyApp: Sendable {
     }
 
     /// The shared page cache; a directory that cannot be used is logged once and leaves the proxy uncached.
-    static func makePageCache(_ config: CacheConfig, logger: Logger, clock: PageProxyClock = .system) -> CachingPageSource {
+    static func makePageCache(
+        _ config: CacheConfig, logger: Logger, clock: PageProxyClock = .system, onWrite: (@Sendable (CacheKey) -> Void)? = nil
+    ) -> CachingPageSource {
         guard config.maxBytes > 0 else {
             logger.log(.info, "cache off", [("reason", "cache.maxBytes is 0")])
             return CachingPageSource(store: nil, clock: clock)
         }
-        let store = DiskStore(directory: config.directory, maxBytes: config.maxBytes) { reason in
+        let store = DiskStore(directory: config.directory, maxBytes: config.maxBytes, onDisable: { reason in
             logger.log(.error, "cache disabled; serving uncached", [("reason", .string(reason))])
-        }
+        }, onWriting: onWrite)
         if store.isEnabled {
             logger.log(.info, "cache ready", [
                 ("directory", .string(config.directory)), ("max_bytes", .int(config.maxBytes)), ("entries", .int(store.entryCount)),

@@ -75,6 +75,7 @@ import Testing
         #expect(memo.answer(for: "evicted", at: now) != nil)
         // Fill the store past its bound with newer entries: page 3, the least recently used, goes.
         for page in 10..<40 { _ = try? pages.write(page, body: String(repeating: "x", count: 200)) }
+        pages.store.waitForEvictions()
         #expect(!pages.store.contains(Store.key(3)))
         #expect(memo.answer(for: "evicted", at: now) == nil)
         #expect(memo.answer(for: "all", at: now) == nil)

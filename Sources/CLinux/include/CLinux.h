@@ -2,6 +2,8 @@
 // - epoll and eventfd: the socket layer's event loop (PageProxyCore/Socket/EpollLoop.swift) calls them directly.
 // - preadv2 with RWF_NOWAIT, wrapped: the disk cache reads an entry inline only when its bytes are in the page
 //   cache, and otherwise off the cooperative pool (PageProxyCore/Cache/CacheFileSystem.swift).
+// - renameat2 with RENAME_EXCHANGE, wrapped: a cache write swaps its entry into place, so the old version is never
+//   missing for a reader and its size is known exactly (PageProxyCore/Cache/CacheFileSystem.swift).
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/types.h>
@@ -9,3 +11,7 @@
 /// Reads up to `count` bytes at `offset` only from the page cache: -1 with errno EAGAIN when any of them would
 /// have to come from the disk (and EOPNOTSUPP or ENOSYS where the file system or kernel cannot say).
 ssize_t pageproxy_pread_nowait(int fd, void *buffer, size_t count, off_t offset);
+
+/// Swaps the files at `from` and `to` in one step: 0, or -1 with errno (ENOENT when either is missing; EINVAL,
+/// ENOSYS or EOPNOTSUPP where the file system or kernel cannot exchange).
+int pageproxy_rename_exchange(const char *from, const char *to);

@@ -5,10 +5,12 @@ import Synchronization
 /// the total bytes of the entry files, and which processes are alive to own their temporary files.
 ///
 /// - `<directory>/.pageproxy-lock` is locked exclusively around every change of the total, which it holds as
-///   decimal text. Each process adds a write's bytes before it renames the file into place and subtracts what it
-///   removes, and evicts while it holds the lock, so the entries on disk never pass the bound that all agree on. A
-///   process killed between adding and renaming leaves the total too high, never too low; an eviction rescans the
-///   directory and writes the true total back.
+///   decimal text. Each process adds a write's bytes before it renames the file into place (in the same hold of the
+///   lock, so the entries on disk never pass the bound that all agree on), and subtracts what it removes only once
+///   the file is gone from its place. A process killed between the two leaves the total too high, never too low.
+/// - `<directory>/.pageproxy-evict-lock` is locked by the one process that evicts, for the whole eviction: two
+///   evictions never pick the same victims, and an eviction's `unlink`s run holding this lock only, so writers (who
+///   take only the first) do not wait for them. Lock order: this one first, then the directory's.
 /// - `<directory>/.pageproxy-instance-<id>` is locked by its process for its lifetime, and the process's temporary
 ///   files carry the same id. Start-up cleanup removes a temporary only when no process holds its id's lock, so a
 ///   starting replica never deletes a live one's half-written entry. Locks die with their process (`kill -9`
@@ -21,10 +23,14 @@ package final class CacheDirectoryLedger: Sendable {
     private let directory: String
     private let lockDescriptor: Int32
     private let instanceDescriptor: Int32
+    private let evictionDescriptor: Int32
     /// `flock` excludes other processes; this excludes this process's other threads (they share the descriptor).
     private let threads = Mutex(())
+    /// The same for the eviction lock.
+    private let evictingThreads = Mutex(())
 
     package static let lockName = ".pageproxy-lock"
+    package static let evictionLockName = ".pageproxy-evict-lock"
     package static let instancePrefix = ".pageproxy-instance-"
 
     /// Opens (creating) the lock file and locks this process's instance file.
@@ -33,12 +39,20 @@ package final class CacheDirectoryLedger: Sendable {
         let lockPath = directory + "/" + Self.lockName
         lockDescriptor = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         guard lockDescriptor >= 0 else { throw CacheFileSystem.Failure(call: "open", path: lockPath, errno: errno) }
+        let evictionPath = directory + "/" + Self.evictionLockName
+        evictionDescriptor = open(evictionPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+        guard evictionDescriptor >= 0 else {
+            let failure = CacheFileSystem.Failure(call: "open", path: evictionPath, errno: errno)
+            close(lockDescriptor)
+            throw failure
+        }
         instance = String(UInt64.random(in: 1...UInt64.max), radix: 16).leftPadded(to: 16)
         let instancePath = directory + "/" + Self.instancePrefix + instance
         instanceDescriptor = open(instancePath, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         guard instanceDescriptor >= 0, flock(instanceDescriptor, LOCK_EX | LOCK_NB) == 0 else {
             let failure = CacheFileSystem.Failure(call: "flock", path: instancePath, errno: errno)
             close(lockDescriptor)
+            close(evictionDescriptor)
             if instanceDescriptor >= 0 { close(instanceDescriptor) }
             throw failure
         }
@@ -47,7 +61,32 @@ package final class CacheDirectoryLedger: Sendable {
     deinit {
         unlink(directory + "/" + Self.instancePrefix + instance)
         close(instanceDescriptor)
+        close(evictionDescriptor)
         close(lockDescriptor)
+    }
+
+    /// Runs `body` holding the eviction lock; with `wait` false, returns false at once (without running it) when
+    /// another thread or process holds it: an eviction is under way, and it will make the room.
+    @discardableResult
+    package func withEvictionLock(wait: Bool, _ body: () -> Void) -> Bool {
+        if wait { return evictingThreads.withLock { _ in holdingEvictionLock(wait: true, body) } }
+        return evictingThreads.withLockIfAvailable { _ in holdingEvictionLock(wait: false, body) } ?? false
+    }
+
+    private func holdingEvictionLock(wait: Bool, _ body: () -> Void) -> Bool {
+        let operation = wait ? LOCK_EX : LOCK_EX | LOCK_NB
+        var result = flock(evictionDescriptor, operation)
+        while result != 0 && errno == EINTR { result = flock(evictionDescriptor, operation) }
+        guard result == 0 else { return false }
+        defer { _ = flock(evictionDescriptor, LOCK_UN) }
+        body()
+        return true
+    }
+
+    /// Writes `total` to the lock file at once, inside `withLock`'s body, before the body acts on it (a write counted
+    /// before its rename). The body then leaves its `total` argument as it found it, or sets it to what it saved last.
+    package func saveWhileLocked(_ total: Int) {
+        writeTotal(total)
     }
 
     /// Runs `body` holding the directory's lock, with the shared total (nil when unknown: a new or damaged lock

@@ -38,13 +38,17 @@ package final class CachingPageSource: Sendable {
     /// Entries' freshness is measured on its wall side (entries outlive the process, so they carry dates), a
     /// request's deadline on its monotonic side; the memo and the answers' `Cache-Control` read the same clock.
     package let clock: PageProxyClock
+    /// Where the store's writes and removals run (they block on the disk, and may evict): never the cooperative pool.
+    private let diskWork: DiskWork
 
     /// - Parameters:
     ///   - store: nil for no cache: every fetch is a `bypass`.
     ///   - clock: the process's clock (tests move it to make entries stale without waiting).
-    package init(store: DiskStore?, clock: PageProxyClock = .system) {
+    ///   - diskWork: the threads that write to the store.
+    package init(store: DiskStore?, clock: PageProxyClock = .system, diskWork: DiskWork = DiskWork()) {
         self.store = store
         self.clock = clock
+        self.diskWork = diskWork
     }
 
     /// The page for `request`, from the cache or from `transport`.
@@ -182,10 +186,10 @@ package final class CachingPageSource: Sendable {
                 entry.freshUntil = received.addingTimeInterval(freshness.lifetime.timeInterval)
                 entry.mustRevalidate = freshness.mustRevalidate
                 if let scan, entry.scan?.signature != scan.signature { entry.scan = Self.scan(entry.body, for: scan) }
-                let stored = store.write(entry, for: key).map { StoredVersion(stamp: $0, freshUntil: entry.freshUntil) }
+                let stored = await write(entry, for: key, to: store)
                 return .success(CachedResponse(entry.response, .revalidated, stored: stored))
             }
-            store.remove(key)
+            await diskWork.run { store.remove(key) }
             return .success(CachedResponse(entry.response, .revalidated))
         }
         if response.status.code >= 500, let stale = staleEntry(cached, policy: policy) {
@@ -194,15 +198,21 @@ package final class CachingPageSource: Sendable {
         if response.status.code == 200 {
             if var entry = CacheFreshness.entry(for: response, routeTTL: policy.ttl, now: received) {
                 entry.scan = scan.flatMap { Self.scan(entry.body, for: $0) }
-                let stored = store.write(entry, for: key).map { StoredVersion(stamp: $0, freshUntil: entry.freshUntil) }
+                let stored = await write(entry, for: key, to: store)
                 var served = response
                 served.storedChecksum = entry.bodyChecksum
                 served.storedScan = entry.scan
                 return .success(CachedResponse(served, .miss, stored: stored))
             }
-            store.remove(key)
+            await diskWork.run { store.remove(key) }
         }
         return .success(CachedResponse(response, .miss))
+    }
+
+    /// Writes `entry` on a disk lane; the version stored, or nil when it was not stored.
+    private func write(_ entry: CacheEntry, for key: CacheKey, to store: DiskStore) async -> StoredVersion? {
+        let stamp = await diskWork.run { store.write(entry, for: key) }
+        return stamp.map { StoredVersion(stamp: $0, freshUntil: entry.freshUntil) }
     }
 
     /// The scan of a page about to be stored; nil when it is not valid JSON for `paths` (the walker, scanning it

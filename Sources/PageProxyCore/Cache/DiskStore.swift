@@ -1,3 +1,4 @@
+import Dispatch
 import Glibc
 import Synchronization
 
@@ -13,6 +14,13 @@ import Synchronization
 /// directory pointed at the wrong place does not lose anyone's files. Several processes may share the directory
 /// (replicas on one volume): they agree on the byte bound and on whose temporaries are whose through
 /// `CacheDirectoryLedger`, and each one reads the entries the others wrote.
+///
+/// The bound: a write is counted in the shared total and renamed into place in one hold of the directory's lock, and
+/// only if the total leaves room for it, so the entry files of all the processes never pass `maxBytes`. A write that
+/// takes the total past `evictionStart` (95 %) then queues an eviction (on `evictions`, off the writer's thread) down to
+/// `evictionTarget` (85 %), which skips if another process is evicting: the victims are chosen and unlinked under the eviction lock only, and subtracted once they are gone, so
+/// writers that fit in the room left go on meanwhile. Only a write that does not fit waits, for the eviction under
+/// way (then evicts itself if it must).
 package final class DiskStore: Sendable {
     private struct Record {
         var size: Int
@@ -35,6 +43,8 @@ package final class DiskStore: Sendable {
         /// Entries read and verified since they were last written: served again without re-reading the file.
         var memory: [CacheKey: CacheEntry] = [:]
         var memoryBytes = 0
+        /// An eviction is queued and has not started: writes meanwhile need not queue another.
+        var evictionQueued = false
     }
 
     package let directory: String
@@ -50,16 +60,27 @@ package final class DiskStore: Sendable {
     private let ledger: CacheDirectoryLedger?
     /// Told the victims of an eviction once they are chosen, before their files are removed (tests hold it there).
     private let onEvicting: (@Sendable ([CacheKey]) -> Void)?
+    /// Told as a write begins, on the thread that runs it (tests hold it there: a disk that stalls).
+    private let onWriting: (@Sendable (CacheKey) -> Void)?
+    /// Where the evictions that writes start run, one at a time: not on the writer's thread, so neither the writer
+    /// nor the writes queued behind it on its `DiskWork` lane wait for a directory scan and the victims' unlinks.
+    private let evictions = DispatchQueue(label: "PageProxy.DiskStore.evictions")
+
+    /// A write that takes the shared total past this evicts (if no eviction is under way).
+    package var evictionStart: Int { maxBytes - maxBytes / 20 }
+    /// What an eviction brings the shared total down to.
+    package var evictionTarget: Int { maxBytes - maxBytes / 20 * 3 }
 
     /// Opens (creating if needed) the store at `directory`; a store that cannot be used is returned disabled.
     package init(
         directory: String, maxBytes: Int, onDisable: @escaping @Sendable (String) -> Void = { _ in },
-        onEvicting: (@Sendable ([CacheKey]) -> Void)? = nil
+        onEvicting: (@Sendable ([CacheKey]) -> Void)? = nil, onWriting: (@Sendable (CacheKey) -> Void)? = nil
     ) {
         self.directory = directory.hasSuffix("/") && directory.count > 1 ? String(directory.dropLast()) : directory
         self.maxBytes = max(0, maxBytes)
         self.onDisable = onDisable
         self.onEvicting = onEvicting
+        self.onWriting = onWriting
         self.memoryLimit = min(self.maxBytes, 64 << 20)
         var ledger: CacheDirectoryLedger?
         var failure: CacheFileSystem.Failure?
@@ -76,6 +97,11 @@ package final class DiskStore: Sendable {
         } catch {
             disable("cache directory \(self.directory) is unusable: \(error.description)")
         }
+    }
+
+    /// Waits until the evictions queued so far have run (tests; nothing else needs to).
+    package func waitForEvictions() {
+        evictions.sync {}
     }
 
     /// This process's id among those sharing the directory (it names their temporary files); nil when unusable.
@@ -177,8 +203,10 @@ package final class DiskStore: Sendable {
         }
     }
 
-    /// Stores `entry` under `key` atomically, then evicts least recently used entries down to the bound.
-    /// - Returns: the stamp of the version written; nil when it was not written (too large, store disabled, failure).
+    /// Stores `entry` under `key` atomically, then queues an eviction of least recently used entries if the shared
+    /// total passed `evictionStart`. Blocks on the disk: callers on the cooperative pool run it on a `DiskWork` lane.
+    /// - Returns: the stamp of the version written; nil when it was not written (too large, store disabled, no room
+    ///   made after a few evictions, failure).
     @discardableResult
     package func write(_ entry: CacheEntry, for key: CacheKey) -> PageStamp? {
         let bytes = CacheEntryFormat.encode(entry, key: key)
@@ -187,31 +215,32 @@ package final class DiskStore: Sendable {
             remove(key)
             return nil
         }
-        let temporary: String? = state.withLock { state in
-            guard state.disabledReason == nil else { return nil }
-            state.temporaryCounter += 1
-            // Named after this process's instance, so that no other process's start-up removes it mid-write.
-            return "\(directory)/\(key.directoryName)/\(key.hex).tmp-\(ledger?.instance ?? "0")-\(state.temporaryCounter)"
-        }
-        guard let temporary, let ledger else { return nil }
+        guard let ledger, let names = temporaryNames(for: key) else { return nil }
+        let (temporary, aside) = names
+        onWriting?(key)
         let path = self.path(for: key)
-        // The bytes are counted (and room made) before the entry appears, so the entries on disk never pass the bound.
-        let added = bytes.count - (CacheFileSystem.fileInfo(path)?.size ?? 0)
-        ledger.withLock { total in
-            var pending = (total ?? maxBytes + 1) + added
-            if total == nil || pending > maxBytes { evict(total: &pending, adding: added, sparing: key) }
-            total = pending
-        }
+        var placed: Result<(total: Int, leftAt: String?), CacheFileSystem.Failure>?
         do throws(CacheFileSystem.Failure) {
-            try CacheFileSystem.makeDirectory("\(directory)/\(key.directoryName)")
-            try CacheFileSystem.writeAtomically(bytes, to: path, temporary: temporary)
+            try writeTemporary(bytes, temporary, in: "\(directory)/\(key.directoryName)")
+            for attempt in 1...Self.roomAttempts {
+                placed = place(temporary, at: path, size: bytes.count, aside: aside, ledger: ledger)
+                if placed != nil || attempt == Self.roomAttempts { break }
+                // No room: wait for the eviction under way, if any, then evict what is still needed.
+                evict(making: bytes.count, sparing: key, wait: true)
+            }
         } catch {
-            release(added)
-            if error.disablesCache { disable("cache directory \(directory) is unusable: \(error.description)") }
+            placed = .failure(error)
+        }
+        guard case .success(let (total, leftAt)) = placed else {
+            CacheFileSystem.remove(temporary)
+            if case .failure(let error) = placed, error.disablesCache {
+                disable("cache directory \(directory) is unusable: \(error.description)")
+            }
+            // Not stored: the old version is no longer what the upstream says (as for an entry too large).
             remove(key)
             return nil
         }
-        return state.withLock { state -> PageStamp? in
+        let stamp = state.withLock { state -> PageStamp in
             Self.dropMemory(key, &state)
             state.useCounter += 1
             state.changeCounter += 1
@@ -220,18 +249,27 @@ package final class DiskStore: Sendable {
             state.totalBytes += bytes.count - (old?.size ?? 0)
             return PageStamp(key: key, generation: record.generation)
         }
+        if let leftAt { CacheFileSystem.remove(leftAt) }
+        if total > evictionStart { queueEviction() }
+        return stamp
     }
+
+    /// How many times a write that finds no room evicts before it gives up (others may take the room it made).
+    static let roomAttempts = 3
 
     /// Removes the entry for `key`, if any.
     package func remove(_ key: CacheKey) {
-        let path = self.path(for: key)
         // The file goes even without a record here: another process may have written it.
-        let size = CacheFileSystem.fileInfo(path)?.size
-        state.withLock { state in
-            Self.dropRecord(key, &state)
-            if size != nil { CacheFileSystem.remove(path) }
+        if let ledger, let aside = temporaryNames(for: key)?.aside {
+            let removed = ledger.withLock { (total: inout Int?) -> Int? in
+                // Taken aside and subtracted in one hold of the lock: a rescan under it sees the same as the total.
+                guard let size = CacheFileSystem.detach(path(for: key), to: aside) else { return nil }
+                total = total.map { max(0, $0 - size) }
+                return size
+            }
+            if removed != nil { CacheFileSystem.remove(aside) }
         }
-        if let size { release(size) }
+        state.withLock { state in _ = Self.dropRecord(key, &state) }
     }
 
     /// The entry file's path: `<directory>/<first two hex digits>/<64 hex digits>.entry`.
@@ -274,39 +312,128 @@ package final class DiskStore: Sendable {
         if let old = state.memory.removeValue(forKey: key) { state.memoryBytes -= old.body.count }
     }
 
-    /// Under the directory's lock, when the shared total passes the bound: deletes entries down to 90 % of it (so
-    /// that eviction does not run on every write), this process's least recently used first, then the other
-    /// processes' oldest files. `total` becomes the true total of the files on disk, plus `adding` (a write about to
-    /// be renamed into place, whose key is `spared`).
-    ///
-    /// The store's `Mutex` is held only to copy the use order and, at the end, to forget the victims: the sort and
-    /// the `unlink`s run outside it, so lookups (and hits) go on while an eviction runs. The directory's lock stays
-    /// held throughout, which keeps the shared total true for every process.
-    private func evict(total: inout Int, adding: Int, sparing spared: CacheKey?) {
-        let files = Self.scan(directory).entries
-        total = files.values.reduce(adding) { $0 + $1.size }
-        guard total > maxBytes else { return }
-        let target = maxBytes - maxBytes / 10
-        let uses = state.withLock { $0.records.map { (key: $0.key, lastUse: $0.value.lastUse) } }
-        let ours = uses.sorted { $0.lastUse < $1.lastUse }.map(\.key)
-        let known = Set(ours)
-        let theirs = files.filter { !known.contains($0.key) }.sorted { $0.value.modified < $1.value.modified }.map(\.key)
-        var victims: [CacheKey] = []
-        for key in ours + theirs where key != spared {
-            guard total > target else { break }
-            guard let file = files[key] else { continue }
-            victims.append(key)
-            total -= file.size
-        }
-        onEvicting?(victims)
-        // A lookup between an unlink and the forgetting below finds no file and forgets the record itself.
-        for key in victims { CacheFileSystem.remove(path(for: key)) }
-        state.withLock { state in
-            for key in victims { Self.dropRecord(key, &state) }
+    /// Writes a temporary file, making its fan-out folder only when it is missing (not five system calls per write).
+    private func writeTemporary(_ bytes: [UInt8], _ temporary: String, in folder: String) throws(CacheFileSystem.Failure) {
+        do throws(CacheFileSystem.Failure) {
+            try CacheFileSystem.writeTemporary(bytes, temporary)
+        } catch where error.errno == ENOENT {
+            try CacheFileSystem.makeDirectory(folder)
+            try CacheFileSystem.writeTemporary(bytes, temporary)
         }
     }
 
-    /// Takes `bytes` off the shared total (an entry removed, a write abandoned).
+    /// Two names beside `key`'s entry no other writer uses: where its bytes are written, and where the version it
+    /// replaces is moved aside. Named after this process's instance, so that no other process's start-up removes them
+    /// while it lives, and its own next start removes what a crash left. Nil when the store is disabled.
+    private func temporaryNames(for key: CacheKey) -> (temporary: String, aside: String)? {
+        state.withLock { state in
+            guard state.disabledReason == nil else { return nil }
+            state.temporaryCounter += 2
+            let stem = "\(directory)/\(key.directoryName)/\(key.hex).tmp-\(ledger?.instance ?? "0")-"
+            return (stem + String(state.temporaryCounter - 1), stem + String(state.temporaryCounter))
+        }
+    }
+
+    /// Under the directory's lock: when the shared total leaves room for `size` bytes more (less the version
+    /// replaced), counts them, then puts `temporary` in place. Nil when there is no room (or the total is unknown: an
+    /// eviction finds it); otherwise the total after the write and where the version replaced now is (for the caller
+    /// to unlink outside the lock).
+    ///
+    /// The bytes are saved to the lock file before the entry appears, and the version replaced is subtracted after
+    /// it, by its exact size (`CacheFileSystem.replace`): a process killed in between leaves the total too high,
+    /// never too low, and an eviction that took the old version meanwhile is not subtracted twice.
+    private func place(
+        _ temporary: String, at path: String, size: Int, aside: String, ledger: CacheDirectoryLedger
+    ) -> Result<(total: Int, leftAt: String?), CacheFileSystem.Failure>? {
+        ledger.withLock { (total: inout Int?) -> Result<(total: Int, leftAt: String?), CacheFileSystem.Failure>? in
+            guard let current = total, current - (CacheFileSystem.fileInfo(path)?.size ?? 0) + size <= maxBytes else { return nil }
+            // Every save is explicit here, so `total` is left as found (`withLock` writes back only a change of it).
+            ledger.saveWhileLocked(current + size)
+            let replaced: (replaced: Int, leftAt: String?)
+            do throws(CacheFileSystem.Failure) {
+                replaced = try CacheFileSystem.replace(path, with: temporary, aside: aside)
+            } catch {
+                ledger.saveWhileLocked(current)
+                return .failure(error)
+            }
+            if replaced.replaced != 0 { ledger.saveWhileLocked(current + size - replaced.replaced) }
+            return .success((current + size - replaced.replaced, replaced.leftAt))
+        }
+    }
+
+    /// Queues an eviction on `evictions`, unless one is queued and has not started yet.
+    private func queueEviction() {
+        let queues = state.withLock { state -> Bool in
+            defer { state.evictionQueued = true }
+            return !state.evictionQueued
+        }
+        guard queues else { return }
+        evictions.async { [self] in
+            // Writes from now on may queue the next one: this one may be past the total they see.
+            state.withLock { $0.evictionQueued = false }
+            evict(making: 0, sparing: nil, wait: false)
+        }
+    }
+
+    /// Evicts least recently used entries, this process's first, then the other processes' oldest files, until the
+    /// shared total is at most `evictionTarget` less `making` (room a write waits for); nothing when it is already
+    /// below `evictionStart` (or leaves room for `making`). Holds the eviction lock throughout, so two evictions do not
+    /// pick the same victims; with `wait` false it returns at once when another eviction is under way.
+    ///
+    /// The directory scan, the sort and the `unlink`s run outside the directory's lock and the store's `Mutex`:
+    /// writes that fit, and lookups, go on. Each victim is taken aside (`detach`) and then removed, and the bytes
+    /// actually removed are subtracted from the total afterwards, so a process killed mid-eviction leaves the total
+    /// too high, never too low. A lookup that finds a victim's file gone treats it as a miss.
+    private func evict(making room: Int, sparing spared: CacheKey?, wait: Bool) {
+        guard let ledger else { return }
+        ledger.withEvictionLock(wait: wait) {
+            // Another eviction may have made the room while this one waited: then no scan at all.
+            let before = ledger.withLock { $0 }
+            if let before, room > 0 ? before + room <= maxBytes : before <= evictionStart { return }
+            let files = Self.scan(directory).entries
+            let scanned = files.values.reduce(0) { $0 + $1.size }
+            let known: Int = ledger.withLock { total in
+                // Unknown (a new or damaged lock file), or far above the files (left by killed processes): the true
+                // total from a rescan. Exact under both locks: every rename and removal is counted in one hold of the
+                // directory's lock, and no other eviction has victims aside.
+                if total.map({ $0 - scanned > maxBytes / 10 }) ?? true {
+                    total = Self.scan(directory).entries.values.reduce(0) { $0 + $1.size }
+                }
+                return total ?? 0
+            }
+            let needed = room > 0 ? known + room > maxBytes : known > evictionStart
+            guard needed else { return }
+            let target = max(0, evictionTarget - room)
+            let uses = state.withLock { $0.records.map { (key: $0.key, lastUse: $0.value.lastUse) } }
+            let ours = uses.sorted { $0.lastUse < $1.lastUse }.map(\.key)
+            let ourKeys = Set(ours)
+            let theirs = files.filter { !ourKeys.contains($0.key) }.sorted { $0.value.modified < $1.value.modified }.map(\.key)
+            var victims: [CacheKey] = []
+            var remaining = known
+            for key in ours + theirs where key != spared {
+                guard remaining > target else { break }
+                guard let file = files[key] else { continue }
+                victims.append(key)
+                remaining -= file.size
+            }
+            onEvicting?(victims)
+            var removed = 0
+            var gone: [CacheKey] = []
+            for key in victims {
+                guard let aside = temporaryNames(for: key)?.aside, let size = CacheFileSystem.detach(path(for: key), to: aside) else { continue }
+                CacheFileSystem.remove(aside)
+                removed += size
+                gone.append(key)
+            }
+            release(removed)
+            // A lookup between an unlink and the forgetting below finds no file and forgets the record itself.
+            state.withLock { state in
+                for key in gone { Self.dropRecord(key, &state) }
+            }
+        }
+    }
+
+    /// Takes `bytes` off the shared total (entries removed).
     private func release(_ bytes: Int) {
         guard bytes != 0 else { return }
         ledger?.withLock { total in total = total.map { max(0, $0 - bytes) } }
@@ -359,7 +486,8 @@ package final class DiskStore: Sendable {
         let probe = "\(directory)/.probe-\(ledger.instance)"
         try CacheFileSystem.writeAtomically([], to: probe, temporary: probe + ".tmp")
         CacheFileSystem.remove(probe)
-        ledger.withLock { total in
+        // Both locks: no other process has an eviction's victims aside, so the rescan below is the true total.
+        ledger.withEvictionLock(wait: true) { ledger.withLock { total in
             let (files, temporaries) = Self.scan(directory)
             for path in temporaries {
                 let name = path.split(separator: "/").last.map(String.init) ?? ""
@@ -376,9 +504,9 @@ package final class DiskStore: Sendable {
                 state.useCounter = UInt64(files.count)
                 state.changeCounter = UInt64(files.count)
             }
-            var current = files.values.reduce(0) { $0 + $1.size }
-            if current > maxBytes { evict(total: &current, adding: 0, sparing: nil) }
-            total = current
-        }
+            total = files.values.reduce(0) { $0 + $1.size }
+        } }
+        // Over the bound (a smaller one than the last run's, or one the processes disagree on): evicted now.
+        if totalBytes > evictionStart { evict(making: 0, sparing: nil, wait: true) }
     }
 }

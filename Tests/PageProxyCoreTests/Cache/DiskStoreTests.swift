@@ -84,53 +84,108 @@ import Testing
         #expect(directory.files.isEmpty)
     }
 
+    /// Seven entries fill the bound: the sixth leaves it under `evictionStart` (95 %), the seventh passes it and
+    /// evicts down to `evictionTarget` (85 %): two entries.
+    static let entriesInBound = 7
+
     @Test func evictsLeastRecentlyUsedByBytes() {
         let directory = TemporaryDirectory()
         let size = Self.fileSize(bodyBytes: 100)
-        let store = DiskStore(directory: directory.path, maxBytes: size * 3)
-        for page in 1...3 { store.write(Self.entry(page), for: Self.key(page)) }
+        let store = DiskStore(directory: directory.path, maxBytes: size * Self.entriesInBound)
+        for page in 1...6 { store.write(Self.entry(page), for: Self.key(page)) }
+        #expect(store.entryCount == 6)
         _ = store.read(Self.key(1))  // 1 is now more recent than 2 and 3
-        // Over the bound: eviction goes down to 90 % of it, least recently used first (2, then 3).
-        store.write(Self.entry(4), for: Self.key(4))
-        #expect(store.totalBytes <= size * 3)
+        // Past 95 % of the bound: eviction goes down to 85 % of it, least recently used first (2, then 3).
+        store.write(Self.entry(7), for: Self.key(7))
+        store.waitForEvictions()
+        #expect(store.totalBytes <= store.evictionTarget)
         #expect(store.contains(Self.key(1)))
         #expect(!store.contains(Self.key(2)))
         #expect(!store.contains(Self.key(3)))
-        #expect(store.contains(Self.key(4)))
+        #expect(store.contains(Self.key(7)))
         #expect(store.read(Self.key(2)) == nil)
         #expect(directory.files.count == store.entryCount)
     }
 
-    @Test("lookups go on while an eviction runs: the store's lock is not held while the victims are removed")
-    func lookupsProceedDuringEviction() {
+    @Test("a write that finds no room evicts first, then is stored; the entries never pass the bound")
+    func aWriteWithNoRoomEvictsBeforeItIsPlaced() {
         let directory = TemporaryDirectory()
         let size = Self.fileSize(bodyBytes: 100)
+        let store = DiskStore(directory: directory.path, maxBytes: size * Self.entriesInBound)
+        for page in 1...6 { store.write(Self.entry(page), for: Self.key(page)) }
+        // Three entries' worth in one: it does not fit in the room left, so the writer evicts before its rename.
+        let big = Self.entry(8, bodyBytes: size * 3 - (size - 100))
+        #expect(store.write(big, for: Self.key(8)) != nil)
+        store.waitForEvictions()
+        #expect(store.read(Self.key(8)) == big)
+        #expect(store.totalBytes <= store.maxBytes)
+        #expect(SharedCacheDirectoryTests.entryBytes(directory) == store.totalBytes)
+        #expect(!store.contains(Self.key(1)))
+    }
+
+    @Test("lookups and writes go on while an eviction runs: no lock they take is held while the victims are removed")
+    func lookupsProceedDuringEviction() {
+        let directory = TemporaryDirectory()
+        let size = Self.fileSize(bodyBytes: 1000)
+        let small = Self.entry(9, bodyBytes: 1)
+        // Room for the small entry beside seven large ones; the seventh passes 95 % of the bound and evicts one.
         let chosen = DispatchSemaphore(value: 0)
         let resume = DispatchSemaphore(value: 0)
         let victims = Locked<[CacheKey]>([])
-        let store = DiskStore(directory: directory.path, maxBytes: size * 3) { _ in } onEvicting: { keys in
+        let store = DiskStore(directory: directory.path, maxBytes: size * 7 + 300) { _ in } onEvicting: { keys in
             victims.withLock { $0 = keys }
             chosen.signal()
             // Held here, mid-eviction, until the test has looked entries up.
-            _ = resume.wait(timeout: .now() + .seconds(30))
+            _ = resume.wait(timeout: .now() + .seconds(90))
         }
-        for page in 1...3 { store.write(Self.entry(page), for: Self.key(page)) }
+        for page in 1...6 { store.write(Self.entry(page, bodyBytes: 1000), for: Self.key(page)) }
         _ = store.read(Self.key(1))
         let written = DispatchSemaphore(value: 0)
         DispatchQueue.global().async {
-            store.write(Self.entry(4), for: Self.key(4))
+            store.write(Self.entry(7, bodyBytes: 1000), for: Self.key(7))
             written.signal()
         }
         #expect(chosen.wait(timeout: .now() + .seconds(30)) == .success)
-        #expect(victims.value == [Self.key(2), Self.key(3)])
-        // With the eviction stopped between choosing and removing, a lookup on this thread is answered.
-        #expect(store.read(Self.key(1)) == Self.entry(1))
+        #expect(victims.value == [Self.key(2)])
+        // With the eviction stopped between choosing and removing, a lookup on this thread is answered...
+        #expect(store.read(Self.key(1)) == Self.entry(1, bodyBytes: 1000))
         #expect(store.contains(Self.key(2)))
+        // ...and so is a write that fits in the room left (a small one), which does not start a second eviction.
+        #expect(SharedCacheDirectoryTests.finishesWhileHeld { store.write(small, for: Self.key(9)) != nil } == true)
+        #expect(victims.value == [Self.key(2)])
+        #expect(SharedCacheDirectoryTests.entryBytes(directory) <= store.maxBytes)
         resume.signal()
         #expect(written.wait(timeout: .now() + .seconds(30)) == .success)
+        store.waitForEvictions()
         #expect(!store.contains(Self.key(2)))
-        #expect(store.read(Self.key(3)) == nil)
-        #expect(store.read(Self.key(4)) == Self.entry(4))
+        #expect(store.read(Self.key(2)) == nil)
+        #expect(store.contains(Self.key(3)))
+        #expect(store.read(Self.key(7)) == Self.entry(7, bodyBytes: 1000))
+        #expect(store.read(Self.key(9)) == small)
+    }
+
+    @Test("a rewrite swaps the new version in (the old one is never missing) and the total stays exact")
+    func aRewriteSwapsTheEntryAndCountsExactly() throws {
+        let directory = TemporaryDirectory()
+        let path = directory.path + "/entry"
+        // Nothing there yet: a plain rename.
+        try CacheFileSystem.writeTemporary(Array("first".utf8), path + ".new")
+        let first = try CacheFileSystem.replace(path, with: path + ".new", aside: path + ".old")
+        #expect(first.replaced == 0 && first.leftAt == nil)
+        // A version there: swapped, the old one's exact size given back, its bytes where it says.
+        try CacheFileSystem.writeTemporary(Array("second!".utf8), path + ".new")
+        let second = try CacheFileSystem.replace(path, with: path + ".new", aside: path + ".old")
+        #expect(second.replaced == 5)
+        let leftAt = try #require(second.leftAt)
+        #expect(try String(contentsOfFile: leftAt, encoding: .utf8) == "first")
+        #expect(try String(contentsOfFile: path, encoding: .utf8) == "second!")
+
+        let store = DiskStore(directory: directory.path + "/cache", maxBytes: 1 << 20)
+        for bodyBytes in [100, 300, 50, 200] { store.write(Self.entry(1, bodyBytes: bodyBytes), for: Self.key(1)) }
+        let total = try String(contentsOfFile: directory.path + "/cache/" + CacheDirectoryLedger.lockName, encoding: .utf8)
+        #expect(total == "\(Self.fileSize(bodyBytes: 200))\n")
+        #expect(store.read(Self.key(1)) == Self.entry(1, bodyBytes: 200))
+        #expect(directory.files.filter { $0.hasPrefix("cache/") && !$0.hasPrefix("cache/.") }.count == 1, "no version left aside")
     }
 
     @Test func anEntryLargerThanTheBoundIsNotStored() {
@@ -144,23 +199,24 @@ import Testing
     @Test func indexAndLRUOrderSurviveAReopen() throws {
         let directory = TemporaryDirectory()
         let size = Self.fileSize(bodyBytes: 100)
-        let store = DiskStore(directory: directory.path, maxBytes: size * 3)
-        for page in 1...3 { store.write(Self.entry(page), for: Self.key(page)) }
-        // Make the file times unambiguous: page 2 oldest, then 3, then 1.
+        let store = DiskStore(directory: directory.path, maxBytes: size * Self.entriesInBound)
+        for page in 1...6 { store.write(Self.entry(page), for: Self.key(page)) }
+        // Make the file times unambiguous: page 2 oldest, then 3, then 1, then 4-6 (now).
         for (page, time) in [(2, 1_000), (3, 2_000), (1, 3_000)] {
             var times = [timespec(tv_sec: time, tv_nsec: 0), timespec(tv_sec: time, tv_nsec: 0)]
             #expect(utimensat(AT_FDCWD, store.path(for: Self.key(page)), &times, 0) == 0)
         }
-        let reopened = DiskStore(directory: directory.path, maxBytes: size * 3)
-        #expect(reopened.entryCount == 3)
-        #expect(reopened.totalBytes == size * 3)
+        let reopened = DiskStore(directory: directory.path, maxBytes: size * Self.entriesInBound)
+        #expect(reopened.entryCount == 6)
+        #expect(reopened.totalBytes == size * 6)
         #expect(reopened.read(Self.key(3)) == Self.entry(3))
-        // Over the bound: eviction goes down to 90 % of it, oldest first: 2 (oldest file), then 1; 3 was just read.
-        reopened.write(Self.entry(4), for: Self.key(4))
+        // Past 95 % of the bound: eviction goes down to 85 %, oldest first: 2 (oldest file), then 1; 3 was just read.
+        reopened.write(Self.entry(7), for: Self.key(7))
+        reopened.waitForEvictions()
         #expect(!reopened.contains(Self.key(2)))
         #expect(!reopened.contains(Self.key(1)))
         #expect(reopened.contains(Self.key(3)))
-        #expect(reopened.contains(Self.key(4)))
+        #expect(reopened.contains(Self.key(7)))
     }
 
     @Test func reopeningWithASmallerBoundEvictsAtOnce() {

@@ -48,6 +48,85 @@ import Testing
         #expect(first.isEnabled && second.isEnabled)
     }
 
+    /// The shared total as the lock file holds it.
+    static func sharedTotal(_ directory: TemporaryDirectory) -> Int? {
+        (try? String(contentsOfFile: directory.path + "/" + CacheDirectoryLedger.lockName, encoding: .utf8))
+            .flatMap { Int($0.trimmingCharacters(in: .whitespacesAndNewlines)) }
+    }
+
+    @Test("while one store evicts, the other writes what fits without waiting, starts no second eviction, and the total never reads low")
+    func anotherStoreWritesWhileOneEvicts() throws {
+        let directory = TemporaryDirectory()
+        let size = Make.fileSize(bodyBytes: 1000)
+        let bound = size * 7 + 300
+        let chosen = DispatchSemaphore(value: 0)
+        let resume = DispatchSemaphore(value: 0)
+        let evictions = Locked<[String]>([])
+        let evicting = DiskStore(directory: directory.path, maxBytes: bound) { _ in } onEvicting: { _ in
+            evictions.withLock { $0.append("first") }
+            chosen.signal()
+            _ = resume.wait(timeout: .now() + .seconds(90))
+        }
+        let other = DiskStore(directory: directory.path, maxBytes: bound) { _ in } onEvicting: { _ in
+            evictions.withLock { $0.append("second") }
+        }
+        for page in 1...6 { evicting.write(Make.entry(page, bodyBytes: 1000), for: Make.key(page)) }
+        let written = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async {
+            evicting.write(Make.entry(7, bodyBytes: 1000), for: Make.key(7))
+            written.signal()
+        }
+        #expect(chosen.wait(timeout: .now() + .seconds(30)) == .success)
+        // Held between choosing its victims and removing them: had the process been killed here, the shared total
+        // would be too high (it still counts the victims), never too low.
+        #expect(try #require(Self.sharedTotal(directory)) >= Self.entryBytes(directory))
+        // The other process's write fits in the room left: it is stored now, past 95 % of the bound, and does not
+        // evict (the eviction lock is taken), so the victims are not picked twice.
+        #expect(Self.finishesWhileHeld { other.write(Make.entry(9, bodyBytes: 1), for: Make.key(9)) != nil } == true)
+        #expect(evictions.value == ["first"])
+        #expect(Self.entryBytes(directory) <= bound)
+        #expect(try #require(Self.sharedTotal(directory)) >= Self.entryBytes(directory))
+        resume.signal()
+        #expect(written.wait(timeout: .now() + .seconds(30)) == .success)
+        evicting.waitForEvictions()
+        other.waitForEvictions()
+        // Once the eviction is over, the total is exact again.
+        #expect(Self.sharedTotal(directory) == Self.entryBytes(directory))
+        #expect(Self.entryBytes(directory) <= evicting.evictionTarget + Make.fileSize(bodyBytes: 1))
+        #expect(other.read(Make.key(7)) == Make.entry(7, bodyBytes: 1000))
+        #expect(evicting.read(Make.key(9)) == Make.entry(9, bodyBytes: 1))
+    }
+
+    @Test("a total left far too high by killed processes is corrected by the next eviction, not only by a start")
+    func anEvictionCorrectsATotalLeftTooHigh() throws {
+        let directory = TemporaryDirectory()
+        let size = Make.fileSize(bodyBytes: 1000)
+        let store = DiskStore(directory: directory.path, maxBytes: size * 10)
+        for page in 1...3 { store.write(Make.entry(page, bodyBytes: 1000), for: Make.key(page)) }
+        // As if processes were killed between counting writes and renaming them, or mid-eviction: far over the bound.
+        try Data("99999999\n".utf8).write(to: URL(fileURLWithPath: directory.path + "/" + CacheDirectoryLedger.lockName))
+        // The next write finds no room, evicts, and that eviction finds the total far above the files: it rescans
+        // under both locks instead of evicting everything, and the write is stored.
+        #expect(store.write(Make.entry(4, bodyBytes: 1000), for: Make.key(4)) != nil)
+        store.waitForEvictions()
+        #expect(Self.sharedTotal(directory) == size * 4)
+        #expect(Self.entryBytes(directory) == size * 4)
+        for page in 1...4 { #expect(store.contains(Make.key(page))) }
+    }
+
+    /// Runs `body` on another thread while the test holds an eviction: its result, or nil when it did not finish within
+    /// a bound far shorter than the hold (it waited for the eviction). A bound on a wait, not a measure of speed.
+    static func finishesWhileHeld<T: Sendable>(_ body: @escaping @Sendable () -> T) -> T? {
+        let result = Locked<T?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async {
+            result.withLock { $0 = body() }
+            done.signal()
+        }
+        guard done.wait(timeout: .now() + .seconds(30)) == .success else { return nil }
+        return result.value
+    }
+
     @Test func eachStoreReadsWhatTheOtherWrote() {
         let directory = TemporaryDirectory()
         let writer = DiskStore(directory: directory.path, maxBytes: 1 << 20)

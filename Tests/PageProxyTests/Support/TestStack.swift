@@ -31,7 +31,7 @@ final class TestStack: Sendable {
 
     static func start(
         routes: [Route], mockOptions: MockUpstreamOptions = MockUpstreamOptions(), configure: (inout Config) -> Void = { _ in },
-        spool: MergedSpool? = nil, clock: PageProxyClock = .system
+        spool: MergedSpool? = nil, clock: PageProxyClock = .system, onCacheWrite: (@Sendable (CacheKey) -> Void)? = nil
     ) throws -> TestStack {
         let logs = LogCollector()
         let logger = Logger(level: .debug) { line in logs.append(line) }
@@ -49,7 +49,7 @@ final class TestStack: Sendable {
             return config
         })
         configure(&config)
-        let app = try PageProxyApp.start(config: config, logger: logger, spool: spool, clock: clock)
+        let app = try PageProxyApp.start(config: config, logger: logger, spool: spool, clock: clock, onCacheWrite: onCacheWrite)
         return TestStack(mock: mock, mockServer: mockServer, app: app, logs: logs)
     }
 
@@ -65,9 +65,10 @@ final class TestStack: Sendable {
     static func run<T>(
         routes: [Route] = SchemeRoutes.all, mockOptions: MockUpstreamOptions = SchemeRoutes.mockOptions,
         configure: (inout Config) -> Void = { _ in }, spool: MergedSpool? = nil, clock: PageProxyClock = .system,
-        _ body: (TestStack) async throws -> T
+        onCacheWrite: (@Sendable (CacheKey) -> Void)? = nil, _ body: (TestStack) async throws -> T
     ) async throws -> T {
-        let stack = try start(routes: routes, mockOptions: mockOptions, configure: configure, spool: spool, clock: clock)
+        let stack = try start(
+            routes: routes, mockOptions: mockOptions, configure: configure, spool: spool, clock: clock, onCacheWrite: onCacheWrite)
         do {
             let result = try await body(stack)
             await stack.stop()

@@ -1,0 +1,38 @@
+import Dispatch
+import Synchronization
+
+/// Where the page cache's writes and removals run: a few serial Dispatch queues (lanes) of its own, never the
+/// cooperative pool. A disk that stalls (a slow `rename`, an eviction's `unlink`s, a full journal) blocks a lane's
+/// thread; the pool's threads, which run every connection, go on.
+///
+/// Reads stay inline on purpose (`DiskStore.lookup`): a hop to another thread per page is what issue 13 removed.
+/// Each call goes to the lane with the fewest calls in flight, so one long eviction does not queue every other
+/// write behind it. A waiting caller is not cancelled: a write that started finishes, so the store stays coherent.
+package final class DiskWork: Sendable {
+    private let lanes: [DispatchQueue]
+    /// Calls queued or running on each lane.
+    private let inFlight: Mutex<[Int]>
+
+    /// - Parameter lanes: how many disk calls may block at once (at least one).
+    package init(lanes: Int = 4) {
+        let count = max(1, lanes)
+        self.lanes = (0..<count).map { DispatchQueue(label: "PageProxy.DiskWork.\($0)") }
+        inFlight = Mutex([Int](repeating: 0, count: count))
+    }
+
+    /// Runs `body` on a lane and returns its result; the calling task suspends meanwhile.
+    package func run<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
+        let lane = inFlight.withLock { counts -> Int in
+            let lane = counts.indices.min { counts[$0] < counts[$1] } ?? 0
+            counts[lane] += 1
+            return lane
+        }
+        return await withCheckedContinuation { continuation in
+            lanes[lane].async { [self] in
+                let result = body()
+                self.inFlight.withLock { $0[lane] -= 1 }
+                continuation.resume(returning: result)
+            }
+        }
+    }
+}
