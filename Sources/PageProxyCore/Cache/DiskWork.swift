@@ -5,7 +5,8 @@ import Synchronization
 /// cooperative pool. A disk that stalls (a slow `rename`, an eviction's `unlink`s, a full journal) blocks a lane's
 /// thread; the pool's threads, which run every connection, go on.
 ///
-/// Reads stay inline on purpose (`DiskStore.lookup`): a hop to another thread per page is what issue 13 removed.
+/// Reads stay inline when their bytes are in memory (a hop per page is what issue 13 removed); a cold read goes to
+/// `CachingPageSource`'s own queue, not behind writes here.
 /// Each call goes to the lane with the fewest calls in flight, so one long eviction does not queue every other
 /// write behind it. A waiting caller is not cancelled: a write that started finishes, so the store stays coherent.
 package final class DiskWork: Sendable {
