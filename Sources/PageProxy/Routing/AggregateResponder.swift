@@ -29,17 +29,30 @@ struct AggregateResponder: Sendable {
         self.budgets = budgets
     }
 
-    func respond(to request: HTTPRequestHead, route: RouteConfig, subpath: String, response: consuming Response) async -> RequestRecord {
+    /// Plans the request (a bad control or header is a 400), keeps the plan in `plans`, and answers it.
+    func respond(
+        to request: HTTPRequestHead, route: RouteConfig, subpath: String, plans: RequestPlanCache? = nil, response: consuming Response
+    ) async -> RequestRecord {
         let began = ContinuousClock.now
-        var record = RequestRecord(route: route.name)
         let plan: RequestPlan
         do {
             plan = try RequestPlan(request: request, route: route, subpath: subpath, lookahead: lookahead)
         } catch let error as any HTTPResponseError {
-            return await response.send(error, recording: record)
+            return await response.send(error, recording: RequestRecord(route: route.name))
         } catch {
-            return await response.send(HTTPError(.internalServerError, code: "internal_error", message: "\(error)"), recording: record)
+            return await response.send(
+                HTTPError(.internalServerError, code: "internal_error", message: "\(error)"), recording: RequestRecord(route: route.name))
         }
+        plans?.keep(plan, for: request)
+        return await respond(to: request, plan: plan, began: began, response: response)
+    }
+
+    /// Answers a planned request: from the memo when it can, else by walking the pages.
+    func respond(
+        to request: HTTPRequestHead, plan: RequestPlan, began: ContinuousClock.Instant = .now, response: consuming Response
+    ) async -> RequestRecord {
+        let route = plan.route
+        var record = RequestRecord(route: route.name)
         let controls = plan.controls
         // Every fetch is kept only to be explained; otherwise the timing alone, in bounded memory.
         let walkRecord = WalkRecord(began: began, keepsFetches: controls.explain, onProgress: walkObserver)

@@ -4,7 +4,8 @@ import PageProxyCore
 /// controls, the headers sent upstream, the first page's URL, the walk's options, the cache policy and the memo key.
 struct RequestPlan {
     let route: RouteConfig
-    let request: HTTPRequestHead
+    /// The request answered: the one planned, or a later one with the same plan (`RequestPlanCache`).
+    private(set) var request: HTTPRequestHead
     let controls: ProxyControls
     /// The headers every page request carries (`UpstreamHeaders`).
     let upstreamHeaders: HTTPHeaders
@@ -21,6 +22,10 @@ struct RequestPlan {
     let memoKey: String?
     /// The credentials sent upstream, never to be quoted back from an upstream's error body.
     let secrets: [String]
+    /// Whether the client sent a field the route forwards: only a private cache may keep the answer.
+    let isPrivate: Bool
+    /// The route's `Vary` value (`AnswerFreshness`).
+    let vary: String
 
     /// - Throws: `ProxyControls.Invalid` or `UpstreamHeaders.Refused`, both `HTTPResponseError`s (400).
     init(request: HTTPRequestHead, route: RouteConfig, subpath: String, lookahead: LookaheadMemory) throws {
@@ -51,6 +56,15 @@ struct RequestPlan {
                 + "\u{0}\(window?.skip ?? 0)\u{0}\(controls.fields?.description ?? "")"
             : nil
         secrets = CredentialRedaction.secrets(in: upstreamHeaders)
+        isPrivate = AnswerFreshness.isPrivate(route: route, request: request)
+        vary = AnswerFreshness.vary(route: route)
+    }
+
+    /// This plan answering `request`, which `RequestPlanCache` found to have the same target and deciding fields.
+    func answering(_ request: HTTPRequestHead) -> RequestPlan {
+        var plan = self
+        plan.request = request
+        return plan
     }
 
     /// Everything besides the pages that decides the merged bytes (`AggregateETag`): the items path (an auto route's
