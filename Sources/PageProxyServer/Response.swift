@@ -54,10 +54,13 @@ package struct Response: ~Copyable {
     }
 
     /// Starts a streamed body (chunked for HTTP/1.1, close-delimited for HTTP/1.0).
+    /// - Parameter holdingHead: the head leaves with the body's first part (`ResponseWriter.beginStream`).
     /// - Throws: `SocketError` when the client cannot take the head.
-    package consuming func beginStream(_ status: HTTPStatus, headers: HTTPHeaders = HTTPHeaders()) async throws(SocketError) -> ResponseStream {
+    package consuming func beginStream(
+        _ status: HTTPStatus, headers: HTTPHeaders = HTTPHeaders(), holdingHead: Bool = false
+    ) async throws(SocketError) -> ResponseStream {
         do {
-            try await writer.beginStream(status, headers: headers)
+            try await writer.beginStream(status, headers: headers, holdingHead: holdingHead)
         } catch let error as SocketError {
             throw error
         } catch {

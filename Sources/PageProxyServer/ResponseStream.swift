@@ -20,9 +20,10 @@ package struct ResponseStream: ~Copyable {
         try await writer.writeStreamed(bytes)
     }
 
-    /// Ends the body cleanly: the last chunk, with `trailers` (RFC 9112 §7.1.2).
-    package consuming func end(trailers: HTTPHeaders = HTTPHeaders()) async {
-        try? await writer.endStream(trailers: trailers)
+    /// Ends the body cleanly: `last` (the body's final part, in the same write), then the last chunk, with
+    /// `trailers` (RFC 9112 §7.1.2).
+    package consuming func end(last: [UInt8] = [], trailers: HTTPHeaders = HTTPHeaders()) async {
+        try? await writer.endStream(last: last, trailers: trailers)
     }
 
     /// Ends the body with `error`'s failure line and without the last chunk, so that the client sees the loss; returns

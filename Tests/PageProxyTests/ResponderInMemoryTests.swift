@@ -68,6 +68,24 @@ import Testing
         #expect(answer.record.items == 25)
     }
 
+    @Test("an NDJSON answer's head leaves with its first lines and its last lines with the last chunk: one write a page")
+    func anNDJSONAnswerTakesOneWriteAPage() async throws {
+        let single = try await InMemoryProxy().request("/slack?mock_total=7&_format=ndjson")
+        #expect(single.response.isComplete)
+        #expect(single.response.text.split(separator: "\n").count == 7)
+        #expect(single.writes == 1)
+        let three = try await InMemoryProxy().request("/slack?mock_total=25&_format=ndjson")
+        #expect(three.response.isComplete)
+        #expect(three.response.text.split(separator: "\n").count == 25)
+        #expect(three.writes == 3)
+        // No page at all: the head and the last chunk, still one write.
+        let empty = try await InMemoryProxy().request("/slack?mock_total=0&_format=ndjson")
+        #expect(empty.response.status == 200)
+        #expect(empty.response.isComplete)
+        #expect(empty.response.body.isEmpty)
+        #expect(empty.writes == 1)
+    }
+
     @Test func aLaterPageThatFailsEndsTheStreamWithTheFailureLineAndNoLastChunk() async throws {
         let answer = try await InMemoryProxy().request("/slack?mock_total=30&_format=ndjson&mock_fault=status500@2")
         #expect(answer.response.status == 200)

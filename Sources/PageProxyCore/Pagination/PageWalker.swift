@@ -75,6 +75,10 @@ package final class PageWalker {
     /// Whether the next page is at hand: the walk will hand it out without suspending.
     package var isNextPageAtHand: Bool { !isFinished && readInPlace[nextToTake] != nil }
 
+    /// Whether the walk has handed out every page it will: it is finished, or the scheme has said the list is complete
+    /// and every page on it is taken (the next `prepareNext` says `.end`).
+    package var hasHandedOutAll: Bool { isFinished || (isListComplete && nextToTake >= knownCount) }
+
     /// How many page URLs have been built (tests: URLs are built as the window needs them).
     package var builtURLCount: Int { urls.count }
 
