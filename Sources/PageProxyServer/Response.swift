@@ -15,10 +15,12 @@ package struct Response: ~Copyable {
         self.watch = watch
     }
 
-    /// From now on, a client that closes its connection cancels the task answering it (for answers that wait on
-    /// upstreams); the connection stops the watch once the answer is done.
-    package func cancelsWhenClientLeaves() {
-        watch?.arm()
+    /// Arms the connection's watch when called: from then on, a client that closes its connection cancels the task
+    /// answering it (for answers that wait on upstreams: `PageWalker.Options.beforeWaiting`, so that a walk whose
+    /// pages are all at hand never arms it, which costs a task); the connection stops the watch once the answer is done.
+    package var armDepartureWatch: @Sendable () -> Void {
+        let watch = self.watch
+        return { watch?.arm() }
     }
 
     /// Sends a complete response with `Content-Length`.

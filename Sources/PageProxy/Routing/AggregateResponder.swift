@@ -72,6 +72,8 @@ struct AggregateResponder: Sendable {
             endStatuses: plan.window?.endStatuses(of: plan.fixedScheme) ?? [], itemsPath: route.itemsPath)
         var options = plan.options
         options.cachedPage = RoutePageFetcher.makeCachedPage(plan: plan, pages: pages, metrics: metrics, tally: tally, record: walkRecord)
+        // DESIGN.md: a client that disconnects cancels its upstream work (from the walk's first wait for it).
+        options.beforeWaiting = response.armDepartureWatch
         let walk: RouteWalk
         do {
             walk = try await RouteWalk.start(route: route, base: plan.base, options: options, fetch: fetch, record: &record)
@@ -88,8 +90,6 @@ struct AggregateResponder: Sendable {
         let items = RequestedItems(
             controls: controls, skip: plan.window?.skip ?? 0, scheme: walk.scheme(of: route), knownTotal: walk.detected?.total, request: request,
             record: walkRecord)
-        // DESIGN.md: a client that disconnects cancels its upstream work.
-        response.cancelsWhenClientLeaves()
         switch controls.format {
         case _ where controls.explain:
             record = await ExplainAnswer(route: route, items: items, secrets: plan.secrets).walkAndSend(walk, recording: record, response: response)
@@ -104,7 +104,8 @@ struct AggregateResponder: Sendable {
     /// The walk's cache outcomes and retries, in the request log and the metrics.
     private func recordWalk(route: RouteConfig, tally: CacheTally, transport: RetryingTransport, record: RequestRecord) -> RequestRecord {
         var record = record
-        record.cache = tally.summary
+        // A merged answer's renderer has summed it up already (the walk was over).
+        record.cache = record.cache ?? tally.summary
         let retries = transport.retriesUsed
         metrics.retried(route: route.name, count: retries)
         if retries > 0 { record.retries = retries }

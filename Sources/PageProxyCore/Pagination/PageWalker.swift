@@ -31,6 +31,13 @@ package final class PageWalker {
         /// Tried before a page is fetched: a page it answers is read in place, with no task and no suspension (issue
         /// 13: a walk through the cache was a task hop per page). The walk's fetcher is used when it answers nil.
         package var cachedPage: CachedPageReader? = nil
+        /// The first page's URL and the paths pages are scanned for, as the walk's strategy gives them, when the caller
+        /// has them already (a plan kept for many requests, issue 13); nil: the walk asks its strategy.
+        package var firstPage: PageURL? = nil
+        package var scanPaths: ScanPaths? = nil
+        /// Called each time the walk is about to wait for a fetch (never for pages read in place): a server arms its
+        /// watch for a client leaving only then (issue 13: arming it for a walk that never waits cost a task).
+        package var beforeWaiting: (@Sendable () -> Void)? = nil
         package init() {}
     }
 
@@ -38,6 +45,8 @@ package final class PageWalker {
     private let options: Options
     private let fetch: PageFetcher
     private let origin: PageURL.Origin
+    /// What every page is scanned for: its items and the strategy's values (made once a walk, not once a page).
+    private let scanPaths: ScanPaths
     /// The page URLs built so far, in order. Pages known ahead are built only as the window reaches them (issue 13:
     /// building every URL of a 20,000-page walk before handing out the first page cost hundreds of milliseconds).
     private var urls: [PageURL]
@@ -97,7 +106,8 @@ package final class PageWalker {
         self.strategy = strategy
         self.options = options
         self.fetch = fetch
-        let first = strategy.firstPage(from: base)
+        let first = options.firstPage ?? strategy.firstPage(from: base)
+        scanPaths = options.scanPaths ?? ScanPaths(itemsPath: options.itemsPath, valuePaths: strategy.valuePaths)
         self.origin = first.origin
         self.urls = [first]
         self.seen = [first]
@@ -141,6 +151,11 @@ package final class PageWalker {
         }
         guard let fetch = fetching.removeValue(forKey: nextToTake) else { return .end }
         return .fetching(fetch)
+    }
+
+    /// The walk is about to wait for a fetch.
+    func willWait() {
+        options.beforeWaiting?()
     }
 
     /// The next page, arrived: the scheme reads what comes after it, the caps apply, the window moves on.
@@ -353,9 +368,8 @@ package final class PageWalker {
             let index = nextToLaunch
             let url = urls[index]
             if let response = options.cachedPage?(url, index + 1) {
-                let (itemsPath, valuePaths) = (options.itemsPath, strategy.valuePaths)
                 readInPlace[index] = Result { () throws(PaginationError) in
-                    try Self.page(from: response, url: url, number: index + 1, itemsPath: itemsPath, valuePaths: valuePaths)
+                    try Self.page(from: response, url: url, number: index + 1, paths: scanPaths)
                 }
             } else {
                 fetching[index] = decideFetch(url, number: index + 1, isGuess: false)
@@ -399,10 +413,10 @@ package final class PageWalker {
 
     /// The work of one fetch, to run off the walker (it captures nothing of it).
     func loader(for launch: Launch) -> @Sendable () async -> Result<Page, PaginationError> {
-        let (url, number, itemsPath, valuePaths, fetch) = (launch.url, launch.number, options.itemsPath, strategy.valuePaths, fetch)
+        let (url, number, paths, fetch) = (launch.url, launch.number, scanPaths, fetch)
         return {
             do throws(PaginationError) {
-                return .success(try await Self.load(url, number: number, itemsPath: itemsPath, valuePaths: valuePaths, fetch: fetch))
+                return .success(try await Self.load(url, number: number, paths: paths, fetch: fetch))
             } catch {
                 return .failure(error)
             }
@@ -410,20 +424,19 @@ package final class PageWalker {
     }
 
     private static func load(
-        _ url: PageURL, number: Int, itemsPath: JSONPath, valuePaths: [JSONPath], fetch: PageFetcher
+        _ url: PageURL, number: Int, paths: ScanPaths, fetch: PageFetcher
     ) async throws(PaginationError) -> Page {
         let response = try await fetch(url, number)
-        return try page(from: response, url: url, number: number, itemsPath: itemsPath, valuePaths: valuePaths)
+        return try page(from: response, url: url, number: number, paths: paths)
     }
 
     /// A fetched page's response as a page: its items and values, from the cache's stored scan or scanned now.
     private static func page(
-        from response: UpstreamResponse, url: PageURL, number: Int, itemsPath: JSONPath, valuePaths: [JSONPath]
+        from response: UpstreamResponse, url: PageURL, number: Int, paths: ScanPaths
     ) throws(PaginationError) -> Page {
         guard (200..<300).contains(response.status.code) else {
             throw .upstreamStatus(page: number, url: url, status: response.status.code, body: UpstreamErrorBody(response))
         }
-        let paths = ScanPaths(itemsPath: itemsPath, valuePaths: valuePaths)
         let scanned: ScannedPage
         // A page the cache scanned when it stored it (for these paths) is not scanned again.
         if let stored = response.storedScan?.page(for: paths) {
