@@ -112,7 +112,8 @@ package final class PageWalker {
         self.urls = [first]
         self.seen = [first]
         // Earlier walks from this URL sent guesses that could not be confirmed: none now.
-        self.isSpeculationStopped = options.lookaheadMemory?.lesson(for: first) == .never
+        // (A strategy that never guesses has nothing to look up: most walks.)
+        self.isSpeculationStopped = strategy.lookahead > 0 && options.lookaheadMemory?.lesson(for: first) == .never
     }
 
     /// What the walk has for the next page to take.
