@@ -61,6 +61,17 @@ import Testing
         #expect(plans.plan(for: Self.request("/items?a=1", [("Authorization", "Bearer a")])) != nil)
     }
 
+    @Test("a plan's first page URL and cache key are the walk's own: the strategy's first page, keyed with the headers sent")
+    func firstPageAndKeyAreTheWalksOwn() throws {
+        let request = Self.request("/items?a=1", [("Authorization", "Bearer a")])
+        let plan = try Self.plan(request)
+        let first = try #require(plan.options.firstPage)
+        #expect(first == PaginationScheme.pageNumber(PaginationScheme.PageNumber()).makeStrategy().firstPage(from: plan.base))
+        #expect(plan.firstPageKey == CacheKey(UpstreamRequest(url: first, headers: plan.upstreamHeaders)))
+        let other = try Self.plan(Self.request("/items?a=1", [("Authorization", "Bearer b")]))
+        #expect(other.firstPageKey != plan.firstPageKey)
+    }
+
     @Test("a request with a field value that is not UTF-8 is planned every time")
     func nonUTF8FieldsAreNotKept() throws {
         let plans = RequestPlanCache(routes: [Self.route])

@@ -27,6 +27,7 @@ struct RequestPlan {
     var secrets: [String] { decided.secrets }
     var isPrivate: Bool { decided.isPrivate }
     var vary: String { decided.vary }
+    var firstPageKey: CacheKey? { decided.firstPageKey }
 
     /// What planning decided for a request; see the plan's properties of the same names.
     private final class Decisions: Sendable {
@@ -56,6 +57,8 @@ struct RequestPlan {
         let vary: String
         /// `etagShape(itemsPath: nil)`.
         let routeETagShape: String
+        /// The page cache's key of the first page (`options.firstPage`), nil for an auto route.
+        let firstPageKey: CacheKey?
 
         /// - Throws: `ProxyControls.Invalid` or `UpstreamHeaders.Refused`, both `HTTPResponseError`s (400).
         init(request: HTTPRequestHead, route: RouteConfig, subpath: String, lookahead: LookaheadMemory) throws {
@@ -83,6 +86,8 @@ struct RequestPlan {
             options.scanPaths = scanPaths
             options.firstPage = strategy?.firstPage(from: base)
             self.options = options
+            let headers = upstreamHeaders
+            firstPageKey = options.firstPage.map { CacheKey(UpstreamRequest(url: $0, headers: headers, caFile: route.caFile)) }
             cachePolicy = CachePolicy(ttl: route.ttl, staleIfError: route.staleIfError, forceRevalidate: controls.fresh)
             // The window's skip and the fields decide the bytes too: they are part of the key.
             memoKey = controls.format == .json
