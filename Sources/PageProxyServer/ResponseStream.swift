@@ -14,7 +14,7 @@ package struct ResponseStream: ~Copyable {
         return false
     }
 
-    /// Sends part of the body; empty input sends nothing.
+    /// Sends part of the body; empty input sends only a head still held (`Response.beginStream(holdingHead:)`).
     /// - Throws: `SocketError` when the client cannot take it (the stream is then aborted).
     package func write(_ bytes: [UInt8]) async throws {
         try await writer.writeStreamed(bytes)

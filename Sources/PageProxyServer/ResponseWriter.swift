@@ -156,10 +156,13 @@ package final class ResponseWriter {
         try await write(bytes)
     }
 
-    /// Sends part of a streamed body; empty input sends nothing (an empty chunk would end the stream).
+    /// Sends part of a streamed body, after a head still held; empty input sends no chunk (an empty chunk would end
+    /// the stream), only a held head: a walk about to wait has sent its status line, lines or not.
     package func writeStreamed(_ bytes: [UInt8]) async throws {
-        guard case .streaming(let chunked) = state, !bytes.isEmpty else { return }
-        try await write(takeHeldHead() + framed(bytes, chunked: chunked))
+        guard case .streaming(let chunked) = state else { return }
+        let parts = takeHeldHead() + framed(bytes, chunked: chunked)
+        guard !parts.isEmpty else { return }
+        try await write(parts)
     }
 
     /// Ends a streamed body cleanly: `last` (its final part, which may be empty), then the last chunk for HTTP/1.1

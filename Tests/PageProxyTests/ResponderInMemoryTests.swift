@@ -86,6 +86,23 @@ import Testing
         #expect(empty.writes == 1)
     }
 
+    @Test("a held head leaves with the first write, even of no lines (a walk about to wait has sent its status)")
+    func aHeldHeadLeavesWithTheFirstWrite() async throws {
+        let sink = MemoryResponseSink()
+        let request = HTTPRequestHead(method: .get, target: "/", headers: ["Host": "x"])
+        let writer = ResponseWriter(sink: sink, request: request, keepsAlive: true, writeTimeout: .seconds(5))
+        try await writer.beginStream(.ok, holdingHead: true)
+        #expect(sink.writes == 0)
+        try await writer.writeStreamed([])
+        #expect(sink.writes == 1)
+        #expect(String(decoding: sink.bytes, as: UTF8.self).hasPrefix("HTTP/1.1 200 OK\r\n"))
+        try await writer.writeStreamed([])
+        #expect(sink.writes == 1)
+        try await writer.endStream(last: Array("x\n".utf8))
+        #expect(sink.writes == 2)
+        #expect(String(decoding: sink.bytes, as: UTF8.self).hasSuffix("\r\n\r\n2\r\nx\n\r\n0\r\n\r\n"))
+    }
+
     @Test func aLaterPageThatFailsEndsTheStreamWithTheFailureLineAndNoLastChunk() async throws {
         let answer = try await InMemoryProxy().request("/slack?mock_total=30&_format=ndjson&mock_fault=status500@2")
         #expect(answer.response.status == 200)
