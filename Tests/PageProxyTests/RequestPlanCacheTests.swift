@@ -10,7 +10,8 @@ import Testing
 /// planning each from scratch would give the same one.
 @Suite struct RequestPlanCacheTests {
     private static let route: RouteConfig = {
-        var route = RouteConfig.makeForTests(name: "items", upstream: "http://api.test/items", pagination: .pageNumber(PaginationScheme.PageNumber()))
+        var route = RouteConfig.makeForTests(
+            name: "items", upstream: "http://api.test/items", pagination: .pageNumber(PaginationScheme.PageNumber()))
         route.forwardHeaders = ["Authorization"]
         return route
     }()

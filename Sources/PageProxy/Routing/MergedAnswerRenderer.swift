@@ -56,9 +56,10 @@ struct MergedAnswerRenderer: Sendable {
         for field in requested.headers(walker: walker, walkEnded: true) { extraHeaders.set(field.name, field.value) }
         let truncated = requested.wasTruncatedByCap(walker)
         // The walk is over: the summary is final, and the request's record takes the same one.
-        record.cache = tally.summary
+        let summary = tally.summary
+        record.cache = summary
         var headers = MergedAnswerHeaders.make(
-            extra: extraHeaders, pages: pages, items: items, truncated: truncated, cache: record.cache ?? "", stale: tally.servedStale, etag: tag)
+            extra: extraHeaders, pages: pages, items: items, truncated: truncated, cache: summary, stale: tally.servedStale, etag: tag)
         tally.freshness.addHeaders(to: &headers, route: route, request: plan.request)
         headers.set("Server-Timing", ServerTimingField.value(requested.record))
         (record.pages, record.items) = (pages, items)
