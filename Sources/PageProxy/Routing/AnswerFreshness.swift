@@ -70,12 +70,10 @@ final class AnswerFreshness: Sendable {
         return isPrivate ? "private, " + freshness : freshness
     }
 
-    /// Sets `Cache-Control`, `Vary` and `Age` on a merged answer (its 200 or its 304) for `request` on `route`.
-    func addHeaders(to headers: inout HTTPHeaders, route: RouteConfig, request: HTTPRequestHead, now: Date? = nil) {
-        let now = now ?? clock.wallNow()
-        Self.addHeaders(
-            to: &headers, cacheControl: cacheControl(at: now, isPrivate: Self.isPrivate(route: route, request: request)),
-            vary: Self.vary(route: route))
+    /// Sets `Cache-Control`, `Vary` and `Age` on a merged answer (its 200 or its 304), with what its plan worked out
+    /// once (`RequestPlan.isPrivate`, `RequestPlan.vary`: `isPrivate(route:request:)`, `vary(route:)`).
+    func addHeaders(to headers: inout HTTPHeaders, isPrivate: Bool, vary: String, now: Date? = nil) {
+        Self.addHeaders(to: &headers, cacheControl: cacheControl(at: now ?? clock.wallNow(), isPrivate: isPrivate), vary: vary)
     }
 
     /// Sets `Cache-Control` to `cacheControl`, `Vary` to `vary` and `Age` to 0.

@@ -60,7 +60,7 @@ struct MergedAnswerRenderer: Sendable {
         record.cache = summary
         var headers = MergedAnswerHeaders.make(
             extra: extraHeaders, pages: pages, items: items, truncated: truncated, cache: summary, stale: tally.servedStale, etag: tag)
-        tally.freshness.addHeaders(to: &headers, route: route, request: plan.request)
+        tally.freshness.addHeaders(to: &headers, isPrivate: plan.isPrivate, vary: plan.vary)
         headers.set("Server-Timing", ServerTimingField.value(requested.record))
         (record.pages, record.items) = (pages, items)
         // Every page stored and fresh: the answer is memoized, a spooled one too (read back once, within the memo's
