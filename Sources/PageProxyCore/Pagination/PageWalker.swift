@@ -54,7 +54,9 @@ package final class PageWalker {
     private var pending: (pages: NumberedPages, next: Int, end: Int)?
     /// A guard that failed on a page URL built after the page before it was handed out; thrown before the next page.
     private var deferredFailure: PaginationError?
-    private var seen: Set<PageURL>
+    /// Every page URL the walk has requested or will; the first page's joins when the set is first used
+    /// (`hasSeen`): a walk of one page never needs it.
+    private var seen: Set<PageURL> = []
     /// The fetch of each page of the window that is in flight, by page index.
     private var fetching: [Int: FetchID] = [:]
     /// Fetches decided but not started yet: `walk` starts them before it waits.
@@ -110,7 +112,6 @@ package final class PageWalker {
         scanPaths = options.scanPaths ?? ScanPaths(itemsPath: options.itemsPath, valuePaths: strategy.valuePaths)
         self.origin = first.origin
         self.urls = [first]
-        self.seen = [first]
         // Earlier walks from this URL sent guesses that could not be confirmed: none now.
         // (A strategy that never guesses has nothing to look up: most walks.)
         self.isSpeculationStopped = strategy.lookahead > 0 && options.lookaheadMemory?.lesson(for: first) == .never
@@ -266,7 +267,7 @@ package final class PageWalker {
         guard url.origin == origin else {
             throw .foreignOrigin(page: page.number, refused: url.origin.description, allowed: origin.description)
         }
-        guard !seen.contains(url) else { throw .loop(page: number, url: url) }
+        guard !hasSeen(url) else { throw .loop(page: number, url: url) }
         seen.insert(url)
     }
 
@@ -334,12 +335,18 @@ package final class PageWalker {
         }
     }
 
+    /// Whether `url` is a page URL of the walk already, the first page's included.
+    private func hasSeen(_ url: PageURL) -> Bool {
+        if seen.isEmpty { seen.insert(urls[0]) }
+        return seen.contains(url)
+    }
+
     /// Builds and checks the next URL of the pages known ahead; nil when none is left.
     private func takePending() throws(PaginationError) -> PageURL? {
         guard let (pages, index, end) = pending, index < end else { return nil }
         pending = (pages, index + 1, end)
         let url = pages.url(at: index)
-        guard !seen.contains(url) else { throw .loop(page: urls.count + 1, url: url) }
+        guard !hasSeen(url) else { throw .loop(page: urls.count + 1, url: url) }
         seen.insert(url)
         return url
     }
@@ -387,7 +394,7 @@ package final class PageWalker {
         let limit = min(options.maxPages, options.pageLimit ?? Int.max)
         while speculative.count < lookahead, urls.count + speculative.count < min(windowEnd, limit) {
             guard let previous = guessBase(), let guess = strategy.guessNext(after: previous),
-                guess.origin == origin, !seen.contains(guess)
+                guess.origin == origin, !hasSeen(guess)
             else { return }
             let number = urls.count + speculative.count + 1
             speculative.append((guess, decideFetch(guess, number: number, isGuess: true)))
