@@ -15,10 +15,12 @@ package struct Response: ~Copyable {
         self.watch = watch
     }
 
-    /// From now on, a client that closes its connection cancels the task answering it (for answers that wait on
-    /// upstreams); the connection stops the watch once the answer is done.
-    package func cancelsWhenClientLeaves() {
-        watch?.arm()
+    /// Arms the connection's watch when called: from then on, a client that closes its connection cancels the task
+    /// answering it (for answers that wait on upstreams: `PageWalker.Options.beforeWaiting`, so that a walk whose
+    /// pages are all at hand never arms it, which costs a task); the connection stops the watch once the answer is done.
+    package var armDepartureWatch: @Sendable () -> Void {
+        let watch = self.watch
+        return { watch?.arm() }
     }
 
     /// Sends a complete response with `Content-Length`.
@@ -54,10 +56,13 @@ package struct Response: ~Copyable {
     }
 
     /// Starts a streamed body (chunked for HTTP/1.1, close-delimited for HTTP/1.0).
+    /// - Parameter holdingHead: the head leaves with the body's first part (`ResponseWriter.beginStream`).
     /// - Throws: `SocketError` when the client cannot take the head.
-    package consuming func beginStream(_ status: HTTPStatus, headers: HTTPHeaders = HTTPHeaders()) async throws(SocketError) -> ResponseStream {
+    package consuming func beginStream(
+        _ status: HTTPStatus, headers: HTTPHeaders = HTTPHeaders(), holdingHead: Bool = false
+    ) async throws(SocketError) -> ResponseStream {
         do {
-            try await writer.beginStream(status, headers: headers)
+            try await writer.beginStream(status, headers: headers, holdingHead: holdingHead)
         } catch let error as SocketError {
             throw error
         } catch {

@@ -14,15 +14,16 @@ package struct ResponseStream: ~Copyable {
         return false
     }
 
-    /// Sends part of the body; empty input sends nothing.
+    /// Sends part of the body; empty input sends only a head still held (`Response.beginStream(holdingHead:)`).
     /// - Throws: `SocketError` when the client cannot take it (the stream is then aborted).
     package func write(_ bytes: [UInt8]) async throws {
         try await writer.writeStreamed(bytes)
     }
 
-    /// Ends the body cleanly: the last chunk, with `trailers` (RFC 9112 §7.1.2).
-    package consuming func end(trailers: HTTPHeaders = HTTPHeaders()) async {
-        try? await writer.endStream(trailers: trailers)
+    /// Ends the body cleanly: `last` (the body's final part, in the same write), then the last chunk, with
+    /// `trailers` (RFC 9112 §7.1.2).
+    package consuming func end(last: [UInt8] = [], trailers: HTTPHeaders = HTTPHeaders()) async {
+        try? await writer.endStream(last: last, trailers: trailers)
     }
 
     /// Ends the body with `error`'s failure line and without the last chunk, so that the client sees the loss; returns

@@ -28,6 +28,8 @@ package final class ResponseWriter {
     private(set) var keepsAlive: Bool
     private(set) var status: HTTPStatus?
     private(set) var bytesSent = 0
+    /// A streamed answer's head, held until the first part of its body leaves with it (`beginStream(holdingHead:)`).
+    private var heldHead: [UInt8] = []
 
     package init(
         sink: any ResponseSink, request: HTTPRequestHead, keepsAlive: Bool, writeTimeout: Duration,
@@ -129,7 +131,10 @@ package final class ResponseWriter {
     package struct BodyLengthMismatch: Error {}
 
     /// Starts a streamed body: chunked for HTTP/1.1, delimited by closing the connection for HTTP/1.0.
-    package func beginStream(_ status: HTTPStatus, headers: HTTPHeaders = HTTPHeaders()) async throws {
+    /// - Parameter holdingHead: the head waits for the body's first part (or its end) and leaves in the same write:
+    ///   an answer that is at hand whole is one write, not three (head, data, last chunk). A HEAD answer's head is
+    ///   sent at once.
+    package func beginStream(_ status: HTTPStatus, headers: HTTPHeaders = HTTPHeaders(), holdingHead: Bool = false) async throws {
         precondition(!hasStarted, "a response is written once")
         var headers = headers
         let chunked = version == .http1_1
@@ -143,31 +148,52 @@ package final class ResponseWriter {
             state = .finished
         } else {
             state = .streaming(chunked: chunked)
+            if holdingHead {
+                heldHead = bytes
+                return
+            }
         }
         try await write(bytes)
     }
 
-    /// Sends part of a streamed body; empty input sends nothing (an empty chunk would end the stream).
+    /// Sends part of a streamed body, after a head still held; empty input sends no chunk (an empty chunk would end
+    /// the stream), only a held head: a walk about to wait has sent its status line, lines or not.
     package func writeStreamed(_ bytes: [UInt8]) async throws {
-        guard case .streaming(let chunked) = state, !bytes.isEmpty else { return }
-        if chunked {
-            // RFC 9112 §7.1 — chunk-size CRLF chunk-data CRLF, in one gathering write around the data, not a copy.
-            try await write([ChunkedEncoding.sizeLine(bytes.count), bytes, ChunkedEncoding.crlf])
-        } else {
-            try await write(bytes)
-        }
+        guard case .streaming(let chunked) = state else { return }
+        let parts = takeHeldHead() + framed(bytes, chunked: chunked)
+        guard !parts.isEmpty else { return }
+        try await write(parts)
     }
 
-    /// Ends a streamed body cleanly: the last chunk for HTTP/1.1, with `trailers` as its trailer section
-    /// (RFC 9112 §7.1.2; announce them in the head's `Trailer` field). HTTP/1.0 streams cannot carry trailers.
-    package func endStream(trailers: HTTPHeaders = HTTPHeaders()) async throws {
+    /// Ends a streamed body cleanly: `last` (its final part, which may be empty), then the last chunk for HTTP/1.1
+    /// with `trailers` as its trailer section (RFC 9112 §7.1.2; announce them in the head's `Trailer` field), all in
+    /// one write with a head still held. HTTP/1.0 streams cannot carry trailers.
+    package func endStream(last: [UInt8] = [], trailers: HTTPHeaders = HTTPHeaders()) async throws {
         guard case .streaming(let chunked) = state else { return }
         state = .finished
-        guard chunked else { return }
-        var bytes: [UInt8] = Array("0\r\n".utf8)
-        for field in trailers { bytes += Array("\(field.name): \(field.value)\r\n".utf8) }
-        bytes += Array("\r\n".utf8)
-        try await write(trailers.count == 0 ? ChunkedEncoding.lastChunk : bytes)
+        var parts = takeHeldHead() + framed(last, chunked: chunked)
+        if chunked {
+            var bytes: [UInt8] = Array("0\r\n".utf8)
+            for field in trailers { bytes += Array("\(field.name): \(field.value)\r\n".utf8) }
+            bytes += Array("\r\n".utf8)
+            parts.append(trailers.count == 0 ? ChunkedEncoding.lastChunk : bytes)
+        }
+        guard !parts.isEmpty else { return }
+        try await write(parts)
+    }
+
+    /// The parts that carry `bytes` of a streamed body; none for none (an empty chunk would end the stream).
+    private func framed(_ bytes: [UInt8], chunked: Bool) -> [[UInt8]] {
+        guard !bytes.isEmpty else { return [] }
+        // RFC 9112 §7.1 — chunk-size CRLF chunk-data CRLF, in one gathering write around the data, not a copy.
+        return chunked ? [ChunkedEncoding.sizeLine(bytes.count), bytes, ChunkedEncoding.crlf] : [bytes]
+    }
+
+    /// The held head, as the first part of the next write (once).
+    private func takeHeldHead() -> [[UInt8]] {
+        guard !heldHead.isEmpty else { return [] }
+        defer { heldHead = [] }
+        return [heldHead]
     }
 
     /// Ends the answer unfinished (a stream without its last chunk, or no answer at all): the connection closes so
@@ -179,7 +205,7 @@ package final class ResponseWriter {
 
     private func head(_ status: HTTPStatus, headers: inout HTTPHeaders) -> [UInt8] {
         self.status = status
-        headers.set("Date", HTTPDate.format(Date()))
+        headers.set("Date", HTTPDate.formatOncePerSecond(Date()))
         if headers["Server"] == nil { headers.set("Server", "PageProxy") }
         if keepsAlive && isDraining() { keepsAlive = false }
         if keepsAlive {

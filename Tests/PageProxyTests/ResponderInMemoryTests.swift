@@ -68,6 +68,41 @@ import Testing
         #expect(answer.record.items == 25)
     }
 
+    @Test("an NDJSON answer's head leaves with its first lines and its last lines with the last chunk: one write a page")
+    func anNDJSONAnswerTakesOneWriteAPage() async throws {
+        let single = try await InMemoryProxy().request("/slack?mock_total=7&_format=ndjson")
+        #expect(single.response.isComplete)
+        #expect(single.response.text.split(separator: "\n").count == 7)
+        #expect(single.writes == 1)
+        let three = try await InMemoryProxy().request("/slack?mock_total=25&_format=ndjson")
+        #expect(three.response.isComplete)
+        #expect(three.response.text.split(separator: "\n").count == 25)
+        #expect(three.writes == 3)
+        // No page at all: the head and the last chunk, still one write.
+        let empty = try await InMemoryProxy().request("/slack?mock_total=0&_format=ndjson")
+        #expect(empty.response.status == 200)
+        #expect(empty.response.isComplete)
+        #expect(empty.response.body.isEmpty)
+        #expect(empty.writes == 1)
+    }
+
+    @Test("a held head leaves with the first write, even of no lines (a walk about to wait has sent its status)")
+    func aHeldHeadLeavesWithTheFirstWrite() async throws {
+        let sink = MemoryResponseSink()
+        let request = HTTPRequestHead(method: .get, target: "/", headers: ["Host": "x"])
+        let writer = ResponseWriter(sink: sink, request: request, keepsAlive: true, writeTimeout: .seconds(5))
+        try await writer.beginStream(.ok, holdingHead: true)
+        #expect(sink.writes == 0)
+        try await writer.writeStreamed([])
+        #expect(sink.writes == 1)
+        #expect(String(decoding: sink.bytes, as: UTF8.self).hasPrefix("HTTP/1.1 200 OK\r\n"))
+        try await writer.writeStreamed([])
+        #expect(sink.writes == 1)
+        try await writer.endStream(last: Array("x\n".utf8))
+        #expect(sink.writes == 2)
+        #expect(String(decoding: sink.bytes, as: UTF8.self).hasSuffix("\r\n\r\n2\r\nx\n\r\n0\r\n\r\n"))
+    }
+
     @Test func aLaterPageThatFailsEndsTheStreamWithTheFailureLineAndNoLastChunk() async throws {
         let answer = try await InMemoryProxy().request("/slack?mock_total=30&_format=ndjson&mock_fault=status500@2")
         #expect(answer.response.status == 200)

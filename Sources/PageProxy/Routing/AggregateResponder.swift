@@ -29,17 +29,30 @@ struct AggregateResponder: Sendable {
         self.budgets = budgets
     }
 
-    func respond(to request: HTTPRequestHead, route: RouteConfig, subpath: String, response: consuming Response) async -> RequestRecord {
+    /// Plans the request (a bad control or header is a 400), keeps the plan in `plans`, and answers it.
+    func respond(
+        to request: HTTPRequestHead, route: RouteConfig, subpath: String, plans: RequestPlanCache? = nil, response: consuming Response
+    ) async -> RequestRecord {
         let began = ContinuousClock.now
-        var record = RequestRecord(route: route.name)
         let plan: RequestPlan
         do {
             plan = try RequestPlan(request: request, route: route, subpath: subpath, lookahead: lookahead)
         } catch let error as any HTTPResponseError {
-            return await response.send(error, recording: record)
+            return await response.send(error, recording: RequestRecord(route: route.name))
         } catch {
-            return await response.send(HTTPError(.internalServerError, code: "internal_error", message: "\(error)"), recording: record)
+            return await response.send(
+                HTTPError(.internalServerError, code: "internal_error", message: "\(error)"), recording: RequestRecord(route: route.name))
         }
+        plans?.keep(plan, for: request)
+        return await respond(to: request, plan: plan, began: began, response: response)
+    }
+
+    /// Answers a planned request: from the memo when it can, else by walking the pages.
+    func respond(
+        to request: HTTPRequestHead, plan: RequestPlan, began: ContinuousClock.Instant = .now, response: consuming Response
+    ) async -> RequestRecord {
+        let route = plan.route
+        var record = RequestRecord(route: route.name)
         let controls = plan.controls
         // Every fetch is kept only to be explained; otherwise the timing alone, in bounded memory.
         let walkRecord = WalkRecord(began: began, keepsFetches: controls.explain, onProgress: walkObserver)
@@ -59,6 +72,8 @@ struct AggregateResponder: Sendable {
             endStatuses: plan.window?.endStatuses(of: plan.fixedScheme) ?? [], itemsPath: route.itemsPath)
         var options = plan.options
         options.cachedPage = RoutePageFetcher.makeCachedPage(plan: plan, pages: pages, metrics: metrics, tally: tally, record: walkRecord)
+        // DESIGN.md: a client that disconnects cancels its upstream work (from the walk's first wait for it).
+        options.beforeWaiting = response.armDepartureWatch
         let walk: RouteWalk
         do {
             walk = try await RouteWalk.start(route: route, base: plan.base, options: options, fetch: fetch, record: &record)
@@ -75,8 +90,6 @@ struct AggregateResponder: Sendable {
         let items = RequestedItems(
             controls: controls, skip: plan.window?.skip ?? 0, scheme: walk.scheme(of: route), knownTotal: walk.detected?.total, request: request,
             record: walkRecord)
-        // DESIGN.md: a client that disconnects cancels its upstream work.
-        response.cancelsWhenClientLeaves()
         switch controls.format {
         case _ where controls.explain:
             record = await ExplainAnswer(route: route, items: items, secrets: plan.secrets).walkAndSend(walk, recording: record, response: response)
@@ -91,7 +104,8 @@ struct AggregateResponder: Sendable {
     /// The walk's cache outcomes and retries, in the request log and the metrics.
     private func recordWalk(route: RouteConfig, tally: CacheTally, transport: RetryingTransport, record: RequestRecord) -> RequestRecord {
         var record = record
-        record.cache = tally.summary
+        // A merged answer's renderer has summed it up already (the walk was over).
+        record.cache = record.cache ?? tally.summary
         let retries = transport.retriesUsed
         metrics.retried(route: route.name, count: retries)
         if retries > 0 { record.retries = retries }

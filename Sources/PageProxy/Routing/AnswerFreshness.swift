@@ -59,18 +59,37 @@ final class AnswerFreshness: Sendable {
     func cacheControl(at now: Date, isPrivate: Bool) -> String {
         let (freshUntil, pages, noStore) = state.withLock { ($0.freshUntil, $0.pages, $0.noStore) }
         if noStore { return "no-store" }
+        return Self.cacheControl(freshUntil: pages == 0 ? nil : freshUntil, at: now, isPrivate: isPrivate)
+    }
+
+    /// The `Cache-Control` value at `now` of an answer whose pages are fresh until `freshUntil` (nil: no page).
+    static func cacheControl(freshUntil: Date?, at now: Date, isPrivate: Bool) -> String {
         // RFC 9111 §1.2.2 — delta-seconds, rounded down so that no cache keeps a page past its freshness.
-        let seconds = pages == 0 ? 0 : Int(min(max(0, freshUntil.timeIntervalSince(now)), 2_147_483_648).rounded(.down))
+        let seconds = freshUntil.map { Int(min(max(0, $0.timeIntervalSince(now)), 2_147_483_648).rounded(.down)) } ?? 0
         let freshness = seconds == 0 ? "max-age=0, no-cache" : "max-age=\(seconds)"
         return isPrivate ? "private, " + freshness : freshness
     }
 
-    /// Sets `Cache-Control`, `Vary` and `Age` on a merged answer (its 200 or its 304) for `request` on `route`.
-    func addHeaders(to headers: inout HTTPHeaders, route: RouteConfig, request: HTTPRequestHead, now: Date? = nil) {
-        let now = now ?? clock.wallNow()
-        let forwardedAny = route.forwardHeaders.contains { !request.headers.values($0).isEmpty }
-        headers.set("Cache-Control", cacheControl(at: now, isPrivate: forwardedAny))
-        headers.set("Vary", (Self.controlFields + route.forwardHeaders).joined(separator: ", "))
+    /// Sets `Cache-Control`, `Vary` and `Age` on a merged answer (its 200 or its 304), with what its plan worked out
+    /// once (`RequestPlan.isPrivate`, `RequestPlan.vary`: `isPrivate(route:request:)`, `vary(route:)`).
+    func addHeaders(to headers: inout HTTPHeaders, isPrivate: Bool, vary: String, now: Date? = nil) {
+        Self.addHeaders(to: &headers, cacheControl: cacheControl(at: now ?? clock.wallNow(), isPrivate: isPrivate), vary: vary)
+    }
+
+    /// Sets `Cache-Control` to `cacheControl`, `Vary` to `vary` and `Age` to 0.
+    static func addHeaders(to headers: inout HTTPHeaders, cacheControl: String, vary: String) {
+        headers.set("Cache-Control", cacheControl)
+        headers.set("Vary", vary)
         headers.set("Age", "0")
+    }
+
+    /// Whether `request` sent any of the fields `route` forwards: its answer is then the client's alone.
+    static func isPrivate(route: RouteConfig, request: HTTPRequestHead) -> Bool {
+        route.forwardHeaders.contains { request.headers.contains($0) }
+    }
+
+    /// The `Vary` value of `route`'s answers.
+    static func vary(route: RouteConfig) -> String {
+        (controlFields + route.forwardHeaders).joined(separator: ", ")
     }
 }

@@ -133,14 +133,16 @@ final class MergedAnswerMemo: Sendable {
     /// The fresh answer for `key` and when its stamps were last checked; a stale one is dropped.
     private func lookUp(_ key: String, at now: Date) -> (Answer, UInt64)? {
         state.withLock { state in
-            guard let slot = state.slots[key] else { return nil }
+            // One hash of the key (a long string) for the look-up and the use it records.
+            guard let index = state.slots.index(forKey: key) else { return nil }
+            let slot = state.slots.values[index]
             guard now < slot.answer.freshUntil else {
-                state.slots[key] = nil
+                state.slots.remove(at: index)
                 state.bytes -= slot.answer.body.count
                 return nil
             }
             state.clock += 1
-            state.slots[key]?.lastUse = state.clock
+            state.slots.values[index].lastUse = state.clock
             return (slot.answer, slot.checkedAt)
         }
     }

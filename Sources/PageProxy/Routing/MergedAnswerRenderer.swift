@@ -55,9 +55,12 @@ struct MergedAnswerRenderer: Sendable {
         var extraHeaders = walk.headers
         for field in requested.headers(walker: walker, walkEnded: true) { extraHeaders.set(field.name, field.value) }
         let truncated = requested.wasTruncatedByCap(walker)
+        // The walk is over: the summary is final, and the request's record takes the same one.
+        let summary = tally.summary
+        record.cache = summary
         var headers = MergedAnswerHeaders.make(
-            extra: extraHeaders, pages: pages, items: items, truncated: truncated, cache: tally.summary, stale: tally.servedStale, etag: tag)
-        tally.freshness.addHeaders(to: &headers, route: route, request: plan.request)
+            extra: extraHeaders, pages: pages, items: items, truncated: truncated, cache: summary, stale: tally.servedStale, etag: tag)
+        tally.freshness.addHeaders(to: &headers, isPrivate: plan.isPrivate, vary: plan.vary)
         headers.set("Server-Timing", ServerTimingField.value(requested.record))
         (record.pages, record.items) = (pages, items)
         // Every page stored and fresh: the answer is memoized, a spooled one too (read back once, within the memo's
@@ -71,7 +74,7 @@ struct MergedAnswerRenderer: Sendable {
                 for: memoKey)
             kept = bytes
         }
-        if let notModified = Self.notModified(plan.request, etag: tag, headers: headers, length: body.count) {
+        if let notModified = Self.notModified(plan.request, etag: tag, headers: { headers }, length: body.count) {
             await response.send(.notModified, headers: notModified, body: [])
             return record
         }
@@ -101,15 +104,18 @@ struct MergedAnswerRenderer: Sendable {
         var record = record
         (record.pages, record.items, record.cache) = (answer.pages, answer.items, answer.cacheSummary)
         // What caches in front may do with it depends on the time and the request, so it is not among the prepared fields.
-        let freshness = AnswerFreshness(clock: memo.clock)
-        freshness.record(freshUntil: answer.freshUntil)
         var perRequest = HTTPHeaders()
-        freshness.addHeaders(to: &perRequest, route: plan.route, request: plan.request)
+        let cacheControl = AnswerFreshness.cacheControl(freshUntil: answer.freshUntil, at: memo.clock.wallNow(), isPrivate: plan.isPrivate)
+        AnswerFreshness.addHeaders(to: &perRequest, cacheControl: cacheControl, vary: plan.vary)
         // No walk: the time in the cache is the memo's lookup.
         let elapsed = walkRecord.elapsed
         perRequest.set("Server-Timing", ServerTimingField.value(upstream: .zero, cache: elapsed, total: elapsed))
-        var headers = answer.headers
-        for field in perRequest { headers.set(field.name, field.value) }
+        // The 304's fields are built only for a client that holds the answer.
+        let headers = {
+            var headers = answer.headers
+            for field in perRequest { headers.set(field.name, field.value) }
+            return headers
+        }
         if let notModified = Self.notModified(plan.request, etag: answer.etag, headers: headers, length: answer.body.count) {
             await response.send(.notModified, headers: notModified, body: [])
             return record
@@ -121,9 +127,11 @@ struct MergedAnswerRenderer: Sendable {
 
     /// RFC 9110 §13.1.2 — the client already holds this answer: the 304's fields (the 200's, with no
     /// `Content-Type` and the length its GET would have), or nil when it does not.
-    private static func notModified(_ request: HTTPRequestHead, etag: String, headers: HTTPHeaders, length: Int) -> HTTPHeaders? {
-        guard AggregateETag.matches(ifNoneMatch: request.headers.values("If-None-Match"), etag: etag) else { return nil }
-        var notModified = headers
+    private static func notModified(_ request: HTTPRequestHead, etag: String, headers: () -> HTTPHeaders, length: Int) -> HTTPHeaders? {
+        guard request.headers.contains("If-None-Match"),
+            AggregateETag.matches(ifNoneMatch: request.headers.values("If-None-Match"), etag: etag)
+        else { return nil }
+        var notModified = headers()
         notModified.remove("Content-Type")
         notModified.set("Content-Length", String(length))
         return notModified

@@ -30,7 +30,8 @@ enum NDJSONAnswerRenderer {
             headers.set("Content-Type", OutputFormat.ndjson.contentType)
             headers.set("Cache-Control", "no-store")
             if sendsTrailers { headers.set("Trailer", "PageProxy-Cache, PageProxy-Stale") }
-            return try? await response.beginStream(.ok, headers: headers)
+            // The head leaves with the first lines (one write for an answer whose pages are all at hand).
+            return try? await response.beginStream(.ok, headers: headers, holdingHead: true)
         }
         var (pages, items) = (0, 0)
         // The lines of pages at hand (read in place from the cache) leave together, up to `batchBytes` a write; what
@@ -52,7 +53,8 @@ enum NDJSONAnswerRenderer {
                     batch.removeAll(keepingCapacity: true)
                 }
                 NDJSONBody.append(current, to: &batch)
-                if !walker.isNextPageAtHand {
+                // The last page's lines wait for the last chunk, and leave with it.
+                if !walker.isNextPageAtHand && !walker.hasHandedOutAll {
                     try await stream?.write(batch)
                     batch.removeAll(keepingCapacity: true)
                 }
@@ -78,7 +80,7 @@ enum NDJSONAnswerRenderer {
         guard let open = stream.take(), !open.isHeadOnly else { return record }
         var trailers = HTTPHeaders()
         if sendsTrailers { tally.addHeaders(to: &trailers) }
-        await open.end(trailers: trailers)
+        await open.end(last: batch, trailers: trailers)
         (record.pages, record.items) = (pages, items)
         return record
     }

@@ -7,6 +7,16 @@ struct PageProxyResponder: HTTPResponder {
     let aggregate: AggregateResponder
     let status: ServiceStatus
     let metrics: Metrics
+    /// Plans of recent requests to routes, found by the raw request: a repeat is neither routed nor planned again.
+    let plans: RequestPlanCache
+
+    init(router: Router, aggregate: AggregateResponder, status: ServiceStatus, metrics: Metrics) {
+        self.router = router
+        self.aggregate = aggregate
+        self.status = status
+        self.metrics = metrics
+        plans = RequestPlanCache(routes: router.routes)
+    }
 
     func refused(status: HTTPStatus, bytes: Int) {
         metrics.requestStarted()
@@ -28,6 +38,9 @@ struct PageProxyResponder: HTTPResponder {
                     headers: allow),
                 recording: RequestRecord())
         }
+        if let plan = plans.plan(for: request) {
+            return await aggregate.respond(to: request, plan: plan, response: response)
+        }
         switch router.destination(for: request.path) {
         case .health:
             await sendJSON(.ok, "{\"status\":\"ok\"}\n", response: response)
@@ -40,7 +53,7 @@ struct PageProxyResponder: HTTPResponder {
             headers.set("Cache-Control", "no-store")
             await response.send(.ok, headers: headers, body: Array(metrics.exposition().utf8))
         case .aggregate(let route, let subpath):
-            return await aggregate.respond(to: request, route: route, subpath: subpath, response: response)
+            return await aggregate.respond(to: request, route: route, subpath: subpath, plans: plans, response: response)
         case .invalidPath:
             let message = "the path after the route must percent-decode to UTF-8 with no . or .. segment (..;x included), "
                 + "and no slash, backslash, NUL or control character inside a segment"

@@ -3,68 +3,128 @@ import PageProxyCore
 /// What one request for a route asks for, read from the request and the route before any page is fetched: the
 /// controls, the headers sent upstream, the first page's URL, the walk's options, the cache policy and the memo key.
 struct RequestPlan {
-    let route: RouteConfig
-    let request: HTTPRequestHead
-    let controls: ProxyControls
-    /// The headers every page request carries (`UpstreamHeaders`).
-    let upstreamHeaders: HTTPHeaders
-    /// The first page's URL: the route's, with the extra path appended and the client's query merged in (for a
-    /// window on a numbered scheme, the page that holds its first item).
-    let base: PageURL
-    /// The route's own scheme; nil for `scheme: "auto"`.
-    let fixedScheme: PaginationScheme?
-    /// How a window (`_offset` / `_limit`) is walked: where to start, how many pages and items; nil without one.
-    let window: ItemWindow.Plan?
-    let options: PageWalker.Options
-    let cachePolicy: CachePolicy
-    /// The key of the merged answer in the memo; nil for NDJSON, which is never memoized.
-    let memoKey: String?
-    /// The credentials sent upstream, never to be quoted back from an upstream's error body.
-    let secrets: [String]
+    /// Everything planned, shared by every request with this plan: a copy of the plan is one retain, and the request.
+    private let decided: Decisions
+    /// The request answered: the one planned, or a later one with the same plan (`RequestPlanCache`).
+    private(set) var request: HTTPRequestHead
 
     /// - Throws: `ProxyControls.Invalid` or `UpstreamHeaders.Refused`, both `HTTPResponseError`s (400).
     init(request: HTTPRequestHead, route: RouteConfig, subpath: String, lookahead: LookaheadMemory) throws {
-        self.route = route
+        decided = try Decisions(request: request, route: route, subpath: subpath, lookahead: lookahead)
         self.request = request
-        controls = try ProxyControls.parse(request)
-        upstreamHeaders = try UpstreamHeaders.make(route: route, request: request)
-        // A window walks only the pages it needs: a numbered scheme starts at the page that holds its first item.
-        let fixedScheme: PaginationScheme? = if case .scheme(let scheme) = route.pagination { scheme } else { nil }
-        self.fixedScheme = fixedScheme
-        let routeBase = Self.upstreamURL(route: route, subpath: subpath, query: controls.upstreamQuery)
-        let window = controls.window?.plan(scheme: fixedScheme, base: routeBase)
-        self.window = window
-        base = window?.base ?? routeBase
-        var options = PageWalker.Options()
-        options.itemsPath = route.itemsPath
-        options.concurrency = route.concurrency
-        options.maxPages = route.maxPages
-        options.pageLimit = [controls.maxPages, window?.pageLimit].compactMap { $0 }.min()
-        options.itemLimit = [controls.maxItems, route.maxItems, window?.itemLimit].compactMap { $0 }.min()
-        options.lookaheadMemory = lookahead
-        self.options = options
-        cachePolicy = CachePolicy(ttl: route.ttl, staleIfError: route.staleIfError, forceRevalidate: controls.fresh)
-        // The window's skip and the fields decide the bytes too: they are part of the key.
-        memoKey = controls.format == .json
-            ? MergedAnswerMemo.key(
-                route: route.name, base: base, pageLimit: options.pageLimit, itemLimit: options.itemLimit, upstreamHeaders: upstreamHeaders)
-                + "\u{0}\(window?.skip ?? 0)\u{0}\(controls.fields?.description ?? "")"
-            : nil
-        secrets = CredentialRedaction.secrets(in: upstreamHeaders)
+    }
+
+    var route: RouteConfig { decided.route }
+    var controls: ProxyControls { decided.controls }
+    var upstreamHeaders: HTTPHeaders { decided.upstreamHeaders }
+    var base: PageURL { decided.base }
+    var fixedScheme: PaginationScheme? { decided.fixedScheme }
+    var window: ItemWindow.Plan? { decided.window }
+    var options: PageWalker.Options { decided.options }
+    var scanPaths: ScanPaths? { decided.scanPaths }
+    var cachePolicy: CachePolicy { decided.cachePolicy }
+    var memoKey: String? { decided.memoKey }
+    var secrets: [String] { decided.secrets }
+    var isPrivate: Bool { decided.isPrivate }
+    var vary: String { decided.vary }
+    var firstPageKey: CacheKey? { decided.firstPageKey }
+
+    /// What planning decided for a request; see the plan's properties of the same names.
+    private final class Decisions: Sendable {
+        let route: RouteConfig
+        let controls: ProxyControls
+        /// The headers every page request carries (`UpstreamHeaders`).
+        let upstreamHeaders: HTTPHeaders
+        /// The first page's URL: the route's, with the extra path appended and the client's query merged in (for a
+        /// window on a numbered scheme, the page that holds its first item).
+        let base: PageURL
+        /// The route's own scheme; nil for `scheme: "auto"`.
+        let fixedScheme: PaginationScheme?
+        /// How a window (`_offset` / `_limit`) is walked: where to start, how many pages and items; nil without one.
+        let window: ItemWindow.Plan?
+        let options: PageWalker.Options
+        /// What a walk of the route scans pages for, so that pages it stores keep their scan and hits reuse it; nil for
+        /// an auto route, whose paths are known only once its first page is read (its pages are scanned by the walker).
+        let scanPaths: ScanPaths?
+        let cachePolicy: CachePolicy
+        /// The key of the merged answer in the memo; nil for NDJSON, which is never memoized.
+        let memoKey: String?
+        /// The credentials sent upstream, never to be quoted back from an upstream's error body.
+        let secrets: [String]
+        /// Whether the client sent a field the route forwards: only a private cache may keep the answer.
+        let isPrivate: Bool
+        /// The route's `Vary` value (`AnswerFreshness`).
+        let vary: String
+        /// `etagShape(itemsPath: nil)`.
+        let routeETagShape: String
+        /// The page cache's key of the first page (`options.firstPage`), nil for an auto route.
+        let firstPageKey: CacheKey?
+
+        /// - Throws: `ProxyControls.Invalid` or `UpstreamHeaders.Refused`, both `HTTPResponseError`s (400).
+        init(request: HTTPRequestHead, route: RouteConfig, subpath: String, lookahead: LookaheadMemory) throws {
+            self.route = route
+            controls = try ProxyControls.parse(request)
+            upstreamHeaders = try UpstreamHeaders.make(route: route, request: request)
+            // A window walks only the pages it needs: a numbered scheme starts at the page that holds its first item.
+            let fixedScheme: PaginationScheme? = if case .scheme(let scheme) = route.pagination { scheme } else { nil }
+            self.fixedScheme = fixedScheme
+            let routeBase = RequestPlan.upstreamURL(route: route, subpath: subpath, query: controls.upstreamQuery)
+            let window = controls.window?.plan(scheme: fixedScheme, base: routeBase)
+            self.window = window
+            base = window?.base ?? routeBase
+            var options = PageWalker.Options()
+            options.itemsPath = route.itemsPath
+            options.concurrency = route.concurrency
+            options.maxPages = route.maxPages
+            options.pageLimit = [controls.maxPages, window?.pageLimit].compactMap { $0 }.min()
+            options.itemLimit = [controls.maxItems, route.maxItems, window?.itemLimit].compactMap { $0 }.min()
+            options.lookaheadMemory = lookahead
+            // What each walk would work out from the scheme, worked out once for every request with this plan.
+            let strategy = fixedScheme?.makeStrategy()
+            let scanPaths = strategy.map { ScanPaths(itemsPath: route.itemsPath, valuePaths: $0.valuePaths) }
+            self.scanPaths = scanPaths
+            options.scanPaths = scanPaths
+            options.firstPage = strategy?.firstPage(from: base)
+            self.options = options
+            let headers = upstreamHeaders
+            firstPageKey = options.firstPage.map { CacheKey(UpstreamRequest(url: $0, headers: headers, caFile: route.caFile)) }
+            cachePolicy = CachePolicy(ttl: route.ttl, staleIfError: route.staleIfError, forceRevalidate: controls.fresh)
+            // The window's skip and the fields decide the bytes too: they are part of the key.
+            memoKey = controls.format == .json
+                ? MergedAnswerMemo.key(
+                    route: route.name, base: base, pageLimit: options.pageLimit, itemLimit: options.itemLimit, upstreamHeaders: upstreamHeaders)
+                    + "\u{0}\(window?.skip ?? 0)\u{0}\(controls.fields?.description ?? "")"
+                : nil
+            secrets = CredentialRedaction.secrets(in: upstreamHeaders)
+            isPrivate = AnswerFreshness.isPrivate(route: route, request: request)
+            vary = AnswerFreshness.vary(route: route)
+            routeETagShape = RequestPlan.etagShape(
+                route: route, itemsPath: nil, pageLimit: options.pageLimit, itemLimit: options.itemLimit, skip: window?.skip,
+                fields: controls.fields)
+        }
+    }
+
+    /// This plan answering `request`, which `RequestPlanCache` found to have the same target and deciding fields.
+    func answering(_ request: HTTPRequestHead) -> RequestPlan {
+        var plan = self
+        plan.request = request
+        return plan
     }
 
     /// Everything besides the pages that decides the merged bytes (`AggregateETag`): the items path (an auto route's
     /// as detected), the limits, the window's skip and the fields.
     func etagShape(itemsPath: String?) -> String {
-        "\(route.pagination.name)\u{0}\(itemsPath ?? route.itemsPath.description)\u{0}\(options.pageLimit ?? -1)\u{0}\(options.itemLimit ?? -1)"
-            + "\u{0}\(window?.skip ?? 0)\u{0}\(controls.fields?.description ?? "")"
+        guard let itemsPath else { return decided.routeETagShape }
+        return Self.etagShape(
+            route: route, itemsPath: itemsPath, pageLimit: options.pageLimit, itemLimit: options.itemLimit, skip: window?.skip,
+            fields: controls.fields)
     }
 
-    /// What a walk of the route scans pages for, so that pages it stores keep their scan and hits reuse it; nil for
-    /// an auto route, whose paths are known only once its first page is read (its pages are scanned by the walker).
-    var scanPaths: ScanPaths? {
-        guard case .scheme(let scheme) = route.pagination else { return nil }
-        return ScanPaths(itemsPath: route.itemsPath, valuePaths: scheme.makeStrategy().valuePaths)
+    private static func etagShape(
+        route: RouteConfig, itemsPath: String?, pageLimit: Int?, itemLimit: Int?, skip: Int?, fields: FieldSelection?
+    ) -> String {
+        "\(route.pagination.name)\u{0}\(itemsPath ?? route.itemsPath.description)\u{0}\(pageLimit ?? -1)\u{0}\(itemLimit ?? -1)"
+            + "\u{0}\(skip ?? 0)\u{0}\(fields?.description ?? "")"
     }
 
     /// How a failed walk of this request is answered.

@@ -56,10 +56,15 @@ enum RoutePageFetcher {
     ) -> CachedPageReader? {
         guard !plan.cachePolicy.forceRevalidate, pages.store != nil else { return nil }
         let (headers, policy, caFile) = (plan.upstreamHeaders, plan.cachePolicy, plan.route.caFile)
+        let (firstPage, firstPageKey) = (plan.options.firstPage, plan.firstPageKey)
         let count = counter(plan: plan, metrics: metrics, tally: tally, record: record)
         return { url, number in
             let started = ContinuousClock.now
-            guard let fetched = pages.freshHit(UpstreamRequest(url: url, headers: headers, caFile: caFile), policy: policy) else { return nil }
+            // The first page's key was worked out with the plan (issue 13: a key is a digest of the URL and headers).
+            let key = number == 1 && url == firstPage ? firstPageKey : nil
+            guard let fetched = pages.freshHit(UpstreamRequest(url: url, headers: headers, caFile: caFile), key: key, policy: policy) else {
+                return nil
+            }
             count(fetched, number, url, started)
             return fetched.response
         }

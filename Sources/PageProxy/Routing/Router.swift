@@ -14,11 +14,14 @@ struct Router: Sendable {
         case invalidPath
     }
 
-    private let routes: [String: RouteConfig]
+    private let byName: [String: RouteConfig]
+    /// Every route, in the config's order.
+    let routes: [RouteConfig]
     let routeNames: [String]
 
     init(routes: [RouteConfig]) {
-        self.routes = Dictionary(routes.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+        self.byName = Dictionary(routes.map { ($0.name, $0) }, uniquingKeysWith: { first, _ in first })
+        self.routes = routes
         self.routeNames = routes.map(\.name)
     }
 
@@ -32,7 +35,7 @@ struct Router: Sendable {
         let trimmed = path.drop { $0 == "/" }
         let name = trimmed.prefix { $0 != "/" }
         let subpath = String(trimmed.dropFirst(name.count))
-        guard let route = routes[PageURL.decodeQueryComponent(String(name)) ?? String(name)] else { return .notFound }
+        guard let route = byName[PageURL.decodeQueryComponent(String(name)) ?? String(name)] else { return .notFound }
         guard SubpathCheck.isSafe(subpath) else { return .invalidPath }
         return .aggregate(route, subpath: subpath)
     }

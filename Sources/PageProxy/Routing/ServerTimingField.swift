@@ -10,7 +10,15 @@ import PageProxyServer
 /// A memoized answer has no walk: its `cache` is the memo's lookup.
 enum ServerTimingField {
     static func value(upstream: Duration, cache: Duration, total: Duration) -> String {
-        "upstream;dur=\(milliseconds(upstream)), cache;dur=\(milliseconds(cache)), total;dur=\(milliseconds(total))"
+        // Appended into one string: every merged answer carries it (issue 13).
+        var text = "upstream;dur="
+        text.reserveCapacity(64)
+        appendMilliseconds(upstream, to: &text)
+        text += ", cache;dur="
+        appendMilliseconds(cache, to: &text)
+        text += ", total;dur="
+        appendMilliseconds(total, to: &text)
+        return text
     }
 
     static func value(_ record: WalkRecord) -> String {
@@ -20,7 +28,15 @@ enum ServerTimingField {
 
     /// Milliseconds with one decimal.
     static func milliseconds(_ duration: Duration) -> String {
+        var text = ""
+        appendMilliseconds(duration, to: &text)
+        return text
+    }
+
+    private static func appendMilliseconds(_ duration: Duration, to text: inout String) {
         let tenths = (duration.components.seconds * 10_000) + duration.components.attoseconds / 100_000_000_000_000
-        return "\(tenths / 10).\(tenths % 10)"
+        text += String(tenths / 10)
+        text += "."
+        text += String(tenths % 10)
     }
 }

@@ -95,9 +95,10 @@ package final class CachingPageSource: Sendable {
     /// The page for `request` when the store holds a fresh, valid entry that `policy` lets it use without asking the
     /// upstream, answered without suspending: a walk reads such pages in place, with no task per page (issue 13).
     /// Nil otherwise (no store, a miss, a torn or corrupt entry, a stale one, `no-cache` or `_fresh`): `fetch` decides.
-    package func freshHit(_ request: UpstreamRequest, policy: CachePolicy) -> Fetched? {
+    /// - Parameter key: `CacheKey(request)`, when the caller has it already (a plan's first page).
+    package func freshHit(_ request: UpstreamRequest, key: CacheKey? = nil, policy: CachePolicy) -> Fetched? {
         guard let store, store.isEnabled, policy.ttl > .zero, !policy.forceRevalidate, request.method == .get else { return nil }
-        guard case .found(let entry, let stamp) = store.lookupInline(CacheKey(request)) else { return nil }
+        guard case .found(let entry, let stamp) = store.lookupInline(key ?? CacheKey(request)) else { return nil }
         return hit((entry, stamp), policy: policy)
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// HTTP dates (RFC 9110 §5.6.7), with calendar arithmetic done by hand: no DateFormatter, no locale, always GMT.
 package enum HTTPDate {
@@ -31,6 +32,21 @@ package enum HTTPDate {
         appendDigits(secondOfDay % 60, width: 2, to: &bytes)
         bytes.append(contentsOf: " GMT".utf8)
         return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// The last second formatted by `formatOncePerSecond` and its text.
+    private static let lastFormatted = Mutex<(second: Int, text: String)>((Int.min, ""))
+
+    /// `format(date)`, formatted once per second and shared: every answer carries `Date`, and thousands a second
+    /// carry the same one.
+    package static func formatOncePerSecond(_ date: Date) -> String {
+        let interval = date.timeIntervalSince1970.rounded(.down)
+        guard interval.isFinite, abs(interval) < 2.5e11 else { return format(date) }
+        let second = Int(interval)
+        if let text = lastFormatted.withLock({ $0.second == second ? $0.text : nil }) { return text }
+        let text = format(date)
+        lastFormatted.withLock { $0 = (second, text) }
+        return text
     }
 
     /// Parses IMF-fixdate and the obsolete RFC 850 and asctime forms (RFC 9110 §5.6.7); nil for anything else.

@@ -85,10 +85,12 @@ package struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral, 
     package static func namesEqual(_ lhs: String, _ rhs: String) -> Bool {
         let left = lhs.utf8, right = rhs.utf8
         guard left.count == right.count else { return false }
-        return zip(left, right).allSatisfy { lowercased($0) == lowercased($1) }
+        // Most names are compared with the same spelling (`set("Date", …)` on fields this code set).
+        if lhs == rhs { return true }
+        return left.elementsEqual(right) { lowercased($0) == lowercased($1) }
     }
 
-    static func lowercased(_ byte: UInt8) -> UInt8 {
+    package static func lowercased(_ byte: UInt8) -> UInt8 {
         (0x41...0x5A).contains(byte) ? byte | 0x20 : byte
     }
 

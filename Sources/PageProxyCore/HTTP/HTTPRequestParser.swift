@@ -194,25 +194,31 @@ package struct HTTPRequestParser: Sendable {
 
     /// RFC 9112 §3 — `method SP request-target SP HTTP-version`, single spaces.
     private static func parseRequestLine(_ line: ArraySlice<UInt8>) throws(HTTPParseError) -> HTTPRequestHead {
-        let parts = line.split(separator: 0x20, maxSplits: 3, omittingEmptySubsequences: false)
-        guard parts.count == 3, parts.allSatisfy({ !$0.isEmpty }) else { throw .malformedRequestLine }
+        // The two spaces, found in place (a request line is split once per request: no array of parts).
+        guard let first = line.firstIndex(of: 0x20) else { throw .malformedRequestLine }
+        let afterTarget = line[(first + 1)...]
+        guard let second = afterTarget.firstIndex(of: 0x20) else { throw .malformedRequestLine }
+        let (methodBytes, targetBytes, versionBytes) = (line[..<first], line[(first + 1)..<second], line[(second + 1)...])
+        guard !methodBytes.isEmpty, !targetBytes.isEmpty, !versionBytes.isEmpty, !versionBytes.contains(0x20) else {
+            throw .malformedRequestLine
+        }
         // RFC 9110 §9.1 — method = token.
-        guard HTTPFieldSyntax.isToken(parts[0]) else { throw .invalidMethod }
-        let method = HTTPMethod(rawValue: String(decoding: parts[0], as: UTF8.self))
-        let version = try parseVersion(parts[2])
-        let target = String(decoding: parts[1], as: UTF8.self)
-        try validateTarget(parts[1], method: method)
+        guard HTTPFieldSyntax.isToken(methodBytes) else { throw .invalidMethod }
+        let method = HTTPMethod(rawValue: String(decoding: methodBytes, as: UTF8.self))
+        let version = try parseVersion(versionBytes)
+        let target = String(decoding: targetBytes, as: UTF8.self)
+        try validateTarget(targetBytes, method: method)
         return HTTPRequestHead(method: method, target: target, version: version)
     }
 
     /// RFC 9112 §2.3 — HTTP-version = "HTTP/" DIGIT "." DIGIT, case-sensitive; only 1.0 and 1.1 are served.
     private static func parseVersion(_ bytes: ArraySlice<UInt8>) throws(HTTPParseError) -> HTTPVersion {
-        let text = Array(bytes)
         let isDigit = { (byte: UInt8) in byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }
-        guard text.count == 8, text[0..<5].elementsEqual("HTTP/".utf8), isDigit(text[5]), text[6] == UInt8(ascii: "."),
-            isDigit(text[7])
+        let start = bytes.startIndex
+        guard bytes.count == 8, bytes[start..<(start + 5)].elementsEqual("HTTP/".utf8), isDigit(bytes[start + 5]),
+            bytes[start + 6] == UInt8(ascii: "."), isDigit(bytes[start + 7])
         else { throw .invalidVersion }
-        let version = HTTPVersion(major: Int(text[5] - UInt8(ascii: "0")), minor: Int(text[7] - UInt8(ascii: "0")))
+        let version = HTTPVersion(major: Int(bytes[start + 5] - UInt8(ascii: "0")), minor: Int(bytes[start + 7] - UInt8(ascii: "0")))
         // RFC 9110 §15.6.6 — 505 for a major version the server does not support.
         guard version == .http1_0 || version == .http1_1 else { throw .unsupportedVersion }
         return version

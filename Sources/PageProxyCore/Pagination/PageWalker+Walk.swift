@@ -28,6 +28,7 @@ extension PageWalker {
                     case .end: return
                     case .atHand(let found): page = found
                     case .fetching(let fetch):
+                        willWait()
                         switch try await arrivals.outcome(of: fetch, in: &group) {
                         case .success(let fetched): page = fetched
                         case .failure(let error):

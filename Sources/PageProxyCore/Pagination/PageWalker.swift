@@ -31,6 +31,13 @@ package final class PageWalker {
         /// Tried before a page is fetched: a page it answers is read in place, with no task and no suspension (issue
         /// 13: a walk through the cache was a task hop per page). The walk's fetcher is used when it answers nil.
         package var cachedPage: CachedPageReader? = nil
+        /// The first page's URL and the paths pages are scanned for, as the walk's strategy gives them, when the caller
+        /// has them already (a plan kept for many requests, issue 13); nil: the walk asks its strategy.
+        package var firstPage: PageURL? = nil
+        package var scanPaths: ScanPaths? = nil
+        /// Called each time the walk is about to wait for a fetch (never for pages read in place): a server arms its
+        /// watch for a client leaving only then (issue 13: arming it for a walk that never waits cost a task).
+        package var beforeWaiting: (@Sendable () -> Void)? = nil
         package init() {}
     }
 
@@ -38,6 +45,8 @@ package final class PageWalker {
     private let options: Options
     private let fetch: PageFetcher
     private let origin: PageURL.Origin
+    /// What every page is scanned for: its items and the strategy's values (made once a walk, not once a page).
+    private let scanPaths: ScanPaths
     /// The page URLs built so far, in order. Pages known ahead are built only as the window reaches them (issue 13:
     /// building every URL of a 20,000-page walk before handing out the first page cost hundreds of milliseconds).
     private var urls: [PageURL]
@@ -45,7 +54,9 @@ package final class PageWalker {
     private var pending: (pages: NumberedPages, next: Int, end: Int)?
     /// A guard that failed on a page URL built after the page before it was handed out; thrown before the next page.
     private var deferredFailure: PaginationError?
-    private var seen: Set<PageURL>
+    /// Every page URL the walk has requested or will; the first page's joins when the set is first used
+    /// (`hasSeen`): a walk of one page never needs it.
+    private var seen: Set<PageURL> = []
     /// The fetch of each page of the window that is in flight, by page index.
     private var fetching: [Int: FetchID] = [:]
     /// Fetches decided but not started yet: `walk` starts them before it waits.
@@ -75,6 +86,10 @@ package final class PageWalker {
     /// Whether the next page is at hand: the walk will hand it out without suspending.
     package var isNextPageAtHand: Bool { !isFinished && readInPlace[nextToTake] != nil }
 
+    /// Whether the walk has handed out every page it will: it is finished, or the scheme has said the list is complete
+    /// and every page on it is taken (the next `prepareNext` says `.end`).
+    package var hasHandedOutAll: Bool { isFinished || (isListComplete && nextToTake >= knownCount) }
+
     /// How many page URLs have been built (tests: URLs are built as the window needs them).
     package var builtURLCount: Int { urls.count }
 
@@ -93,12 +108,13 @@ package final class PageWalker {
         self.strategy = strategy
         self.options = options
         self.fetch = fetch
-        let first = strategy.firstPage(from: base)
+        let first = options.firstPage ?? strategy.firstPage(from: base)
+        scanPaths = options.scanPaths ?? ScanPaths(itemsPath: options.itemsPath, valuePaths: strategy.valuePaths)
         self.origin = first.origin
         self.urls = [first]
-        self.seen = [first]
         // Earlier walks from this URL sent guesses that could not be confirmed: none now.
-        self.isSpeculationStopped = options.lookaheadMemory?.lesson(for: first) == .never
+        // (A strategy that never guesses has nothing to look up: most walks.)
+        self.isSpeculationStopped = strategy.lookahead > 0 && options.lookaheadMemory?.lesson(for: first) == .never
     }
 
     /// What the walk has for the next page to take.
@@ -137,6 +153,11 @@ package final class PageWalker {
         }
         guard let fetch = fetching.removeValue(forKey: nextToTake) else { return .end }
         return .fetching(fetch)
+    }
+
+    /// The walk is about to wait for a fetch.
+    func willWait() {
+        options.beforeWaiting?()
     }
 
     /// The next page, arrived: the scheme reads what comes after it, the caps apply, the window moves on.
@@ -246,7 +267,7 @@ package final class PageWalker {
         guard url.origin == origin else {
             throw .foreignOrigin(page: page.number, refused: url.origin.description, allowed: origin.description)
         }
-        guard !seen.contains(url) else { throw .loop(page: number, url: url) }
+        guard !hasSeen(url) else { throw .loop(page: number, url: url) }
         seen.insert(url)
     }
 
@@ -314,12 +335,18 @@ package final class PageWalker {
         }
     }
 
+    /// Whether `url` is a page URL of the walk already, the first page's included.
+    private func hasSeen(_ url: PageURL) -> Bool {
+        if seen.isEmpty { seen.insert(urls[0]) }
+        return seen.contains(url)
+    }
+
     /// Builds and checks the next URL of the pages known ahead; nil when none is left.
     private func takePending() throws(PaginationError) -> PageURL? {
         guard let (pages, index, end) = pending, index < end else { return nil }
         pending = (pages, index + 1, end)
         let url = pages.url(at: index)
-        guard !seen.contains(url) else { throw .loop(page: urls.count + 1, url: url) }
+        guard !hasSeen(url) else { throw .loop(page: urls.count + 1, url: url) }
         seen.insert(url)
         return url
     }
@@ -349,9 +376,8 @@ package final class PageWalker {
             let index = nextToLaunch
             let url = urls[index]
             if let response = options.cachedPage?(url, index + 1) {
-                let (itemsPath, valuePaths) = (options.itemsPath, strategy.valuePaths)
                 readInPlace[index] = Result { () throws(PaginationError) in
-                    try Self.page(from: response, url: url, number: index + 1, itemsPath: itemsPath, valuePaths: valuePaths)
+                    try Self.page(from: response, url: url, number: index + 1, paths: scanPaths)
                 }
             } else {
                 fetching[index] = decideFetch(url, number: index + 1, isGuess: false)
@@ -368,7 +394,7 @@ package final class PageWalker {
         let limit = min(options.maxPages, options.pageLimit ?? Int.max)
         while speculative.count < lookahead, urls.count + speculative.count < min(windowEnd, limit) {
             guard let previous = guessBase(), let guess = strategy.guessNext(after: previous),
-                guess.origin == origin, !seen.contains(guess)
+                guess.origin == origin, !hasSeen(guess)
             else { return }
             let number = urls.count + speculative.count + 1
             speculative.append((guess, decideFetch(guess, number: number, isGuess: true)))
@@ -395,10 +421,10 @@ package final class PageWalker {
 
     /// The work of one fetch, to run off the walker (it captures nothing of it).
     func loader(for launch: Launch) -> @Sendable () async -> Result<Page, PaginationError> {
-        let (url, number, itemsPath, valuePaths, fetch) = (launch.url, launch.number, options.itemsPath, strategy.valuePaths, fetch)
+        let (url, number, paths, fetch) = (launch.url, launch.number, scanPaths, fetch)
         return {
             do throws(PaginationError) {
-                return .success(try await Self.load(url, number: number, itemsPath: itemsPath, valuePaths: valuePaths, fetch: fetch))
+                return .success(try await Self.load(url, number: number, paths: paths, fetch: fetch))
             } catch {
                 return .failure(error)
             }
@@ -406,20 +432,19 @@ package final class PageWalker {
     }
 
     private static func load(
-        _ url: PageURL, number: Int, itemsPath: JSONPath, valuePaths: [JSONPath], fetch: PageFetcher
+        _ url: PageURL, number: Int, paths: ScanPaths, fetch: PageFetcher
     ) async throws(PaginationError) -> Page {
         let response = try await fetch(url, number)
-        return try page(from: response, url: url, number: number, itemsPath: itemsPath, valuePaths: valuePaths)
+        return try page(from: response, url: url, number: number, paths: paths)
     }
 
     /// A fetched page's response as a page: its items and values, from the cache's stored scan or scanned now.
     private static func page(
-        from response: UpstreamResponse, url: PageURL, number: Int, itemsPath: JSONPath, valuePaths: [JSONPath]
+        from response: UpstreamResponse, url: PageURL, number: Int, paths: ScanPaths
     ) throws(PaginationError) -> Page {
         guard (200..<300).contains(response.status.code) else {
             throw .upstreamStatus(page: number, url: url, status: response.status.code, body: UpstreamErrorBody(response))
         }
-        let paths = ScanPaths(itemsPath: itemsPath, valuePaths: valuePaths)
         let scanned: ScannedPage
         // A page the cache scanned when it stored it (for these paths) is not scanned again.
         if let stored = response.storedScan?.page(for: paths) {

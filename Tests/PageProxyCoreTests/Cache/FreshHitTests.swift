@@ -34,6 +34,15 @@ import Testing
         #expect(hit.stored?.freshUntil == clock.source().addingTimeInterval(1))
     }
 
+    @Test("a key the caller worked out ahead is the one looked up")
+    func aGivenKeyIsTheOneLookedUp() async throws {
+        let source = makeSource()
+        _ = try await stored(source)
+        #expect(source.freshHit(request, key: CacheKey(request), policy: policy) != nil)
+        let other = CacheKey(UpstreamRequest(url: PageURL(string: "http://api.test/items?page=2")!))
+        #expect(source.freshHit(request, key: other, policy: policy) == nil)
+    }
+
     @Test func nothingStoredAStaleEntryOrNoStoreIsNoHit() async throws {
         let source = makeSource()
         #expect(source.freshHit(request, policy: policy) == nil)

@@ -13,6 +13,17 @@ import Testing
         #expect(HTTPDate.format(Date(timeIntervalSince1970: 784_111_777.9)) == "Sun, 06 Nov 1994 08:49:37 GMT")
     }
 
+    @Test("the shared Date text is the second's own: reused within it, never across seconds")
+    func formatOncePerSecondIsTheSecondsText() {
+        #expect(HTTPDate.formatOncePerSecond(example) == "Sun, 06 Nov 1994 08:49:37 GMT")
+        #expect(HTTPDate.formatOncePerSecond(example.addingTimeInterval(0.9)) == "Sun, 06 Nov 1994 08:49:37 GMT")
+        #expect(HTTPDate.formatOncePerSecond(example.addingTimeInterval(1)) == "Sun, 06 Nov 1994 08:49:38 GMT")
+        #expect(HTTPDate.formatOncePerSecond(example.addingTimeInterval(-0.1)) == "Sun, 06 Nov 1994 08:49:36 GMT")
+        #expect(HTTPDate.formatOncePerSecond(.distantFuture) == HTTPDate.format(.distantFuture))
+        let now = Date()
+        #expect(HTTPDate.formatOncePerSecond(now) == HTTPDate.format(now))
+    }
+
     @Test func roundTripsThroughFormatAndParse() {
         for seconds in stride(from: -86_400 * 365, to: 4_102_444_800, by: 7_654_321) {
             let date = Date(timeIntervalSince1970: TimeInterval(seconds))

@@ -58,6 +58,49 @@ import Testing
         #expect(!walker.isNextPageAtHand)
     }
 
+    @Test("the walk says it will wait before each fetch it waits for, never for a page at hand")
+    func beforeWaitingIsCalledOnlyForFetches() async throws {
+        let transport = FakeTransport { url in Self.body(of: url, total: 45) }
+        let waits = Locked(0)
+        let allAtHand = try await PageWalker.items(Self.scheme, transport: transport) { options in
+            options.cachedPage = { url, _ in Self.body(of: url, total: 45) }
+            options.beforeWaiting = { waits.withLock { $0 += 1 } }
+        }
+        #expect(allAtHand == FakePages.expected(total: 45))
+        #expect(waits.withLock { $0 } == 0)
+        let mixed = try await PageWalker.items(Self.scheme, transport: transport) { options in
+            options.concurrency = 1
+            options.cachedPage = { url, number in number.isMultiple(of: 2) ? Self.body(of: url, total: 45) : nil }
+            options.beforeWaiting = { waits.withLock { $0 += 1 } }
+        }
+        #expect(mixed == FakePages.expected(total: 45))
+        // Pages 1, 3 and 5 were fetched and waited for.
+        #expect(waits.withLock { $0 } == 3)
+    }
+
+    @Test("a walk has handed out all once the list is complete and its last page is taken, not before")
+    func hasHandedOutAllAfterTheLastPage() async throws {
+        let transport = FakeTransport { url in Self.body(of: url, total: 25) }
+        let walker = PageWalker.make(Self.scheme, transport: transport) { options in
+            options.cachedPage = { url, _ in Self.body(of: url, total: 25) }
+        }
+        var handedOutAll: [Bool] = []
+        _ = try await walker.pages { _ in handedOutAll.append(walker.hasHandedOutAll) }
+        #expect(handedOutAll == [false, false, true])
+    }
+
+    @Test("a first page URL and scan paths given by the caller are the ones the walk uses")
+    func givenFirstPageAndScanPathsAreUsed() async throws {
+        let transport = FakeTransport { url in Self.body(of: url, total: 5) }
+        let walker = PageWalker.make(Self.scheme, transport: transport) { options in
+            options.firstPage = PageURL(string: "http://api.test/items?page=1&given=1")
+            options.scanPaths = ScanPaths(itemsPath: .root, valuePaths: [])
+        }
+        let pages = try await walker.pages()
+        #expect(pages.map(\.itemCount) == [5])
+        #expect(transport.requestedURLs == ["http://api.test/items?page=1&given=1"])
+    }
+
     @Test("a page at hand that is not JSON fails the walk as a fetched one would")
     func aPageAtHandThatIsNotJSONFailsTheWalk() async throws {
         let transport = FakeTransport { url in Self.body(of: url, total: 25) }

@@ -39,6 +39,8 @@ struct InMemoryProxy {
         let record: RequestRecord
         /// Whether the connection would stay open after this answer.
         let keepsAlive: Bool
+        /// How many writes the answer took.
+        var writes = 0
     }
 
     /// Answers `target` in memory.
@@ -50,6 +52,8 @@ struct InMemoryProxy {
         let sink = MemoryResponseSink()
         let writer = ResponseWriter(sink: sink, request: head, keepsAlive: true, writeTimeout: .seconds(5))
         let record = await responder.respond(to: head, response: Response(writer: writer))
-        return Answer(response: try RawResponseBytes(sink.bytes, isHead: method == .head), record: record, keepsAlive: writer.keepsAlive)
+        return Answer(
+            response: try RawResponseBytes(sink.bytes, isHead: method == .head), record: record, keepsAlive: writer.keepsAlive,
+            writes: sink.writes)
     }
 }

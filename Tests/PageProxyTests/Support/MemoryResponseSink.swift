@@ -8,16 +8,22 @@ import Synchronization
 /// A `ResponseSink` that keeps every byte written, so that responders run with no socket (Hummingbird's `.router`
 /// test mode); `isGone` makes it act as a client that left.
 final class MemoryResponseSink: ResponseSink {
-    private let storage = Mutex<[UInt8]>([])
+    private let storage = Mutex<(bytes: [UInt8], writes: Int)>(([], 0))
     private let gone = Mutex(false)
 
     func write(_ parts: [[UInt8]], deadline: ContinuousClock.Instant?) async throws(SocketError) {
         guard !gone.withLock({ $0 }) else { throw .disconnected }
-        storage.withLock { bytes in for part in parts { bytes += part } }
+        storage.withLock { storage in
+            for part in parts { storage.bytes += part }
+            storage.writes += 1
+        }
     }
 
     /// Everything written so far.
-    var bytes: [UInt8] { storage.withLock { $0 } }
+    var bytes: [UInt8] { storage.withLock { $0.bytes } }
+
+    /// How many writes (each one system call on a socket) it took.
+    var writes: Int { storage.withLock { $0.writes } }
 
     /// From now on writes fail as they do once the client has closed its connection.
     func leave() { gone.withLock { $0 = true } }

@@ -1,0 +1,77 @@
+import PageProxyCore
+import Synchronization
+
+/// The plans of recent requests, looked up by the raw request before it is routed, so that a repeat is not planned
+/// again (issue 13: at 10 KB, routing and planning a request — controls, upstream headers, URLs, the memo key — took
+/// an eighth of a warm answer's time, and more of an NDJSON one's).
+///
+/// A plan is decided by the config, which never changes, the request target and the fields that `ProxyControls` and
+/// `UpstreamHeaders` read: `Accept`, `Cache-Control`, `Pragma`, every `PageProxy-*` field and every route's
+/// `forwardHeaders`. The key is the target and those fields, names and values byte for byte and in order, so two
+/// requests share a plan only when planning each from scratch gives the same one; the plan then answers the request
+/// at hand (`If-None-Match`, `TE` and the rest are read from it). A request with a field value that is not UTF-8, or
+/// a key past `maxKeyBytes`, is planned every time; a plan that failed (a 400) is never kept. Bounded in entries:
+/// when full, it starts over.
+final class RequestPlanCache: Sendable {
+    /// The most plans kept.
+    let capacity: Int
+    /// The longest key kept (target and deciding fields).
+    static let maxKeyBytes = 4096
+    /// The names of the fields that decide a plan, besides `PageProxy-*` ones.
+    private let decidingFields: [String]
+    private let plans = Mutex<[String: RequestPlan]>([:])
+
+    /// - Parameter routes: every configured route; their `forwardHeaders` decide plans too.
+    init(routes: [RouteConfig], capacity: Int = 512) {
+        self.capacity = capacity
+        var names = ["Accept", "Cache-Control", "Pragma"]
+        for route in routes {
+            names += route.forwardHeaders.filter { name in !names.contains { HTTPHeaders.namesEqual($0, name) } }
+        }
+        decidingFields = names
+    }
+
+    /// The plan kept for a request with the same target and deciding fields, answering `request`; nil when none is.
+    func plan(for request: HTTPRequestHead) -> RequestPlan? {
+        guard let key = key(for: request), let plan = plans.withLock({ $0[key] }) else { return nil }
+        return plan.answering(request)
+    }
+
+    /// Keeps `plan`, made for `request`.
+    func keep(_ plan: RequestPlan, for request: HTTPRequestHead) {
+        guard let key = key(for: request) else { return }
+        plans.withLock { plans in
+            if plans.count >= capacity { plans.removeAll(keepingCapacity: true) }
+            plans[key] = plan
+        }
+    }
+
+    /// How many plans are kept (tests).
+    var count: Int { plans.withLock { $0.count } }
+
+    /// The target, then each deciding field as NUL, name, NUL, value (a target or a field value never holds a NUL:
+    /// the request parser refuses one); nil when the request is not to be cached.
+    func key(for request: HTTPRequestHead) -> String? {
+        guard request.fieldsNotUTF8.isEmpty else { return nil }
+        var key = request.target
+        for (name, value) in request.headers where decides(name) {
+            key += "\u{0}"
+            key += name
+            key += "\u{0}"
+            key += value
+        }
+        return key.utf8.count <= Self.maxKeyBytes ? key : nil
+    }
+
+    private func decides(_ name: String) -> Bool {
+        // Names of another length are told apart before any byte is compared.
+        Self.isControlField(name) || decidingFields.contains { HTTPHeaders.namesEqual($0, name) }
+    }
+
+    /// `PageProxy-*`: the header forms of the controls, whichever there are.
+    private static func isControlField(_ name: String) -> Bool {
+        let prefix = "pageproxy-".utf8
+        guard name.utf8.count > prefix.count else { return false }
+        return zip(name.utf8, prefix).allSatisfy { HTTPHeaders.lowercased($0) == $1 }
+    }
+}
