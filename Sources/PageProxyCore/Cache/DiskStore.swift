@@ -127,9 +127,9 @@ package final class DiskStore: Sendable {
             if shouldTouch { CacheFileSystem.touch(path) }
             return (remembered, stamp)
         }
-        let file: (bytes: [UInt8], inode: UInt64)?
+        let file: (head: [UInt8], tail: [UInt8], inode: UInt64)?
         do throws(CacheFileSystem.Failure) {
-            file = try CacheFileSystem.read(path)
+            file = try CacheFileSystem.read(path, headLength: CacheEntryFormat.headLength(of:), touch: shouldTouch)
         } catch {
             forget(key)
             return nil
@@ -139,8 +139,7 @@ package final class DiskStore: Sendable {
             return nil
         }
         do throws(CacheEntryFormat.Invalid) {
-            let entry = try CacheEntryFormat.decode(file.bytes, key: key)
-            if shouldTouch { CacheFileSystem.touch(path) }
+            let entry = try CacheEntryFormat.decode(head: file.head, body: file.tail, key: key)
             remember(entry, for: key, inode: file.inode)
             return (entry, stamp)
         } catch {
@@ -150,7 +149,7 @@ package final class DiskStore: Sendable {
                 Self.dropRecord(key, &state)
                 return isSame
             }
-            if removed { release(file.bytes.count) }
+            if removed { release(file.head.count + file.tail.count) }
             return nil
         }
     }
