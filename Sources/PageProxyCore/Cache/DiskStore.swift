@@ -1,3 +1,4 @@
+import Dispatch
 import Glibc
 import Synchronization
 
@@ -35,6 +36,8 @@ package final class DiskStore: Sendable {
         /// Entries read and verified since they were last written: served again without re-reading the file.
         var memory: [CacheKey: CacheEntry] = [:]
         var memoryBytes = 0
+        /// Entries read from their files waiting for `retention` to copy them into memory.
+        var pendingRetentions = 0
     }
 
     package let directory: String
@@ -50,6 +53,12 @@ package final class DiskStore: Sendable {
     private let ledger: CacheDirectoryLedger?
     /// Told the victims of an eviction once they are chosen, before their files are removed (tests hold it there).
     private let onEvicting: (@Sendable ([CacheKey]) -> Void)?
+    /// Copies entries read from their files into memory, off the reader's thread (issue 13: after a restart, faulting
+    /// in the pages of every copy kept was a third of a read-back's time on the request's own thread).
+    private let retention = DispatchQueue(label: "PageProxy.DiskStore.retention", qos: .utility)
+    /// Entries waiting for `retention`, at most: past it an entry read is not kept (the reader's buffers must go
+    /// back to the allocator, to be reused, rather than pile up behind a queue that lags).
+    static let maxPendingRetentions = 64
 
     /// Opens (creating if needed) the store at `directory`; a store that cannot be used is returned disabled.
     package init(
@@ -89,6 +98,19 @@ package final class DiskStore: Sendable {
     package var entryCount: Int { state.withLock { $0.records.count } }
 
     package func contains(_ key: CacheKey) -> Bool { state.withLock { $0.records[key] != nil } }
+
+    /// Whether a copy of `key`'s entry is held in memory (served without reading its file).
+    package func holdsInMemory(_ key: CacheKey) -> Bool { state.withLock { $0.memory[key] != nil } }
+
+    /// Waits until the entries read so far are kept in memory (or refused).
+    package func waitForRetention() { retention.sync {} }
+
+    /// Runs `body` while no entry read is copied into memory (tests: what happens between a read and its copy).
+    package func withRetentionHeld<T>(_ body: () throws -> T) rethrows -> T {
+        retention.suspend()
+        defer { retention.resume() }
+        return try body()
+    }
 
     /// How many writes and removals this store has seen: unchanged means every stamp taken before is still current.
     package var changeCount: UInt64 { state.withLock { $0.changeCounter } }
@@ -140,7 +162,7 @@ package final class DiskStore: Sendable {
         }
         do throws(CacheEntryFormat.Invalid) {
             let entry = try CacheEntryFormat.decode(head: file.head, body: file.tail, key: key)
-            remember(entry, for: key, inode: file.inode)
+            retain(entry, for: key, inode: file.inode, generation: generation)
             return (entry, stamp)
         } catch {
             let removed = state.withLock { state -> Bool in
@@ -233,11 +255,35 @@ package final class DiskStore: Sendable {
         return true
     }
 
-    /// Keeps a verified entry in memory, unless the file changed since it was read.
-    private func remember(_ entry: CacheEntry, for key: CacheKey, inode: UInt64) {
+    /// Has `retention` keep a copy of a verified entry in memory, made there (its pages faulted in on that thread,
+    /// not the reader's), unless too many wait already.
+    private func retain(_ entry: CacheEntry, for key: CacheKey, inode: UInt64, generation: UInt64) {
+        guard entry.body.count <= memoryLimit else { return }
+        let queued = state.withLock { state -> Bool in
+            guard state.pendingRetentions < Self.maxPendingRetentions, state.memory[key] == nil else { return false }
+            state.pendingRetentions += 1
+            return true
+        }
+        guard queued else { return }
+        retention.async { [self] in
+            var copy = entry
+            copy.body = [UInt8](unsafeUninitializedCapacity: entry.body.count) { buffer, initialized in
+                _ = buffer.initialize(from: entry.body)
+                initialized = entry.body.count
+            }
+            remember(copy, for: key, inode: inode, generation: generation)
+            state.withLock { $0.pendingRetentions -= 1 }
+        }
+    }
+
+    /// Keeps a verified entry in memory, unless the file changed since it was read: rewritten or removed by this
+    /// process (its generation moved on) or renamed over by another (its inode).
+    private func remember(_ entry: CacheEntry, for key: CacheKey, inode: UInt64, generation: UInt64) {
         guard entry.body.count <= memoryLimit else { return }
         state.withLock { state in
-            guard state.records[key] != nil, state.memory[key] == nil, CacheFileSystem.inode(path(for: key)) == inode else { return }
+            guard state.records[key]?.generation == generation, state.memory[key] == nil,
+                CacheFileSystem.inode(path(for: key)) == inode
+            else { return }
             if state.memoryBytes + entry.body.count > memoryLimit {
                 state.memory = [:]
                 state.memoryBytes = 0

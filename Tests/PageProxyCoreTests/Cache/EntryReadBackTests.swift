@@ -86,4 +86,65 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: path))
         #expect(restarted.totalBytes == 0)
     }
+
+    /// A store over a directory holding entry 1 (6,000 body bytes) written by another store: a restart.
+    private static func restarted(in directory: TemporaryDirectory) -> DiskStore {
+        DiskStore(directory: directory.path, maxBytes: 1 << 20).write(DiskStoreTests.entry(1, bodyBytes: 6000), for: DiskStoreTests.key(1))
+        return DiskStore(directory: directory.path, maxBytes: 1 << 20)
+    }
+
+    @Test("an entry read from its file is copied into memory off the reader's thread, then served from memory")
+    func theMemoryCopyIsMadeOffTheReadersThread() throws {
+        let directory = TemporaryDirectory()
+        let store = Self.restarted(in: directory)
+        let key = DiskStoreTests.key(1)
+        store.withRetentionHeld {
+            #expect(store.read(key) == DiskStoreTests.entry(1, bodyBytes: 6000))
+            #expect(!store.holdsInMemory(key), "the reader returned before any copy was made")
+        }
+        store.waitForRetention()
+        #expect(store.holdsInMemory(key))
+        // Served from memory now: the file is not read again.
+        #expect(unlink(store.path(for: key)) == 0)
+        #expect(store.read(key) == DiskStoreTests.entry(1, bodyBytes: 6000))
+    }
+
+    @Test("a copy is not kept when the entry was rewritten or removed between its read and the copy")
+    func aCopyOfAChangedEntryIsNotKept() throws {
+        let directory = TemporaryDirectory()
+        let store = Self.restarted(in: directory)
+        let key = DiskStoreTests.key(1)
+        let newer = DiskStoreTests.entry(2, bodyBytes: 6000)
+        store.withRetentionHeld {
+            _ = store.read(key)
+            store.write(newer, for: key)
+        }
+        store.waitForRetention()
+        #expect(!store.holdsInMemory(key))
+        #expect(store.read(key) == newer)
+
+        let other = Self.restarted(in: TemporaryDirectory())
+        other.withRetentionHeld {
+            _ = other.read(key)
+            other.remove(key)
+        }
+        other.waitForRetention()
+        #expect(!other.holdsInMemory(key))
+        #expect(other.read(key) == nil)
+    }
+
+    @Test("entries read faster than they are copied are not kept past the bound on copies waiting")
+    func copiesWaitingAreBounded() throws {
+        let directory = TemporaryDirectory()
+        let writer = DiskStore(directory: directory.path, maxBytes: 1 << 24)
+        let count = DiskStore.maxPendingRetentions + 10
+        for page in 1...count { writer.write(DiskStoreTests.entry(page), for: DiskStoreTests.key(page)) }
+        let store = DiskStore(directory: directory.path, maxBytes: 1 << 24)
+        store.withRetentionHeld {
+            for page in 1...count { #expect(store.read(DiskStoreTests.key(page)) == DiskStoreTests.entry(page)) }
+        }
+        store.waitForRetention()
+        let kept = (1...count).filter { store.holdsInMemory(DiskStoreTests.key($0)) }
+        #expect(kept == Array(1...DiskStore.maxPendingRetentions))
+    }
 }
