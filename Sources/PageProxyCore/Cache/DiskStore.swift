@@ -36,8 +36,16 @@ package final class DiskStore: Sendable {
         /// Entries read and verified since they were last written: served again without re-reading the file.
         var memory: [CacheKey: CacheEntry] = [:]
         var memoryBytes = 0
-        /// Entries read from their files waiting for `retention` to copy them into memory.
-        var pendingRetentions = 0
+        /// Entries read from their files waiting for `retention` to copy them into memory, in the order read.
+        var retentions: [Retention] = []
+    }
+
+    /// An entry read from its file, to be copied into memory if its file is still the one read.
+    private struct Retention {
+        var key: CacheKey
+        var entry: CacheEntry
+        var inode: UInt64
+        var generation: UInt64
     }
 
     package let directory: String
@@ -259,20 +267,26 @@ package final class DiskStore: Sendable {
     /// not the reader's), unless too many wait already.
     private func retain(_ entry: CacheEntry, for key: CacheKey, inode: UInt64, generation: UInt64) {
         guard entry.body.count <= memoryLimit else { return }
-        let queued = state.withLock { state -> Bool in
-            guard state.pendingRetentions < Self.maxPendingRetentions, state.memory[key] == nil else { return false }
-            state.pendingRetentions += 1
-            return true
+        let wakes = state.withLock { state -> Bool in
+            guard state.retentions.count < Self.maxPendingRetentions, state.memory[key] == nil else { return false }
+            state.retentions.append(Retention(key: key, entry: entry, inode: inode, generation: generation))
+            // One wake-up per batch: a drain already queued takes this one too.
+            return state.retentions.count == 1
         }
-        guard queued else { return }
-        retention.async { [self] in
-            var copy = entry
-            copy.body = [UInt8](unsafeUninitializedCapacity: entry.body.count) { buffer, initialized in
-                _ = buffer.initialize(from: entry.body)
-                initialized = entry.body.count
+        if wakes { retention.async { [self] in drainRetentions() } }
+    }
+
+    /// Copies the waiting entries into memory, until none waits. Each is dropped from the list only once copied,
+    /// so that `retain` wakes the queue again only when a new batch starts.
+    private func drainRetentions() {
+        while let next = state.withLock({ $0.retentions.first }) {
+            var copy = next.entry
+            copy.body = [UInt8](unsafeUninitializedCapacity: next.entry.body.count) { buffer, initialized in
+                _ = buffer.initialize(from: next.entry.body)
+                initialized = next.entry.body.count
             }
-            remember(copy, for: key, inode: inode, generation: generation)
-            state.withLock { $0.pendingRetentions -= 1 }
+            remember(copy, for: next.key, inode: next.inode, generation: next.generation)
+            state.withLock { _ = $0.retentions.removeFirst() }
         }
     }
 
