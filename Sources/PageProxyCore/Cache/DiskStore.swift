@@ -1,4 +1,3 @@
-import Dispatch
 import Glibc
 import Synchronization
 
@@ -36,16 +35,6 @@ package final class DiskStore: Sendable {
         /// Entries read and verified since they were last written: served again without re-reading the file.
         var memory: [CacheKey: CacheEntry] = [:]
         var memoryBytes = 0
-        /// Entries read from their files waiting for `retention` to copy them into memory, in the order read.
-        var retentions: [Retention] = []
-    }
-
-    /// An entry read from its file, to be copied into memory if its file is still the one read.
-    private struct Retention {
-        var key: CacheKey
-        var entry: CacheEntry
-        var inode: UInt64
-        var generation: UInt64
     }
 
     package let directory: String
@@ -61,12 +50,6 @@ package final class DiskStore: Sendable {
     private let ledger: CacheDirectoryLedger?
     /// Told the victims of an eviction once they are chosen, before their files are removed (tests hold it there).
     private let onEvicting: (@Sendable ([CacheKey]) -> Void)?
-    /// Copies entries read from their files into memory, off the reader's thread (issue 13: after a restart, faulting
-    /// in the pages of every copy kept was a third of a read-back's time on the request's own thread).
-    private let retention = DispatchQueue(label: "PageProxy.DiskStore.retention", qos: .utility)
-    /// Entries waiting for `retention`, at most: past it an entry read is not kept (the reader's buffers must go
-    /// back to the allocator, to be reused, rather than pile up behind a queue that lags).
-    static let maxPendingRetentions = 64
 
     /// Opens (creating if needed) the store at `directory`; a store that cannot be used is returned disabled.
     package init(
@@ -110,16 +93,6 @@ package final class DiskStore: Sendable {
     /// Whether a copy of `key`'s entry is held in memory (served without reading its file).
     package func holdsInMemory(_ key: CacheKey) -> Bool { state.withLock { $0.memory[key] != nil } }
 
-    /// Waits until the entries read so far are kept in memory (or refused).
-    package func waitForRetention() { retention.sync {} }
-
-    /// Runs `body` while no entry read is copied into memory (tests: what happens between a read and its copy).
-    package func withRetentionHeld<T>(_ body: () throws -> T) rethrows -> T {
-        retention.suspend()
-        defer { retention.resume() }
-        return try body()
-    }
-
     /// How many writes and removals this store has seen: unchanged means every stamp taken before is still current.
     package var changeCount: UInt64 { state.withLock { $0.changeCounter } }
 
@@ -140,17 +113,18 @@ package final class DiskStore: Sendable {
     /// bytes (an answer built from them is then dropped early), never newer.
     package func lookup(_ key: CacheKey) -> (entry: CacheEntry, stamp: PageStamp)? {
         if ledger != nil, !contains(key), let info = CacheFileSystem.fileInfo(path(for: key)) { adopt(key, size: info.size) }
-        let found: (touch: Bool, memory: CacheEntry?, generation: UInt64)? = state.withLock { state in
+        let found: (touch: Bool, memory: CacheEntry?, generation: UInt64, seen: Bool)? = state.withLock { state in
             guard state.disabledReason == nil, var record = state.records[key] else { return nil }
             state.useCounter += 1
             record.lastUse = state.useCounter
+            let seen = record.hitsSinceTouch != nil
             let hits = record.hitsSinceTouch.map { $0 + 1 } ?? touchInterval
             let touch = hits >= touchInterval
             record.hitsSinceTouch = touch ? 0 : hits
             state.records[key] = record
-            return (touch, state.memory[key], record.generation)
+            return (touch, state.memory[key], record.generation, seen)
         }
-        guard let (shouldTouch, remembered, generation) = found else { return nil }
+        guard let (shouldTouch, remembered, generation, seen) = found else { return nil }
         let stamp = PageStamp(key: key, generation: generation)
         let path = self.path(for: key)
         if let remembered {
@@ -170,7 +144,10 @@ package final class DiskStore: Sendable {
         }
         do throws(CacheEntryFormat.Invalid) {
             let entry = try CacheEntryFormat.decode(head: file.head, body: file.tail, key: key)
-            retain(entry, for: key, inode: file.inode, generation: generation)
+            // Kept in memory once this process has seen the entry before (written it, or hit it since it started): a
+            // walk through entries read once after a restart does not fault in a copy of each (issue 13: that was a
+            // third of a read-back's time); their next hit keeps them.
+            if seen { remember(entry, for: key, inode: file.inode, generation: generation) }
             return (entry, stamp)
         } catch {
             let removed = state.withLock { state -> Bool in
@@ -261,33 +238,6 @@ package final class DiskStore: Sendable {
         state.totalBytes -= record.size
         state.changeCounter += 1
         return true
-    }
-
-    /// Has `retention` keep a copy of a verified entry in memory, made there (its pages faulted in on that thread,
-    /// not the reader's), unless too many wait already.
-    private func retain(_ entry: CacheEntry, for key: CacheKey, inode: UInt64, generation: UInt64) {
-        guard entry.body.count <= memoryLimit else { return }
-        let wakes = state.withLock { state -> Bool in
-            guard state.retentions.count < Self.maxPendingRetentions, state.memory[key] == nil else { return false }
-            state.retentions.append(Retention(key: key, entry: entry, inode: inode, generation: generation))
-            // One wake-up per batch: a drain already queued takes this one too.
-            return state.retentions.count == 1
-        }
-        if wakes { retention.async { [self] in drainRetentions() } }
-    }
-
-    /// Copies the waiting entries into memory, until none waits. Each is dropped from the list only once copied,
-    /// so that `retain` wakes the queue again only when a new batch starts.
-    private func drainRetentions() {
-        while let next = state.withLock({ $0.retentions.first }) {
-            var copy = next.entry
-            copy.body = [UInt8](unsafeUninitializedCapacity: next.entry.body.count) { buffer, initialized in
-                _ = buffer.initialize(from: next.entry.body)
-                initialized = next.entry.body.count
-            }
-            remember(copy, for: next.key, inode: next.inode, generation: next.generation)
-            state.withLock { _ = $0.retentions.removeFirst() }
-        }
     }
 
     /// Keeps a verified entry in memory, unless the file changed since it was read: rewritten or removed by this

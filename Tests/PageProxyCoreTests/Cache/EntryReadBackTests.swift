@@ -93,58 +93,32 @@ import Testing
         return DiskStore(directory: directory.path, maxBytes: 1 << 20)
     }
 
-    @Test("an entry read from its file is copied into memory off the reader's thread, then served from memory")
-    func theMemoryCopyIsMadeOffTheReadersThread() throws {
+    @Test("after a restart an entry is kept in memory from its second hit, not its first; one written is kept at once")
+    func anEntryIsKeptInMemoryOnceSeen() throws {
         let directory = TemporaryDirectory()
         let store = Self.restarted(in: directory)
         let key = DiskStoreTests.key(1)
-        store.withRetentionHeld {
-            #expect(store.read(key) == DiskStoreTests.entry(1, bodyBytes: 6000))
-            #expect(!store.holdsInMemory(key), "the reader returned before any copy was made")
-        }
-        store.waitForRetention()
+        #expect(store.read(key) == DiskStoreTests.entry(1, bodyBytes: 6000))
+        #expect(!store.holdsInMemory(key), "read once since the restart: not copied")
+        #expect(store.read(key) == DiskStoreTests.entry(1, bodyBytes: 6000))
         #expect(store.holdsInMemory(key))
         // Served from memory now: the file is not read again.
         #expect(unlink(store.path(for: key)) == 0)
         #expect(store.read(key) == DiskStoreTests.entry(1, bodyBytes: 6000))
+
+        store.write(DiskStoreTests.entry(2), for: DiskStoreTests.key(2))
+        #expect(store.read(DiskStoreTests.key(2)) == DiskStoreTests.entry(2))
+        #expect(store.holdsInMemory(DiskStoreTests.key(2)), "written by this process: kept from its first hit")
     }
 
-    @Test("a copy is not kept when the entry was rewritten or removed between its read and the copy")
-    func aCopyOfAChangedEntryIsNotKept() throws {
+    @Test("a torn entry hit twice after a restart is a miss both times, never kept")
+    func aTornEntryIsNeverKept() throws {
         let directory = TemporaryDirectory()
         let store = Self.restarted(in: directory)
         let key = DiskStoreTests.key(1)
-        let newer = DiskStoreTests.entry(2, bodyBytes: 6000)
-        store.withRetentionHeld {
-            _ = store.read(key)
-            store.write(newer, for: key)
-        }
-        store.waitForRetention()
+        #expect(truncate(store.path(for: key), 3000) == 0)
+        #expect(store.read(key) == nil)
+        #expect(store.read(key) == nil)
         #expect(!store.holdsInMemory(key))
-        #expect(store.read(key) == newer)
-
-        let other = Self.restarted(in: TemporaryDirectory())
-        other.withRetentionHeld {
-            _ = other.read(key)
-            other.remove(key)
-        }
-        other.waitForRetention()
-        #expect(!other.holdsInMemory(key))
-        #expect(other.read(key) == nil)
-    }
-
-    @Test("entries read faster than they are copied are not kept past the bound on copies waiting")
-    func copiesWaitingAreBounded() throws {
-        let directory = TemporaryDirectory()
-        let writer = DiskStore(directory: directory.path, maxBytes: 1 << 24)
-        let count = DiskStore.maxPendingRetentions + 10
-        for page in 1...count { writer.write(DiskStoreTests.entry(page), for: DiskStoreTests.key(page)) }
-        let store = DiskStore(directory: directory.path, maxBytes: 1 << 24)
-        store.withRetentionHeld {
-            for page in 1...count { #expect(store.read(DiskStoreTests.key(page)) == DiskStoreTests.entry(page)) }
-        }
-        store.waitForRetention()
-        let kept = (1...count).filter { store.holdsInMemory(DiskStoreTests.key($0)) }
-        #expect(kept == Array(1...DiskStore.maxPendingRetentions))
     }
 }
