@@ -23,15 +23,16 @@ def timed(proxy, headers):
 
 
 def main():
-    binaries = sys.argv[1].split(",")
+    binaries = [os.path.abspath(binary) for binary in sys.argv[1].split(",")]
     restarts = int(sys.argv[2]) if len(sys.argv) > 2 else 6
     formats = sys.argv[3].split(",") if len(sys.argv) > 3 else ["merged", "NDJSON"]
     work = workdir("pageproxy-readback-ab-")
-    mock = start_mock(binaries[0], free_port(), 0, page_size=PAGE_ITEMS, items=250)
-    mock_port = int(mock.args[mock.args.index("--port") + 1])
-    proxies = [Proxy(f"binary{index}", binary, work, mock_port, 256 << 20, memo_bytes=0)
-               for index, binary in enumerate(binaries)]
+    mock_port = free_port()
+    mock = start_mock(binaries[0], mock_port, 0, page_size=PAGE_ITEMS, items=250)
+    proxies = []
     try:
+        for index, binary in enumerate(binaries):
+            proxies.append(Proxy(f"binary{index}", binary, work, mock_port, 256 << 20, memo_bytes=0))
         expected = {"merged": get(proxies[0].port, PATH)[2], "NDJSON": get(proxies[0].port, PATH, NDJSON)[2]}
         results = {}
         for _ in range(restarts):
