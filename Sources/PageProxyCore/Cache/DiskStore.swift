@@ -32,7 +32,8 @@ package final class DiskStore: Sendable {
         /// Bumped by every write and removal: stamps each write with a new generation, and tells a memo at a glance
         /// that nothing changed since it last looked.
         var changeCounter: UInt64 = 0
-        /// Entries read and verified since they were last written: served again without re-reading the file.
+        /// Entries read and verified since they were last written, once this process has seen them (see `lookup`):
+        /// served again without re-reading the file.
         var memory: [CacheKey: CacheEntry] = [:]
         var memoryBytes = 0
     }
