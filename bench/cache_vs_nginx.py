@@ -67,6 +67,13 @@ class Proxy:
         return f"http://127.0.0.1:{self.port}{path}"
 
 
+def stop_all(started, work):
+    """Stops every process started (proxies, the mock, nginx), last first, by PID; removes the work directory."""
+    for process in reversed(started):
+        stop(process.proc if isinstance(process, Proxy) else process)
+    shutil.rmtree(work, ignore_errors=True)
+
+
 def get(port, path, headers=None):
     """One request on a new connection: (status, headers, body, seconds to the last byte)."""
     started = time.perf_counter()
@@ -257,9 +264,7 @@ def main():
             for (pages, role), (first, direct) in ttfi(instances, mock_port, args.samples * 3).items():
                 print(f"| {pages} | {role} | {first:.2f} | {direct:.2f} | {first - direct:.2f} |")
     finally:
-        for process in reversed(started):
-            stop(process.proc if isinstance(process, Proxy) else process)
-        shutil.rmtree(work, ignore_errors=True)
+        stop_all(started, work)
 
 
 if __name__ == "__main__":

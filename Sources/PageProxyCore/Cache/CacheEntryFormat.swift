@@ -67,28 +67,40 @@ package enum CacheEntryFormat {
         return file.bytes
     }
 
+    /// Where an entry file's head (prefix and header) ends, read from its first bytes; nil when they are too few to
+    /// say, or the header length is absurd. `CacheFileSystem.read` cuts the file there, so that the body is read into
+    /// an array of its own.
+    package static func headLength(of prefix: UnsafeRawBufferPointer) -> Int? {
+        guard prefix.count >= prefixLength else { return nil }
+        let headerLength = (8..<12).reduce(0) { $0 << 8 | Int(prefix[$1]) }
+        guard headerLength <= maxHeaderLength else { return nil }
+        return prefixLength + headerLength
+    }
+
     package static func decode(_ bytes: [UInt8], key: CacheKey) throws(Invalid) -> CacheEntry {
-        guard bytes.count >= prefixLength else { throw .tooShort }
-        guard bytes[0..<4].elementsEqual(magic) else { throw .badMagic }
-        var reader = ByteReader(bytes: bytes, offset: 4)
+        let cut = min(bytes.withUnsafeBytes(headLength(of:)) ?? bytes.count, bytes.count)
+        return try decode(head: Array(bytes[..<cut]), body: Array(bytes[cut...]), key: key)
+    }
+
+    /// The entry of a file read in two parts: `head` (prefix and header) and `body`, which the entry keeps as is.
+    package static func decode(head: [UInt8], body: [UInt8], key: CacheKey) throws(Invalid) -> CacheEntry {
+        guard head.count >= prefixLength else { throw .tooShort }
+        guard head[0..<4].elementsEqual(magic) else { throw .badMagic }
+        var reader = ByteReader(bytes: head, offset: 4)
         let version = reader.uint32() ?? 0
         guard version == Self.version else { throw .unsupportedVersion(version) }
         guard let headerLength = reader.uint32(), let bodyLength = reader.uint64(), let headerChecksum = reader.uint64(),
-            headerLength <= maxHeaderLength, bodyLength <= UInt64(bytes.count),
-            bytes.count == prefixLength + Int(headerLength) + Int(bodyLength)
+            headerLength <= maxHeaderLength, head.count == prefixLength + Int(headerLength), bodyLength == UInt64(body.count)
         else { throw .lengthMismatch }
-        let headerEnd = prefixLength + Int(headerLength)
-        let checksums = bytes.withUnsafeBytes { buffer in
-            (XXHash64.hash(UnsafeRawBufferPointer(rebasing: buffer[prefixLength..<headerEnd])),
-             XXHash64.hash(UnsafeRawBufferPointer(rebasing: buffer[headerEnd...])))
-        }
-        guard checksums.0 == headerChecksum else { throw .checksumMismatch }
-        var header = ByteReader(bytes: bytes, offset: prefixLength, end: headerEnd)
+        let headerEnd = head.count
+        let headerSum = head.withUnsafeBytes { XXHash64.hash(UnsafeRawBufferPointer(rebasing: $0[prefixLength...])) }
+        guard headerSum == headerChecksum else { throw .checksumMismatch }
+        var header = ByteReader(bytes: head, offset: prefixLength, end: headerEnd)
         guard let keyBytes = header.bytes(64), let code = header.uint16(), let storedAt = header.uint64(),
             let freshUntil = header.uint64(), let flags = header.uint8(), let bodyChecksum = header.uint64(), let count = header.uint16()
         else { throw .badHeader }
         guard keyBytes.elementsEqual(key.hex.utf8) else { throw .wrongKey }
-        guard checksums.1 == bodyChecksum else { throw .checksumMismatch }
+        guard body.withUnsafeBytes({ XXHash64.hash($0) }) == bodyChecksum else { throw .checksumMismatch }
         var headers = HTTPHeaders()
         for _ in 0..<count {
             guard let nameLength = header.uint16(), let name = header.bytes(Int(nameLength)),
@@ -96,10 +108,10 @@ package enum CacheEntryFormat {
             else { throw .badHeader }
             headers.add(String(decoding: name, as: UTF8.self), String(decoding: value, as: UTF8.self))
         }
-        let scan = try readScan(&header, bodyCount: Int(bodyLength))
+        let scan = try readScan(&header, bodyCount: body.count)
         guard header.offset == headerEnd else { throw .badHeader }
         return CacheEntry(
-            status: HTTPStatus(code: Int(code)), headers: headers, body: Array(bytes[headerEnd...]),
+            status: HTTPStatus(code: Int(code)), headers: headers, body: body,
             storedAt: date(milliseconds: Int64(bitPattern: storedAt)), freshUntil: date(milliseconds: Int64(bitPattern: freshUntil)),
             mustRevalidate: flags & 1 != 0, scan: scan, bodyChecksum: bodyChecksum)
     }

@@ -31,8 +31,23 @@ package enum CacheFileSystem {
         case pageCacheOnly
     }
 
+    /// How many bytes are read first, before the file is cut in two: a cache entry's prefix and header fit.
+    static let firstReadBytes = 4096
+
     /// A whole file's bytes and its inode, or nil when it does not exist.
     package static func read(_ path: String, wait: ReadWait = .mayWaitForDisk) throws(Failure) -> (bytes: [UInt8], inode: UInt64)? {
+        try read(path, headLength: { _ in nil }, wait: wait).map { ($0.head, $0.inode) }
+    }
+
+    /// A whole file's bytes cut in two, `head` and `tail`, and its inode; nil when it does not exist.
+    ///
+    /// `headLength` is shown the file's first bytes (up to `firstReadBytes`) and says where the head ends (nil: the
+    /// whole file is the head). The tail (a cache entry's body) is read straight into an array of its own, so that
+    /// it need not be copied out of the file's (issue 13: read-back after a restart). A file that shrank while it
+    /// was read comes back short. With `touch`, the file's times are set to now through the open descriptor.
+    package static func read(
+        _ path: String, headLength: (UnsafeRawBufferPointer) -> Int?, touch: Bool = false, wait: ReadWait = .mayWaitForDisk
+    ) throws(Failure) -> (head: [UInt8], tail: [UInt8], inode: UInt64)? {
         let fd = retrying { open(path, O_RDONLY | O_CLOEXEC) }
         if fd < 0 {
             if errno == ENOENT { return nil }
@@ -43,19 +58,46 @@ package enum CacheFileSystem {
         guard fstat(fd, &info) == 0 else { throw failure("fstat", path) }
         let size = Int(info.st_size)
         var readError: Int32 = 0
-        // Read straight into uninitialized storage: no zero-filling of a buffer about to be overwritten.
-        let bytes = [UInt8](unsafeUninitializedCapacity: size) { buffer, initialized in
-            var done = 0
-            while done < size, let base = buffer.baseAddress {
-                let count = retrying { readChunk(fd, base + done, size - done, at: done, wait: wait) }
-                if count < 0 { readError = errno }
-                if count <= 0 { break }  // 0: shrank meanwhile; the length check will reject it
-                done += count
+        var offset = 0
+        let first = readArray(fd, count: min(size, firstReadBytes), startingWith: [], offset: &offset, wait: wait, error: &readError)
+        let cut = min(max(first.withUnsafeBytes(headLength) ?? size, 0), size)
+        let head: [UInt8]
+        let tail: [UInt8]
+        if cut <= first.count {
+            head = Array(first[..<cut])
+            tail = readArray(fd, count: size - cut, startingWith: first[cut...], offset: &offset, wait: wait, error: &readError)
+        } else {
+            head = readArray(fd, count: cut, startingWith: first[...], offset: &offset, wait: wait, error: &readError)
+            tail = readArray(fd, count: size - cut, startingWith: [], offset: &offset, wait: wait, error: &readError)
+        }
+        if readError != 0 { throw Failure(call: "read", path: path, errno: readError) }
+        // Through the descriptor: no second path look-up (the LRU order that survives a restart).
+        if touch { _ = futimens(fd, nil) }
+        return (head, tail, UInt64(info.st_ino))
+    }
+
+    /// An array of up to `count` bytes: `prefix`, then what `fd` gives from `offset` (moved past what it read) until
+    /// `count` or the end of the file. Read straight into uninitialized storage: no zero-filling of a buffer about to
+    /// be overwritten.
+    private static func readArray(
+        _ fd: Int32, count: Int, startingWith prefix: ArraySlice<UInt8>, offset: inout Int, wait: ReadWait, error: inout Int32
+    ) -> [UInt8] {
+        guard count > 0 else { return [] }
+        return [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
+            guard let base = buffer.baseAddress else { return }
+            var done = min(prefix.count, count)
+            prefix.prefix(done).withUnsafeBufferPointer { source in
+                if let from = source.baseAddress { base.update(from: from, count: done) }
+            }
+            while done < count, error == 0 {
+                let read = retrying { readChunk(fd, base + done, count - done, at: offset, wait: wait) }
+                if read < 0 { error = errno }
+                if read <= 0 { break }  // 0: shrank meanwhile; the caller's length checks reject it
+                done += read
+                offset += read
             }
             initialized = done
         }
-        if readError != 0 { throw Failure(call: "read", path: path, errno: readError) }
-        return (bytes, UInt64(info.st_ino))
     }
 
     /// Writes `bytes` to `temporary` (created exclusively, mode 0600), then renames it to `path`.

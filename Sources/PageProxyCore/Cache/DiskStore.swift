@@ -40,7 +40,8 @@ package final class DiskStore: Sendable {
         /// Bumped by every write and removal: stamps each write with a new generation, and tells a memo at a glance
         /// that nothing changed since it last looked.
         var changeCounter: UInt64 = 0
-        /// Entries read and verified since they were last written: served again without re-reading the file.
+        /// Entries read and verified since they were last written, once this process has seen them (see `lookup`):
+        /// served again without re-reading the file.
         var memory: [CacheKey: CacheEntry] = [:]
         var memoryBytes = 0
         /// An eviction is queued and has not started: writes meanwhile need not queue another.
@@ -116,6 +117,9 @@ package final class DiskStore: Sendable {
 
     package func contains(_ key: CacheKey) -> Bool { state.withLock { $0.records[key] != nil } }
 
+    /// Whether a copy of `key`'s entry is held in memory (served without reading its file).
+    package func holdsInMemory(_ key: CacheKey) -> Bool { state.withLock { $0.memory[key] != nil } }
+
     /// How many writes and removals this store has seen: unchanged means every stamp taken before is still current.
     package var changeCount: UInt64 { state.withLock { $0.changeCounter } }
 
@@ -153,26 +157,27 @@ package final class DiskStore: Sendable {
 
     private func lookup(_ key: CacheKey, wait: CacheFileSystem.ReadWait) -> InlineLookup {
         if ledger != nil, !contains(key), let info = CacheFileSystem.fileInfo(path(for: key)) { adopt(key, size: info.size) }
-        let found: (touch: Bool, memory: CacheEntry?, generation: UInt64)? = state.withLock { state in
+        let found: (touch: Bool, memory: CacheEntry?, generation: UInt64, seen: Bool)? = state.withLock { state in
             guard state.disabledReason == nil, var record = state.records[key] else { return nil }
             state.useCounter += 1
             record.lastUse = state.useCounter
+            let seen = record.hitsSinceTouch != nil
             let hits = record.hitsSinceTouch.map { $0 + 1 } ?? touchInterval
             let touch = hits >= touchInterval
             record.hitsSinceTouch = touch ? 0 : hits
             state.records[key] = record
-            return (touch, state.memory[key], record.generation)
+            return (touch, state.memory[key], record.generation, seen)
         }
-        guard let (shouldTouch, remembered, generation) = found else { return .missing }
+        guard let (shouldTouch, remembered, generation, seen) = found else { return .missing }
         let stamp = PageStamp(key: key, generation: generation)
         let path = self.path(for: key)
         if let remembered {
             if shouldTouch { CacheFileSystem.touch(path) }
             return .found(remembered, stamp)
         }
-        let file: (bytes: [UInt8], inode: UInt64)?
+        let file: (head: [UInt8], tail: [UInt8], inode: UInt64)?
         do throws(CacheFileSystem.Failure) {
-            file = try CacheFileSystem.read(path, wait: wait)
+            file = try CacheFileSystem.read(path, headLength: CacheEntryFormat.headLength(of:), touch: shouldTouch, wait: wait)
         } catch {
             if error.wouldBlock {
                 // The read off the pool that follows counts as this use; it refreshes the file's time if this would have.
@@ -187,9 +192,11 @@ package final class DiskStore: Sendable {
             return .missing
         }
         do throws(CacheEntryFormat.Invalid) {
-            let entry = try CacheEntryFormat.decode(file.bytes, key: key)
-            if shouldTouch { CacheFileSystem.touch(path) }
-            remember(entry, for: key, inode: file.inode)
+            let entry = try CacheEntryFormat.decode(head: file.head, body: file.tail, key: key)
+            // Kept in memory once this process has seen the entry before (written it, or hit it since it started): a
+            // walk through entries read once after a restart does not fault in a copy of each (issue 13: that was a
+            // third of a read-back's time); their next hit keeps them.
+            if seen { remember(entry, for: key, inode: file.inode, generation: generation) }
             return .found(entry, stamp)
         } catch {
             let removed = state.withLock { state -> Bool in
@@ -198,7 +205,7 @@ package final class DiskStore: Sendable {
                 Self.dropRecord(key, &state)
                 return isSame
             }
-            if removed { release(file.bytes.count) }
+            if removed { release(file.head.count + file.tail.count) }
             return .missing
         }
     }
@@ -294,11 +301,14 @@ package final class DiskStore: Sendable {
         return true
     }
 
-    /// Keeps a verified entry in memory, unless the file changed since it was read.
-    private func remember(_ entry: CacheEntry, for key: CacheKey, inode: UInt64) {
+    /// Keeps a verified entry in memory, unless the file changed since it was read: rewritten or removed by this
+    /// process (its generation moved on) or renamed over by another (its inode).
+    private func remember(_ entry: CacheEntry, for key: CacheKey, inode: UInt64, generation: UInt64) {
         guard entry.body.count <= memoryLimit else { return }
         state.withLock { state in
-            guard state.records[key] != nil, state.memory[key] == nil, CacheFileSystem.inode(path(for: key)) == inode else { return }
+            guard state.records[key]?.generation == generation, state.memory[key] == nil,
+                CacheFileSystem.inode(path(for: key)) == inode
+            else { return }
             if state.memoryBytes + entry.body.count > memoryLimit {
                 state.memory = [:]
                 state.memoryBytes = 0

@@ -28,7 +28,10 @@ package final class SpooledBody {
     private let budget: HeldBytesBudget?
     /// Bytes borrowed from `budget`, given back when the body is discarded.
     private var borrowed = 0
-    private var memory: [UInt8] = []
+    /// The bytes held in memory, in segments that are never reallocated: each is reserved once and filled, and the
+    /// next starts when it is full (issue 13: a buffer grown by doubling copied a 10 MB answer again and faulted
+    /// in twice its pages). Segments grow from `firstSegmentBytes` to `largestSegmentBytes`.
+    private var segments: [[UInt8]] = []
     private var spool: SpoolFile?
     /// Bytes appended so far: the answer's `Content-Length` once it is complete.
     package private(set) var count = 0
@@ -55,6 +58,34 @@ package final class SpooledBody {
         return true
     }
 
+    /// The first segment's capacity: a small answer takes one small allocation.
+    static let firstSegmentBytes = 64 << 10
+    /// The largest segment's capacity (unless one append needs more): large enough that an answer is a few writes.
+    static let largestSegmentBytes = 1 << 20
+
+    /// The segment to write up to `bound` more bytes into, started (reserved once, at its final size) when the last
+    /// one has no room for them.
+    private func segmentIndex(forAtMost bound: Int) -> Int {
+        if let last = segments.indices.last, segments[last].capacity - segments[last].count >= bound { return last }
+        // Each segment twice the bytes held so far, within the limits: few segments, none much larger than needed.
+        let size = max(bound, min(Self.largestSegmentBytes, max(Self.firstSegmentBytes, count)))
+        var segment: [UInt8] = []
+        segment.reserveCapacity(size)
+        segments.append(segment)
+        return segments.count - 1
+    }
+
+    /// Appends `bytes` to the segments.
+    private func appendInMemory(_ bytes: [UInt8]) {
+        var rest = bytes[...]
+        while !rest.isEmpty {
+            let index = segmentIndex(forAtMost: 1)
+            let room = segments[index].capacity - segments[index].count
+            segments[index].append(contentsOf: rest.prefix(room))
+            rest = rest.dropFirst(room)
+        }
+    }
+
     /// Gives back what was borrowed (the bytes moved to disk, or were dropped).
     private func giveBack() {
         budget?.release(borrowed)
@@ -65,7 +96,18 @@ package final class SpooledBody {
     package var isSpooled: Bool { spool != nil }
 
     /// The whole body while it is held in memory; nil once it has moved to disk.
-    package var inMemory: [UInt8]? { spool == nil ? memory : nil }
+    package var inMemory: [UInt8]? { spool == nil ? Self.joined(segments) : nil }
+
+    /// How many separately allocated segments hold the bytes in memory (tests: an answer is not copied as it grows).
+    package var segmentCount: Int { segments.count }
+
+    private static func joined(_ segments: [[UInt8]]) -> [UInt8] {
+        guard segments.count > 1 else { return segments.first ?? [] }
+        var all: [UInt8] = []
+        all.reserveCapacity(segments.reduce(0) { $0 + $1.count })
+        for segment in segments { all += segment }
+        return all
+    }
 
     /// Appends `bytes`, moving everything to a temporary file once the total passes `limits.memoryBytes`.
     /// - Throws: `SpoolError.tooLarge` past `limits.maxBytes`, or the spool's own failure; everything held is then
@@ -79,14 +121,14 @@ package final class SpooledBody {
             if spool == nil && !mayHoldInMemory(count + bytes.count) {
                 let file = try openSpool()
                 spool = file
-                try file.append(memory)
-                memory = []
+                for segment in segments { try file.append(segment) }
+                segments = []
                 giveBack()
             }
             if let spool {
                 try spool.append(bytes)
             } else {
-                memory += bytes
+                appendInMemory(bytes)
             }
         } catch {
             discard()
@@ -109,15 +151,16 @@ package final class SpooledBody {
             appended(bytes[...])
             return
         }
-        let start = memory.count
-        write(&memory)
-        count += memory.count - start
-        appended(memory[start...])
+        let index = segmentIndex(forAtMost: bound)
+        let start = segments[index].count
+        write(&segments[index])
+        count += segments[index].count - start
+        appended(segments[index][start...])
     }
 
     /// The whole body in memory: as held, or read back from its temporary file (for an answer kept past this request).
     package func bytes() throws(SpoolError) -> [UInt8] {
-        guard spool != nil else { return memory }
+        guard spool != nil else { return Self.joined(segments) }
         var all: [UInt8] = []
         all.reserveCapacity(count)
         var chunks = chunks(of: 1 << 20)
@@ -125,17 +168,17 @@ package final class SpooledBody {
         return all
     }
 
-    /// The bytes in chunks of at most `chunkSize` (an answer still in memory comes as one chunk).
+    /// The bytes in chunks of at most `chunkSize` (an answer still in memory comes as its segments, uncopied).
     package func chunks(of chunkSize: Int) -> Chunks {
         if let spool { return Chunks(source: .spool(spool.chunks(of: chunkSize))) }
-        return Chunks(source: .memory(memory))
+        return Chunks(source: .memory(segments[...]))
     }
 
     /// Drops the bytes and closes the temporary file; the body is empty afterwards.
     package func discard() {
         spool?.close()
         spool = nil
-        memory = []
+        segments = []
         count = 0
         giveBack()
     }
@@ -143,7 +186,7 @@ package final class SpooledBody {
     /// Reads a body front to back, one bounded chunk per call.
     package struct Chunks {
         enum Source {
-            case memory([UInt8]?)
+            case memory(ArraySlice<[UInt8]>)
             case spool(SpoolFile.Chunks)
         }
 
@@ -152,9 +195,14 @@ package final class SpooledBody {
         /// The next chunk, nil at the end.
         package mutating func next() throws(SpoolError) -> [UInt8]? {
             switch source {
-            case .memory(let bytes):
-                source = .memory(nil)
-                return bytes?.isEmpty == false ? bytes : nil
+            case .memory(var segments):
+                while let segment = segments.popFirst() {
+                    guard !segment.isEmpty else { continue }
+                    source = .memory(segments)
+                    return segment
+                }
+                source = .memory([])
+                return nil
             case .spool(var chunks):
                 let chunk = try chunks.next()
                 source = .spool(chunks)

@@ -74,6 +74,32 @@ import Glibc
         #expect(try Self.readAll(body) == expected)
     }
 
+    @Test("an answer growing in memory is never copied: what it holds stays where it was written, in a few segments")
+    func aGrowingBodyIsNotCopied() throws {
+        let body = SpooledBody(limits: SpooledBody.Limits(memoryBytes: 4 << 20, maxBytes: 8 << 20)) { () throws(SpoolError) in
+            Issue.record("a body under the threshold must not open a spool")
+            throw .createFailed(directory: "-", errno: EACCES)
+        }
+        var expected: [UInt8] = []
+        var firstByteAddress: UnsafeRawPointer?
+        for index in 0..<150 {
+            let page = Self.page(index, size: 21_000)
+            try body.append(atMost: page.count) { $0 += page } appended: { added in
+                if index == 0 { firstByteAddress = added.withUnsafeBytes { $0.baseAddress } }
+            }
+            expected += page
+        }
+        try body.append(Array("]".utf8))
+        expected += Array("]".utf8)
+        var chunks = body.chunks(of: 65_536)
+        let first = try #require(try chunks.next())
+        #expect(first.withUnsafeBytes { $0.baseAddress } == firstByteAddress, "the first bytes were never moved")
+        #expect(body.segmentCount <= 8, "3.15 MB in segments that double up to 1 MiB, not one per page")
+        #expect(try Self.readAll(body) == expected)
+        #expect(body.inMemory == expected)
+        #expect(try body.bytes() == expected)
+    }
+
     @Test func passingTheCapThrowsAndDropsEverything() throws {
         let directory = try SpoolTestDirectory()
         defer { directory.remove() }

@@ -1,0 +1,124 @@
+import Foundation
+import Glibc
+import Testing
+
+@testable import PageProxyCore
+
+/// Reading entries back from their files (issue 13, read-back after a restart): the body read into an array of its
+/// own, the first hit after a restart refreshing the file's time through its descriptor, torn files still misses.
+@Suite struct EntryReadBackTests {
+    private static func write(_ bytes: [UInt8], in directory: TemporaryDirectory) -> String {
+        let path = directory.path + "/file"
+        _ = FileManager.default.createFile(atPath: path, contents: Data(bytes))
+        return path
+    }
+
+    private static func modified(_ path: String) -> Int {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return -1 }
+        return info.st_mtim.tv_sec
+    }
+
+    @Test(arguments: [0, 1, 100, 4095, 4096, 4097, 9000, 10_000])
+    func aFileIsCutWhereItsHeadEnds(_ cut: Int) throws {
+        let directory = TemporaryDirectory()
+        let bytes = (0..<10_000).map { UInt8(truncatingIfNeeded: $0 * 7) }
+        let path = Self.write(bytes, in: directory)
+        var shown = 0
+        let file = try #require(try CacheFileSystem.read(path) { first in
+            shown = first.count
+            return cut
+        })
+        #expect(shown == min(bytes.count, CacheFileSystem.firstReadBytes))
+        #expect(file.head == Array(bytes[..<cut]))
+        #expect(file.tail == Array(bytes[cut...]))
+    }
+
+    @Test func aHeadThatCannotBeToldIsTheWholeFileAndAMissingFileIsNil() throws {
+        let directory = TemporaryDirectory()
+        let path = Self.write(Array("short".utf8), in: directory)
+        let file = try #require(try CacheFileSystem.read(path, headLength: CacheEntryFormat.headLength(of:)))
+        #expect(file.head == Array("short".utf8))
+        #expect(file.tail.isEmpty)
+        #expect(try CacheFileSystem.read(directory.path + "/missing", headLength: { _ in 0 }) == nil)
+    }
+
+    @Test("an entry read in two parts keeps its body array as read, and is the entry that was written")
+    func theBodyIsKeptAsRead() throws {
+        let key = DiskStoreTests.key(1)
+        let entry = DiskStoreTests.entry(1, bodyBytes: 20_000)
+        let bytes = CacheEntryFormat.encode(entry, key: key)
+        let cut = try #require(bytes.withUnsafeBytes(CacheEntryFormat.headLength(of:)))
+        let body = Array(bytes[cut...])
+        let decoded = try CacheEntryFormat.decode(head: Array(bytes[..<cut]), body: body, key: key)
+        #expect(decoded == entry)
+        #expect(decoded.body.withUnsafeBytes { $0.baseAddress } == body.withUnsafeBytes { $0.baseAddress })
+        #expect(throws: CacheEntryFormat.Invalid.lengthMismatch) {
+            try CacheEntryFormat.decode(head: Array(bytes[..<cut]), body: body.dropLast(), key: key)
+        }
+        #expect(throws: CacheEntryFormat.Invalid.lengthMismatch) {
+            try CacheEntryFormat.decode(head: Array(bytes[..<(cut - 1)]), body: Array(bytes[(cut - 1)...]), key: key)
+        }
+    }
+
+    @Test("the first hit after a restart refreshes the entry file's time (the LRU order that survives a restart)")
+    func theFirstHitAfterARestartTouchesTheFile() throws {
+        let directory = TemporaryDirectory()
+        let store = DiskStore(directory: directory.path, maxBytes: 1 << 20)
+        store.write(DiskStoreTests.entry(1, bodyBytes: 6000), for: DiskStoreTests.key(1))
+        let path = store.path(for: DiskStoreTests.key(1))
+        var times = [timespec(tv_sec: 1_000, tv_nsec: 0), timespec(tv_sec: 1_000, tv_nsec: 0)]
+        #expect(utimensat(AT_FDCWD, path, &times, 0) == 0)
+        let restarted = DiskStore(directory: directory.path, maxBytes: 1 << 20)
+        #expect(restarted.read(DiskStoreTests.key(1)) == DiskStoreTests.entry(1, bodyBytes: 6000))
+        #expect(Self.modified(path) > 1_000_000)
+    }
+
+    @Test(arguments: [27, 28, 500, 4096, 6000])
+    func anEntryTornPastItsHeadIsAMissAfterARestart(_ length: Int) throws {
+        let directory = TemporaryDirectory()
+        let store = DiskStore(directory: directory.path, maxBytes: 1 << 20)
+        store.write(DiskStoreTests.entry(1, bodyBytes: 6000), for: DiskStoreTests.key(1))
+        let path = store.path(for: DiskStoreTests.key(1))
+        #expect(truncate(path, off_t(length)) == 0)
+        let restarted = DiskStore(directory: directory.path, maxBytes: 1 << 20)
+        #expect(restarted.read(DiskStoreTests.key(1)) == nil)
+        #expect(!FileManager.default.fileExists(atPath: path))
+        #expect(restarted.totalBytes == 0)
+    }
+
+    /// A store over a directory holding entry 1 (6,000 body bytes) written by another store: a restart.
+    private static func restarted(in directory: TemporaryDirectory) -> DiskStore {
+        DiskStore(directory: directory.path, maxBytes: 1 << 20).write(DiskStoreTests.entry(1, bodyBytes: 6000), for: DiskStoreTests.key(1))
+        return DiskStore(directory: directory.path, maxBytes: 1 << 20)
+    }
+
+    @Test("after a restart an entry is kept in memory from its second hit, not its first; one written is kept at once")
+    func anEntryIsKeptInMemoryOnceSeen() throws {
+        let directory = TemporaryDirectory()
+        let store = Self.restarted(in: directory)
+        let key = DiskStoreTests.key(1)
+        #expect(store.read(key) == DiskStoreTests.entry(1, bodyBytes: 6000))
+        #expect(!store.holdsInMemory(key), "read once since the restart: not copied")
+        #expect(store.read(key) == DiskStoreTests.entry(1, bodyBytes: 6000))
+        #expect(store.holdsInMemory(key))
+        // Served from memory now: the file is not read again.
+        #expect(unlink(store.path(for: key)) == 0)
+        #expect(store.read(key) == DiskStoreTests.entry(1, bodyBytes: 6000))
+
+        store.write(DiskStoreTests.entry(2), for: DiskStoreTests.key(2))
+        #expect(store.read(DiskStoreTests.key(2)) == DiskStoreTests.entry(2))
+        #expect(store.holdsInMemory(DiskStoreTests.key(2)), "written by this process: kept from its first hit")
+    }
+
+    @Test("a torn entry hit twice after a restart is a miss both times, never kept")
+    func aTornEntryIsNeverKept() throws {
+        let directory = TemporaryDirectory()
+        let store = Self.restarted(in: directory)
+        let key = DiskStoreTests.key(1)
+        #expect(truncate(store.path(for: key), 3000) == 0)
+        #expect(store.read(key) == nil)
+        #expect(store.read(key) == nil)
+        #expect(!store.holdsInMemory(key))
+    }
+}

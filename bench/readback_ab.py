@@ -1,0 +1,61 @@
+#!/usr/bin/env python3
+"""Read-back after a restart, binaries interleaved: the first and the second request after each restart (issue 13).
+
+    python3 bench/readback_ab.py BINARY[,BINARY...] [restarts] [merged,NDJSON]
+
+The case of `readback_profile.py`; each binary's proxy (memo off) is restarted in turn before each first request,
+so that load changes hit every binary alike. Prints medians of MB/s (Python http.client), server CPU ms and page
+faults (`perf stat -p` around the one request) for the first request after a restart and the one after it.
+"""
+import os, shutil, statistics, sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from benchlib import free_port, start_mock, stop, workdir  # noqa: E402
+from cache_vs_nginx import PAGE_ITEMS, Proxy, get  # noqa: E402
+from readback_profile import NDJSON, PATH, stat_start, stat_stop  # noqa: E402
+
+
+def timed(proxy, headers):
+    recorder = stat_start(proxy.proc.pid)
+    _, _, body, seconds = get(proxy.port, PATH, headers)
+    cpu, faults = stat_stop(recorder)
+    return body, (len(body) / seconds / 1e6, cpu, faults)
+
+
+def main():
+    binaries = [os.path.abspath(binary) for binary in sys.argv[1].split(",")]
+    restarts = int(sys.argv[2]) if len(sys.argv) > 2 else 6
+    formats = sys.argv[3].split(",") if len(sys.argv) > 3 else ["merged", "NDJSON"]
+    work = workdir("pageproxy-readback-ab-")
+    mock_port = free_port()
+    mock = start_mock(binaries[0], mock_port, 0, page_size=PAGE_ITEMS, items=250)
+    proxies = []
+    try:
+        for index, binary in enumerate(binaries):
+            proxies.append(Proxy(f"binary{index}", binary, work, mock_port, 256 << 20, memo_bytes=0))
+        expected = {"merged": get(proxies[0].port, PATH)[2], "NDJSON": get(proxies[0].port, PATH, NDJSON)[2]}
+        results = {}
+        for _ in range(restarts):
+            for name in formats:
+                headers = NDJSON if name == "NDJSON" else {}
+                for index, proxy in enumerate(proxies):
+                    proxy.restart()
+                    for which in ("first", "second"):
+                        body, row = timed(proxy, headers)
+                        if body != expected[name]:
+                            sys.exit(f"{binaries[index]} {name}: not the same bytes")
+                        results.setdefault((which, name, index), []).append(row)
+        print(f"load average after {os.getloadavg()}")
+        print("| request | output | binary | MB/s (median) | CPU ms (median) | page faults (median) |\n|---|---|---|---:|---:|---:|")
+        for (which, name, index), rows in sorted(results.items(), key=lambda item: (item[0][0], item[0][1], item[0][2])):
+            print(f"| {which} after a restart | {name} | {binaries[index]} | {statistics.median(r[0] for r in rows):.0f} | "
+                  f"{statistics.median(r[1] for r in rows):.1f} | {statistics.median(r[2] for r in rows):.0f} |")
+    finally:
+        for proxy in proxies:
+            stop(proxy.proc, proxy.label)
+        stop(mock)
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
