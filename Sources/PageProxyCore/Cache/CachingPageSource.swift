@@ -190,7 +190,7 @@ package final class CachingPageSource: Sendable {
                 let stored = await write(entry, for: key, to: store)
                 return .success(CachedResponse(entry.response, .revalidated, stored: stored))
             }
-            await diskWork.run { store.remove(key) }
+            await remove(key, from: store)
             return .success(CachedResponse(entry.response, .revalidated))
         }
         if response.status.code >= 500, let stale = staleEntry(cached, policy: policy) {
@@ -205,9 +205,16 @@ package final class CachingPageSource: Sendable {
                 served.storedScan = entry.scan
                 return .success(CachedResponse(served, .miss, stored: stored))
             }
-            await diskWork.run { store.remove(key) }
+            await remove(key, from: store)
         }
         return .success(CachedResponse(response, .miss))
+    }
+
+    /// Removes `key`'s entry on a disk lane, when there may be one: a page that is never stored (`no-store`) costs
+    /// no hop off the pool and no directory lock.
+    private func remove(_ key: CacheKey, from store: DiskStore) async {
+        guard store.mayHold(key) else { return }
+        await diskWork.run { store.remove(key) }
     }
 
     /// Writes `entry` on a disk lane; the version stored, or nil when it was not stored.

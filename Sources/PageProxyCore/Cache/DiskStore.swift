@@ -264,10 +264,16 @@ package final class DiskStore: Sendable {
     /// How many times a write that finds no room evicts before it gives up (others may take the room it made).
     static let roomAttempts = 3
 
+    /// Whether `key` may have an entry here: in the index, or as a file another process wrote (one `lstat`, no lock):
+    /// when not, `remove` has nothing to do, and a caller need not send it to a disk thread.
+    package func mayHold(_ key: CacheKey) -> Bool {
+        contains(key) || CacheFileSystem.fileInfo(path(for: key)) != nil
+    }
+
     /// Removes the entry for `key`, if any.
     package func remove(_ key: CacheKey) {
-        // The file goes even without a record here: another process may have written it.
-        if let ledger, let aside = temporaryNames(for: key)?.aside {
+        // The file goes even without a record here: another process may have written it. No file, no lock taken.
+        if let ledger, CacheFileSystem.fileInfo(path(for: key)) != nil, let aside = temporaryNames(for: key)?.aside {
             let removed = ledger.withLock { (total: inout Int?) -> Int? in
                 // Taken aside and subtracted in one hold of the lock: a rescan under it sees the same as the total.
                 guard let size = CacheFileSystem.detach(path(for: key), to: aside) else { return nil }

@@ -140,6 +140,22 @@ import Testing
         #expect(reader.isEnabled)
     }
 
+    @Test("a store may hold an entry it indexed or another store wrote, and none that was never written or was removed")
+    func mayHoldSeesTheIndexAndTheOtherStoresFiles() {
+        let directory = TemporaryDirectory()
+        let first = DiskStore(directory: directory.path, maxBytes: 1 << 20)
+        let second = DiskStore(directory: directory.path, maxBytes: 1 << 20)
+        #expect(!first.mayHold(Make.key(1)))
+        second.write(Make.entry(1), for: Make.key(1))
+        #expect(second.mayHold(Make.key(1)))
+        #expect(first.mayHold(Make.key(1)))
+        // The removal by the store that never indexed it still takes the other's file (and its bytes) away.
+        first.remove(Make.key(1))
+        #expect(!first.mayHold(Make.key(1)))
+        #expect(second.read(Make.key(1)) == nil)
+        #expect(Self.sharedTotal(directory) == 0)
+    }
+
     @Test func theSharedTotalIsRebuiltFromTheFilesAtStart() throws {
         let directory = TemporaryDirectory()
         let size = Make.fileSize(bodyBytes: 1000)
