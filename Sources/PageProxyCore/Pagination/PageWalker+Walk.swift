@@ -15,15 +15,50 @@ extension PageWalker {
     /// is) or when the calling task is cancelled (`PaginationError.cancelled`). A walker is walked once: a second
     /// call hands out nothing.
     package func walk(_ body: (Page) async throws -> WalkStep) async throws {
+        // Pages read in place need no task group: until the walk decides a fetch, it runs here, with no group and no
+        // child (issue 13: a walk of one cached page paid for a group it never used).
+        do {
+            while true {
+                let upcoming = try prepareNext()
+                guard case .atHand(let found) = upcoming, launches.isEmpty, discarded.isEmpty else {
+                    if case .end = upcoming { return }
+                    return try await walkInGroup(from: .upcoming(upcoming), body)
+                }
+                let page = try accept(found)
+                guard launches.isEmpty, discarded.isEmpty else { return try await walkInGroup(from: .accepted(page), body) }
+                guard try await body(page) == .takeNext else {
+                    finish()
+                    return
+                }
+            }
+        } catch {
+            finish()
+            throw error
+        }
+    }
+
+    /// Where `walkInGroup` takes over from the walk of pages at hand.
+    private enum Resume {
+        /// The next page, prepared (its fetch decided, or read in place) but not accepted yet.
+        case upcoming(Upcoming)
+        /// A page accepted, to hand out once the fetches the walk decided with it have started.
+        case accepted(Page)
+    }
+
+    /// The rest of `walk` once it has fetches to run: they are children of one group whose scope is this call.
+    private func walkInGroup(from start: Resume, _ body: (Page) async throws -> WalkStep) async throws {
+        hasStartedGroup = true
         try await withThrowingTaskGroup(of: FetchOutcome.self) { group in
             // A group waits for its children when its body returns, but cancels them only when it throws.
             defer { group.cancelAll() }
             var arrivals = Arrivals()
-            do {
-                while true {
-                    let upcoming = try prepareNext()
+            var resume = start
+            while true {
+                var page: Page
+                switch resume {
+                case .accepted(let accepted): page = accepted
+                case .upcoming(let upcoming):
                     startChildren(in: &group, arrivals: &arrivals)
-                    var page: Page
                     switch upcoming {
                     case .end: return
                     case .atHand(let found): page = found
@@ -37,15 +72,13 @@ extension PageWalker {
                         }
                     }
                     page = try accept(page)
-                    startChildren(in: &group, arrivals: &arrivals)
-                    guard try await body(page) == .takeNext else {
-                        finish()
-                        return
-                    }
                 }
-            } catch {
-                finish()
-                throw error
+                startChildren(in: &group, arrivals: &arrivals)
+                guard try await body(page) == .takeNext else {
+                    finish()
+                    return
+                }
+                resume = .upcoming(try prepareNext())
             }
         }
     }

@@ -80,6 +80,9 @@ package final class PageWalker {
     /// Set once a guess that was numbered on an upstream's own link missed: it would miss again.
     private var isSpeculationStopped = false
 
+    /// Whether the walk has run fetches as children of a task group (tests: a walk of pages at hand never makes one).
+    package internal(set) var hasStartedGroup = false
+
     /// Whether the walk stopped early at the client's page or item cap (the answer is then partial by request).
     package private(set) var wasTruncated = false
 

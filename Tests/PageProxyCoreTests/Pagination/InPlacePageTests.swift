@@ -34,6 +34,24 @@ import Testing
         #expect(reads.withLock { $0 } == Array(1...10))
     }
 
+    @Test("a walk of pages at hand makes no task group; one that fetches does, and hands out every page in order")
+    func aWalkOfPagesAtHandMakesNoTaskGroup() async throws {
+        let transport = FakeTransport { url in Self.body(of: url, total: 45) }
+        let allAtHand = PageWalker.make(Self.scheme, transport: transport) { options in
+            options.cachedPage = { url, _ in Self.body(of: url, total: 45) }
+        }
+        #expect(try await allAtHand.pages().map(\.number) == [1, 2, 3, 4, 5])
+        #expect(!allAtHand.hasStartedGroup)
+        // At hand, then fetched, then at hand again: the walk moves into a group at its first fetch.
+        let mixed = PageWalker.make(Self.scheme, transport: transport) { options in
+            options.concurrency = 2
+            options.cachedPage = { url, number in number == 3 ? nil : Self.body(of: url, total: 45) }
+        }
+        #expect(try await mixed.pages().map(\.number) == [1, 2, 3, 4, 5])
+        #expect(mixed.hasStartedGroup)
+        #expect(transport.requestedURLs.map { PageURL(string: $0)?.queryValue("page") } == ["3"])
+    }
+
     @Test("pages not at hand are fetched in their place; the walk's order is the upstream's")
     func pagesNotAtHandAreFetchedInTheirPlace() async throws {
         let transport = FakeTransport { url in Self.body(of: url, total: 95) }
