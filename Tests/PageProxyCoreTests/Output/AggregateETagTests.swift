@@ -43,6 +43,14 @@ import Testing
         #expect(Self.tag([try Self.page("[1,2]", checksum: 7), try Self.page("[3]", checksum: 8)], shape: "data") != base)
     }
 
+    /// Issue 13: a tag costs two XXH64s of a few dozen bytes a page, no SHA-256 over anything a page stored. The
+    /// value is pinned: a client's `If-None-Match` from another process (a restart, a replica) must still match.
+    @Test("the tag of stored pages is two keyed XXH64s of their records, the same in every process")
+    func theTagOfStoredPagesIsPinned() throws {
+        let pages = [try Self.page("[1,2]", checksum: 7), try Self.page("[3]", checksum: 8)]
+        #expect(Self.tag(pages) == "\"8613b0316e4888e97da32ecd84c3fd35\"")
+    }
+
     @Test("a page that was not stored is identified by its bytes")
     func anUnstoredPageCountsByItsBytes() throws {
         let one = Self.tag([try Self.page("[1, 2]", checksum: nil)])
