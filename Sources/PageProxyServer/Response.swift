@@ -33,6 +33,11 @@ package struct Response: ~Copyable {
         try? await writer.send(status, prepared: prepared, body: body, perRequest: perRequest)
     }
 
+    /// Sends a complete response whose body is slices of arrays the caller holds, uncopied (see `ResponseWriter`).
+    package consuming func send(_ status: HTTPStatus, headers: HTTPHeaders, slices: [ArraySlice<UInt8>]) async {
+        try? await writer.send(status, headers: headers, slices: slices)
+    }
+
     /// Sends a response of known length whose body comes in bounded chunks (a spooled answer).
     /// - Throws: what `nextChunk` throws, or `ResponseWriter.BodyLengthMismatch`; the connection then closes short
     ///   of `Content-Length`, so the client sees an incomplete answer rather than a wrong one. A client that left is

@@ -89,6 +89,26 @@ package final class ResponseWriter {
         try await write(!isHead && status.allowsBody ? [head, prepared, ChunkedEncoding.crlf, body] : [head, prepared, ChunkedEncoding.crlf])
     }
 
+    /// Sends a complete response with `Content-Length` whose body is `slices` of arrays the caller holds (a merged
+    /// answer of one cached page: `[`, the page's items, `]`): head and body leave in one gathering write, the body
+    /// never copied (issue 13).
+    package func send(_ status: HTTPStatus, headers: HTTPHeaders, slices: [ArraySlice<UInt8>]) async throws {
+        precondition(!hasStarted, "a response is written once")
+        var headers = headers
+        headers.set("Content-Length", String(slices.reduce(0) { $0 + $1.count }))
+        let head = head(status, headers: &headers)
+        state = .finished
+        let parts = !isHead && status.allowsBody ? [head[...]] + slices : [head[...]]
+        do {
+            try await sink.write(slices: parts, deadline: .now + writeTimeout)
+            bytesSent += parts.reduce(0) { $0 + $1.count }
+        } catch {
+            state = .aborted
+            keepsAlive = false
+            throw error
+        }
+    }
+
     /// Sends a response whose length is known ahead and whose body comes in bounded chunks (a spooled answer):
     /// `Content-Length`, then each chunk as the client takes it, so no more than one chunk waits in memory. A HEAD
     /// answer states the length and sends no body (RFC 9110 §9.3.2).

@@ -58,6 +58,41 @@ import Testing
         #expect(answer.record.error == nil)
     }
 
+    /// Issue 13: a page whose items lie in its body as one compact run (`[a,b,c]`) is not copied into the answer.
+    @Test("a merged answer of one page is the page's own items sent as they lie, in one write; HEAD and caps alike")
+    func aMergedAnswerOfOnePageIsSentFromThePage() async throws {
+        let proxy = InMemoryProxy()
+        let page = await proxy.mock.respond(
+            to: MockRequest(method: "GET", target: "/plain/items?page=1&mock_total=7", headers: [(name: "Host", value: "127.0.0.1:9")])
+        ).body
+        let answer = try await proxy.request("/plain?mock_total=7")
+        #expect(answer.response.status == 200)
+        #expect(answer.response.body == page, "the upstream's compact array, byte for byte")
+        #expect(answer.response.header("Content-Length") == String(page.count))
+        #expect(answer.writes == 1 && answer.sliceWrites == 1)
+        let head = try await proxy.request("/plain?mock_total=7", method: .head)
+        #expect(head.response.body.isEmpty && head.response.header("Content-Length") == String(page.count))
+        #expect(head.response.header("ETag") == answer.response.header("ETag"))
+        // `_max_items`: the first three items, as the old copy made them.
+        let capped = try await proxy.request("/plain?mock_total=7&_max_items=3")
+        let items = try #require(try? JSONScanner().scan(page, itemsAt: .root).items)
+        var expected: [UInt8] = [UInt8(ascii: "[")]
+        for (index, item) in items.prefix(3).enumerated() {
+            if index > 0 { expected.append(UInt8(ascii: ",")) }
+            JSONScanner.appendItem(item, of: page, to: &expected)
+        }
+        expected.append(UInt8(ascii: "]"))
+        #expect(capped.response.body == expected)
+        #expect(capped.response.header("ETag") != answer.response.header("ETag"))
+        // A client that holds the answer gets a 304 with the length its GET would have had.
+        let etag = try #require(answer.response.header("ETag"))
+        let notModified = try await proxy.request("/plain?mock_total=7", headers: [("If-None-Match", etag)])
+        #expect(notModified.response.status == 304 && notModified.response.header("Content-Length") == String(page.count))
+        // Two pages are copied into one answer, as before.
+        let twoPages = try await proxy.request("/plain?mock_total=15")
+        #expect(twoPages.sliceWrites == 0 && twoPages.response.header("PageProxy-Items") == "15")
+    }
+
     @Test func anNDJSONAnswerEndsWithTheLastChunk() async throws {
         let answer = try await InMemoryProxy().request("/slack?mock_total=25&_format=ndjson")
         #expect(answer.response.status == 200)

@@ -30,18 +30,35 @@ struct MergedAnswerRenderer: Sendable {
         defer { body.discard() }
         var etag = AggregateETag(shape: plan.etagShape(itemsPath: walk.headers["PageProxy-Items-Path"]))
         var (pages, items) = (0, 0)
+        // A first page whose items are one run of its body waits uncopied: an answer of that page alone is sent as
+        // `[`, the run, `]` from the page's own bytes (issue 13: the copy into the answer); a second page copies it in.
+        var held: HeldPage?
+        let holdable = min(spool.memoryBytes, route.maxMergedBytes)
+        func append(_ page: Page) throws(SpoolError) {
+            // Items are compacted, never longer than the page's body; with `[` and `,` at most two bytes more.
+            try body.append(atMost: page.body.count + 2) { framing.append(page, to: &$0) } appended: { etag.add(page, framed: $0) }
+        }
         do {
             try await walker.walk { walked in
                 let page = requested.shape(walked, walker: walker)
-                // Items are compacted, never longer than the page's body; with `[` and `,` at most two bytes more.
-                try body.append(atMost: page.body.count + 2) { framing.append(page, to: &$0) } appended: { etag.add(page, framed: $0) }
                 pages += 1
                 items += page.itemCount
+                if pages == 1, let run = page.commaSeparatedItems, run.count + 2 <= holdable {
+                    held = HeldPage(page: page, run: run)
+                    return .takeNext
+                }
+                if let first = held.take() { try append(first.page) }
+                try append(page)
                 return .takeNext
             }
-            let closing = framing.closing()
-            etag.update(closing)
-            try body.append(closing)
+            if let held {
+                etag.add(held.page, framedCount: held.run.count + 1) { HeldPage.opening + held.page.body[held.run] }
+                etag.update(HeldPage.closing)
+            } else {
+                let closing = framing.closing()
+                etag.update(closing)
+                try body.append(closing)
+            }
         } catch let error as PaginationError {
             return await response.send(walkFailure: error, plan: plan, recording: record)
         } catch let error as SpoolError {
@@ -66,7 +83,10 @@ struct MergedAnswerRenderer: Sendable {
         // Every page stored and fresh: the answer is memoized, a spooled one too (read back once, within the memo's
         // bound), and then sent from memory.
         var kept: [UInt8]?
-        if let freshUntil = tally.freshUntil, let memoKey = plan.memoKey, memo.accepts(byteCount: body.count), let bytes = try? body.bytes() {
+        let length = held.map(\.length) ?? body.count
+        if let freshUntil = tally.freshUntil, let memoKey = plan.memoKey, memo.accepts(byteCount: length),
+            let bytes = held.map(\.joined) ?? (try? body.bytes())
+        {
             memo.keep(
                 MergedAnswerMemo.Answer(
                     body: bytes, pages: pages, items: items, truncated: truncated, etag: tag, freshUntil: freshUntil,
@@ -74,13 +94,17 @@ struct MergedAnswerRenderer: Sendable {
                 for: memoKey)
             kept = bytes
         }
-        if let notModified = Self.notModified(plan.request, etag: tag, headers: { headers }, length: body.count) {
+        if let notModified = Self.notModified(plan.request, etag: tag, headers: { headers }, length: length) {
             await response.send(.notModified, headers: notModified, body: [])
             return record
         }
         record.isSpooled = body.isSpooled
         if let kept {
             await response.send(.ok, headers: headers, body: kept)
+            return record
+        }
+        if let held {
+            await response.send(.ok, headers: headers, slices: held.slices)
             return record
         }
         var chunks = body.chunks(of: Self.sendChunkBytes)
@@ -135,5 +159,28 @@ struct MergedAnswerRenderer: Sendable {
         notModified.remove("Content-Type")
         notModified.set("Content-Length", String(length))
         return notModified
+    }
+}
+
+/// A merged answer's only page so far, not copied into the answer: its items are `run` of its body.
+private struct HeldPage {
+    static let opening: [UInt8] = [UInt8(ascii: "[")]
+    static let closing: [UInt8] = [UInt8(ascii: "]")]
+
+    let page: Page
+    let run: Range<Int>
+
+    /// The answer's length: the items with their brackets.
+    var length: Int { run.count + 2 }
+
+    /// The answer's bytes, sent as they are: `[`, the items in the page's body, `]`.
+    var slices: [ArraySlice<UInt8>] { [Self.opening[...], page.body[run], Self.closing[...]] }
+
+    /// The answer's bytes in one array (for the memo, which keeps them past the page).
+    var joined: [UInt8] {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(length)
+        for slice in slices { bytes += slice }
+        return bytes
     }
 }

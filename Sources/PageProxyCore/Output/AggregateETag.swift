@@ -27,16 +27,22 @@ package struct AggregateETag: Sendable {
 
     /// Adds a page of the answer: `framed` is what it adds to the body (its items, with the array's punctuation).
     package mutating func add(_ page: Page, framed: some Collection<UInt8>) {
+        add(page, framedCount: framed.count) { framed }
+    }
+
+    /// Adds a page of the answer that adds `framedCount` bytes to the body; `framed` gives them, and is asked only
+    /// for a page that was not stored (a page sent from its body uncopied has them nowhere else).
+    package mutating func add<Framed: Collection<UInt8>>(_ page: Page, framedCount: Int, framed: () -> Framed) {
         guard let checksum = page.storedChecksum else {
             record.bytes.append(UInt8(ascii: "h"))
-            record.append(UInt64(framed.count))
-            record.bytes.append(contentsOf: SHA256.hash(framed))
+            record.append(UInt64(framedCount))
+            record.bytes.append(contentsOf: SHA256.hash(framed()))
             return
         }
         record.bytes.append(UInt8(ascii: "s"))
         record.append(checksum)
         record.append(UInt64(page.itemCount))
-        record.append(UInt64(framed.count))
+        record.append(UInt64(framedCount))
     }
 
     /// Adds bytes that no page carries (the array's closing bracket).

@@ -69,6 +69,10 @@ public struct Page: Sendable {
         }
     }
 
+    /// The bytes of `body` that are exactly the items joined by `,` (a compact upstream array's inside), when there
+    /// are such bytes: a merged answer of this page alone is `[`, them, `]`, sent from the body uncopied (issue 13).
+    package var commaSeparatedItems: Range<Int>? { contiguousRun(separatedBy: UInt8(ascii: ",")) }
+
     /// The range from the first item to the last when every item is compact and each is followed by `separator`
     /// alone; nil otherwise.
     private func contiguousRun(separatedBy separator: UInt8) -> Range<Int>? {

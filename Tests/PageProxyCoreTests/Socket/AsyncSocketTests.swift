@@ -43,6 +43,24 @@ import Glibc
         #expect(received == expected)
     }
 
+    @Test("a gathering write of slices delivers every byte in order, across partial writes, and many slices")
+    func gatheringWriteOfSlicesKeepsEveryByteInOrder() async throws {
+        let (left, right) = Self.makePair()
+        defer { left.close(); right.close() }
+        // A slice larger than the socket buffer (taken a piece at a time), and more slices than one sendmsg takes.
+        let large = (0..<(1 << 20)).map { UInt8(truncatingIfNeeded: $0 % 251) }
+        let small = (0..<(3 * AsyncSocket.maxGatheredParts)).map { [UInt8(truncatingIfNeeded: $0)][...] }
+        let slices: [ArraySlice<UInt8>] = [Array("head\r\n".utf8)[...], [][...], large[5..<(large.count - 3)]] + small + [[7, 8][1...]]
+        let expected = slices.flatMap { $0 }
+        async let written: Void = left.write(slices: slices, deadline: .now + .seconds(10))
+        var received: [UInt8] = []
+        while received.count < expected.count {
+            _ = try await right.read(into: &received, maxBytes: 65536, deadline: .now + .seconds(10))
+        }
+        try await written
+        #expect(received == expected)
+    }
+
     @Test("a gathering write of more parts than one sendmsg takes (IOV_MAX) delivers them all, in order")
     func gatheringWriteOfManyParts() async throws {
         let (left, right) = Self.makePair()

@@ -41,6 +41,8 @@ struct InMemoryProxy {
         let keepsAlive: Bool
         /// How many writes the answer took.
         var writes = 0
+        /// How many of them sent slices of arrays the responder holds (a page's own bytes), uncopied.
+        var sliceWrites = 0
     }
 
     /// Answers `target` in memory.
@@ -54,6 +56,6 @@ struct InMemoryProxy {
         let record = await responder.respond(to: head, response: Response(writer: writer))
         return Answer(
             response: try RawResponseBytes(sink.bytes, isHead: method == .head), record: record, keepsAlive: writer.keepsAlive,
-            writes: sink.writes)
+            writes: sink.writes, sliceWrites: sink.sliceWrites)
     }
 }

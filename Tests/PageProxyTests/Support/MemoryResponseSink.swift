@@ -8,7 +8,7 @@ import Synchronization
 /// A `ResponseSink` that keeps every byte written, so that responders run with no socket (Hummingbird's `.router`
 /// test mode); `isGone` makes it act as a client that left.
 final class MemoryResponseSink: ResponseSink {
-    private let storage = Mutex<(bytes: [UInt8], writes: Int)>(([], 0))
+    private let storage = Mutex<(bytes: [UInt8], writes: Int, sliceWrites: Int)>(([], 0, 0))
     private let gone = Mutex(false)
 
     func write(_ parts: [[UInt8]], deadline: ContinuousClock.Instant?) async throws(SocketError) {
@@ -18,6 +18,15 @@ final class MemoryResponseSink: ResponseSink {
             storage.writes += 1
         }
     }
+
+    /// Keeps the slices' bytes as a socket sends them, counting the writes that came as slices.
+    func write(slices: [ArraySlice<UInt8>], deadline: ContinuousClock.Instant?) async throws(SocketError) {
+        try await write(slices.map(Array.init), deadline: deadline)
+        storage.withLock { $0.sliceWrites += 1 }
+    }
+
+    /// How many writes came as slices of the caller's arrays (`ResponseWriter.send(_:headers:slices:)`).
+    var sliceWrites: Int { storage.withLock { $0.sliceWrites } }
 
     /// Everything written so far.
     var bytes: [UInt8] { storage.withLock { $0.bytes } }
