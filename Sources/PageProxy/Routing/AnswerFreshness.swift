@@ -39,6 +39,12 @@ final class AnswerFreshness: Sendable {
 
     /// One page of the answer, as the cache handed it over at `now` (by default, the clock's now).
     func record(response: UpstreamResponse, outcome: CacheOutcome, freshUntil: Date?, routeTTL: Duration, now: Date? = nil) {
+        // A page as the store holds it counts until its entry goes stale; the store keeps no page its upstream said
+        // `no-store` for, so its headers need no second reading (issue 13: parsing them was a part of every hit).
+        if let freshUntil, outcome != .stale {
+            record(freshUntil: freshUntil)
+            return
+        }
         let now = now ?? clock.wallNow()
         let upstream = CacheFreshness(headers: response.headers, routeTTL: routeTTL)
         // A stale page was served because the upstream failed: it is due for revalidation now.
