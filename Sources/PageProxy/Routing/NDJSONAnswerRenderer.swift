@@ -23,7 +23,9 @@ enum NDJSONAnswerRenderer {
         var stream: ResponseStream?
         // The cache outcome of every page is known only at the end: it follows the body as trailer fields, for a
         // client that says it takes them (RFC 9110 §10.1.4, `TE: trailers`); others get a plain last chunk.
-        let sendsTrailers = plan.request.headers.tokens("TE").contains { $0.lowercased() == "trailers" }
+        // (Most requests send no `TE`: their fields are not split into tokens at all.)
+        let sendsTrailers =
+            plan.request.headers.contains("TE") && plan.request.headers.tokens("TE").contains { $0.lowercased() == "trailers" }
         let begin = { (response: consuming Response) async -> ResponseStream? in
             var headers = walk.headers
             for field in requested.headers(walker: walker, walkEnded: false) { headers.set(field.name, field.value) }
