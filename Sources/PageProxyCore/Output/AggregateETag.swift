@@ -21,9 +21,15 @@ package struct AggregateETag: Sendable {
     /// - Parameter shape: everything besides the pages that decides the answer's bytes (the items path, the limits).
     package init(shape: String) {
         record.bytes.reserveCapacity(64 + shape.utf8.count)
-        part("merged-v3".utf8)
-        part(shape.utf8)
+        part(Self.version)
+        // The string's own bytes, appended as one run (a generic collection of them was appended byte by byte).
+        record.bytes.append(UInt8(ascii: "b"))
+        record.append(UInt64(shape.utf8.count))
+        record.bytes.append(contentsOf: shape.utf8)
     }
+
+    /// What this derivation is called, first in every record: a tag made another way can never equal one made so.
+    private static let version = Array("merged-v3".utf8)
 
     /// Adds a page of the answer: `framed` is what it adds to the body (its items, with the array's punctuation).
     package mutating func add(_ page: Page, framed: some Collection<UInt8>) {
