@@ -120,8 +120,12 @@ def throughput(args, mock_port, nginx_port, files, instances):
     rates = {}
     for round_number in range(args.rounds):
         log(f"round {round_number + 1} of {args.rounds}, load average {os.getloadavg()[0]:.2f}")
-        for size, case, who, url, headers in cases:
-            rates.setdefault((size, case, who), []).append(rate(url, args, headers))
+        # Every other round runs each size's cases in the reverse order, so that a load rising or falling within a
+        # round favours neither nginx nor "after" nor "before".
+        for size, _ in SIZES:
+            of_size = [case for case in cases if case[0] == size]
+            for _, case, who, url, headers in (of_size if round_number % 2 == 0 else reversed(of_size)):
+                rates.setdefault((size, case, who), []).append(rate(url, args, headers))
     return rates
 
 
@@ -240,7 +244,7 @@ def main():
         print(f"machine: {info['nproc']} cores, {info['cpu_model']}; load average at start {info['loadavg_at_start']}")
         if "throughput" in parts:
             rates = throughput(args, mock_port, nginx_port, files, instances)
-            print(f"\nwrk -t1 -c{args.connections} -d{args.seconds}s, {args.rounds} interleaved rounds, medians; "
+            print(f"\nwrk -t1 -c{args.connections} -d{args.seconds}s, {args.rounds} interleaved rounds (order reversed every other round), medians; "
                   f"load average after: {os.getloadavg()}")
             print("| aggregate | what | who | requests/s per round | median | / nginx |")
             print("|---|---|---|---|---:|---:|")
