@@ -72,6 +72,7 @@ struct AggregateResponder: Sendable {
             endStatuses: plan.window?.endStatuses(of: plan.fixedScheme) ?? [], itemsPath: route.itemsPath)
         var options = plan.options
         options.cachedPage = RoutePageFetcher.makeCachedPage(plan: plan, pages: pages, metrics: metrics, tally: tally, record: walkRecord)
+        options.readAhead = RoutePageFetcher.makeReadAhead(plan: plan, pages: pages)
         // DESIGN.md: a client that disconnects cancels its upstream work (from the walk's first wait for it).
         options.beforeWaiting = response.armDepartureWatch
         let walk: RouteWalk

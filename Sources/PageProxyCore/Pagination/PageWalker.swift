@@ -4,6 +4,9 @@ package typealias PageFetcher = @Sendable (_ url: PageURL, _ pageNumber: Int) as
 /// A page's response when it is at hand without suspending (a fresh cache hit), else nil.
 package typealias CachedPageReader = @Sendable (_ url: PageURL, _ pageNumber: Int) -> UpstreamResponse?
 
+/// Told the pages known ahead that a walk will want next (indices into `pages`); returns at once.
+package typealias PageReadAhead = @Sendable (_ pages: NumberedPages, _ indices: Range<Int>) -> Void
+
 /// Walks every page of a paginated upstream and hands them out in upstream order.
 ///
 /// It is driven by `walk { page in … }` (`PageWalker+Walk`): the fetches in flight are child tasks of one task group
@@ -38,6 +41,9 @@ package final class PageWalker {
         /// Called each time the walk is about to wait for a fetch (never for pages read in place): a server arms its
         /// watch for a client leaving only then (issue 13: arming it for a walk that never waits cost a task).
         package var beforeWaiting: (@Sendable () -> Void)? = nil
+        /// Told, as the walk moves on, of the pages known ahead it will want next, up to `readAheadDistance` past the
+        /// window: a cache reads their entries ahead on another thread (issue 13: read-back after a restart).
+        package var readAhead: PageReadAhead? = nil
         package init() {}
     }
 
@@ -79,6 +85,10 @@ package final class PageWalker {
     private var openEnded: Set<Int> = []
     /// Set once a guess that was numbered on an upstream's own link missed: it would miss again.
     private var isSpeculationStopped = false
+    /// The index into `pending`'s pages up to which `Options.readAhead` was told.
+    private var readAheadEnd = 0
+    /// How many pages past the window `Options.readAhead` is told of; told again once half of them are taken.
+    static let readAheadDistance = 32
 
     /// Whether the walk stopped early at the client's page or item cap (the answer is then partial by request).
     package private(set) var wasTruncated = false
@@ -385,6 +395,18 @@ package final class PageWalker {
             nextToLaunch += 1
         }
         launchSpeculation(windowEnd: windowEnd)
+        tellReadAhead()
+    }
+
+    /// Tells `Options.readAhead` of the next pages known ahead, half a distance at a time.
+    private func tellReadAhead() {
+        guard let readAhead = options.readAhead, let (pages, next, end) = pending else { return }
+        let (ahead, overflow) = next.addingReportingOverflow(Self.readAheadDistance)
+        let until = overflow ? end : min(end, ahead)
+        guard readAheadEnd < until, readAheadEnd <= next + Self.readAheadDistance / 2 else { return }
+        let from = max(readAheadEnd, next)
+        readAheadEnd = until
+        readAhead(pages, from..<until)
     }
 
     /// With no total known, fetches up to `lookahead` guessed pages past the last known one, within the window.
