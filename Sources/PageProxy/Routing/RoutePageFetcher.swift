@@ -76,9 +76,9 @@ enum RoutePageFetcher {
     static func makeReadAhead(plan: RequestPlan, pages: CachingPageSource) -> PageReadAhead? {
         guard !plan.cachePolicy.forceRevalidate, let store = pages.store else { return nil }
         let (headers, policy, caFile, fileReads) = (plan.upstreamHeaders, plan.cachePolicy, plan.route.caFile, store.fileReadCount)
-        return { numbered, indices in
+        return { urls in
             guard store.fileReadCount != fileReads else { return }
-            pages.readAhead(policy: policy) { indices.map { UpstreamRequest(url: numbered.url(at: $0), headers: headers, caFile: caFile) } }
+            pages.readAhead(policy: policy) { urls().map { UpstreamRequest(url: $0, headers: headers, caFile: caFile) } }
         }
     }
 

@@ -112,25 +112,54 @@ import Testing
             let page = Int(url.queryValue("page") ?? "1") ?? 1
             return .json(FakePages.body(page: page, pageSize: 10, total: 1000), headers: [("X-Total-Pages", "100")])
         }
-        let told = Mutex<[(urls: [PageURL], indices: Range<Int>)]>([])
+        let told = Mutex<[[Int]]>([])
         let walker = PageWalker.make(.pageNumber(scheme), transport: transport) { options in
             options.concurrency = 4
-            options.readAhead = { pages, indices in told.withLock { $0.append((indices.map(pages.url(at:)), indices)) } }
+            options.readAhead = { urls in told.withLock { $0.append(urls().map(Self.pageNumber)) } }
         }
         var aheadAtEachPage: [Int] = []
         let pages = try await walker.pages { page in
-            let end = told.withLock { $0.last?.indices.upperBound ?? 0 }
-            // Pages 2…100 are the numbered ones: index i is page i + 2.
-            aheadAtEachPage.append(end + 2 - page.number)
+            aheadAtEachPage.append((told.withLock { $0.last?.last } ?? page.number) - page.number)
         }
         #expect(pages.flatMap(\.itemBytes) == FakePages.expected(total: 1000))
         let calls = told.withLock { $0 }
         // Pages 2…5 are the first window, read (or fetched) at once; the read-ahead starts past it.
-        #expect(calls.flatMap { Array($0.indices) } == Array(4..<99), "every later page once, in order")
-        #expect(calls.allSatisfy { $0.indices.count <= PageWalker.readAheadDistance })
-        #expect(calls.flatMap(\.urls) == (6...100).map { PageURL(string: "http://api.test/items?page=\($0)&per_page=10")! })
-        // Told at least half a distance ahead of each page handed out, until the last pages are all told.
-        for (index, ahead) in aheadAtEachPage.enumerated().dropFirst() where index + 1 + PageWalker.readAheadDistance / 2 <= 100 {
+        #expect(calls.flatMap { $0 } == Array(6...100), "every later page once, in order")
+        #expect(calls.allSatisfy { $0.count <= PageWalker.readAheadDistance })
+        Self.expectAhead(aheadAtEachPage, pages: 100)
+    }
+
+    @Test("a walk of pages known only from the one before tells its read-ahead of the strategy's guesses, once each, in order")
+    func aSequentialWalkTellsItsReadAheadOfGuesses() async throws {
+        var scheme = PaginationScheme.PageNumber()
+        scheme.pageSize = 10
+        let transport = FakeTransport { url in
+            let page = Int(url.queryValue("page") ?? "1") ?? 1
+            return .json(FakePages.body(page: page, pageSize: 10, total: 995))
+        }
+        let told = Mutex<[[Int]]>([])
+        let walker = PageWalker.make(.pageNumber(scheme), transport: transport) { options in
+            options.readAhead = { urls in told.withLock { $0.append(urls().map(Self.pageNumber)) } }
+        }
+        var aheadAtEachPage: [Int] = []
+        let pages = try await walker.pages { page in
+            aheadAtEachPage.append((told.withLock { $0.last?.last } ?? page.number) - page.number)
+        }
+        #expect(pages.flatMap(\.itemBytes) == FakePages.expected(total: 995))
+        let guessed = told.withLock { $0 }.flatMap { $0 }
+        // Guesses go on past the last page (nothing says it is the last until it arrives): at most a distance past it.
+        // Page 2 is known (and read) with page 1; guesses start at page 3.
+        #expect(guessed == Array(3...guessed.count + 2), "every page once, in order")
+        #expect(guessed.count >= 98 && guessed.count <= 98 + PageWalker.readAheadDistance)
+        Self.expectAhead(aheadAtEachPage, pages: 100)
+    }
+
+    private static func pageNumber(_ url: PageURL) -> Int { Int(url.queryValue("page") ?? "") ?? -1 }
+
+    /// From the second page on, the walk told of pages at least half a distance ahead of each page it handed out,
+    /// until the last pages were all told.
+    private static func expectAhead(_ ahead: [Int], pages: Int) {
+        for (index, ahead) in ahead.enumerated().dropFirst() where index + 1 + PageWalker.readAheadDistance / 2 <= pages {
             #expect(ahead >= PageWalker.readAheadDistance / 2, "page \(index + 1)")
         }
     }
