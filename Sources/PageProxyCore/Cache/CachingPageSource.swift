@@ -109,9 +109,15 @@ package final class CachingPageSource: Sendable {
     /// it computes are remembered (`CacheKeyMemo`) for the walk's lookups. Returns at once.
     package func readAhead(policy: CachePolicy, _ requests: @escaping @Sendable () -> [UpstreamRequest]) {
         guard let store, store.isEnabled, policy.ttl > .zero, !policy.forceRevalidate else { return }
+        let asked = store.useCount
         Self.readAheadQueue.async {
-            store.readAhead(requests().lazy.filter { $0.method == .get }.map { CacheKey($0) })
+            store.readAhead(requests().lazy.filter { $0.method == .get }.map { CacheKey($0) }, unusedSince: asked)
         }
+    }
+
+    /// Waits until the read-aheads asked so far have run (tests; nothing else needs to).
+    package func waitForReadAhead() {
+        Self.readAheadQueue.sync {}
     }
 
     /// Where entries are read ahead: one thread (on 2 cores a second one only competes with the walk and its client).

@@ -66,6 +66,8 @@ package final class DiskStore: Sendable {
         var readAheadBytes = 0
         /// Lookups that read their entry's file (not a copy in memory, not one read ahead).
         var fileReads = 0
+        /// Keys offered to `readAhead`.
+        var readAheadAsked = 0
     }
 
     package let directory: String
@@ -147,6 +149,13 @@ package final class DiskStore: Sendable {
     /// How many lookups had to read their entry's file (not a copy in memory, not one read ahead): a walk whose
     /// lookups do not move it has nothing to gain from `readAhead`.
     package var fileReadCount: Int { state.withLock { $0.fileReads } }
+
+    /// How many keys were offered to `readAhead` (tests: a walk asked for its pages to be read ahead).
+    package var readAheadAskedCount: Int { state.withLock { $0.readAheadAsked } }
+
+    /// How many uses (lookups that found an entry, and writes) this store has counted: `readAhead(_:unusedSince:)`
+    /// skips the entries used after it was taken.
+    package var useCount: UInt64 { state.withLock { $0.useCounter } }
 
     /// How many entries are held read ahead and not yet looked up.
     package var readAheadCount: Int { state.withLock { $0.readAhead.count } }
@@ -260,11 +269,14 @@ package final class DiskStore: Sendable {
     /// another process before it is held is not held (its inode), as for the copies `lookup` keeps in memory. A torn
     /// or corrupt file is left for the lookup to find, and remove. At most `readAheadLimit` entries and
     /// `readAheadByteLimit` bytes are held, the oldest dropped first.
-    package func readAhead(_ keys: some Sequence<CacheKey>) {
+    /// - Parameter unusedSince: a `useCount` taken when the walk asked: an entry looked up since (the walk got there
+    ///   first) is not read again.
+    package func readAhead(_ keys: some Sequence<CacheKey>, unusedSince: UInt64 = .max) {
         for key in keys {
             let wanted: (generation: UInt64, touch: Bool)? = state.withLock { state in
-                guard state.disabledReason == nil, let record = state.records[key], state.memory[key] == nil,
-                    state.readAhead[key] == nil
+                state.readAheadAsked += 1
+                guard state.disabledReason == nil, let record = state.records[key], record.lastUse <= unusedSince,
+                    state.memory[key] == nil, state.readAhead[key] == nil
                 else { return nil }
                 return (record.generation, record.hitsAfterNextUse(interval: touchInterval) >= touchInterval)
             }

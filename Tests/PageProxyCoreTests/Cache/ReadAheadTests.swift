@@ -44,6 +44,19 @@ import Testing
         #expect(store.holdsInMemory(keys[0]))
     }
 
+    @Test("an entry looked up after the read-ahead was asked for (the walk got there first) is not read again")
+    func anEntryTheWalkReachedFirstIsNotReadAgain() {
+        let directory = TemporaryDirectory()
+        let store = Self.restarted(in: directory)
+        let asked = store.useCount
+        #expect(store.read(DiskStoreTests.key(1)) == DiskStoreTests.entry(1, bodyBytes: 6000))
+        store.readAhead([DiskStoreTests.key(1), DiskStoreTests.key(2)], unusedSince: asked)
+        #expect(store.readAheadCount == 1)
+        #expect(store.readAheadAskedCount == 2)
+        _ = store.read(DiskStoreTests.key(2))
+        #expect(store.fileReadCount == 1)
+    }
+
     @Test("an entry rewritten or removed after it was read ahead is never served as it was read")
     func aChangedPageIsNotServedFromTheReadAhead() {
         let directory = TemporaryDirectory()
