@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
 """Read-back after a restart, binaries interleaved: the first and the second request after each restart (issue 13).
 
-    python3 bench/readback_ab.py BINARY[,BINARY...] [restarts] [merged,NDJSON]
+    python3 bench/readback_ab.py BINARY[,BINARY...] [restarts] [merged,NDJSON] [--no-stat]
 
 The case of `readback_profile.py`; each binary's proxy (memo off) is restarted in turn before each first request,
 so that load changes hit every binary alike. Prints medians of MB/s (Python http.client), server CPU ms and page
-faults (`perf stat -p` around the one request) for the first request after a restart and the one after it.
+faults (`perf stat -p` around the one request) for the first request after a restart and the one after it. With
+`--no-stat`, nothing is attached: the request is sent as soon as the restarted proxy listens (as `cache_vs_nginx.py
+--parts readback` does), and CPU and faults are not measured.
 """
 import os, shutil, statistics, sys
 
@@ -15,17 +17,19 @@ from cache_vs_nginx import PAGE_ITEMS, Proxy, get  # noqa: E402
 from readback_profile import NDJSON, PATH, stat_start, stat_stop  # noqa: E402
 
 
-def timed(proxy, headers):
-    recorder = stat_start(proxy.proc.pid)
+def timed(proxy, headers, stat=True):
+    recorder = stat_start(proxy.proc.pid) if stat else None
     _, _, body, seconds = get(proxy.port, PATH, headers)
-    cpu, faults = stat_stop(recorder)
+    cpu, faults = stat_stop(recorder) if recorder else (float("nan"), float("nan"))
     return body, (len(body) / seconds / 1e6, cpu, faults)
 
 
 def main():
-    binaries = [os.path.abspath(binary) for binary in sys.argv[1].split(",")]
-    restarts = int(sys.argv[2]) if len(sys.argv) > 2 else 6
-    formats = sys.argv[3].split(",") if len(sys.argv) > 3 else ["merged", "NDJSON"]
+    stat = "--no-stat" not in sys.argv
+    args = [arg for arg in sys.argv if arg != "--no-stat"]
+    binaries = [os.path.abspath(binary) for binary in args[1].split(",")]
+    restarts = int(args[2]) if len(args) > 2 else 6
+    formats = args[3].split(",") if len(args) > 3 else ["merged", "NDJSON"]
     work = workdir("pageproxy-readback-ab-")
     mock_port = free_port()
     mock = start_mock(binaries[0], mock_port, 0, page_size=PAGE_ITEMS, items=250)
@@ -41,7 +45,7 @@ def main():
                 for index, proxy in enumerate(proxies):
                     proxy.restart()
                     for which in ("first", "second"):
-                        body, row = timed(proxy, headers)
+                        body, row = timed(proxy, headers, stat)
                         if body != expected[name]:
                             sys.exit(f"{binaries[index]} {name}: not the same bytes")
                         results.setdefault((which, name, index), []).append(row)

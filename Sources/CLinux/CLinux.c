@@ -1,4 +1,4 @@
-// preadv2, RWF_NOWAIT, renameat2 and RENAME_EXCHANGE need _GNU_SOURCE, which Swift's view of the C library lacks:
+// preadv2, RWF_NOWAIT, renameat2, RENAME_EXCHANGE and O_NOATIME need _GNU_SOURCE, which Swift's view of the C library lacks:
 // the wrappers are compiled here.
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -13,4 +13,8 @@ ssize_t pageproxy_pread_nowait(int fd, void *buffer, size_t count, off_t offset)
 
 int pageproxy_rename_exchange(const char *from, const char *to) {
     return renameat2(AT_FDCWD, from, AT_FDCWD, to, RENAME_EXCHANGE);
+}
+
+int pageproxy_open_noatime(const char *path) {
+    return open(path, O_RDONLY | O_CLOEXEC | O_NOATIME);
 }

@@ -4,6 +4,7 @@
 //   cache, and otherwise off the cooperative pool (PageProxyCore/Cache/CacheFileSystem.swift).
 // - renameat2 with RENAME_EXCHANGE, wrapped: a cache write swaps its entry into place, so the old version is never
 //   missing for a reader and its size is known exactly (PageProxyCore/Cache/CacheFileSystem.swift).
+// - open with O_NOATIME: reading a cache entry does not write its inode (PageProxyCore/Cache/CacheFileSystem.swift).
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/types.h>
@@ -15,3 +16,7 @@ ssize_t pageproxy_pread_nowait(int fd, void *buffer, size_t count, off_t offset)
 /// Swaps the files at `from` and `to` in one step: 0, or -1 with errno (ENOENT when either is missing; EINVAL,
 /// ENOSYS or EOPNOTSUPP where the file system or kernel cannot exchange).
 int pageproxy_rename_exchange(const char *from, const char *to);
+
+/// Opens `path` to read without updating its access time: a descriptor, or -1 with errno (EPERM when the file is
+/// not this user's, where the flag is refused).
+int pageproxy_open_noatime(const char *path);

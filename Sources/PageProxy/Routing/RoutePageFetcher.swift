@@ -70,6 +70,18 @@ enum RoutePageFetcher {
         }
     }
 
+    /// The walk's read-ahead of the entries of the pages it knows it will want next; nil when the request must ask
+    /// the upstream. Only once the store's lookups have read a file since the walk began: a walk through entries
+    /// kept in memory has nothing to read ahead, and pays no hop.
+    static func makeReadAhead(plan: RequestPlan, pages: CachingPageSource) -> PageReadAhead? {
+        guard !plan.cachePolicy.forceRevalidate, let store = pages.store else { return nil }
+        let (headers, policy, caFile, fileReads) = (plan.upstreamHeaders, plan.cachePolicy, plan.route.caFile, store.fileReadCount)
+        return { urls in
+            guard store.fileReadCount != fileReads else { return }
+            pages.readAhead(policy: policy) { urls().map { UpstreamRequest(url: $0, headers: headers, caFile: caFile) } }
+        }
+    }
+
     /// Enters a page's cache outcome in the walk's account, the request's tally and the metrics.
     private static func counter(
         plan: RequestPlan, metrics: Metrics, tally: CacheTally, record: WalkRecord

@@ -48,7 +48,10 @@ package enum CacheFileSystem {
     package static func read(
         _ path: String, headLength: (UnsafeRawBufferPointer) -> Int?, touch: Bool = false, wait: ReadWait = .mayWaitForDisk
     ) throws(Failure) -> (head: [UInt8], tail: [UInt8], inode: UInt64)? {
-        let fd = retrying { open(path, O_RDONLY | O_CLOEXEC) }
+        // Without the access time: with `relatime`, the first read after each touch wrote the inode (4 % of a
+        // read-back after a restart, issue 13); the LRU order is the modification time, which `touch` sets.
+        var fd = retrying { pageproxy_open_noatime(path) }
+        if fd < 0, errno == EPERM { fd = retrying { open(path, O_RDONLY | O_CLOEXEC) } }
         if fd < 0 {
             if errno == ENOENT { return nil }
             throw failure("open", path)

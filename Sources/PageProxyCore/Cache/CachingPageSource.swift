@@ -102,6 +102,27 @@ package final class CachingPageSource: Sendable {
         return hit((entry, stamp), policy: policy)
     }
 
+    /// Reads the entries of `requests` ahead of the lookups a walk is about to make, on a thread of its own (never
+    /// the cooperative pool, never the caller's), when the store and `policy` would serve them as hits: the walk's
+    /// lookups then take them read and verified (`DiskStore.readAhead`; issue 13, read-back after a restart).
+    /// `requests` is called on that thread too (building URLs and keys is work the walk need not do), and the keys
+    /// it computes are remembered (`CacheKeyMemo`) for the walk's lookups. Returns at once.
+    package func readAhead(policy: CachePolicy, _ requests: @escaping @Sendable () -> [UpstreamRequest]) {
+        guard let store, store.isEnabled, policy.ttl > .zero, !policy.forceRevalidate else { return }
+        let asked = store.useCount
+        Self.readAheadQueue.async {
+            store.readAhead(requests().lazy.filter { $0.method == .get }.map { CacheKey($0) }, unusedSince: asked)
+        }
+    }
+
+    /// Waits until the read-aheads asked so far have run (tests; nothing else needs to).
+    package func waitForReadAhead() {
+        Self.readAheadQueue.sync {}
+    }
+
+    /// Where entries are read ahead: one thread (on 2 cores a second one only competes with the walk and its client).
+    private static let readAheadQueue = DispatchQueue(label: "PageProxy.cache.readAhead")
+
     /// How many entries were read off the cooperative pool because their bytes were not in memory.
     package var coldReads: Int { coldReadCount.withLock { $0 } }
 

@@ -29,6 +29,19 @@ package final class DiskStore: Sendable {
         var hitsSinceTouch: UInt64?
         /// Which write of this process the file holds (see `PageStamp`).
         var generation: UInt64
+
+        /// `hitsSinceTouch` after one more hit; the hit refreshes the file's time when it reaches `interval`.
+        func hitsAfterNextUse(interval: UInt64) -> UInt64 { hitsSinceTouch.map { $0 + 1 } ?? interval }
+    }
+
+    /// An entry read ahead of the lookups that will want it (`readAhead`), verified and not yet looked up.
+    private struct ReadAhead {
+        var entry: CacheEntry
+        /// The version read: a lookup takes it only while the record still has it.
+        var generation: UInt64
+        var inode: UInt64
+        /// Its file's time was refreshed as it was read (the lookup that takes it need not).
+        var touched: Bool
     }
 
     private struct State {
@@ -46,6 +59,15 @@ package final class DiskStore: Sendable {
         var memoryBytes = 0
         /// An eviction is queued and has not started: writes meanwhile need not queue another.
         var evictionQueued = false
+        /// Entries read ahead (`readAhead`), until a lookup takes them; bounded, the oldest dropped first.
+        var readAhead: [CacheKey: ReadAhead] = [:]
+        /// The keys read ahead, oldest first (some may have been taken since).
+        var readAheadOrder: [CacheKey] = []
+        var readAheadBytes = 0
+        /// Lookups that read their entry's file (not a copy in memory, not one read ahead).
+        var fileReads = 0
+        /// Keys offered to `readAhead`.
+        var readAheadAsked = 0
     }
 
     package let directory: String
@@ -57,6 +79,10 @@ package final class DiskStore: Sendable {
     private let touchInterval: UInt64 = 64
     /// The most body bytes kept in memory; past it the memory copies are dropped (the files stay).
     private let memoryLimit: Int
+    /// The most entries, and body bytes, held read ahead and not yet looked up: a walk that stops early (its client
+    /// left, `_max_items`) leaves at most this much behind.
+    static let readAheadLimit = 64
+    private var readAheadByteLimit: Int { min(memoryLimit, 8 << 20) }
     /// The total bytes and the live processes that share the directory; nil when the directory is unusable.
     private let ledger: CacheDirectoryLedger?
     /// Told the victims of an eviction once they are chosen, before their files are removed (tests hold it there).
@@ -120,6 +146,20 @@ package final class DiskStore: Sendable {
     /// Whether a copy of `key`'s entry is held in memory (served without reading its file).
     package func holdsInMemory(_ key: CacheKey) -> Bool { state.withLock { $0.memory[key] != nil } }
 
+    /// How many lookups had to read their entry's file (not a copy in memory, not one read ahead): a walk whose
+    /// lookups do not move it has nothing to gain from `readAhead`.
+    package var fileReadCount: Int { state.withLock { $0.fileReads } }
+
+    /// How many keys were offered to `readAhead` (tests: a walk asked for its pages to be read ahead).
+    package var readAheadAskedCount: Int { state.withLock { $0.readAheadAsked } }
+
+    /// How many uses (lookups that found an entry, and writes) this store has counted: `readAhead(_:unusedSince:)`
+    /// skips the entries used after it was taken.
+    package var useCount: UInt64 { state.withLock { $0.useCounter } }
+
+    /// How many entries are held read ahead and not yet looked up.
+    package var readAheadCount: Int { state.withLock { $0.readAhead.count } }
+
     /// How many writes and removals this store has seen: unchanged means every stamp taken before is still current.
     package var changeCount: UInt64 { state.withLock { $0.changeCounter } }
 
@@ -157,23 +197,31 @@ package final class DiskStore: Sendable {
 
     private func lookup(_ key: CacheKey, wait: CacheFileSystem.ReadWait) -> InlineLookup {
         if ledger != nil, !contains(key), let info = CacheFileSystem.fileInfo(path(for: key)) { adopt(key, size: info.size) }
-        let found: (touch: Bool, memory: CacheEntry?, generation: UInt64, seen: Bool)? = state.withLock { state in
+        let found: (touch: Bool, memory: CacheEntry?, ahead: ReadAhead?, generation: UInt64, seen: Bool)? = state.withLock { state in
             guard state.disabledReason == nil, var record = state.records[key] else { return nil }
             state.useCounter += 1
             record.lastUse = state.useCounter
             let seen = record.hitsSinceTouch != nil
-            let hits = record.hitsSinceTouch.map { $0 + 1 } ?? touchInterval
+            let hits = record.hitsAfterNextUse(interval: touchInterval)
             let touch = hits >= touchInterval
             record.hitsSinceTouch = touch ? 0 : hits
             state.records[key] = record
-            return (touch, state.memory[key], record.generation, seen)
+            let ahead = Self.takeReadAhead(key, generation: record.generation, &state)
+            if state.memory[key] == nil, ahead == nil { state.fileReads += 1 }
+            return (touch, state.memory[key], ahead, record.generation, seen)
         }
-        guard let (shouldTouch, remembered, generation, seen) = found else { return .missing }
+        guard let (shouldTouch, remembered, ahead, generation, seen) = found else { return .missing }
         let stamp = PageStamp(key: key, generation: generation)
         let path = self.path(for: key)
         if let remembered {
             if shouldTouch { CacheFileSystem.touch(path) }
             return .found(remembered, stamp)
+        }
+        if let ahead {
+            if shouldTouch, !ahead.touched { CacheFileSystem.touch(path) }
+            // Kept in memory on the same terms as an entry this lookup would have read itself (below).
+            if seen { remember(ahead.entry, for: key, inode: ahead.inode, generation: generation) }
+            return .found(ahead.entry, stamp)
         }
         let file: (head: [UInt8], tail: [UInt8], inode: UInt64)?
         do throws(CacheFileSystem.Failure) {
@@ -207,6 +255,55 @@ package final class DiskStore: Sendable {
             }
             if removed { release(file.head.count + file.tail.count) }
             return .missing
+        }
+    }
+
+    /// Reads and verifies the entries of `keys` that are neither in memory nor read ahead already, and holds them
+    /// for the lookups that will want them (issue 13: a walk through entries after a restart read each file on its
+    /// own thread, one after another). Blocks on the disk: run it off the cooperative pool, on a thread that is not
+    /// the walk's, so that the walk's lookups find the entries read.
+    ///
+    /// Nothing here is a use: the LRU order moves when a lookup takes an entry. A file whose next hit would refresh
+    /// its time is refreshed as it is read (through its descriptor), so that the lookup need not. An entry rewritten
+    /// or removed before a lookup takes it (its generation moved on) is dropped, never served; one renamed over by
+    /// another process before it is held is not held (its inode), as for the copies `lookup` keeps in memory. A torn
+    /// or corrupt file is left for the lookup to find, and remove. At most `readAheadLimit` entries and
+    /// `readAheadByteLimit` bytes are held, the oldest dropped first.
+    /// - Parameter unusedSince: a `useCount` taken when the walk asked: an entry looked up since (the walk got there
+    ///   first) is not read again.
+    package func readAhead(_ keys: some Sequence<CacheKey>, unusedSince: UInt64 = .max) {
+        for key in keys {
+            let wanted: (generation: UInt64, touch: Bool)? = state.withLock { state in
+                state.readAheadAsked += 1
+                guard state.disabledReason == nil, let record = state.records[key], record.lastUse <= unusedSince,
+                    state.memory[key] == nil, state.readAhead[key] == nil
+                else { return nil }
+                return (record.generation, record.hitsAfterNextUse(interval: touchInterval) >= touchInterval)
+            }
+            guard let wanted else { continue }
+            let path = self.path(for: key)
+            guard let file = try? CacheFileSystem.read(path, headLength: CacheEntryFormat.headLength(of:), touch: wanted.touch) ?? nil,
+                let entry = try? CacheEntryFormat.decode(head: file.head, body: file.tail, key: key),
+                entry.body.count <= readAheadByteLimit, CacheFileSystem.inode(path) == file.inode
+            else { continue }
+            let ahead = ReadAhead(entry: entry, generation: wanted.generation, inode: file.inode, touched: wanted.touch)
+            state.withLock { state in
+                guard state.records[key]?.generation == wanted.generation, state.memory[key] == nil, state.readAhead[key] == nil else { return }
+                state.readAhead[key] = ahead
+                state.readAheadOrder.append(key)
+                state.readAheadBytes += entry.body.count
+                while state.readAhead.count > Self.readAheadLimit || state.readAheadBytes > readAheadByteLimit,
+                    !state.readAheadOrder.isEmpty
+                {
+                    let oldest = state.readAheadOrder.removeFirst()
+                    if let dropped = state.readAhead.removeValue(forKey: oldest) { state.readAheadBytes -= dropped.entry.body.count }
+                }
+                // Keys taken by lookups stay in the order until they reach its front: keep it from growing past them.
+                if state.readAheadOrder.count > 2 * Self.readAheadLimit {
+                    let held = state.readAhead
+                    state.readAheadOrder.removeAll { held[$0] == nil }
+                }
+            }
         }
     }
 
@@ -326,6 +423,14 @@ package final class DiskStore: Sendable {
 
     private static func dropMemory(_ key: CacheKey, _ state: inout State) {
         if let old = state.memory.removeValue(forKey: key) { state.memoryBytes -= old.body.count }
+        if let old = state.readAhead.removeValue(forKey: key) { state.readAheadBytes -= old.entry.body.count }
+    }
+
+    /// The entry read ahead for `key`, taken (a lookup uses it once), when it is still the version `generation`.
+    private static func takeReadAhead(_ key: CacheKey, generation: UInt64, _ state: inout State) -> ReadAhead? {
+        guard let ahead = state.readAhead.removeValue(forKey: key) else { return nil }
+        state.readAheadBytes -= ahead.entry.body.count
+        return ahead.generation == generation ? ahead : nil
     }
 
     /// Writes a temporary file, making its fan-out folder only when it is missing (not five system calls per write).

@@ -4,6 +4,10 @@ package typealias PageFetcher = @Sendable (_ url: PageURL, _ pageNumber: Int) as
 /// A page's response when it is at hand without suspending (a fresh cache hit), else nil.
 package typealias CachedPageReader = @Sendable (_ url: PageURL, _ pageNumber: Int) -> UpstreamResponse?
 
+/// Told the pages a walk will (probably) want next, as a closure that builds their URLs, to be called off the walk;
+/// returns at once.
+package typealias PageReadAhead = @Sendable (_ urls: @escaping @Sendable () -> [PageURL]) -> Void
+
 /// Walks every page of a paginated upstream and hands them out in upstream order.
 ///
 /// It is driven by `walk { page in … }` (`PageWalker+Walk`): the fetches in flight are child tasks of one task group
@@ -38,6 +42,11 @@ package final class PageWalker {
         /// Called each time the walk is about to wait for a fetch (never for pages read in place): a server arms its
         /// watch for a client leaving only then (issue 13: arming it for a walk that never waits cost a task).
         package var beforeWaiting: (@Sendable () -> Void)? = nil
+        /// Told, as the walk moves on, of the pages it will want next, up to `readAheadDistance` ahead: the pages
+        /// known ahead past the window, or the strategy's guesses when pages are known only from the one before. A
+        /// cache reads their entries ahead on another thread (issue 13: read-back after a restart); a wrong guess
+        /// costs a look into the cache, never a request.
+        package var readAhead: PageReadAhead? = nil
         package init() {}
     }
 
@@ -79,6 +88,12 @@ package final class PageWalker {
     private var openEnded: Set<Int> = []
     /// Set once a guess that was numbered on an upstream's own link missed: it would miss again.
     private var isSpeculationStopped = false
+    /// The index into `pending`'s pages up to which `Options.readAhead` was told.
+    private var readAheadEnd = 0
+    /// The page index (as in `urls`) up to which `Options.readAhead` was told of guesses.
+    private var guessedAheadEnd = 0
+    /// How many pages past the window `Options.readAhead` is told of; told again once half of them are taken.
+    static let readAheadDistance = 32
 
     /// Whether the walk has run fetches as children of a task group (tests: a walk of pages at hand never makes one).
     package internal(set) var hasStartedGroup = false
@@ -388,6 +403,37 @@ package final class PageWalker {
             nextToLaunch += 1
         }
         launchSpeculation(windowEnd: windowEnd)
+        tellReadAhead()
+    }
+
+    /// Tells `Options.readAhead` of the next pages, half a distance at a time: those known ahead, else guesses.
+    private func tellReadAhead() {
+        guard let readAhead = options.readAhead, !isFinished else { return }
+        let distance = Self.readAheadDistance
+        if let (pages, next, end) = pending {
+            let until = min(end, next + distance)
+            guard readAheadEnd < until, readAheadEnd <= next + distance / 2 else { return }
+            let indices = max(readAheadEnd, next)..<until
+            readAheadEnd = until
+            readAhead { indices.map(pages.url(at:)) }
+            return
+        }
+        // Guesses only once the first page said the pages are known one by one (not before it says how many).
+        let known = urls.count
+        guard nextToTake > 0, !isListComplete, !isSpeculationStopped, guessedAheadEnd <= known + distance / 2, let last = urls.last,
+            strategy.guessNext(after: last) != nil
+        else { return }
+        let (from, until, strategy, origin) = (max(guessedAheadEnd, known), known + distance, strategy, origin)
+        guessedAheadEnd = until
+        readAhead {
+            var (guesses, url) = ([PageURL](), last)
+            for index in known..<until {
+                guard let guess = strategy.guessNext(after: url), guess.origin == origin else { break }
+                if index >= from { guesses.append(guess) }
+                url = guess
+            }
+            return guesses
+        }
     }
 
     /// With no total known, fetches up to `lookahead` guessed pages past the last known one, within the window.

@@ -74,6 +74,20 @@ import Testing
         #expect(Self.modified(path) > 1_000_000)
     }
 
+    @Test("reading an entry leaves its access time alone (no inode write per read; the LRU time is the modification time)")
+    func aReadDoesNotWriteTheAccessTime() throws {
+        let directory = TemporaryDirectory()
+        let path = Self.write(Array(repeating: 7, count: 6000), in: directory)
+        // An access time older than the modification time: `relatime` would refresh it on the next read.
+        var times = [timespec(tv_sec: 1_000, tv_nsec: 0), timespec(tv_sec: 2_000, tv_nsec: 0)]
+        #expect(utimensat(AT_FDCWD, path, &times, 0) == 0)
+        _ = try #require(try CacheFileSystem.read(path, headLength: { _ in 100 }))
+        var info = stat()
+        #expect(stat(path, &info) == 0)
+        #expect(info.st_atim.tv_sec == 1_000)
+        #expect(info.st_mtim.tv_sec == 2_000)
+    }
+
     @Test(arguments: [27, 28, 500, 4096, 6000])
     func anEntryTornPastItsHeadIsAMissAfterARestart(_ length: Int) throws {
         let directory = TemporaryDirectory()

@@ -1,0 +1,179 @@
+import Foundation
+import Glibc
+import Synchronization
+import Testing
+
+@testable import PageProxyCore
+
+/// Entries read ahead of a walk's lookups (issue 13, read-back after a restart): read and verified on another
+/// thread, taken once by the lookup that wants them, never served once their page changed.
+@Suite struct ReadAheadTests {
+    /// A store over a directory holding entries 1 through `count` (`bodyBytes` each) written by another store: a restart.
+    private static func restarted(in directory: TemporaryDirectory, count: Int = 3, bodyBytes: Int = 6000) -> DiskStore {
+        let writer = DiskStore(directory: directory.path, maxBytes: 8 << 20)
+        for page in 1...count { writer.write(DiskStoreTests.entry(page, bodyBytes: bodyBytes), for: DiskStoreTests.key(page)) }
+        return DiskStore(directory: directory.path, maxBytes: 8 << 20)
+    }
+
+    private static func modified(_ path: String) -> Int {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return -1 }
+        return info.st_mtim.tv_sec
+    }
+
+    @Test("entries read ahead after a restart are served by their lookups without reading their files again")
+    func lookupsTakeWhatWasReadAhead() {
+        let directory = TemporaryDirectory()
+        let store = Self.restarted(in: directory)
+        let keys = (1...3).map(DiskStoreTests.key)
+        store.readAhead(keys)
+        #expect(store.readAheadCount == 3)
+        for (index, key) in keys.enumerated() {
+            guard case .found(let entry, _) = store.lookupInline(key) else {
+                Issue.record("page \(index + 1) not found")
+                continue
+            }
+            #expect(entry == DiskStoreTests.entry(index + 1, bodyBytes: 6000))
+        }
+        #expect(store.fileReadCount == 0)
+        #expect(store.readAheadCount == 0, "each one taken once")
+        // The admission rule is that of a lookup that read the file: the first hit after a restart keeps no copy.
+        #expect(!store.holdsInMemory(keys[0]))
+        #expect(store.read(keys[0]) == DiskStoreTests.entry(1, bodyBytes: 6000))
+        #expect(store.fileReadCount == 1)
+        #expect(store.holdsInMemory(keys[0]))
+    }
+
+    @Test("an entry looked up after the read-ahead was asked for (the walk got there first) is not read again")
+    func anEntryTheWalkReachedFirstIsNotReadAgain() {
+        let directory = TemporaryDirectory()
+        let store = Self.restarted(in: directory)
+        let asked = store.useCount
+        #expect(store.read(DiskStoreTests.key(1)) == DiskStoreTests.entry(1, bodyBytes: 6000))
+        store.readAhead([DiskStoreTests.key(1), DiskStoreTests.key(2)], unusedSince: asked)
+        #expect(store.readAheadCount == 1)
+        #expect(store.readAheadAskedCount == 2)
+        _ = store.read(DiskStoreTests.key(2))
+        #expect(store.fileReadCount == 1)
+    }
+
+    @Test("an entry rewritten or removed after it was read ahead is never served as it was read")
+    func aChangedPageIsNotServedFromTheReadAhead() {
+        let directory = TemporaryDirectory()
+        let store = Self.restarted(in: directory)
+        let (one, two) = (DiskStoreTests.key(1), DiskStoreTests.key(2))
+        store.readAhead([one, two])
+        store.write(DiskStoreTests.entry(9, bodyBytes: 10), for: one)
+        store.remove(two)
+        #expect(store.read(one) == DiskStoreTests.entry(9, bodyBytes: 10))
+        #expect(store.read(two) == nil)
+        #expect(store.readAheadCount == 0)
+    }
+
+    @Test("a torn file is not read ahead: its lookup still finds it torn, a miss, and removes it")
+    func aTornFileIsLeftForTheLookup() {
+        let directory = TemporaryDirectory()
+        let store = Self.restarted(in: directory)
+        let key = DiskStoreTests.key(1)
+        let path = store.path(for: key)
+        #expect(truncate(path, 5000) == 0)
+        store.readAhead([key])
+        #expect(store.readAheadCount == 0)
+        #expect(store.read(key) == nil)
+        #expect(!FileManager.default.fileExists(atPath: path))
+    }
+
+    @Test("reading ahead refreshes the file's time as the first hit after a restart would (the LRU order persisted)")
+    func readingAheadTouchesTheFile() {
+        let directory = TemporaryDirectory()
+        let store = Self.restarted(in: directory, count: 1)
+        let key = DiskStoreTests.key(1)
+        let path = store.path(for: key)
+        var times = [timespec(tv_sec: 1_000, tv_nsec: 0), timespec(tv_sec: 1_000, tv_nsec: 0)]
+        #expect(utimensat(AT_FDCWD, path, &times, 0) == 0)
+        store.readAhead([key])
+        #expect(Self.modified(path) > 1_000_000)
+        #expect(store.read(key) == DiskStoreTests.entry(1, bodyBytes: 6000))
+    }
+
+    @Test("at most readAheadLimit entries are held, the oldest dropped first")
+    func theReadAheadIsBounded() {
+        let directory = TemporaryDirectory()
+        let count = DiskStore.readAheadLimit + 6
+        let store = Self.restarted(in: directory, count: count, bodyBytes: 100)
+        let keys = (1...count).map(DiskStoreTests.key)
+        store.readAhead(keys)
+        #expect(store.readAheadCount == DiskStore.readAheadLimit)
+        for key in keys { _ = store.read(key) }
+        #expect(store.fileReadCount == 6, "the six read first were dropped: their lookups read the files")
+        // Read ahead again, one at a time: the order of keys taken meanwhile does not grow without bound.
+        let again = Self.restarted(in: directory, count: count, bodyBytes: 100)
+        for key in keys {
+            again.readAhead([key])
+            _ = again.read(key)
+        }
+        #expect(again.fileReadCount == 0)
+        #expect(again.readAheadCount == 0)
+    }
+
+    @Test("a walk of pages known ahead tells its read-ahead of every later page once, in order, ahead of the window")
+    func aWalkTellsItsReadAheadOfThePagesAhead() async throws {
+        var scheme = PaginationScheme.PageNumber()
+        scheme.pageSize = 10
+        scheme.totalPagesHeader = "X-Total-Pages"
+        let transport = FakeTransport { url in
+            let page = Int(url.queryValue("page") ?? "1") ?? 1
+            return .json(FakePages.body(page: page, pageSize: 10, total: 1000), headers: [("X-Total-Pages", "100")])
+        }
+        let told = Mutex<[[Int]]>([])
+        let walker = PageWalker.make(.pageNumber(scheme), transport: transport) { options in
+            options.concurrency = 4
+            options.readAhead = { urls in told.withLock { $0.append(urls().map(Self.pageNumber)) } }
+        }
+        var aheadAtEachPage: [Int] = []
+        let pages = try await walker.pages { page in
+            aheadAtEachPage.append((told.withLock { $0.last?.last } ?? page.number) - page.number)
+        }
+        #expect(pages.flatMap(\.itemBytes) == FakePages.expected(total: 1000))
+        let calls = told.withLock { $0 }
+        // Pages 2…5 are the first window, read (or fetched) at once; the read-ahead starts past it.
+        #expect(calls.flatMap { $0 } == Array(6...100), "every later page once, in order")
+        #expect(calls.allSatisfy { $0.count <= PageWalker.readAheadDistance })
+        Self.expectAhead(aheadAtEachPage, pages: 100)
+    }
+
+    @Test("a walk of pages known only from the one before tells its read-ahead of the strategy's guesses, once each, in order")
+    func aSequentialWalkTellsItsReadAheadOfGuesses() async throws {
+        var scheme = PaginationScheme.PageNumber()
+        scheme.pageSize = 10
+        let transport = FakeTransport { url in
+            let page = Int(url.queryValue("page") ?? "1") ?? 1
+            return .json(FakePages.body(page: page, pageSize: 10, total: 995))
+        }
+        let told = Mutex<[[Int]]>([])
+        let walker = PageWalker.make(.pageNumber(scheme), transport: transport) { options in
+            options.readAhead = { urls in told.withLock { $0.append(urls().map(Self.pageNumber)) } }
+        }
+        var aheadAtEachPage: [Int] = []
+        let pages = try await walker.pages { page in
+            aheadAtEachPage.append((told.withLock { $0.last?.last } ?? page.number) - page.number)
+        }
+        #expect(pages.flatMap(\.itemBytes) == FakePages.expected(total: 995))
+        let guessed = told.withLock { $0 }.flatMap { $0 }
+        // Guesses go on past the last page (nothing says it is the last until it arrives): at most a distance past it.
+        // Page 2 is known (and read) with page 1; guesses start at page 3.
+        #expect(guessed == Array(3...guessed.count + 2), "every page once, in order")
+        #expect(guessed.count >= 98 && guessed.count <= 98 + PageWalker.readAheadDistance)
+        Self.expectAhead(aheadAtEachPage, pages: 100)
+    }
+
+    private static func pageNumber(_ url: PageURL) -> Int { Int(url.queryValue("page") ?? "") ?? -1 }
+
+    /// From the second page on, the walk told of pages at least half a distance ahead of each page it handed out,
+    /// until the last pages were all told.
+    private static func expectAhead(_ ahead: [Int], pages: Int) {
+        for (index, ahead) in ahead.enumerated().dropFirst() where index + 1 + PageWalker.readAheadDistance / 2 <= pages {
+            #expect(ahead >= PageWalker.readAheadDistance / 2, "page \(index + 1)")
+        }
+    }
+}
