@@ -212,17 +212,18 @@ package final class DiskStore: Sendable {
         }
         guard let (shouldTouch, remembered, ahead, generation, seen) = found else { return .missing }
         let stamp = PageStamp(key: key, generation: generation)
-        let path = self.path(for: key)
+        // A hit in memory builds no path unless it refreshes the file's time (issue 13: a string a hit otherwise).
         if let remembered {
-            if shouldTouch { CacheFileSystem.touch(path) }
+            if shouldTouch { CacheFileSystem.touch(path(for: key)) }
             return .found(remembered, stamp)
         }
         if let ahead {
-            if shouldTouch, !ahead.touched { CacheFileSystem.touch(path) }
+            if shouldTouch, !ahead.touched { CacheFileSystem.touch(path(for: key)) }
             // Kept in memory on the same terms as an entry this lookup would have read itself (below).
             if seen { remember(ahead.entry, for: key, inode: ahead.inode, generation: generation) }
             return .found(ahead.entry, stamp)
         }
+        let path = self.path(for: key)
         let file: (head: [UInt8], tail: [UInt8], inode: UInt64)?
         do throws(CacheFileSystem.Failure) {
             file = try CacheFileSystem.read(path, headLength: CacheEntryFormat.headLength(of:), touch: shouldTouch, wait: wait)
