@@ -33,8 +33,11 @@ enum ServerTimingField {
         return text
     }
 
+    /// Tenths of a millisecond, rounded down; `components` read once (each read is 128-bit arithmetic: read per part,
+    /// they made this field 1.4 % of a memoized answer's time, issue 13).
     private static func appendMilliseconds(_ duration: Duration, to text: inout String) {
-        let tenths = (duration.components.seconds * 10_000) + duration.components.attoseconds / 100_000_000_000_000
+        let (seconds, attoseconds) = duration.components
+        let tenths = seconds * 10_000 + attoseconds / 100_000_000_000_000
         text += String(tenths / 10)
         text += "."
         text += String(tenths % 10)
