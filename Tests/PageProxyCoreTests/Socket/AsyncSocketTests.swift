@@ -138,13 +138,19 @@ import Glibc
         #expect(buffer == [42])
     }
 
+    /// One byte written on `left` and read on `right`: a read that left `right` empty.
+    private static func readToEmpty(from left: AsyncSocket, into right: AsyncSocket) async throws -> [UInt8] {
+        var buffer: [UInt8] = []
+        try await left.write([1], deadline: .now + .seconds(5))
+        #expect(try await right.read(into: &buffer, deadline: .now + .seconds(5)) == 1)
+        return buffer
+    }
+
     @Test("after a read that emptied the socket, the next read waits for the edge of what comes later, and gets it")
     func readAfterADrainingRead() async throws {
         let (left, right) = Self.makePair()
         defer { left.close(); right.close() }
-        var buffer: [UInt8] = []
-        try await left.write([1], deadline: .now + .seconds(5))
-        #expect(try await right.read(into: &buffer, deadline: .now + .seconds(5)) == 1)
+        var buffer = try await Self.readToEmpty(from: left, into: right)
         // Written before the next read starts (its edge is remembered) and while it waits (its edge wakes it).
         try await left.write([2], deadline: .now + .seconds(5))
         #expect(try await right.read(into: &buffer, deadline: .now + .seconds(5)) == 1)
@@ -162,9 +168,7 @@ import Glibc
     func peerWatchThenRead() async throws {
         let (left, right) = Self.makePair()
         defer { left.close(); right.close() }
-        var buffer: [UInt8] = []
-        try await left.write([1], deadline: .now + .seconds(5))
-        #expect(try await right.read(into: &buffer, deadline: .now + .seconds(5)) == 1)
+        var buffer = try await Self.readToEmpty(from: left, into: right)
         // The watch waits for readability (nothing pending), so the next data's edge is its own.
         async let closed = right.waitForPeerClose()
         try await left.write([2], deadline: .now + .seconds(5))
@@ -178,9 +182,7 @@ import Glibc
     func waitUntilReadableThenRead() async throws {
         let (left, right) = Self.makePair()
         defer { left.close(); right.close() }
-        var buffer: [UInt8] = []
-        try await left.write([1], deadline: .now + .seconds(5))
-        #expect(try await right.read(into: &buffer, deadline: .now + .seconds(5)) == 1)
+        var buffer = try await Self.readToEmpty(from: left, into: right)
         try await left.write([2], deadline: .now + .seconds(5))
         try await right.waitUntilReadable(deadline: .now + .seconds(5))
         #expect(try await right.read(into: &buffer, deadline: .now + .seconds(5)) == 1)
