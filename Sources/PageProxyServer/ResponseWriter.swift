@@ -223,17 +223,25 @@ package final class ResponseWriter {
         keepsAlive = false
     }
 
+    /// The status line and `headers`, then the writer's own fields: `Date`, `Server` (unless the responder set one)
+    /// and `Connection` when it is not the version's default. They are appended as bytes after the responder's
+    /// fields, not set one by one into `headers` and serialized with them (issue 13: each `set` scans the fields,
+    /// and every answer, the memo's included, pays for the head); a responder's own `Date`, or `Connection` where the
+    /// writer sets one, is dropped first.
     private func head(_ status: HTTPStatus, headers: inout HTTPHeaders) -> [UInt8] {
         self.status = status
-        headers.set("Date", HTTPDate.formatOncePerSecond(Date()))
-        if headers["Server"] == nil { headers.set("Server", "PageProxy") }
         if keepsAlive && isDraining() { keepsAlive = false }
-        if keepsAlive {
-            if version == .http1_0 { headers.set("Connection", "keep-alive") }
-        } else {
-            headers.set("Connection", "close")
+        let connection: String? = keepsAlive ? (version == .http1_0 ? "keep-alive" : nil) : "close"
+        // A look first: `remove` would copy fields that the caller shares (a memoized answer's) to find nothing.
+        if headers.contains("Date") { headers.remove("Date") }
+        if connection != nil, headers.contains("Connection") { headers.remove("Connection") }
+        let addsServer = !headers.contains("Server")
+        let date = HTTPDate.formatOncePerSecond(Date())
+        return HTTPResponseHead(status: status, version: .http1_1, headers: headers).serialized(reservingExtra: 96) { bytes in
+            HTTPResponseHead.appendFieldLine("Date", date, to: &bytes)
+            if addsServer { HTTPResponseHead.appendFieldLine("Server", "PageProxy", to: &bytes) }
+            if let connection { HTTPResponseHead.appendFieldLine("Connection", connection, to: &bytes) }
         }
-        return HTTPResponseHead(status: status, version: .http1_1, headers: headers).serialized()
     }
 
     private func write(_ bytes: [UInt8]) async throws {

@@ -54,12 +54,12 @@ struct AggregateResponder: Sendable {
         let route = plan.route
         var record = RequestRecord(route: route.name)
         let controls = plan.controls
-        // Every fetch is kept only to be explained; otherwise the timing alone, in bounded memory.
-        let walkRecord = WalkRecord(began: began, keepsFetches: controls.explain, onProgress: walkObserver)
         // An account of the walk needs a walk.
         if let memoKey = plan.memoKey, !controls.fresh, !controls.explain, let answer = merged.memo.answer(for: memoKey) {
-            return await merged.render(memoized: answer, plan: plan, walkRecord: walkRecord, record: record, response: response)
+            return await merged.render(memoized: answer, plan: plan, began: began, record: record, response: response)
         }
+        // Every fetch is kept only to be explained; otherwise the timing alone, in bounded memory.
+        let walkRecord = WalkRecord(began: began, keepsFetches: controls.explain, onProgress: walkObserver)
         // One retry budget and one deadline for all the pages of this request.
         var retryPolicy = RetryPolicy(budget: route.retries)
         retryPolicy.maxServerDelay = route.maxRetryAfter

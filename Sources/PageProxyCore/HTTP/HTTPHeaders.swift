@@ -54,6 +54,11 @@ package struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral, 
 
     package var count: Int { fields.count }
 
+    /// Room for `count` fields in all, so that adding that many allocates once.
+    package mutating func reserveCapacity(_ count: Int) {
+        fields.reserveCapacity(count)
+    }
+
     /// The comma-separated list elements of every field `name`, trimmed and lowercased, empty elements dropped
     /// (RFC 9110 §5.6.1), e.g. `Connection: keep-alive, Upgrade` gives `["keep-alive", "upgrade"]`.
     package func tokens(_ name: String) -> [String] {

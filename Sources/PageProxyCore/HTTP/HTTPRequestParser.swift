@@ -138,20 +138,31 @@ package struct HTTPRequestParser: Sendable {
 
     /// Checks the header section and chooses how the body is delimited; a request without a body is returned.
     private mutating func startBody() throws(HTTPParseError) -> Result? {
-        let headers = head.headers
-        let hosts = headers.values("Host")
+        // The three fields that frame a request, found in one pass (not three lists of values a request).
+        var (host, hostCount): (String?, Int) = (nil, 0)
+        var transferEncodings: [String] = []
+        var (contentLength, contentLengthCount): (String?, Int) = (nil, 0)
+        for (name, value) in head.headers {
+            if HTTPHeaders.namesEqual(name, "Host") {
+                if host == nil { host = value }
+                hostCount += 1
+            } else if HTTPHeaders.namesEqual(name, "Transfer-Encoding") {
+                transferEncodings.append(value)
+            } else if HTTPHeaders.namesEqual(name, "Content-Length") {
+                if contentLength == nil { contentLength = value }
+                contentLengthCount += 1
+            }
+        }
         // RFC 9112 §3.2 — 400 for an HTTP/1.1 request without Host, or any request with more than one.
-        if hosts.count > 1 { throw .multipleHosts }
-        if hosts.isEmpty && head.version == .http1_1 { throw .missingHost }
-        if let host = hosts.first, !host.utf8.allSatisfy(Self.isHostByte) { throw .invalidHost }
+        if hostCount > 1 { throw .multipleHosts }
+        if host == nil && head.version == .http1_1 { throw .missingHost }
+        if let host, !host.utf8.allSatisfy(Self.isHostByte) { throw .invalidHost }
 
-        let transferEncodings = headers.values("Transfer-Encoding")
-        let contentLengths = headers.values("Content-Length")
         if !transferEncodings.isEmpty {
             // RFC 9112 §6.1 — Transfer-Encoding in an HTTP/1.0 message means faulty framing.
             if head.version == .http1_0 { throw .transferEncodingInHTTP10 }
             // RFC 9112 §6.1 — reject Content-Length with Transfer-Encoding.
-            if !contentLengths.isEmpty { throw .conflictingContentLengthAndTransferEncoding }
+            if contentLengthCount > 0 { throw .conflictingContentLengthAndTransferEncoding }
             // RFC 9112 §6.1 — an unknown transfer coding gets 501; only a single "chunked" is understood.
             guard transferEncodings.count == 1, transferEncodings[0].lowercased() == "chunked" else {
                 throw .unsupportedTransferEncoding
@@ -160,9 +171,9 @@ package struct HTTPRequestParser: Sendable {
             state = .chunkedBody
             return answerBeforeBody()
         }
-        if let value = contentLengths.first {
+        if let value = contentLength {
             // RFC 9112 §6.3 — several Content-Length fields, or a list value, even of equal numbers, is refused.
-            if contentLengths.count > 1 || value.utf8.contains(UInt8(ascii: ",")) { throw .multipleContentLengths }
+            if contentLengthCount > 1 || value.utf8.contains(UInt8(ascii: ",")) { throw .multipleContentLengths }
             // RFC 9110 §8.6 — Content-Length = 1*DIGIT.
             guard let length = HTTPFieldSyntax.parseDecimal(value.utf8) else { throw .invalidContentLength }
             if length > limits.maxRequestBodyBytes { throw .bodyTooLarge }
@@ -268,8 +279,13 @@ package struct HTTPRequestParser: Sendable {
         switch byte {
         case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "0")...UInt8(ascii: "9"):
             true
+        case UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"), UInt8(ascii: "!"), UInt8(ascii: "$"),
+            UInt8(ascii: "&"), UInt8(ascii: "'"), UInt8(ascii: "("), UInt8(ascii: ")"), UInt8(ascii: "*"), UInt8(ascii: "+"),
+            UInt8(ascii: ","), UInt8(ascii: ";"), UInt8(ascii: "="), UInt8(ascii: ":"), UInt8(ascii: "["), UInt8(ascii: "]"),
+            UInt8(ascii: "%"):
+            true
         default:
-            "-._~!$&'()*+,;=:[]%".utf8.contains(byte)
+            false
         }
     }
 

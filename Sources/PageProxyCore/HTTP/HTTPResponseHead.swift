@@ -12,8 +12,14 @@ package struct HTTPResponseHead: Sendable {
 
     /// RFC 9112 §4 — `HTTP-version SP 3DIGIT SP [reason-phrase] CRLF`, then each `name: value CRLF`, then CRLF.
     package func serialized() -> [UInt8] {
+        serialized(reservingExtra: 0) { _ in }
+    }
+
+    /// `serialized()` with more field lines after `headers`, appended in place by `appendLines` (each
+    /// `name: value CRLF`) before the empty line that ends the section: one buffer, sized once for `extra` more bytes.
+    package func serialized(reservingExtra extra: Int, then appendLines: (inout [UInt8]) -> Void) -> [UInt8] {
         var bytes: [UInt8] = []
-        bytes.reserveCapacity(64 + headers.count * 32)
+        bytes.reserveCapacity(64 + headers.count * 48 + extra)
         Self.appendUTF8(version.description, to: &bytes)
         bytes.append(0x20)
         let code = min(max(status.code, 0), 999)
@@ -25,7 +31,9 @@ package struct HTTPResponseHead: Sendable {
         Self.appendUTF8(status.reasonPhrase, to: &bytes)
         bytes.append(contentsOf: [0x0D, 0x0A])
         Self.appendFieldLines(headers, to: &bytes)
-        bytes.append(contentsOf: [0x0D, 0x0A])
+        appendLines(&bytes)
+        bytes.append(0x0D)
+        bytes.append(0x0A)
         return bytes
     }
 
@@ -37,14 +45,17 @@ package struct HTTPResponseHead: Sendable {
     }
 
     private static func appendFieldLines(_ headers: HTTPHeaders, to bytes: inout [UInt8]) {
-        for (name, value) in headers {
-            appendUTF8(name, to: &bytes)
-            bytes.append(UInt8(ascii: ":"))
-            bytes.append(0x20)
-            appendUTF8(value, to: &bytes)
-            bytes.append(0x0D)
-            bytes.append(0x0A)
-        }
+        for (name, value) in headers { appendFieldLine(name, value, to: &bytes) }
+    }
+
+    /// Appends `name: value CRLF`.
+    package static func appendFieldLine(_ name: String, _ value: String, to bytes: inout [UInt8]) {
+        appendUTF8(name, to: &bytes)
+        bytes.append(UInt8(ascii: ":"))
+        bytes.append(0x20)
+        appendUTF8(value, to: &bytes)
+        bytes.append(0x0D)
+        bytes.append(0x0A)
     }
 
     /// Appends `text`'s UTF-8 in one copy (issue 13: byte by byte, serializing a head was 2 % of a small answer).

@@ -8,6 +8,13 @@ package final class AsyncSocket: Sendable {
     package let socket: Socket
     private let readiness: SocketReadiness
     private let isClosed = Mutex(false)
+    /// The last `read` returned less than it asked for (the receive queue was empty) and nothing else has waited for
+    /// reading since: the next `read` waits for the edge first, instead of a system call that would only say "would
+    /// block" (issue 13: half a failed `read` a request on a keep-alive connection). New data always brings a new
+    /// edge; the end of stream or an error may not (its edge may have come with the data just read), so once the
+    /// loop has seen the peer hang up, reads try the system call first again. Any other wait for reading may take
+    /// the edge of data still unread, so it clears this. Read and written by the one task reading the socket.
+    private let lastReadDrained = Atomic(false)
 
     package init(socket: Socket) {
         self.socket = socket
@@ -46,6 +53,11 @@ package final class AsyncSocket: Sendable {
 
     /// Appends what arrives next (up to `maxBytes`) to `buffer`; returns the count, 0 at end of stream.
     package func read(into buffer: inout [UInt8], maxBytes: Int = 16384, deadline: ContinuousClock.Instant?) async throws(SocketError) -> Int {
+        // Data that came after the last read has left an edge (remembered if nobody waited): waiting first loses none.
+        if lastReadDrained.exchange(false, ordering: .relaxed), !readiness.peerHungUp {
+            if buffer.isEmpty { buffer = [] }
+            try await waitUntil(.read, deadline: deadline)
+        }
         while true {
             let result = buffer.append(readingUpTo: maxBytes) { scratch -> (result: Result<Int?, SocketError>, count: Int) in
                 let result = whileOpen { () throws(SocketError) -> Int? in try socket.read(into: scratch) }
@@ -53,7 +65,10 @@ package final class AsyncSocket: Sendable {
             }
             let count = try? result.get()
             if case .failure(let error) = result { throw error }
-            if let count = count.flatMap({ $0 }) { return count }
+            if let count = count.flatMap({ $0 }) {
+                lastReadDrained.store(count > 0 && count < maxBytes, ordering: .relaxed)
+                return count
+            }
             // Nothing to read: an empty buffer gives its capacity back while the connection waits (idle
             // keep-alive connections then cost a few KB, not the read size).
             if buffer.isEmpty { buffer = [] }
@@ -132,6 +147,7 @@ package final class AsyncSocket: Sendable {
 
     /// Waits until the peer sends something or closes, without reading it.
     package func waitUntilReadable(deadline: ContinuousClock.Instant?) async throws(SocketError) {
+        lastReadDrained.store(false, ordering: .relaxed)
         try await waitUntil(.read, deadline: deadline)
     }
 
@@ -149,6 +165,8 @@ package final class AsyncSocket: Sendable {
     /// Returns true once the peer closes or resets the connection, false if it sends data instead (a pipelined
     /// request) or the wait is cancelled. Nothing is read.
     package func waitForPeerClose() async -> Bool {
+        // Its wait may take the edge of a pipelined request: the next `read` must then try the system call first.
+        lastReadDrained.store(false, ordering: .relaxed)
         while !Task.isCancelled {
             let peeked = whileOpen { () throws(SocketError) -> Bool? in socket.isPeerClosed() }
             guard case .success(let closed) = peeked else { return false }

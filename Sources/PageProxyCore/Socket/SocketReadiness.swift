@@ -75,6 +75,9 @@ package final class SocketReadiness: Sendable {
     /// lock, is then also visible to ThreadSanitizer, which cannot see the ordering of a contended `Mutex` (its
     /// futex wait is in an uninstrumented library; see scripts/tsan-suppressions.txt).
     private let parkedCount = Atomic(0)
+    /// Set for good once an event says the peer hung up or the socket failed (`EPOLLRDHUP`, `EPOLLHUP`, `EPOLLERR`):
+    /// from then on the descriptor stays readable (end of stream, or the error) with no further edge to say so.
+    private let hungUp = Atomic(false)
 
     /// Watches `fd` on `loop`; `onClosed` runs once `close()` has removed the descriptor from the loop, the moment
     /// it may be closed.
@@ -92,6 +95,11 @@ package final class SocketReadiness: Sendable {
 
     /// Whether `close()` has been called (read by the loop without the lock, to drop old deadlines).
     var isClosed: Bool { closed.load(ordering: .relaxed) }
+
+    /// Whether an event has said the peer hung up or the socket failed: the socket then stays readable without a
+    /// new edge, so a reader that emptied it of data must not wait for one. Set before the event wakes a waiter or
+    /// is remembered, so a task that took that event sees it.
+    package var peerHungUp: Bool { hungUp.load(ordering: .relaxed) }
 
     /// Waits until the descriptor is ready in `direction`, the deadline passes, the socket closes, or the task is
     /// cancelled. At most one task waits per direction.
@@ -157,6 +165,7 @@ package final class SocketReadiness: Sendable {
         let failed = events & (EPOLLERR.rawValue | EPOLLHUP.rawValue) != 0
         let readable = failed || events & (EPOLLIN.rawValue | EPOLLRDHUP.rawValue | EPOLLPRI.rawValue) != 0
         let writable = failed || events & EPOLLOUT.rawValue != 0
+        if failed || events & EPOLLRDHUP.rawValue != 0 { hungUp.store(true, ordering: .relaxed) }
         let (reader, writer) = state.withLock { state -> (UnsafeContinuation<Outcome, Never>?, UnsafeContinuation<Outcome, Never>?) in
             guard !state.isClosed else { return (nil, nil) }
             return (readable ? state.read.takeWaiterOrRemember() : nil, writable ? state.write.takeWaiterOrRemember() : nil)

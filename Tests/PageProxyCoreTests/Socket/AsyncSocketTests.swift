@@ -155,4 +155,78 @@ import Glibc
         #expect(try await right.read(into: &buffer, deadline: .now + .seconds(1)) == 1)
         #expect(buffer == [42])
     }
+
+    /// One byte written on `left` and read on `right`: a read that left `right` empty.
+    private static func readToEmpty(from left: AsyncSocket, into right: AsyncSocket) async throws -> [UInt8] {
+        var buffer: [UInt8] = []
+        try await left.write([1], deadline: .now + .seconds(5))
+        #expect(try await right.read(into: &buffer, deadline: .now + .seconds(5)) == 1)
+        return buffer
+    }
+
+    @Test("after a read that emptied the socket, the next read waits for the edge of what comes later, and gets it")
+    func readAfterADrainingRead() async throws {
+        let (left, right) = Self.makePair()
+        defer { left.close(); right.close() }
+        var buffer = try await Self.readToEmpty(from: left, into: right)
+        // Written before the next read starts (its edge is remembered) and while it waits (its edge wakes it).
+        try await left.write([2], deadline: .now + .seconds(5))
+        #expect(try await right.read(into: &buffer, deadline: .now + .seconds(5)) == 1)
+        #expect(buffer == [1, 2])
+        let third = Task {
+            var received: [UInt8] = []
+            _ = try await right.read(into: &received, deadline: .now + .seconds(5))
+            return received
+        }
+        try await left.write([3], deadline: .now + .seconds(5))
+        #expect(try await third.value == [3])
+    }
+
+    @Test("a peer watch that takes the edge of a pipelined request does not leave the next read waiting for another")
+    func peerWatchThenRead() async throws {
+        let (left, right) = Self.makePair()
+        defer { left.close(); right.close() }
+        var buffer = try await Self.readToEmpty(from: left, into: right)
+        // The watch waits for readability (nothing pending), so the next data's edge is its own.
+        async let closed = right.waitForPeerClose()
+        try await left.write([2], deadline: .now + .seconds(5))
+        #expect(await closed == false)
+        // No further edge will come: the read must find the byte by trying, not time out waiting.
+        #expect(try await right.read(into: &buffer, deadline: .now + .seconds(5)) == 1)
+        #expect(buffer == [1, 2])
+    }
+
+    @Test("a wait for readability that takes the edge of unread data does not leave the next read waiting for another")
+    func waitUntilReadableThenRead() async throws {
+        let (left, right) = Self.makePair()
+        defer { left.close(); right.close() }
+        var buffer = try await Self.readToEmpty(from: left, into: right)
+        try await left.write([2], deadline: .now + .seconds(5))
+        try await right.waitUntilReadable(deadline: .now + .seconds(5))
+        #expect(try await right.read(into: &buffer, deadline: .now + .seconds(5)) == 1)
+        #expect(buffer == [1, 2])
+    }
+
+    @Test("a read that empties the socket of data sees the end of stream next, when the close came with the data")
+    func endOfStreamAfterADrainingRead() async throws {
+        // The close's edge may be the data's own (both before the loop reports them): whether it is depends on the
+        // timing, so the case is tried a number of times; the deadline ends a read that waits for an edge in vain.
+        for _ in 0..<20 {
+            let (left, right) = Self.makePair()
+            defer { right.close() }
+            let reader = Task {
+                var received: [UInt8] = []
+                let first = try await right.read(into: &received, deadline: .now + .seconds(5))
+                let second = try await right.read(into: &received, deadline: .now + .seconds(5))
+                return (first, second, received)
+            }
+            await Task.yield()
+            try await left.write([1], deadline: .now + .seconds(5))
+            left.close()
+            let (first, second, received) = try await reader.value
+            #expect(first == 1)
+            #expect(second == 0)
+            #expect(received == [1])
+        }
+    }
 }
