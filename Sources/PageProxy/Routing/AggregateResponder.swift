@@ -67,11 +67,12 @@ struct AggregateResponder: Sendable {
         let sender: any UpstreamTransport = controls.explain ? AttemptRecordingTransport(base: self.transport, record: walkRecord) : self.transport
         let transport = RetryingTransport(base: sender, policy: retryPolicy, deadline: .now + route.totalTimeout, budgets: budgets)
         let tally = CacheTally(clock: pages.clock)
+        let count = RoutePageFetcher.counter(plan: plan, metrics: metrics, tally: tally, record: walkRecord)
         let fetch = WindowPastTheEnd.wrap(
-            RoutePageFetcher.make(plan: plan, transport: transport, pages: pages, metrics: metrics, tally: tally, record: walkRecord),
+            RoutePageFetcher.make(plan: plan, transport: transport, pages: pages, metrics: metrics, record: walkRecord, count: count),
             endStatuses: plan.window?.endStatuses(of: plan.fixedScheme) ?? [], itemsPath: route.itemsPath)
         var options = plan.options
-        options.cachedPage = RoutePageFetcher.makeCachedPage(plan: plan, pages: pages, metrics: metrics, tally: tally, record: walkRecord)
+        options.cachedPage = RoutePageFetcher.makeCachedPage(plan: plan, pages: pages, count: count)
         // DESIGN.md: a client that disconnects cancels its upstream work (from the walk's first wait for it).
         options.beforeWaiting = response.armDepartureWatch
         let walk: RouteWalk
