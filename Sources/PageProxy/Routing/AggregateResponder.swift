@@ -67,11 +67,12 @@ struct AggregateResponder: Sendable {
         let sender: any UpstreamTransport = controls.explain ? AttemptRecordingTransport(base: self.transport, record: walkRecord) : self.transport
         let transport = RetryingTransport(base: sender, policy: retryPolicy, deadline: .now + route.totalTimeout, budgets: budgets)
         let tally = CacheTally(clock: pages.clock)
+        let count = RoutePageFetcher.counter(plan: plan, metrics: metrics, tally: tally, record: walkRecord)
         let fetch = WindowPastTheEnd.wrap(
-            RoutePageFetcher.make(plan: plan, transport: transport, pages: pages, metrics: metrics, tally: tally, record: walkRecord),
+            RoutePageFetcher.make(plan: plan, transport: transport, pages: pages, metrics: metrics, record: walkRecord, count: count),
             endStatuses: plan.window?.endStatuses(of: plan.fixedScheme) ?? [], itemsPath: route.itemsPath)
         var options = plan.options
-        options.cachedPage = RoutePageFetcher.makeCachedPage(plan: plan, pages: pages, metrics: metrics, tally: tally, record: walkRecord)
+        options.cachedPage = RoutePageFetcher.makeCachedPage(plan: plan, pages: pages, count: count)
         // Streamed answers only: a merged one is held until its last page, and the thread that reads ahead competed
         // with the walk faulting in its buffer (measured on 2 cores: no faster, more CPU; issue 13, fourth pass).
         if controls.format == .ndjson { options.readAhead = RoutePageFetcher.makeReadAhead(plan: plan, pages: pages) }

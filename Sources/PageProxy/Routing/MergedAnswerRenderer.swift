@@ -34,10 +34,6 @@ struct MergedAnswerRenderer: Sendable {
         // `[`, the run, `]` from the page's own bytes (issue 13: the copy into the answer); a second page copies it in.
         var held: HeldPage?
         let holdable = min(spool.memoryBytes, route.maxMergedBytes)
-        func append(_ page: Page) throws(SpoolError) {
-            // Items are compacted, never longer than the page's body; with `[` and `,` at most two bytes more.
-            try body.append(atMost: page.body.count + 2) { framing.append(page, to: &$0) } appended: { etag.add(page, framed: $0) }
-        }
         do {
             try await walker.walk { walked in
                 let page = requested.shape(walked, walker: walker)
@@ -47,8 +43,8 @@ struct MergedAnswerRenderer: Sendable {
                     held = HeldPage(page: page, run: run)
                     return .takeNext
                 }
-                if let first = held.take() { try append(first.page) }
-                try append(page)
+                if let first = held.take() { try Self.append(first.page, to: body, framing: &framing, etag: &etag) }
+                try Self.append(page, to: body, framing: &framing, etag: &etag)
                 return .takeNext
             }
             if let held {
@@ -118,6 +114,15 @@ struct MergedAnswerRenderer: Sendable {
             // The answer's length did not add up: the connection closed short of it.
         }
         return record
+    }
+
+    /// Appends `page`'s items to the answer and to its tag. Not a function nested in `render`: its captures there were
+    /// two boxes a request (issue 13).
+    private static func append(
+        _ page: Page, to body: SpooledBody, framing: inout MergedJSONBody, etag: inout AggregateETag
+    ) throws(SpoolError) {
+        // Items are compacted, never longer than the page's body; with `[` and `,` at most two bytes more.
+        try body.append(atMost: page.body.count + 2) { framing.append(page, to: &$0) } appended: { etag.add(page, framed: $0) }
     }
 
     /// A merged answer from the memo: every page a cache hit, as the walk would have found them.

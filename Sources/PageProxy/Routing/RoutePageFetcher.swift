@@ -15,14 +15,15 @@ enum RoutePageFetcher {
         }
     }
 
-    /// - Parameter record: the walk's account (`_explain`, `Server-Timing`), told of every fetch.
+    /// - Parameters:
+    ///   - record: the walk's account (`_explain`, `Server-Timing`), told of every failed fetch.
+    ///   - count: the request's `Counter`, shared with its `makeCachedPage` (issue 13: one closure a request, not two).
     static func make(
-        plan: RequestPlan, transport: RetryingTransport, pages: CachingPageSource, metrics: Metrics, tally: CacheTally, record: WalkRecord
+        plan: RequestPlan, transport: RetryingTransport, pages: CachingPageSource, metrics: Metrics, record: WalkRecord, count: @escaping Counter
     ) -> PageFetcher {
         let route = plan.route
         let (timeout, maxBytes, routeName, caFile) = (route.pageTimeout, route.maxPageBytes, route.name, route.caFile)
         let (headers, policy, scan, secrets) = (plan.upstreamHeaders, plan.cachePolicy, plan.scanPaths, plan.secrets)
-        let count = counter(plan: plan, metrics: metrics, tally: tally, record: record)
         return { url, number throws(PaginationError) in
             let started = ContinuousClock.now
             do throws(UpstreamError) {
@@ -51,13 +52,10 @@ enum RoutePageFetcher {
 
     /// The walk's reader of pages that are fresh in the cache, read in place with no task (`PageWalker.Options`),
     /// counted as the fetcher counts a hit; nil when the request must ask the upstream (`no-cache`, `_fresh`).
-    static func makeCachedPage(
-        plan: RequestPlan, pages: CachingPageSource, metrics: Metrics, tally: CacheTally, record: WalkRecord
-    ) -> CachedPageReader? {
+    static func makeCachedPage(plan: RequestPlan, pages: CachingPageSource, count: @escaping Counter) -> CachedPageReader? {
         guard !plan.cachePolicy.forceRevalidate, pages.store != nil else { return nil }
         let (headers, policy, caFile) = (plan.upstreamHeaders, plan.cachePolicy, plan.route.caFile)
         let (firstPage, firstPageKey) = (plan.options.firstPage, plan.firstPageKey)
-        let count = counter(plan: plan, metrics: metrics, tally: tally, record: record)
         return { url, number in
             let started = ContinuousClock.now
             // The first page's key was worked out with the plan (issue 13: a key is a digest of the URL and headers).
@@ -82,10 +80,11 @@ enum RoutePageFetcher {
         }
     }
 
+    /// What a request's fetcher and cached-page reader tell of each page they have: its cache outcome.
+    typealias Counter = @Sendable (CachingPageSource.Fetched, _ number: Int, _ url: PageURL, _ started: ContinuousClock.Instant) -> Void
+
     /// Enters a page's cache outcome in the walk's account, the request's tally and the metrics.
-    private static func counter(
-        plan: RequestPlan, metrics: Metrics, tally: CacheTally, record: WalkRecord
-    ) -> @Sendable (CachingPageSource.Fetched, _ number: Int, _ url: PageURL, _ started: ContinuousClock.Instant) -> Void {
+    static func counter(plan: RequestPlan, metrics: Metrics, tally: CacheTally, record: WalkRecord) -> Counter {
         let (routeName, ttl) = (plan.route.name, plan.route.ttl)
         return { fetched, number, url, started in
             let (response, source) = (fetched.response, fetched.outcome)

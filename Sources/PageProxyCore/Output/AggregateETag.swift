@@ -62,20 +62,21 @@ package struct AggregateETag: Sendable {
     /// `"<32 hex digits: two keyed XXH64s of all that was added>"`, quoted as RFC 9110 §8.8.3 requires.
     package func finalize() -> String {
         let (high, low) = (XXHash64.hash(record.bytes, seed: Self.seeds.0), XXHash64.hash(record.bytes, seed: Self.seeds.1))
-        var text: [UInt8] = []
-        text.reserveCapacity(34)
-        text.append(UInt8(ascii: "\""))
-        Self.appendHex(high, to: &text)
-        Self.appendHex(low, to: &text)
-        text.append(UInt8(ascii: "\""))
-        return String(decoding: text, as: UTF8.self)
+        // Written straight into the string's storage (issue 13: an array of the digits first was an allocation).
+        return String(unsafeUninitializedCapacity: 34) { text in
+            text[0] = UInt8(ascii: "\"")
+            Self.writeHex(high, to: text, at: 1)
+            Self.writeHex(low, to: text, at: 17)
+            text[33] = UInt8(ascii: "\"")
+            return 34
+        }
     }
 
-    /// Sixteen lowercase hexadecimal digits of `value`, most significant first.
-    private static func appendHex(_ value: UInt64, to text: inout [UInt8]) {
-        for shift in stride(from: 60, through: 0, by: -4) {
-            let digit = UInt8(truncatingIfNeeded: value >> UInt64(shift)) & 0x0f
-            text.append(digit < 10 ? UInt8(ascii: "0") + digit : UInt8(ascii: "a") + digit - 10)
+    /// Sixteen lowercase hexadecimal digits of `value`, most significant first, at `start` of `text`.
+    private static func writeHex(_ value: UInt64, to text: UnsafeMutableBufferPointer<UInt8>, at start: Int) {
+        for index in 0..<16 {
+            let digit = UInt8(truncatingIfNeeded: value >> UInt64(60 - 4 * index)) & 0x0f
+            text[start + index] = digit < 10 ? UInt8(ascii: "0") + digit : UInt8(ascii: "a") + digit - 10
         }
     }
 

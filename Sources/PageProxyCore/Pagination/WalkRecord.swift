@@ -77,6 +77,15 @@ package final class WalkRecord: Sendable {
         var started: Duration
         var finished: Duration
         var upstream: Bool
+
+        /// Adds the interval to the sweep it belongs to.
+        func add(to upstreamSweep: inout Sweep, or cacheSweep: inout Sweep) {
+            if upstream {
+                upstreamSweep.add(started, finished)
+            } else {
+                cacheSweep.add(started, finished)
+            }
+        }
     }
 
     private struct State {
@@ -153,13 +162,7 @@ package final class WalkRecord: Sendable {
     /// Adds all but the `keeping` latest-started pending intervals to the sweeps, in order of their starts.
     private static func fold(_ state: inout State, keeping: Int) {
         state.pending.sort { $0.started < $1.started }
-        for interval in state.pending.dropLast(keeping) {
-            if interval.upstream {
-                state.upstream.add(interval.started, interval.finished)
-            } else {
-                state.cache.add(interval.started, interval.finished)
-            }
-        }
+        for interval in state.pending.dropLast(keeping) { interval.add(to: &state.upstream, or: &state.cache) }
         state.pending.removeFirst(max(0, state.pending.count - keeping))
     }
 
@@ -192,9 +195,17 @@ package final class WalkRecord: Sendable {
 
     /// Time on the upstream (every fetch that was not a plain cache hit) and in the cache (hits).
     package var timing: Timing {
-        var state = self.state.withLock { $0 }
-        Self.fold(&state, keeping: 0)
-        return Timing(upstream: state.upstream.length, cache: state.cache.length)
+        state.withLock { state in
+            // Folded into copies of the sweeps, the pending intervals left in place: sorting a copy of them was an
+            // allocation a request (issue 13), and they are usually in order already (one page; pages read in place).
+            var (upstream, cache) = (state.upstream, state.cache)
+            let pending = state.pending
+            let inOrder = zip(pending, pending.dropFirst()).allSatisfy { $0.started <= $1.started }
+            for interval in inOrder ? pending : pending.sorted(by: { $0.started < $1.started }) {
+                interval.add(to: &upstream, or: &cache)
+            }
+            return Timing(upstream: upstream.length, cache: cache.length)
+        }
     }
 
     /// The chain of fetches that decided how long the walk took: from the fetch that ended last, back through the
