@@ -109,9 +109,12 @@ package final class CachingPageSource: Sendable {
     /// it computes are remembered (`CacheKeyMemo`) for the walk's lookups. Returns at once.
     package func readAhead(policy: CachePolicy, _ requests: @escaping @Sendable () -> [UpstreamRequest]) {
         guard let store, store.isEnabled, policy.ttl > .zero, !policy.forceRevalidate else { return }
-        let asked = store.useCount
+        let (asked, clock) = (store.useCount, clock)
         Self.readAheadQueue.async {
-            store.readAhead(requests().lazy.filter { $0.method == .get }.map { CacheKey($0) }, unusedSince: asked)
+            // Only fresh entries are held: a stale one is read again by the fetch that revalidates it.
+            store.readAhead(requests().lazy.filter { $0.method == .get }.map { CacheKey($0) }, unusedSince: asked) { entry in
+                entry.isFresh(at: clock.wallNow())
+            }
         }
     }
 

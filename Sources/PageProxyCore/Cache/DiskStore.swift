@@ -42,6 +42,9 @@ package final class DiskStore: Sendable {
         var inode: UInt64
         /// Its file's time was refreshed as it was read (the lookup that takes it need not).
         var touched: Bool
+        /// The store's use count when it was held: one no lookup took while many others ran was left by a walk that
+        /// ended (a client that left, `_max_items`), and may make room for another walk's.
+        var heldAtUse: UInt64
     }
 
     private struct State {
@@ -145,6 +148,9 @@ package final class DiskStore: Sendable {
 
     /// Whether a copy of `key`'s entry is held in memory (served without reading its file).
     package func holdsInMemory(_ key: CacheKey) -> Bool { state.withLock { $0.memory[key] != nil } }
+
+    /// Whether the entry for `key` is held read ahead, not yet taken by a lookup (tests).
+    package func holdsReadAhead(_ key: CacheKey) -> Bool { state.withLock { $0.readAhead[key] != nil } }
 
     /// How many lookups had to read their entry's file (not a copy in memory, not one read ahead): a walk whose
     /// lookups do not move it has nothing to gain from `readAhead`.
@@ -269,36 +275,41 @@ package final class DiskStore: Sendable {
     /// or removed before a lookup takes it (its generation moved on) is dropped, never served; one renamed over by
     /// another process before it is held is not held (its inode), as for the copies `lookup` keeps in memory. A torn
     /// or corrupt file is left for the lookup to find, and remove. At most `readAheadLimit` entries and
-    /// `readAheadByteLimit` bytes are held, the oldest dropped first.
-    /// - Parameter unusedSince: a `useCount` taken when the walk asked: an entry looked up since (the walk got there
-    ///   first) is not read again.
-    package func readAhead(_ keys: some Sequence<CacheKey>, unusedSince: UInt64 = .max) {
+    /// `readAheadByteLimit` bytes are held. When they are full, the read-ahead stops: what is held is what the walks
+    /// want first, and what they asked for last is wanted last (dropping the oldest would drop the pages a walk
+    /// reaches next, and make it read them again). Only entries no lookup took while `readAheadLimit` × 2 others
+    /// ran (left by a walk that ended) make room.
+    /// - Parameters:
+    ///   - unusedSince: a `useCount` taken when the walk asked: an entry looked up since (the walk got there first)
+    ///     is not read again.
+    ///   - keep: whether an entry read is worth holding (the caller's freshness rule: a stale entry is read again by
+    ///     the fetch that revalidates it, so holding it would only read it twice).
+    package func readAhead(_ keys: some Sequence<CacheKey>, unusedSince: UInt64 = .max, keep: (CacheEntry) -> Bool = { _ in true }) {
         for key in keys {
-            let wanted: (generation: UInt64, touch: Bool)? = state.withLock { state in
+            let wanted: ReadAheadStep = state.withLock { state in
                 state.readAheadAsked += 1
                 guard state.disabledReason == nil, let record = state.records[key], record.lastUse <= unusedSince,
-                    state.memory[key] == nil, state.readAhead[key] == nil
-                else { return nil }
-                return (record.generation, record.hitsAfterNextUse(interval: touchInterval) >= touchInterval)
+                    state.memory[key] == nil, state.readAhead[key] == nil, record.size <= readAheadByteLimit
+                else { return .skip }
+                guard Self.hasRoom(for: record.size, limit: readAheadByteLimit, &state) else { return .full }
+                return .read(generation: record.generation, touch: record.hitsAfterNextUse(interval: touchInterval) >= touchInterval)
             }
-            guard let wanted else { continue }
+            guard case .read(let generation, let touch) = wanted else {
+                if case .full = wanted { return }
+                continue
+            }
             let path = self.path(for: key)
-            guard let file = try? CacheFileSystem.read(path, headLength: CacheEntryFormat.headLength(of:), touch: wanted.touch) ?? nil,
+            guard let file = try? CacheFileSystem.read(path, headLength: CacheEntryFormat.headLength(of:), touch: touch) ?? nil,
                 let entry = try? CacheEntryFormat.decode(head: file.head, body: file.tail, key: key),
-                entry.body.count <= readAheadByteLimit, CacheFileSystem.inode(path) == file.inode
+                keep(entry), CacheFileSystem.inode(path) == file.inode
             else { continue }
-            let ahead = ReadAhead(entry: entry, generation: wanted.generation, inode: file.inode, touched: wanted.touch)
             state.withLock { state in
-                guard state.records[key]?.generation == wanted.generation, state.memory[key] == nil, state.readAhead[key] == nil else { return }
-                state.readAhead[key] = ahead
+                guard state.records[key]?.generation == generation, state.memory[key] == nil, state.readAhead[key] == nil,
+                    Self.hasRoom(for: entry.body.count, limit: readAheadByteLimit, &state)
+                else { return }
+                state.readAhead[key] = ReadAhead(entry: entry, generation: generation, inode: file.inode, touched: touch, heldAtUse: state.useCounter)
                 state.readAheadOrder.append(key)
                 state.readAheadBytes += entry.body.count
-                while state.readAhead.count > Self.readAheadLimit || state.readAheadBytes > readAheadByteLimit,
-                    !state.readAheadOrder.isEmpty
-                {
-                    let oldest = state.readAheadOrder.removeFirst()
-                    if let dropped = state.readAhead.removeValue(forKey: oldest) { state.readAheadBytes -= dropped.entry.body.count }
-                }
                 // Keys taken by lookups stay in the order until they reach its front: keep it from growing past them.
                 if state.readAheadOrder.count > 2 * Self.readAheadLimit {
                     let held = state.readAhead
@@ -306,6 +317,31 @@ package final class DiskStore: Sendable {
                 }
             }
         }
+    }
+
+    /// What `readAhead` does with a key: reads it (the version it wants, whether to refresh its file's time), skips
+    /// it, or stops (nothing more fits).
+    private enum ReadAheadStep {
+        case read(generation: UInt64, touch: Bool)
+        case skip
+        case full
+    }
+
+    /// Whether `bytes` more may be read ahead; when not, drops the entries left by walks that ended (held while
+    /// `readAheadLimit` × 2 lookups ran and none took them), oldest first, and asks again.
+    private static func hasRoom(for bytes: Int, limit: Int, _ state: inout State) -> Bool {
+        func fits(_ state: State) -> Bool { state.readAhead.count < readAheadLimit && state.readAheadBytes + bytes <= limit }
+        while !fits(state), let oldest = state.readAheadOrder.first {
+            guard let held = state.readAhead[oldest] else {
+                state.readAheadOrder.removeFirst()
+                continue
+            }
+            guard state.useCounter - held.heldAtUse > 2 * UInt64(readAheadLimit) else { return false }
+            state.readAheadOrder.removeFirst()
+            state.readAhead[oldest] = nil
+            state.readAheadBytes -= held.entry.body.count
+        }
+        return fits(state)
     }
 
     /// Stores `entry` under `key` atomically, then queues an eviction of least recently used entries if the shared

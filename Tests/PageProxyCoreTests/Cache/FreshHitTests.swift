@@ -72,4 +72,20 @@ import Testing
         #expect(fetched.outcome == .miss)
         #expect(upstream.requests.count == 2)
     }
+
+    @Test("a stale entry is not held by the read-ahead: the fetch that revalidates it reads its file once")
+    func aStaleEntryIsNotReadAhead() async throws {
+        let writer = makeSource()
+        _ = try await stored(writer)
+        let restarted = makeSource()
+        let store = try #require(restarted.store)
+        restarted.readAhead(policy: policy) { [request] in [request] }
+        restarted.waitForReadAhead()
+        #expect(store.readAheadCount == 1, "fresh: held")
+        let again = makeSource()
+        clock.advance(by: .seconds(61))
+        again.readAhead(policy: policy) { [request] in [request] }
+        again.waitForReadAhead()
+        #expect(again.store?.readAheadCount == 0, "stale: not held")
+    }
 }

@@ -96,7 +96,7 @@ import Testing
         #expect(store.read(key) == DiskStoreTests.entry(1, bodyBytes: 6000))
     }
 
-    @Test("at most readAheadLimit entries are held, the oldest dropped first")
+    @Test("at most readAheadLimit entries are held: once full the read-ahead stops, and the pages asked for first stay held")
     func theReadAheadIsBounded() {
         let directory = TemporaryDirectory()
         let count = DiskStore.readAheadLimit + 6
@@ -104,8 +104,11 @@ import Testing
         let keys = (1...count).map(DiskStoreTests.key)
         store.readAhead(keys)
         #expect(store.readAheadCount == DiskStore.readAheadLimit)
-        for key in keys { _ = store.read(key) }
-        #expect(store.fileReadCount == 6, "the six read first were dropped: their lookups read the files")
+        // The walk reaches its pages in the order it asked for them: the first ones are all there.
+        for key in keys.prefix(DiskStore.readAheadLimit) { _ = store.read(key) }
+        #expect(store.fileReadCount == 0, "no page asked for first was dropped for a later one")
+        for key in keys.dropFirst(DiskStore.readAheadLimit) { _ = store.read(key) }
+        #expect(store.fileReadCount == 6, "the six asked for last were not read ahead: their lookups read the files")
         // Read ahead again, one at a time: the order of keys taken meanwhile does not grow without bound.
         let again = Self.restarted(in: directory, count: count, bodyBytes: 100)
         for key in keys {
@@ -114,6 +117,41 @@ import Testing
         }
         #expect(again.fileReadCount == 0)
         #expect(again.readAheadCount == 0)
+    }
+
+    @Test("entries a walk that ended left behind make room for another walk's once many lookups ran without them")
+    func leftoversMakeRoom() {
+        let directory = TemporaryDirectory()
+        let limit = DiskStore.readAheadLimit
+        let count = 3 * limit + 2
+        let store = Self.restarted(in: directory, count: count, bodyBytes: 100)
+        let keys = (1...count).map(DiskStoreTests.key)
+        store.readAhead(keys.prefix(limit))
+        #expect(store.readAheadCount == limit)
+        // Another walk's pages, asked for while the first walk's are fresh from its read-ahead: none fits yet.
+        store.readAhead([keys[count - 1]])
+        #expect(store.readAheadCount == limit)
+        #expect(!store.holdsReadAhead(keys[count - 1]))
+        // The first walk ended (its client left): 2 × limit + 1 lookups of other pages pass without taking its entries.
+        for key in keys[limit..<(3 * limit + 1)] { _ = store.read(key) }
+        store.readAhead([keys[count - 1]])
+        #expect(store.holdsReadAhead(keys[count - 1]), "a leftover made room")
+        #expect(store.readAheadCount == limit)
+    }
+
+    @Test("an entry larger than the read-ahead's bytes is not read at all (its size is known before)")
+    func anEntryTooLargeIsNotRead() {
+        let directory = TemporaryDirectory()
+        let writer = DiskStore(directory: directory.path, maxBytes: 64 << 20)
+        writer.write(DiskStoreTests.entry(1, bodyBytes: 9 << 20), for: DiskStoreTests.key(1))
+        let store = DiskStore(directory: directory.path, maxBytes: 64 << 20)
+        let read = Mutex(0)
+        store.readAhead([DiskStoreTests.key(1)]) { _ in
+            read.withLock { $0 += 1 }
+            return true
+        }
+        #expect(read.withLock { $0 } == 0)
+        #expect(store.readAheadCount == 0)
     }
 
     @Test("a walk of pages known ahead tells its read-ahead of every later page once, in order, ahead of the window")
