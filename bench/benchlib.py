@@ -135,9 +135,10 @@ def start_pageproxy(binary, config, workdir):
     return proc
 
 
-def start_nginx(workdir, port, static_files=None):
+def start_nginx(workdir, port, static_files=None, sendfile=False):
     """nginx, one worker, access_log off; `location = /healthz { return 200 '{"status":"ok"}'; }`, and
-    static_files {url_path: bytes} served from a root in workdir."""
+    static_files {url_path: bytes} served from a root in workdir. `sendfile` off is nginx's own default (it reads
+    each file and writes it, a copy as PageProxy's writes are); Debian's packaged nginx.conf turns it on."""
     root = os.path.join(workdir, "www")
     os.makedirs(root, exist_ok=True)
     os.chmod(workdir, 0o755)
@@ -156,6 +157,7 @@ error_log {workdir}/nginx-error.log warn;
 events {{ worker_connections 4096; }}
 http {{
     access_log off;
+    sendfile {"on" if sendfile else "off"};
     client_body_temp_path {workdir}/tmp-body;
     proxy_temp_path {workdir}/tmp-proxy;
     fastcgi_temp_path {workdir}/tmp-fastcgi;

@@ -12,7 +12,8 @@ PageProxy instances over their own cache directories:
 With `--before PATH` (an older release binary, which has no `memoBytes`), the same two roles for it: its memo is
 kept out of the walk by a cache bound small enough that its memo (an eighth, answers up to half of that) cannot
 hold the answer. For each aggregate (10 KB, 1 MB in memory, 1.1 MB spooled past 1 MiB) it warms every instance,
-checks that each answers the bytes nginx serves (`worker_processes 1`, sendfile), then runs `wrk -t1 -c32` against
+checks that each answers the bytes nginx serves (`worker_processes 1`, `sendfile off` as nginx's default, `--nginx-sendfile`
+to turn it on as Debian's nginx.conf does), then runs `wrk -t1 -c32` against
 each in interleaved rounds and prints medians and ratios to nginx. `readback`: one request at a time after a
 restart (entries read from files), MB/s. `ttfi`: NDJSON time to the first item for 2 to 20,000 pages (pages known
 ahead from `rel="last"`), less the mock's own first-page time. Everything listens on 127.0.0.1; everything started
@@ -193,6 +194,7 @@ def main():
     parser.add_argument("--before", help="an older release binary of PageProxy to measure side by side")
     parser.add_argument("--parts", default="throughput,readback,ttfi")
     parser.add_argument("--samples", type=int, default=5)
+    parser.add_argument("--nginx-sendfile", action="store_true", help="nginx with `sendfile on` (Debian's packaged config)")
     args = parser.parse_args()
     parts = set(args.parts.split(","))
     ensure_tools("nginx", "wrk")
@@ -234,14 +236,15 @@ def main():
             for by_size in instances.values():
                 warm(by_size[size], path, merged)
                 warm(by_size[size], path, ndjson, ndjson=True)
-        started.append(start_nginx(work, nginx_port, files))
+        started.append(start_nginx(work, nginx_port, files, sendfile=args.nginx_sendfile))
         for name, data in files.items():
             if get(nginx_port, name)[2] != data:
                 sys.exit(f"nginx does not serve the same bytes for {name}")
         for size, total in SIZES:
             log(f"{size}: merged {len(files[f'/{total}.json'])} bytes, NDJSON {len(files[f'/{total}.ndjson'])} bytes")
 
-        print(f"machine: {info['nproc']} cores, {info['cpu_model']}; load average at start {info['loadavg_at_start']}")
+        print(f"machine: {info['nproc']} cores, {info['cpu_model']}; load average at start {info['loadavg_at_start']}; "
+              f"nginx sendfile {'on' if args.nginx_sendfile else 'off'}")
         if "throughput" in parts:
             rates = throughput(args, mock_port, nginx_port, files, instances)
             print(f"\nwrk -t1 -c{args.connections} -d{args.seconds}s, {args.rounds} interleaved rounds (order reversed every other round), medians; "

@@ -6,7 +6,7 @@
 
 Starts the mock upstream (100 items a page), PageProxy (`--binary`, default the release build; and `--before`, an
 older binary, if given) with the route bench/cache_vs_nginx.py uses, warms `/items?mock_total=TOTAL` (50 items,
-10 KB), saves the same bytes as a static file for nginx (1 worker, sendfile), then:
+10 KB), saves the same bytes as a static file for nginx (1 worker, sendfile off: nginx's default), then:
   1. context switches per request of each server under `wrk -t1`, one after the other, 5 s each;
   2. `perf record -F 999 -g -p PID` on `--binary` for --seconds under `wrk -t1`, and its top entries by shared
      object, by symbol (self) and by symbol with children;

@@ -141,7 +141,7 @@ def main():
         started.append(start_nginx(work, nginx_port, {"/all.json": merged, "/all.ndjson": ndjson}))
         print(f"load average at start {os.getloadavg()}")
 
-        print("\nfloor: the same clients reading the same bytes from nginx (static file, sendfile)")
+        print("\nfloor: the same clients reading the same bytes from nginx (static file, sendfile off: nginx's default)")
         print("| file | bytes | Python http.client MB/s (median of 10) | curl MB/s (median of 10) |\n|---|---:|---:|---:|")
         for name in ("all.json", "all.ndjson"):
             python = [len(body) / seconds / 1e6 for _, _, body, seconds in
