@@ -35,7 +35,18 @@ import Testing
             #expect(try await stack.get("/slack?mock_total=30&mock_fault=status500@2").status == 502)
             #expect(try await stack.get("/nope").status == 404)
 
-            let after = try await scrape(stack)
+            // A request is counted once its answer is written, so a client may read the answer first: scrape until
+            // the last of the four is counted and only the scrape is in flight (bounded).
+            var after = try await scrape(stack)
+            let deadline = ContinuousClock.now + .seconds(10)
+            while after.value("pageproxy_requests_total", ["route": "", "status": "404"]) != 1
+                || after.value("pageproxy_requests_total", ["route": "slack", "status": "502"]) != 1
+                || after.value("pageproxy_requests_in_flight") != 1,
+                ContinuousClock.now < deadline
+            {
+                try await Task.sleep(for: .milliseconds(10))
+                after = try await scrape(stack)
+            }
             #expect(after.value("pageproxy_requests_total", ["route": "github", "status": "200"]) == 2)
             #expect(after.value("pageproxy_requests_total", ["route": "slack", "status": "502"]) == 1)
             #expect(after.value("pageproxy_requests_total", ["route": "", "status": "404"]) == 1)
