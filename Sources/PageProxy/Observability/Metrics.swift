@@ -15,7 +15,6 @@ final class Metrics: Sendable {
         var retries: [String: Int] = [:]
         var upstreamLatency: [String: Histogram] = [:]
         var bytesSent = 0
-        var inFlight = 0
     }
 
     /// One route's answered requests: counts by status code, and the time taken to answer them.
@@ -37,6 +36,8 @@ final class Metrics: Sendable {
     }
 
     private let state = Mutex(State())
+    /// Requests being answered: an atomic, so that a request's start takes no lock.
+    private let inFlight = Atomic<Int>(0)
     private let openConnections: @Sendable () -> Int
     /// The upstream origins' shared budgets, whose counters are exposed as `pageproxy_upstream_budget_*`.
     private let budgets: OriginBudgets?
@@ -47,13 +48,13 @@ final class Metrics: Sendable {
     }
 
     func requestStarted() {
-        state.withLock { $0.inFlight += 1 }
+        inFlight.add(1, ordering: .relaxed)
     }
 
     /// One answered request: its route ("" for own endpoints and unknown paths), status, bytes and duration.
     func requestFinished(route: String, status: Int, bytes: Int, duration: Duration) {
+        inFlight.subtract(1, ordering: .relaxed)
         state.withLock { state in
-            state.inFlight -= 1
             state.bytesSent += bytes
             state.requests[route, default: RouteRequests()].record(status: status, seconds: duration.seconds)
         }
@@ -90,7 +91,7 @@ final class Metrics: Sendable {
             text += "pageproxy_requests_total{route=\"\(Self.escape(key.route))\",status=\"\(key.value)\"} \(count)\n"
         }
         text += family("pageproxy_requests_in_flight", "gauge", "Client requests being answered now.")
-        text += "pageproxy_requests_in_flight \(snapshot.inFlight)\n"
+        text += "pageproxy_requests_in_flight \(inFlight.load(ordering: .relaxed))\n"
         text += family("pageproxy_open_connections", "gauge", "Client connections open now.")
         text += "pageproxy_open_connections \(openConnections())\n"
         text += family("pageproxy_response_bytes_total", "counter", "Bytes written to clients.")
