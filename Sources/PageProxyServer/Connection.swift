@@ -10,6 +10,8 @@ package struct Connection: Sendable {
     package let socket: AsyncSocket
     package let responder: any HTTPResponder
     package let registry: ConnectionRegistry
+    /// This connection's entry in `registry`, which it marks idle or busy.
+    package let membership: ConnectionRegistry.Membership
     package let limits: ServerLimits
     package let logger: Logger
     /// The level of each request's log line (the built-in mock's are `debug`, beside the proxy's own).
@@ -53,7 +55,7 @@ package struct Connection: Sendable {
                 return
             }
             requestStarted = nil
-            _ = registry.setIdle(socket, false)
+            _ = membership.setIdle(false)
             // A body left unread (`Expect: 100-continue` answered at once) may still arrive: close after the answer.
             let keepsAlive = request.isKeepAlive && !request.hasUnreadBody && !registry.closesAfterEachAnswer
             let registry = self.registry
@@ -68,7 +70,7 @@ package struct Connection: Sendable {
             responder.answered(record, status: writer.deliveredStatus, bytes: writer.bytesSent, duration: duration)
             logRequest(request, writer: writer, record: record, duration: duration)
             guard writer.keepsAlive, case .finished = writer.state, !registry.closesAfterEachAnswer else { return }
-            guard registry.setIdle(socket, true) else { return }
+            guard membership.setIdle(true) else { return }
             idleDeadline = .now + limits.idleTimeout
         }
     }

@@ -4,16 +4,30 @@ import PageProxyCore
 /// The open connections of a server: counts them for the cap, closes the idle ones when draining, and lets the
 /// server wait until the last one has gone.
 package final class ConnectionRegistry: Sendable {
-    private struct Entry {
-        let socket: AsyncSocket
-        var isIdle: Bool
+    /// One open connection's place in the registry. Its connection marks it idle or busy without the registry's
+    /// lock or a lookup (twice a request); it holds the registry until `remove` takes it out of the entries.
+    package final class Membership: Sendable {
+        package let socket: AsyncSocket
+        private let registry: ConnectionRegistry
+        /// Sequentially consistent with `isDrainingFlag`: a connection that goes idle as the drain begins either
+        /// sees the drain or is seen idle by it (maybe both; a socket may be closed twice).
+        fileprivate let isIdle = Atomic<Bool>(true)
+
+        fileprivate init(socket: AsyncSocket, registry: ConnectionRegistry) {
+            self.socket = socket
+            self.registry = registry
+        }
+
+        /// Marks the connection as waiting between requests (true) or answering one (false). Returns false when the
+        /// server drains and the idle connection should close instead of waiting.
+        package func setIdle(_ isIdle: Bool) -> Bool {
+            self.isIdle.store(isIdle, ordering: .sequentiallyConsistent)
+            return !(isIdle && registry.isDrainingFlag.load(ordering: .sequentiallyConsistent))
+        }
     }
 
     private struct State {
-        var entries: [ObjectIdentifier: Entry] = [:]
-        var isDraining = false
-        /// Answers say `Connection: close` (the drain delay): clients reconnect, to another replica once they can.
-        var closesAfterEachAnswer = false
+        var entries: [ObjectIdentifier: Membership] = [:]
         /// `closeAll()` has run: an answer unfinished now was cut by the shutdown, not by its upstream or client.
         var hasCutAll = false
         var accepted = 0
@@ -30,6 +44,11 @@ package final class ConnectionRegistry: Sendable {
     }
 
     private let state = Mutex(State())
+    /// Set once, under the lock (so `add` sees it), read without it by connections going idle.
+    private let isDrainingFlag = Atomic<Bool>(false)
+    /// Answers say `Connection: close` (the drain delay): clients reconnect, to another replica once they can.
+    /// Read without the lock several times a request.
+    private let closesAfterEachAnswerFlag = Atomic<Bool>(false)
     /// What a wait's time limit is measured on (tests pass a clock they move).
     private let clock: PageProxyClock
 
@@ -40,19 +59,20 @@ package final class ConnectionRegistry: Sendable {
     package var count: Int { state.withLock { $0.entries.count } }
     /// Connections accepted since the server started (tests prove keep-alive reuse from it).
     package var acceptedTotal: Int { state.withLock { $0.accepted } }
-    package var isDraining: Bool { state.withLock { $0.isDraining } }
+    package var isDraining: Bool { isDrainingFlag.load(ordering: .sequentiallyConsistent) }
     /// Whether a connection should close after its answer: the server drains, or is in its drain delay.
-    package var closesAfterEachAnswer: Bool { state.withLock { $0.isDraining || $0.closesAfterEachAnswer } }
+    package var closesAfterEachAnswer: Bool { isDraining || closesAfterEachAnswerFlag.load(ordering: .sequentiallyConsistent) }
     /// Whether the shutdown has closed every connection, busy or not (the grace period ended).
     package var hasCutAll: Bool { state.withLock { $0.hasCutAll } }
 
-    /// Adds a connection unless the server drains or is at `limit`; returns whether it was added.
-    package func add(_ socket: AsyncSocket, limit: Int) -> Bool {
+    /// Adds a connection, idle, unless the server drains or is at `limit`; returns its membership if it was added.
+    package func add(_ socket: AsyncSocket, limit: Int) -> Membership? {
         state.withLock { state in
-            guard !state.isDraining, state.entries.count < limit else { return false }
-            state.entries[ObjectIdentifier(socket)] = Entry(socket: socket, isIdle: true)
+            guard !isDraining, state.entries.count < limit else { return nil }
+            let membership = Membership(socket: socket, registry: self)
+            state.entries[ObjectIdentifier(socket)] = membership
             state.accepted += 1
-            return true
+            return membership
         }
     }
 
@@ -66,25 +86,16 @@ package final class ConnectionRegistry: Sendable {
         waiters.forEach { $0.resume(returning: true) }
     }
 
-    /// Marks a connection as waiting between requests (true) or answering one (false). Returns false when the
-    /// server drains and the idle connection should close instead of waiting.
-    package func setIdle(_ socket: AsyncSocket, _ isIdle: Bool) -> Bool {
-        state.withLock { state in
-            state.entries[ObjectIdentifier(socket)]?.isIdle = isIdle
-            return !(isIdle && state.isDraining)
-        }
-    }
-
     /// Keeps accepting, but every connection closes after its next answer.
     package func closeAfterEachAnswer() {
-        state.withLock { $0.closesAfterEachAnswer = true }
+        closesAfterEachAnswerFlag.store(true, ordering: .sequentiallyConsistent)
     }
 
     /// Starts draining: no new connections, and every idle one is closed now.
     package func beginDraining() {
         let idle = state.withLock { state -> [AsyncSocket] in
-            state.isDraining = true
-            return state.entries.values.filter(\.isIdle).map(\.socket)
+            isDrainingFlag.store(true, ordering: .sequentiallyConsistent)
+            return state.entries.values.filter { $0.isIdle.load(ordering: .sequentiallyConsistent) }.map(\.socket)
         }
         idle.forEach { $0.close() }
     }

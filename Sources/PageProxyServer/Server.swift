@@ -42,13 +42,14 @@ package final class Server: Sendable {
             for await client in accepted {
                 if let bytes = limits.sendBufferBytes { client.setSendBufferSize(bytes) }
                 let socket = AsyncSocket(socket: client)
-                guard registry.add(socket, limit: limits.maxConnections) else {
+                guard let membership = registry.add(socket, limit: limits.maxConnections) else {
                     let bytes = refuseOverCapacity(socket)
                     responder.refused(status: .serviceUnavailable, bytes: bytes)
                     continue
                 }
                 let connection = Connection(
-                    socket: socket, responder: responder, registry: registry, limits: limits, logger: logger, requestLogLevel: requestLogLevel)
+                    socket: socket, responder: responder, registry: registry, membership: membership, limits: limits, logger: logger,
+                    requestLogLevel: requestLogLevel)
                 group.addTask { await connection.run() }
             }
         }

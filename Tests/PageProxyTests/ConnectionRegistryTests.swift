@@ -24,7 +24,7 @@ import Testing
     static func withOneConnection(clock: PageProxyClock, _ body: (ConnectionRegistry, AsyncSocket) async -> Void) async {
         let (server, client) = DisconnectWatchTests.makeConnection()
         let registry = ConnectionRegistry(clock: clock)
-        #expect(registry.add(server, limit: 10))
+        #expect(registry.add(server, limit: 10) != nil)
         await body(registry, server)
         server.close()
         client.close()
@@ -54,5 +54,42 @@ import Testing
             #expect(await wait.value == false)
             registry.remove(server)
         }
+    }
+
+    @Test("a drain closes the idle connections, not the busy ones, and a connection going idle after it is told to close")
+    func aDrainClosesIdleConnectionsOnly() {
+        let (idleServer, idleClient) = DisconnectWatchTests.makeConnection()
+        let (busyServer, busyClient) = DisconnectWatchTests.makeConnection()
+        let (lateServer, lateClient) = DisconnectWatchTests.makeConnection()
+        defer { [idleServer, idleClient, busyServer, busyClient, lateServer, lateClient].forEach { $0.close() } }
+        let registry = ConnectionRegistry()
+        guard let idle = registry.add(idleServer, limit: 10), let busy = registry.add(busyServer, limit: 10) else {
+            Issue.record("a connection under the limit was refused")
+            return
+        }
+        #expect(busy.setIdle(false))
+        #expect(idle.setIdle(false))
+        #expect(idle.setIdle(true))
+        #expect(!registry.closesAfterEachAnswer)
+
+        registry.beginDraining()
+        #expect(idleServer.withOpenDescriptor { _ in true } == nil)
+        #expect(busyServer.withOpenDescriptor { _ in true } == true)
+        #expect(registry.isDraining && registry.closesAfterEachAnswer)
+        #expect(busy.setIdle(true) == false)
+        #expect(registry.add(lateServer, limit: 10) == nil)
+        #expect(registry.count == 2)
+    }
+
+    @Test("the drain delay: answers close their connections, yet the registry still accepts and idles them")
+    func closingAfterEachAnswerStillAccepts() {
+        let (server, client) = DisconnectWatchTests.makeConnection()
+        defer { [server, client].forEach { $0.close() } }
+        let registry = ConnectionRegistry()
+        registry.closeAfterEachAnswer()
+        #expect(registry.closesAfterEachAnswer && !registry.isDraining)
+        let membership = registry.add(server, limit: 10)
+        #expect(membership?.setIdle(true) == true)
+        #expect(registry.acceptedTotal == 1)
     }
 }

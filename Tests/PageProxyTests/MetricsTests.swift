@@ -23,6 +23,32 @@ import Testing
         #expect(RoutePageFetcher.outcomeLabel(status: 503) == "http_5xx")
     }
 
+    @Test("answered requests are listed by route, then by the status's text; each route's duration histogram once")
+    func requestSeriesOrderAndCounts() {
+        let metrics = Metrics()
+        for (route, status) in [("b", 200), ("a", 404), ("b", 200), ("", 404), ("a", 200), ("b", 1000), ("a", 404)] {
+            metrics.requestStarted()
+            metrics.requestFinished(route: route, status: status, bytes: 10, duration: .milliseconds(20))
+        }
+        let lines = metrics.exposition().split(separator: "\n")
+        #expect(lines.filter { $0.hasPrefix("pageproxy_requests_total{") } == [
+            #"pageproxy_requests_total{route="",status="404"} 1"#,
+            #"pageproxy_requests_total{route="a",status="200"} 1"#,
+            #"pageproxy_requests_total{route="a",status="404"} 2"#,
+            #"pageproxy_requests_total{route="b",status="1000"} 1"#,
+            #"pageproxy_requests_total{route="b",status="200"} 2"#,
+        ])
+        #expect(lines.filter { $0.hasPrefix("pageproxy_response_duration_seconds_count") } == [
+            #"pageproxy_response_duration_seconds_count{route=""} 1"#,
+            #"pageproxy_response_duration_seconds_count{route="a"} 3"#,
+            #"pageproxy_response_duration_seconds_count{route="b"} 3"#,
+        ])
+        #expect(lines.contains(#"pageproxy_response_duration_seconds_bucket{route="a",le="0.01"} 0"#))
+        #expect(lines.contains(#"pageproxy_response_duration_seconds_bucket{route="a",le="0.025"} 3"#))
+        #expect(lines.contains("pageproxy_response_bytes_total 70"))
+        #expect(lines.contains("pageproxy_requests_in_flight 0"))
+    }
+
     @Test func metricsParseAndMoveWithTraffic() async throws {
         try await TestStack.run { stack in
             let before = try await scrape(stack)

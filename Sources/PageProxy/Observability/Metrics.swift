@@ -8,14 +8,24 @@ import Synchronization
 /// is bounded by the config, never by what clients send.
 final class Metrics: Sendable {
     private struct State {
-        var requests: [Key: Int] = [:]
+        /// Answered requests by route: one lookup by the route's name a request, not one per series it touches.
+        var requests: [String: RouteRequests] = [:]
         var pages: [Key: Int] = [:]
         var cache: [Key: Int] = [:]
         var retries: [String: Int] = [:]
         var upstreamLatency: [String: Histogram] = [:]
-        var responseDuration: [String: Histogram] = [:]
         var bytesSent = 0
-        var inFlight = 0
+    }
+
+    /// One route's answered requests: counts by status code, and the time taken to answer them.
+    private struct RouteRequests {
+        var byStatus: [Int: Int] = [:]
+        var duration = Histogram()
+
+        mutating func record(status: Int, seconds: Double) {
+            byStatus[status, default: 0] += 1
+            duration.observe(seconds)
+        }
     }
 
     /// A route and one more label value (a status, an outcome).
@@ -26,6 +36,8 @@ final class Metrics: Sendable {
     }
 
     private let state = Mutex(State())
+    /// Requests being answered: an atomic, so that a request's start takes no lock.
+    private let inFlight = Atomic<Int>(0)
     private let openConnections: @Sendable () -> Int
     /// The upstream origins' shared budgets, whose counters are exposed as `pageproxy_upstream_budget_*`.
     private let budgets: OriginBudgets?
@@ -36,16 +48,15 @@ final class Metrics: Sendable {
     }
 
     func requestStarted() {
-        state.withLock { $0.inFlight += 1 }
+        inFlight.add(1, ordering: .relaxed)
     }
 
     /// One answered request: its route ("" for own endpoints and unknown paths), status, bytes and duration.
     func requestFinished(route: String, status: Int, bytes: Int, duration: Duration) {
+        inFlight.subtract(1, ordering: .relaxed)
         state.withLock { state in
-            state.inFlight -= 1
-            state.requests[Key(route: route, value: String(status)), default: 0] += 1
             state.bytesSent += bytes
-            state.responseDuration[route, default: Histogram()].observe(duration.seconds)
+            state.requests[route, default: RouteRequests()].record(status: status, seconds: duration.seconds)
         }
     }
 
@@ -72,11 +83,15 @@ final class Metrics: Sendable {
         let snapshot = state.withLock { $0 }
         var text = ""
         text += family("pageproxy_requests_total", "counter", "Client requests answered, by route and status.")
-        for (key, count) in snapshot.requests.sorted(by: { $0.key < $1.key }) {
+        // Ordered by route, then by the status's text, as when the status was kept as a label string.
+        let byStatus = snapshot.requests.flatMap { route, requests in
+            requests.byStatus.map { (key: Key(route: route, value: String($0.key)), count: $0.value) }
+        }
+        for (key, count) in byStatus.sorted(by: { $0.key < $1.key }) {
             text += "pageproxy_requests_total{route=\"\(Self.escape(key.route))\",status=\"\(key.value)\"} \(count)\n"
         }
         text += family("pageproxy_requests_in_flight", "gauge", "Client requests being answered now.")
-        text += "pageproxy_requests_in_flight \(snapshot.inFlight)\n"
+        text += "pageproxy_requests_in_flight \(inFlight.load(ordering: .relaxed))\n"
         text += family("pageproxy_open_connections", "gauge", "Client connections open now.")
         text += "pageproxy_open_connections \(openConnections())\n"
         text += family("pageproxy_response_bytes_total", "counter", "Bytes written to clients.")
@@ -98,8 +113,8 @@ final class Metrics: Sendable {
             text += histogram.lines(name: "pageproxy_upstream_request_duration_seconds", labels: "route=\"\(Self.escape(route))\"")
         }
         text += family("pageproxy_response_duration_seconds", "histogram", "Time to answer a client request.")
-        for (route, histogram) in snapshot.responseDuration.sorted(by: { $0.key < $1.key }) {
-            text += histogram.lines(name: "pageproxy_response_duration_seconds", labels: "route=\"\(Self.escape(route))\"")
+        for (route, requests) in snapshot.requests.sorted(by: { $0.key < $1.key }) {
+            text += requests.duration.lines(name: "pageproxy_response_duration_seconds", labels: "route=\"\(Self.escape(route))\"")
         }
         text += budgetLines()
         return text
