@@ -63,9 +63,10 @@ package final class ResponseWriter {
     }
 
     /// Sends a complete response with `Content-Length`.
-    package func send(_ status: HTTPStatus, headers: HTTPHeaders = HTTPHeaders(), body: [UInt8]) async throws {
+    /// - Parameter headers: taken, not copied (`consuming`): setting the length in the caller's fields, whose last
+    ///   use this is, does not copy them first (issue 13).
+    package func send(_ status: HTTPStatus, headers: consuming HTTPHeaders = HTTPHeaders(), body: [UInt8]) async throws {
         precondition(!hasStarted, "a response is written once")
-        var headers = headers
         // A HEAD answer, or a 304, may state the length its GET would have had (RFC 9110 §8.6, §9.3.2); otherwise
         // count the body.
         if !((isHead || !status.allowsBody) && body.isEmpty && headers.contains("Content-Length")) {
@@ -92,9 +93,8 @@ package final class ResponseWriter {
     /// Sends a complete response with `Content-Length` whose body is `slices` of arrays the caller holds (a merged
     /// answer of one cached page: `[`, the page's items, `]`): head and body leave in one gathering write, the body
     /// never copied (issue 13).
-    package func send(_ status: HTTPStatus, headers: HTTPHeaders, slices: [ArraySlice<UInt8>]) async throws {
+    package func send(_ status: HTTPStatus, headers: consuming HTTPHeaders, slices: [ArraySlice<UInt8>]) async throws {
         precondition(!hasStarted, "a response is written once")
-        var headers = headers
         headers.set("Content-Length", String(slices.reduce(0) { $0 + $1.count }))
         let head = head(status, headers: &headers)
         state = .finished
@@ -117,10 +117,9 @@ package final class ResponseWriter {
     ///   to `contentLength`. The head may be out by then: the connection closes short of `Content-Length`, so the
     ///   client sees an incomplete answer rather than a wrong one.
     package func send(
-        _ status: HTTPStatus, headers: HTTPHeaders, contentLength: Int, chunks nextChunk: () throws -> [UInt8]?
+        _ status: HTTPStatus, headers: consuming HTTPHeaders, contentLength: Int, chunks nextChunk: () throws -> [UInt8]?
     ) async throws {
         precondition(!hasStarted, "a response is written once")
-        var headers = headers
         headers.set("Content-Length", String(contentLength))
         // The head goes out with the first chunk: one gathering write for a small answer.
         var pending = head(status, headers: &headers)
