@@ -64,7 +64,7 @@ package struct Response: ~Copyable {
     /// - Parameter holdingHead: the head leaves with the body's first part (`ResponseWriter.beginStream`).
     /// - Throws: `SocketError` when the client cannot take the head.
     package consuming func beginStream(
-        _ status: HTTPStatus, headers: HTTPHeaders = HTTPHeaders(), holdingHead: Bool = false
+        _ status: HTTPStatus, headers: consuming HTTPHeaders = HTTPHeaders(), holdingHead: Bool = false
     ) async throws(SocketError) -> ResponseStream {
         do {
             try await writer.beginStream(status, headers: headers, holdingHead: holdingHead)

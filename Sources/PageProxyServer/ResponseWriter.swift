@@ -153,9 +153,8 @@ package final class ResponseWriter {
     /// - Parameter holdingHead: the head waits for the body's first part (or its end) and leaves in the same write:
     ///   an answer that is at hand whole is one write, not three (head, data, last chunk). A HEAD answer's head is
     ///   sent at once.
-    package func beginStream(_ status: HTTPStatus, headers: HTTPHeaders = HTTPHeaders(), holdingHead: Bool = false) async throws {
+    package func beginStream(_ status: HTTPStatus, headers: consuming HTTPHeaders = HTTPHeaders(), holdingHead: Bool = false) async throws {
         precondition(!hasStarted, "a response is written once")
-        var headers = headers
         let chunked = version == .http1_1
         if chunked {
             headers.set("Transfer-Encoding", "chunked")
