@@ -98,7 +98,11 @@ package final class ResponseWriter {
         headers.set("Content-Length", String(slices.reduce(0) { $0 + $1.count }))
         let head = head(status, headers: &headers)
         state = .finished
-        let parts = !isHead && status.allowsBody ? [head[...]] + slices : [head[...]]
+        // One array made to size, not a literal grown by `+`.
+        var parts: [ArraySlice<UInt8>] = []
+        parts.reserveCapacity(1 + slices.count)
+        parts.append(head[...])
+        if !isHead && status.allowsBody { parts += slices }
         do {
             try await sink.write(slices: parts, deadline: .now + writeTimeout)
             bytesSent += parts.reduce(0) { $0 + $1.count }
