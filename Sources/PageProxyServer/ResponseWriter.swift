@@ -182,7 +182,7 @@ package final class ResponseWriter {
     /// the stream), only a held head: a walk about to wait has sent its status line, lines or not.
     package func writeStreamed(_ bytes: [UInt8]) async throws {
         guard case .streaming(let chunked) = state else { return }
-        let parts = takeHeldHead() + framed(bytes, chunked: chunked)
+        let parts = writeParts(framing: bytes, chunked: chunked)
         guard !parts.isEmpty else { return }
         try await write(parts)
     }
@@ -193,29 +193,40 @@ package final class ResponseWriter {
     package func endStream(last: [UInt8] = [], trailers: HTTPHeaders = HTTPHeaders()) async throws {
         guard case .streaming(let chunked) = state else { return }
         state = .finished
-        var parts = takeHeldHead() + framed(last, chunked: chunked)
-        if chunked {
-            var bytes: [UInt8] = Array("0\r\n".utf8)
-            for field in trailers { bytes += Array("\(field.name): \(field.value)\r\n".utf8) }
-            bytes += Array("\r\n".utf8)
-            parts.append(trailers.count == 0 ? ChunkedEncoding.lastChunk : bytes)
-        }
+        var parts = writeParts(framing: last, chunked: chunked)
+        if chunked { parts.append(trailers.count == 0 ? ChunkedEncoding.lastChunk : Self.lastChunk(trailers: trailers)) }
         guard !parts.isEmpty else { return }
         try await write(parts)
     }
 
-    /// The parts that carry `bytes` of a streamed body; none for none (an empty chunk would end the stream).
-    private func framed(_ bytes: [UInt8], chunked: Bool) -> [[UInt8]] {
-        guard !bytes.isEmpty else { return [] }
+    /// The parts of one write: the held head (once), then the parts that carry `bytes` of a streamed body, none for
+    /// none (an empty chunk would end the stream). One array made to size, with room for a last chunk after them
+    /// (issue 13: joined from small arrays, they were three allocations a write).
+    private func writeParts(framing bytes: [UInt8], chunked: Bool) -> [[UInt8]] {
+        var parts: [[UInt8]] = []
+        parts.reserveCapacity(5)
+        if !heldHead.isEmpty {
+            parts.append(heldHead)
+            heldHead = []
+        }
+        guard !bytes.isEmpty else { return parts }
+        guard chunked else {
+            parts.append(bytes)
+            return parts
+        }
         // RFC 9112 §7.1 — chunk-size CRLF chunk-data CRLF, in one gathering write around the data, not a copy.
-        return chunked ? [ChunkedEncoding.sizeLine(bytes.count), bytes, ChunkedEncoding.crlf] : [bytes]
+        parts.append(ChunkedEncoding.sizeLine(bytes.count))
+        parts.append(bytes)
+        parts.append(ChunkedEncoding.crlf)
+        return parts
     }
 
-    /// The held head, as the first part of the next write (once).
-    private func takeHeldHead() -> [[UInt8]] {
-        guard !heldHead.isEmpty else { return [] }
-        defer { heldHead = [] }
-        return [heldHead]
+    /// `last-chunk` with `trailers` (not empty) as its trailer section.
+    private static func lastChunk(trailers: HTTPHeaders) -> [UInt8] {
+        var bytes: [UInt8] = Array("0\r\n".utf8)
+        for field in trailers { bytes += Array("\(field.name): \(field.value)\r\n".utf8) }
+        bytes += Array("\r\n".utf8)
+        return bytes
     }
 
     /// Ends the answer unfinished (a stream without its last chunk, or no answer at all): the connection closes so
