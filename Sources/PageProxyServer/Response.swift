@@ -23,8 +23,8 @@ package struct Response: ~Copyable {
         return { watch?.arm() }
     }
 
-    /// Sends a complete response with `Content-Length`.
-    package consuming func send(_ status: HTTPStatus, headers: HTTPHeaders = HTTPHeaders(), body: [UInt8]) async {
+    /// Sends a complete response with `Content-Length`; `headers` are taken, not copied, as by the writer.
+    package consuming func send(_ status: HTTPStatus, headers: consuming HTTPHeaders = HTTPHeaders(), body: [UInt8]) async {
         try? await writer.send(status, headers: headers, body: body)
     }
 
@@ -34,7 +34,7 @@ package struct Response: ~Copyable {
     }
 
     /// Sends a complete response whose body is slices of arrays the caller holds, uncopied (see `ResponseWriter`).
-    package consuming func send(_ status: HTTPStatus, headers: HTTPHeaders, slices: [ArraySlice<UInt8>]) async {
+    package consuming func send(_ status: HTTPStatus, headers: consuming HTTPHeaders, slices: [ArraySlice<UInt8>]) async {
         try? await writer.send(status, headers: headers, slices: slices)
     }
 
@@ -43,7 +43,7 @@ package struct Response: ~Copyable {
     ///   of `Content-Length`, so the client sees an incomplete answer rather than a wrong one. A client that left is
     ///   not an error here.
     package consuming func send(
-        _ status: HTTPStatus, headers: HTTPHeaders, contentLength: Int, chunks nextChunk: () throws -> [UInt8]?
+        _ status: HTTPStatus, headers: consuming HTTPHeaders, contentLength: Int, chunks nextChunk: () throws -> [UInt8]?
     ) async throws {
         do {
             try await writer.send(status, headers: headers, contentLength: contentLength, chunks: nextChunk)
@@ -64,7 +64,7 @@ package struct Response: ~Copyable {
     /// - Parameter holdingHead: the head leaves with the body's first part (`ResponseWriter.beginStream`).
     /// - Throws: `SocketError` when the client cannot take the head.
     package consuming func beginStream(
-        _ status: HTTPStatus, headers: HTTPHeaders = HTTPHeaders(), holdingHead: Bool = false
+        _ status: HTTPStatus, headers: consuming HTTPHeaders = HTTPHeaders(), holdingHead: Bool = false
     ) async throws(SocketError) -> ResponseStream {
         do {
             try await writer.beginStream(status, headers: headers, holdingHead: holdingHead)

@@ -63,9 +63,10 @@ package final class ResponseWriter {
     }
 
     /// Sends a complete response with `Content-Length`.
-    package func send(_ status: HTTPStatus, headers: HTTPHeaders = HTTPHeaders(), body: [UInt8]) async throws {
+    /// - Parameter headers: taken, not copied (`consuming`): setting the length in the caller's fields, whose last
+    ///   use this is, does not copy them first (issue 13).
+    package func send(_ status: HTTPStatus, headers: consuming HTTPHeaders = HTTPHeaders(), body: [UInt8]) async throws {
         precondition(!hasStarted, "a response is written once")
-        var headers = headers
         // A HEAD answer, or a 304, may state the length its GET would have had (RFC 9110 §8.6, §9.3.2); otherwise
         // count the body.
         if !((isHead || !status.allowsBody) && body.isEmpty && headers.contains("Content-Length")) {
@@ -92,13 +93,16 @@ package final class ResponseWriter {
     /// Sends a complete response with `Content-Length` whose body is `slices` of arrays the caller holds (a merged
     /// answer of one cached page: `[`, the page's items, `]`): head and body leave in one gathering write, the body
     /// never copied (issue 13).
-    package func send(_ status: HTTPStatus, headers: HTTPHeaders, slices: [ArraySlice<UInt8>]) async throws {
+    package func send(_ status: HTTPStatus, headers: consuming HTTPHeaders, slices: [ArraySlice<UInt8>]) async throws {
         precondition(!hasStarted, "a response is written once")
-        var headers = headers
         headers.set("Content-Length", String(slices.reduce(0) { $0 + $1.count }))
         let head = head(status, headers: &headers)
         state = .finished
-        let parts = !isHead && status.allowsBody ? [head[...]] + slices : [head[...]]
+        // One array made to size, not a literal grown by `+`.
+        var parts: [ArraySlice<UInt8>] = []
+        parts.reserveCapacity(1 + slices.count)
+        parts.append(head[...])
+        if !isHead && status.allowsBody { parts += slices }
         do {
             try await sink.write(slices: parts, deadline: .now + writeTimeout)
             bytesSent += parts.reduce(0) { $0 + $1.count }
@@ -117,10 +121,9 @@ package final class ResponseWriter {
     ///   to `contentLength`. The head may be out by then: the connection closes short of `Content-Length`, so the
     ///   client sees an incomplete answer rather than a wrong one.
     package func send(
-        _ status: HTTPStatus, headers: HTTPHeaders, contentLength: Int, chunks nextChunk: () throws -> [UInt8]?
+        _ status: HTTPStatus, headers: consuming HTTPHeaders, contentLength: Int, chunks nextChunk: () throws -> [UInt8]?
     ) async throws {
         precondition(!hasStarted, "a response is written once")
-        var headers = headers
         headers.set("Content-Length", String(contentLength))
         // The head goes out with the first chunk: one gathering write for a small answer.
         var pending = head(status, headers: &headers)
@@ -154,9 +157,8 @@ package final class ResponseWriter {
     /// - Parameter holdingHead: the head waits for the body's first part (or its end) and leaves in the same write:
     ///   an answer that is at hand whole is one write, not three (head, data, last chunk). A HEAD answer's head is
     ///   sent at once.
-    package func beginStream(_ status: HTTPStatus, headers: HTTPHeaders = HTTPHeaders(), holdingHead: Bool = false) async throws {
+    package func beginStream(_ status: HTTPStatus, headers: consuming HTTPHeaders = HTTPHeaders(), holdingHead: Bool = false) async throws {
         precondition(!hasStarted, "a response is written once")
-        var headers = headers
         let chunked = version == .http1_1
         if chunked {
             headers.set("Transfer-Encoding", "chunked")
@@ -180,7 +182,7 @@ package final class ResponseWriter {
     /// the stream), only a held head: a walk about to wait has sent its status line, lines or not.
     package func writeStreamed(_ bytes: [UInt8]) async throws {
         guard case .streaming(let chunked) = state else { return }
-        let parts = takeHeldHead() + framed(bytes, chunked: chunked)
+        let parts = writeParts(framing: bytes, chunked: chunked)
         guard !parts.isEmpty else { return }
         try await write(parts)
     }
@@ -191,29 +193,40 @@ package final class ResponseWriter {
     package func endStream(last: [UInt8] = [], trailers: HTTPHeaders = HTTPHeaders()) async throws {
         guard case .streaming(let chunked) = state else { return }
         state = .finished
-        var parts = takeHeldHead() + framed(last, chunked: chunked)
-        if chunked {
-            var bytes: [UInt8] = Array("0\r\n".utf8)
-            for field in trailers { bytes += Array("\(field.name): \(field.value)\r\n".utf8) }
-            bytes += Array("\r\n".utf8)
-            parts.append(trailers.count == 0 ? ChunkedEncoding.lastChunk : bytes)
-        }
+        var parts = writeParts(framing: last, chunked: chunked)
+        if chunked { parts.append(trailers.count == 0 ? ChunkedEncoding.lastChunk : Self.lastChunk(trailers: trailers)) }
         guard !parts.isEmpty else { return }
         try await write(parts)
     }
 
-    /// The parts that carry `bytes` of a streamed body; none for none (an empty chunk would end the stream).
-    private func framed(_ bytes: [UInt8], chunked: Bool) -> [[UInt8]] {
-        guard !bytes.isEmpty else { return [] }
+    /// The parts of one write: the held head (once), then the parts that carry `bytes` of a streamed body, none for
+    /// none (an empty chunk would end the stream). One array made to size, with room for a last chunk after them
+    /// (issue 13: joined from small arrays, they were three allocations a write).
+    private func writeParts(framing bytes: [UInt8], chunked: Bool) -> [[UInt8]] {
+        var parts: [[UInt8]] = []
+        parts.reserveCapacity(5)
+        if !heldHead.isEmpty {
+            parts.append(heldHead)
+            heldHead = []
+        }
+        guard !bytes.isEmpty else { return parts }
+        guard chunked else {
+            parts.append(bytes)
+            return parts
+        }
         // RFC 9112 §7.1 — chunk-size CRLF chunk-data CRLF, in one gathering write around the data, not a copy.
-        return chunked ? [ChunkedEncoding.sizeLine(bytes.count), bytes, ChunkedEncoding.crlf] : [bytes]
+        parts.append(ChunkedEncoding.sizeLine(bytes.count))
+        parts.append(bytes)
+        parts.append(ChunkedEncoding.crlf)
+        return parts
     }
 
-    /// The held head, as the first part of the next write (once).
-    private func takeHeldHead() -> [[UInt8]] {
-        guard !heldHead.isEmpty else { return [] }
-        defer { heldHead = [] }
-        return [heldHead]
+    /// `last-chunk` with `trailers` (not empty) as its trailer section.
+    private static func lastChunk(trailers: HTTPHeaders) -> [UInt8] {
+        var bytes: [UInt8] = Array("0\r\n".utf8)
+        for field in trailers { bytes += Array("\(field.name): \(field.value)\r\n".utf8) }
+        bytes += Array("\r\n".utf8)
+        return bytes
     }
 
     /// Ends the answer unfinished (a stream without its last chunk, or no answer at all): the connection closes so

@@ -90,22 +90,24 @@ struct MergedAnswerRenderer: Sendable {
                 for: memoKey)
             kept = bytes
         }
-        if let notModified = Self.notModified(plan.request, etag: tag, headers: { headers }, length: length) {
+        // `headers` is captured by value here and consumed by the send: the writer sets the length in these very
+        // fields, not in a copy (issue 13).
+        if let notModified = Self.notModified(plan.request, etag: tag, headers: { [headers] in headers }, length: length) {
             await response.send(.notModified, headers: notModified, body: [])
             return record
         }
         record.isSpooled = body.isSpooled
         if let kept {
-            await response.send(.ok, headers: headers, body: kept)
+            await response.send(.ok, headers: consume headers, body: kept)
             return record
         }
         if let held {
-            await response.send(.ok, headers: headers, slices: held.slices)
+            await response.send(.ok, headers: consume headers, slices: held.slices)
             return record
         }
         var chunks = body.chunks(of: Self.sendChunkBytes)
         do {
-            try await response.send(.ok, headers: headers, contentLength: body.count) { try chunks.next() }
+            try await response.send(.ok, headers: consume headers, contentLength: body.count) { try chunks.next() }
         } catch let error as SpoolError {
             // The head is out: the connection closes short of Content-Length, so the client sees the loss.
             record.error = "spool_read_failed"

@@ -54,6 +54,9 @@ package struct HTTPHeaders: Sendable, Sequence, ExpressibleByDictionaryLiteral, 
 
     package var count: Int { fields.count }
 
+    /// How many fields fit before adding allocates (for tests of `reserveCapacity`'s use).
+    package var capacity: Int { fields.capacity }
+
     /// Room for `count` fields in all, so that adding that many allocates once.
     package mutating func reserveCapacity(_ count: Int) {
         fields.reserveCapacity(count)

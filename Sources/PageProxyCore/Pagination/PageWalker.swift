@@ -75,7 +75,7 @@ package final class PageWalker {
     private var lastFetchID: FetchID = 0
     /// Pages of the window read in place (`Options.cachedPage`), by index, until taken; they count in the window as
     /// fetches do.
-    private var readInPlace: [Int: Result<Page, PaginationError>] = [:]
+    private var readInPlace = PagesReadInPlace()
     /// Pages fetched speculatively past the last known one (`lookahead`), in order; confirmed or discarded later.
     private var speculative: [(url: PageURL, fetch: FetchID)] = []
     private var nextToTake = 0
@@ -102,7 +102,7 @@ package final class PageWalker {
     package private(set) var wasTruncated = false
 
     /// Whether the next page is at hand: the walk will hand it out without suspending.
-    package var isNextPageAtHand: Bool { !isFinished && readInPlace[nextToTake] != nil }
+    package var isNextPageAtHand: Bool { !isFinished && readInPlace.contains(nextToTake) }
 
     /// Whether the walk has handed out every page it will: it is finished, or the scheme has said the list is complete
     /// and every page on it is taken (the next `prepareNext` says `.end`).
@@ -161,7 +161,7 @@ package final class PageWalker {
             throw .cancelled
         }
         launchWindow()
-        if let read = readInPlace.removeValue(forKey: nextToTake) {
+        if let read = readInPlace.take(nextToTake) {
             switch read {
             case .success(let found): return .atHand(found)
             case .failure(let error):
@@ -231,7 +231,7 @@ package final class PageWalker {
         fetching = [:]
         launches = []
         discarded = []
-        readInPlace = [:]
+        readInPlace.removeAll()
         speculative = []
     }
 
@@ -394,9 +394,10 @@ package final class PageWalker {
             let index = nextToLaunch
             let url = urls[index]
             if let response = options.cachedPage?(url, index + 1) {
-                readInPlace[index] = Result { () throws(PaginationError) in
+                let read = Result { () throws(PaginationError) in
                     try Self.page(from: response, url: url, number: index + 1, paths: scanPaths)
                 }
+                readInPlace.insert(read, at: index)
             } else {
                 fetching[index] = decideFetch(url, number: index + 1, isGuess: false)
             }
