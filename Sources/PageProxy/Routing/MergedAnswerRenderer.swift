@@ -30,31 +30,24 @@ struct MergedAnswerRenderer: Sendable {
         defer { body.discard() }
         var etag = AggregateETag(shape: plan.etagShape(itemsPath: walk.headers["PageProxy-Items-Path"]))
         var (pages, items) = (0, 0)
-        // A first page whose items are one run of its body waits uncopied: an answer of that page alone is sent as
-        // `[`, the run, `]` from the page's own bytes (issue 13: the copy into the answer); a second page copies it in.
-        var held: HeldPage?
-        let holdable = min(spool.memoryBytes, route.maxMergedBytes)
+        // Pages whose items are one run of their body wait uncopied, within the answer's memory, and the answer is sent
+        // as slices of them (issue 13: the copy into the answer); the first page that cannot wait so moves them into
+        // `body`, and the rest of the answer is copied there.
+        let held = MergedHeldPages(allowance: spool.memoryBytes, budget: spool.heldBudget, maxBytes: route.maxMergedBytes)
+        let closing: [UInt8]
         do {
             try await walker.walk { walked in
                 let page = requested.shape(walked, walker: walker)
                 pages += 1
                 items += page.itemCount
-                if pages == 1, let run = page.commaSeparatedItems, run.count + 2 <= holdable {
-                    held = HeldPage(page: page, run: run)
-                    return .takeNext
-                }
-                if let first = held.take() { try Self.append(first.page, to: body, framing: &framing, etag: &etag) }
+                if held.hold(page, framing: &framing, etag: &etag) { return .takeNext }
+                if held.partCount > 0 { try held.move(into: body) }
                 try Self.append(page, to: body, framing: &framing, etag: &etag)
                 return .takeNext
             }
-            if let held {
-                etag.add(held.page, framedCount: held.run.count + 1) { HeldPage.opening + held.page.body[held.run] }
-                etag.update(HeldPage.closing)
-            } else {
-                let closing = framing.closing()
-                etag.update(closing)
-                try body.append(closing)
-            }
+            closing = framing.closing()
+            etag.update(closing)
+            if !held.isHolding { try body.append(closing) }
         } catch let error as PaginationError {
             return await response.send(walkFailure: error, plan: plan, recording: record)
         } catch let error as SpoolError {
@@ -79,9 +72,9 @@ struct MergedAnswerRenderer: Sendable {
         // Every page stored and fresh: the answer is memoized, a spooled one too (read back once, within the memo's
         // bound), and then sent from memory.
         var kept: [UInt8]?
-        let length = held.map(\.length) ?? body.count
+        let length = held.isHolding ? held.length + closing.count : body.count
         if let freshUntil = tally.freshUntil, let memoKey = plan.memoKey, memo.accepts(byteCount: length),
-            let bytes = held.map(\.joined) ?? (try? body.bytes())
+            let bytes = held.isHolding ? held.joined(closing: closing) : (try? body.bytes())
         {
             memo.keep(
                 MergedAnswerMemo.Answer(
@@ -101,8 +94,8 @@ struct MergedAnswerRenderer: Sendable {
             await response.send(.ok, headers: consume headers, body: kept)
             return record
         }
-        if let held {
-            await response.send(.ok, headers: consume headers, slices: held.slices)
+        if held.isHolding {
+            await response.send(.ok, headers: consume headers, slices: held.slices(closing: closing))
             return record
         }
         var chunks = body.chunks(of: Self.sendChunkBytes)
@@ -168,28 +161,5 @@ struct MergedAnswerRenderer: Sendable {
         notModified.remove("Content-Type")
         notModified.set("Content-Length", String(length))
         return notModified
-    }
-}
-
-/// A merged answer's only page so far, not copied into the answer: its items are `run` of its body.
-private struct HeldPage {
-    static let opening: [UInt8] = [UInt8(ascii: "[")]
-    static let closing: [UInt8] = [UInt8(ascii: "]")]
-
-    let page: Page
-    let run: Range<Int>
-
-    /// The answer's length: the items with their brackets.
-    var length: Int { run.count + 2 }
-
-    /// The answer's bytes, sent as they are: `[`, the items in the page's body, `]`.
-    var slices: [ArraySlice<UInt8>] { [Self.opening[...], page.body[run], Self.closing[...]] }
-
-    /// The answer's bytes in one array (for the memo, which keeps them past the page).
-    var joined: [UInt8] {
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(length)
-        for slice in slices { bytes += slice }
-        return bytes
     }
 }

@@ -5,6 +5,9 @@ package struct MergedJSONBody: Sendable {
 
     package init() {}
 
+    private static let opening: [UInt8] = [UInt8(ascii: "[")]
+    private static let comma: [UInt8] = [UInt8(ascii: ",")]
+
     /// The bytes that carry `page`'s items, to be sent after those of the pages before it.
     package mutating func bytes(for page: Page) -> [UInt8] {
         var output: [UInt8] = []
@@ -15,14 +18,20 @@ package struct MergedJSONBody: Sendable {
 
     /// Appends `page`'s items to `output`.
     package mutating func append(_ page: Page, to output: inout [UInt8]) {
-        if !hasOpened {
-            output.append(UInt8(ascii: "["))
-            hasOpened = true
-        }
+        output += prefix(for: page)
         guard page.itemCount > 0 else { return }
-        if hasItems { output.append(UInt8(ascii: ",")) }
-        page.appendItems(to: &output, separator: [UInt8(ascii: ",")])
-        hasItems = true
+        page.appendItems(to: &output, separator: Self.comma)
+    }
+
+    /// What goes before `page`'s items (`[`, `,` or nothing), as `append` writes it; the framing moves past the page.
+    /// A caller that sends the items from the page's own body writes this, then them (issue 13: no copy).
+    package mutating func prefix(for page: Page) -> [UInt8] {
+        let opens = !hasOpened
+        hasOpened = true
+        guard page.itemCount > 0 else { return opens ? Self.opening : [] }
+        defer { hasItems = true }
+        if opens { return Self.opening }
+        return hasItems ? Self.comma : []
     }
 
     /// The bytes that close the array (and open it, if no page came).

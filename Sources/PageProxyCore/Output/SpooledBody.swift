@@ -24,10 +24,8 @@ package final class SpooledBody {
 
     private let limits: Limits
     private let openSpool: SpoolOpener
-    /// Where the answer may borrow memory past `limits.memoryBytes` before it spools; nil: it spools at once.
-    private let budget: HeldBytesBudget?
-    /// Bytes borrowed from `budget`, given back when the body is discarded.
-    private var borrowed = 0
+    /// The memory the answer may hold: `limits.memoryBytes`, then what the process's budget lends before it spools.
+    private var loan: HeldBytesLoan
     /// The bytes held in memory, in segments that are never reallocated: each is reserved once and filled, and the
     /// next starts when it is full (issue 13: a buffer grown by doubling copied a 10 MB answer again and faulted
     /// in twice its pages). Segments grow from `firstSegmentBytes` to `largestSegmentBytes`.
@@ -39,24 +37,16 @@ package final class SpooledBody {
     package init(limits: Limits, openSpool: @escaping SpoolOpener, budget: HeldBytesBudget? = nil) {
         self.limits = limits
         self.openSpool = openSpool
-        self.budget = budget
+        self.loan = HeldBytesLoan(allowance: limits.memoryBytes, budget: budget)
     }
 
-    deinit { budget?.release(borrowed) }
+    deinit { loan.giveBack() }
 
     /// Borrowed bytes are taken in steps of this size, so that a growing answer asks the budget rarely.
-    static let borrowStep = 256 << 10
+    static let borrowStep = HeldBytesLoan.step
 
     /// Whether `total` bytes may stay in memory: within the allowance, or within it plus what could be borrowed.
-    private func mayHoldInMemory(_ total: Int) -> Bool {
-        let needed = total - limits.memoryBytes - borrowed
-        guard needed > 0 else { return true }
-        guard let budget else { return false }
-        let step = (needed + Self.borrowStep - 1) / Self.borrowStep * Self.borrowStep
-        guard budget.reserve(step) else { return false }
-        borrowed += step
-        return true
-    }
+    private func mayHoldInMemory(_ total: Int) -> Bool { loan.mayHold(total) }
 
     /// The first segment's capacity: a small answer takes one small allocation.
     static let firstSegmentBytes = 64 << 10
@@ -87,10 +77,7 @@ package final class SpooledBody {
     }
 
     /// Gives back what was borrowed (the bytes moved to disk, or were dropped).
-    private func giveBack() {
-        budget?.release(borrowed)
-        borrowed = 0
-    }
+    private func giveBack() { loan.giveBack() }
 
     /// Whether the bytes have moved to a temporary file.
     package var isSpooled: Bool { spool != nil }
