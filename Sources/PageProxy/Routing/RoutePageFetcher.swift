@@ -74,8 +74,8 @@ enum RoutePageFetcher {
     static func makeReadAhead(plan: RequestPlan, pages: CachingPageSource) -> PageReadAhead? {
         guard !plan.cachePolicy.forceRevalidate, let store = pages.store else { return nil }
         let (headers, policy, caFile, fileReads) = (plan.upstreamHeaders, plan.cachePolicy, plan.route.caFile, store.fileReadCount)
-        return { urls in
-            guard store.fileReadCount != fileReads else { return }
+        // Wanted once a lookup of this walk has read a file: a walk through entries in memory has nothing to gain.
+        return PageReadAhead { store.fileReadCount != fileReads } read: { urls in
             pages.readAhead(policy: policy) { urls().map { UpstreamRequest(url: $0, headers: headers, caFile: caFile) } }
         }
     }

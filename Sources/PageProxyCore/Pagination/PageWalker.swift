@@ -4,9 +4,21 @@ package typealias PageFetcher = @Sendable (_ url: PageURL, _ pageNumber: Int) as
 /// A page's response when it is at hand without suspending (a fresh cache hit), else nil.
 package typealias CachedPageReader = @Sendable (_ url: PageURL, _ pageNumber: Int) -> UpstreamResponse?
 
-/// Told the pages a walk will (probably) want next, as a closure that builds their URLs, to be called off the walk;
-/// returns at once.
-package typealias PageReadAhead = @Sendable (_ urls: @escaping @Sendable () -> [PageURL]) -> Void
+/// Told the pages a walk will (probably) want next.
+package struct PageReadAhead: Sendable {
+    /// Whether reading ahead would do anything now (a cache whose entries are in memory: no); while it says no, the
+    /// walker names no pages and counts none as told, and asks again at its next page.
+    package var isWanted: @Sendable () -> Bool
+    /// Takes a closure that builds the pages' URLs, to be called off the walk; returns at once.
+    package var read: @Sendable (_ urls: @escaping @Sendable () -> [PageURL]) -> Void
+
+    package init(
+        isWanted: @escaping @Sendable () -> Bool = { true }, read: @escaping @Sendable (_ urls: @escaping @Sendable () -> [PageURL]) -> Void
+    ) {
+        self.isWanted = isWanted
+        self.read = read
+    }
+}
 
 /// Walks every page of a paginated upstream and hands them out in upstream order.
 ///
@@ -413,20 +425,21 @@ package final class PageWalker {
         let distance = Self.readAheadDistance
         if let (pages, next, end) = pending {
             let until = min(end, next + distance)
-            guard readAheadEnd < until, readAheadEnd <= next + distance / 2 else { return }
+            // A mark moves only once the pages were told: not wanted now, they are offered again at the next page.
+            guard readAheadEnd < until, readAheadEnd <= next + distance / 2, readAhead.isWanted() else { return }
             let indices = max(readAheadEnd, next)..<until
             readAheadEnd = until
-            readAhead { indices.map(pages.url(at:)) }
+            readAhead.read { indices.map(pages.url(at:)) }
             return
         }
         // Guesses only once the first page said the pages are known one by one (not before it says how many).
         let known = urls.count
         guard nextToTake > 0, !isListComplete, !isSpeculationStopped, guessedAheadEnd <= known + distance / 2, let last = urls.last,
-            strategy.guessNext(after: last) != nil
+            strategy.guessNext(after: last) != nil, readAhead.isWanted()
         else { return }
         let (from, until, strategy, origin) = (max(guessedAheadEnd, known), known + distance, strategy, origin)
         guessedAheadEnd = until
-        readAhead {
+        readAhead.read {
             var (guesses, url) = ([PageURL](), last)
             for index in known..<until {
                 guard let guess = strategy.guessNext(after: url), guess.origin == origin else { break }

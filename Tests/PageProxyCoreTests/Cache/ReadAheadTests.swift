@@ -156,18 +156,8 @@ import Testing
 
     @Test("a walk of pages known ahead tells its read-ahead of every later page once, in order, ahead of the window")
     func aWalkTellsItsReadAheadOfThePagesAhead() async throws {
-        var scheme = PaginationScheme.PageNumber()
-        scheme.pageSize = 10
-        scheme.totalPagesHeader = "X-Total-Pages"
-        let transport = FakeTransport { url in
-            let page = Int(url.queryValue("page") ?? "1") ?? 1
-            return .json(FakePages.body(page: page, pageSize: 10, total: 1000), headers: [("X-Total-Pages", "100")])
-        }
         let told = Mutex<[[Int]]>([])
-        let walker = PageWalker.make(.pageNumber(scheme), transport: transport) { options in
-            options.concurrency = 4
-            options.readAhead = { urls in told.withLock { $0.append(urls().map(Self.pageNumber)) } }
-        }
+        let walker = Self.walkerOfPagesKnownAhead(PageReadAhead { urls in told.withLock { $0.append(urls().map(Self.pageNumber)) } })
         var aheadAtEachPage: [Int] = []
         let pages = try await walker.pages { page in
             aheadAtEachPage.append((told.withLock { $0.last?.last } ?? page.number) - page.number)
@@ -180,6 +170,24 @@ import Testing
         Self.expectAhead(aheadAtEachPage, pages: 100)
     }
 
+    /// Review of the fourth pass: a walk whose first window was in memory marked the pages past it as told although
+    /// nothing read them, so the first pages on disk were never read ahead.
+    @Test("pages offered while the read-ahead is not wanted are offered again once it is, from the walk's position on")
+    func pagesNotWantedAreOfferedAgain() async throws {
+        let told = Mutex<[[Int]]>([])
+        // Not wanted until the walk has handed out page 20 (its first pages were in memory, say).
+        let handedOut = Mutex(0)
+        let walker = Self.walkerOfPagesKnownAhead(
+            PageReadAhead { handedOut.withLock { $0 } >= 20 } read: { urls in told.withLock { $0.append(urls().map(Self.pageNumber)) } })
+        let pages = try await walker.pages { page in handedOut.withLock { $0 = page.number } }
+        #expect(pages.flatMap(\.itemBytes) == FakePages.expected(total: 1000))
+        let calls = told.withLock { $0 }
+        let first = try #require(calls.first?.first)
+        // Told from where the walk was when it was first wanted (page 20 handed out, its window launched) on.
+        #expect(first > 20 && first <= 21 + 4, "first told: page \(first)")
+        #expect(calls.flatMap { $0 } == Array(first...100), "every later page once, in order")
+    }
+
     @Test("a walk of pages known only from the one before tells its read-ahead of the strategy's guesses, once each, in order")
     func aSequentialWalkTellsItsReadAheadOfGuesses() async throws {
         var scheme = PaginationScheme.PageNumber()
@@ -190,7 +198,7 @@ import Testing
         }
         let told = Mutex<[[Int]]>([])
         let walker = PageWalker.make(.pageNumber(scheme), transport: transport) { options in
-            options.readAhead = { urls in told.withLock { $0.append(urls().map(Self.pageNumber)) } }
+            options.readAhead = PageReadAhead { urls in told.withLock { $0.append(urls().map(Self.pageNumber)) } }
         }
         var aheadAtEachPage: [Int] = []
         let pages = try await walker.pages { page in
@@ -203,6 +211,21 @@ import Testing
         #expect(guessed == Array(3...guessed.count + 2), "every page once, in order")
         #expect(guessed.count >= 98 && guessed.count <= 98 + PageWalker.readAheadDistance)
         Self.expectAhead(aheadAtEachPage, pages: 100)
+    }
+
+    /// A walk of 100 pages of 10 items whose total is known from the first, four at a time, telling `readAhead`.
+    private static func walkerOfPagesKnownAhead(_ readAhead: PageReadAhead) -> PageWalker {
+        var scheme = PaginationScheme.PageNumber()
+        scheme.pageSize = 10
+        scheme.totalPagesHeader = "X-Total-Pages"
+        let transport = FakeTransport { url in
+            let page = Int(url.queryValue("page") ?? "1") ?? 1
+            return .json(FakePages.body(page: page, pageSize: 10, total: 1000), headers: [("X-Total-Pages", "100")])
+        }
+        return PageWalker.make(.pageNumber(scheme), transport: transport) { options in
+            options.concurrency = 4
+            options.readAhead = readAhead
+        }
     }
 
     private static func pageNumber(_ url: PageURL) -> Int { Int(url.queryValue("page") ?? "") ?? -1 }
