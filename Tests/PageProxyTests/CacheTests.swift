@@ -83,6 +83,14 @@ import Testing
             #expect(hit.body == MockDataset.mergedJSON(total: 50))
             #expect(hit.header("PageProxy-Cache") == "hits=5 misses=0 revalidated=0 stale=0 bypassed=0")
             #expect(try await client.readResponse().status == 200)
+            // A memoized answer too large to write from the loop is written from the pool, on the same connection.
+            let large = "/github?mock_total=480"
+            for _ in 0..<3 {
+                let answer = try await client.request(large)
+                #expect(answer.body == MockDataset.mergedJSON(total: 480))
+                #expect(!PageProxyResponder.answersOnLoop(bodyBytes: answer.body.count))
+            }
+            #expect(try await client.request(Self.target).header("PageProxy-Cache") == "hits=5 misses=0 revalidated=0 stale=0 bypassed=0")
         }
     }
 

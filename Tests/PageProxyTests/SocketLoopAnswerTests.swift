@@ -1,6 +1,7 @@
 import PageProxyCore
 import Testing
 
+@testable import PageProxy
 @testable import PageProxyServer
 
 /// Where a connection's task runs when its responder answers on the socket loop (issue 13): requests start on the
@@ -70,5 +71,13 @@ import Testing
             let places = try await Self.places(["/memo", "/walk", "/memo"], port: server.port)
             #expect(places == ["pool", "pool,pool,pool", "pool"])
         }
+    }
+
+    @Test("a memoized answer of the 10 KB kind is written from the loop; one past 64 KiB from the pool")
+    func largeMemoizedAnswersLeaveTheLoop() {
+        #expect(PageProxyResponder.answersOnLoop(bodyBytes: 10_248))
+        #expect(PageProxyResponder.answersOnLoop(bodyBytes: 64 << 10))
+        #expect(!PageProxyResponder.answersOnLoop(bodyBytes: (64 << 10) + 1))
+        #expect(!PageProxyResponder.answersOnLoop(bodyBytes: 1_034_503))
     }
 }

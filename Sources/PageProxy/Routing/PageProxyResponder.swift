@@ -42,10 +42,16 @@ struct PageProxyResponder: HTTPResponder {
                 recording: RequestRecord())
         }
         if let plan = plans.plan(for: request) {
-            // An exact repeat of a memoized answer is answered here, on the socket loop; a walk moves to the pool.
+            // An exact repeat of a small memoized answer is answered here, on the socket loop; a walk moves to the pool.
             if let answer = aggregate.memoized(plan) {
+                let began = ContinuousClock.now
+                guard Self.answersOnLoop(bodyBytes: answer.body.count) else {
+                    return await onPool(response) {
+                        await aggregate.merged.render(memoized: answer, plan: plan, began: began, record: RequestRecord(route: plan.route.name), response: $0)
+                    }
+                }
                 return await aggregate.merged.render(
-                    memoized: answer, plan: plan, began: .now, record: RequestRecord(route: plan.route.name), response: response)
+                    memoized: answer, plan: plan, began: began, record: RequestRecord(route: plan.route.name), response: response)
             }
             return await onPool(response) { await aggregate.walk(to: request, plan: plan, response: $0) }
         }
@@ -74,6 +80,14 @@ struct PageProxyResponder: HTTPResponder {
         }
         return RequestRecord()
     }
+
+    /// The largest memoized body written from the socket loop's thread: copying a larger one into the socket would
+    /// keep every other connection's events waiting (a MiB takes the loop ~0.2 ms), and on the pool two threads share
+    /// such answers.
+    static let loopAnswerBytes = 64 << 10
+
+    /// Whether a memoized answer of `bodyBytes` is written from the socket loop's thread.
+    static func answersOnLoop(bodyBytes: Int) -> Bool { bodyBytes <= loopAnswerBytes }
 
     /// Runs `answer` on the pool: `respond` runs on the socket loop's thread (`answersOnSocketLoop`), which must not
     /// walk, fetch or wait for the disk.
