@@ -16,6 +16,22 @@ package struct Connection: Sendable {
     package let logger: Logger
     /// The level of each request's log line (the built-in mock's are `debug`, beside the proxy's own).
     package let requestLogLevel: LogLevel
+    /// Where the connection's task runs, when it prefers the socket loop (`HTTPResponder.answersOnSocketLoop`).
+    package let executor: ConnectionExecutor?
+
+    package init(
+        socket: AsyncSocket, responder: any HTTPResponder, registry: ConnectionRegistry, membership: ConnectionRegistry.Membership,
+        limits: ServerLimits, logger: Logger, requestLogLevel: LogLevel, executor: ConnectionExecutor? = nil
+    ) {
+        self.socket = socket
+        self.responder = responder
+        self.registry = registry
+        self.membership = membership
+        self.limits = limits
+        self.logger = logger
+        self.requestLogLevel = requestLogLevel
+        self.executor = executor
+    }
 
     package func run() async {
         defer {
@@ -63,7 +79,9 @@ package struct Connection: Sendable {
                 sink: socket, request: request, keepsAlive: keepsAlive, writeTimeout: limits.writeTimeout,
                 isDraining: { registry.closesAfterEachAnswer }, isCut: { registry.hasCutAll })
             let started = ContinuousClock.now
-            let record = await responder.respond(to: request, response: Response(writer: writer, watch: watch))
+            // Each request starts where the loop wakes it; one that walks moves to the pool (`leaveSocketLoop`).
+            executor?.returnToLoop()
+            let record = await responder.respond(to: request, response: Response(writer: writer, watch: watch, executor: executor))
             // The watch must have stopped reading before the connection reads the next request.
             await watch.stop()
             let duration = ContinuousClock.now - started

@@ -63,6 +63,37 @@ import Testing
         }
     }
 
+    @Test("a memo hit (answered on the socket loop) leaves its connection usable: a walk after it and a hit again, one by one and pipelined")
+    func aMemoHitThenAWalkOnOneConnection() async throws {
+        try await Self.run { stack, _ in
+            let walked = try await stack.get(Self.target)
+            let client = try await stack.client()
+            let other = "/github?mock_total=30"
+            for (target, total) in [(Self.target, 50), (other, 30), (Self.target, 50), (other, 30)] {
+                let response = try await client.request(target)
+                #expect(response.status == 200)
+                #expect(response.body == MockDataset.mergedJSON(total: total))
+            }
+            #expect(try await client.request(Self.target).header("ETag") == walked.header("ETag"))
+            let fresh = "/github?mock_total=20"
+            try await client.send([Self.target, fresh, Self.target, "/healthz"].map { RawHTTPClient.requestText($0) }.joined())
+            #expect(try await client.readResponse().body == MockDataset.mergedJSON(total: 50))
+            #expect(try await client.readResponse().body == MockDataset.mergedJSON(total: 20))
+            let hit = try await client.readResponse()
+            #expect(hit.body == MockDataset.mergedJSON(total: 50))
+            #expect(hit.header("PageProxy-Cache") == "hits=5 misses=0 revalidated=0 stale=0 bypassed=0")
+            #expect(try await client.readResponse().status == 200)
+            // A memoized answer too large to write from the loop is written from the pool, on the same connection.
+            let large = "/github?mock_total=480"
+            for _ in 0..<3 {
+                let answer = try await client.request(large)
+                #expect(answer.body == MockDataset.mergedJSON(total: 480))
+                #expect(!PageProxyResponder.answersOnLoop(bodyBytes: answer.body.count))
+            }
+            #expect(try await client.request(Self.target).header("PageProxy-Cache") == "hits=5 misses=0 revalidated=0 stale=0 bypassed=0")
+        }
+    }
+
     @Test func aStaleRepeatMakesOnlyConditionalRequestsAnswered304() async throws {
         // A TTL of a nanosecond: every entry is stale by the next request, with no waiting.
         try await Self.run(route: { $0.ttl = .nanoseconds(1) }) { stack, _ in

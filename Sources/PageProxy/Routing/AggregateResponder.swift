@@ -51,13 +51,26 @@ struct AggregateResponder: Sendable {
     func respond(
         to request: HTTPRequestHead, plan: RequestPlan, began: ContinuousClock.Instant = .now, response: consuming Response
     ) async -> RequestRecord {
+        if let answer = memoized(plan) {
+            return await merged.render(memoized: answer, plan: plan, began: began, record: RequestRecord(route: plan.route.name), response: response)
+        }
+        return await walk(to: request, plan: plan, began: began, response: response)
+    }
+
+    /// The memo's answer to a planned request, when it has one the request may have.
+    func memoized(_ plan: RequestPlan) -> MergedAnswerMemo.Answer? {
+        // An account of the walk needs a walk.
+        guard let memoKey = plan.memoKey, !plan.controls.fresh, !plan.controls.explain else { return nil }
+        return merged.memo.answer(for: memoKey)
+    }
+
+    /// Answers a planned request by walking its pages (through the page cache).
+    func walk(
+        to request: HTTPRequestHead, plan: RequestPlan, began: ContinuousClock.Instant = .now, response: consuming Response
+    ) async -> RequestRecord {
         let route = plan.route
         var record = RequestRecord(route: route.name)
         let controls = plan.controls
-        // An account of the walk needs a walk.
-        if let memoKey = plan.memoKey, !controls.fresh, !controls.explain, let answer = merged.memo.answer(for: memoKey) {
-            return await merged.render(memoized: answer, plan: plan, began: began, record: record, response: response)
-        }
         // Every fetch is kept only to be explained; otherwise the timing alone, in bounded memory.
         let walkRecord = WalkRecord(began: began, keepsFetches: controls.explain, onProgress: walkObserver)
         // One retry budget and one deadline for all the pages of this request.

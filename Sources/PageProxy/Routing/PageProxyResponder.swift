@@ -18,6 +18,9 @@ struct PageProxyResponder: HTTPResponder {
         plans = RequestPlanCache(routes: router.routes)
     }
 
+    /// Memo hits and the own endpoints are answered on the socket loop; everything that walks moves to the pool.
+    var answersOnSocketLoop: Bool { true }
+
     func refused(status: HTTPStatus, bytes: Int) {
         metrics.requestStarted()
         metrics.requestFinished(route: "", status: status.code, bytes: bytes, duration: .zero)
@@ -39,7 +42,18 @@ struct PageProxyResponder: HTTPResponder {
                 recording: RequestRecord())
         }
         if let plan = plans.plan(for: request) {
-            return await aggregate.respond(to: request, plan: plan, response: response)
+            // An exact repeat of a small memoized answer is answered here, on the socket loop; a walk moves to the pool.
+            if let answer = aggregate.memoized(plan) {
+                let began = ContinuousClock.now
+                guard Self.answersOnLoop(bodyBytes: answer.body.count) else {
+                    return await onPool(response) {
+                        await aggregate.merged.render(memoized: answer, plan: plan, began: began, record: RequestRecord(route: plan.route.name), response: $0)
+                    }
+                }
+                return await aggregate.merged.render(
+                    memoized: answer, plan: plan, began: began, record: RequestRecord(route: plan.route.name), response: response)
+            }
+            return await onPool(response) { await aggregate.walk(to: request, plan: plan, response: $0) }
         }
         switch router.destination(for: request.path) {
         case .health:
@@ -53,7 +67,7 @@ struct PageProxyResponder: HTTPResponder {
             headers.set("Cache-Control", "no-store")
             await response.send(.ok, headers: headers, body: Array(metrics.exposition().utf8))
         case .aggregate(let route, let subpath):
-            return await aggregate.respond(to: request, route: route, subpath: subpath, plans: plans, response: response)
+            return await onPool(response) { await aggregate.respond(to: request, route: route, subpath: subpath, plans: plans, response: $0) }
         case .invalidPath:
             let message = "the path after the route must percent-decode to UTF-8 with no . or .. segment (..;x included), "
                 + "and no slash, backslash, NUL or control character inside a segment"
@@ -65,6 +79,21 @@ struct PageProxyResponder: HTTPResponder {
                 recording: RequestRecord())
         }
         return RequestRecord()
+    }
+
+    /// The largest memoized body written from the socket loop's thread: copying a larger one into the socket would
+    /// keep every other connection's events waiting (a MiB takes the loop ~0.2 ms), and on the pool two threads share
+    /// such answers.
+    static let loopAnswerBytes = 64 << 10
+
+    /// Whether a memoized answer of `bodyBytes` is written from the socket loop's thread.
+    static func answersOnLoop(bodyBytes: Int) -> Bool { bodyBytes <= loopAnswerBytes }
+
+    /// Runs `answer` on the pool: `respond` runs on the socket loop's thread (`answersOnSocketLoop`), which must not
+    /// walk, fetch or wait for the disk.
+    private func onPool(_ response: consuming Response, _ answer: (consuming Response) async -> RequestRecord) async -> RequestRecord {
+        await response.leaveSocketLoop()
+        return await answer(response)
     }
 
     /// `/readyz`: 503 with the reason while starting or draining; 200, naming a disabled cache if there is one.

@@ -96,25 +96,31 @@ package final class AsyncSocket: Sendable {
     /// Writes every byte of `parts` in order, as few system calls as the kernel allows (one when it takes them all),
     /// without joining them into one buffer; waits while the peer's window is full; throws `.timedOut` at the deadline.
     package func write(_ parts: [[UInt8]], deadline: ContinuousClock.Instant?) async throws(SocketError) {
-        var remaining = parts.filter { !$0.isEmpty }[...]
-        var offset = 0  // into the first remaining part
-        while !remaining.isEmpty {
-            let result = Self.withBuffers(remaining, skipping: offset) { buffers in
+        // Where the bytes not yet written start; no copy of `parts` (issue 13: allocations a memoized answer).
+        var index = parts.startIndex
+        var offset = 0
+        while true {
+            while index < parts.endIndex, offset == parts[index].count {
+                index += 1
+                offset = 0
+            }
+            guard index < parts.endIndex else { return }
+            let result = Self.withBuffers(parts[index...], skipping: offset) { buffers in
                 whileOpen { () throws(SocketError) -> Int? in try socket.write(gathering: buffers) }
             }
             guard var written = try result.get() else {
                 try await waitUntil(.write, deadline: deadline)
                 continue
             }
-            while let first = remaining.first, written > 0 {
-                let left = first.count - offset
+            while written > 0 {
+                let left = parts[index].count - offset
                 if written < left {
                     offset += written
                     break
                 }
                 written -= left
+                index += 1
                 offset = 0
-                remaining = remaining.dropFirst()
             }
         }
     }
@@ -125,23 +131,24 @@ package final class AsyncSocket: Sendable {
     /// Calls `body` with the bytes of the first `maxGatheredParts` of `parts`, the first part from `offset` on.
     ///
     /// Each part's bytes are valid only inside its own `withUnsafeBytes`, so the scopes nest, one level a part;
-    /// the list is built in place as they open, in linear time.
+    /// the list is built in place, on the stack, as they open, in linear time.
     static func withBuffers<T>(
-        _ parts: ArraySlice<[UInt8]>, skipping offset: Int, _ body: ([UnsafeRawBufferPointer]) -> T
+        _ parts: ArraySlice<[UInt8]>, skipping offset: Int, _ body: (UnsafeBufferPointer<UnsafeRawBufferPointer>) -> T
     ) -> T {
-        var buffers: [UnsafeRawBufferPointer] = []
-        buffers.reserveCapacity(min(parts.count, maxGatheredParts))
-        return gather(parts.prefix(maxGatheredParts), skipping: offset, into: &buffers, body)
+        let parts = parts.prefix(maxGatheredParts)
+        return withUnsafeTemporaryAllocation(of: UnsafeRawBufferPointer.self, capacity: parts.count) { buffers in
+            gather(parts, skipping: offset, into: buffers, filled: 0, body)
+        }
     }
 
     private static func gather<T>(
-        _ parts: ArraySlice<[UInt8]>, skipping offset: Int, into buffers: inout [UnsafeRawBufferPointer],
-        _ body: ([UnsafeRawBufferPointer]) -> T
+        _ parts: ArraySlice<[UInt8]>, skipping offset: Int, into buffers: UnsafeMutableBufferPointer<UnsafeRawBufferPointer>, filled: Int,
+        _ body: (UnsafeBufferPointer<UnsafeRawBufferPointer>) -> T
     ) -> T {
-        guard let first = parts.first else { return body(buffers) }
+        guard let first = parts.first else { return body(UnsafeBufferPointer(rebasing: buffers[..<filled])) }
         return first.withUnsafeBytes { raw in
-            buffers.append(UnsafeRawBufferPointer(rebasing: raw[(buffers.isEmpty ? offset : 0)...]))
-            return gather(parts.dropFirst(), skipping: offset, into: &buffers, body)
+            buffers.initializeElement(at: filled, to: UnsafeRawBufferPointer(rebasing: raw[(filled == 0 ? offset : 0)...]))
+            return gather(parts.dropFirst(), skipping: offset, into: buffers, filled: filled + 1, body)
         }
     }
 

@@ -11,9 +11,11 @@ import Glibc
 /// Each descriptor is registered once, edge-triggered for reading and writing, and stays registered until it is
 /// closed: a wait costs no system call, and an event finds its `SocketReadiness` through the pointer stored in
 /// the registration (not the descriptor number, which the kernel reuses as soon as the descriptor is closed).
-/// The loop thread only hands events and passed deadlines to the readiness objects, which resume the waiting
-/// tasks; nothing else runs on it. Deadlines sit in a heap the loop reads before it sleeps, and an `eventfd`
-/// wakes it when a new deadline is earlier than the one it sleeps until.
+/// The loop thread hands events and passed deadlines to the readiness objects, which resume the waiting tasks.
+/// It also runs jobs it is given (`enqueue(_:as:)`, a server connection's task: see `ConnectionExecutor`) after
+/// each batch of events, so a task it wakes can run without a hop to the cooperative pool; such jobs must neither
+/// block nor run long (they would stall every socket). Deadlines sit in a heap the loop reads before it sleeps, and
+/// an `eventfd` wakes it when a new deadline is earlier than the one it sleeps until, or a job comes while it sleeps.
 ///
 /// Lifetime: the registration holds a retain on its `SocketReadiness`. Deregistering removes the descriptor from
 /// epoll first (so the descriptor may be closed right after), and the loop gives the retain back only after it has
@@ -38,6 +40,8 @@ package final class EpollLoop: Sendable {
         var deregistered: [Unmanaged<SocketReadiness>] = []
         var registeredCount = 0
         var isStopping = false
+        /// Jobs to run after the current batch of events, each as the task executor it came from.
+        var jobs: [(job: UnownedJob, executor: UnownedTaskExecutor)] = []
     }
 
     private let epollFD: Int32
@@ -48,6 +52,10 @@ package final class EpollLoop: Sendable {
     /// The registration data of `wakeFD`; every other registration's data is a non-null object pointer.
     private static let wakeToken: UInt64 = 0
     private static let batchSize = 256
+    /// How many times the loop runs the jobs enqueued meanwhile before it looks for events again.
+    private static let jobRounds = 16
+    /// The loop thread's `pthread_self()`, once it runs.
+    private let thread = Atomic<UInt>(0)
 
     /// A loop of its own, with its own thread; tests use one to watch the loop's bookkeeping, then `stop()` it.
     package init(compactionFloor: Int = 1024) throws(SocketError) {
@@ -77,6 +85,20 @@ package final class EpollLoop: Sendable {
     package func stop() {
         state.withLock { $0.isStopping = true }
         _ = eventfd_write(wakeFD, 1)
+    }
+
+    /// Whether the caller runs on the loop's thread.
+    package var isCurrentThread: Bool { thread.load(ordering: .relaxed) == UInt(pthread_self()) }
+
+    /// Runs `job` on the loop's thread as `executor` (whose `enqueue` called this), after the batch of events it
+    /// is handling, or at once if it sleeps. Jobs left when `stop()` ends the loop never run: only tests stop a loop,
+    /// one no connection runs on.
+    package func enqueue(_ job: UnownedJob, as executor: UnownedTaskExecutor) {
+        let sleeps = state.withLock { state -> Bool in
+            state.jobs.append((job, executor))
+            return state.sleepsUntil != 0
+        }
+        if sleeps { _ = eventfd_write(wakeFD, 1) }
     }
 
     /// Watches `fd` for `readiness` until `deregister`; false if epoll refuses the descriptor.
@@ -119,7 +141,9 @@ package final class EpollLoop: Sendable {
     private func run() {
         let events = UnsafeMutableBufferPointer<epoll_event>.allocate(capacity: Self.batchSize)
         defer { events.deallocate() }
+        thread.store(UInt(pthread_self()), ordering: .relaxed)
         var released: [Unmanaged<SocketReadiness>] = []
+        var jobs: [(job: UnownedJob, executor: UnownedTaskExecutor)] = []
         while true {
             guard let timeout = prepareToSleep(releasing: &released) else { return }
             let count = epoll_wait(epollFD, events.baseAddress, Int32(Self.batchSize), timeout)
@@ -139,12 +163,24 @@ package final class EpollLoop: Sendable {
             for entry in due {
                 entry.value.readiness.deadlinePassed(entry.value.direction, scheduledFor: entry.deadline, now: now)
             }
+            runJobs(&jobs)
+        }
+    }
+
+    /// Runs the jobs enqueued so far and those they enqueue, for a bounded number of rounds: tasks that keep waking
+    /// each other must not keep sockets' events waiting (what is left runs after an `epoll_wait` that does not sleep).
+    private func runJobs(_ jobs: inout [(job: UnownedJob, executor: UnownedTaskExecutor)]) {
+        for _ in 0..<Self.jobRounds {
+            state.withLock { swap(&jobs, &$0.jobs) }
+            if jobs.isEmpty { return }
+            for (job, executor) in jobs { job.runSynchronously(on: executor) }
+            jobs.removeAll(keepingCapacity: true)
         }
     }
 
     /// Gives back the retains of registrations removed so far (every batch that could point at them has been
     /// handled), drops the deadlines of closed sockets when they outnumber the open ones, and returns how long epoll
-    /// may sleep (milliseconds, -1 for ever); nil once `stop()` was called.
+    /// may sleep (milliseconds, -1 for ever, 0 while jobs wait); nil once `stop()` was called.
     private func prepareToSleep(releasing released: inout [Unmanaged<SocketReadiness>]) -> Int32? {
         var dropped = DeadlineHeap<(readiness: SocketReadiness, direction: SocketReadiness.Direction)>()
         let wakeAt = state.withLock { state -> UInt64? in
@@ -157,6 +193,8 @@ package final class EpollLoop: Sendable {
             if state.deadlines.count > compactionFloor, state.deadlines.count > 4 * state.registeredCount {
                 state.deadlines.removeAll { $0.readiness.isClosed }
             }
+            // Jobs wait: look for events without sleeping (`sleepsUntil` stays 0, so nobody wakes the loop for more).
+            if !state.jobs.isEmpty { return 0 }
             state.sleepsUntil = state.deadlines.earliest ?? .max
             return state.sleepsUntil
         }

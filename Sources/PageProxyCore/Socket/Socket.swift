@@ -115,22 +115,26 @@ package struct Socket: Sendable, Hashable {
 
     /// Writes as many bytes of `parts`, in order, as the kernel takes now, in one `sendmsg` (a gathering write: a
     /// head and a body leave together without being copied into one buffer); `nil` when it takes none.
-    package func write(gathering parts: [UnsafeRawBufferPointer]) throws(SocketError) -> Int? {
-        var vectors = parts.map { iovec(iov_base: UnsafeMutableRawPointer(mutating: $0.baseAddress), iov_len: $0.count) }
-        while true {
-            let count = vectors.withUnsafeMutableBufferPointer { buffer -> Int in
-                var message = msghdr()
-                message.msg_iov = buffer.baseAddress
-                message.msg_iovlen = buffer.count
-                return sendmsg(fd, &message, Int32(MSG_NOSIGNAL))
+    package func write(gathering parts: some Collection<UnsafeRawBufferPointer>) throws(SocketError) -> Int? {
+        // The vectors on the stack, not in an array a write (issue 13: allocations a memoized answer).
+        let result = withUnsafeTemporaryAllocation(of: iovec.self, capacity: parts.count) { vectors -> Result<Int?, SocketError> in
+            for (index, part) in zip(vectors.indices, parts) {
+                vectors.initializeElement(at: index, to: iovec(iov_base: UnsafeMutableRawPointer(mutating: part.baseAddress), iov_len: part.count))
             }
-            if count >= 0 { return count }
-            switch errno {
-            case EINTR: continue
-            case EAGAIN, EWOULDBLOCK: return nil
-            default: throw .makeFailed("sendmsg")
+            var message = msghdr()
+            message.msg_iov = vectors.baseAddress
+            message.msg_iovlen = vectors.count
+            while true {
+                let count = sendmsg(fd, &message, Int32(MSG_NOSIGNAL))
+                if count >= 0 { return .success(count) }
+                switch errno {
+                case EINTR: continue
+                case EAGAIN, EWOULDBLOCK: return .success(nil)
+                default: return .failure(.makeFailed("sendmsg"))
+                }
             }
         }
+        return try result.get()
     }
 
     /// Whether the peer has closed or reset the connection, looking without consuming: true at end of stream or on an

@@ -77,6 +77,25 @@ import Glibc
         #expect(received == expected)
     }
 
+    @Test("a gathering write of parts with empty ones among them, one larger than the socket buffer, delivers them in order")
+    func gatheringWriteOfPartsWithEmptiesAndPartialWrites() async throws {
+        let (left, right) = Self.makePair()
+        defer { left.close(); right.close() }
+        // The kernel takes the large part a piece at a time: each next call starts inside it, then past it.
+        let large = (0..<(1 << 20)).map { UInt8(truncatingIfNeeded: $0 % 253) }
+        let parts: [[UInt8]] = [[], Array("head\r\n".utf8), [], large, [], [], [1, 2, 3], []]
+        let expected = parts.flatMap { $0 }
+        async let written: Void = left.write(parts, deadline: .now + .seconds(10))
+        var received: [UInt8] = []
+        while received.count < expected.count {
+            _ = try await right.read(into: &received, maxBytes: 65536, deadline: .now + .seconds(10))
+        }
+        try await written
+        #expect(received == expected)
+        // Nothing but empty parts writes nothing and returns.
+        try await left.write([[], []], deadline: .now + .seconds(10))
+    }
+
     @Test func readTimesOutAtTheDeadline() async throws {
         let (left, right) = Self.makePair()
         defer { left.close(); right.close() }
