@@ -1,13 +1,14 @@
 #!/usr/bin/env python3
 """Read-back after a restart, binaries interleaved: the first and the second request after each restart (issue 13).
 
-    python3 bench/readback_ab.py BINARY[,BINARY...] [restarts] [merged,NDJSON] [--no-stat]
+    python3 bench/readback_ab.py BINARY[,BINARY...] [restarts] [merged,NDJSON] [--no-stat] [--requests 2]
 
 The case of `readback_profile.py`; each binary's proxy (memo off) is restarted in turn before each first request,
 so that load changes hit every binary alike. Prints medians of MB/s (Python http.client), server CPU ms and page
 faults (`perf stat -p` around the one request) for the first request after a restart and the one after it. With
 `--no-stat`, nothing is attached: the request is sent as soon as the restarted proxy listens (as `cache_vs_nginx.py
---parts readback` does), and CPU and faults are not measured.
+--parts readback` does), and CPU and faults are not measured. `--requests 3` times the third request after each
+restart too (the first one whose entries the cache holds in memory).
 """
 import os, shutil, statistics, sys
 
@@ -27,6 +28,12 @@ def timed(proxy, headers, stat=True):
 def main():
     stat = "--no-stat" not in sys.argv
     args = [arg for arg in sys.argv if arg != "--no-stat"]
+    requests = 2
+    if "--requests" in args:
+        at = args.index("--requests")
+        requests = int(args[at + 1])
+        del args[at:at + 2]
+    ordinals = ["first", "second", "third", "fourth"][:requests]
     binaries = [os.path.abspath(binary) for binary in args[1].split(",")]
     restarts = int(args[2]) if len(args) > 2 else 6
     formats = args[3].split(",") if len(args) > 3 else ["merged", "NDJSON"]
@@ -44,14 +51,14 @@ def main():
                 headers = NDJSON if name == "NDJSON" else {}
                 for index, proxy in enumerate(proxies):
                     proxy.restart()
-                    for which in ("first", "second"):
+                    for which in ordinals:
                         body, row = timed(proxy, headers, stat)
                         if body != expected[name]:
                             sys.exit(f"{binaries[index]} {name}: not the same bytes")
                         results.setdefault((which, name, index), []).append(row)
         print(f"load average after {os.getloadavg()}")
         print("| request | output | binary | MB/s (median) | CPU ms (median) | page faults (median) |\n|---|---|---|---:|---:|---:|")
-        for (which, name, index), rows in sorted(results.items(), key=lambda item: (item[0][0], item[0][1], item[0][2])):
+        for (which, name, index), rows in sorted(results.items(), key=lambda item: (ordinals.index(item[0][0]), item[0][1], item[0][2])):
             print(f"| {which} after a restart | {name} | {binaries[index]} | {statistics.median(r[0] for r in rows):.0f} | "
                   f"{statistics.median(r[1] for r in rows):.1f} | {statistics.median(r[2] for r in rows):.0f} |")
     finally:

@@ -75,6 +75,22 @@ import Glibc
         }
     }
 
+    /// Issue 13, fifth pass: a held answer is sent as slices of its pages, more of them than one gathering write takes
+    /// (1,024 parts: 600 pages are 1,201).
+    @Test("an answer of 600 compact pages, held in memory, leaves whole over a socket in more than one gathering write")
+    func aHeldAnswerOfManyPagesIsSentFromThem() async throws {
+        let spool = try SpoolDirectory()
+        defer { spool.remove() }
+        let budget = HeldBytesBudget(capacity: 64 << 20)
+        try await TestStack.run(routes: Self.routes(), spool: spool.spool(heldBudget: budget)) { stack in
+            let response = try await stack.get("/big?mock_total=60000")
+            #expect(response.body == MockDataset.mergedJSON(total: 60000))
+            #expect(response.header("PageProxy-Pages") == "600")
+            #expect(spool.openedCount == 0)
+            #expect(budget.availableBytes == 64 << 20, "every borrowed byte given back")
+        }
+    }
+
     @Test("the server's own spool lends answers past 1 MiB a budget before they go to disk")
     func defaultSpoolHasABudget() {
         let spool = MergedSpool(directories: ["/tmp"])

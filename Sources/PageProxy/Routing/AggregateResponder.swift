@@ -86,9 +86,9 @@ struct AggregateResponder: Sendable {
             endStatuses: plan.window?.endStatuses(of: plan.fixedScheme) ?? [], itemsPath: route.itemsPath)
         var options = plan.options
         options.cachedPage = RoutePageFetcher.makeCachedPage(plan: plan, pages: pages, count: count)
-        // Streamed answers only: a merged one is held until its last page, and the thread that reads ahead competed
-        // with the walk faulting in its buffer (measured on 2 cores: no faster, more CPU; issue 13, fourth pass).
-        if controls.format == .ndjson { options.readAhead = RoutePageFetcher.makeReadAhead(plan: plan, pages: pages) }
+        // Merged answers too, now that they hold their pages instead of copying them into a buffer the walk faults in
+        // (issue 13, fifth pass; in the fourth, that copy competed with the thread that reads ahead).
+        options.readAhead = RoutePageFetcher.makeReadAhead(plan: plan, pages: pages)
         // DESIGN.md: a client that disconnects cancels its upstream work (from the walk's first wait for it).
         options.beforeWaiting = response.armDepartureWatch
         let walk: RouteWalk
