@@ -31,7 +31,14 @@ import Testing
                 #expect(response.status == 200, "\(route) total \(total): \(response.text)")
                 #expect(response.body == MockDataset.ndjson(total: total), "\(route) total \(total)")
                 #expect(response.header("Content-Type") == "application/x-ndjson")
-                #expect(response.header("Transfer-Encoding") == "chunked")
+                // Streamed as the pages arrive; an answer whose one page ended the walk is complete before its first
+                // byte, and has a length instead.
+                if total > SchemeRoutes.pageSize {
+                    #expect(response.header("Transfer-Encoding") == "chunked", "\(route) total \(total)")
+                } else if total < SchemeRoutes.pageSize {
+                    #expect(response.header("Transfer-Encoding") == nil, "\(route) total \(total)")
+                    #expect(response.header("Content-Length") == String(response.body.count), "\(route) total \(total)")
+                }
             }
         }
     }

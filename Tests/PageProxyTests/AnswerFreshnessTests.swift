@@ -17,7 +17,7 @@ import Testing
     }
 
     @Test func maxAgeIsTheLeastRemainingFreshnessOfThePages() {
-        let freshness = AnswerFreshness()
+        var freshness = AnswerFreshness()
         freshness.record(response: Self.page(nil), outcome: .hit, freshUntil: Self.now + 50, routeTTL: .seconds(60), now: Self.now)
         freshness.record(response: Self.page(nil), outcome: .miss, freshUntil: Self.now + 12.9, routeTTL: .seconds(60), now: Self.now)
         // Not stored (the route bypasses the cache): the upstream's max-age counts from now.
@@ -30,20 +30,34 @@ import Testing
     }
 
     @Test func aPageThatMustBeRevalidatedMakesTheAnswerNoCache() {
-        let stale = AnswerFreshness()
+        var stale = AnswerFreshness()
         stale.record(response: Self.page(nil), outcome: .hit, freshUntil: Self.now + 50, routeTTL: .seconds(60), now: Self.now)
         stale.record(response: Self.page(nil), outcome: .stale, freshUntil: nil, routeTTL: .seconds(60), now: Self.now)
         #expect(stale.cacheControl(at: Self.now, isPrivate: false) == "max-age=0, no-cache")
-        let noCache = AnswerFreshness()
+        var noCache = AnswerFreshness()
         noCache.record(response: Self.page("no-cache"), outcome: .bypass, freshUntil: nil, routeTTL: .seconds(60), now: Self.now)
         #expect(noCache.cacheControl(at: Self.now, isPrivate: true) == "private, max-age=0, no-cache")
     }
 
     @Test func aNoStorePageMakesTheAnswerNoStore() {
-        let freshness = AnswerFreshness()
+        var freshness = AnswerFreshness()
         freshness.record(response: Self.page(nil), outcome: .hit, freshUntil: Self.now + 50, routeTTL: .seconds(60), now: Self.now)
         freshness.record(response: Self.page("private, no-store"), outcome: .miss, freshUntil: nil, routeTTL: .seconds(60), now: Self.now)
         #expect(freshness.cacheControl(at: Self.now, isPrivate: true) == "no-store")
+    }
+
+    @Test("a request's tally keeps its answer's freshness: each page's, recorded with its cache outcome, on its clock")
+    func theTallyKeepsTheAnswersFreshness() {
+        let tally = CacheTally(clock: .wall { Self.now })
+        tally.record(.bypass, response: Self.page("max-age=30"), routeTTL: .zero)
+        tally.record(.bypass, response: Self.page("max-age=20"), routeTTL: .zero)
+        #expect(tally.freshness.cacheControl(at: Self.now, isPrivate: false) == "max-age=20")
+        #expect(tally.summary == "hits=0 misses=0 revalidated=0 stale=0 bypassed=2")
+        // A page recorded without its response counts only its outcome.
+        tally.record(.bypass)
+        #expect(tally.freshness.cacheControl(at: Self.now, isPrivate: false) == "max-age=20")
+        tally.record(.bypass, response: Self.page("no-store"), routeTTL: .zero)
+        #expect(tally.freshness.cacheControl(at: Self.now, isPrivate: false) == "no-store")
     }
 
     // MARK: End to end

@@ -117,6 +117,7 @@ import Testing
         #expect(single.response.isComplete)
         #expect(single.response.text.split(separator: "\n").count == 7)
         #expect(single.writes == 1)
+        #expect(single.response.header("Content-Length") == String(single.response.body.count))
         let three = try await InMemoryProxy().request("/slack?mock_total=25&_format=ndjson")
         #expect(three.response.isComplete)
         #expect(three.response.text.split(separator: "\n").count == 25)
@@ -127,6 +128,34 @@ import Testing
         #expect(empty.response.isComplete)
         #expect(empty.response.body.isEmpty)
         #expect(empty.writes == 1)
+    }
+
+    @Test("an NDJSON walk complete before its first byte is one answer with Content-Length; HEAD and TE: trailers stream")
+    func anNDJSONWalkCompleteBeforeItsFirstByteHasALength() async throws {
+        let proxy = InMemoryProxy()
+        // One page, the last: nothing can fail after the status line, so the answer states its length.
+        let single = try await proxy.request("/slack?mock_total=7&_format=ndjson")
+        #expect(single.response.status == 200)
+        #expect(single.response.header("Transfer-Encoding") == nil)
+        #expect(single.response.header("Content-Length") == String(single.response.body.count))
+        #expect(single.response.body == MockDataset.ndjson(total: 7))
+        #expect(single.response.header("Content-Type") == "application/x-ndjson")
+        #expect(single.writes == 1 && single.keepsAlive)
+        #expect(single.record.pages == 1 && single.record.items == 7)
+        // No page at all: an empty answer of length 0.
+        let empty = try await proxy.request("/slack?mock_total=0&_format=ndjson")
+        #expect(empty.response.status == 200 && empty.response.header("Content-Length") == "0")
+        // Pages still to be fetched: the first page's lines leave before the last page arrives, streamed.
+        let three = try await proxy.request("/slack?mock_total=25&_format=ndjson")
+        #expect(three.response.header("Transfer-Encoding") == "chunked" && three.response.header("Content-Length") == nil)
+        // A client that asked for trailers gets them, on a stream.
+        let trailers = try await proxy.request("/slack?mock_total=7&_format=ndjson", headers: [("TE", "trailers")])
+        #expect(trailers.response.header("Transfer-Encoding") == "chunked")
+        #expect(trailers.response.body == MockDataset.ndjson(total: 7))
+        // A HEAD gets the stream's head, as before, and no body.
+        let head = try await proxy.request("/slack?mock_total=7&_format=ndjson", method: .head)
+        #expect(head.response.status == 200 && head.response.header("Transfer-Encoding") == "chunked")
+        #expect(head.response.body.isEmpty)
     }
 
     @Test("a held head leaves with the first write, even of no lines (a walk about to wait has sent its status)")

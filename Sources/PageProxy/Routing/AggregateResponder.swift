@@ -93,7 +93,8 @@ struct AggregateResponder: Sendable {
         options.beforeWaiting = response.armDepartureWatch
         let walk: RouteWalk
         do {
-            walk = try await RouteWalk.start(route: route, base: plan.base, options: options, fetch: fetch, record: &record)
+            walk = try await RouteWalk.start(
+                route: route, base: plan.base, strategy: plan.strategy, options: options, fetch: fetch, record: &record)
         } catch {
             if controls.explain, !PaginationErrorResponse.isCancellation(error) {
                 let items = RequestedItems(controls: controls, skip: 0, scheme: nil, knownTotal: nil, request: request, record: walkRecord)

@@ -1,6 +1,5 @@
 import Foundation
 import PageProxyCore
-import Synchronization
 
 /// How long a merged answer may be kept by a cache in front of PageProxy (nginx, Varnish, a CDN, a browser), from
 /// the freshness of its pages (RFC 9111; DESIGN.md "Outputs").
@@ -18,15 +17,14 @@ import Synchronization
 ///   the format and the limits), and every `forwardHeaders` name (RFC 9110 §12.5.5).
 /// - `Age: 0`: the merged answer is made by PageProxy as it answers, and max-age is already net of its pages' ages
 ///   (caches that ignore `Age`, as nginx does, then keep it exactly as long as the others).
-final class AnswerFreshness: Sendable {
-    private struct State {
-        /// The earliest instant at which a page stops being fresh.
-        var freshUntil = Date.distantFuture
-        var pages = 0
-        var noStore = false
-    }
-
-    private let state = Mutex(State())
+///
+/// A value: a request's `CacheTally` keeps it under its own lock (issue 13: an object and a lock of its own were an
+/// allocation a request and a second lock a page).
+struct AnswerFreshness: Sendable {
+    /// The earliest instant at which a page stops being fresh.
+    private var freshUntil = Date.distantFuture
+    private var pages = 0
+    private var noStore = false
     /// What `now` is when a caller does not say (the page cache's clock).
     private let clock: PageProxyClock
 
@@ -38,7 +36,7 @@ final class AnswerFreshness: Sendable {
     static let controlFields = ["Accept", "PageProxy-Format", "PageProxy-Max-Pages", "PageProxy-Max-Items"]
 
     /// One page of the answer, as the cache handed it over at `now` (by default, the clock's now).
-    func record(response: UpstreamResponse, outcome: CacheOutcome, freshUntil: Date?, routeTTL: Duration, now: Date? = nil) {
+    mutating func record(response: UpstreamResponse, outcome: CacheOutcome, freshUntil: Date?, routeTTL: Duration, now: Date? = nil) {
         // A page as the store holds it counts until its entry goes stale; the store keeps no page its upstream said
         // `no-store` for, so its headers need no second reading (issue 13: parsing them was a part of every hit).
         if let freshUntil, outcome != .stale {
@@ -53,17 +51,14 @@ final class AnswerFreshness: Sendable {
     }
 
     /// A page (or a memoized answer's pages) fresh until `freshUntil`.
-    func record(freshUntil: Date, noStore: Bool = false) {
-        state.withLock { state in
-            state.pages += 1
-            state.freshUntil = min(state.freshUntil, freshUntil)
-            state.noStore = state.noStore || noStore
-        }
+    mutating func record(freshUntil: Date, noStore: Bool = false) {
+        pages += 1
+        self.freshUntil = min(self.freshUntil, freshUntil)
+        self.noStore = self.noStore || noStore
     }
 
     /// The `Cache-Control` value at `now`; with `isPrivate`, only a private cache may keep the answer.
     func cacheControl(at now: Date, isPrivate: Bool) -> String {
-        let (freshUntil, pages, noStore) = state.withLock { ($0.freshUntil, $0.pages, $0.noStore) }
         if noStore { return "no-store" }
         return Self.cacheControl(freshUntil: pages == 0 ? nil : freshUntil, at: now, isPrivate: isPrivate)
     }

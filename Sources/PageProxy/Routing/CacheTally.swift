@@ -13,6 +13,7 @@ final class CacheTally: Sendable {
         /// The earliest time a stored page of the answer goes stale; `.distantPast` once a page was not stored.
         var earliestFreshUntil = Date.distantFuture
         var stamps: [PageStamp] = []
+        var freshness: AnswerFreshness
 
         func count(at index: Int) -> Int {
             switch index {
@@ -35,22 +36,28 @@ final class CacheTally: Sendable {
         }
     }
 
-    /// What the answer tells caches in front of PageProxy (`Cache-Control`, `Vary`, `Age`).
-    let freshness: AnswerFreshness
-    private let state = Mutex(State())
+    private let state: Mutex<State>
 
     /// - Parameter clock: the page cache's clock, which the answer's freshness is measured on.
     init(clock: PageProxyClock = .system) {
-        freshness = AnswerFreshness(clock: clock)
+        state = Mutex(State(freshness: AnswerFreshness(clock: clock)))
     }
 
-    func record(_ outcome: CacheOutcome, stored version: CachingPageSource.StoredVersion? = nil) {
+    /// One page: its cache outcome and stored version, and, with its `response`, its freshness in the answer's.
+    func record(
+        _ outcome: CacheOutcome, stored version: CachingPageSource.StoredVersion? = nil, response: UpstreamResponse? = nil,
+        routeTTL: Duration = .zero
+    ) {
         state.withLock { state in
             state.add(at: Self.index(of: outcome))
             state.earliestFreshUntil = min(state.earliestFreshUntil, version?.freshUntil ?? .distantPast)
             if let version { state.stamps.append(version.stamp) }
+            if let response { state.freshness.record(response: response, outcome: outcome, freshUntil: version?.freshUntil, routeTTL: routeTTL) }
         }
     }
+
+    /// What the answer tells caches in front of PageProxy (`Cache-Control`, `Vary`, `Age`), from the pages so far.
+    var freshness: AnswerFreshness { state.withLock { $0.freshness } }
 
     /// Until when every page of the answer is fresh in the cache; nil when a page was not stored there.
     var freshUntil: Date? {
@@ -74,7 +81,7 @@ final class CacheTally: Sendable {
         if counts.1 == 0, counts.2 == 0, counts.3 == 0, counts.4 == 0, Self.allHits.indices.contains(counts.0) {
             return Self.allHits[counts.0]
         }
-        let state = State(counts: counts)
+        let state = State(counts: counts, freshness: AnswerFreshness())
         return Self.summary { state.count(at: Self.index(of: $0)) }
     }
 

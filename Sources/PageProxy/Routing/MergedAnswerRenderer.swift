@@ -23,11 +23,10 @@ struct MergedAnswerRenderer: Sendable {
         var record = record
         let (walker, route) = (walk.walker, plan.route)
         var framing = MergedJSONBody()
-        // DESIGN.md: memory stays bounded whatever the total; past `spool.memoryBytes` the bytes wait on disk.
-        let body = SpooledBody(
-            limits: SpooledBody.Limits(memoryBytes: spool.memoryBytes, maxBytes: route.maxMergedBytes), openSpool: spool.open,
-            budget: spool.heldBudget)
-        defer { body.discard() }
+        // DESIGN.md: memory stays bounded whatever the total; past `spool.memoryBytes` the bytes wait on disk. Made
+        // when a page is first copied in: an answer of held pages needs none (issue 13: two allocations a request).
+        var spooled: SpooledBody?
+        defer { spooled?.discard() }
         var etag = AggregateETag(shape: plan.etagShape(itemsPath: walk.headers["PageProxy-Items-Path"]))
         var (pages, items) = (0, 0)
         // Pages whose items are one run of their body wait uncopied, within the answer's memory, and the answer is sent
@@ -41,13 +40,19 @@ struct MergedAnswerRenderer: Sendable {
                 pages += 1
                 items += page.itemCount
                 if held.hold(page, framing: &framing, etag: &etag) { return .takeNext }
+                let body = spooled ?? spool.makeBody(route: route)
+                spooled = body
                 if held.partCount > 0 { try held.move(into: body) }
                 try Self.append(page, to: body, framing: &framing, etag: &etag)
                 return .takeNext
             }
             closing = framing.closing()
             etag.update(closing)
-            if !held.isHolding { try body.append(closing) }
+            if !held.isHolding {
+                let body = spooled ?? spool.makeBody(route: route)
+                spooled = body
+                try body.append(closing)
+            }
         } catch let error as PaginationError {
             return await response.send(walkFailure: error, plan: plan, recording: record)
         } catch let error as SpoolError {
@@ -72,9 +77,9 @@ struct MergedAnswerRenderer: Sendable {
         // Every page stored and fresh: the answer is memoized, a spooled one too (read back once, within the memo's
         // bound), and then sent from memory.
         var kept: [UInt8]?
-        let length = held.isHolding ? held.length + closing.count : body.count
+        let length = held.isHolding ? held.length + closing.count : spooled?.count ?? 0
         if let freshUntil = tally.freshUntil, let memoKey = plan.memoKey, memo.accepts(byteCount: length),
-            let bytes = held.isHolding ? held.joined(closing: closing) : (try? body.bytes())
+            let bytes = held.isHolding ? held.joined(closing: closing) : (try? spooled?.bytes())
         {
             memo.keep(
                 MergedAnswerMemo.Answer(
@@ -89,7 +94,7 @@ struct MergedAnswerRenderer: Sendable {
             await response.send(.notModified, headers: notModified, body: [])
             return record
         }
-        record.isSpooled = body.isSpooled
+        record.isSpooled = spooled?.isSpooled ?? false
         if let kept {
             await response.send(.ok, headers: consume headers, body: kept)
             return record
@@ -98,6 +103,8 @@ struct MergedAnswerRenderer: Sendable {
             await response.send(.ok, headers: consume headers, slices: held.slices(closing: closing))
             return record
         }
+        // Not held: the walk has made the body (at its first page copied in, or for the closing bracket).
+        let body = spooled ?? spool.makeBody(route: route)
         var chunks = body.chunks(of: Self.sendChunkBytes)
         do {
             try await response.send(.ok, headers: consume headers, contentLength: body.count) { try chunks.next() }
@@ -161,5 +168,12 @@ struct MergedAnswerRenderer: Sendable {
         notModified.remove("Content-Type")
         notModified.set("Content-Length", String(length))
         return notModified
+    }
+}
+
+extension MergedSpool {
+    /// An empty answer body for `route`, held in memory up to `memoryBytes`, then in a spool file.
+    fileprivate func makeBody(route: RouteConfig) -> SpooledBody {
+        SpooledBody(limits: SpooledBody.Limits(memoryBytes: memoryBytes, maxBytes: route.maxMergedBytes), openSpool: open, budget: heldBudget)
     }
 }

@@ -2,13 +2,14 @@ import PageProxyCore
 import PageProxyServer
 
 /// Writes an NDJSON answer: one item per line, streamed as pages arrive (DESIGN.md: memory bounded by the walk's
-/// window, whatever the total); the first page decides the status line.
+/// window, whatever the total); the first page decides the status line. A walk complete before its first byte (its
+/// pages all at hand) is one answer with `Content-Length` instead.
 enum NDJSONAnswerRenderer {
     /// The most bytes of lines gathered into one write.
     static let batchBytes = 256 * 1024
 
-    /// Sends the first page's items as soon as it arrives and each later page's as it comes; a failure after the first
-    /// page ends the stream with the failure line and no last chunk.
+    /// Sends the first page's items as soon as it arrives and each later page's as it comes (pages at hand together);
+    /// a failure after the stream began ends it with the failure line and no last chunk.
     /// - Parameter requested: the window and fields asked for, which shape each page.
     static func render(
         walk: RouteWalk, plan: RequestPlan, items requested: RequestedItems, tally: CacheTally, record: RequestRecord,
@@ -26,19 +27,13 @@ enum NDJSONAnswerRenderer {
         // (Most requests send no `TE`: their fields are not split into tokens at all.)
         let sendsTrailers =
             plan.request.headers.contains("TE") && plan.request.headers.tokens("TE").contains { $0.lowercased() == "trailers" }
-        let begin = { (response: consuming Response) async -> ResponseStream? in
-            var headers = walk.headers
-            let requestedFields = requested.headers(walker: walker, walkEnded: false)
-            // Room for every field set here and the writer's `Transfer-Encoding`: one allocation, not one each time
-            // the fields grow (issue 13).
-            headers.reserveCapacity(headers.count + requestedFields.count + 4)
-            for field in requestedFields { headers.set(field.name, field.value) }
-            headers.set("Content-Type", OutputFormat.ndjson.contentType)
-            headers.set("Cache-Control", "no-store")
-            if sendsTrailers { headers.set("Trailer", "PageProxy-Cache, PageProxy-Stale") }
-            // The head leaves with the first lines (one write for an answer whose pages are all at hand).
-            return try? await response.beginStream(.ok, headers: headers, holdingHead: true)
-        }
+        // A walk whose pages are all at hand, whose lines fit one write, is complete before its first byte: it is
+        // answered with `Content-Length` in one write, like a merged answer, not streamed (issue 13: the chunk
+        // framing and the stream's writes were most of what NDJSON cost more than merged). Nothing can fail after
+        // its status line, so there is no stream to cut short (DESIGN.md). A client that asked for trailers gets
+        // the stream, with its trailers; a HEAD gets the stream's head, as before.
+        let holdsAnswer = !sendsTrailers && plan.request.method != .head
+        let start = StreamStart(walk: walk, requested: requested, sendsTrailers: sendsTrailers)
         var (pages, items) = (0, 0)
         // The lines of pages at hand (read in place from the cache) leave together, up to `batchBytes` a write; what
         // is pending goes out before the walk waits for a page (issue 13: a write per page was a walk's bottleneck).
@@ -46,8 +41,8 @@ enum NDJSONAnswerRenderer {
         do {
             try await walker.walk { walked in
                 let current = requested.shape(walked, walker: walker)
-                if let response = unanswered.take() {
-                    stream = await begin(response)
+                if !holdsAnswer, let response = unanswered.take() {
+                    stream = await start.begin(response)
                     // A HEAD is answered once the first page has decided the status: the rest would be fetched for nothing.
                     guard stream?.isHeadOnly == false else { return .stop }
                 }
@@ -55,12 +50,14 @@ enum NDJSONAnswerRenderer {
                 items += current.itemCount
                 // A page's lines are at most its body and a newline per item.
                 if !batch.isEmpty, batch.count + current.body.count + current.itemCount > Self.batchBytes {
+                    if let response = unanswered.take() { stream = await start.begin(response) }
                     try await stream?.write(batch)
                     batch.removeAll(keepingCapacity: true)
                 }
                 NDJSONBody.append(current, to: &batch)
-                // The last page's lines wait for the last chunk, and leave with it.
+                // The last page's lines wait for the last chunk (or the whole answer), and leave with it.
                 if !walker.isNextPageAtHand && !walker.hasHandedOutAll {
+                    if let response = unanswered.take() { stream = await start.begin(response) }
                     try await stream?.write(batch)
                     batch.removeAll(keepingCapacity: true)
                 }
@@ -81,13 +78,48 @@ enum NDJSONAnswerRenderer {
             try? await open.write(batch)
             return await open.fail(with: plan.failure(failure), recording: record)
         }
-        // A walk with no page at all still gets its status line, and an empty body.
-        if let response = unanswered.take() { stream = await begin(response) }
+        (record.pages, record.items) = (pages, items)
+        // Complete before its first byte (every page at hand, or no page at all): the whole answer, with its length.
+        if let response = unanswered.take() {
+            guard !holdsAnswer else {
+                let headers = Self.headers(walk: walk, requested: requested, walkEnded: true, extra: 1)
+                await response.send(.ok, headers: headers, slices: [batch[...]])
+                return record
+            }
+            // A streamed walk with no page at all still gets its status line, and an empty body.
+            stream = await start.begin(response)
+        }
         guard let open = stream.take(), !open.isHeadOnly else { return record }
         var trailers = HTTPHeaders()
         if sendsTrailers { tally.addHeaders(to: &trailers) }
         await open.end(last: batch, trailers: trailers)
-        (record.pages, record.items) = (pages, items)
         return record
+    }
+
+    /// The answer's fields, with room for `extra` more (the trailers' announcement, the writer's framing field): one
+    /// allocation, not one each time the fields grow (issue 13).
+    fileprivate static func headers(walk: RouteWalk, requested: RequestedItems, walkEnded: Bool, extra: Int) -> HTTPHeaders {
+        var headers = walk.headers
+        let requestedFields = requested.headers(walker: walk.walker, walkEnded: walkEnded)
+        headers.reserveCapacity(headers.count + requestedFields.count + 2 + extra)
+        for field in requestedFields { headers.set(field.name, field.value) }
+        headers.set("Content-Type", OutputFormat.ndjson.contentType)
+        headers.set("Cache-Control", "no-store")
+        return headers
+    }
+}
+
+/// How an NDJSON answer's stream starts.
+private struct StreamStart {
+    let walk: RouteWalk
+    let requested: RequestedItems
+    let sendsTrailers: Bool
+
+    /// Starts the stream: the head waits for the first lines and leaves with them (one write for an answer whose pages
+    /// are all at hand); nil once the client has gone.
+    func begin(_ response: consuming Response) async -> ResponseStream? {
+        var headers = NDJSONAnswerRenderer.headers(walk: walk, requested: requested, walkEnded: false, extra: 4)
+        if sendsTrailers { headers.set("Trailer", "PageProxy-Cache, PageProxy-Stale") }
+        return try? await response.beginStream(.ok, headers: consume headers, holdingHead: true)
     }
 }

@@ -28,6 +28,7 @@ struct RequestPlan {
     var isPrivate: Bool { decided.isPrivate }
     var vary: String { decided.vary }
     var firstPageKey: CacheKey? { decided.firstPageKey }
+    var strategy: (any PaginationStrategy)? { decided.strategy }
 
     /// What planning decided for a request; see the plan's properties of the same names.
     private final class Decisions: Sendable {
@@ -59,6 +60,9 @@ struct RequestPlan {
         let routeETagShape: String
         /// The page cache's key of the first page (`options.firstPage`), nil for an auto route.
         let firstPageKey: CacheKey?
+        /// The route's own scheme's strategy, for every walk with this plan (issue 13: made for each walk, it was an
+        /// allocation a request); nil for an auto route. Strategies are rules, with no state of a walk.
+        let strategy: (any PaginationStrategy)?
 
         /// - Throws: `ProxyControls.Invalid` or `UpstreamHeaders.Refused`, both `HTTPResponseError`s (400).
         init(request: HTTPRequestHead, route: RouteConfig, subpath: String, lookahead: LookaheadMemory) throws {
@@ -81,6 +85,7 @@ struct RequestPlan {
             options.lookaheadMemory = lookahead
             // What each walk would work out from the scheme, worked out once for every request with this plan.
             let strategy = fixedScheme?.makeStrategy()
+            self.strategy = strategy
             let scanPaths = strategy.map { ScanPaths(itemsPath: route.itemsPath, valuePaths: $0.valuePaths) }
             self.scanPaths = scanPaths
             options.scanPaths = scanPaths

@@ -89,8 +89,7 @@ enum RoutePageFetcher {
         return { fetched, number, url, started in
             let (response, source) = (fetched.response, fetched.outcome)
             record.fetched(number: number, url: url, status: response.status.code, outcome: source, bytes: response.body.count, started: started)
-            tally.record(source, stored: fetched.stored)
-            tally.freshness.record(response: response, outcome: source, freshUntil: fetched.stored?.freshUntil, routeTTL: ttl)
+            tally.record(source, stored: fetched.stored, response: response, routeTTL: ttl)
             metrics.cacheOutcome(route: routeName, outcome: source.rawValue)
         }
     }

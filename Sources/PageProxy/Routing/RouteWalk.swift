@@ -27,14 +27,18 @@ final class RouteWalk {
     }
 
     /// Starts the walk; an auto route's detection is noted in `record` (`scheme`, `items_path`), failed or not.
-    /// - Parameter options: taken, not copied (issue 13: copying and destroying the plan's options was 1–2 % of a walk
-    ///   of one cached page).
+    /// - Parameters:
+    ///   - options: taken, not copied (issue 13: copying and destroying the plan's options was 1–2 % of a walk of one
+    ///     cached page).
+    ///   - strategy: the route's own scheme's, when the caller has it already (`RequestPlan.strategy`); nil: made here.
     static func start(
-        route: RouteConfig, base: PageURL, options: consuming PageWalker.Options, fetch: @escaping PageFetcher, record: inout RequestRecord
+        route: RouteConfig, base: PageURL, strategy: (any PaginationStrategy)? = nil, options: consuming PageWalker.Options,
+        fetch: @escaping PageFetcher, record: inout RequestRecord
     ) async throws(PaginationError) -> RouteWalk {
         switch route.pagination {
         case .scheme(let scheme):
-            return RouteWalk(walker: PageWalker(base: base, scheme: scheme, options: options, fetch: fetch), headers: HTTPHeaders())
+            let walker = PageWalker(base: base, strategy: strategy ?? scheme.makeStrategy(), options: options, fetch: fetch)
+            return RouteWalk(walker: walker, headers: HTTPHeaders())
         case .auto(let itemsPath):
             record.scheme = "auto"
             // The first page, fetched to detect the scheme, is replayed to the walk: it is not read (and counted) again.

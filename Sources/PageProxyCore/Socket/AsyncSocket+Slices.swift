@@ -1,17 +1,29 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
 extension AsyncSocket {
     /// Writes every byte of `slices` in order, in as few system calls as the kernel allows (one when it takes them
     /// all), waiting while the peer's window is full; throws `.timedOut` at the deadline.
     ///
     /// For bytes the caller holds in arrays of its own (a merged answer of one cached page: the head, `[`, the
     /// entry's items, `]`): they are sent from where they are, never joined or copied (issue 13). The slices keep
-    /// their arrays alive.
+    /// their arrays alive. Nothing is allocated: the kernel's `iovec`s are built on the stack, and what the kernel
+    /// took is an offset, not a copy of the list (issue 13: this write was 3–4 arrays a request).
     package func write(slices: [ArraySlice<UInt8>], deadline: ContinuousClock.Instant?) async throws(SocketError) {
-        var remaining = slices.filter { !$0.isEmpty }[...]
-        while !remaining.isEmpty {
+        var remaining = slices[...]
+        var offset = 0  // into the first remaining slice
+        while true {
+            // Slices written whole, and empty ones, leave the front.
+            while let first = remaining.first, offset >= first.count {
+                remaining = remaining.dropFirst()
+                offset = 0
+            }
+            guard !remaining.isEmpty else { return }
             let batch = remaining.prefix(Self.maxGatheredParts)
-            let result = withOpenDescriptor { _ in
-                Self.withBuffers(of: batch) { buffers in
-                    Result { () throws(SocketError) -> Int? in try socket.write(gathering: buffers) }
+            let result = withOpenDescriptor { fd in
+                Self.withVectors(of: batch, skipping: offset) { vectors in
+                    Result { () throws(SocketError) -> Int? in try Self.send(vectors, on: fd) }
                 }
             }
             guard let result else { throw .cancelled }
@@ -19,33 +31,60 @@ extension AsyncSocket {
                 try await waitUntilWritable(deadline: deadline)
                 continue
             }
-            // What the kernel took leaves the front: whole slices, then the part of one it took.
+            // What the kernel took leaves the front: whole slices, then an offset into the one it took part of.
             while written > 0, let first = remaining.first {
-                guard written >= first.count else {
-                    remaining[remaining.startIndex] = first.dropFirst(written)
+                let left = first.count - offset
+                guard written >= left else {
+                    offset += written
                     break
                 }
-                written -= first.count
+                written -= left
+                offset = 0
                 remaining = remaining.dropFirst()
             }
         }
     }
 
-    /// Calls `body` with the bytes of every slice, in order.
-    private static func withBuffers<T>(of slices: ArraySlice<ArraySlice<UInt8>>, _ body: ([UnsafeRawBufferPointer]) -> T) -> T {
-        var buffers: [UnsafeRawBufferPointer] = []
-        buffers.reserveCapacity(slices.count)
-        return nest(slices, into: &buffers, body)
+    /// Calls `body` with an `iovec` for the bytes of every non-empty slice, in order, the first from `offset` on; the
+    /// vectors live on the stack, valid only inside `body`.
+    private static func withVectors<T>(
+        of slices: ArraySlice<ArraySlice<UInt8>>, skipping offset: Int, _ body: (UnsafeMutableBufferPointer<iovec>) -> T
+    ) -> T {
+        withUnsafeTemporaryAllocation(of: iovec.self, capacity: slices.count) { vectors in
+            nest(slices, skipping: offset, into: vectors, filled: 0, body)
+        }
     }
 
     /// Each slice's bytes are valid only inside its own `withUnsafeBytes`, so the scopes nest, one level a slice.
     private static func nest<T>(
-        _ slices: ArraySlice<ArraySlice<UInt8>>, into buffers: inout [UnsafeRawBufferPointer], _ body: ([UnsafeRawBufferPointer]) -> T
+        _ slices: ArraySlice<ArraySlice<UInt8>>, skipping offset: Int, into vectors: UnsafeMutableBufferPointer<iovec>,
+        filled: Int, _ body: (UnsafeMutableBufferPointer<iovec>) -> T
     ) -> T {
-        guard let first = slices.first else { return body(buffers) }
+        guard let first = slices.first else { return body(UnsafeMutableBufferPointer(rebasing: vectors[..<filled])) }
         return first.withUnsafeBytes { raw in
-            buffers.append(raw)
-            return nest(slices.dropFirst(), into: &buffers, body)
+            var filled = filled
+            if let base = raw.baseAddress, raw.count > offset {
+                vectors[filled] = iovec(iov_base: UnsafeMutableRawPointer(mutating: base + offset), iov_len: raw.count - offset)
+                filled += 1
+            }
+            return nest(slices.dropFirst(), skipping: 0, into: vectors, filled: filled, body)
+        }
+    }
+
+    /// One `sendmsg` of `vectors` (`Socket.write(gathering:)` without its array of them): the bytes the kernel
+    /// took, `nil` when it takes none; `EINTR` is retried.
+    private static func send(_ vectors: UnsafeMutableBufferPointer<iovec>, on fd: Int32) throws(SocketError) -> Int? {
+        var message = msghdr()
+        message.msg_iov = vectors.baseAddress
+        message.msg_iovlen = vectors.count
+        while true {
+            let count = sendmsg(fd, &message, Int32(MSG_NOSIGNAL))
+            if count >= 0 { return count }
+            switch errno {
+            case EINTR: continue
+            case EAGAIN, EWOULDBLOCK: return nil
+            default: throw .makeFailed("sendmsg")
+            }
         }
     }
 }

@@ -11,16 +11,18 @@ struct PageNumberStrategy: PaginationStrategy {
 
     func next(after page: Page) throws(PaginationError) -> NextPages {
         guard page.itemCount > 0 else { return .none }
-        let current = page.url.integerQueryValue(options.pageParameter) ?? options.firstPage
         // A page size below 1 (the client's `per_page=0`) says nothing about the page count: treat it as unknown.
         let pageSize = (page.url.integerQueryValue(options.sizeParameter) ?? options.pageSize).flatMap { $0 >= 1 ? $0 : nil }
+        let lastPage = lastPageNumber(page, pageSize: pageSize)
+        // A short page with no total is the last: its own number is not read (issue 13: a walk of one page).
+        if lastPage == nil, let pageSize, page.itemCount < pageSize { return .none }
+        let current = page.url.integerQueryValue(options.pageParameter) ?? options.firstPage
         // The client chooses the page number: there is no page after Int.max.
         let (next, overflow) = current.addingReportingOverflow(1)
         if overflow { return .none }
-        if let lastPage = lastPageNumber(page, pageSize: pageSize) {
+        if let lastPage {
             return .all(NumberedPages(template: page.url, parameter: options.pageParameter, first: next, through: lastPage))
         }
-        if let pageSize, page.itemCount < pageSize { return .none }
         return .one(page.url.settingQueryValue(String(next), for: options.pageParameter))
     }
 

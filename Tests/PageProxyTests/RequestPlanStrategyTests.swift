@@ -1,0 +1,30 @@
+import PageProxyCore
+import Testing
+
+@testable import PageProxy
+
+/// A plan's strategy (issue 13): made once with the plan for a route's own scheme, the one its walks then use, not
+/// made again for every walk; an auto route has none until its first page is read.
+@Suite struct RequestPlanStrategyTests {
+    private static func plan(_ pagination: RoutePagination, target: String = "/items?a=1") throws -> RequestPlan {
+        var route = RouteConfig.makeForTests(name: "items", upstream: "http://api.test/items", pagination: .offset(PaginationScheme.Offset()))
+        route.pagination = pagination
+        let request = HTTPRequestHead(method: .get, target: target, headers: HTTPHeaders([("Host", "x")]))
+        return try RequestPlan(request: request, route: route, subpath: "", lookahead: LookaheadMemory())
+    }
+
+    @Test("a route's own scheme: the plan holds its strategy, which gives the plan's first page and scanned paths")
+    func aFixedSchemesPlanHoldsItsStrategy() throws {
+        let scheme = PaginationScheme.offset(PaginationScheme.Offset())
+        let plan = try Self.plan(.scheme(scheme))
+        let strategy = try #require(plan.strategy)
+        let first = try #require(plan.options.firstPage)
+        #expect(strategy.firstPage(from: plan.base) == first)
+        #expect(strategy.guessNext(after: first) == scheme.makeStrategy().guessNext(after: first))
+        #expect(plan.scanPaths == ScanPaths(itemsPath: plan.route.itemsPath, valuePaths: strategy.valuePaths))
+    }
+
+    @Test func anAutoRoutesPlanHasNoStrategy() throws {
+        #expect(try Self.plan(.auto(itemsPath: nil)).strategy == nil)
+    }
+}
