@@ -23,11 +23,10 @@ struct MergedAnswerRenderer: Sendable {
         var record = record
         let (walker, route) = (walk.walker, plan.route)
         var framing = MergedJSONBody()
-        // DESIGN.md: memory stays bounded whatever the total; past `spool.memoryBytes` the bytes wait on disk.
-        let body = SpooledBody(
-            limits: SpooledBody.Limits(memoryBytes: spool.memoryBytes, maxBytes: route.maxMergedBytes), openSpool: spool.open,
-            budget: spool.heldBudget)
-        defer { body.discard() }
+        // DESIGN.md: memory stays bounded whatever the total; past `spool.memoryBytes` the bytes wait on disk. Made
+        // when a page is first copied in: an answer of one held page needs none (issue 13: two allocations a request).
+        var spooled: SpooledBody?
+        defer { spooled?.discard() }
         var etag = AggregateETag(shape: plan.etagShape(itemsPath: walk.headers["PageProxy-Items-Path"]))
         var (pages, items) = (0, 0)
         // A first page whose items are one run of its body waits uncopied: an answer of that page alone is sent as
@@ -43,6 +42,8 @@ struct MergedAnswerRenderer: Sendable {
                     held = HeldPage(page: page, run: run)
                     return .takeNext
                 }
+                let body = spooled ?? spool.makeBody(route: route)
+                spooled = body
                 if let first = held.take() { try Self.append(first.page, to: body, framing: &framing, etag: &etag) }
                 try Self.append(page, to: body, framing: &framing, etag: &etag)
                 return .takeNext
@@ -51,6 +52,8 @@ struct MergedAnswerRenderer: Sendable {
                 etag.add(held.page, framedCount: held.run.count + 1) { HeldPage.opening + held.page.body[held.run] }
                 etag.update(HeldPage.closing)
             } else {
+                let body = spooled ?? spool.makeBody(route: route)
+                spooled = body
                 let closing = framing.closing()
                 etag.update(closing)
                 try body.append(closing)
@@ -79,9 +82,9 @@ struct MergedAnswerRenderer: Sendable {
         // Every page stored and fresh: the answer is memoized, a spooled one too (read back once, within the memo's
         // bound), and then sent from memory.
         var kept: [UInt8]?
-        let length = held.map(\.length) ?? body.count
+        let length = held.map(\.length) ?? spooled?.count ?? 0
         if let freshUntil = tally.freshUntil, let memoKey = plan.memoKey, memo.accepts(byteCount: length),
-            let bytes = held.map(\.joined) ?? (try? body.bytes())
+            let bytes = held.map(\.joined) ?? (try? spooled?.bytes())
         {
             memo.keep(
                 MergedAnswerMemo.Answer(
@@ -96,7 +99,7 @@ struct MergedAnswerRenderer: Sendable {
             await response.send(.notModified, headers: notModified, body: [])
             return record
         }
-        record.isSpooled = body.isSpooled
+        record.isSpooled = spooled?.isSpooled ?? false
         if let kept {
             await response.send(.ok, headers: consume headers, body: kept)
             return record
@@ -105,6 +108,8 @@ struct MergedAnswerRenderer: Sendable {
             await response.send(.ok, headers: consume headers, slices: held.slices)
             return record
         }
+        // Not held: the walk has made the body (at its first page copied in, or for the closing bracket).
+        let body = spooled ?? spool.makeBody(route: route)
         var chunks = body.chunks(of: Self.sendChunkBytes)
         do {
             try await response.send(.ok, headers: consume headers, contentLength: body.count) { try chunks.next() }
@@ -168,6 +173,13 @@ struct MergedAnswerRenderer: Sendable {
         notModified.remove("Content-Type")
         notModified.set("Content-Length", String(length))
         return notModified
+    }
+}
+
+extension MergedSpool {
+    /// An empty answer body for `route`, held in memory up to `memoryBytes`, then in a spool file.
+    fileprivate func makeBody(route: RouteConfig) -> SpooledBody {
+        SpooledBody(limits: SpooledBody.Limits(memoryBytes: memoryBytes, maxBytes: route.maxMergedBytes), openSpool: open, budget: heldBudget)
     }
 }
 
