@@ -448,11 +448,11 @@ package final class DiskStore: Sendable {
     /// Keeps a verified entry in memory, unless the file changed since it was read: rewritten or removed by this
     /// process (its generation moved on) or renamed over by another (its inode).
     private func remember(_ entry: CacheEntry, for key: CacheKey, inode: UInt64, generation: UInt64) {
-        guard entry.body.count <= memoryLimit else { return }
+        // Another process's rename is not ordered by this lock anyway: its inode is checked before it, not under it (a
+        // `stat` under the store's lock made the walk and the read-ahead thread wait on each other; issue 13).
+        guard entry.body.count <= memoryLimit, CacheFileSystem.inode(path(for: key)) == inode else { return }
         state.withLock { state in
-            guard state.records[key]?.generation == generation, state.memory[key] == nil,
-                CacheFileSystem.inode(path(for: key)) == inode
-            else { return }
+            guard state.records[key]?.generation == generation, state.memory[key] == nil else { return }
             if state.memoryBytes + entry.body.count > memoryLimit {
                 state.memory = [:]
                 state.memoryBytes = 0
