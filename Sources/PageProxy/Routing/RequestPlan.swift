@@ -93,7 +93,9 @@ struct RequestPlan {
             self.options = options
             let headers = upstreamHeaders
             firstPageKey = options.firstPage.map { CacheKey(UpstreamRequest(url: $0, headers: headers, caFile: route.caFile)) }
-            cachePolicy = CachePolicy(ttl: route.ttl, staleIfError: route.staleIfError, forceRevalidate: controls.fresh)
+            // A merged answer holds its pages until it is sent: the entries it reads are kept from their first hit.
+            cachePolicy = CachePolicy(
+                ttl: route.ttl, staleIfError: route.staleIfError, forceRevalidate: controls.fresh, keepsFirstRead: controls.format == .json)
             // The window's skip and the fields decide the bytes too: they are part of the key.
             memoKey = controls.format == .json
                 ? MergedAnswerMemo.key(

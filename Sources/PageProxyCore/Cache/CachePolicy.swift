@@ -6,11 +6,16 @@ package struct CachePolicy: Sendable, Equatable {
     package var staleIfError: Bool
     /// Revalidate even a fresh entry (the client sent `Cache-Control: no-cache` or `_fresh=1`).
     package var forceRevalidate: Bool
+    /// The request holds every page it reads until it answers (a merged answer): an entry read from its file is kept
+    /// in memory from its first hit after a restart, since it takes no memory the answer does not take already
+    /// (issue 13: the second request after a restart read every file again).
+    package var keepsFirstRead: Bool
 
-    package init(ttl: Duration, staleIfError: Bool = false, forceRevalidate: Bool = false) {
+    package init(ttl: Duration, staleIfError: Bool = false, forceRevalidate: Bool = false, keepsFirstRead: Bool = false) {
         self.ttl = ttl
         self.staleIfError = staleIfError
         self.forceRevalidate = forceRevalidate
+        self.keepsFirstRead = keepsFirstRead
     }
 }
 

@@ -62,7 +62,7 @@ package final class CachingPageSource: Sendable {
             return Fetched(response: try await transport.send(request, timeout: timeout, maxBodyBytes: maxBodyBytes), outcome: .bypass)
         }
         let key = CacheKey(request)
-        let found = await lookup(key, in: store)
+        let found = await lookup(key, in: store, policy: policy)
         let cached = found?.entry
         if let hit = hit(found, policy: policy) { return hit }
         // A request that joins another's fetch keeps its own limits (issue 13): it stops waiting at its own deadline,
@@ -72,7 +72,9 @@ package final class CachingPageSource: Sendable {
         for round in 1... {
             let (result, joined) = await flight(for: key, deadline: transport.deadline) {
                 // A fetch that finished between the read above and this one stored the page: use it, not a second request.
-                if let hit = self.hit(await self.lookup(key, in: store), policy: policy) { return .success(CachedResponse(fetched: hit)) }
+                if let hit = self.hit(await self.lookup(key, in: store, policy: policy), policy: policy) {
+                    return .success(CachedResponse(fetched: hit))
+                }
                 return await self.refresh(key, cached: cached, request: request, policy: policy, scan: scan, store: store) {
                     request async throws(UpstreamError) in
                     try await transport.send(request, timeout: timeout, maxBodyBytes: maxBodyBytes)
@@ -98,7 +100,9 @@ package final class CachingPageSource: Sendable {
     /// - Parameter key: `CacheKey(request)`, when the caller has it already (a plan's first page).
     package func freshHit(_ request: UpstreamRequest, key: CacheKey? = nil, policy: CachePolicy) -> Fetched? {
         guard let store, store.isEnabled, policy.ttl > .zero, !policy.forceRevalidate, request.method == .get else { return nil }
-        guard case .found(let entry, let stamp) = store.lookupInline(key ?? CacheKey(request)) else { return nil }
+        guard case .found(let entry, let stamp) = store.lookupInline(key ?? CacheKey(request), keepsFirstRead: policy.keepsFirstRead) else {
+            return nil
+        }
         return hit((entry, stamp), policy: policy)
     }
 
@@ -131,14 +135,15 @@ package final class CachingPageSource: Sendable {
 
     /// The entry for `key`: read inline when its bytes are in memory (the page cache included), otherwise on
     /// `diskQueue`, so that a thread of the cooperative pool never waits for the disk.
-    private func lookup(_ key: CacheKey, in store: DiskStore) async -> (entry: CacheEntry, stamp: PageStamp)? {
-        switch store.lookupInline(key) {
+    private func lookup(_ key: CacheKey, in store: DiskStore, policy: CachePolicy) async -> (entry: CacheEntry, stamp: PageStamp)? {
+        let keeps = policy.keepsFirstRead
+        switch store.lookupInline(key, keepsFirstRead: keeps) {
         case .found(let entry, let stamp): return (entry, stamp)
         case .missing: return nil
         case .wouldBlock:
             coldReadCount.withLock { $0 += 1 }
             return await withCheckedContinuation { continuation in
-                Self.diskQueue.async { continuation.resume(returning: store.lookup(key)) }
+                Self.diskQueue.async { continuation.resume(returning: store.lookup(key, keepsFirstRead: keeps)) }
             }
         }
     }

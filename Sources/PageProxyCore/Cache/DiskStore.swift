@@ -184,8 +184,10 @@ package final class DiskStore: Sendable {
     ///
     /// The stamp is taken before the file is read, so a write racing with the read can only make it older than the
     /// bytes (an answer built from them is then dropped early), never newer.
-    package func lookup(_ key: CacheKey) -> (entry: CacheEntry, stamp: PageStamp)? {
-        guard case .found(let entry, let stamp) = lookup(key, wait: .mayWaitForDisk) else { return nil }
+    /// - Parameter keepsFirstRead: keep an entry read from its file in memory even on its first hit since this process
+    ///   started (the caller holds its bytes anyway: `CachePolicy.keepsFirstRead`).
+    package func lookup(_ key: CacheKey, keepsFirstRead: Bool = false) -> (entry: CacheEntry, stamp: PageStamp)? {
+        guard case .found(let entry, let stamp) = lookup(key, wait: .mayWaitForDisk, keepsFirstRead: keepsFirstRead) else { return nil }
         return (entry, stamp)
     }
 
@@ -199,9 +201,11 @@ package final class DiskStore: Sendable {
 
     /// As `lookup`, but without waiting for the disk: an entry kept in memory, or a file whose bytes are all in the
     /// kernel's page cache, is read inline; any other is `.wouldBlock` (and stays in the index).
-    package func lookupInline(_ key: CacheKey) -> InlineLookup { lookup(key, wait: .pageCacheOnly) }
+    package func lookupInline(_ key: CacheKey, keepsFirstRead: Bool = false) -> InlineLookup {
+        lookup(key, wait: .pageCacheOnly, keepsFirstRead: keepsFirstRead)
+    }
 
-    private func lookup(_ key: CacheKey, wait: CacheFileSystem.ReadWait) -> InlineLookup {
+    private func lookup(_ key: CacheKey, wait: CacheFileSystem.ReadWait, keepsFirstRead: Bool) -> InlineLookup {
         if ledger != nil, !contains(key), let info = CacheFileSystem.fileInfo(path(for: key)) { adopt(key, size: info.size) }
         let found: (touch: Bool, memory: CacheEntry?, ahead: ReadAhead?, generation: UInt64, seen: Bool)? = state.withLock { state in
             guard state.disabledReason == nil, var record = state.records[key] else { return nil }
@@ -226,7 +230,7 @@ package final class DiskStore: Sendable {
         if let ahead {
             if shouldTouch, !ahead.touched { CacheFileSystem.touch(path(for: key)) }
             // Kept in memory on the same terms as an entry this lookup would have read itself (below).
-            if seen { remember(ahead.entry, for: key, inode: ahead.inode, generation: generation) }
+            if seen || keepsFirstRead { remember(ahead.entry, for: key, inode: ahead.inode, generation: generation) }
             return .found(ahead.entry, stamp)
         }
         let path = self.path(for: key)
@@ -250,8 +254,8 @@ package final class DiskStore: Sendable {
             let entry = try CacheEntryFormat.decode(head: file.head, body: file.tail, key: key)
             // Kept in memory once this process has seen the entry before (written it, or hit it since it started): a
             // walk through entries read once after a restart does not fault in a copy of each (issue 13: that was a
-            // third of a read-back's time); their next hit keeps them.
-            if seen { remember(entry, for: key, inode: file.inode, generation: generation) }
+            // third of a read-back's time); their next hit keeps them. A caller that holds the entry anyway keeps it now.
+            if seen || keepsFirstRead { remember(entry, for: key, inode: file.inode, generation: generation) }
             return .found(entry, stamp)
         } catch {
             let removed = state.withLock { state -> Bool in
@@ -444,11 +448,11 @@ package final class DiskStore: Sendable {
     /// Keeps a verified entry in memory, unless the file changed since it was read: rewritten or removed by this
     /// process (its generation moved on) or renamed over by another (its inode).
     private func remember(_ entry: CacheEntry, for key: CacheKey, inode: UInt64, generation: UInt64) {
-        guard entry.body.count <= memoryLimit else { return }
+        // Another process's rename is not ordered by this lock anyway: its inode is checked before it, not under it (a
+        // `stat` under the store's lock made the walk and the read-ahead thread wait on each other; issue 13).
+        guard entry.body.count <= memoryLimit, CacheFileSystem.inode(path(for: key)) == inode else { return }
         state.withLock { state in
-            guard state.records[key]?.generation == generation, state.memory[key] == nil,
-                CacheFileSystem.inode(path(for: key)) == inode
-            else { return }
+            guard state.records[key]?.generation == generation, state.memory[key] == nil else { return }
             if state.memoryBytes + entry.body.count > memoryLimit {
                 state.memory = [:]
                 state.memoryBytes = 0

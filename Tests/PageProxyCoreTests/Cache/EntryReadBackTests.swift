@@ -125,6 +125,28 @@ import Testing
         #expect(store.holdsInMemory(DiskStoreTests.key(2)), "written by this process: kept from its first hit")
     }
 
+    /// Issue 13, fifth pass: a merged answer holds the entries it reads until it is sent, so keeping them costs nothing
+    /// more, and the next request after a restart need not read every file again.
+    @Test("a lookup that keeps its first read keeps the entry in memory from its first hit after a restart, inline or not")
+    func aLookupThatKeepsItsFirstReadKeepsTheEntry() throws {
+        let directory = TemporaryDirectory()
+        let store = Self.restarted(in: directory)
+        let key = DiskStoreTests.key(1)
+        guard case .found(let entry, _) = store.lookupInline(key, keepsFirstRead: true) else {
+            Issue.record("not found")
+            return
+        }
+        #expect(entry == DiskStoreTests.entry(1, bodyBytes: 6000))
+        #expect(store.holdsInMemory(key), "kept from the first hit")
+        #expect(unlink(store.path(for: key)) == 0)
+        #expect(store.read(key) == DiskStoreTests.entry(1, bodyBytes: 6000), "served from memory, the file gone")
+
+        let otherDirectory = TemporaryDirectory()
+        let other = Self.restarted(in: otherDirectory)
+        #expect(other.lookup(key, keepsFirstRead: true)?.entry == DiskStoreTests.entry(1, bodyBytes: 6000))
+        #expect(other.holdsInMemory(key))
+    }
+
     @Test("a torn entry hit twice after a restart is a miss both times, never kept")
     func aTornEntryIsNeverKept() throws {
         let directory = TemporaryDirectory()
