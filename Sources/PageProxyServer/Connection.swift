@@ -5,7 +5,8 @@ import PageProxyCore
 /// A request is parsed, answered and written before the next one is parsed, so pipelined requests are answered in
 /// order and a client that floods requests is simply not read (NIO's `HTTPServerPipelineHandler`). Protocol
 /// errors are answered here (400, 408, 413, 414, 431, 501, 505) and close the connection; everything else is
-/// the responder's.
+/// the responder's. Where the responder answers from memory (`HTTPResponder.answersOnSocketLoop`), the connection
+/// reads, parses and asks it on the epoll loop's thread, and goes to the pool for a request it declines (issue 13).
 package struct Connection: Sendable {
     package let socket: AsyncSocket
     package let responder: any HTTPResponder
@@ -16,6 +17,7 @@ package struct Connection: Sendable {
     package let logger: Logger
     /// The level of each request's log line (the built-in mock's are `debug`, beside the proxy's own).
     package let requestLogLevel: LogLevel
+
     package func run() async {
         defer {
             socket.close()
@@ -51,6 +53,8 @@ package struct Connection: Sendable {
         case needsPool(HTTPRequestHead)
     }
 
+    /// The request loop: on the loop while requests are answered from memory, on the pool from the first that is
+    /// not until the next that is.
     private func serve(watch: DisconnectWatch) async {
         // A new connection gets the header timeout for its first byte, not the idle timeout: a client that
         // connects and says nothing must not hold a connection slot for a keep-alive period.
