@@ -5,7 +5,8 @@ import PageProxyCore
 /// A request is parsed, answered and written before the next one is parsed, so pipelined requests are answered in
 /// order and a client that floods requests is simply not read (NIO's `HTTPServerPipelineHandler`). Protocol
 /// errors are answered here (400, 408, 413, 414, 431, 501, 505) and close the connection; everything else is
-/// the responder's.
+/// the responder's. Where the responder answers from memory (`HTTPResponder.answersOnSocketLoop`), the connection
+/// reads, parses and asks it on the epoll loop's thread, and goes to the pool for a request it declines (issue 13).
 package struct Connection: Sendable {
     package let socket: AsyncSocket
     package let responder: any HTTPResponder
@@ -16,22 +17,6 @@ package struct Connection: Sendable {
     package let logger: Logger
     /// The level of each request's log line (the built-in mock's are `debug`, beside the proxy's own).
     package let requestLogLevel: LogLevel
-    /// Where the connection's task runs, when it prefers the socket loop (`HTTPResponder.answersOnSocketLoop`).
-    package let executor: ConnectionExecutor?
-
-    package init(
-        socket: AsyncSocket, responder: any HTTPResponder, registry: ConnectionRegistry, membership: ConnectionRegistry.Membership,
-        limits: ServerLimits, logger: Logger, requestLogLevel: LogLevel, executor: ConnectionExecutor? = nil
-    ) {
-        self.socket = socket
-        self.responder = responder
-        self.registry = registry
-        self.membership = membership
-        self.limits = limits
-        self.logger = logger
-        self.requestLogLevel = requestLogLevel
-        self.executor = executor
-    }
 
     package func run() async {
         defer {
@@ -44,53 +29,145 @@ package struct Connection: Sendable {
         await watch.guarding { await serve(watch: watch) }
     }
 
-    private func serve(watch: DisconnectWatch) async {
+    /// The request loop's state from one request to the next.
+    private struct Session {
         var buffer: [UInt8] = []
-        var parser = HTTPRequestParser(limits: limits.http)
+        var parser: HTTPRequestParser
         var requestStarted: ContinuousClock.Instant?
+        var idleDeadline: ContinuousClock.Instant
+    }
+
+    /// How one request went.
+    private enum Answered {
+        /// Answered, and the connection waits for the next request; `fromMemory` when `respondFromMemory` answered.
+        case kept(fromMemory: Bool)
+        case closing
+        /// `respondFromMemory` could not answer it: nothing was sent.
+        case notFromMemory
+    }
+
+    /// Why the connection left the socket loop.
+    private enum LoopExit {
+        case closing
+        /// This request needs `respond`, on the pool.
+        case needsPool(HTTPRequestHead)
+    }
+
+    /// The request loop: on the loop while requests are answered from memory, on the pool from the first that is
+    /// not until the next that is.
+    private func serve(watch: DisconnectWatch) async {
         // A new connection gets the header timeout for its first byte, not the idle timeout: a client that
         // connects and says nothing must not hold a connection slot for a keep-alive period.
-        var idleDeadline = ContinuousClock.now + limits.headerTimeout
+        var session = Session(parser: HTTPRequestParser(limits: limits.http), idleDeadline: .now + limits.headerTimeout)
+        var onLoop = responder.answersOnSocketLoop
+        var pending: HTTPRequestHead?
         while true {
-            let request: HTTPRequestHead
-            do {
-                switch try parser.parse(&buffer) {
-                case .request(let head):
-                    request = head
-                case .needMoreData:
-                    if buffer.isEmpty && !parser.hasPartialRequest {
-                        requestStarted = nil
-                    } else if requestStarted == nil {
-                        requestStarted = .now
+            if onLoop {
+                // On the loop's thread: read, parse and answer from memory with no hop, until a request needs more.
+                let exit = await withTaskExecutorPreference(EpollLoop.shared) { () async -> LoopExit in
+                    while true {
+                        guard let request = await nextRequest(&session) else { return .closing }
+                        switch await answer(request, &session, watch: watch, fromMemory: .only) {
+                        case .kept: continue
+                        case .closing: return .closing
+                        case .notFromMemory: return .needsPool(request)
+                        }
                     }
-                    guard await receive(into: &buffer, requestStarted: requestStarted, idleDeadline: idleDeadline) else { return }
-                    continue
+                }
+                guard case .needsPool(let request) = exit else { return }
+                pending = request
+            }
+            // On the pool (the preference has ended): a walk, a fetch, anything that may take long.
+            let request: HTTPRequestHead
+            let memoryUse: MemoryUse
+            if let waiting = pending {
+                // `respondFromMemory` has said no to it already.
+                (request, memoryUse, pending) = (waiting, .never, nil)
+            } else {
+                guard let next = await nextRequest(&session) else { return }
+                (request, memoryUse) = (next, responder.answersOnSocketLoop ? .first : .never)
+            }
+            switch await answer(request, &session, watch: watch, fromMemory: memoryUse) {
+            case .kept(let fromMemory):
+                // Back to the loop once a request is answered from memory again (one hop), not after each walk.
+                onLoop = fromMemory
+            case .closing, .notFromMemory:
+                return
+            }
+        }
+    }
+
+    /// Whether `answer` asks `respondFromMemory`.
+    private enum MemoryUse {
+        case never
+        case first
+        case only
+    }
+
+    /// The next request's head, reading as needed; nil when the connection should end (after a refusal, a timeout,
+    /// the end of stream).
+    private func nextRequest(_ session: inout Session) async -> HTTPRequestHead? {
+        while true {
+            do {
+                switch try session.parser.parse(&session.buffer) {
+                case .request(let head):
+                    session.requestStarted = nil
+                    return head
+                case .needMoreData:
+                    if session.buffer.isEmpty && !session.parser.hasPartialRequest {
+                        session.requestStarted = nil
+                    } else if session.requestStarted == nil {
+                        session.requestStarted = .now
+                    }
+                    guard await receive(into: &session.buffer, requestStarted: session.requestStarted, idleDeadline: session.idleDeadline) else {
+                        return nil
+                    }
                 }
             } catch {
                 await refuse(error)
-                return
+                return nil
             }
-            requestStarted = nil
-            _ = membership.setIdle(false)
-            // A body left unread (`Expect: 100-continue` answered at once) may still arrive: close after the answer.
-            let keepsAlive = request.isKeepAlive && !request.hasUnreadBody && !registry.closesAfterEachAnswer
-            let registry = self.registry
-            let writer = ResponseWriter(
-                sink: socket, request: request, keepsAlive: keepsAlive, writeTimeout: limits.writeTimeout,
-                isDraining: { registry.closesAfterEachAnswer }, isCut: { registry.hasCutAll })
-            let started = ContinuousClock.now
-            // Each request starts where the loop wakes it; one that walks moves to the pool (`leaveSocketLoop`).
-            executor?.returnToLoop()
-            let record = await responder.respond(to: request, response: Response(writer: writer, watch: watch, executor: executor))
-            // The watch must have stopped reading before the connection reads the next request.
-            await watch.stop()
-            let duration = ContinuousClock.now - started
-            responder.answered(record, status: writer.deliveredStatus, bytes: writer.bytesSent, duration: duration)
-            logRequest(request, writer: writer, record: record, duration: duration)
-            guard writer.keepsAlive, case .finished = writer.state, !registry.closesAfterEachAnswer else { return }
-            guard membership.setIdle(true) else { return }
-            idleDeadline = .now + limits.idleTimeout
         }
+    }
+
+    /// Answers one request (`respondFromMemory` and/or `respond`, as `fromMemory` says), then records and logs it.
+    private func answer(_ request: HTTPRequestHead, _ session: inout Session, watch: DisconnectWatch, fromMemory: MemoryUse) async -> Answered {
+        _ = membership.setIdle(false)
+        // A body left unread (`Expect: 100-continue` answered at once) may still arrive: close after the answer.
+        let keepsAlive = request.isKeepAlive && !request.hasUnreadBody && !registry.closesAfterEachAnswer
+        let registry = self.registry
+        let writer = ResponseWriter(
+            sink: socket, request: request, keepsAlive: keepsAlive, writeTimeout: limits.writeTimeout,
+            isDraining: { registry.closesAfterEachAnswer }, isCut: { registry.hasCutAll })
+        let started = ContinuousClock.now
+        let record: RequestRecord
+        var answeredFromMemory = false
+        if fromMemory == .never {
+            record = await responder.respond(to: request, response: Response(writer: writer, watch: watch))
+        } else {
+            var response: Response? = Response(writer: writer, watch: watch)
+            if let answered = await responder.respondFromMemory(to: request, response: &response) {
+                record = answered
+                answeredFromMemory = true
+            } else if fromMemory == .only {
+                return .notFromMemory
+            } else if let response = response.take() {
+                record = await responder.respond(to: request, response: response)
+            } else {
+                // `respondFromMemory` took the response without answering: a responder's bug; the client sees a cut.
+                writer.abort()
+                return .closing
+            }
+        }
+        // The watch must have stopped reading before the connection reads the next request.
+        await watch.stop()
+        let duration = ContinuousClock.now - started
+        responder.answered(record, status: writer.deliveredStatus, bytes: writer.bytesSent, duration: duration)
+        logRequest(request, writer: writer, record: record, duration: duration)
+        guard writer.keepsAlive, case .finished = writer.state, !registry.closesAfterEachAnswer else { return .closing }
+        guard membership.setIdle(true) else { return .closing }
+        session.idleDeadline = .now + limits.idleTimeout
+        return .kept(fromMemory: answeredFromMemory)
     }
 
     /// Reads more bytes; returns false when the connection should end (end of stream, error, timeout).

@@ -14,15 +14,22 @@ package protocol HTTPResponder: Sendable {
     /// 413, 414, 431, 501, 505) or a client past the connection cap (503). Metrics count them too.
     func refused(status: HTTPStatus, bytes: Int)
 
-    /// Whether each connection's task runs on the socket loop's thread (`EpollLoop` as its task executor): a
-    /// request that is answered from memory then costs no hop to the cooperative pool and back (issue 13). A
-    /// responder that says yes must not block nor run long in `respond`: it moves such work (a walk, a fetch, disk
-    /// I/O) to the pool with `withTaskExecutorPreference(globalConcurrentExecutor)`. False by default.
+    /// Whether the server asks `respondFromMemory` first, on the socket loop's thread (issue 13). False by default.
     var answersOnSocketLoop: Bool { get }
+
+    /// Answers `request` at once if it can from memory (an answer held in memory: no walk, no fetch, no disk),
+    /// taking `response`; otherwise leaves `response` as it is and returns nil, and the server calls `respond`.
+    ///
+    /// Where `answersOnSocketLoop` is true, a connection reads, parses and calls this on the socket loop's thread
+    /// (`EpollLoop` as its task's executor while it does): a request answered from memory then costs no hop to the
+    /// cooperative pool and back. It must not block nor run long: every socket waits while it runs. `respond`
+    /// always runs on the pool. Nil by default.
+    func respondFromMemory(to request: HTTPRequestHead, response: inout Response?) async -> RequestRecord?
 }
 
 extension HTTPResponder {
     package func answered(_ record: RequestRecord, status: Int, bytes: Int, duration: Duration) {}
     package func refused(status: HTTPStatus, bytes: Int) {}
     package var answersOnSocketLoop: Bool { false }
+    package func respondFromMemory(to request: HTTPRequestHead, response: inout Response?) async -> RequestRecord? { nil }
 }

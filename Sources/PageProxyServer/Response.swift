@@ -8,22 +8,11 @@ import PageProxyCore
 package struct Response: ~Copyable {
     private let writer: ResponseWriter
     private let watch: DisconnectWatch?
-    private let executor: ConnectionExecutor?
 
-    /// - Parameters:
-    ///   - watch: the connection's watch for its client leaving; nil where there is none (in-memory tests).
-    ///   - executor: where the connection's task runs, when it may run on the socket loop (`Server`).
-    package init(writer: ResponseWriter, watch: DisconnectWatch? = nil, executor: ConnectionExecutor? = nil) {
+    /// - Parameter watch: the connection's watch for its client leaving; nil where there is none (in-memory tests).
+    package init(writer: ResponseWriter, watch: DisconnectWatch? = nil) {
         self.writer = writer
         self.watch = watch
-        self.executor = executor
-    }
-
-    /// Moves the answer's task off the socket loop's thread (where a responder with `answersOnSocketLoop` is
-    /// called) to the pool, for work that may block or take long: a walk, a fetch, the disk. Nothing where the
-    /// connection does not run on the loop.
-    package func leaveSocketLoop() async {
-        await executor?.moveToPool()
     }
 
     /// Arms the connection's watch when called: from then on, a client that closes its connection cancels the task

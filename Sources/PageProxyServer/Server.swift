@@ -38,7 +38,6 @@ package final class Server: Sendable {
         _ accepted: AsyncStream<Socket>, registry: ConnectionRegistry, limits: ServerLimits, responder: any HTTPResponder, logger: Logger,
         requestLogLevel: LogLevel
     ) async {
-        let onLoop = responder.answersOnSocketLoop
         await withDiscardingTaskGroup { group in
             for await client in accepted {
                 if let bytes = limits.sendBufferBytes { client.setSendBufferSize(bytes) }
@@ -48,12 +47,10 @@ package final class Server: Sendable {
                     responder.refused(status: .serviceUnavailable, bytes: bytes)
                     continue
                 }
-                // Where the responder allows it, the connection's reads, parsing and in-memory answers run on the loop
-                // that wakes it (`HTTPResponder.answersOnSocketLoop`).
                 let connection = Connection(
                     socket: socket, responder: responder, registry: registry, membership: membership, limits: limits, logger: logger,
-                    requestLogLevel: requestLogLevel, executor: onLoop ? ConnectionExecutor() : nil)
-                group.addTask(executorPreference: connection.executor) { await connection.run() }
+                    requestLogLevel: requestLogLevel)
+                group.addTask { await connection.run() }
             }
         }
     }

@@ -18,8 +18,20 @@ struct PageProxyResponder: HTTPResponder {
         plans = RequestPlanCache(routes: router.routes)
     }
 
-    /// Memo hits and the own endpoints are answered on the socket loop; everything that walks moves to the pool.
+    /// Exact repeats of small memoized answers are answered on the socket loop (`respondFromMemory`).
     var answersOnSocketLoop: Bool { true }
+
+    /// An exact repeat of a memoized answer of at most `loopAnswerBytes`: a plan cache hit, then a memo hit; nil
+    /// for anything else (which `respond` answers, on the pool).
+    func respondFromMemory(to request: HTTPRequestHead, response: inout Response?) async -> RequestRecord? {
+        let began = ContinuousClock.now
+        guard request.method == .get || request.method == .head, let plan = plans.plan(for: request),
+            let answer = aggregate.memoized(plan), Self.answersOnLoop(bodyBytes: answer.body.count), let response = response.take()
+        else { return nil }
+        metrics.requestStarted()
+        return await aggregate.merged.render(
+            memoized: answer, plan: plan, began: began, record: RequestRecord(route: plan.route.name), response: response)
+    }
 
     func refused(status: HTTPStatus, bytes: Int) {
         metrics.requestStarted()
@@ -42,18 +54,7 @@ struct PageProxyResponder: HTTPResponder {
                 recording: RequestRecord())
         }
         if let plan = plans.plan(for: request) {
-            // An exact repeat of a small memoized answer is answered here, on the socket loop; a walk moves to the pool.
-            if let answer = aggregate.memoized(plan) {
-                let began = ContinuousClock.now
-                guard Self.answersOnLoop(bodyBytes: answer.body.count) else {
-                    return await onPool(response) {
-                        await aggregate.merged.render(memoized: answer, plan: plan, began: began, record: RequestRecord(route: plan.route.name), response: $0)
-                    }
-                }
-                return await aggregate.merged.render(
-                    memoized: answer, plan: plan, began: began, record: RequestRecord(route: plan.route.name), response: response)
-            }
-            return await onPool(response) { await aggregate.walk(to: request, plan: plan, response: $0) }
+            return await aggregate.respond(to: request, plan: plan, response: response)
         }
         switch router.destination(for: request.path) {
         case .health:
@@ -67,7 +68,7 @@ struct PageProxyResponder: HTTPResponder {
             headers.set("Cache-Control", "no-store")
             await response.send(.ok, headers: headers, body: Array(metrics.exposition().utf8))
         case .aggregate(let route, let subpath):
-            return await onPool(response) { await aggregate.respond(to: request, route: route, subpath: subpath, plans: plans, response: $0) }
+            return await aggregate.respond(to: request, route: route, subpath: subpath, plans: plans, response: response)
         case .invalidPath:
             let message = "the path after the route must percent-decode to UTF-8 with no . or .. segment (..;x included), "
                 + "and no slash, backslash, NUL or control character inside a segment"
@@ -88,13 +89,6 @@ struct PageProxyResponder: HTTPResponder {
 
     /// Whether a memoized answer of `bodyBytes` is written from the socket loop's thread.
     static func answersOnLoop(bodyBytes: Int) -> Bool { bodyBytes <= loopAnswerBytes }
-
-    /// Runs `answer` on the pool: `respond` runs on the socket loop's thread (`answersOnSocketLoop`), which must not
-    /// walk, fetch or wait for the disk.
-    private func onPool(_ response: consuming Response, _ answer: (consuming Response) async -> RequestRecord) async -> RequestRecord {
-        await response.leaveSocketLoop()
-        return await answer(response)
-    }
 
     /// `/readyz`: 503 with the reason while starting or draining; 200, naming a disabled cache if there is one.
     private func readiness() -> (HTTPStatus, String) {

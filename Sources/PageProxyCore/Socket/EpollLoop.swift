@@ -12,15 +12,16 @@ import Glibc
 /// closed: a wait costs no system call, and an event finds its `SocketReadiness` through the pointer stored in
 /// the registration (not the descriptor number, which the kernel reuses as soon as the descriptor is closed).
 /// The loop thread hands events and passed deadlines to the readiness objects, which resume the waiting tasks.
-/// It also runs jobs it is given (`enqueue(_:as:)`, a server connection's task: see `ConnectionExecutor`) after
-/// each batch of events, so a task it wakes can run without a hop to the cooperative pool; such jobs must neither
-/// block nor run long (they would stall every socket). Deadlines sit in a heap the loop reads before it sleeps, and
+/// It is also a `TaskExecutor`: a task that prefers it (a server connection while it reads, parses and answers
+/// from memory: `Connection`) runs its jobs on the loop's thread after each batch of events, so a task the loop
+/// wakes runs without a hop to the cooperative pool; such jobs must neither block nor run long (they would stall
+/// every socket). Deadlines sit in a heap the loop reads before it sleeps, and
 /// an `eventfd` wakes it when a new deadline is earlier than the one it sleeps until, or a job comes while it sleeps.
 ///
 /// Lifetime: the registration holds a retain on its `SocketReadiness`. Deregistering removes the descriptor from
 /// epoll first (so the descriptor may be closed right after), and the loop gives the retain back only after it has
 /// handled the batch of events it was working on, which may still point at the object.
-package final class EpollLoop: Sendable {
+package final class EpollLoop: TaskExecutor, Sendable {
     /// The loop every socket of the process uses.
     package static let shared: EpollLoop = {
         do {
@@ -40,8 +41,8 @@ package final class EpollLoop: Sendable {
         var deregistered: [Unmanaged<SocketReadiness>] = []
         var registeredCount = 0
         var isStopping = false
-        /// Jobs to run after the current batch of events, each as the task executor it came from.
-        var jobs: [(job: UnownedJob, executor: UnownedTaskExecutor)] = []
+        /// Jobs of tasks that prefer this loop, to run after the current batch of events.
+        var jobs: [UnownedJob] = []
     }
 
     private let epollFD: Int32
@@ -90,12 +91,12 @@ package final class EpollLoop: Sendable {
     /// Whether the caller runs on the loop's thread.
     package var isCurrentThread: Bool { thread.load(ordering: .relaxed) == UInt(pthread_self()) }
 
-    /// Runs `job` on the loop's thread as `executor` (whose `enqueue` called this), after the batch of events it
-    /// is handling, or at once if it sleeps. Jobs left when `stop()` ends the loop never run: only tests stop a loop,
-    /// one no connection runs on.
-    package func enqueue(_ job: UnownedJob, as executor: UnownedTaskExecutor) {
+    /// Runs `job` on the loop's thread after the batch of events it is handling, or at once if it sleeps. Jobs left
+    /// when `stop()` ends the loop never run: only tests stop a loop, one no connection runs on.
+    package func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
         let sleeps = state.withLock { state -> Bool in
-            state.jobs.append((job, executor))
+            state.jobs.append(job)
             return state.sleepsUntil != 0
         }
         if sleeps { _ = eventfd_write(wakeFD, 1) }
@@ -143,7 +144,7 @@ package final class EpollLoop: Sendable {
         defer { events.deallocate() }
         thread.store(UInt(pthread_self()), ordering: .relaxed)
         var released: [Unmanaged<SocketReadiness>] = []
-        var jobs: [(job: UnownedJob, executor: UnownedTaskExecutor)] = []
+        var jobs: [UnownedJob] = []
         while true {
             guard let timeout = prepareToSleep(releasing: &released) else { return }
             let count = epoll_wait(epollFD, events.baseAddress, Int32(Self.batchSize), timeout)
@@ -169,11 +170,12 @@ package final class EpollLoop: Sendable {
 
     /// Runs the jobs enqueued so far and those they enqueue, for a bounded number of rounds: tasks that keep waking
     /// each other must not keep sockets' events waiting (what is left runs after an `epoll_wait` that does not sleep).
-    private func runJobs(_ jobs: inout [(job: UnownedJob, executor: UnownedTaskExecutor)]) {
+    private func runJobs(_ jobs: inout [UnownedJob]) {
+        let executor = asUnownedTaskExecutor()
         for _ in 0..<Self.jobRounds {
             state.withLock { swap(&jobs, &$0.jobs) }
             if jobs.isEmpty { return }
-            for (job, executor) in jobs { job.runSynchronously(on: executor) }
+            for job in jobs { job.runSynchronously(on: executor) }
             jobs.removeAll(keepingCapacity: true)
         }
     }
