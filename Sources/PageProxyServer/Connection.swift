@@ -65,10 +65,17 @@ package struct Connection: Sendable {
             if onLoop {
                 // On the loop's thread: read, parse and answer from memory with no hop, until a request needs more.
                 let exit = await withTaskExecutorPreference(EpollLoop.shared) { () async -> LoopExit in
+                    var answered = 0
                     while true {
                         guard let request = await nextRequest(&session) else { return .closing }
                         switch await answer(request, &session, watch: watch, fromMemory: .only) {
-                        case .kept: continue
+                        case .kept:
+                            // Requests already read (pipelined), or reads that keep finding bytes, are answered
+                            // without the task ever suspending: one client would hold the loop's thread and every
+                            // other socket would wait. Let the loop's other work run between such answers.
+                            answered += 1
+                            if !session.buffer.isEmpty || answered % Self.answersBetweenYields == 0 { await Task.yield() }
+                            continue
                         case .closing: return .closing
                         case .notFromMemory: return .needsPool(request)
                         }
@@ -96,6 +103,9 @@ package struct Connection: Sendable {
             }
         }
     }
+
+    /// At most this many answers from memory in a row on the loop without giving its thread to other work.
+    static let answersBetweenYields = 8
 
     /// Whether `answer` asks `respondFromMemory`.
     private enum MemoryUse {
@@ -149,7 +159,7 @@ package struct Connection: Sendable {
             if let answered = await responder.respondFromMemory(to: request, response: &response) {
                 record = answered
                 answeredFromMemory = true
-            } else if fromMemory == .only {
+            } else if fromMemory == .only, response != nil {
                 return .notFromMemory
             } else if let response = response.take() {
                 record = await responder.respond(to: request, response: response)

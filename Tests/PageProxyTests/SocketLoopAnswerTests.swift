@@ -1,4 +1,5 @@
 import PageProxyCore
+import Synchronization
 import Testing
 
 @testable import PageProxy
@@ -71,6 +72,70 @@ import Testing
         try await Self.withServer(answersOnSocketLoop: false) { server in
             let places = try await Self.places(["/memo", "/walk", "/memo"], port: server.port)
             #expect(places == ["pool,pool", "pool,pool", "pool,pool"])
+        }
+    }
+
+    /// `/mark` answers from memory and starts a task on the loop that sets `ran`; `/check` answers from memory whether
+    /// it has run; `/take` takes the response and declines (a responder's bug); anything else through `respond`.
+    final class YieldProbeResponder: HTTPResponder {
+        let ran = Mutex(false)
+        let responded = Mutex(0)
+        var answersOnSocketLoop: Bool { true }
+
+        func respondFromMemory(to request: HTTPRequestHead, response: inout Response?) async -> RequestRecord? {
+            switch request.path {
+            case "/mark":
+                Task(executorPreference: EpollLoop.shared) { self.ran.withLock { $0 = true } }
+            case "/check", "/take":
+                break
+            default:
+                return nil
+            }
+            guard let response = response.take() else { return nil }
+            if request.path == "/take" { return nil }
+            await response.send(.ok, body: Array((ran.withLock { $0 } ? "ran" : "waiting").utf8))
+            return RequestRecord()
+        }
+
+        func respond(to request: HTTPRequestHead, response: consuming Response) async -> RequestRecord {
+            responded.withLock { $0 += 1 }
+            await response.send(.ok, body: Array("respond".utf8))
+            return RequestRecord()
+        }
+    }
+
+    private static func withProbeServer(_ body: (Server, YieldProbeResponder) async throws -> Void) async throws {
+        let responder = YieldProbeResponder()
+        let server = try Server(
+            address: SocketAddress(host: "127.0.0.1", port: 0), limits: ServerLimits(), responder: responder,
+            logger: Logger(level: .error))
+        do {
+            try await body(server, responder)
+        } catch {
+            await server.stop(grace: .seconds(1))
+            throw error
+        }
+        await server.stop(grace: .seconds(1))
+    }
+
+    @Test("pipelined answers from memory leave the loop's thread to other work between them (one client cannot hold it)")
+    func pipelinedAnswersFromMemoryLetOtherWorkRun() async throws {
+        try await Self.withProbeServer { server, _ in
+            let client = try await RawHTTPClient.connect(port: server.port)
+            // Both requests in one write: the loop reads them together and answers the second from its buffer.
+            try await client.send(RawHTTPClient.requestText("/mark") + RawHTTPClient.requestText("/check"))
+            #expect(try await client.readResponse().text == "waiting")
+            #expect(try await client.readResponse().text == "ran")
+        }
+    }
+
+    @Test("a response taken from memory but not answered is a cut, never a second answer by respond")
+    func aTakenResponseIsNotAnsweredTwice() async throws {
+        try await Self.withProbeServer { server, responder in
+            let client = try await RawHTTPClient.connect(port: server.port)
+            try await client.send(RawHTTPClient.requestText("/take"))
+            #expect(try await client.readUntilClose().isEmpty)
+            #expect(responder.responded.withLock { $0 } == 0)
         }
     }
 
