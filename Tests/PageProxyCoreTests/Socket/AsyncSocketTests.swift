@@ -27,20 +27,25 @@ import Glibc
         #expect(received == message)
     }
 
+    /// What `right` receives while `left` writes `parts` in one gathering write.
+    private static func written(_ parts: [[UInt8]], from left: AsyncSocket, to right: AsyncSocket) async throws -> [UInt8] {
+        let total = parts.reduce(0) { $0 + $1.count }
+        async let written: Void = left.write(parts, deadline: .now + .seconds(10))
+        var received: [UInt8] = []
+        while received.count < total {
+            _ = try await right.read(into: &received, maxBytes: 65536, deadline: .now + .seconds(10))
+        }
+        try await written
+        return received
+    }
+
     @Test("a gathering write delivers every part in order, across partial writes, skipping empty parts")
     func gatheringWriteKeepsEveryPartInOrder() async throws {
         let (left, right) = Self.makePair()
         defer { left.close(); right.close() }
         // Parts larger than the socket buffer, so the kernel takes them a piece at a time.
         let parts: [[UInt8]] = [Array("head\r\n".utf8), [], (0..<(1 << 20)).map { UInt8(truncatingIfNeeded: $0 % 251) }, [7], Array(repeating: 9, count: 300_000)]
-        let expected = parts.flatMap { $0 }
-        async let written: Void = left.write(parts, deadline: .now + .seconds(10))
-        var received: [UInt8] = []
-        while received.count < expected.count {
-            _ = try await right.read(into: &received, maxBytes: 65536, deadline: .now + .seconds(10))
-        }
-        try await written
-        #expect(received == expected)
+        #expect(try await Self.written(parts, from: left, to: right) == parts.flatMap { $0 })
     }
 
     @Test("a gathering write of slices delivers every byte in order, across partial writes, and many slices")
@@ -67,14 +72,7 @@ import Glibc
         defer { left.close(); right.close() }
         // NDJSON framing writes three parts an item: thousands of small parts in one call.
         let parts: [[UInt8]] = (0..<(3 * AsyncSocket.maxGatheredParts + 7)).map { [UInt8(truncatingIfNeeded: $0), UInt8(truncatingIfNeeded: $0 >> 8)] }
-        let expected = parts.flatMap { $0 }
-        async let written: Void = left.write(parts, deadline: .now + .seconds(10))
-        var received: [UInt8] = []
-        while received.count < expected.count {
-            _ = try await right.read(into: &received, maxBytes: 65536, deadline: .now + .seconds(10))
-        }
-        try await written
-        #expect(received == expected)
+        #expect(try await Self.written(parts, from: left, to: right) == parts.flatMap { $0 })
     }
 
     @Test("a gathering write of parts with empty ones among them, one larger than the socket buffer, delivers them in order")
@@ -84,14 +82,7 @@ import Glibc
         // The kernel takes the large part a piece at a time: each next call starts inside it, then past it.
         let large = (0..<(1 << 20)).map { UInt8(truncatingIfNeeded: $0 % 253) }
         let parts: [[UInt8]] = [[], Array("head\r\n".utf8), [], large, [], [], [1, 2, 3], []]
-        let expected = parts.flatMap { $0 }
-        async let written: Void = left.write(parts, deadline: .now + .seconds(10))
-        var received: [UInt8] = []
-        while received.count < expected.count {
-            _ = try await right.read(into: &received, maxBytes: 65536, deadline: .now + .seconds(10))
-        }
-        try await written
-        #expect(received == expected)
+        #expect(try await Self.written(parts, from: left, to: right) == parts.flatMap { $0 })
         // Nothing but empty parts writes nothing and returns.
         try await left.write([[], []], deadline: .now + .seconds(10))
     }
