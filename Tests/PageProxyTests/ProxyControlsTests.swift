@@ -81,6 +81,23 @@ import Testing
         }
     }
 
+    @Test("a bad value's message names the control as the client wrote it: the query's name or the header's")
+    func aBadValueIsNamedAsWritten() {
+        func message(_ target: String, _ headers: HTTPHeaders = HTTPHeaders()) -> String? {
+            do {
+                _ = try parse(target, headers)
+                return nil
+            } catch {
+                return error.message
+            }
+        }
+        #expect(message("/r", ["PageProxy-Max-Pages": "-1"])?.hasPrefix("PageProxy-Max-Pages must be") == true)
+        #expect(message("/r?_max_pages=-1")?.hasPrefix("_max_pages must be") == true)
+        #expect(message("/r", ["PageProxy-Fresh": "maybe"])?.hasPrefix("PageProxy-Fresh must be") == true)
+        #expect(message("/r", ["PageProxy-Format": "xml"])?.hasPrefix("PageProxy-Format must be") == true)
+        #expect(message("/r?_limit=0", ["PageProxy-Limit": "5"])?.hasPrefix("_limit must be") == true)
+    }
+
     @Test("a control's value and a route's name are percent-decoded when they hold an escape, and kept as they are otherwise")
     func escapesAreDecodedOnlyWhereThereAreSome() throws {
         let controls = try parse("/r?_fields=id%2Cname&_max_items=7&_format=ndjson")

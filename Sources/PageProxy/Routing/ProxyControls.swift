@@ -25,6 +25,12 @@ struct ProxyControls: Sendable, Equatable {
         let message: String
     }
 
+    /// A control's text and the name it was given by: the query's `_max_pages` or the header's `PageProxy-Max-Pages`.
+    private struct Given {
+        let text: String
+        let name: String
+    }
+
     static let names = ["_format", "_max_pages", "_max_items", "_fresh", "_offset", "_limit", "_fields", "_explain"]
 
     static func parse(_ request: HTTPRequestHead) throws(Invalid) -> ProxyControls {
@@ -44,34 +50,39 @@ struct ProxyControls: Sendable, Equatable {
         }
         controls.upstreamQuery = passed.isEmpty ? nil : passed.joined(separator: "&")
         let headers = request.headers
+        // The query wins over the header; an error names the one the client wrote.
+        func given(_ control: String, _ header: String) -> Given? {
+            if let text = values[control] { return Given(text: text, name: control) }
+            return headers[header].map { Given(text: $0, name: header) }
+        }
 
-        if let format = values["_format"] ?? headers["PageProxy-Format"] {
-            guard let parsed = OutputFormat(rawValue: format.lowercased()) else {
-                throw Invalid(control: "_format", message: "_format must be json or ndjson, not \"\(format.prefix(40))\"")
+        if let format = given("_format", "PageProxy-Format") {
+            guard let parsed = OutputFormat(rawValue: format.text.lowercased()) else {
+                throw Invalid(control: "_format", message: "\(format.name) must be json or ndjson, not \"\(format.text.prefix(40))\"")
             }
             controls.format = parsed
         } else if headers.tokens("Accept").contains(where: Self.acceptsNDJSON) {
             controls.format = .ndjson
         }
-        controls.maxPages = try positiveInteger(values["_max_pages"] ?? headers["PageProxy-Max-Pages"], control: "_max_pages")
-        controls.maxItems = try positiveInteger(values["_max_items"] ?? headers["PageProxy-Max-Items"], control: "_max_items")
-        if let fresh = try flag(values["_fresh"] ?? headers["PageProxy-Fresh"], control: "_fresh") {
+        controls.maxPages = try positiveInteger(given("_max_pages", "PageProxy-Max-Pages"), control: "_max_pages")
+        controls.maxItems = try positiveInteger(given("_max_items", "PageProxy-Max-Items"), control: "_max_items")
+        if let fresh = try flag(given("_fresh", "PageProxy-Fresh"), control: "_fresh") {
             controls.fresh = fresh
         } else {
             // RFC 9111 §5.2.1.4 / §5.4 — a client's `no-cache` (or a reload's `max-age=0`) asks for revalidation.
             let directives = headers.tokens("Cache-Control")
             controls.fresh = directives.contains("no-cache") || directives.contains("max-age=0") || headers.tokens("Pragma").contains("no-cache")
         }
-        controls.explain = try flag(values["_explain"] ?? headers["PageProxy-Explain"], control: "_explain") ?? false
-        let offset = try wholeNumber(values["_offset"] ?? headers["PageProxy-Offset"], control: "_offset", least: 0)
-        let limit = try wholeNumber(values["_limit"] ?? headers["PageProxy-Limit"], control: "_limit", least: 1)
+        controls.explain = try flag(given("_explain", "PageProxy-Explain"), control: "_explain") ?? false
+        let offset = try wholeNumber(given("_offset", "PageProxy-Offset"), control: "_offset", least: 0)
+        let limit = try wholeNumber(given("_limit", "PageProxy-Limit"), control: "_limit", least: 1)
         if offset != nil || limit != nil {
             // `_offset` alone: every item from there on; `_limit` alone: the first ones.
             controls.window = ItemWindow(offset: offset ?? 0, limit: limit ?? Int.max)
         }
-        if let fields = values["_fields"] ?? headers["PageProxy-Fields"] {
+        if let fields = given("_fields", "PageProxy-Fields") {
             do {
-                controls.fields = try FieldSelection(parsing: fields)
+                controls.fields = try FieldSelection(parsing: fields.text)
             } catch {
                 throw Invalid(control: "_fields", message: error.description)
             }
@@ -80,12 +91,12 @@ struct ProxyControls: Sendable, Equatable {
     }
 
     /// A yes-or-no control: empty, `1`, `true`, `yes` or `0`, `false`, `no`; nil when not given.
-    private static func flag(_ text: String?, control: String) throws(Invalid) -> Bool? {
-        guard let text else { return nil }
-        switch text.lowercased() {
+    private static func flag(_ given: Given?, control: String) throws(Invalid) -> Bool? {
+        guard let given else { return nil }
+        switch given.text.lowercased() {
         case "", "1", "true", "yes": return true
         case "0", "false", "no": return false
-        default: throw Invalid(control: control, message: "\(control) must be true or false, not \"\(text.prefix(40))\"")
+        default: throw Invalid(control: control, message: "\(given.name) must be true or false, not \"\(given.text.prefix(40))\"")
         }
     }
 
@@ -98,14 +109,14 @@ struct ProxyControls: Sendable, Equatable {
         return weight > 0
     }
 
-    private static func positiveInteger(_ text: String?, control: String) throws(Invalid) -> Int? {
-        try wholeNumber(text, control: control, least: 1)
+    private static func positiveInteger(_ given: Given?, control: String) throws(Invalid) -> Int? {
+        try wholeNumber(given, control: control, least: 1)
     }
 
-    private static func wholeNumber(_ text: String?, control: String, least: Int) throws(Invalid) -> Int? {
-        guard let text else { return nil }
-        guard let value = Int(text), value >= least else {
-            throw Invalid(control: control, message: "\(control) must be a whole number of at least \(least), not \"\(text.prefix(40))\"")
+    private static func wholeNumber(_ given: Given?, control: String, least: Int) throws(Invalid) -> Int? {
+        guard let given else { return nil }
+        guard let value = Int(given.text), value >= least else {
+            throw Invalid(control: control, message: "\(given.name) must be a whole number of at least \(least), not \"\(given.text.prefix(40))\"")
         }
         return value
     }
