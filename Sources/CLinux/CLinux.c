@@ -3,6 +3,7 @@
 #define _GNU_SOURCE
 #include <fcntl.h>
 #include <stdio.h>
+#include <sys/prctl.h>
 #include <sys/uio.h>
 #include "CLinux.h"
 
@@ -17,4 +18,8 @@ int pageproxy_rename_exchange(const char *from, const char *to) {
 
 int pageproxy_open_noatime(const char *path) {
     return open(path, O_RDONLY | O_CLOEXEC | O_NOATIME);
+}
+
+int pageproxy_name_this_thread(const char *name) {
+    return prctl(PR_SET_NAME, (unsigned long)name, 0, 0, 0);
 }

@@ -5,6 +5,7 @@
 // - renameat2 with RENAME_EXCHANGE, wrapped: a cache write swaps its entry into place, so the old version is never
 //   missing for a reader and its size is known exactly (PageProxyCore/Cache/CacheFileSystem.swift).
 // - open with O_NOATIME: reading a cache entry does not write its inode (PageProxyCore/Cache/CacheFileSystem.swift).
+// - prctl(PR_SET_NAME): the event loop's thread names itself (PageProxyCore/Socket/EpollLoop.swift).
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/types.h>
@@ -20,3 +21,6 @@ int pageproxy_rename_exchange(const char *from, const char *to);
 /// Opens `path` to read without updating its access time: a descriptor, or -1 with errno (EPERM when the file is
 /// not this user's, where the flag is refused).
 int pageproxy_open_noatime(const char *path);
+
+/// Names the calling thread (at most 15 bytes are kept) so that `top -H` and `perf` show what it is: 0, or -1.
+int pageproxy_name_this_thread(const char *name);

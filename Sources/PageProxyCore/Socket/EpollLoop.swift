@@ -143,6 +143,9 @@ package final class EpollLoop: TaskExecutor, Sendable {
         let events = UnsafeMutableBufferPointer<epoll_event>.allocate(capacity: Self.batchSize)
         defer { events.deallocate() }
         thread.store(UInt(pthread_self()), ordering: .relaxed)
+        // `Thread.name` set before `start()` does not reach the kernel on Linux: the thread kept the name of the
+        // Dispatch thread that made the loop. At most 15 bytes.
+        _ = pageproxy_name_this_thread("pageproxy.epoll")
         var released: [Unmanaged<SocketReadiness>] = []
         var jobs: [UnownedJob] = []
         while true {

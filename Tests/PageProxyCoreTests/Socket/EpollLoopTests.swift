@@ -1,3 +1,4 @@
+import Foundation
 import Dispatch
 import Testing
 
@@ -65,5 +66,15 @@ import Glibc
             #expect([.ready, .timedOut, .cancelled].contains(outcome))
             readiness.close()
         }
+    }
+
+    @Test("the loop's thread is named for what it is, so that perf and top show it")
+    func theLoopThreadIsNamed() async {
+        let name = await withTaskExecutorPreference(EpollLoop.shared) { () -> String in
+            // The kernel's name of the calling thread.
+            let comm = (try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8)) ?? ""
+            return comm.trimmingCharacters(in: .newlines)
+        }
+        #expect(name == "pageproxy.epoll")
     }
 }
