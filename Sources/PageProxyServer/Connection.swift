@@ -61,6 +61,7 @@ package struct Connection: Sendable {
         var session = Session(parser: HTTPRequestParser(limits: limits.http), idleDeadline: .now + limits.headerTimeout)
         var onLoop = responder.answersOnSocketLoop
         var pending: HTTPRequestHead?
+        var answeredOnPool = 0
         while true {
             if onLoop {
                 // On the loop's thread: read, parse and answer from memory with no hop, until a request needs more.
@@ -98,13 +99,18 @@ package struct Connection: Sendable {
             case .kept(let fromMemory):
                 // Back to the loop once a request is answered from memory again (one hop), not after each walk.
                 onLoop = fromMemory
+                // The pool has as many threads as cores: a client pipelining quick answers (an error, a large memo
+                // hit) would keep one of them, and a few such clients every one, from the listener's accepts and
+                // everyone's walks. The same rule as on the loop.
+                answeredOnPool += 1
+                if !fromMemory, !session.buffer.isEmpty || answeredOnPool % Self.answersBetweenYields == 0 { await Task.yield() }
             case .closing, .notFromMemory:
                 return
             }
         }
     }
 
-    /// At most this many answers from memory in a row on the loop without giving its thread to other work.
+    /// At most this many answers in a row on the loop, or on the pool, without giving the thread to other work.
     static let answersBetweenYields = 8
 
     /// Whether `answer` asks `respondFromMemory`.

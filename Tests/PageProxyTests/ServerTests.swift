@@ -101,6 +101,21 @@ import Testing
         }
     }
 
+    @Test("an endless run of empty lines before a request is a 400 and a close, not a reader kept busy forever")
+    func aFloodOfEmptyLinesIsA400() async throws {
+        try await TestStack.run { stack in
+            let client = try await stack.client()
+            // A memo-answerable request first: the flood then arrives on the socket loop's reader.
+            try await client.send("GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+            #expect(try await client.readResponse().status == 200)
+            try await client.send(String(repeating: "\r\n", count: 64 * 1024))
+            let response = try await client.readResponse()
+            #expect(response.status == 400)
+            #expect(response.text.contains("\"code\":\"too_many_empty_lines\""))
+            #expect(await client.isClosedByServer())
+        }
+    }
+
     @Test func oversizedRequestLineIsA414() async throws {
         try await TestStack.run { stack in
             let client = try await stack.client()

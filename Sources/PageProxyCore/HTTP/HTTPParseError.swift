@@ -4,6 +4,7 @@ package enum HTTPParseError: Error, Equatable, CustomStringConvertible {
     case headersTooLarge
     case tooManyHeaders
     case bareCarriageReturn
+    case tooManyEmptyLines
     case malformedRequestLine
     case invalidMethod
     case invalidTarget
@@ -45,6 +46,7 @@ package enum HTTPParseError: Error, Equatable, CustomStringConvertible {
         case .headersTooLarge: "headers_too_large"
         case .tooManyHeaders: "too_many_headers"
         case .bareCarriageReturn: "bare_carriage_return"
+        case .tooManyEmptyLines: "too_many_empty_lines"
         case .malformedRequestLine: "malformed_request_line"
         case .invalidMethod: "invalid_method"
         case .invalidTarget: "invalid_target"
@@ -75,6 +77,7 @@ package enum HTTPParseError: Error, Equatable, CustomStringConvertible {
         case .headersTooLarge: "The header section is larger than the server accepts."
         case .tooManyHeaders: "The request has more header fields than the server accepts."
         case .bareCarriageReturn: "The request contains a carriage return that is not followed by a line feed."
+        case .tooManyEmptyLines: "More than 16 empty lines came before the request line."
         case .malformedRequestLine: "The request line is not 'method SP target SP version' with single spaces."
         case .invalidMethod: "The request does not begin with a method token; this port speaks plain HTTP/1.1, not TLS."
         case .invalidTarget: "The request target is not an origin-form, absolute-form or OPTIONS '*' target."

@@ -21,8 +21,14 @@ package struct HTTPRequestParser: Sendable {
     private var reader = HTTPLineReader()
     private var head = HTTPRequestHead(method: .get, target: "/")
     private var headerBytes = 0
+    /// Empty lines seen since the last request line.
+    private var emptyLines = 0
     private var chunked: ChunkedBodyDecoder
     private var discarded: [UInt8] = []
+
+    /// RFC 9112 §2.2 asks a server to ignore at least one empty line before a request line (a client's stray CRLF
+    /// after a body); more than this many is a 400.
+    package static let maxEmptyLinesBeforeRequest = 16
 
     package init(limits: HTTPLimits = HTTPLimits()) {
         self.limits = limits
@@ -67,8 +73,14 @@ package struct HTTPRequestParser: Sendable {
                     return .needMoreData
                 }
                 cursor = line.next
-                // RFC 9112 §2.2 — empty lines before the request line are ignored.
-                if line.content.isEmpty { continue }
+                // RFC 9112 §2.2 — empty lines before the request line are ignored, a few of them: an endless run
+                // would keep the connection's reader busy (on the socket loop's thread) with nothing to answer.
+                if line.content.isEmpty {
+                    emptyLines += 1
+                    if emptyLines > Self.maxEmptyLinesBeforeRequest { throw .tooManyEmptyLines }
+                    continue
+                }
+                emptyLines = 0
                 // The same check as on a line still arriving, first, so that the error does not depend on how it came.
                 if !Self.mayBeginWithMethod(buffer[line.content]) { throw .invalidMethod }
                 if line.content.count > limits.maxRequestLineBytes { throw .requestLineTooLong }

@@ -25,15 +25,23 @@ import Testing
         #expect(HTTPDate.parse(text) == nil)
     }
 
-    @Test func leadingEmptyLinesDoNotGrowTheBuffer() throws {
+    @Test("leading empty lines do not grow the buffer, and a run of them is refused")
+    func leadingEmptyLinesDoNotGrowTheBuffer() {
         var parser = HTTPRequestParser()
         var buffer: [UInt8] = []
         var largest = 0
+        var refused: HTTPParseError?
         for _ in 0..<100_000 {
             buffer.append(contentsOf: [13, 10])
-            _ = try? parser.parse(&buffer)
+            do {
+                _ = try parser.parse(&buffer)
+            } catch {
+                refused = error
+                break
+            }
             largest = max(largest, buffer.count)
         }
         #expect(largest < 64 * 1024)
+        #expect(refused == .tooManyEmptyLines)
     }
 }

@@ -24,6 +24,23 @@ import Testing
         #expect(!outcome.hasPartialRequest)
     }
 
+    @Test("at most 16 empty lines before a request line are ignored; more are a 400, however they arrive")
+    func refusesAnEndlessRunOfEmptyLines() {
+        let allowed = String(repeating: "\r\n", count: HTTPRequestParser.maxEmptyLinesBeforeRequest)
+        let outcome = ParserHarness.requests(allowed + "GET / HTTP/1.1\r\nHost: a\r\n\r\n" + allowed + "GET /2 HTTP/1.1\r\nHost: a\r\n\r\n")
+        #expect(outcome.summaries.count == 2 && outcome.error == nil)
+        ParserHarness.expectRejection(allowed + "\nGET / HTTP/1.1\r\nHost: a\r\n\r\n", .tooManyEmptyLines)
+        // Two lines at a time, as a flood arrives in reads: counted across calls.
+        var parser = HTTPRequestParser()
+        var refused: HTTPParseError?
+        for _ in 0..<HTTPRequestParser.maxEmptyLinesBeforeRequest {
+            var buffer = Array("\r\n\r\n".utf8)
+            do { _ = try parser.parse(&buffer) } catch { refused = error; break }
+        }
+        #expect(refused == .tooManyEmptyLines)
+        #expect(HTTPParseError.tooManyEmptyLines.status == .badRequest)
+    }
+
     @Test func acceptsBareLFLineEndings() {
         let outcome = ParserHarness.requests("GET /x HTTP/1.1\nHost: a\nX-A: 1\r\n\n")
         #expect(outcome.summaries == ["GET /x HTTP/1.1 [\"Host=a\", \"X-A=1\"]"])
