@@ -44,7 +44,8 @@ package enum CacheFileSystem {
     /// `headLength` is shown the file's first bytes (up to `firstReadBytes`) and says where the head ends (nil: the
     /// whole file is the head). The tail (a cache entry's body) is read straight into an array of its own, so that
     /// it need not be copied out of the file's (issue 13: read-back after a restart). A file that shrank while it
-    /// was read comes back short. With `touch`, the file's times are set to now through the open descriptor.
+    /// was read comes back short. With `touch`, the file's times are set to now through the open descriptor, unless
+    /// they were set less than `touchResolution` ago (see `wasTouchedRecently`).
     package static func read(
         _ path: String, headLength: (UnsafeRawBufferPointer) -> Int?, touch: Bool = false, wait: ReadWait = .mayWaitForDisk
     ) throws(Failure) -> (head: [UInt8], tail: [UInt8], inode: UInt64)? {
@@ -75,7 +76,7 @@ package enum CacheFileSystem {
         }
         if readError != 0 { throw Failure(call: "read", path: path, errno: readError) }
         // Through the descriptor: no second path look-up (the LRU order that survives a restart).
-        if touch { _ = futimens(fd, nil) }
+        if touch, !wasTouchedRecently(info.st_mtim) { _ = futimens(fd, nil) }
         return (head, tail, UInt64(info.st_ino))
     }
 
@@ -205,6 +206,20 @@ package enum CacheFileSystem {
     /// Sets a file's access and modification times to now: the LRU order that survives a restart.
     package static func touch(_ path: String) {
         _ = utimensat(AT_FDCWD, path, nil, 0)
+    }
+
+    /// How fine the LRU order that survives a restart is: a read that would refresh a file's time leaves a time set
+    /// less than this long ago as it is. Issue 13: the first hit of each entry after a restart refreshed its file's
+    /// time, an inode write (`futimens`, 3–6 % of the first read-back after a restart); the entries a proxy restarted
+    /// in a rolling deploy hits first are the ones it wrote or refreshed last, whose times are already that recent.
+    package static let touchResolution: Int = 60
+
+    /// Whether `modified` (a file's modification time) is less than `touchResolution` seconds old; a time ahead of
+    /// the clock (the clock was set back) is not recent, so it is refreshed.
+    static func wasTouchedRecently(_ modified: timespec) -> Bool {
+        var now = timespec()
+        guard clock_gettime(CLOCK_REALTIME, &now) == 0 else { return false }
+        return modified.tv_sec <= now.tv_sec && now.tv_sec - modified.tv_sec < touchResolution
     }
 
     /// The names in a directory (without "." and ".."), or nil when it cannot be read.

@@ -40,7 +40,8 @@ package final class DiskStore: Sendable {
         /// The version read: a lookup takes it only while the record still has it.
         var generation: UInt64
         var inode: UInt64
-        /// Its file's time was refreshed as it was read (the lookup that takes it need not).
+        /// Its file's time was refreshed as it was read, or was recent enough (`CacheFileSystem.touchResolution`): the
+        /// lookup that takes it need not refresh it.
         var touched: Bool
         /// The store's use count when it was held: one no lookup took while many others ran was left by a walk that
         /// ended (a client that left, `_max_items`), and may make room for another walk's.

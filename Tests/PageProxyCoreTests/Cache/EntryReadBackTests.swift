@@ -74,6 +74,33 @@ import Testing
         #expect(Self.modified(path) > 1_000_000)
     }
 
+    @Test("the first hit after a restart leaves a file time set less than a minute ago as it is (no inode write)")
+    func aRecentFileTimeIsNotRefreshed() throws {
+        let directory = TemporaryDirectory()
+        let store = DiskStore(directory: directory.path, maxBytes: 1 << 20)
+        store.write(DiskStoreTests.entry(1, bodyBytes: 6000), for: DiskStoreTests.key(1))
+        let path = store.path(for: DiskStoreTests.key(1))
+        let recent = time(nil) - 30
+        var times = [timespec(tv_sec: recent, tv_nsec: 0), timespec(tv_sec: recent, tv_nsec: 0)]
+        #expect(utimensat(AT_FDCWD, path, &times, 0) == 0)
+        let restarted = DiskStore(directory: directory.path, maxBytes: 1 << 20)
+        #expect(restarted.read(DiskStoreTests.key(1)) == DiskStoreTests.entry(1, bodyBytes: 6000))
+        #expect(Self.modified(path) == recent)
+    }
+
+    @Test("a read that refreshes a file's time refreshes one set a minute ago or more, or ahead of the clock",
+        arguments: [-CacheFileSystem.touchResolution - 5, 3_600])
+    func anOldOrFutureFileTimeIsRefreshed(_ offset: Int) throws {
+        let directory = TemporaryDirectory()
+        let path = Self.write(Array(repeating: 7, count: 6000), in: directory)
+        let set = time(nil) + offset
+        var times = [timespec(tv_sec: set, tv_nsec: 0), timespec(tv_sec: set, tv_nsec: 0)]
+        #expect(utimensat(AT_FDCWD, path, &times, 0) == 0)
+        _ = try #require(try CacheFileSystem.read(path, headLength: { _ in 100 }, touch: true))
+        #expect(Self.modified(path) != set)
+        #expect(abs(Self.modified(path) - time(nil)) < 5)
+    }
+
     @Test("reading an entry leaves its access time alone (no inode write per read; the LRU time is the modification time)")
     func aReadDoesNotWriteTheAccessTime() throws {
         let directory = TemporaryDirectory()
