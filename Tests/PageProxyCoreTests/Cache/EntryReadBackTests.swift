@@ -63,29 +63,26 @@ import Testing
 
     @Test("the first hit after a restart refreshes the entry file's time (the LRU order that survives a restart)")
     func theFirstHitAfterARestartTouchesTheFile() throws {
+        #expect(Self.fileTimeAfterAFirstHitAfterARestart(whenSetTo: 1_000) > 1_000_000)
+    }
+
+    /// Writes an entry, sets its file's time to `fileTime`, hits it once in a restarted store: the file's time then.
+    private static func fileTimeAfterAFirstHitAfterARestart(whenSetTo fileTime: Int) -> Int {
         let directory = TemporaryDirectory()
         let store = DiskStore(directory: directory.path, maxBytes: 1 << 20)
         store.write(DiskStoreTests.entry(1, bodyBytes: 6000), for: DiskStoreTests.key(1))
         let path = store.path(for: DiskStoreTests.key(1))
-        var times = [timespec(tv_sec: 1_000, tv_nsec: 0), timespec(tv_sec: 1_000, tv_nsec: 0)]
+        var times = [timespec(tv_sec: fileTime, tv_nsec: 0), timespec(tv_sec: fileTime, tv_nsec: 0)]
         #expect(utimensat(AT_FDCWD, path, &times, 0) == 0)
         let restarted = DiskStore(directory: directory.path, maxBytes: 1 << 20)
         #expect(restarted.read(DiskStoreTests.key(1)) == DiskStoreTests.entry(1, bodyBytes: 6000))
-        #expect(Self.modified(path) > 1_000_000)
+        return modified(path)
     }
 
     @Test("the first hit after a restart leaves a file time set less than a minute ago as it is (no inode write)")
     func aRecentFileTimeIsNotRefreshed() throws {
-        let directory = TemporaryDirectory()
-        let store = DiskStore(directory: directory.path, maxBytes: 1 << 20)
-        store.write(DiskStoreTests.entry(1, bodyBytes: 6000), for: DiskStoreTests.key(1))
-        let path = store.path(for: DiskStoreTests.key(1))
         let recent = time(nil) - 30
-        var times = [timespec(tv_sec: recent, tv_nsec: 0), timespec(tv_sec: recent, tv_nsec: 0)]
-        #expect(utimensat(AT_FDCWD, path, &times, 0) == 0)
-        let restarted = DiskStore(directory: directory.path, maxBytes: 1 << 20)
-        #expect(restarted.read(DiskStoreTests.key(1)) == DiskStoreTests.entry(1, bodyBytes: 6000))
-        #expect(Self.modified(path) == recent)
+        #expect(Self.fileTimeAfterAFirstHitAfterARestart(whenSetTo: recent) == recent)
     }
 
     @Test("a read that refreshes a file's time refreshes one set a minute ago or more, or ahead of the clock",
