@@ -76,7 +76,7 @@ package enum CacheFileSystem {
         }
         if readError != 0 { throw Failure(call: "read", path: path, errno: readError) }
         // Through the descriptor: no second path look-up (the LRU order that survives a restart).
-        if touch, !wasTouchedRecently(info.st_mtim) { _ = futimens(fd, nil) }
+        if touch, !wasTouchedRecently(modifiedAt: info.st_mtim.tv_sec) { _ = futimens(fd, nil) }
         return (head, tail, UInt64(info.st_ino))
     }
 
@@ -214,12 +214,11 @@ package enum CacheFileSystem {
     /// in a rolling deploy hits first are the ones it wrote or refreshed last, whose times are already that recent.
     package static let touchResolution: Int = 60
 
-    /// Whether `modified` (a file's modification time) is less than `touchResolution` seconds old; a time ahead of
-    /// the clock (the clock was set back) is not recent, so it is refreshed.
-    static func wasTouchedRecently(_ modified: timespec) -> Bool {
-        var now = timespec()
-        guard clock_gettime(CLOCK_REALTIME, &now) == 0 else { return false }
-        return modified.tv_sec <= now.tv_sec && now.tv_sec - modified.tv_sec < touchResolution
+    /// Whether a file modified at `modified` (seconds since 1970) was so less than `touchResolution` seconds ago; a
+    /// time ahead of the clock (the clock was set back) is not recent, so it is refreshed.
+    static func wasTouchedRecently(modifiedAt modified: Int) -> Bool {
+        let now = time(nil)
+        return modified <= now && now - modified < touchResolution
     }
 
     /// The names in a directory (without "." and ".."), or nil when it cannot be read.
