@@ -34,6 +34,47 @@ import Testing
         #expect(file.tail == Array(bytes[cut...]))
     }
 
+    @Test("a file whose head is as long as guessed is read with one call: the head shown is the guessed one")
+    func aRightGuessShowsTheGuessedHead() throws {
+        let shown = try Self.readCut(at: 1_234, guessing: 1_234)
+        #expect(shown == [1_234])
+    }
+
+    @Test("a wrong guess of the head's length, or one past the file, reads the file as without a guess",
+        arguments: [1_000, 10_000, 20_000])
+    func aWrongGuessReadsAsWithout(_ guess: Int) throws {
+        let shown = try Self.readCut(at: 1_500, guessing: guess)
+        #expect(shown.last == CacheFileSystem.firstReadBytes)
+    }
+
+    /// Reads a 10,000-byte file whose head is `cut` bytes long, guessing `guess`; checks the two parts and returns
+    /// how many bytes `headLength` was shown each time it was asked.
+    private static func readCut(at cut: Int, guessing guess: Int) throws -> [Int] {
+        let directory = TemporaryDirectory()
+        let bytes = (0..<10_000).map { UInt8(truncatingIfNeeded: $0 * 7) }
+        let path = write(bytes, in: directory)
+        var shown: [Int] = []
+        let file = try #require(try CacheFileSystem.read(path, headLength: { first in
+            shown.append(first.count)
+            return cut
+        }, guessedHeadLength: guess))
+        #expect(file.head == Array(bytes[..<cut]))
+        #expect(file.tail == Array(bytes[cut...]))
+        return shown
+    }
+
+    @Test("entries whose heads differ in length read back after a restart in any order, each the entry written")
+    func entriesOfDifferentHeadLengthsReadBack() throws {
+        let directory = TemporaryDirectory()
+        let store = DiskStore(directory: directory.path, maxBytes: 1 << 20)
+        // Pages 8 and 9 have a one-digit ETag, 10 to 12 a two-digit one: heads of two lengths.
+        for page in 8...12 { store.write(DiskStoreTests.entry(page, bodyBytes: 6000), for: DiskStoreTests.key(page)) }
+        let restarted = DiskStore(directory: directory.path, maxBytes: 1 << 20)
+        for page in [8, 10, 9, 11, 12, 8] {
+            #expect(restarted.lookup(DiskStoreTests.key(page), keepsFirstRead: false)?.entry == DiskStoreTests.entry(page, bodyBytes: 6000))
+        }
+    }
+
     @Test func aHeadThatCannotBeToldIsTheWholeFileAndAMissingFileIsNil() throws {
         let directory = TemporaryDirectory()
         let path = Self.write(Array("short".utf8), in: directory)
