@@ -253,8 +253,8 @@ package enum CacheFileSystem {
     /// in a rolling deploy hits first are the ones it wrote or refreshed last, whose times are already that recent.
     package static let touchResolution: Int = 60
 
-    /// Whether a file modified at `modified` (seconds since 1970) was so less than `touchResolution` seconds ago; a
-    /// time ahead of the clock (the clock was set back) is not recent, so it is refreshed.
+    /// Whether `modified` (a file's modification time, in seconds since 1970) is less than `touchResolution` seconds
+    /// ago; a time ahead of the clock (the clock was set back) is not recent, so the file is refreshed.
     static func wasTouchedRecently(modifiedAt modified: Int) -> Bool {
         let now = time(nil)
         return modified <= now && now - modified < touchResolution
