@@ -12,6 +12,11 @@ ssize_t pageproxy_pread_nowait(int fd, void *buffer, size_t count, off_t offset)
     return preadv2(fd, &vector, 1, offset, RWF_NOWAIT);
 }
 
+ssize_t pageproxy_pread_two(int fd, void *first, size_t firstCount, void *second, size_t secondCount, off_t offset, int nowait) {
+    struct iovec vectors[2] = { { first, firstCount }, { second, secondCount } };
+    return preadv2(fd, vectors, 2, offset, nowait ? RWF_NOWAIT : 0);
+}
+
 int pageproxy_rename_exchange(const char *from, const char *to) {
     return renameat2(AT_FDCWD, from, AT_FDCWD, to, RENAME_EXCHANGE);
 }

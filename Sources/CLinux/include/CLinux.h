@@ -14,6 +14,11 @@
 /// have to come from the disk (and EOPNOTSUPP or ENOSYS where the file system or kernel cannot say).
 ssize_t pageproxy_pread_nowait(int fd, void *buffer, size_t count, off_t offset);
 
+/// Reads `firstCount` bytes at `offset` into `first` and the next `secondCount` into `second`, in one call (a cache
+/// entry's head and body, each into an array of its own); with `nowait`, only from the page cache, as
+/// `pageproxy_pread_nowait`. The bytes read, or -1 with errno.
+ssize_t pageproxy_pread_two(int fd, void *first, size_t firstCount, void *second, size_t secondCount, off_t offset, int nowait);
+
 /// Swaps the files at `from` and `to` in one step: 0, or -1 with errno (ENOENT when either is missing; EINVAL,
 /// ENOSYS or EOPNOTSUPP where the file system or kernel cannot exchange).
 int pageproxy_rename_exchange(const char *from, const char *to);

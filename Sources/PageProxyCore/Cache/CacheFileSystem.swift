@@ -44,9 +44,16 @@ package enum CacheFileSystem {
     /// `headLength` is shown the file's first bytes (up to `firstReadBytes`) and says where the head ends (nil: the
     /// whole file is the head). The tail (a cache entry's body) is read straight into an array of its own, so that
     /// it need not be copied out of the file's (issue 13: read-back after a restart). A file that shrank while it
-    /// was read comes back short. With `touch`, the file's times are set to now through the open descriptor.
+    /// was read comes back short. With `touch`, the file's times are set to now through the open descriptor, unless
+    /// they were set less than `touchResolution` ago (see `wasTouchedRecently`).
+    ///
+    /// With `guessedHeadLength` (the length of the last head read: the entries of one route have heads of one
+    /// length), the file is read with one call, head and tail each into its own array, and `headLength` is shown the
+    /// guessed head: when it confirms the guess, that is the read (issue 13: one `pread` of the first 4 KiB, a copy of
+    /// the body's first bytes out of it, and a second `pread`, for every entry). Otherwise it is read as without.
     package static func read(
-        _ path: String, headLength: (UnsafeRawBufferPointer) -> Int?, touch: Bool = false, wait: ReadWait = .mayWaitForDisk
+        _ path: String, headLength: (UnsafeRawBufferPointer) -> Int?, guessedHeadLength: Int? = nil, touch: Bool = false,
+        wait: ReadWait = .mayWaitForDisk
     ) throws(Failure) -> (head: [UInt8], tail: [UInt8], inode: UInt64)? {
         // Without the access time: with `relatime`, the first read after each touch wrote the inode (4 % of a
         // read-back after a restart, issue 13); the LRU order is the modification time, which `touch` sets.
@@ -61,22 +68,55 @@ package enum CacheFileSystem {
         guard fstat(fd, &info) == 0 else { throw failure("fstat", path) }
         let size = Int(info.st_size)
         var readError: Int32 = 0
-        var offset = 0
-        let first = readArray(fd, count: min(size, firstReadBytes), startingWith: [], offset: &offset, wait: wait, error: &readError)
-        let cut = min(max(first.withUnsafeBytes(headLength) ?? size, 0), size)
-        let head: [UInt8]
-        let tail: [UInt8]
-        if cut <= first.count {
-            head = Array(first[..<cut])
-            tail = readArray(fd, count: size - cut, startingWith: first[cut...], offset: &offset, wait: wait, error: &readError)
-        } else {
-            head = readArray(fd, count: cut, startingWith: first[...], offset: &offset, wait: wait, error: &readError)
-            tail = readArray(fd, count: size - cut, startingWith: [], offset: &offset, wait: wait, error: &readError)
+        var file = guessedHeadLength.flatMap { guess in
+            readInOne(fd, size: size, guessedHeadLength: guess, headLength: headLength, wait: wait, error: &readError)
         }
-        if readError != 0 { throw Failure(call: "read", path: path, errno: readError) }
+        if file == nil, readError == 0 { file = readInTwo(fd, size: size, headLength: headLength, wait: wait, error: &readError) }
+        guard readError == 0, let (head, tail) = file else { throw Failure(call: "read", path: path, errno: readError) }
         // Through the descriptor: no second path look-up (the LRU order that survives a restart).
-        if touch { _ = futimens(fd, nil) }
+        if touch, !wasTouchedRecently(modifiedAt: info.st_mtim.tv_sec) { _ = futimens(fd, nil) }
         return (head, tail, UInt64(info.st_ino))
+    }
+
+    /// A file of `size` bytes cut where `headLength`, shown its first bytes, says (see `read`).
+    private static func readInTwo(
+        _ fd: Int32, size: Int, headLength: (UnsafeRawBufferPointer) -> Int?, wait: ReadWait, error: inout Int32
+    ) -> (head: [UInt8], tail: [UInt8]) {
+        var offset = 0
+        let first = readArray(fd, count: min(size, firstReadBytes), startingWith: [], offset: &offset, wait: wait, error: &error)
+        let cut = min(max(first.withUnsafeBytes(headLength) ?? size, 0), size)
+        if cut <= first.count {
+            return (Array(first[..<cut]), readArray(fd, count: size - cut, startingWith: first[cut...], offset: &offset, wait: wait, error: &error))
+        }
+        let head = readArray(fd, count: cut, startingWith: first[...], offset: &offset, wait: wait, error: &error)
+        return (head, readArray(fd, count: size - cut, startingWith: [], offset: &offset, wait: wait, error: &error))
+    }
+
+    /// A file of `size` bytes read with one call, cut after `guessedHeadLength` bytes, when `headLength`, shown them,
+    /// confirms the cut. Nil when it does not, or the read came back short or failed (the caller reads the file in
+    /// two), with `error` set only when the bytes would have to come from the disk (`.pageCacheOnly`).
+    private static func readInOne(
+        _ fd: Int32, size: Int, guessedHeadLength guess: Int, headLength: (UnsafeRawBufferPointer) -> Int?, wait: ReadWait,
+        error: inout Int32
+    ) -> (head: [UInt8], tail: [UInt8])? {
+        guard guess > 0, guess < size else { return nil }
+        var complete = false
+        var head = [UInt8](repeating: 0, count: guess)
+        let tail = [UInt8](unsafeUninitializedCapacity: size - guess) { tailBuffer, initialized in
+            head.withUnsafeMutableBytes { headBuffer in
+                func read(nowait: Bool) -> Int {
+                    retrying { pageproxy_pread_two(fd, headBuffer.baseAddress, guess, tailBuffer.baseAddress, size - guess, 0, nowait ? 1 : 0) }
+                }
+                var count = read(nowait: wait == .pageCacheOnly)
+                // EOPNOTSUPP, ENOSYS, EINVAL: this file system or kernel cannot read without waiting; read as usual.
+                if count < 0, wait == .pageCacheOnly, [EOPNOTSUPP, ENOSYS, EINVAL].contains(errno) { count = read(nowait: false) }
+                if count < 0, errno == EAGAIN, wait == .pageCacheOnly { error = EAGAIN }
+                complete = count == size
+            }
+            initialized = complete ? size - guess : 0
+        }
+        guard complete, head.withUnsafeBytes(headLength) == guess else { return nil }
+        return (head, tail)
     }
 
     /// An array of up to `count` bytes: `prefix`, then what `fd` gives from `offset` (moved past what it read) until
@@ -205,6 +245,19 @@ package enum CacheFileSystem {
     /// Sets a file's access and modification times to now: the LRU order that survives a restart.
     package static func touch(_ path: String) {
         _ = utimensat(AT_FDCWD, path, nil, 0)
+    }
+
+    /// How fine the LRU order that survives a restart is: a read that would refresh a file's time leaves a time set
+    /// less than this long ago as it is. Issue 13: the first hit of each entry after a restart refreshed its file's
+    /// time, an inode write (`futimens`, 3–6 % of the first read-back after a restart); the entries a proxy restarted
+    /// in a rolling deploy hits first are the ones it wrote or refreshed last, whose times are already that recent.
+    package static let touchResolution: Int = 60
+
+    /// Whether `modified` (a file's modification time, in seconds since 1970) is less than `touchResolution` seconds
+    /// ago; a time ahead of the clock (the clock was set back) is not recent, so the file is refreshed.
+    static func wasTouchedRecently(modifiedAt modified: Int) -> Bool {
+        let now = time(nil)
+        return modified <= now && now - modified < touchResolution
     }
 
     /// The names in a directory (without "." and ".."), or nil when it cannot be read.

@@ -40,7 +40,8 @@ package final class DiskStore: Sendable {
         /// The version read: a lookup takes it only while the record still has it.
         var generation: UInt64
         var inode: UInt64
-        /// Its file's time was refreshed as it was read (the lookup that takes it need not).
+        /// Its file's time was refreshed as it was read, or was recent enough (`CacheFileSystem.touchResolution`): the
+        /// lookup that takes it need not refresh it.
         var touched: Bool
         /// The store's use count when it was held: one no lookup took while many others ran was left by a walk that
         /// ended (a client that left, `_max_items`), and may make room for another walk's.
@@ -76,6 +77,8 @@ package final class DiskStore: Sendable {
     package let directory: String
     package let maxBytes: Int
     private let state = Mutex(State())
+    /// The length of the last entry head read (`readEntryFile`'s guess for the next); 0 before the first.
+    private let lastHeadLength = Atomic<Int>(0)
     private let onDisable: @Sendable (String) -> Void
     /// A hit refreshes the file's time at most once per this many hits of that entry (cheap LRU persistence: a
     /// system call per page per request was 3 % of a cached walk, issue 13).
@@ -236,7 +239,7 @@ package final class DiskStore: Sendable {
         let path = self.path(for: key)
         let file: (head: [UInt8], tail: [UInt8], inode: UInt64)?
         do throws(CacheFileSystem.Failure) {
-            file = try CacheFileSystem.read(path, headLength: CacheEntryFormat.headLength(of:), touch: shouldTouch, wait: wait)
+            file = try readEntryFile(path, touch: shouldTouch, wait: wait)
         } catch {
             if error.wouldBlock {
                 // The read off the pool that follows counts as this use; it refreshes the file's time if this would have.
@@ -303,7 +306,7 @@ package final class DiskStore: Sendable {
                 continue
             }
             let path = self.path(for: key)
-            guard let file = try? CacheFileSystem.read(path, headLength: CacheEntryFormat.headLength(of:), touch: touch) ?? nil,
+            guard let file = try? readEntryFile(path, touch: touch, wait: .mayWaitForDisk) ?? nil,
                 let entry = try? CacheEntryFormat.decode(head: file.head, body: file.tail, key: key),
                 keep(entry), CacheFileSystem.inode(path) == file.inode
             else { continue }
@@ -429,6 +432,18 @@ package final class DiskStore: Sendable {
     }
 
     // MARK: - Private
+
+    /// An entry file read in two parts, head and body (see `CacheFileSystem.read`), guessing that its head is as long
+    /// as the last one read: the entries of a route have heads of one length, so most are read with one call.
+    private func readEntryFile(
+        _ path: String, touch: Bool, wait: CacheFileSystem.ReadWait
+    ) throws(CacheFileSystem.Failure) -> (head: [UInt8], tail: [UInt8], inode: UInt64)? {
+        let guess = lastHeadLength.load(ordering: .relaxed)
+        let file = try CacheFileSystem.read(
+            path, headLength: CacheEntryFormat.headLength(of:), guessedHeadLength: guess == 0 ? nil : guess, touch: touch, wait: wait)
+        if let file, file.head.count != guess { lastHeadLength.store(file.head.count, ordering: .relaxed) }
+        return file
+    }
 
     private func forget(_ key: CacheKey) {
         state.withLock { state in _ = Self.dropRecord(key, &state) }

@@ -34,6 +34,47 @@ import Testing
         #expect(file.tail == Array(bytes[cut...]))
     }
 
+    @Test("a file whose head is as long as guessed is read with one call: the head shown is the guessed one")
+    func aRightGuessShowsTheGuessedHead() throws {
+        let shown = try Self.readCut(at: 1_234, guessing: 1_234)
+        #expect(shown == [1_234])
+    }
+
+    @Test("a wrong guess of the head's length, or one past the file, reads the file as without a guess",
+        arguments: [1_000, 10_000, 20_000])
+    func aWrongGuessReadsAsWithout(_ guess: Int) throws {
+        let shown = try Self.readCut(at: 1_500, guessing: guess)
+        #expect(shown.last == CacheFileSystem.firstReadBytes)
+    }
+
+    /// Reads a 10,000-byte file whose head is `cut` bytes long, guessing `guess`; checks the two parts and returns
+    /// how many bytes `headLength` was shown each time it was asked.
+    private static func readCut(at cut: Int, guessing guess: Int) throws -> [Int] {
+        let directory = TemporaryDirectory()
+        let bytes = (0..<10_000).map { UInt8(truncatingIfNeeded: $0 * 7) }
+        let path = write(bytes, in: directory)
+        var shown: [Int] = []
+        let file = try #require(try CacheFileSystem.read(path, headLength: { first in
+            shown.append(first.count)
+            return cut
+        }, guessedHeadLength: guess))
+        #expect(file.head == Array(bytes[..<cut]))
+        #expect(file.tail == Array(bytes[cut...]))
+        return shown
+    }
+
+    @Test("entries whose heads differ in length read back after a restart in any order, each the entry written")
+    func entriesOfDifferentHeadLengthsReadBack() throws {
+        let directory = TemporaryDirectory()
+        let store = DiskStore(directory: directory.path, maxBytes: 1 << 20)
+        // Pages 8 and 9 have a one-digit ETag, 10 to 12 a two-digit one: heads of two lengths.
+        for page in 8...12 { store.write(DiskStoreTests.entry(page, bodyBytes: 6000), for: DiskStoreTests.key(page)) }
+        let restarted = DiskStore(directory: directory.path, maxBytes: 1 << 20)
+        for page in [8, 10, 9, 11, 12, 8] {
+            #expect(restarted.lookup(DiskStoreTests.key(page), keepsFirstRead: false)?.entry == DiskStoreTests.entry(page, bodyBytes: 6000))
+        }
+    }
+
     @Test func aHeadThatCannotBeToldIsTheWholeFileAndAMissingFileIsNil() throws {
         let directory = TemporaryDirectory()
         let path = Self.write(Array("short".utf8), in: directory)
@@ -63,15 +104,39 @@ import Testing
 
     @Test("the first hit after a restart refreshes the entry file's time (the LRU order that survives a restart)")
     func theFirstHitAfterARestartTouchesTheFile() throws {
+        #expect(Self.fileTimeAfterAFirstHitAfterARestart(whenSetTo: 1_000) > 1_000_000)
+    }
+
+    /// Writes an entry, sets its file's time to `fileTime`, hits it once in a restarted store: the file's time then.
+    private static func fileTimeAfterAFirstHitAfterARestart(whenSetTo fileTime: Int) -> Int {
         let directory = TemporaryDirectory()
         let store = DiskStore(directory: directory.path, maxBytes: 1 << 20)
         store.write(DiskStoreTests.entry(1, bodyBytes: 6000), for: DiskStoreTests.key(1))
         let path = store.path(for: DiskStoreTests.key(1))
-        var times = [timespec(tv_sec: 1_000, tv_nsec: 0), timespec(tv_sec: 1_000, tv_nsec: 0)]
+        var times = [timespec(tv_sec: fileTime, tv_nsec: 0), timespec(tv_sec: fileTime, tv_nsec: 0)]
         #expect(utimensat(AT_FDCWD, path, &times, 0) == 0)
         let restarted = DiskStore(directory: directory.path, maxBytes: 1 << 20)
         #expect(restarted.read(DiskStoreTests.key(1)) == DiskStoreTests.entry(1, bodyBytes: 6000))
-        #expect(Self.modified(path) > 1_000_000)
+        return modified(path)
+    }
+
+    @Test("the first hit after a restart leaves a file time set less than a minute ago as it is (no inode write)")
+    func aRecentFileTimeIsNotRefreshed() throws {
+        let recent = time(nil) - 30
+        #expect(Self.fileTimeAfterAFirstHitAfterARestart(whenSetTo: recent) == recent)
+    }
+
+    @Test("a read that refreshes a file's time refreshes one set a minute ago or more, or ahead of the clock",
+        arguments: [-CacheFileSystem.touchResolution - 5, 3_600])
+    func anOldOrFutureFileTimeIsRefreshed(_ offset: Int) throws {
+        let directory = TemporaryDirectory()
+        let path = Self.write(Array(repeating: 7, count: 6000), in: directory)
+        let set = time(nil) + offset
+        var times = [timespec(tv_sec: set, tv_nsec: 0), timespec(tv_sec: set, tv_nsec: 0)]
+        #expect(utimensat(AT_FDCWD, path, &times, 0) == 0)
+        _ = try #require(try CacheFileSystem.read(path, headLength: { _ in 100 }, touch: true))
+        #expect(Self.modified(path) != set)
+        #expect(abs(Self.modified(path) - time(nil)) < 5)
     }
 
     @Test("reading an entry leaves its access time alone (no inode write per read; the LRU time is the modification time)")
