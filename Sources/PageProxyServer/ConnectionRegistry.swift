@@ -113,6 +113,8 @@ package final class ConnectionRegistry: Sendable {
     /// waiting task is cancelled).
     @discardableResult
     package func waitUntilEmpty(limit: Duration) async -> Bool {
+        // Already empty: true, without racing the limit's clock (which may end at once) in the group below.
+        if state.withLock({ $0.entries.isEmpty }) { return true }
         let deadline = clock.now() + limit
         let clock = self.clock
         return await withTaskGroup(of: Bool?.self) { group in
