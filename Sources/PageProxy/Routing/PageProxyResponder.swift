@@ -18,19 +18,28 @@ struct PageProxyResponder: HTTPResponder {
         plans = RequestPlanCache(routes: router.routes)
     }
 
-    /// Exact repeats of small memoized answers are answered on the socket loop (`respondFromMemory`).
+    /// Exact repeats of small memoized answers, and small walks whose pages are all in memory, are answered on the
+    /// socket loop (`respondFromMemory`).
     var answersOnSocketLoop: Bool { true }
 
-    /// An exact repeat of a memoized answer of at most `loopAnswerBytes`: a plan cache hit, then a memo hit; nil
-    /// for anything else (which `respond` answers, on the pool).
+    /// A repeat of a planned request (a plan cache hit) whose answer is at most `loopAnswerBytes`: from the memo, or by
+    /// a walk of pages all fresh in the cache's memory (`AggregateResponder.walkFromMemory`); nil for anything else
+    /// (which `respond` answers, on the pool).
     func respondFromMemory(to request: HTTPRequestHead, response: inout Response?) async -> RequestRecord? {
         let began = ContinuousClock.now
-        guard request.method == .get || request.method == .head, let plan = plans.plan(for: request),
-            let answer = aggregate.memoized(plan), Self.answersOnLoop(bodyBytes: answer.body.count), let response = response.take()
+        guard request.method == .get || request.method == .head, let plan = plans.plan(for: request) else { return nil }
+        if let answer = aggregate.memoized(plan) {
+            guard Self.answersOnLoop(bodyBytes: answer.body.count), let response = response.take() else { return nil }
+            metrics.requestStarted()
+            return await aggregate.merged.render(
+                memoized: answer, plan: plan, began: began, record: RequestRecord(route: plan.route.name), response: response)
+        }
+        guard
+            let record = await aggregate.walkFromMemory(to: request, plan: plan, began: began, maxBytes: Self.loopAnswerBytes, response: &response)
         else { return nil }
+        // Counted once the answer stands: a walk that declined is counted by `respond` alone.
         metrics.requestStarted()
-        return await aggregate.merged.render(
-            memoized: answer, plan: plan, began: began, record: RequestRecord(route: plan.route.name), response: response)
+        return record
     }
 
     func refused(status: HTTPStatus, bytes: Int) {

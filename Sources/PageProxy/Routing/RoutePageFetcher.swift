@@ -68,6 +68,24 @@ enum RoutePageFetcher {
         }
     }
 
+    /// The reader of a walk answered on the socket loop (`PageWalker.Options.walksOnlyPagesAtHand`): pages whose entries
+    /// the cache keeps in memory, fresh, within `bound`; nil for any other, where the walk declines and the pool answers
+    /// the request from the start. Never waits for the disk or anything else.
+    static func makeInMemoryPage(plan: RequestPlan, pages: CachingPageSource, count: @escaping Counter, bound: InMemoryWalkBound) -> CachedPageReader {
+        let (headers, policy, caFile) = (plan.upstreamHeaders, plan.cachePolicy, plan.route.caFile)
+        let (firstPage, firstPageKey) = (plan.options.firstPage, plan.firstPageKey)
+        return { url, number in
+            let started = ContinuousClock.now
+            guard bound.admitsPage() else { return nil }
+            let key = number == 1 && url == firstPage ? firstPageKey : nil
+            guard let fetched = pages.freshHitInMemory(UpstreamRequest(url: url, headers: headers, caFile: caFile), key: key, policy: policy),
+                bound.admits(bytes: fetched.response.body.count)
+            else { return nil }
+            count(fetched, number, url, started)
+            return fetched.response
+        }
+    }
+
     /// The walk's read-ahead of the entries of the pages it knows it will want next; nil when the request must ask
     /// the upstream. Only once the store's lookups have read a file since the walk began: a walk through entries
     /// kept in memory has nothing to read ahead, and pays no hop.
@@ -84,13 +102,15 @@ enum RoutePageFetcher {
     typealias Counter = @Sendable (CachingPageSource.Fetched, _ number: Int, _ url: PageURL, _ started: ContinuousClock.Instant) -> Void
 
     /// Enters a page's cache outcome in the walk's account, the request's tally and the metrics.
-    static func counter(plan: RequestPlan, metrics: Metrics, tally: CacheTally, record: WalkRecord) -> Counter {
+    /// - Parameter metrics: nil for a walk that may still decline its answer (on the socket loop): its caller counts
+    ///   the tally's outcomes once it has answered.
+    static func counter(plan: RequestPlan, metrics: Metrics?, tally: CacheTally, record: WalkRecord) -> Counter {
         let (routeName, ttl) = (plan.route.name, plan.route.ttl)
         return { fetched, number, url, started in
             let (response, source) = (fetched.response, fetched.outcome)
             record.fetched(number: number, url: url, status: response.status.code, outcome: source, bytes: response.body.count, started: started)
             tally.record(source, stored: fetched.stored, response: response, routeTTL: ttl)
-            metrics.cacheOutcome(route: routeName, outcome: source.rawValue)
+            metrics?.cacheOutcome(route: routeName, outcome: source.rawValue)
         }
     }
 }
