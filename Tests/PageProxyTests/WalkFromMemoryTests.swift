@@ -17,8 +17,8 @@ import Testing
         let proxy: InMemoryProxy
         var store: DiskStore { pages.store }
 
-        init(routes: [TestStack.Route] = SchemeRoutes.all) {
-            proxy = InMemoryProxy(routes: routes, cache: pages.store, clock: wall.clock)
+        init(routes: [TestStack.Route] = SchemeRoutes.all, spool: MergedSpool = MergedSpool(directories: [NSTemporaryDirectory()])) {
+            proxy = InMemoryProxy(routes: routes, cache: pages.store, clock: wall.clock, spool: spool)
         }
 
         /// Answers `target` on the pool until its pages are kept in memory: stored (a miss), read back once (kept).
@@ -113,6 +113,12 @@ import Testing
         let many = CachedProxy(routes: [TestStack.Route(name: "plain", mockPath: "/plain/items", scheme: SchemeRoutes.all[0].scheme)])
         _ = try await many.warm("/plain?mock_total=115")
         #expect(try await many.proxy.requestFromMemory("/plain?mock_total=115") == nil)
+        // Past the spool's memory (where an answer that is not held would go to a file): the pool's.
+        var small = MergedSpool(directories: [NSTemporaryDirectory()])
+        small.memoryBytes = 100
+        let spooling = CachedProxy(spool: small)
+        _ = try await spooling.warm("/plain?mock_total=7")
+        #expect(try await spooling.proxy.requestFromMemory("/plain?mock_total=7") == nil)
         // Explained, `_fresh`, HEAD of NDJSON, trailers: the pool's.
         for (target, headers) in [
             ("/plain?mock_total=7&_explain=1", []), ("/plain?mock_total=7&_fresh=1", []), ("/slack?mock_total=7&_format=ndjson", [("TE", "trailers")]),

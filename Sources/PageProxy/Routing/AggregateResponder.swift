@@ -86,8 +86,9 @@ struct AggregateResponder: Sendable {
             plan.triesWalkInMemory(), let taken = response.take()
         else { return nil }
         let tally = CacheTally(clock: pages.clock)
-        let answer = await walk(
-            to: request, plan: plan, began: began, tally: tally, inMemory: InMemoryWalkBound(maxBytes: maxBytes), response: taken)
+        // Within the spool's memory too: a merged answer that is not held is copied, and must not reach a spool file.
+        let bound = InMemoryWalkBound(maxBytes: min(maxBytes, merged.spool.memoryBytes))
+        let answer = await walk(to: request, plan: plan, began: began, tally: tally, inMemory: bound, response: taken)
         switch consume answer {
         case .answered(let record):
             // Counted only now that the answer stands (every page read was a hit in memory).

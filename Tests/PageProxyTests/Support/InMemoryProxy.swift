@@ -16,7 +16,7 @@ struct InMemoryProxy {
     /// A proxy with `routes` (their `mockPath`s on the mock), no memo, and the page cache `cache` (none by default).
     init(
         routes: [TestStack.Route] = SchemeRoutes.all, mockOptions: MockUpstreamOptions = SchemeRoutes.mockOptions, cache: DiskStore? = nil,
-        clock: PageProxyClock = .system
+        clock: PageProxyClock = .system, spool: MergedSpool = MergedSpool(directories: [NSTemporaryDirectory()])
     ) {
         mock = MockUpstream(options: mockOptions)
         let configs = routes.map { route in
@@ -30,7 +30,7 @@ struct InMemoryProxy {
         metrics = Metrics()
         let aggregate = AggregateResponder(
             transport: InProcessMockTransport(mock: mock), pages: CachingPageSource(store: cache, clock: clock), metrics: metrics,
-            spool: MergedSpool(directories: [NSTemporaryDirectory()]), memo: MergedAnswerMemo(maxBytes: 0, store: nil),
+            spool: spool, memo: MergedAnswerMemo(maxBytes: 0, store: nil),
             budgets: OriginBudgets(configs.map { ($0.upstream.origin, $0.originBudget) }))
         let status = ServiceStatus()
         status.markReady()
