@@ -68,12 +68,12 @@ struct AggregateResponder: Sendable {
     func walk(
         to request: HTTPRequestHead, plan: RequestPlan, began: ContinuousClock.Instant = .now, response: consuming Response
     ) async -> RequestRecord {
-        await walk(to: request, plan: plan, began: began, tally: CacheTally(clock: pages.clock), inMemory: nil, response: response)
+        await walk(to: request, plan: plan, began: began, tally: CacheTally(clock: pages.clock), inMemoryUpTo: nil, response: response)
             .record(route: plan.route.name)
     }
 
     /// Answers a planned request, on the socket loop's thread, by a walk of pages that are all fresh in the cache's
-    /// memory, within `maxBytes` and `InMemoryWalkBound.maxPages`: the same answer as `walk`'s, with no hop to the pool
+    /// memory, within `maxBytes` and `InMemoryPageReader.maxPages`: the same answer as `walk`'s, with no hop to the pool
     /// (issue 13). Nil, with `response` left as it was and nothing counted, for a request such a walk may not answer
     /// (`_explain`, `_fresh`, an auto route, a guessing scheme, trailers, HEAD) or whose walk came to a page it would
     /// have to fetch, read from the disk or revalidate: the pool answers it from the start.
@@ -87,8 +87,8 @@ struct AggregateResponder: Sendable {
         else { return nil }
         let tally = CacheTally(clock: pages.clock)
         // Within the spool's memory too: a merged answer that is not held is copied, and must not reach a spool file.
-        let bound = InMemoryWalkBound(maxBytes: min(maxBytes, merged.spool.memoryBytes))
-        let answer = await walk(to: request, plan: plan, began: began, tally: tally, inMemory: bound, response: taken)
+        let answer = await walk(
+            to: request, plan: plan, began: began, tally: tally, inMemoryUpTo: min(maxBytes, merged.spool.memoryBytes), response: taken)
         switch consume answer {
         case .answered(let record):
             // Counted only now that the answer stands (every page read was a hit in memory).
@@ -104,10 +104,10 @@ struct AggregateResponder: Sendable {
     /// The fetcher of a walk of pages in memory, which never fetches: it declines first (`walksOnlyPagesAtHand`).
     private static let neverFetches: PageFetcher = { _, _ throws(PaginationError) in throw .cancelled }
 
-    /// Answers a planned request by walking its pages: through the page cache and the upstream, or, with `bound`, only
-    /// through pages in memory, declining where the walk would need any other.
+    /// Answers a planned request by walking its pages: through the page cache and the upstream, or, with `maxBytes`,
+    /// only through pages in memory (`InMemoryPageReader`), declining where the walk would need any other.
     private func walk(
-        to request: HTTPRequestHead, plan: RequestPlan, began: ContinuousClock.Instant, tally: CacheTally, inMemory bound: InMemoryWalkBound?,
+        to request: HTTPRequestHead, plan: RequestPlan, began: ContinuousClock.Instant, tally: CacheTally, inMemoryUpTo maxBytes: Int?,
         response: consuming Response
     ) async -> WalkAnswer {
         let route = plan.route
@@ -116,13 +116,13 @@ struct AggregateResponder: Sendable {
         // Every fetch is kept only to be explained; otherwise the timing alone, in bounded memory.
         let walkRecord = WalkRecord(began: began, keepsFetches: controls.explain, onProgress: walkObserver)
         // A walk that may decline counts nothing in the metrics until it has answered.
-        let count = RoutePageFetcher.counter(plan: plan, metrics: bound == nil ? metrics : nil, tally: tally, record: walkRecord)
+        let count = RoutePageFetcher.counter(plan: plan, metrics: maxBytes == nil ? metrics : nil, tally: tally, record: walkRecord)
         var options = plan.options
         let fetch: PageFetcher
         let transport: RetryingTransport?
-        if let bound {
+        if let maxBytes {
             (fetch, transport) = (Self.neverFetches, nil)
-            options.cachedPage = RoutePageFetcher.makeInMemoryPage(plan: plan, pages: pages, count: count, bound: bound)
+            options.cachedPage = InMemoryPageReader(plan: plan, pages: pages, maxBytes: maxBytes, count: count).read
             options.walksOnlyPagesAtHand = true
         } else {
             // One retry budget and one deadline for all the pages of this request.

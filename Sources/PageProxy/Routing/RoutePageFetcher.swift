@@ -68,24 +68,6 @@ enum RoutePageFetcher {
         }
     }
 
-    /// The reader of a walk answered on the socket loop (`PageWalker.Options.walksOnlyPagesAtHand`): pages whose entries
-    /// the cache keeps in memory, fresh, within `bound`; nil for any other, where the walk declines and the pool answers
-    /// the request from the start. Never waits for the disk or anything else.
-    static func makeInMemoryPage(plan: RequestPlan, pages: CachingPageSource, count: @escaping Counter, bound: InMemoryWalkBound) -> CachedPageReader {
-        let (headers, policy, caFile) = (plan.upstreamHeaders, plan.cachePolicy, plan.route.caFile)
-        let (firstPage, firstPageKey) = (plan.options.firstPage, plan.firstPageKey)
-        return { url, number in
-            let started = ContinuousClock.now
-            guard bound.admitsPage() else { return nil }
-            let key = number == 1 && url == firstPage ? firstPageKey : nil
-            guard let fetched = pages.freshHitInMemory(UpstreamRequest(url: url, headers: headers, caFile: caFile), key: key, policy: policy),
-                bound.admits(bytes: fetched.response.body.count)
-            else { return nil }
-            count(fetched, number, url, started)
-            return fetched.response
-        }
-    }
-
     /// The walk's read-ahead of the entries of the pages it knows it will want next; nil when the request must ask
     /// the upstream. Only once the store's lookups have read a file since the walk began: a walk through entries
     /// kept in memory has nothing to read ahead, and pays no hop.
