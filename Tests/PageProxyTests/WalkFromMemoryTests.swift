@@ -6,8 +6,8 @@ import Testing
 @testable import PageProxyMock
 @testable import PageProxyServer
 
-/// A walk whose pages are all fresh in the cache's memory is answered by `respondFromMemory`, on the socket loop,
-/// byte for byte as the pool answers it; any other declines with no trace (issue 13).
+/// With `walksOnSocketLoop`, a walk whose pages are all fresh in the cache's memory is answered by `respondFromMemory`,
+/// on the socket loop, byte for byte as the pool answers it; any other declines with no trace (issue 13).
 @Suite struct WalkFromMemoryTests {
     /// A proxy over the mock with a page cache under a fresh directory, on a clock that moves when told.
     final class CachedProxy: Sendable {
@@ -17,8 +17,11 @@ import Testing
         let proxy: InMemoryProxy
         var store: DiskStore { pages.store }
 
-        init(routes: [TestStack.Route] = SchemeRoutes.all, spool: MergedSpool = MergedSpool(directories: [NSTemporaryDirectory()])) {
-            proxy = InMemoryProxy(routes: routes, cache: pages.store, clock: wall.clock, spool: spool)
+        init(
+            routes: [TestStack.Route] = SchemeRoutes.all, spool: MergedSpool = MergedSpool(directories: [NSTemporaryDirectory()]),
+            walksOnSocketLoop: Bool = true
+        ) {
+            proxy = InMemoryProxy(routes: routes, cache: pages.store, clock: wall.clock, spool: spool, walksOnSocketLoop: walksOnSocketLoop)
         }
 
         /// Answers `target` on the pool until its pages are kept in memory: stored (a miss), read back once (kept).
@@ -60,6 +63,15 @@ import Testing
             #expect(Self.count(hits, in: after) - Self.count(hits, in: before) == Self.count(hits, in: before) - Self.count(hits, in: stored))
             #expect(Self.count("pageproxy_requests_in_flight", in: after) == Self.count("pageproxy_requests_in_flight", in: before))
         }
+    }
+
+    @Test("by default a walk is never answered from memory, its pages in memory or not: the pool answers it")
+    func walksStayOnThePoolByDefault() async throws {
+        let cached = CachedProxy(walksOnSocketLoop: false)
+        _ = try await cached.warm("/plain?mock_total=15")
+        let uses = cached.store.useCount
+        #expect(try await cached.proxy.requestFromMemory("/plain?mock_total=15") == nil)
+        #expect(cached.store.useCount == uses)
     }
 
     @Test("a walk that comes to a page not in memory declines with no trace: no metric, no use of the cache; then the pool")

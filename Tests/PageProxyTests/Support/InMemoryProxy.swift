@@ -16,7 +16,8 @@ struct InMemoryProxy {
     /// A proxy with `routes` (their `mockPath`s on the mock), no memo, and the page cache `cache` (none by default).
     init(
         routes: [TestStack.Route] = SchemeRoutes.all, mockOptions: MockUpstreamOptions = SchemeRoutes.mockOptions, cache: DiskStore? = nil,
-        clock: PageProxyClock = .system, spool: MergedSpool = MergedSpool(directories: [NSTemporaryDirectory()])
+        clock: PageProxyClock = .system, spool: MergedSpool = MergedSpool(directories: [NSTemporaryDirectory()]),
+        walksOnSocketLoop: Bool = false
     ) {
         mock = MockUpstream(options: mockOptions)
         let configs = routes.map { route in
@@ -34,7 +35,8 @@ struct InMemoryProxy {
             budgets: OriginBudgets(configs.map { ($0.upstream.origin, $0.originBudget) }))
         let status = ServiceStatus()
         status.markReady()
-        responder = PageProxyResponder(router: Router(routes: configs), aggregate: aggregate, status: status, metrics: metrics)
+        responder = PageProxyResponder(
+            router: Router(routes: configs), aggregate: aggregate, status: status, metrics: metrics, walksOnSocketLoop: walksOnSocketLoop)
     }
 
     /// What one request got: the raw bytes, read back by `RawResponseBytes`, and the responder's record.
