@@ -17,8 +17,9 @@ package protocol HTTPResponder: Sendable {
     /// Whether the server asks `respondFromMemory` first, on the socket loop's thread (issue 13). False by default.
     var answersOnSocketLoop: Bool { get }
 
-    /// Answers `request` at once if it can from memory (an answer held in memory: no walk, no fetch, no disk),
-    /// taking `response`; otherwise leaves `response` as it is and returns nil, and the server calls `respond`.
+    /// Answers `request` at once if it can from memory (an answer, or a short walk of pages, held in memory: no fetch,
+    /// no disk, no wait), taking `response`; otherwise leaves `response` as it is and returns nil, having sent and
+    /// counted nothing, and the server calls `respond`.
     ///
     /// Where `answersOnSocketLoop` is true, a connection reads, parses and calls this on the socket loop's thread
     /// (`EpollLoop` as its task's executor while it does): a request answered from memory then costs no hop to the

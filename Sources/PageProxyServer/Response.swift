@@ -19,8 +19,10 @@ package struct Response: ~Copyable {
     /// answering it (for answers that wait on upstreams: `PageWalker.Options.beforeWaiting`, so that a walk whose
     /// pages are all at hand never arms it, which costs a task); the connection stops the watch once the answer is done.
     package var armDepartureWatch: @Sendable () -> Void {
-        let watch = self.watch
-        return { watch?.arm() }
+        // A closure that captures one object, not an optional one, needs no context of its own (issue 13: an
+        // allocation a walk).
+        guard let watch else { return {} }
+        return { watch.arm() }
     }
 
     /// Sends a complete response with `Content-Length`; `headers` are taken, not copied, as by the writer.

@@ -68,29 +68,80 @@ struct AggregateResponder: Sendable {
     func walk(
         to request: HTTPRequestHead, plan: RequestPlan, began: ContinuousClock.Instant = .now, response: consuming Response
     ) async -> RequestRecord {
+        await walk(to: request, plan: plan, began: began, tally: CacheTally(clock: pages.clock), inMemoryUpTo: nil, response: response)
+            .record(route: plan.route.name)
+    }
+
+    /// Answers a planned request, on the socket loop's thread, by a walk of pages that are all fresh in the cache's
+    /// memory, within `maxBytes` and `InMemoryPageReader.maxPages`: the same answer as `walk`'s, with no hop to the pool
+    /// (issue 13). Nil, with `response` left as it was and nothing counted, for a request such a walk may not answer
+    /// (`_explain`, `_fresh`, an auto route, a guessing scheme, trailers, HEAD) or whose walk came to a page it would
+    /// have to fetch, read from the disk or revalidate: the pool answers it from the start.
+    func walkFromMemory(
+        to request: HTTPRequestHead, plan: RequestPlan, began: ContinuousClock.Instant, maxBytes: Int, response: inout Response?
+    ) async -> RequestRecord? {
+        let controls = plan.controls
+        guard request.method == .get, pages.store != nil, walkObserver == nil, !controls.explain, !plan.cachePolicy.forceRevalidate,
+            plan.cachePolicy.ttl > .zero, plan.strategy?.lookahead == 0, controls.format == .json || !request.headers.contains("TE"),
+            plan.triesWalkInMemory(), let taken = response.take()
+        else { return nil }
+        let tally = CacheTally(clock: pages.clock)
+        // Within the spool's memory too: a merged answer that is not held is copied, and must not reach a spool file.
+        let answer = await walk(
+            to: request, plan: plan, began: began, tally: tally, inMemoryUpTo: min(maxBytes, merged.spool.memoryBytes), response: taken)
+        switch consume answer {
+        case .answered(let record):
+            // Counted only now that the answer stands (every page read was a hit in memory).
+            metrics.cacheOutcome(route: plan.route.name, outcome: CacheOutcome.hit.rawValue, count: tally.count(.hit))
+            return record
+        case .declined(let declined):
+            plan.walkInMemoryDeclined()
+            response = Optional(declined)
+            return nil
+        }
+    }
+
+    /// The fetcher of a walk of pages in memory, which never fetches: it declines first (`walksOnlyPagesAtHand`).
+    private static let neverFetches: PageFetcher = { _, _ throws(PaginationError) in throw .cancelled }
+
+    /// Answers a planned request by walking its pages: through the page cache and the upstream, or, with `maxBytes`,
+    /// only through pages in memory (`InMemoryPageReader`), declining where the walk would need any other.
+    private func walk(
+        to request: HTTPRequestHead, plan: RequestPlan, began: ContinuousClock.Instant, tally: CacheTally, inMemoryUpTo maxBytes: Int?,
+        response: consuming Response
+    ) async -> WalkAnswer {
         let route = plan.route
         var record = RequestRecord(route: route.name)
         let controls = plan.controls
         // Every fetch is kept only to be explained; otherwise the timing alone, in bounded memory.
         let walkRecord = WalkRecord(began: began, keepsFetches: controls.explain, onProgress: walkObserver)
-        // One retry budget and one deadline for all the pages of this request.
-        var retryPolicy = RetryPolicy(budget: route.retries)
-        retryPolicy.maxServerDelay = route.maxRetryAfter
-        // An explained walk counts each page's attempts (its retries).
-        let sender: any UpstreamTransport = controls.explain ? AttemptRecordingTransport(base: self.transport, record: walkRecord) : self.transport
-        let transport = RetryingTransport(base: sender, policy: retryPolicy, deadline: .now + route.totalTimeout, budgets: budgets)
-        let tally = CacheTally(clock: pages.clock)
-        let count = RoutePageFetcher.counter(plan: plan, metrics: metrics, tally: tally, record: walkRecord)
-        let fetch = WindowPastTheEnd.wrap(
-            RoutePageFetcher.make(plan: plan, transport: transport, pages: pages, metrics: metrics, record: walkRecord, count: count),
-            endStatuses: plan.window?.endStatuses(of: plan.fixedScheme) ?? [], itemsPath: route.itemsPath)
+        // A walk that may decline counts nothing in the metrics until it has answered.
+        let count = RoutePageFetcher.counter(plan: plan, metrics: maxBytes == nil ? metrics : nil, tally: tally, record: walkRecord)
         var options = plan.options
-        options.cachedPage = RoutePageFetcher.makeCachedPage(plan: plan, pages: pages, count: count)
-        // Merged answers too, now that they hold their pages instead of copying them into a buffer the walk faults in
-        // (issue 13, fifth pass; in the fourth, that copy competed with the thread that reads ahead).
-        options.readAhead = RoutePageFetcher.makeReadAhead(plan: plan, pages: pages)
-        // DESIGN.md: a client that disconnects cancels its upstream work (from the walk's first wait for it).
-        options.beforeWaiting = response.armDepartureWatch
+        let fetch: PageFetcher
+        let transport: RetryingTransport?
+        if let maxBytes {
+            (fetch, transport) = (Self.neverFetches, nil)
+            options.cachedPage = InMemoryPageReader(plan: plan, pages: pages, maxBytes: maxBytes, count: count).read
+            options.walksOnlyPagesAtHand = true
+        } else {
+            // One retry budget and one deadline for all the pages of this request.
+            var retryPolicy = RetryPolicy(budget: route.retries)
+            retryPolicy.maxServerDelay = route.maxRetryAfter
+            // An explained walk counts each page's attempts (its retries).
+            let sender: any UpstreamTransport = controls.explain ? AttemptRecordingTransport(base: self.transport, record: walkRecord) : self.transport
+            let retrying = RetryingTransport(base: sender, policy: retryPolicy, deadline: .now + route.totalTimeout, budgets: budgets)
+            transport = retrying
+            fetch = WindowPastTheEnd.wrap(
+                RoutePageFetcher.make(plan: plan, transport: retrying, pages: pages, metrics: metrics, record: walkRecord, count: count),
+                endStatuses: plan.window?.endStatuses(of: plan.fixedScheme) ?? [], itemsPath: route.itemsPath)
+            options.cachedPage = RoutePageFetcher.makeCachedPage(plan: plan, pages: pages, count: count)
+            // Merged answers too, now that they hold their pages instead of copying them into a buffer the walk faults
+            // in (issue 13, fifth pass; in the fourth, that copy competed with the thread that reads ahead).
+            options.readAhead = RoutePageFetcher.makeReadAhead(plan: plan, pages: pages)
+            // DESIGN.md: a client that disconnects cancels its upstream work (from the walk's first wait for it).
+            options.beforeWaiting = response.armDepartureWatch
+        }
         let walk: RouteWalk
         do {
             walk = try await RouteWalk.start(
@@ -103,28 +154,33 @@ struct AggregateResponder: Sendable {
             } else {
                 record = await response.send(walkFailure: error, plan: plan, recording: record)
             }
-            return recordWalk(route: route, tally: tally, transport: transport, record: record)
+            return .answered(recordWalk(route: route, tally: tally, transport: transport, record: record))
         }
         let items = RequestedItems(
             controls: controls, skip: plan.window?.skip ?? 0, scheme: walk.scheme(of: route), knownTotal: walk.detected?.total, request: request,
             record: walkRecord)
+        let answer: WalkAnswer
         switch controls.format {
         case _ where controls.explain:
-            record = await ExplainAnswer(route: route, items: items, secrets: plan.secrets).walkAndSend(walk, recording: record, response: response)
+            answer = .answered(
+                await ExplainAnswer(route: route, items: items, secrets: plan.secrets).walkAndSend(walk, recording: record, response: response))
         case .json:
-            record = await merged.render(walk: walk, plan: plan, items: items, tally: tally, record: record, response: response)
+            answer = await merged.render(walk: walk, plan: plan, items: items, tally: tally, record: record, response: response)
         case .ndjson:
-            record = await NDJSONAnswerRenderer.render(walk: walk, plan: plan, items: items, tally: tally, record: record, response: response)
+            answer = await NDJSONAnswerRenderer.render(walk: walk, plan: plan, items: items, tally: tally, record: record, response: response)
         }
-        return recordWalk(route: route, tally: tally, transport: transport, record: record)
+        switch consume answer {
+        case .answered(let record): return .answered(recordWalk(route: route, tally: tally, transport: transport, record: record))
+        case .declined(let response): return .declined(response)
+        }
     }
 
     /// The walk's cache outcomes and retries, in the request log and the metrics.
-    private func recordWalk(route: RouteConfig, tally: CacheTally, transport: RetryingTransport, record: RequestRecord) -> RequestRecord {
+    private func recordWalk(route: RouteConfig, tally: CacheTally, transport: RetryingTransport?, record: RequestRecord) -> RequestRecord {
         var record = record
         // A merged answer's renderer has summed it up already (the walk was over).
         record.cache = record.cache ?? tally.summary
-        let retries = transport.retriesUsed
+        let retries = transport?.retriesUsed ?? 0
         metrics.retried(route: route.name, count: retries)
         if retries > 0 { record.retries = retries }
         return record

@@ -19,7 +19,7 @@ struct MergedAnswerRenderer: Sendable {
     func render(
         walk: RouteWalk, plan: RequestPlan, items requested: RequestedItems, tally: CacheTally, record: RequestRecord,
         response: consuming Response
-    ) async -> RequestRecord {
+    ) async -> WalkAnswer {
         var record = record
         let (walker, route) = (walk.walker, plan.route)
         var framing = MergedJSONBody()
@@ -53,14 +53,17 @@ struct MergedAnswerRenderer: Sendable {
                 spooled = body
                 try body.append(closing)
             }
+        } catch is PageWalker.PageNotAtHand {
+            // A walk of pages in memory came to one it would fetch: nothing was sent, the pool answers from the start.
+            return .declined(response)
         } catch let error as PaginationError {
-            return await response.send(walkFailure: error, plan: plan, recording: record)
+            return .answered(await response.send(walkFailure: error, plan: plan, recording: record))
         } catch let error as SpoolError {
             // The walk has ended with its fetches; `body` has already dropped what it held.
-            return await response.send(MergedSpoolFailure(error: error, route: route.name), recording: record)
+            return .answered(await response.send(MergedSpoolFailure(error: error, route: route.name), recording: record))
         } catch {
             // The walk throws only PaginationError and `body.append` only SpoolError.
-            return await response.send(HTTPError(.internalServerError, code: "internal_error", message: "\(error)"), recording: record)
+            return .answered(await response.send(HTTPError(.internalServerError, code: "internal_error", message: "\(error)"), recording: record))
         }
         let tag = etag.finalize()
         var extraHeaders = walk.headers
@@ -92,16 +95,16 @@ struct MergedAnswerRenderer: Sendable {
         // fields, not in a copy (issue 13).
         if let notModified = Self.notModified(plan.request, etag: tag, headers: { [headers] in headers }, length: length) {
             await response.send(.notModified, headers: notModified, body: [])
-            return record
+            return .answered(record)
         }
         record.isSpooled = spooled?.isSpooled ?? false
         if let kept {
             await response.send(.ok, headers: consume headers, body: kept)
-            return record
+            return .answered(record)
         }
         if held.isHolding {
             await response.send(.ok, headers: consume headers, slices: held.slices(closing: closing))
-            return record
+            return .answered(record)
         }
         // Not held: the walk has made the body (at its first page copied in, or for the closing bracket).
         let body = spooled ?? spool.makeBody(route: route)
@@ -115,7 +118,7 @@ struct MergedAnswerRenderer: Sendable {
         } catch {
             // The answer's length did not add up: the connection closed short of it.
         }
-        return record
+        return .answered(record)
     }
 
     /// Appends `page`'s items to the answer and to its tag. Not a function nested in `render`: its captures there were

@@ -14,7 +14,7 @@ enum NDJSONAnswerRenderer {
     static func render(
         walk: RouteWalk, plan: RequestPlan, items requested: RequestedItems, tally: CacheTally, record: RequestRecord,
         response: consuming Response
-    ) async -> RequestRecord {
+    ) async -> WalkAnswer {
         var record = record
         let walker = walk.walker
         (record.pages, record.items) = (0, 0)
@@ -65,18 +65,21 @@ enum NDJSONAnswerRenderer {
             }
         } catch {
             if let response = unanswered.take() {
-                return await response.send(walkFailure: error as? PaginationError ?? .cancelled, plan: plan, recording: record)
+                // A walk of pages in memory came to one it would fetch before its first byte: the pool answers it.
+                if error is PageWalker.PageNotAtHand { return .declined(response) }
+                return .answered(await response.send(walkFailure: error as? PaginationError ?? .cancelled, plan: plan, recording: record))
             }
             (record.pages, record.items) = (pages, items)
-            guard let open = stream.take() else { return record }
+            guard let open = stream.take() else { return .answered(record) }
             guard let failure = error as? PaginationError, !PaginationErrorResponse.isCancellation(failure) else {
-                // The client went away: the walk has stopped fetching.
+                // The client went away (the walk has stopped fetching), or a walk of pages in memory began its stream
+                // and came to a page it would fetch: the answer is cut short.
                 open.abort()
-                return record
+                return .answered(record)
             }
             // The pages before the failure are the client's: their lines go out before the failure line.
             try? await open.write(batch)
-            return await open.fail(with: plan.failure(failure), recording: record)
+            return .answered(await open.fail(with: plan.failure(failure), recording: record))
         }
         (record.pages, record.items) = (pages, items)
         // Complete before its first byte (every page at hand, or no page at all): the whole answer, with its length.
@@ -84,16 +87,16 @@ enum NDJSONAnswerRenderer {
             guard !holdsAnswer else {
                 let headers = Self.headers(walk: walk, requested: requested, walkEnded: true, extra: 1)
                 await response.send(.ok, headers: headers, slices: [batch[...]])
-                return record
+                return .answered(record)
             }
             // A streamed walk with no page at all still gets its status line, and an empty body.
             stream = await start.begin(response)
         }
-        guard let open = stream.take(), !open.isHeadOnly else { return record }
+        guard let open = stream.take(), !open.isHeadOnly else { return .answered(record) }
         var trailers = HTTPHeaders()
         if sendsTrailers { tally.addHeaders(to: &trailers) }
         await open.end(last: batch, trailers: trailers)
-        return record
+        return .answered(record)
     }
 
     /// The answer's fields, with room for `extra` more (the trailers' announcement, the writer's framing field): one

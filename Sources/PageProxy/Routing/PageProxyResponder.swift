@@ -9,28 +9,43 @@ struct PageProxyResponder: HTTPResponder {
     let metrics: Metrics
     /// Plans of recent requests to routes, found by the raw request: a repeat is neither routed nor planned again.
     let plans: RequestPlanCache
+    /// Whether short walks of pages in memory are answered on the socket loop too (`AggregateResponder.walkFromMemory`).
+    /// Off by default: measured against the same build with it off (BENCHMARKS.md, issue 13 sixth pass), it saved no
+    /// CPU a request and cost up to a fifth of the 10 KB walk's requests/s, since every such walk then runs on the one
+    /// loop thread instead of the pool's threads (on more cores, the gap grows).
+    let walksOnSocketLoop: Bool
 
-    init(router: Router, aggregate: AggregateResponder, status: ServiceStatus, metrics: Metrics) {
+    init(router: Router, aggregate: AggregateResponder, status: ServiceStatus, metrics: Metrics, walksOnSocketLoop: Bool = false) {
         self.router = router
         self.aggregate = aggregate
         self.status = status
         self.metrics = metrics
+        self.walksOnSocketLoop = walksOnSocketLoop
         plans = RequestPlanCache(routes: router.routes)
     }
 
-    /// Exact repeats of small memoized answers are answered on the socket loop (`respondFromMemory`).
+    /// Exact repeats of small memoized answers (and, with `walksOnSocketLoop`, short walks whose pages are all in
+    /// memory) are answered on the socket loop (`respondFromMemory`).
     var answersOnSocketLoop: Bool { true }
 
-    /// An exact repeat of a memoized answer of at most `loopAnswerBytes`: a plan cache hit, then a memo hit; nil
-    /// for anything else (which `respond` answers, on the pool).
+    /// A repeat of a planned request (a plan cache hit) whose answer is at most `loopAnswerBytes`: from the memo, or
+    /// (`walksOnSocketLoop`) by a walk of pages all fresh in the cache's memory (`AggregateResponder.walkFromMemory`);
+    /// nil for anything else (which `respond` answers, on the pool).
     func respondFromMemory(to request: HTTPRequestHead, response: inout Response?) async -> RequestRecord? {
         let began = ContinuousClock.now
-        guard request.method == .get || request.method == .head, let plan = plans.plan(for: request),
-            let answer = aggregate.memoized(plan), Self.answersOnLoop(bodyBytes: answer.body.count), let response = response.take()
+        guard request.method == .get || request.method == .head, let plan = plans.plan(for: request) else { return nil }
+        if let answer = aggregate.memoized(plan) {
+            guard Self.answersOnLoop(bodyBytes: answer.body.count), let response = response.take() else { return nil }
+            metrics.requestStarted()
+            return await aggregate.merged.render(
+                memoized: answer, plan: plan, began: began, record: RequestRecord(route: plan.route.name), response: response)
+        }
+        guard walksOnSocketLoop,
+            let record = await aggregate.walkFromMemory(to: request, plan: plan, began: began, maxBytes: Self.loopAnswerBytes, response: &response)
         else { return nil }
+        // Counted once the answer stands: a walk that declined is counted by `respond` alone.
         metrics.requestStarted()
-        return await aggregate.merged.render(
-            memoized: answer, plan: plan, began: began, record: RequestRecord(route: plan.route.name), response: response)
+        return record
     }
 
     func refused(status: HTTPStatus, bytes: Int) {

@@ -1,4 +1,5 @@
 import PageProxyCore
+import Synchronization
 
 /// What one request for a route asks for, read from the request and the route before any page is fetched: the
 /// controls, the headers sent upstream, the first page's URL, the walk's options, the cache policy and the memo key.
@@ -29,6 +30,23 @@ struct RequestPlan {
     var vary: String { decided.vary }
     var firstPageKey: CacheKey? { decided.firstPageKey }
     var strategy: (any PaginationStrategy)? { decided.strategy }
+
+    /// Whether a walk of this plan is tried on the socket loop now (`AggregateResponder.walkFromMemory`): not for the
+    /// next `skipsAfterDecline` requests after one declined, since its pages were not all in memory (a 1 MB walk would
+    /// read its first pages twice each time).
+    func triesWalkInMemory() -> Bool {
+        guard decided.walksInMemoryToSkip.load(ordering: .relaxed) > 0 else { return true }
+        decided.walksInMemoryToSkip.subtract(1, ordering: .relaxed)
+        return false
+    }
+
+    /// A walk of this plan on the socket loop declined: the next few go to the pool at once.
+    func walkInMemoryDeclined() {
+        decided.walksInMemoryToSkip.store(Self.skipsAfterDecline, ordering: .relaxed)
+    }
+
+    /// How many requests of a plan skip the walk on the socket loop after one declined.
+    static let skipsAfterDecline = 32
 
     /// What planning decided for a request; see the plan's properties of the same names.
     private final class Decisions: Sendable {
@@ -63,6 +81,8 @@ struct RequestPlan {
         /// The route's own scheme's strategy, for every walk with this plan (issue 13: made for each walk, it was an
         /// allocation a request); nil for an auto route. Strategies are rules, with no state of a walk.
         let strategy: (any PaginationStrategy)?
+        /// How many more requests go to the pool without trying a walk on the socket loop (`triesWalkInMemory`).
+        let walksInMemoryToSkip = Atomic(0)
 
         /// - Throws: `ProxyControls.Invalid` or `UpstreamHeaders.Refused`, both `HTTPResponseError`s (400).
         init(request: HTTPRequestHead, route: RouteConfig, subpath: String, lookahead: LookaheadMemory) throws {

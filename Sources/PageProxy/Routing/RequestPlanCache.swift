@@ -54,7 +54,14 @@ final class RequestPlanCache: Sendable {
     func key(for request: HTTPRequestHead) -> String? {
         guard request.fieldsNotUTF8.isEmpty else { return nil }
         var key = request.target
+        var isReserved = false
         for (name, value) in request.headers where decides(name) {
+            if !isReserved {
+                // Room for every field at the first that decides: one allocation, not one each time the key grows
+                // (issue 13: an NDJSON request's `Accept` made the key twice).
+                isReserved = true
+                key.reserveCapacity(request.headers.reduce(key.utf8.count) { $0 + $1.name.utf8.count + $1.value.utf8.count + 2 })
+            }
             key += "\u{0}"
             key += name
             key += "\u{0}"

@@ -73,24 +73,49 @@ enum RoutePageFetcher {
     /// kept in memory has nothing to read ahead, and pays no hop.
     static func makeReadAhead(plan: RequestPlan, pages: CachingPageSource) -> PageReadAhead? {
         guard !plan.cachePolicy.forceRevalidate, let store = pages.store else { return nil }
-        let (headers, policy, caFile, fileReads) = (plan.upstreamHeaders, plan.cachePolicy, plan.route.caFile, store.fileReadCount)
-        // Wanted once a lookup of this walk has read a file: a walk through entries in memory has nothing to gain.
-        return PageReadAhead { store.fileReadCount != fileReads } read: { urls in
-            pages.readAhead(policy: policy) { urls().map { UpstreamRequest(url: $0, headers: headers, caFile: caFile) } }
-        }
+        // One object for both closures, which capture only it (issue 13: two closure contexts a walk, most of which
+        // never read ahead).
+        let readAhead = RouteReadAhead(plan: plan, pages: pages, store: store)
+        return PageReadAhead { readAhead.isWanted } read: { urls in readAhead.read(urls) }
     }
 
     /// What a request's fetcher and cached-page reader tell of each page they have: its cache outcome.
     typealias Counter = @Sendable (CachingPageSource.Fetched, _ number: Int, _ url: PageURL, _ started: ContinuousClock.Instant) -> Void
 
     /// Enters a page's cache outcome in the walk's account, the request's tally and the metrics.
-    static func counter(plan: RequestPlan, metrics: Metrics, tally: CacheTally, record: WalkRecord) -> Counter {
+    /// - Parameter metrics: nil for a walk that may still decline its answer (on the socket loop): its caller counts
+    ///   the tally's outcomes once it has answered.
+    static func counter(plan: RequestPlan, metrics: Metrics?, tally: CacheTally, record: WalkRecord) -> Counter {
         let (routeName, ttl) = (plan.route.name, plan.route.ttl)
         return { fetched, number, url, started in
             let (response, source) = (fetched.response, fetched.outcome)
             record.fetched(number: number, url: url, status: response.status.code, outcome: source, bytes: response.body.count, started: started)
             tally.record(source, stored: fetched.stored, response: response, routeTTL: ttl)
-            metrics.cacheOutcome(route: routeName, outcome: source.rawValue)
+            metrics?.cacheOutcome(route: routeName, outcome: source.rawValue)
         }
+    }
+}
+
+/// What a walk's read-ahead knows (`RoutePageFetcher.makeReadAhead`).
+private final class RouteReadAhead: Sendable {
+    private let pages: CachingPageSource
+    private let store: DiskStore
+    private let (headers, policy, caFile): (HTTPHeaders, CachePolicy, String?)
+    /// The store's file reads when the walk began.
+    private let fileReads: Int
+
+    init(plan: RequestPlan, pages: CachingPageSource, store: DiskStore) {
+        self.pages = pages
+        self.store = store
+        (headers, policy, caFile) = (plan.upstreamHeaders, plan.cachePolicy, plan.route.caFile)
+        fileReads = store.fileReadCount
+    }
+
+    /// Wanted once a lookup of this walk has read a file: a walk through entries in memory has nothing to gain.
+    var isWanted: Bool { store.fileReadCount != fileReads }
+
+    func read(_ urls: @escaping @Sendable () -> [PageURL]) {
+        let (headers, caFile) = (headers, caFile)
+        pages.readAhead(policy: policy) { urls().map { UpstreamRequest(url: $0, headers: headers, caFile: caFile) } }
     }
 }

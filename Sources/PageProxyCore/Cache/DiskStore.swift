@@ -208,6 +208,23 @@ package final class DiskStore: Sendable {
         lookup(key, wait: .pageCacheOnly, keepsFirstRead: keepsFirstRead)
     }
 
+    /// As `lookupInline`, for an entry kept in memory that `isUsable` accepts (a fresh one) only: any other lookup is
+    /// nil and records nothing (no use, no file read), for the caller to ask `lookupInline` or `lookup` later.
+    package func lookupInMemory(_ key: CacheKey, if isUsable: (CacheEntry) -> Bool) -> (entry: CacheEntry, stamp: PageStamp)? {
+        let found: (entry: CacheEntry, generation: UInt64, touch: Bool)? = state.withLock { state in
+            guard state.disabledReason == nil, var record = state.records[key], let entry = state.memory[key], isUsable(entry) else { return nil }
+            state.useCounter += 1
+            record.lastUse = state.useCounter
+            let hits = record.hitsAfterNextUse(interval: touchInterval)
+            record.hitsSinceTouch = hits >= touchInterval ? 0 : hits
+            state.records[key] = record
+            return (entry, record.generation, hits >= touchInterval)
+        }
+        guard let found else { return nil }
+        if found.touch { CacheFileSystem.touch(path(for: key)) }
+        return (found.entry, PageStamp(key: key, generation: found.generation))
+    }
+
     private func lookup(_ key: CacheKey, wait: CacheFileSystem.ReadWait, keepsFirstRead: Bool) -> InlineLookup {
         if ledger != nil, !contains(key), let info = CacheFileSystem.fileInfo(path(for: key)) { adopt(key, size: info.size) }
         let found: (touch: Bool, memory: CacheEntry?, ahead: ReadAhead?, generation: UInt64, seen: Bool)? = state.withLock { state in

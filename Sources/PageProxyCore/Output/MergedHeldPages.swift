@@ -53,6 +53,8 @@ package final class MergedHeldPages {
         }
         let prefix = framing.prefix(for: page)
         let items = page.body[run]
+        // Room for the first pages and the closing bracket at once (issue 13: the parts grew twice in a one-page answer).
+        if parts.isEmpty { parts.reserveCapacity(Self.initialParts) }
         if !prefix.isEmpty { parts.append(prefix[...]) }
         if !items.isEmpty { parts.append(items) }
         heldBytes += kept
@@ -61,17 +63,28 @@ package final class MergedHeldPages {
         return true
     }
 
-    /// The answer's bytes with `closing` (the framing's), as slices of the held pages: nothing is copied.
+    /// The answer's bytes with `closing` (the framing's), as slices of the held pages: nothing is copied. Asked once,
+    /// at the end: `closing` joins the parts themselves (issue 13: a second array a request).
     package func slices(closing: [UInt8]) -> [ArraySlice<UInt8>] {
-        parts + [closing[...]]
+        if !isClosed {
+            isClosed = true
+            parts.append(closing[...])
+        }
+        return parts
     }
+
+    /// Whether `slices(closing:)` has added the closing part.
+    private var isClosed = false
+
+    /// The parts made room for at the first page: a one-page answer's three (`[`, its items, `]`) and a few more.
+    private static let initialParts = 8
 
     /// The answer's bytes in one array (for the memo, which keeps them past the pages).
     package func joined(closing: [UInt8]) -> [UInt8] {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(length + closing.count)
         for part in parts { bytes += part }
-        return bytes + closing
+        return isClosed ? bytes : bytes + closing
     }
 
     /// Copies what was held into `body`, in order, then drops the pages and gives their memory back; holds nothing

@@ -22,10 +22,14 @@ extension PageWalker {
                 let upcoming = try prepareNext()
                 guard case .atHand(let found) = upcoming, launches.isEmpty, discarded.isEmpty else {
                     if case .end = upcoming { return }
+                    try checkMayFetch()
                     return try await walkInGroup(from: .upcoming(upcoming), body)
                 }
                 let page = try accept(found)
-                guard launches.isEmpty, discarded.isEmpty else { return try await walkInGroup(from: .accepted(page), body) }
+                guard launches.isEmpty, discarded.isEmpty else {
+                    try checkMayFetch()
+                    return try await walkInGroup(from: .accepted(page), body)
+                }
                 guard try await body(page) == .takeNext else {
                     finish()
                     return

@@ -59,6 +59,10 @@ package final class PageWalker {
         /// cache reads their entries ahead on another thread (issue 13: read-back after a restart); a wrong guess
         /// costs a look into the cache, never a request.
         package var readAhead: PageReadAhead? = nil
+        /// A walk that never waits: where it would fetch a page (one `cachedPage` did not answer), it throws
+        /// `PageWalker.PageNotAtHand` instead, before it hands out the page before that one (a server answers such
+        /// walks on its socket loop's thread, and the rest from the start on the pool; issue 13).
+        package var walksOnlyPagesAtHand = false
         package init() {}
     }
 
@@ -183,6 +187,15 @@ package final class PageWalker {
         }
         guard let fetch = fetching.removeValue(forKey: nextToTake) else { return .end }
         return .fetching(fetch)
+    }
+
+    /// Thrown by a walk that `walksOnlyPagesAtHand` where it would fetch a page: the pages before it were handed out
+    /// (its body saw them), but not the one before the fetch.
+    package struct PageNotAtHand: Error {}
+
+    /// Where the walk would start its fetches: a walk that may not fetch ends here.
+    func checkMayFetch() throws(PageNotAtHand) {
+        if options.walksOnlyPagesAtHand { throw PageNotAtHand() }
     }
 
     /// The walk is about to wait for a fetch.

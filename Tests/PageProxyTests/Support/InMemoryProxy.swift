@@ -1,5 +1,6 @@
 import Foundation
 import PageProxyCore
+import Testing
 
 @testable import PageProxy
 @testable import PageProxyMock
@@ -12,8 +13,12 @@ struct InMemoryProxy {
     let mock: MockUpstream
     let metrics: Metrics
 
-    /// A proxy with `routes` (their `mockPath`s on the mock), no page cache and no memo.
-    init(routes: [TestStack.Route] = SchemeRoutes.all, mockOptions: MockUpstreamOptions = SchemeRoutes.mockOptions) {
+    /// A proxy with `routes` (their `mockPath`s on the mock), no memo, and the page cache `cache` (none by default).
+    init(
+        routes: [TestStack.Route] = SchemeRoutes.all, mockOptions: MockUpstreamOptions = SchemeRoutes.mockOptions, cache: DiskStore? = nil,
+        clock: PageProxyClock = .system, spool: MergedSpool = MergedSpool(directories: [NSTemporaryDirectory()]),
+        walksOnSocketLoop: Bool = false
+    ) {
         mock = MockUpstream(options: mockOptions)
         let configs = routes.map { route in
             var config = RouteConfig.makeForTests(name: route.name, upstream: "http://127.0.0.1:9\(route.mockPath)", pagination: route.scheme)
@@ -25,12 +30,13 @@ struct InMemoryProxy {
         }
         metrics = Metrics()
         let aggregate = AggregateResponder(
-            transport: InProcessMockTransport(mock: mock), pages: CachingPageSource(store: nil), metrics: metrics,
-            spool: MergedSpool(directories: [NSTemporaryDirectory()]), memo: MergedAnswerMemo(maxBytes: 0, store: nil),
+            transport: InProcessMockTransport(mock: mock), pages: CachingPageSource(store: cache, clock: clock), metrics: metrics,
+            spool: spool, memo: MergedAnswerMemo(maxBytes: 0, store: nil),
             budgets: OriginBudgets(configs.map { ($0.upstream.origin, $0.originBudget) }))
         let status = ServiceStatus()
         status.markReady()
-        responder = PageProxyResponder(router: Router(routes: configs), aggregate: aggregate, status: status, metrics: metrics)
+        responder = PageProxyResponder(
+            router: Router(routes: configs), aggregate: aggregate, status: status, metrics: metrics, walksOnSocketLoop: walksOnSocketLoop)
     }
 
     /// What one request got: the raw bytes, read back by `RawResponseBytes`, and the responder's record.
@@ -47,15 +53,39 @@ struct InMemoryProxy {
 
     /// Answers `target` in memory.
     func request(_ target: String, method: HTTPMethod = .get, headers: [(String, String)] = []) async throws -> Answer {
+        let (head, sink, writer) = Self.exchange(target, method: method, headers: headers)
+        let record = await responder.respond(to: head, response: Response(writer: writer))
+        return Answer(
+            response: try RawResponseBytes(sink.bytes, isHead: method == .head), record: record, keepsAlive: writer.keepsAlive,
+            writes: sink.writes, sliceWrites: sink.sliceWrites)
+    }
+
+    /// Asks `respondFromMemory` (as a connection does on its socket loop) to answer `target`: its answer, told to the
+    /// responder as the connection tells it; nil when it declined, having written nothing and left the response.
+    func requestFromMemory(_ target: String, method: HTTPMethod = .get, headers: [(String, String)] = []) async throws -> Answer? {
+        let (head, sink, writer) = Self.exchange(target, method: method, headers: headers)
+        var response: Response? = Response(writer: writer)
+        guard let record = await responder.respondFromMemory(to: head, response: &response) else {
+            let kept = response != nil
+            #expect(kept && sink.writes == 0, "a declined request keeps its response, and nothing is written")
+            return nil
+        }
+        let taken = response == nil
+        #expect(taken)
+        responder.answered(record, status: writer.deliveredStatus, bytes: writer.bytesSent, duration: .zero)
+        return Answer(
+            response: try RawResponseBytes(sink.bytes, isHead: method == .head), record: record, keepsAlive: writer.keepsAlive,
+            writes: sink.writes, sliceWrites: sink.sliceWrites)
+    }
+
+    private static func exchange(
+        _ target: String, method: HTTPMethod, headers: [(String, String)]
+    ) -> (HTTPRequestHead, MemoryResponseSink, ResponseWriter) {
         var fields = HTTPHeaders()
         fields.add("Host", "127.0.0.1")
         for (name, value) in headers { fields.add(name, value) }
         let head = HTTPRequestHead(method: method, target: target, version: .http1_1, headers: fields)
         let sink = MemoryResponseSink()
-        let writer = ResponseWriter(sink: sink, request: head, keepsAlive: true, writeTimeout: .seconds(5))
-        let record = await responder.respond(to: head, response: Response(writer: writer))
-        return Answer(
-            response: try RawResponseBytes(sink.bytes, isHead: method == .head), record: record, keepsAlive: writer.keepsAlive,
-            writes: sink.writes, sliceWrites: sink.sliceWrites)
+        return (head, sink, ResponseWriter(sink: sink, request: head, keepsAlive: true, writeTimeout: .seconds(5)))
     }
 }
