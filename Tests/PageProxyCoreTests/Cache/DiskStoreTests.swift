@@ -107,6 +107,70 @@ import Testing
         #expect(directory.files.count == store.entryCount)
     }
 
+    @Test("an eviction over more records than it looks at in one hold of the lock still takes the least recently used, in order")
+    func evictionInBatchesKeepsTheOrder() {
+        let directory = TemporaryDirectory()
+        let size = Self.fileSize(bodyBytes: 100)
+        // 3,000 entries fill 94 % of the bound; the writes past 95 % evict down to 85 %: more than one batch of victims.
+        let count = 3_000
+        let store = DiskStore(directory: directory.path, maxBytes: size * count * 100 / 94)
+        for page in 1...count { store.write(Self.entry(page), for: Self.key(page)) }
+        #expect(store.entryCount == count)
+        for page in 1...10 { _ = store.read(Self.key(page)) }
+        var next = count + 1
+        /// Writes new entries until an eviction has run; the pages from 11 to `count` still held.
+        func writeUntilEvicted() -> [Int] {
+            let before = store.entryCount
+            while store.entryCount >= before {
+                store.write(Self.entry(next), for: Self.key(next))
+                next += 1
+                store.waitForEvictions()
+            }
+            return (11...count).filter { store.contains(Self.key($0)) }
+        }
+        let first = writeUntilEvicted()
+        #expect(store.totalBytes <= store.evictionTarget)
+        let evicted = count - 10 - first.count
+        #expect(evicted > DiskStore.evictionBatch)
+        // The oldest went, in order; the ten used since were spared.
+        #expect(first == Array((11 + evicted)...count))
+        #expect((1...10).allSatisfy { store.contains(Self.key($0)) })
+        // The records the eviction looked at and kept went back as the oldest: the next eviction starts where it stopped.
+        let second = writeUntilEvicted()
+        #expect(second.count < first.count)
+        #expect(second == Array((count - second.count + 1)...count))
+        #expect((1...10).allSatisfy { store.contains(Self.key($0)) })
+        #expect(directory.files.count == store.entryCount)
+    }
+
+    @Test("past the in-memory bound the least recently used copies go, not all: a hot entry stays through a larger walk")
+    func memoryCopiesEvictLeastRecentlyUsed() {
+        let directory = TemporaryDirectory()
+        let bodyBytes = 1_000
+        let bound = bodyBytes * 8
+        let store = DiskStore(directory: directory.path, maxBytes: 1 << 20, memoryLimit: bound)
+        store.write(Self.entry(0, bodyBytes: bodyBytes), for: Self.key(0))
+        _ = store.lookup(Self.key(0), keepsFirstRead: true)
+        #expect(store.holdsInMemory(Self.key(0)))
+        let reads = store.fileReadCount
+        // A cold walk of 40 entries (five times the bound), the hot entry used every third page meanwhile.
+        for page in 1...40 {
+            store.write(Self.entry(page, bodyBytes: bodyBytes), for: Self.key(page))
+            _ = store.lookup(Self.key(page), keepsFirstRead: true)
+            #expect(store.memoryByteCount <= bound)
+            if page % 3 == 0 {
+                #expect(store.holdsInMemory(Self.key(0)))
+                _ = store.lookup(Self.key(0), keepsFirstRead: true)
+            }
+        }
+        #expect(store.holdsInMemory(Self.key(0)))
+        // The walk's files were read once each (written, then read into memory); the hot entry never again.
+        #expect(store.fileReadCount - reads == 40)
+        // The newest copies are the ones kept; the oldest of the walk went first.
+        #expect(store.holdsInMemory(Self.key(40)))
+        #expect(!store.holdsInMemory(Self.key(1)))
+    }
+
     @Test("a write that finds no room evicts first, then is stored; the entries never pass the bound")
     func aWriteWithNoRoomEvictsBeforeItIsPlaced() {
         let directory = TemporaryDirectory()
