@@ -74,9 +74,15 @@ enum RoutePageFetcher {
     static func makeReadAhead(plan: RequestPlan, pages: CachingPageSource) -> PageReadAhead? {
         guard !plan.cachePolicy.forceRevalidate, let store = pages.store else { return nil }
         let (headers, policy, caFile, fileReads) = (plan.upstreamHeaders, plan.cachePolicy, plan.route.caFile, store.fileReadCount)
+        let cancellation = ReadAheadCancellation()
         // Wanted once a lookup of this walk has read a file: a walk through entries in memory has nothing to gain.
         return PageReadAhead { store.fileReadCount != fileReads } read: { urls in
-            pages.readAhead(policy: policy) { urls().map { UpstreamRequest(url: $0, headers: headers, caFile: caFile) } }
+            pages.readAhead(policy: policy, cancellation: cancellation) {
+                urls().map { UpstreamRequest(url: $0, headers: headers, caFile: caFile) }
+            }
+        } walkEnded: {
+            // The walk is over (its client may have left): what it asked for and is still queued is not read.
+            cancellation.cancel()
         }
     }
 

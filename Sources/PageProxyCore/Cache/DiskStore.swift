@@ -302,8 +302,13 @@ package final class DiskStore: Sendable {
     ///     is not read again.
     ///   - keep: whether an entry read is worth holding (the caller's freshness rule: a stale entry is read again by
     ///     the fetch that revalidates it, so holding it would only read it twice).
-    package func readAhead(_ keys: some Sequence<CacheKey>, unusedSince: UInt64 = .max, keep: (CacheEntry) -> Bool = { _ in true }) {
+    ///   - isCancelled: asked before each key: true (the walk that asked has ended) stops the read-ahead there.
+    package func readAhead(
+        _ keys: some Sequence<CacheKey>, unusedSince: UInt64 = .max, keep: (CacheEntry) -> Bool = { _ in true },
+        until isCancelled: () -> Bool = { false }
+    ) {
         for key in keys {
+            if isCancelled() { return }
             let wanted: ReadAheadStep = state.withLock { state in
                 state.readAheadAsked += 1
                 guard state.disabledReason == nil, let record = state.records[key], record.lastUse <= unusedSince,
