@@ -11,7 +11,7 @@ mock upstream (no latency, 100 items a page). A hot 10 KB merged answer is warme
           each on its own keep-alive connection, one at a time (Python, so ~0.1 ms of the time is the client's own);
   churn   the same probes while wrk drives the caches (after `--fill-seconds` of the same churn, so that the store is
           full and evicting):
-            cold   `-c8`: distinct one-item targets never asked before (`mock_total=1&cold=N`): a fetch, a write, an
+            cold   `-c8`: distinct one-page targets never asked before (`mock_total=20&cold=N`): a fetch, a write, an
                    eviction once the store passes 95 % of its bound, a memo answer kept (the memo full: one dropped);
             warm   `-c4`: a cycle over `--warm` targets of five 100-item pages (`mock_total=500&warm=J`, ~100 KB each),
                    more than the memo holds and more than the store's 64 MiB in-memory bound: each a walk through
@@ -21,7 +21,7 @@ Reports p50 / p99 / p99.9 / max of each probe (ms), how many memo probes were no
 was evicted: a walk), the churn's request rate, and the load average. Everything listens on 127.0.0.1; everything
 started is stopped by PID.
 """
-import argparse, http.client, os, signal, subprocess, sys, time
+import argparse, http.client, os, shutil, signal, subprocess, sys, time
 
 sys.dont_write_bytecode = True
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -32,10 +32,11 @@ HOT = "/items?mock_total=50"
 COLD_LUA = """
 local counter = 0
 local prefix = "x"
-function init(args) prefix = args[1] or "x" end
+local items = "20"
+function init(args) prefix = args[1] or "x"; items = args[2] or "20" end
 function request()
   counter = counter + 1
-  return wrk.format("GET", "/items?mock_total=1&cold=" .. prefix .. "-" .. counter)
+  return wrk.format("GET", "/items?mock_total=" .. items .. "&cold=" .. prefix .. "-" .. counter)
 end
 """
 
@@ -89,17 +90,22 @@ def summary(times):
     return (percentile(s, 0.5), percentile(s, 0.99), percentile(s, 0.999), s[-1] if s else float("nan"))
 
 
-def start_churn(port, work, label, warm, seconds):
+def over(times, ms):
+    return sum(1 for t in times if t > ms)
+
+
+def start_churn(port, work, label, warm, seconds, cold_items):
     cold_script = os.path.join(work, "cold.lua")
     warm_script = os.path.join(work, "warm.lua")
     open(cold_script, "w").write(COLD_LUA)
     open(warm_script, "w").write(WARM_LUA)
     url = f"http://127.0.0.1:{port}"
     procs = []
-    for script, connections, argument in ((cold_script, 8, f"{label}{time.time_ns()}"), (warm_script, 4, str(warm))):
+    for script, connections, arguments in ((cold_script, 8, [f"{label}{time.time_ns()}", str(cold_items)]),
+                                           (warm_script, 4, [str(warm)])):
         out = open(os.path.join(work, f"wrk-{os.path.basename(script)}-{time.time_ns()}.txt"), "w")
         procs.append((subprocess.Popen(["wrk", "-t1", f"-c{connections}", f"-d{seconds}s", "--timeout=30s", "-s", script,
-                                        url, "--", argument], stdout=out, stderr=subprocess.STDOUT), out))
+                                        url, "--", *arguments], stdout=out, stderr=subprocess.STDOUT), out))
     return procs
 
 
@@ -126,7 +132,7 @@ def run_one(label, binary, mock_port, args):
     try:
         probe(port, 5)
         quiet, _ = probe(port, args.requests)
-        churn = start_churn(port, work, label, args.warm, args.fill_seconds + 600)
+        churn = start_churn(port, work, label, args.warm, args.fill_seconds + 600, args.cold_items)
         try:
             time.sleep(args.fill_seconds)  # the churn fills the store until it evicts; nothing is waited for
             load = os.getloadavg()[0]
@@ -137,6 +143,7 @@ def run_one(label, binary, mock_port, args):
         return quiet, busy, walked, rates, load
     finally:
         B.stop(proc, "PageProxy")
+        shutil.rmtree(work, ignore_errors=True)
 
 
 def main():
@@ -146,9 +153,10 @@ def main():
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--fill-seconds", type=int, default=20)
     parser.add_argument("--requests", type=int, default=3000, help="probes of each kind a phase")
-    parser.add_argument("--cache-mib", type=int, default=128)
+    parser.add_argument("--cache-mib", type=int, default=96)
+    parser.add_argument("--cold-items", type=int, default=20, help="items of each cold target (one page; ~200 B an item)")
     parser.add_argument("--memo-mib", type=int, default=8)
-    parser.add_argument("--warm", type=int, default=900, help="warm targets cycled (~100 KB of pages each)")
+    parser.add_argument("--warm", type=int, default=700, help="warm targets cycled (~100 KB of pages each)")
     args = parser.parse_args()
     B.sigterm_as_interrupt()
     B.ensure_tools("wrk")
@@ -169,13 +177,13 @@ def main():
     print(f"\ncache {args.cache_mib} MiB, memo {args.memo_mib} MiB, {args.requests} probes of each kind a phase, "
           f"churn after {args.fill_seconds} s; load average at the end {os.getloadavg()}")
     print("| round | binary | probe | quiet p50 / p99 / p99.9 / max ms | churn p50 / p99 / p99.9 / max ms | "
-          "memo probes that walked | churn req/s cold, warm | load |")
-    print("|---|---|---|---|---|---:|---|---:|")
+          "churn probes > 5 ms | memo probes that walked | churn req/s cold, warm | load |")
+    print("|---|---|---|---|---|---:|---:|---|---:|")
     for round_number, label, quiet, busy, walked, rates, load in rows:
         for kind in ("memo", "healthz"):
             q, b = summary(quiet[kind]), summary(busy[kind])
             print(f"| {round_number} | {label} | {kind} | {' / '.join(f'{v:.2f}' for v in q)} | "
-                  f"{' / '.join(f'{v:.2f}' for v in b)} | {walked if kind == 'memo' else ''} | "
+                  f"{' / '.join(f'{v:.2f}' for v in b)} | {over(busy[kind], 5)} | {walked if kind == 'memo' else ''} | "
                   f"{rates[0]:,.0f}, {rates[1]:,.0f} | {load:.1f} |")
 
 
