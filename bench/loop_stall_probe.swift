@@ -24,24 +24,27 @@ func entry(_ bytes: Int) -> CacheEntry {
         storedAt: Date(), freshUntil: Date().addingTimeInterval(3600))
 }
 
-/// Runs `work` on this thread while another thread calls `probe` back to back; the probe's latencies (µs).
-func probed(_ probe: @escaping @Sendable () -> Void, during work: () -> Void) -> [Double] {
+/// Runs `work` on this thread while another thread calls `probe` back to back; the probe's latencies (µs), and
+/// those of the calls that began inside the windows `work` returns (start and end times, `now()`).
+func probed(_ probe: @escaping @Sendable () -> Void, during work: () -> [(UInt64, UInt64)]) -> (all: [Double], inWindows: [Double]) {
     let stop = Atomic(false)
-    let samples = Mutex<[Double]>([])
+    let samples = Mutex<[(UInt64, Double)]>([])
     let thread = Thread {
-        var local: [Double] = []
+        var local: [(UInt64, Double)] = []
         while !stop.load(ordering: .relaxed) {
             let start = now()
             probe()
-            local.append(Double(now() - start) / 1000)
+            local.append((start, Double(now() - start) / 1000))
         }
         samples.withLock { $0 = local }
     }
     thread.start()
-    work()
+    let windows = work()
     stop.store(true, ordering: .relaxed)
     while samples.withLock({ $0.isEmpty }) { usleep(1000) }
-    return samples.withLock { $0 }
+    let all = samples.withLock { $0 }
+    let inside = all.filter { sample in windows.contains { sample.0 >= $0.0 && sample.0 <= $0.1 } }.map(\.1)
+    return (all.map(\.1), inside)
 }
 
 func report(_ name: String, _ samples: [Double]) {
@@ -53,7 +56,7 @@ func report(_ name: String, _ samples: [Double]) {
 }
 
 let arguments = CommandLine.arguments
-let entries = arguments.count > 1 ? Int(arguments[1])! : 60_000
+let entries = arguments.count > 1 ? Int(arguments[1]) ?? 60_000 : 60_000
 let root = "/tmp/stallbench-store-\(getpid())"
 
 // 1. Evictions over `entries` small records.
@@ -64,28 +67,32 @@ do {
     let stamp = store.lookup(key(1))!.stamp
     var next = entries + 1
     let samples = probed({ _ = store.changeCount(ifCurrent: [stamp]) }) {
-        // Writes until three evictions have run.
-        var evictions = 0
-        while evictions < 3 {
+        // Writes until five evictions have run; each window is the write that queued one, until it has run.
+        var windows: [(UInt64, UInt64)] = []
+        while windows.count < 5 {
             let before = store.entryCount
+            let start = now()
             store.write(entry(100), for: key(next))
             next += 1
             store.waitForEvictions()
-            if store.entryCount < before { evictions += 1 }
+            if store.entryCount < before { windows.append((start, now())) }
         }
+        return windows
     }
-    report("eviction, \(entries) records", samples)
+    report("eviction, \(entries) records, all probes", samples.all)
+    report("eviction, \(entries) records, probes begun during the five evictions", samples.inWindows)
 }
 
-// 2. Copies kept in memory past the 64 MiB bound: 128 MiB of 64 KB entries looked up twice in a cycle.
-do {
+// 2. Copies kept in memory past the 64 MiB bound: 128 MiB of 64 KB entries looked up three times in a cycle.
+if arguments.count < 3 || arguments[2] != "evictions-only" {
     let store = DiskStore(directory: root + "-memory", maxBytes: 160 << 20)
     let count = (128 << 20) / (64 << 10)
     for n in 1...count { store.write(entry(64 << 10), for: key(n)) }
     let stamp = store.lookup(key(1))!.stamp
     let samples = probed({ _ = store.changeCount(ifCurrent: [stamp]) }) {
         for _ in 0..<3 { for n in 1...count { _ = store.lookup(key(n), keepsFirstRead: true) } }
+        return []
     }
-    report("in-memory copies past the bound, \(count) entries of 64 KB", samples)
+    report("in-memory copies past the bound, \(count) entries of 64 KB", samples.all)
 }
 _ = system("rm -rf \(root)-evict \(root)-memory")
