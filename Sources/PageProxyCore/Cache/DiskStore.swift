@@ -91,6 +91,8 @@ package final class DiskStore: Sendable {
     private let touchInterval: UInt64 = 64
     /// The most body bytes kept in memory; past it the least recently used copies are dropped (the files stay).
     private let memoryLimit: Int
+    /// How many records an eviction looks at, or forgets, in one hold of the store's lock (the epoll loop takes it).
+    package let evictionBatch: Int
     /// The most entries, and body bytes, held read ahead and not yet looked up: a walk that stops early (its client
     /// left, `_max_items`) leaves at most this much behind.
     static let readAheadLimit = 64
@@ -114,7 +116,7 @@ package final class DiskStore: Sendable {
     package init(
         directory: String, maxBytes: Int, onDisable: @escaping @Sendable (String) -> Void = { _ in },
         onEvicting: (@Sendable ([CacheKey]) -> Void)? = nil, onWriting: (@Sendable (CacheKey) -> Void)? = nil,
-        memoryLimit: Int? = nil
+        memoryLimit: Int? = nil, evictionBatch: Int = 256
     ) {
         self.directory = directory.hasSuffix("/") && directory.count > 1 ? String(directory.dropLast()) : directory
         self.maxBytes = max(0, maxBytes)
@@ -122,6 +124,7 @@ package final class DiskStore: Sendable {
         self.onEvicting = onEvicting
         self.onWriting = onWriting
         self.memoryLimit = memoryLimit ?? min(self.maxBytes, 64 << 20)
+        self.evictionBatch = max(1, evictionBatch)
         var ledger: CacheDirectoryLedger?
         var failure: CacheFileSystem.Failure?
         do throws(CacheFileSystem.Failure) {
@@ -617,7 +620,7 @@ package final class DiskStore: Sendable {
             // each: the epoll loop takes it for every memo hit); those not evicted go back to the front after.
             var passed: [CacheKey] = []
             while remaining > target {
-                let batch = state.withLock { state in Self.takeOldest(Self.evictionBatch, &state) }
+                let batch = state.withLock { state in Self.takeOldest(evictionBatch, &state) }
                 if batch.isEmpty { break }
                 for key in batch {
                     guard remaining > target, key != spared, let file = files[key] else {
@@ -633,7 +636,7 @@ package final class DiskStore: Sendable {
                 let sorted = files.sorted { $0.value.modified < $1.value.modified }
                 var start = 0
                 while remaining > target, start < sorted.count {
-                    let slice = sorted[start..<min(sorted.count, start + Self.evictionBatch)]
+                    let slice = sorted[start..<min(sorted.count, start + evictionBatch)]
                     start = slice.endIndex
                     let unknown = state.withLock { state in slice.filter { state.records[$0.key] == nil } }
                     for file in unknown where remaining > target && file.key != spared {
@@ -657,9 +660,9 @@ package final class DiskStore: Sendable {
             release(removed)
             // A lookup between an unlink and the forgetting below finds no file and forgets the record itself. In
             // batches, and the copies in memory freed after each hold of the lock.
-            for start in stride(from: 0, to: gone.count, by: Self.evictionBatch) {
+            for start in stride(from: 0, to: gone.count, by: evictionBatch) {
                 let freed = state.withLock { state in
-                    gone[start..<min(gone.count, start + Self.evictionBatch)].compactMap { key -> CacheEntry? in
+                    gone[start..<min(gone.count, start + evictionBatch)].compactMap { key -> CacheEntry? in
                         let copy = state.memory[key]
                         Self.dropRecord(key, &state)
                         return copy
@@ -668,10 +671,10 @@ package final class DiskStore: Sendable {
                 _ = freed
             }
             // Put back in the order, as the oldest, in their order: the records no lookup used meanwhile.
-            for start in stride(from: 0, to: passed.count, by: Self.evictionBatch) {
+            for start in stride(from: 0, to: passed.count, by: evictionBatch) {
                 let end = passed.count - start
                 state.withLock { state in
-                    for key in passed[max(0, end - Self.evictionBatch)..<end].reversed() where state.records[key]?.use == nil {
+                    for key in passed[max(0, end - evictionBatch)..<end].reversed() where state.records[key]?.use == nil {
                         state.records[key]?.use = state.recency.insertOldest(key)
                     }
                 }
@@ -679,8 +682,6 @@ package final class DiskStore: Sendable {
         }
     }
 
-    /// How many records an eviction looks at, or forgets, in one hold of the store's lock.
-    static let evictionBatch = 256
 
     /// Takes up to `count` least recently used keys out of the records' order (their records stay; a lookup puts
     /// one back as it uses it).
