@@ -145,19 +145,22 @@ final class MergedAnswerMemo: Sendable {
 
     /// The fresh answer for `key` and when its stamps were last checked; a stale one is dropped.
     private func lookUp(_ key: String, at now: Date) -> (Answer, UInt64)? {
-        state.withLock { state in
+        let (found, stale) = state.withLock { state -> ((Answer, UInt64)?, Answer?) in
             // One hash of the key (a long string) for the look-up and the use it records.
-            guard let index = state.slots.index(forKey: key) else { return nil }
+            guard let index = state.slots.index(forKey: key) else { return (nil, nil) }
             let slot = state.slots.values[index]
             guard now < slot.answer.freshUntil else {
                 state.slots.remove(at: index)
                 state.recency.remove(slot.use)
                 state.bytes -= slot.answer.body.count
-                return nil
+                return (nil, slot.answer)
             }
             state.recency.moveToNewest(slot.use)
-            return (slot.answer, slot.checkedAt)
+            return ((slot.answer, slot.checkedAt), nil)
         }
+        // A stale answer is freed here, after the lock (the epoll loop may be waiting for it).
+        _ = stale
+        return found
     }
 
     /// Drops the answer for `key` if it is still the one checked at `checkedAt` (not one kept meanwhile).
