@@ -102,6 +102,30 @@ import Testing
         #expect(transport.requestedURLs.count == 2)
     }
 
+    @Test("a walk that ends tells its read-ahead once, whether it took every page or stopped early; one that told it nothing does not")
+    func anEndedWalkTellsItsReadAhead() async throws {
+        var scheme = PaginationScheme.PageNumber()
+        scheme.pageSize = 10
+        scheme.totalPagesHeader = "X-Total-Pages"
+        for (total, itemLimit) in [(1000, 15), (1000, nil), (5, nil)] {
+            let (told, ended) = (Locked(0), Locked(0))
+            let readAhead = PageReadAhead { urls in
+                told.withLock { $0 += 1 }
+                _ = urls
+            } walkEnded: {
+                ended.withLock { $0 += 1 }
+            }
+            let items = try await walk(.pageNumber(scheme), transport: numbered(total: total)) {
+                $0.readAhead = readAhead
+                $0.itemLimit = itemLimit
+            }
+            #expect(items.count == itemLimit ?? total)
+            // The walker is gone once `walk` returns: its read-ahead has been told.
+            #expect(ended.withLock { $0 } == (told.withLock { $0 } > 0 ? 1 : 0))
+            #expect(told.withLock { $0 } > 0 || total == 5, "a walk of 100 pages known ahead asks for some to be read ahead")
+        }
+    }
+
     @Test func failedPageEndsTheWalkWithItsError() async throws {
         let transport = FakeTransport { url in
             if url.queryValue("page") == "3" { return UpstreamResponse(status: .internalServerError, headers: [:], body: []) }

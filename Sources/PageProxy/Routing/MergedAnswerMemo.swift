@@ -57,7 +57,8 @@ final class MergedAnswerMemo: Sendable {
 
     private struct Slot {
         var answer: Answer
-        var lastUse: Int
+        /// Where the answer stands in `State.recency`.
+        var use: RecencyList<String>.Handle
         /// The store's change count when the stamps were last found current: while it is unchanged, they still are.
         var checkedAt: UInt64
     }
@@ -65,7 +66,17 @@ final class MergedAnswerMemo: Sendable {
     private struct State {
         var slots: [String: Slot] = [:]
         var bytes = 0
-        var clock = 0
+        /// The keys, least recently used first: the answer to drop is found in O(1), not by a scan under the lock that
+        /// the epoll loop takes for every memo hit (issue 13, sixth pass).
+        var recency = RecencyList<String>()
+
+        /// Removes the answer for `key` and returns it, to be freed after the lock is let go.
+        mutating func removeSlot(_ key: String) -> Answer? {
+            guard let slot = slots.removeValue(forKey: key) else { return nil }
+            recency.remove(slot.use)
+            bytes -= slot.answer.body.count
+            return slot.answer
+        }
     }
 
     /// The most bytes of answers kept; 0 keeps none.
@@ -118,42 +129,47 @@ final class MergedAnswerMemo: Sendable {
     func keep(_ answer: Answer, for key: String) {
         guard accepts(byteCount: answer.body.count), let store else { return }
         guard let checkedAt = store.changeCount(ifCurrent: answer.stamps) else { return }
-        state.withLock { state in
-            if let old = state.slots.removeValue(forKey: key) { state.bytes -= old.answer.body.count }
-            while state.bytes + answer.body.count > maxBytes, let oldest = state.slots.min(by: { $0.value.lastUse < $1.value.lastUse }) {
-                state.slots[oldest.key] = nil
-                state.bytes -= oldest.value.answer.body.count
+        // The answers dropped are freed here, after the lock: the loop may be waiting for it (issue 13, sixth pass).
+        let dropped = state.withLock { state -> [Answer] in
+            var dropped: [Answer] = []
+            if let old = state.removeSlot(key) { dropped.append(old) }
+            while state.bytes + answer.body.count > maxBytes, let oldest = state.recency.oldest {
+                if let old = state.removeSlot(oldest.key) { dropped.append(old) }
             }
-            state.clock += 1
-            state.slots[key] = Slot(answer: answer, lastUse: state.clock, checkedAt: checkedAt)
+            state.slots[key] = Slot(answer: answer, use: state.recency.insertNewest(key), checkedAt: checkedAt)
             state.bytes += answer.body.count
+            return dropped
         }
+        _ = dropped
     }
 
     /// The fresh answer for `key` and when its stamps were last checked; a stale one is dropped.
     private func lookUp(_ key: String, at now: Date) -> (Answer, UInt64)? {
-        state.withLock { state in
+        let (found, stale) = state.withLock { state -> ((Answer, UInt64)?, Answer?) in
             // One hash of the key (a long string) for the look-up and the use it records.
-            guard let index = state.slots.index(forKey: key) else { return nil }
+            guard let index = state.slots.index(forKey: key) else { return (nil, nil) }
             let slot = state.slots.values[index]
             guard now < slot.answer.freshUntil else {
                 state.slots.remove(at: index)
+                state.recency.remove(slot.use)
                 state.bytes -= slot.answer.body.count
-                return nil
+                return (nil, slot.answer)
             }
-            state.clock += 1
-            state.slots.values[index].lastUse = state.clock
-            return (slot.answer, slot.checkedAt)
+            state.recency.moveToNewest(slot.use)
+            return ((slot.answer, slot.checkedAt), nil)
         }
+        // A stale answer is freed here, after the lock (the epoll loop may be waiting for it).
+        _ = stale
+        return found
     }
 
     /// Drops the answer for `key` if it is still the one checked at `checkedAt` (not one kept meanwhile).
     private func drop(_ key: String, ifBuiltAt checkedAt: UInt64) {
-        state.withLock { state in
-            guard let slot = state.slots[key], slot.checkedAt == checkedAt else { return }
-            state.slots[key] = nil
-            state.bytes -= slot.answer.body.count
+        let dropped = state.withLock { state -> Answer? in
+            guard state.slots[key]?.checkedAt == checkedAt else { return nil }
+            return state.removeSlot(key)
         }
+        _ = dropped
     }
 
     /// How many answers are kept (tests).

@@ -40,10 +40,14 @@ final class RequestPlanCache: Sendable {
     /// Keeps `plan`, made for `request`.
     func keep(_ plan: RequestPlan, for request: HTTPRequestHead) {
         guard let key = key(for: request) else { return }
-        plans.withLock { plans in
-            if plans.count >= capacity { plans.removeAll(keepingCapacity: true) }
+        // The plans dropped when full are freed after the lock: the epoll loop takes it for every memo hit (issue 13).
+        let dropped = plans.withLock { plans -> [String: RequestPlan] in
+            var dropped: [String: RequestPlan] = [:]
+            if plans.count >= capacity { swap(&dropped, &plans) }
             plans[key] = plan
+            return dropped
         }
+        _ = dropped
     }
 
     /// How many plans are kept (tests).

@@ -73,10 +73,13 @@ enum RoutePageFetcher {
     /// kept in memory has nothing to read ahead, and pays no hop.
     static func makeReadAhead(plan: RequestPlan, pages: CachingPageSource) -> PageReadAhead? {
         guard !plan.cachePolicy.forceRevalidate, let store = pages.store else { return nil }
-        // One object for both closures, which capture only it (issue 13: two closure contexts a walk, most of which
+        // One object for the three closures, which capture only it (issue 13: closure contexts a walk, most of which
         // never read ahead).
         let readAhead = RouteReadAhead(plan: plan, pages: pages, store: store)
-        return PageReadAhead { readAhead.isWanted } read: { urls in readAhead.read(urls) }
+        return PageReadAhead { readAhead.isWanted } read: { urls in readAhead.read(urls) } walkEnded: {
+            // The walk is over (its client may have left): what it asked for and is still queued is not read.
+            readAhead.cancellation.cancel()
+        }
     }
 
     /// What a request's fetcher and cached-page reader tell of each page they have: its cache outcome.
@@ -103,6 +106,8 @@ private final class RouteReadAhead: Sendable {
     private let (headers, policy, caFile): (HTTPHeaders, CachePolicy, String?)
     /// The store's file reads when the walk began.
     private let fileReads: Int
+    /// Cancelled when the walk ends: its queued reads are skipped.
+    let cancellation = ReadAheadCancellation()
 
     init(plan: RequestPlan, pages: CachingPageSource, store: DiskStore) {
         self.pages = pages
@@ -116,6 +121,6 @@ private final class RouteReadAhead: Sendable {
 
     func read(_ urls: @escaping @Sendable () -> [PageURL]) {
         let (headers, caFile) = (headers, caFile)
-        pages.readAhead(policy: policy) { urls().map { UpstreamRequest(url: $0, headers: headers, caFile: caFile) } }
+        pages.readAhead(policy: policy, cancellation: cancellation) { urls().map { UpstreamRequest(url: $0, headers: headers, caFile: caFile) } }
     }
 }

@@ -34,10 +34,14 @@ package final class CacheKeyMemo: Sendable {
         let input = Input(bytes: input)
         if let known = keys.withLock({ $0[input] }) { return known }
         let hex = compute()
-        keys.withLock { keys in
-            if keys.count >= capacity { keys.removeAll(keepingCapacity: true) }
+        // The keys dropped when full are freed after the lock (a walk on the epoll loop may be waiting for it).
+        let dropped = keys.withLock { keys -> [Input: String] in
+            var dropped: [Input: String] = [:]
+            if keys.count >= capacity { swap(&dropped, &keys) }
             keys[input] = hex
+            return dropped
         }
+        _ = dropped
         return hex
     }
 }

@@ -34,6 +34,9 @@ package final class CachingPageSource: Sendable {
     /// Where entries whose bytes must come from the disk are read: threads of Dispatch's own, which may block.
     private static let diskQueue = DispatchQueue(label: "PageProxy.cache.reads", attributes: .concurrent)
     private let coldReadCount = Mutex(0)
+    /// How many times a walk asked for pages to be read ahead (tests: a walk asked, whether or not it ended before the
+    /// read-ahead thread got to its pages).
+    private let readAheadRequestCount = Atomic(0)
     private let collapser = FetchCollapser<CacheKey, Result<CachedResponse, UpstreamError>>()
     /// Entries' freshness is measured on its wall side (entries outlive the process, so they carry dates), a
     /// request's deadline on its monotonic side; the memo and the answers' `Cache-Control` read the same clock.
@@ -110,15 +113,20 @@ package final class CachingPageSource: Sendable {
     /// the cooperative pool, never the caller's), when the store and `policy` would serve them as hits: the walk's
     /// lookups then take them read and verified (`DiskStore.readAhead`; issue 13, read-back after a restart).
     /// `requests` is called on that thread too (building URLs and keys is work the walk need not do), and the keys
-    /// it computes are remembered (`CacheKeyMemo`) for the walk's lookups. Returns at once.
-    package func readAhead(policy: CachePolicy, _ requests: @escaping @Sendable () -> [UpstreamRequest]) {
+    /// it computes are remembered (`CacheKeyMemo`) for the walk's lookups. Returns at once. Once `cancellation` is
+    /// cancelled (the walk ended), nothing more is read for it: not queued reads, nor the rest of one under way.
+    package func readAhead(
+        policy: CachePolicy, cancellation: ReadAheadCancellation? = nil, _ requests: @escaping @Sendable () -> [UpstreamRequest]
+    ) {
         guard let store, store.isEnabled, policy.ttl > .zero, !policy.forceRevalidate else { return }
         let (asked, clock) = (store.useCount, clock)
+        readAheadRequestCount.add(1, ordering: .relaxed)
         Self.readAheadQueue.async {
+            guard cancellation?.isCancelled != true else { return }
             // Only fresh entries are held: a stale one is read again by the fetch that revalidates it.
-            store.readAhead(requests().lazy.filter { $0.method == .get }.map { CacheKey($0) }, unusedSince: asked) { entry in
-                entry.isFresh(at: clock.wallNow())
-            }
+            store.readAhead(
+                requests().lazy.filter { $0.method == .get }.map { CacheKey($0) }, unusedSince: asked,
+                keep: { entry in entry.isFresh(at: clock.wallNow()) }, until: { cancellation?.isCancelled == true })
         }
     }
 
@@ -132,6 +140,9 @@ package final class CachingPageSource: Sendable {
 
     /// How many entries were read off the cooperative pool because their bytes were not in memory.
     package var coldReads: Int { coldReadCount.withLock { $0 } }
+
+    /// How many times `readAhead` was asked (and would have queued a read).
+    package var readAheadRequests: Int { readAheadRequestCount.load(ordering: .relaxed) }
 
     /// The entry for `key`: read inline when its bytes are in memory (the page cache included), otherwise on
     /// `diskQueue`, so that a thread of the cooperative pool never waits for the disk.

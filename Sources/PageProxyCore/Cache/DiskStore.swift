@@ -29,6 +29,10 @@ package final class DiskStore: Sendable {
         var hitsSinceTouch: UInt64?
         /// Which write of this process the file holds (see `PageStamp`).
         var generation: UInt64
+        /// Where the entry stands in `State.recency`; nil while an eviction has taken it out to look at it.
+        var use: RecencyList<CacheKey>.Handle?
+        /// Where its copy in memory stands in `State.memoryRecency`, while it has one.
+        var memoryUse: RecencyList<CacheKey>.Handle?
 
         /// `hitsSinceTouch` after one more hit; the hit refreshes the file's time when it reaches `interval`.
         func hitsAfterNextUse(interval: UInt64) -> UInt64 { hitsSinceTouch.map { $0 + 1 } ?? interval }
@@ -50,6 +54,9 @@ package final class DiskStore: Sendable {
 
     private struct State {
         var records: [CacheKey: Record] = [:]
+        /// The records' keys, least recently used first: an eviction takes its victims from the front in short holds
+        /// of the lock, not by copying every record under it (issue 13, sixth pass: the epoll loop takes this lock).
+        var recency = RecencyList<CacheKey>()
         var totalBytes = 0
         var useCounter: UInt64 = 0
         var disabledReason: String?
@@ -61,6 +68,8 @@ package final class DiskStore: Sendable {
         /// served again without re-reading the file.
         var memory: [CacheKey: CacheEntry] = [:]
         var memoryBytes = 0
+        /// The keys of `memory`, least recently used first: the copies dropped to make room (handles in the records).
+        var memoryRecency = RecencyList<CacheKey>()
         /// An eviction is queued and has not started: writes meanwhile need not queue another.
         var evictionQueued = false
         /// Entries read ahead (`readAhead`), until a lookup takes them; bounded, the oldest dropped first.
@@ -83,8 +92,10 @@ package final class DiskStore: Sendable {
     /// A hit refreshes the file's time at most once per this many hits of that entry (cheap LRU persistence: a
     /// system call per page per request was 3 % of a cached walk, issue 13).
     private let touchInterval: UInt64 = 64
-    /// The most body bytes kept in memory; past it the memory copies are dropped (the files stay).
+    /// The most body bytes kept in memory; past it the least recently used copies are dropped (the files stay).
     private let memoryLimit: Int
+    /// How many records an eviction looks at, or forgets, in one hold of the store's lock (the epoll loop takes it).
+    package let evictionBatch: Int
     /// The most entries, and body bytes, held read ahead and not yet looked up: a walk that stops early (its client
     /// left, `_max_items`) leaves at most this much behind.
     static let readAheadLimit = 64
@@ -107,14 +118,16 @@ package final class DiskStore: Sendable {
     /// Opens (creating if needed) the store at `directory`; a store that cannot be used is returned disabled.
     package init(
         directory: String, maxBytes: Int, onDisable: @escaping @Sendable (String) -> Void = { _ in },
-        onEvicting: (@Sendable ([CacheKey]) -> Void)? = nil, onWriting: (@Sendable (CacheKey) -> Void)? = nil
+        onEvicting: (@Sendable ([CacheKey]) -> Void)? = nil, onWriting: (@Sendable (CacheKey) -> Void)? = nil,
+        memoryLimit: Int? = nil, evictionBatch: Int = 256
     ) {
         self.directory = directory.hasSuffix("/") && directory.count > 1 ? String(directory.dropLast()) : directory
         self.maxBytes = max(0, maxBytes)
         self.onDisable = onDisable
         self.onEvicting = onEvicting
         self.onWriting = onWriting
-        self.memoryLimit = min(self.maxBytes, 64 << 20)
+        self.memoryLimit = memoryLimit ?? min(self.maxBytes, 64 << 20)
+        self.evictionBatch = max(1, evictionBatch)
         var ledger: CacheDirectoryLedger?
         var failure: CacheFileSystem.Failure?
         do throws(CacheFileSystem.Failure) {
@@ -151,6 +164,9 @@ package final class DiskStore: Sendable {
 
     /// Whether a copy of `key`'s entry is held in memory (served without reading its file).
     package func holdsInMemory(_ key: CacheKey) -> Bool { state.withLock { $0.memory[key] != nil } }
+
+    /// The body bytes of the entries kept in memory (never more than the memory bound).
+    package var memoryByteCount: Int { state.withLock { $0.memoryBytes } }
 
     /// Whether the entry for `key` is held read ahead, not yet taken by a lookup (tests).
     package func holdsReadAhead(_ key: CacheKey) -> Bool { state.withLock { $0.readAhead[key] != nil } }
@@ -215,6 +231,8 @@ package final class DiskStore: Sendable {
             guard state.disabledReason == nil, var record = state.records[key], let entry = state.memory[key], isUsable(entry) else { return nil }
             state.useCounter += 1
             record.lastUse = state.useCounter
+            // A use like any other: the eviction orders (file and memory) must see it.
+            Self.markUsed(key, &record, &state)
             let hits = record.hitsAfterNextUse(interval: touchInterval)
             record.hitsSinceTouch = hits >= touchInterval ? 0 : hits
             state.records[key] = record
@@ -231,6 +249,7 @@ package final class DiskStore: Sendable {
             guard state.disabledReason == nil, var record = state.records[key] else { return nil }
             state.useCounter += 1
             record.lastUse = state.useCounter
+            Self.markUsed(key, &record, &state)
             let seen = record.hitsSinceTouch != nil
             let hits = record.hitsAfterNextUse(interval: touchInterval)
             let touch = hits >= touchInterval
@@ -308,8 +327,13 @@ package final class DiskStore: Sendable {
     ///     is not read again.
     ///   - keep: whether an entry read is worth holding (the caller's freshness rule: a stale entry is read again by
     ///     the fetch that revalidates it, so holding it would only read it twice).
-    package func readAhead(_ keys: some Sequence<CacheKey>, unusedSince: UInt64 = .max, keep: (CacheEntry) -> Bool = { _ in true }) {
+    ///   - isCancelled: asked before each key: true (the walk that asked has ended) stops the read-ahead there.
+    package func readAhead(
+        _ keys: some Sequence<CacheKey>, unusedSince: UInt64 = .max, keep: (CacheEntry) -> Bool = { _ in true },
+        until isCancelled: () -> Bool = { false }
+    ) {
         for key in keys {
+            if isCancelled() { return }
             let wanted: ReadAheadStep = state.withLock { state in
                 state.readAheadAsked += 1
                 guard state.disabledReason == nil, let record = state.records[key], record.lastUse <= unusedSince,
@@ -409,7 +433,9 @@ package final class DiskStore: Sendable {
             Self.dropMemory(key, &state)
             state.useCounter += 1
             state.changeCounter += 1
-            let record = Record(size: bytes.count, lastUse: state.useCounter, hitsSinceTouch: 0, generation: state.changeCounter)
+            var record = Record(
+                size: bytes.count, lastUse: state.useCounter, hitsSinceTouch: 0, generation: state.changeCounter, use: state.records[key]?.use)
+            Self.markUsed(key, &record, &state)
             let old = state.records.updateValue(record, forKey: key)
             state.totalBytes += bytes.count - (old?.size ?? 0)
             return PageStamp(key: key, generation: record.generation)
@@ -472,6 +498,7 @@ package final class DiskStore: Sendable {
     private static func dropRecord(_ key: CacheKey, _ state: inout State) -> Bool {
         dropMemory(key, &state)
         guard let record = state.records.removeValue(forKey: key) else { return false }
+        if let use = record.use { state.recency.remove(use) }
         state.totalBytes -= record.size
         state.changeCounter += 1
         return true
@@ -483,19 +510,42 @@ package final class DiskStore: Sendable {
         // Another process's rename is not ordered by this lock anyway: its inode is checked before it, not under it (a
         // `stat` under the store's lock made the walk and the read-ahead thread wait on each other; issue 13).
         guard entry.body.count <= memoryLimit, CacheFileSystem.inode(path(for: key)) == inode else { return }
-        state.withLock { state in
-            guard state.records[key]?.generation == generation, state.memory[key] == nil else { return }
-            if state.memoryBytes + entry.body.count > memoryLimit {
-                state.memory = [:]
-                state.memoryBytes = 0
+        // The copies dropped to make room are freed here, after the lock (the epoll loop may be waiting for it).
+        let dropped = state.withLock { state -> [CacheEntry] in
+            guard state.records[key]?.generation == generation, state.memory[key] == nil else { return [] }
+            // The least recently used copies make room, not the whole map: a walk bigger than the bound dropped the hot
+            // entries of every other route each time it passed it (issue 13, sixth pass).
+            var dropped: [CacheEntry] = []
+            while state.memoryBytes + entry.body.count > memoryLimit, let oldest = state.memoryRecency.removeOldest() {
+                state.records[oldest]?.memoryUse = nil
+                if let old = state.memory.removeValue(forKey: oldest) {
+                    state.memoryBytes -= old.body.count
+                    dropped.append(old)
+                }
             }
             state.memory[key] = entry
             state.memoryBytes += entry.body.count
+            state.records[key]?.memoryUse = state.memoryRecency.insertNewest(key)
+            return dropped
         }
+        _ = dropped
+    }
+
+    /// Moves `key` to the most recently used end of the records' order (and of the copies in memory, if it has one),
+    /// putting it back if an eviction had taken it out.
+    private static func markUsed(_ key: CacheKey, _ record: inout Record, _ state: inout State) {
+        if let use = record.use { state.recency.moveToNewest(use) } else { record.use = state.recency.insertNewest(key) }
+        if let use = record.memoryUse { state.memoryRecency.moveToNewest(use) }
     }
 
     private static func dropMemory(_ key: CacheKey, _ state: inout State) {
-        if let old = state.memory.removeValue(forKey: key) { state.memoryBytes -= old.body.count }
+        if let old = state.memory.removeValue(forKey: key) {
+            state.memoryBytes -= old.body.count
+            if let use = state.records[key]?.memoryUse {
+                state.memoryRecency.remove(use)
+                state.records[key]?.memoryUse = nil
+            }
+        }
         if let old = state.readAhead.removeValue(forKey: key) { state.readAheadBytes -= old.entry.body.count }
     }
 
@@ -598,33 +648,85 @@ package final class DiskStore: Sendable {
             let needed = room > 0 ? known + room > maxBytes : known > evictionStart
             guard needed else { return }
             let target = max(0, evictionTarget - room)
-            let uses = state.withLock { $0.records.map { (key: $0.key, lastUse: $0.value.lastUse) } }
-            let ours = uses.sorted { $0.lastUse < $1.lastUse }.map(\.key)
-            let ourKeys = Set(ours)
-            let theirs = files.filter { !ourKeys.contains($0.key) }.sorted { $0.value.modified < $1.value.modified }.map(\.key)
             var victims: [CacheKey] = []
             var remaining = known
-            for key in ours + theirs where key != spared {
-                guard remaining > target else { break }
-                guard let file = files[key] else { continue }
-                victims.append(key)
-                remaining -= file.size
+            // Ours, least recently used first, taken out of the order a batch at a time (a short hold of the lock
+            // each: the epoll loop takes it for every memo hit); those not evicted go back to the front after.
+            var passed: [CacheKey] = []
+            while remaining > target {
+                let batch = state.withLock { state in Self.takeOldest(evictionBatch, &state) }
+                if batch.isEmpty { break }
+                for key in batch {
+                    guard remaining > target, key != spared, let file = files[key] else {
+                        passed.append(key)
+                        continue
+                    }
+                    victims.append(key)
+                    remaining -= file.size
+                }
+            }
+            // Then the other processes' files, oldest first: those this process has no record of.
+            if remaining > target {
+                let sorted = files.sorted { $0.value.modified < $1.value.modified }
+                var start = 0
+                while remaining > target, start < sorted.count {
+                    let slice = sorted[start..<min(sorted.count, start + evictionBatch)]
+                    start = slice.endIndex
+                    let unknown = state.withLock { state in slice.filter { state.records[$0.key] == nil } }
+                    for file in unknown where remaining > target && file.key != spared {
+                        victims.append(file.key)
+                        remaining -= file.value.size
+                    }
+                }
             }
             onEvicting?(victims)
             var removed = 0
             var gone: [CacheKey] = []
             for key in victims {
-                guard let aside = temporaryNames(for: key)?.aside, let size = CacheFileSystem.detach(path(for: key), to: aside) else { continue }
+                guard let aside = temporaryNames(for: key)?.aside, let size = CacheFileSystem.detach(path(for: key), to: aside) else {
+                    passed.append(key)
+                    continue
+                }
                 CacheFileSystem.remove(aside)
                 removed += size
                 gone.append(key)
             }
             release(removed)
-            // A lookup between an unlink and the forgetting below finds no file and forgets the record itself.
-            state.withLock { state in
-                for key in gone { Self.dropRecord(key, &state) }
+            // A lookup between an unlink and the forgetting below finds no file and forgets the record itself. In
+            // batches, and the copies in memory freed after each hold of the lock.
+            for start in stride(from: 0, to: gone.count, by: evictionBatch) {
+                let freed = state.withLock { state in
+                    gone[start..<min(gone.count, start + evictionBatch)].compactMap { key -> CacheEntry? in
+                        let copy = state.memory[key]
+                        Self.dropRecord(key, &state)
+                        return copy
+                    }
+                }
+                _ = freed
+            }
+            // Put back in the order, as the oldest, in their order: the records no lookup used meanwhile.
+            for start in stride(from: 0, to: passed.count, by: evictionBatch) {
+                let end = passed.count - start
+                state.withLock { state in
+                    for key in passed[max(0, end - evictionBatch)..<end].reversed() where state.records[key]?.use == nil {
+                        state.records[key]?.use = state.recency.insertOldest(key)
+                    }
+                }
             }
         }
+    }
+
+
+    /// Takes up to `count` least recently used keys out of the records' order (their records stay; a lookup puts
+    /// one back as it uses it).
+    private static func takeOldest(_ count: Int, _ state: inout State) -> [CacheKey] {
+        var keys: [CacheKey] = []
+        keys.reserveCapacity(min(count, state.recency.count))
+        while keys.count < count, let key = state.recency.removeOldest() {
+            state.records[key]?.use = nil
+            keys.append(key)
+        }
+        return keys
     }
 
     /// Takes `bytes` off the shared total (entries removed).
@@ -639,7 +741,8 @@ package final class DiskStore: Sendable {
             guard state.disabledReason == nil, state.records[key] == nil else { return }
             state.useCounter += 1
             state.changeCounter += 1
-            state.records[key] = Record(size: size, lastUse: state.useCounter, generation: state.changeCounter)
+            state.records[key] = Record(
+                size: size, lastUse: state.useCounter, generation: state.changeCounter, use: state.recency.insertNewest(key))
             state.totalBytes += size
         }
     }
@@ -692,7 +795,9 @@ package final class DiskStore: Sendable {
             }
             state.withLock { state in
                 for (index, file) in files.sorted(by: { $0.value.modified < $1.value.modified }).enumerated() {
-                    state.records[file.key] = Record(size: file.value.size, lastUse: UInt64(index + 1), generation: UInt64(index + 1))
+                    state.records[file.key] = Record(
+                        size: file.value.size, lastUse: UInt64(index + 1), generation: UInt64(index + 1),
+                        use: state.recency.insertNewest(file.key))
                     state.totalBytes += file.value.size
                 }
                 state.useCounter = UInt64(files.count)

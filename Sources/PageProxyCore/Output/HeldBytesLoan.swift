@@ -15,7 +15,9 @@ package struct HeldBytesLoan {
         self.budget = budget
     }
 
-    /// Whether `total` bytes may be held: within the allowance and what is borrowed, or with more borrowed now.
+    /// Whether `total` bytes of memory may be held: within the allowance and what is borrowed, or with more borrowed
+    /// now. `total` is the memory the answer's buffers take (their capacities), not the bytes written into them: a
+    /// buffer reserved whole takes its capacity from the moment it is made.
     package mutating func mayHold(_ total: Int) -> Bool {
         let needed = total - allowance - borrowed
         guard needed > 0 else { return true }

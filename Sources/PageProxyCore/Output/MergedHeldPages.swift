@@ -45,8 +45,9 @@ package final class MergedHeldPages {
             isHolding = false
             return false
         }
-        // With at most one byte before the items (`[` or `,`) and the closing `]`; an empty page keeps no body.
-        let kept = run.isEmpty ? 0 : page.body.count
+        // With at most one byte before the items (`[` or `,`) and the closing `]`; an empty page keeps no body. The
+        // body's capacity is what stays in memory, not its count (issue 13, sixth pass).
+        let kept = run.isEmpty ? 0 : page.body.capacity
         guard length + run.count + 2 <= maxBytes, loan.mayHold(heldBytes + kept) else {
             isHolding = false
             return false

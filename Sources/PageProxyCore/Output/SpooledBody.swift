@@ -30,6 +30,9 @@ package final class SpooledBody {
     /// next starts when it is full (issue 13: a buffer grown by doubling copied a 10 MB answer again and faulted
     /// in twice its pages). Segments grow from `firstSegmentBytes` to `largestSegmentBytes`.
     private var segments: [[UInt8]] = []
+    /// The memory the segments take: their capacities, not their counts (a segment is reserved whole), which is what
+    /// the loan is charged (issue 13, sixth pass: counting the bytes written let an answer hold up to twice its loan).
+    private var segmentCapacity = 0
     private var spool: SpoolFile?
     /// Bytes appended so far: the answer's `Content-Length` once it is complete.
     package private(set) var count = 0
@@ -45,8 +48,32 @@ package final class SpooledBody {
     /// Borrowed bytes are taken in steps of this size, so that a growing answer asks the budget rarely.
     static let borrowStep = HeldBytesLoan.step
 
-    /// Whether `total` bytes may stay in memory: within the allowance, or within it plus what could be borrowed.
-    private func mayHoldInMemory(_ total: Int) -> Bool { loan.mayHold(total) }
+    /// Whether segments of `capacity` bytes in all may stay in memory: within the allowance, or within it plus what
+    /// could be borrowed.
+    private func mayHoldInMemory(_ capacity: Int) -> Bool { loan.mayHold(capacity) }
+
+    /// The capacity of a segment started for `bound` more bytes.
+    private func newSegmentBytes(forAtMost bound: Int) -> Int {
+        // Each segment twice the bytes held so far, within the limits: few segments, none much larger than needed;
+        // and while within the allowance, none past it (a small allowance is not spent by one reserved segment).
+        let growth = min(Self.largestSegmentBytes, max(Self.firstSegmentBytes, count))
+        let roomInAllowance = limits.memoryBytes - segmentCapacity
+        return max(bound, roomInAllowance > 0 ? min(growth, roomInAllowance) : growth)
+    }
+
+    /// What the segments take once up to `bound` more bytes are written in one piece (`append(atMost:)`).
+    private func capacity(afterAtMost bound: Int) -> Int {
+        if let last = segments.last, last.capacity - last.count >= bound { return segmentCapacity }
+        return segmentCapacity + newSegmentBytes(forAtMost: bound)
+    }
+
+    /// What the segments take once `byteCount` more bytes are appended (`appendInMemory`: the last segment's room,
+    /// then one new segment for the rest).
+    private func capacity(afterAppending byteCount: Int) -> Int {
+        let room = segments.last.map { $0.capacity - $0.count } ?? 0
+        guard byteCount > room else { return segmentCapacity }
+        return segmentCapacity + newSegmentBytes(forAtMost: byteCount - room)
+    }
 
     /// The first segment's capacity: a small answer takes one small allocation.
     static let firstSegmentBytes = 64 << 10
@@ -57,23 +84,26 @@ package final class SpooledBody {
     /// one has no room for them.
     private func segmentIndex(forAtMost bound: Int) -> Int {
         if let last = segments.indices.last, segments[last].capacity - segments[last].count >= bound { return last }
-        // Each segment twice the bytes held so far, within the limits: few segments, none much larger than needed.
-        let size = max(bound, min(Self.largestSegmentBytes, max(Self.firstSegmentBytes, count)))
+        let size = newSegmentBytes(forAtMost: bound)
         var segment: [UInt8] = []
         segment.reserveCapacity(size)
+        // Charged as reserved (the allocator may round the capacity up by a few bytes).
+        segmentCapacity += size
         segments.append(segment)
         return segments.count - 1
     }
 
-    /// Appends `bytes` to the segments.
+    /// Appends `bytes` to the segments: the last one's room, then one new segment for the rest.
     private func appendInMemory(_ bytes: [UInt8]) {
         var rest = bytes[...]
-        while !rest.isEmpty {
-            let index = segmentIndex(forAtMost: 1)
-            let room = segments[index].capacity - segments[index].count
-            segments[index].append(contentsOf: rest.prefix(room))
+        if let last = segments.indices.last {
+            let room = segments[last].capacity - segments[last].count
+            segments[last].append(contentsOf: rest.prefix(room))
             rest = rest.dropFirst(room)
         }
+        guard !rest.isEmpty else { return }
+        let index = segmentIndex(forAtMost: rest.count)
+        segments[index].append(contentsOf: rest)
     }
 
     /// Gives back what was borrowed (the bytes moved to disk, or were dropped).
@@ -105,11 +135,12 @@ package final class SpooledBody {
             throw .tooLarge(limit: limits.maxBytes)
         }
         do {
-            if spool == nil && !mayHoldInMemory(count + bytes.count) {
+            if spool == nil && !mayHoldInMemory(capacity(afterAppending: bytes.count)) {
                 let file = try openSpool()
                 spool = file
                 for segment in segments { try file.append(segment) }
                 segments = []
+                segmentCapacity = 0
                 giveBack()
             }
             if let spool {
@@ -131,7 +162,7 @@ package final class SpooledBody {
     package func append(
         atMost bound: Int, _ write: (inout [UInt8]) -> Void, appended: (ArraySlice<UInt8>) -> Void
     ) throws(SpoolError) {
-        guard spool == nil, bound <= limits.maxBytes - count, mayHoldInMemory(count + bound) else {
+        guard spool == nil, bound <= limits.maxBytes - count, mayHoldInMemory(capacity(afterAtMost: bound)) else {
             var bytes: [UInt8] = []
             write(&bytes)
             try append(bytes)
@@ -166,6 +197,7 @@ package final class SpooledBody {
         spool?.close()
         spool = nil
         segments = []
+        segmentCapacity = 0
         count = 0
         giveBack()
     }

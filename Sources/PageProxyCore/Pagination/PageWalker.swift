@@ -11,12 +11,17 @@ package struct PageReadAhead: Sendable {
     package var isWanted: @Sendable () -> Bool
     /// Takes a closure that builds the pages' URLs, to be called off the walk; returns at once.
     package var read: @Sendable (_ urls: @escaping @Sendable () -> [PageURL]) -> Void
+    /// Told once, when the walk has ended (its walker is gone: finished, failed, or its client left): the reads still
+    /// queued for it are of no use to anyone.
+    package var walkEnded: @Sendable () -> Void
 
     package init(
-        isWanted: @escaping @Sendable () -> Bool = { true }, read: @escaping @Sendable (_ urls: @escaping @Sendable () -> [PageURL]) -> Void
+        isWanted: @escaping @Sendable () -> Bool = { true }, read: @escaping @Sendable (_ urls: @escaping @Sendable () -> [PageURL]) -> Void,
+        walkEnded: @escaping @Sendable () -> Void = {}
     ) {
         self.isWanted = isWanted
         self.read = read
+        self.walkEnded = walkEnded
     }
 }
 
@@ -149,6 +154,11 @@ package final class PageWalker {
         // Earlier walks from this URL sent guesses that could not be confirmed: none now.
         // (A strategy that never guesses has nothing to look up: most walks.)
         self.isSpeculationStopped = strategy.lookahead > 0 && options.lookaheadMemory?.lesson(for: first) == .never
+    }
+
+    /// The walk is over, however it ended: reads ahead still queued for it are dropped (issue 13, sixth pass).
+    deinit {
+        if readAheadEnd > 0 || guessedAheadEnd > 0 { options.readAhead?.walkEnded() }
     }
 
     /// What the walk has for the next page to take.

@@ -107,6 +107,89 @@ import Testing
         #expect(directory.files.count == store.entryCount)
     }
 
+    @Test("a use from memory alone (the socket loop's lookup) counts in the eviction order like any other")
+    func aLookupInMemoryIsAUse() {
+        let directory = TemporaryDirectory()
+        let size = Self.fileSize(bodyBytes: 100)
+        let store = DiskStore(directory: directory.path, maxBytes: size * Self.entriesInBound)
+        for page in 1...6 { store.write(Self.entry(page), for: Self.key(page)) }
+        // Read in order, each is kept in memory; 1 is the least recently used until its lookup in memory.
+        for page in 1...6 { _ = store.read(Self.key(page)) }
+        #expect(store.lookupInMemory(Self.key(1)) { _ in true } != nil)
+        store.write(Self.entry(7), for: Self.key(7))
+        store.waitForEvictions()
+        #expect(store.contains(Self.key(1)))
+        #expect(!store.contains(Self.key(2)))
+        #expect(!store.contains(Self.key(3)))
+    }
+
+    @Test("an eviction over more records than it looks at in one hold of the lock still takes the least recently used, in order")
+    func evictionInBatchesKeepsTheOrder() {
+        let directory = TemporaryDirectory()
+        let size = Self.fileSize(bodyBytes: 100)
+        // 200 entries fill 94 % of the bound; the writes past 95 % evict down to 85 %: ~20 victims, five batches of 4.
+        let count = 200
+        let store = DiskStore(directory: directory.path, maxBytes: size * count * 100 / 94, evictionBatch: 4)
+        for page in 1...count { store.write(Self.entry(page), for: Self.key(page)) }
+        #expect(store.entryCount == count)
+        for page in 1...10 { _ = store.read(Self.key(page)) }
+        var next = count + 1
+        /// Writes new entries until one eviction has run (a write that leaves the total lower than it found it); the
+        /// pages from 11 to `count` still held.
+        func writeUntilEvicted() -> [Int] {
+            var evicted = false
+            while !evicted {
+                let before = store.totalBytes
+                store.write(Self.entry(next), for: Self.key(next))
+                next += 1
+                store.waitForEvictions()
+                evicted = store.totalBytes < before
+            }
+            return (11...count).filter { store.contains(Self.key($0)) }
+        }
+        let first = writeUntilEvicted()
+        #expect(store.totalBytes <= store.evictionTarget)
+        let evicted = count - 10 - first.count
+        #expect(evicted > 2 * store.evictionBatch)
+        // The oldest went, in order; the ten used since were spared.
+        #expect(first == Array((11 + evicted)..<(count + 1)))
+        #expect((1...10).allSatisfy { store.contains(Self.key($0)) })
+        // The records the eviction looked at and kept went back as the oldest: the next eviction starts where it stopped.
+        let second = writeUntilEvicted()
+        #expect(second.count < first.count && !second.isEmpty)
+        #expect(second == Array((count - second.count + 1)..<(count + 1)))
+        #expect((1...10).allSatisfy { store.contains(Self.key($0)) })
+        #expect(directory.files.count == store.entryCount)
+    }
+
+    @Test("past the in-memory bound the least recently used copies go, not all: a hot entry stays through a larger walk")
+    func memoryCopiesEvictLeastRecentlyUsed() {
+        let directory = TemporaryDirectory()
+        let bodyBytes = 1_000
+        let bound = bodyBytes * 8
+        let store = DiskStore(directory: directory.path, maxBytes: 1 << 20, memoryLimit: bound)
+        store.write(Self.entry(0, bodyBytes: bodyBytes), for: Self.key(0))
+        _ = store.lookup(Self.key(0), keepsFirstRead: true)
+        #expect(store.holdsInMemory(Self.key(0)))
+        let reads = store.fileReadCount
+        // A cold walk of 40 entries (five times the bound), the hot entry used every third page meanwhile.
+        for page in 1...40 {
+            store.write(Self.entry(page, bodyBytes: bodyBytes), for: Self.key(page))
+            _ = store.lookup(Self.key(page), keepsFirstRead: true)
+            #expect(store.memoryByteCount <= bound)
+            if page % 3 == 0 {
+                #expect(store.holdsInMemory(Self.key(0)))
+                _ = store.lookup(Self.key(0), keepsFirstRead: true)
+            }
+        }
+        #expect(store.holdsInMemory(Self.key(0)))
+        // The walk's files were read once each (written, then read into memory); the hot entry never again.
+        #expect(store.fileReadCount - reads == 40)
+        // The newest copies are the ones kept; the oldest of the walk went first.
+        #expect(store.holdsInMemory(Self.key(40)))
+        #expect(!store.holdsInMemory(Self.key(1)))
+    }
+
     @Test("a write that finds no room evicts first, then is stored; the entries never pass the bound")
     func aWriteWithNoRoomEvictsBeforeItIsPlaced() {
         let directory = TemporaryDirectory()

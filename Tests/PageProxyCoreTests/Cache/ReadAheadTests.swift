@@ -21,6 +21,33 @@ import Testing
         return info.st_mtim.tv_sec
     }
 
+    @Test("an ended walk's read-ahead still queued reads nothing; one under way stops at its next page")
+    func anEndedWalksReadsAreNotDone() {
+        let directory = TemporaryDirectory()
+        let store = Self.restarted(in: directory, count: 6)
+        let pages = CachingPageSource(store: store)
+        let policy = CachePolicy(ttl: .seconds(60))
+        let requests = (1...6).map { UpstreamRequest(url: PageURL(string: "http://api.test/items?page=\($0)")!) }
+        // The read-ahead thread busy with another walk's job while this walk asks, then ends.
+        let gate = DispatchSemaphore(value: 0)
+        pages.readAhead(policy: policy) {
+            gate.wait()
+            return []
+        }
+        let cancellation = ReadAheadCancellation()
+        pages.readAhead(policy: policy, cancellation: cancellation) { requests }
+        cancellation.cancel()
+        gate.signal()
+        pages.waitForReadAhead()
+        #expect(store.readAheadAskedCount == 0, "no key of the ended walk was looked at")
+        #expect(store.readAheadCount == 0)
+        // Cancelled while under way: the keys after it are not read.
+        let asked = Atomic(0)
+        store.readAhead((1...6).map(DiskStoreTests.key), until: { asked.add(1, ordering: .relaxed).newValue > 2 })
+        #expect(store.readAheadAskedCount == 2)
+        #expect(store.readAheadCount == 2)
+    }
+
     @Test("entries read ahead after a restart are served by their lookups without reading their files again")
     func lookupsTakeWhatWasReadAhead() {
         let directory = TemporaryDirectory()

@@ -50,7 +50,9 @@ import Glibc
         #expect(!body.isSpooled)
         #expect(opened.count == 0)
         #expect(body.inMemory?.count == 500_000)
-        #expect(budget.availableBytes == (1 << 20) - SpooledBody.borrowStep * 2, "300 KB past the allowance: two steps")
+        // Segments are charged as reserved, not as filled (issue 13, sixth pass): 100, 100, 200 and 400 KB segments hold
+        // the 500 KB, 600 KB past the 200 KB allowance: three steps (counting the bytes written said two).
+        #expect(budget.availableBytes == (1 << 20) - SpooledBody.borrowStep * 3, "800 KB reserved, 600 KB past the allowance")
         body.discard()
         #expect(budget.availableBytes == 1 << 20)
     }

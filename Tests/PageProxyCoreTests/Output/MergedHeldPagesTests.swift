@@ -87,6 +87,23 @@ import Testing
         #expect(budget.availableBytes == HeldBytesLoan.step, "given back when the answer is done")
     }
 
+    @Test("a held body is charged the memory it takes (its capacity), not the bytes it holds")
+    func aHeldBodyIsChargedItsCapacity() throws {
+        var bytes = Array("[1,2]".utf8)
+        bytes.reserveCapacity(300_000)
+        let page = Page(
+            number: 1, url: PageURL(string: "http://api.test/items")!, status: .ok, headers: HTTPHeaders(), body: bytes,
+            items: try JSONScanner().scan(bytes, itemsAt: .root).items, values: [:])
+        var (framing, etag) = (MergedJSONBody(), AggregateETag(shape: "root"))
+        #expect(Self.held(allowance: 100_000).hold(page, framing: &framing, etag: &etag) == false, "5 bytes in 300 KB of memory")
+        let budget = HeldBytesBudget(capacity: HeldBytesLoan.step)
+        var held: MergedHeldPages? = Self.held(allowance: 100_000, budget: budget)
+        #expect(held?.hold(page, framing: &framing, etag: &etag) == true)
+        #expect(budget.availableBytes == 0, "the 200 KB past the allowance borrowed")
+        held = nil
+        #expect(budget.availableBytes == HeldBytesLoan.step)
+    }
+
     @Test("an answer past the route's cap is not held (the copy refuses it)")
     func pastTheCapNothingIsHeld() throws {
         let held = Self.held(maxBytes: 6)

@@ -39,6 +39,25 @@ import Glibc
         #expect(try Self.readAll(body) == Self.page(0) + Self.page(1))
     }
 
+    @Test("a segment is charged whole as it is reserved: past the allowance, what the budget lends runs out by memory taken, not bytes written")
+    func reservedSegmentsAreCharged() throws {
+        let directory = try SpoolTestDirectory()
+        defer { directory.remove() }
+        let path = directory.path
+        let budget = HeldBytesBudget(capacity: HeldBytesLoan.step)
+        let body = SpooledBody(
+            limits: SpooledBody.Limits(memoryBytes: 10_000, maxBytes: 1 << 20), openSpool: { () throws(SpoolError) in try SpoolFile.create(in: path) },
+            budget: budget)
+        try body.append(Self.page(0, size: 10_000))
+        try body.append(Self.page(1, size: 190_000))
+        #expect(!body.isSpooled, "200 KB in segments filled to the brim: 190 KB borrowed, within one step")
+        // One byte more starts a segment of 200 KB (as large as the bytes held so far): 390 KB past the allowance.
+        try body.append(Self.page(2, size: 1))
+        #expect(body.isSpooled, "200,001 bytes written, but 400 KB of memory: more than the budget lends")
+        #expect(budget.availableBytes == HeldBytesLoan.step, "given back as it spooled")
+        #expect(try Self.readAll(body) == Self.page(0, size: 10_000) + Self.page(1, size: 190_000) + Self.page(2, size: 1))
+    }
+
     @Test func aLargeBodyMovesToDiskAndReadsBackWhole() throws {
         let directory = try SpoolTestDirectory()
         defer { directory.remove() }
