@@ -45,7 +45,7 @@ import Testing
 
     @Test("an answer is served until the moment its first page goes stale, then forgotten")
     func answerEndsWithItsFreshness() {
-        let memo = MergedAnswerMemo(maxBytes: 1000, store: pages.store)
+        let memo = MergedAnswerMemo(maxBytes: 1000, store: pages.store, perAnswerBytes: 0)
         memo.keep(Self.answer(bytes: 10, freshUntil: now.addingTimeInterval(60)), for: "a")
         #expect(memo.answer(for: "a", at: now)?.body.count == 10)
         #expect(memo.answer(for: "a", at: now.addingTimeInterval(59.9)) != nil)
@@ -56,7 +56,7 @@ import Testing
     @Test("an answer is dropped once a page it was built from is rewritten, removed or evicted; others stay")
     func answerEndsWhenAPageChanges() throws {
         let pages = Store(maxBytes: 4096)
-        let memo = MergedAnswerMemo(maxBytes: 1000, store: pages.store)
+        let memo = MergedAnswerMemo(maxBytes: 1000, store: pages.store, perAnswerBytes: 0)
         let later = now.addingTimeInterval(60)
         let one = try pages.write(1)
         let two = try pages.write(2)
@@ -84,7 +84,7 @@ import Testing
 
     @Test("an answer whose page changed while it was built is not kept")
     func answerBuiltFromAReplacedPageIsNotKept() throws {
-        let memo = MergedAnswerMemo(maxBytes: 1000, store: pages.store)
+        let memo = MergedAnswerMemo(maxBytes: 1000, store: pages.store, perAnswerBytes: 0)
         let old = try pages.write(1)
         try pages.write(1, body: "[2]")
         memo.keep(Self.answer(bytes: 10, freshUntil: now.addingTimeInterval(60), stamps: [old]), for: "a")
@@ -93,7 +93,7 @@ import Testing
 
     @Test("past the byte bound the least recently used answer goes first")
     func leastRecentlyUsedGoesFirst() {
-        let memo = MergedAnswerMemo(maxBytes: 100, store: pages.store)
+        let memo = MergedAnswerMemo(maxBytes: 100, store: pages.store, perAnswerBytes: 0)
         let later = now.addingTimeInterval(60)
         memo.keep(Self.answer(bytes: 40, freshUntil: later), for: "a")
         memo.keep(Self.answer(bytes: 40, freshUntil: later), for: "b")
@@ -104,15 +104,26 @@ import Testing
         #expect(memo.answer(for: "c", at: now) != nil)
     }
 
+    @Test("every answer counts what it holds besides its body: many tiny answers stay within the bound")
+    func tinyAnswersCountTheirKeep() {
+        let memo = MergedAnswerMemo(maxBytes: 64 << 10, store: pages.store)
+        let later = now.addingTimeInterval(60)
+        // `[{}]`: what `_fields` naming no member makes of any page; each distinct request is its own answer.
+        for index in 0..<10_000 { memo.keep(Self.answer(bytes: 4, freshUntil: later), for: "tiny \(index)") }
+        #expect(memo.count <= (64 << 10) / MergedAnswerMemo.measuredAnswerBytes)
+        #expect(memo.count > 0)
+        #expect(memo.answer(for: "tiny 9999", at: now) != nil)
+    }
+
     @Test("an answer larger than half the bound is not kept; a zero bound or no cache keeps nothing")
     func largeAnswersAreNotKept() {
-        let memo = MergedAnswerMemo(maxBytes: 100, store: pages.store)
+        let memo = MergedAnswerMemo(maxBytes: 100, store: pages.store, perAnswerBytes: 0)
         memo.keep(Self.answer(bytes: 51, freshUntil: now.addingTimeInterval(60)), for: "a")
         #expect(memo.count == 0)
-        let off = MergedAnswerMemo(maxBytes: 0, store: pages.store)
+        let off = MergedAnswerMemo(maxBytes: 0, store: pages.store, perAnswerBytes: 0)
         off.keep(Self.answer(bytes: 0, freshUntil: now.addingTimeInterval(60)), for: "a")
         #expect(off.count == 0)
-        let uncached = MergedAnswerMemo(maxBytes: 100, store: nil)
+        let uncached = MergedAnswerMemo(maxBytes: 100, store: nil, perAnswerBytes: 0)
         uncached.keep(Self.answer(bytes: 0, freshUntil: now.addingTimeInterval(60)), for: "a")
         #expect(uncached.count == 0)
     }

@@ -57,6 +57,8 @@ final class MergedAnswerMemo: Sendable {
 
     private struct Slot {
         var answer: Answer
+        /// What the bound counts for it (`charge`).
+        var charge: Int
         /// Where the answer stands in `State.recency`.
         var use: RecencyList<String>.Handle
         /// The store's change count when the stamps were last found current: while it is unchanged, they still are.
@@ -74,22 +76,33 @@ final class MergedAnswerMemo: Sendable {
         mutating func removeSlot(_ key: String) -> Answer? {
             guard let slot = slots.removeValue(forKey: key) else { return nil }
             recency.remove(slot.use)
-            bytes -= slot.answer.body.count
+            bytes -= slot.charge
             return slot.answer
         }
     }
 
+    /// What an answer counts against the bound: its body, and `perAnswerBytes` for what every answer holds however
+    /// small its body (its key, prepared header lines, stamps, tag, the map's slot). Counting bodies alone, answers of
+    /// `[{}]` (a `_fields` that names no member) took ~1.1 KB each while the bound saw 4 bytes: a client asking many
+    /// distinct ones grew the process without end (found by an attack, 100,000 requests: +100 MB).
+    private func charge(_ answer: Answer) -> Int { answer.body.count + perAnswerBytes }
+
     /// The most bytes of answers kept; 0 keeps none.
     let maxBytes: Int
+    /// What each answer counts against `maxBytes` besides its body (see `charge`).
+    let perAnswerBytes: Int
+    /// About what an answer of one page holds besides its body (measured: ~1.1 KB for a 4-byte body).
+    static let measuredAnswerBytes = 1024
     /// The page cache the answers were built from; nil keeps none.
     private let store: DiskStore?
     private let state = Mutex(State())
     /// The page cache's clock: an answer is fresh while its pages are, on the same clock.
     let clock: PageProxyClock
 
-    init(maxBytes: Int, store: DiskStore?, clock: PageProxyClock = .system) {
+    init(maxBytes: Int, store: DiskStore?, clock: PageProxyClock = .system, perAnswerBytes: Int = measuredAnswerBytes) {
         self.store = store
         self.maxBytes = store == nil ? 0 : max(0, maxBytes)
+        self.perAnswerBytes = perAnswerBytes
         self.clock = clock
     }
 
@@ -121,23 +134,24 @@ final class MergedAnswerMemo: Sendable {
         return answer
     }
 
-    /// Whether an answer of `byteCount` bytes may be kept (at most half the bound).
-    func accepts(byteCount: Int) -> Bool { store != nil && maxBytes > 0 && byteCount <= maxBytes / 2 }
+    /// Whether an answer of `byteCount` bytes may be kept (at most half the bound, with what it holds besides).
+    func accepts(byteCount: Int) -> Bool { store != nil && maxBytes > 0 && byteCount + perAnswerBytes <= maxBytes / 2 }
 
     /// Keeps `answer` (unless it alone is over half the bound, or a page changed while it was built), evicting the
     /// least recently used to make room.
     func keep(_ answer: Answer, for key: String) {
         guard accepts(byteCount: answer.body.count), let store else { return }
         guard let checkedAt = store.changeCount(ifCurrent: answer.stamps) else { return }
+        let charge = charge(answer)
         // The answers dropped are freed here, after the lock: the loop may be waiting for it (issue 13, sixth pass).
         let dropped = state.withLock { state -> [Answer] in
             var dropped: [Answer] = []
             if let old = state.removeSlot(key) { dropped.append(old) }
-            while state.bytes + answer.body.count > maxBytes, let oldest = state.recency.oldest {
+            while state.bytes + charge > maxBytes, let oldest = state.recency.oldest {
                 if let old = state.removeSlot(oldest.key) { dropped.append(old) }
             }
-            state.slots[key] = Slot(answer: answer, use: state.recency.insertNewest(key), checkedAt: checkedAt)
-            state.bytes += answer.body.count
+            state.slots[key] = Slot(answer: answer, charge: charge, use: state.recency.insertNewest(key), checkedAt: checkedAt)
+            state.bytes += charge
             return dropped
         }
         _ = dropped
@@ -152,7 +166,7 @@ final class MergedAnswerMemo: Sendable {
             guard now < slot.answer.freshUntil else {
                 state.slots.remove(at: index)
                 state.recency.remove(slot.use)
-                state.bytes -= slot.answer.body.count
+                state.bytes -= slot.charge
                 return (nil, slot.answer)
             }
             state.recency.moveToNewest(slot.use)
