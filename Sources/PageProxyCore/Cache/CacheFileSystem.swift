@@ -92,9 +92,10 @@ package enum CacheFileSystem {
         return (head, readArray(fd, count: size - cut, startingWith: [], offset: &offset, wait: wait, error: &error))
     }
 
-    /// A file of `size` bytes read with one call, cut after `guessedHeadLength` bytes, when `headLength`, shown them,
-    /// confirms the cut. Nil when it does not, or the read came back short or failed (the caller reads the file in
-    /// two), with `error` set only when the bytes would have to come from the disk (`.pageCacheOnly`).
+    /// A file of `size` bytes read with one call, cut after `guessedHeadLength` bytes when `headLength`, shown them,
+    /// confirms the cut, and where it says otherwise (one copy). Nil when it cannot say, or the read came back short or
+    /// failed (the caller reads the file in two), with `error` set only when the bytes would have to come from the disk
+    /// (`.pageCacheOnly`).
     private static func readInOne(
         _ fd: Int32, size: Int, guessedHeadLength guess: Int, headLength: (UnsafeRawBufferPointer) -> Int?, wait: ReadWait,
         error: inout Int32
@@ -115,8 +116,21 @@ package enum CacheFileSystem {
             }
             initialized = complete ? size - guess : 0
         }
-        guard complete, head.withUnsafeBytes(headLength) == guess else { return nil }
-        return (head, tail)
+        guard complete, let cut = head.withUnsafeBytes(headLength), cut >= 0, cut <= size else { return nil }
+        if cut == guess { return (head, tail) }
+        // A wrong guess (another route's entries, stored headers of another length): the whole file is here, in two
+        // arrays; cut it where its head really ends with one copy, not a second read of the file (review: with the
+        // guess shared by every route, a read in two after each wrong guess cost more than no guess).
+        if cut < guess {
+            var body = [UInt8]()
+            body.reserveCapacity(size - cut)
+            body += head[cut...]
+            body += tail
+            head.removeSubrange(cut...)
+            return (head, body)
+        }
+        head += tail[..<(cut - guess)]
+        return (head, Array(tail[(cut - guess)...]))
     }
 
     /// An array of up to `count` bytes: `prefix`, then what `fd` gives from `offset` (moved past what it read) until

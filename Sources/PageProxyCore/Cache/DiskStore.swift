@@ -227,19 +227,18 @@ package final class DiskStore: Sendable {
     /// As `lookupInline`, for an entry kept in memory that `isUsable` accepts (a fresh one) only: any other lookup is
     /// nil and records nothing (no use, no file read), for the caller to ask `lookupInline` or `lookup` later.
     package func lookupInMemory(_ key: CacheKey, if isUsable: (CacheEntry) -> Bool) -> (entry: CacheEntry, stamp: PageStamp)? {
-        let found: (entry: CacheEntry, generation: UInt64, touch: Bool)? = state.withLock { state in
+        let found: (entry: CacheEntry, generation: UInt64)? = state.withLock { state in
             guard state.disabledReason == nil, var record = state.records[key], let entry = state.memory[key], isUsable(entry) else { return nil }
             state.useCounter += 1
             record.lastUse = state.useCounter
             // A use like any other: the eviction orders (file and memory) must see it.
             Self.markUsed(key, &record, &state)
-            let hits = record.hitsAfterNextUse(interval: touchInterval)
-            record.hitsSinceTouch = hits >= touchInterval ? 0 : hits
+            // No count toward the file's next touch: a touch writes the inode, which the loop's thread must not wait
+            // for (review); the next lookup off the loop touches on its count.
             state.records[key] = record
-            return (entry, record.generation, hits >= touchInterval)
+            return (entry, record.generation)
         }
         guard let found else { return nil }
-        if found.touch { CacheFileSystem.touch(path(for: key)) }
         return (found.entry, PageStamp(key: key, generation: found.generation))
     }
 
@@ -515,14 +514,19 @@ package final class DiskStore: Sendable {
             guard state.records[key]?.generation == generation, state.memory[key] == nil else { return [] }
             // The least recently used copies make room, not the whole map: a walk bigger than the bound dropped the hot
             // entries of every other route each time it passed it (issue 13, sixth pass).
+            // At most `evictionBatch` a hold, as an eviction: a large page among many small copies is kept from a
+            // later read, once enough have gone (review: thousands dropped in one hold of the loop's lock).
             var dropped: [CacheEntry] = []
-            while state.memoryBytes + entry.body.count > memoryLimit, let oldest = state.memoryRecency.removeOldest() {
+            while state.memoryBytes + entry.body.count > memoryLimit, dropped.count < evictionBatch,
+                let oldest = state.memoryRecency.removeOldest()
+            {
                 state.records[oldest]?.memoryUse = nil
                 if let old = state.memory.removeValue(forKey: oldest) {
                     state.memoryBytes -= old.body.count
                     dropped.append(old)
                 }
             }
+            guard state.memoryBytes + entry.body.count <= memoryLimit else { return dropped }
             state.memory[key] = entry
             state.memoryBytes += entry.body.count
             state.records[key]?.memoryUse = state.memoryRecency.insertNewest(key)
@@ -653,11 +657,13 @@ package final class DiskStore: Sendable {
             // Ours, least recently used first, taken out of the order a batch at a time (a short hold of the lock
             // each: the epoll loop takes it for every memo hit); those not evicted go back to the front after.
             var passed: [CacheKey] = []
+            var chosen: Set<CacheKey> = []
             while remaining > target {
                 let batch = state.withLock { state in Self.takeOldest(evictionBatch, &state) }
                 if batch.isEmpty { break }
                 for key in batch {
-                    guard remaining > target, key != spared, let file = files[key] else {
+                    // A key used between two batches is back at the newest end, and may be taken again: once only.
+                    guard remaining > target, key != spared, let file = files[key], chosen.insert(key).inserted else {
                         passed.append(key)
                         continue
                     }

@@ -123,6 +123,20 @@ import Testing
         #expect(!store.contains(Self.key(3)))
     }
 
+    @Test("a use from memory alone never writes the file's time (the socket loop's thread must not wait for the inode)")
+    func aLookupInMemoryDoesNotTouch() throws {
+        let directory = TemporaryDirectory()
+        let store = DiskStore(directory: directory.path, maxBytes: 1 << 20)
+        store.write(Self.entry(1), for: Self.key(1))
+        _ = store.read(Self.key(1))
+        let path = store.path(for: Self.key(1))
+        var old = [timespec(tv_sec: 1_000, tv_nsec: 0), timespec(tv_sec: 1_000, tv_nsec: 0)]
+        try #require(utimensat(AT_FDCWD, path, &old, 0) == 0)
+        for _ in 0..<200 { #expect(store.lookupInMemory(Self.key(1)) { _ in true } != nil) }
+        let modified: Int64 = try #require(CacheFileSystem.fileInfo(path)?.modified)
+        #expect(modified == 1_000_000_000_000)
+    }
+
     @Test("an eviction over more records than it looks at in one hold of the lock still takes the least recently used, in order")
     func evictionInBatchesKeepsTheOrder() {
         let directory = TemporaryDirectory()
@@ -188,6 +202,26 @@ import Testing
         // The newest copies are the ones kept; the oldest of the walk went first.
         #expect(store.holdsInMemory(Self.key(40)))
         #expect(!store.holdsInMemory(Self.key(1)))
+    }
+
+    @Test("a copy that needs more room than one batch of smaller copies frees is kept from a later read, never past the bound")
+    func aLargeCopyMakesRoomABatchAtATime() {
+        let directory = TemporaryDirectory()
+        let store = DiskStore(directory: directory.path, maxBytes: 1 << 20, memoryLimit: 10 * 100, evictionBatch: 4)
+        for page in 1...10 {
+            store.write(Self.entry(page, bodyBytes: 100), for: Self.key(page))
+            _ = store.lookup(Self.key(page), keepsFirstRead: true)
+        }
+        #expect((1...10).allSatisfy { store.holdsInMemory(Self.key($0)) })
+        store.write(Self.entry(11, bodyBytes: 900), for: Self.key(11))
+        // It needs 9 of the 10 copies gone: 4 go at its first read (not kept), 4 more at its second, then it is kept.
+        _ = store.lookup(Self.key(11), keepsFirstRead: true)
+        #expect(!store.holdsInMemory(Self.key(11)) && !store.holdsInMemory(Self.key(4)) && store.holdsInMemory(Self.key(5)))
+        _ = store.lookup(Self.key(11), keepsFirstRead: true)
+        #expect(!store.holdsInMemory(Self.key(11)) && store.holdsInMemory(Self.key(9)))
+        _ = store.lookup(Self.key(11), keepsFirstRead: true)
+        #expect(store.holdsInMemory(Self.key(11)))
+        #expect(store.memoryByteCount <= 10 * 100)
     }
 
     @Test("a write that finds no room evicts first, then is stored; the entries never pass the bound")

@@ -40,9 +40,14 @@ import Testing
         #expect(shown == [1_234])
     }
 
-    @Test("a wrong guess of the head's length, or one past the file, reads the file as without a guess",
-        arguments: [1_000, 10_000, 20_000])
-    func aWrongGuessReadsAsWithout(_ guess: Int) throws {
+    @Test("a wrong guess of the head's length inside the file is cut where the head really ends, from the one read",
+        arguments: [1_000, 1_499, 1_501, 4_000, 9_999])
+    func aWrongGuessIsCutFromTheOneRead(_ guess: Int) throws {
+        #expect(try Self.readCut(at: 1_500, guessing: guess) == [guess])
+    }
+
+    @Test("a guess of the head's length past the file reads the file as without a guess", arguments: [10_000, 20_000])
+    func aGuessPastTheFileReadsAsWithout(_ guess: Int) throws {
         let shown = try Self.readCut(at: 1_500, guessing: guess)
         #expect(shown.last == CacheFileSystem.firstReadBytes)
     }
