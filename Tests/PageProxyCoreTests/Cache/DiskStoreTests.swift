@@ -88,11 +88,18 @@ import Testing
     /// evicts down to `evictionTarget` (85 %): two entries.
     static let entriesInBound = 7
 
+    /// A store bounded at `entriesInBound` entries of 100 bytes holding pages 1…6, written in that order, and the size
+    /// of one entry's file.
+    static func sixEntriesInABoundOfSeven(in directory: TemporaryDirectory) -> (store: DiskStore, size: Int) {
+        let size = fileSize(bodyBytes: 100)
+        let store = DiskStore(directory: directory.path, maxBytes: size * entriesInBound)
+        for page in 1...6 { store.write(entry(page), for: key(page)) }
+        return (store, size)
+    }
+
     @Test func evictsLeastRecentlyUsedByBytes() {
         let directory = TemporaryDirectory()
-        let size = Self.fileSize(bodyBytes: 100)
-        let store = DiskStore(directory: directory.path, maxBytes: size * Self.entriesInBound)
-        for page in 1...6 { store.write(Self.entry(page), for: Self.key(page)) }
+        let store = Self.sixEntriesInABoundOfSeven(in: directory).store
         #expect(store.entryCount == 6)
         _ = store.read(Self.key(1))  // 1 is now more recent than 2 and 3
         // Past 95 % of the bound: eviction goes down to 85 % of it, least recently used first (2, then 3).
@@ -110,9 +117,7 @@ import Testing
     @Test("a use from memory alone (the socket loop's lookup) counts in the eviction order like any other")
     func aLookupInMemoryIsAUse() {
         let directory = TemporaryDirectory()
-        let size = Self.fileSize(bodyBytes: 100)
-        let store = DiskStore(directory: directory.path, maxBytes: size * Self.entriesInBound)
-        for page in 1...6 { store.write(Self.entry(page), for: Self.key(page)) }
+        let store = Self.sixEntriesInABoundOfSeven(in: directory).store
         // Read in order, each is kept in memory; 1 is the least recently used until its lookup in memory.
         for page in 1...6 { _ = store.read(Self.key(page)) }
         #expect(store.lookupInMemory(Self.key(1)) { _ in true } != nil)
@@ -227,9 +232,7 @@ import Testing
     @Test("a write that finds no room evicts first, then is stored; the entries never pass the bound")
     func aWriteWithNoRoomEvictsBeforeItIsPlaced() {
         let directory = TemporaryDirectory()
-        let size = Self.fileSize(bodyBytes: 100)
-        let store = DiskStore(directory: directory.path, maxBytes: size * Self.entriesInBound)
-        for page in 1...6 { store.write(Self.entry(page), for: Self.key(page)) }
+        let (store, size) = Self.sixEntriesInABoundOfSeven(in: directory)
         // Three entries' worth in one: it does not fit in the room left, so the writer evicts before its rename.
         let big = Self.entry(8, bodyBytes: size * 3 - (size - 100))
         #expect(store.write(big, for: Self.key(8)) != nil)
@@ -315,9 +318,7 @@ import Testing
 
     @Test func indexAndLRUOrderSurviveAReopen() throws {
         let directory = TemporaryDirectory()
-        let size = Self.fileSize(bodyBytes: 100)
-        let store = DiskStore(directory: directory.path, maxBytes: size * Self.entriesInBound)
-        for page in 1...6 { store.write(Self.entry(page), for: Self.key(page)) }
+        let (store, size) = Self.sixEntriesInABoundOfSeven(in: directory)
         // Make the file times unambiguous: page 2 oldest, then 3, then 1, then 4-6 (now).
         for (page, time) in [(2, 1_000), (3, 2_000), (1, 3_000)] {
             var times = [timespec(tv_sec: time, tv_nsec: 0), timespec(tv_sec: time, tv_nsec: 0)]

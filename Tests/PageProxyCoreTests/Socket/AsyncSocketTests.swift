@@ -29,8 +29,14 @@ import Glibc
 
     /// What `right` receives while `left` writes `parts` in one gathering write.
     private static func written(_ parts: [[UInt8]], from left: AsyncSocket, to right: AsyncSocket) async throws -> [UInt8] {
-        let total = parts.reduce(0) { $0 + $1.count }
-        async let written: Void = left.write(parts, deadline: .now + .seconds(10))
+        try await written(parts.reduce(0) { $0 + $1.count }, from: left, to: right) { try await $0.write(parts, deadline: .now + .seconds(10)) }
+    }
+
+    /// The `total` bytes `right` receives while `write` writes them to `left`.
+    private static func written(
+        _ total: Int, from left: AsyncSocket, to right: AsyncSocket, by write: @escaping @Sendable (AsyncSocket) async throws -> Void
+    ) async throws -> [UInt8] {
+        async let written: Void = write(left)
         var received: [UInt8] = []
         while received.count < total {
             _ = try await right.read(into: &received, maxBytes: 65536, deadline: .now + .seconds(10))
@@ -57,12 +63,7 @@ import Glibc
         let small = (0..<(3 * AsyncSocket.maxGatheredParts)).map { [UInt8(truncatingIfNeeded: $0)][...] }
         let slices: [ArraySlice<UInt8>] = [Array("head\r\n".utf8)[...], [][...], large[5..<(large.count - 3)]] + small + [[7, 8][1...]]
         let expected = slices.flatMap { $0 }
-        async let written: Void = left.write(slices: slices, deadline: .now + .seconds(10))
-        var received: [UInt8] = []
-        while received.count < expected.count {
-            _ = try await right.read(into: &received, maxBytes: 65536, deadline: .now + .seconds(10))
-        }
-        try await written
+        let received = try await Self.written(expected.count, from: left, to: right) { try await $0.write(slices: slices, deadline: .now + .seconds(10)) }
         #expect(received == expected)
     }
 
