@@ -18,9 +18,10 @@ final class PageProxyApp: Sendable {
     ///   - spool: where merged answers wait; by default files in `MergedSpool.directories(for:)`.
     ///   - clock: the process's clock, read by the page cache, the memo and the answers' freshness (tests move it).
     ///   - onCacheWrite: told as each cache write begins, on its disk thread (tests hold it there: a stalled disk).
+    ///   - walkObserver: told each time a walk hands out a page, on the walk's task (tests hold a walk there).
     static func start(
         config: Config, logger: Logger, spool: MergedSpool? = nil, clock: PageProxyClock = .system,
-        onCacheWrite: (@Sendable (CacheKey) -> Void)? = nil
+        onCacheWrite: (@Sendable (CacheKey) -> Void)? = nil, walkObserver: (@Sendable (WalkRecord.Progress) -> Void)? = nil
     ) throws(SocketError) -> PageProxyApp {
         var mockServer: Server?
         if let mock = config.mock {
@@ -33,7 +34,8 @@ final class PageProxyApp: Sendable {
         let budgets = makeBudgets(config)
         let metrics = Metrics(openConnections: { metricsBox.count() }, budgets: budgets)
         let responder = makeResponder(
-            config: config, transport: transport, pages: pages, status: status, metrics: metrics, budgets: budgets, spool: spool)
+            config: config, transport: transport, pages: pages, status: status, metrics: metrics, budgets: budgets, spool: spool,
+            walkObserver: walkObserver)
         let server = try Server(
             address: SocketAddress(host: config.listen.address, port: config.listen.port), limits: ServerLimits(config.server),
             responder: responder, logger: logger, clock: clock)

@@ -26,8 +26,13 @@ import Testing
             #expect(first.status == 200)
             let firstMerged = try await stack.get(Self.target)
             // A second process over the same directory, against the same upstream: a restart, as far as its cache knows.
-            let restarted = try PageProxyApp.start(config: try #require(config.withLock { $0 }), logger: Logger(level: .error))
+            // The first walk is held at its first page handed out until every page past its window has been offered
+            // to the read-ahead: otherwise the walk can read them all itself and end first (its read-ahead cancelled).
+            let gate = ReadAheadGate()
+            let restarted = try PageProxyApp.start(
+                config: try #require(config.withLock { $0 }), logger: Logger(level: .error), walkObserver: { _ in gate.holdOnce() })
             let store = try #require(restarted.pages.store)
+            gate.watch(restarted.pages, store)
             func get(ndjson: Bool) async throws -> RawHTTPClient.Response {
                 try await RawHTTPClient.connect(port: restarted.server.port).request(
                     Self.target, headers: ndjson ? ["Accept": "application/x-ndjson"] : [:])
@@ -36,11 +41,14 @@ import Testing
                 let read = try await get(ndjson: true)
                 #expect(read.body == first.body)
                 restarted.pages.waitForReadAhead()
-                // Pages 2…5 are the first window, read at once; later ones are asked for, until the walk ends (then its
-                // reads still queued are dropped: at most the 35 pages past the window are looked at).
+                // Pages 2…5 are the first window, read at once; the 32 past it are asked for at once and read while
+                // the walk waits, the last 3 once it has taken half of those (unless it ends first: then they are
+                // dropped). The walk itself reads no file of the 32.
+                #expect(gate.heldUntilReadAhead)
                 let asked = restarted.pages.readAheadRequests
                 #expect(asked > 0)
-                #expect(store.readAheadAskedCount <= 35)
+                #expect((32...35).contains(store.readAheadAskedCount))
+                #expect(store.fileReadCount <= 40 - 32)
                 // A merged answer reads ahead too (fifth pass: it holds its pages, and no copy competes with the thread
                 // that reads): the NDJSON walk was the entries' first hit, which kept no copy, so it reads them again.
                 let reads = store.fileReadCount
@@ -66,5 +74,36 @@ import Testing
             }
             await restarted.stop(grace: .seconds(5))
         }
+    }
+}
+
+/// Holds the first walk that hands out a page until its read-ahead has been offered a whole distance of pages
+/// (`PageWalker.readAheadDistance`), polling with a bound, and has read them; later walks pass.
+private final class ReadAheadGate: Sendable {
+    private struct State {
+        var watched: (pages: CachingPageSource, store: DiskStore)?
+        var held = false
+        var heldUntilReadAhead = false
+    }
+    private let state = Mutex(State())
+    /// `PageWalker.readAheadDistance`: how many pages past its window a walk asks for at once.
+    private static let distance = 32
+
+    func watch(_ pages: CachingPageSource, _ store: DiskStore) { state.withLock { $0.watched = (pages, store) } }
+
+    /// Whether the held walk saw a whole distance offered before the bound ran out.
+    var heldUntilReadAhead: Bool { state.withLock { $0.heldUntilReadAhead } }
+
+    func holdOnce() {
+        guard let (pages, store) = state.withLock({ state -> (CachingPageSource, DiskStore)? in
+            guard !state.held, let watched = state.watched else { return nil }
+            state.held = true
+            return watched
+        }) else { return }
+        let deadline = ContinuousClock.now + .seconds(20)
+        while store.readAheadAskedCount < Self.distance, ContinuousClock.now < deadline { usleep(1_000) }
+        pages.waitForReadAhead()
+        let asked = store.readAheadAskedCount >= Self.distance
+        state.withLock { $0.heldUntilReadAhead = asked }
     }
 }
