@@ -9,10 +9,11 @@ import Testing
     let directory = TemporaryDirectory()
     let paths = ScanPaths(itemsPath: .root, valuePaths: [])
 
-    func fetch(_ source: CachingPageSource, _ body: String, scan: ScanPaths?) async throws -> CachingPageSource.Fetched {
+    func fetch(_ source: CachingPageSource, _ body: String, scan: ScanPaths?, forced: Bool = false) async throws -> CachingPageSource.Fetched {
         let upstream = FakeTransport { _ throws(UpstreamError) in .json(body) }
         return try await source.fetch(
-            UpstreamRequest(url: PageURL(string: "http://api.test/items")!), policy: CachePolicy(ttl: .seconds(60)), transport: upstream,
+            UpstreamRequest(url: PageURL(string: "http://api.test/items")!), policy: CachePolicy(ttl: .seconds(60), forceRevalidate: forced),
+            transport: upstream,
             timeout: .seconds(5), maxBodyBytes: 1 << 20, scan: scan)
     }
 
@@ -30,16 +31,21 @@ import Testing
         #expect(hit.response.storedScan == miss.response.storedScan)
     }
 
-    @Test("a page that is not valid JSON is stored without a scan, and the walk still reports it")
-    func invalidJSONIsStoredWithoutAScan() async throws {
+    @Test("a page that is not valid JSON for the walk is not stored: the walk reports it, the next fetch asks again")
+    func invalidJSONIsNotStored() async throws {
         let source = CachingPageSource(store: DiskStore(directory: directory.path, maxBytes: 1 << 20))
-        let fetched = try await fetch(source, "[1,", scan: paths)
-        #expect(fetched.response.storedScan == nil)
-        #expect(fetched.response.storedChecksum != nil)
+        _ = try await fetch(source, "[1,2]", scan: paths)
+        let fetched = try await fetch(source, "<html>Bad gateway</html>", scan: ScanPaths(itemsPath: .root, valuePaths: []), forced: true)
+        #expect(fetched.outcome == .miss)
+        #expect(fetched.response.storedChecksum == nil)
         let walker = PageWalker(base: PageURL(string: "http://api.test/items")!, scheme: .linkHeader(.init()), options: .init()) { _, _ in
             fetched.response
         }
         await #expect(throws: PaginationError.self) { _ = try await walker.pages() }
+        // Neither the HTML nor the version before it is served: the upstream is asked again.
+        let next = try await fetch(source, "[3]", scan: paths)
+        #expect(next.outcome == .miss)
+        #expect(next.response.body == Array("[3]".utf8))
     }
 
     @Test("the walker takes a page's items from its stored scan when the scan is for the walk's paths")
