@@ -82,6 +82,22 @@ import Testing
         #expect(memo.count == 0)
     }
 
+    @Test("once the store is disabled no answer is served: every walk then bypasses the cache")
+    func noAnswerOnceTheStoreIsDisabled() throws {
+        let memo = MergedAnswerMemo(maxBytes: 1000, store: pages.store, perAnswerBytes: 0)
+        let one = try pages.write(1)
+        memo.keep(Self.answer(bytes: 10, freshUntil: now.addingTimeInterval(60), stamps: [one]), for: "a")
+        #expect(memo.answer(for: "a", at: now) != nil)
+        // The directory becomes a file: the next write cannot make its subdirectory, and disables the store.
+        try FileManager.default.removeItem(atPath: pages.path)
+        try Data("x".utf8).write(to: URL(fileURLWithPath: pages.path))
+        let two = CacheEntry(status: .ok, headers: HTTPHeaders(), body: Array("[2]".utf8), storedAt: now, freshUntil: .distantFuture)
+        #expect(pages.store.write(two, for: Store.key(2)) == nil)
+        #expect(!pages.store.isEnabled)
+        #expect(memo.answer(for: "a", at: now) == nil)
+        #expect(memo.count == 0)
+    }
+
     @Test("an answer whose page changed while it was built is not kept")
     func answerBuiltFromAReplacedPageIsNotKept() throws {
         let memo = MergedAnswerMemo(maxBytes: 1000, store: pages.store, perAnswerBytes: 0)

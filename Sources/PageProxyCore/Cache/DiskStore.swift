@@ -189,10 +189,11 @@ package final class DiskStore: Sendable {
     package var changeCount: UInt64 { state.withLock { $0.changeCounter } }
 
     /// Whether every page in `stamps` is still the version stamped (not rewritten by a 200 or a 304, removed or
-    /// evicted): the store's `changeCount` when that was checked, or nil when one of them is not.
+    /// evicted, the store not disabled): the store's `changeCount` when that was checked, or nil when one is not.
     package func changeCount(ifCurrent stamps: some Sequence<PageStamp>) -> UInt64? {
         state.withLock { state in
-            stamps.allSatisfy { state.records[$0.key]?.generation == $0.generation } ? state.changeCounter : nil
+            guard state.disabledReason == nil else { return nil }
+            return stamps.allSatisfy { state.records[$0.key]?.generation == $0.generation } ? state.changeCounter : nil
         }
     }
 
@@ -777,6 +778,9 @@ package final class DiskStore: Sendable {
         let first = state.withLock { state -> Bool in
             guard state.disabledReason == nil else { return false }
             state.disabledReason = reason
+            // A change: answers built on the entries (the merged-answer memo) check their stamps again, and find none
+            // current, since a disabled store serves nothing.
+            state.changeCounter += 1
             return true
         }
         if first { onDisable(reason) }
