@@ -85,7 +85,10 @@ final class PageProxyApp: Sendable {
         }
         let store = DiskStore(directory: config.directory, maxBytes: config.maxBytes, onDisable: { reason in
             logger.log(.error, "cache disabled; serving uncached", [("reason", .string(reason))])
-        }, onWriting: onWrite)
+        }, onWriting: onWrite, onVolumeFull: { reason in
+            // Once until a write succeeds again: the cache goes on, evicting to make room.
+            logger.log(.warning, "cache volume full; evicting the oldest entries to make room", [("reason", .string(reason))])
+        })
         if store.isEnabled {
             logger.log(.info, "cache ready", [
                 ("directory", .string(config.directory)), ("max_bytes", .int(config.maxBytes)), ("entries", .int(store.entryCount)),

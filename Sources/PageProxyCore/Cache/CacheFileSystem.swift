@@ -12,10 +12,14 @@ package enum CacheFileSystem {
 
         package var description: String { "\(call) \(path): \(String(cString: strerror(errno)))" }
 
-        /// Whether the failure means the directory cannot hold the cache (full, read-only, forbidden, gone).
+        /// Whether the failure means the directory cannot hold the cache (read-only, forbidden, gone). A full volume
+        /// does not (`meansNoSpace`): the store evicts to make room, and skips what still does not fit.
         package var disablesCache: Bool {
-            [ENOSPC, EDQUOT, EROFS, EACCES, EPERM, ENOENT, ENOTDIR].contains(errno)
+            [EROFS, EACCES, EPERM, ENOENT, ENOTDIR].contains(errno)
         }
+
+        /// Whether the volume (or the user's quota) had no space for the write.
+        package var meansNoSpace: Bool { errno == ENOSPC || errno == EDQUOT }
 
         /// Whether a `.pageCacheOnly` read stopped because the bytes would have to come from the disk.
         package var wouldBlock: Bool { errno == EAGAIN }

@@ -60,6 +60,9 @@ package final class DiskStore: Sendable {
         var totalBytes = 0
         var useCounter: UInt64 = 0
         var disabledReason: String?
+        /// The last write found the volume full (`noteVolumeFull`).
+        var volumeFull = false
+        var writesWithoutSpace = 0
         var temporaryCounter = 0
         /// Bumped by every write and removal: stamps each write with a new generation, and tells a memo at a glance
         /// that nothing changed since it last looked.
@@ -106,6 +109,10 @@ package final class DiskStore: Sendable {
     private let onEvicting: (@Sendable ([CacheKey]) -> Void)?
     /// Told as a write begins, on the thread that runs it (tests hold it there: a disk that stalls).
     private let onWriting: (@Sendable (CacheKey) -> Void)?
+    /// Told when a write finds the volume full, once until a write succeeds again (the proxy logs it).
+    private let onVolumeFull: (@Sendable (String) -> Void)?
+    /// An `errno` a write fails with before it touches the disk, or nil (tests: a full volume without mounting one).
+    private let failWriting: (@Sendable (CacheKey) -> Int32?)?
     /// Where the evictions that writes start run, one at a time: not on the writer's thread, so neither the writer
     /// nor the writes queued behind it on its `DiskWork` lane wait for a directory scan and the victims' unlinks.
     private let evictions = DispatchQueue(label: "PageProxy.DiskStore.evictions")
@@ -119,13 +126,16 @@ package final class DiskStore: Sendable {
     package init(
         directory: String, maxBytes: Int, onDisable: @escaping @Sendable (String) -> Void = { _ in },
         onEvicting: (@Sendable ([CacheKey]) -> Void)? = nil, onWriting: (@Sendable (CacheKey) -> Void)? = nil,
-        memoryLimit: Int? = nil, evictionBatch: Int = 256
+        memoryLimit: Int? = nil, evictionBatch: Int = 256, onVolumeFull: (@Sendable (String) -> Void)? = nil,
+        failWriting: (@Sendable (CacheKey) -> Int32?)? = nil
     ) {
         self.directory = directory.hasSuffix("/") && directory.count > 1 ? String(directory.dropLast()) : directory
         self.maxBytes = max(0, maxBytes)
         self.onDisable = onDisable
         self.onEvicting = onEvicting
         self.onWriting = onWriting
+        self.onVolumeFull = onVolumeFull
+        self.failWriting = failWriting
         self.memoryLimit = memoryLimit ?? min(self.maxBytes, 64 << 20)
         self.evictionBatch = max(1, evictionBatch)
         var ledger: CacheDirectoryLedger?
@@ -409,16 +419,26 @@ package final class DiskStore: Sendable {
         onWriting?(key)
         let path = self.path(for: key)
         var placed: Result<(total: Int, leftAt: String?), CacheFileSystem.Failure>?
-        do throws(CacheFileSystem.Failure) {
-            try writeTemporary(bytes, temporary, in: "\(directory)/\(key.directoryName)")
-            for attempt in 1...Self.roomAttempts {
-                placed = place(temporary, at: path, size: bytes.count, aside: aside, ledger: ledger)
-                if placed != nil || attempt == Self.roomAttempts { break }
-                // No room: wait for the eviction under way, if any, then evict what is still needed.
-                evict(making: bytes.count, sparing: key, wait: true)
+        for volumeAttempt in 1...2 {
+            placed = nil
+            do throws(CacheFileSystem.Failure) {
+                if let errno = failWriting?(key) { throw CacheFileSystem.Failure(call: "write", path: temporary, errno: errno) }
+                try writeTemporary(bytes, temporary, in: "\(directory)/\(key.directoryName)")
+                for attempt in 1...Self.roomAttempts {
+                    placed = place(temporary, at: path, size: bytes.count, aside: aside, ledger: ledger)
+                    if placed != nil || attempt == Self.roomAttempts { break }
+                    // No room: wait for the eviction under way, if any, then evict what is still needed.
+                    evict(making: bytes.count, sparing: key, wait: true)
+                }
+            } catch {
+                placed = .failure(error)
             }
-        } catch {
-            placed = .failure(error)
+            // The volume is full before the bound is (it is smaller than `maxBytes`, or others' files fill it): make
+            // room by evicting the oldest entries, and try once more. Never a reason to disable the store.
+            guard case .failure(let error) = placed, error.meansNoSpace else { break }
+            CacheFileSystem.remove(temporary)
+            noteVolumeFull(error)
+            if volumeAttempt == 1 { evict(making: 0, sparing: key, wait: true, freeing: bytes.count * 2) }
         }
         guard case .success(let (total, leftAt)) = placed else {
             CacheFileSystem.remove(temporary)
@@ -430,6 +450,7 @@ package final class DiskStore: Sendable {
             return nil
         }
         let stamp = state.withLock { state -> PageStamp in
+            state.volumeFull = false
             Self.dropMemory(key, &state)
             state.useCounter += 1
             state.changeCounter += 1
@@ -447,6 +468,20 @@ package final class DiskStore: Sendable {
 
     /// How many times a write that finds no room evicts before it gives up (others may take the room it made).
     static let roomAttempts = 3
+
+    /// Counts a write the volume had no space for, and tells `onVolumeFull` when the volume was not known full (a
+    /// write that succeeds ends that): once per episode, not once per write.
+    private func noteVolumeFull(_ error: CacheFileSystem.Failure) {
+        let first = state.withLock { state -> Bool in
+            state.writesWithoutSpace += 1
+            defer { state.volumeFull = true }
+            return !state.volumeFull
+        }
+        if first { onVolumeFull?(error.description) }
+    }
+
+    /// How many writes found the volume full (each evicted to make room; see `write`).
+    package var writesWithoutSpace: Int { state.withLock { $0.writesWithoutSpace } }
 
     /// Whether `key` may have an entry here: in the index, or as a file another process wrote (one `lstat`, no lock):
     /// when not, `remove` has nothing to do, and a caller need not send it to a disk thread.
@@ -633,12 +668,12 @@ package final class DiskStore: Sendable {
     /// writes that fit, and lookups, go on. Each victim is taken aside (`detach`) and then removed, and the bytes
     /// actually removed are subtracted from the total afterwards, so a process killed mid-eviction leaves the total
     /// too high, never too low. A lookup that finds a victim's file gone treats it as a miss.
-    private func evict(making room: Int, sparing spared: CacheKey?, wait: Bool) {
+    private func evict(making room: Int, sparing spared: CacheKey?, wait: Bool, freeing: Int = 0) {
         guard let ledger else { return }
         ledger.withEvictionLock(wait: wait) {
             // Another eviction may have made the room while this one waited: then no scan at all.
             let before = ledger.withLock { $0 }
-            if let before, room > 0 ? before + room <= maxBytes : before <= evictionStart { return }
+            if freeing == 0, let before, room > 0 ? before + room <= maxBytes : before <= evictionStart { return }
             let files = Self.scan(directory).entries
             let scanned = files.values.reduce(0) { $0 + $1.size }
             let known: Int = ledger.withLock { total in
@@ -650,9 +685,11 @@ package final class DiskStore: Sendable {
                 }
                 return total ?? 0
             }
-            let needed = room > 0 ? known + room > maxBytes : known > evictionStart
+            let needed = freeing > 0 || (room > 0 ? known + room > maxBytes : known > evictionStart)
             guard needed else { return }
-            let target = max(0, evictionTarget - room)
+            // A full volume: at least `freeing` bytes, and a twentieth of what is stored, so that a volume smaller than
+            // the bound settles after a few writes instead of evicting at every one.
+            let target = freeing > 0 ? max(0, min(evictionTarget, known - max(freeing, known / 20))) : max(0, evictionTarget - room)
             var victims: [CacheKey] = []
             var remaining = known
             // Ours, least recently used first, taken out of the order a batch at a time (a short hold of the lock

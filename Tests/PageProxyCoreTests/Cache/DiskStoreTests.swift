@@ -392,10 +392,46 @@ import Testing
         #expect(reasons.withLock { $0.count } == 1)
     }
 
-    @Test func fullReadOnlyAndForbiddenDirectoriesDisable() {
-        for code in [ENOSPC, EDQUOT, EROFS, EACCES] {
+    @Test func readOnlyAndForbiddenDirectoriesDisableAndAFullOneDoesNot() {
+        for code in [EROFS, EACCES, ENOENT] {
             #expect(CacheFileSystem.Failure(call: "write", path: "/x", errno: code).disablesCache)
         }
+        for code in [ENOSPC, EDQUOT] {
+            let failure = CacheFileSystem.Failure(call: "write", path: "/x", errno: code)
+            #expect(!failure.disablesCache && failure.meansNoSpace)
+        }
         #expect(!CacheFileSystem.Failure(call: "write", path: "/x", errno: EIO).disablesCache)
+    }
+
+    @Test("a full volume disables nothing: the write evicts the oldest entries and tries again; told once an episode")
+    func aFullVolumeEvictsAndTheStoreGoesOn() throws {
+        let directory = TemporaryDirectory()
+        let full = Locked(0)  // how many writes still find the volume full
+        let told = Locked<[String]>([])
+        let size = Self.fileSize(bodyBytes: 100)
+        let store = DiskStore(
+            directory: directory.path, maxBytes: size * 100, onVolumeFull: { reason in told.withLock { $0.append(reason) } },
+            failWriting: { _ in full.withLock { left in left > 0 ? { left -= 1; return ENOSPC }() : nil } })
+        for page in 1...40 { store.write(Self.entry(page), for: Self.key(page)) }
+        // One failure: the write evicts (at least a twentieth of what is stored, the oldest first), then succeeds.
+        full.withLock { $0 = 1 }
+        #expect(store.write(Self.entry(41), for: Self.key(41)) != nil)
+        #expect(store.isEnabled)
+        #expect(!store.contains(Self.key(1)) && !store.contains(Self.key(2)))
+        #expect(store.contains(Self.key(40)) && store.read(Self.key(41)) != nil)
+        #expect(told.withLock { $0.count } == 1)
+        #expect(told.withLock { $0.first?.contains("No space left on device") } == true)
+        // Still full after making room: not stored, the old version gone, the store still enabled; told once for both.
+        store.write(Self.entry(42), for: Self.key(42))
+        full.withLock { $0 = 2 }
+        #expect(store.write(Self.entry(420), for: Self.key(42)) == nil)
+        #expect(store.read(Self.key(42)) == nil)
+        #expect(store.isEnabled)
+        #expect(store.writesWithoutSpace == 3)
+        // Space again: writes go on.
+        #expect(store.write(Self.entry(43), for: Self.key(43)) != nil)
+        full.withLock { $0 = 1 }
+        #expect(store.write(Self.entry(44), for: Self.key(44)) != nil)
+        #expect(told.withLock { $0.count } == 3)
     }
 }
