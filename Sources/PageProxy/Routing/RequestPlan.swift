@@ -115,7 +115,8 @@ struct RequestPlan {
             firstPageKey = options.firstPage.map { CacheKey(UpstreamRequest(url: $0, headers: headers, caFile: route.caFile)) }
             // A merged answer holds its pages until it is sent: the entries it reads are kept from their first hit.
             cachePolicy = CachePolicy(
-                ttl: route.ttl, staleIfError: route.staleIfError, forceRevalidate: controls.fresh, keepsFirstRead: controls.format == .json)
+                ttl: route.ttl, staleIfError: route.staleIfError, forceRevalidate: controls.fresh, keepsFirstRead: controls.format == .json,
+                maxBodyBytes: route.maxPageBytes)
             // The window's skip and the fields decide the bytes too: they are part of the key.
             memoKey = controls.format == .json
                 ? MergedAnswerMemo.key(

@@ -33,6 +33,15 @@ package struct CacheEntry: Sendable, Equatable {
 
     package func isFresh(at now: Date) -> Bool { now < freshUntil }
 
+    /// When the entry stops being fresh for a route whose TTL is `routeTTL`: as stored, unless the stored lifetime
+    /// is longer than that TTL and came from a TTL, not from the upstream (another route with a longer TTL stored
+    /// the page, or this one before its TTL was lowered). Reads the headers only in that rare case.
+    package func freshUntil(routeTTL: Duration) -> Date {
+        let routeEnd = storedAt.addingTimeInterval(routeTTL.timeInterval)
+        guard routeEnd < freshUntil, !CacheFreshness.upstreamNamesLifetime(headers) else { return freshUntil }
+        return routeEnd
+    }
+
     /// The page as the walker sees it, with its stored identity and scan.
     package var response: UpstreamResponse {
         var response = UpstreamResponse(status: status, headers: headers, body: body)

@@ -38,6 +38,12 @@ package struct CacheFreshness: Sendable, Equatable {
         }
     }
 
+    /// Whether `headers` set the lifetime themselves (`max-age` or `no-cache`), instead of leaving it to a route's TTL.
+    package static func upstreamNamesLifetime(_ headers: HTTPHeaders) -> Bool {
+        let directives = directives(headers)
+        return directives["no-cache"] != nil || directives["max-age"].flatMap(seconds) != nil
+    }
+
     /// The entry for a 200 `response` received at `now`, or nil when it must not be stored.
     package static func entry(for response: UpstreamResponse, routeTTL: Duration, now: Date) -> CacheEntry? {
         let freshness = CacheFreshness(headers: response.headers, routeTTL: routeTTL)

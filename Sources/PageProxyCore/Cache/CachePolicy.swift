@@ -10,9 +10,15 @@ package struct CachePolicy: Sendable, Equatable {
     /// in memory from its first hit after a restart, since it takes no memory the answer does not take already
     /// (issue 13: the second request after a restart read every file again).
     package var keepsFirstRead: Bool
+    /// The largest page body the route takes (`maxPageBytes`): a larger entry another route stored is not a hit here,
+    /// and the upstream is asked, as it would be without the cache.
+    package var maxBodyBytes: Int
 
-    package init(ttl: Duration, staleIfError: Bool = false, forceRevalidate: Bool = false, keepsFirstRead: Bool = false) {
+    package init(
+        ttl: Duration, staleIfError: Bool = false, forceRevalidate: Bool = false, keepsFirstRead: Bool = false, maxBodyBytes: Int = .max
+    ) {
         self.ttl = ttl
+        self.maxBodyBytes = maxBodyBytes
         self.staleIfError = staleIfError
         self.forceRevalidate = forceRevalidate
         self.keepsFirstRead = keepsFirstRead

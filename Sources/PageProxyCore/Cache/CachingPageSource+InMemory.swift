@@ -8,7 +8,9 @@ extension CachingPageSource {
     package func freshHitInMemory(_ request: UpstreamRequest, key: CacheKey? = nil, policy: CachePolicy) -> Fetched? {
         guard let store, policy.ttl > .zero, !policy.forceRevalidate, request.method == .get else { return nil }
         let now = clock.wallNow()
-        guard let (entry, stamp) = store.lookupInMemory(key ?? CacheKey(request), if: { $0.isFresh(at: now) }) else { return nil }
-        return Fetched(response: entry.response, outcome: .hit, stored: StoredVersion(stamp: stamp, freshUntil: entry.freshUntil))
+        let fits = { (entry: CacheEntry) in entry.body.count <= policy.maxBodyBytes && now < entry.freshUntil(routeTTL: policy.ttl) }
+        guard let (entry, stamp) = store.lookupInMemory(key ?? CacheKey(request), if: fits) else { return nil }
+        return Fetched(
+            response: entry.response, outcome: .hit, stored: StoredVersion(stamp: stamp, freshUntil: entry.freshUntil(routeTTL: policy.ttl)))
     }
 }

@@ -126,7 +126,7 @@ package final class CachingPageSource: Sendable {
             // Only fresh entries are held: a stale one is read again by the fetch that revalidates it.
             store.readAhead(
                 requests().lazy.filter { $0.method == .get }.map { CacheKey($0) }, unusedSince: asked,
-                keep: { entry in entry.isFresh(at: clock.wallNow()) }, until: { cancellation?.isCancelled == true })
+                keep: { entry in clock.wallNow() < entry.freshUntil(routeTTL: policy.ttl) }, until: { cancellation?.isCancelled == true })
         }
     }
 
@@ -159,10 +159,13 @@ package final class CachingPageSource: Sendable {
         }
     }
 
-    /// `found` as a hit, when it is fresh and `policy` does not force a revalidation.
+    /// `found` as a hit, when it is fresh for the route's TTL, within its page size, and `policy` does not force a
+    /// revalidation (routes on the same upstream URL share entries: each judges them by its own limits).
     private func hit(_ found: (entry: CacheEntry, stamp: PageStamp)?, policy: CachePolicy) -> Fetched? {
-        guard let (entry, stamp) = found, !policy.forceRevalidate, entry.isFresh(at: clock.wallNow()) else { return nil }
-        return Fetched(response: entry.response, outcome: .hit, stored: StoredVersion(stamp: stamp, freshUntil: entry.freshUntil))
+        guard let (entry, stamp) = found, !policy.forceRevalidate, entry.body.count <= policy.maxBodyBytes else { return nil }
+        let freshUntil = entry.freshUntil(routeTTL: policy.ttl)
+        guard clock.wallNow() < freshUntil else { return nil }
+        return Fetched(response: entry.response, outcome: .hit, stored: StoredVersion(stamp: stamp, freshUntil: freshUntil))
     }
 
     /// How many flights of others' a request joins, at most, before the result of the last one is its own.

@@ -137,6 +137,39 @@ import Testing
         #expect(try await fetch(source, upstream).outcome == .revalidated)
     }
 
+    @Test("routes sharing an upstream URL judge its entry by their own TTL and page size, not the storing route's")
+    func eachRouteJudgesASharedEntryByItsOwnLimits() async throws {
+        let upstream = Upstream.withETag(Locked("\"1\""))
+        let source = makeSource()
+        let long = CachePolicy(ttl: .seconds(3600))
+        let short = CachePolicy(ttl: .seconds(1))
+        _ = try await fetch(source, upstream, policy: long)
+        #expect(try await fetch(source, upstream, policy: short).outcome == .hit)
+        clock.advance(by: .seconds(2))
+        // Stale for the 1 s route (its Cache-Control must not promise an hour either); fresh for the hour-long one.
+        #expect(source.freshHit(request, policy: short) == nil)
+        let revalidated = try await fetch(source, upstream, policy: short)
+        #expect(revalidated.outcome == .revalidated)
+        let hit = try await fetch(source, upstream, policy: long)
+        #expect(hit.outcome == .hit)
+        // The 304 stored the entry again from now: one second for the short route.
+        #expect(try #require(revalidated.stored).freshUntil <= clock.clock.wallNow().addingTimeInterval(1))
+        // A route whose pages may be at most 2 bytes asks the upstream (which its own limit then refuses).
+        let small = CachePolicy(ttl: .seconds(3600), maxBodyBytes: 2)
+        #expect(source.freshHit(request, policy: small) == nil)
+        #expect(try await fetch(source, upstream, policy: small).outcome != .hit)
+        #expect(upstream.requests.count == 3)
+    }
+
+    @Test("an upstream max-age longer than a route's TTL still counts for that route")
+    func anUpstreamLifetimeIsKeptWhateverTheRoute() async throws {
+        let upstream = Upstream.withETag(Locked("\"1\""), cacheControl: "max-age=300")
+        let source = makeSource()
+        _ = try await fetch(source, upstream, policy: CachePolicy(ttl: .seconds(3600)))
+        clock.advance(by: .seconds(200))
+        #expect(try await fetch(source, upstream, policy: CachePolicy(ttl: .seconds(1))).outcome == .hit)
+    }
+
     @Test func noStoreIsNeverStoredAndNoCacheIsAlwaysRevalidated() async throws {
         let noStore = Upstream.withETag(Locked("\"1\""), cacheControl: "no-store")
         let source = makeSource()
