@@ -18,10 +18,10 @@ import Glibc
         let (left, right) = Self.makePair()
         defer { left.close(); right.close() }
         let message = Array(repeating: UInt8(ascii: "x"), count: 1 << 20)
-        async let written: Void = left.write(message, deadline: .now + .seconds(10))
+        async let written: Void = left.write(message, deadline: .now + .seconds(30))
         var received: [UInt8] = []
         while received.count < message.count {
-            _ = try await right.read(into: &received, maxBytes: 65536, deadline: .now + .seconds(10))
+            _ = try await right.read(into: &received, maxBytes: 65536, deadline: .now + .seconds(30))
         }
         try await written
         #expect(received == message)
@@ -29,7 +29,7 @@ import Glibc
 
     /// What `right` receives while `left` writes `parts` in one gathering write.
     private static func written(_ parts: [[UInt8]], from left: AsyncSocket, to right: AsyncSocket) async throws -> [UInt8] {
-        try await written(parts.reduce(0) { $0 + $1.count }, from: left, to: right) { try await $0.write(parts, deadline: .now + .seconds(10)) }
+        try await written(parts.reduce(0) { $0 + $1.count }, from: left, to: right) { try await $0.write(parts, deadline: .now + .seconds(30)) }
     }
 
     /// The `total` bytes `right` receives while `write` writes them to `left`.
@@ -39,7 +39,7 @@ import Glibc
         async let written: Void = write(left)
         var received: [UInt8] = []
         while received.count < total {
-            _ = try await right.read(into: &received, maxBytes: 65536, deadline: .now + .seconds(10))
+            _ = try await right.read(into: &received, maxBytes: 65536, deadline: .now + .seconds(30))
         }
         try await written
         return received
@@ -63,7 +63,7 @@ import Glibc
         let small = (0..<(3 * AsyncSocket.maxGatheredParts)).map { [UInt8(truncatingIfNeeded: $0)][...] }
         let slices: [ArraySlice<UInt8>] = [Array("head\r\n".utf8)[...], [][...], large[5..<(large.count - 3)]] + small + [[7, 8][1...]]
         let expected = slices.flatMap { $0 }
-        let received = try await Self.written(expected.count, from: left, to: right) { try await $0.write(slices: slices, deadline: .now + .seconds(10)) }
+        let received = try await Self.written(expected.count, from: left, to: right) { try await $0.write(slices: slices, deadline: .now + .seconds(30)) }
         #expect(received == expected)
     }
 
@@ -85,7 +85,7 @@ import Glibc
         let parts: [[UInt8]] = [[], Array("head\r\n".utf8), [], large, [], [], [1, 2, 3], []]
         #expect(try await Self.written(parts, from: left, to: right) == parts.flatMap { $0 })
         // Nothing but empty parts writes nothing and returns.
-        try await left.write([[], []], deadline: .now + .seconds(10))
+        try await left.write([[], []], deadline: .now + .seconds(30))
     }
 
     @Test func readTimesOutAtTheDeadline() async throws {
@@ -106,7 +106,7 @@ import Glibc
         // A wait that ends leaves the socket's Dispatch source suspended, as an idle pooled connection's is.
         await #expect(throws: SocketError.timedOut) { _ = try await left?.read(into: &buffer, deadline: .now) }
         left = nil
-        #expect(try await right.read(into: &buffer, deadline: .now + .seconds(10)) == 0)
+        #expect(try await right.read(into: &buffer, deadline: .now + .seconds(30)) == 0)
     }
 
     @Test("a wait with a short deadline after one with a long deadline still times out at its own", .timeLimit(.minutes(1)))
@@ -116,14 +116,14 @@ import Glibc
         var buffer: [UInt8] = []
         // The first wait sets the timer for an hour ahead, then ends with data long before that.
         async let first = right.read(into: &buffer, deadline: .now + .seconds(3600))
-        try await left.write([1], deadline: .now + .seconds(10))
+        try await left.write([1], deadline: .now + .seconds(30))
         #expect(try await first == 1)
         // Had the hour-long timer been left to stand for this wait, the test would run into its time limit.
         var more: [UInt8] = []
         await #expect(throws: SocketError.timedOut) { _ = try await right.read(into: &more, deadline: .now + .milliseconds(50)) }
         // And a later, longer wait is not ended early by the timer that fired for the short one.
         async let third = right.read(into: &more, deadline: .now + .seconds(3600))
-        try await left.write([2], deadline: .now + .seconds(10))
+        try await left.write([2], deadline: .now + .seconds(30))
         #expect(try await third == 1)
     }
 

@@ -11,7 +11,7 @@ import Testing
         let listener = AsyncSocket(socket: listening)
         let request = Task {
             defer { listener.close() }
-            let deadline = ContinuousClock.now + .seconds(10)
+            let deadline = ContinuousClock.now + .seconds(30)
             var client: Socket?
             while client == nil {
                 try await listener.waitUntilReadable(deadline: deadline)
@@ -32,7 +32,7 @@ import Testing
 
     private static func send(to port: Int) async throws(UpstreamError) -> UpstreamResponse {
         let url = PageURL(scheme: "http", host: "127.0.0.1", port: port, path: "/items", query: "page=1")
-        return try await HTTP1Transport().send(UpstreamRequest(url: url), timeout: .seconds(10), maxBodyBytes: 1 << 20)
+        return try await HTTP1Transport().send(UpstreamRequest(url: url), timeout: .seconds(30), maxBodyBytes: 1 << 20)
     }
 
     @Test("a request asks for an identity body and names PageProxy as its user agent")
@@ -57,7 +57,7 @@ import Testing
         let (port, _) = try Self.serveOnce("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n[]")
         let transport = HTTP1Transport()
         let url = PageURL(scheme: "http", host: "127.0.0.1", port: port, path: "/items", query: nil)
-        _ = try await transport.send(UpstreamRequest(url: url), timeout: .seconds(10), maxBodyBytes: 1 << 20)
+        _ = try await transport.send(UpstreamRequest(url: url), timeout: .seconds(30), maxBodyBytes: 1 << 20)
         let kept = transport.pool.takeIdle(for: ConnectionPool.Key(origin: url.origin)) as? AsyncSocket
         #expect(kept != nil)
         // Linux turns a connection that sent a request soon after receiving into "ping-pong" mode, where ACKs are
