@@ -1,4 +1,5 @@
-/// Names one cached page: a SHA-256 of the method, the full upstream URL and every header PageProxy sends with it.
+/// Names one cached page: a SHA-256 of the method, the full upstream URL, every header PageProxy sends with it, and
+/// the route's own CA file if it has one.
 ///
 /// DESIGN.md: a response fetched with one `Authorization` is never served to a request with another. Every header
 /// sent upstream (the route's own and those forwarded from the client) may change the answer, so all of them are
@@ -34,6 +35,13 @@ package struct CacheKey: Hashable, Sendable, CustomStringConvertible {
         for field in fields.enumerated().sorted(by: { ($0.element.name, $0.offset) < ($1.element.name, $1.offset) }) {
             part(field.element.name)
             part(field.element.value)
+        }
+        // The CA a route trusts for its upstream: a page fetched through one route's own CA (a private one, or a
+        // proxy's) is not served to a route that would not have trusted it. A name no header can have (NUL); keys of
+        // requests without one are unchanged.
+        if let caFile = request.caFile {
+            part("\u{0}ca-file")
+            part(caFile)
         }
         return input
     }

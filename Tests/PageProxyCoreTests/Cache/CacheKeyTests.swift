@@ -25,6 +25,16 @@ import Testing
         #expect(one != CacheKey(Self.request("http://other.test/items?page=1")))
     }
 
+    @Test("a route's own CA file counts: a page fetched trusting it is not another route's, nor a header's")
+    func theCAFileCounts() {
+        let url = PageURL(string: "https://api.test/items?page=1")!
+        let system = CacheKey(UpstreamRequest(url: url))
+        let own = CacheKey(UpstreamRequest(url: url, caFile: "/etc/pageproxy/ca.pem"))
+        #expect(own != system)
+        #expect(own != CacheKey(UpstreamRequest(url: url, caFile: "/etc/other.pem")))
+        #expect(own != CacheKey(UpstreamRequest(url: url, headers: HTTPHeaders([("ca-file", "/etc/pageproxy/ca.pem")]))))
+    }
+
     @Test func headerNameCaseAndFieldOrderDoNotCount() {
         let one = CacheKey(Self.request("http://api.test/x", [("Authorization", "a"), ("X-Tenant", "t")]))
         let two = CacheKey(Self.request("http://api.test/x", [("x-tenant", "t"), ("AUTHORIZATION", "a")]))
