@@ -32,11 +32,11 @@ import Testing
     }
 
     /// The answer's head fields but those that differ by the moment of the answer.
-    private static func fields(_ answer: InMemoryProxy.Answer) -> [String] {
+    static func fields(_ answer: InMemoryProxy.Answer) -> [String] {
         answer.response.fields.filter { !["server-timing", "date"].contains($0.name.lowercased()) }.map { "\($0.name): \($0.value)" }
     }
 
-    private static func expectSame(_ fromMemory: InMemoryProxy.Answer, _ fromPool: InMemoryProxy.Answer) {
+    static func expectSame(_ fromMemory: InMemoryProxy.Answer, _ fromPool: InMemoryProxy.Answer) {
         #expect(fromMemory.response.status == fromPool.response.status)
         #expect(fromMemory.response.body == fromPool.response.body)
         #expect(Self.fields(fromMemory) == Self.fields(fromPool))

@@ -17,7 +17,7 @@ struct InMemoryProxy {
     init(
         routes: [TestStack.Route] = SchemeRoutes.all, mockOptions: MockUpstreamOptions = SchemeRoutes.mockOptions, cache: DiskStore? = nil,
         clock: PageProxyClock = .system, spool: MergedSpool = MergedSpool(directories: [NSTemporaryDirectory()]),
-        walksOnSocketLoop: Bool = false
+        walksOnSocketLoop: Bool = false, triesInMemoryAnswer: Bool = true
     ) {
         mock = MockUpstream(options: mockOptions)
         let configs = routes.map { route in
@@ -29,10 +29,11 @@ struct InMemoryProxy {
             return config
         }
         metrics = Metrics()
-        let aggregate = AggregateResponder(
+        var aggregate = AggregateResponder(
             transport: InProcessMockTransport(mock: mock), pages: CachingPageSource(store: cache, clock: clock), metrics: metrics,
             spool: spool, memo: MergedAnswerMemo(maxBytes: 0, store: nil),
             budgets: OriginBudgets(configs.map { ($0.upstream.origin, $0.originBudget) }))
+        aggregate.triesInMemoryAnswer = triesInMemoryAnswer
         let status = ServiceStatus()
         status.markReady()
         responder = PageProxyResponder(
