@@ -42,6 +42,24 @@ import Testing
             return (fromLean, answeredWithNoWalk > answered)
         }
 
+        /// `target` asked of `walked` (on the pool), then of `lean`'s `respondFromMemory` (on the socket loop): the
+        /// loop's answer, the same as the pool's and counted the same; nil when it declined (with nothing counted).
+        func compareOnLoop(_ target: String, sourceLocation: SourceLocation = #_sourceLocation) async throws -> InMemoryProxy.Answer? {
+            let walkedBefore = Self.counts(walked.metrics)
+            let fromWalk = try await walked.request(target)
+            var walkedCounted = Self.change(from: walkedBefore, to: Self.counts(walked.metrics))
+            // `request` leaves its answer in flight; `requestFromMemory` tells the responder it was answered.
+            walkedCounted["pageproxy_requests_in_flight"] = nil
+            let leanBefore = Self.counts(lean.metrics)
+            guard let fromLoop = try await lean.requestFromMemory(target) else {
+                #expect(Self.counts(lean.metrics) == leanBefore, "\(target)", sourceLocation: sourceLocation)
+                return nil
+            }
+            #expect(Self.change(from: leanBefore, to: Self.counts(lean.metrics)) == walkedCounted, "\(target)", sourceLocation: sourceLocation)
+            WalkFromMemoryTests.expectSame(fromLoop, fromWalk)
+            return fromLoop
+        }
+
         /// The page and request counters of `metrics`, by line.
         private static func counts(_ metrics: Metrics) -> [String: Int] {
             var counts: [String: Int] = [:]
@@ -124,6 +142,32 @@ import Testing
         #expect(fromLean.record.cache == fromWalk.record.cache)
         #expect(pair.lean.mock.log.count - before.1 == walkAsked)
         #expect(pair.store.useCount - before.2 == walkUses)
+    }
+
+    @Test("on the socket loop: a one-page walk in memory is answered as the pool answers it; a longer one, or a page not in memory, declines")
+    func onTheSocketLoop() async throws {
+        let pair = Pair()
+        for target in ["/plain?mock_total=7", "/github?mock_total=5&_format=ndjson", "/slack?mock_total=9", "/drf?mock_total=3&_format=ndjson"] {
+            // Stored, then read back once (kept in memory), and planned by the lean proxy.
+            _ = try await pair.walked.request(target)
+            _ = try await pair.lean.request(target)
+            let answered = pair.answeredWithNoWalk
+            #expect(try await pair.compareOnLoop(target) != nil, "\(target)")
+            #expect(pair.answeredWithNoWalk == answered + 1)
+        }
+        // Longer: declined, and its plan's next requests go to the pool without a look.
+        _ = try await pair.walked.request("/plain?mock_total=15")
+        _ = try await pair.lean.request("/plain?mock_total=15")
+        #expect(try await pair.compareOnLoop("/plain?mock_total=15") == nil)
+        let uses = pair.store.useCount
+        #expect(try await pair.lean.requestFromMemory("/plain?mock_total=15") == nil)
+        #expect(pair.store.useCount == uses)
+        // Stored but not read back: not in memory, declined with no use of the cache.
+        _ = try await pair.lean.request("/gitlab?mock_total=4")
+        let (stored, metrics) = (pair.store.useCount, pair.lean.metrics.exposition())
+        #expect(try await pair.lean.requestFromMemory("/gitlab?mock_total=4") == nil)
+        #expect(pair.store.useCount == stored)
+        #expect(pair.lean.metrics.exposition() == metrics)
     }
 
     @Test("requests the answer does not decide alone are walked: caps, windows, fields, explain, fresh, trailers")

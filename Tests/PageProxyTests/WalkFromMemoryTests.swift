@@ -19,9 +19,11 @@ import Testing
 
         init(
             routes: [TestStack.Route] = SchemeRoutes.all, spool: MergedSpool = MergedSpool(directories: [NSTemporaryDirectory()]),
-            walksOnSocketLoop: Bool = true
+            walksOnSocketLoop: Bool = true, answersOnePageOnSocketLoop: Bool = true
         ) {
-            proxy = InMemoryProxy(routes: routes, cache: pages.store, clock: wall.clock, spool: spool, walksOnSocketLoop: walksOnSocketLoop)
+            proxy = InMemoryProxy(
+                routes: routes, cache: pages.store, clock: wall.clock, spool: spool, walksOnSocketLoop: walksOnSocketLoop,
+                answersOnePageOnSocketLoop: answersOnePageOnSocketLoop)
         }
 
         /// Answers `target` on the pool until its pages are kept in memory: stored (a miss), read back once (kept).
@@ -65,9 +67,9 @@ import Testing
         }
     }
 
-    @Test("by default a walk is never answered from memory, its pages in memory or not: the pool answers it")
+    @Test("with neither switch a walk is never answered from memory, its pages in memory or not: the pool answers it")
     func walksStayOnThePoolByDefault() async throws {
-        let cached = CachedProxy(walksOnSocketLoop: false)
+        let cached = CachedProxy(walksOnSocketLoop: false, answersOnePageOnSocketLoop: false)
         _ = try await cached.warm("/plain?mock_total=15")
         let uses = cached.store.useCount
         #expect(try await cached.proxy.requestFromMemory("/plain?mock_total=15") == nil)

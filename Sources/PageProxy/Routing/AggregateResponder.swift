@@ -72,6 +72,25 @@ struct AggregateResponder: Sendable {
         }
     }
 
+    /// Answers a planned request on the socket loop's thread when its walk would be one page whose entry the cache keeps
+    /// in memory, within `maxBytes` (`InMemoryAnswer`); nil, with `response` left as it was and nothing counted, for
+    /// any other (the pool answers it). After a decline, the next `RequestPlan.skipsAfterDecline` requests of the plan
+    /// go to the pool without a look.
+    func answerOnePage(
+        to request: HTTPRequestHead, plan: RequestPlan, began: ContinuousClock.Instant, maxBytes: Int, response: inout Response?
+    ) async -> RequestRecord? {
+        guard triesInMemoryAnswer, walkObserver == nil, inMemory.mayTry(request, plan: plan), plan.triesWalkInMemory(), let taken = response.take()
+        else { return nil }
+        let outcome = await inMemory.answer(to: request, plan: plan, began: began, inMemoryUpTo: maxBytes, response: taken)
+        switch consume outcome {
+        case .answered(let record): return record
+        case .declined(let declined, _):
+            plan.walkInMemoryDeclined()
+            response = Optional(declined)
+            return nil
+        }
+    }
+
     /// The memo's answer to a planned request, when it has one the request may have.
     func memoized(_ plan: RequestPlan) -> MergedAnswerMemo.Answer? {
         // An account of the walk needs a walk.

@@ -39,16 +39,28 @@ struct InMemoryAnswer: Sendable {
     }
 
     /// Answers `plan`'s request from its first page when that page is a fresh hit and the last; else declines.
+    /// - Parameter maxBytes: on the socket loop's thread, which must never wait for the disk: only a page whose entry
+    ///   the cache keeps in memory (`freshHitInMemory`), of at most `maxBytes`; nil: any fresh hit, as the walk reads it.
     /// - Precondition: `mayTry(request, plan:)`.
-    func answer(to request: HTTPRequestHead, plan: RequestPlan, began: ContinuousClock.Instant, response: consuming Response) async -> Outcome {
+    func answer(
+        to request: HTTPRequestHead, plan: RequestPlan, began: ContinuousClock.Instant, inMemoryUpTo maxBytes: Int? = nil,
+        response: consuming Response
+    ) async -> Outcome {
         guard let strategy = plan.strategy, let firstPage = plan.options.firstPage, let scanPaths = plan.scanPaths else {
             return .declined(response, nil)
         }
         let route = plan.route
         // The lookup the walk's first read would make, the same way (`RoutePageFetcher.makeCachedPage`).
         let started = ContinuousClock.now
-        let fetched = pages.freshHit(
-            UpstreamRequest(url: firstPage, headers: plan.upstreamHeaders, caFile: route.caFile), key: plan.firstPageKey, policy: plan.cachePolicy)
+        let upstreamRequest = UpstreamRequest(url: firstPage, headers: plan.upstreamHeaders, caFile: route.caFile)
+        let fetched =
+            if let maxBytes {
+                pages.freshHitInMemory(upstreamRequest, key: plan.firstPageKey, policy: plan.cachePolicy).flatMap {
+                    $0.response.body.count <= maxBytes ? $0 : nil
+                }
+            } else {
+                pages.freshHit(upstreamRequest, key: plan.firstPageKey, policy: plan.cachePolicy)
+            }
         let read = FirstPageRead(fetched: fetched, started: started)
         guard let fetched, let stored = fetched.stored,
             let page = try? PageWalker.page(from: fetched.response, url: firstPage, number: 1, paths: scanPaths),

@@ -17,7 +17,7 @@ struct InMemoryProxy {
     init(
         routes: [TestStack.Route] = SchemeRoutes.all, mockOptions: MockUpstreamOptions = SchemeRoutes.mockOptions, cache: DiskStore? = nil,
         clock: PageProxyClock = .system, spool: MergedSpool = MergedSpool(directories: [NSTemporaryDirectory()]),
-        walksOnSocketLoop: Bool = false, triesInMemoryAnswer: Bool = true
+        walksOnSocketLoop: Bool = false, answersOnePageOnSocketLoop: Bool = true, triesInMemoryAnswer: Bool = true
     ) {
         mock = MockUpstream(options: mockOptions)
         let configs = routes.map { route in
@@ -37,7 +37,8 @@ struct InMemoryProxy {
         let status = ServiceStatus()
         status.markReady()
         responder = PageProxyResponder(
-            router: Router(routes: configs), aggregate: aggregate, status: status, metrics: metrics, walksOnSocketLoop: walksOnSocketLoop)
+            router: Router(routes: configs), aggregate: aggregate, status: status, metrics: metrics, walksOnSocketLoop: walksOnSocketLoop,
+            answersOnePageOnSocketLoop: answersOnePageOnSocketLoop)
     }
 
     /// What one request got: the raw bytes, read back by `RawResponseBytes`, and the responder's record.
