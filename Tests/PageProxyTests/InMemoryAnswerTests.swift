@@ -170,6 +170,26 @@ import Testing
         #expect(pair.lean.metrics.exposition() == metrics)
     }
 
+    @Test("a merged answer with no walk is memoized as the walk's is: the next request is the memo's, the same bytes")
+    func theAnswerIsMemoized() async throws {
+        let pages = MergedAnswerMemoTests.Store(maxBytes: 64 << 20)
+        let wall = ManualWallClock()
+        let proxy = InMemoryProxy(cache: pages.store, clock: wall.clock, memoBytes: 1 << 20)
+        let memo = proxy.responder.aggregate.merged.memo
+        // Stored by another proxy over the cache: this one's first answer is a hit, answered with no walk, and memoized.
+        _ = try await InMemoryProxy(cache: pages.store, clock: wall.clock).request("/plain?mock_total=7")
+        let noWalk = try await proxy.request("/plain?mock_total=7")
+        #expect(proxy.responder.aggregate.inMemory.answered.value == 1)
+        #expect(memo.count == 1)
+        let memoized = try await proxy.request("/plain?mock_total=7")
+        #expect(proxy.responder.aggregate.inMemory.answered.value == 1)
+        // The memo writes its prepared fields first (as after any walk): the same fields, in its own order.
+        #expect(memoized.response.status == noWalk.response.status)
+        #expect(memoized.response.body == noWalk.response.body)
+        #expect(WalkFromMemoryTests.fields(memoized).sorted() == WalkFromMemoryTests.fields(noWalk).sorted())
+        #expect(memoized.record == noWalk.record)
+    }
+
     @Test("requests the answer does not decide alone are walked: caps, windows, fields, explain, fresh, trailers")
     func otherRequestsAreWalked() async throws {
         let pair = Pair()

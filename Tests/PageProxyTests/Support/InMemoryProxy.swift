@@ -13,11 +13,12 @@ struct InMemoryProxy {
     let mock: MockUpstream
     let metrics: Metrics
 
-    /// A proxy with `routes` (their `mockPath`s on the mock), no memo, and the page cache `cache` (none by default).
+    /// A proxy with `routes` (their `mockPath`s on the mock), the page cache `cache` (none by default), and a memo of
+    /// `memoBytes` over it (none by default).
     init(
         routes: [TestStack.Route] = SchemeRoutes.all, mockOptions: MockUpstreamOptions = SchemeRoutes.mockOptions, cache: DiskStore? = nil,
         clock: PageProxyClock = .system, spool: MergedSpool = MergedSpool(directories: [NSTemporaryDirectory()]),
-        walksOnSocketLoop: Bool = false, answersOnePageOnSocketLoop: Bool = true, triesInMemoryAnswer: Bool = true
+        walksOnSocketLoop: Bool = false, answersOnePageOnSocketLoop: Bool = true, triesInMemoryAnswer: Bool = true, memoBytes: Int = 0
     ) {
         mock = MockUpstream(options: mockOptions)
         let configs = routes.map { route in
@@ -31,7 +32,7 @@ struct InMemoryProxy {
         metrics = Metrics()
         var aggregate = AggregateResponder(
             transport: InProcessMockTransport(mock: mock), pages: CachingPageSource(store: cache, clock: clock), metrics: metrics,
-            spool: spool, memo: MergedAnswerMemo(maxBytes: 0, store: nil),
+            spool: spool, memo: MergedAnswerMemo(maxBytes: memoBytes, store: memoBytes > 0 ? cache : nil, clock: clock),
             budgets: OriginBudgets(configs.map { ($0.upstream.origin, $0.originBudget) }))
         aggregate.triesInMemoryAnswer = triesInMemoryAnswer
         let status = ServiceStatus()
