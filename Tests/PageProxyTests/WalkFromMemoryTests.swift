@@ -19,9 +19,11 @@ import Testing
 
         init(
             routes: [TestStack.Route] = SchemeRoutes.all, spool: MergedSpool = MergedSpool(directories: [NSTemporaryDirectory()]),
-            walksOnSocketLoop: Bool = true
+            walksOnSocketLoop: Bool = true, answersOnePageOnSocketLoop: Bool = true
         ) {
-            proxy = InMemoryProxy(routes: routes, cache: pages.store, clock: wall.clock, spool: spool, walksOnSocketLoop: walksOnSocketLoop)
+            proxy = InMemoryProxy(
+                routes: routes, cache: pages.store, clock: wall.clock, spool: spool, walksOnSocketLoop: walksOnSocketLoop,
+                answersOnePageOnSocketLoop: answersOnePageOnSocketLoop)
         }
 
         /// Answers `target` on the pool until its pages are kept in memory: stored (a miss), read back once (kept).
@@ -32,11 +34,11 @@ import Testing
     }
 
     /// The answer's head fields but those that differ by the moment of the answer.
-    private static func fields(_ answer: InMemoryProxy.Answer) -> [String] {
+    static func fields(_ answer: InMemoryProxy.Answer) -> [String] {
         answer.response.fields.filter { !["server-timing", "date"].contains($0.name.lowercased()) }.map { "\($0.name): \($0.value)" }
     }
 
-    private static func expectSame(_ fromMemory: InMemoryProxy.Answer, _ fromPool: InMemoryProxy.Answer) {
+    static func expectSame(_ fromMemory: InMemoryProxy.Answer, _ fromPool: InMemoryProxy.Answer) {
         #expect(fromMemory.response.status == fromPool.response.status)
         #expect(fromMemory.response.body == fromPool.response.body)
         #expect(Self.fields(fromMemory) == Self.fields(fromPool))
@@ -65,9 +67,9 @@ import Testing
         }
     }
 
-    @Test("by default a walk is never answered from memory, its pages in memory or not: the pool answers it")
+    @Test("with neither switch a walk is never answered from memory, its pages in memory or not: the pool answers it")
     func walksStayOnThePoolByDefault() async throws {
-        let cached = CachedProxy(walksOnSocketLoop: false)
+        let cached = CachedProxy(walksOnSocketLoop: false, answersOnePageOnSocketLoop: false)
         _ = try await cached.warm("/plain?mock_total=15")
         let uses = cached.store.useCount
         #expect(try await cached.proxy.requestFromMemory("/plain?mock_total=15") == nil)

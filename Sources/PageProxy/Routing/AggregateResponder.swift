@@ -17,6 +17,10 @@ struct AggregateResponder: Sendable {
     var lookahead = LookaheadMemory()
     /// Told each time a walk hands out a page (`PageProxy fetch` draws its progress line from it).
     var walkObserver: (@Sendable (WalkRecord.Progress) -> Void)? = nil
+    /// Answers walks of one page fresh in the cache with no walk (issue 13).
+    let inMemory: InMemoryAnswer
+    /// Whether `inMemory` is tried (tests turn it off to compare its answers with the walk's).
+    var triesInMemoryAnswer = true
 
     init(
         transport: any UpstreamTransport, pages: CachingPageSource, metrics: Metrics, spool: MergedSpool, memo: MergedAnswerMemo,
@@ -27,6 +31,7 @@ struct AggregateResponder: Sendable {
         self.metrics = metrics
         self.merged = MergedAnswerRenderer(spool: spool, memo: memo, metrics: metrics)
         self.budgets = budgets
+        inMemory = InMemoryAnswer(pages: pages, metrics: metrics, merged: merged)
     }
 
     /// Plans the request (a bad control or header is a 400), keeps the plan in `plans`, and answers it.
@@ -47,14 +52,43 @@ struct AggregateResponder: Sendable {
         return await respond(to: request, plan: plan, began: began, response: response)
     }
 
-    /// Answers a planned request: from the memo when it can, else by walking the pages.
+    /// Answers a planned request: from the memo when it can, else from its one page in memory (`InMemoryAnswer`), else by
+    /// walking the pages.
     func respond(
         to request: HTTPRequestHead, plan: RequestPlan, began: ContinuousClock.Instant = .now, response: consuming Response
     ) async -> RequestRecord {
         if let answer = memoized(plan) {
             return await merged.render(memoized: answer, plan: plan, began: began, record: RequestRecord(route: plan.route.name), response: response)
         }
-        return await walk(to: request, plan: plan, began: began, response: response)
+        guard triesInMemoryAnswer, walkObserver == nil, inMemory.mayTry(request, plan: plan) else {
+            return await walk(to: request, plan: plan, began: began, response: response)
+        }
+        let outcome = await inMemory.answer(to: request, plan: plan, began: began, response: response)
+        switch consume outcome {
+        case .answered(let record): return record
+        case .declined(let response, let firstRead):
+            return await walk(to: request, plan: plan, began: began, tally: CacheTally(clock: pages.clock), firstRead: firstRead, response: response)
+                .record(route: plan.route.name)
+        }
+    }
+
+    /// Answers a planned request on the socket loop's thread when its walk would be one page whose entry the cache keeps
+    /// in memory, within `maxBytes` (`InMemoryAnswer`); nil, with `response` left as it was and nothing counted, for
+    /// any other (the pool answers it). After a decline, the next `RequestPlan.skipsAfterDecline` requests of the plan
+    /// go to the pool without a look.
+    func answerOnePage(
+        to request: HTTPRequestHead, plan: RequestPlan, began: ContinuousClock.Instant, maxBytes: Int, response: inout Response?
+    ) async -> RequestRecord? {
+        guard triesInMemoryAnswer, walkObserver == nil, inMemory.mayTry(request, plan: plan), plan.triesWalkInMemory(), let taken = response.take()
+        else { return nil }
+        let outcome = await inMemory.answer(to: request, plan: plan, began: began, inMemoryUpTo: maxBytes, response: taken)
+        switch consume outcome {
+        case .answered(let record): return record
+        case .declined(let declined, _):
+            plan.walkInMemoryDeclined()
+            response = Optional(declined)
+            return nil
+        }
     }
 
     /// The memo's answer to a planned request, when it has one the request may have.
@@ -68,7 +102,7 @@ struct AggregateResponder: Sendable {
     func walk(
         to request: HTTPRequestHead, plan: RequestPlan, began: ContinuousClock.Instant = .now, response: consuming Response
     ) async -> RequestRecord {
-        await walk(to: request, plan: plan, began: began, tally: CacheTally(clock: pages.clock), inMemoryUpTo: nil, response: response)
+        await walk(to: request, plan: plan, began: began, tally: CacheTally(clock: pages.clock), response: response)
             .record(route: plan.route.name)
     }
 
@@ -106,9 +140,10 @@ struct AggregateResponder: Sendable {
 
     /// Answers a planned request by walking its pages: through the page cache and the upstream, or, with `maxBytes`,
     /// only through pages in memory (`InMemoryPageReader`), declining where the walk would need any other.
+    /// - Parameter firstRead: the first page as `InMemoryAnswer` looked it up (it declined): not looked up again.
     private func walk(
-        to request: HTTPRequestHead, plan: RequestPlan, began: ContinuousClock.Instant, tally: CacheTally, inMemoryUpTo maxBytes: Int?,
-        response: consuming Response
+        to request: HTTPRequestHead, plan: RequestPlan, began: ContinuousClock.Instant, tally: CacheTally, inMemoryUpTo maxBytes: Int? = nil,
+        firstRead: FirstPageRead? = nil, response: consuming Response
     ) async -> WalkAnswer {
         let route = plan.route
         var record = RequestRecord(route: route.name)
@@ -135,7 +170,7 @@ struct AggregateResponder: Sendable {
             fetch = WindowPastTheEnd.wrap(
                 RoutePageFetcher.make(plan: plan, transport: retrying, pages: pages, metrics: metrics, record: walkRecord, count: count),
                 endStatuses: plan.window?.endStatuses(of: plan.fixedScheme) ?? [], itemsPath: route.itemsPath)
-            options.cachedPage = RoutePageFetcher.makeCachedPage(plan: plan, pages: pages, count: count)
+            options.cachedPage = RoutePageFetcher.makeCachedPage(plan: plan, pages: pages, count: count, firstRead: firstRead)
             // Merged answers too, now that they hold their pages instead of copying them into a buffer the walk faults
             // in (issue 13, fifth pass; in the fourth, that copy competed with the thread that reads ahead).
             options.readAhead = RoutePageFetcher.makeReadAhead(plan: plan, pages: pages)

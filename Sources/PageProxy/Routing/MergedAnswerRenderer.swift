@@ -20,7 +20,6 @@ struct MergedAnswerRenderer: Sendable {
         walk: RouteWalk, plan: RequestPlan, items requested: RequestedItems, tally: CacheTally, record: RequestRecord,
         response: consuming Response
     ) async -> WalkAnswer {
-        var record = record
         let (walker, route) = (walk.walker, plan.route)
         var framing = MergedJSONBody()
         // DESIGN.md: memory stays bounded whatever the total; past `spool.memoryBytes` the bytes wait on disk. Made
@@ -65,29 +64,62 @@ struct MergedAnswerRenderer: Sendable {
             // The walk throws only PaginationError and `body.append` only SpoolError.
             return .answered(await response.send(HTTPError(.internalServerError, code: "internal_error", message: "\(error)"), recording: record))
         }
-        let tag = etag.finalize()
         var extraHeaders = walk.headers
         for field in requested.headers(walker: walker, walkEnded: true) { extraHeaders.set(field.name, field.value) }
-        let truncated = requested.wasTruncatedByCap(walker)
-        // The walk is over: the summary is final, and the request's record takes the same one.
-        let summary = tally.summary
-        record.cache = summary
+        // The walk is over: the summary is final.
+        let finished = FinishedAnswer(
+            extraHeaders: extraHeaders, pages: pages, items: items, truncated: requested.wasTruncatedByCap(walker), etag: etag.finalize(),
+            cache: tally.summary, stale: tally.servedStale, freshness: tally.freshness, freshUntil: tally.freshUntil,
+            serverTiming: ServerTimingField.value(requested.record))
+        return .answered(
+            await send(finished, stamps: tally.stamps, held: held, closing: closing, spooled: spooled, plan: plan, record: record, response: response))
+    }
+
+    /// A walk's answer, once every page has arrived: what its head says.
+    struct FinishedAnswer {
+        /// Fields the walk added (an auto route's `PageProxy-Scheme` …, `PageProxy-Total`, a window's `Link`).
+        let extraHeaders: HTTPHeaders
+        let (pages, items): (Int, Int)
+        /// Whether the client's cap cut the walk short (`PageProxy-Truncated`).
+        let truncated: Bool
+        let etag: String
+        /// The `PageProxy-Cache` summary, and whether a page was served stale (`PageProxy-Stale`).
+        let (cache, stale): (String, Bool)
+        /// What caches in front may do with it (`Cache-Control`, `Vary`, `Age`).
+        let freshness: AnswerFreshness
+        /// Until when every page is fresh in the cache; nil when a page was not stored there (the answer is not kept).
+        let freshUntil: Date?
+        let serverTiming: String
+    }
+
+    /// Sends a finished answer (a 304 for a client that holds it), memoized first when every page is fresh in the
+    /// cache; its body is the memo's copy, the held pages' slices (`held.isHolding`) or else `spooled`.
+    /// - Parameter stamps: the stored versions of the answer's pages, for the memo.
+    private func send(
+        _ answer: FinishedAnswer, stamps: @autoclosure () -> [PageStamp], held: MergedHeldPages, closing: [UInt8], spooled: SpooledBody?,
+        plan: RequestPlan, record: RequestRecord, response: consuming Response
+    ) async -> RequestRecord {
+        var record = record
+        let (route, tag) = (plan.route, answer.etag)
+        // The request's record takes the walk's summary.
+        record.cache = answer.cache
         var headers = MergedAnswerHeaders.make(
-            extra: extraHeaders, pages: pages, items: items, truncated: truncated, cache: summary, stale: tally.servedStale, etag: tag)
-        tally.freshness.addHeaders(to: &headers, isPrivate: plan.isPrivate, vary: plan.vary)
-        headers.set("Server-Timing", ServerTimingField.value(requested.record))
-        (record.pages, record.items) = (pages, items)
+            extra: answer.extraHeaders, pages: answer.pages, items: answer.items, truncated: answer.truncated, cache: answer.cache,
+            stale: answer.stale, etag: tag)
+        answer.freshness.addHeaders(to: &headers, isPrivate: plan.isPrivate, vary: plan.vary)
+        headers.set("Server-Timing", answer.serverTiming)
+        (record.pages, record.items) = (answer.pages, answer.items)
         // Every page stored and fresh: the answer is memoized, a spooled one too (read back once, within the memo's
         // bound), and then sent from memory.
         var kept: [UInt8]?
         let length = held.isHolding ? held.length + closing.count : spooled?.count ?? 0
-        if let freshUntil = tally.freshUntil, let memoKey = plan.memoKey, memo.accepts(byteCount: length),
+        if let freshUntil = answer.freshUntil, let memoKey = plan.memoKey, memo.accepts(byteCount: length),
             let bytes = held.isHolding ? held.joined(closing: closing) : (try? spooled?.bytes())
         {
             memo.keep(
                 MergedAnswerMemo.Answer(
-                    body: bytes, pages: pages, items: items, truncated: truncated, etag: tag, freshUntil: freshUntil,
-                    stamps: tally.stamps, extraHeaders: extraHeaders),
+                    body: bytes, pages: answer.pages, items: answer.items, truncated: answer.truncated, etag: tag, freshUntil: freshUntil,
+                    stamps: stamps(), extraHeaders: answer.extraHeaders),
                 for: memoKey)
             kept = bytes
         }
@@ -95,16 +127,16 @@ struct MergedAnswerRenderer: Sendable {
         // fields, not in a copy (issue 13).
         if let notModified = Self.notModified(plan.request, etag: tag, headers: { [headers] in headers }, length: length) {
             await response.send(.notModified, headers: notModified, body: [])
-            return .answered(record)
+            return record
         }
         record.isSpooled = spooled?.isSpooled ?? false
         if let kept {
             await response.send(.ok, headers: consume headers, body: kept)
-            return .answered(record)
+            return record
         }
         if held.isHolding {
             await response.send(.ok, headers: consume headers, slices: held.slices(closing: closing))
-            return .answered(record)
+            return record
         }
         // Not held: the walk has made the body (at its first page copied in, or for the closing bracket).
         let body = spooled ?? spool.makeBody(route: route)
@@ -118,8 +150,38 @@ struct MergedAnswerRenderer: Sendable {
         } catch {
             // The answer's length did not add up: the connection closed short of it.
         }
-        return .answered(record)
+        return record
     }
+
+    /// The answer of a walk of one page, `page`, that is fresh in the cache as `stored` and is the last (`InMemoryAnswer`):
+    /// the same answer as `render(walk:…)`'s, with no walk. Declined, with nothing sent, when the page cannot be held
+    /// (its items are not one run of its body, or it is past the answer's memory): the walk answers it.
+    /// - Parameters:
+    ///   - clock: the page cache's (the answer's `Cache-Control` is measured on it).
+    ///   - extraHeaders: what the walk would add (`PageProxy-Total`).
+    ///   - cacheTime: how long the page's lookup took (`Server-Timing`).
+    func render(
+        onePage page: Page, stored: CachingPageSource.StoredVersion, clock: PageProxyClock, plan: RequestPlan, extraHeaders: HTTPHeaders,
+        began: ContinuousClock.Instant, cacheTime: Duration, record: RequestRecord, response: consuming Response
+    ) async -> WalkAnswer {
+        var framing = MergedJSONBody()
+        var etag = AggregateETag(shape: plan.etagShape(itemsPath: nil))
+        let held = MergedHeldPages(allowance: spool.memoryBytes, budget: spool.heldBudget, maxBytes: plan.route.maxMergedBytes)
+        guard held.hold(page, framing: &framing, etag: &etag) else { return .declined(response) }
+        let closing = framing.closing()
+        etag.update(closing)
+        var freshness = AnswerFreshness(clock: clock)
+        freshness.record(freshUntil: stored.freshUntil)
+        let finished = FinishedAnswer(
+            extraHeaders: extraHeaders, pages: 1, items: page.itemCount, truncated: false, etag: etag.finalize(), cache: Self.onePageHit,
+            stale: false, freshness: freshness, freshUntil: stored.freshUntil,
+            serverTiming: ServerTimingField.value(upstream: .zero, cache: cacheTime, total: .now - began))
+        return .answered(
+            await send(finished, stamps: [stored.stamp], held: held, closing: closing, spooled: nil, plan: plan, record: record, response: response))
+    }
+
+    /// The `PageProxy-Cache` summary of an answer of one page, a hit.
+    static let onePageHit = CacheTally.summary([.hit: 1])
 
     /// Appends `page`'s items to the answer and to its tag. Not a function nested in `render`: its captures there were
     /// two boxes a request (issue 13).

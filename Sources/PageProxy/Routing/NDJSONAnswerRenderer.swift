@@ -99,11 +99,28 @@ enum NDJSONAnswerRenderer {
         return .answered(record)
     }
 
+    /// The answer of a walk of one page, `page`, that is fresh in the cache and is the last (`InMemoryAnswer`): the
+    /// same answer, in one write with its length, as `render(walk:…)` gives a walk whose pages are all at hand.
+    /// - Parameter extraHeaders: what the walk would add (`PageProxy-Total`).
+    static func render(onePage page: Page, extraHeaders: HTTPHeaders, record: RequestRecord, response: consuming Response) async -> RequestRecord {
+        var record = record
+        (record.pages, record.items, record.cache) = (1, page.itemCount, MergedAnswerRenderer.onePageHit)
+        var lines: [UInt8] = []
+        NDJSONBody.append(page, to: &lines)
+        await response.send(.ok, headers: headers(walk: HTTPHeaders(), requested: extraHeaders, extra: 1), slices: [lines[...]])
+        return record
+    }
+
     /// The answer's fields, with room for `extra` more (the trailers' announcement, the writer's framing field): one
     /// allocation, not one each time the fields grow (issue 13).
     fileprivate static func headers(walk: RouteWalk, requested: RequestedItems, walkEnded: Bool, extra: Int) -> HTTPHeaders {
-        var headers = walk.headers
-        let requestedFields = requested.headers(walker: walk.walker, walkEnded: walkEnded)
+        headers(walk: walk.headers, requested: requested.headers(walker: walk.walker, walkEnded: walkEnded), extra: extra)
+    }
+
+    /// The answer's fields: the walk's (an auto route's scheme), then the request's (`PageProxy-Total`, a window's
+    /// `Link`), with room for `extra` more.
+    private static func headers(walk: HTTPHeaders, requested requestedFields: HTTPHeaders, extra: Int) -> HTTPHeaders {
+        var headers = walk
         headers.reserveCapacity(headers.count + requestedFields.count + 2 + extra)
         for field in requestedFields { headers.set(field.name, field.value) }
         headers.set("Content-Type", OutputFormat.ndjson.contentType)

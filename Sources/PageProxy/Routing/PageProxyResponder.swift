@@ -14,13 +14,21 @@ struct PageProxyResponder: HTTPResponder {
     /// CPU a request and cost up to a fifth of the 10 KB walk's requests/s, since every such walk then runs on the one
     /// loop thread instead of the pool's threads (on more cores, the gap grows).
     let walksOnSocketLoop: Bool
+    /// Whether a walk of one page whose entry the cache keeps in memory is answered on the socket loop, with no walk
+    /// (`AggregateResponder.answerOnePage`), as a memo hit is (issue 13, seventh pass). `walksOnSocketLoop` answers
+    /// such walks there too, by a walk.
+    let answersOnePageOnSocketLoop: Bool
 
-    init(router: Router, aggregate: AggregateResponder, status: ServiceStatus, metrics: Metrics, walksOnSocketLoop: Bool = false) {
+    init(
+        router: Router, aggregate: AggregateResponder, status: ServiceStatus, metrics: Metrics, walksOnSocketLoop: Bool = false,
+        answersOnePageOnSocketLoop: Bool = true
+    ) {
         self.router = router
         self.aggregate = aggregate
         self.status = status
         self.metrics = metrics
         self.walksOnSocketLoop = walksOnSocketLoop
+        self.answersOnePageOnSocketLoop = answersOnePageOnSocketLoop
         plans = RequestPlanCache(routes: router.routes)
     }
 
@@ -28,9 +36,10 @@ struct PageProxyResponder: HTTPResponder {
     /// memory) are answered on the socket loop (`respondFromMemory`).
     var answersOnSocketLoop: Bool { true }
 
-    /// A repeat of a planned request (a plan cache hit) whose answer is at most `loopAnswerBytes`: from the memo, or
-    /// (`walksOnSocketLoop`) by a walk of pages all fresh in the cache's memory (`AggregateResponder.walkFromMemory`);
-    /// nil for anything else (which `respond` answers, on the pool).
+    /// A repeat of a planned request (a plan cache hit) whose answer is at most `loopAnswerBytes`: from the memo, from
+    /// one page in the cache's memory (`answersOnePageOnSocketLoop`), or (`walksOnSocketLoop`) by a walk of pages all
+    /// fresh in the cache's memory (`AggregateResponder.walkFromMemory`); nil for anything else (which `respond`
+    /// answers, on the pool).
     func respondFromMemory(to request: HTTPRequestHead, response: inout Response?) async -> RequestRecord? {
         let began = ContinuousClock.now
         guard request.method == .get || request.method == .head, let plan = plans.plan(for: request) else { return nil }
@@ -39,6 +48,13 @@ struct PageProxyResponder: HTTPResponder {
             metrics.requestStarted()
             return await aggregate.merged.render(
                 memoized: answer, plan: plan, began: began, record: RequestRecord(route: plan.route.name), response: response)
+        }
+        if answersOnePageOnSocketLoop, !walksOnSocketLoop,
+            let record = await aggregate.answerOnePage(to: request, plan: plan, began: began, maxBytes: Self.loopAnswerBytes, response: &response)
+        {
+            // Counted once the answer stands, as below.
+            metrics.requestStarted()
+            return record
         }
         guard walksOnSocketLoop,
             let record = await aggregate.walkFromMemory(to: request, plan: plan, began: began, maxBytes: Self.loopAnswerBytes, response: &response)

@@ -52,14 +52,24 @@ enum RoutePageFetcher {
 
     /// The walk's reader of pages that are fresh in the cache, read in place with no task (`PageWalker.Options`),
     /// counted as the fetcher counts a hit; nil when the request must ask the upstream (`no-cache`, `_fresh`).
-    static func makeCachedPage(plan: RequestPlan, pages: CachingPageSource, count: @escaping Counter) -> CachedPageReader? {
+    /// - Parameter firstRead: the first page as `InMemoryAnswer` looked it up before it declined: taken as is, not
+    ///   looked up again.
+    static func makeCachedPage(
+        plan: RequestPlan, pages: CachingPageSource, count: @escaping Counter, firstRead: FirstPageRead? = nil
+    ) -> CachedPageReader? {
         guard !plan.cachePolicy.forceRevalidate, pages.store != nil else { return nil }
         let (headers, policy, caFile) = (plan.upstreamHeaders, plan.cachePolicy, plan.route.caFile)
         let (firstPage, firstPageKey) = (plan.options.firstPage, plan.firstPageKey)
         return { url, number in
+            let isFirst = number == 1 && url == firstPage
+            if isFirst, let firstRead {
+                guard let fetched = firstRead.fetched else { return nil }
+                count(fetched, number, url, firstRead.started)
+                return fetched.response
+            }
             let started = ContinuousClock.now
             // The first page's key was worked out with the plan (issue 13: a key is a digest of the URL and headers).
-            let key = number == 1 && url == firstPage ? firstPageKey : nil
+            let key = isFirst ? firstPageKey : nil
             guard let fetched = pages.freshHit(UpstreamRequest(url: url, headers: headers, caFile: caFile), key: key, policy: policy) else {
                 return nil
             }

@@ -524,8 +524,9 @@ package final class PageWalker {
         return try page(from: response, url: url, number: number, paths: paths)
     }
 
-    /// A fetched page's response as a page: its items and values, from the cache's stored scan or scanned now.
-    private static func page(
+    /// A fetched page's response as a page: its items and values, from the cache's stored scan or scanned now (also
+    /// for an answer that reads a page with no walk: `InMemoryAnswer`).
+    package static func page(
         from response: UpstreamResponse, url: PageURL, number: Int, paths: ScanPaths
     ) throws(PaginationError) -> Page {
         guard (200..<300).contains(response.status.code) else {

@@ -13,11 +13,12 @@ struct InMemoryProxy {
     let mock: MockUpstream
     let metrics: Metrics
 
-    /// A proxy with `routes` (their `mockPath`s on the mock), no memo, and the page cache `cache` (none by default).
+    /// A proxy with `routes` (their `mockPath`s on the mock), the page cache `cache` (none by default), and a memo of
+    /// `memoBytes` over it (none by default).
     init(
         routes: [TestStack.Route] = SchemeRoutes.all, mockOptions: MockUpstreamOptions = SchemeRoutes.mockOptions, cache: DiskStore? = nil,
         clock: PageProxyClock = .system, spool: MergedSpool = MergedSpool(directories: [NSTemporaryDirectory()]),
-        walksOnSocketLoop: Bool = false
+        walksOnSocketLoop: Bool = false, answersOnePageOnSocketLoop: Bool = true, triesInMemoryAnswer: Bool = true, memoBytes: Int = 0
     ) {
         mock = MockUpstream(options: mockOptions)
         let configs = routes.map { route in
@@ -29,14 +30,16 @@ struct InMemoryProxy {
             return config
         }
         metrics = Metrics()
-        let aggregate = AggregateResponder(
+        var aggregate = AggregateResponder(
             transport: InProcessMockTransport(mock: mock), pages: CachingPageSource(store: cache, clock: clock), metrics: metrics,
-            spool: spool, memo: MergedAnswerMemo(maxBytes: 0, store: nil),
+            spool: spool, memo: MergedAnswerMemo(maxBytes: memoBytes, store: memoBytes > 0 ? cache : nil, clock: clock),
             budgets: OriginBudgets(configs.map { ($0.upstream.origin, $0.originBudget) }))
+        aggregate.triesInMemoryAnswer = triesInMemoryAnswer
         let status = ServiceStatus()
         status.markReady()
         responder = PageProxyResponder(
-            router: Router(routes: configs), aggregate: aggregate, status: status, metrics: metrics, walksOnSocketLoop: walksOnSocketLoop)
+            router: Router(routes: configs), aggregate: aggregate, status: status, metrics: metrics, walksOnSocketLoop: walksOnSocketLoop,
+            answersOnePageOnSocketLoop: answersOnePageOnSocketLoop)
     }
 
     /// What one request got: the raw bytes, read back by `RawResponseBytes`, and the responder's record.

@@ -1,0 +1,118 @@
+import PageProxyCore
+import PageProxyServer
+import Synchronization
+
+/// The answer to a request whose walk would be one page, fresh in the page cache and the last by its scheme's own
+/// reading of it: written from the cache's entry with no walk (no walker, tally, walk record, transport, read-ahead),
+/// byte for byte and field for field the walk's answer, counted as the walk counts it (issue 13: the 10 KB walks
+/// built all of that for one page, ~27 allocations; the memo, which builds none of it, costs half as much CPU).
+///
+/// Tried only for what it decides alone: a route with a scheme of its own that never guesses ahead, no window, no
+/// `_fields`, no cap, no `_explain` or `_fresh`, and for NDJSON a plain GET (a HEAD or `TE: trailers` is streamed).
+/// Anything else, or a page that is not a fresh hit, not the last, or not held uncopied, declines with nothing sent
+/// or counted, handing the walk the page's lookup (`FirstPageRead`) so the cache sees one lookup, as without it.
+struct InMemoryAnswer: Sendable {
+    let pages: CachingPageSource
+    let metrics: Metrics
+    let merged: MergedAnswerRenderer
+    /// How many requests it answered (tests: the answer came from here, not from a walk).
+    let answered = AnsweredCount()
+
+    /// How a try ended.
+    enum Outcome: ~Copyable {
+        case answered(RequestRecord)
+        /// Nothing sent and nothing counted: the walk answers, with the first page as looked up here.
+        case declined(Response, FirstPageRead?)
+    }
+
+    /// Whether a walk of `plan` may be answered here, before any lookup.
+    func mayTry(_ request: HTTPRequestHead, plan: RequestPlan) -> Bool {
+        let controls = plan.controls
+        guard pages.store != nil, let strategy = plan.strategy, strategy.lookahead == 0, plan.options.firstPage != nil, plan.scanPaths != nil,
+            !controls.explain, !plan.cachePolicy.forceRevalidate, plan.cachePolicy.ttl > .zero, controls.window == nil, controls.fields == nil,
+            plan.options.pageLimit == nil, plan.options.itemLimit == nil
+        else { return false }
+        switch controls.format {
+        case .json: return request.method == .get || request.method == .head
+        case .ndjson: return request.method == .get && !request.headers.contains("TE")
+        }
+    }
+
+    /// Answers `plan`'s request from its first page when that page is a fresh hit and the last; else declines.
+    /// - Parameter maxBytes: on the socket loop's thread, which must never wait for the disk: only a page whose entry
+    ///   the cache keeps in memory (`freshHitInMemory`), of at most `maxBytes`; nil: any fresh hit, as the walk reads it.
+    /// - Precondition: `mayTry(request, plan:)`.
+    func answer(
+        to request: HTTPRequestHead, plan: RequestPlan, began: ContinuousClock.Instant, inMemoryUpTo maxBytes: Int? = nil,
+        response: consuming Response
+    ) async -> Outcome {
+        guard let strategy = plan.strategy, let firstPage = plan.options.firstPage, let scanPaths = plan.scanPaths else {
+            return .declined(response, nil)
+        }
+        let route = plan.route
+        // The lookup the walk's first read would make, the same way (`RoutePageFetcher.makeCachedPage`).
+        let started = ContinuousClock.now
+        let upstreamRequest = UpstreamRequest(url: firstPage, headers: plan.upstreamHeaders, caFile: route.caFile)
+        let fetched =
+            if let maxBytes {
+                pages.freshHitInMemory(upstreamRequest, key: plan.firstPageKey, policy: plan.cachePolicy).flatMap {
+                    $0.response.body.count <= maxBytes ? $0 : nil
+                }
+            } else {
+                pages.freshHit(upstreamRequest, key: plan.firstPageKey, policy: plan.cachePolicy)
+            }
+        let read = FirstPageRead(fetched: fetched, started: started)
+        guard let fetched, let stored = fetched.stored,
+            let page = try? PageWalker.page(from: fetched.response, url: firstPage, number: 1, paths: scanPaths),
+            Self.isLast(page, strategy: strategy, options: plan.options)
+        else { return .declined(response, read) }
+        let cacheTime = ContinuousClock.now - started
+        // What `RequestedItems` adds with no window: the total the page states.
+        var extraHeaders = HTTPHeaders()
+        if let total = plan.fixedScheme?.totalItems(on: page) { extraHeaders.set("PageProxy-Total", String(total)) }
+        let record = RequestRecord(route: route.name)
+        let answered: RequestRecord
+        switch plan.controls.format {
+        case .json:
+            let outcome = await merged.render(
+                onePage: page, stored: stored, clock: pages.clock, plan: plan, extraHeaders: extraHeaders, began: began, cacheTime: cacheTime, record: record,
+                response: response)
+            switch consume outcome {
+            case .answered(let record): answered = record
+            case .declined(let response): return .declined(response, read)
+            }
+        case .ndjson:
+            answered = await NDJSONAnswerRenderer.render(onePage: page, extraHeaders: extraHeaders, record: record, response: response)
+        }
+        // Counted once the answer stands, as the walk's counter counts a hit.
+        metrics.cacheOutcome(route: route.name, outcome: CacheOutcome.hit.rawValue)
+        self.answered.add()
+        return .answered(answered)
+    }
+
+    /// Whether the walk would end at `page`, its first: the scheme names no page after it, and the walk would not
+    /// refuse it (`PageWalker.accept`: a page count stated over the route's `maxPages`, or a scheme that fails).
+    private static func isLast(_ page: Page, strategy: any PaginationStrategy, options: PageWalker.Options) -> Bool {
+        if let expected = strategy.expectedPageCount(after: page), min(expected, options.pageLimit ?? Int.max) > options.maxPages { return false }
+        switch try? strategy.next(after: page) {
+        case NextPages.none?: return true
+        case .all(let numbered)?: return numbered.count == 0
+        case .one?, nil: return false
+        }
+    }
+
+    /// A counter shared by the copies of the answerer.
+    final class AnsweredCount: Sendable {
+        private let count = Atomic(0)
+        func add() { count.add(1, ordering: .relaxed) }
+        var value: Int { count.load(ordering: .relaxed) }
+    }
+}
+
+/// A request's first page as `InMemoryAnswer` looked it up before it declined: the walk takes it as its first read
+/// (a fresh hit, counted then) or, when it was none, goes straight to its fetch, with no second lookup.
+struct FirstPageRead: Sendable {
+    let fetched: CachingPageSource.Fetched?
+    /// When the lookup began (the walk's account of the page's time).
+    let started: ContinuousClock.Instant
+}
