@@ -76,17 +76,19 @@ public struct Page: Sendable {
     /// The range from the first item to the last when every item is compact and each is followed by `separator`
     /// alone; nil otherwise.
     private func contiguousRun(separatedBy separator: UInt8) -> Range<Int>? {
-        guard let first = items.first, let last = items.last, last.range.upperBound <= body.count else { return nil }
-        var previous: JSONItem?
-        for item in items {
-            guard item.isCompact else { return nil }
-            if let previous {
-                let gap = previous.range.upperBound
-                guard gap + 1 == item.range.lowerBound, body[gap] == separator else { return nil }
+        // Over raw buffers: every read of a page checks its items here (issue 13, seventh pass: the checked loop over a
+        // hundred items was ~6 % of a warm 10 MB read-back).
+        items.withUnsafeBufferPointer { items -> Range<Int>? in
+            guard let first = items.first, let last = items.last, first.isCompact, last.range.upperBound <= body.count else { return nil }
+            return body.withUnsafeBufferPointer { body -> Range<Int>? in
+                var gap = first.range.upperBound
+                for item in items.dropFirst() {
+                    guard item.isCompact, gap + 1 == item.range.lowerBound, gap < body.count, body[gap] == separator else { return nil }
+                    gap = item.range.upperBound
+                }
+                return first.range.lowerBound..<last.range.upperBound
             }
-            previous = item
         }
-        return first.range.lowerBound..<last.range.upperBound
     }
 
     /// Keeps only the first `count` items.

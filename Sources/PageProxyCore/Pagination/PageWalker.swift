@@ -457,8 +457,9 @@ package final class PageWalker {
         }
         // Guesses only once the first page said the pages are known one by one (not before it says how many).
         let known = urls.count
+        // `isWanted` first: a walk through pages in memory is not wanting, and a guess a page was ~7 % of it (issue 13).
         guard nextToTake > 0, !isListComplete, !isSpeculationStopped, guessedAheadEnd <= known + distance / 2, let last = urls.last,
-            strategy.guessNext(after: last) != nil, readAhead.isWanted()
+            readAhead.isWanted(), strategy.guessNext(after: last) != nil
         else { return }
         let (from, until, strategy, origin) = (max(guessedAheadEnd, known), known + distance, strategy, origin)
         guessedAheadEnd = until
