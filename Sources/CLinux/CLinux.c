@@ -2,6 +2,7 @@
 // the wrappers are compiled here.
 #define _GNU_SOURCE
 #include <fcntl.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <sys/prctl.h>
 #include <sys/uio.h>
@@ -27,4 +28,27 @@ int pageproxy_open_noatime(const char *path) {
 
 int pageproxy_name_this_thread(const char *name) {
     return prctl(PR_SET_NAME, (unsigned long)name, 0, 0, 0);
+}
+
+// Issue 13, seventh pass: a thread's malloc arena (every Dispatch thread has one; only the main thread's grows by brk)
+// is one heap that is made writable a page run at a time as it grows, one `mprotect` per growth: the first read-back
+// after a restart, which allocates 10 MB of entries on the walk's and the read-ahead's threads, made ~860 of them
+// (~5 % of its CPU). glibc makes each new arena's first heap writable for this much more than asked (M_TOP_PAD), so an
+// arena grows that far with no call; it also keeps up to as much of the top of a heap when freeing (not given back to
+// the system, so not faulted in again). Setting it turns off glibc's moving mmap threshold (which rises, up to 32 MiB,
+// to the size of each mapped block freed, so that large buffers come from the heaps once they are reused): the
+// threshold is set where that rise ends, or every allocation past 128 KiB would be a mapping of its own, faulted in
+// afresh each time. Set before main, so before any thread (and its arena) exists.
+static const int pageproxy_arena_top_pad = 16 << 20;
+static const int pageproxy_mmap_threshold = 32 << 20;
+static int pageproxy_arena_top_pad_set = 0;
+
+__attribute__((constructor)) static void pageproxy_pad_malloc_arenas(void) {
+    if (mallopt(M_MMAP_THRESHOLD, pageproxy_mmap_threshold) == 1 && mallopt(M_TOP_PAD, pageproxy_arena_top_pad) == 1) {
+        pageproxy_arena_top_pad_set = pageproxy_arena_top_pad;
+    }
+}
+
+int pageproxy_malloc_top_pad(void) {
+    return pageproxy_arena_top_pad_set;
 }

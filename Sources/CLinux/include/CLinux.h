@@ -29,3 +29,6 @@ int pageproxy_open_noatime(const char *path);
 
 /// Names the calling thread (at most 15 bytes are kept) so that `top -H` and `perf` show what it is: 0, or -1.
 int pageproxy_name_this_thread(const char *name);
+
+/// The `M_TOP_PAD` set for malloc's arenas before main (0 if glibc refused it); see CLinux.c.
+int pageproxy_malloc_top_pad(void);

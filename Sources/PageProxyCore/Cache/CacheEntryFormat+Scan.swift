@@ -48,7 +48,8 @@ extension CacheEntryFormat {
         }
     }
 
-    static func readScan(_ reader: inout ByteReader, bodyCount: Int) throws(Invalid) -> StoredScan? {
+    static func readScan(_ reader: inout ByteReader, body: [UInt8]) throws(Invalid) -> StoredScan? {
+        let bodyCount = body.count
         guard let present = reader.uint8() else { throw .badHeader }
         guard present == 1 else {
             guard present == 0 else { throw .badHeader }
@@ -81,7 +82,7 @@ extension CacheEntryFormat {
             guard let value else { throw .badHeader }
             values[Int(index)] = value
         }
-        return StoredScan(signature: signature, items: items, values: values)
+        return StoredScan(signature: signature, items: items, values: values, body: body)
     }
 
     /// A byte range of the body: start and end (4 each), in order and within `bodyCount`.

@@ -108,7 +108,7 @@ package enum CacheEntryFormat {
             else { throw .badHeader }
             headers.add(String(decoding: name, as: UTF8.self), String(decoding: value, as: UTF8.self))
         }
-        let scan = try readScan(&header, bodyCount: body.count)
+        let scan = try readScan(&header, body: body)
         guard header.offset == headerEnd else { throw .badHeader }
         return CacheEntry(
             status: HTTPStatus(code: Int(code)), headers: headers, body: body,

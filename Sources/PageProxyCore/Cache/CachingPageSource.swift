@@ -277,7 +277,7 @@ package final class CachingPageSource: Sendable {
     /// itself, reports why).
     private static func scan(_ body: [UInt8], for paths: ScanPaths) -> StoredScan? {
         guard let page = try? paths.scan(body) else { return nil }
-        return StoredScan(page, for: paths)
+        return StoredScan(page, for: paths, body: body)
     }
 
     /// The entry to serve when the upstream failed, if the route allows it and the upstream did not forbid it.

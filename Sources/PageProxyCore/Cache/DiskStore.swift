@@ -254,22 +254,13 @@ package final class DiskStore: Sendable {
     }
 
     private func lookup(_ key: CacheKey, wait: CacheFileSystem.ReadWait, keepsFirstRead: Bool) -> InlineLookup {
-        if ledger != nil, !contains(key), let info = CacheFileSystem.fileInfo(path(for: key)) { adopt(key, size: info.size) }
-        let found: (touch: Bool, memory: CacheEntry?, ahead: ReadAhead?, generation: UInt64, seen: Bool)? = state.withLock { state in
-            guard state.disabledReason == nil, var record = state.records[key] else { return nil }
-            state.useCounter += 1
-            record.lastUse = state.useCounter
-            Self.markUsed(key, &record, &state)
-            let seen = record.hitsSinceTouch != nil
-            let hits = record.hitsAfterNextUse(interval: touchInterval)
-            let touch = hits >= touchInterval
-            record.hitsSinceTouch = touch ? 0 : hits
-            state.records[key] = record
-            let ahead = Self.takeReadAhead(key, generation: record.generation, &state)
-            if state.memory[key] == nil, ahead == nil { state.fileReads += 1 }
-            return (touch, state.memory[key], ahead, record.generation, seen)
+        var found = use(key)
+        // Unknown here: a file another process wrote is indexed, then used.
+        if case .unknown = found, ledger != nil, let info = CacheFileSystem.fileInfo(path(for: key)) {
+            adopt(key, size: info.size)
+            found = use(key)
         }
-        guard let (shouldTouch, remembered, ahead, generation, seen) = found else { return .missing }
+        guard case .used(let shouldTouch, let remembered, let ahead, let generation, let seen) = found else { return .missing }
         let stamp = PageStamp(key: key, generation: generation)
         // A hit in memory builds no path unless it refreshes the file's time (issue 13: a string a hit otherwise).
         if let remembered {
@@ -315,6 +306,38 @@ package final class DiskStore: Sendable {
             }
             if removed { release(file.head.count + file.tail.count) }
             return .missing
+        }
+    }
+
+    /// What a lookup found of `key` under the store's lock (`use`).
+    private enum Use {
+        /// No record (or the store is disabled).
+        case unknown
+        /// A use of the record: whether to refresh the file's time, the copy in memory or read ahead if any, the
+        /// version, and whether this process had seen the entry before.
+        case used(touch: Bool, memory: CacheEntry?, ahead: ReadAhead?, generation: UInt64, seen: Bool)
+    }
+
+    /// Records a use of `key`'s entry, in one hold of the lock, hashing the key as few times as it can: once for the
+    /// record (read and written back by its index), once for a copy in memory only when the record says there is one,
+    /// once for the entries read ahead only when there are any (issue 13, seventh pass: five hashes of the key, and a
+    /// second hold of the lock for `contains`, were ~4 % of a warm read-back).
+    private func use(_ key: CacheKey) -> Use {
+        state.withLock { state in
+            guard state.disabledReason == nil, let index = state.records.index(forKey: key) else { return .unknown }
+            var record = state.records.values[index]
+            state.useCounter += 1
+            record.lastUse = state.useCounter
+            Self.markUsed(key, &record, &state)
+            let seen = record.hitsSinceTouch != nil
+            let hits = record.hitsAfterNextUse(interval: touchInterval)
+            let touch = hits >= touchInterval
+            record.hitsSinceTouch = touch ? 0 : hits
+            state.records.values[index] = record
+            let memory = record.memoryUse == nil ? nil : state.memory[key]
+            let ahead = state.readAhead.isEmpty ? nil : Self.takeReadAhead(key, generation: record.generation, &state)
+            if memory == nil, ahead == nil { state.fileReads += 1 }
+            return .used(touch: touch, memory: memory, ahead: ahead, generation: record.generation, seen: seen)
         }
     }
 

@@ -5,20 +5,30 @@ package struct StoredScan: Sendable, Equatable {
     package var items: [JSONItem]
     /// The values found, by the index of their path in the `ScanPaths`' `valuePaths`.
     package var values: [Int: JSONValue]
+    /// Whether the items are one run of the body joined by single commas (`Page.storedIsCommaRun`), worked out while
+    /// the body was at hand (stored or read and verified); nil when it was not. Not part of the scan's identity: it
+    /// follows from the items and the body.
+    package var isCommaRun: Bool?
 
-    package init(signature: UInt64, items: [JSONItem], values: [Int: JSONValue]) {
+    /// - Parameter body: the page's body, to work out `isCommaRun` (nil: left unknown).
+    package init(signature: UInt64, items: [JSONItem], values: [Int: JSONValue], body: [UInt8]? = nil) {
         self.signature = signature
         self.items = items
         self.values = values
+        isCommaRun = body.map { Page.contiguousRun(of: items, in: $0, separatedBy: UInt8(ascii: ",")) != nil }
     }
 
     /// The scan of a page for `paths`.
-    package init(_ page: ScannedPage, for paths: ScanPaths) {
+    package init(_ page: ScannedPage, for paths: ScanPaths, body: [UInt8]? = nil) {
         var values: [Int: JSONValue] = [:]
         for (index, path) in paths.valuePaths.enumerated() {
             if let value = page.values[path] { values[index] = value }
         }
-        self.init(signature: paths.signature, items: page.items, values: values)
+        self.init(signature: paths.signature, items: page.items, values: values, body: body)
+    }
+
+    package static func == (left: StoredScan, right: StoredScan) -> Bool {
+        left.signature == right.signature && left.items == right.items && left.values == right.values
     }
 
     /// The scanned page, if this scan was made for `paths`; nil otherwise (the page must be scanned again).

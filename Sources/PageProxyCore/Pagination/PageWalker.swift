@@ -457,8 +457,9 @@ package final class PageWalker {
         }
         // Guesses only once the first page said the pages are known one by one (not before it says how many).
         let known = urls.count
+        // `isWanted` first: a walk through pages in memory is not wanting, and a guess a page was ~7 % of it (issue 13).
         guard nextToTake > 0, !isListComplete, !isSpeculationStopped, guessedAheadEnd <= known + distance / 2, let last = urls.last,
-            strategy.guessNext(after: last) != nil, readAhead.isWanted()
+            readAhead.isWanted(), strategy.guessNext(after: last) != nil
         else { return }
         let (from, until, strategy, origin) = (max(guessedAheadEnd, known), known + distance, strategy, origin)
         guessedAheadEnd = until
@@ -547,6 +548,7 @@ package final class PageWalker {
             number: number, url: url, status: response.status, headers: response.headers, body: response.body,
             items: scanned.items, values: scanned.values)
         page.storedChecksum = response.storedChecksum
+        if let scan = response.storedScan, scan.signature == paths.signature { page.storedIsCommaRun = scan.isCommaRun }
         return page
     }
 }

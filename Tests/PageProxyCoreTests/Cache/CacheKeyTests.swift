@@ -56,6 +56,21 @@ import Testing
         #expect(key.directoryName == String(key.hex.prefix(2)))
     }
 
+    /// Keys hash by their first 16 digits: keys alike there are still different keys, in a set and in a map.
+    @Test func keysAlikeInTheirFirstDigitsStayDistinct() throws {
+        let head = String(repeating: "ab", count: 8)
+        let one = try #require(CacheKey(hex: head + String(repeating: "0", count: 48)))
+        let two = try #require(CacheKey(hex: head + String(repeating: "0", count: 47) + "1"))
+        let again = try #require(CacheKey(hex: head + String(repeating: "0", count: 48)))
+        #expect(one != two)
+        #expect(one == again)
+        #expect(one.hashValue == two.hashValue)
+        #expect(Set([one, two, again]).count == 2)
+        let map: [CacheKey: Int] = [one: 1, two: 2]
+        #expect(map[again] == 1)
+        #expect(map[two] == 2)
+    }
+
     @Test func hexInitAcceptsOnlyKeys() {
         let key = CacheKey(Self.request("http://api.test/x"))
         #expect(CacheKey(hex: key.hex) == key)

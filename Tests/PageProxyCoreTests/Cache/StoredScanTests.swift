@@ -72,4 +72,39 @@ import Testing
         }
         #expect(try await other.pages().first?.itemCount == 3)
     }
+
+    @Test("whether a page's items are one comma run is worked out as it is stored, kept when read back, and told to the walk's page")
+    func theCommaRunIsKnownFromTheStoreOn() async throws {
+        for (body, isRun) in [(#"[{"id":1},{"id":2}]"#, true), (#"[{"id":1}, {"id":2}]"#, false)] {
+            let directory = TemporaryDirectory()
+            let miss = try await fetch(CachingPageSource(store: DiskStore(directory: directory.path, maxBytes: 1 << 20)), body, scan: paths)
+            #expect(miss.response.storedScan?.isCommaRun == isRun)
+            let hit = try await fetch(CachingPageSource(store: DiskStore(directory: directory.path, maxBytes: 1 << 20)), body, scan: paths)
+            #expect(hit.outcome == .hit)
+            #expect(hit.response.storedScan?.isCommaRun == isRun)
+            let response = hit.response
+            let walker = PageWalker(base: PageURL(string: "http://api.test/items")!, scheme: .linkHeader(.init()), options: .init()) { _, _ in
+                response
+            }
+            let page = try #require(try await walker.pages().first)
+            #expect(page.storedIsCommaRun == isRun)
+            #expect((page.commaSeparatedItems != nil) == isRun)
+        }
+    }
+
+    @Test("a page believes the stored answer, and forgets it once its items are edited")
+    func thePageUsesWhatTheStoreWorkedOutUntilItsItemsChange() throws {
+        let body = Array(#"[{"id":1}, {"id":2},{"id":3}]"#.utf8)
+        var page = Page(
+            number: 1, url: PageURL(string: "http://api.test/items")!, status: .ok, headers: HTTPHeaders(), body: body,
+            items: try paths.scan(body).items, values: [:])
+        #expect(page.commaSeparatedItems == nil)
+        // Told (here wrongly) that the items are one run, the page answers from it, not from the body.
+        page.storedIsCommaRun = true
+        #expect(page.commaSeparatedItems == 1..<(body.count - 1))
+        // Dropping the first item (as the window does) forgets it: the rest is one run, worked out from the body.
+        page.items.removeFirst()
+        #expect(page.storedIsCommaRun == nil)
+        #expect(page.commaSeparatedItems == 11..<(body.count - 1))
+    }
 }

@@ -36,6 +36,19 @@ import Testing
         #expect(output == Array("prefix\n".utf8) + page.itemBytes.flatMap { $0 + [UInt8(ascii: "\n")] })
     }
 
+    /// The run a merged answer sends uncopied: from the first item to the last, only when every item is compact and
+    /// one `,` alone lies between each two (the first item's and the last's cases included).
+    @Test(arguments: [
+        (#"[{"a":1},{"b":[2,3]},"x,y",4]"#, true), ("[7]", true), ("[]", false), (#"[{"a": 1},2]"#, false), (#"[1,{"b": 2}]"#, false),
+        ("[1 ,2]", false), ("[1, 2]", false), ("[1,2 ]", true),
+    ])
+    func theCommaRunIsFoundOnlyWhenEveryItemIsCompactAndJoinedByOneComma(body: String, isRun: Bool) throws {
+        let page = try Self.page(body)
+        let run = page.commaSeparatedItems
+        #expect((run != nil) == isRun)
+        if let run { #expect(Array(page.body[run]) == Array(page.itemBytes.joined(separator: [UInt8(ascii: ",")]))) }
+    }
+
     @Test func aTruncatedPageSplicesOnlyTheItemsKept() throws {
         let page = try Self.page(#"[{"a":1},{"b":2},{"c":3}]"#, truncatedTo: 2)
         var output: [UInt8] = []
