@@ -14,7 +14,8 @@ import Synchronization
 /// - `<directory>/.pageproxy-instance-<id>` is locked by its process for its lifetime, and the process's temporary
 ///   files carry the same id. Start-up cleanup removes a temporary only when no process holds its id's lock, so a
 ///   starting replica never deletes a live one's half-written entry. Locks die with their process (`kill -9`
-///   included), and `flock` works across PID namespaces, as containers sharing a volume have.
+///   included), and `flock` works across PID namespaces, as containers sharing a volume have. A start also removes
+///   the instance files no process holds (those of processes killed).
 ///
 /// `flock` needs a local file system (not every network file system honours it).
 package final class CacheDirectoryLedger: Sendable {
@@ -46,15 +47,45 @@ package final class CacheDirectoryLedger: Sendable {
             close(lockDescriptor)
             throw failure
         }
-        instance = String(UInt64.random(in: 1...UInt64.max), radix: 16).leftPadded(to: 16)
-        let instancePath = directory + "/" + Self.instancePrefix + instance
-        instanceDescriptor = open(instancePath, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-        guard instanceDescriptor >= 0, flock(instanceDescriptor, LOCK_EX | LOCK_NB) == 0 else {
-            let failure = CacheFileSystem.Failure(call: "flock", path: instancePath, errno: errno)
+        do {
+            (instance, instanceDescriptor) = try Self.lockInstanceFile(in: directory)
+        } catch {
             close(lockDescriptor)
             close(evictionDescriptor)
-            if instanceDescriptor >= 0 { close(instanceDescriptor) }
-            throw failure
+            throw error
+        }
+        removeDeadInstanceFiles()
+    }
+
+    /// Creates and locks this process's instance file under a new random id. Another process's start-up may find the
+    /// file between its creation and its lock, take it for a dead one's and remove it: then the lock held is on a
+    /// file no one else can open, and the process would look dead (its temporaries removed), so it starts over.
+    private static func lockInstanceFile(in directory: String) throws(CacheFileSystem.Failure) -> (String, Int32) {
+        var failure = CacheFileSystem.Failure(call: "flock", path: directory + "/" + instancePrefix, errno: EAGAIN)
+        for _ in 0..<8 {
+            let instance = String(UInt64.random(in: 1...UInt64.max), radix: 16).leftPadded(to: 16)
+            let path = directory + "/" + instancePrefix + instance
+            let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
+            guard descriptor >= 0, flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
+                let failure = CacheFileSystem.Failure(call: "flock", path: path, errno: errno)
+                if descriptor >= 0 { close(descriptor) }
+                throw failure
+            }
+            var (held, named) = (stat(), stat())
+            if fstat(descriptor, &held) == 0, stat(path, &named) == 0, held.st_ino == named.st_ino, held.st_dev == named.st_dev {
+                return (instance, descriptor)
+            }
+            failure = CacheFileSystem.Failure(call: "flock", path: path, errno: ENOENT)
+            close(descriptor)
+        }
+        throw failure
+    }
+
+    /// Removes the instance files no process holds: each `kill -9` left its own behind, one empty file per crash
+    /// (attack3). A live process's file is locked and kept.
+    private func removeDeadInstanceFiles() {
+        for name in CacheFileSystem.names(in: directory) ?? [] where name.hasPrefix(Self.instancePrefix) {
+            _ = isAlive(instance: String(name.dropFirst(Self.instancePrefix.count)))
         }
     }
 

@@ -1,5 +1,5 @@
-/// Names one cached page: a SHA-256 of the method, the full upstream URL, every header PageProxy sends with it, and
-/// the route's own CA file if it has one.
+/// Names one cached page: a SHA-256 of the method, the full upstream URL (its query in canonical order), every
+/// header PageProxy sends with it, and the route's own CA file if it has one.
 ///
 /// DESIGN.md: a response fetched with one `Authorization` is never served to a request with another. Every header
 /// sent upstream (the route's own and those forwarded from the client) may change the answer, so all of them are
@@ -13,14 +13,36 @@ package struct CacheKey: Hashable, Sendable, CustomStringConvertible {
 
     /// The key of `request`; a key computed before for the same inputs is taken from `memo` (issue 13: a SHA-256
     /// per page was 7 % of a walk through the cache).
+    /// The memo is asked by the URL as spelled, so a hit costs no sorting; the key digests the canonical spelling.
     package init(_ request: UpstreamRequest, memo: CacheKeyMemo? = .shared) {
-        let input = Self.input(request)
-        hex = memo.map { memo in memo.hex(for: input) { Self.digest(input) } } ?? Self.digest(input)
+        let canonical = { Self.input(request, url: Self.canonicalURL(request.url)) }
+        hex = memo.map { memo in memo.hex(for: Self.input(request, url: request.url.description)) { Self.digest(canonical()) } }
+            ?? Self.digest(canonical())
         leading = Self.leadingValue(hex)
     }
 
+    /// The URL as the key names it: the query's parameters in order of name, a name's repeats in their own order.
+    ///
+    /// One upstream page is often spelled two ways: a `lookahead` guess appends the page parameter
+    /// (`per_page=10&page=2`) where the upstream's links put it first (`page=2&per_page=10`), and a client's query
+    /// comes in any order. Keyed as spelled, one page was fetched and stored twice, and a `_fresh` walk through one
+    /// spelling left the other stale: the routes answered mixes of versions the upstream never held (attack3 F5).
+    /// Servers read named parameters by name, as CDNs' query sorting assumes; the order of one name's repeats
+    /// (`tag=a&tag=b`) may mean something and is kept. An already sorted query keys as before ("v1" is unchanged):
+    /// only entries of unsorted spellings are left unread, and evicted first as the least recently used.
+    static func canonicalURL(_ url: PageURL) -> String {
+        guard let query = url.query, query.utf8.contains(UInt8(ascii: "&")) else { return url.description }
+        let parameters = query.utf8.split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: false)
+        let names = parameters.map { $0.prefix { $0 != UInt8(ascii: "=") } }
+        let precedes = { (a: Substring.UTF8View.SubSequence, b: Substring.UTF8View.SubSequence) in a.lexicographicallyPrecedes(b) }
+        if !zip(names, names.dropFirst()).contains(where: { precedes($1, $0) }) { return url.description }
+        let order = names.indices.sorted { precedes(names[$0], names[$1]) || (!precedes(names[$1], names[$0]) && $0 < $1) }
+        let sorted = order.map { String(decoding: parameters[$0], as: UTF8.self) }.joined(separator: "&")
+        return url.origin.description + url.path + "?" + sorted
+    }
+
     /// What the key digests: each part length-prefixed, so no two different requests give the same input.
-    static func input(_ request: UpstreamRequest) -> [UInt8] {
+    static func input(_ request: UpstreamRequest, url: String) -> [UInt8] {
         var input: [UInt8] = []
         func part(_ text: String) {
             input.append(contentsOf: String(text.utf8.count).utf8)
@@ -29,7 +51,7 @@ package struct CacheKey: Hashable, Sendable, CustomStringConvertible {
         }
         part("pageproxy-cache-key-v1")
         part(request.method.rawValue)
-        part(request.url.description)
+        part(url)
         // Field order on the wire does not change the answer; name case never does.
         let fields = request.headers.map { (name: String(decoding: $0.name.utf8.map(HTTPHeaders.lowercased), as: UTF8.self), value: $0.value) }
         for field in fields.enumerated().sorted(by: { ($0.element.name, $0.offset) < ($1.element.name, $1.offset) }) {

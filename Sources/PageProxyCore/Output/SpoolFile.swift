@@ -8,27 +8,38 @@ import Glibc
 /// does not support that, created with a random name (mode 0600, `O_EXCL`) and unlinked at once. Its space is
 /// released when the descriptor closes, so a crash or `kill -9` leaves nothing behind. The descriptor closes on
 /// `close()` or, on any path that forgets to, when the value is released.
+///
+/// A write that fails moves the spool to the next directory it may use, with what it held (attack3 F6: on a full
+/// cache volume the file is made, since making it takes no data block, but its first write fails with `ENOSPC`,
+/// while `/tmp` had room).
 package final class SpoolFile {
     private var fd: Int32
     /// Bytes appended so far: the file's length.
     package private(set) var count = 0
+    /// The directories to move to, in order, when a write fails here.
+    private var fallbacks: [String]
 
-    /// Wraps an open descriptor that the spool then owns (tests use `/dev/full` to stand for a full disk).
-    package init(descriptor: Int32) {
+    /// Wraps an open descriptor that the spool then owns (tests use `/dev/full` to stand for a full disk), moving to
+    /// the first of `fallbacks` that takes the bytes when a write fails.
+    package init(descriptor: Int32, fallbacks: [String] = []) {
         fd = descriptor
+        self.fallbacks = fallbacks
     }
 
     deinit {
         close()
     }
 
-    /// Creates a spool in the first of `directories` where a file can be made.
+    /// Creates a spool in the first of `directories` where a file can be made; the ones after it are where the
+    /// spool moves when a write fails.
     /// - Throws: `SpoolError.createFailed` naming the last directory tried and its `errno`.
     package static func create(inFirstOf directories: [String]) throws(SpoolError) -> SpoolFile {
         var failure = SpoolError.createFailed(directory: directories.last ?? "", errno: ENOENT)
-        for directory in directories {
+        for (index, directory) in directories.enumerated() {
             do {
-                return try create(in: directory)
+                let spool = try create(in: directory)
+                spool.fallbacks = Array(directories[(index + 1)...])
+                return spool
             } catch {
                 failure = error
             }
@@ -52,10 +63,25 @@ package final class SpoolFile {
         return SpoolFile(descriptor: fd)
     }
 
-    /// Appends every byte of `bytes`.
-    /// - Throws: `SpoolError.writeFailed` (for example `ENOSPC` on a full disk); the spool is then unusable.
+    /// Appends every byte of `bytes`; when a write fails, moves to the next fallback directory and appends there.
+    /// - Throws: `SpoolError.writeFailed` (for example `ENOSPC` on a full disk) of the last directory tried, when
+    ///   none is left; the spool is then unusable.
     package func append(_ bytes: [UInt8]) throws(SpoolError) {
         guard fd >= 0 else { throw .writeFailed(errno: EBADF) }
+        while true {
+            do {
+                try Self.write(bytes[...], to: fd)
+                count += bytes.count
+                return
+            } catch {
+                // Bytes of `bytes` a failed write left here are not copied: the next file gets `count` and all of them.
+                try move(after: error)
+            }
+        }
+    }
+
+    /// Writes every byte of `bytes` to `fd`.
+    private static func write(_ bytes: ArraySlice<UInt8>, to fd: Int32) throws(SpoolError) {
         var offset = 0
         while offset < bytes.count {
             let written = bytes.withUnsafeBytes { raw in
@@ -69,8 +95,37 @@ package final class SpoolFile {
             guard written > 0 else { throw .writeFailed(errno: ENOSPC) }
             offset += written
         }
-        count += bytes.count
     }
+
+    /// Moves the spool to the first fallback directory where a file can be made and takes the `count` bytes held,
+    /// read back from this one; the file here is closed (its space freed). Rethrows `failure` when none is left.
+    private func move(after failure: SpoolError) throws(SpoolError) {
+        while !fallbacks.isEmpty {
+            let directory = fallbacks.removeFirst()
+            guard let next = try? Self.create(in: directory) else { continue }
+            do {
+                var offset = 0
+                while offset < count {
+                    let chunk = try read(at: offset, maxBytes: Self.moveChunkBytes)
+                    try Self.write(chunk[...], to: next.fd)
+                    offset += chunk.count
+                }
+            } catch {
+                // A failed read here cannot be helped by another directory; a failed write there may be.
+                next.close()
+                if case .readFailed = error { throw failure }
+                continue
+            }
+            _ = Glibc.close(fd)
+            fd = next.fd
+            next.fd = -1
+            return
+        }
+        throw failure
+    }
+
+    /// The bytes read back and written at a time when the spool moves.
+    static let moveChunkBytes = 1 << 20
 
     /// Up to `maxBytes` bytes from `offset`; empty at the end of the file.
     /// - Throws: `SpoolError.readFailed`.

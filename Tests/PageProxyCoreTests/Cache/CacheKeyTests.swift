@@ -78,6 +78,42 @@ import Testing
         #expect(CacheKey(hex: key.hex.uppercased()) == nil)
         #expect(CacheKey(hex: String(key.hex.dropLast())) == nil)
     }
+
+    @Test("one page spelled with its parameters in another order is one key, with or without the memo (attack3 F5)")
+    func parameterOrderDoesNotChangeTheKey() {
+        let memo = CacheKeyMemo(capacity: 16)
+        let guessed = Self.request("http://api.test/items?per_page=10&page=2", [("Authorization", "a")])
+        let linked = Self.request("http://api.test/items?page=2&per_page=10", [("Authorization", "a")])
+        #expect(CacheKey(guessed, memo: nil) == CacheKey(linked, memo: nil))
+        #expect(CacheKey(guessed, memo: memo) == CacheKey(linked, memo: nil))
+        #expect(CacheKey(linked, memo: memo) == CacheKey(guessed, memo: memo))
+        #expect(CacheKey(guessed, memo: memo) != CacheKey(Self.request("http://api.test/items?page=3&per_page=10", [("Authorization", "a")])))
+        #expect(CacheKey(guessed) != CacheKey(Self.request("http://api.test/items?per_page=10&page=2")))
+    }
+
+    @Test("the query is keyed sorted by name, stably: repeats of one name keep their order, values are not reordered")
+    func canonicalQueryOrder() {
+        func canonical(_ url: String) -> String { CacheKey.canonicalURL(PageURL(string: url)!) }
+        #expect(canonical("http://api.test/items?per_page=10&page=2") == "http://api.test/items?page=2&per_page=10")
+        #expect(canonical("http://api.test/i?b=2&tag=y&a=1&tag=x&a") == "http://api.test/i?a=1&a&b=2&tag=y&tag=x")
+        #expect(canonical("http://api.test/i?tag=y&tag=x") == "http://api.test/i?tag=y&tag=x")
+        #expect(canonical("http://api.test/i?z=1") == "http://api.test/i?z=1")
+        #expect(canonical("http://api.test:8080/i?p%5Bn%5D=2&a=%26") == "http://api.test:8080/i?a=%26&p%5Bn%5D=2")
+        #expect(canonical("http://api.test/i") == "http://api.test/i")
+        let repeats = CacheKey(Self.request("http://api.test/i?tag=y&tag=x"), memo: nil)
+        #expect(repeats != CacheKey(Self.request("http://api.test/i?tag=x&tag=y"), memo: nil))
+    }
+
+    @Test("a query already in order keys as before the canonical order: its stored entries stay readable")
+    func sortedQueriesKeepTheirKeys() {
+        var hasher = SHA256()
+        for part in ["pageproxy-cache-key-v1", "GET", "http://api.test/items?page=2&per_page=10"] {
+            hasher.update(Array(String(part.utf8.count).utf8) + [0x3A] + Array(part.utf8))
+        }
+        let expected = SHA256.hex(hasher.finalize())
+        #expect(CacheKey(Self.request("http://api.test/items?page=2&per_page=10"), memo: nil).hex == expected)
+        #expect(CacheKey(Self.request("http://api.test/items?per_page=10&page=2"), memo: nil).hex == expected)
+    }
 }
 
 /// `CacheKeyMemo`: a remembered key is the key computed afresh, different inputs never share one, and the memo never

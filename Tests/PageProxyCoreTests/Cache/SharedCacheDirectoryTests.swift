@@ -31,6 +31,24 @@ import Testing
         #expect(running.isEnabled)
     }
 
+    @Test("a start removes the instance files no process holds (a kill -9 leaves its own) and keeps a live store's")
+    func aStartRemovesDeadInstanceFiles() throws {
+        let directory = TemporaryDirectory()
+        let running = DiskStore(directory: directory.path, maxBytes: 1 << 20)
+        let live = CacheDirectoryLedger.instancePrefix + (try #require(running.instance))
+        // Files of processes that are gone: nobody holds their lock.
+        let dead = ["0123456789abcdef", "fedcba9876543210"].map { CacheDirectoryLedger.instancePrefix + $0 }
+        for name in dead { try Data().write(to: URL(fileURLWithPath: directory.path + "/" + name)) }
+        let instanceFiles = {
+            try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.hasPrefix(CacheDirectoryLedger.instancePrefix) }
+        }
+        #expect(Set(try instanceFiles()) == Set(dead + [live]))
+        let starting = DiskStore(directory: directory.path, maxBytes: 1 << 20)
+        let started = CacheDirectoryLedger.instancePrefix + (try #require(starting.instance))
+        #expect(Set(try instanceFiles()) == [live, started])
+        #expect(running.isEnabled && starting.isEnabled)
+    }
+
     @Test func twoStoresKeepOneBoundBetweenThem() {
         let directory = TemporaryDirectory()
         let size = Make.fileSize(bodyBytes: 1000)

@@ -67,6 +67,67 @@ import Glibc
         #expect(info.st_mode & 0o777 == 0o600)
     }
 
+    @Test("a write that fails for lack of space moves the spool to the next directory that takes it (attack3 F6)")
+    func aFullDirectoryMovesTheSpoolOn() throws {
+        let directory = try SpoolTestDirectory()
+        defer { directory.remove() }
+        // /dev/full stands for a full volume where the file was made: its writes fail with ENOSPC.
+        let spool = SpoolFile(descriptor: open("/dev/full", O_RDWR | O_CLOEXEC), fallbacks: [directory.path + "/missing", directory.path])
+        let bytes = Self.bytes(5000)
+        try spool.append(bytes)
+        #expect(spool.count == 5000)
+        #expect(try spool.read(at: 0, maxBytes: 10_000) == bytes)
+        #expect(directory.openDescriptors() == 1)
+        spool.close()
+        #expect(directory.openDescriptors() == 0)
+    }
+
+    @Test("a spool made in the first of its directories moves on to the ones after it")
+    func theDirectoriesAfterTheFirstAreTheFallbacks() throws {
+        let (first, second) = (try SpoolTestDirectory(), try SpoolTestDirectory())
+        defer { first.remove(); second.remove() }
+        let spool = try SpoolFile.create(inFirstOf: [first.path, second.path])
+        // The file made in the first directory now fails every write with ENOSPC, as on a full volume.
+        let number = try #require(first.openDescriptorNumbers().first.flatMap { Int32($0) })
+        let full = open("/dev/full", O_RDWR | O_CLOEXEC)
+        #expect(dup2(full, number) == number)
+        _ = Glibc.close(full)
+        try spool.append(Self.bytes(4000))
+        #expect(try spool.read(at: 0, maxBytes: 4000) == Self.bytes(4000))
+        #expect(second.openDescriptors() == 1)
+        spool.close()
+    }
+
+    @Test("what the spool held moves with it: the next file has every byte, the old one is closed")
+    func heldBytesMoveWithTheSpool() throws {
+        let (first, second) = (try SpoolTestDirectory(), try SpoolTestDirectory())
+        defer { first.remove(); second.remove() }
+        let path = first.path + "/spool"
+        let descriptor = open(path, O_CREAT | O_RDWR | O_APPEND | O_CLOEXEC, 0o600)
+        let spool = SpoolFile(descriptor: descriptor, fallbacks: [second.path])
+        let (held, more) = (Self.bytes(300_000), Array(Self.bytes(7000).reversed()))
+        try spool.append(held)
+        // From now on the first file can be read and not written (the write fails, as on a full volume).
+        let readOnly = open(path, O_RDONLY | O_CLOEXEC)
+        #expect(dup2(readOnly, descriptor) == descriptor)
+        _ = Glibc.close(readOnly)
+        try spool.append(more)
+        #expect(spool.count == 307_000)
+        var chunks = spool.chunks(of: 65_536)
+        var readBack: [UInt8] = []
+        while let chunk = try chunks.next() { readBack += chunk }
+        #expect(readBack == held + more)
+        #expect(first.openDescriptors() == 0)
+        #expect(second.openDescriptors() == 1)
+    }
+
+    @Test("when no directory is left to move to, the write's own failure is the spool's")
+    func noDirectoryLeftIsTheWriteFailure() throws {
+        let spool = SpoolFile(descriptor: open("/dev/full", O_RDWR | O_CLOEXEC), fallbacks: ["/nonexistent-pageproxy-dir"])
+        #expect(throws: SpoolError.writeFailed(errno: ENOSPC)) { try spool.append(Self.bytes(10)) }
+        #expect(spool.count == 0)
+    }
+
     @Test func aMissingDirectoryFallsBackToTheNextOne() throws {
         let directory = try SpoolTestDirectory()
         defer { directory.remove() }

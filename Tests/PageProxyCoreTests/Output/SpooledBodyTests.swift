@@ -144,6 +144,21 @@ import Glibc
         #expect(!body.isSpooled)
     }
 
+    @Test("an answer whose spool fills its volume moves on to the next directory and is sent whole (attack3 F6)")
+    func aFullSpoolVolumeFallsBack() throws {
+        let directory = try SpoolTestDirectory()
+        defer { directory.remove() }
+        let body = SpooledBody(limits: SpooledBody.Limits(memoryBytes: 1000, maxBytes: 100_000)) { () throws(SpoolError) in
+            SpoolFile(descriptor: open("/dev/full", O_RDWR | O_CLOEXEC), fallbacks: [directory.path])
+        }
+        for index in 0..<5 { try body.append(Self.page(index)) }
+        #expect(body.isSpooled)
+        #expect(try Self.readAll(body) == (0..<5).flatMap { Self.page($0) })
+        #expect(directory.openDescriptors() == 1)
+        body.discard()
+        #expect(directory.openDescriptors() == 0)
+    }
+
     @Test func aSpoolThatCannotBeCreatedIsAnError() throws {
         let body = SpooledBody(limits: SpooledBody.Limits(memoryBytes: 10, maxBytes: 100_000)) { () throws(SpoolError) in
             try SpoolFile.create(inFirstOf: ["/nonexistent-pageproxy-dir"])
