@@ -11,6 +11,9 @@ package struct CacheEntry: Sendable, Equatable {
     package var freshUntil: Date
     /// The upstream said `must-revalidate` (or `no-cache`): never served stale, not even when it fails.
     package var mustRevalidate: Bool
+    /// The upstream set the lifetime (`max-age`, `no-cache`); otherwise it is the storing route's TTL, and each route
+    /// judges the entry by its own (`freshUntil(routeTTL:)`).
+    package var lifetimeFromUpstream: Bool
     /// The XXH64 of `body`: the torn-write check of the body, and the page's identity in an aggregate's `ETag`.
     package private(set) var bodyChecksum: UInt64
     /// Where the items lie in `body`, kept so that a hit is not scanned again; nil when the page was not scanned.
@@ -19,6 +22,7 @@ package struct CacheEntry: Sendable, Equatable {
     /// - Parameter bodyChecksum: `XXHash64.hash(body)` when the caller has it (a verified read); computed otherwise.
     package init(
         status: HTTPStatus, headers: HTTPHeaders, body: [UInt8], storedAt: Date, freshUntil: Date, mustRevalidate: Bool = false,
+        lifetimeFromUpstream: Bool = false,
         scan: StoredScan? = nil, bodyChecksum: UInt64? = nil
     ) {
         self.status = status
@@ -27,19 +31,18 @@ package struct CacheEntry: Sendable, Equatable {
         self.storedAt = storedAt
         self.freshUntil = freshUntil
         self.mustRevalidate = mustRevalidate
+        self.lifetimeFromUpstream = lifetimeFromUpstream
         self.scan = scan
         self.bodyChecksum = bodyChecksum ?? XXHash64.hash(body)
     }
 
     package func isFresh(at now: Date) -> Bool { now < freshUntil }
 
-    /// When the entry stops being fresh for a route whose TTL is `routeTTL`: as stored, unless the stored lifetime
-    /// is longer than that TTL and came from a TTL, not from the upstream (another route with a longer TTL stored
-    /// the page, or this one before its TTL was lowered). Reads the headers only in that rare case.
+    /// When the entry stops being fresh for a route whose TTL is `routeTTL`: as stored when the upstream set the
+    /// lifetime; otherwise no later than the route's own TTL allows (another route with a longer TTL stored the page,
+    /// or this one before its TTL was lowered).
     package func freshUntil(routeTTL: Duration) -> Date {
-        let routeEnd = storedAt.addingTimeInterval(routeTTL.timeInterval)
-        guard routeEnd < freshUntil, !CacheFreshness.upstreamNamesLifetime(headers) else { return freshUntil }
-        return routeEnd
+        lifetimeFromUpstream ? freshUntil : min(freshUntil, storedAt.addingTimeInterval(routeTTL.timeInterval))
     }
 
     /// The page as the walker sees it, with its stored identity and scan.

@@ -9,8 +9,9 @@ import Foundation
 ///      8     4  header length H, big-endian
 ///     12     8  body length B, big-endian
 ///     20     8  XXH64 of the H header bytes
-///     28     H  header: key hex (64), status (2), stored-at ms (8), fresh-until ms (8), flags (1), XXH64 of the
-///               body (8), field count (2), then per field: name length (2), name, value length (4), value;
+///     28     H  header: key hex (64), status (2), stored-at ms (8), fresh-until ms (8), flags (1: bit 0
+///               must-revalidate, bit 1 the lifetime is the upstream's — older entries have it clear, and are
+///               judged by each route's TTL), XXH64 of the body (8), field count (2), then per field: name length (2), name, value length (4), value;
 ///               then the scan section (see CacheEntryFormat+Scan.swift)
 ///   28+H     B  body
 /// ```
@@ -42,7 +43,7 @@ package enum CacheEntryFormat {
         header.append(UInt16(clamping: entry.status.code))
         header.append(UInt64(bitPattern: milliseconds(entry.storedAt)))
         header.append(UInt64(bitPattern: milliseconds(entry.freshUntil)))
-        header.append(UInt8(entry.mustRevalidate ? 1 : 0))
+        header.append(UInt8(entry.mustRevalidate ? 1 : 0) | UInt8(entry.lifetimeFromUpstream ? 2 : 0))
         header.append(entry.bodyChecksum)
         let fields = Array(entry.headers.prefix(Int(UInt16.max)))
         header.append(UInt16(fields.count))
@@ -113,7 +114,7 @@ package enum CacheEntryFormat {
         return CacheEntry(
             status: HTTPStatus(code: Int(code)), headers: headers, body: body,
             storedAt: date(milliseconds: Int64(bitPattern: storedAt)), freshUntil: date(milliseconds: Int64(bitPattern: freshUntil)),
-            mustRevalidate: flags & 1 != 0, scan: scan, bodyChecksum: bodyChecksum)
+            mustRevalidate: flags & 1 != 0, lifetimeFromUpstream: flags & 2 != 0, scan: scan, bodyChecksum: bodyChecksum)
     }
 
     private static func milliseconds(_ date: Date) -> Int64 {

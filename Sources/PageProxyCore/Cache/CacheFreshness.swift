@@ -16,11 +16,14 @@ package struct CacheFreshness: Sendable, Equatable {
     /// How long from now the response is fresh.
     package var lifetime: Duration
     package var mustRevalidate: Bool
+    /// Whether the upstream set `lifetime` (`max-age`, `no-cache`) rather than the route's TTL.
+    package var lifetimeFromUpstream: Bool
 
-    package init(isStorable: Bool, lifetime: Duration, mustRevalidate: Bool) {
+    package init(isStorable: Bool, lifetime: Duration, mustRevalidate: Bool, lifetimeFromUpstream: Bool = false) {
         self.isStorable = isStorable
         self.lifetime = lifetime
         self.mustRevalidate = mustRevalidate
+        self.lifetimeFromUpstream = lifetimeFromUpstream
     }
 
     package init(headers: HTTPHeaders, routeTTL: Duration) {
@@ -30,18 +33,15 @@ package struct CacheFreshness: Sendable, Equatable {
         if directives["no-cache"] != nil {
             lifetime = .zero
             mustRevalidate = true
+            lifetimeFromUpstream = true
         } else if let text = directives["max-age"], let maxAge = CacheFreshness.seconds(text) {
             let age = headers["Age"].flatMap { CacheFreshness.seconds($0) } ?? 0
             lifetime = .seconds(max(0, maxAge - age))
+            lifetimeFromUpstream = true
         } else {
             lifetime = routeTTL
+            lifetimeFromUpstream = false
         }
-    }
-
-    /// Whether `headers` set the lifetime themselves (`max-age` or `no-cache`), instead of leaving it to a route's TTL.
-    package static func upstreamNamesLifetime(_ headers: HTTPHeaders) -> Bool {
-        let directives = directives(headers)
-        return directives["no-cache"] != nil || directives["max-age"].flatMap(seconds) != nil
     }
 
     /// The entry for a 200 `response` received at `now`, or nil when it must not be stored.
@@ -51,7 +51,7 @@ package struct CacheFreshness: Sendable, Equatable {
         return CacheEntry(
             status: response.status, headers: CacheEntry.storedHeaders(of: response.headers), body: response.body,
             storedAt: now, freshUntil: now.addingTimeInterval(freshness.lifetime.timeInterval),
-            mustRevalidate: freshness.mustRevalidate)
+            mustRevalidate: freshness.mustRevalidate, lifetimeFromUpstream: freshness.lifetimeFromUpstream)
     }
 
     /// `Cache-Control` directives by lowercased name, with their argument (unquoted) or "" when they have none.

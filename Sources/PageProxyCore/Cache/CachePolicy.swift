@@ -1,3 +1,5 @@
+import Foundation
+
 /// What one client request allows the cache to do with its pages.
 package struct CachePolicy: Sendable, Equatable {
     /// The route's freshness lifetime when the upstream gives none; zero bypasses the cache.
@@ -13,6 +15,15 @@ package struct CachePolicy: Sendable, Equatable {
     /// The largest page body the route takes (`maxPageBytes`): a larger entry another route stored is not a hit here,
     /// and the upstream is asked, as it would be without the cache.
     package var maxBodyBytes: Int
+
+    /// When `entry` stops being fresh for this request's route, if the route may serve it without asking the upstream
+    /// at `now`: fresh by the route's own TTL (`CacheEntry.freshUntil(routeTTL:)`), within its page size, and no
+    /// revalidation forced. Routes on one upstream URL share entries: each judges them by its own limits.
+    package func servesFresh(_ entry: CacheEntry, at now: Date) -> Date? {
+        guard !forceRevalidate, entry.body.count <= maxBodyBytes else { return nil }
+        let freshUntil = entry.freshUntil(routeTTL: ttl)
+        return now < freshUntil ? freshUntil : nil
+    }
 
     package init(
         ttl: Duration, staleIfError: Bool = false, forceRevalidate: Bool = false, keepsFirstRead: Bool = false, maxBodyBytes: Int = .max

@@ -8,9 +8,10 @@ extension CachingPageSource {
     package func freshHitInMemory(_ request: UpstreamRequest, key: CacheKey? = nil, policy: CachePolicy) -> Fetched? {
         guard let store, policy.ttl > .zero, !policy.forceRevalidate, request.method == .get else { return nil }
         let now = clock.wallNow()
-        let fits = { (entry: CacheEntry) in entry.body.count <= policy.maxBodyBytes && now < entry.freshUntil(routeTTL: policy.ttl) }
-        guard let (entry, stamp) = store.lookupInMemory(key ?? CacheKey(request), if: fits) else { return nil }
-        return Fetched(
-            response: entry.response, outcome: .hit, stored: StoredVersion(stamp: stamp, freshUntil: entry.freshUntil(routeTTL: policy.ttl)))
+        // Judged under the store's lock: a few comparisons (the entry's lifetime rule is a stored flag, no parsing).
+        guard let (entry, stamp) = store.lookupInMemory(key ?? CacheKey(request), if: { policy.servesFresh($0, at: now) != nil }),
+            let freshUntil = policy.servesFresh(entry, at: now)
+        else { return nil }
+        return Fetched(response: entry.response, outcome: .hit, stored: StoredVersion(stamp: stamp, freshUntil: freshUntil))
     }
 }

@@ -66,7 +66,9 @@ package final class CachingPageSource: Sendable {
         }
         let key = CacheKey(request)
         let found = await lookup(key, in: store, policy: policy)
-        let cached = found?.entry
+        // An entry larger than the route's pages may be is not this route's to revalidate or serve stale (a 304 has
+        // no body for the transport's limit to refuse): the route asks as if nothing were stored.
+        let cached = found?.entry.body.count ?? 0 <= policy.maxBodyBytes ? found?.entry : nil
         if let hit = hit(found, policy: policy) { return hit }
         // A request that joins another's fetch keeps its own limits (issue 13): it stops waiting at its own deadline,
         // and when that fetch ends in what its limits did not allow (a failure, a status still worth retrying, a
@@ -126,7 +128,7 @@ package final class CachingPageSource: Sendable {
             // Only fresh entries are held: a stale one is read again by the fetch that revalidates it.
             store.readAhead(
                 requests().lazy.filter { $0.method == .get }.map { CacheKey($0) }, unusedSince: asked,
-                keep: { entry in clock.wallNow() < entry.freshUntil(routeTTL: policy.ttl) }, until: { cancellation?.isCancelled == true })
+                keep: { entry in policy.servesFresh(entry, at: clock.wallNow()) != nil }, until: { cancellation?.isCancelled == true })
         }
     }
 
@@ -162,9 +164,7 @@ package final class CachingPageSource: Sendable {
     /// `found` as a hit, when it is fresh for the route's TTL, within its page size, and `policy` does not force a
     /// revalidation (routes on the same upstream URL share entries: each judges them by its own limits).
     private func hit(_ found: (entry: CacheEntry, stamp: PageStamp)?, policy: CachePolicy) -> Fetched? {
-        guard let (entry, stamp) = found, !policy.forceRevalidate, entry.body.count <= policy.maxBodyBytes else { return nil }
-        let freshUntil = entry.freshUntil(routeTTL: policy.ttl)
-        guard clock.wallNow() < freshUntil else { return nil }
+        guard let (entry, stamp) = found, let freshUntil = policy.servesFresh(entry, at: clock.wallNow()) else { return nil }
         return Fetched(response: entry.response, outcome: .hit, stored: StoredVersion(stamp: stamp, freshUntil: freshUntil))
     }
 
@@ -229,6 +229,7 @@ package final class CachingPageSource: Sendable {
                 entry.storedAt = received
                 entry.freshUntil = received.addingTimeInterval(freshness.lifetime.timeInterval)
                 entry.mustRevalidate = freshness.mustRevalidate
+                entry.lifetimeFromUpstream = freshness.lifetimeFromUpstream
                 if let scan, entry.scan?.signature != scan.signature { entry.scan = Self.scan(entry.body, for: scan) }
                 let stored = await write(entry, for: key, to: store)
                 return .success(CachedResponse(entry.response, .revalidated, stored: stored))

@@ -17,7 +17,7 @@ import Testing
         status: .ok,
         headers: HTTPHeaders([("Content-Type", "application/json"), ("ETag", "\"v1\""), ("Link", "<http://api.test/items?page=3>; rel=\"next\"")]),
         body: body, storedAt: Date(timeIntervalSince1970: 1_700_000_000.5),
-        freshUntil: Date(timeIntervalSince1970: 1_700_000_060.25), mustRevalidate: true,
+        freshUntil: Date(timeIntervalSince1970: 1_700_000_060.25), mustRevalidate: true, lifetimeFromUpstream: true,
         scan: StoredScan(try! paths.scan(body), for: paths))
 
     @Test func roundTripKeepsEveryField() throws {

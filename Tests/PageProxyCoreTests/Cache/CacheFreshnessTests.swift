@@ -37,10 +37,13 @@ import Testing
     @Test func ageIsSubtractedFromMaxAge() {
         #expect(Self.freshness("max-age=60", age: "45").lifetime == .seconds(15))
         #expect(Self.freshness("max-age=60", age: "90").lifetime == .zero)
+        // The upstream's lifetime is marked as such: a route with a shorter TTL keeps it (the route's TTL is not).
+        #expect(Self.freshness("max-age=60").lifetimeFromUpstream)
+        #expect(!Self.freshness(nil).lifetimeFromUpstream && !Self.freshness("max-age=abc").lifetimeFromUpstream)
     }
 
     @Test func noCacheIsStoredButAlwaysRevalidated() {
-        #expect(Self.freshness("no-cache") == CacheFreshness(isStorable: true, lifetime: .zero, mustRevalidate: true))
+        #expect(Self.freshness("no-cache") == CacheFreshness(isStorable: true, lifetime: .zero, mustRevalidate: true, lifetimeFromUpstream: true))
     }
 
     @Test func mustRevalidateForbidsServingStale() {
