@@ -15,13 +15,15 @@ struct PageProxyResponder: HTTPResponder {
     /// loop thread instead of the pool's threads (on more cores, the gap grows).
     let walksOnSocketLoop: Bool
     /// Whether a walk of one page whose entry the cache keeps in memory is answered on the socket loop, with no walk
-    /// (`AggregateResponder.answerOnePage`), as a memo hit is (issue 13, seventh pass). `walksOnSocketLoop` answers
-    /// such walks there too, by a walk.
+    /// (`AggregateResponder.answerOnePage`), as a memo hit is; `walksOnSocketLoop` answers such walks there too, by a
+    /// walk. Off by default: against the same answer on the pool (BENCHMARKS.md, issue 13 seventh pass) it saved
+    /// −9 % to +6 % CPU a request and cost the merged walk up to a third of its requests/s in loaded runs, every such
+    /// answer then waiting for the one loop thread.
     let answersOnePageOnSocketLoop: Bool
 
     init(
         router: Router, aggregate: AggregateResponder, status: ServiceStatus, metrics: Metrics, walksOnSocketLoop: Bool = false,
-        answersOnePageOnSocketLoop: Bool = true
+        answersOnePageOnSocketLoop: Bool = false
     ) {
         self.router = router
         self.aggregate = aggregate

@@ -18,7 +18,7 @@ struct InMemoryProxy {
     init(
         routes: [TestStack.Route] = SchemeRoutes.all, mockOptions: MockUpstreamOptions = SchemeRoutes.mockOptions, cache: DiskStore? = nil,
         clock: PageProxyClock = .system, spool: MergedSpool = MergedSpool(directories: [NSTemporaryDirectory()]),
-        walksOnSocketLoop: Bool = false, answersOnePageOnSocketLoop: Bool = true, triesInMemoryAnswer: Bool = true, memoBytes: Int = 0
+        walksOnSocketLoop: Bool = false, answersOnePageOnSocketLoop: Bool = false, triesInMemoryAnswer: Bool = true, memoBytes: Int = 0
     ) {
         mock = MockUpstream(options: mockOptions)
         let configs = routes.map { route in
