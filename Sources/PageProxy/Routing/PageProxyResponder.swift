@@ -66,6 +66,27 @@ struct PageProxyResponder: HTTPResponder {
         return record
     }
 
+    /// One plan lookup for both (issue 13: a walk on the pool was looked up, and its memo asked, twice): what
+    /// `respondFromMemory` answers from the memo, else `respond`'s answer of the plan. With either switch on, the two
+    /// calls, in turn.
+    func respondPreferringMemory(to request: HTTPRequestHead, response: consuming Response) async -> (record: RequestRecord, fromMemory: Bool)? {
+        guard !walksOnSocketLoop, !answersOnePageOnSocketLoop else {
+            return await respondFromMemoryThenRespond(to: request, response: response)
+        }
+        let began = ContinuousClock.now
+        // Anything `respondFromMemory` would not answer, for want of a plan: `respond` routes and plans it.
+        guard request.method == .get || request.method == .head, let plan = plans.plan(for: request) else {
+            return (await respond(to: request, response: response), false)
+        }
+        metrics.requestStarted()
+        if let answer = aggregate.memoized(plan) {
+            let record = await aggregate.merged.render(
+                memoized: answer, plan: plan, began: began, record: RequestRecord(route: plan.route.name), response: response)
+            return (record, Self.answersOnLoop(bodyBytes: answer.body.count))
+        }
+        return (await aggregate.respond(to: request, plan: plan, began: began, memoAsked: true, response: response), false)
+    }
+
     func refused(status: HTTPStatus, bytes: Int) {
         metrics.requestStarted()
         metrics.requestFinished(route: "", status: status.code, bytes: bytes, duration: .zero)
