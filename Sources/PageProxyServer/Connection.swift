@@ -160,6 +160,14 @@ package struct Connection: Sendable {
         var answeredFromMemory = false
         if fromMemory == .never {
             record = await responder.respond(to: request, response: Response(writer: writer, watch: watch))
+        } else if fromMemory == .first {
+            guard let answered = await responder.respondPreferringMemory(to: request, response: Response(writer: writer, watch: watch)) else {
+                // `respondFromMemory` took the response without answering: a responder's bug; the client sees a cut.
+                writer.abort()
+                return .closing
+            }
+            record = answered.record
+            answeredFromMemory = answered.fromMemory
         } else {
             var response: Response? = Response(writer: writer, watch: watch)
             if let answered = await responder.respondFromMemory(to: request, response: &response) {

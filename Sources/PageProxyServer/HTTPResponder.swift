@@ -26,6 +26,11 @@ package protocol HTTPResponder: Sendable {
     /// cooperative pool and back. It must not block nor run long: every socket waits while it runs. `respond`
     /// always runs on the pool. Nil by default.
     func respondFromMemory(to request: HTTPRequestHead, response: inout Response?) async -> RequestRecord?
+
+    /// On the pool: `respondFromMemory`, and `respond` when it declines, in one call, so that a responder can look the
+    /// request up once for both (issue 13). The record, and whether the answer was one `respondFromMemory` gives (the
+    /// connection then goes back to the socket loop); nil when `respondFromMemory` took the response without answering.
+    func respondPreferringMemory(to request: HTTPRequestHead, response: consuming Response) async -> (record: RequestRecord, fromMemory: Bool)?
 }
 
 extension HTTPResponder {
@@ -33,4 +38,21 @@ extension HTTPResponder {
     package func refused(status: HTTPStatus, bytes: Int) {}
     package var answersOnSocketLoop: Bool { false }
     package func respondFromMemory(to request: HTTPRequestHead, response: inout Response?) async -> RequestRecord? { nil }
+
+    package func respondPreferringMemory(
+        to request: HTTPRequestHead, response: consuming Response
+    ) async -> (record: RequestRecord, fromMemory: Bool)? {
+        await respondFromMemoryThenRespond(to: request, response: response)
+    }
+
+    /// `respondFromMemory`, and `respond` when it declines: `respondPreferringMemory`'s way when a responder has no
+    /// shorter one.
+    package func respondFromMemoryThenRespond(
+        to request: HTTPRequestHead, response: consuming Response
+    ) async -> (record: RequestRecord, fromMemory: Bool)? {
+        var pending: Response? = consume response
+        if let record = await respondFromMemory(to: request, response: &pending) { return (record, true) }
+        guard let response = pending.take() else { return nil }
+        return (await respond(to: request, response: response), false)
+    }
 }

@@ -190,6 +190,32 @@ import Testing
         #expect(memoized.record == noWalk.record)
     }
 
+    @Test("on the pool, respondPreferringMemory answers as respondFromMemory and then respond do, and says which it was")
+    func preferringMemoryOnThePool() async throws {
+        let pages = MergedAnswerMemoTests.Store(maxBytes: 64 << 20)
+        let wall = ManualWallClock()
+        let proxy = InMemoryProxy(cache: pages.store, clock: wall.clock, memoBytes: 1 << 20)
+        let other = InMemoryProxy(cache: pages.store, clock: wall.clock, memoBytes: 1 << 20)
+        // A memo hit (the first answer was memoized): from memory, as `respondFromMemory` answers it.
+        for target in ["/plain?mock_total=7", "/slack?mock_total=7&_format=ndjson", "/nope", "/healthz"] {
+            _ = try await proxy.request(target)
+            _ = try await other.request(target)
+            let (answer, fromMemory) = try await proxy.requestPreferringMemory(target)
+            let expected = try await other.requestFromMemory(target)
+            #expect(fromMemory == (expected != nil), "\(target)")
+            let fromRespond = try await other.request(target)
+            #expect(answer.response.status == fromRespond.response.status, "\(target)")
+            #expect(answer.response.body == fromRespond.response.body, "\(target)")
+            #expect(answer.record == fromRespond.record, "\(target)")
+        }
+        #expect(proxy.metrics.exposition().contains("pageproxy_requests_in_flight 4"))
+        // With the loop's one-page answer on, a one-page walk in memory is one from memory too.
+        let onLoop = InMemoryProxy(cache: pages.store, clock: wall.clock, answersOnePageOnSocketLoop: true)
+        _ = try await onLoop.request("/github?mock_total=7")
+        _ = try await onLoop.request("/github?mock_total=7")
+        #expect(try await onLoop.requestPreferringMemory("/github?mock_total=7").fromMemory)
+    }
+
     @Test("requests the answer does not decide alone are walked: caps, windows, fields, explain, fresh, trailers")
     func otherRequestsAreWalked() async throws {
         let pair = Pair()

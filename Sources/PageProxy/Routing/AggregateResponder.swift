@@ -54,10 +54,12 @@ struct AggregateResponder: Sendable {
 
     /// Answers a planned request: from the memo when it can, else from its one page in memory (`InMemoryAnswer`), else by
     /// walking the pages.
+    /// - Parameter memoAsked: the caller has asked the memo already (it had no answer).
     func respond(
-        to request: HTTPRequestHead, plan: RequestPlan, began: ContinuousClock.Instant = .now, response: consuming Response
+        to request: HTTPRequestHead, plan: RequestPlan, began: ContinuousClock.Instant = .now, memoAsked: Bool = false,
+        response: consuming Response
     ) async -> RequestRecord {
-        if let answer = memoized(plan) {
+        if !memoAsked, let answer = memoized(plan) {
             return await merged.render(memoized: answer, plan: plan, began: began, record: RequestRecord(route: plan.route.name), response: response)
         }
         guard triesInMemoryAnswer, walkObserver == nil, inMemory.mayTry(request, plan: plan) else {

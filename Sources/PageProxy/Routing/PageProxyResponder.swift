@@ -15,13 +15,15 @@ struct PageProxyResponder: HTTPResponder {
     /// loop thread instead of the pool's threads (on more cores, the gap grows).
     let walksOnSocketLoop: Bool
     /// Whether a walk of one page whose entry the cache keeps in memory is answered on the socket loop, with no walk
-    /// (`AggregateResponder.answerOnePage`), as a memo hit is (issue 13, seventh pass). `walksOnSocketLoop` answers
-    /// such walks there too, by a walk.
+    /// (`AggregateResponder.answerOnePage`), as a memo hit is; `walksOnSocketLoop` answers such walks there too, by a
+    /// walk. Off by default: against the same answer on the pool (BENCHMARKS.md, issue 13 seventh pass) it saved
+    /// −9 % to +6 % CPU a request and cost the merged walk up to a third of its requests/s in loaded runs, every such
+    /// answer then waiting for the one loop thread.
     let answersOnePageOnSocketLoop: Bool
 
     init(
         router: Router, aggregate: AggregateResponder, status: ServiceStatus, metrics: Metrics, walksOnSocketLoop: Bool = false,
-        answersOnePageOnSocketLoop: Bool = true
+        answersOnePageOnSocketLoop: Bool = false
     ) {
         self.router = router
         self.aggregate = aggregate
@@ -62,6 +64,27 @@ struct PageProxyResponder: HTTPResponder {
         // Counted once the answer stands: a walk that declined is counted by `respond` alone.
         metrics.requestStarted()
         return record
+    }
+
+    /// One plan lookup for both (issue 13: a walk on the pool was looked up, and its memo asked, twice): what
+    /// `respondFromMemory` answers from the memo, else `respond`'s answer of the plan. With either switch on, the two
+    /// calls, in turn.
+    func respondPreferringMemory(to request: HTTPRequestHead, response: consuming Response) async -> (record: RequestRecord, fromMemory: Bool)? {
+        guard !walksOnSocketLoop, !answersOnePageOnSocketLoop else {
+            return await respondFromMemoryThenRespond(to: request, response: response)
+        }
+        let began = ContinuousClock.now
+        // Anything `respondFromMemory` would not answer, for want of a plan: `respond` routes and plans it.
+        guard request.method == .get || request.method == .head, let plan = plans.plan(for: request) else {
+            return (await respond(to: request, response: response), false)
+        }
+        metrics.requestStarted()
+        if let answer = aggregate.memoized(plan) {
+            let record = await aggregate.merged.render(
+                memoized: answer, plan: plan, began: began, record: RequestRecord(route: plan.route.name), response: response)
+            return (record, Self.answersOnLoop(bodyBytes: answer.body.count))
+        }
+        return (await aggregate.respond(to: request, plan: plan, began: began, memoAsked: true, response: response), false)
     }
 
     func refused(status: HTTPStatus, bytes: Int) {

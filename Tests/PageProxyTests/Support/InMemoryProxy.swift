@@ -18,7 +18,7 @@ struct InMemoryProxy {
     init(
         routes: [TestStack.Route] = SchemeRoutes.all, mockOptions: MockUpstreamOptions = SchemeRoutes.mockOptions, cache: DiskStore? = nil,
         clock: PageProxyClock = .system, spool: MergedSpool = MergedSpool(directories: [NSTemporaryDirectory()]),
-        walksOnSocketLoop: Bool = false, answersOnePageOnSocketLoop: Bool = true, triesInMemoryAnswer: Bool = true, memoBytes: Int = 0
+        walksOnSocketLoop: Bool = false, answersOnePageOnSocketLoop: Bool = false, triesInMemoryAnswer: Bool = true, memoBytes: Int = 0
     ) {
         mock = MockUpstream(options: mockOptions)
         let configs = routes.map { route in
@@ -79,6 +79,20 @@ struct InMemoryProxy {
         return Answer(
             response: try RawResponseBytes(sink.bytes, isHead: method == .head), record: record, keepsAlive: writer.keepsAlive,
             writes: sink.writes, sliceWrites: sink.sliceWrites)
+    }
+
+    /// Asks `respondPreferringMemory` (as a connection does on the pool) to answer `target`: its answer, told to the
+    /// responder as the connection tells it, and whether it was one from memory.
+    func requestPreferringMemory(
+        _ target: String, method: HTTPMethod = .get, headers: [(String, String)] = []
+    ) async throws -> (answer: Answer, fromMemory: Bool) {
+        let (head, sink, writer) = Self.exchange(target, method: method, headers: headers)
+        let answered = try #require(await responder.respondPreferringMemory(to: head, response: Response(writer: writer)))
+        responder.answered(answered.record, status: writer.deliveredStatus, bytes: writer.bytesSent, duration: .zero)
+        let answer = Answer(
+            response: try RawResponseBytes(sink.bytes, isHead: method == .head), record: answered.record, keepsAlive: writer.keepsAlive,
+            writes: sink.writes, sliceWrites: sink.sliceWrites)
+        return (answer, answered.fromMemory)
     }
 
     private static func exchange(
