@@ -70,15 +70,17 @@ package final class SpoolFile {
         return SpoolFile(descriptor: fd)
     }
 
-    /// Appends every byte of `bytes`; when a write fails, moves to the next fallback directory and appends there.
+    /// Appends every byte of `bytes`; when a write fails, or would leave less than `reserveBytes` free while a
+    /// fallback is left, moves to the next fallback directory and appends there.
     /// - Throws: `SpoolError.writeFailed` (for example `ENOSPC` on a full disk) of the last directory tried, when
     ///   none is left; the spool is then unusable.
     package func append(_ bytes: [UInt8]) throws(SpoolError) {
         guard fd >= 0 else { throw .writeFailed(errno: EBADF) }
         while true {
             do throws(SpoolError) {
-                if !fallbacks.isEmpty, Self.freeBytes(fd).map({ $0 < bytes.count + reserveBytes }) == true {
-                    throw .writeFailed(errno: ENOSPC)
+                if !fallbacks.isEmpty, let free = Self.freeBytes(fd) {
+                    let (needed, overflow) = bytes.count.addingReportingOverflow(reserveBytes)
+                    if overflow || free < needed { throw .writeFailed(errno: ENOSPC) }
                 }
                 try Self.write(bytes[...], to: fd)
                 count += bytes.count
