@@ -70,4 +70,25 @@ import Testing
         }
         await upstream.stop()
     }
+
+    @Test("over the mock's GitLab (links sorted: page first), a lookahead walk after a plain one is all hits")
+    func theMocksSortedLinksShareEntriesWithGuesses() async throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("pageproxy-spelling-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let routes = [("la", 3), ("lk", 0)].map { name, lookahead in
+            TestStack.Route(name: name, mockPath: "/gitlab/items", scheme: .linkHeader(PaginationScheme.LinkHeader(pageSize: 10, lookahead: lookahead)))
+        }
+        try await TestStack.run(routes: routes) { config in
+            config.cache = CacheConfig(directory: root, maxBytes: 64 << 20)
+        } _: { stack in
+            let plain = try await stack.get("/lk?mock_total=50")
+            #expect(plain.body == MockDataset.mergedJSON(total: 50))
+            #expect(stack.mock.log.count == 5)
+            // The guesses spell /gitlab/items?mock_total=50&per_page=10&page=N, the links ?mock_total=50&page=N&per_page=10.
+            let guessing = try await stack.get("/la?mock_total=50")
+            #expect(guessing.body == MockDataset.mergedJSON(total: 50))
+            #expect(guessing.header("PageProxy-Cache") == "hits=5 misses=0 revalidated=0 stale=0 bypassed=0")
+            #expect(stack.mock.log.count == 5)
+        }
+    }
 }

@@ -18,6 +18,13 @@ package final class SpoolFile {
     package private(set) var count = 0
     /// The directories to move to, in order, when a write fails here.
     private var fallbacks: [String]
+    /// While a directory is left to move to, the free space a write must leave on this file's volume: a spool does
+    /// not take the last of it (the cache directory's volume is sized for the cache, whose writes would then fail and
+    /// disable it: attack3 F6). The last directory takes what it can.
+    package var reserveBytes = SpoolFile.defaultReserveBytes
+
+    /// 64 MiB.
+    package static let defaultReserveBytes = 64 << 20
 
     /// Wraps an open descriptor that the spool then owns (tests use `/dev/full` to stand for a full disk), moving to
     /// the first of `fallbacks` that takes the bytes when a write fails.
@@ -63,13 +70,18 @@ package final class SpoolFile {
         return SpoolFile(descriptor: fd)
     }
 
-    /// Appends every byte of `bytes`; when a write fails, moves to the next fallback directory and appends there.
+    /// Appends every byte of `bytes`; when a write fails, or would leave less than `reserveBytes` free while a
+    /// fallback is left, moves to the next fallback directory and appends there.
     /// - Throws: `SpoolError.writeFailed` (for example `ENOSPC` on a full disk) of the last directory tried, when
     ///   none is left; the spool is then unusable.
     package func append(_ bytes: [UInt8]) throws(SpoolError) {
         guard fd >= 0 else { throw .writeFailed(errno: EBADF) }
         while true {
-            do {
+            do throws(SpoolError) {
+                if !fallbacks.isEmpty, let free = Self.freeBytes(fd) {
+                    let (needed, overflow) = bytes.count.addingReportingOverflow(reserveBytes)
+                    if overflow || free < needed { throw .writeFailed(errno: ENOSPC) }
+                }
                 try Self.write(bytes[...], to: fd)
                 count += bytes.count
                 return
@@ -78,6 +90,14 @@ package final class SpoolFile {
                 try move(after: error)
             }
         }
+    }
+
+    /// The bytes an unprivileged writer may still use on `fd`'s volume; nil when unknown.
+    private static func freeBytes(_ fd: Int32) -> Int? {
+        var info = statvfs()
+        guard fstatvfs(fd, &info) == 0 else { return nil }
+        let (free, overflow) = Int(clamping: info.f_bavail).multipliedReportingOverflow(by: Int(clamping: info.f_frsize))
+        return overflow ? Int.max : free
     }
 
     /// Writes every byte of `bytes` to `fd`.

@@ -98,6 +98,23 @@ import Glibc
         spool.close()
     }
 
+    @Test("a write that would leave its volume less than the reserve moves on while a directory is left; the last takes it")
+    func theReserveIsLeftToTheCache() throws {
+        let (first, second) = (try SpoolTestDirectory(), try SpoolTestDirectory())
+        defer { first.remove(); second.remove() }
+        let spool = try SpoolFile.create(inFirstOf: [first.path, second.path])
+        try spool.append(Self.bytes(1000))
+        #expect(first.openDescriptors() == 1)
+        // No volume has this much free: the spool moves on, with what it held, and stays in the last directory.
+        spool.reserveBytes = Int.max / 4
+        try spool.append(Self.bytes(2000))
+        try spool.append(Self.bytes(3000))
+        #expect(first.openDescriptors() == 0)
+        #expect(second.openDescriptors() == 1)
+        #expect(try spool.read(at: 0, maxBytes: 10_000) == Self.bytes(1000) + Self.bytes(2000) + Self.bytes(3000))
+        spool.close()
+    }
+
     @Test("what the spool held moves with it: the next file has every byte, the old one is closed")
     func heldBytesMoveWithTheSpool() throws {
         let (first, second) = (try SpoolTestDirectory(), try SpoolTestDirectory())
