@@ -62,7 +62,10 @@ struct InMemoryAnswer: Sendable {
                 pages.freshHit(upstreamRequest, key: plan.firstPageKey, policy: plan.cachePolicy)
             }
         let read = FirstPageRead(fetched: fetched, started: started)
+        // On the loop, only a page whose stored scan is for this route's paths: another route's would be scanned
+        // again here, a whole body's JSON on the thread every socket waits for (review).
         guard let fetched, let stored = fetched.stored,
+            maxBytes == nil || fetched.response.storedScan?.signature == scanPaths.signature,
             let page = try? PageWalker.page(from: fetched.response, url: firstPage, number: 1, paths: scanPaths),
             Self.isLast(page, strategy: strategy, options: plan.options)
         else { return .declined(response, read) }

@@ -58,17 +58,23 @@ package final class CacheDirectoryLedger: Sendable {
     }
 
     /// Creates and locks this process's instance file under a new random id. Another process's start-up may find the
-    /// file between its creation and its lock, take it for a dead one's and remove it: then the lock held is on a
-    /// file no one else can open, and the process would look dead (its temporaries removed), so it starts over.
+    /// file between its creation and its lock: hold it (its probe), so the lock fails; or take it for a dead one's and
+    /// remove it, so the lock held is on a file no one else can open, and the process would look dead (its
+    /// temporaries removed). Either way it starts over under another id.
     private static func lockInstanceFile(in directory: String) throws(CacheFileSystem.Failure) -> (String, Int32) {
         var failure = CacheFileSystem.Failure(call: "flock", path: directory + "/" + instancePrefix, errno: EAGAIN)
         for _ in 0..<8 {
             let instance = String(UInt64.random(in: 1...UInt64.max), radix: 16).leftPadded(to: 16)
             let path = directory + "/" + instancePrefix + instance
             let descriptor = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
-            guard descriptor >= 0, flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
-                let failure = CacheFileSystem.Failure(call: "flock", path: path, errno: errno)
-                if descriptor >= 0 { close(descriptor) }
+            guard descriptor >= 0 else { throw CacheFileSystem.Failure(call: "open", path: path, errno: errno) }
+            guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
+                let code = errno
+                close(descriptor)
+                // Another start's probe holds the new file for the moment it takes to see it is not dead (review):
+                // a new id, not a cache disabled for this process's life.
+                failure = CacheFileSystem.Failure(call: "flock", path: path, errno: code)
+                if code == EWOULDBLOCK { continue }
                 throw failure
             }
             var (held, named) = (stat(), stat())

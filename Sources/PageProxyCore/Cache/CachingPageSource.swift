@@ -245,11 +245,9 @@ package final class CachingPageSource: Sendable {
                 entry.scan = scan.flatMap { Self.scan(entry.body, for: $0) }
                 // A page that is not JSON for the walk (an HTML error page a middlebox sent with 200, a glitch) is not
                 // stored: this walk reports it, and the next one asks the upstream again instead of failing for the
-                // page's whole lifetime. The old version goes too: it is no longer what the upstream says.
-                guard scan == nil || entry.scan != nil else {
-                    await remove(key, from: store)
-                    return .success(CachedResponse(response, .miss))
-                }
+                // page's whole lifetime. The version stored before stays: it may be another route's good page (its
+                // items elsewhere), and a stale one is revalidated before it is served.
+                guard scan == nil || entry.scan != nil else { return .success(CachedResponse(response, .miss)) }
                 let stored = await write(entry, for: key, to: store)
                 var served = response
                 served.storedChecksum = entry.bodyChecksum

@@ -503,7 +503,7 @@ package final class DiskStore: Sendable {
         if first { onVolumeFull?(error.description) }
     }
 
-    /// How many writes found the volume full (each evicted to make room; see `write`).
+    /// How many write attempts found the volume full (a write tries twice, evicting in between; see `write`).
     package var writesWithoutSpace: Int { state.withLock { $0.writesWithoutSpace } }
 
     /// Whether `key` may have an entry here: in the index, or as a file another process wrote (one `lstat`, no lock):

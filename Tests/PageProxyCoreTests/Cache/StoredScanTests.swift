@@ -34,18 +34,22 @@ import Testing
     @Test("a page that is not valid JSON for the walk is not stored: the walk reports it, the next fetch asks again")
     func invalidJSONIsNotStored() async throws {
         let source = CachingPageSource(store: DiskStore(directory: directory.path, maxBytes: 1 << 20))
-        _ = try await fetch(source, "[1,2]", scan: paths)
-        let fetched = try await fetch(source, "<html>Bad gateway</html>", scan: ScanPaths(itemsPath: .root, valuePaths: []), forced: true)
+        let fetched = try await fetch(source, "<html>Bad gateway</html>", scan: paths)
         #expect(fetched.outcome == .miss)
         #expect(fetched.response.storedChecksum == nil)
         let walker = PageWalker(base: PageURL(string: "http://api.test/items")!, scheme: .linkHeader(.init()), options: .init()) { _, _ in
             fetched.response
         }
         await #expect(throws: PaginationError.self) { _ = try await walker.pages() }
-        // Neither the HTML nor the version before it is served: the upstream is asked again.
+        // The HTML is not served: the upstream is asked again.
         let next = try await fetch(source, "[3]", scan: paths)
         #expect(next.outcome == .miss)
         #expect(next.response.body == Array("[3]".utf8))
+        // A forced refetch that gets HTML leaves the version stored before (another route's items may be elsewhere).
+        _ = try await fetch(source, "<html>Bad gateway</html>", scan: paths, forced: true)
+        let kept = try await fetch(source, "[4]", scan: paths)
+        #expect(kept.outcome == .hit)
+        #expect(kept.response.body == Array("[3]".utf8))
     }
 
     @Test("the walker takes a page's items from its stored scan when the scan is for the walk's paths")
