@@ -13,11 +13,14 @@ package struct CacheKey: Hashable, Sendable, CustomStringConvertible {
 
     /// The key of `request`; a key computed before for the same inputs is taken from `memo` (issue 13: a SHA-256
     /// per page was 7 % of a walk through the cache).
-    /// The memo is asked by the URL as spelled, so a hit costs no sorting; the key digests the canonical spelling.
     package init(_ request: UpstreamRequest, memo: CacheKeyMemo? = .shared) {
-        let canonical = { Self.input(request, url: Self.canonicalURL(request.url)) }
-        hex = memo.map { memo in memo.hex(for: Self.input(request, url: request.url.description)) { Self.digest(canonical()) } }
-            ?? Self.digest(canonical())
+        self = CacheKeyTemplate(method: request.method, headers: request.headers, caFile: request.caFile).key(for: request.url, memo: memo)
+    }
+
+    /// The key that digests `canonical()`, taken from `memo` by the input as `spelled` when it was computed before:
+    /// the memo is asked by the URL as spelled, so a hit costs no sorting, and the key digests the canonical spelling.
+    init(spelled: [UInt8], canonical: () -> [UInt8], memo: CacheKeyMemo?) {
+        hex = memo.map { memo in memo.hex(for: spelled) { Self.digest(canonical()) } } ?? Self.digest(canonical())
         leading = Self.leadingValue(hex)
     }
 
@@ -41,31 +44,12 @@ package struct CacheKey: Hashable, Sendable, CustomStringConvertible {
         return url.origin.description + url.path + "?" + sorted
     }
 
-    /// What the key digests: each part length-prefixed, so no two different requests give the same input.
-    static func input(_ request: UpstreamRequest, url: String) -> [UInt8] {
-        var input: [UInt8] = []
-        func part(_ text: String) {
-            input.append(contentsOf: String(text.utf8.count).utf8)
-            input.append(0x3A)
-            input.append(contentsOf: text.utf8)
-        }
-        part("pageproxy-cache-key-v1")
-        part(request.method.rawValue)
-        part(url)
-        // Field order on the wire does not change the answer; name case never does.
-        let fields = request.headers.map { (name: String(decoding: $0.name.utf8.map(HTTPHeaders.lowercased), as: UTF8.self), value: $0.value) }
-        for field in fields.enumerated().sorted(by: { ($0.element.name, $0.offset) < ($1.element.name, $1.offset) }) {
-            part(field.element.name)
-            part(field.element.value)
-        }
-        // The CA a route trusts for its upstream: a page fetched through one route's own CA (a private one, or a
-        // proxy's) is not served to a route that would not have trusted it. A name no header can have (NUL); keys of
-        // requests without one are unchanged.
-        if let caFile = request.caFile {
-            part("\u{0}ca-file")
-            part(caFile)
-        }
-        return input
+    /// Appends `text` to a key's input as one part: its length in decimal, `:`, its bytes. Each part is
+    /// length-prefixed, so no two different requests give the same input.
+    static func appendPart(_ text: String, to input: inout [UInt8]) {
+        input.append(contentsOf: String(text.utf8.count).utf8)
+        input.append(0x3A)
+        input.append(contentsOf: text.utf8)
     }
 
     private static func digest(_ input: [UInt8]) -> String {
@@ -105,4 +89,50 @@ package struct CacheKey: Hashable, Sendable, CustomStringConvertible {
     package static let entrySuffix = ".entry"
 
     package var description: String { hex }
+}
+
+/// The parts of a key's input that every page of one walk shares (the method and every header sent), built once, so
+/// that a page's key costs its URL's part only (issue 13, seventh pass: building the whole input, the headers
+/// lowercased and sorted, for every page was ~4 % of a warm read-back).
+package struct CacheKeyTemplate: Sendable {
+    /// The input's parts before the URL's (the version and the method), and after it (the headers).
+    private let head: [UInt8]
+    private let tail: [UInt8]
+
+    package init(method: HTTPMethod = .get, headers: HTTPHeaders, caFile: String? = nil) {
+        var head: [UInt8] = []
+        CacheKey.appendPart("pageproxy-cache-key-v1", to: &head)
+        CacheKey.appendPart(method.rawValue, to: &head)
+        self.head = head
+        var tail: [UInt8] = []
+        // Field order on the wire does not change the answer; name case never does.
+        let fields = headers.map { (name: String(decoding: $0.name.utf8.map(HTTPHeaders.lowercased), as: UTF8.self), value: $0.value) }
+        for field in fields.enumerated().sorted(by: { ($0.element.name, $0.offset) < ($1.element.name, $1.offset) }) {
+            CacheKey.appendPart(field.element.name, to: &tail)
+            CacheKey.appendPart(field.element.value, to: &tail)
+        }
+        // The CA a route trusts for its upstream: a page fetched through one route's own CA (a private one, or a
+        // proxy's) is not served to a route that would not have trusted it. A name no header can have (NUL); keys of
+        // requests without one are unchanged.
+        if let caFile {
+            CacheKey.appendPart("\u{0}ca-file", to: &tail)
+            CacheKey.appendPart(caFile, to: &tail)
+        }
+        self.tail = tail
+    }
+
+    /// The key of the request for `url` with this template's method, headers and CA file: `CacheKey(request)`'s.
+    package func key(for url: PageURL, memo: CacheKeyMemo? = .shared) -> CacheKey {
+        CacheKey(spelled: input(for: url.description), canonical: { input(for: CacheKey.canonicalURL(url)) }, memo: memo)
+    }
+
+    /// The digest input of the request for the URL spelled `address`.
+    private func input(for address: String) -> [UInt8] {
+        var input: [UInt8] = []
+        input.reserveCapacity(head.count + address.utf8.count + 8 + tail.count)
+        input += head
+        CacheKey.appendPart(address, to: &input)
+        input += tail
+        return input
+    }
 }

@@ -56,6 +56,17 @@ import Testing
         #expect(key.directoryName == String(key.hex.prefix(2)))
     }
 
+    /// A walk's template (its headers' part built once) gives every page the key its request has.
+    @Test(arguments: [[], [("Authorization", "Bearer a")], [("X-B", "2"), ("authorization", "a"), ("X-A", "1"), ("x-a", "0")]])
+    func aTemplatesKeyIsTheRequestsKey(headers: [(String, String)]) throws {
+        let template = CacheKeyTemplate(headers: HTTPHeaders(headers))
+        for url in ["http://api.test/items?page=1", "http://api.test/items?page=2", "https://other.test:8443/x?a=%20"] {
+            let request = Self.request(url, headers)
+            #expect(template.key(for: request.url, memo: nil) == CacheKey(request, memo: nil))
+            #expect(template.key(for: request.url) == CacheKey(request))
+        }
+    }
+
     /// Keys hash by their first 16 digits: keys alike there are still different keys, in a set and in a map.
     @Test func keysAlikeInTheirFirstDigitsStayDistinct() throws {
         let head = String(repeating: "ab", count: 8)
