@@ -172,6 +172,22 @@ import Testing
         #expect(upstream.cancelled == 0)
     }
 
+    @Test("a request whose deadline passes while it waits serves the stale page its route allows, as for any failure")
+    func aDeadlineIsAFailureStaleIfErrorCovers() async throws {
+        let upstream = HeldUpstream(requests: 2, clock: clock) { n in .json("[\(n)]") }
+        let source = makeSource()
+        // A TTL of a nanosecond: the page is stale as soon as it is stored.
+        let policy = CachePolicy(ttl: .nanoseconds(1), staleIfError: true)
+        upstream.gate(1).open()
+        #expect(try await start(source, client(upstream, budget: 0), policy: policy).result().get().outcome == .miss)
+        let late = start(source, client(upstream, budget: 0, deadline: .seconds(8)), policy: policy)
+        #expect(await yieldUntil { upstream.gate(2).waiting == 1 })
+        clock.advance(by: .seconds(8))
+        let served = try await late.result().get()
+        #expect(served.outcome == .stale)
+        #expect(served.response.body == Array("[1]".utf8))
+    }
+
     // MARK: - Retry budgets (attack3 F8)
 
     @Test("a joiner whose joined fetches failed retries with its own budget: amid zero-retry leaders it is served, within its budget")
