@@ -70,33 +70,38 @@ package final class CachingPageSource: Sendable {
         // no body for the transport's limit to refuse): the route asks as if nothing were stored.
         let cached = found?.entry.body.count ?? 0 <= policy.maxBodyBytes ? found?.entry : nil
         if let hit = hit(found, policy: policy) { return hit }
-        // A request that joins another's fetch keeps its own limits (issue 13): it stops waiting at its own deadline,
-        // and when that fetch ends in what its limits did not allow (a failure, a status still worth retrying, a
-        // stale page this request may not take), it fetches again with its own retry budget, joining at most a few
-        // more flights before it leads one of its own.
-        for round in 1... {
-            let (result, joined) = await flight(for: key, deadline: transport.deadline) {
+        // A request that joins another's fetch keeps its own limits (issue 13). A flight makes at most one upstream
+        // request, not cut at any one request's deadline: it lives until the last request waiting for it gives up.
+        // Each request counts the tries it saw, its own or joined, and retries with its own budget, backoff and
+        // deadline (leading or joining the next flight); it serves a stale page by its own route's rule.
+        var (tries, storedMeanwhile) = (0, 0)
+        while true {
+            let result = await flight(for: key, deadline: transport.deadline) { flightDeadline in
                 // A fetch that finished between the read above and this one stored the page: use it, not a second request.
                 if let hit = self.hit(await self.lookup(key, in: store, policy: policy), policy: policy) {
                     return .success(CachedResponse(fetched: hit))
                 }
-                return await self.refresh(key, cached: cached, request: request, policy: policy, scan: scan, store: store) {
-                    request async throws(UpstreamError) in
-                    try await transport.send(request, timeout: timeout, maxBodyBytes: maxBodyBytes)
+                return await self.refresh(key, cached: cached, request: request, scan: scan, store: store, routeTTL: policy.ttl) { request in
+                    await transport.attempt(request, timeout: timeout, maxBodyBytes: maxBodyBytes, until: flightDeadline.instant)
                 }
             }
             guard let result else {
-                if let deadline = transport.deadline, clock.now() >= deadline { throw .timedOut(origin: request.url.origin.description) }
-                throw .cancelled
+                guard let deadline = transport.deadline, clock.now() >= deadline else { throw .cancelled }
+                // Out of time is a failure the route's stale-if-error covers.
+                if let stale = staleEntry(cached, policy: policy) { return Fetched(response: stale.response, outcome: .stale) }
+                throw .timedOut(origin: request.url.origin.description)
             }
-            if joined, round < Self.maxJoinedRounds, !Self.isFinal(result, for: policy), !Task.isCancelled,
-                transport.deadline.map({ clock.now() < $0 }) ?? true
-            {
+            if case .success(let answer) = result, !answer.askedUpstream {
+                // Stored by another fetch since this request looked: no try of its own, but a request that must
+                // revalidate asks again (a few times at most: it leads a flight as soon as none is under way).
+                storedMeanwhile += 1
+                guard policy.forceRevalidate, storedMeanwhile < Self.maxRoundsWithoutTry, !Task.isCancelled else { return answer.fetched }
                 continue
             }
-            return try result.get().fetched
+            tries += 1
+            if !Task.isCancelled, await transport.retries(after: result.map(\.fetched.response), attempt: tries) { continue }
+            return try served(result, cached: cached, policy: policy)
         }
-        throw .cancelled
     }
 
     /// The page for `request` when the store holds a fresh, valid entry that `policy` lets it use without asking the
@@ -168,18 +173,25 @@ package final class CachingPageSource: Sendable {
         return Fetched(response: entry.response, outcome: .hit, stored: StoredVersion(stamp: stamp, freshUntil: freshUntil))
     }
 
-    /// How many flights of others' a request joins, at most, before the result of the last one is its own.
-    static let maxJoinedRounds = 4
+    /// How many requests wait for `request`'s fetch now (tests: a request has joined).
+    package func waiterCount(for request: UpstreamRequest) async -> Int {
+        await collapser.waiterCount(for: CacheKey(request))
+    }
+
+    /// How many times a request that must revalidate takes a page another fetch stored meanwhile as not enough,
+    /// at most, before it is served that page.
+    static let maxRoundsWithoutTry = 4
 
     /// The result of the one fetch of `key` (started now or joined), nil if this caller was cancelled or its
-    /// `deadline` passed first; and whether it joined a fetch another caller started.
+    /// `deadline` passed first. The fetch is handed the latest deadline among its callers.
     private func flight(
-        for key: CacheKey, deadline: ContinuousClock.Instant?, work: @escaping @Sendable () async -> Result<CachedResponse, UpstreamError>
-    ) async -> (Result<CachedResponse, UpstreamError>?, joined: Bool) {
-        guard let deadline else { return await collapser.value(for: key, work: work) }
+        for key: CacheKey, deadline: ContinuousClock.Instant?,
+        work: @escaping @Sendable (FlightDeadline) async -> Result<CachedResponse, UpstreamError>
+    ) async -> Result<CachedResponse, UpstreamError>? {
+        guard let deadline else { return await collapser.value(for: key, until: nil, work: work).value }
         let (collapser, clock) = (self.collapser, self.clock)
-        return await withTaskGroup(of: (Result<CachedResponse, UpstreamError>?, joined: Bool)?.self) { group in
-            group.addTask { await collapser.value(for: key, work: work) }
+        return await withTaskGroup(of: Result<CachedResponse, UpstreamError>??.self) { group in
+            group.addTask { await collapser.value(for: key, until: deadline, work: work).value }
             group.addTask {
                 // The deadline: leaving the collapser stops this caller's wait (and the fetch, if no one else waits).
                 try? await clock.sleep(deadline)
@@ -187,24 +199,29 @@ package final class CachingPageSource: Sendable {
             }
             let first = await group.next() ?? nil
             group.cancelAll()
-            return first ?? (nil, false)
+            return first ?? nil
         }
     }
 
-    /// Whether a fetch's result stands for a request with `policy`, or it should try again with its own limits.
-    private static func isFinal(_ result: Result<CachedResponse, UpstreamError>, for policy: CachePolicy) -> Bool {
-        guard case .success(let cached) = result else { return false }
-        switch cached.fetched.outcome {
-        case .stale: return policy.staleIfError
-        case .hit: return !policy.forceRevalidate
-        case .miss, .revalidated, .bypass: return !RetryPolicy.retryableStatuses.contains(cached.fetched.response.status.code)
+    /// What a request serves once its tries are over: the last one's answer, or a stale page where its route allows
+    /// one for a failure (an error or a 5xx), or the error.
+    private func served(_ result: Result<CachedResponse, UpstreamError>, cached: CacheEntry?, policy: CachePolicy) throws(UpstreamError) -> Fetched {
+        switch result {
+        case .success(let answer):
+            let failed = answer.fetched.outcome == .miss && answer.fetched.response.status.code >= 500
+            if failed, let stale = staleEntry(cached, policy: policy) { return Fetched(response: stale.response, outcome: .stale) }
+            return answer.fetched
+        case .failure(let error):
+            if let stale = staleEntry(cached, policy: policy) { return Fetched(response: stale.response, outcome: .stale) }
+            throw error
         }
     }
 
     /// One upstream request for `key`: conditional if `cached` has validators; stores what it may.
+    /// A failure is returned as it is: each request waiting for it decides whether to retry or serve a stale page.
     private func refresh(
-        _ key: CacheKey, cached: CacheEntry?, request: UpstreamRequest, policy: CachePolicy, scan: ScanPaths?, store: DiskStore,
-        send: (UpstreamRequest) async throws(UpstreamError) -> UpstreamResponse
+        _ key: CacheKey, cached: CacheEntry?, request: UpstreamRequest, scan: ScanPaths?, store: DiskStore, routeTTL: Duration,
+        send: (UpstreamRequest) async -> Result<UpstreamResponse, UpstreamError>
     ) async -> Result<CachedResponse, UpstreamError> {
         var conditional = request
         if let cached {
@@ -213,18 +230,16 @@ package final class CachingPageSource: Sendable {
             if let modified = cached.headers["Last-Modified"] { conditional.headers.set("If-Modified-Since", modified) }
         }
         let response: UpstreamResponse
-        do {
-            response = try await send(conditional)
-        } catch {
-            if let stale = staleEntry(cached, policy: policy) { return .success(CachedResponse(stale.response, .stale)) }
-            return .failure(error)
+        switch await send(conditional) {
+        case .success(let answer): response = answer
+        case .failure(let error): return .failure(error)
         }
         let received = clock.wallNow()
         if response.status.code == 304, var entry = cached {
             entry.merge304Headers(response.headers)
             var headers = entry.headers
             if let age = response.headers["Age"] { headers.set("Age", age) }
-            let freshness = CacheFreshness(headers: headers, routeTTL: policy.ttl)
+            let freshness = CacheFreshness(headers: headers, routeTTL: routeTTL)
             if freshness.isStorable {
                 entry.storedAt = received
                 entry.freshUntil = received.addingTimeInterval(freshness.lifetime.timeInterval)
@@ -237,11 +252,8 @@ package final class CachingPageSource: Sendable {
             await remove(key, from: store)
             return .success(CachedResponse(entry.response, .revalidated))
         }
-        if response.status.code >= 500, let stale = staleEntry(cached, policy: policy) {
-            return .success(CachedResponse(stale.response, .stale))
-        }
         if response.status.code == 200 {
-            if var entry = CacheFreshness.entry(for: response, routeTTL: policy.ttl, now: received) {
+            if var entry = CacheFreshness.entry(for: response, routeTTL: routeTTL, now: received) {
                 entry.scan = scan.flatMap { Self.scan(entry.body, for: $0) }
                 // A page that is not JSON for the walk (an HTML error page a middlebox sent with 200, a glitch) is not
                 // stored: this walk reports it, and the next one asks the upstream again instead of failing for the
@@ -289,12 +301,18 @@ package final class CachingPageSource: Sendable {
 /// A fetch's result as the collapser hands it to every caller that waited for it.
 private struct CachedResponse: Sendable {
     let fetched: CachingPageSource.Fetched
+    /// Whether the fetch asked the upstream (a try for every request waiting for it), not found the page stored.
+    let askedUpstream: Bool
 
+    /// A page another fetch stored meanwhile.
     init(fetched: CachingPageSource.Fetched) {
         self.fetched = fetched
+        askedUpstream = false
     }
 
+    /// The upstream's answer.
     init(_ response: UpstreamResponse, _ outcome: CacheOutcome, stored: CachingPageSource.StoredVersion? = nil) {
         fetched = CachingPageSource.Fetched(response: response, outcome: outcome, stored: stored)
+        askedUpstream = true
     }
 }

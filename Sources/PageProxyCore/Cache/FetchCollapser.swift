@@ -4,11 +4,13 @@
 /// An actor holding, per key, the task doing the work and the callers waiting for it. The work runs in a task of
 /// its own, not in any caller's, so one caller going away never fails the others: a cancelled caller stops waiting
 /// at once and gets nil, and the work itself is cancelled when the last caller waiting for it has gone. Each caller
-/// keeps its own deadline by cancelling its own wait (`CachingPageSource`).
+/// keeps its own deadline by cancelling its own wait (`CachingPageSource`); the work sees the latest deadline among
+/// its callers (`FlightDeadline`), so that one caller's deadline passing never ends it for the others.
 package actor FetchCollapser<Key: Hashable & Sendable, Value: Sendable> {
     private struct Flight {
         let id: Int
         let task: Task<Void, Never>
+        let deadline: FlightDeadline
         var waiters: [Int: CheckedContinuation<Value?, Never>] = [:]
     }
 
@@ -27,12 +29,23 @@ package actor FetchCollapser<Key: Hashable & Sendable, Value: Sendable> {
     /// The result of `work` for `key`, run now or joined if already running; nil if this caller was cancelled.
     /// - Returns: the value, and whether this caller joined work another caller started.
     package func value(for key: Key, work: @escaping @Sendable () async -> Value) async -> (value: Value?, joined: Bool) {
+        await value(for: key, until: nil) { _ in await work() }
+    }
+
+    /// The result of `work` for `key`, run now or joined if already running; nil if this caller was cancelled.
+    /// - Parameters:
+    ///   - deadline: when this caller will stop waiting (by cancelling its wait); nil for never. The work is handed
+    ///     the latest deadline among its callers, which each caller that joins may push later.
+    /// - Returns: the value, and whether this caller joined work another caller started.
+    package func value(
+        for key: Key, until deadline: ContinuousClock.Instant?, work: @escaping @Sendable (FlightDeadline) async -> Value
+    ) async -> (value: Value?, joined: Bool) {
         counter += 1
         let waiter = counter
         let joined = flights[key] != nil
         let value = await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
-                wait(for: key, as: waiter, continuation: continuation, work: work)
+                wait(for: key, as: waiter, until: deadline, continuation: continuation, work: work)
             }
         } onCancel: {
             // Runs outside the actor; the actor is busy with `wait` until the continuation is stored, so `leave`
@@ -43,21 +56,24 @@ package actor FetchCollapser<Key: Hashable & Sendable, Value: Sendable> {
     }
 
     private func wait(
-        for key: Key, as waiter: Int, continuation: CheckedContinuation<Value?, Never>, work: @escaping @Sendable () async -> Value
+        for key: Key, as waiter: Int, until deadline: ContinuousClock.Instant?, continuation: CheckedContinuation<Value?, Never>,
+        work: @escaping @Sendable (FlightDeadline) async -> Value
     ) {
         // A caller cancelled before it asked starts nothing.
         guard !Task.isCancelled else { return continuation.resume(returning: nil) }
-        if flights[key] != nil {
+        if let flight = flights[key] {
+            flight.deadline.extend(to: deadline)
             flights[key]?.waiters[waiter] = continuation
             return
         }
         counter += 1
         let id = counter
+        let flightDeadline = FlightDeadline(deadline)
         let task = Task {
-            let value = await work()
+            let value = await work(flightDeadline)
             finish(key, flight: id, with: value)
         }
-        flights[key] = Flight(id: id, task: task, waiters: [waiter: continuation])
+        flights[key] = Flight(id: id, task: task, deadline: flightDeadline, waiters: [waiter: continuation])
     }
 
     private func finish(_ key: Key, flight id: Int, with value: Value) {

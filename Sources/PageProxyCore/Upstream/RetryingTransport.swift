@@ -42,36 +42,56 @@ package final class RetryingTransport: UpstreamTransport {
             attempt += 1
             let left = until - clock.now()
             guard left > .zero else { throw .timedOut(origin: request.url.origin.description) }
-            let outcome = await sendWithinBudget(request, timeout: min(timeout, left), maxBodyBytes: maxBodyBytes)
-            // The budget refused: waiting for it would pass the deadline, so no retry can help.
-            if case .failure(let error) = outcome, case .rateLimited = error { throw error }
-            guard let wait = retryWait(after: outcome, attempt: attempt), takeRetry(waiting: wait) else { return try outcome.get() }
-            do {
-                try await clock.sleep(for: wait)
-            } catch {
-                return try outcome.get()
-            }
+            let outcome = await sendWithinBudget(request, timeout: min(timeout, left), maxBodyBytes: maxBodyBytes, deadline: until, cut: true)
+            guard await retries(after: outcome, attempt: attempt) else { return try outcome.get() }
         }
     }
 
-    /// One attempt, after waiting for the origin's budget; the answer's rate-limit fields go back to the budget.
-    private func sendWithinBudget(_ request: UpstreamRequest, timeout: Duration, maxBodyBytes: Int) async -> Result<UpstreamResponse, UpstreamError> {
+    /// One try with no retry, for a fetch other requests may wait for too: within `timeout` only, not this request's
+    /// deadline (the page cache cancels the fetch when the last request waiting for it gives up).
+    package func attempt(_ request: UpstreamRequest, timeout: Duration, maxBodyBytes: Int, until: ContinuousClock.Instant?) async
+        -> Result<UpstreamResponse, UpstreamError>
+    {
+        // With no deadline among the waiters, the origin's budget is waited for until this request's own.
+        await sendWithinBudget(request, timeout: timeout, maxBodyBytes: maxBodyBytes, deadline: until ?? self.until, cut: false)
+    }
+
+    /// Whether this request tries again after `outcome` (its `attempt`th try, its own or one it waited for): takes a
+    /// retry from the budget and waits before returning true; false when the outcome is final, the budget or the time
+    /// is spent, or the wait was cancelled.
+    package func retries(after outcome: Result<UpstreamResponse, UpstreamError>, attempt: Int) async -> Bool {
+        // The budget refused: waiting for it would pass the deadline, so no retry can help.
+        if case .failure(let error) = outcome, case .rateLimited = error { return false }
+        guard let wait = retryWait(after: outcome, attempt: attempt), takeRetry(waiting: wait) else { return false }
+        do {
+            try await clock.sleep(for: wait)
+        } catch {
+            return false
+        }
+        return true
+    }
+
+    /// One attempt, after waiting for the origin's budget until `deadline`; the answer's rate-limit fields go back to
+    /// the budget. With `cut`, the attempt ends at `deadline` too.
+    private func sendWithinBudget(
+        _ request: UpstreamRequest, timeout: Duration, maxBodyBytes: Int, deadline: ContinuousClock.Instant, cut: Bool
+    ) async -> Result<UpstreamResponse, UpstreamError> {
         let budget = budgets?.budget(for: request.url.origin.description)
         let permit: OriginBudget.Permit?
         do {
-            permit = try await budget?.acquire(partition: OriginBudget.partition(of: request.headers), deadline: until)
+            permit = try await budget?.acquire(partition: OriginBudget.partition(of: request.headers), deadline: deadline)
         } catch {
             return .failure(error)
         }
         // The budget's wait counts against this attempt's time.
-        let left = until - clock.now()
-        guard left > .zero else {
+        let left = deadline - clock.now()
+        guard left > .zero || !cut else {
             if let budget, let permit { await budget.finish(permit, status: nil, headers: HTTPHeaders()) }
             return .failure(.timedOut(origin: request.url.origin.description))
         }
         let outcome: Result<UpstreamResponse, UpstreamError>
         do {
-            outcome = .success(try await base.send(request, timeout: min(timeout, left), maxBodyBytes: maxBodyBytes))
+            outcome = .success(try await base.send(request, timeout: cut ? min(timeout, left) : timeout, maxBodyBytes: maxBodyBytes))
         } catch {
             outcome = .failure(error)
         }

@@ -42,8 +42,34 @@ package protocol UpstreamTransport: Sendable {
     /// When the client request this transport serves gives up (nil: never), so that waiting for a fetch another
     /// request started can end at this request's own deadline.
     var deadline: ContinuousClock.Instant? { get }
+
+    /// One try of `request` for a fetch that several client requests may share (the page cache's collapsed fetch):
+    /// no retry (each request that waits for it retries with its own budget, `retries(after:attempt:)`), and not cut
+    /// at this request's deadline (the fetch is cancelled when the last request waiting for it gives up).
+    /// - Parameter until: the latest deadline among the requests waiting when the try starts (nil: one has none),
+    ///   for the waits the try makes before it is sent.
+    func attempt(_ request: UpstreamRequest, timeout: Duration, maxBodyBytes: Int, until: ContinuousClock.Instant?) async
+        -> Result<UpstreamResponse, UpstreamError>
+
+    /// Whether the client request tries again after `outcome`, its `attempt`th try (1-based), whoever sent it: if so,
+    /// the retry is taken from its budget and its wait is over when this returns.
+    func retries(after outcome: Result<UpstreamResponse, UpstreamError>, attempt: Int) async -> Bool
 }
 
 extension UpstreamTransport {
     package var deadline: ContinuousClock.Instant? { nil }
+
+    /// One `send` (a transport that does not retry).
+    package func attempt(_ request: UpstreamRequest, timeout: Duration, maxBodyBytes: Int, until: ContinuousClock.Instant?) async
+        -> Result<UpstreamResponse, UpstreamError>
+    {
+        do {
+            return .success(try await send(request, timeout: timeout, maxBodyBytes: maxBodyBytes))
+        } catch {
+            return .failure(error)
+        }
+    }
+
+    /// Never: a transport that does not retry has one try.
+    package func retries(after outcome: Result<UpstreamResponse, UpstreamError>, attempt: Int) async -> Bool { false }
 }

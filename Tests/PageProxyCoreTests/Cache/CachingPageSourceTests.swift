@@ -383,9 +383,10 @@ import Testing
         clock.advance(by: .seconds(61))
         let gate = Gate()
         let upstream = Self.failingFirst(gate, .failure(.connectFailed(origin: "http://api.test", reason: "refused")))
+        // The joiner's route retries once: the failed try it joined was its first.
         let (leader, joiner) = try await leaderThenJoiner(
-            upstream, gate: gate, leader: upstream, leaderPolicy: CachePolicy(ttl: .seconds(60), staleIfError: true), joiner: upstream,
-            source: source)
+            upstream, gate: gate, leader: upstream, leaderPolicy: CachePolicy(ttl: .seconds(60), staleIfError: true),
+            joiner: Self.clientRequest(upstream, budget: 1), source: source)
         #expect(try leader.get().outcome == .stale)
         #expect(try joiner.get().response.body == Array("[2]".utf8))
         #expect(upstream.requests.count == 2)
