@@ -38,15 +38,18 @@ int pageproxy_name_this_thread(const char *name) {
 // the system, so not faulted in again). Setting it turns off glibc's moving mmap threshold (which rises, up to 32 MiB,
 // to the size of each mapped block freed, so that large buffers come from the heaps once they are reused): the
 // threshold is set where that rise ends, or every allocation past 128 KiB would be a mapping of its own, faulted in
-// afresh each time. Set before main, so before any thread (and its arena) exists.
+// afresh each time. Set by the PageProxy executable first thing in main, before it starts any thread (and its arena):
+// not a constructor in this library, which would change malloc for every program that links PageProxyCore (review).
+// The cost: each arena keeps up to the pad of freed memory at its top instead of returning it.
 static const int pageproxy_arena_top_pad = 16 << 20;
 static const int pageproxy_mmap_threshold = 32 << 20;
 static int pageproxy_arena_top_pad_set = 0;
 
-__attribute__((constructor)) static void pageproxy_pad_malloc_arenas(void) {
+int pageproxy_pad_malloc_arenas(void) {
     if (mallopt(M_MMAP_THRESHOLD, pageproxy_mmap_threshold) == 1 && mallopt(M_TOP_PAD, pageproxy_arena_top_pad) == 1) {
         pageproxy_arena_top_pad_set = pageproxy_arena_top_pad;
     }
+    return pageproxy_arena_top_pad_set;
 }
 
 int pageproxy_malloc_top_pad(void) {

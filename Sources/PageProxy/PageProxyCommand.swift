@@ -1,3 +1,4 @@
+import CLinux
 import Foundation
 import PageProxyCore
 import PageProxyMock
@@ -35,6 +36,8 @@ enum PageProxyCommand {
     private static let globalFlags: Set<String> = ["--help", "-h", "--version", "-V"]
 
     static func main() async {
+        // Before any thread exists (issue 13, seventh pass: the first read-back grew its arenas a page run at a time).
+        _ = pageproxy_pad_malloc_arenas()
         // A write to a closed socket must be an error, not the end of the process.
         signal(SIGPIPE, SIG_IGN)
         var arguments = Array(CommandLine.arguments.dropFirst())

@@ -30,5 +30,9 @@ int pageproxy_open_noatime(const char *path);
 /// Names the calling thread (at most 15 bytes are kept) so that `top -H` and `perf` show what it is: 0, or -1.
 int pageproxy_name_this_thread(const char *name);
 
-/// The `M_TOP_PAD` set for malloc's arenas before main (0 if glibc refused it); see CLinux.c.
+/// Pads malloc's arenas and fixes the mmap threshold (see CLinux.c); call before any thread starts. Returns the pad
+/// set (0 if glibc refused it).
+int pageproxy_pad_malloc_arenas(void);
+
+/// The `M_TOP_PAD` `pageproxy_pad_malloc_arenas` set (0 if it was not called, or glibc refused it).
 int pageproxy_malloc_top_pad(void);

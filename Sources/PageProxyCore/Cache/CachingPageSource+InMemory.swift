@@ -12,6 +12,6 @@ extension CachingPageSource {
         guard let (entry, stamp) = store.lookupInMemory(key ?? CacheKey(request), if: { policy.servesFresh($0, at: now) != nil }),
             let freshUntil = policy.servesFresh(entry, at: now)
         else { return nil }
-        return Fetched(response: entry.response, outcome: .hit, stored: StoredVersion(stamp: stamp, freshUntil: freshUntil))
+        return Fetched(response: entry.response, outcome: .hit, stored: StoredVersion(stamp: stamp, entry: entry, freshUntil: freshUntil))
     }
 }

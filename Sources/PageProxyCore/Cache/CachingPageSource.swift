@@ -27,7 +27,31 @@ package final class CachingPageSource: Sendable {
     /// A page as the store holds it: what an answer built from it must check before it is served again.
     package struct StoredVersion: Sendable {
         package var stamp: PageStamp
+        /// When it stops being fresh for the route that read it.
         package var freshUntil: Date
+        /// The entry's own lifetime rule, for a route other than the one that read it (`judged(routeTTL:)`).
+        package var storedAt: Date
+        package var lifetimeFromUpstream: Bool
+
+        package init(stamp: PageStamp, freshUntil: Date, storedAt: Date, lifetimeFromUpstream: Bool) {
+            self.stamp = stamp
+            self.freshUntil = freshUntil
+            self.storedAt = storedAt
+            self.lifetimeFromUpstream = lifetimeFromUpstream
+        }
+
+        /// The version of `entry` stamped `stamp`, fresh until `freshUntil` for the route that read it.
+        init(stamp: PageStamp, entry: CacheEntry, freshUntil: Date) {
+            self.init(stamp: stamp, freshUntil: freshUntil, storedAt: entry.storedAt, lifetimeFromUpstream: entry.lifetimeFromUpstream)
+        }
+
+        /// As fresh as a route whose TTL is `routeTTL` may take it (`CacheEntry.freshUntil(routeTTL:)`): a request that
+        /// joined another route's fetch judges the page by its own TTL, not by the one it was read or stored with.
+        package func judged(routeTTL: Duration) -> StoredVersion {
+            var judged = self
+            if !lifetimeFromUpstream { judged.freshUntil = min(freshUntil, storedAt.addingTimeInterval(routeTTL.timeInterval)) }
+            return judged
+        }
     }
 
     package let store: DiskStore?
@@ -100,7 +124,7 @@ package final class CachingPageSource: Sendable {
             }
             tries += 1
             if !Task.isCancelled, await transport.retries(after: result.map(\.fetched.response), attempt: tries) { continue }
-            return try served(result, cached: cached, policy: policy)
+            return try served(result, cached: cached, policy: policy, maxBodyBytes: maxBodyBytes, origin: request.url.origin)
         }
     }
 
@@ -170,7 +194,7 @@ package final class CachingPageSource: Sendable {
     /// revalidation (routes on the same upstream URL share entries: each judges them by its own limits).
     private func hit(_ found: (entry: CacheEntry, stamp: PageStamp)?, policy: CachePolicy) -> Fetched? {
         guard let (entry, stamp) = found, let freshUntil = policy.servesFresh(entry, at: clock.wallNow()) else { return nil }
-        return Fetched(response: entry.response, outcome: .hit, stored: StoredVersion(stamp: stamp, freshUntil: freshUntil))
+        return Fetched(response: entry.response, outcome: .hit, stored: StoredVersion(stamp: stamp, entry: entry, freshUntil: freshUntil))
     }
 
     /// How many requests wait for `request`'s fetch now (tests: a request has joined).
@@ -205,12 +229,22 @@ package final class CachingPageSource: Sendable {
 
     /// What a request serves once its tries are over: the last one's answer, or a stale page where its route allows
     /// one for a failure (an error or a 5xx), or the error.
-    private func served(_ result: Result<CachedResponse, UpstreamError>, cached: CacheEntry?, policy: CachePolicy) throws(UpstreamError) -> Fetched {
+    private func served(
+        _ result: Result<CachedResponse, UpstreamError>, cached: CacheEntry?, policy: CachePolicy, maxBodyBytes: Int, origin: PageURL.Origin
+    ) throws(UpstreamError) -> Fetched {
         switch result {
         case .success(let answer):
             let failed = answer.fetched.outcome == .miss && answer.fetched.response.status.code >= 500
             if failed, let stale = staleEntry(cached, policy: policy) { return Fetched(response: stale.response, outcome: .stale) }
-            return answer.fetched
+            // The try may have been another route's, run with its limits: this request takes the page by its own
+            // (review): no larger than its pages may be, and fresh no longer than its TTL allows (the answer's
+            // Cache-Control and the memo follow it).
+            var fetched = answer.fetched
+            guard fetched.response.body.count <= min(maxBodyBytes, policy.maxBodyBytes) else {
+                throw .responseTooLarge(origin: origin.description, limit: min(maxBodyBytes, policy.maxBodyBytes))
+            }
+            fetched.stored = fetched.stored?.judged(routeTTL: policy.ttl)
+            return fetched
         case .failure(let error):
             if let stale = staleEntry(cached, policy: policy) { return Fetched(response: stale.response, outcome: .stale) }
             throw error
@@ -281,7 +315,7 @@ package final class CachingPageSource: Sendable {
     /// Writes `entry` on a disk lane; the version stored, or nil when it was not stored.
     private func write(_ entry: CacheEntry, for key: CacheKey, to store: DiskStore) async -> StoredVersion? {
         let stamp = await diskWork.run { store.write(entry, for: key) }
-        return stamp.map { StoredVersion(stamp: $0, freshUntil: entry.freshUntil) }
+        return stamp.map { StoredVersion(stamp: $0, entry: entry, freshUntil: entry.freshUntil) }
     }
 
     /// The scan of a page about to be stored; nil when it is not valid JSON for `paths` (the walker, scanning it

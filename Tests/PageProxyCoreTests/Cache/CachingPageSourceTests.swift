@@ -157,7 +157,9 @@ import Testing
         // A route whose pages may be at most 2 bytes asks the upstream (which its own limit then refuses).
         let small = CachePolicy(ttl: .seconds(3600), maxBodyBytes: 2)
         #expect(source.freshHit(request, policy: small) == nil)
-        #expect(try await fetch(source, upstream, policy: small).outcome == .miss)
+        await #expect(throws: UpstreamError.responseTooLarge(origin: "http://api.test", limit: 2)) {
+            try await fetch(source, upstream, policy: small)
+        }
         #expect(upstream.requests.count == 3)
         // Not a conditional request: a 304 would hand the route the stored body its own limit refuses.
         #expect(upstream.requests.last?.headers["If-None-Match"] == nil)

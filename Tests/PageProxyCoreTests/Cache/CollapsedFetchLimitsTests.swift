@@ -120,6 +120,29 @@ import Testing
         UpstreamResponse(status: HTTPStatus(code: code), headers: HTTPHeaders(), body: [])
     }
 
+    // MARK: - Route limits (review: a joiner took the leader's TTL and page size)
+
+    @Test("a joiner takes the page of another route's fetch by its own TTL and page size")
+    func aJoinerJudgesTheSharedPageByItsOwnLimits() async throws {
+        let upstream = HeldUpstream(requests: 1, clock: clock) { _ in .json("[1,2,3]") }
+        let source = makeSource()
+        let leader = start(source, client(upstream, budget: 0), policy: CachePolicy(ttl: .seconds(3600)))
+        #expect(await yieldUntil { upstream.gate(1).waiting == 1 })
+        let short = start(source, client(upstream, budget: 0), policy: CachePolicy(ttl: .seconds(1)))
+        let small = start(source, client(upstream, budget: 0), policy: CachePolicy(ttl: .seconds(3600), maxBodyBytes: 4))
+        #expect(await yieldUntil { await source.waiterCount(for: Self.request) == 3 })
+        upstream.gate(1).open()
+        let long = try #require(try await leader.result().get().stored)
+        let joined = try #require(try await short.result().get().stored)
+        let now = clock.clock.wallNow()
+        #expect(long.freshUntil > now.addingTimeInterval(3000))
+        // Fresh for a second only: its Cache-Control and the memo end there, not in an hour.
+        #expect(joined.freshUntil <= now.addingTimeInterval(1))
+        // Larger than its pages may be: refused as the route's own request would have been.
+        await #expect(throws: UpstreamError.responseTooLarge(origin: "http://api.test", limit: 4)) { try await small.result().get() }
+        #expect(upstream.count == 1)
+    }
+
     // MARK: - Deadlines (attack3 F3)
 
     @Test("a leader's deadline passing does not end the fetch a joiner with a later deadline waits for: one upstream request, the joiner served")
