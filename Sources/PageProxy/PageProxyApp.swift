@@ -88,6 +88,8 @@ final class PageProxyApp: Sendable {
         }, onWriting: onWrite, onVolumeFull: { reason in
             // Once until a write succeeds again: the cache goes on, evicting to make room.
             logger.log(.warning, "cache volume full; evicting the oldest entries to make room", [("reason", .string(reason))])
+        }, onEnable: {
+            logger.log(.info, "cache enabled again", [("directory", .string(config.directory))])
         })
         if store.isEnabled {
             logger.log(.info, "cache ready", [

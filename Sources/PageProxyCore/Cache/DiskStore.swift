@@ -7,8 +7,9 @@ import Synchronization
 /// The index (key → size, last use) lives in memory and is rebuilt at start by scanning the directory, ordered by
 /// each file's modification time, which a hit refreshes; so the LRU order and the byte bound survive a restart.
 /// Temporary files a crash left behind are removed at start. A directory that is missing and cannot be made,
-/// unwritable, read-only or full disables the store: every read misses and every write is skipped, and
-/// `onDisable` is told once, with the reason, so the proxy keeps serving uncached.
+/// unwritable or read-only disables the store: every read misses and every write is skipped, and `onDisable` is told
+/// once, with the reason, so the proxy keeps serving uncached; a store that was working tries the directory again
+/// every `retryInterval`, and serves again once it works (`onEnable`). A full volume does not disable it (`write`).
 ///
 /// Only files named like entries (`<2 hex>/<64 hex>.entry`) and their temporaries are ever removed, so a cache
 /// directory pointed at the wrong place does not lose anyone's files. Several processes may share the directory
@@ -60,6 +61,8 @@ package final class DiskStore: Sendable {
         var totalBytes = 0
         var useCounter: UInt64 = 0
         var disabledReason: String?
+        /// `open()` has built the index (a store disabled at its start has none yet).
+        var opened = false
         /// The last write found the volume full (`noteVolumeFull`).
         var volumeFull = false
         var writesWithoutSpace = 0
@@ -111,6 +114,10 @@ package final class DiskStore: Sendable {
     private let onWriting: (@Sendable (CacheKey) -> Void)?
     /// Told when a write finds the volume full, once until a write succeeds again (the proxy logs it).
     private let onVolumeFull: (@Sendable (String) -> Void)?
+    /// Told when a disabled store finds its directory usable again and serves again (the proxy logs it).
+    private let onEnable: (@Sendable () -> Void)?
+    /// How often a disabled store tries its directory again (`tryToEnable`).
+    private let retryInterval: Duration
     /// An `errno` a write fails with before it touches the disk, or nil (tests: a full volume without mounting one).
     private let failWriting: (@Sendable (CacheKey) -> Int32?)?
     /// Where the evictions that writes start run, one at a time: not on the writer's thread, so neither the writer
@@ -127,7 +134,7 @@ package final class DiskStore: Sendable {
         directory: String, maxBytes: Int, onDisable: @escaping @Sendable (String) -> Void = { _ in },
         onEvicting: (@Sendable ([CacheKey]) -> Void)? = nil, onWriting: (@Sendable (CacheKey) -> Void)? = nil,
         memoryLimit: Int? = nil, evictionBatch: Int = 256, onVolumeFull: (@Sendable (String) -> Void)? = nil,
-        failWriting: (@Sendable (CacheKey) -> Int32?)? = nil
+        failWriting: (@Sendable (CacheKey) -> Int32?)? = nil, onEnable: (@Sendable () -> Void)? = nil, retryInterval: Duration = .seconds(30)
     ) {
         self.directory = directory.hasSuffix("/") && directory.count > 1 ? String(directory.dropLast()) : directory
         self.maxBytes = max(0, maxBytes)
@@ -136,6 +143,8 @@ package final class DiskStore: Sendable {
         self.onWriting = onWriting
         self.onVolumeFull = onVolumeFull
         self.failWriting = failWriting
+        self.onEnable = onEnable
+        self.retryInterval = retryInterval
         self.memoryLimit = memoryLimit ?? min(self.maxBytes, 64 << 20)
         self.evictionBatch = max(1, evictionBatch)
         var ledger: CacheDirectoryLedger?
@@ -843,7 +852,39 @@ package final class DiskStore: Sendable {
             state.changeCounter += 1
             return true
         }
-        if first { onDisable(reason) }
+        if first {
+            onDisable(reason)
+            retryLater()
+        }
+    }
+
+    /// Tries the directory again after `retryInterval`, off every caller's thread (on the evictions queue), while the
+    /// store lives: a directory made read-only, forbidden or removed for a while must not leave the proxy uncached
+    /// (and `/readyz` 503) until it restarts. A store disabled at its start (no index built) stays disabled: a
+    /// restart opens it.
+    private func retryLater() {
+        guard state.withLock({ $0.opened }) else { return }
+        evictions.asyncAfter(deadline: .now() + retryInterval.timeInterval) { [weak self] in self?.tryToEnable() }
+    }
+
+    /// Proves the directory writable again, then serves again: a change, so nothing built before is taken as current
+    /// without a check (entries whose files went meanwhile are misses). Otherwise tries again later.
+    private func tryToEnable() {
+        guard let ledger, !isEnabled else { return }
+        do throws(CacheFileSystem.Failure) {
+            try CacheFileSystem.makeDirectory(directory)
+            let probe = "\(directory)/.probe-\(ledger.instance)"
+            try CacheFileSystem.writeAtomically([], to: probe, temporary: probe + ".tmp")
+            CacheFileSystem.remove(probe)
+        } catch {
+            retryLater()
+            return
+        }
+        state.withLock { state in
+            state.disabledReason = nil
+            state.changeCounter += 1
+        }
+        onEnable?()
     }
 
     /// Proves the directory writable, removes temporaries no live process owns, rebuilds the index and the shared
@@ -872,6 +913,7 @@ package final class DiskStore: Sendable {
                 }
                 state.useCounter = UInt64(files.count)
                 state.changeCounter = UInt64(files.count)
+                state.opened = true
             }
             total = files.values.reduce(0) { $0 + $1.size }
         } }

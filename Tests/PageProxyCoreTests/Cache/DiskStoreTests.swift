@@ -392,6 +392,41 @@ import Testing
         #expect(reasons.withLock { $0.count } == 1)
     }
 
+    /// Polls `condition` every millisecond for at most 10 s (a store tries its directory again on its own queue).
+    private static func eventually(_ condition: () -> Bool) -> Bool {
+        let deadline = ContinuousClock.now + .seconds(10)
+        while !condition() {
+            guard ContinuousClock.now < deadline else { return false }
+            usleep(1_000)
+        }
+        return true
+    }
+
+    @Test("a store disabled while running serves again once its directory works again, and says so once")
+    func aDisabledStoreIsEnabledAgainWhenItsDirectoryWorks() throws {
+        let directory = TemporaryDirectory()
+        let root = directory.path + "/cache"
+        let enabled = Locked(0)
+        let store = DiskStore(directory: root, maxBytes: 1 << 20, onEnable: { enabled.withLock { $0 += 1 } }, retryInterval: .milliseconds(5))
+        store.write(Self.entry(1), for: Self.key(1))
+        let changes = store.changeCount
+        try FileManager.default.removeItem(atPath: root)
+        try Data("x".utf8).write(to: URL(fileURLWithPath: root))  // a file: nothing can be made under it
+        store.write(Self.entry(2), for: Self.key(2))
+        #expect(!store.isEnabled)
+        // Tried again and again while it still fails: still disabled.
+        store.waitForEvictions()
+        #expect(!store.isEnabled && enabled.withLock { $0 } == 0)
+        try FileManager.default.removeItem(atPath: root)
+        #expect(Self.eventually { store.isEnabled })
+        #expect(enabled.withLock { $0 } == 1)
+        #expect(store.changeCount > changes)
+        #expect(store.write(Self.entry(3), for: Self.key(3)) != nil)
+        #expect(store.read(Self.key(3)) != nil)
+        // The entry whose file went with the directory is a miss, not an error.
+        #expect(store.read(Self.key(1)) == nil)
+    }
+
     @Test func readOnlyAndForbiddenDirectoriesDisableAndAFullOneDoesNot() {
         for code in [EROFS, EACCES, ENOENT] {
             #expect(CacheFileSystem.Failure(call: "write", path: "/x", errno: code).disablesCache)
