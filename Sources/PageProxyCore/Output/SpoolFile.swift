@@ -72,8 +72,9 @@ package final class SpoolFile {
 
     /// Appends every byte of `bytes`; when a write fails, or would leave less than `reserveBytes` free while a
     /// fallback is left, moves to the next fallback directory and appends there.
-    /// - Throws: `SpoolError.writeFailed` (for example `ENOSPC` on a full disk) of the last directory tried, when
-    ///   none is left; the spool is then unusable.
+    /// - Throws: `SpoolError.writeFailed` (for example `ENOSPC` on a full disk) of the write that failed in the last
+    ///   directory the spool was in, when no fallback is left (fallbacks where no file could be made are skipped);
+    ///   the spool is then unusable.
     package func append(_ bytes: [UInt8]) throws(SpoolError) {
         guard fd >= 0 else { throw .writeFailed(errno: EBADF) }
         while true {
