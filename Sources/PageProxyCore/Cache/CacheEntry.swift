@@ -42,6 +42,11 @@ package struct CacheEntry: Sendable, Equatable {
     /// lifetime; otherwise no later than the route's own TTL allows (another route with a longer TTL stored the page,
     /// or this one before its TTL was lowered).
     package func freshUntil(routeTTL: Duration) -> Date {
+        Self.freshUntil(freshUntil, storedAt: storedAt, lifetimeFromUpstream: lifetimeFromUpstream, routeTTL: routeTTL)
+    }
+
+    /// The rule of `freshUntil(routeTTL:)`, for a stored version known only by these (`StoredVersion.judged`).
+    static func freshUntil(_ freshUntil: Date, storedAt: Date, lifetimeFromUpstream: Bool, routeTTL: Duration) -> Date {
         lifetimeFromUpstream ? freshUntil : min(freshUntil, storedAt.addingTimeInterval(routeTTL.timeInterval))
     }
 

@@ -49,7 +49,7 @@ package final class CachingPageSource: Sendable {
         /// joined another route's fetch judges the page by its own TTL, not by the one it was read or stored with.
         package func judged(routeTTL: Duration) -> StoredVersion {
             var judged = self
-            if !lifetimeFromUpstream { judged.freshUntil = min(freshUntil, storedAt.addingTimeInterval(routeTTL.timeInterval)) }
+            judged.freshUntil = CacheEntry.freshUntil(freshUntil, storedAt: storedAt, lifetimeFromUpstream: lifetimeFromUpstream, routeTTL: routeTTL)
             return judged
         }
     }
@@ -92,7 +92,7 @@ package final class CachingPageSource: Sendable {
         let found = await lookup(key, in: store, policy: policy)
         // An entry larger than the route's pages may be is not this route's to revalidate or serve stale (a 304 has
         // no body for the transport's limit to refuse): the route asks as if nothing were stored.
-        let cached = found?.entry.body.count ?? 0 <= policy.maxBodyBytes ? found?.entry : nil
+        let cached = found.flatMap { $0.entry.body.count <= policy.maxBodyBytes ? $0.entry : nil }
         if let hit = hit(found, policy: policy) { return hit }
         // A request that joins another's fetch keeps its own limits (issue 13). A flight makes at most one upstream
         // request, not cut at any one request's deadline: it lives until the last request waiting for it gives up.
@@ -119,7 +119,10 @@ package final class CachingPageSource: Sendable {
                 // Stored by another fetch since this request looked: no try of its own, but a request that must
                 // revalidate asks again (a few times at most: it leads a flight as soon as none is under way).
                 storedMeanwhile += 1
-                guard policy.forceRevalidate, storedMeanwhile < Self.maxRoundsWithoutTry, !Task.isCancelled else { return answer.fetched }
+                guard policy.forceRevalidate, storedMeanwhile < Self.maxRoundsWithoutTry, !Task.isCancelled else {
+                    // Found by the lookup of a flight another route may have led: taken by this route's limits too.
+                    return try Self.taken(answer.fetched, policy: policy, maxBodyBytes: maxBodyBytes, origin: request.url.origin)
+                }
                 continue
             }
             tries += 1
@@ -236,19 +239,22 @@ package final class CachingPageSource: Sendable {
         case .success(let answer):
             let failed = answer.fetched.outcome == .miss && answer.fetched.response.status.code >= 500
             if failed, let stale = staleEntry(cached, policy: policy) { return Fetched(response: stale.response, outcome: .stale) }
-            // The try may have been another route's, run with its limits: this request takes the page by its own
-            // (review): no larger than its pages may be, and fresh no longer than its TTL allows (the answer's
-            // Cache-Control and the memo follow it).
-            var fetched = answer.fetched
-            guard fetched.response.body.count <= min(maxBodyBytes, policy.maxBodyBytes) else {
-                throw .responseTooLarge(origin: origin.description, limit: min(maxBodyBytes, policy.maxBodyBytes))
-            }
-            fetched.stored = fetched.stored?.judged(routeTTL: policy.ttl)
-            return fetched
+            return try Self.taken(answer.fetched, policy: policy, maxBodyBytes: maxBodyBytes, origin: origin)
         case .failure(let error):
             if let stale = staleEntry(cached, policy: policy) { return Fetched(response: stale.response, outcome: .stale) }
             throw error
         }
+    }
+
+    /// A page a flight brought, as this request takes it: the flight may have been another route's, run with its
+    /// limits (review): no larger than this route's pages may be, and fresh no longer than its TTL allows (the
+    /// answer's `Cache-Control` and the memo follow it).
+    private static func taken(_ fetched: Fetched, policy: CachePolicy, maxBodyBytes: Int, origin: PageURL.Origin) throws(UpstreamError) -> Fetched {
+        let limit = min(maxBodyBytes, policy.maxBodyBytes)
+        guard fetched.response.body.count <= limit else { throw .responseTooLarge(origin: origin.description, limit: limit) }
+        var taken = fetched
+        taken.stored = fetched.stored?.judged(routeTTL: policy.ttl)
+        return taken
     }
 
     /// One upstream request for `key`: conditional if `cached` has validators; stores what it may.
