@@ -873,9 +873,7 @@ package final class DiskStore: Sendable {
         guard let ledger, !isEnabled else { return }
         do throws(CacheFileSystem.Failure) {
             try CacheFileSystem.makeDirectory(directory)
-            let probe = "\(directory)/.probe-\(ledger.instance)"
-            try CacheFileSystem.writeAtomically([], to: probe, temporary: probe + ".tmp")
-            CacheFileSystem.remove(probe)
+            try proveWritable(ledger)
         } catch {
             retryLater()
             return
@@ -887,13 +885,18 @@ package final class DiskStore: Sendable {
         onEnable?()
     }
 
+    /// Writes and removes an empty file of this process's in the directory: it can hold entries.
+    private func proveWritable(_ ledger: CacheDirectoryLedger) throws(CacheFileSystem.Failure) {
+        let probe = "\(directory)/.probe-\(ledger.instance)"
+        try CacheFileSystem.writeAtomically([], to: probe, temporary: probe + ".tmp")
+        CacheFileSystem.remove(probe)
+    }
+
     /// Proves the directory writable, removes temporaries no live process owns, rebuilds the index and the shared
     /// total (under the directory's lock), and evicts if the directory is over the bound.
     private func open() throws(CacheFileSystem.Failure) {
         guard let ledger else { return }
-        let probe = "\(directory)/.probe-\(ledger.instance)"
-        try CacheFileSystem.writeAtomically([], to: probe, temporary: probe + ".tmp")
-        CacheFileSystem.remove(probe)
+        try proveWritable(ledger)
         // Both locks: no other process has an eviction's victims aside, so the rescan below is the true total.
         ledger.withEvictionLock(wait: true) { ledger.withLock { total in
             let (files, temporaries) = Self.scan(directory)
