@@ -7,7 +7,9 @@
 /// array grows to the most keys held at once and no further.
 ///
 /// A handle is valid from the insertion that returned it until its removal (`remove`, `removeOldest`); using it after
-/// that is a programming error (the caller clears its copy when it removes it).
+/// that is a programming error (the caller clears its copy when it removes it). A handle removed twice, or moved after
+/// its removal, before its node is reused changes nothing (a second removal would put the node on the reuse list
+/// twice: two later keys in one node).
 package struct RecencyList<Key> {
     package struct Handle: Equatable, Sendable {
         fileprivate let index: Int
@@ -60,7 +62,7 @@ package struct RecencyList<Key> {
 
     /// Marks `handle`'s key as the most recently used.
     package mutating func moveToNewest(_ handle: Handle) {
-        guard handle.index != newestIndex else { return }
+        guard handle.index != newestIndex, nodes[handle.index].key != nil else { return }
         unlink(handle.index)
         link(handle.index, after: newestIndex)
     }
@@ -68,6 +70,7 @@ package struct RecencyList<Key> {
     /// Takes `handle`'s key out of the list; the handle is no longer valid.
     @discardableResult
     package mutating func remove(_ handle: Handle) -> Key? {
+        guard nodes[handle.index].key != nil else { return nil }
         unlink(handle.index)
         let key = nodes[handle.index].key
         nodes[handle.index].key = nil

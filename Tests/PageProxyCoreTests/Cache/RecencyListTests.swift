@@ -26,6 +26,22 @@ import Testing
         #expect(Self.drained(list) == ["b", "c", "a"])
     }
 
+    @Test("a handle removed twice, or moved after its removal, changes nothing: no node is reused twice")
+    func removedHandleUsedAgain() {
+        var list = RecencyList<String>()
+        let a = list.insertNewest("a")
+        _ = list.insertNewest("b")
+        #expect(list.remove(a) == "a")
+        #expect(list.remove(a) == nil)
+        list.moveToNewest(a)
+        #expect(list.count == 1)
+        let c = list.insertNewest("c")
+        let d = list.insertNewest("d")
+        #expect(c != d)
+        #expect(list.count == 3)
+        #expect(Self.drained(list) == ["b", "c", "d"])
+    }
+
     @Test("a removed key is gone, its node is reused, and one put back as the oldest comes out first")
     func removalReuseAndPutBack() {
         var list = RecencyList<String>()
