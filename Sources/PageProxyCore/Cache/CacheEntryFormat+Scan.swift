@@ -55,7 +55,9 @@ extension CacheEntryFormat {
             guard present == 0 else { throw .badHeader }
             return nil
         }
-        guard let signature = reader.uint64(), let itemCount = reader.uint32(), Int(itemCount) <= (reader.end - reader.offset) / 9
+        // Items record 31-bit offsets (`JSONItem`): a larger body (a tampered file; pages are at most 1 GiB) is no entry.
+        guard let signature = reader.uint64(), let itemCount = reader.uint32(), Int(itemCount) <= (reader.end - reader.offset) / 9,
+            bodyCount <= JSONItem.maxOffset
         else { throw .badHeader }
         var items: [JSONItem] = []
         items.reserveCapacity(Int(itemCount))

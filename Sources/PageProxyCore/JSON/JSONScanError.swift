@@ -29,6 +29,9 @@ public enum JSONScanError: Error, Equatable, CustomStringConvertible {
     case itemsNotFound(path: String)
     /// The items path names something other than an array or `null`.
     case itemsNotAnArray(path: String, found: String)
+    /// A document whose items lie past the offsets the scanner records (`limit` bytes: 2 GiB − 1; pages are at most
+    /// 1 GiB).
+    case tooLarge(limit: Int)
 
     /// What is wrong and at which byte.
     public var description: String {
@@ -59,17 +62,19 @@ public enum JSONScanError: Error, Equatable, CustomStringConvertible {
             "no items at path '\(path)'"
         case .itemsNotAnArray(let path, let found):
             "items at path '\(path)' are not an array but \(found)"
+        case .tooLarge(let limit):
+            "a document of more than \(limit) bytes is too large to scan for items"
         }
     }
 
-    /// The byte offset of a syntax error; nil for the items-path errors.
+    /// The byte offset of a syntax error; nil for the items-path errors and `tooLarge`.
     public var offset: Int? {
         switch self {
         case .unexpectedEnd(let offset), .unexpectedByte(_, let offset), .invalidLiteral(let offset), .invalidEscape(let offset),
             .invalidUnicodeEscape(let offset), .loneSurrogate(let offset), .invalidUTF8(let offset),
             .controlCharacterInString(let offset), .invalidNumber(let offset), .tooDeep(_, let offset), .trailingData(let offset):
             offset
-        case .itemsNotFound, .itemsNotAnArray:
+        case .itemsNotFound, .itemsNotAnArray, .tooLarge:
             nil
         }
     }

@@ -80,6 +80,10 @@ package struct JSONScanner: Sendable {
             guard let base = buffer.baseAddress, !range.isEmpty else {
                 return .failure(.unexpectedEnd(offset: range.lowerBound))
             }
+            // Items record 31-bit offsets (`JSONItem`).
+            guard !collectsItems || range.upperBound <= JSONItem.maxOffset else {
+                return .failure(.tooLarge(limit: JSONItem.maxOffset))
+            }
             var engine = JSONScanEngine(
                 base: base, start: range.lowerBound, end: range.upperBound, maxDepth: maxDepth,
                 targets: targets, collectsItems: collectsItems)
