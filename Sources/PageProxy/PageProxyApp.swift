@@ -129,6 +129,10 @@ final class PageProxyApp: Sendable {
         await server.stop(grace: grace)
         await mockServer?.stop(grace: .zero)
         transport.pool.closeAll()
+        // Writes the drained answers started finish, so that a clean exit leaves no temporary file (attack5 m3).
+        if !(await pages.finishWrites(within: .seconds(5))) {
+            logger.log(.warning, "cache writes still running at exit; their temporary files go at the next start", [])
+        }
     }
 }
 

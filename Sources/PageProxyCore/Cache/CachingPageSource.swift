@@ -331,6 +331,11 @@ package final class CachingPageSource: Sendable {
         return StoredScan(page, for: paths, body: body)
     }
 
+    /// Waits for the store's writes and removals under way (a clean exit), at most `timeout`; true when they finished.
+    package func finishWrites(within timeout: Duration) async -> Bool {
+        await diskWork.finish(within: timeout)
+    }
+
     /// The entry to serve when the upstream failed, if the route allows it and the upstream did not forbid it.
     private func staleEntry(_ cached: CacheEntry?, policy: CachePolicy) -> CacheEntry? {
         guard policy.staleIfError, let cached, !cached.mustRevalidate else { return nil }

@@ -36,4 +36,46 @@ package final class DiskWork: Sendable {
             }
         }
     }
+
+    /// Waits until every call queued before it has finished, or until `timeout` has passed; true when they finished.
+    /// For a clean exit (attack5 m3: a SIGTERM left the temporaries of writes the exit cut short; the next start
+    /// removed them): a stalled disk must not hold the exit forever, so it is bounded.
+    package func finish(within timeout: Duration) async -> Bool {
+        let group = DispatchGroup()
+        for lane in lanes {
+            group.enter()
+            lane.async { group.leave() }
+        }
+        let answer = FirstAnswer()
+        return await withCheckedContinuation { continuation in
+            answer.set(continuation)
+            group.notify(queue: .global()) { answer.give(true) }
+            let (seconds, attoseconds) = timeout.components
+            let nanoseconds = max(0, seconds) * 1_000_000_000 + attoseconds / 1_000_000_000
+            DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(Int(clamping: nanoseconds))) { answer.give(false) }
+        }
+    }
+}
+
+/// Resumes a continuation with the first of two answers (a race between the lanes and a timer).
+private final class FirstAnswer: Sendable {
+    private let state = Mutex<(continuation: CheckedContinuation<Bool, Never>?, given: Bool?)>((nil, nil))
+
+    func set(_ continuation: CheckedContinuation<Bool, Never>) {
+        let given = state.withLock { state -> Bool? in
+            if state.given == nil { state.continuation = continuation }
+            return state.given
+        }
+        if let given { continuation.resume(returning: given) }
+    }
+
+    func give(_ value: Bool) {
+        let continuation = state.withLock { state -> CheckedContinuation<Bool, Never>? in
+            guard state.given == nil else { return nil }
+            state.given = value
+            defer { state.continuation = nil }
+            return state.continuation
+        }
+        continuation?.resume(returning: value)
+    }
 }

@@ -35,4 +35,26 @@ import Testing
         #expect(await results.value == [0, 10, 20, 30, 40])
         #expect(running.value.peak == 2)
     }
+
+    @Test("finish waits for the calls queued before it, bounded: a blocked call makes it time out, a released one not")
+    func finishWaitsForQueuedCalls() async {
+        let work = DiskWork(lanes: 2)
+        let release = DispatchSemaphore(value: 0)
+        let done = Locked(false)
+        let started = Locked(false)
+        let call = Task {
+            await work.run {
+                started.withLock { $0 = true }
+                _ = release.wait(timeout: .now() + .seconds(60))
+                done.withLock { $0 = true }
+            }
+        }
+        #expect(await yieldUntil { started.value })
+        #expect(await work.finish(within: .milliseconds(20)) == false)
+        release.signal()
+        #expect(await work.finish(within: .seconds(30)))
+        #expect(done.value)
+        await call.value
+        #expect(await DiskWork(lanes: 3).finish(within: .seconds(30)))
+    }
 }
