@@ -12,6 +12,17 @@ import Testing
         return (AsyncSocket(socket: Socket(fd: left)), AsyncSocket(socket: Socket(fd: right)))
     }
 
+    /// The `count` bytes `right` receives while `left` writes `parts`.
+    private static func received(_ count: Int, from left: AsyncSocket, to right: AsyncSocket, writing parts: [ResponseBodyPart]) async throws -> [UInt8] {
+        async let written: Void = left.write(bodyParts: parts, deadline: .now + .seconds(30))
+        var received: [UInt8] = []
+        while received.count < count {
+            _ = try await right.read(into: &received, maxBytes: 65536, deadline: .now + .seconds(30))
+        }
+        try await written
+        return received
+    }
+
     /// A file of a 100-byte head and `body`, held open from its body on.
     private static func held(_ body: [UInt8], in directory: TemporaryDirectory, budget: HeldEntryFileBudget) throws -> (HeldEntryFile, String) {
         let path = directory.path + "/entry"
@@ -35,16 +46,21 @@ import Testing
                 .file(file, 0..<10), .file(file, 7..<7), .bytes(Array("]".utf8)[...]),
             ]
             let expected = Array("head\r\n[".utf8) + body[5..<(body.count - 3)] + [UInt8(ascii: ",")] + body[0..<10] + Array("]".utf8)
-            async let written: Void = left.write(bodyParts: parts, deadline: .now + .seconds(30))
-            var received: [UInt8] = []
-            while received.count < expected.count {
-                _ = try await right.read(into: &received, maxBytes: 65536, deadline: .now + .seconds(30))
-            }
-            try await written
-            #expect(received == expected)
+            #expect(try await Self.received(expected.count, from: left, to: right, writing: parts) == expected)
             #expect(budget.heldCount == 1)
         }
         #expect(budget.heldCount == 0)
+    }
+
+    @Test("an answer of bytes only, more parts than one sendmsg takes and one larger than the socket buffer, arrives in order")
+    func bytesOnlyArriveInOrder() async throws {
+        let large = (0..<(1 << 20)).map { UInt8(truncatingIfNeeded: $0 % 249) }
+        let small = (0..<(3 * AsyncSocket.maxGatheredParts)).map { ResponseBodyPart.bytes([UInt8(truncatingIfNeeded: $0)][...]) }
+        let parts = [.bytes([][...]), .bytes(large[3...])] + small + [.bytes([7, 8][1...])]
+        let expected = parts.flatMap { $0.bytes ?? [] }
+        let (left, right) = Self.makePair()
+        defer { left.close(); right.close() }
+        #expect(try await Self.received(expected.count, from: left, to: right, writing: parts) == expected)
     }
 
     @Test("a file cut short in place fails the write: what it had is sent, the rest never")
