@@ -40,6 +40,12 @@ package struct Response: ~Copyable {
         try? await writer.send(status, headers: headers, slices: slices)
     }
 
+    /// Sends a complete response whose body is `parts`, bytes uncopied and file ranges sent from their files (see
+    /// `ResponseWriter`).
+    package consuming func send(_ status: HTTPStatus, headers: consuming HTTPHeaders, parts: [ResponseBodyPart]) async {
+        try? await writer.send(status, headers: headers, parts: parts)
+    }
+
     /// Sends a response of known length whose body comes in bounded chunks (a spooled answer).
     /// - Throws: what `nextChunk` throws, or `ResponseWriter.BodyLengthMismatch`; the connection then closes short
     ///   of `Content-Length`, so the client sees an incomplete answer rather than a wrong one. A client that left is

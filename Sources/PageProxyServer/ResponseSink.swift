@@ -9,12 +9,30 @@ package protocol ResponseSink: Sendable {
     /// Writes `slices` in order, from the arrays the caller holds (a socket sends them without copying them).
     /// - Throws: as `write(_:deadline:)`.
     func write(slices: [ArraySlice<UInt8>], deadline: ContinuousClock.Instant?) async throws(SocketError)
+
+    /// Writes `parts` in order, file ranges from their files (a socket sends them with `sendfile`).
+    /// - Throws: as `write(_:deadline:)`, or when a file no longer has a range's bytes.
+    func write(bodyParts: [ResponseBodyPart], deadline: ContinuousClock.Instant?) async throws(SocketError)
 }
 
 extension ResponseSink {
     /// A sink with no gathering write of its own (memory in tests) takes the slices as arrays.
     package func write(slices: [ArraySlice<UInt8>], deadline: ContinuousClock.Instant?) async throws(SocketError) {
         try await write(slices.map(Array.init), deadline: deadline)
+    }
+
+    /// A sink that cannot send from a file (memory in tests) takes the ranges' bytes read back.
+    package func write(bodyParts: [ResponseBodyPart], deadline: ContinuousClock.Instant?) async throws(SocketError) {
+        var slices: [ArraySlice<UInt8>] = []
+        for part in bodyParts {
+            guard let bytes = part.bytes else {
+                // What came before the short range is sent, then the connection closes short of its length.
+                try await write(slices: slices, deadline: deadline)
+                throw .failed(call: "pread", errno: 0)
+            }
+            slices.append(bytes)
+        }
+        try await write(slices: slices, deadline: deadline)
     }
 }
 

@@ -113,6 +113,30 @@ package final class ResponseWriter {
         }
     }
 
+    /// Sends a complete response with `Content-Length` whose body is `parts`: bytes the caller holds, uncopied, and
+    /// ranges of open entry files, sent from the files (a merged answer of pages read back from the cache; issue 13,
+    /// eighth pass). A failure once the head is out (a client that left, a file cut short) closes the connection short
+    /// of `Content-Length`.
+    package func send(_ status: HTTPStatus, headers: consuming HTTPHeaders, parts: [ResponseBodyPart]) async throws {
+        precondition(!hasStarted, "a response is written once")
+        let length = parts.reduce(0) { $0 + $1.count }
+        headers.set("Content-Length", String(length))
+        let head = head(status, headers: &headers)
+        state = .finished
+        var all: [ResponseBodyPart] = []
+        all.reserveCapacity(1 + parts.count)
+        all.append(.bytes(head[...]))
+        if !isHead && status.allowsBody { all += parts }
+        do {
+            try await sink.write(bodyParts: all, deadline: .now + writeTimeout)
+            bytesSent += head.count + (isHead || !status.allowsBody ? 0 : length)
+        } catch {
+            state = .aborted
+            keepsAlive = false
+            throw error
+        }
+    }
+
     /// Sends a response whose length is known ahead and whose body comes in bounded chunks (a spooled answer):
     /// `Content-Length`, then each chunk as the client takes it, so no more than one chunk waits in memory. A HEAD
     /// answer states the length and sends no body (RFC 9110 §9.3.2).

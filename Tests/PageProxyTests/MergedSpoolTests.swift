@@ -49,10 +49,15 @@ import Glibc
             #expect(repeated.header("PageProxy-Cache") == "hits=10 misses=0 revalidated=0 stale=0 bypassed=0")
             #expect(spool.openedCount == 1, "the repeat came from the memo, not from a walk")
             #expect(stack.mock.log.count == 0)
-            // Pages revalidated by a forced NDJSON walk are new versions: the next merged answer walks (and spools).
+            // Pages revalidated by a forced NDJSON walk are new versions: the next merged answer walks. It reads their
+            // files again (a written entry is not kept in memory), and sends them from there: nothing is held in memory,
+            // so it need not spool (issue 13, eighth pass), unless the process's budget of held files is spent.
             _ = try await stack.get(target + "&_format=ndjson&_fresh=1")
+            let store = try #require(stack.app.pages.store)
+            let reads = store.fileReadCount
             #expect(try await stack.get(target).body == first.body)
-            #expect(spool.openedCount == 2)
+            #expect(store.fileReadCount > reads, "walked, not the memo")
+            #expect((1...2).contains(spool.openedCount))
             try await poll("every spool file is closed") { spool.openDescriptors() == 0 }
         }
     }

@@ -135,7 +135,7 @@ struct MergedAnswerRenderer: Sendable {
             return record
         }
         if held.isHolding {
-            await response.send(.ok, headers: consume headers, slices: held.slices(closing: closing))
+            await response.send(.ok, headers: consume headers, parts: held.parts(closing: closing))
             return record
         }
         // Not held: the walk has made the body (at its first page copied in, or for the closing bracket).

@@ -5,7 +5,12 @@ package struct CacheEntry: Sendable, Equatable {
     package var status: HTTPStatus
     /// The upstream's end-to-end headers (see `storedHeaders(of:)`): validators, `Cache-Control`, pagination links.
     package var headers: HTTPHeaders
-    package var body: [UInt8]
+    package var body: [UInt8] {
+        didSet { file = nil }
+    }
+    /// The open entry file `body` was read and verified from, when the store kept it for sending from (`HeldEntryFile`;
+    /// issue 13, eighth pass); any change of `body` forgets it. Not part of the entry's identity (`==`), nor stored.
+    package var file: HeldEntryFile?
     package var storedAt: Date
     /// After this instant the entry must be revalidated before it is served.
     package var freshUntil: Date
@@ -36,6 +41,20 @@ package struct CacheEntry: Sendable, Equatable {
         self.bodyChecksum = bodyChecksum ?? XXHash64.hash(body)
     }
 
+    /// The same entry, whatever file it was read from.
+    package static func == (left: CacheEntry, right: CacheEntry) -> Bool {
+        left.status == right.status && left.headers == right.headers && left.body == right.body && left.storedAt == right.storedAt
+            && left.freshUntil == right.freshUntil && left.mustRevalidate == right.mustRevalidate
+            && left.lifetimeFromUpstream == right.lifetimeFromUpstream && left.bodyChecksum == right.bodyChecksum && left.scan == right.scan
+    }
+
+    /// The entry without its open file (a copy kept in memory must not hold a descriptor).
+    package var withoutFile: CacheEntry {
+        var entry = self
+        entry.file = nil
+        return entry
+    }
+
     package func isFresh(at now: Date) -> Bool { now < freshUntil }
 
     /// When the entry stops being fresh for a route whose TTL is `routeTTL`: as stored when the upstream set the
@@ -55,6 +74,7 @@ package struct CacheEntry: Sendable, Equatable {
         var response = UpstreamResponse(status: status, headers: headers, body: body)
         response.storedChecksum = bodyChecksum
         response.storedScan = scan
+        response.storedFile = file
         return response
     }
 

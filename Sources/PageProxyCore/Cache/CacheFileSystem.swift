@@ -55,10 +55,13 @@ package enum CacheFileSystem {
     /// length), the file is read with one call, head and tail each into its own array, and `headLength` is shown the
     /// guessed head: when it confirms the guess, that is the read (issue 13: one `pread` of the first 4 KiB, a copy of
     /// the body's first bytes out of it, and a second `pread`, for every entry). Otherwise it is read as without.
+    ///
+    /// With `holding`, the descriptor is kept open past the read when the budget has room (`file`: the tail starts at
+    /// its `bodyOffset`), so that the tail can be sent from the file (issue 13, eighth pass); otherwise it is closed.
     package static func read(
         _ path: String, headLength: (UnsafeRawBufferPointer) -> Int?, guessedHeadLength: Int? = nil, touch: Bool = false,
-        wait: ReadWait = .mayWaitForDisk
-    ) throws(Failure) -> (head: [UInt8], tail: [UInt8], inode: UInt64)? {
+        wait: ReadWait = .mayWaitForDisk, holding budget: HeldEntryFileBudget? = nil
+    ) throws(Failure) -> (head: [UInt8], tail: [UInt8], inode: UInt64, file: HeldEntryFile?)? {
         // Without the access time: with `relatime`, the first read after each touch wrote the inode (4 % of a
         // read-back after a restart, issue 13); the LRU order is the modification time, which `touch` sets.
         var fd = retrying { pageproxy_open_noatime(path) }
@@ -67,7 +70,8 @@ package enum CacheFileSystem {
             if errno == ENOENT { return nil }
             throw failure("open", path)
         }
-        defer { close(fd) }
+        var held: HeldEntryFile?
+        defer { if held == nil { close(fd) } }
         var info = stat()
         guard fstat(fd, &info) == 0 else { throw failure("fstat", path) }
         let size = Int(info.st_size)
@@ -79,7 +83,8 @@ package enum CacheFileSystem {
         guard readError == 0, let (head, tail) = file else { throw Failure(call: "read", path: path, errno: readError) }
         // Through the descriptor: no second path look-up (the LRU order that survives a restart).
         if touch, !wasTouchedRecently(modifiedAt: info.st_mtim.tv_sec) { _ = futimens(fd, nil) }
-        return (head, tail, UInt64(info.st_ino))
+        if let budget { held = HeldEntryFile(descriptor: fd, bodyOffset: head.count, budget: budget) }
+        return (head, tail, UInt64(info.st_ino), held)
     }
 
     /// A file of `size` bytes cut where `headLength`, shown its first bytes, says (see `read`).

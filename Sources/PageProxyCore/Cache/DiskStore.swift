@@ -118,6 +118,8 @@ package final class DiskStore: Sendable {
     private let onEnable: (@Sendable () -> Void)?
     /// How often a disabled store tries its directory again (`tryToEnable`).
     private let retryInterval: Duration
+    /// How many entry files may stay open for sending from (`HeldEntryFile`), shared with every store by default.
+    private let heldFiles: HeldEntryFileBudget
     /// An `errno` a write fails with before it touches the disk, or nil (tests: a full volume without mounting one).
     private let failWriting: (@Sendable (CacheKey) -> Int32?)?
     /// Where the evictions that writes start run, one at a time: not on the writer's thread, so neither the writer
@@ -134,8 +136,10 @@ package final class DiskStore: Sendable {
         directory: String, maxBytes: Int, onDisable: @escaping @Sendable (String) -> Void = { _ in },
         onEvicting: (@Sendable ([CacheKey]) -> Void)? = nil, onWriting: (@Sendable (CacheKey) -> Void)? = nil,
         memoryLimit: Int? = nil, evictionBatch: Int = 256, onVolumeFull: (@Sendable (String) -> Void)? = nil,
-        failWriting: (@Sendable (CacheKey) -> Int32?)? = nil, onEnable: (@Sendable () -> Void)? = nil, retryInterval: Duration = .seconds(30)
+        failWriting: (@Sendable (CacheKey) -> Int32?)? = nil, onEnable: (@Sendable () -> Void)? = nil, retryInterval: Duration = .seconds(30),
+        heldFiles: HeldEntryFileBudget = .shared
     ) {
+        self.heldFiles = heldFiles
         self.directory = directory.hasSuffix("/") && directory.count > 1 ? String(directory.dropLast()) : directory
         self.maxBytes = max(0, maxBytes)
         self.onDisable = onDisable
@@ -278,14 +282,17 @@ package final class DiskStore: Sendable {
         }
         if let ahead {
             if shouldTouch, !ahead.touched { CacheFileSystem.touch(path(for: key)) }
-            // Kept in memory on the same terms as an entry this lookup would have read itself (below).
-            if seen || keepsFirstRead { remember(ahead.entry, for: key, inode: ahead.inode, generation: generation) }
-            return .found(ahead.entry, stamp)
+            // Kept in memory on the same terms as an entry this lookup would have read itself (below); its file goes
+            // to a caller that sends from it, and is closed for any other.
+            let entry = keepsFirstRead ? ahead.entry : ahead.entry.withoutFile
+            if seen || keepsFirstRead && entry.file == nil { remember(entry, for: key, inode: ahead.inode, generation: generation) }
+            return .found(entry, stamp)
         }
         let path = self.path(for: key)
-        let file: (head: [UInt8], tail: [UInt8], inode: UInt64)?
+        let file: (head: [UInt8], tail: [UInt8], inode: UInt64, file: HeldEntryFile?)?
         do throws(CacheFileSystem.Failure) {
-            file = try readEntryFile(path, touch: shouldTouch, wait: wait)
+            // A caller that keeps the entry's bytes (a merged answer) may send them from the file instead.
+            file = try readEntryFile(path, touch: shouldTouch, wait: wait, holdsFile: keepsFirstRead)
         } catch {
             if error.wouldBlock {
                 // The read off the pool that follows counts as this use; it refreshes the file's time if this would have.
@@ -300,11 +307,14 @@ package final class DiskStore: Sendable {
             return .missing
         }
         do throws(CacheEntryFormat.Invalid) {
-            let entry = try CacheEntryFormat.decode(head: file.head, body: file.tail, key: key)
+            var entry = try CacheEntryFormat.decode(head: file.head, body: file.tail, key: key)
+            entry.file = file.file
             // Kept in memory once this process has seen the entry before (written it, or hit it since it started): a
             // walk through entries read once after a restart does not fault in a copy of each (issue 13: that was a
-            // third of a read-back's time); their next hit keeps them. A caller that holds the entry anyway keeps it now.
-            if seen || keepsFirstRead { remember(entry, for: key, inode: file.inode, generation: generation) }
+            // third of a read-back's time); their next hit keeps them. A caller that holds the entry anyway keeps it
+            // now, unless it sends the body from the file: then the body's memory is let go at once, and reused for
+            // the next entry's (issue 13, eighth pass: no fresh page faults on the first read-back after a restart).
+            if seen || keepsFirstRead && entry.file == nil { remember(entry, for: key, inode: file.inode, generation: generation) }
             return .found(entry, stamp)
         } catch {
             let removed = state.withLock { state -> Bool in
@@ -389,10 +399,12 @@ package final class DiskStore: Sendable {
                 continue
             }
             let path = self.path(for: key)
-            guard let file = try? readEntryFile(path, touch: touch, wait: .mayWaitForDisk) ?? nil,
-                let entry = try? CacheEntryFormat.decode(head: file.head, body: file.tail, key: key),
+            // Held open for a lookup that sends from it (a merged answer; closed for any other when it takes it).
+            guard let file = try? readEntryFile(path, touch: touch, wait: .mayWaitForDisk, holdsFile: true) ?? nil,
+                var entry = try? CacheEntryFormat.decode(head: file.head, body: file.tail, key: key),
                 keep(entry), CacheFileSystem.inode(path) == file.inode
             else { continue }
+            entry.file = file.file
             state.withLock { state in
                 guard state.records[key]?.generation == generation, state.memory[key] == nil, state.readAhead[key] == nil,
                     Self.hasRoom(for: entry.body.count, limit: readAheadByteLimit, &state)
@@ -545,12 +557,14 @@ package final class DiskStore: Sendable {
 
     /// An entry file read in two parts, head and body (see `CacheFileSystem.read`), guessing that its head is as long
     /// as the last one read: the entries of a route have heads of one length, so most are read with one call.
+    /// With `holdsFile`, the file stays open for sending from while `heldFiles` has room (`HeldEntryFile`).
     private func readEntryFile(
-        _ path: String, touch: Bool, wait: CacheFileSystem.ReadWait
-    ) throws(CacheFileSystem.Failure) -> (head: [UInt8], tail: [UInt8], inode: UInt64)? {
+        _ path: String, touch: Bool, wait: CacheFileSystem.ReadWait, holdsFile: Bool = false
+    ) throws(CacheFileSystem.Failure) -> (head: [UInt8], tail: [UInt8], inode: UInt64, file: HeldEntryFile?)? {
         let guess = lastHeadLength.load(ordering: .relaxed)
         let file = try CacheFileSystem.read(
-            path, headLength: CacheEntryFormat.headLength(of:), guessedHeadLength: guess == 0 ? nil : guess, touch: touch, wait: wait)
+            path, headLength: CacheEntryFormat.headLength(of:), guessedHeadLength: guess == 0 ? nil : guess, touch: touch, wait: wait,
+            holding: holdsFile ? heldFiles : nil)
         if let file, file.head.count != guess { lastHeadLength.store(file.head.count, ordering: .relaxed) }
         return file
     }
@@ -577,6 +591,8 @@ package final class DiskStore: Sendable {
         // Another process's rename is not ordered by this lock anyway: its inode is checked before it, not under it (a
         // `stat` under the store's lock made the walk and the read-ahead thread wait on each other; issue 13).
         guard entry.body.count <= memoryLimit, CacheFileSystem.inode(path(for: key)) == inode else { return }
+        // A copy kept in memory holds no descriptor (the budget is for answers being sent).
+        let entry = entry.withoutFile
         // The copies dropped to make room are freed here, after the lock (the epoll loop may be waiting for it).
         let dropped = state.withLock { state -> [CacheEntry] in
             guard state.records[key]?.generation == generation, state.memory[key] == nil else { return [] }

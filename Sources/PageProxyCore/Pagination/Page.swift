@@ -21,6 +21,9 @@ public struct Page: Sendable {
     package let values: [JSONPath: JSONValue]
     /// The XXH64 of `body` when the page cache holds this very body: the page's identity in an aggregate's `ETag`.
     package var storedChecksum: UInt64?
+    /// The open entry file whose body is exactly `body` (the page cache read and verified it from there): a merged
+    /// answer sends the page's items from it (issue 13, eighth pass). `body` is a constant, so it stays exact.
+    package var bodyFile: HeldEntryFile?
 
     package init(
         number: Int, url: PageURL, status: HTTPStatus, headers: HTTPHeaders, body: [UInt8], items: [JSONItem],

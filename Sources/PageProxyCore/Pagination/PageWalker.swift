@@ -548,6 +548,7 @@ package final class PageWalker {
             number: number, url: url, status: response.status, headers: response.headers, body: response.body,
             items: scanned.items, values: scanned.values)
         page.storedChecksum = response.storedChecksum
+        page.bodyFile = response.storedFile
         if let scan = response.storedScan, scan.signature == paths.signature { page.storedIsCommaRun = scan.isCommaRun }
         return page
     }

@@ -27,21 +27,14 @@ extension AsyncSocket {
                 }
             }
             guard let result else { throw .cancelled }
-            guard var written = try result.get() else {
+            guard let written = try result.get() else {
                 try await waitUntilWritable(deadline: deadline)
                 continue
             }
             // What the kernel took leaves the front: whole slices, then an offset into the one it took part of.
-            while written > 0, let first = remaining.first {
-                let left = first.count - offset
-                guard written >= left else {
-                    offset += written
-                    break
-                }
-                written -= left
-                offset = 0
-                remaining = remaining.dropFirst()
-            }
+            let taken = Self.advance(over: remaining.lazy.map(\.count), written: written, offset: offset)
+            remaining = remaining.dropFirst(taken.whole)
+            offset = taken.offset
         }
     }
 
@@ -50,30 +43,53 @@ extension AsyncSocket {
     private static func withVectors<T>(
         of slices: ArraySlice<ArraySlice<UInt8>>, skipping offset: Int, _ body: (UnsafeMutableBufferPointer<iovec>) -> T
     ) -> T {
-        withUnsafeTemporaryAllocation(of: iovec.self, capacity: slices.count) { vectors in
-            nest(slices, skipping: offset, into: vectors, filled: 0, body)
+        withVectors(of: slices, skipping: offset, bytes: { $0 }, body)
+    }
+
+    /// Calls `body` with an `iovec` for the bytes of every non-empty part, in order, the first from `offset` on, up to
+    /// the first part that `bytes` says has none in memory (a file's range); the vectors live on the stack, valid only
+    /// inside `body`.
+    static func withVectors<Part, T>(
+        of parts: ArraySlice<Part>, skipping offset: Int, bytes: (Part) -> ArraySlice<UInt8>?, _ body: (UnsafeMutableBufferPointer<iovec>) -> T
+    ) -> T {
+        withUnsafeTemporaryAllocation(of: iovec.self, capacity: parts.count) { vectors in
+            nest(parts, skipping: offset, bytes: bytes, into: vectors, filled: 0, body)
         }
     }
 
-    /// Each slice's bytes are valid only inside its own `withUnsafeBytes`, so the scopes nest, one level a slice.
-    private static func nest<T>(
-        _ slices: ArraySlice<ArraySlice<UInt8>>, skipping offset: Int, into vectors: UnsafeMutableBufferPointer<iovec>,
+    /// Each part's bytes are valid only inside their own `withUnsafeBytes`, so the scopes nest, one level a part.
+    private static func nest<Part, T>(
+        _ parts: ArraySlice<Part>, skipping offset: Int, bytes: (Part) -> ArraySlice<UInt8>?, into vectors: UnsafeMutableBufferPointer<iovec>,
         filled: Int, _ body: (UnsafeMutableBufferPointer<iovec>) -> T
     ) -> T {
-        guard let first = slices.first else { return body(UnsafeMutableBufferPointer(rebasing: vectors[..<filled])) }
-        return first.withUnsafeBytes { raw in
+        guard let first = parts.first, let slice = bytes(first) else { return body(UnsafeMutableBufferPointer(rebasing: vectors[..<filled])) }
+        return slice.withUnsafeBytes { raw in
             var filled = filled
             if let base = raw.baseAddress, raw.count > offset {
                 vectors[filled] = iovec(iov_base: UnsafeMutableRawPointer(mutating: base + offset), iov_len: raw.count - offset)
                 filled += 1
             }
-            return nest(slices.dropFirst(), skipping: 0, into: vectors, filled: filled, body)
+            return nest(parts.dropFirst(), skipping: 0, bytes: bytes, into: vectors, filled: filled, body)
         }
+    }
+
+    /// After a write of `written` bytes from `offset` into the first of parts whose lengths are `counts`: how many parts
+    /// it took whole, and the offset into the next (empty parts it reached count as taken).
+    static func advance(over counts: some Sequence<Int>, written: Int, offset: Int) -> (whole: Int, offset: Int) {
+        var (written, offset, whole) = (written, offset, 0)
+        for count in counts {
+            let left = count - offset
+            guard written >= left else { return (whole, offset + written) }
+            written -= left
+            offset = 0
+            whole += 1
+        }
+        return (whole, 0)
     }
 
     /// One `sendmsg` of `vectors` (`Socket.write(gathering:)` without its array of them): the bytes the kernel
     /// took, `nil` when it takes none; `EINTR` is retried.
-    private static func send(_ vectors: UnsafeMutableBufferPointer<iovec>, on fd: Int32) throws(SocketError) -> Int? {
+    static func send(_ vectors: UnsafeMutableBufferPointer<iovec>, on fd: Int32) throws(SocketError) -> Int? {
         var message = msghdr()
         message.msg_iov = vectors.baseAddress
         message.msg_iovlen = vectors.count

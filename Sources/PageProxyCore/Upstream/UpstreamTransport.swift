@@ -18,11 +18,15 @@ package struct UpstreamRequest: Sendable {
 package struct UpstreamResponse: Sendable {
     package var status: HTTPStatus
     package var headers: HTTPHeaders
-    package var body: [UInt8]
+    package var body: [UInt8] {
+        didSet { storedFile = nil }
+    }
     /// Set by the page cache when the page is stored: the XXH64 of `body` (its identity in an aggregate's `ETag`).
     package var storedChecksum: UInt64?
     /// Set by the page cache: the page's scan as stored with it, so that the walker need not scan it again.
     package var storedScan: StoredScan?
+    /// Set by the page cache: the open entry file `body` was read from, to send it from (`HeldEntryFile`).
+    package var storedFile: HeldEntryFile?
 
     package init(status: HTTPStatus, headers: HTTPHeaders, body: [UInt8]) {
         self.status = status
