@@ -38,6 +38,8 @@ enum PageProxyCommand {
     static func main() async {
         // Before any thread exists (issue 13, seventh pass: the first read-back grew its arenas a page run at a time).
         _ = pageproxy_pad_malloc_arenas()
+        // A soft limit of 1,024 would leave a quarter of it, 256, for entry files sent from the cache (eighth pass).
+        OpenFileLimit.raiseToHardLimit()
         // A write to a closed socket must be an error, not the end of the process.
         signal(SIGPIPE, SIG_IGN)
         var arguments = Array(CommandLine.arguments.dropFirst())
