@@ -18,7 +18,7 @@ from readback_profile import NDJSON, PATH  # noqa: E402
 
 EVENTS = ["task-clock", "page-faults"] + [f"syscalls:sys_enter_{name}" for name in
                                           ("openat", "close", "pread64", "preadv2", "utimensat", "newfstatat",
-                                           "futex", "sendmsg", "mprotect")]
+                                           "futex", "sendmsg", "sendfile64", "setsockopt", "mprotect")]
 
 
 def main():
