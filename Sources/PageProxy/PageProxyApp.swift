@@ -152,5 +152,6 @@ extension ServerLimits {
         http.maxRequestLineBytes = config.maxRequestLineBytes
         http.maxHeaderBytes = config.maxHeaderBytes
         sendBufferBytes = config.sendBufferBytes > 0 ? config.sendBufferBytes : nil
+        writeTimeout = config.writeTimeout
     }
 }

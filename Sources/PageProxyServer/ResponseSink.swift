@@ -3,26 +3,26 @@ import PageProxyCore
 /// Where a response's bytes go: the client's socket in production, memory in responder tests.
 package protocol ResponseSink: Sendable {
     /// Writes `parts` in order, without joining them.
-    /// - Throws: `SocketError` when the client cannot take them by `deadline` or has gone.
-    func write(_ parts: [[UInt8]], deadline: ContinuousClock.Instant?) async throws(SocketError)
+    /// - Throws: `SocketError` when the client has taken nothing by `deadline` (renewed as it takes bytes) or has gone.
+    func write(_ parts: [[UInt8]], deadline: WriteDeadline) async throws(SocketError)
 
     /// Writes `slices` in order, from the arrays the caller holds (a socket sends them without copying them).
     /// - Throws: as `write(_:deadline:)`.
-    func write(slices: [ArraySlice<UInt8>], deadline: ContinuousClock.Instant?) async throws(SocketError)
+    func write(slices: [ArraySlice<UInt8>], deadline: WriteDeadline) async throws(SocketError)
 
     /// Writes `parts` in order, file ranges from their files (a socket sends them with `sendfile`).
     /// - Throws: as `write(_:deadline:)`, or when a file no longer has a range's bytes.
-    func write(bodyParts: [ResponseBodyPart], deadline: ContinuousClock.Instant?) async throws(SocketError)
+    func write(bodyParts: [ResponseBodyPart], deadline: WriteDeadline) async throws(SocketError)
 }
 
 extension ResponseSink {
     /// A sink with no gathering write of its own (memory in tests) takes the slices as arrays.
-    package func write(slices: [ArraySlice<UInt8>], deadline: ContinuousClock.Instant?) async throws(SocketError) {
+    package func write(slices: [ArraySlice<UInt8>], deadline: WriteDeadline) async throws(SocketError) {
         try await write(slices.map(Array.init), deadline: deadline)
     }
 
     /// A sink that cannot send from a file (memory in tests) takes the ranges' bytes read back.
-    package func write(bodyParts: [ResponseBodyPart], deadline: ContinuousClock.Instant?) async throws(SocketError) {
+    package func write(bodyParts: [ResponseBodyPart], deadline: WriteDeadline) async throws(SocketError) {
         var slices: [ArraySlice<UInt8>] = []
         for part in bodyParts {
             guard let bytes = part.bytes else {

@@ -104,7 +104,7 @@ package final class ResponseWriter {
         parts.append(head[...])
         if !isHead && status.allowsBody { parts += slices }
         do {
-            try await sink.write(slices: parts, deadline: .now + writeTimeout)
+            try await sink.write(slices: parts, deadline: .idle(writeTimeout))
             bytesSent += parts.reduce(0) { $0 + $1.count }
         } catch {
             state = .aborted
@@ -128,7 +128,7 @@ package final class ResponseWriter {
         all.append(.bytes(head[...]))
         if !isHead && status.allowsBody { all += parts }
         do {
-            try await sink.write(bodyParts: all, deadline: .now + writeTimeout)
+            try await sink.write(bodyParts: all, deadline: .idle(writeTimeout))
             bytesSent += head.count + (isHead || !status.allowsBody ? 0 : length)
         } catch {
             state = .aborted
@@ -288,7 +288,7 @@ package final class ResponseWriter {
     /// Writes `parts` in order, without joining them.
     private func write(_ parts: [[UInt8]]) async throws {
         do {
-            try await sink.write(parts, deadline: .now + writeTimeout)
+            try await sink.write(parts, deadline: .idle(writeTimeout))
             bytesSent += parts.reduce(0) { $0 + $1.count }
         } catch {
             state = .aborted

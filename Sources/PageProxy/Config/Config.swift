@@ -53,6 +53,9 @@ struct ServerConfig: Sendable, Equatable {
     var maxHeaderBytes: Int
     /// `SO_SNDBUF` of client connections; 0 leaves the kernel's auto-tuning.
     var sendBufferBytes = 262_144
+    /// How long a client may take no bytes of its answer before the connection is closed (renewed whenever it takes
+    /// some: a slow reader that keeps reading is not cut).
+    var writeTimeout: Duration = .seconds(30)
     /// After SIGTERM, how long the proxy keeps accepting and serving while `/readyz` answers 503, before it closes
     /// its listener and drains.
     var drainDelay: Duration = .seconds(5)

@@ -85,7 +85,8 @@ enum ConfigLoader {
                                     shutdownGrace: .seconds(10), maxRequestLineBytes: 8192, maxHeaderBytes: 32768)
         guard let object else { return defaults }
         try object.requireOnly(["maxConnections", "headerTimeoutSeconds", "idleTimeoutSeconds", "shutdownGraceSeconds",
-                                "drainDelaySeconds", "maxRequestLineBytes", "maxHeaderBytes", "sendBufferBytes"])
+                                "drainDelaySeconds", "maxRequestLineBytes", "maxHeaderBytes", "sendBufferBytes",
+                                "writeTimeoutSeconds"])
         return ServerConfig(
             maxConnections: try object.integer("maxConnections", in: 1...100_000, default: 1024),
             headerTimeout: try object.seconds("headerTimeoutSeconds", in: 1...3600, default: 10),
@@ -94,6 +95,7 @@ enum ConfigLoader {
             maxRequestLineBytes: try object.integer("maxRequestLineBytes", in: 256...1_048_576, default: 8192),
             maxHeaderBytes: try object.integer("maxHeaderBytes", in: 1024...1_048_576, default: 32768),
             sendBufferBytes: try object.integer("sendBufferBytes", in: 0...67_108_864, default: 262_144),
+            writeTimeout: try object.seconds("writeTimeoutSeconds", in: 1...3600, default: 30),
             drainDelay: try object.seconds("drainDelaySeconds", in: 0...3600, default: 5))
     }
 

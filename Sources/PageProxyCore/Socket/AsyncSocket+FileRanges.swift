@@ -11,6 +11,13 @@ extension AsyncSocket {
     /// - Throws: `.failed(call: "sendfile", errno: 0)` when a file has fewer bytes than its range (cut short in place by
     ///   another process): what was sent stays sent, and the caller closes the connection short of its length.
     package func write(bodyParts parts: [ResponseBodyPart], deadline: ContinuousClock.Instant?) async throws(SocketError) {
+        try await write(bodyParts: parts, deadline: .at(deadline))
+    }
+
+    /// Writes `parts` in order (as `write(bodyParts:deadline:)` with an instant); `deadline` may be renewed as the peer
+    /// takes bytes.
+    package func write(bodyParts parts: [ResponseBodyPart], deadline: WriteDeadline) async throws(SocketError) {
+        var deadline = deadline
         // An answer of bytes only (pages in memory) is written as `write(slices:)` writes it: no cork, no copy of the list.
         let sendsFiles = parts.contains { if case .file = $0 { true } else { false } }
         if sendsFiles { _ = withOpenDescriptor { Self.setCork($0, true) } }
@@ -19,7 +26,7 @@ extension AsyncSocket {
         var offset = 0  // into `parts[index]`, when it is bytes
         while index < parts.endIndex {
             if case .file(let file, let range) = parts[index] {
-                try await send(file, range, deadline: deadline)
+                try await send(file, range, deadline: &deadline)
                 index += 1
                 continue
             }
@@ -33,9 +40,10 @@ extension AsyncSocket {
             }
             guard let result else { throw .cancelled }
             guard let written = try result.get() else {
-                try await waitUntilWritable(deadline: deadline)
+                try await waitUntilWritable(deadline: deadline.forWaiting())
                 continue
             }
+            deadline.noteProgress()
             // What the kernel took leaves the front: whole parts, then an offset into the one it took part of.
             let taken = Self.advance(over: run.lazy.map(\.count), written: written, offset: offset)
             index += taken.whole
@@ -49,7 +57,7 @@ extension AsyncSocket {
     }
 
     /// Sends `range` of `file`'s body with `sendfile`, waiting while the peer's window is full.
-    private func send(_ file: HeldEntryFile, _ range: Range<Int>, deadline: ContinuousClock.Instant?) async throws(SocketError) {
+    private func send(_ file: HeldEntryFile, _ range: Range<Int>, deadline: inout WriteDeadline) async throws(SocketError) {
         var offset = off_t(file.bodyOffset + range.lowerBound)
         var left = range.count
         while left > 0 {
@@ -68,10 +76,11 @@ extension AsyncSocket {
             }
             guard let sent else { throw .cancelled }
             guard let count = try sent.get() else {
-                try await waitUntilWritable(deadline: deadline)
+                try await waitUntilWritable(deadline: deadline.forWaiting())
                 continue
             }
             left -= count
+            deadline.noteProgress()
         }
     }
 

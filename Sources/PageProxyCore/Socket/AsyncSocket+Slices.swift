@@ -11,6 +11,13 @@ extension AsyncSocket {
     /// their arrays alive. Nothing is allocated: the kernel's `iovec`s are built on the stack, and what the kernel
     /// took is an offset, not a copy of the list (issue 13: this write was 3–4 arrays a request).
     package func write(slices: [ArraySlice<UInt8>], deadline: ContinuousClock.Instant?) async throws(SocketError) {
+        try await write(slices: slices, deadline: .at(deadline))
+    }
+
+    /// Writes every byte of `slices` in order (as `write(slices:deadline:)` with an instant); `deadline` may be
+    /// renewed as the peer takes bytes.
+    package func write(slices: [ArraySlice<UInt8>], deadline: WriteDeadline) async throws(SocketError) {
+        var deadline = deadline
         var remaining = slices[...]
         var offset = 0  // into the first remaining slice
         while true {
@@ -28,9 +35,10 @@ extension AsyncSocket {
             }
             guard let result else { throw .cancelled }
             guard let written = try result.get() else {
-                try await waitUntilWritable(deadline: deadline)
+                try await waitUntilWritable(deadline: deadline.forWaiting())
                 continue
             }
+            deadline.noteProgress()
             // What the kernel took leaves the front: whole slices, then an offset into the one it took part of.
             let taken = Self.advance(over: remaining.lazy.map(\.count), written: written, offset: offset)
             remaining = remaining.dropFirst(taken.whole)

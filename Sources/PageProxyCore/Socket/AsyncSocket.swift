@@ -78,6 +78,12 @@ package final class AsyncSocket: Sendable {
 
     /// Writes every byte, waiting while the peer's window is full; throws `.timedOut` at the deadline.
     package func write(_ bytes: [UInt8], deadline: ContinuousClock.Instant?) async throws(SocketError) {
+        try await write(bytes, deadline: .at(deadline))
+    }
+
+    /// Writes every byte, waiting while the peer's window is full; throws `.timedOut` at the deadline.
+    package func write(_ bytes: [UInt8], deadline: WriteDeadline) async throws(SocketError) {
+        var deadline = deadline
         var offset = 0
         while offset < bytes.count {
             let result = bytes.withUnsafeBytes { raw -> Result<Int?, SocketError> in
@@ -87,8 +93,9 @@ package final class AsyncSocket: Sendable {
             }
             if let written = try result.get() {
                 offset += written
+                deadline.noteProgress()
             } else {
-                try await waitUntil(.write, deadline: deadline)
+                try await waitUntil(.write, deadline: deadline.forWaiting())
             }
         }
     }
@@ -96,6 +103,13 @@ package final class AsyncSocket: Sendable {
     /// Writes every byte of `parts` in order, as few system calls as the kernel allows (one when it takes them all),
     /// without joining them into one buffer; waits while the peer's window is full; throws `.timedOut` at the deadline.
     package func write(_ parts: [[UInt8]], deadline: ContinuousClock.Instant?) async throws(SocketError) {
+        try await write(parts, deadline: .at(deadline))
+    }
+
+    /// Writes every byte of `parts` in order (as `write(_:deadline:)` with an instant); `deadline` may be renewed as the
+    /// peer takes bytes.
+    package func write(_ parts: [[UInt8]], deadline: WriteDeadline) async throws(SocketError) {
+        var deadline = deadline
         // Where the bytes not yet written start; no copy of `parts` (issue 13: allocations a memoized answer).
         var index = parts.startIndex
         var offset = 0
@@ -109,9 +123,10 @@ package final class AsyncSocket: Sendable {
                 whileOpen { () throws(SocketError) -> Int? in try socket.write(gathering: buffers) }
             }
             guard var written = try result.get() else {
-                try await waitUntil(.write, deadline: deadline)
+                try await waitUntil(.write, deadline: deadline.forWaiting())
                 continue
             }
+            deadline.noteProgress()
             while written > 0 {
                 let left = parts[index].count - offset
                 if written < left {

@@ -73,7 +73,7 @@ import Testing
               "cache": { "directory": "/var/cache/pp", "maxBytes": 0 },
               "server": { "maxConnections": 7, "headerTimeoutSeconds": 2, "idleTimeoutSeconds": 3,
                           "shutdownGraceSeconds": 0, "maxRequestLineBytes": 256, "maxHeaderBytes": 1024,
-                          "sendBufferBytes": 0, "drainDelaySeconds": 0 },
+                          "sendBufferBytes": 0, "drainDelaySeconds": 0, "writeTimeoutSeconds": 4 },
               "logLevel": "debug",
               "mock": { "address": "127.0.0.2", "port": 9, "items": 0, "pageSize": 10000, "latencyMs": 1500 },
               "routes": [
@@ -96,7 +96,7 @@ import Testing
         #expect(config.cache == CacheConfig(directory: "/var/cache/pp", maxBytes: 0))
         #expect(config.server == ServerConfig(maxConnections: 7, headerTimeout: .seconds(2), idleTimeout: .seconds(3),
                                               shutdownGrace: .zero, maxRequestLineBytes: 256, maxHeaderBytes: 1024,
-                                              sendBufferBytes: 0, drainDelay: .zero))
+                                              sendBufferBytes: 0, writeTimeout: .seconds(4), drainDelay: .zero))
         #expect(config.logLevel == .debug)
         #expect(config.mock == MockConfig(address: "127.0.0.2", port: 9, items: 0, pageSize: 10000,
                                           latency: .milliseconds(1500)))

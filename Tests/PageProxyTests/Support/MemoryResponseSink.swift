@@ -11,7 +11,7 @@ final class MemoryResponseSink: ResponseSink {
     private let storage = Mutex<(bytes: [UInt8], writes: Int, sliceWrites: Int)>(([], 0, 0))
     private let gone = Mutex(false)
 
-    func write(_ parts: [[UInt8]], deadline: ContinuousClock.Instant?) async throws(SocketError) {
+    func write(_ parts: [[UInt8]], deadline: WriteDeadline) async throws(SocketError) {
         guard !gone.withLock({ $0 }) else { throw .disconnected }
         storage.withLock { storage in
             for part in parts { storage.bytes += part }
@@ -20,7 +20,7 @@ final class MemoryResponseSink: ResponseSink {
     }
 
     /// Keeps the slices' bytes as a socket sends them, counting the writes that came as slices.
-    func write(slices: [ArraySlice<UInt8>], deadline: ContinuousClock.Instant?) async throws(SocketError) {
+    func write(slices: [ArraySlice<UInt8>], deadline: WriteDeadline) async throws(SocketError) {
         try await write(slices.map(Array.init), deadline: deadline)
         storage.withLock { $0.sliceWrites += 1 }
     }
