@@ -32,17 +32,22 @@ package final class CachingPageSource: Sendable {
         /// The entry's own lifetime rule, for a route other than the one that read it (`judged(routeTTL:)`).
         package var storedAt: Date
         package var lifetimeFromUpstream: Bool
+        /// The upstream said `Cache-Control: private`: an answer built from it says `private` too.
+        package var isPrivate: Bool
 
-        package init(stamp: PageStamp, freshUntil: Date, storedAt: Date, lifetimeFromUpstream: Bool) {
+        package init(stamp: PageStamp, freshUntil: Date, storedAt: Date, lifetimeFromUpstream: Bool, isPrivate: Bool = false) {
             self.stamp = stamp
             self.freshUntil = freshUntil
             self.storedAt = storedAt
             self.lifetimeFromUpstream = lifetimeFromUpstream
+            self.isPrivate = isPrivate
         }
 
         /// The version of `entry` stamped `stamp`, fresh until `freshUntil` for the route that read it.
         init(stamp: PageStamp, entry: CacheEntry, freshUntil: Date) {
-            self.init(stamp: stamp, freshUntil: freshUntil, storedAt: entry.storedAt, lifetimeFromUpstream: entry.lifetimeFromUpstream)
+            self.init(
+                stamp: stamp, freshUntil: freshUntil, storedAt: entry.storedAt, lifetimeFromUpstream: entry.lifetimeFromUpstream,
+                isPrivate: entry.isPrivate)
         }
 
         /// As fresh as a route whose TTL is `routeTTL` may take it (`CacheEntry.freshUntil(routeTTL:)`): a request that
