@@ -221,17 +221,28 @@ import Testing
 
     // MARK: - Page timeouts (issue 13: a flight ran with its starter's)
 
+    /// Starts a fetch with no retries and `pageTimeout` whose request the upstream holds, then, `after` that on the
+    /// clock, `joiner`'s fetch of the same page with `joinerTimeout`; returns once both wait for the one try.
+    func starterAndJoiner(
+        _ source: CachingPageSource, _ upstream: HeldUpstream, pageTimeout: Duration, joiner: RetryingTransport, joinerTimeout: Duration,
+        after: Duration = .zero
+    ) async -> (starter: RunningFetch, joiner: RunningFetch) {
+        let starter = start(source, client(upstream, budget: 0), pageTimeout: pageTimeout)
+        #expect(await yieldUntil { upstream.gate(1).waiting == 1 })
+        clock.advance(by: after)
+        let joined = start(source, joiner, pageTimeout: joinerTimeout)
+        #expect(await yieldUntil { await source.waiterCount(for: Self.request) == 2 })
+        return (starter, joined)
+    }
+
     @Test("a joiner whose route has a longer page timeout keeps the try alive past the starter's: one upstream request, the joiner served")
     func aLongerPageTimeoutLengthensTheTry() async throws {
         let upstream = HeldUpstream(requests: 2, clock: clock) { _ in .json("[1]") }
         let source = makeSource()
-        let short = start(source, client(upstream, budget: 0), pageTimeout: .seconds(2))
-        #expect(await yieldUntil { upstream.gate(1).waiting == 1 })
-        // Joins a second after the try was sent: alone, its own try would run until 1 + 2 s.
-        clock.advance(by: .seconds(1))
+        // The joiner joins a second after the try was sent: alone, its own try would run until 1 + 2 s.
         let long = client(upstream, budget: 1)
-        let joiner = start(source, long, pageTimeout: .seconds(2))
-        #expect(await yieldUntil { await source.waiterCount(for: Self.request) == 2 })
+        let (short, joiner) = await starterAndJoiner(
+            source, upstream, pageTimeout: .seconds(2), joiner: long, joinerTimeout: .seconds(2), after: .seconds(1))
         // The starter's page time ends at 2 s: it gives up, as it would alone.
         clock.advance(by: .seconds(1))
         await #expect(throws: UpstreamError.timedOut(origin: "http://api.test")) { try await short.result().get() }
@@ -247,10 +258,8 @@ import Testing
     func eachWaiterFailsAtItsOwnPageTimeout() async throws {
         let upstream = HeldUpstream(requests: 2, clock: clock) { _ in .json("[1]") }
         let source = makeSource()
-        let long = start(source, client(upstream, budget: 0), pageTimeout: .seconds(10))
-        #expect(await yieldUntil { upstream.gate(1).waiting == 1 })
-        let short = start(source, client(upstream, budget: 0), pageTimeout: .seconds(2))
-        #expect(await yieldUntil { await source.waiterCount(for: Self.request) == 2 })
+        let (long, short) = await starterAndJoiner(
+            source, upstream, pageTimeout: .seconds(10), joiner: client(upstream, budget: 0), joinerTimeout: .seconds(2))
         clock.advance(by: .seconds(2))
         await #expect(throws: UpstreamError.timedOut(origin: "http://api.test")) { try await short.result().get() }
         #expect(upstream.gate(1).waiting == 1 && upstream.cancelled == 0)
