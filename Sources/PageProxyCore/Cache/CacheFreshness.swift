@@ -78,10 +78,23 @@ package struct CacheFreshness: Sendable, Equatable {
 
     /// Whether `headers` say `private` (qualified or not): what an entry remembers of its `Cache-Control`, read
     /// once when it is made, not for every answer built from it.
+    /// Reads the bytes in place, with no allocation: it runs for every entry read back from its file.
     package static func isPrivate(_ headers: HTTPHeaders) -> Bool {
-        guard headers.contains("Cache-Control") else { return false }
-        // Tokens are lowercased; `private="a, b"` splits at its comma, but its first part still names the directive.
-        return headers.tokens("Cache-Control").contains { $0.prefix { $0 != "=" }.trimmingCharacters(in: .whitespaces) == "private" }
+        headers.contains { HTTPHeaders.namesEqual($0.name, "Cache-Control") && namesPrivate($0.value) }
+    }
+
+    /// Whether one of the comma-separated directives of `value` is `private` (any case, with or without an argument;
+    /// `private="a, b"` splits at its comma, but its first part still names the directive).
+    private static func namesPrivate(_ value: String) -> Bool {
+        let isSpace = { (byte: UInt8) in byte == 0x20 || byte == 0x09 }
+        var rest = value.utf8[...]
+        while !rest.isEmpty {
+            let element = rest.prefix { $0 != UInt8(ascii: ",") }
+            rest = rest.dropFirst(element.count + 1)
+            let name = element.prefix { $0 != UInt8(ascii: "=") }.drop(while: isSpace).reversed().drop(while: isSpace)
+            if name.elementsEqual("private".utf8.reversed(), by: { HTTPHeaders.lowercased($0) == $1 }) { return true }
+        }
+        return false
     }
 
     /// RFC 9111 §1.2.2 — delta-seconds; an absurdly large value is capped rather than rejected.
