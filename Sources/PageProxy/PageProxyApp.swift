@@ -89,8 +89,9 @@ final class PageProxyApp: Sendable {
             // Once until a write succeeds again: the cache goes on, evicting to make room.
             logger.log(.warning, "cache volume full; evicting the oldest entries to make room", [("reason", .string(reason))])
         }, onEnable: {
+            // Also for a directory unusable at the start: the index is built now, and `/readyz` is ready.
             logger.log(.info, "cache enabled again", [("directory", .string(config.directory))])
-        })
+        }, retryInterval: config.retryInterval)
         if store.isEnabled {
             logger.log(.info, "cache ready", [
                 ("directory", .string(config.directory)), ("max_bytes", .int(config.maxBytes)), ("entries", .int(store.entryCount)),

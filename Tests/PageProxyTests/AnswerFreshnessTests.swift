@@ -46,6 +46,23 @@ import Testing
         #expect(freshness.cacheControl(at: Self.now, isPrivate: true) == "no-store")
     }
 
+    @Test("a page its upstream marked private makes the answer private: read from its headers, or from its stored version")
+    func anUpstreamPrivatePageMakesTheAnswerPrivate() {
+        var fetched = AnswerFreshness()
+        fetched.record(response: Self.page(nil), outcome: .hit, freshUntil: Self.now + 50, routeTTL: .seconds(60), now: Self.now)
+        #expect(fetched.cacheControl(at: Self.now, isPrivate: false) == "max-age=50")
+        fetched.record(response: Self.page("private, max-age=30"), outcome: .bypass, freshUntil: nil, routeTTL: .zero, now: Self.now)
+        #expect(fetched.cacheControl(at: Self.now, isPrivate: false) == "private, max-age=30")
+        // A stored page's headers are not read again: its stored version says it.
+        let key = CacheKey(UpstreamRequest(url: PageURL(string: "http://api.test/items")!))
+        let stored = CachingPageSource.StoredVersion(
+            stamp: PageStamp(key: key, generation: 1), freshUntil: Self.now + 40, storedAt: Self.now, lifetimeFromUpstream: true, isPrivate: true)
+        let tally = CacheTally(clock: .wall { Self.now })
+        tally.record(.hit, stored: stored, response: Self.page(nil), routeTTL: .seconds(60))
+        #expect(tally.freshness.cacheControl(at: Self.now, isPrivate: false) == "private, max-age=40")
+        #expect(tally.freshness.upstreamPrivate)
+    }
+
     @Test("a request's tally keeps its answer's freshness: each page's, recorded with its cache outcome, on its clock")
     func theTallyKeepsTheAnswersFreshness() {
         let tally = CacheTally(clock: .wall { Self.now })

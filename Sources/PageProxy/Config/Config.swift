@@ -35,6 +35,8 @@ struct CacheConfig: Sendable, Equatable {
     /// The most bytes of merged answers kept in memory (`MergedAnswerMemo`); nil: an eighth of `maxBytes`, at most
     /// 64 MiB; 0 turns the memo off (every merged answer walks the cache).
     var memoBytes: Int? = nil
+    /// How often a cache whose directory is unusable (at its start or since) tries it again (tests shorten it).
+    var retryInterval: Duration = .seconds(30)
 
     /// The memo's bound: `memoBytes`, or its default.
     var memoLimit: Int { memoBytes ?? min(maxBytes / 8, 64 << 20) }

@@ -10,9 +10,11 @@ import PageProxyCore
 /// - `max-age=0, no-cache` when a page must be revalidated before any reuse: its remaining freshness is zero (the
 ///   upstream said `no-cache`, or it was served stale because the upstream failed).
 /// - `no-store` when the upstream said `no-store` for any page.
-/// - `private`, when the client's own headers were forwarded upstream (`forwardHeaders`): the answer is theirs
-///   alone, and a shared cache must not keep it (RFC 9111 §5.2.2.7). The route's own configured headers are the
-///   same for every client and do not make an answer private.
+/// - `private`, when credentials went upstream for this client (RFC 9111 §5.2.2.7): the client's own headers were
+///   forwarded (`forwardHeaders`), or any page's upstream said `private` (for the identity of whatever credentials
+///   PageProxy sent, the route's own included: PageProxy keeps such pages, in a cache keyed by those credentials,
+///   but no shared cache in front of it may). Otherwise the route's configured headers are the same for every
+///   client and do not make an answer private.
 /// - `Vary`: the request fields that select the answer: `Accept` and the `PageProxy-*` control fields (they choose
 ///   the format and the limits), and every `forwardHeaders` name (RFC 9110 §12.5.5).
 /// - `Age: 0`: the merged answer is made by PageProxy as it answers, and max-age is already net of its pages' ages
@@ -25,6 +27,8 @@ struct AnswerFreshness: Sendable {
     private var freshUntil = Date.distantFuture
     private var pages = 0
     private var noStore = false
+    /// A page's upstream said `private`.
+    private(set) var upstreamPrivate = false
     /// What `now` is when a caller does not say (the page cache's clock).
     private let clock: PageProxyClock
 
@@ -36,31 +40,38 @@ struct AnswerFreshness: Sendable {
     static let controlFields = ["Accept", "PageProxy-Format", "PageProxy-Max-Pages", "PageProxy-Max-Items"]
 
     /// One page of the answer, as the cache handed it over at `now` (by default, the clock's now).
-    mutating func record(response: UpstreamResponse, outcome: CacheOutcome, freshUntil: Date?, routeTTL: Duration, now: Date? = nil) {
+    /// - Parameter stored: the page's stored version, when it was stored (`freshUntil` is then its own).
+    mutating func record(
+        response: UpstreamResponse, outcome: CacheOutcome, freshUntil: Date?, stored: CachingPageSource.StoredVersion? = nil, routeTTL: Duration,
+        now: Date? = nil
+    ) {
         // A page as the store holds it counts until its entry goes stale; the store keeps no page its upstream said
         // `no-store` for, so its headers need no second reading (issue 13: parsing them was a part of every hit).
+        // Nor its `private`: the stored version remembers it (`StoredVersion.isPrivate`).
         if let freshUntil, outcome != .stale {
-            record(freshUntil: freshUntil)
+            record(freshUntil: freshUntil, isPrivate: stored?.isPrivate ?? false)
             return
         }
         let now = now ?? clock.wallNow()
         let upstream = CacheFreshness(headers: response.headers, routeTTL: routeTTL)
         // A stale page was served because the upstream failed: it is due for revalidation now.
         let until = outcome == .stale ? now : freshUntil ?? now.addingTimeInterval(upstream.lifetime.timeInterval)
-        record(freshUntil: until, noStore: !upstream.isStorable)
+        record(freshUntil: until, noStore: !upstream.isStorable, isPrivate: upstream.isPrivate)
     }
 
-    /// A page (or a memoized answer's pages) fresh until `freshUntil`.
-    mutating func record(freshUntil: Date, noStore: Bool = false) {
+    /// A page (or a memoized answer's pages) fresh until `freshUntil`; `isPrivate` if its upstream said `private`.
+    mutating func record(freshUntil: Date, noStore: Bool = false, isPrivate: Bool = false) {
         pages += 1
         self.freshUntil = min(self.freshUntil, freshUntil)
         self.noStore = self.noStore || noStore
+        upstreamPrivate = upstreamPrivate || isPrivate
     }
 
-    /// The `Cache-Control` value at `now`; with `isPrivate`, only a private cache may keep the answer.
+    /// The `Cache-Control` value at `now`; with `isPrivate` (the client's headers were forwarded) or a page its
+    /// upstream marked `private`, only a private cache may keep the answer.
     func cacheControl(at now: Date, isPrivate: Bool) -> String {
         if noStore { return "no-store" }
-        return Self.cacheControl(freshUntil: pages == 0 ? nil : freshUntil, at: now, isPrivate: isPrivate)
+        return Self.cacheControl(freshUntil: pages == 0 ? nil : freshUntil, at: now, isPrivate: isPrivate || upstreamPrivate)
     }
 
     /// The `Cache-Control` value at `now` of an answer whose pages are fresh until `freshUntil` (nil: no page).

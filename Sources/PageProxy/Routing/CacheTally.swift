@@ -52,7 +52,10 @@ final class CacheTally: Sendable {
             state.add(at: Self.index(of: outcome))
             state.earliestFreshUntil = min(state.earliestFreshUntil, version?.freshUntil ?? .distantPast)
             if let version { state.stamps.append(version.stamp) }
-            if let response { state.freshness.record(response: response, outcome: outcome, freshUntil: version?.freshUntil, routeTTL: routeTTL) }
+            if let response {
+                state.freshness.record(
+                    response: response, outcome: outcome, freshUntil: version?.freshUntil, stored: version, routeTTL: routeTTL)
+            }
         }
     }
 

@@ -23,6 +23,8 @@ final class MergedAnswerMemo: Sendable {
         let stamps: [PageStamp]
         /// Headers the walk added (an auto route's `PageProxy-Scheme` …), sent again with the answer.
         let extraHeaders: HTTPHeaders
+        /// A page's upstream said `Cache-Control: private`: a replay says `private` too, as the walk's answer did.
+        let upstreamPrivate: Bool
         /// Every page a hit, as a walk through the cache would count them.
         let cacheSummary: String
         /// The answer's own header lines, serialized once (`name: value CRLF` each, `Content-Length` included): a
@@ -31,7 +33,7 @@ final class MergedAnswerMemo: Sendable {
 
         init(
             body: [UInt8], pages: Int, items: Int, truncated: Bool, etag: String, freshUntil: Date, stamps: [PageStamp],
-            extraHeaders: HTTPHeaders = HTTPHeaders()
+            extraHeaders: HTTPHeaders = HTTPHeaders(), upstreamPrivate: Bool = false
         ) {
             self.body = body
             self.pages = pages
@@ -41,6 +43,7 @@ final class MergedAnswerMemo: Sendable {
             self.freshUntil = freshUntil
             self.stamps = stamps
             self.extraHeaders = extraHeaders
+            self.upstreamPrivate = upstreamPrivate
             cacheSummary = CacheTally.summary([.hit: pages])
             var fields = MergedAnswerHeaders.make(
                 extra: extraHeaders, pages: pages, items: items, truncated: truncated, cache: cacheSummary, stale: false, etag: etag)

@@ -119,7 +119,7 @@ struct MergedAnswerRenderer: Sendable {
             memo.keep(
                 MergedAnswerMemo.Answer(
                     body: bytes, pages: answer.pages, items: answer.items, truncated: answer.truncated, etag: tag, freshUntil: freshUntil,
-                    stamps: stamps(), extraHeaders: answer.extraHeaders),
+                    stamps: stamps(), extraHeaders: answer.extraHeaders, upstreamPrivate: answer.freshness.upstreamPrivate),
                 for: memoKey)
             kept = bytes
         }
@@ -171,7 +171,7 @@ struct MergedAnswerRenderer: Sendable {
         let closing = framing.closing()
         etag.update(closing)
         var freshness = AnswerFreshness(clock: clock)
-        freshness.record(freshUntil: stored.freshUntil)
+        freshness.record(freshUntil: stored.freshUntil, isPrivate: stored.isPrivate)
         let finished = FinishedAnswer(
             extraHeaders: extraHeaders, pages: 1, items: page.itemCount, truncated: false, etag: etag.finalize(), cache: Self.onePageHit,
             stale: false, freshness: freshness, freshUntil: stored.freshUntil,
@@ -203,7 +203,8 @@ struct MergedAnswerRenderer: Sendable {
         // What caches in front may do with it depends on the time and the request, so it is not among the prepared fields.
         var perRequest = HTTPHeaders()
         perRequest.reserveCapacity(4)  // Cache-Control, Vary, Age, Server-Timing: one allocation, not three
-        let cacheControl = AnswerFreshness.cacheControl(freshUntil: answer.freshUntil, at: memo.clock.wallNow(), isPrivate: plan.isPrivate)
+        let cacheControl = AnswerFreshness.cacheControl(
+            freshUntil: answer.freshUntil, at: memo.clock.wallNow(), isPrivate: plan.isPrivate || answer.upstreamPrivate)
         AnswerFreshness.addHeaders(to: &perRequest, cacheControl: cacheControl, vary: plan.vary)
         // No walk (and no walk record): the time in the cache is the memo's lookup.
         let elapsed = ContinuousClock.now - began

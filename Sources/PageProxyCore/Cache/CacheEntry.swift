@@ -4,7 +4,12 @@ import Foundation
 package struct CacheEntry: Sendable, Equatable {
     package var status: HTTPStatus
     /// The upstream's end-to-end headers (see `storedHeaders(of:)`): validators, `Cache-Control`, pagination links.
-    package var headers: HTTPHeaders
+    package var headers: HTTPHeaders {
+        didSet { isPrivate = CacheFreshness.isPrivate(headers) }
+    }
+    /// The upstream said `Cache-Control: private`: answers built from the page say so too. Read from `headers` when
+    /// the entry is made (stored, or read back from its file), not for every answer.
+    package private(set) var isPrivate: Bool
     package var body: [UInt8] {
         didSet { file = nil }
     }
@@ -39,6 +44,7 @@ package struct CacheEntry: Sendable, Equatable {
         self.lifetimeFromUpstream = lifetimeFromUpstream
         self.scan = scan
         self.bodyChecksum = bodyChecksum ?? XXHash64.hash(body)
+        isPrivate = CacheFreshness.isPrivate(headers)
     }
 
     /// The same entry, whatever file it was read from.

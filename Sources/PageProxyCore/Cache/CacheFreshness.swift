@@ -5,8 +5,11 @@ import Foundation
 /// PageProxy is a private cache in front of one client application, and its entries are keyed by the credentials
 /// that fetched them, so:
 /// - `no-store`: never stored (an existing entry for the key is removed);
-/// - `private`: stored like any other response;
-/// - `no-cache`: stored, but revalidated before every use, and never served stale;
+/// - `private` (also `private="field"`, taken as unqualified, RFC 9111 §5.2.2.7): stored like any other response,
+///   for this set of credentials only (they are part of the key); every answer built from the page says `private`
+///   too (`isPrivate`), so that no shared cache in front of PageProxy keeps it;
+/// - `no-cache` (also `no-cache="field"`, taken as unqualified, §5.2.2.4): stored, but revalidated before every use,
+///   and never served stale; answers built from it say `max-age=0, no-cache`;
 /// - `max-age=N`: fresh for N seconds (less any `Age`), replacing the route's TTL, shorter or longer;
 /// - `must-revalidate` (or `proxy-revalidate`): fresh as usual, but never served stale when the upstream fails;
 /// - `s-maxage` applies to shared caches only and is ignored; so is `Expires` (the route's TTL applies instead).
@@ -18,18 +21,22 @@ package struct CacheFreshness: Sendable, Equatable {
     package var mustRevalidate: Bool
     /// Whether the upstream set `lifetime` (`max-age`, `no-cache`) rather than the route's TTL.
     package var lifetimeFromUpstream: Bool
+    /// The upstream said `private`: the page is for the credentials that fetched it, and no shared cache may keep it.
+    package var isPrivate: Bool
 
-    package init(isStorable: Bool, lifetime: Duration, mustRevalidate: Bool, lifetimeFromUpstream: Bool = false) {
+    package init(isStorable: Bool, lifetime: Duration, mustRevalidate: Bool, lifetimeFromUpstream: Bool = false, isPrivate: Bool = false) {
         self.isStorable = isStorable
         self.lifetime = lifetime
         self.mustRevalidate = mustRevalidate
         self.lifetimeFromUpstream = lifetimeFromUpstream
+        self.isPrivate = isPrivate
     }
 
     package init(headers: HTTPHeaders, routeTTL: Duration) {
         let directives = CacheFreshness.directives(headers)
         isStorable = directives["no-store"] == nil
         mustRevalidate = directives["must-revalidate"] != nil || directives["proxy-revalidate"] != nil
+        isPrivate = directives["private"] != nil
         if directives["no-cache"] != nil {
             lifetime = .zero
             mustRevalidate = true
@@ -67,6 +74,27 @@ package struct CacheFreshness: Sendable, Equatable {
             if result[key] == nil { result[key] = value }
         }
         return result
+    }
+
+    /// Whether `headers` say `private` (qualified or not): what an entry remembers of its `Cache-Control`, read
+    /// once when it is made, not for every answer built from it.
+    /// Reads the bytes in place, with no allocation: it runs for every entry read back from its file.
+    package static func isPrivate(_ headers: HTTPHeaders) -> Bool {
+        headers.contains { HTTPHeaders.namesEqual($0.name, "Cache-Control") && namesPrivate($0.value) }
+    }
+
+    /// Whether one of the comma-separated directives of `value` is `private` (any case, with or without an argument;
+    /// `private="a, b"` splits at its comma, but its first part still names the directive).
+    private static func namesPrivate(_ value: String) -> Bool {
+        let isSpace = { (byte: UInt8) in byte == 0x20 || byte == 0x09 }
+        var rest = value.utf8[...]
+        while !rest.isEmpty {
+            let element = rest.prefix { $0 != UInt8(ascii: ",") }
+            rest = rest.dropFirst(element.count + 1)
+            let name = element.prefix { $0 != UInt8(ascii: "=") }.drop(while: isSpace).reversed().drop(while: isSpace)
+            if name.elementsEqual("private".utf8.reversed(), by: { HTTPHeaders.lowercased($0) == $1 }) { return true }
+        }
+        return false
     }
 
     /// RFC 9111 §1.2.2 — delta-seconds; an absurdly large value is capped rather than rejected.

@@ -32,17 +32,22 @@ package final class CachingPageSource: Sendable {
         /// The entry's own lifetime rule, for a route other than the one that read it (`judged(routeTTL:)`).
         package var storedAt: Date
         package var lifetimeFromUpstream: Bool
+        /// The upstream said `Cache-Control: private`: an answer built from it says `private` too.
+        package var isPrivate: Bool
 
-        package init(stamp: PageStamp, freshUntil: Date, storedAt: Date, lifetimeFromUpstream: Bool) {
+        package init(stamp: PageStamp, freshUntil: Date, storedAt: Date, lifetimeFromUpstream: Bool, isPrivate: Bool = false) {
             self.stamp = stamp
             self.freshUntil = freshUntil
             self.storedAt = storedAt
             self.lifetimeFromUpstream = lifetimeFromUpstream
+            self.isPrivate = isPrivate
         }
 
         /// The version of `entry` stamped `stamp`, fresh until `freshUntil` for the route that read it.
         init(stamp: PageStamp, entry: CacheEntry, freshUntil: Date) {
-            self.init(stamp: stamp, freshUntil: freshUntil, storedAt: entry.storedAt, lifetimeFromUpstream: entry.lifetimeFromUpstream)
+            self.init(
+                stamp: stamp, freshUntil: freshUntil, storedAt: entry.storedAt, lifetimeFromUpstream: entry.lifetimeFromUpstream,
+                isPrivate: entry.isPrivate)
         }
 
         /// As fresh as a route whose TTL is `routeTTL` may take it (`CacheEntry.freshUntil(routeTTL:)`): a request that
@@ -97,16 +102,18 @@ package final class CachingPageSource: Sendable {
         // A request that joins another's fetch keeps its own limits (issue 13). A flight makes at most one upstream
         // request, not cut at any one request's deadline: it lives until the last request waiting for it gives up.
         // Each request counts the tries it saw, its own or joined, and retries with its own budget, backoff and
-        // deadline (leading or joining the next flight); it serves a stale page by its own route's rule.
+        // deadline (leading or joining the next flight); it serves a stale page by its own route's rule. It waits for a
+        // try no longer than its own page timeout (from the try's sending, or its joining), as its own try would run;
+        // the try lives for the longest of its waiters'.
         var (tries, storedMeanwhile) = (0, 0)
         while true {
-            let result = await flight(for: key, deadline: transport.deadline) { flightDeadline in
+            let result = await flight(for: key, deadline: transport.deadline, pageTimeout: timeout, origin: request.url.origin) { flightDeadline in
                 // A fetch that finished between the read above and this one stored the page: use it, not a second request.
                 if let hit = self.hit(await self.lookup(key, in: store, policy: policy), policy: policy) {
                     return .success(CachedResponse(fetched: hit))
                 }
                 return await self.refresh(key, cached: cached, request: request, scan: scan, store: store, routeTTL: policy.ttl) { request in
-                    await transport.attempt(request, timeout: timeout, maxBodyBytes: maxBodyBytes, until: flightDeadline.instant)
+                    await transport.attempt(request, maxBodyBytes: maxBodyBytes, flight: flightDeadline)
                 }
             }
             guard let result else {
@@ -209,24 +216,42 @@ package final class CachingPageSource: Sendable {
     /// at most, before it is served that page.
     static let maxRoundsWithoutTry = 4
 
-    /// The result of the one fetch of `key` (started now or joined), nil if this caller was cancelled or its
-    /// `deadline` passed first. The fetch is handed the latest deadline among its callers.
+    /// How a caller's wait for a flight ended.
+    private enum FlightWait: Sendable {
+        case answered(Result<CachedResponse, UpstreamError>?)
+        case pageTimedOut
+        case deadlinePassed
+    }
+
+    /// The result of the one fetch of `key` (started now or joined): nil if this caller was cancelled or its
+    /// `deadline` passed first; a timeout if its page time ended first (`FlightWaiter`: `pageTimeout` from the try's
+    /// sending, or from this caller's joining a try already sent), as its own try would have. Leaving stops this
+    /// caller's wait, and the fetch if no one else waits. The fetch is handed the latest deadline among its callers.
     private func flight(
-        for key: CacheKey, deadline: ContinuousClock.Instant?,
+        for key: CacheKey, deadline: ContinuousClock.Instant?, pageTimeout: Duration, origin: PageURL.Origin,
         work: @escaping @Sendable (FlightDeadline) async -> Result<CachedResponse, UpstreamError>
     ) async -> Result<CachedResponse, UpstreamError>? {
-        guard let deadline else { return await collapser.value(for: key, until: nil, work: work).value }
         let (collapser, clock) = (self.collapser, self.clock)
-        return await withTaskGroup(of: Result<CachedResponse, UpstreamError>??.self) { group in
-            group.addTask { await collapser.value(for: key, until: deadline, work: work).value }
+        let waiter = FlightWaiter(pageTimeout: pageTimeout, clock: clock)
+        let ended = await withTaskGroup(of: FlightWait?.self) { group in
+            group.addTask { .answered(await collapser.value(for: key, until: deadline, as: waiter, work: work).value) }
             group.addTask {
-                // The deadline: leaving the collapser stops this caller's wait (and the fetch, if no one else waits).
-                try? await clock.sleep(deadline)
-                return nil
+                guard let end = await waiter.pageTimeEnd(), (try? await clock.sleep(end)) != nil else { return nil }
+                return .pageTimedOut
             }
-            let first = await group.next() ?? nil
+            if let deadline {
+                group.addTask { (try? await clock.sleep(deadline)) != nil ? .deadlinePassed : nil }
+            }
+            // A timer ends with nil only when this caller is cancelled; its wait in the collapser then ends too.
+            var first: FlightWait?
+            while first == nil, let next = await group.next() { first = next }
             group.cancelAll()
-            return first ?? nil
+            return first
+        }
+        switch ended {
+        case .answered(let result): return result
+        case .pageTimedOut: return .failure(.timedOut(origin: origin.description))
+        case .deadlinePassed, nil: return nil
         }
     }
 

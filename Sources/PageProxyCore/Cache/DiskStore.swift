@@ -8,8 +8,9 @@ import Synchronization
 /// each file's modification time, which a hit refreshes; so the LRU order and the byte bound survive a restart.
 /// Temporary files a crash left behind are removed at start. A directory that is missing and cannot be made,
 /// unwritable or read-only disables the store: every read misses and every write is skipped, and `onDisable` is told
-/// once, with the reason, so the proxy keeps serving uncached; a store that was working tries the directory again
-/// every `retryInterval`, and serves again once it works (`onEnable`). A full volume does not disable it (`write`).
+/// once, with the reason, so the proxy keeps serving uncached; the store tries the directory again every
+/// `retryInterval`, and serves again once it works (`onEnable`): one that was working at once, one disabled at its
+/// start once it has taken the directory's locks and built its index there. A full volume does not disable it (`write`).
 ///
 /// Only files named like entries (`<2 hex>/<64 hex>.entry`) and their temporaries are ever removed, so a cache
 /// directory pointed at the wrong place does not lose anyone's files. Several processes may share the directory
@@ -106,8 +107,10 @@ package final class DiskStore: Sendable {
     /// left, `_max_items`) leaves at most this much behind.
     static let readAheadLimit = 64
     private var readAheadByteLimit: Int { min(memoryLimit, 8 << 20) }
-    /// The total bytes and the live processes that share the directory; nil when the directory is unusable.
-    private let ledger: CacheDirectoryLedger?
+    /// The total bytes and the live processes that share the directory; nil while the directory has been unusable
+    /// since the start (taken when it works, `tryToEnable`).
+    private var ledger: CacheDirectoryLedger? { ledgerSlot.withLock { $0 } }
+    private let ledgerSlot: Mutex<CacheDirectoryLedger?>
     /// Told the victims of an eviction once they are chosen, before their files are removed (tests hold it there).
     private let onEvicting: (@Sendable ([CacheKey]) -> Void)?
     /// Told as a write begins, on the thread that runs it (tests hold it there: a disk that stalls).
@@ -159,7 +162,7 @@ package final class DiskStore: Sendable {
         } catch {
             failure = error
         }
-        self.ledger = ledger
+        ledgerSlot = Mutex(ledger)
         do throws(CacheFileSystem.Failure) {
             if let failure { throw failure }
             try open()
@@ -875,21 +878,24 @@ package final class DiskStore: Sendable {
     }
 
     /// Tries the directory again after `retryInterval`, off every caller's thread (on the evictions queue), while the
-    /// store lives: a directory made read-only, forbidden or removed for a while must not leave the proxy uncached
-    /// (and `/readyz` 503) until it restarts. A store disabled at its start (no index built) stays disabled: a
-    /// restart opens it.
+    /// store lives: a directory made read-only, forbidden or removed for a while, or not ready yet when the process
+    /// started (a volume mounted late, its permissions set after), must not leave the proxy uncached (and `/readyz`
+    /// 503) until it restarts.
     private func retryLater() {
-        guard state.withLock({ $0.opened }) else { return }
         evictions.asyncAfter(deadline: .now() + retryInterval.timeInterval) { [weak self] in self?.tryToEnable() }
     }
 
     /// Proves the directory writable again, then serves again: a change, so nothing built before is taken as current
-    /// without a check (entries whose files went meanwhile are misses). Otherwise tries again later.
+    /// without a check (entries whose files went meanwhile are misses). A store disabled at its start first takes the
+    /// directory's lock and instance files (`CacheDirectoryLedger`) and opens it as a start would (`open`: temporaries
+    /// of dead processes removed, the index and the shared total rebuilt by a scan). Otherwise tries again later.
     private func tryToEnable() {
-        guard let ledger, !isEnabled else { return }
+        guard !isEnabled else { return }
+        let opened = state.withLock { $0.opened }
         do throws(CacheFileSystem.Failure) {
             try CacheFileSystem.makeDirectory(directory)
-            try proveWritable(ledger)
+            if ledger == nil { try takeLedger() }
+            if opened, let ledger { try proveWritable(ledger) } else { try open() }
         } catch {
             retryLater()
             return
@@ -899,6 +905,13 @@ package final class DiskStore: Sendable {
             state.changeCounter += 1
         }
         onEnable?()
+    }
+
+    /// The directory's ledger, taken now (the first time the directory works): kept for the store's life, as one taken
+    /// at the start is (its instance file stays locked, and is removed when the store goes).
+    private func takeLedger() throws(CacheFileSystem.Failure) {
+        let ledger = try CacheDirectoryLedger(directory: directory)
+        ledgerSlot.withLock { $0 = ledger }
     }
 
     /// Writes and removes an empty file of this process's in the directory: it can hold entries.
@@ -931,7 +944,7 @@ package final class DiskStore: Sendable {
                     state.totalBytes += file.value.size
                 }
                 state.useCounter = UInt64(files.count)
-                state.changeCounter = UInt64(files.count)
+                state.changeCounter = max(state.changeCounter, UInt64(files.count))
                 state.opened = true
             }
             total = files.values.reduce(0) { $0 + $1.size }

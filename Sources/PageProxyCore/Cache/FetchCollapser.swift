@@ -4,8 +4,9 @@
 /// An actor holding, per key, the task doing the work and the callers waiting for it. The work runs in a task of
 /// its own, not in any caller's, so one caller going away never fails the others: a cancelled caller stops waiting
 /// at once and gets nil, and the work itself is cancelled when the last caller waiting for it has gone. Each caller
-/// keeps its own deadline by cancelling its own wait (`CachingPageSource`); the work sees the latest deadline among
-/// its callers (`FlightDeadline`), so that one caller's deadline passing never ends it for the others.
+/// keeps its own deadline and page timeout by cancelling its own wait (`CachingPageSource`); the work sees the latest
+/// deadline among its callers and tells them when its try is sent (`FlightDeadline`, `FlightWaiter`), so that one
+/// caller's deadline or page time passing never ends it for the others.
 package actor FetchCollapser<Key: Hashable & Sendable, Value: Sendable> {
     private struct Flight {
         let id: Int
@@ -36,39 +37,43 @@ package actor FetchCollapser<Key: Hashable & Sendable, Value: Sendable> {
     /// - Parameters:
     ///   - deadline: when this caller will stop waiting (by cancelling its wait); nil for never. The work is handed
     ///     the latest deadline among its callers, which each caller that joins may push later.
+    ///   - waiter: this caller's page time, told when the work's try is sent (`FlightDeadline.trySent`).
     /// - Returns: the value, and whether this caller joined work another caller started.
     package func value(
-        for key: Key, until deadline: ContinuousClock.Instant?, work: @escaping @Sendable (FlightDeadline) async -> Value
+        for key: Key, until deadline: ContinuousClock.Instant?, as waiter: FlightWaiter? = nil,
+        work: @escaping @Sendable (FlightDeadline) async -> Value
     ) async -> (value: Value?, joined: Bool) {
         counter += 1
-        let waiter = counter
+        let caller = counter
         let joined = flights[key] != nil
         let value = await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
-                wait(for: key, as: waiter, until: deadline, continuation: continuation, work: work)
+                wait(for: key, as: caller, page: waiter, until: deadline, continuation: continuation, work: work)
             }
         } onCancel: {
             // Runs outside the actor; the actor is busy with `wait` until the continuation is stored, so `leave`
             // always finds it (or finds it already answered).
-            Task { await self.leave(key, waiter: waiter) }
+            Task { await self.leave(key, waiter: caller) }
         }
         return (value, joined)
     }
 
     private func wait(
-        for key: Key, as waiter: Int, until deadline: ContinuousClock.Instant?, continuation: CheckedContinuation<Value?, Never>,
-        work: @escaping @Sendable (FlightDeadline) async -> Value
+        for key: Key, as waiter: Int, page: FlightWaiter?, until deadline: ContinuousClock.Instant?,
+        continuation: CheckedContinuation<Value?, Never>, work: @escaping @Sendable (FlightDeadline) async -> Value
     ) {
         // A caller cancelled before it asked starts nothing.
         guard !Task.isCancelled else { return continuation.resume(returning: nil) }
         if let flight = flights[key] {
             flight.deadline.extend(to: deadline)
+            if let page { flight.deadline.add(page) }
             flights[key]?.waiters[waiter] = continuation
             return
         }
         counter += 1
         let id = counter
         let flightDeadline = FlightDeadline(deadline)
+        if let page { flightDeadline.add(page) }
         let task = Task {
             let value = await work(flightDeadline)
             finish(key, flight: id, with: value)

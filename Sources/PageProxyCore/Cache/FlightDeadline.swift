@@ -1,13 +1,26 @@
 import Synchronization
 
-/// The latest deadline among the callers waiting for one collapsed fetch (`FetchCollapser`): the fetch must not give
-/// up before the last of them does, so each caller that joins may push it later, never earlier.
+/// What the callers waiting for one collapsed fetch (`FetchCollapser`) need of its one try: the latest of their
+/// deadlines, which each caller that joins may push later, never earlier; and the moment the try is sent, from which
+/// each caller's own page time runs (`FlightWaiter`).
 ///
-/// Read by the fetch when it starts a wait of its own (an origin's budget); the fetch itself is not cut at any one
-/// caller's deadline: it is cancelled when the last caller waiting for it has gone (each at its own deadline).
+/// The deadline is read by the fetch when it starts a wait of its own (an origin's budget); the fetch itself is cut at
+/// no one caller's deadline or page timeout: it is cancelled when the last caller waiting for it has gone (each at its
+/// own deadline or page time), so it lives as long as the longest of them needs.
 package final class FlightDeadline: Sendable {
+    private struct Waiters {
+        var sent = false
+        /// The callers that joined before the try was sent (told when it is).
+        var pending: [FlightWaiter] = []
+    }
+
     /// nil once a caller with no deadline has joined (it waits as long as the fetch takes).
     private let latest: Mutex<ContinuousClock.Instant?>
+    private let waiters = Mutex(Waiters())
+
+    /// The timeout the transport is given for the try: a backstop only, since the try ends when its last waiter leaves,
+    /// at the latest when that waiter's page time ends, and a waiter joining while it runs may lengthen it.
+    package static let tryBackstop = Duration.seconds(86_400)
 
     package init(_ deadline: ContinuousClock.Instant?) {
         latest = Mutex(deadline)
@@ -22,5 +35,24 @@ package final class FlightDeadline: Sendable {
             guard let current = latest else { return }
             latest = deadline.map { max(current, $0) }
         }
+    }
+
+    /// A caller waits for the try: its page time starts when the try is sent, or now if it has been.
+    package func add(_ waiter: FlightWaiter) {
+        let sent = waiters.withLock { waiters in
+            if !waiters.sent { waiters.pending.append(waiter) }
+            return waiters.sent
+        }
+        if sent { waiter.trySent() }
+    }
+
+    /// The try is being sent (after any wait for the origin's budget): every caller's page time starts now.
+    package func trySent() {
+        let pending = waiters.withLock { waiters in
+            waiters.sent = true
+            defer { waiters.pending = [] }
+            return waiters.pending
+        }
+        pending.forEach { $0.trySent() }
     }
 }

@@ -20,6 +20,7 @@ extension AsyncSocket {
         var deadline = deadline
         // An answer of bytes only (pages in memory) is written as `write(slices:)` writes it: no cork, no copy of the list.
         let sendsFiles = parts.contains { if case .file = $0 { true } else { false } }
+        if sendsFiles { Self.ignoreBrokenPipeSignal() }
         if sendsFiles { _ = withOpenDescriptor { Self.setCork($0, true) } }
         defer { if sendsFiles { _ = withOpenDescriptor { Self.setCork($0, false) } } }
         var index = parts.startIndex
@@ -83,6 +84,13 @@ extension AsyncSocket {
             deadline.noteProgress()
         }
     }
+
+    /// `sendfile` has no `MSG_NOSIGNAL`: to a client that has gone it raises `SIGPIPE`, whose default action ends
+    /// the process (the suite died of it once the merged read-back used `sendfile`). The executable ignores it in
+    /// `main`; a process that embeds the server gets it ignored here, once, before its first `sendfile`: a write to a
+    /// closed socket is then `EPIPE`, an error the writer handles.
+    private static func ignoreBrokenPipeSignal() { _ = brokenPipeSignalIgnored }
+    private static let brokenPipeSignalIgnored: Void = { _ = signal(SIGPIPE, SIG_IGN) }()
 
     private static func setCork(_ fd: Int32, _ on: Bool) {
         var value: Int32 = on ? 1 : 0

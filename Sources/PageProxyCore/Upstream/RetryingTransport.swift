@@ -42,18 +42,18 @@ package final class RetryingTransport: UpstreamTransport {
             attempt += 1
             let left = until - clock.now()
             guard left > .zero else { throw .timedOut(origin: request.url.origin.description) }
-            let outcome = await sendWithinBudget(request, timeout: min(timeout, left), maxBodyBytes: maxBodyBytes, deadline: until, cut: true)
+            let outcome = await sendWithinBudget(request, timeout: min(timeout, left), maxBodyBytes: maxBodyBytes, deadline: until)
             guard await retries(after: outcome, attempt: attempt) else { return try outcome.get() }
         }
     }
 
-    /// One try with no retry, for a fetch other requests may wait for too: within `timeout` only, not this request's
-    /// deadline (the page cache cancels the fetch when the last request waiting for it gives up).
-    package func attempt(_ request: UpstreamRequest, timeout: Duration, maxBodyBytes: Int, until: ContinuousClock.Instant?) async
-        -> Result<UpstreamResponse, UpstreamError>
-    {
+    /// One try with no retry, for a fetch other requests may wait for too: cut at neither this request's deadline nor
+    /// its page timeout (the page cache cancels the fetch when the last request waiting for it gives up, each at its
+    /// own); its waiters' page times start as it is sent, after the origin's budget.
+    package func attempt(_ request: UpstreamRequest, maxBodyBytes: Int, flight: FlightDeadline) async -> Result<UpstreamResponse, UpstreamError> {
         // With no deadline among the waiters, the origin's budget is waited for until this request's own.
-        await sendWithinBudget(request, timeout: timeout, maxBodyBytes: maxBodyBytes, deadline: until ?? self.until, cut: false)
+        await sendWithinBudget(
+            request, timeout: FlightDeadline.tryBackstop, maxBodyBytes: maxBodyBytes, deadline: flight.instant ?? until, shared: flight)
     }
 
     /// Whether this request tries again after `outcome` (its `attempt`th try, its own or one it waited for): takes a
@@ -72,10 +72,11 @@ package final class RetryingTransport: UpstreamTransport {
     }
 
     /// One attempt, after waiting for the origin's budget until `deadline`; the answer's rate-limit fields go back to
-    /// the budget. With `cut`, the attempt ends at `deadline` too.
+    /// the budget. The attempt ends at `deadline` too, unless it is `shared` by a collapsed fetch (told as it is sent).
     private func sendWithinBudget(
-        _ request: UpstreamRequest, timeout: Duration, maxBodyBytes: Int, deadline: ContinuousClock.Instant, cut: Bool
+        _ request: UpstreamRequest, timeout: Duration, maxBodyBytes: Int, deadline: ContinuousClock.Instant, shared: FlightDeadline? = nil
     ) async -> Result<UpstreamResponse, UpstreamError> {
+        let cut = shared == nil
         let budget = budgets?.budget(for: request.url.origin.description)
         let permit: OriginBudget.Permit?
         do {
@@ -89,6 +90,7 @@ package final class RetryingTransport: UpstreamTransport {
             if let budget, let permit { await budget.finish(permit, status: nil, headers: HTTPHeaders()) }
             return .failure(.timedOut(origin: request.url.origin.description))
         }
+        shared?.trySent()
         let outcome: Result<UpstreamResponse, UpstreamError>
         do {
             outcome = .success(try await base.send(request, timeout: cut ? min(timeout, left) : timeout, maxBodyBytes: maxBodyBytes))

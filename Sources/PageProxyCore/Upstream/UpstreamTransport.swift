@@ -48,12 +48,12 @@ package protocol UpstreamTransport: Sendable {
     var deadline: ContinuousClock.Instant? { get }
 
     /// One try of `request` for a fetch that several client requests may share (the page cache's collapsed fetch):
-    /// no retry (each request that waits for it retries with its own budget, `retries(after:attempt:)`), and not cut
-    /// at this request's deadline (the fetch is cancelled when the last request waiting for it gives up).
-    /// - Parameter until: the latest deadline among the requests waiting when the try starts (nil: one has none),
-    ///   for the waits the try makes before it is sent.
-    func attempt(_ request: UpstreamRequest, timeout: Duration, maxBodyBytes: Int, until: ContinuousClock.Instant?) async
-        -> Result<UpstreamResponse, UpstreamError>
+    /// no retry (each request that waits for it retries with its own budget, `retries(after:attempt:)`), and cut at
+    /// no one request's deadline or page timeout (the fetch is cancelled when the last request waiting for it gives
+    /// up, each at its own): the transport is given `FlightDeadline.tryBackstop` only.
+    /// - Parameter flight: the latest deadline among the requests waiting (`instant`, nil: one has none), for the
+    ///   waits the try makes before it is sent; told as the try is sent (`trySent`), when their page times start.
+    func attempt(_ request: UpstreamRequest, maxBodyBytes: Int, flight: FlightDeadline) async -> Result<UpstreamResponse, UpstreamError>
 
     /// Whether the client request tries again after `outcome`, its `attempt`th try (1-based), whoever sent it: if so,
     /// the retry is taken from its budget and its wait is over when this returns.
@@ -64,11 +64,10 @@ extension UpstreamTransport {
     package var deadline: ContinuousClock.Instant? { nil }
 
     /// One `send` (a transport that does not retry).
-    package func attempt(_ request: UpstreamRequest, timeout: Duration, maxBodyBytes: Int, until: ContinuousClock.Instant?) async
-        -> Result<UpstreamResponse, UpstreamError>
-    {
+    package func attempt(_ request: UpstreamRequest, maxBodyBytes: Int, flight: FlightDeadline) async -> Result<UpstreamResponse, UpstreamError> {
+        flight.trySent()
         do {
-            return .success(try await send(request, timeout: timeout, maxBodyBytes: maxBodyBytes))
+            return .success(try await send(request, timeout: FlightDeadline.tryBackstop, maxBodyBytes: maxBodyBytes))
         } catch {
             return .failure(error)
         }

@@ -24,7 +24,28 @@ import Testing
     }
 
     @Test func privateIsStoredWithTheRouteTTL() {
-        #expect(Self.freshness("private") == CacheFreshness(isStorable: true, lifetime: .seconds(60), mustRevalidate: false))
+        #expect(Self.freshness("private") == CacheFreshness(isStorable: true, lifetime: .seconds(60), mustRevalidate: false, isPrivate: true))
+    }
+
+    @Test("private, qualified or not, in any case, is remembered by the entry made from the page, across a 304 and its file")
+    func privateIsRememberedByTheEntry() throws {
+        for value in ["private", "PRIVATE, max-age=60", #"max-age=60, private="Set-Cookie, X-Token""#, "private=Set-Cookie"] {
+            #expect(Self.freshness(value).isPrivate, "\(value)")
+            #expect(CacheFreshness.isPrivate(HTTPHeaders([("Cache-Control", value)])), "\(value)")
+        }
+        for value in ["public, max-age=60", "no-cache", "x-private"] {
+            #expect(!Self.freshness(value).isPrivate, "\(value)")
+            #expect(!CacheFreshness.isPrivate(HTTPHeaders([("Cache-Control", value)])), "\(value)")
+        }
+        let response = UpstreamResponse(status: .ok, headers: HTTPHeaders([("Cache-Control", "private, max-age=60")]), body: Array("[]".utf8))
+        var entry = try #require(CacheFreshness.entry(for: response, routeTTL: .seconds(60), now: Date()))
+        #expect(entry.isPrivate)
+        let key = CacheKey(UpstreamRequest(url: PageURL(string: "http://api.test/items")!))
+        #expect(try CacheEntryFormat.decode(CacheEntryFormat.encode(entry, key: key), key: key).isPrivate)
+        entry.merge304Headers(HTTPHeaders([("Cache-Control", "max-age=60")]))
+        #expect(!entry.isPrivate)
+        entry.merge304Headers(HTTPHeaders([("Cache-Control", "private")]))
+        #expect(entry.isPrivate)
     }
 
     @Test func maxAgeReplacesTheRouteTTLEitherWay() {

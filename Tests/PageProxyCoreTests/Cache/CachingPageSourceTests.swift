@@ -40,6 +40,9 @@ import Testing
 
     let directory = TemporaryDirectory()
     let clock = ManualClock()
+    /// Long: a request stops waiting for a fetch at its page timeout (on the real clock here), and these tests hold the
+    /// fakes' answers at gates, for as long as a loaded machine takes to let every task reach them.
+    static let pageTimeout = Duration.seconds(600)
     let request = UpstreamRequest(url: PageURL(string: "http://api.test/items?page=1")!, headers: HTTPHeaders([("Authorization", "Bearer a")]))
     let policy = CachePolicy(ttl: .seconds(60))
 
@@ -50,7 +53,7 @@ import Testing
     func fetch(_ source: CachingPageSource, _ upstream: Upstream, policy: CachePolicy? = nil, request: UpstreamRequest? = nil) async throws
         -> CachingPageSource.Fetched
     {
-        try await source.fetch(request ?? self.request, policy: policy ?? self.policy, transport: upstream, timeout: .seconds(5), maxBodyBytes: 1 << 20)
+        try await source.fetch(request ?? self.request, policy: policy ?? self.policy, transport: upstream, timeout: Self.pageTimeout, maxBodyBytes: 1 << 20)
     }
 
     @Test func aWarmRepeatIsAHitWithNoUpstreamRequest() async throws {
@@ -331,7 +334,7 @@ import Testing
         let policy = self.policy
         let leading = Task { () async -> Result<CachingPageSource.Fetched, UpstreamError> in
             do throws(UpstreamError) {
-                return .success(try await source.fetch(request, policy: leaderPolicy ?? policy, transport: leader, timeout: .seconds(5), maxBodyBytes: 1 << 20))
+                return .success(try await source.fetch(request, policy: leaderPolicy ?? policy, transport: leader, timeout: Self.pageTimeout, maxBodyBytes: 1 << 20))
             } catch {
                 return .failure(error)
             }
@@ -339,7 +342,7 @@ import Testing
         #expect(await yieldUntil { gate.waiting == 1 })
         let joining = Task { () async -> Result<CachingPageSource.Fetched, UpstreamError> in
             do throws(UpstreamError) {
-                return .success(try await source.fetch(request, policy: joinerPolicy ?? policy, transport: joiner, timeout: .seconds(5), maxBodyBytes: 1 << 20))
+                return .success(try await source.fetch(request, policy: joinerPolicy ?? policy, transport: joiner, timeout: Self.pageTimeout, maxBodyBytes: 1 << 20))
             } catch {
                 return .failure(error)
             }

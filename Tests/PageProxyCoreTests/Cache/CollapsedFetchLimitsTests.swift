@@ -94,11 +94,14 @@ import Testing
     }
 
     /// Starts a fetch of the page with `transport`, in a task of its own.
-    func start(_ source: CachingPageSource, _ transport: RetryingTransport, policy: CachePolicy = CachePolicy(ttl: .seconds(60))) -> RunningFetch {
+    func start(
+        _ source: CachingPageSource, _ transport: RetryingTransport, policy: CachePolicy = CachePolicy(ttl: .seconds(60)),
+        pageTimeout: Duration = Self.pageTimeout
+    ) -> RunningFetch {
         let outcome = Locked<Result<CachingPageSource.Fetched, UpstreamError>?>(nil)
         let task = Task {
             do throws(UpstreamError) {
-                let fetched = try await source.fetch(Self.request, policy: policy, transport: transport, timeout: Self.pageTimeout, maxBodyBytes: 1 << 20)
+                let fetched = try await source.fetch(Self.request, policy: policy, transport: transport, timeout: pageTimeout, maxBodyBytes: 1 << 20)
                 outcome.withLock { $0 = .success(fetched) }
             } catch {
                 outcome.withLock { $0 = .failure(error) }
@@ -115,6 +118,10 @@ import Testing
         #expect(await yieldUntil { await source.waiterCount(for: Self.request) == 2 })
         return (leader, joiner)
     }
+
+    /// The pending sleeps that are backoffs: not the deadlines (an hour), nor the page times (30 s from a try's
+    /// sending; the tests that look for backoffs move the clock less than 10 s).
+    var backoffWakeUps: [Duration] { clock.pendingWakeUps.filter { $0 < .seconds(20) } }
 
     static func status(_ code: Int) -> UpstreamResponse {
         UpstreamResponse(status: HTTPStatus(code: code), headers: HTTPHeaders(), body: [])
@@ -160,8 +167,9 @@ import Testing
         #expect(joined.outcome == .miss)
         #expect(upstream.count == 1)
         #expect(upstream.cancelled == 0)
-        // The one request was not cut at the leader's deadline: it had the page's whole timeout.
-        #expect(upstream.timeouts == [Self.pageTimeout])
+        // The one request was not cut at the leader's deadline: the transport had only the backstop, the waiters'
+        // page times (30 s each) end it.
+        #expect(upstream.timeouts == [FlightDeadline.tryBackstop])
     }
 
     @Test("each request gives up at its own deadline; the fetch ends when the last one has")
@@ -211,6 +219,57 @@ import Testing
         #expect(served.response.body == Array("[1]".utf8))
     }
 
+    // MARK: - Page timeouts (issue 13: a flight ran with its starter's)
+
+    /// Starts a fetch with no retries and `pageTimeout` whose request the upstream holds, then, `after` that on the
+    /// clock, `joiner`'s fetch of the same page with `joinerTimeout`; returns once both wait for the one try.
+    func starterAndJoiner(
+        _ source: CachingPageSource, _ upstream: HeldUpstream, pageTimeout: Duration, joiner: RetryingTransport, joinerTimeout: Duration,
+        after: Duration = .zero
+    ) async -> (starter: RunningFetch, joiner: RunningFetch) {
+        let starter = start(source, client(upstream, budget: 0), pageTimeout: pageTimeout)
+        #expect(await yieldUntil { upstream.gate(1).waiting == 1 })
+        clock.advance(by: after)
+        let joined = start(source, joiner, pageTimeout: joinerTimeout)
+        #expect(await yieldUntil { await source.waiterCount(for: Self.request) == 2 })
+        return (starter, joined)
+    }
+
+    @Test("a joiner whose route has a longer page timeout keeps the try alive past the starter's: one upstream request, the joiner served")
+    func aLongerPageTimeoutLengthensTheTry() async throws {
+        let upstream = HeldUpstream(requests: 2, clock: clock) { _ in .json("[1]") }
+        let source = makeSource()
+        // The joiner joins a second after the try was sent: alone, its own try would run until 1 + 2 s.
+        let long = client(upstream, budget: 1)
+        let (short, joiner) = await starterAndJoiner(
+            source, upstream, pageTimeout: .seconds(2), joiner: long, joinerTimeout: .seconds(2), after: .seconds(1))
+        // The starter's page time ends at 2 s: it gives up, as it would alone.
+        clock.advance(by: .seconds(1))
+        await #expect(throws: UpstreamError.timedOut(origin: "http://api.test")) { try await short.result().get() }
+        #expect(upstream.gate(1).waiting == 1 && upstream.cancelled == 0, "the try goes on for the joiner")
+        clock.advance(by: .milliseconds(500))
+        upstream.gate(1).open()
+        #expect(try await joiner.result().get().response.body == Array("[1]".utf8))
+        #expect(long.retriesUsed == 0, "served by the try it joined, within its own page time")
+        #expect(upstream.count == 1)
+    }
+
+    @Test("each waiter gives up at its own page timeout, counted from the try's sending; the try ends when the last one has")
+    func eachWaiterFailsAtItsOwnPageTimeout() async throws {
+        let upstream = HeldUpstream(requests: 2, clock: clock) { _ in .json("[1]") }
+        let source = makeSource()
+        let (long, short) = await starterAndJoiner(
+            source, upstream, pageTimeout: .seconds(10), joiner: client(upstream, budget: 0), joinerTimeout: .seconds(2))
+        clock.advance(by: .seconds(2))
+        await #expect(throws: UpstreamError.timedOut(origin: "http://api.test")) { try await short.result().get() }
+        #expect(upstream.gate(1).waiting == 1 && upstream.cancelled == 0)
+        clock.advance(by: .seconds(8))
+        await #expect(throws: UpstreamError.timedOut(origin: "http://api.test")) { try await long.result().get() }
+        // No one waits any more: the upstream request is cancelled, and it was the only one.
+        #expect(await yieldUntil { upstream.cancelled == 1 })
+        #expect(upstream.count == 1)
+    }
+
     // MARK: - Retry budgets (attack3 F8)
 
     @Test("a joiner whose joined fetches failed retries with its own budget: amid zero-retry leaders it is served, within its budget")
@@ -233,7 +292,7 @@ import Testing
             upstream.gate(round).open()
             #expect(try await short.result().get().response.status.code == 503, "a client with no retries takes the failure")
             // The joiner saw a failed try, and waits for its own retry (its backoff is the only wait short of an hour).
-            #expect(await yieldUntil { clock.pendingWakeUps.contains { $0 < .seconds(3600) } }, "round \(round)")
+            #expect(await yieldUntil { !backoffWakeUps.isEmpty }, "round \(round)")
         }
         // It has tries left: it leads the next fetch itself.
         clock.advance(by: .seconds(2))
@@ -256,7 +315,7 @@ import Testing
         #expect(await yieldUntil { await source.waiterCount(for: Self.request) == 2 })
         upstream.gate(1).open()
         // Both back off (100 ms), and both retry in one fetch: the second request.
-        #expect(await yieldUntil { clock.pendingWakeUps.filter { $0 < .seconds(3600) }.count == 2 })
+        #expect(await yieldUntil { backoffWakeUps.count == 2 })
         clock.advance(by: .seconds(1))
         #expect(await yieldUntil { upstream.gate(2).waiting == 1 })
         #expect(await yieldUntil { await source.waiterCount(for: Self.request) == 2 })

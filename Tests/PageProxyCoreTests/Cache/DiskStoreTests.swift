@@ -427,6 +427,41 @@ import Testing
         #expect(store.read(Self.key(1)) == nil)
     }
 
+    @Test("a store disabled at its start tries too: once its directory works it takes the directory's locks, builds its index there and serves")
+    func aStoreDisabledAtItsStartIsEnabledWhenItsDirectoryWorks() throws {
+        let directory = TemporaryDirectory()
+        let root = directory.path + "/cache"
+        // Entries another process left in the directory, which is then put out of reach (a volume not mounted yet).
+        let aside = directory.path + "/aside"
+        let earlier = DiskStore(directory: aside, maxBytes: 1 << 20)
+        for page in 1...3 { earlier.write(Self.entry(page), for: Self.key(page)) }
+        let size = earlier.totalBytes
+        try Data("x".utf8).write(to: URL(fileURLWithPath: root))  // a file: nothing can be made under it
+        let (enabled, disabled) = (Locked(0), Locked<[String]>([]))
+        let store = DiskStore(
+            directory: root, maxBytes: 1 << 20, onDisable: { reason in disabled.withLock { $0.append(reason) } },
+            onEnable: { enabled.withLock { $0 += 1 } }, retryInterval: .milliseconds(5))
+        #expect(!store.isEnabled && store.instance == nil && store.entryCount == 0)
+        #expect(store.write(Self.entry(4), for: Self.key(4)) == nil)
+        // Tried again and again while it still fails: still disabled, told once.
+        store.waitForEvictions()
+        #expect(!store.isEnabled && enabled.withLock { $0 } == 0)
+        try FileManager.default.removeItem(atPath: root)
+        try FileManager.default.moveItem(atPath: aside, toPath: root)
+        #expect(Self.eventually { store.isEnabled })
+        #expect(enabled.withLock { $0 } == 1 && disabled.withLock { $0.count } == 1)
+        // The index is the directory's, as a start would have built it: the entries there are hits, and counted.
+        #expect(store.entryCount == 3 && store.totalBytes == size)
+        #expect(store.read(Self.key(2)) == Self.entry(2))
+        // The directory's instance file is taken, and locked: another process sees this one alive.
+        let instance = try #require(store.instance)
+        #expect(FileManager.default.fileExists(atPath: root + "/" + CacheDirectoryLedger.instancePrefix + instance))
+        let other = try CacheDirectoryLedger(directory: root)
+        #expect(other.isAlive(instance: instance))
+        #expect(store.write(Self.entry(4), for: Self.key(4)) != nil)
+        #expect(store.read(Self.key(4)) == Self.entry(4))
+    }
+
     @Test func readOnlyAndForbiddenDirectoriesDisableAndAFullOneDoesNot() {
         for code in [EROFS, EACCES, ENOENT] {
             #expect(CacheFileSystem.Failure(call: "write", path: "/x", errno: code).disablesCache)

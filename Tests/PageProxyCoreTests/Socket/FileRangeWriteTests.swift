@@ -52,6 +52,27 @@ import Testing
         #expect(budget.heldCount == 0)
     }
 
+    @Test("a file range sent to a client that has gone is an error, not SIGPIPE ending the process")
+    func sendingToAGonePeerIsAnError() async throws {
+        let directory = TemporaryDirectory()
+        let budget = HeldEntryFileBudget(capacity: 1)
+        let body = [UInt8](repeating: UInt8(ascii: "x"), count: 1 << 16)
+        let (left, right) = Self.makePair()
+        defer { left.close() }
+        right.close()
+        let (file, _) = try Self.held(body, in: directory, budget: budget)
+        // The first send may be taken before the kernel knows the peer is gone; one of the next is EPIPE.
+        var failed = false
+        for _ in 0..<10 where !failed {
+            do {
+                try await left.write(bodyParts: [.file(file, 0..<body.count)], deadline: .now + .seconds(30))
+            } catch {
+                failed = true
+            }
+        }
+        #expect(failed)
+    }
+
     @Test("an answer of bytes only, more parts than one sendmsg takes and one larger than the socket buffer, arrives in order")
     func bytesOnlyArriveInOrder() async throws {
         let large = (0..<(1 << 20)).map { UInt8(truncatingIfNeeded: $0 % 249) }
