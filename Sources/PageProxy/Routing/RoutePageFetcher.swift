@@ -59,9 +59,7 @@ enum RoutePageFetcher {
     ) -> CachedPageReader? {
         guard !plan.cachePolicy.forceRevalidate, pages.store != nil else { return nil }
         let (headers, policy, caFile) = (plan.upstreamHeaders, plan.cachePolicy, plan.route.caFile)
-        let (firstPage, firstPageKey) = (plan.options.firstPage, plan.firstPageKey)
-        // The headers' part of every page's key, built once a request (issue 13, seventh pass).
-        let keys = CacheKeyTemplate(headers: headers, caFile: caFile)
+        let (firstPage, firstPageKey, keys) = (plan.options.firstPage, plan.firstPageKey, plan.pageKeys)
         return { url, number in
             let isFirst = number == 1 && url == firstPage
             if isFirst, let firstRead {
@@ -70,8 +68,9 @@ enum RoutePageFetcher {
                 return fetched.response
             }
             let started = ContinuousClock.now
-            // The first page's key was worked out with the plan (issue 13: a key is a digest of the URL and headers).
-            let key = isFirst ? firstPageKey : keys.key(for: url)
+            // The first page's key was worked out with the plan, the others by the plan's last walks (issue 13: a key
+            // is a digest of the URL and headers).
+            let key = isFirst ? firstPageKey : keys.key(for: url, number: number)
             guard let fetched = pages.freshHit(UpstreamRequest(url: url, headers: headers, caFile: caFile), key: key, policy: policy) else {
                 return nil
             }
