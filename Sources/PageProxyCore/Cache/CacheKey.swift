@@ -123,7 +123,7 @@ package struct CacheKeyTemplate: Sendable {
 
     /// The key of the request for `url` with this template's method, headers and CA file: `CacheKey(request)`'s.
     package func key(for url: PageURL, memo: CacheKeyMemo? = .shared) -> CacheKey {
-        CacheKey(spelled: input(for: url.description), canonical: { input(for: CacheKey.canonicalURL(url)) }, memo: memo)
+        CacheKey(spelled: input(for: url), canonical: { input(for: CacheKey.canonicalURL(url)) }, memo: memo)
     }
 
     /// The digest input of the request for the URL spelled `address`.
@@ -132,6 +132,19 @@ package struct CacheKeyTemplate: Sendable {
         input.reserveCapacity(head.count + address.utf8.count + 8 + tail.count)
         input += head
         CacheKey.appendPart(address, to: &input)
+        input += tail
+        return input
+    }
+
+    /// `input(for: url.description)`, with the URL's bytes appended part by part: its text is not made (issue 13).
+    private func input(for url: PageURL) -> [UInt8] {
+        let count = url.descriptionByteCount
+        var input: [UInt8] = []
+        input.reserveCapacity(head.count + count + 21 + tail.count)
+        input += head
+        PageURL.appendDecimal(count, to: &input)
+        input.append(0x3A)
+        url.appendDescription(to: &input)
         input += tail
         return input
     }
