@@ -85,6 +85,13 @@ public struct PageURL: Sendable, Hashable, CustomStringConvertible {
     /// The whole URL as text.
     public var description: String { origin.description + requestTarget }
 
+    /// Hashes the path and the query only: the URLs of one walk share their origin (and equal URLs have equal paths
+    /// and queries), and hashing every part was half of entering a page URL in the walk's set (issue 13, eighth pass).
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(path)
+        hasher.combine(query)
+    }
+
     /// How many UTF-8 bytes `description` has, worked out from the parts (no text is made).
     package var descriptionByteCount: Int {
         let hostCount = host.utf8.count + (Self.isIPv6(host) ? 2 : 0)
@@ -173,7 +180,7 @@ public struct PageURL: Sendable, Hashable, CustomStringConvertible {
 
     /// This URL with parameter `name` set to `value` (replacing every occurrence, or appended at the end).
     public func settingQueryValue(_ value: String, for name: String) -> PageURL {
-        replacingQuery(QueryBytes.template(settingValueOf: name, in: query).query(with: Self.encodeQueryComponent(value)))
+        replacingQuery(QueryBytes.query(settingValueOf: name, to: Self.encodeQueryComponent(value), in: query))
     }
 
     /// This URL with another (percent-encoded) query.
