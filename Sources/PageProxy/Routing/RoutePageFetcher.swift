@@ -114,7 +114,9 @@ enum RoutePageFetcher {
 private final class RouteReadAhead: Sendable {
     private let pages: CachingPageSource
     private let store: DiskStore
-    private let (headers, policy, caFile): (HTTPHeaders, CachePolicy, String?)
+    private let policy: CachePolicy
+    /// The walk's keys are the plan's template's (its headers' part built once, not once a page).
+    private let keys: CacheKeyTemplate
     /// The store's file reads when the walk began.
     private let fileReads: Int
     /// Cancelled when the walk ends: its queued reads are skipped.
@@ -123,7 +125,7 @@ private final class RouteReadAhead: Sendable {
     init(plan: RequestPlan, pages: CachingPageSource, store: DiskStore) {
         self.pages = pages
         self.store = store
-        (headers, policy, caFile) = (plan.upstreamHeaders, plan.cachePolicy, plan.route.caFile)
+        (policy, keys) = (plan.cachePolicy, plan.pageKeys.template)
         fileReads = store.fileReadCount
     }
 
@@ -131,7 +133,6 @@ private final class RouteReadAhead: Sendable {
     var isWanted: Bool { store.fileReadCount != fileReads }
 
     func read(_ urls: @escaping @Sendable () -> [PageURL]) {
-        let (headers, caFile) = (headers, caFile)
-        pages.readAhead(policy: policy, cancellation: cancellation) { urls().map { UpstreamRequest(url: $0, headers: headers, caFile: caFile) } }
+        pages.readAhead(policy: policy, cancellation: cancellation, keys: keys, urls)
     }
 }
