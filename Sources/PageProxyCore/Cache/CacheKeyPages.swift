@@ -80,7 +80,8 @@ package final class CacheKeyPages: Sendable {
             }
             let added = index + 1 - keys.count
             guard budget.take(added) else { return nil }
-            keys.append(contentsOf: repeatElement(nil, count: added - 1))
+            // A walk asks in order: nothing to pad, most times (an empty padding still cost an iterator a page).
+            if added > 1 { keys.append(contentsOf: repeatElement(nil, count: added - 1)) }
             keys.append(known)
             return nil
         }
