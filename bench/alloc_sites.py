@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Swift objects allocated a request, and where (issue 13).
 
-    python3 bench/alloc_sites.py BINARY [--mode walk|ndjson|memo] [--requests 2000] [--sites] [--depth 2]
+    python3 bench/alloc_sites.py BINARY [--mode walk|ndjson|memo] [--requests 2000] [--sites] [--depth 2] [--total 50]
 
 Starts the mock upstream and PageProxy (`BINARY`) with the route bench/profile_memo.py uses (`walk`: the memo off,
 `ndjson`: the same walk as NDJSON, `memo`: the memo on), warms `/items?mock_total=50` (one cached 10 KB page), then
@@ -9,7 +9,8 @@ sends `--requests` requests one after another on one keep-alive connection while
 `probe_libswiftCore:swift_allocObject` in the server: allocations a request, exact and independent of the load.
 With `--sites`, `perf record -g` on the same probe instead, and the allocations a request grouped by the first
 `--depth` frames outside the Swift runtime and standard library (demangled), most first. Needs perf and the probe
-(`perf probe -x libswiftCore.so swift_allocObject`). Everything listens on 127.0.0.1 and is stopped by PID.
+(`perf probe -x libswiftCore.so swift_allocObject`). `--total 50000` walks 501 cached pages of 100 items a request
+(the read-back's answer, all in memory once warm): allocations a page are the count over 500. Everything listens on 127.0.0.1 and is stopped by PID.
 """
 import argparse, collections, http.client, os, subprocess, sys, time
 
@@ -66,11 +67,12 @@ def main():
     parser.add_argument("--requests", type=int, default=2000)
     parser.add_argument("--sites", action="store_true", help="where each allocation is made (perf record -g)")
     parser.add_argument("--depth", type=int, default=2, help="frames of each site, outside the runtime")
+    parser.add_argument("--total", type=int, default=50, help="mock_total: 50 is one page of 100 items")
     args = parser.parse_args()
     B.sigterm_as_interrupt()
     B.ensure_tools("perf")
     headers = {"Accept": "application/x-ndjson"} if args.mode == "ndjson" else {}
-    path = "/items?mock_total=50"
+    path = f"/items?mock_total={args.total}"
     work = B.workdir("pageproxy-alloc-sites-")
     started = []
     try:

@@ -29,6 +29,7 @@ struct RequestPlan {
     var isPrivate: Bool { decided.isPrivate }
     var vary: String { decided.vary }
     var firstPageKey: CacheKey? { decided.firstPageKey }
+    var pageKeys: CacheKeyPages { decided.pageKeys }
     var strategy: (any PaginationStrategy)? { decided.strategy }
 
     /// Whether a walk of this plan is tried on the socket loop now (`AggregateResponder.walkFromMemory`): not for the
@@ -78,6 +79,8 @@ struct RequestPlan {
         let routeETagShape: String
         /// The page cache's key of the first page (`options.firstPage`), nil for an auto route.
         let firstPageKey: CacheKey?
+        /// The page cache's keys of the pages walks of this plan asked for, kept for the next walk (issue 13).
+        let pageKeys: CacheKeyPages
         /// The route's own scheme's strategy, for every walk with this plan (issue 13: made for each walk, it was an
         /// allocation a request); nil for an auto route. Strategies are rules, with no state of a walk.
         let strategy: (any PaginationStrategy)?
@@ -113,6 +116,8 @@ struct RequestPlan {
             self.options = options
             let headers = upstreamHeaders
             firstPageKey = options.firstPage.map { CacheKey(UpstreamRequest(url: $0, headers: headers, caFile: route.caFile)) }
+            // The headers' part of every page's key, built once a plan (issue 13, seventh pass), and the keys themselves.
+            pageKeys = CacheKeyPages(template: CacheKeyTemplate(headers: headers, caFile: route.caFile), capacity: route.maxPages)
             // A merged answer holds its pages until it is sent: the entries it reads are kept from their first hit.
             cachePolicy = CachePolicy(
                 ttl: route.ttl, staleIfError: route.staleIfError, forceRevalidate: controls.fresh, keepsFirstRead: controls.format == .json,

@@ -59,9 +59,7 @@ enum RoutePageFetcher {
     ) -> CachedPageReader? {
         guard !plan.cachePolicy.forceRevalidate, pages.store != nil else { return nil }
         let (headers, policy, caFile) = (plan.upstreamHeaders, plan.cachePolicy, plan.route.caFile)
-        let (firstPage, firstPageKey) = (plan.options.firstPage, plan.firstPageKey)
-        // The headers' part of every page's key, built once a request (issue 13, seventh pass).
-        let keys = CacheKeyTemplate(headers: headers, caFile: caFile)
+        let (firstPage, firstPageKey, keys) = (plan.options.firstPage, plan.firstPageKey, plan.pageKeys)
         return { url, number in
             let isFirst = number == 1 && url == firstPage
             if isFirst, let firstRead {
@@ -70,8 +68,9 @@ enum RoutePageFetcher {
                 return fetched.response
             }
             let started = ContinuousClock.now
-            // The first page's key was worked out with the plan (issue 13: a key is a digest of the URL and headers).
-            let key = isFirst ? firstPageKey : keys.key(for: url)
+            // The first page's key was worked out with the plan, the others by the plan's last walks (issue 13: a key
+            // is a digest of the URL and headers).
+            let key = isFirst ? firstPageKey : keys.key(for: url, number: number)
             guard let fetched = pages.freshHit(UpstreamRequest(url: url, headers: headers, caFile: caFile), key: key, policy: policy) else {
                 return nil
             }
@@ -115,7 +114,9 @@ enum RoutePageFetcher {
 private final class RouteReadAhead: Sendable {
     private let pages: CachingPageSource
     private let store: DiskStore
-    private let (headers, policy, caFile): (HTTPHeaders, CachePolicy, String?)
+    private let policy: CachePolicy
+    /// The walk's keys are the plan's template's (its headers' part built once, not once a page).
+    private let keys: CacheKeyTemplate
     /// The store's file reads when the walk began.
     private let fileReads: Int
     /// Cancelled when the walk ends: its queued reads are skipped.
@@ -124,7 +125,7 @@ private final class RouteReadAhead: Sendable {
     init(plan: RequestPlan, pages: CachingPageSource, store: DiskStore) {
         self.pages = pages
         self.store = store
-        (headers, policy, caFile) = (plan.upstreamHeaders, plan.cachePolicy, plan.route.caFile)
+        (policy, keys) = (plan.cachePolicy, plan.pageKeys.template)
         fileReads = store.fileReadCount
     }
 
@@ -132,7 +133,6 @@ private final class RouteReadAhead: Sendable {
     var isWanted: Bool { store.fileReadCount != fileReads }
 
     func read(_ urls: @escaping @Sendable () -> [PageURL]) {
-        let (headers, caFile) = (headers, caFile)
-        pages.readAhead(policy: policy, cancellation: cancellation) { urls().map { UpstreamRequest(url: $0, headers: headers, caFile: caFile) } }
+        pages.readAhead(policy: policy, cancellation: cancellation, keys: keys, urls)
     }
 }

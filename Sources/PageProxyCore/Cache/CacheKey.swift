@@ -34,11 +34,16 @@ package struct CacheKey: Hashable, Sendable, CustomStringConvertible {
     /// (`tag=a&tag=b`) may mean something and is kept. An already sorted query keys as before ("v1" is unchanged):
     /// only entries of unsorted spellings are left unread, and evicted first as the least recently used.
     static func canonicalURL(_ url: PageURL) -> String {
-        guard let query = url.query, query.utf8.contains(UInt8(ascii: "&")) else { return url.description }
+        sortedURL(url) ?? url.description
+    }
+
+    /// `canonicalURL(url)` when it differs from the URL as spelled; nil when the spelling is canonical already.
+    static func sortedURL(_ url: PageURL) -> String? {
+        guard let query = url.query, query.utf8.contains(UInt8(ascii: "&")) else { return nil }
         let parameters = query.utf8.split(separator: UInt8(ascii: "&"), omittingEmptySubsequences: false)
         let names = parameters.map { $0.prefix { $0 != UInt8(ascii: "=") } }
         let precedes = { (a: Substring.UTF8View.SubSequence, b: Substring.UTF8View.SubSequence) in a.lexicographicallyPrecedes(b) }
-        if !zip(names, names.dropFirst()).contains(where: { precedes($1, $0) }) { return url.description }
+        if !zip(names, names.dropFirst()).contains(where: { precedes($1, $0) }) { return nil }
         let order = names.indices.sorted { precedes(names[$0], names[$1]) || (!precedes(names[$1], names[$0]) && $0 < $1) }
         let sorted = order.map { String(decoding: parameters[$0], as: UTF8.self) }.joined(separator: "&")
         return url.origin.description + url.path + "?" + sorted
@@ -123,7 +128,9 @@ package struct CacheKeyTemplate: Sendable {
 
     /// The key of the request for `url` with this template's method, headers and CA file: `CacheKey(request)`'s.
     package func key(for url: PageURL, memo: CacheKeyMemo? = .shared) -> CacheKey {
-        CacheKey(spelled: input(for: url.description), canonical: { input(for: CacheKey.canonicalURL(url)) }, memo: memo)
+        let spelled = input(for: url)
+        // Most URLs are spelled canonically already: their input is digested as it is, not built again (issue 13).
+        return CacheKey(spelled: spelled, canonical: { CacheKey.sortedURL(url).map { input(for: $0) } ?? spelled }, memo: memo)
     }
 
     /// The digest input of the request for the URL spelled `address`.
@@ -132,6 +139,19 @@ package struct CacheKeyTemplate: Sendable {
         input.reserveCapacity(head.count + address.utf8.count + 8 + tail.count)
         input += head
         CacheKey.appendPart(address, to: &input)
+        input += tail
+        return input
+    }
+
+    /// `input(for: url.description)`, with the URL's bytes appended part by part: its text is not made (issue 13).
+    private func input(for url: PageURL) -> [UInt8] {
+        let count = url.descriptionByteCount
+        var input: [UInt8] = []
+        input.reserveCapacity(head.count + count + 21 + tail.count)
+        input += head
+        PageURL.appendDecimal(count, to: &input)
+        input.append(0x3A)
+        url.appendDescription(to: &input)
         input += tail
         return input
     }

@@ -159,6 +159,20 @@ package final class CachingPageSource: Sendable {
     package func readAhead(
         policy: CachePolicy, cancellation: ReadAheadCancellation? = nil, _ requests: @escaping @Sendable () -> [UpstreamRequest]
     ) {
+        read(policy: policy, cancellation: cancellation) { AnySequence(requests().lazy.filter { $0.method == .get }.map { CacheKey($0) }) }
+    }
+
+    /// As `readAhead(policy:cancellation:_:)`, for the GET requests of `urls` whose keys `keys` makes (a walk's plan's
+    /// template: issue 13, eighth pass, a whole template was built there for each page).
+    package func readAhead(
+        policy: CachePolicy, cancellation: ReadAheadCancellation? = nil, keys: CacheKeyTemplate, _ urls: @escaping @Sendable () -> [PageURL]
+    ) {
+        read(policy: policy, cancellation: cancellation) { AnySequence(urls().lazy.map { keys.key(for: $0) }) }
+    }
+
+    private func read(
+        policy: CachePolicy, cancellation: ReadAheadCancellation?, _ keys: @escaping @Sendable () -> AnySequence<CacheKey>
+    ) {
         guard let store, store.isEnabled, policy.ttl > .zero, !policy.forceRevalidate else { return }
         let (asked, clock) = (store.useCount, clock)
         readAheadRequestCount.add(1, ordering: .relaxed)
@@ -166,7 +180,7 @@ package final class CachingPageSource: Sendable {
             guard cancellation?.isCancelled != true else { return }
             // Only fresh entries are held: a stale one is read again by the fetch that revalidates it.
             store.readAhead(
-                requests().lazy.filter { $0.method == .get }.map { CacheKey($0) }, unusedSince: asked,
+                keys(), unusedSince: asked,
                 keep: { entry in policy.servesFresh(entry, at: clock.wallNow()) != nil }, until: { cancellation?.isCancelled == true })
         }
     }

@@ -66,7 +66,7 @@ extension PageURL {
 
     /// The integer value of query parameter `name`, as the client or a link wrote it: any `Int`, negative included.
     package func integerQueryValue(_ name: String?) -> Int? {
-        name.flatMap { queryValue($0) }.flatMap { Int($0) }
+        name.flatMap { QueryBytes.integerValue(of: $0, in: query) }
     }
 
     /// The URL with the integer parameter `name` moved on by `step` (from `start` when the URL does not name it): a

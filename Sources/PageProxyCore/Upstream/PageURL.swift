@@ -85,6 +85,65 @@ public struct PageURL: Sendable, Hashable, CustomStringConvertible {
     /// The whole URL as text.
     public var description: String { origin.description + requestTarget }
 
+    /// Hashes the path and the query only: the URLs of one walk share their origin (and equal URLs have equal paths
+    /// and queries), and hashing every part was half of entering a page URL in the walk's set (issue 13, eighth pass).
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(path)
+        hasher.combine(query)
+    }
+
+    /// How many UTF-8 bytes `description` has, worked out from the parts (no text is made).
+    package var descriptionByteCount: Int {
+        let hostCount = host.utf8.count + (Self.isIPv6(host) ? 2 : 0)
+        let portCount = hasDefaultPort ? 0 : 1 + Self.decimalDigits(port)
+        return scheme.utf8.count + 3 + hostCount + portCount + path.utf8.count + (query.map { 1 + $0.utf8.count } ?? 0)
+    }
+
+    /// Appends `description`'s UTF-8 bytes to `bytes`, part by part, with no `String` made (issue 13, eighth pass: a
+    /// page's cache key digests its URL, and the URL's text was a third of working out a key).
+    package func appendDescription(to bytes: inout [UInt8]) {
+        bytes.append(contentsOf: scheme.utf8)
+        bytes.append(contentsOf: "://".utf8)
+        let isBracketed = Self.isIPv6(host)
+        if isBracketed { bytes.append(UInt8(ascii: "[")) }
+        bytes.append(contentsOf: host.utf8)
+        if isBracketed { bytes.append(UInt8(ascii: "]")) }
+        if !hasDefaultPort {
+            bytes.append(UInt8(ascii: ":"))
+            Self.appendDecimal(port, to: &bytes)
+        }
+        bytes.append(contentsOf: path.utf8)
+        if let query {
+            bytes.append(UInt8(ascii: "?"))
+            bytes.append(contentsOf: query.utf8)
+        }
+    }
+
+    /// Whether the port is the scheme's default, left out of the text.
+    private var hasDefaultPort: Bool { (scheme == "http" && port == 80) || (scheme == "https" && port == 443) }
+
+    /// The length of `value` in decimal, a minus sign included.
+    static func decimalDigits(_ value: Int) -> Int {
+        var (count, rest) = (value < 0 ? 2 : 1, value.magnitude / 10)
+        while rest > 0 {
+            count += 1
+            rest /= 10
+        }
+        return count
+    }
+
+    /// Appends `value` in decimal, as `String(value)` spells it.
+    static func appendDecimal(_ value: Int, to bytes: inout [UInt8]) {
+        if value < 0 { bytes.append(UInt8(ascii: "-")) }
+        let start = bytes.count
+        var rest = value.magnitude
+        repeat {
+            bytes.append(UInt8(ascii: "0") + UInt8(rest % 10))
+            rest /= 10
+        } while rest > 0
+        bytes[start...].reverse()
+    }
+
     /// Resolves a link as written in a header or body (absolute, or relative to this URL: RFC 3986 §5).
     public func resolving(_ reference: String) -> PageURL? {
         guard let base = URL(string: description), let resolved = URL(string: reference, relativeTo: base),
@@ -121,7 +180,7 @@ public struct PageURL: Sendable, Hashable, CustomStringConvertible {
 
     /// This URL with parameter `name` set to `value` (replacing every occurrence, or appended at the end).
     public func settingQueryValue(_ value: String, for name: String) -> PageURL {
-        replacingQuery(QueryBytes.template(settingValueOf: name, in: query).query(with: Self.encodeQueryComponent(value)))
+        replacingQuery(QueryBytes.query(settingValueOf: name, to: Self.encodeQueryComponent(value), in: query))
     }
 
     /// This URL with another (percent-encoded) query.

@@ -43,41 +43,87 @@ enum QueryBytes {
     /// `query` rebuilt as `PageURL.settingQueryValue` builds it, with the value of parameter `name` cut out: the first
     /// pair so named keeps its place and later ones are dropped; with none, the parameter is appended at the end.
     static func template(settingValueOf name: String, in query: String?) -> Template {
-        var prefix: [UInt8] = []
-        var suffix: [UInt8] = []
-        var replaced = false
+        let (bytes, cut) = rebuilt(query, cuttingValueOf: name)
+        return Template(prefix: Array(bytes[..<cut]), suffix: Array(bytes[cut...]))
+    }
+
+    /// `template(settingValueOf: name, in: query).query(with: encodedValue)`, built in one run of bytes (issue 13,
+    /// eighth pass: a template's two arrays and their copy, for each next page of a walk).
+    static func query(settingValueOf name: String, to encodedValue: String, in query: String?) -> String {
+        var (bytes, cut) = rebuilt(query, cuttingValueOf: name, room: encodedValue.utf8.count)
+        bytes.insert(contentsOf: encodedValue.utf8, at: cut)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// The query rebuilt with the value of parameter `name` left out, and where it goes (see `template`).
+    private static func rebuilt(_ query: String?, cuttingValueOf name: String, room: Int = 16) -> (bytes: [UInt8], cut: Int) {
+        var bytes: [UInt8] = []
+        var cut: Int?
         if var query {
-            query.withUTF8 { bytes in
-                prefix.reserveCapacity(bytes.count + 16)
-                forEachPair(in: bytes) { nameRange, valueRange in
-                    let isMatch = matches(bytes[nameRange], name)
-                    if replaced {
-                        // Pairs after the cut go to the suffix; later pairs of the same name are dropped.
-                        guard !isMatch else { return true }
-                        suffix.append(UInt8(ascii: "&"))
-                        suffix.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[nameRange]))
-                        suffix.append(UInt8(ascii: "="))
-                        if let valueRange { suffix.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[valueRange])) }
-                    } else {
-                        if !prefix.isEmpty { prefix.append(UInt8(ascii: "&")) }
-                        prefix.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[nameRange]))
-                        prefix.append(UInt8(ascii: "="))
-                        if isMatch {
-                            replaced = true
-                        } else if let valueRange {
-                            prefix.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[valueRange]))
-                        }
+            query.withUTF8 { raw in
+                bytes.reserveCapacity(raw.count + max(room, 16))
+                forEachPair(in: raw) { nameRange, valueRange in
+                    let isMatch = matches(raw[nameRange], name)
+                    // Later pairs of the same name are dropped.
+                    if cut != nil && isMatch { return true }
+                    if !bytes.isEmpty { bytes.append(UInt8(ascii: "&")) }
+                    bytes.append(contentsOf: UnsafeBufferPointer(rebasing: raw[nameRange]))
+                    bytes.append(UInt8(ascii: "="))
+                    if cut == nil && isMatch {
+                        cut = bytes.count
+                    } else if let valueRange {
+                        bytes.append(contentsOf: UnsafeBufferPointer(rebasing: raw[valueRange]))
                     }
                     return true
                 }
             }
         }
-        if !replaced {
-            if !prefix.isEmpty { prefix.append(UInt8(ascii: "&")) }
-            prefix.append(contentsOf: PageURL.encodeQueryComponent(name).utf8)
-            prefix.append(UInt8(ascii: "="))
+        if let cut { return (bytes, cut) }
+        if !bytes.isEmpty { bytes.append(UInt8(ascii: "&")) }
+        bytes.append(contentsOf: PageURL.encodeQueryComponent(name).utf8)
+        bytes.append(UInt8(ascii: "="))
+        return (bytes, bytes.count)
+    }
+
+    /// The value of the first parameter whose decoded name is `name`, as `Int(decoded value)` reads it; a plain value
+    /// (no `%`) is read off the query's bytes, with no `String` made (issue 13, eighth pass: a walk reads the page
+    /// number and size of every page). Nil with no such parameter, or a value that is no `Int`.
+    static func integerValue(of name: String, in query: String?) -> Int? {
+        guard var query else { return nil }
+        var encoded: String?
+        let plain = query.withUTF8 { bytes -> Int? in
+            var found: Int?
+            forEachPair(in: bytes) { nameRange, valueRange in
+                guard matches(bytes[nameRange], name) else { return true }
+                let value = valueRange.map { bytes[$0] } ?? bytes[0..<0]
+                if value.contains(UInt8(ascii: "%")) {
+                    encoded = String(decoding: value, as: UTF8.self)
+                } else {
+                    found = decimal(value)
+                }
+                return false
+            }
+            return found
         }
-        return Template(prefix: prefix, suffix: suffix)
+        return encoded.map { PageURL.decodeQueryComponent($0).flatMap { Int($0) } } ?? plain
+    }
+
+    /// `Int(text)` of the ASCII bytes `text`: an optional sign and at least one digit; nil past `Int`'s range.
+    static func decimal(_ text: Slice<UnsafeBufferPointer<UInt8>>) -> Int? {
+        var digits = text
+        let isNegative = digits.first == UInt8(ascii: "-")
+        if isNegative || digits.first == UInt8(ascii: "+") { digits = digits.dropFirst() }
+        guard !digits.isEmpty else { return nil }
+        var value = 0
+        for byte in digits {
+            guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return nil }
+            let digit = Int(byte &- UInt8(ascii: "0"))
+            let (shifted, overflowed) = value.multipliedReportingOverflow(by: 10)
+            let (next, overflowedAgain) = isNegative ? shifted.subtractingReportingOverflow(digit) : shifted.addingReportingOverflow(digit)
+            if overflowed || overflowedAgain { return nil }
+            value = next
+        }
+        return value
     }
 
     /// Calls `body` with the ranges of each non-empty pair's name and value (nil when the pair has no `=`) in

@@ -73,12 +73,16 @@ import Testing
         #expect(upstream.requests.count == 2)
     }
 
+    /// A source over a store that another source wrote the page into: a restart.
+    private func storedThenRestarted() async throws -> (CachingPageSource, DiskStore) {
+        _ = try await stored(makeSource())
+        let restarted = makeSource()
+        return (restarted, try #require(restarted.store))
+    }
+
     @Test("a stale entry is not held by the read-ahead: the fetch that revalidates it reads its file once")
     func aStaleEntryIsNotReadAhead() async throws {
-        let writer = makeSource()
-        _ = try await stored(writer)
-        let restarted = makeSource()
-        let store = try #require(restarted.store)
+        let (restarted, store) = try await storedThenRestarted()
         restarted.readAhead(policy: policy) { [request] in [request] }
         restarted.waitForReadAhead()
         #expect(store.readAheadCount == 1, "fresh: held")
@@ -87,5 +91,18 @@ import Testing
         again.readAhead(policy: policy) { [request] in [request] }
         again.waitForReadAhead()
         #expect(again.store?.readAheadCount == 0, "stale: not held")
+    }
+
+    @Test("a walk's read-ahead by its plan's key template reads the entries its requests name")
+    func aReadAheadByTemplateReadsTheRequestsEntries() async throws {
+        let (restarted, store) = try await storedThenRestarted()
+        let other = try #require(PageURL(string: "http://api.test/other"))
+        restarted.readAhead(policy: policy, keys: CacheKeyTemplate(headers: request.headers, caFile: request.caFile)) { [request] in
+            [other, request.url]
+        }
+        restarted.waitForReadAhead()
+        #expect(store.readAheadAskedCount == 2)
+        #expect(store.readAheadCount == 1)
+        #expect(restarted.freshHit(request, policy: policy)?.outcome == .hit)
     }
 }

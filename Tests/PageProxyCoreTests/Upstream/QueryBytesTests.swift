@@ -57,6 +57,22 @@ import Testing
         }
     }
 
+    /// An integer parameter read off the bytes is what `Int` makes of the decoded value: signs, zeros, the ends of
+    /// `Int`'s range and past them, encoded digits, and anything that is no number.
+    @Test func readingAnIntegerGivesWhatIntOfTheValueGave() {
+        let values = [
+            "1", "042", "-3", "+7", "-0", "", "+", "-", "--1", "1a", " 1", "1 ", "9223372036854775807", "9223372036854775808",
+            "-9223372036854775808", "-9223372036854775809", "%32", "%2D5", "%zz", "\u{0663}", "1e3", "0x10", "1.0",
+        ]
+        let queries = Self.queries + values.flatMap { ["page=\($0)", "per_page=10&page=\($0)&page=2", "page%5Bn%5D=\($0)"] }
+        for query in queries {
+            let url = PageURL(scheme: "http", host: "api.test", port: 80, path: "/items", query: query)
+            for name in Self.names + ["page[n]"] {
+                #expect(url.integerQueryValue(name) == Reference.value(name, in: query).flatMap { Int($0) }, "\(query ?? "nil") \(name)")
+            }
+        }
+    }
+
     @Test func settingAParameterBuildsTheSameQuery() {
         for query in Self.queries {
             let url = PageURL(scheme: "http", host: "api.test", port: 80, path: "/items", query: query)

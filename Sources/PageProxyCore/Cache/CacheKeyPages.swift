@@ -1,0 +1,92 @@
+import Synchronization
+
+/// The cache keys of one plan's pages, by page number, as its walks last worked them out (issue 13, eighth pass).
+///
+/// Every walk of a plan asks for the same URLs in the same order: a page's key taken from here costs a comparison of
+/// its URL, where working it out costs the URL's text, the key's input and the memo's hash of that input (~9 % of a
+/// walk through the cache in memory). A key is taken only for the very URL it was worked out for (a walk whose
+/// upstream now links elsewhere works out the new page's key and keeps it instead), so it is always the template's
+/// key of that URL. Bounded: no page past `capacity` is kept, and all tables together keep at most their budget's
+/// limit of keys (past it, pages are keyed as before, each time).
+package final class CacheKeyPages: Sendable {
+    /// The number of keys all tables of one budget may hold together.
+    package final class Budget: Sendable {
+        package let limit: Int
+        private let used = Atomic(0)
+
+        package init(limit: Int) {
+            self.limit = max(0, limit)
+        }
+
+        /// The budget every plan's table uses unless told otherwise: ~8 MB at most (a URL and a key a slot).
+        package static let shared = Budget(limit: 32_768)
+
+        /// How many slots are held now (tests).
+        package var inUse: Int { used.load(ordering: .relaxed) }
+
+        /// Takes `count` slots; false, taking none, when that would pass the limit.
+        fileprivate func take(_ count: Int) -> Bool {
+            let after = used.add(count, ordering: .relaxed).newValue
+            guard after > limit else { return true }
+            used.subtract(count, ordering: .relaxed)
+            return false
+        }
+
+        fileprivate func giveBack(_ count: Int) {
+            used.subtract(count, ordering: .relaxed)
+        }
+    }
+
+    private struct Known: Sendable {
+        let url: PageURL
+        let key: CacheKey
+    }
+
+    package let template: CacheKeyTemplate
+    package let capacity: Int
+    private let budget: Budget
+    /// By page index (number − 1); nil for a page not keyed yet.
+    private let keys = Mutex<[Known?]>([])
+
+    /// - Parameter capacity: the most pages kept (a route's `maxPages`).
+    package init(template: CacheKeyTemplate, capacity: Int, budget: Budget = .shared) {
+        self.template = template
+        self.capacity = max(0, capacity)
+        self.budget = budget
+    }
+
+    deinit {
+        budget.giveBack(keys.withLock { $0.count })
+    }
+
+    /// How many page slots are held (tests).
+    package var count: Int { keys.withLock { $0.count } }
+
+    /// The key of page `number` of a walk, whose URL is `url`: the one kept for it when it was worked out for this very
+    /// URL, else worked out now (`template.key(for:)`) and kept.
+    package func key(for url: PageURL, number: Int) -> CacheKey {
+        let index = number - 1
+        guard index >= 0, index < capacity else { return template.key(for: url) }
+        // Compared under the lock: the kept URL is not copied out (a copy is a retain of each of its strings).
+        if let known = keys.withLock({ keys in index < keys.count && keys[index]?.url == url ? keys[index]?.key : nil }) {
+            return known
+        }
+        let key = template.key(for: url)
+        let known = Known(url: url, key: key)
+        let dropped = keys.withLock { keys -> Known? in
+            if index < keys.count {
+                defer { keys[index] = known }
+                return keys[index]
+            }
+            let added = index + 1 - keys.count
+            guard budget.take(added) else { return nil }
+            // A walk asks in order: nothing to pad, most times (an empty padding still cost an iterator a page).
+            if added > 1 { keys.append(contentsOf: repeatElement(nil, count: added - 1)) }
+            keys.append(known)
+            return nil
+        }
+        // The key replaced is freed after the lock.
+        _ = dropped
+        return key
+    }
+}

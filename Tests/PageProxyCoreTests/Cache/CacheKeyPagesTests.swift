@@ -1,0 +1,60 @@
+import Testing
+
+@testable import PageProxyCore
+
+/// A plan's table of page keys: a page's key is always its request's, whatever URL a later walk finds at that page,
+/// and the table keeps no more than its capacity and its budget allow.
+@Suite struct CacheKeyPagesTests {
+    private static let headers = HTTPHeaders([("Authorization", "Bearer a"), ("X-B", "2")])
+
+    private static func url(_ text: String) -> PageURL {
+        PageURL(string: text)!
+    }
+
+    private static func requestKey(_ url: PageURL) -> CacheKey {
+        CacheKey(UpstreamRequest(url: url, headers: headers), memo: nil)
+    }
+
+    private static func table(capacity: Int = 100, budget: CacheKeyPages.Budget = CacheKeyPages.Budget(limit: 100)) -> CacheKeyPages {
+        CacheKeyPages(template: CacheKeyTemplate(headers: headers), capacity: capacity, budget: budget)
+    }
+
+    /// Two walks through the same pages, then one whose upstream links elsewhere from page 3 on: every key is the
+    /// request's, the kept ones and the ones worked out again.
+    @Test func aPagesKeyIsItsRequestsKeyWalkAfterWalk() {
+        let keys = Self.table()
+        let pages = (1...5).map { Self.url("http://api.test/items?page=\($0)&per_page=10") }
+        for _ in 0..<2 {
+            for (index, url) in pages.enumerated() { #expect(keys.key(for: url, number: index + 1) == Self.requestKey(url)) }
+        }
+        #expect(keys.count == 5)
+        let moved = pages.prefix(2) + (3...5).map { Self.url("http://api.test/v2/items?page=\($0)&per_page=10") }
+        for (index, url) in moved.enumerated() { #expect(keys.key(for: url, number: index + 1) == Self.requestKey(url)) }
+        for (index, url) in moved.enumerated() { #expect(keys.key(for: url, number: index + 1) == Self.requestKey(url)) }
+        // The same page asked as another number (a walk that starts elsewhere) is keyed right too.
+        #expect(keys.key(for: pages[0], number: 4) == Self.requestKey(pages[0]))
+        #expect(keys.key(for: pages[0], number: 1) == Self.requestKey(pages[0]))
+    }
+
+    /// Pages past the capacity, and past the budget all tables share, are keyed right but not kept; a table gone
+    /// gives its slots back.
+    @Test func capacityAndBudgetBoundWhatIsKept() {
+        let budget = CacheKeyPages.Budget(limit: 6)
+        var first: CacheKeyPages? = Self.table(capacity: 4, budget: budget)
+        let url = Self.url("http://api.test/items?page=9")
+        for number in [1, 2, 3, 4, 5, 9, 0, -1] { #expect(first?.key(for: url, number: number) == Self.requestKey(url)) }
+        #expect(first?.count == 4)
+        #expect(budget.inUse == 4)
+        let second = Self.table(capacity: 4, budget: budget)
+        // Page 3 would take three slots: two are left.
+        #expect(second.key(for: url, number: 3) == Self.requestKey(url))
+        #expect(second.count == 0)
+        #expect(second.key(for: url, number: 2) == Self.requestKey(url))
+        #expect(second.count == 2)
+        #expect(budget.inUse == 6)
+        first = nil
+        #expect(budget.inUse == 2)
+        #expect(second.key(for: url, number: 4) == Self.requestKey(url))
+        #expect(second.count == 4)
+    }
+}
