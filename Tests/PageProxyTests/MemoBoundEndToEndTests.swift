@@ -1,0 +1,71 @@
+import Foundation
+import PageProxyCore
+import Testing
+
+@testable import PageProxy
+@testable import PageProxyMock
+@testable import PageProxyServer
+
+/// DESIGN.md: memory stays bounded whatever clients do. The memo of merged answers counts every answer it lends for as
+/// long as a request sends it (attack5 F1: clients that stopped reading each held a memo-sized answer, read back from
+/// its spool or evicted meanwhile, and the process grew by one answer a client past `cache.memoBytes`).
+@Suite struct MemoBoundEndToEndTests {
+    static let memoBytes = 1 << 20
+    /// About 300 KB each: memo-sized (at most half the bound), three of them already past it.
+    static func total(_ index: Int) -> Int { 1400 + index }
+
+    static func run(_ body: (TestStack) async throws -> Void) async throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("pageproxy-memobound-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        var scheme = PaginationScheme.LinkHeader()
+        scheme.pageSize = 100
+        let route = TestStack.Route(name: "github", mockPath: "/github/items", scheme: .linkHeader(scheme))
+        // Every answer past 64 KiB goes to its spool file, so the memo reads each one back (the path of F1).
+        var spool = MergedSpool(directories: [NSTemporaryDirectory()], heldBytes: 0)
+        spool.memoryBytes = 64 << 10
+        try await TestStack.run(routes: [route], mockOptions: MockUpstreamOptions(), configure: { config in
+            config.cache = CacheConfig(directory: root, maxBytes: 64 << 20, memoBytes: Self.memoBytes)
+            config.server.sendBufferBytes = 16 << 10
+        }, spool: spool, body)
+    }
+
+    static func memoCharge(_ stack: TestStack) async throws -> Int {
+        let metrics = try PrometheusTextParser(try await stack.get("/metrics").text)
+        return Int(try #require(metrics.value("pageproxy_memo_bytes")))
+    }
+
+    @Test("clients that stop reading distinct memo-sized answers (memo hits, evicted, read back) never take the memo past its bound; each answer is whole")
+    func stalledReadersStayWithinTheMemoBound() async throws {
+        try await Self.run { stack in
+            // A memo hit first: answer 0 is memoized, then a client stops reading it and others push it out.
+            let warm = try await stack.get("/github?mock_total=\(Self.total(0))")
+            #expect(warm.body == MockDataset.mergedJSON(total: Self.total(0)))
+            let stalledCount = 8
+            var stalled: [RawHTTPClient] = []
+            for index in 0..<stalledCount {
+                let client = try await stack.client(receiveBufferBytes: 4096)
+                try await client.send(RawHTTPClient.requestText("/github?mock_total=\(Self.total(index))"))
+                // Its head has arrived: its answer is being sent (and stalls behind the socket buffers).
+                _ = try await client.readUntil("\r\n\r\n")
+                stalled.append(client)
+                #expect(try await Self.memoCharge(stack) <= Self.memoBytes)
+            }
+            #expect(stalled[0].received.contains(subsequence: Array("PageProxy-Cache: hits=".utf8)))
+            // Readers that keep up, on answers of their own, while the others hold theirs.
+            for index in stalledCount..<(stalledCount + 4) {
+                let answer = try await stack.get("/github?mock_total=\(Self.total(index))")
+                #expect(answer.body == MockDataset.mergedJSON(total: Self.total(index)))
+                #expect(try await Self.memoCharge(stack) <= Self.memoBytes)
+            }
+            #expect(try await Self.memoCharge(stack) > 0)
+            for (index, client) in stalled.enumerated() {
+                let answer = try await client.readResponse()
+                #expect(answer.status == 200)
+                #expect(answer.body == MockDataset.mergedJSON(total: Self.total(index)), "answer \(index)")
+            }
+            // Every send has ended: only what the memo keeps is charged (at most two ~300 KB answers within 1 MiB).
+            let charged = try await Self.memoCharge(stack)
+            #expect(charged > 0 && charged <= Self.memoBytes)
+        }
+    }
+}
