@@ -14,7 +14,7 @@ import Testing
     /// About 300 KB each: memo-sized (at most half the bound), three of them already past it.
     static func total(_ index: Int) -> Int { 1400 + index }
 
-    static func run(_ body: (TestStack) async throws -> Void) async throws {
+    static func run(clock: PageProxyClock = .system, _ body: (TestStack) async throws -> Void) async throws {
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("pageproxy-memobound-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: root) }
         var scheme = PaginationScheme.LinkHeader()
@@ -26,7 +26,7 @@ import Testing
         try await TestStack.run(routes: [route], mockOptions: MockUpstreamOptions(), configure: { config in
             config.cache = CacheConfig(directory: root, maxBytes: 64 << 20, memoBytes: Self.memoBytes)
             config.server.sendBufferBytes = 16 << 10
-        }, spool: spool, body)
+        }, spool: spool, clock: clock, body)
     }
 
     static func memoCharge(_ stack: TestStack) async throws -> Int {
@@ -34,10 +34,47 @@ import Testing
         return Int(try #require(metrics.value("pageproxy_memo_bytes")))
     }
 
-    @Test("clients that stop reading distinct memo-sized answers (memo hits, evicted, read back) never take the memo past its bound; each answer is whole")
+    /// Scrapes until the memo's charge is `expected`, for at most 20 s.
+    static func waitForMemoCharge(_ stack: TestStack, _ expected: Int) async throws {
+        let deadline = ContinuousClock.now + .seconds(20)
+        var charged = try await memoCharge(stack)
+        while charged != expected && ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(10))
+            charged = try await memoCharge(stack)
+        }
+        #expect(charged == expected)
+    }
+
+    @Test("an answer that goes stale while a slow client reads it stays charged beside its successor until that client has it all")
+    func aStaleAnswerBeingSentStaysCharged() async throws {
+        let wall = ManualWallClock()
+        try await Self.run(clock: wall.clock) { stack in
+            let target = "/github?mock_total=\(Self.total(0))"
+            let warm = try await stack.get(target)
+            #expect(warm.body == MockDataset.mergedJSON(total: Self.total(0)))
+            let kept = try await Self.memoCharge(stack)
+            #expect(kept == warm.body.count + MergedAnswerMemo.measuredAnswerBytes)
+            // A memo hit that stalls behind the socket buffers.
+            let slow = try await stack.client(receiveBufferBytes: 4096)
+            try await slow.send(RawHTTPClient.requestText(target))
+            _ = try await slow.readUntil("\r\n\r\n")
+            #expect(slow.received.contains(subsequence: Array("PageProxy-Cache: hits=".utf8)))
+            // Its pages go stale: the next request drops the answer from the memo and keeps the one its walk makes.
+            wall.advance(seconds: 3600)
+            let again = try await stack.get(target)
+            #expect(again.body == warm.body)
+            #expect(try await Self.memoCharge(stack) == 2 * kept, "the dropped answer still being sent counts, beside its successor")
+            let answer = try await slow.readResponse()
+            #expect(answer.body == warm.body)
+            // Its send has ended: its charge is given back.
+            try await Self.waitForMemoCharge(stack, kept)
+        }
+    }
+
+    @Test("clients that stop reading distinct memo-sized answers (a memo hit, read-backs from spools) never take the memo past its bound; each answer is whole")
     func stalledReadersStayWithinTheMemoBound() async throws {
         try await Self.run { stack in
-            // A memo hit first: answer 0 is memoized, then a client stops reading it and others push it out.
+            // A memo hit first: answer 0 is memoized, then a client stops reading it while others need room.
             let warm = try await stack.get("/github?mock_total=\(Self.total(0))")
             #expect(warm.body == MockDataset.mergedJSON(total: Self.total(0)))
             let stalledCount = 8
