@@ -71,6 +71,25 @@ import Testing
         }
     }
 
+    @Test("an answer dropped while a client stalls on it is given back when that client leaves mid-answer")
+    func aDroppedAnswerIsGivenBackWhenItsClientLeaves() async throws {
+        let wall = ManualWallClock()
+        try await Self.run(clock: wall.clock) { stack in
+            let target = "/github?mock_total=\(Self.total(1))"
+            _ = try await stack.get(target)
+            let kept = try await Self.memoCharge(stack)
+            let leaving = try await stack.client(receiveBufferBytes: 4096)
+            try await leaving.send(RawHTTPClient.requestText(target))
+            _ = try await leaving.readUntil("\r\n\r\n")
+            wall.advance(seconds: 3600)
+            _ = try await stack.get(target)
+            #expect(try await Self.memoCharge(stack) == 2 * kept)
+            // Unread bytes at close: the proxy's write fails at once, and the request lets its answer go.
+            leaving.socket.close()
+            try await Self.waitForMemoCharge(stack, kept)
+        }
+    }
+
     @Test("clients that stop reading distinct memo-sized answers (a memo hit, read-backs from spools) never take the memo past its bound; each answer is whole")
     func stalledReadersStayWithinTheMemoBound() async throws {
         try await Self.run { stack in
