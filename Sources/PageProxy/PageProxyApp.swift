@@ -68,6 +68,7 @@ final class PageProxyApp: Sendable {
         // Memoized merged answers: `cache.memoBytes`, by default an eighth of the cache's bound, at most 64 MiB (none
         // when the cache is off).
         let memo = MergedAnswerMemo(maxBytes: config.cache.memoLimit, store: pages.store, clock: pages.clock)
+        metrics.observeMemo { memo.chargedBytes }
         var aggregate = AggregateResponder(
             transport: RedirectingTransport(base: transport), pages: pages, metrics: metrics,
             spool: spool ?? MergedSpool(directories: MergedSpool.directories(for: config)), memo: memo, budgets: budgets)

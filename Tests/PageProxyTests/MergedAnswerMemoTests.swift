@@ -34,10 +34,18 @@ import Testing
         }
     }
 
-    private static func answer(bytes: Int, freshUntil: Date, stamps: [PageStamp] = []) -> MergedAnswerMemo.Answer {
-        MergedAnswerMemo.Answer(
+    /// An answer of `bytes`, charged against `memo`'s bound as the renderer charges one; nil when it has no room.
+    private static func answer(in memo: MergedAnswerMemo, bytes: Int, freshUntil: Date, stamps: [PageStamp] = []) -> MergedAnswerMemo.Answer? {
+        guard let charge = memo.reserve(bodyBytes: bytes) else { return nil }
+        return MergedAnswerMemo.Answer(
             body: Array(repeating: UInt8(ascii: "x"), count: bytes), pages: 1, items: 1, truncated: false, etag: "\"e\"",
-            freshUntil: freshUntil, stamps: stamps)
+            freshUntil: freshUntil, stamps: stamps, charge: charge)
+    }
+
+    /// Keeps an answer of `bytes` for `key` when `memo` has room for it.
+    private static func keep(_ memo: MergedAnswerMemo, bytes: Int, freshUntil: Date, stamps: [PageStamp] = [], for key: String) {
+        guard let answer = answer(in: memo, bytes: bytes, freshUntil: freshUntil, stamps: stamps) else { return }
+        memo.keep(answer, for: key)
     }
 
     private let now = Date(timeIntervalSince1970: 1_000_000)
@@ -46,7 +54,7 @@ import Testing
     @Test("an answer is served until the moment its first page goes stale, then forgotten")
     func answerEndsWithItsFreshness() {
         let memo = MergedAnswerMemo(maxBytes: 1000, store: pages.store, perAnswerBytes: 0)
-        memo.keep(Self.answer(bytes: 10, freshUntil: now.addingTimeInterval(60)), for: "a")
+        Self.keep(memo, bytes: 10, freshUntil: now.addingTimeInterval(60), for: "a")
         #expect(memo.answer(for: "a", at: now)?.body.count == 10)
         #expect(memo.answer(for: "a", at: now.addingTimeInterval(59.9)) != nil)
         #expect(memo.answer(for: "a", at: now.addingTimeInterval(60)) == nil)
@@ -61,10 +69,10 @@ import Testing
         let one = try pages.write(1)
         let two = try pages.write(2)
         let three = try pages.write(3)
-        memo.keep(Self.answer(bytes: 10, freshUntil: later, stamps: [one]), for: "rewritten")
-        memo.keep(Self.answer(bytes: 10, freshUntil: later, stamps: [two]), for: "removed")
-        memo.keep(Self.answer(bytes: 10, freshUntil: later, stamps: [three]), for: "evicted")
-        memo.keep(Self.answer(bytes: 10, freshUntil: later, stamps: [one, two, three]), for: "all")
+        Self.keep(memo, bytes: 10, freshUntil: later, stamps: [one], for: "rewritten")
+        Self.keep(memo, bytes: 10, freshUntil: later, stamps: [two], for: "removed")
+        Self.keep(memo, bytes: 10, freshUntil: later, stamps: [three], for: "evicted")
+        Self.keep(memo, bytes: 10, freshUntil: later, stamps: [one, two, three], for: "all")
         #expect(memo.count == 4)
         // The same bytes written again (a 304 refresh writes the entry again) are a new version too.
         try pages.write(1, body: "[1]")
@@ -86,7 +94,7 @@ import Testing
     func noAnswerOnceTheStoreIsDisabled() throws {
         let memo = MergedAnswerMemo(maxBytes: 1000, store: pages.store, perAnswerBytes: 0)
         let one = try pages.write(1)
-        memo.keep(Self.answer(bytes: 10, freshUntil: now.addingTimeInterval(60), stamps: [one]), for: "a")
+        Self.keep(memo, bytes: 10, freshUntil: now.addingTimeInterval(60), stamps: [one], for: "a")
         #expect(memo.answer(for: "a", at: now) != nil)
         // The directory becomes a file: the next write cannot make its subdirectory, and disables the store.
         try FileManager.default.removeItem(atPath: pages.path)
@@ -103,7 +111,7 @@ import Testing
         let memo = MergedAnswerMemo(maxBytes: 1000, store: pages.store, perAnswerBytes: 0)
         let old = try pages.write(1)
         try pages.write(1, body: "[2]")
-        memo.keep(Self.answer(bytes: 10, freshUntil: now.addingTimeInterval(60), stamps: [old]), for: "a")
+        Self.keep(memo, bytes: 10, freshUntil: now.addingTimeInterval(60), stamps: [old], for: "a")
         #expect(memo.count == 0)
     }
 
@@ -111,13 +119,77 @@ import Testing
     func leastRecentlyUsedGoesFirst() {
         let memo = MergedAnswerMemo(maxBytes: 100, store: pages.store, perAnswerBytes: 0)
         let later = now.addingTimeInterval(60)
-        memo.keep(Self.answer(bytes: 40, freshUntil: later), for: "a")
-        memo.keep(Self.answer(bytes: 40, freshUntil: later), for: "b")
+        Self.keep(memo, bytes: 40, freshUntil: later, for: "a")
+        Self.keep(memo, bytes: 40, freshUntil: later, for: "b")
         _ = memo.answer(for: "a", at: now)
-        memo.keep(Self.answer(bytes: 40, freshUntil: later), for: "c")
+        Self.keep(memo, bytes: 40, freshUntil: later, for: "c")
         #expect(memo.answer(for: "a", at: now) != nil)
         #expect(memo.answer(for: "b", at: now) == nil)
         #expect(memo.answer(for: "c", at: now) != nil)
+    }
+
+    @Test("an answer dropped while a request still sends it stays charged until that send ends: no room for another meanwhile")
+    func aDroppedAnswerBeingSentStaysCharged() throws {
+        let memo = MergedAnswerMemo(maxBytes: 100, store: pages.store, perAnswerBytes: 0)
+        Self.keep(memo, bytes: 40, freshUntil: now.addingTimeInterval(10), for: "a")
+        // A memo hit: the request holds the answer for as long as it sends it.
+        var sending = memo.answer(for: "a", at: now)
+        #expect(sending != nil)
+        Self.keep(memo, bytes: 40, freshUntil: now.addingTimeInterval(60), for: "b")
+        // `a` goes stale and is dropped; its send goes on.
+        #expect(memo.answer(for: "a", at: now.addingTimeInterval(10)) == nil)
+        #expect(memo.keptBytes == 40)
+        #expect(memo.chargedBytes == 80, "the dropped answer being sent is still charged")
+        // Room for another: `b`, which no request holds, goes; then the answer being sent leaves room for nothing more.
+        let readBack = memo.reserve(bodyBytes: 40)
+        #expect(readBack != nil)
+        #expect(memo.keptBytes == 0)
+        #expect(memo.reserve(bodyBytes: 40) == nil, "80 charged + 40 would pass the bound")
+        #expect(memo.chargedBytes == 80)
+        sending = nil
+        #expect(memo.chargedBytes == 40, "its charge ends with its send")
+        #expect(memo.reserve(bodyBytes: 40) != nil)
+        _ = readBack
+    }
+
+    @Test("room is made by dropping the least recently used answer no request holds; one being sent stays, and counts")
+    func anAnswerBeingSentIsNotDroppedForRoom() throws {
+        let memo = MergedAnswerMemo(maxBytes: 100, store: pages.store, perAnswerBytes: 0)
+        let later = now.addingTimeInterval(60)
+        Self.keep(memo, bytes: 40, freshUntil: later, for: "a")
+        Self.keep(memo, bytes: 40, freshUntil: later, for: "b")
+        _ = memo.answer(for: "b", at: now)
+        // `a` is the least recently used, but a request sends it (a client reading slowly).
+        let sending = memo.answer(for: "a", at: now)
+        _ = memo.answer(for: "b", at: now)
+        Self.keep(memo, bytes: 40, freshUntil: later, for: "c")
+        #expect(memo.answer(for: "a", at: now) != nil)
+        #expect(memo.answer(for: "b", at: now) == nil)
+        #expect(memo.answer(for: "c", at: now) != nil)
+        #expect(memo.chargedBytes == 80)
+        // Both kept answers held: a new one is refused, and neither is dropped for it.
+        let alsoSending = memo.answer(for: "c", at: now)
+        Self.keep(memo, bytes: 40, freshUntil: later, for: "d")
+        #expect(memo.answer(for: "d", at: now) == nil)
+        #expect(memo.count == 2)
+        #expect(memo.chargedBytes == 80)
+        _ = (sending, alsoSending)
+    }
+
+    @Test("an answer to be read back or joined for the memo is refused while the answers being read back leave no room")
+    func aReadBackPastTheBoundIsRefused() throws {
+        let memo = MergedAnswerMemo(maxBytes: 100, store: pages.store, perAnswerBytes: 0)
+        // Two answers being read back: 80 of the 100 bytes.
+        var first = memo.reserve(bodyBytes: 40)
+        let second = memo.reserve(bodyBytes: 40)
+        #expect(first != nil && second != nil)
+        #expect(memo.reserve(bodyBytes: 40) == nil, "80 + 40 would pass the bound")
+        #expect(memo.reserve(bodyBytes: 20) != nil, "80 + 20 is within it")
+        #expect(memo.chargedBytes == 80, "a refused or given up reservation charges nothing")
+        first = nil
+        #expect(memo.chargedBytes == 40)
+        #expect(memo.reserve(bodyBytes: 40) != nil)
+        _ = second
     }
 
     @Test("every answer counts what it holds besides its body: many tiny answers stay within the bound")
@@ -125,7 +197,7 @@ import Testing
         let memo = MergedAnswerMemo(maxBytes: 64 << 10, store: pages.store)
         let later = now.addingTimeInterval(60)
         // `[{}]`: what `_fields` naming no member makes of any page; each distinct request is its own answer.
-        for index in 0..<10_000 { memo.keep(Self.answer(bytes: 4, freshUntil: later), for: "tiny \(index)") }
+        for index in 0..<10_000 { Self.keep(memo, bytes: 4, freshUntil: later, for: "tiny \(index)") }
         #expect(memo.count <= (64 << 10) / MergedAnswerMemo.measuredAnswerBytes)
         #expect(memo.count > 0)
         #expect(memo.answer(for: "tiny 9999", at: now) != nil)
@@ -134,13 +206,13 @@ import Testing
     @Test("an answer larger than half the bound is not kept; a zero bound or no cache keeps nothing")
     func largeAnswersAreNotKept() {
         let memo = MergedAnswerMemo(maxBytes: 100, store: pages.store, perAnswerBytes: 0)
-        memo.keep(Self.answer(bytes: 51, freshUntil: now.addingTimeInterval(60)), for: "a")
+        Self.keep(memo, bytes: 51, freshUntil: now.addingTimeInterval(60), for: "a")
         #expect(memo.count == 0)
         let off = MergedAnswerMemo(maxBytes: 0, store: pages.store, perAnswerBytes: 0)
-        off.keep(Self.answer(bytes: 0, freshUntil: now.addingTimeInterval(60)), for: "a")
+        Self.keep(off, bytes: 0, freshUntil: now.addingTimeInterval(60), for: "a")
         #expect(off.count == 0)
         let uncached = MergedAnswerMemo(maxBytes: 100, store: nil, perAnswerBytes: 0)
-        uncached.keep(Self.answer(bytes: 0, freshUntil: now.addingTimeInterval(60)), for: "a")
+        Self.keep(uncached, bytes: 0, freshUntil: now.addingTimeInterval(60), for: "a")
         #expect(uncached.count == 0)
     }
 

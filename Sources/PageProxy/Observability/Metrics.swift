@@ -41,10 +41,17 @@ final class Metrics: Sendable {
     private let openConnections: @Sendable () -> Int
     /// The upstream origins' shared budgets, whose counters are exposed as `pageproxy_upstream_budget_*`.
     private let budgets: OriginBudgets?
+    /// What the memo of merged answers charges against its bound now (`pageproxy_memo_bytes`), once it is made.
+    private let memoBytes = Mutex<(@Sendable () -> Int)?>(nil)
 
     init(openConnections: @escaping @Sendable () -> Int = { 0 }, budgets: OriginBudgets? = nil) {
         self.openConnections = openConnections
         self.budgets = budgets
+    }
+
+    /// Reads the memo's charged bytes at each scrape (the memo is made after the metrics).
+    func observeMemo(bytes: @escaping @Sendable () -> Int) {
+        memoBytes.withLock { $0 = bytes }
     }
 
     func requestStarted() {
@@ -94,6 +101,10 @@ final class Metrics: Sendable {
         text += "pageproxy_requests_in_flight \(inFlight.load(ordering: .relaxed))\n"
         text += family("pageproxy_open_connections", "gauge", "Client connections open now.")
         text += "pageproxy_open_connections \(openConnections())\n"
+        text += family(
+            "pageproxy_memo_bytes", "gauge",
+            "Bytes of merged answers charged against cache.memoBytes: kept in the memo, being read back for it, or being sent (evicted ones too).")
+        text += "pageproxy_memo_bytes \(memoBytes.withLock { $0 }?() ?? 0)\n"
         text += family("pageproxy_response_bytes_total", "counter", "Bytes written to clients.")
         text += "pageproxy_response_bytes_total \(snapshot.bytesSent)\n"
         text += family("pageproxy_upstream_pages_total", "counter", "Upstream page requests, by route and outcome.")

@@ -11,8 +11,14 @@ import Synchronization
 /// answer ends when the first of them would be revalidated. An answer with a page that was not stored (the cache
 /// off, `no-store`, a stale page) is not kept; a client that asks for fresh pages bypasses it. Bounded in bytes;
 /// the least recently used answer goes first.
+///
+/// The bound counts every byte of a memoized answer for as long as anything holds it (`MergedAnswerCharge`): kept
+/// here, being read back for the memo, or being sent, also after its eviction. An answer is charged before its bytes
+/// are made (`reserve`); one that would take the charge past the bound is not memoized, and is sent as any other
+/// answer (held pages or its spool, bounded by the lending budget and the disk).
 final class MergedAnswerMemo: Sendable {
-    struct Answer: Sendable {
+    /// A memoized answer. A request that sends it holds it until the send has ended (its charge lasts as long).
+    final class Answer: Sendable {
         let body: [UInt8]
         let pages: Int
         let items: Int
@@ -30,12 +36,15 @@ final class MergedAnswerMemo: Sendable {
         /// The answer's own header lines, serialized once (`name: value CRLF` each, `Content-Length` included): a
         /// repeat adds only the status line and the per-request fields (issue 13: the memo closer to nginx).
         let preparedFields: [UInt8]
+        /// What the memo's bound counts for it, given back when the answer goes (`MergedAnswerMemo.reserve`).
+        let charge: MergedAnswerCharge
 
         init(
             body: [UInt8], pages: Int, items: Int, truncated: Bool, etag: String, freshUntil: Date, stamps: [PageStamp],
-            extraHeaders: HTTPHeaders = HTTPHeaders(), upstreamPrivate: Bool = false
+            extraHeaders: HTTPHeaders = HTTPHeaders(), upstreamPrivate: Bool = false, charge: MergedAnswerCharge
         ) {
             self.body = body
+            self.charge = charge
             self.pages = pages
             self.items = items
             self.truncated = truncated
@@ -60,8 +69,6 @@ final class MergedAnswerMemo: Sendable {
 
     private struct Slot {
         var answer: Answer
-        /// What the bound counts for it (`charge`).
-        var charge: Int
         /// Where the answer stands in `State.recency`.
         var use: RecencyList<String>.Handle
         /// The store's change count when the stamps were last found current: while it is unchanged, they still are.
@@ -70,6 +77,7 @@ final class MergedAnswerMemo: Sendable {
 
     private struct State {
         var slots: [String: Slot] = [:]
+        /// The charges of the answers kept (`ledger` counts these and the ones only requests hold).
         var bytes = 0
         /// The keys, least recently used first: the answer to drop is found in O(1), not by a scan under the lock that
         /// the epoll loop takes for every memo hit (issue 13, sixth pass).
@@ -79,26 +87,31 @@ final class MergedAnswerMemo: Sendable {
         mutating func removeSlot(_ key: String) -> Answer? {
             guard let slot = slots.removeValue(forKey: key) else { return nil }
             recency.remove(slot.use)
-            bytes -= slot.charge
+            bytes -= slot.answer.charge.bytes
             return slot.answer
+        }
+
+        /// Whether a request holds the answer kept for `key` (sends it): dropping it would free nothing.
+        mutating func isHeldByARequest(_ key: String) -> Bool {
+            guard let index = slots.index(forKey: key) else { return false }
+            return !isKnownUniquelyReferenced(&slots.values[index].answer)
         }
     }
 
-    /// What an answer counts against the bound: its body, and `perAnswerBytes` for what every answer holds however
-    /// small its body (its key, prepared header lines, stamps, tag, the map's slot). Counting bodies alone, answers of
-    /// `[{}]` (a `_fields` that names no member) took ~1.1 KB each while the bound saw 4 bytes: a client asking many
-    /// distinct ones grew the process without end (found by an attack, 100,000 requests: +100 MB).
-    private func charge(_ answer: Answer) -> Int { answer.body.count + perAnswerBytes }
-
     /// The most bytes of answers kept; 0 keeps none.
     let maxBytes: Int
-    /// What each answer counts against `maxBytes` besides its body (see `charge`).
+    /// What each answer counts against `maxBytes` besides its body: what every answer holds however small its body
+    /// (its key, prepared header lines, stamps, tag, the map's slot). Counting bodies alone, answers of `[{}]` (a
+    /// `_fields` that names no member) took ~1.1 KB each while the bound saw 4 bytes: a client asking many distinct
+    /// ones grew the process without end (found by an attack, 100,000 requests: +100 MB).
     let perAnswerBytes: Int
     /// About what an answer of one page holds besides its body (measured: ~1.1 KB for a 4-byte body).
     static let measuredAnswerBytes = 1024
     /// The page cache the answers were built from; nil keeps none.
     private let store: DiskStore?
     private let state = Mutex(State())
+    /// Every answer's charge, kept or held by requests only: never past `maxBytes`.
+    private let ledger = MergedAnswerCharge.Ledger()
     /// The page cache's clock: an answer is fresh while its pages are, on the same clock.
     let clock: PageProxyClock
 
@@ -140,24 +153,55 @@ final class MergedAnswerMemo: Sendable {
     /// Whether an answer of `byteCount` bytes may be kept (at most half the bound, with what it holds besides).
     func accepts(byteCount: Int) -> Bool { store != nil && maxBytes > 0 && byteCount + perAnswerBytes <= maxBytes / 2 }
 
-    /// Keeps `answer` (unless it alone is over half the bound, or a page changed while it was built), evicting the
-    /// least recently used to make room.
-    func keep(_ answer: Answer, for key: String) {
-        guard accepts(byteCount: answer.body.count), let store else { return }
-        guard let checkedAt = store.changeCount(ifCurrent: answer.stamps) else { return }
-        let charge = charge(answer)
-        // The answers dropped are freed here, after the lock: the loop may be waiting for it (issue 13, sixth pass).
-        let dropped = state.withLock { state -> [Answer] in
-            var dropped: [Answer] = []
-            if let old = state.removeSlot(key) { dropped.append(old) }
-            while state.bytes + charge > maxBytes, let oldest = state.recency.oldest {
-                if let old = state.removeSlot(oldest.key) { dropped.append(old) }
-            }
-            state.slots[key] = Slot(answer: answer, charge: charge, use: state.recency.insertNewest(key), checkedAt: checkedAt)
-            state.bytes += charge
-            return dropped
+    /// The bytes charged against the bound now: answers kept, being read back for the memo, or being sent (evicted
+    /// ones included). Never past `maxBytes` (`pageproxy_memo_bytes`).
+    var chargedBytes: Int { ledger.bytes }
+
+    /// The bytes of the answers kept (tests).
+    var keptBytes: Int { state.withLock { $0.bytes } }
+
+    /// Charges an answer of `bodyBytes` against the bound, before its bytes are made, dropping the least recently used
+    /// answers kept to make room; nil when it may not be kept (`accepts`) or when the answers requests hold (being read
+    /// back or sent, evicted ones too) leave no room: then it is not memoized at all.
+    func reserve(bodyBytes: Int) -> MergedAnswerCharge? {
+        guard accepts(byteCount: bodyBytes) else { return nil }
+        let bytes = bodyBytes + perAnswerBytes
+        while true {
+            if let charge = ledger.charge(bytes, within: maxBytes) { return charge }
+            guard dropOldest(toMakeRoomFor: bytes) else { return nil }
         }
-        _ = dropped
+    }
+
+    /// Drops the least recently used answer kept that no request holds (dropping one that a request sends would free
+    /// nothing, and empty the memo for nothing while clients read slowly: it is in use, and goes to the newest end).
+    /// Whether one was dropped; it is freed, its charge given back, when this returns, after the lock.
+    private func dropOldest(toMakeRoomFor bytes: Int) -> Bool {
+        let dropped = state.withLock { state -> Answer? in
+            // What requests alone hold (read back, or evicted and still sent) leaves no room whatever is dropped.
+            guard ledger.bytes - state.bytes + bytes <= maxBytes else { return nil }
+            for _ in 0..<state.slots.count {
+                guard let oldest = state.recency.oldest else { return nil }
+                if !state.isHeldByARequest(oldest.key) { return state.removeSlot(oldest.key) }
+                state.recency.moveToNewest(oldest.handle)
+            }
+            return nil
+        }
+        return dropped != nil
+    }
+
+    /// Keeps `answer`, charged by `reserve` (unless a page changed while it was built), in place of any answer kept for
+    /// `key`.
+    func keep(_ answer: Answer, for key: String) {
+        guard let store, answer.charge.counts(against: ledger) else { return }
+        guard let checkedAt = store.changeCount(ifCurrent: answer.stamps) else { return }
+        // The answer replaced is freed here, after the lock: the loop may be waiting for it (issue 13, sixth pass).
+        let replaced = state.withLock { state -> Answer? in
+            let old = state.removeSlot(key)
+            state.slots[key] = Slot(answer: answer, use: state.recency.insertNewest(key), checkedAt: checkedAt)
+            state.bytes += answer.charge.bytes
+            return old
+        }
+        _ = replaced
     }
 
     /// The fresh answer for `key` and when its stamps were last checked; a stale one is dropped.
@@ -169,7 +213,7 @@ final class MergedAnswerMemo: Sendable {
             guard now < slot.answer.freshUntil else {
                 state.slots.remove(at: index)
                 state.recency.remove(slot.use)
-                state.bytes -= slot.charge
+                state.bytes -= slot.answer.charge.bytes
                 return (nil, slot.answer)
             }
             state.recency.moveToNewest(slot.use)

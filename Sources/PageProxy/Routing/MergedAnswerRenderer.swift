@@ -109,19 +109,19 @@ struct MergedAnswerRenderer: Sendable {
         answer.freshness.addHeaders(to: &headers, isPrivate: plan.isPrivate, vary: plan.vary)
         headers.set("Server-Timing", answer.serverTiming)
         (record.pages, record.items) = (answer.pages, answer.items)
-        // Every page stored and fresh: the answer is memoized, a spooled one too (read back once, within the memo's
-        // bound), and then sent from memory.
-        var kept: [UInt8]?
+        // Every page stored and fresh: the answer is memoized, a spooled one too (read back once), and then sent from
+        // memory; charged against the memo's bound before it is read back or joined, and until its send has ended
+        // (attack5 F1). With no room there, it is sent as it is (held pages or its spool).
+        var kept: MergedAnswerMemo.Answer?
         let length = held.isHolding ? held.length + closing.count : spooled?.count ?? 0
-        if let freshUntil = answer.freshUntil, let memoKey = plan.memoKey, memo.accepts(byteCount: length),
+        if let freshUntil = answer.freshUntil, let memoKey = plan.memoKey, let charge = memo.reserve(bodyBytes: length),
             let bytes = held.isHolding ? held.joined(closing: closing) : (try? spooled?.bytes())
         {
-            memo.keep(
-                MergedAnswerMemo.Answer(
-                    body: bytes, pages: answer.pages, items: answer.items, truncated: answer.truncated, etag: tag, freshUntil: freshUntil,
-                    stamps: stamps(), extraHeaders: answer.extraHeaders, upstreamPrivate: answer.freshness.upstreamPrivate),
-                for: memoKey)
-            kept = bytes
+            let memoized = MergedAnswerMemo.Answer(
+                body: bytes, pages: answer.pages, items: answer.items, truncated: answer.truncated, etag: tag, freshUntil: freshUntil,
+                stamps: stamps(), extraHeaders: answer.extraHeaders, upstreamPrivate: answer.freshness.upstreamPrivate, charge: charge)
+            memo.keep(memoized, for: memoKey)
+            kept = memoized
         }
         // `headers` is captured by value here and consumed by the send: the writer sets the length in these very
         // fields, not in a copy (issue 13).
@@ -131,7 +131,9 @@ struct MergedAnswerRenderer: Sendable {
         }
         record.isSpooled = spooled?.isSpooled ?? false
         if let kept {
-            await response.send(.ok, headers: consume headers, body: kept)
+            await response.send(.ok, headers: consume headers, body: kept.body)
+            // Held (and charged) until the send has ended, on whatever path it ended.
+            withExtendedLifetime(kept) {}
             return record
         }
         if held.isHolding {
@@ -221,6 +223,8 @@ struct MergedAnswerRenderer: Sendable {
         }
         // One lookup, one write of prepared bytes.
         await response.send(.ok, prepared: answer.preparedFields, body: answer.body, perRequest: perRequest)
+        // The answer (and its charge against the memo's bound) is held until the send has ended, evicted meanwhile or not.
+        withExtendedLifetime(answer) {}
         return record
     }
 
