@@ -25,15 +25,9 @@ import Testing
     private static func withRestart(
         _ body: (TestStack, String, () throws -> PageProxyApp) async throws -> Void
     ) async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pageproxy-filesent-\(UUID().uuidString)").path
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let config = Mutex<Config?>(nil)
-        try await TestStack.run(routes: [SchemeRoutes.all[2]]) { (settings: inout Config) in
-            settings.cache = CacheConfig(directory: directory, maxBytes: 64 << 20, memoBytes: 0)
-            config.withLock { $0 = settings }
-        } _: { stack in
-            try await body(stack, directory) {
-                try PageProxyApp.start(config: try #require(config.withLock { $0 }), logger: Logger(level: .error))
+        try await TestStack.runWithOwnCacheDirectory(routes: [SchemeRoutes.all[2]]) { stack, config in
+            try await body(stack, config.cache.directory) {
+                try PageProxyApp.start(config: config, logger: Logger(level: .error))
             }
         }
     }

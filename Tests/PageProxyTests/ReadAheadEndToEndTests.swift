@@ -15,13 +15,7 @@ import Testing
     static let target = "/github?mock_total=400"
 
     @Test func walksAfterARestartReadAheadAndWarmOnesDoNot() async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pageproxy-readahead-\(UUID().uuidString)").path
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let config = Mutex<Config?>(nil)
-        try await TestStack.run(routes: [SchemeRoutes.all[2]]) { (settings: inout Config) in
-            settings.cache = CacheConfig(directory: directory, maxBytes: 64 << 20, memoBytes: 0)
-            config.withLock { $0 = settings }
-        } _: { stack in
+        try await TestStack.runWithOwnCacheDirectory(routes: [SchemeRoutes.all[2]]) { stack, config in
             let first = try await stack.get(Self.target, headers: ["Accept": "application/x-ndjson"])
             #expect(first.status == 200)
             let firstMerged = try await stack.get(Self.target)
@@ -30,7 +24,7 @@ import Testing
             // to the read-ahead: otherwise the walk can read them all itself and end first (its read-ahead cancelled).
             let gate = ReadAheadGate()
             let restarted = try PageProxyApp.start(
-                config: try #require(config.withLock { $0 }), logger: Logger(level: .error), walkObserver: { _ in gate.holdOnce() })
+                config: config, logger: Logger(level: .error), walkObserver: { _ in gate.holdOnce() })
             let store = try #require(restarted.pages.store)
             gate.watch(restarted.pages, store)
             func get(ndjson: Bool) async throws -> RawHTTPClient.Response {
