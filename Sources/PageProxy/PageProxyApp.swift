@@ -92,7 +92,7 @@ final class PageProxyApp: Sendable {
         }, onEnable: {
             // Also for a directory unusable at the start: the index is built now, and `/readyz` is ready.
             logger.log(.info, "cache enabled again", [("directory", .string(config.directory))])
-        }, retryInterval: config.retryInterval)
+        }, retryInterval: config.retryInterval, heldFiles: config.sendsFromFiles ? .shared : .none)
         if store.isEnabled {
             logger.log(.info, "cache ready", [
                 ("directory", .string(config.directory)), ("max_bytes", .int(config.maxBytes)), ("entries", .int(store.entryCount)),

@@ -25,7 +25,7 @@ import Testing
     private static func withRestart(
         _ body: (TestStack, String, () throws -> PageProxyApp) async throws -> Void
     ) async throws {
-        try await TestStack.runWithOwnCacheDirectory(routes: [SchemeRoutes.all[2]]) { stack, config in
+        try await TestStack.runWithOwnCacheDirectory(routes: [SchemeRoutes.all[2]], sendsFromFiles: true) { stack, config in
             try await body(stack, config.cache.directory) {
                 try PageProxyApp.start(config: config, logger: Logger(level: .error))
             }

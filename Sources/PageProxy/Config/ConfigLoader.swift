@@ -73,11 +73,12 @@ enum ConfigLoader {
 
     private static func cacheConfig(_ object: ConfigObject?) throws(ConfigError) -> CacheConfig {
         guard let object else { return CacheConfig(directory: ".pageproxy-cache", maxBytes: 268_435_456) }
-        try object.requireOnly(["directory", "maxBytes", "requiredForReadiness", "memoBytes"])
+        try object.requireOnly(["directory", "maxBytes", "requiredForReadiness", "memoBytes", "sendFromFiles"])
         return CacheConfig(directory: try object.nonEmptyString("directory", default: ".pageproxy-cache"),
                            maxBytes: try object.integer("maxBytes", in: 0...Int.max, default: 268_435_456),
                            requiredForReadiness: try object.bool("requiredForReadiness", default: true),
-                           memoBytes: object["memoBytes"] == nil ? nil : try object.integer("memoBytes", in: 0...Int.max, default: 0))
+                           memoBytes: object["memoBytes"] == nil ? nil : try object.integer("memoBytes", in: 0...Int.max, default: 0),
+                           sendsFromFiles: try object.bool("sendFromFiles", default: false))
     }
 
     private static func serverConfig(_ object: ConfigObject?) throws(ConfigError) -> ServerConfig {

@@ -140,7 +140,7 @@ package final class DiskStore: Sendable {
         onEvicting: (@Sendable ([CacheKey]) -> Void)? = nil, onWriting: (@Sendable (CacheKey) -> Void)? = nil,
         memoryLimit: Int? = nil, evictionBatch: Int = 256, onVolumeFull: (@Sendable (String) -> Void)? = nil,
         failWriting: (@Sendable (CacheKey) -> Int32?)? = nil, onEnable: (@Sendable () -> Void)? = nil, retryInterval: Duration = .seconds(30),
-        heldFiles: HeldEntryFileBudget = .shared
+        heldFiles: HeldEntryFileBudget = .none
     ) {
         self.heldFiles = heldFiles
         self.directory = directory.hasSuffix("/") && directory.count > 1 ? String(directory.dropLast()) : directory

@@ -67,6 +67,10 @@ package final class HeldEntryFileBudget: Sendable {
     /// The process's: a quarter of the soft limit on open descriptors, at most `maxShared`.
     package static let shared = HeldEntryFileBudget(capacity: sharedCapacity())
 
+    /// None: every page is held as bytes (`cache.sendFromFiles` off, the default: on loopback the answer sent from the
+    /// files reached its reader later than the same answer from memory — BENCHMARKS.md, eighth pass, all together).
+    package static let none = HeldEntryFileBudget(capacity: 0)
+
     /// The most descriptors the shared budget holds, whatever the limit.
     static let maxShared = 4096
 

@@ -17,6 +17,7 @@ import Testing
         let config = try ConfigLoader.load(path: Self.packageRoot + "/config.json", environment: [:])
         #expect(config.listen == ListenConfig(address: "127.0.0.1", port: 8080))
         #expect(config.cache == CacheConfig(directory: ".pageproxy-cache", maxBytes: 268_435_456))
+        #expect(!config.cache.sendsFromFiles)
         #expect(config.server.maxConnections == 1024)
         #expect(config.logLevel == .info)
         #expect(config.mock?.items == 250)
@@ -70,7 +71,7 @@ import Testing
         let json = """
             {
               "listen": { "address": "0.0.0.0", "port": 0 },
-              "cache": { "directory": "/var/cache/pp", "maxBytes": 0 },
+              "cache": { "directory": "/var/cache/pp", "maxBytes": 0, "sendFromFiles": true },
               "server": { "maxConnections": 7, "headerTimeoutSeconds": 2, "idleTimeoutSeconds": 3,
                           "shutdownGraceSeconds": 0, "maxRequestLineBytes": 256, "maxHeaderBytes": 1024,
                           "sendBufferBytes": 0, "drainDelaySeconds": 0, "writeTimeoutSeconds": 4 },
@@ -93,7 +94,7 @@ import Testing
             """
         let config = try ConfigFixture.parse(json)
         #expect(config.listen == ListenConfig(address: "0.0.0.0", port: 0))
-        #expect(config.cache == CacheConfig(directory: "/var/cache/pp", maxBytes: 0))
+        #expect(config.cache == CacheConfig(directory: "/var/cache/pp", maxBytes: 0, sendsFromFiles: true))
         #expect(config.server == ServerConfig(maxConnections: 7, headerTimeout: .seconds(2), idleTimeout: .seconds(3),
                                               shutdownGrace: .zero, maxRequestLineBytes: 256, maxHeaderBytes: 1024,
                                               sendBufferBytes: 0, writeTimeout: .seconds(4), drainDelay: .zero))
