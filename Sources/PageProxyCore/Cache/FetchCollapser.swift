@@ -7,6 +7,11 @@
 /// keeps its own deadline and page timeout by cancelling its own wait (`CachingPageSource`); the work sees the latest
 /// deadline among its callers and tells them when its try is sent (`FlightDeadline`, `FlightWaiter`), so that one
 /// caller's deadline or page time passing never ends it for the others.
+///
+/// A flight that a caller left before it ended (its page time or deadline passed, or its client went) is joined by
+/// no one after: it goes on for those still waiting, and the next caller — a retry of the one that left among them —
+/// starts a fresh try (review: a try stuck on a dead connection, joined by every retry and every new request for a
+/// popular page, lived for a day and sent no new request).
 package actor FetchCollapser<Key: Hashable & Sendable, Value: Sendable> {
     private struct Flight {
         let id: Int
@@ -15,17 +20,22 @@ package actor FetchCollapser<Key: Hashable & Sendable, Value: Sendable> {
         var waiters: [Int: CheckedContinuation<Value?, Never>] = [:]
     }
 
+    /// The flights a caller may join, one per key.
     private var flights: [Key: Flight] = [:]
+    /// Flights still running for their waiters that no caller may join any more (one of theirs left), by id.
+    private var retired: [Int: (key: Key, flight: Flight)] = [:]
     /// Numbers callers and flights, so that a late `finish` or `leave` cannot touch a newer flight of the same key.
     private var counter = 0
 
     package init() {}
 
     /// How many keys have work in flight.
-    package var inFlightCount: Int { flights.count }
+    package var inFlightCount: Int { flights.count + retired.count }
 
-    /// How many callers wait for `key`'s work.
-    package func waiterCount(for key: Key) -> Int { flights[key]?.waiters.count ?? 0 }
+    /// How many callers wait for `key`'s work (in every flight of it, retired ones too).
+    package func waiterCount(for key: Key) -> Int {
+        retired.values.reduce(flights[key]?.waiters.count ?? 0) { $0 + ($1.key == key ? $1.flight.waiters.count : 0) }
+    }
 
     /// The result of `work` for `key`, run now or joined if already running; nil if this caller was cancelled.
     /// - Returns: the value, and whether this caller joined work another caller started.
@@ -82,17 +92,36 @@ package actor FetchCollapser<Key: Hashable & Sendable, Value: Sendable> {
     }
 
     private func finish(_ key: Key, flight id: Int, with value: Value) {
-        guard let flight = flights[key], flight.id == id else { return }
-        flights[key] = nil
+        let flight: Flight
+        if let current = flights[key], current.id == id {
+            flights[key] = nil
+            flight = current
+        } else if let entry = retired.removeValue(forKey: id) {
+            flight = entry.flight
+        } else {
+            return
+        }
         flight.waiters.values.forEach { $0.resume(returning: value) }
     }
 
     private func leave(_ key: Key, waiter: Int) {
-        guard let continuation = flights[key]?.waiters.removeValue(forKey: waiter) else { return }
-        continuation.resume(returning: nil)
-        guard let flight = flights[key], flight.waiters.isEmpty else { return }
-        // Nobody waits any more: stop the work, and let the next caller start afresh.
-        flights[key] = nil
-        flight.task.cancel()
+        var flight: Flight
+        if let current = flights[key], current.waiters[waiter] != nil {
+            flights[key] = nil
+            flight = current
+        } else if let id = retired.first(where: { $0.value.key == key && $0.value.flight.waiters[waiter] != nil })?.key,
+            let entry = retired.removeValue(forKey: id)
+        {
+            flight = entry.flight
+        } else {
+            return
+        }
+        flight.waiters.removeValue(forKey: waiter)?.resume(returning: nil)
+        // Nobody waits any more: stop the work. Others still wait: it goes on for them, joined by no one else.
+        if flight.waiters.isEmpty {
+            flight.task.cancel()
+        } else {
+            retired[flight.id] = (key, flight)
+        }
     }
 }

@@ -115,6 +115,35 @@ import Testing
         #expect(await collapser.inFlightCount == 0)
     }
 
+    @Test("after a caller left a flight that others still wait for, the next caller (a retry) starts a fresh try", .timeLimit(.minutes(1)))
+    func aFlightSomeoneLeftIsJoinedByNoOne() async {
+        let collapser = FetchCollapser<String, Int>()
+        let gate = Gate()
+        let runs = Locked(0)
+        let work: @Sendable () async -> Int = {
+            let run = runs.withLock { $0 += 1; return $0 }
+            // The first try hangs (a dead connection) until the gate opens; a fresh one answers at once.
+            if run == 1 { await gate.wait() }
+            return run
+        }
+        let timedOut = Task { await collapser.value(for: "k", work: work) }
+        #expect(await yieldUntil { gate.waiting == 1 })
+        let patient = Task { await collapser.value(for: "k", work: work) }
+        #expect(await yieldUntil { await collapser.waiterCount(for: "k") == 2 })
+        // The first caller's page time passes: it leaves, and retries.
+        timedOut.cancel()
+        #expect(await timedOut.value.value == nil)
+        let retry = await collapser.value(for: "k", work: work)
+        #expect(retry.value == 2)
+        #expect(!retry.joined)
+        #expect(runs.withLock { $0 } == 2)
+        // The hung try still answers the caller that stayed with it.
+        #expect(await collapser.waiterCount(for: "k") == 1)
+        gate.open()
+        #expect(await patient.value.value == 1)
+        #expect(await collapser.inFlightCount == 0)
+    }
+
     @Test func aCallerAlreadyCancelledGetsNilAndStartsNothing() async {
         let collapser = FetchCollapser<String, Int>()
         let runs = Locked(0)
