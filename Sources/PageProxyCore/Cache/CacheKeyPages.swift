@@ -18,7 +18,8 @@ package final class CacheKeyPages: Sendable {
             self.limit = max(0, limit)
         }
 
-        /// The budget every plan's table uses unless told otherwise: ~8 MB at most (a URL and a key a slot).
+        /// The budget every plan's table uses unless told otherwise: a URL (at most `maxKeptURLBytes`) and a key a
+        /// slot, ~8 MB for URLs of ~100 bytes, ~22 MB at most.
         package static let shared = Budget(limit: 32_768)
 
         /// How many slots are held now (tests).
@@ -41,6 +42,10 @@ package final class CacheKeyPages: Sendable {
         let url: PageURL
         let key: CacheKey
     }
+
+    /// A longer URL (an upstream's cursor) is keyed each time, not kept (review8: slots counted, not bytes, so 64 KB
+    /// cursors would have kept gigabytes across requests).
+    package static let maxKeptURLBytes = 512
 
     package let template: CacheKeyTemplate
     package let capacity: Int
@@ -68,10 +73,13 @@ package final class CacheKeyPages: Sendable {
         let index = number - 1
         guard index >= 0, index < capacity else { return template.key(for: url) }
         // Compared under the lock: the kept URL is not copied out (a copy is a retain of each of its strings).
-        if let known = keys.withLock({ keys in index < keys.count && keys[index]?.url == url ? keys[index]?.key : nil }) {
+        if let known = keys.withLock({ keys in
+            index < keys.count && keys[index].map { Self.sameBytes($0.url, url) } == true ? keys[index]?.key : nil
+        }) {
             return known
         }
         let key = template.key(for: url)
+        guard url.descriptionByteCount <= Self.maxKeptURLBytes else { return key }
         let known = Known(url: url, key: key)
         let dropped = keys.withLock { keys -> Known? in
             if index < keys.count {
@@ -88,5 +96,13 @@ package final class CacheKeyPages: Sendable {
         // The key replaced is freed after the lock.
         _ = dropped
         return key
+    }
+
+    /// The same URL byte for byte (the key digests bytes; `String`'s `==` would take canonically equivalent text as
+    /// equal).
+    private static func sameBytes(_ left: PageURL, _ right: PageURL) -> Bool {
+        left.port == right.port && left.path.utf8.elementsEqual(right.path.utf8) && left.host.utf8.elementsEqual(right.host.utf8)
+            && left.scheme.utf8.elementsEqual(right.scheme.utf8)
+            && (left.query.map { query in right.query.map { query.utf8.elementsEqual($0.utf8) } ?? false } ?? (right.query == nil))
     }
 }

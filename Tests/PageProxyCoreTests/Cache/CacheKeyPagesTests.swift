@@ -38,6 +38,18 @@ import Testing
 
     /// Pages past the capacity, and past the budget all tables share, are keyed right but not kept; a table gone
     /// gives its slots back.
+    @Test("a URL past maxKeptURLBytes (an upstream's long cursor) is keyed right and not kept")
+    func longURLsAreNotKept() {
+        let keys = Self.table()
+        let long = Self.url("http://api.test/items?cursor=" + String(repeating: "c", count: CacheKeyPages.maxKeptURLBytes))
+        let short = Self.url("http://api.test/items?cursor=c")
+        #expect(keys.key(for: long, number: 1) == Self.requestKey(long))
+        #expect(keys.count == 0)
+        #expect(keys.key(for: short, number: 1) == Self.requestKey(short))
+        #expect(keys.count == 1)
+        #expect(keys.key(for: long, number: 1) == Self.requestKey(long))
+    }
+
     @Test func capacityAndBudgetBoundWhatIsKept() {
         let budget = CacheKeyPages.Budget(limit: 6)
         var first: CacheKeyPages? = Self.table(capacity: 4, budget: budget)
