@@ -88,7 +88,9 @@ import Testing
             // Every page was stored just now for the route's 60 s.
             #expect((1...60).contains(maxAge))
             #expect(cold.header("Age") == "0")
-            #expect(cold.header("Vary") == "Accept, PageProxy-Format, PageProxy-Max-Pages, PageProxy-Max-Items")
+            #expect(
+                cold.header("Vary")
+                    == "Accept, PageProxy-Format, PageProxy-Max-Pages, PageProxy-Max-Items, PageProxy-Offset, PageProxy-Limit, PageProxy-Fields")
             // From the memo: still what is left of the same pages' freshness, never more.
             let warm = try await stack.get(Self.target)
             #expect(warm.header("PageProxy-Cache") == "hits=5 misses=0 revalidated=0 stale=0 bypassed=0")
@@ -99,6 +101,28 @@ import Testing
             #expect(notModified.status == 304)
             #expect(notModified.header("Cache-Control").flatMap(Self.maxAge) != nil)
             #expect(notModified.header("Vary") == cold.header("Vary"))
+        }
+    }
+
+    /// attack6 F2: with `PageProxy-Limit` missing from `Vary`, nginx in front gave one client's 2-item window to
+    /// every later plain request. Every header control that changes the body must be named, on both answers.
+    @Test func everyHeaderThatChangesTheBodyIsInVary() async throws {
+        try await CacheTests.run { stack, _ in
+            let plain = try await stack.get(Self.target)
+            let controls = [
+                "PageProxy-Limit": "2", "PageProxy-Offset": "45", "PageProxy-Fields": "id", "PageProxy-Max-Items": "3",
+                "PageProxy-Max-Pages": "1", "PageProxy-Format": "ndjson",
+            ]
+            for (name, value) in controls {
+                let selected = try await stack.get(Self.target, headers: [name: value])
+                #expect(selected.status == 200)
+                #expect(selected.body != plain.body, "\(name) changes the body")
+                // An NDJSON answer is `no-store`: no cache keeps it, so it needs no `Vary`.
+                for answer in [plain, selected] where answer.header("Cache-Control") != "no-store" {
+                    let varied = (answer.header("Vary") ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+                    #expect(varied.contains(name), "Vary names \(name)")
+                }
+            }
         }
     }
 

@@ -16,7 +16,7 @@ import PageProxyCore
 ///   but no shared cache in front of it may). Otherwise the route's configured headers are the same for every
 ///   client and do not make an answer private.
 /// - `Vary`: the request fields that select the answer: `Accept` and the `PageProxy-*` control fields (they choose
-///   the format and the limits), and every `forwardHeaders` name (RFC 9110 §12.5.5).
+///   the format, the limits, the window and the fields), and every `forwardHeaders` name (RFC 9110 §12.5.5).
 /// - `Age: 0`: the merged answer is made by PageProxy as it answers, and max-age is already net of its pages' ages
 ///   (caches that ignore `Age`, as nginx does, then keep it exactly as long as the others).
 ///
@@ -36,8 +36,9 @@ struct AnswerFreshness: Sendable {
         self.clock = clock
     }
 
-    /// Request fields that select which answer a URL gets, whatever the route.
-    static let controlFields = ["Accept", "PageProxy-Format", "PageProxy-Max-Pages", "PageProxy-Max-Items"]
+    /// Request fields that select which answer a URL gets, whatever the route: a cache in front that left one out
+    /// would give one client's window or field selection to everyone (RFC 9110 §12.5.5).
+    static let controlFields = ["Accept"] + ProxyControls.answerSelectingHeaders
 
     /// One page of the answer, as the cache handed it over at `now` (by default, the clock's now).
     /// - Parameter stored: the page's stored version, when it was stored (`freshUntil` is then its own).

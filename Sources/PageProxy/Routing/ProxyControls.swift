@@ -20,6 +20,12 @@ struct ProxyControls: Sendable, Equatable {
     /// The client's query without PageProxy's controls, still percent-encoded.
     var upstreamQuery: String?
 
+    /// The header forms of the controls that change a cacheable answer's body (`Vary` names them). `Fresh` changes
+    /// how pages are read, not what they are; an `Explain` answer is `no-store`.
+    static let answerSelectingHeaders = [
+        "PageProxy-Format", "PageProxy-Max-Pages", "PageProxy-Max-Items", "PageProxy-Offset", "PageProxy-Limit", "PageProxy-Fields",
+    ]
+
     struct Invalid: Error, Equatable {
         let control: String
         let message: String

@@ -97,13 +97,20 @@ package struct CacheFreshness: Sendable, Equatable {
         return false
     }
 
-    /// RFC 9111 §1.2.2 — delta-seconds; an absurdly large value is capped rather than rejected.
-    private static func seconds(_ text: String) -> Int64? {
+    /// RFC 9111 §1.2.2 — delta-seconds; an absurdly large value is capped rather than rejected. Leading zeros are
+    /// digits like any other (`00000000060` is 60, not a value too long to read: attack6 F10 cached such a page for
+    /// 68 years).
+    package static func seconds(_ text: String) -> Int64? {
         let trimmed = text.trimmingCharacters(in: .whitespaces)
         guard !trimmed.isEmpty, trimmed.utf8.allSatisfy({ (0x30...0x39).contains($0) }) else { return nil }
-        guard trimmed.utf8.count <= 10 else { return 2_147_483_648 }
-        return Int64(trimmed).map { min($0, 2_147_483_648) }
+        let significant = trimmed.utf8.drop { $0 == UInt8(ascii: "0") }
+        guard significant.count <= 10 else { return 2_147_483_648 }
+        return significant.reduce(Int64(0)) { $0 * 10 + Int64($1 - 0x30) }.clamped(to: 2_147_483_648)
     }
+}
+
+extension Int64 {
+    fileprivate func clamped(to limit: Int64) -> Int64 { Swift.min(self, limit) }
 }
 
 extension Duration {

@@ -79,6 +79,16 @@ import Testing
         #expect(Self.freshness("max-age=99999999999999999999").lifetime == .seconds(2_147_483_648))
     }
 
+    /// attack6 F10: `max-age=00000000060` was taken as too long to read (2^31 s: 68 years), `Age: 00000000000` as huge.
+    @Test func leadingZerosAreDigits() {
+        #expect(Self.freshness("max-age=00000000060").lifetime == .seconds(60))
+        #expect(Self.freshness("max-age=60", age: "00000000000").lifetime == .seconds(60))
+        #expect(Self.freshness("max-age=000000000000000000000000").lifetime == .zero)
+        #expect(CacheFreshness.seconds("00099999999999") == 2_147_483_648)
+        #expect(CacheFreshness.seconds("0") == 0)
+        #expect(CacheFreshness.seconds("0x10") == nil)
+    }
+
     @Test func sMaxAgeIsForSharedCachesOnly() {
         #expect(Self.freshness("s-maxage=5").lifetime == .seconds(60))
     }
