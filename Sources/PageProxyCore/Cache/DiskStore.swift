@@ -400,7 +400,7 @@ package final class DiskStore: Sendable {
     /// ran (left by a walk that ended) make room.
     /// - Parameters:
     ///   - unusedSince: a `useCount` taken when the walk asked: an entry looked up since (the walk got there first)
-    ///     is not read again.
+    ///     is not read again, nor are the `overtakenMargin` keys after it (the walk is about to read them).
     ///   - keep: whether an entry read is worth holding (the caller's freshness rule: a stale entry is read again by
     ///     the fetch that revalidates it, so holding it would only read it twice).
     ///   - isCancelled: asked before each key: true (the walk that asked has ended) stops the read-ahead there.
@@ -408,13 +408,19 @@ package final class DiskStore: Sendable {
         _ keys: some Sequence<CacheKey>, unusedSince: UInt64 = .max, keep: (CacheEntry) -> Bool = { _ in true },
         until isCancelled: () -> Bool = { false }
     ) {
+        // Keys left to a walk that overtook the read-ahead (see `overtakenMargin`).
+        var leftToTheWalk = 0
         for key in keys {
             if isCancelled() { return }
+            if leftToTheWalk > 0 {
+                leftToTheWalk -= 1
+                continue
+            }
             let wanted: ReadAheadStep = state.withLock { state in
                 state.readAheadAsked += 1
-                guard state.disabledReason == nil, let record = state.records[key], record.lastUse <= unusedSince,
-                    state.memory[key] == nil, state.readAhead[key] == nil, record.size <= readAheadByteLimit
-                else { return .skip }
+                guard state.disabledReason == nil, let record = state.records[key] else { return .skip }
+                guard record.lastUse <= unusedSince else { return .overtaken }
+                guard state.memory[key] == nil, state.readAhead[key] == nil, record.size <= readAheadByteLimit else { return .skip }
                 guard Self.hasRoom(for: record.size, limit: readAheadByteLimit, &state) else { return .full }
                 guard let entries = Self.entryDirectory(&state) else { return .skip }
                 return .read(
@@ -422,6 +428,7 @@ package final class DiskStore: Sendable {
             }
             guard case .read(let generation, let touch, let entries) = wanted else {
                 if case .full = wanted { return }
+                if case .overtaken = wanted { leftToTheWalk = Self.overtakenMargin }
                 continue
             }
             // Held open for a lookup that sends from it (a merged answer; closed for any other when it takes it).
@@ -451,8 +458,15 @@ package final class DiskStore: Sendable {
     private enum ReadAheadStep {
         case read(generation: UInt64, touch: Bool, entries: HeldDirectory)
         case skip
+        /// Looked up since the read-ahead was asked: the walk got there first.
+        case overtaken
         case full
     }
+
+    /// How many keys after one the walk got to first the read-ahead leaves to the walk: reading the very next one, it
+    /// would race the walk for it (both threads read the same file: 0–59 of 501 entries a first read-back, issue 13,
+    /// ninth pass); from past them on, its entries are there when the walk comes.
+    static let overtakenMargin = 2
 
     /// Whether `bytes` more may be read ahead; when not, drops the entries left by walks that ended (held while
     /// `readAheadLimit` × 2 lookups ran and none took them), oldest first, and asks again.
