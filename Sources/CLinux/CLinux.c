@@ -26,6 +26,18 @@ int pageproxy_open_noatime(const char *path) {
     return open(path, O_RDONLY | O_CLOEXEC | O_NOATIME);
 }
 
+int pageproxy_openat_noatime(int directory, const char *path) {
+    return openat(directory, path, O_RDONLY | O_CLOEXEC | O_NOATIME);
+}
+
+int pageproxy_openat_readonly(int directory, const char *path) {
+    return openat(directory, path, O_RDONLY | O_CLOEXEC);
+}
+
+int pageproxy_open_directory(const char *path) {
+    return open(path, O_RDONLY | O_CLOEXEC | O_DIRECTORY);
+}
+
 int pageproxy_name_this_thread(const char *name) {
     return prctl(PR_SET_NAME, (unsigned long)name, 0, 0, 0);
 }

@@ -26,6 +26,12 @@ int pageproxy_rename_exchange(const char *from, const char *to);
 /// Opens `path` to read without updating its access time: a descriptor, or -1 with errno (EPERM when the file is
 /// not this user's, where the flag is refused).
 int pageproxy_open_noatime(const char *path);
+/// `openat(directory, path, O_RDONLY | O_CLOEXEC | O_NOATIME)`: a cache entry under a held directory descriptor.
+int pageproxy_openat_noatime(int directory, const char *path);
+/// `openat(directory, path, O_RDONLY | O_CLOEXEC)`: as above where O_NOATIME is not allowed (EPERM: not the owner).
+int pageproxy_openat_readonly(int directory, const char *path);
+/// `open(path, O_RDONLY | O_CLOEXEC | O_DIRECTORY)`: a descriptor of the cache directory, held by the store.
+int pageproxy_open_directory(const char *path);
 
 /// Names the calling thread (at most 15 bytes are kept) so that `top -H` and `perf` show what it is: 0, or -1.
 int pageproxy_name_this_thread(const char *name);

@@ -58,14 +58,16 @@ package enum CacheFileSystem {
     ///
     /// With `holding`, the descriptor is kept open past the read when the budget has room (`file`: the tail starts at
     /// its `bodyOffset`), so that the tail can be sent from the file (issue 13, eighth pass); otherwise it is closed.
+    ///
+    /// With `directory` (a descriptor of a directory), `path` is relative to it (`EntryDirectory`).
     package static func read(
-        _ path: String, headLength: (UnsafeRawBufferPointer) -> Int?, guessedHeadLength: Int? = nil, touch: Bool = false,
-        wait: ReadWait = .mayWaitForDisk, holding budget: HeldEntryFileBudget? = nil
+        _ path: String, in directory: Int32 = AT_FDCWD, headLength: (UnsafeRawBufferPointer) -> Int?, guessedHeadLength: Int? = nil,
+        touch: Bool = false, wait: ReadWait = .mayWaitForDisk, holding budget: HeldEntryFileBudget? = nil
     ) throws(Failure) -> (head: [UInt8], tail: [UInt8], inode: UInt64, file: HeldEntryFile?)? {
         // Without the access time: with `relatime`, the first read after each touch wrote the inode (4 % of a
         // read-back after a restart, issue 13); the LRU order is the modification time, which `touch` sets.
-        var fd = retrying { pageproxy_open_noatime(path) }
-        if fd < 0, errno == EPERM { fd = retrying { open(path, O_RDONLY | O_CLOEXEC) } }
+        var fd = retrying { pageproxy_openat_noatime(directory, path) }
+        if fd < 0, errno == EPERM { fd = retrying { pageproxy_openat_readonly(directory, path) } }
         if fd < 0 {
             if errno == ENOENT { return nil }
             throw failure("open", path)

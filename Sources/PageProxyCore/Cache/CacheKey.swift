@@ -93,6 +93,9 @@ package struct CacheKey: Hashable, Sendable, CustomStringConvertible {
 
     package static let entrySuffix = ".entry"
 
+    /// The entry file's path under the cache directory: `<directoryName>/<fileName>`.
+    package var relativePath: String { "\(directoryName)/\(fileName)" }
+
     package var description: String { hex }
 }
 

@@ -88,6 +88,10 @@ package final class DiskStore: Sendable {
         var fileReads = 0
         /// Keys offered to `readAhead`.
         var readAheadAsked = 0
+        /// The cache directory, held open: entry files are opened and checked under it (nil until `open()`).
+        var entryDirectory: EntryDirectory?
+        /// When `entryDirectory` is next compared with the directory at its path (`DispatchTime` nanoseconds).
+        var entryDirectoryCheckAt: UInt64 = 0
     }
 
     package let directory: String
@@ -276,7 +280,7 @@ package final class DiskStore: Sendable {
             adopt(key, size: info.size)
             found = use(key)
         }
-        guard case .used(let shouldTouch, let remembered, let ahead, let generation, let seen) = found else { return .missing }
+        guard case .used(let shouldTouch, let remembered, let ahead, let generation, let seen, let entries) = found else { return .missing }
         let stamp = PageStamp(key: key, generation: generation)
         // A hit in memory builds no path unless it refreshes the file's time (issue 13: a string a hit otherwise).
         if let remembered {
@@ -288,14 +292,16 @@ package final class DiskStore: Sendable {
             // Kept in memory on the same terms as an entry this lookup would have read itself (below); its file goes
             // to a caller that sends from it, and is closed for any other.
             let entry = keepsFirstRead ? ahead.entry : ahead.entry.withoutFile
-            if seen || keepsFirstRead && entry.file == nil { remember(entry, for: key, inode: ahead.inode, generation: generation) }
+            // The read-ahead checked the file's inode after its read (issue 13, ninth pass: a second path `stat` here
+            // for every entry read ahead).
+            if seen || keepsFirstRead && entry.file == nil { remember(entry, for: key, inode: ahead.inode, generation: generation, checkIn: nil) }
             return .found(entry, stamp)
         }
-        let path = self.path(for: key)
-        let file: (head: [UInt8], tail: [UInt8], inode: UInt64, file: HeldEntryFile?)?
+        guard let entries else { return .missing }
+        let file: EntryFile?
         do throws(CacheFileSystem.Failure) {
             // A caller that keeps the entry's bytes (a merged answer) may send them from the file instead.
-            file = try readEntryFile(path, touch: shouldTouch, wait: wait, holdsFile: keepsFirstRead)
+            file = try readEntryFile(key, in: entries, touch: shouldTouch, wait: wait, holdsFile: keepsFirstRead)
         } catch {
             if error.wouldBlock {
                 // The read off the pool that follows counts as this use; it refreshes the file's time if this would have.
@@ -317,9 +323,12 @@ package final class DiskStore: Sendable {
             // third of a read-back's time); their next hit keeps them. A caller that holds the entry anyway keeps it
             // now, unless it sends the body from the file: then the body's memory is let go at once, and reused for
             // the next entry's (issue 13, eighth pass: no fresh page faults on the first read-back after a restart).
-            if seen || keepsFirstRead && entry.file == nil { remember(entry, for: key, inode: file.inode, generation: generation) }
+            if seen || keepsFirstRead && entry.file == nil {
+                remember(entry, for: key, inode: file.inode, generation: generation, checkIn: file.directory)
+            }
             return .found(entry, stamp)
         } catch {
+            let path = self.path(for: key)
             let removed = state.withLock { state -> Bool in
                 let isSame = CacheFileSystem.inode(path) == file.inode
                 CacheFileSystem.remove(path, ifInode: file.inode)
@@ -337,8 +346,16 @@ package final class DiskStore: Sendable {
         case unknown
         /// A use of the record: whether to refresh the file's time, the copy in memory or read ahead if any, the
         /// version, and whether this process had seen the entry before.
-        case used(touch: Bool, memory: CacheEntry?, ahead: ReadAhead?, generation: UInt64, seen: Bool)
+        case used(touch: Bool, memory: CacheEntry?, ahead: ReadAhead?, generation: UInt64, seen: Bool, entries: HeldDirectory?)
     }
+
+    /// The directory an entry file is read under, and whether it is time to compare it with the directory now at the
+    /// store's path (`EntryDirectory`).
+    private typealias HeldDirectory = (directory: EntryDirectory, checkDue: Bool)
+
+    /// How often a lookup or read-ahead that reads a file first makes sure the held directory is still the one at the
+    /// store's path: a directory replaced under a running store is read through the old one at most this long.
+    private static let entryDirectoryCheckInterval: UInt64 = 1_000_000_000
 
     /// Records a use of `key`'s entry, in one hold of the lock, hashing the key as few times as it can: once for the
     /// record (read and written back by its index), once for a copy in memory only when the record says there is one,
@@ -358,8 +375,12 @@ package final class DiskStore: Sendable {
             state.records.values[index] = record
             let memory = record.memoryUse == nil ? nil : state.memory[key]
             let ahead = state.readAhead.isEmpty ? nil : Self.takeReadAhead(key, generation: record.generation, &state)
-            if memory == nil, ahead == nil { state.fileReads += 1 }
-            return .used(touch: touch, memory: memory, ahead: ahead, generation: record.generation, seen: seen)
+            var entries: HeldDirectory?
+            if memory == nil, ahead == nil {
+                state.fileReads += 1
+                entries = Self.entryDirectory(&state)
+            }
+            return .used(touch: touch, memory: memory, ahead: ahead, generation: record.generation, seen: seen, entries: entries)
         }
     }
 
@@ -379,7 +400,7 @@ package final class DiskStore: Sendable {
     /// ran (left by a walk that ended) make room.
     /// - Parameters:
     ///   - unusedSince: a `useCount` taken when the walk asked: an entry looked up since (the walk got there first)
-    ///     is not read again.
+    ///     is not read again, nor are the `overtakenMargin` keys after it (the walk is about to read them).
     ///   - keep: whether an entry read is worth holding (the caller's freshness rule: a stale entry is read again by
     ///     the fetch that revalidates it, so holding it would only read it twice).
     ///   - isCancelled: asked before each key: true (the walk that asked has ended) stops the read-ahead there.
@@ -387,25 +408,33 @@ package final class DiskStore: Sendable {
         _ keys: some Sequence<CacheKey>, unusedSince: UInt64 = .max, keep: (CacheEntry) -> Bool = { _ in true },
         until isCancelled: () -> Bool = { false }
     ) {
+        // Keys left to a walk that overtook the read-ahead (see `overtakenMargin`).
+        var leftToTheWalk = 0
         for key in keys {
             if isCancelled() { return }
-            let wanted: ReadAheadStep = state.withLock { state in
-                state.readAheadAsked += 1
-                guard state.disabledReason == nil, let record = state.records[key], record.lastUse <= unusedSince,
-                    state.memory[key] == nil, state.readAhead[key] == nil, record.size <= readAheadByteLimit
-                else { return .skip }
-                guard Self.hasRoom(for: record.size, limit: readAheadByteLimit, &state) else { return .full }
-                return .read(generation: record.generation, touch: record.hitsAfterNextUse(interval: touchInterval) >= touchInterval)
-            }
-            guard case .read(let generation, let touch) = wanted else {
-                if case .full = wanted { return }
+            if leftToTheWalk > 0 {
+                leftToTheWalk -= 1
                 continue
             }
-            let path = self.path(for: key)
+            let wanted: ReadAheadStep = state.withLock { state in
+                state.readAheadAsked += 1
+                guard state.disabledReason == nil, let record = state.records[key] else { return .skip }
+                guard record.lastUse <= unusedSince else { return .overtaken }
+                guard state.memory[key] == nil, state.readAhead[key] == nil, record.size <= readAheadByteLimit else { return .skip }
+                guard Self.hasRoom(for: record.size, limit: readAheadByteLimit, &state) else { return .full }
+                guard let entries = Self.entryDirectory(&state) else { return .skip }
+                return .read(
+                    generation: record.generation, touch: record.hitsAfterNextUse(interval: touchInterval) >= touchInterval, entries: entries)
+            }
+            guard case .read(let generation, let touch, let entries) = wanted else {
+                if case .full = wanted { return }
+                if case .overtaken = wanted { leftToTheWalk = Self.overtakenMargin }
+                continue
+            }
             // Held open for a lookup that sends from it (a merged answer; closed for any other when it takes it).
-            guard let file = try? readEntryFile(path, touch: touch, wait: .mayWaitForDisk, holdsFile: true) ?? nil,
+            guard let file = try? readEntryFile(key, in: entries, touch: touch, wait: .mayWaitForDisk, holdsFile: true) ?? nil,
                 var entry = try? CacheEntryFormat.decode(head: file.head, body: file.tail, key: key),
-                keep(entry), CacheFileSystem.inode(path) == file.inode
+                keep(entry), file.directory.inode(key.relativePath) == file.inode
             else { continue }
             entry.file = file.file
             state.withLock { state in
@@ -427,10 +456,17 @@ package final class DiskStore: Sendable {
     /// What `readAhead` does with a key: reads it (the version it wants, whether to refresh its file's time), skips
     /// it, or stops (nothing more fits).
     private enum ReadAheadStep {
-        case read(generation: UInt64, touch: Bool)
+        case read(generation: UInt64, touch: Bool, entries: HeldDirectory)
         case skip
+        /// Looked up since the read-ahead was asked: the walk got there first.
+        case overtaken
         case full
     }
+
+    /// How many keys after one the walk got to first the read-ahead leaves to the walk: reading the very next one, it
+    /// would race the walk for it (both threads read the same file: 0–59 of 501 entries a first read-back, issue 13,
+    /// ninth pass); from past them on, its entries are there when the walk comes.
+    static let overtakenMargin = 2
 
     /// Whether `bytes` more may be read ahead; when not, drops the entries left by walks that ended (held while
     /// `readAheadLimit` × 2 lookups ran and none took them), oldest first, and asks again.
@@ -509,6 +545,9 @@ package final class DiskStore: Sendable {
             return PageStamp(key: key, generation: record.generation)
         }
         if let leftAt { CacheFileSystem.remove(leftAt) }
+        // Written by path: if the directory there is not the one reads go through any more, reads follow it now (a
+        // lookup right after this write must not find an older version in a directory renamed away).
+        if let held = state.withLock({ $0.entryDirectory }), !held.isCurrent { _ = replaceEntryDirectory(held) }
         if total > evictionStart { queueEviction() }
         return stamp
     }
@@ -553,7 +592,7 @@ package final class DiskStore: Sendable {
 
     /// The entry file's path: `<directory>/<first two hex digits>/<64 hex digits>.entry`.
     package func path(for key: CacheKey) -> String {
-        "\(directory)/\(key.directoryName)/\(key.fileName)"
+        "\(directory)/\(key.relativePath)"
     }
 
     // MARK: - Private
@@ -561,15 +600,54 @@ package final class DiskStore: Sendable {
     /// An entry file read in two parts, head and body (see `CacheFileSystem.read`), guessing that its head is as long
     /// as the last one read: the entries of a route have heads of one length, so most are read with one call.
     /// With `holdsFile`, the file stays open for sending from while `heldFiles` has room (`HeldEntryFile`).
+    /// An entry file as read: its head and body, its inode, its descriptor when held, and the directory it was read
+    /// under (the one to check its inode in again).
+    private typealias EntryFile = (head: [UInt8], tail: [UInt8], inode: UInt64, file: HeldEntryFile?, directory: EntryDirectory)
+
+    /// Read under the held directory (`EntryDirectory`), compared first with the one at the store's path when that is
+    /// due; a file missing there is looked for again under the directory now at the path, if that is another.
     private func readEntryFile(
-        _ path: String, touch: Bool, wait: CacheFileSystem.ReadWait, holdsFile: Bool = false
-    ) throws(CacheFileSystem.Failure) -> (head: [UInt8], tail: [UInt8], inode: UInt64, file: HeldEntryFile?)? {
+        _ key: CacheKey, in held: HeldDirectory, touch: Bool, wait: CacheFileSystem.ReadWait, holdsFile: Bool = false
+    ) throws(CacheFileSystem.Failure) -> EntryFile? {
+        var directory = held.checkDue && !held.directory.isCurrent ? replaceEntryDirectory(held.directory) : held.directory
         let guess = lastHeadLength.load(ordering: .relaxed)
-        let file = try CacheFileSystem.read(
-            path, headLength: CacheEntryFormat.headLength(of:), guessedHeadLength: guess == 0 ? nil : guess, touch: touch, wait: wait,
-            holding: holdsFile ? heldFiles : nil)
+        func read(_ directory: EntryDirectory) throws(CacheFileSystem.Failure) -> EntryFile? {
+            let file = try directory.locate(key.relativePath) { (fd, path) throws(CacheFileSystem.Failure) in
+                try CacheFileSystem.read(
+                    path, in: fd, headLength: CacheEntryFormat.headLength(of:), guessedHeadLength: guess == 0 ? nil : guess, touch: touch,
+                    wait: wait, holding: holdsFile ? heldFiles : nil)
+            }
+            return file.map { ($0.head, $0.tail, $0.inode, $0.file, directory) }
+        }
+        var file = try read(directory)
+        if file == nil, !held.checkDue, !directory.isCurrent {
+            directory = replaceEntryDirectory(directory)
+            file = try read(directory)
+        }
         if let file, file.head.count != guess { lastHeadLength.store(file.head.count, ordering: .relaxed) }
         return file
+    }
+
+    /// The held directory and whether it is time to check it (`HeldDirectory`); nil before `open()`.
+    private static func entryDirectory(_ state: inout State) -> HeldDirectory? {
+        guard let directory = state.entryDirectory else { return nil }
+        let now = DispatchTime.now().uptimeNanoseconds
+        guard now >= state.entryDirectoryCheckAt else { return (directory, false) }
+        state.entryDirectoryCheckAt = now + entryDirectoryCheckInterval
+        return (directory, true)
+    }
+
+    /// Opens the directory at the store's path again, in place of `stale` (unless another thread did already), and
+    /// returns the directory held now.
+    @discardableResult
+    private func replaceEntryDirectory(_ stale: EntryDirectory?) -> EntryDirectory {
+        let fresh = EntryDirectory(path: directory)
+        return state.withLock { state in
+            if let held = state.entryDirectory, held !== stale { return held }
+            state.entryDirectory = fresh
+            state.entryDirectoryCheckAt = DispatchTime.now().uptimeNanoseconds + Self.entryDirectoryCheckInterval
+            return fresh
+        }
     }
 
     private func forget(_ key: CacheKey) {
@@ -590,10 +668,11 @@ package final class DiskStore: Sendable {
 
     /// Keeps a verified entry in memory, unless the file changed since it was read: rewritten or removed by this
     /// process (its generation moved on) or renamed over by another (its inode).
-    private func remember(_ entry: CacheEntry, for key: CacheKey, inode: UInt64, generation: UInt64) {
+    /// - Parameter checkIn: the directory to check the file's inode in; nil when the caller checked it after its read.
+    private func remember(_ entry: CacheEntry, for key: CacheKey, inode: UInt64, generation: UInt64, checkIn directory: EntryDirectory?) {
         // Another process's rename is not ordered by this lock anyway: its inode is checked before it, not under it (a
         // `stat` under the store's lock made the walk and the read-ahead thread wait on each other; issue 13).
-        guard entry.body.count <= memoryLimit, CacheFileSystem.inode(path(for: key)) == inode else { return }
+        guard entry.body.count <= memoryLimit, directory.map({ $0.inode(key.relativePath) == inode }) ?? true else { return }
         // A copy kept in memory holds no descriptor (the budget is for answers being sent).
         let entry = entry.withoutFile
         // The copies dropped to make room are freed here, after the lock (the epoll loop may be waiting for it).
@@ -900,6 +979,8 @@ package final class DiskStore: Sendable {
             retryLater()
             return
         }
+        // The directory may have been made again meanwhile: reads go through the one there now.
+        replaceEntryDirectory(state.withLock { $0.entryDirectory })
         state.withLock { state in
             state.disabledReason = nil
             state.changeCounter += 1
@@ -946,6 +1027,7 @@ package final class DiskStore: Sendable {
                 state.useCounter = UInt64(files.count)
                 state.changeCounter = max(state.changeCounter, UInt64(files.count))
                 state.opened = true
+                state.entryDirectory = EntryDirectory(path: directory)
             }
             total = files.values.reduce(0) { $0 + $1.size }
         } }

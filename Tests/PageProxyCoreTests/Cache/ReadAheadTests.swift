@@ -71,17 +71,31 @@ import Testing
         #expect(store.holdsInMemory(keys[0]))
     }
 
-    @Test("an entry looked up after the read-ahead was asked for (the walk got there first) is not read again")
+    @Test("an entry looked up after the read-ahead was asked for (the walk got there first) is not read again, nor the next few")
     func anEntryTheWalkReachedFirstIsNotReadAgain() {
         let directory = TemporaryDirectory()
-        let store = Self.restarted(in: directory)
+        let margin = DiskStore.overtakenMargin
+        let store = Self.restarted(in: directory, count: margin + 3)
         let asked = store.useCount
         #expect(store.read(DiskStoreTests.key(1)) == DiskStoreTests.entry(1, bodyBytes: 6000))
-        store.readAhead([DiskStoreTests.key(1), DiskStoreTests.key(2)], unusedSince: asked)
-        #expect(store.readAheadCount == 1)
-        #expect(store.readAheadAskedCount == 2)
-        _ = store.read(DiskStoreTests.key(2))
+        store.readAhead((1...(margin + 3)).map(DiskStoreTests.key), unusedSince: asked)
+        // The walk is at page 1: pages 2 through 1 + margin are left to it (reading them, the read-ahead would race it
+        // for them); the read-ahead goes on past them.
+        #expect(store.readAheadCount == 2)
+        #expect(store.readAheadAskedCount == 3)
+        for page in 2...(margin + 1) { #expect(!store.holdsReadAhead(DiskStoreTests.key(page))) }
+        #expect(store.holdsReadAhead(DiskStoreTests.key(margin + 2)))
+        #expect(store.holdsReadAhead(DiskStoreTests.key(margin + 3)))
+        _ = store.read(DiskStoreTests.key(margin + 2))
         #expect(store.fileReadCount == 1)
+    }
+
+    @Test("a read-ahead no walk has overtaken reads every page asked, from the first")
+    func aReadAheadAheadOfTheWalkReadsEveryPage() {
+        let directory = TemporaryDirectory()
+        let store = Self.restarted(in: directory, count: 5)
+        store.readAhead((1...5).map(DiskStoreTests.key), unusedSince: store.useCount)
+        #expect(store.readAheadCount == 5)
     }
 
     @Test("an entry rewritten or removed after it was read ahead is never served as it was read")

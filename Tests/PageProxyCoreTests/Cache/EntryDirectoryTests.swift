@@ -1,0 +1,68 @@
+import Foundation
+import Glibc
+import Testing
+
+@testable import PageProxyCore
+
+/// Entry files are read under a descriptor of the cache directory the store holds (`EntryDirectory`; issue 13, ninth
+/// pass): a directory replaced under a running store must not leave it reading the old one.
+@Suite struct EntryDirectoryTests {
+    /// A store restarted over `cache` holding page 1's entry, which it has read once from its file (so a later
+    /// lookup reads the file again: a first read after a restart keeps no copy).
+    private static func restartedAfterOneRead(_ cache: String) -> DiskStore {
+        DiskStore(directory: cache, maxBytes: 8 << 20).write(DiskStoreTests.entry(1), for: DiskStoreTests.key(1))
+        let store = DiskStore(directory: cache, maxBytes: 8 << 20)
+        #expect(store.read(DiskStoreTests.key(1)) == DiskStoreTests.entry(1))
+        #expect(!store.holdsInMemory(DiskStoreTests.key(1)))
+        return store
+    }
+
+    @Test("a directory renamed away and made again: the store's own write is what its next lookup reads, not the old file")
+    func aReplacedDirectoryIsFollowedAfterAWrite() throws {
+        let directory = TemporaryDirectory()
+        let cache = directory.path + "/cache"
+        let store = Self.restartedAfterOneRead(cache)
+        #expect(rename(cache, directory.path + "/cache.old") == 0)
+        #expect(mkdir(cache, 0o700) == 0)
+        #expect(store.write(DiskStoreTests.entry(9), for: DiskStoreTests.key(1)) != nil)
+        #expect(FileManager.default.fileExists(atPath: store.path(for: DiskStoreTests.key(1))), "written by path, in the new directory")
+        #expect(store.read(DiskStoreTests.key(1)) == DiskStoreTests.entry(9))
+    }
+
+    @Test("a directory removed and made again, another process writing there: a known entry is read from the new one")
+    func aRemovedDirectoryIsFollowedWhenAnEntryIsMissing() throws {
+        let directory = TemporaryDirectory()
+        let cache = directory.path + "/cache"
+        let store = Self.restartedAfterOneRead(cache)
+        try FileManager.default.removeItem(atPath: cache)
+        let other = DiskStore(directory: cache, maxBytes: 8 << 20)
+        #expect(other.write(DiskStoreTests.entry(9), for: DiskStoreTests.key(1)) != nil)
+        #expect(store.read(DiskStoreTests.key(1)) == DiskStoreTests.entry(9))
+        #expect(store.contains(DiskStoreTests.key(1)))
+    }
+
+    @Test("entries are read under the held directory: a lookup reads through it, and the inode it checks is the file's")
+    func theHeldDirectoryReadsEntries() {
+        let directory = TemporaryDirectory()
+        let held = EntryDirectory(path: directory.path)
+        #expect(held.isCurrent)
+        let key = DiskStoreTests.key(3)
+        #expect(mkdir(directory.path + "/" + key.directoryName, 0o700) == 0)
+        _ = FileManager.default.createFile(atPath: directory.path + "/" + key.relativePath, contents: Data("abc".utf8))
+        let inode = CacheFileSystem.inode(directory.path + "/" + key.relativePath)
+        #expect(inode != nil)
+        #expect(held.inode(key.relativePath) == inode)
+        #expect(held.inode("00/missing.entry") == nil)
+        let bytes = try? held.locate(key.relativePath) { (fd, path) throws(CacheFileSystem.Failure) in
+            try CacheFileSystem.read(path, in: fd, headLength: { _ in 1 })
+        }
+        #expect(bytes?.head == Array("a".utf8))
+        #expect(bytes?.tail == Array("bc".utf8))
+        // Replaced: no longer current; a directory that cannot be opened never is.
+        #expect(rename(directory.path, directory.path + ".old") == 0)
+        #expect(mkdir(directory.path, 0o700) == 0)
+        #expect(!held.isCurrent)
+        #expect(!EntryDirectory(path: directory.path + "/none").isCurrent)
+        try? FileManager.default.removeItem(atPath: directory.path + ".old")
+    }
+}

@@ -1,0 +1,70 @@
+#!/usr/bin/env python3
+"""Wall time to the head and in all of the first and second request after a restart, by curl (issue 13, read-back).
+
+    python3 bench/readback_phases.py BINARY[,BINARY...] [--restarts N] [--ndjson]
+
+The case of `readback_profile.py` (`/items?mock_total=50000`, 501 cached pages of ~21 KB, a 10.6 MB merged answer,
+memo off). Each binary's proxy has its own cache directory, filled once; then, for each of N rounds, each proxy in
+turn is restarted over it (the OS page cache warm) and asked twice by `curl`: its `time_starttransfer` (the head
+left: the walk's time) and `time_total` (the send on top) are printed side by side. Wall time to the head is the
+number the first request's work is judged by (a change that cuts CPU but not this is no gain). Nothing is attached to
+the process. Everything started is stopped by PID.
+"""
+import argparse, os, shutil, statistics, subprocess, sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from benchlib import free_port, start_mock, stop, workdir  # noqa: E402
+from cache_vs_nginx import PAGE_ITEMS, Proxy, get  # noqa: E402
+from readback_profile import NDJSON, PATH  # noqa: E402
+
+
+def curl(url, headers):
+    command = ["curl", "-s", "-o", "/dev/null", "-w", "%{time_starttransfer} %{time_total} %{size_download}"]
+    for name, value in headers.items():
+        command += ["-H", f"{name}: {value}"]
+    out = subprocess.run(command + [url], capture_output=True, text=True, check=True).stdout
+    head, total, size = out.split()
+    return float(head) * 1000, float(total) * 1000, int(size)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("binaries", help="comma-separated release binaries")
+    parser.add_argument("--restarts", type=int, default=4, help="rounds of restarts (default 4)")
+    parser.add_argument("--ndjson", action="store_true", help="ask for NDJSON instead of the merged answer")
+    args = parser.parse_args()
+    binaries = [os.path.abspath(binary) for binary in args.binaries.split(",")]
+    headers = NDJSON if args.ndjson else {}
+    work = workdir("pageproxy-readback-phases-")
+    mock_port = free_port()
+    mock = start_mock(binaries[0], mock_port, 0, page_size=PAGE_ITEMS, items=250)
+    proxies = []
+    results = {}
+    try:
+        for index, binary in enumerate(binaries):
+            proxies.append(Proxy(f"binary{index}", binary, work, mock_port, 256 << 20, memo_bytes=0))
+            get(proxies[-1].port, PATH, headers)  # fills this proxy's own cache directory
+        for _ in range(args.restarts):
+            cells = []
+            for index, proxy in enumerate(proxies):
+                proxy.restart()
+                for request in (1, 2):
+                    head, total, size = curl(proxy.url(PATH), headers)
+                    results.setdefault((index, request), []).append((head, total, size / total / 1e3))
+                    cells.append(f"b{index} r{request} head {head:5.1f} total {total:5.1f} ms {size / total / 1e3:5.0f} MB/s")
+            print(" | ".join(cells), flush=True)
+        print(f"load average after {os.getloadavg()}")
+        for index, binary in enumerate(binaries):
+            for request in (1, 2):
+                rows = results[(index, request)]
+                print(f"b{index} {binary} request {request}: median head {statistics.median(r[0] for r in rows):.1f} ms, "
+                      f"total {statistics.median(r[1] for r in rows):.1f} ms, {statistics.median(r[2] for r in rows):.0f} MB/s")
+    finally:
+        for proxy in proxies:
+            stop(proxy.proc, proxy.label)
+        stop(mock)
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
