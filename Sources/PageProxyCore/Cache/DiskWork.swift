@@ -61,41 +61,16 @@ package final class DiskWork: Sendable {
     /// next start removed them): a flight still running may ask for a write after the exit began (review8), and a
     /// stalled disk must not hold the exit forever, so it is bounded.
     package func finish(within timeout: Duration) async -> Bool {
-        let answer = FirstAnswer()
+        let answer = OnceValue<Bool>()
         let drained = state.withLock { state -> Bool in
             state.closed = true
             if !state.drained { state.whenDrained.append { answer.give(true) } }
             return state.drained
         }
         if drained { return true }
-        return await withCheckedContinuation { continuation in
-            answer.set(continuation)
-            let (seconds, attoseconds) = timeout.components
-            let nanoseconds = max(0, seconds) * 1_000_000_000 + attoseconds / 1_000_000_000
-            DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(Int(clamping: nanoseconds))) { answer.give(false) }
-        }
-    }
-}
-
-/// Resumes a continuation with the first of two answers (a race between the lanes and a timer).
-private final class FirstAnswer: Sendable {
-    private let state = Mutex<(continuation: CheckedContinuation<Bool, Never>?, given: Bool?)>((nil, nil))
-
-    func set(_ continuation: CheckedContinuation<Bool, Never>) {
-        let given = state.withLock { state -> Bool? in
-            if state.given == nil { state.continuation = continuation }
-            return state.given
-        }
-        if let given { continuation.resume(returning: given) }
-    }
-
-    func give(_ value: Bool) {
-        let continuation = state.withLock { state -> CheckedContinuation<Bool, Never>? in
-            guard state.given == nil else { return nil }
-            state.given = value
-            defer { state.continuation = nil }
-            return state.continuation
-        }
-        continuation?.resume(returning: value)
+        let (seconds, attoseconds) = timeout.components
+        let nanoseconds = max(0, seconds) * 1_000_000_000 + attoseconds / 1_000_000_000
+        DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(Int(clamping: nanoseconds))) { answer.give(false) }
+        return await answer.value() ?? false
     }
 }
