@@ -29,6 +29,7 @@ import Glibc
     @Test("the deadlines of closed sockets are dropped once they outnumber the open sockets")
     func deadlinesOfClosedSocketsAreDropped() async throws {
         let loop = try EpollLoop(compactionFloor: 8)
+        // 40 deadlines, more than 4 × (the floor + 1): dropped, whenever the loop looks, to at most the floor.
         defer { loop.stop() }
         let pairs = (0..<40).map { _ in makeNonBlockingSocketPair() }
         defer { pairs.forEach { _ = Glibc.close($0.peer) } }
@@ -47,9 +48,12 @@ import Glibc
         var byte: UInt8 = 1
         #expect(Glibc.write(peer, &byte, 1) == 1)
         #expect(await ready == .ready)
-        // Each step above happened before the event: the loop's next look, after the event, compacts (a failure here
-        // once at load 10 is not explained by a race; the count left says how far it got).
-        #expect(await Self.eventually { loop.scheduledDeadlineCount == 0 }, "deadlines left: \(loop.scheduledDeadlineCount)")
+        // At most the floor is left, not always none: a loop that looks while the closes are under way (it was late
+        // with an earlier wake, as under load) drops the closed ones' deadlines once 32 of the 40 are closed (40 > 4 × 8
+        // open), and the at most 8 left are no more than the floor, so they wait for the next compaction (seen: 4 left
+        // for 30 s at load 12; the test asked for 0).
+        let floor = 8
+        #expect(await Self.eventually { loop.scheduledDeadlineCount <= floor }, "deadlines left: \(loop.scheduledDeadlineCount)")
     }
 
     @Test("waits racing with close, a near deadline and an event each end once, with a valid outcome", .timeLimit(.minutes(1)))
