@@ -48,7 +48,9 @@ final class ChildProcess: Sendable {
             let argv = ([path] + arguments).map { strdup($0) } + [nil]
             let envp = environment.map { strdup("\($0)=\($1)") } + [nil]
             defer { (argv + envp).forEach { free($0) } }
-            let pid = pageproxy_spawn_ending_with_parent(path, argv, envp, streams, SIGTERM)
+            // SIGKILL, not SIGTERM: `serve` drains on SIGTERM (a 5 s delay by default, then its grace period), and no
+            // one is left to read what it would finish.
+            let pid = pageproxy_spawn_ending_with_parent(path, argv, envp, streams, SIGKILL)
             return (pid, pid < 0 ? errno : 0)
         }
         guard spawned.pid > 0 else { throw Failure.spawnFailed(errno: spawned.errno) }
