@@ -1,11 +1,16 @@
 // preadv2, RWF_NOWAIT, renameat2, RENAME_EXCHANGE and O_NOATIME need _GNU_SOURCE, which Swift's view of the C library lacks:
 // the wrappers are compiled here.
 #define _GNU_SOURCE
+#include <errno.h>
 #include <fcntl.h>
 #include <malloc.h>
 #include <stdio.h>
+#include <signal.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <sys/uio.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include "CLinux.h"
 
 ssize_t pageproxy_pread_nowait(int fd, void *buffer, size_t count, off_t offset) {
@@ -66,4 +71,53 @@ int pageproxy_pad_malloc_arenas(void) {
 
 int pageproxy_malloc_top_pad(void) {
     return pageproxy_arena_top_pad_set;
+}
+
+// Only async-signal-safe calls in the child until execve (the parent has other threads). A pipe closed by the exec
+// tells the parent whether it happened: it reads the child's errno instead when it did not.
+pid_t pageproxy_spawn_ending_with_parent(const char *path, char *const argv[], char *const envp[], const int streams[3], int signal) {
+    int report[2];
+    if (pipe2(report, O_CLOEXEC) != 0) return -1;
+    pid_t parent = getpid();
+    pid_t child = fork();
+    if (child == 0) {
+        int failure = 0;
+        // The forking thread blocks most signals (Dispatch's and Foundation's threads do), and a mask outlives exec:
+        // the child starts with none blocked, as from a shell, or the death signal would wait forever.
+        sigset_t none;
+        sigemptyset(&none);
+        sigprocmask(SIG_SETMASK, &none, NULL);
+        // A parent that died before the prctl sends nothing: the child then sees another parent and stops.
+        if (prctl(PR_SET_PDEATHSIG, (unsigned long)signal, 0, 0, 0) != 0 || getppid() != parent) failure = ECHILD;
+        for (int target = 0; failure == 0 && target < 3; target++) {
+            int fd = streams[target] >= 0 ? streams[target] : open("/dev/null", target == 0 ? O_RDONLY : O_WRONLY);
+            if (fd < 0 || (fd == target ? fcntl(fd, F_SETFD, 0) : dup2(fd, target)) < 0) failure = errno;
+        }
+        if (failure == 0) {
+            if (report[1] > 3) syscall(SYS_close_range, 3, report[1] - 1, 0);
+            syscall(SYS_close_range, report[1] + 1, ~0U, 0);
+            execve(path, argv, envp);
+            failure = errno;
+        }
+        (void)!write(report[1], &failure, sizeof failure);
+        _exit(127);
+    }
+    int saved = errno;
+    close(report[1]);
+    if (child < 0) {
+        close(report[0]);
+        errno = saved;
+        return -1;
+    }
+    int failure = 0;
+    ssize_t got;
+    do { got = read(report[0], &failure, sizeof failure); } while (got < 0 && errno == EINTR);
+    close(report[0]);
+    if (got == (ssize_t)sizeof failure) {
+        int status;
+        waitpid(child, &status, 0);
+        errno = failure;
+        return -1;
+    }
+    return child;
 }

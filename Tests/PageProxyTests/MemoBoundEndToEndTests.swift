@@ -90,7 +90,13 @@ import Testing
         }
     }
 
-    @Test("clients that stop reading distinct memo-sized answers (a memo hit, read-backs from spools) never take the memo past its bound; each answer is whole")
+    /// What an answer of `index` charges while anything holds it: its body and what it holds besides.
+    static func charge(_ index: Int) -> Int { MockDataset.mergedJSON(total: total(index)).count + MergedAnswerMemo.measuredAnswerBytes }
+
+    /// The page cache's lookups that found an entry, and its writes, so far: a walk counts its pages, a memo hit none.
+    static func storeUses(_ stack: TestStack) -> UInt64 { stack.app.pages.store?.useCount ?? 0 }
+
+    @Test("clients that stop reading distinct memo-sized answers hold only what the memo charged: three answers fill the bound, and the rest are sent without the memo (a memo hit, read-backs from spools); each answer is whole")
     func stalledReadersStayWithinTheMemoBound() async throws {
         try await Self.run { stack in
             // A memo hit first: answer 0 is memoized, then a client stops reading it while others need room.
@@ -104,24 +110,33 @@ import Testing
                 // Its head has arrived: its answer is being sent (and stalls behind the socket buffers).
                 _ = try await client.readUntil("\r\n\r\n")
                 stalled.append(client)
-                #expect(try await Self.memoCharge(stack) <= Self.memoBytes)
             }
             #expect(stalled[0].received.contains(subsequence: Array("PageProxy-Cache: hits=".utf8)))
-            // Readers that keep up, on answers of their own, while the others hold theirs.
+            // Answers 0–2 (~900 KB) are charged while their clients hold them; a fourth would pass the 1 MiB bound, and
+            // none of the three may be dropped to make room (their bytes stay held by the sends whatever the memo
+            // does): answers 3–7 were sent from their spools, never read back into memory (attack5 F1).
+            let held = (0..<3).map(Self.charge).reduce(0, +)
+            #expect(held <= Self.memoBytes && held + Self.charge(3) > Self.memoBytes)
+            #expect(try await Self.memoCharge(stack) == held)
+            // Readers that keep up, on answers of their own, while the others hold theirs: walked, not memoized.
             for index in stalledCount..<(stalledCount + 4) {
                 let answer = try await stack.get("/github?mock_total=\(Self.total(index))")
                 #expect(answer.body == MockDataset.mergedJSON(total: Self.total(index)))
-                #expect(try await Self.memoCharge(stack) <= Self.memoBytes)
+                #expect(try await Self.memoCharge(stack) == held)
             }
-            #expect(try await Self.memoCharge(stack) > 0)
+            // Answer 0 is still the memo's (no page read), answer 7 was never kept (its pages are read again).
+            let uses = Self.storeUses(stack)
+            #expect(try await stack.get("/github?mock_total=\(Self.total(0))").body == warm.body)
+            #expect(Self.storeUses(stack) == uses, "answer 0 is answered by the memo")
+            _ = try await stack.get("/github?mock_total=\(Self.total(7))")
+            #expect(Self.storeUses(stack) > uses, "answer 7 is walked")
             for (index, client) in stalled.enumerated() {
                 let answer = try await client.readResponse()
                 #expect(answer.status == 200)
                 #expect(answer.body == MockDataset.mergedJSON(total: Self.total(index)), "answer \(index)")
             }
-            // Every send has ended: only what the memo keeps is charged (at most two ~300 KB answers within 1 MiB).
-            let charged = try await Self.memoCharge(stack)
-            #expect(charged > 0 && charged <= Self.memoBytes)
+            // Every send has ended: what the memo keeps stays charged (the three answers), nothing else.
+            try await Self.waitForMemoCharge(stack, held)
         }
     }
 }

@@ -6,6 +6,8 @@
 //   missing for a reader and its size is known exactly (PageProxyCore/Cache/CacheFileSystem.swift).
 // - open with O_NOATIME: reading a cache entry does not write its inode (PageProxyCore/Cache/CacheFileSystem.swift).
 // - prctl(PR_SET_NAME): the event loop's thread names itself (PageProxyCore/Socket/EpollLoop.swift).
+// - fork, prctl(PR_SET_PDEATHSIG) and execve: the tests' `PageProxy` children end with the test process
+//   (Tests/PageProxyTests/Support/ChildProcess.swift); posix_spawn runs nothing in the child before exec.
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
 #include <sys/types.h>
@@ -42,3 +44,9 @@ int pageproxy_pad_malloc_arenas(void);
 
 /// The `M_TOP_PAD` `pageproxy_pad_malloc_arenas` set (0 if it was not called, or glibc refused it).
 int pageproxy_malloc_top_pad(void);
+
+/// Starts `path` with `argv` and `envp` as a child that gets `signal` when the thread that called this ends (and so
+/// when its process dies, however it dies): `streams` are the descriptors for its standard input, output and error
+/// (-1: /dev/null); every other descriptor is closed in the child, and it starts with no signal blocked. The child's pid, or -1 with errno (the fork's, or
+/// the child's when it could not start `path`).
+pid_t pageproxy_spawn_ending_with_parent(const char *path, char *const argv[], char *const envp[], const int streams[3], int signal);

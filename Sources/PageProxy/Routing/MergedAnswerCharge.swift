@@ -1,4 +1,4 @@
-import Synchronization
+import PageProxyCore
 
 /// What the memo's bound counts: the bytes of every memoized answer that anything holds. It is taken before the
 /// answer's bytes are made (read back from its spool, joined from its pages) and lives as long as the answer does:
@@ -26,24 +26,19 @@ final class MergedAnswerCharge: Sendable {
     /// The bytes charged against one memo's bound, all together: one atomic, no lock, so that giving a charge back
     /// (the end of every memo answer's send) never waits for the memo.
     final class Ledger: Sendable {
-        private let charged = Atomic<Int>(0)
+        /// Its limit is each charge's (the memo's bound).
+        private let charged = BoundedCount(limit: .max)
 
         /// The bytes charged now.
-        var bytes: Int { charged.load(ordering: .relaxed) }
+        var bytes: Int { charged.count }
 
         /// Charges `bytes`, or nil when that would take the total past `limit` (the total never passes it).
         func charge(_ bytes: Int, within limit: Int) -> MergedAnswerCharge? {
-            var current = charged.load(ordering: .relaxed)
-            while current + bytes <= limit {
-                let (exchanged, found) = charged.compareExchange(expected: current, desired: current + bytes, ordering: .relaxed)
-                if exchanged { return MergedAnswerCharge(bytes: bytes, ledger: self) }
-                current = found
-            }
-            return nil
+            charged.take(bytes, within: limit) ? MergedAnswerCharge(bytes: bytes, ledger: self) : nil
         }
 
         fileprivate func release(_ bytes: Int) {
-            charged.subtract(bytes, ordering: .relaxed)
+            charged.giveBack(bytes)
         }
     }
 }

@@ -11,31 +11,25 @@ import Synchronization
 package final class CacheKeyPages: Sendable {
     /// The number of keys all tables of one budget may hold together.
     package final class Budget: Sendable {
-        package let limit: Int
-        private let used = Atomic(0)
+        private let used: BoundedCount
 
         package init(limit: Int) {
-            self.limit = max(0, limit)
+            used = BoundedCount(limit: limit)
         }
+
+        package var limit: Int { used.limit }
 
         /// The budget every plan's table uses unless told otherwise: a URL (at most `maxKeptURLBytes`) and a key a
         /// slot, ~8 MB for URLs of ~100 bytes, ~22 MB at most.
         package static let shared = Budget(limit: 32_768)
 
         /// How many slots are held now (tests).
-        package var inUse: Int { used.load(ordering: .relaxed) }
+        package var inUse: Int { used.count }
 
         /// Takes `count` slots; false, taking none, when that would pass the limit.
-        fileprivate func take(_ count: Int) -> Bool {
-            let after = used.add(count, ordering: .relaxed).newValue
-            guard after > limit else { return true }
-            used.subtract(count, ordering: .relaxed)
-            return false
-        }
+        fileprivate func take(_ count: Int) -> Bool { used.take(count) }
 
-        fileprivate func giveBack(_ count: Int) {
-            used.subtract(count, ordering: .relaxed)
-        }
+        fileprivate func giveBack(_ count: Int) { used.giveBack(count) }
     }
 
     private struct Known: Sendable {

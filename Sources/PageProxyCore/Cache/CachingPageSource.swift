@@ -351,15 +351,15 @@ package final class CachingPageSource: Sendable {
     }
 
     /// Removes `key`'s entry on a disk lane, when there may be one: a page that is never stored (`no-store`) costs
-    /// no hop off the pool and no directory lock.
+    /// no hop off the pool and no directory lock. None once the exit began (`DiskWork.finish`).
     private func remove(_ key: CacheKey, from store: DiskStore) async {
         guard store.mayHold(key) else { return }
-        await diskWork.run { store.remove(key) }
+        _ = await diskWork.run { store.remove(key) }
     }
 
-    /// Writes `entry` on a disk lane; the version stored, or nil when it was not stored.
+    /// Writes `entry` on a disk lane; the version stored, or nil when it was not stored (or the exit began).
     private func write(_ entry: CacheEntry, for key: CacheKey, to store: DiskStore) async -> StoredVersion? {
-        let stamp = await diskWork.run { store.write(entry, for: key) }
+        let stamp = await diskWork.run { store.write(entry, for: key) } ?? nil
         return stamp.map { StoredVersion(stamp: $0, entry: entry, freshUntil: entry.freshUntil) }
     }
 

@@ -10,72 +10,67 @@ import Synchronization
 /// Each call goes to the lane with the fewest calls in flight, so one long eviction does not queue every other
 /// write behind it. A waiting caller is not cancelled: a write that started finishes, so the store stays coherent.
 package final class DiskWork: Sendable {
+    private struct State {
+        /// Calls queued or running on each lane.
+        var inFlight: [Int]
+        /// Whether the exit's `finish` began: calls after it are refused.
+        var closed = false
+        /// What `finish` runs once no call is queued or running.
+        var whenDrained: [@Sendable () -> Void] = []
+
+        var drained: Bool { inFlight.allSatisfy { $0 == 0 } }
+    }
+
     private let lanes: [DispatchQueue]
-    /// Calls queued or running on each lane.
-    private let inFlight: Mutex<[Int]>
+    private let state: Mutex<State>
 
     /// - Parameter lanes: how many disk calls may block at once (at least one).
     package init(lanes: Int = 4) {
         let count = max(1, lanes)
         self.lanes = (0..<count).map { DispatchQueue(label: "PageProxy.DiskWork.\($0)") }
-        inFlight = Mutex([Int](repeating: 0, count: count))
+        state = Mutex(State(inFlight: [Int](repeating: 0, count: count)))
     }
 
-    /// Runs `body` on a lane and returns its result; the calling task suspends meanwhile.
-    package func run<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T {
-        let lane = inFlight.withLock { counts -> Int in
-            let lane = counts.indices.min { counts[$0] < counts[$1] } ?? 0
-            counts[lane] += 1
+    /// Runs `body` on a lane and returns its result; the calling task suspends meanwhile. Nil, and `body` does not
+    /// run, once `finish` began: a write the exit would cut short is better not started (the store stays as it was).
+    package func run<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T? {
+        let chosen = state.withLock { state -> Int? in
+            guard !state.closed else { return nil }
+            let lane = state.inFlight.indices.min { state.inFlight[$0] < state.inFlight[$1] } ?? 0
+            state.inFlight[lane] += 1
             return lane
         }
+        guard let lane = chosen else { return nil }
         return await withCheckedContinuation { continuation in
             lanes[lane].async { [self] in
                 let result = body()
-                self.inFlight.withLock { $0[lane] -= 1 }
+                let whenDrained = state.withLock { state -> [@Sendable () -> Void] in
+                    state.inFlight[lane] -= 1
+                    guard state.closed, state.drained else { return [] }
+                    defer { state.whenDrained = [] }
+                    return state.whenDrained
+                }
                 continuation.resume(returning: result)
+                for call in whenDrained { call() }
             }
         }
     }
 
-    /// Waits until every call queued before it has finished, or until `timeout` has passed; true when they finished.
-    /// For a clean exit (attack5 m3: a SIGTERM left the temporaries of writes the exit cut short; the next start
-    /// removed them): a stalled disk must not hold the exit forever, so it is bounded.
+    /// Refuses every later call and waits until none is queued or running, or until `timeout` has passed; true when
+    /// they finished. For a clean exit (attack5 m3: a SIGTERM left the temporaries of writes the exit cut short; the
+    /// next start removed them): a flight still running may ask for a write after the exit began (review8), and a
+    /// stalled disk must not hold the exit forever, so it is bounded.
     package func finish(within timeout: Duration) async -> Bool {
-        let group = DispatchGroup()
-        for lane in lanes {
-            group.enter()
-            lane.async { group.leave() }
+        let answer = OnceValue<Bool>()
+        let drained = state.withLock { state -> Bool in
+            state.closed = true
+            if !state.drained { state.whenDrained.append { answer.give(true) } }
+            return state.drained
         }
-        let answer = FirstAnswer()
-        return await withCheckedContinuation { continuation in
-            answer.set(continuation)
-            group.notify(queue: .global()) { answer.give(true) }
-            let (seconds, attoseconds) = timeout.components
-            let nanoseconds = max(0, seconds) * 1_000_000_000 + attoseconds / 1_000_000_000
-            DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(Int(clamping: nanoseconds))) { answer.give(false) }
-        }
-    }
-}
-
-/// Resumes a continuation with the first of two answers (a race between the lanes and a timer).
-private final class FirstAnswer: Sendable {
-    private let state = Mutex<(continuation: CheckedContinuation<Bool, Never>?, given: Bool?)>((nil, nil))
-
-    func set(_ continuation: CheckedContinuation<Bool, Never>) {
-        let given = state.withLock { state -> Bool? in
-            if state.given == nil { state.continuation = continuation }
-            return state.given
-        }
-        if let given { continuation.resume(returning: given) }
-    }
-
-    func give(_ value: Bool) {
-        let continuation = state.withLock { state -> CheckedContinuation<Bool, Never>? in
-            guard state.given == nil else { return nil }
-            state.given = value
-            defer { state.continuation = nil }
-            return state.continuation
-        }
-        continuation?.resume(returning: value)
+        if drained { return true }
+        let (seconds, attoseconds) = timeout.components
+        let nanoseconds = max(0, seconds) * 1_000_000_000 + attoseconds / 1_000_000_000
+        DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(Int(clamping: nanoseconds))) { answer.give(false) }
+        return await answer.value() ?? false
     }
 }

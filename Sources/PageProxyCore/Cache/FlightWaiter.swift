@@ -1,5 +1,3 @@
-import Synchronization
-
 /// One request waiting for a collapsed fetch (`FetchCollapser`), and when its own page timeout ends: counted from the
 /// moment the fetch's one try is sent, or from the moment the request joined it if the try was out already. That is
 /// when the request's own try would have ended had it been alone: it stops waiting then and counts a timed-out try
@@ -8,15 +6,9 @@ import Synchronization
 /// while it runs can lengthen it (issue 13: a joiner whose route has the longer page timeout was failed at the
 /// starter's, and the upstream saw the page twice).
 package final class FlightWaiter: Sendable {
-    private struct State {
-        var end: ContinuousClock.Instant?
-        /// `pageTimeEnd`'s wait, until the try is sent.
-        var waiting: CheckedContinuation<ContinuousClock.Instant?, Never>?
-    }
-
     private let pageTimeout: Duration
     private let clock: PageProxyClock
-    private let state = Mutex(State())
+    private let end = OnceValue<ContinuousClock.Instant>()
 
     package init(pageTimeout: Duration, clock: PageProxyClock) {
         self.pageTimeout = pageTimeout
@@ -25,33 +17,12 @@ package final class FlightWaiter: Sendable {
 
     /// The try this request waits for is being sent (or was out when it joined): its page time runs from now.
     func trySent() {
-        let end = clock.now() + pageTimeout
-        let waiting = state.withLock { state -> CheckedContinuation<ContinuousClock.Instant?, Never>? in
-            guard state.end == nil else { return nil }
-            state.end = end
-            defer { state.waiting = nil }
-            return state.waiting
-        }
-        waiting?.resume(returning: end)
+        guard !end.isGiven else { return }
+        end.give(clock.now() + pageTimeout)
     }
 
     /// When this request's page time ends, once the try is sent; nil if the caller is cancelled before.
     package func pageTimeEnd() async -> ContinuousClock.Instant? {
-        await withTaskCancellationHandler {
-            await withCheckedContinuation { (continuation: CheckedContinuation<ContinuousClock.Instant?, Never>) in
-                let known = state.withLock { state -> ContinuousClock.Instant?? in
-                    if let end = state.end { return .some(end) }
-                    if Task.isCancelled { return .some(nil) }
-                    state.waiting = continuation
-                    return nil
-                }
-                if let known { continuation.resume(returning: known) }
-            }
-        } onCancel: {
-            state.withLock { state in
-                defer { state.waiting = nil }
-                return state.waiting
-            }?.resume(returning: nil)
-        }
+        await end.value()
     }
 }

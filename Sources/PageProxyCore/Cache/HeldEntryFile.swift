@@ -1,5 +1,4 @@
 import Glibc
-import Synchronization
 
 /// An entry file's descriptor kept open past its read, so that the verified body can be sent straight from the file
 /// (`sendfile`) instead of from an array (issue 13, eighth pass: on the first merged read-back after a restart the
@@ -56,13 +55,14 @@ package final class HeldEntryFile: Sendable {
 /// How many entry files the process may hold open for sending (`HeldEntryFile`), shared by every answer: a c=32 load
 /// of 500-page walks must never run the process out of descriptors. Past it, pages are held as bytes, as before.
 package final class HeldEntryFileBudget: Sendable {
-    /// The descriptors the budget allows at once.
-    package let capacity: Int
-    private let held = Atomic<Int>(0)
+    private let held: BoundedCount
 
     package init(capacity: Int) {
-        self.capacity = max(0, capacity)
+        held = BoundedCount(limit: capacity)
     }
+
+    /// The descriptors the budget allows at once.
+    package var capacity: Int { held.limit }
 
     /// The process's: a quarter of the soft limit on open descriptors, at most `maxShared`.
     package static let shared = HeldEntryFileBudget(capacity: sharedCapacity())
@@ -82,20 +82,12 @@ package final class HeldEntryFileBudget: Sendable {
     }
 
     /// How many are held now.
-    package var heldCount: Int { held.load(ordering: .relaxed) }
+    package var heldCount: Int { held.count }
 
     /// Takes a place; false (nothing taken) when none is left.
-    fileprivate func take() -> Bool {
-        var current = held.load(ordering: .relaxed)
-        while current < capacity {
-            let (exchanged, original) = held.compareExchange(expected: current, desired: current + 1, ordering: .relaxed)
-            if exchanged { return true }
-            current = original
-        }
-        return false
-    }
+    fileprivate func take() -> Bool { held.take(1) }
 
     fileprivate func giveBack() {
-        held.subtract(1, ordering: .relaxed)
+        held.giveBack(1)
     }
 }

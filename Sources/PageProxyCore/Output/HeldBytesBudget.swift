@@ -1,5 +1,3 @@
-import Synchronization
-
 /// Bytes that merged answers past their own in-memory allowance may keep in memory, shared by a whole process.
 ///
 /// Writing an answer just past the 1 MiB allowance to a temporary file and reading it back cost more than the walk
@@ -7,30 +5,24 @@ import Synchronization
 /// allowance borrow from this budget instead while it lasts, and spool once it does not: memory stays bounded by
 /// the allowance per answer plus this budget, whatever the totals.
 package final class HeldBytesBudget: Sendable {
-    /// The bytes the budget holds in all.
-    package let capacity: Int
-    private let available: Mutex<Int>
+    private let taken: BoundedCount
 
     package init(capacity: Int) {
-        self.capacity = max(0, capacity)
-        self.available = Mutex(max(0, capacity))
+        taken = BoundedCount(limit: capacity)
     }
 
+    /// The bytes the budget holds in all.
+    package var capacity: Int { taken.limit }
+
     /// Takes `bytes` from the budget; false (and nothing taken) when fewer are left.
-    package func reserve(_ bytes: Int) -> Bool {
-        available.withLock { available in
-            guard bytes <= available else { return false }
-            available -= bytes
-            return true
-        }
-    }
+    package func reserve(_ bytes: Int) -> Bool { taken.take(bytes) }
 
     /// Gives back `bytes` taken earlier by `reserve(_:)`.
     package func release(_ bytes: Int) {
         guard bytes > 0 else { return }
-        available.withLock { $0 = min(capacity, $0 + bytes) }
+        taken.giveBack(bytes)
     }
 
     /// The bytes not taken now.
-    package var availableBytes: Int { available.withLock { $0 } }
+    package var availableBytes: Int { capacity - taken.count }
 }

@@ -23,7 +23,7 @@ import Testing
                             _ = release.wait(timeout: .now() + .seconds(60))
                             running.withLock { $0.now -= 1 }
                             return n * 10
-                        }
+                        } ?? -1
                     }
                 }
                 return await group.reduce(into: []) { $0.append($1) }.sorted()
@@ -56,5 +56,32 @@ import Testing
         #expect(done.value)
         await call.value
         #expect(await DiskWork(lanes: 3).finish(within: .seconds(30)))
+    }
+
+    @Test("once finish began, a later call is refused (the exit would cut it short) and finish waits for the earlier")
+    func callsAfterFinishBeganAreRefused() async {
+        let work = DiskWork(lanes: 2)
+        let release = DispatchSemaphore(value: 0)
+        let started = Locked(false)
+        let ran = Locked([String]())
+        let earlier = Task {
+            await work.run {
+                started.withLock { $0 = true }
+                _ = release.wait(timeout: .now() + .seconds(60))
+                ran.withLock { $0.append("earlier") }
+            }
+        }
+        #expect(await yieldUntil { started.value })
+        // The exit begins while the earlier call blocks its lane; the other lane is free.
+        #expect(await work.finish(within: .milliseconds(20)) == false)
+        let later = await work.run {
+            ran.withLock { $0.append("later") }
+            return 1
+        }
+        #expect(later == nil)
+        release.signal()
+        #expect(await work.finish(within: .seconds(30)))
+        #expect(ran.value == ["earlier"])
+        #expect(await earlier.value != nil)
     }
 }

@@ -15,9 +15,11 @@ import Glibc
         SocketReadiness(fd: fd, loop: loop) { _ = Glibc.close(fd) }
     }
 
-    /// Polls `condition` every millisecond for up to 10 s.
+    /// Polls `condition` every millisecond for up to 30 s of wall time (a count of sleeps is no bound if the task is
+    /// cancelled: its sleeps then end at once).
     private static func eventually(_ condition: () -> Bool) async -> Bool {
-        for _ in 0..<10_000 {
+        let deadline = ContinuousClock.now + .seconds(30)
+        while ContinuousClock.now < deadline {
             if condition() { return true }
             try? await Task.sleep(for: .milliseconds(1))
         }
@@ -27,13 +29,14 @@ import Glibc
     @Test("the deadlines of closed sockets are dropped once they outnumber the open sockets")
     func deadlinesOfClosedSocketsAreDropped() async throws {
         let loop = try EpollLoop(compactionFloor: 8)
+        // 40 deadlines, more than 4 × (the floor + 1): dropped, whenever the loop looks, to at most the floor.
         defer { loop.stop() }
         let pairs = (0..<40).map { _ in makeNonBlockingSocketPair() }
         defer { pairs.forEach { _ = Glibc.close($0.peer) } }
         let watched = pairs.map { Self.watch($0.watched, on: loop) }
         // Each wait leaves a deadline an hour ahead in the loop, which its end does not take back.
         let waits = watched.map { readiness in Task { await readiness.wait(for: .read, deadline: .now + .seconds(3600)) } }
-        #expect(await Self.eventually { loop.scheduledDeadlineCount == 40 })
+        #expect(await Self.eventually { loop.scheduledDeadlineCount == 40 }, "deadlines: \(loop.scheduledDeadlineCount)")
         watched.forEach { $0.close() }
         for wait in waits { #expect(await wait.value == .cancelled) }
         // The loop looks at its deadlines before it sleeps again: wake it with an event on a socket still open.
@@ -45,7 +48,12 @@ import Glibc
         var byte: UInt8 = 1
         #expect(Glibc.write(peer, &byte, 1) == 1)
         #expect(await ready == .ready)
-        #expect(await Self.eventually { loop.scheduledDeadlineCount == 0 })
+        // At most the floor is left, not always none: a loop that looks while the closes are under way (it was late
+        // with an earlier wake, as under load) drops the closed ones' deadlines once 32 of the 40 are closed (40 > 4 × 8
+        // open), and the at most 8 left are no more than the floor, so they wait for the next compaction (seen: 4 left
+        // for 30 s at load 12; the test asked for 0).
+        let floor = 8
+        #expect(await Self.eventually { loop.scheduledDeadlineCount <= floor }, "deadlines left: \(loop.scheduledDeadlineCount)")
     }
 
     @Test("waits racing with close, a near deadline and an event each end once, with a valid outcome", .timeLimit(.minutes(1)))

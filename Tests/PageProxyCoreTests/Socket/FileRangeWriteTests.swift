@@ -5,11 +5,21 @@ import Testing
 @testable import PageProxyCore
 
 /// Issue 13, eighth pass: a body of bytes and ranges of open entry files leaves a socket in order, the ranges sent
-/// from their files (`sendfile`), across partial writes; a file cut short fails the write.
+/// from their files (`sendfile`), across partial writes; a file cut short fails the write. On loopback TCP, where
+/// `TCP_CORK` does something (on a Unix socket pair it is refused, and an answer left corked would go unseen).
 @Suite struct FileRangeWriteTests {
     private static func makePair() -> (AsyncSocket, AsyncSocket) {
-        let (left, right) = makeNonBlockingSocketPair()
+        let (left, right) = makeNonBlockingLoopbackPair()
         return (AsyncSocket(socket: Socket(fd: left)), AsyncSocket(socket: Socket(fd: right)))
+    }
+
+    /// Whether `socket` is corked now.
+    private static func isCorked(_ socket: AsyncSocket) -> Bool {
+        socket.withOpenDescriptor { fd in
+            var value: Int32 = 0
+            var length = socklen_t(MemoryLayout<Int32>.size)
+            return getsockopt(fd, Int32(IPPROTO_TCP), TCP_CORK, &value, &length) == 0 && value != 0
+        } ?? false
     }
 
     /// The `count` bytes `right` receives while `left` writes `parts`.
@@ -48,12 +58,25 @@ import Testing
             let expected = Array("head\r\n[".utf8) + body[5..<(body.count - 3)] + [UInt8(ascii: ",")] + body[0..<10] + Array("]".utf8)
             #expect(try await Self.received(expected.count, from: left, to: right, writing: parts) == expected)
             #expect(budget.heldCount == 1)
+            // Corked only while it wrote: the last partial segment leaves now, not 200 ms later.
+            #expect(!Self.isCorked(left))
         }
         #expect(budget.heldCount == 0)
     }
 
-    @Test("a file range sent to a client that has gone is an error, not SIGPIPE ending the process")
+    @Test("a file range sent to a client that has gone is an error, not SIGPIPE ending the process (in a process of its own, SIGPIPE at its default)")
     func sendingToAGonePeerIsAnError() async throws {
+        let outcome = try await OwnProcessTest.run("sendingToAGonePeerWithSIGPIPEAtItsDefault")
+        #expect(outcome.signal == nil, "the process died of signal \(outcome.signal ?? 0)")
+        #expect(outcome.status == 0)
+        #expect(outcome.finished)
+    }
+
+    /// The body of `sendingToAGonePeerIsAnError`, in its own process only: the disposition of SIGPIPE is the
+    /// process's, and any test that sent from a file before would have set it ignored already.
+    @Test(.enabled(if: OwnProcessTest.isChild))
+    func sendingToAGonePeerWithSIGPIPEAtItsDefault() async throws {
+        _ = signal(SIGPIPE, SIG_DFL)
         let directory = TemporaryDirectory()
         let budget = HeldEntryFileBudget(capacity: 1)
         let body = [UInt8](repeating: UInt8(ascii: "x"), count: 1 << 16)
@@ -61,7 +84,8 @@ import Testing
         defer { left.close() }
         right.close()
         let (file, _) = try Self.held(body, in: directory, budget: budget)
-        // The first send may be taken before the kernel knows the peer is gone; one of the next is EPIPE.
+        // The first sends may be taken before the kernel knows the peer is gone (a reset comes back); one of the next
+        // is EPIPE, which raises SIGPIPE unless it is ignored.
         var failed = false
         for _ in 0..<10 where !failed {
             do {
@@ -71,6 +95,8 @@ import Testing
             }
         }
         #expect(failed)
+        #expect(!Self.isCorked(left))
+        OwnProcessTest.finish()
     }
 
     @Test("an answer of bytes only, more parts than one sendmsg takes and one larger than the socket buffer, arrives in order")
@@ -96,6 +122,7 @@ import Testing
         await #expect(throws: SocketError.failed(call: "sendfile", errno: 0)) {
             try await left.write(bodyParts: [.bytes([1, 2][...]), .file(file, 0..<body.count)], deadline: .now + .seconds(30))
         }
+        #expect(!Self.isCorked(left), "uncorked whatever happened")
         var received: [UInt8] = []
         while received.count < 1002 {
             _ = try await right.read(into: &received, maxBytes: 65536, deadline: .now + .seconds(30))

@@ -1,22 +1,33 @@
+import Dispatch
 import Foundation
+import CLinux
 import Synchronization
 
 #if canImport(Glibc)
 import Glibc
 #endif
 
-/// A child process started with `posix_spawn`, for the tests that run the `PageProxy` binary.
+/// A child process of the tests, for the tests that run the `PageProxy` binary. It ends with the test process: a
+/// runner that crashed or was killed left its `PageProxy serve` children running with parent 1 (review8).
 ///
 /// Not Foundation's `Process`: on Linux its `run()` finds the highest open descriptor by reading `/proc/self/fd` and
 /// copies each entry's whole 256-byte `d_name`, which reads past the end of `readdir`'s buffer once it is full. The
 /// test process holds 1,500–2,000 descriptors while suites run side by side, and it crashed there (SIGSEGV in
-/// `Process.run`). Here the child closes every descriptor from 3 up (`posix_spawn_file_actions_addclosefrom_np`)
-/// after its standard streams are set.
+/// `Process.run`). Not `posix_spawn` either, which runs nothing in the child before the exec: the child sets
+/// `PR_SET_PDEATHSIG` itself (`pageproxy_spawn_ending_with_parent`), then closes every descriptor from 3 up once its
+/// standard streams are set.
 final class ChildProcess: Sendable {
     /// Where a standard stream of the child goes: a descriptor of ours (duplicated into the child), or /dev/null.
     enum Stream {
         case descriptor(Int32)
         case null
+
+        var descriptor: Int32 {
+            switch self {
+            case .descriptor(let fd): fd
+            case .null: -1
+            }
+        }
     }
 
     enum Failure: Error {
@@ -31,33 +42,19 @@ final class ChildProcess: Sendable {
         executable: URL, arguments: [String], environment: [String: String] = ProcessInfo.processInfo.environment,
         standardInput: Stream = .null, standardOutput: Stream = .null, standardError: Stream = .null
     ) throws {
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        for (stream, target) in [(standardInput, STDIN_FILENO), (standardOutput, STDOUT_FILENO), (standardError, STDERR_FILENO)] {
-            switch stream {
-            case .descriptor(let fd): posix_spawn_file_actions_adddup2(&actions, fd, target)
-            case .null: posix_spawn_file_actions_addopen(&actions, target, "/dev/null", target == STDIN_FILENO ? O_RDONLY : O_WRONLY, 0)
-            }
+        let path = executable.path
+        let streams = [standardInput.descriptor, standardOutput.descriptor, standardError.descriptor]
+        let spawned = SpawnThread.shared.run {
+            let argv = ([path] + arguments).map { strdup($0) } + [nil]
+            let envp = environment.map { strdup("\($0)=\($1)") } + [nil]
+            defer { (argv + envp).forEach { free($0) } }
+            // SIGKILL, not SIGTERM: `serve` drains on SIGTERM (a 5 s delay by default, then its grace period), and no
+            // one is left to read what it would finish.
+            let pid = pageproxy_spawn_ending_with_parent(path, argv, envp, streams, SIGKILL)
+            return (pid, pid < 0 ? errno : 0)
         }
-        Self.closeFrom(&actions, 3)
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        let argv = ([executable.path] + arguments).map { strdup($0) } + [nil]
-        let envp = environment.map { strdup("\($0)=\($1)") } + [nil]
-        defer { (argv + envp).forEach { free($0) } }
-        var pid = pid_t()
-        let result = posix_spawn(&pid, executable.path, &actions, &attributes, argv, envp)
-        guard result == 0 else { throw Failure.spawnFailed(errno: result) }
-        processIdentifier = pid
-    }
-
-    /// glibc 2.34's `posix_spawn_file_actions_addclosefrom_np`, which the Glibc module does not declare.
-    private static func closeFrom(_ actions: UnsafeMutablePointer<posix_spawn_file_actions_t>, _ lowest: Int32) {
-        typealias AddCloseFrom = @convention(c) (UnsafeMutablePointer<posix_spawn_file_actions_t>, Int32) -> Int32
-        guard let symbol = dlsym(nil, "posix_spawn_file_actions_addclosefrom_np") else { return }
-        _ = unsafeBitCast(symbol, to: AddCloseFrom.self)(actions, lowest)
+        guard spawned.pid > 0 else { throw Failure.spawnFailed(errno: spawned.errno) }
+        processIdentifier = spawned.pid
     }
 
     /// Whether the child has not exited yet (reaps it when it has).
@@ -89,5 +86,42 @@ final class ChildProcess: Sendable {
             var raw: Int32 = 0
             waitpid(processIdentifier, &raw, 0)
         }
+    }
+}
+
+/// The one thread that starts every `ChildProcess`. `PR_SET_PDEATHSIG` fires when the *thread* that forked the child
+/// ends, not its process, and the cooperative pool's threads come and go (an idle one exits): a child forked from one
+/// could be ended mid-test. This thread is never ended, so the signal comes only with the test process's death.
+private final class SpawnThread: Sendable {
+    static let shared = SpawnThread()
+
+    private let jobs = Mutex<[@Sendable () -> Void]>([])
+    private let queued = DispatchSemaphore(value: 0)
+
+    private init() {
+        let thread = Thread { [self] in
+            while true {
+                queued.wait()
+                jobs.withLock { $0.removeFirst() }()
+            }
+        }
+        thread.name = "ChildProcess.spawn"
+        thread.start()
+    }
+
+    /// Runs `spawn` on this thread and returns its pid and errno; the caller blocks meanwhile (a fork's time).
+    func run(_ spawn: @escaping @Sendable () -> (pid: pid_t, errno: Int32)) -> (pid: pid_t, errno: Int32) {
+        let result = Mutex<(pid: pid_t, errno: Int32)>((-1, 0))
+        let done = DispatchSemaphore(value: 0)
+        jobs.withLock {
+            $0.append {
+                let spawned = spawn()
+                result.withLock { $0 = spawned }
+                done.signal()
+            }
+        }
+        queued.signal()
+        done.wait()
+        return result.withLock { $0 }
     }
 }
