@@ -317,8 +317,9 @@ package final class CachingPageSource: Sendable {
         if response.status.code == 304, var entry = cached {
             entry.merge304Headers(response.headers)
             var headers = entry.headers
-            if let age = response.headers["Age"] { headers.set("Age", age) }
-            let freshness = CacheFreshness(headers: headers, routeTTL: routeTTL)
+            // The 304's own age and date (RFC 9111 §4.2.3): neither is stored with the entry.
+            for name in ["Age", "Date"] { if let value = response.headers[name] { headers.set(name, value) } }
+            let freshness = CacheFreshness(headers: headers, routeTTL: routeTTL, now: received)
             if freshness.isStorable {
                 entry.storedAt = received
                 entry.freshUntil = received.addingTimeInterval(freshness.lifetime.timeInterval)
