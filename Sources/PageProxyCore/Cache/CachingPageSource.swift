@@ -99,6 +99,7 @@ package final class CachingPageSource: Sendable {
         // no body for the transport's limit to refuse): the route asks as if nothing were stored.
         let cached = found.flatMap { $0.entry.body.count <= policy.maxBodyBytes ? $0.entry : nil }
         if let hit = hit(found, policy: policy) { return hit }
+        if policy.onlyIfCached { throw .notCached(origin: request.url.origin.description) }
         // A request that joins another's fetch keeps its own limits (issue 13). A flight makes at most one upstream
         // request, not cut at any one request's deadline: it lives until the last request waiting for it gives up.
         // Each request counts the tries it saw, its own or joined, and retries with its own budget, backoff and
@@ -112,7 +113,8 @@ package final class CachingPageSource: Sendable {
                 if let hit = self.hit(await self.lookup(key, in: store, policy: policy), policy: policy) {
                     return .success(CachedResponse(fetched: hit))
                 }
-                return await self.refresh(key, cached: cached, request: request, scan: scan, store: store, routeTTL: policy.ttl) { request in
+                let stores = policy.noStore ? nil : store
+                return await self.refresh(key, cached: cached, request: request, scan: scan, store: stores, routeTTL: policy.ttl) { request in
                     await transport.attempt(request, maxBodyBytes: maxBodyBytes, flight: flightDeadline)
                 }
             }
@@ -296,10 +298,11 @@ package final class CachingPageSource: Sendable {
         return taken
     }
 
-    /// One upstream request for `key`: conditional if `cached` has validators; stores what it may.
-    /// A failure is returned as it is: each request waiting for it decides whether to retry or serve a stale page.
+    /// One upstream request for `key`: conditional if `cached` has validators; stores what it may in `store` (nil:
+    /// the client said `no-store`, nothing is written nor removed). A failure is returned as it is: each request
+    /// waiting for it decides whether to retry or serve a stale page.
     private func refresh(
-        _ key: CacheKey, cached: CacheEntry?, request: UpstreamRequest, scan: ScanPaths?, store: DiskStore, routeTTL: Duration,
+        _ key: CacheKey, cached: CacheEntry?, request: UpstreamRequest, scan: ScanPaths?, store: DiskStore?, routeTTL: Duration,
         send: (UpstreamRequest) async -> Result<UpstreamResponse, UpstreamError>
     ) async -> Result<CachedResponse, UpstreamError> {
         var conditional = request
@@ -353,13 +356,14 @@ package final class CachingPageSource: Sendable {
 
     /// Removes `key`'s entry on a disk lane, when there may be one: a page that is never stored (`no-store`) costs
     /// no hop off the pool and no directory lock.
-    private func remove(_ key: CacheKey, from store: DiskStore) async {
-        guard store.mayHold(key) else { return }
+    private func remove(_ key: CacheKey, from store: DiskStore?) async {
+        guard let store, store.mayHold(key) else { return }
         await diskWork.run { store.remove(key) }
     }
 
     /// Writes `entry` on a disk lane; the version stored, or nil when it was not stored.
-    private func write(_ entry: CacheEntry, for key: CacheKey, to store: DiskStore) async -> StoredVersion? {
+    private func write(_ entry: CacheEntry, for key: CacheKey, to store: DiskStore?) async -> StoredVersion? {
+        guard let store else { return nil }
         let stamp = await diskWork.run { store.write(entry, for: key) }
         return stamp.map { StoredVersion(stamp: $0, entry: entry, freshUntil: entry.freshUntil) }
     }
