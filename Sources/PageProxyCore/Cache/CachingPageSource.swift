@@ -311,10 +311,20 @@ package final class CachingPageSource: Sendable {
             if let etag = cached.headers["ETag"] { conditional.headers.set("If-None-Match", etag) }
             if let modified = cached.headers["Last-Modified"] { conditional.headers.set("If-Modified-Since", modified) }
         }
-        let response: UpstreamResponse
+        var response: UpstreamResponse
         switch await send(conditional) {
         case .success(let answer): response = answer
         case .failure(let error): return .failure(error)
+        }
+        var cached = cached
+        if response.status.code == 304, let entry = cached, !entry.isNamed(byNotModified: response.headers) {
+            // RFC 9111 §4.3.4 — a 304 naming another representation updates no stored one (attack6 F8: it relabelled
+            // the page): the page is asked for again, unconditionally, once.
+            cached = nil
+            switch await send(request) {
+            case .success(let answer): response = answer
+            case .failure(let error): return .failure(error)
+            }
         }
         let received = clock.wallNow()
         if response.status.code == 304, var entry = cached {
