@@ -94,11 +94,17 @@ package final class CachingPageSource: Sendable {
             return Fetched(response: try await transport.send(request, timeout: timeout, maxBodyBytes: maxBodyBytes), outcome: .bypass)
         }
         let key = CacheKey(request)
-        let found = await lookup(key, in: store, policy: policy)
+        var found = await lookup(key, in: store, policy: policy)
+        if let hit = hit(found, policy: policy) { return hit }
+        // A stale copy kept in memory may be older than the file: a fresher version another process stored wins over
+        // revalidating or serving this one (attack6 F4).
+        if found != nil, store.fileWasReplaced(key) {
+            found = await lookup(key, in: store, policy: policy)
+            if let hit = hit(found, policy: policy) { return hit }
+        }
         // An entry larger than the route's pages may be is not this route's to revalidate or serve stale (a 304 has
         // no body for the transport's limit to refuse): the route asks as if nothing were stored.
         let cached = found.flatMap { $0.entry.body.count <= policy.maxBodyBytes ? $0.entry : nil }
-        if let hit = hit(found, policy: policy) { return hit }
         if policy.onlyIfCached { throw .notCached(origin: request.url.origin.description) }
         // A request that joins another's fetch keeps its own limits (issue 13). A flight makes at most one upstream
         // request, not cut at any one request's deadline: it lives until the last request waiting for it gives up.
