@@ -20,6 +20,30 @@ import Testing
         #expect(controls.upstreamQuery == "state=open&page%5Bsize%5D=5")
     }
 
+    /// attack6 F6 — RFC 9111 §5.2.1: the client's request directives, in any spelling of their numbers.
+    @Test("a client's Cache-Control directives: max-age=0 in any spelling revalidates; max-age=N, min-fresh, only-if-cached, no-store are kept")
+    func clientCacheDirectives() throws {
+        func directives(_ value: String) throws -> ProxyControls {
+            try parse("/r", HTTPHeaders([("Cache-Control", value)]))
+        }
+        for value in ["max-age=0", "max-age=00", #"max-age="0""#, "MAX-AGE=0", "no-cache", "max-age=5, no-cache"] {
+            #expect(try directives(value).fresh, "\(value)")
+        }
+        for value in ["max-age=5", "max-age=abc", "min-fresh=10", "only-if-cached", "no-store", "max-stale"] {
+            #expect(try !directives(value).fresh, "\(value)")
+        }
+        #expect(try directives("max-age=5").cacheDirectives.maxAge == .seconds(5))
+        #expect(try directives("max-age=005").cacheDirectives.maxAge == .seconds(5))
+        #expect(try directives("max-age=0").cacheDirectives.maxAge == nil)
+        #expect(try directives("min-fresh=100").cacheDirectives.minFresh == .seconds(100))
+        #expect(try directives("only-if-cached").cacheDirectives.onlyIfCached)
+        #expect(try directives("no-store").cacheDirectives.noStore)
+        #expect(try directives("no-store").cacheDirectives.bypassesMemo)
+        #expect(try !directives("no-cache").cacheDirectives.bypassesMemo)
+        // `_fresh=0` still wins over a header that asks for revalidation.
+        #expect(try !parse("/r?_fresh=0", HTTPHeaders([("Cache-Control", "max-age=00")])).fresh)
+    }
+
     @Test("a control given twice is a 400-worthy error, not a silent pick", arguments: ["_format=json&_format=ndjson", "_max_items=1&_max_items=2"])
     func duplicateControlIsRefused(query: String) {
         #expect(throws: ProxyControls.Invalid.self) { try parse("/r?" + query) }

@@ -54,7 +54,7 @@ struct AnswerFreshness: Sendable {
             return
         }
         let now = now ?? clock.wallNow()
-        let upstream = CacheFreshness(headers: response.headers, routeTTL: routeTTL)
+        let upstream = CacheFreshness(headers: response.headers, routeTTL: routeTTL, now: now)
         // A stale page was served because the upstream failed: it is due for revalidation now.
         let until = outcome == .stale ? now : freshUntil ?? now.addingTimeInterval(upstream.lifetime.timeInterval)
         record(freshUntil: until, noStore: !upstream.isStorable, isPrivate: upstream.isPrivate)

@@ -50,7 +50,8 @@ struct PaginationErrorResponse: HTTPResponseError {
         case .upstreamFailed(_, _, let failure):
             code = error.code
             switch failure {
-            case .timedOut: status = .gatewayTimeout
+            // RFC 9111 §5.2.1.7 — only-if-cached with nothing cached to serve is a 504.
+            case .timedOut, .notCached: status = .gatewayTimeout
             case .foreignRedirect(_, let location), .redirectLoop(_, let location, _):
                 status = .badGateway
                 details.append(("location", .string(location)))

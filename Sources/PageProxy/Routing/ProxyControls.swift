@@ -11,6 +11,9 @@ struct ProxyControls: Sendable, Equatable {
     var maxPages: Int?
     var maxItems: Int?
     var fresh = false
+    /// The client's `Cache-Control` request directives beyond `no-cache` (RFC 9111 §5.2.1): `max-age=N` (N > 0),
+    /// `min-fresh`, `only-if-cached`, `no-store`.
+    var cacheDirectives = ClientCacheDirectives()
     /// `_offset` / `_limit`: a window of the items instead of all of them.
     var window: ItemWindow?
     /// `_fields`: the members of each item to keep.
@@ -72,12 +75,11 @@ struct ProxyControls: Sendable, Equatable {
         }
         controls.maxPages = try positiveInteger(given("_max_pages", "PageProxy-Max-Pages"), control: "_max_pages")
         controls.maxItems = try positiveInteger(given("_max_items", "PageProxy-Max-Items"), control: "_max_items")
+        controls.cacheDirectives = ClientCacheDirectives(headers)
         if let fresh = try flag(given("_fresh", "PageProxy-Fresh"), control: "_fresh") {
             controls.fresh = fresh
         } else {
-            // RFC 9111 §5.2.1.4 / §5.4 — a client's `no-cache` (or a reload's `max-age=0`) asks for revalidation.
-            let directives = headers.tokens("Cache-Control")
-            controls.fresh = directives.contains("no-cache") || directives.contains("max-age=0") || headers.tokens("Pragma").contains("no-cache")
+            controls.fresh = controls.cacheDirectives.revalidates
         }
         controls.explain = try flag(given("_explain", "PageProxy-Explain"), control: "_explain") ?? false
         let offset = try wholeNumber(given("_offset", "PageProxy-Offset"), control: "_offset", least: 0)

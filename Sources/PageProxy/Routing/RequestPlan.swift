@@ -119,11 +119,12 @@ struct RequestPlan {
             // The headers' part of every page's key, built once a plan (issue 13, seventh pass), and the keys themselves.
             pageKeys = CacheKeyPages(template: CacheKeyTemplate(headers: headers, caFile: route.caFile), capacity: route.maxPages)
             // A merged answer holds its pages until it is sent: the entries it reads are kept from their first hit.
-            cachePolicy = CachePolicy(
-                ttl: route.ttl, staleIfError: route.staleIfError, forceRevalidate: controls.fresh, keepsFirstRead: controls.format == .json,
-                maxBodyBytes: route.maxPageBytes)
+            cachePolicy = controls.cacheDirectives.applied(
+                to: CachePolicy(
+                    ttl: route.ttl, staleIfError: route.staleIfError, forceRevalidate: controls.fresh, keepsFirstRead: controls.format == .json,
+                    maxBodyBytes: route.maxPageBytes))
             // The window's skip and the fields decide the bytes too: they are part of the key.
-            memoKey = controls.format == .json
+            memoKey = controls.format == .json && !controls.cacheDirectives.bypassesMemo
                 ? MergedAnswerMemo.key(
                     route: route.name, base: base, pageLimit: options.pageLimit, itemLimit: options.itemLimit, upstreamHeaders: upstreamHeaders)
                     + "\u{0}\(window?.skip ?? 0)\u{0}\(controls.fields?.description ?? "")"

@@ -100,6 +100,16 @@ package struct CacheEntry: Sendable, Equatable {
         return kept
     }
 
+    /// RFC 9111 §4.3.4 — whether a 304 with `headers` names this entry, so that it may update it: with no `ETag`,
+    /// yes; with a strong one, the same strong one must be stored; with a weak one, the same opaque tag, weak or not.
+    package func isNamed(byNotModified headers: HTTPHeaders) -> Bool {
+        guard let tag = headers["ETag"]?.trimmingCharacters(in: .whitespaces) else { return true }
+        guard let stored = self.headers["ETag"]?.trimmingCharacters(in: .whitespaces) else { return false }
+        let weakPrefix = "W/"
+        if tag.hasPrefix(weakPrefix) { return tag.dropFirst(weakPrefix.count) == (stored.hasPrefix(weakPrefix) ? stored.dropFirst(weakPrefix.count) : stored[...]) }
+        return tag == stored
+    }
+
     /// RFC 9111 §4.3.4 — a 304 updates the stored headers with those it carries (new validators, new freshness).
     package mutating func merge304Headers(_ update: HTTPHeaders) {
         let fresh = CacheEntry.storedHeaders(of: update)

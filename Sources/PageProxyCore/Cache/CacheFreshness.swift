@@ -1,6 +1,7 @@
 import Foundation
 
-/// How long an upstream page stays fresh, from the route's TTL and the upstream's `Cache-Control` (RFC 9111 §5.2.2).
+/// How long an upstream page stays fresh, from the route's TTL and the upstream's `Cache-Control`, `Expires`, `Date`,
+/// `Age` and `Vary` (RFC 9111 §4.2, §5).
 ///
 /// PageProxy is a private cache in front of one client application, and its entries are keyed by the credentials
 /// that fetched them, so:
@@ -8,11 +9,19 @@ import Foundation
 /// - `private` (also `private="field"`, taken as unqualified, RFC 9111 §5.2.2.7): stored like any other response,
 ///   for this set of credentials only (they are part of the key); every answer built from the page says `private`
 ///   too (`isPrivate`), so that no shared cache in front of PageProxy keeps it;
-/// - `no-cache` (also `no-cache="field"`, taken as unqualified, §5.2.2.4): stored, but revalidated before every use,
-///   and never served stale; answers built from it say `max-age=0, no-cache`;
-/// - `max-age=N`: fresh for N seconds (less any `Age`), replacing the route's TTL, shorter or longer;
+/// - `no-cache` (also `no-cache="field"`, taken as unqualified, §5.2.2.4), and `Vary: *` (§4.1: a stored response
+///   that varies on everything matches no later request): stored, but revalidated before every use, and never
+///   served stale; answers built from it say `max-age=0, no-cache`;
+/// - `max-age=N`: fresh for N seconds less the page's age, replacing the route's TTL, shorter or longer; an invalid
+///   one (`abc`, `-1`) leaves the page stale at once (§4.2.1: revalidated before it is used);
+/// - `Expires` without `max-age` (§5.3, for every cache): fresh until then, `Expires − Date` less the page's age,
+///   replacing the route's TTL; a date in the past, or one that is not a date (`Expires: 0`), is stale at once;
+/// - the page's age (§4.2.3): the larger of `Age` and the apparent age `now − Date` (zero when `Date` is ahead of
+///   PageProxy's clock: an upstream clock that runs fast makes nothing stale); `Expires − Date` is a difference of
+///   two readings of the upstream's own clock, so a skewed one does not change it;
+/// - the route's TTL is the default for a page that says none of these, counted from when PageProxy received it;
 /// - `must-revalidate` (or `proxy-revalidate`): fresh as usual, but never served stale when the upstream fails;
-/// - `s-maxage` applies to shared caches only and is ignored; so is `Expires` (the route's TTL applies instead).
+/// - `s-maxage` applies to shared caches only and is ignored.
 package struct CacheFreshness: Sendable, Equatable {
     /// Whether the response may be written to the cache at all.
     package var isStorable: Bool
@@ -32,28 +41,54 @@ package struct CacheFreshness: Sendable, Equatable {
         self.isPrivate = isPrivate
     }
 
-    package init(headers: HTTPHeaders, routeTTL: Duration) {
+    /// The freshness of a response received at `now` with `headers`.
+    package init(headers: HTTPHeaders, routeTTL: Duration, now: Date) {
         let directives = CacheFreshness.directives(headers)
         isStorable = directives["no-store"] == nil
         mustRevalidate = directives["must-revalidate"] != nil || directives["proxy-revalidate"] != nil
         isPrivate = directives["private"] != nil
-        if directives["no-cache"] != nil {
+        lifetimeFromUpstream = true
+        if directives["no-cache"] != nil || headers.tokens("Vary").contains("*") {
             lifetime = .zero
             mustRevalidate = true
-            lifetimeFromUpstream = true
-        } else if let text = directives["max-age"], let maxAge = CacheFreshness.seconds(text) {
-            let age = headers["Age"].flatMap { CacheFreshness.seconds($0) } ?? 0
-            lifetime = .seconds(max(0, maxAge - age))
-            lifetimeFromUpstream = true
+        } else if let upstream = CacheFreshness.upstreamLifetime(headers, maxAge: directives["max-age"], now: now) {
+            lifetime = upstream
         } else {
             lifetime = routeTTL
             lifetimeFromUpstream = false
         }
     }
 
+    /// RFC 9111 §4.2.1 — the lifetime the upstream gave (`max-age`, else `Expires − Date`) less the page's age
+    /// (§4.2.3), at least zero; zero for an invalid one (attack6 F5: `max-age=abc`, `Expires: 0` were served for the
+    /// route's TTL); nil when it gave none.
+    private static func upstreamLifetime(_ headers: HTTPHeaders, maxAge: String?, now: Date) -> Duration? {
+        let date = headers["Date"].flatMap { HTTPDate.parse($0.trimmingCharacters(in: .whitespaces)) }
+        let given: Int64
+        if let maxAge {
+            guard let seconds = seconds(maxAge) else { return .zero }
+            given = seconds
+        } else if let expires = headers["Expires"] {
+            guard let expiry = HTTPDate.parse(expires.trimmingCharacters(in: .whitespaces)) else { return .zero }
+            given = wholeSeconds(expiry.timeIntervalSince(date ?? now))
+        } else {
+            return nil
+        }
+        let ageValue = headers["Age"].flatMap { seconds($0) } ?? 0
+        // A `Date` ahead of this clock is no age at all (RFC 9111 §4.2.3: a negative apparent age is zero).
+        let apparentAge = date.map { max(0, wholeSeconds(now.timeIntervalSince($0))) } ?? 0
+        return .seconds(max(0, given - max(ageValue, apparentAge)))
+    }
+
+    /// `interval` in whole seconds, rounded down, within the range `seconds(_:)` reads.
+    private static func wholeSeconds(_ interval: TimeInterval) -> Int64 {
+        guard interval.isFinite else { return 0 }
+        return Int64(min(max(interval.rounded(.down), -2_147_483_648), 2_147_483_648))
+    }
+
     /// The entry for a 200 `response` received at `now`, or nil when it must not be stored.
     package static func entry(for response: UpstreamResponse, routeTTL: Duration, now: Date) -> CacheEntry? {
-        let freshness = CacheFreshness(headers: response.headers, routeTTL: routeTTL)
+        let freshness = CacheFreshness(headers: response.headers, routeTTL: routeTTL, now: now)
         guard response.status.code == 200, freshness.isStorable else { return nil }
         return CacheEntry(
             status: response.status, headers: CacheEntry.storedHeaders(of: response.headers), body: response.body,

@@ -12,6 +12,17 @@ package struct CachePolicy: Sendable, Equatable {
     /// in memory from its first hit after a restart, since it takes no memory the answer does not take already
     /// (issue 13: the second request after a restart read every file again).
     package var keepsFirstRead: Bool
+    /// The client's `max-age=N` (N > 0; RFC 9111 §5.2.1.1): an entry stored (or revalidated) longer ago than this
+    /// is revalidated, however fresh.
+    package var maxAge: Duration?
+    /// The client's `min-fresh=N` (§5.2.1.3): an entry fresh for less than this from now is revalidated.
+    package var minFresh: Duration?
+    /// The client's `only-if-cached` (§5.2.1.7): a page the cache cannot serve as it is fails (`notCached`, a 504)
+    /// instead of asking the upstream.
+    package var onlyIfCached = false
+    /// The client's `no-store` (§5.2.1.5): what the upstream answers this request is not stored (an entry already
+    /// stored may still serve it).
+    package var noStore = false
     /// The largest page body the route takes (`maxPageBytes`): a larger entry another route stored is not a hit here,
     /// and the upstream is asked, as it would be without the cache.
     package var maxBodyBytes: Int
@@ -22,6 +33,9 @@ package struct CachePolicy: Sendable, Equatable {
     package func servesFresh(_ entry: CacheEntry, at now: Date) -> Date? {
         guard !forceRevalidate, entry.body.count <= maxBodyBytes else { return nil }
         let freshUntil = entry.freshUntil(routeTTL: ttl)
+        // The client's own limits: the entry's age counts from when PageProxy stored or last revalidated it.
+        if let maxAge, now.timeIntervalSince(entry.storedAt) > maxAge.timeInterval { return nil }
+        if let minFresh, freshUntil.timeIntervalSince(now) < minFresh.timeInterval { return nil }
         return now < freshUntil ? freshUntil : nil
     }
 

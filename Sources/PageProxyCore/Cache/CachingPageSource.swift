@@ -94,11 +94,18 @@ package final class CachingPageSource: Sendable {
             return Fetched(response: try await transport.send(request, timeout: timeout, maxBodyBytes: maxBodyBytes), outcome: .bypass)
         }
         let key = CacheKey(request)
-        let found = await lookup(key, in: store, policy: policy)
+        var found = await lookup(key, in: store, policy: policy)
+        if let hit = hit(found, policy: policy) { return hit }
+        // A stale copy kept in memory may be older than the file: a fresher version another process stored wins over
+        // revalidating or serving this one (attack6 F4).
+        if found != nil, store.fileWasReplaced(key) {
+            found = await lookup(key, in: store, policy: policy)
+            if let hit = hit(found, policy: policy) { return hit }
+        }
         // An entry larger than the route's pages may be is not this route's to revalidate or serve stale (a 304 has
         // no body for the transport's limit to refuse): the route asks as if nothing were stored.
         let cached = found.flatMap { $0.entry.body.count <= policy.maxBodyBytes ? $0.entry : nil }
-        if let hit = hit(found, policy: policy) { return hit }
+        if policy.onlyIfCached { throw .notCached(origin: request.url.origin.description) }
         // A request that joins another's fetch keeps its own limits (issue 13). A flight makes at most one upstream
         // request, not cut at any one request's deadline: it lives until the last request waiting for it gives up.
         // Each request counts the tries it saw, its own or joined, and retries with its own budget, backoff and
@@ -112,7 +119,8 @@ package final class CachingPageSource: Sendable {
                 if let hit = self.hit(await self.lookup(key, in: store, policy: policy), policy: policy) {
                     return .success(CachedResponse(fetched: hit))
                 }
-                return await self.refresh(key, cached: cached, request: request, scan: scan, store: store, routeTTL: policy.ttl) { request in
+                let stores = policy.noStore ? nil : store
+                return await self.refresh(key, cached: cached, request: request, scan: scan, store: stores, routeTTL: policy.ttl) { request in
                     await transport.attempt(request, maxBodyBytes: maxBodyBytes, flight: flightDeadline)
                 }
             }
@@ -296,10 +304,11 @@ package final class CachingPageSource: Sendable {
         return taken
     }
 
-    /// One upstream request for `key`: conditional if `cached` has validators; stores what it may.
-    /// A failure is returned as it is: each request waiting for it decides whether to retry or serve a stale page.
+    /// One upstream request for `key`: conditional if `cached` has validators; stores what it may in `store` (nil:
+    /// the client said `no-store`, nothing is written nor removed). A failure is returned as it is: each request
+    /// waiting for it decides whether to retry or serve a stale page.
     private func refresh(
-        _ key: CacheKey, cached: CacheEntry?, request: UpstreamRequest, scan: ScanPaths?, store: DiskStore, routeTTL: Duration,
+        _ key: CacheKey, cached: CacheEntry?, request: UpstreamRequest, scan: ScanPaths?, store: DiskStore?, routeTTL: Duration,
         send: (UpstreamRequest) async -> Result<UpstreamResponse, UpstreamError>
     ) async -> Result<CachedResponse, UpstreamError> {
         var conditional = request
@@ -308,17 +317,28 @@ package final class CachingPageSource: Sendable {
             if let etag = cached.headers["ETag"] { conditional.headers.set("If-None-Match", etag) }
             if let modified = cached.headers["Last-Modified"] { conditional.headers.set("If-Modified-Since", modified) }
         }
-        let response: UpstreamResponse
+        var response: UpstreamResponse
         switch await send(conditional) {
         case .success(let answer): response = answer
         case .failure(let error): return .failure(error)
+        }
+        var cached = cached
+        if response.status.code == 304, let entry = cached, !entry.isNamed(byNotModified: response.headers) {
+            // RFC 9111 §4.3.4 — a 304 naming another representation updates no stored one (attack6 F8: it relabelled
+            // the page): the page is asked for again, unconditionally, once.
+            cached = nil
+            switch await send(request) {
+            case .success(let answer): response = answer
+            case .failure(let error): return .failure(error)
+            }
         }
         let received = clock.wallNow()
         if response.status.code == 304, var entry = cached {
             entry.merge304Headers(response.headers)
             var headers = entry.headers
-            if let age = response.headers["Age"] { headers.set("Age", age) }
-            let freshness = CacheFreshness(headers: headers, routeTTL: routeTTL)
+            // The 304's own age and date (RFC 9111 §4.2.3): neither is stored with the entry.
+            for name in ["Age", "Date"] { if let value = response.headers[name] { headers.set(name, value) } }
+            let freshness = CacheFreshness(headers: headers, routeTTL: routeTTL, now: received)
             if freshness.isStorable {
                 entry.storedAt = received
                 entry.freshUntil = received.addingTimeInterval(freshness.lifetime.timeInterval)
@@ -352,13 +372,14 @@ package final class CachingPageSource: Sendable {
 
     /// Removes `key`'s entry on a disk lane, when there may be one: a page that is never stored (`no-store`) costs
     /// no hop off the pool and no directory lock. None once the exit began (`DiskWork.finish`).
-    private func remove(_ key: CacheKey, from store: DiskStore) async {
-        guard store.mayHold(key) else { return }
+    private func remove(_ key: CacheKey, from store: DiskStore?) async {
+        guard let store, store.mayHold(key) else { return }
         _ = await diskWork.run { store.remove(key) }
     }
 
     /// Writes `entry` on a disk lane; the version stored, or nil when it was not stored (or the exit began).
-    private func write(_ entry: CacheEntry, for key: CacheKey, to store: DiskStore) async -> StoredVersion? {
+    private func write(_ entry: CacheEntry, for key: CacheKey, to store: DiskStore?) async -> StoredVersion? {
+        guard let store else { return nil }
         let stamp = await diskWork.run { store.write(entry, for: key) } ?? nil
         return stamp.map { StoredVersion(stamp: $0, entry: entry, freshUntil: entry.freshUntil) }
     }

@@ -35,6 +35,9 @@ package final class DiskStore: Sendable {
         var use: RecencyList<CacheKey>.Handle?
         /// Where its copy in memory stands in `State.memoryRecency`, while it has one.
         var memoryUse: RecencyList<CacheKey>.Handle?
+        /// The inode of the file this process last wrote or read for the entry (nil: not yet known): another one is
+        /// a version another process renamed into place (`noteFileInode`).
+        var inode: UInt64? = nil
 
         /// `hitsSinceTouch` after one more hit; the hit refreshes the file's time when it reaches `interval`.
         func hitsAfterNextUse(interval: UInt64) -> UInt64 { hitsSinceTouch.map { $0 + 1 } ?? interval }
@@ -294,8 +297,9 @@ package final class DiskStore: Sendable {
             let entry = keepsFirstRead ? ahead.entry : ahead.entry.withoutFile
             // The read-ahead checked the file's inode after its read (issue 13, ninth pass: a second path `stat` here
             // for every entry read ahead).
-            if seen || keepsFirstRead && entry.file == nil { remember(entry, for: key, inode: ahead.inode, generation: generation, checkIn: nil) }
-            return .found(entry, stamp)
+            let version = noteFileInode(key, ahead.inode, readUnder: generation)
+            if seen || keepsFirstRead && entry.file == nil { remember(entry, for: key, inode: ahead.inode, generation: version, checkIn: nil) }
+            return .found(entry, PageStamp(key: key, generation: version))
         }
         guard let entries else { return .missing }
         let file: EntryFile?
@@ -323,10 +327,11 @@ package final class DiskStore: Sendable {
             // third of a read-back's time); their next hit keeps them. A caller that holds the entry anyway keeps it
             // now, unless it sends the body from the file: then the body's memory is let go at once, and reused for
             // the next entry's (issue 13, eighth pass: no fresh page faults on the first read-back after a restart).
+            let version = noteFileInode(key, file.inode, readUnder: generation)
             if seen || keepsFirstRead && entry.file == nil {
-                remember(entry, for: key, inode: file.inode, generation: generation, checkIn: file.directory)
+                remember(entry, for: key, inode: file.inode, generation: version, checkIn: file.directory)
             }
-            return .found(entry, stamp)
+            return .found(entry, PageStamp(key: key, generation: version))
         } catch {
             let path = self.path(for: key)
             let removed = state.withLock { state -> Bool in
@@ -502,11 +507,14 @@ package final class DiskStore: Sendable {
         onWriting?(key)
         let path = self.path(for: key)
         var placed: Result<(total: Int, leftAt: String?), CacheFileSystem.Failure>?
+        var written: UInt64?
         for volumeAttempt in 1...2 {
             placed = nil
             do throws(CacheFileSystem.Failure) {
                 if let errno = failWriting?(key) { throw CacheFileSystem.Failure(call: "write", path: temporary, errno: errno) }
                 try writeTemporary(bytes, temporary, in: "\(directory)/\(key.directoryName)")
+                // The inode the rename puts in place: what this process knows the entry's file by (`noteFileInode`).
+                written = CacheFileSystem.inode(temporary)
                 for attempt in 1...Self.roomAttempts {
                     placed = place(temporary, at: path, size: bytes.count, aside: aside, ledger: ledger)
                     if placed != nil || attempt == Self.roomAttempts { break }
@@ -538,7 +546,8 @@ package final class DiskStore: Sendable {
             state.useCounter += 1
             state.changeCounter += 1
             var record = Record(
-                size: bytes.count, lastUse: state.useCounter, hitsSinceTouch: 0, generation: state.changeCounter, use: state.records[key]?.use)
+                size: bytes.count, lastUse: state.useCounter, hitsSinceTouch: 0, generation: state.changeCounter, use: state.records[key]?.use,
+                inode: written)
             Self.markUsed(key, &record, &state)
             let old = state.records.updateValue(record, forKey: key)
             state.totalBytes += bytes.count - (old?.size ?? 0)
@@ -664,6 +673,38 @@ package final class DiskStore: Sendable {
         state.totalBytes -= record.size
         state.changeCounter += 1
         return true
+    }
+
+    /// attack6 F1 — a file read with another inode than the one this process last wrote or read for `key` was renamed
+    /// into place by another process: a change of the page, as a write of this process's own is. Its record gets a
+    /// new generation (answers stamped with the old one, the memo's, no longer match), and its copy in memory (the
+    /// old version) is dropped. Returns the generation of the version read: `generation` when the file is the one
+    /// known, or when this process wrote or removed the entry since the lookup began (the record is not the one read
+    /// under: left as it is).
+    private func noteFileInode(_ key: CacheKey, _ inode: UInt64, readUnder generation: UInt64) -> UInt64 {
+        state.withLock { state in
+            guard let record = state.records[key], record.generation == generation else { return generation }
+            guard let known = record.inode, known != inode else {
+                state.records[key]?.inode = inode
+                return generation
+            }
+            Self.dropMemory(key, &state)
+            state.changeCounter += 1
+            state.records[key]?.inode = inode
+            state.records[key]?.generation = state.changeCounter
+            return state.changeCounter
+        }
+    }
+
+    /// attack6 F4 — whether `key`'s file is no longer the one this process last wrote or read (another process
+    /// renamed a newer version into place): then noted as `noteFileInode` does, so that the next lookup reads it.
+    /// One `lstat`: for an entry about to be revalidated or served stale, whose copy in memory may be older than
+    /// the file.
+    package func fileWasReplaced(_ key: CacheKey) -> Bool {
+        guard let inode = CacheFileSystem.inode(path(for: key)), let generation = state.withLock({ $0.records[key]?.generation }) else {
+            return false
+        }
+        return noteFileInode(key, inode, readUnder: generation) != generation
     }
 
     /// Keeps a verified entry in memory, unless the file changed since it was read: rewritten or removed by this

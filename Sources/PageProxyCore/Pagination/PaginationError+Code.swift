@@ -35,6 +35,7 @@ extension UpstreamError {
         case .redirectLoop: "redirect_loop"
         case .rateLimited: "upstream_rate_limited"
         case .cancelled: "client_closed_request"
+        case .notCached: "not_cached"
         }
     }
 }

@@ -25,6 +25,9 @@ public enum UpstreamError: Error, Equatable, CustomStringConvertible {
     case redirectLoop(origin: String, location: String, limit: Int)
     /// The fetch was cancelled because its client went away: not the upstream's failure, never counted as one.
     case cancelled
+    /// The client said `Cache-Control: only-if-cached` and the cache holds no page it may serve (RFC 9111 §5.2.1.7):
+    /// the upstream was not asked.
+    case notCached(origin: String)
 
     /// What failed, and with which origin.
     public var description: String {
@@ -43,6 +46,7 @@ public enum UpstreamError: Error, Equatable, CustomStringConvertible {
         case .redirectLoop(let origin, let location, let limit):
             "\(origin) redirected in a loop or more than \(limit) times (last to \(location))"
         case .cancelled: "the fetch was cancelled: its client went away"
+        case .notCached(let origin): "a page from \(origin) is not in the cache, and the client said only-if-cached"
         }
     }
 
@@ -50,7 +54,7 @@ public enum UpstreamError: Error, Equatable, CustomStringConvertible {
     public var isRetryable: Bool {
         switch self {
         case .connectFailed, .timedOut, .connectionLost: true
-        case .invalidResponse, .responseTooLarge, .unsupportedScheme, .tlsFailed, .foreignRedirect, .redirectLoop, .rateLimited, .cancelled: false
+        case .invalidResponse, .responseTooLarge, .unsupportedScheme, .tlsFailed, .foreignRedirect, .redirectLoop, .rateLimited, .cancelled, .notCached: false
         }
     }
 

@@ -5,12 +5,21 @@ import Testing
 
 /// Freshness from the route's TTL and the upstream's Cache-Control, one directive at a time.
 @Suite struct CacheFreshnessTests {
-    private static func freshness(_ cacheControl: String?, age: String? = nil, ttl: Duration = .seconds(60)) -> CacheFreshness {
+    /// When the responses of these tests are received.
+    private static let now = Date(timeIntervalSince1970: 1_800_000_000)
+
+    private static func freshness(
+        _ cacheControl: String?, age: String? = nil, ttl: Duration = .seconds(60), _ more: [(String, String)] = []
+    ) -> CacheFreshness {
         var headers = HTTPHeaders()
         if let cacheControl { headers.add("Cache-Control", cacheControl) }
         if let age { headers.add("Age", age) }
-        return CacheFreshness(headers: headers, routeTTL: ttl)
+        for (name, value) in more { headers.add(name, value) }
+        return CacheFreshness(headers: headers, routeTTL: ttl, now: now)
     }
+
+    /// The HTTP date `seconds` from `now`.
+    private static func date(_ seconds: Double) -> String { HTTPDate.format(now.addingTimeInterval(seconds)) }
 
     @Test func noDirectiveUsesTheRouteTTL() {
         #expect(Self.freshness(nil) == CacheFreshness(isStorable: true, lifetime: .seconds(60), mustRevalidate: false))
@@ -20,7 +29,7 @@ import Testing
         #expect(!Self.freshness("no-store").isStorable)
         #expect(!Self.freshness("private, NO-STORE").isStorable)
         let response = UpstreamResponse(status: .ok, headers: HTTPHeaders([("Cache-Control", "no-store")]), body: [])
-        #expect(CacheFreshness.entry(for: response, routeTTL: .seconds(60), now: Date()) == nil)
+        #expect(CacheFreshness.entry(for: response, routeTTL: .seconds(60), now: Self.now) == nil)
     }
 
     @Test func privateIsStoredWithTheRouteTTL() {
@@ -38,7 +47,7 @@ import Testing
             #expect(!CacheFreshness.isPrivate(HTTPHeaders([("Cache-Control", value)])), "\(value)")
         }
         let response = UpstreamResponse(status: .ok, headers: HTTPHeaders([("Cache-Control", "private, max-age=60")]), body: Array("[]".utf8))
-        var entry = try #require(CacheFreshness.entry(for: response, routeTTL: .seconds(60), now: Date()))
+        var entry = try #require(CacheFreshness.entry(for: response, routeTTL: .seconds(60), now: Self.now))
         #expect(entry.isPrivate)
         let key = CacheKey(UpstreamRequest(url: PageURL(string: "http://api.test/items")!))
         #expect(try CacheEntryFormat.decode(CacheEntryFormat.encode(entry, key: key), key: key).isPrivate)
@@ -60,7 +69,7 @@ import Testing
         #expect(Self.freshness("max-age=60", age: "90").lifetime == .zero)
         // The upstream's lifetime is marked as such: a route with a shorter TTL keeps it (the route's TTL is not).
         #expect(Self.freshness("max-age=60").lifetimeFromUpstream)
-        #expect(!Self.freshness(nil).lifetimeFromUpstream && !Self.freshness("max-age=abc").lifetimeFromUpstream)
+        #expect(!Self.freshness(nil).lifetimeFromUpstream && Self.freshness("max-age=abc").lifetimeFromUpstream)
     }
 
     @Test func noCacheIsStoredButAlwaysRevalidated() {
@@ -73,9 +82,11 @@ import Testing
         #expect(freshness.mustRevalidate)
     }
 
+    /// attack6 F5 — RFC 9111 §4.2.1: invalid freshness information is stale (it was the route's TTL).
     @Test func invalidOrHugeMaxAgeIsHandled() {
-        #expect(Self.freshness("max-age=abc").lifetime == .seconds(60))
-        #expect(Self.freshness("max-age=-5").lifetime == .seconds(60))
+        for value in ["max-age=abc", "max-age=-5", "max-age=-1", "max-age=", "max-age=1.5"] {
+            #expect(Self.freshness(value) == CacheFreshness(isStorable: true, lifetime: .zero, mustRevalidate: false, lifetimeFromUpstream: true), "\(value)")
+        }
         #expect(Self.freshness("max-age=99999999999999999999").lifetime == .seconds(2_147_483_648))
     }
 
@@ -89,12 +100,59 @@ import Testing
         #expect(CacheFreshness.seconds("0x10") == nil)
     }
 
+    /// attack6 F5 — RFC 9111 §5.3: `Expires` is for every cache; a past or invalid one is stale at once.
+    @Test func expiresSetsTheLifetimeWithoutMaxAge() {
+        let stale = CacheFreshness(isStorable: true, lifetime: .zero, mustRevalidate: false, lifetimeFromUpstream: true)
+        for expires in ["0", "-1", "yesterday", Self.date(-3600), "Thu, 01 Jan 1970 00:00:00 GMT", Self.date(0)] {
+            #expect(Self.freshness(nil, [("Expires", expires)]) == stale, "\(expires)")
+        }
+        // In the future: its lifetime, shorter or longer than the route's TTL (a default for pages that say nothing).
+        #expect(Self.freshness(nil, [("Expires", Self.date(30))]) == CacheFreshness(isStorable: true, lifetime: .seconds(30), mustRevalidate: false, lifetimeFromUpstream: true))
+        #expect(Self.freshness(nil, [("Expires", Self.date(7200))]).lifetime == .seconds(7200))
+        // Expires − Date, on the upstream's clock: one 10 minutes slow gives the same lifetime, less its apparent age.
+        #expect(Self.freshness(nil, [("Date", Self.date(-600)), ("Expires", Self.date(-570))]).lifetime == .zero)
+        #expect(Self.freshness(nil, [("Date", Self.date(0)), ("Expires", Self.date(45))]).lifetime == .seconds(45))
+        #expect(Self.freshness(nil, [("Date", Self.date(90)), ("Expires", Self.date(135))]).lifetime == .seconds(45))
+        // max-age wins over Expires, either way; no-cache and no-store still rule.
+        #expect(Self.freshness("max-age=20", [("Expires", "0")]).lifetime == .seconds(20))
+        #expect(Self.freshness("max-age=20", [("Expires", Self.date(3600))]).lifetime == .seconds(20))
+        #expect(Self.freshness("no-cache", [("Expires", Self.date(3600))]).lifetime == .zero)
+        #expect(!Self.freshness("no-store", [("Expires", Self.date(3600))]).isStorable)
+        // An entry made from a page that expired already is stale as stored.
+        let response = UpstreamResponse(status: .ok, headers: HTTPHeaders([("Expires", "0")]), body: Array("[]".utf8))
+        let entry = CacheFreshness.entry(for: response, routeTTL: .seconds(60), now: Self.now)
+        #expect(entry?.freshUntil == Self.now)
+        #expect(entry?.isFresh(at: Self.now) == false)
+    }
+
+    /// attack6 F5 — RFC 9111 §4.2.3: the apparent age (now − Date) counts with Age, the larger of the two.
+    @Test func theApparentAgeFromDateCounts() {
+        #expect(Self.freshness("max-age=60", [("Date", Self.date(-20))]).lifetime == .seconds(40))
+        #expect(Self.freshness("max-age=60", age: "30", [("Date", Self.date(-20))]).lifetime == .seconds(30))
+        #expect(Self.freshness("max-age=60", age: "5", [("Date", Self.date(-20))]).lifetime == .seconds(40))
+        // A Date 32 years old: stale at once.
+        #expect(Self.freshness("max-age=60", [("Date", "Mon, 01 Jan 1996 00:00:00 GMT")]).lifetime == .zero)
+        // A Date ahead of this clock is no age (an upstream clock that runs fast), nor is one that is not a date.
+        #expect(Self.freshness("max-age=60", [("Date", Self.date(300))]).lifetime == .seconds(60))
+        #expect(Self.freshness("max-age=60", [("Date", "soon")]).lifetime == .seconds(60))
+        // The route's TTL is counted from when PageProxy received the page.
+        #expect(Self.freshness(nil, [("Date", Self.date(-20))]).lifetime == .seconds(60))
+    }
+
+    /// attack6 F5 — RFC 9111 §4.1: a stored response with `Vary: *` matches no request: revalidated before every use.
+    @Test func varyStarIsStoredAsNoCache() {
+        let noCache = CacheFreshness(isStorable: true, lifetime: .zero, mustRevalidate: true, lifetimeFromUpstream: true)
+        #expect(Self.freshness("max-age=600", [("Vary", "*")]) == noCache)
+        #expect(Self.freshness(nil, [("Vary", "Accept, *")]) == noCache)
+        #expect(Self.freshness(nil, [("Vary", "Accept")]).lifetime == .seconds(60))
+    }
+
     @Test func sMaxAgeIsForSharedCachesOnly() {
         #expect(Self.freshness("s-maxage=5").lifetime == .seconds(60))
     }
 
     @Test func onlyA200IsStored() {
         let response = UpstreamResponse(status: HTTPStatus(code: 203), headers: HTTPHeaders(), body: [])
-        #expect(CacheFreshness.entry(for: response, routeTTL: .seconds(60), now: Date()) == nil)
+        #expect(CacheFreshness.entry(for: response, routeTTL: .seconds(60), now: Self.now) == nil)
     }
 }

@@ -104,7 +104,8 @@ import Testing
     @Test func a304MergesNewValidators() async throws {
         let upstream = Upstream { request throws(UpstreamError) in
             if request.headers["If-None-Match"] != nil {
-                return UpstreamResponse(status: HTTPStatus(code: 304), headers: HTTPHeaders([("ETag", "\"new\"")]), body: [])
+                return UpstreamResponse(
+                    status: HTTPStatus(code: 304), headers: HTTPHeaders([("ETag", "\"old\""), ("Last-Modified", "Mon, 07 Nov 1994 08:49:37 GMT")]), body: [])
             }
             return UpstreamResponse(status: .ok, headers: HTTPHeaders([("ETag", "\"old\""), ("Last-Modified", "Sun, 06 Nov 1994 08:49:37 GMT")]), body: Array("[1]".utf8))
         }
@@ -116,7 +117,48 @@ import Testing
         _ = try await fetch(source, upstream)
         #expect(upstream.requests[1].headers["If-None-Match"] == "\"old\"")
         #expect(upstream.requests[1].headers["If-Modified-Since"] == "Sun, 06 Nov 1994 08:49:37 GMT")
-        #expect(upstream.requests[2].headers["If-None-Match"] == "\"new\"")
+        #expect(upstream.requests[2].headers["If-Modified-Since"] == "Mon, 07 Nov 1994 08:49:37 GMT")
+    }
+
+    /// attack6 F8 — RFC 9111 §4.3.4: a 304 whose strong ETag is not the one stored updates nothing; the page is
+    /// fetched again, unconditionally, and that 200 is what is stored (it relabelled the old body with the new tag).
+    @Test("a 304 naming another strong ETag neither refreshes nor relabels the stored page: it is fetched unconditionally")
+    func a304WithAnotherStrongETagIsNotTaken() async throws {
+        let page = Locked(1)
+        let upstream = Upstream { request throws(UpstreamError) in
+            let version = page.withLock { $0 }
+            if request.headers["If-None-Match"] != nil {
+                return UpstreamResponse(status: HTTPStatus(code: 304), headers: HTTPHeaders([("ETag", "\"v\(version)\"")]), body: [])
+            }
+            return UpstreamResponse(status: .ok, headers: HTTPHeaders([("ETag", "\"v\(version)\"")]), body: Array("[\(version)]".utf8))
+        }
+        let source = makeSource()
+        _ = try await fetch(source, upstream)
+        page.withLock { $0 = 2 }
+        clock.advance(by: .seconds(61))
+        let refetched = try await fetch(source, upstream)
+        #expect(refetched.outcome == .miss)
+        #expect(refetched.response.body == Array("[2]".utf8))
+        #expect(upstream.requests.count == 3)
+        #expect(upstream.requests[1].headers["If-None-Match"] == "\"v1\"")
+        #expect(upstream.requests[2].headers["If-None-Match"] == nil)
+        // Stored as fetched: a hit with its own body, and the next revalidation sends its own tag.
+        #expect(try await fetch(source, upstream).response.body == Array("[2]".utf8))
+        clock.advance(by: .seconds(61))
+        #expect(try await fetch(source, upstream).outcome == .revalidated)
+        #expect(upstream.requests[3].headers["If-None-Match"] == "\"v2\"")
+    }
+
+    @Test("which 304 names a stored entry: no ETag, the same strong one, the same weak opaque tag")
+    func whichNotModifiedNamesTheEntry() {
+        func entry(_ etag: String?) -> CacheEntry {
+            CacheEntry(status: .ok, headers: HTTPHeaders(etag.map { [("ETag", $0)] } ?? []), body: [], storedAt: Date(), freshUntil: Date())
+        }
+        func named(_ stored: String?, _ sent: String?) -> Bool {
+            entry(stored).isNamed(byNotModified: HTTPHeaders(sent.map { [("ETag", $0)] } ?? []))
+        }
+        #expect(named("\"a\"", nil) && named(nil, nil) && named("\"a\"", "\"a\"") && named("W/\"a\"", "W/\"a\"") && named("\"a\"", "W/\"a\""))
+        #expect(!named("\"a\"", "\"b\"") && !named("W/\"a\"", "\"a\"") && !named(nil, "\"a\"") && !named("W/\"a\"", "W/\"b\""))
     }
 
     @Test func forcedRevalidationAsksTheUpstreamEvenWhenFresh() async throws {

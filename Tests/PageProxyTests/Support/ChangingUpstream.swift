@@ -22,6 +22,8 @@ final class ChangingUpstream: Sendable {
     private struct State {
         var body = #"[{"v":1}]"#
         var cacheControl: String? = "max-age=600"
+        /// More headers of every answer (`Expires`, `Vary`, …).
+        var more: [(String, String)] = []
         var received: [Received] = []
     }
 
@@ -30,14 +32,15 @@ final class ChangingUpstream: Sendable {
         let state: Shared
 
         func respond(to request: HTTPRequestHead, response writer: consuming Response) async -> RequestRecord {
-            let (body, cacheControl) = state.lock.withLock { state in
+            let (body, cacheControl, more) = state.lock.withLock { state in
                 state.received.append(Received(target: request.target, ifNoneMatch: request.headers["If-None-Match"]))
-                return (state.body, state.cacheControl)
+                return (state.body, state.cacheControl, state.more)
             }
             var headers = HTTPHeaders()
             let tag = "\"" + SHA256.hex(SHA256.hash(Array(body.utf8))).prefix(16) + "\""
             headers.set("ETag", tag)
             if let cacheControl { headers.set("Cache-Control", cacheControl) }
+            for (name, value) in more { headers.add(name, value) }
             if AggregateETag.matches(ifNoneMatch: request.headers.values("If-None-Match"), etag: tag) {
                 await writer.send(.notModified, headers: headers, body: [])
                 return RequestRecord()
@@ -64,10 +67,11 @@ final class ChangingUpstream: Sendable {
             name: "changing", upstream: "http://127.0.0.1:\(server.port)/items", pagination: .linkHeader(PaginationScheme.LinkHeader()))
     }
 
-    func set(body: String, cacheControl: String?) {
+    func set(body: String, cacheControl: String?, more: [(String, String)] = []) {
         state.lock.withLock { state in
             state.body = body
             state.cacheControl = cacheControl
+            state.more = more
         }
     }
 

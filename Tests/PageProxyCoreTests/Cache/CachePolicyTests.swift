@@ -1,0 +1,29 @@
+import Foundation
+import Testing
+
+@testable import PageProxyCore
+
+/// What a request's policy serves fresh: the route's TTL, and the client's own `max-age` and `min-fresh` (attack6 F6,
+/// RFC 9111 §5.2.1.1, §5.2.1.3).
+@Suite struct CachePolicyTests {
+    static let stored = Date(timeIntervalSince1970: 1_800_000_000)
+    /// An entry stored at `stored`, fresh for 60 s by the route's TTL.
+    static let entry = CacheEntry(status: .ok, headers: HTTPHeaders(), body: Array("[]".utf8), storedAt: stored, freshUntil: stored + 60)
+
+    @Test func theClientsMaxAgeRevalidatesAnOlderEntry() {
+        var policy = CachePolicy(ttl: .seconds(60))
+        #expect(policy.servesFresh(Self.entry, at: Self.stored + 3) == Self.stored + 60)
+        policy.maxAge = .seconds(1)
+        #expect(policy.servesFresh(Self.entry, at: Self.stored + 3) == nil)
+        #expect(policy.servesFresh(Self.entry, at: Self.stored + 1) == Self.stored + 60)
+    }
+
+    @Test func theClientsMinFreshRevalidatesAnEntryAboutToGoStale() {
+        var policy = CachePolicy(ttl: .seconds(60))
+        policy.minFresh = .seconds(100)
+        #expect(policy.servesFresh(Self.entry, at: Self.stored) == nil)
+        policy.minFresh = .seconds(30)
+        #expect(policy.servesFresh(Self.entry, at: Self.stored + 20) == Self.stored + 60)
+        #expect(policy.servesFresh(Self.entry, at: Self.stored + 31) == nil)
+    }
+}

@@ -1,0 +1,62 @@
+import Foundation
+import Testing
+
+@testable import PageProxyCore
+
+/// attack6 F1 / F4: two stores on one directory stand for two processes. A version the other one renamed into place
+/// is a change of the page for this one once it sees the file: answers stamped with the old version (the memo's)
+/// no longer match, and a stale copy in memory gives way to the newer file before it is revalidated or served stale.
+@Suite struct OtherProcessVersionTests {
+    typealias Make = DiskStoreTests
+
+    static func entry(_ body: String, storedAt: Date, lifetime: TimeInterval) -> CacheEntry {
+        CacheEntry(
+            status: .ok, headers: HTTPHeaders([("ETag", "\"\(body)\"")]), body: Array(body.utf8), storedAt: storedAt,
+            freshUntil: storedAt.addingTimeInterval(lifetime), lifetimeFromUpstream: true)
+    }
+
+    @Test("F1: a lookup that reads another process's file gives a new stamp: answers built on the old one no longer match")
+    func aFileRenamedByAnotherProcessIsAChange() throws {
+        let directory = TemporaryDirectory()
+        let (a, b) = (DiskStore(directory: directory.path, maxBytes: 1 << 20), DiskStore(directory: directory.path, maxBytes: 1 << 20))
+        let key = Make.key(1)
+        let now = Date()
+        let old = try #require(b.write(Self.entry("[1]", storedAt: now, lifetime: 60), for: key))
+        // The stamp a memo built on B's own version holds.
+        #expect(b.changeCount(ifCurrent: [old]) != nil)
+        #expect(a.write(Self.entry("[2]", storedAt: now, lifetime: 60), for: key) != nil)
+        // B's next lookup reads A's file: v2, a new stamp.
+        let read = try #require(b.lookup(key))
+        #expect(read.entry.body == Array("[2]".utf8))
+        #expect(read.stamp != old)
+        #expect(b.changeCount(ifCurrent: [old]) == nil)
+        #expect(b.changeCount(ifCurrent: [read.stamp]) != nil)
+        // Read again, the same version: the same stamp.
+        #expect(b.lookup(key)?.stamp == read.stamp)
+    }
+
+    @Test("F4: a stale copy in memory gives way to the fresher version another process stored: a hit, no upstream request")
+    func aFresherFileWinsOverAStaleCopy() async throws {
+        let directory = TemporaryDirectory()
+        let clock = ManualClock()
+        let a = DiskStore(directory: directory.path, maxBytes: 1 << 20)
+        let store = DiskStore(directory: directory.path, maxBytes: 1 << 20)
+        let source = CachingPageSource(store: store, clock: clock.clock)
+        let request = UpstreamRequest(url: PageURL(string: "http://api.test/items?page=1")!)
+        let key = CacheKey(request)
+        let now = clock.clock.wallNow()
+        store.write(Self.entry("[1]", storedAt: now, lifetime: 10), for: key)
+        // Read twice: kept in memory, as B kept v1.
+        _ = store.lookup(key)
+        _ = store.lookup(key)
+        #expect(store.holdsInMemory(key))
+        clock.advance(by: .seconds(30))
+        #expect(a.write(Self.entry("[2]", storedAt: clock.clock.wallNow(), lifetime: 60), for: key) != nil)
+        let upstream = CachingPageSourceTests.Upstream { _ throws(UpstreamError) in throw .connectFailed(origin: "api.test", reason: "down") }
+        let fetched = try await source.fetch(
+            request, policy: CachePolicy(ttl: .seconds(60), staleIfError: true), transport: upstream, timeout: .seconds(600), maxBodyBytes: 1 << 20)
+        #expect(fetched.outcome == .hit)
+        #expect(fetched.response.body == Array("[2]".utf8))
+        #expect(upstream.requests.isEmpty)
+    }
+}
