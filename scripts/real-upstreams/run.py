@@ -262,7 +262,7 @@ def main():
     args = parser.parse_args()
     benchlib.sigterm_as_interrupt()
     ensure_packages()
-    binary = args.binary or benchlib.ensure_binary(rebuild=True)
+    binary = os.path.abspath(args.binary) if args.binary else benchlib.ensure_binary(rebuild=True)
     cases = [case for case in CASES if not args.only or args.only in case["name"]]
     workdir = tempfile.mkdtemp(prefix="pp-real-")
     procs = {}
