@@ -18,6 +18,8 @@ package enum MockWireFormats {
         case .slack: slack(window, next: next)
         case .stripe: stripe(window)
         case .offset: offset(window)
+        case .smorest: smorest(window)
+        case .ninja: ninja(window)
         }
     }
 
@@ -178,6 +180,33 @@ package enum MockWireFormats {
     /// Plain offset API: `{"total":T,"items":[…]}`.
     package static func offset(_ window: MockWindow) -> MockResponse {
         let body = MockJSON.envelope(#"{"total":\#(window.total),"items":"#, window.itemsJSON, "}")
+        return .json(status: 200, body: body)
+    }
+
+    /// flask-smorest: a bare array (Flask: compact, non-ASCII escaped); `X-Pagination: {"total": T, "total_pages": P,
+    /// "first_page": 1, "last_page": P, "page": N, "previous_page": N-1, "next_page": N+1}` written by Python's
+    /// `json` (`", "`), `page` and the rest only up to the last page; Werkzeug closes every connection.
+    package static func smorest(_ window: MockWindow) -> MockResponse {
+        let pages = window.pageCount
+        var header = #"{"total": \#(window.total), "total_pages": \#(window.total == 0 ? 0 : pages)"#
+        if window.total > 0 {
+            header += #", "first_page": 1, "last_page": \#(pages)"#
+            if window.page <= pages {
+                header += #", "page": \#(window.page)"#
+                if window.page > 1 { header += #", "previous_page": \#(window.page - 1)"# }
+                if window.page < pages { header += #", "next_page": \#(window.page + 1)"# }
+            }
+        }
+        var response = MockResponse.json(
+            status: 200, body: MockJSON.pythonStyle(window.itemsJSON, spaced: false), extraHeaders: [(name: "X-Pagination", value: header + "}")])
+        response.closesConnection = true
+        return response
+    }
+
+    /// django-ninja LimitOffsetPagination: `{"items": [...], "count": T}`, the count after the items, written by
+    /// Python's `json` (`", "` and `": "`, non-ASCII escaped); no next link.
+    package static func ninja(_ window: MockWindow) -> MockResponse {
+        let body = MockJSON.envelope(#"{"items": "#, MockJSON.pythonStyle(window.itemsJSON, spaced: true), #", "count": \#(window.total)}"#)
         return .json(status: 200, body: body)
     }
 

@@ -12,7 +12,8 @@ import Testing
     static func page2(_ service: MockService, _ extra: String) -> String {
         let page = switch service {
         case .plain, .wrapped, .github, .gitlab: "page=2&per_page=10"
-        case .drf, .offset: "limit=10&offset=10"
+        case .drf, .offset, .ninja: "limit=10&offset=10"
+        case .smorest: "page=2&page_size=10"
         case .drfPages: "page=2&page_size=10"
         case .jsonapi: "page[number]=2&page[size]=10"
         case .slack: "limit=10&cursor=\(MockService.slackCursor(offset: 10))"
