@@ -17,6 +17,9 @@ package enum MockService: String, Sendable, CaseIterable {
     case smorest
     /// django-ninja's `LimitOffsetPagination`: `{"items": [...], "count": N}`, JSON written by Python's `json`.
     case ninja
+    /// Litestar's `ClassicPagination`: `{"items","page_size","current_page","total_pages"}`; as in its docs, the
+    /// handler's `page_size` and `current_page` have no defaults, so a request must name both.
+    case litestar
 
     /// The route's path, e.g. "/github/items"; Django's routes end with a slash (its `APPEND_SLASH` redirects the
     /// form without one).
@@ -75,6 +78,11 @@ package enum MockService: String, Sendable, CaseIterable {
                 return .reply(MockErrors.smorestPageSizeTooLarge())
             }
             return pageWindow(context, page: "page", size: "page_size")
+        case .litestar:
+            for name in ["page_size", "current_page"] where context.query.value(name) == nil {
+                return .reply(MockErrors.litestarMissingParameter(name, path: path))
+            }
+            return pageWindow(context, page: "current_page", size: "page_size")
         case .drf, .offset, .ninja:
             guard let size = context.pageSize("limit") else { return bad(context, "limit") }
             guard let offset = context.offset("offset") else { return bad(context, "offset") }

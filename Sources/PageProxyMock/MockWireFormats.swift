@@ -20,6 +20,7 @@ package enum MockWireFormats {
         case .offset: offset(window)
         case .smorest: smorest(window)
         case .ninja: ninja(window)
+        case .litestar: litestar(window)
         }
     }
 
@@ -207,6 +208,14 @@ package enum MockWireFormats {
     /// Python's `json` (`", "` and `": "`, non-ASCII escaped); no next link.
     package static func ninja(_ window: MockWindow) -> MockResponse {
         let body = MockJSON.envelope(#"{"items": "#, MockJSON.pythonStyle(window.itemsJSON, spaced: true), #", "count": \#(window.total)}"#)
+        return .json(status: 200, body: body)
+    }
+
+    /// Litestar ClassicPagination (msgspec: compact, UTF-8): `{"items":[…],"page_size":S,"current_page":N,"total_pages":P}`.
+    package static func litestar(_ window: MockWindow) -> MockResponse {
+        let body = MockJSON.envelope(
+            #"{"items":"#, window.itemsJSON,
+            #","page_size":\#(window.size),"current_page":\#(window.page),"total_pages":\#(window.total == 0 ? 0 : window.pageCount)}"#)
         return .json(status: 200, body: body)
     }
 

@@ -29,6 +29,8 @@ import Testing
             TestStack.Route(name: "smorest-auto", mockPath: "/smorest/items?page_size=\(size)", scheme: .pageNumber(smorest), configure: auto),
             TestStack.Route(name: "ninja", mockPath: "/ninja/items", scheme: .offset(ninja), items: JSONPath("items")!),
             TestStack.Route(name: "ninja-auto", mockPath: "/ninja/items?limit=\(size)", scheme: .offset(ninja), configure: auto),
+            TestStack.Route(
+                name: "litestar-auto", mockPath: "/litestar/items?page_size=\(size)&current_page=1", scheme: .offset(ninja), configure: auto),
         ] + SchemeRoutes.all
     }
 
@@ -91,6 +93,21 @@ import Testing
                 }
                 let streamed = try await stack.get("/\(route)?mock_total=\(total)&_format=ndjson")
                 #expect(streamed.body == Self.expectedNDJSON(total), "\(total)")
+            }
+        }
+    }
+
+    @Test("Litestar ClassicPagination: auto sends the page as current_page, the parameter the URL names")
+    func litestarCurrentPage() async throws {
+        try await TestStack.run(routes: Self.routes) { stack in
+            for total in [0, 10, 25] {
+                stack.mock.log.reset()
+                let merged = try await stack.get("/litestar-auto?mock_total=\(total)")
+                #expect(merged.status == 200, "\(total): \(merged.text)")
+                // Before: page=2, 3 … beside current_page=1, so page 1 again and again.
+                #expect(merged.body == MockDataset.mergedJSON(total: total), "\(total)")
+                #expect(merged.header("PageProxy-Scheme") == "auto->page-number")
+                #expect(stack.mock.log.count == max(1, (total + Self.size - 1) / Self.size), "\(total)")
             }
         }
     }

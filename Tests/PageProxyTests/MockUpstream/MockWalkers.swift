@@ -29,6 +29,7 @@ enum MockWalkers {
         case .plain, .wrapped, .github, .gitlab: "\(service.path)?per_page=\(pageSize)&\(options)"
         case .drf, .offset, .slack, .stripe, .ninja: "\(service.path)?limit=\(pageSize)&\(options)"
         case .drfPages, .smorest: "\(service.path)?page_size=\(pageSize)&\(options)"
+        case .litestar: "\(service.path)?page_size=\(pageSize)&current_page=1&\(options)"
         case .jsonapi: "\(service.path)?page[size]=\(pageSize)&\(options)"
         }
         var page = 1
@@ -53,7 +54,7 @@ enum MockWalkers {
             let members = MockTestSupport.members(body)
             let array: ArraySlice<UInt8>? = switch service {
             case .plain, .github, .gitlab, .smorest: body
-            case .wrapped, .offset, .ninja: members["items"]
+            case .wrapped, .offset, .ninja, .litestar: members["items"]
             case .drf, .drfPages: members["results"]
             case .jsonapi, .stripe: members["data"]
             case .slack: members["members"]
@@ -102,6 +103,10 @@ enum MockWalkers {
                 if let range = header.range(of: #""next_page": "#) {
                     let nextPage = header[range.upperBound...].prefix { $0.isNumber }
                     next = "\(service.path)?page=\(nextPage)&page_size=\(pageSize)&\(options)"
+                }
+            case .litestar:
+                if page <= (MockTestSupport.int(members["total_pages"]) ?? 0) {
+                    next = "\(service.path)?page_size=\(pageSize)&current_page=\(page)&\(options)"
                 }
             case .ninja:
                 let totalCount = MockTestSupport.int(members["count"]) ?? 0
