@@ -23,7 +23,7 @@ package enum MockErrors {
             body = #"{"errors":[{"detail":"Invalid token.","status":"401","code":"authentication_failed"}]}"#
         case .stripe:
             body = #"{"error":{"type":"invalid_request_error","message":"Invalid API Key provided."}}"#
-        case .slack, .plain, .offset:
+        case .slack, .plain, .offset, .smorest, .ninja, .litestar:
             body = #"{"error":"invalid_auth"}"#
         }
         return .json(
@@ -98,8 +98,11 @@ package enum MockErrors {
         let body: String
         var status = 400
         switch service {
-        case .plain, .offset:
+        case .plain, .offset, .ninja, .litestar:
             body = #"{"error":"# + JSONText.string("invalid value for \(name): \(quoted)") + "}"
+        case .smorest:
+            status = 422
+            body = #"{"code": 422, "errors": {"query": {"# + JSONText.string(name) + #": ["Not a valid integer."]}}, "status": "Unprocessable Entity"}"#
         case .github, .wrapped:
             body = #"{"message":"#
                 + JSONText.string("Invalid value for parameter '\(name)': \(quoted)")
@@ -124,6 +127,18 @@ package enum MockErrors {
                 + #","param":"# + JSONText.string(name) + "}}"
         }
         return .json(status: status, body: Array(body.utf8))
+    }
+
+    /// flask-smorest: `page_size` above its maximum (100) is refused, not capped (webargs' validation error).
+    package static func smorestPageSizeTooLarge() -> MockResponse {
+        let body = #"{"code": 422, "errors": {"query": {"page_size": ["Must be greater than or equal to 1 and less than or equal to 100."]}}, "status": "Unprocessable Entity"}"#
+        return .json(status: 422, body: Array(body.utf8))
+    }
+
+    /// Litestar: a handler parameter without a default that the request does not name.
+    package static func litestarMissingParameter(_ name: String, path: String) -> MockResponse {
+        let body = #"{"status_code":400,"detail":"# + JSONText.string("Missing required query parameter '\(name)' for path \(path)") + "}"
+        return .json(status: 400, body: Array(body.utf8))
     }
 
     /// DRF PageNumberPagination: a page past the last one.

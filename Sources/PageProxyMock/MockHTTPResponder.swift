@@ -18,6 +18,7 @@ package struct MockHTTPResponder: HTTPResponder {
         for header in response.headers { headers.add(header.name, header.value) }
         var record = RequestRecord()
         record.isMock = true
+        if response.closesConnection || mock.options.closesEveryConnection { writer.closeAfterAnswer() }
         if let cut = response.closesAfterBodyBytes {
             // The `reset` fault: the whole body's length is announced, only `cut` bytes follow, then the connection
             // closes (a chunk source that fails after the first chunk makes the writer close short of the length).

@@ -6,6 +6,8 @@ package struct MockResponse: Sendable {
     package var body: [UInt8]
     /// When set, the connection is closed after this many body bytes (the `reset` fault).
     package var closesAfterBodyBytes: Int?
+    /// The connection closes after this answer (`Connection: close`), as Werkzeug's server closes every one.
+    package var closesConnection = false
 
     package init(status: Int, headers: [(name: String, value: String)] = [], body: [UInt8] = []) {
         self.status = status

@@ -13,6 +13,13 @@ package enum MockService: String, Sendable, CaseIterable {
     case slack
     case stripe
     case offset
+    /// flask-smorest's `@blp.paginate()` on Werkzeug: a bare array, the pagination as JSON in `X-Pagination`.
+    case smorest
+    /// django-ninja's `LimitOffsetPagination`: `{"items": [...], "count": N}`, JSON written by Python's `json`.
+    case ninja
+    /// Litestar's `ClassicPagination`: `{"items","page_size","current_page","total_pages"}`; as in its docs, the
+    /// handler's `page_size` and `current_page` have no defaults, so a request must name both.
+    case litestar
 
     /// The route's path, e.g. "/github/items"; Django's routes end with a slash (its `APPEND_SLASH` redirects the
     /// form without one).
@@ -65,7 +72,18 @@ package enum MockService: String, Sendable, CaseIterable {
             guard let page else { return bad(context, "page") }
             guard page <= lastPage else { return .reply(MockErrors.drfInvalidPage()) }
             return .window(MockWindow(page: page, size: size, total: total))
-        case .drf, .offset:
+        case .smorest:
+            // flask-smorest validates page_size (1...100) and refuses more with a 422, not a smaller page.
+            if let text = context.query.value("page_size"), let size = Int(text), size > 100 {
+                return .reply(MockErrors.smorestPageSizeTooLarge())
+            }
+            return pageWindow(context, page: "page", size: "page_size")
+        case .litestar:
+            for name in ["page_size", "current_page"] where context.query.value(name) == nil {
+                return .reply(MockErrors.litestarMissingParameter(name, path: path))
+            }
+            return pageWindow(context, page: "current_page", size: "page_size")
+        case .drf, .offset, .ninja:
             guard let size = context.pageSize("limit") else { return bad(context, "limit") }
             guard let offset = context.offset("offset") else { return bad(context, "offset") }
             return .window(MockWindow(offset: offset, size: size, total: total))

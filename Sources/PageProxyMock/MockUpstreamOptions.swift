@@ -24,6 +24,9 @@ public struct MockUpstreamOptions: Sendable {
     /// Write each answer's head and body in two writes, as Django's `runserver` does (PageProxy's reads must then
     /// reassemble a response that arrives in two segments).
     public var splitsHeadAndBody = false
+    /// Close the connection after every answer (`Connection: close`), as Werkzeug's development server does
+    /// (flask-smorest's answers always do).
+    public var closesEveryConnection = false
 
     public init(totalItems: Int = 250, pageSize: Int = 20, maxPageSize: Int = 100, latency: Duration = .zero) {
         self.totalItems = totalItems

@@ -18,6 +18,9 @@ package enum MockWireFormats {
         case .slack: slack(window, next: next)
         case .stripe: stripe(window)
         case .offset: offset(window)
+        case .smorest: smorest(window)
+        case .ninja: ninja(window)
+        case .litestar: litestar(window)
         }
     }
 
@@ -178,6 +181,41 @@ package enum MockWireFormats {
     /// Plain offset API: `{"total":T,"items":[…]}`.
     package static func offset(_ window: MockWindow) -> MockResponse {
         let body = MockJSON.envelope(#"{"total":\#(window.total),"items":"#, window.itemsJSON, "}")
+        return .json(status: 200, body: body)
+    }
+
+    /// flask-smorest: a bare array (Flask: compact, non-ASCII escaped); `X-Pagination: {"total": T, "total_pages": P,
+    /// "first_page": 1, "last_page": P, "page": N, "previous_page": N-1, "next_page": N+1}` written by Python's
+    /// `json` (`", "`), `page` and the rest only up to the last page; Werkzeug closes every connection.
+    package static func smorest(_ window: MockWindow) -> MockResponse {
+        let pages = window.pageCount
+        var header = #"{"total": \#(window.total), "total_pages": \#(window.total == 0 ? 0 : pages)"#
+        if window.total > 0 {
+            header += #", "first_page": 1, "last_page": \#(pages)"#
+            if window.page <= pages {
+                header += #", "page": \#(window.page)"#
+                if window.page > 1 { header += #", "previous_page": \#(window.page - 1)"# }
+                if window.page < pages { header += #", "next_page": \#(window.page + 1)"# }
+            }
+        }
+        var response = MockResponse.json(
+            status: 200, body: MockJSON.pythonStyle(window.itemsJSON, spaced: false), extraHeaders: [(name: "X-Pagination", value: header + "}")])
+        response.closesConnection = true
+        return response
+    }
+
+    /// django-ninja LimitOffsetPagination: `{"items": [...], "count": T}`, the count after the items, written by
+    /// Python's `json` (`", "` and `": "`, non-ASCII escaped); no next link.
+    package static func ninja(_ window: MockWindow) -> MockResponse {
+        let body = MockJSON.envelope(#"{"items": "#, MockJSON.pythonStyle(window.itemsJSON, spaced: true), #", "count": \#(window.total)}"#)
+        return .json(status: 200, body: body)
+    }
+
+    /// Litestar ClassicPagination (msgspec: compact, UTF-8): `{"items":[…],"page_size":S,"current_page":N,"total_pages":P}`.
+    package static func litestar(_ window: MockWindow) -> MockResponse {
+        let body = MockJSON.envelope(
+            #"{"items":"#, window.itemsJSON,
+            #","page_size":\#(window.size),"current_page":\#(window.page),"total_pages":\#(window.total == 0 ? 0 : window.pageCount)}"#)
         return .json(status: 200, body: body)
     }
 

@@ -84,6 +84,11 @@ package struct Response: ~Copyable {
         return ResponseStream(writer: writer)
     }
 
+    /// Closes the connection after this answer (`Connection: close`), before it is sent.
+    package func closeAfterAnswer() {
+        writer.closeAfterAnswer()
+    }
+
     /// Gives the answer up without sending anything (its client has left): the connection closes.
     package consuming func abandon() {
         writer.abort()

@@ -253,6 +253,12 @@ package final class ResponseWriter {
         return bytes
     }
 
+    /// The connection closes after this answer (`Connection: close`): for responders that imitate servers that
+    /// close every connection (the mock's Werkzeug).
+    package func closeAfterAnswer() {
+        keepsAlive = false
+    }
+
     /// Ends the answer unfinished (a stream without its last chunk, or no answer at all): the connection closes so
     /// that the client sees the loss.
     package func abort() {

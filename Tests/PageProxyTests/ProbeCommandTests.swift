@@ -9,7 +9,7 @@ import Testing
 /// `PageProxy probe URL`, run as a user runs it, against the mock's wire formats.
 @Suite struct ProbeCommandTests {
     @Test("probe prints what it detected and a route that check-config accepts",
-          arguments: [("drf-pages", "next-url", "results"), ("github", "link-header", "$"), ("slack", "cursor", "members"),
+          arguments: [("drf-pages", "next-url", "results"), ("github", "link-header", "$"), ("slack", "cursor", "members"), ("smorest", "page-number", "$"),
                       ("stripe", "has-more", "data")])
     func printsARoute(service: String, scheme: String, items: String) async throws {
         try await TestStack.run { stack in

@@ -7,6 +7,8 @@ Routes (all with a trailing slash, as Django writes them; 1000 items, page size 
   /api/offset/   LimitOffsetPagination       {"count","next","previous","results"}
   /api/cursor/   CursorPagination            {"next","previous","results"}
   /jsonapi/things/  JsonApiPageNumberPagination  {"links","data","meta":{"pagination":…}}, application/vnd.api+json
+  /ninja/offset, /ninja/pages  django-ninja LimitOffsetPagination, PageNumberPagination  {"items": […], "count": N}
+                 (the count after the items, JSON written with spaces; no next link)
 """
 import os, sys, tempfile
 

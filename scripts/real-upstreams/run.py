@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 """PageProxy against real paginated servers that other people wrote, on loopback.
 
-    python3 scripts/real-upstreams/run.py [--only SUBSTRING] [--json FILE] [--no-probe]
+    python3 scripts/real-upstreams/run.py [--only SUBSTRING] [--json FILE] [--no-probe] [--binary PATH]
 
-Starts Django REST Framework and djangorestframework-jsonapi (Django's runserver), fastapi-pagination (uvicorn),
-and a replay of recorded api.github.com traffic; builds PageProxy in release mode; and for each case walks the
+Starts Django REST Framework, djangorestframework-jsonapi and django-ninja (Django's runserver), fastapi-pagination
+and Litestar (uvicorn), flask-smorest (Werkzeug), and a replay of recorded api.github.com traffic; builds PageProxy in release mode; and for each case walks the
 server's own links directly in Python (the truth, a new connection per page like a naive client), then asks
 PageProxy on a route written as a user would write it (README): merged JSON and NDJSON, each cold (empty cache)
 and cached (the same request again). Items are compared one by one with the truth; where the server writes compact
@@ -67,10 +67,13 @@ def ensure_packages():
 
 
 def start_servers(workdir):
-    ports = {"django": benchlib.free_port(), "fastapi": benchlib.free_port(), "github": benchlib.free_port()}
+    names = ["django", "fastapi", "smorest", "litestar", "github"]
+    ports = {name: benchlib.free_port() for name in names}
     commands = {
         "django": [PYTHON, os.path.join(HERE, "django_server.py"), str(ports["django"])],
         "fastapi": [PYTHON, os.path.join(HERE, "fastapi_server.py"), str(ports["fastapi"])],
+        "smorest": [PYTHON, os.path.join(HERE, "smorest_server.py"), str(ports["smorest"])],
+        "litestar": [PYTHON, os.path.join(HERE, "litestar_server.py"), str(ports["litestar"])],
         "github": [sys.executable, os.path.join(HERE, "github_replay.py"), str(ports["github"]), REPLAY_DIR],
     }
     procs = {}
@@ -130,8 +133,18 @@ def direct_walk(truth, origin):
             cursor = at(document, truth["cursor"])
             url = set_query(url, truth["parameter"], cursor) if cursor else None
         elif kind == "page-count":
-            page = document["page"]
-            url = set_query(url, "page", page + 1) if page < document["pages"] else None
+            page_key, pages_key = truth.get("page_key", "page"), truth.get("pages_key", "pages")
+            page = document[page_key]
+            url = set_query(url, truth.get("parameter", "page"), page + 1) if page < document[pages_key] else None
+        elif kind == "header-next":
+            # flask-smorest: the next page's number in a JSON response header (X-Pagination's "next_page").
+            header = json.loads(response_headers.get(truth["header"], "{}"))
+            url = set_query(url, truth["parameter"], header[truth["next"]]) if truth["next"] in header else None
+        elif kind == "counted":
+            # django-ninja: no next link, only a count; pages numbered by `parameter` from `first` in `step`s.
+            fetched = sum(len(i) for _, i in pages)
+            number = truth["first"] + len(pages) * truth["step"]
+            url = set_query(url, truth["parameter"], number) if fetched < document[truth["total"]] else None
         elif kind == "offset-total":
             offset = document["offset"] + document["limit"]
             url = set_query(url, "offset", offset) if offset < document["total"] else None
@@ -159,7 +172,7 @@ def proxy_get(port, route, ndjson):
     return status, headers, body, time.perf_counter() - started
 
 
-def compare(pages, status, headers, body, ndjson):
+def compare(pages, status, headers, body, ndjson, compact=True):
     """None when PageProxy's answer holds the truth's items in order (and, for NDJSON, byte for byte), else why."""
     if status != 200:
         try:
@@ -181,7 +194,7 @@ def compare(pages, status, headers, body, ndjson):
     for index, (mine, theirs) in enumerate(zip(got, truth)):
         if mine != theirs:
             return f"item {index} differs: {json.dumps(mine)[:80]} vs {json.dumps(theirs)[:80]}"
-    if ndjson:
+    if ndjson and compact:
         # Byte-exact: each line occurs, in order, in the bytes the server sent (when the server writes compact JSON).
         raw = b"".join(page for page, _ in pages)
         position = 0
@@ -206,12 +219,23 @@ def run_proxy(binary, case, origins, workdir, ndjson):
     checked = subprocess.run([binary, "check-config", path], capture_output=True, text=True)
     if checked.returncode != 0:
         body = json.dumps({"error": {"code": "config_refused", "message": checked.stderr.strip()}}).encode()
+        case["pageproxy_upstream_requests"] = None
         return [(0, {}, body, 0.0)] * 2
     proc = benchlib.start_pageproxy(binary, config, workdir)
     try:
-        return [proxy_get(port, case["route"]["name"], ndjson) for _ in range(2)]
+        cold = proxy_get(port, case["route"]["name"], ndjson)
+        case["pageproxy_upstream_requests"] = upstream_pages(port)
+        return [cold, proxy_get(port, case["route"]["name"], ndjson)]
     finally:
         benchlib.stop(proc, "PageProxy")
+
+
+def upstream_pages(port):
+    """Upstream page requests PageProxy made so far (its /metrics `pageproxy_upstream_pages_total`, every outcome)."""
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=10) as response:
+        text = response.read().decode()
+    return sum(int(float(line.rsplit(" ", 1)[1])) for line in text.splitlines()
+               if line.startswith("pageproxy_upstream_pages_total{"))
 
 
 def github_requests(origin):
@@ -234,10 +258,11 @@ def main():
     parser.add_argument("--only", help="run only the cases whose name contains this")
     parser.add_argument("--json", help="write the results to this file")
     parser.add_argument("--no-probe", action="store_true", help="do not run `PageProxy probe` per endpoint")
+    parser.add_argument("--binary", help="run this PageProxy binary instead of building the worktree's (a before/after)")
     args = parser.parse_args()
     benchlib.sigterm_as_interrupt()
     ensure_packages()
-    binary = benchlib.ensure_binary(rebuild=True)
+    binary = os.path.abspath(args.binary) if args.binary else benchlib.ensure_binary(rebuild=True)
     cases = [case for case in CASES if not args.only or args.only in case["name"]]
     workdir = tempfile.mkdtemp(prefix="pp-real-")
     procs = {}
@@ -256,7 +281,8 @@ def main():
         merged, streamed = {}, {}
         for case in cases:  # one at a time, so that the replay's request log belongs to one case
             merged[case["name"]] = run_proxy(binary, case, origins, workdir, ndjson=False)
-            case["upstream_requests"] = len(github_requests(origins["github"])) if case["server"] == "github" else None
+            case["upstream_requests"] = (len(github_requests(origins["github"])) if case["server"] == "github"
+                                         else case["pageproxy_upstream_requests"])
             streamed[case["name"]] = run_proxy(binary, case, origins, workdir, ndjson=True)
             if case["server"] == "github":
                 github_requests(origins["github"])
@@ -266,7 +292,8 @@ def main():
             problems = [f"{label}: {problem}" for label, answer, is_ndjson in
                         [("merged cold", cold, False), ("merged cached", cached, False),
                          ("ndjson cold", ndjson_cold, True), ("ndjson cached", ndjson_cached, True)]
-                        if (problem := compare(pages, answer[0], answer[1], answer[2], is_ndjson))]
+                        if (problem := compare(pages, answer[0], answer[1], answer[2], is_ndjson,
+                                               case["truth"].get("compact", True)))]
             result = {"name": case["name"], "server": case["label"], "scheme": case["route"]["pagination"]["scheme"],
                       "route": case["route"], "pages": len(pages), "items": sum(len(i) for _, i in pages),
                       "direct_s": direct, "cold_s": cold[3], "cached_s": cached[3], "ndjson_cold_s": ndjson_cold[3],

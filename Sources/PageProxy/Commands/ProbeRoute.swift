@@ -39,15 +39,42 @@ enum ProbeRoute {
             if options.cursorPath != defaults.cursorPath { fields.append(("cursorPath", .string(options.cursorPath.description))) }
             if options.cursorParameter != defaults.cursorParameter { fields.append(("cursorParameter", .string(options.cursorParameter))) }
         case .pageNumber(let options):
+            let defaults = PaginationScheme.PageNumber()
+            if options.pageParameter != defaults.pageParameter { fields.append(("pageParameter", .string(options.pageParameter))) }
+            if options.sizeParameter != defaults.sizeParameter, let name = options.sizeParameter {
+                fields.append(("sizeParameter", .string(name)))
+            }
+            if let size = options.pageSize { fields.append(("pageSize", .int(size))) }
             if let path = options.totalPagesPath { fields.append(("totalPagesPath", .string(path.description))) }
             if let path = options.totalItemsPath { fields.append(("totalItemsPath", .string(path.description))) }
+            fields += headerFields("totalPages", options.totalPagesHeader, options.totalPagesHeaderPath)
+            fields += headerFields("totalItems", options.totalItemsHeader, options.totalItemsHeaderPath)
         case .offset(let options):
+            let defaults = PaginationScheme.Offset()
+            if options.offsetParameter != defaults.offsetParameter { fields.append(("offsetParameter", .string(options.offsetParameter))) }
+            if options.limitParameter != defaults.limitParameter { fields.append(("limitParameter", .string(options.limitParameter))) }
             fields.append(("limit", .int(options.limit)))
             if let path = options.totalItemsPath { fields.append(("totalItemsPath", .string(path.description))) }
+            fields += headerFields("totalItems", options.totalItemsHeader, options.totalItemsHeaderPath)
+        case .nextPageHeader(let options):
+            let defaults = PaginationScheme.NextPageHeader()
+            if options.pageParameter != defaults.pageParameter { fields.append(("pageParameter", .string(options.pageParameter))) }
+            if options.nextPageHeader != defaults.nextPageHeader || options.nextPageHeaderPath != nil {
+                fields += headerFields("nextPage", options.nextPageHeader, options.nextPageHeaderPath)
+            }
+            if options.totalPagesHeader != defaults.totalPagesHeader || options.totalPagesHeaderPath != nil {
+                fields += headerFields("totalPages", options.totalPagesHeader, options.totalPagesHeaderPath)
+            }
         default:
             break
         }
         return fields
+    }
+
+    /// `<prefix>Header` and, for a JSON header, `<prefix>HeaderPath` (`X-Pagination` and `total_pages`).
+    private static func headerFields(_ prefix: String, _ header: String?, _ path: JSONPath?) -> [(String, LogValue)] {
+        guard let header else { return [] }
+        return [(prefix + "Header", .string(header))] + (path.map { [(prefix + "HeaderPath", .string($0.description))] } ?? [])
     }
 
     /// A route name from the URL's last path segment (`/api/things/` → `things`), as config.json allows them.

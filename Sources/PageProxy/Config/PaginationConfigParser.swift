@@ -8,10 +8,13 @@ enum PaginationConfigParser {
     /// The option keys of each scheme, in `PaginationScheme.names` order.
     static let keys: [(scheme: String, keys: [String])] = [
         ("page-number", ["pageParameter", "firstPage", "sizeParameter", "pageSize", "totalItemsPath",
-                         "totalPagesPath", "totalPagesHeader", "lookahead", "endStatuses"]),
-        ("offset", ["offsetParameter", "limitParameter", "limit", "totalItemsPath", "totalItemsHeader", "lookahead", "endStatuses"]),
+                         "totalPagesPath", "totalPagesHeader", "totalPagesHeaderPath", "totalItemsHeader",
+                         "totalItemsHeaderPath", "lookahead", "endStatuses"]),
+        ("offset", ["offsetParameter", "limitParameter", "limit", "totalItemsPath", "totalItemsHeader", "totalItemsHeaderPath",
+                    "lookahead", "endStatuses"]),
         ("link-header", ["pageParameter", "sizeParameter", "pageSize", "lookahead"]),
-        ("next-page-header", ["pageParameter", "nextPageHeader", "totalPagesHeader", "sizeParameter", "pageSize"]),
+        ("next-page-header", ["pageParameter", "nextPageHeader", "nextPageHeaderPath", "totalPagesHeader", "totalPagesHeaderPath",
+                              "sizeParameter", "pageSize"]),
         ("next-url", ["nextPath", "totalItemsPath", "totalPagesPath"]),
         ("cursor", ["cursorPath", "cursorParameter", "sizeParameter", "pageSize"]),
         ("has-more", ["hasMorePath", "idPath", "afterParameter", "sizeParameter", "pageSize"]),
@@ -66,6 +69,9 @@ enum PaginationConfigParser {
             options.totalItemsPath = try reader.nullablePath("totalItemsPath", default: options.totalItemsPath)
             options.totalPagesPath = try reader.nullablePath("totalPagesPath", default: options.totalPagesPath)
             options.totalPagesHeader = try reader.nullableHeader("totalPagesHeader", default: options.totalPagesHeader)
+            options.totalPagesHeaderPath = try reader.headerPath("totalPagesHeaderPath", of: options.totalPagesHeader, "totalPagesHeader")
+            options.totalItemsHeader = try reader.nullableHeader("totalItemsHeader", default: options.totalItemsHeader)
+            options.totalItemsHeaderPath = try reader.headerPath("totalItemsHeaderPath", of: options.totalItemsHeader, "totalItemsHeader")
             options.lookahead = try object.integer("lookahead", in: lookaheadRange, default: options.lookahead)
             options.endStatuses = try reader.statuses("endStatuses", default: options.endStatuses)
             return .pageNumber(options)
@@ -76,6 +82,7 @@ enum PaginationConfigParser {
             options.limit = try object.integer("limit", in: pageSizeRange, default: options.limit)
             options.totalItemsPath = try reader.nullablePath("totalItemsPath", default: options.totalItemsPath)
             options.totalItemsHeader = try reader.nullableHeader("totalItemsHeader", default: options.totalItemsHeader)
+            options.totalItemsHeaderPath = try reader.headerPath("totalItemsHeaderPath", of: options.totalItemsHeader, "totalItemsHeader")
             options.lookahead = try object.integer("lookahead", in: lookaheadRange, default: options.lookahead)
             options.endStatuses = try reader.statuses("endStatuses", default: options.endStatuses)
             return .offset(options)
@@ -90,7 +97,9 @@ enum PaginationConfigParser {
             var options = PaginationScheme.NextPageHeader()
             options.pageParameter = try reader.parameter("pageParameter", default: options.pageParameter)
             options.nextPageHeader = try reader.header("nextPageHeader", default: options.nextPageHeader)
+            options.nextPageHeaderPath = try reader.headerPath("nextPageHeaderPath", of: options.nextPageHeader, "nextPageHeader")
             options.totalPagesHeader = try reader.nullableHeader("totalPagesHeader", default: options.totalPagesHeader)
+            options.totalPagesHeaderPath = try reader.headerPath("totalPagesHeaderPath", of: options.totalPagesHeader, "totalPagesHeader")
             options.sizeParameter = try reader.nullableParameter("sizeParameter", default: options.sizeParameter)
             options.pageSize = try object.nullableInteger("pageSize", in: pageSizeRange)
             return .nextPageHeader(options)
@@ -166,6 +175,16 @@ enum PaginationConfigParser {
         func nullableHeader(_ key: String, default fallback: String?) throws(ConfigError) -> String? {
             guard try object.nullableString(key, default: fallback) != nil else { return nil }
             return try header(key, default: fallback ?? "")
+        }
+
+        /// A path into the JSON a header holds (`X-Pagination: {"total_pages": 10}`), which needs that header named.
+        func headerPath(_ key: String, of header: String?, _ headerKey: String) throws(ConfigError) -> JSONPath? {
+            guard let path = try nullablePath(key, default: nil) else { return nil }
+            guard header != nil else {
+                throw object.error(key, "reads the JSON of a header, but \"\(headerKey)\" names none; "
+                    + "set \"\(headerKey)\" to the header, e.g. \"X-Pagination\"")
+            }
+            return path
         }
 
         /// An array of HTTP error statuses (400–599), e.g. `[404, 410]`; `[]` for none.

@@ -7,8 +7,13 @@ extension PaginationScheme {
         public var pageParameter: String
         /// The response header that gives the next page's number; empty or absent on the last page.
         public var nextPageHeader: String
+        /// With a JSON header, where it names the next page's number (flask-smorest's `X-Pagination` `next_page`:
+        /// absent on the last page); nil: the whole header value is the number.
+        public var nextPageHeaderPath: JSONPath? = nil
         /// The response header that gives the number of pages, so that all are fetched concurrently; `nil` for none.
         public var totalPagesHeader: String?
+        /// With a JSON `totalPagesHeader`, where it states the page count (`X-Pagination` `total_pages`).
+        public var totalPagesHeaderPath: JSONPath? = nil
         /// The page-size parameter; `nil` sends none.
         public var sizeParameter: String?
         /// The page size to ask for; `nil` leaves the upstream's default.

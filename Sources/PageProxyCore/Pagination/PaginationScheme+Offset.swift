@@ -14,6 +14,9 @@ extension PaginationScheme {
         public var totalItemsPath: JSONPath?
         /// A response header that states the total number of items (`X-Total-Count`).
         public var totalItemsHeader: String?
+        /// With `totalItemsHeader`, where the header's JSON states the item count (ASP.NET's `X-Pagination`
+        /// `TotalCount`); nil: the whole header value is the count.
+        public var totalItemsHeaderPath: JSONPath? = nil
         /// With no total known, how many pages past the current one may be fetched speculatively.
         public var lookahead: Int
         /// With no total known, a page after the first answered with one of these statuses ends the walk.

@@ -18,6 +18,13 @@ extension PaginationScheme {
         public var totalPagesPath: JSONPath?
         /// A response header that states the total number of pages (GitLab's `X-Total-Pages`).
         public var totalPagesHeader: String?
+        /// With `totalPagesHeader`, where the header's JSON states the page count (flask-smorest's `X-Pagination`
+        /// `total_pages`); nil: the whole header value is the count.
+        public var totalPagesHeaderPath: JSONPath? = nil
+        /// A response header that states the total number of items (`X-Total-Count`, or a JSON header with a path).
+        public var totalItemsHeader: String? = nil
+        /// With `totalItemsHeader`, where the header's JSON states the item count (`X-Pagination` `total`).
+        public var totalItemsHeaderPath: JSONPath? = nil
         /// With no total known, how many pages past the current one may be fetched speculatively.
         public var lookahead: Int
         /// With no total known, a page after the first answered with one of these statuses ends the walk (DRF and

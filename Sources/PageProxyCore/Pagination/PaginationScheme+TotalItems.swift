@@ -5,9 +5,12 @@ extension PaginationScheme {
     /// A page count (`X-Total-Pages`, `rel="last"`) does not give an item count: the last page may be short.
     package func totalItems(on page: Page) -> Int? {
         switch self {
-        case .pageNumber(let options): options.totalItemsPath.flatMap { page.values[$0]?.integer }
+        case .pageNumber(let options):
+            options.totalItemsPath.flatMap { page.values[$0]?.integer }
+                ?? page.headers.integer(options.totalItemsHeader, at: options.totalItemsHeaderPath)
         case .offset(let options):
-            options.totalItemsPath.flatMap { page.values[$0]?.integer } ?? page.headers.integer(options.totalItemsHeader)
+            options.totalItemsPath.flatMap { page.values[$0]?.integer }
+                ?? page.headers.integer(options.totalItemsHeader, at: options.totalItemsHeaderPath)
         case .nextURLInBody(let options): options.totalItemsPath.flatMap { page.values[$0]?.integer }
         case .linkHeader, .nextPageHeader, .cursorInBody, .hasMore: nil
         }

@@ -4,12 +4,14 @@ import Foundation
 /// client does: the scheme, where the items are, and the total.
 ///
 /// In this order, the first that fits wins: a `Link` header with a pagination relation → `link-header`; an
-/// `X-Next-Page` header → `next-page-header`; a next link or cursor at a common path of the body (`next`,
+/// `X-Next-Page` header → `next-page-header`; a JSON `X-Pagination` header (flask-smorest, ASP.NET) with a page
+/// count or total → `page-number`, with only a next page → `next-page-header`; a next link or cursor at a common path of the body (`next`,
 /// `links.next`, `_links.next.href`, `next_cursor`, `response_metadata.next_cursor`, …; a value that looks like a
 /// URL is followed as one, anything else is sent back as a cursor) → `next-url` or `cursor`; `has_more` →
 /// `has-more`; a page number with a page count in the body (`page` and `pages`) → `page-number`; an offset and a
-/// limit with a total (`offset`, `limit`, `total`) → `offset`. Nothing of these: the page is the whole answer,
-/// unless it states a total larger than what it holds, which is an error rather than a silent partial answer.
+/// limit with a total (`offset`, `limit`, `total`) → `offset`. A total larger than the page with none of these:
+/// the numbering the first page's URL names (`?limit=` → `offset`, `?page=`/`?page_size=` → `page-number`,
+/// django-ninja), else an error rather than a silent partial answer. Nothing at all: the page is the whole answer.
 /// The items are the root array, or the first array of objects at a common key (`results`, `data`, `items`, …),
 /// or else the only array of objects among the top-level members.
 package enum SchemeDetector {
@@ -31,6 +33,8 @@ package enum SchemeDetector {
         // Google APIs and Twitter v2 name the parameter differently from the body's key.
         ("nextPageToken", "pageToken", false), ("next_page_token", "page_token", false),
         ("meta.next_token", "pagination_token", false),
+        // Litestar's CursorPagination: the next page's cursor at the root, null on the last page.
+        ("cursor", "cursor", false),
     ].map { (path($0.0), $0.1, $0.2) }
 
     /// Where APIs state their total number of items.
@@ -65,12 +69,21 @@ package enum SchemeDetector {
         }
         let (items, count) = try findItems(values, body: body, url: url, configured: itemsPath)
         var detected = DetectedPagination(scheme: nil, itemsPath: items, itemCount: count, evidence: "no next page")
+        let header = paginationHeader(response.headers)
+        var source: TotalSource?
         if let (path, total) = totalPaths.lazy.compactMap({ path in values[path]?.integer.map { (path, $0) } }).first {
-            (detected.total, detected.totalSource) = (total, path.description)
+            (detected.total, detected.totalSource, source) = (total, path.description, .body(path))
         } else if let name = totalHeaders.first(where: { response.headers.integer($0) != nil }) {
-            (detected.total, detected.totalSource) = (response.headers.integer(name), "\(name) header")
+            (detected.total, detected.totalSource, source) = (response.headers.integer(name), "\(name) header", .header(name, nil))
+        } else if let header, let (path, total) = header.total {
+            (detected.total, detected.totalSource, source) = (total, "\(header.name) header \"\(path)\"", .header(header.name, path))
         }
-        detectScheme(response, values: values, into: &detected)
+        detectScheme(response, url: url, values: values, header: header, into: &detected)
+        if detected.scheme == nil, let total = detected.total, total > count, let source,
+            let (scheme, evidence) = schemeFromQuery(url, itemCount: count, total: source)
+        {
+            (detected.scheme, detected.evidence) = (scheme, evidence)
+        }
         if detected.scheme == nil, let total = detected.total, total > count {
             throw .notDetected(
                 url: url,
@@ -81,7 +94,10 @@ package enum SchemeDetector {
         return detected
     }
 
-    private static func detectScheme(_ response: UpstreamResponse, values: [JSONPath: JSONValue], into detected: inout DetectedPagination) {
+    private static func detectScheme(
+        _ response: UpstreamResponse, url: PageURL, values: [JSONPath: JSONValue], header: PaginationHeader?,
+        into detected: inout DetectedPagination
+    ) {
         let relations: Set<String> = ["next", "last", "prev", "first"]
         let links = LinkHeaderParser.parse(response.headers)
         if links.contains(where: { $0.relations.contains(where: relations.contains) }) {
@@ -94,6 +110,11 @@ package enum SchemeDetector {
             detected.scheme = .nextPageHeader(PaginationScheme.NextPageHeader())
             detected.evidence = "X-Next-Page header"
             detected.next = next.isEmpty ? nil : next
+            return
+        }
+        if let header {
+            (detected.scheme, detected.evidence) = scheme(for: header, url: url)
+            detected.next = header.nextPage?.value
             return
         }
         if let found = nextLinkOrCursor(values) {
@@ -116,10 +137,12 @@ package enum SchemeDetector {
             detected.evidence = "body \"has_more\""
             return
         }
-        if pageNumberPaths.contains(where: { values[$0]?.integer != nil }),
+        if let number = pageNumberPaths.first(where: { values[$0]?.integer != nil }),
             let pages = pageCountPaths.first(where: { values[$0]?.integer != nil })
         {
             var options = PaginationScheme.PageNumber()
+            // Litestar's ClassicPagination: the body's "current_page" is also the query parameter the URL names.
+            if url.queryValue(number.description) != nil { options.pageParameter = number.description }
             options.totalPagesPath = pages
             detected.scheme = .pageNumber(options)
             detected.evidence = "body page number and \"\(pages)\""

@@ -12,7 +12,9 @@ import Testing
     static func page2(_ service: MockService, _ extra: String) -> String {
         let page = switch service {
         case .plain, .wrapped, .github, .gitlab: "page=2&per_page=10"
-        case .drf, .offset: "limit=10&offset=10"
+        case .drf, .offset, .ninja: "limit=10&offset=10"
+        case .smorest: "page=2&page_size=10"
+        case .litestar: "current_page=2&page_size=10"
         case .drfPages: "page=2&page_size=10"
         case .jsonapi: "page[number]=2&page[size]=10"
         case .slack: "limit=10&cursor=\(MockService.slackCursor(offset: 10))"
@@ -47,8 +49,9 @@ import Testing
             #expect(MockTestSupport.text(response) == #"{"error":"internal server error"}"#)
             #expect(response.header("Content-Length") == String(response.body.count))
         }
-        // Other pages are untouched.
-        let first = await MockTestSupport.send(mock, "\(service.path)?mock_total=25&mock_fault=status500@2")
+        // Other pages are untouched (Litestar's handler needs both its parameters named).
+        let parameters = service == .litestar ? "page_size=10&current_page=1&" : ""
+        let first = await MockTestSupport.send(mock, "\(service.path)?\(parameters)mock_total=25&mock_fault=status500@2")
         #expect(first.status == 200)
     }
 

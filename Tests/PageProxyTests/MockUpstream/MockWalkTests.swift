@@ -69,6 +69,10 @@ import Testing
         await check(.offset, total: total)
     }
 
+    @Test(arguments: totals) func litestar(total: Int) async {
+        await check(.litestar, total: total)
+    }
+
     @Test func linkFollowersRequestExactlyThePagesNeeded() async {
         for service in [MockService.github, .drf, .drfPages, .jsonapi, .slack, .stripe, .gitlab] {
             for total in [1, 10, 25, 250] {

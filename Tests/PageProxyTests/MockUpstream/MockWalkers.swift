@@ -1,3 +1,4 @@
+import Foundation
 @testable import PageProxy
 @testable import PageProxyServer
 @testable import PageProxyMock
@@ -26,8 +27,9 @@ enum MockWalkers {
         var walk = Walk()
         var next: String? = switch service {
         case .plain, .wrapped, .github, .gitlab: "\(service.path)?per_page=\(pageSize)&\(options)"
-        case .drf, .offset, .slack, .stripe: "\(service.path)?limit=\(pageSize)&\(options)"
-        case .drfPages: "\(service.path)?page_size=\(pageSize)&\(options)"
+        case .drf, .offset, .slack, .stripe, .ninja: "\(service.path)?limit=\(pageSize)&\(options)"
+        case .drfPages, .smorest: "\(service.path)?page_size=\(pageSize)&\(options)"
+        case .litestar: "\(service.path)?page_size=\(pageSize)&current_page=1&\(options)"
         case .jsonapi: "\(service.path)?page[size]=\(pageSize)&\(options)"
         }
         var page = 1
@@ -51,8 +53,8 @@ enum MockWalkers {
             let body = response.body[...]
             let members = MockTestSupport.members(body)
             let array: ArraySlice<UInt8>? = switch service {
-            case .plain, .github, .gitlab: body
-            case .wrapped, .offset: members["items"]
+            case .plain, .github, .gitlab, .smorest: body
+            case .wrapped, .offset, .ninja, .litestar: members["items"]
             case .drf, .drfPages: members["results"]
             case .jsonapi, .stripe: members["data"]
             case .slack: members["members"]
@@ -94,6 +96,22 @@ enum MockWalkers {
                 if MockTestSupport.raw(members["has_more"]) == "true",
                     let last = items.last, let id = MockTestSupport.int(MockTestSupport.members(last[...])["id"]) {
                     next = "\(service.path)?limit=\(pageSize)&\(options)&starting_after=\(id)"
+                }
+            case .smorest:
+                // X-Pagination's "next_page", absent on the last page.
+                let header = response.header("X-Pagination") ?? ""
+                if let range = header.range(of: #""next_page": "#) {
+                    let nextPage = header[range.upperBound...].prefix { $0.isNumber }
+                    next = "\(service.path)?page=\(nextPage)&page_size=\(pageSize)&\(options)"
+                }
+            case .litestar:
+                if page <= (MockTestSupport.int(members["total_pages"]) ?? 0) {
+                    next = "\(service.path)?page_size=\(pageSize)&current_page=\(page)&\(options)"
+                }
+            case .ninja:
+                let totalCount = MockTestSupport.int(members["count"]) ?? 0
+                if collected < totalCount {
+                    next = "\(service.path)?offset=\(collected)&limit=\(pageSize)&\(options)"
                 }
             case .offset:
                 let totalCount = MockTestSupport.int(members["total"]) ?? 0

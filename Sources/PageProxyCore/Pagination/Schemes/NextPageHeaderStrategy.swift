@@ -11,15 +11,27 @@ struct NextPageHeaderStrategy: PaginationStrategy {
     }
 
     func next(after page: Page) throws(PaginationError) -> NextPages {
-        guard let nextText = page.headers[options.nextPageHeader]?.trimmingCharacters(in: .whitespaces), !nextText.isEmpty
-        else { return .none }
+        guard let nextText = nextPageText(page.headers), !nextText.isEmpty else { return .none }
         guard let nextNumber = Int(nextText), nextNumber > 0 else {
             throw .invalidNextLink(page: page.number, link: nextText)
         }
         // A described range, never a list: X-Total-Pages may say 10^18, and the walk refuses that before any URL.
-        if let totalPages = page.headers.integer(options.totalPagesHeader), totalPages >= nextNumber {
+        if let totalPages = page.headers.integer(options.totalPagesHeader, at: options.totalPagesHeaderPath), totalPages >= nextNumber {
             return .all(NumberedPages(template: page.url, parameter: options.pageParameter, first: nextNumber, through: totalPages))
         }
         return .one(page.url.settingQueryValue(String(nextNumber), for: options.pageParameter))
+    }
+
+    /// The next page's number as the header writes it: the whole value, or with a path the JSON number or string
+    /// there (a null or absent one, as on flask-smorest's last page, is no next page).
+    private func nextPageText(_ headers: HTTPHeaders) -> String? {
+        guard let path = options.nextPageHeaderPath else {
+            return headers[options.nextPageHeader]?.trimmingCharacters(in: .whitespaces)
+        }
+        switch headers.jsonValue(options.nextPageHeader, at: path) {
+        case .number(let text)?, .string(let text)?: return text
+        case nil, .null?: return nil
+        case let other?: return String(describing: other)
+        }
     }
 }

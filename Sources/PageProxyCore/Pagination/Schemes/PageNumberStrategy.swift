@@ -40,9 +40,11 @@ struct PageNumberStrategy: PaginationStrategy {
         let pages: Int
         if let path = options.totalPagesPath, let total = page.values[path]?.integer {
             pages = total
-        } else if let total = page.headers.integer(options.totalPagesHeader) {
+        } else if let total = page.headers.integer(options.totalPagesHeader, at: options.totalPagesHeaderPath) {
             pages = total
-        } else if let path = options.totalItemsPath, let total = page.values[path]?.integer {
+        } else if let total = options.totalItemsPath.flatMap({ page.values[$0]?.integer })
+            ?? page.headers.integer(options.totalItemsHeader, at: options.totalItemsHeaderPath)
+        {
             // itemCount > 0 here, so the size is at least 1; a ceiling division that cannot overflow.
             let size = pageSize ?? page.itemCount
             pages = total / size + (total % size == 0 ? 0 : 1)
