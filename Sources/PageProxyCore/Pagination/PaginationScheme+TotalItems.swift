@@ -5,10 +5,10 @@ extension PaginationScheme {
     /// A page count (`X-Total-Pages`, `rel="last"`) does not give an item count: the last page may be short.
     package func totalItems(on page: Page) -> Int? {
         switch self {
-        case .pageNumber(let options): options.totalItemsPath.flatMap { page.values[$0]?.integer }
+        case .pageNumber(let options): options.totalItemsPath.flatMap { page.values[$0]?.statedCount }
         case .offset(let options):
-            options.totalItemsPath.flatMap { page.values[$0]?.integer } ?? page.headers.integer(options.totalItemsHeader)
-        case .nextURLInBody(let options): options.totalItemsPath.flatMap { page.values[$0]?.integer }
+            options.totalItemsPath.flatMap { page.values[$0]?.statedCount } ?? page.headers.statedCount(options.totalItemsHeader)
+        case .nextURLInBody(let options): options.totalItemsPath.flatMap { page.values[$0]?.statedCount }
         case .linkHeader, .nextPageHeader, .cursorInBody, .hasMore: nil
         }
     }

@@ -65,10 +65,10 @@ package enum SchemeDetector {
         }
         let (items, count) = try findItems(values, body: body, url: url, configured: itemsPath)
         var detected = DetectedPagination(scheme: nil, itemsPath: items, itemCount: count, evidence: "no next page")
-        if let (path, total) = totalPaths.lazy.compactMap({ path in values[path]?.integer.map { (path, $0) } }).first {
+        if let (path, total) = totalPaths.lazy.compactMap({ path in values[path]?.statedCount.map { (path, $0) } }).first {
             (detected.total, detected.totalSource) = (total, path.description)
-        } else if let name = totalHeaders.first(where: { response.headers.integer($0) != nil }) {
-            (detected.total, detected.totalSource) = (response.headers.integer(name), "\(name) header")
+        } else if let name = totalHeaders.first(where: { response.headers.statedCount($0) != nil }) {
+            (detected.total, detected.totalSource) = (response.headers.statedCount(name), "\(name) header")
         }
         detectScheme(response, values: values, into: &detected)
         if detected.scheme == nil, let total = detected.total, total > count {
@@ -117,7 +117,7 @@ package enum SchemeDetector {
             return
         }
         if pageNumberPaths.contains(where: { values[$0]?.integer != nil }),
-            let pages = pageCountPaths.first(where: { values[$0]?.integer != nil })
+            let pages = pageCountPaths.first(where: { values[$0]?.statedCount != nil })
         {
             var options = PaginationScheme.PageNumber()
             options.totalPagesPath = pages

@@ -38,11 +38,11 @@ struct PageNumberStrategy: PaginationStrategy {
     /// trapping (a saturated count is far past any route's maxPages, which then refuses the walk).
     private func lastPageNumber(_ page: Page, pageSize: Int?) -> Int? {
         let pages: Int
-        if let path = options.totalPagesPath, let total = page.values[path]?.integer {
+        if let path = options.totalPagesPath, let total = page.values[path]?.statedCount {
             pages = total
-        } else if let total = page.headers.integer(options.totalPagesHeader) {
+        } else if let total = page.headers.statedCount(options.totalPagesHeader) {
             pages = total
-        } else if let path = options.totalItemsPath, let total = page.values[path]?.integer {
+        } else if let path = options.totalItemsPath, let total = page.values[path]?.statedCount {
             // itemCount > 0 here, so the size is at least 1; a ceiling division that cannot overflow.
             let size = pageSize ?? page.itemCount
             pages = total / size + (total % size == 0 ? 0 : 1)
