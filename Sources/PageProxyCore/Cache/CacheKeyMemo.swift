@@ -29,8 +29,13 @@ package final class CacheKeyMemo: Sendable {
     /// How many keys are held.
     package var count: Int { keys.withLock { $0.count } }
 
+    /// A longer input (an upstream's cursor in the URL) is digested each time, not kept: slots are counted, not bytes,
+    /// and 4096 inputs of 64 KB cursors held 256 MB past their walks (attack5 F4, after the walker kept only its window).
+    package static let maxKeptInputBytes = 4096
+
     /// The key of `input`: remembered, or computed by `compute` (outside the lock) and remembered.
     func hex(for input: [UInt8], compute: () -> String) -> String {
+        guard input.count <= Self.maxKeptInputBytes else { return compute() }
         let input = Input(bytes: input)
         if let known = keys.withLock({ $0[input] }) { return known }
         let hex = compute()

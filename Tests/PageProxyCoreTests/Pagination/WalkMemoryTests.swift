@@ -74,6 +74,18 @@ import Testing
         #expect(mostURLs <= 2 * 8 + 2, "kept up to \(mostURLs) URLs")
     }
 
+    @Test("a page URL with a long cursor gets its cache key each time, not remembered with its 64 KB input")
+    func longURLsAreNotRememberedByTheKeyMemo() throws {
+        let memo = CacheKeyMemo(capacity: 16)
+        let template = CacheKeyTemplate(method: .get, headers: HTTPHeaders(), caFile: nil)
+        let long = try #require(PageURL(string: "http://api.test/items?cursor=" + String(repeating: "x", count: 65_536)))
+        let short = try #require(PageURL(string: "http://api.test/items?cursor=1"))
+        #expect(template.key(for: long, memo: memo) == template.key(for: long, memo: nil))
+        #expect(memo.count == 0)
+        _ = template.key(for: short, memo: memo)
+        #expect(memo.count == 1)
+    }
+
     @Test("digests tell apart a URL with no query, an empty query, and the path and query split differently")
     func digestsAreOfTheWholeTarget() {
         let urls = ["http://a.test/x", "http://a.test/x?", "http://a.test/x?a", "http://a.test/x%3Fa", "http://a.test/xa"]
