@@ -10,6 +10,13 @@ extension HTTPHeaders {
         return jsonValue(name, at: path)?.integer
     }
 
+    /// A count from header `name` (a total of items or pages), as `integer(_:at:)` reads it, and `Int.max` for one
+    /// past `Int`'s range (`statedCount`: the walk then refuses it at the first page).
+    package func statedCount(_ name: String?, at path: JSONPath?) -> Int? {
+        guard let path else { return statedCount(name) }
+        return jsonValue(name, at: path)?.statedCount
+    }
+
     /// The value at `path` of the JSON that header `name` holds; nil when the header is absent or not JSON.
     package func jsonValue(_ name: String?, at path: JSONPath) -> JSONValue? {
         guard let name, let text = self[name] else { return nil }

@@ -77,16 +77,19 @@ package final class PageWalker {
     private let origin: PageURL.Origin
     /// What every page is scanned for: its items and the strategy's values (made once a walk, not once a page).
     private let scanPaths: ScanPaths
-    /// The page URLs built so far, in order. Pages known ahead are built only as the window reaches them (issue 13:
-    /// building every URL of a 20,000-page walk before handing out the first page cost hundreds of milliseconds).
-    private var urls: [PageURL]
+    /// The page URLs built so far, by page index; those of pages handed out are forgotten (attack5 F4: memory that grew
+    /// with pages × URL length). Pages known ahead are built only as the window reaches them (issue 13: building every
+    /// URL of a 20,000-page walk before handing out the first page cost hundreds of milliseconds).
+    private var urls: PageURLWindow
+    /// The first page's URL: what a lookahead's lessons are kept under, and the loop guard's first entry.
+    private let firstURL: PageURL
     /// Pages known ahead whose URLs are not built yet: `pages` from index `next` up to `end`.
     private var pending: (pages: NumberedPages, next: Int, end: Int)?
     /// A guard that failed on a page URL built after the page before it was handed out; thrown before the next page.
     private var deferredFailure: PaginationError?
-    /// Every page URL the walk has requested or will; the first page's joins when the set is first used
-    /// (`hasSeen`): a walk of one page never needs it.
-    private var seen: Set<PageURL> = []
+    /// A digest of every page URL the walk has requested or will, not the URL (attack5 F4: 64 KB cursors kept for the
+    /// whole walk); the first page's joins when the set is first used (`hasSeen`): a walk of one page never needs it.
+    private var seen: Set<PageURLDigest> = []
     /// The fetch of each page of the window that is in flight, by page index.
     private var fetching: [Int: FetchID] = [:]
     /// Fetches decided but not started yet: `walk` starts them before it waits.
@@ -105,8 +108,11 @@ package final class PageWalker {
     private var isFinished = false
     private var itemsTaken = 0
     /// Pages known only from the one before, in a numbered walk with no total: a status in the scheme's
-    /// `endStatuses` there means "no such page", the end of the walk, not a failure.
+    /// `endStatuses` there means "no such page", the end of the walk, not a failure. A page leaves it when it is
+    /// taken, so it holds the window's pages only.
     private var openEnded: Set<Int> = []
+    /// The index of the first page known ahead (`NextPages.all`), once the scheme has named them.
+    private var firstNumberedPage: Int?
     /// Set once a guess that was numbered on an upstream's own link missed: it would miss again.
     private var isSpeculationStopped = false
     /// The index into `pending`'s pages up to which `Options.readAhead` was told.
@@ -132,6 +138,16 @@ package final class PageWalker {
     /// How many page URLs have been built (tests: URLs are built as the window needs them).
     package var builtURLCount: Int { urls.count }
 
+    /// The bytes of the page URLs the walk keeps, as text: the window's, not every page's (tests: attack5 F4).
+    package var keptURLBytes: Int { urls.keptBytes + speculative.reduce(0) { $0 + $1.url.descriptionByteCount } }
+
+    /// How many page URLs the walk keeps (tests: bounded by the window, not the page count).
+    package var keptURLCount: Int { urls.keptCount + speculative.count }
+
+    /// Whether a page the scheme named ahead (from a total or a `last` link) came back empty, which ended the walk
+    /// there short of the total (attack5 m2: an upstream that stated 1000 pages and had 3 was asked for all 1000).
+    package private(set) var endedShortOfTotal = false
+
     /// How many pages the walk has in all, once the scheme has said (a total, a `last` link, a short page); nil before.
     package var pageCountIfKnown: Int? { isListComplete ? knownCount : nil }
 
@@ -150,7 +166,8 @@ package final class PageWalker {
         let first = options.firstPage ?? strategy.firstPage(from: base)
         scanPaths = options.scanPaths ?? ScanPaths(itemsPath: options.itemsPath, valuePaths: strategy.valuePaths)
         self.origin = first.origin
-        self.urls = [first]
+        self.firstURL = first
+        self.urls = PageURLWindow(first: first)
         // Earlier walks from this URL sent guesses that could not be confirmed: none now.
         // (A strategy that never guesses has nothing to look up: most walks.)
         self.isSpeculationStopped = strategy.lookahead > 0 && options.lookaheadMemory?.lesson(for: first) == .never
@@ -217,6 +234,9 @@ package final class PageWalker {
     func accept(_ arrived: Page) throws(PaginationError) -> Page {
         var page = arrived
         nextToTake += 1
+        // The page is out: its URL, and whether a 404 there would have ended the walk, are not asked for again.
+        urls.forget(below: nextToTake)
+        if !openEnded.isEmpty { openEnded.remove(nextToTake - 1) }
         do {
             if nextToTake == 1 { try checkExpectedPages(after: page) }
             if nextToTake == knownCount && !isListComplete {
@@ -236,6 +256,9 @@ package final class PageWalker {
             finish()
         }
         itemsTaken += page.itemCount
+        if let firstNumberedPage, nextToTake > firstNumberedPage, nextToTake < knownCount, page.itemCount == 0, !isFinished {
+            endShortOfTotal()
+        }
         do throws(PaginationError) {
             try buildWindow()
         } catch {
@@ -268,6 +291,15 @@ package final class PageWalker {
         discarded = []
         readInPlace.removeAll()
         speculative = []
+    }
+
+    /// An empty page among those the scheme named ahead ends the walk: the upstream's total shrank since the first
+    /// page (items deleted meanwhile) or was never true. The pages after it are past the end of the list as it is now
+    /// and would be empty too, so they are not asked for (at most the window's fetches in flight, cancelled).
+    private func endShortOfTotal() {
+        endedShortOfTotal = true
+        pending = nil
+        finish()
     }
 
     private func discardSpeculation() {
@@ -308,6 +340,7 @@ package final class PageWalker {
                 throw .foreignOrigin(page: page.number, refused: pages.template.origin.description, allowed: origin.description)
             }
             pending = (pages, 0, kept)
+            firstNumberedPage = urls.count
             // Speculative fetches are matched against the first pages now; the rest are built as the window needs them.
             while !speculative.isEmpty, let url = try takePending() { adopt(url) }
         }
@@ -364,7 +397,7 @@ package final class PageWalker {
     /// numbering that link's path reproduces it; otherwise stop guessing, here and (through the memory) in later
     /// walks from the same first URL. A guess that cannot be confirmed is never sent twice.
     private func learn(missed guess: PageURL, actual: PageURL) {
-        let first = urls[0]
+        let first = firstURL
         let memory = options.lookaheadMemory
         let guessedOnFirstURL = urls.count == 1 && memory?.lesson(for: first) == nil
         if guessedOnFirstURL, let rebased = strategy.guessNext(after: first.replacingPath(actual.path)), rebased.isSamePage(as: actual) {
@@ -389,15 +422,15 @@ package final class PageWalker {
 
     /// Whether `url` is a page URL of the walk already, the first page's included.
     private func hasSeen(_ url: PageURL) -> Bool {
-        if seen.isEmpty { seen.insert(urls[0]) }
-        return seen.contains(url)
+        if seen.isEmpty { seen.insert(PageURLDigest(firstURL)) }
+        return seen.contains(PageURLDigest(url))
     }
 
     /// Enters `url` among the walk's page URLs; false when it was one already. One hash of the URL, not two (issue 13,
     /// eighth pass: `contains` then `insert` were ~5 % of a walk through the cache).
     private func isNew(_ url: PageURL) -> Bool {
-        if seen.isEmpty { seen.insert(urls[0]) }
-        return seen.insert(url).inserted
+        if seen.isEmpty { seen.insert(PageURLDigest(firstURL)) }
+        return seen.insert(PageURLDigest(url)).inserted
     }
 
     /// Builds and checks the next URL of the pages known ahead; nil when none is left.

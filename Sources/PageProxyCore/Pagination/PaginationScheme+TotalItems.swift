@@ -6,12 +6,12 @@ extension PaginationScheme {
     package func totalItems(on page: Page) -> Int? {
         switch self {
         case .pageNumber(let options):
-            options.totalItemsPath.flatMap { page.values[$0]?.integer }
-                ?? page.headers.integer(options.totalItemsHeader, at: options.totalItemsHeaderPath)
+            options.totalItemsPath.flatMap { page.values[$0]?.statedCount }
+                ?? page.headers.statedCount(options.totalItemsHeader, at: options.totalItemsHeaderPath)
         case .offset(let options):
-            options.totalItemsPath.flatMap { page.values[$0]?.integer }
-                ?? page.headers.integer(options.totalItemsHeader, at: options.totalItemsHeaderPath)
-        case .nextURLInBody(let options): options.totalItemsPath.flatMap { page.values[$0]?.integer }
+            options.totalItemsPath.flatMap { page.values[$0]?.statedCount }
+                ?? page.headers.statedCount(options.totalItemsHeader, at: options.totalItemsHeaderPath)
+        case .nextURLInBody(let options): options.totalItemsPath.flatMap { page.values[$0]?.statedCount }
         case .linkHeader, .nextPageHeader, .cursorInBody, .hasMore: nil
         }
     }

@@ -86,6 +86,28 @@ extension JSONValue {
         }
     }
 
+    /// A count the upstream states (a total of items or pages): a non-negative whole number in any JSON spelling
+    /// (`1000`, `1e3`, `"1000"`), and `Int.max` for one past `Int`'s range (attack5 m4: `1e30` or 20 digits were read
+    /// as no total, so the walk ran on to `maxPages` or its deadline, while `Int.max` itself was refused at once). A
+    /// count that large is past any route's `maxPages`, so the walk is refused at the first page (`too_many_pages`).
+    package var statedCount: Int? {
+        switch self {
+        case .number(let text): integer ?? Self.wholeNumber(text)
+        case .string(let text): integer ?? StatedCount.digitsPastInt(Substring(text))
+        default: nil
+        }
+    }
+
+    /// A JSON number's text (valid JSON, as the scanner checked it) that `Int` does not read, as a count: digits past
+    /// `Int`'s range, or a whole value with an exponent or a fraction (`1e3`, `1000.0`, `1e400`); nil when negative
+    /// or fractional. `Double` rounds only values far past any page limit; it is not for strings, where it would
+    /// also read "inf", "nan" and hexadecimal.
+    private static func wholeNumber(_ text: String) -> Int? {
+        if let past = StatedCount.digitsPastInt(Substring(text)) { return past }
+        guard let value = Double(text), value >= 0, value.rounded(.towardZero) == value else { return nil }
+        return value < 0x1p63 ? Int(value) : Int.max
+    }
+
     /// A non-empty string, or nil for null, an empty string or a non-string.
     package var nonEmptyString: String? {
         if case .string(let text) = self, !text.isEmpty { return text }
@@ -97,5 +119,21 @@ extension HTTPHeaders {
     /// A non-negative integer header value.
     package func integer(_ name: String?) -> Int? {
         name.flatMap { self[$0] }.flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }.flatMap { $0 >= 0 ? $0 : nil }
+    }
+
+    /// A count header value (`X-Total-Count`, `X-Total-Pages`): as `integer`, and `Int.max` for digits past `Int`'s
+    /// range (as `JSONValue.statedCount`).
+    package func statedCount(_ name: String?) -> Int? {
+        integer(name) ?? name.flatMap { self[$0] }.flatMap { StatedCount.digitsPastInt(Substring($0.trimmingCharacters(in: .whitespaces))) }
+    }
+}
+
+/// A count an upstream states (a total, a last page's number) past `Int`'s range: far past any route's `maxPages`, it
+/// saturates, so the walk refuses it at the first page as it refuses `Int.max` (attack5 m4: it was read as no count).
+enum StatedCount {
+    /// `Int.max` for ASCII digits (and nothing else) past `Int`'s range; nil for anything else.
+    static func digitsPastInt(_ text: Substring) -> Int? {
+        guard !text.isEmpty, text.utf8.allSatisfy({ (0x30...0x39).contains($0) }), Int(text) == nil else { return nil }
+        return Int.max
     }
 }

@@ -32,8 +32,8 @@ extension SchemeDetector {
                 names.lazy.map { JSONPath(components: [.key($0)]) }.compactMap { path in values[path].map { (path, $0) } }.first
             }
             var header = PaginationHeader(name: name)
-            header.pageCount = first(headerPageCountKeys).flatMap { found in found.value.integer.map { (found.path, $0) } }
-            header.total = first(headerTotalKeys).flatMap { found in found.value.integer.map { (found.path, $0) } }
+            header.pageCount = first(headerPageCountKeys).flatMap { found in found.value.statedCount.map { (found.path, $0) } }
+            header.total = first(headerTotalKeys).flatMap { found in found.value.statedCount.map { (found.path, $0) } }
             if let found = first(headerNextPageKeys), let next = found.value.integer {
                 header.nextPage = (found.path, String(next))
             }

@@ -71,10 +71,10 @@ package enum SchemeDetector {
         var detected = DetectedPagination(scheme: nil, itemsPath: items, itemCount: count, evidence: "no next page")
         let header = paginationHeader(response.headers)
         var source: TotalSource?
-        if let (path, total) = totalPaths.lazy.compactMap({ path in values[path]?.integer.map { (path, $0) } }).first {
+        if let (path, total) = totalPaths.lazy.compactMap({ path in values[path]?.statedCount.map { (path, $0) } }).first {
             (detected.total, detected.totalSource, source) = (total, path.description, .body(path))
-        } else if let name = totalHeaders.first(where: { response.headers.integer($0) != nil }) {
-            (detected.total, detected.totalSource, source) = (response.headers.integer(name), "\(name) header", .header(name, nil))
+        } else if let name = totalHeaders.first(where: { response.headers.statedCount($0) != nil }) {
+            (detected.total, detected.totalSource, source) = (response.headers.statedCount(name), "\(name) header", .header(name, nil))
         } else if let header, let (path, total) = header.total {
             (detected.total, detected.totalSource, source) = (total, "\(header.name) header \"\(path)\"", .header(header.name, path))
         }
@@ -138,7 +138,7 @@ package enum SchemeDetector {
             return
         }
         if let number = pageNumberPaths.first(where: { values[$0]?.integer != nil }),
-            let pages = pageCountPaths.first(where: { values[$0]?.integer != nil })
+            let pages = pageCountPaths.first(where: { values[$0]?.statedCount != nil })
         {
             var options = PaginationScheme.PageNumber()
             // Litestar's ClassicPagination: the body's "current_page" is also the query parameter the URL names.

@@ -44,6 +44,7 @@ extension AsyncSocket {
                 try await waitUntilWritable(deadline: deadline.forWaiting())
                 continue
             }
+            noteWritten(written)
             deadline.noteProgress()
             // What the kernel took leaves the front: whole parts, then an offset into the one it took part of.
             let taken = Self.advance(over: run.lazy.map(\.count), written: written, offset: offset)
@@ -81,6 +82,7 @@ extension AsyncSocket {
                 continue
             }
             left -= count
+            noteWritten(count)
             deadline.noteProgress()
         }
     }

@@ -38,6 +38,7 @@ extension AsyncSocket {
                 try await waitUntilWritable(deadline: deadline.forWaiting())
                 continue
             }
+            noteWritten(written)
             deadline.noteProgress()
             // What the kernel took leaves the front: whole slices, then an offset into the one it took part of.
             let taken = Self.advance(over: remaining.lazy.map(\.count), written: written, offset: offset)

@@ -15,6 +15,17 @@ package final class AsyncSocket: Sendable {
     /// loop has seen the peer hang up, reads try the system call first again. Any other wait for reading may take
     /// the edge of data still unread, so it clears this. Read and written by the one task reading the socket.
     private let lastReadDrained = Atomic(false)
+    /// Every byte the kernel has taken from this socket's writes, counted as it takes them: an answer cut mid-write
+    /// (a client that left or stalled) is logged with the bytes that left, not 0 (attack5 m1).
+    private let written = Atomic(0)
+
+    /// How many bytes the socket's writes have handed to the kernel so far, over the connection's life.
+    package var bytesWritten: Int { written.load(ordering: .relaxed) }
+
+    /// Counts `count` bytes the kernel took.
+    func noteWritten(_ count: Int) {
+        written.add(count, ordering: .relaxed)
+    }
 
     package init(socket: Socket) {
         self.socket = socket
@@ -93,6 +104,7 @@ package final class AsyncSocket: Sendable {
             }
             if let written = try result.get() {
                 offset += written
+                noteWritten(written)
                 deadline.noteProgress()
             } else {
                 try await waitUntil(.write, deadline: deadline.forWaiting())
@@ -126,6 +138,7 @@ package final class AsyncSocket: Sendable {
                 try await waitUntil(.write, deadline: deadline.forWaiting())
                 continue
             }
+            noteWritten(written)
             deadline.noteProgress()
             while written > 0 {
                 let left = parts[index].count - offset

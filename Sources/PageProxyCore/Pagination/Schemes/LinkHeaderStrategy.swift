@@ -19,7 +19,8 @@ struct LinkHeaderStrategy: PaginationStrategy {
         if let lastLink = links.first(where: { $0.relations.contains("last") }),
             let last = page.url.resolving(lastLink.target),
             let nextNumber = next.integerQueryValue(options.pageParameter),
-            let lastNumber = last.integerQueryValue(options.pageParameter),
+            let lastNumber = last.integerQueryValue(options.pageParameter)
+                ?? last.queryValue(options.pageParameter).flatMap({ StatedCount.digitsPastInt(Substring($0)) }),
             last.origin == next.origin, lastNumber >= nextNumber
         {
             return .all(NumberedPages(template: next, parameter: options.pageParameter, first: nextNumber, through: lastNumber))

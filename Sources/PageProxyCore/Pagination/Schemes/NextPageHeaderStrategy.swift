@@ -16,7 +16,7 @@ struct NextPageHeaderStrategy: PaginationStrategy {
             throw .invalidNextLink(page: page.number, link: nextText)
         }
         // A described range, never a list: X-Total-Pages may say 10^18, and the walk refuses that before any URL.
-        if let totalPages = page.headers.integer(options.totalPagesHeader, at: options.totalPagesHeaderPath), totalPages >= nextNumber {
+        if let totalPages = page.headers.statedCount(options.totalPagesHeader, at: options.totalPagesHeaderPath), totalPages >= nextNumber {
             return .all(NumberedPages(template: page.url, parameter: options.pageParameter, first: nextNumber, through: totalPages))
         }
         return .one(page.url.settingQueryValue(String(nextNumber), for: options.pageParameter))

@@ -25,8 +25,8 @@ struct NextURLInBodyStrategy: PaginationStrategy {
     }
 
     func expectedPageCount(after first: Page) -> Int? {
-        if let path = options.totalPagesPath, let pages = first.values[path]?.integer { return pages }
-        guard let path = options.totalItemsPath, let total = first.values[path]?.integer, first.itemCount > 0 else { return nil }
+        if let path = options.totalPagesPath, let pages = first.values[path]?.statedCount { return pages }
+        guard let path = options.totalItemsPath, let total = first.values[path]?.statedCount, first.itemCount > 0 else { return nil }
         // The first page's size is the page size; a ceiling division that cannot overflow.
         return total / first.itemCount + (total % first.itemCount == 0 ? 0 : 1)
     }

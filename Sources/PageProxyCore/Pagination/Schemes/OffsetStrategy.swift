@@ -18,8 +18,8 @@ struct OffsetStrategy: PaginationStrategy {
         // The client chooses both numbers: an offset past Int.max cannot be asked for, so this was the last page.
         let (nextOffset, overflow) = offset.addingReportingOverflow(limit)
         if overflow { return .none }
-        let total = options.totalItemsPath.flatMap { page.values[$0]?.integer }
-            ?? page.headers.integer(options.totalItemsHeader, at: options.totalItemsHeaderPath)
+        let total = options.totalItemsPath.flatMap { page.values[$0]?.statedCount }
+            ?? page.headers.statedCount(options.totalItemsHeader, at: options.totalItemsHeaderPath)
         if let total {
             return .all(NumberedPages(template: page.url, parameter: options.offsetParameter, first: nextOffset, below: total, step: limit))
         }

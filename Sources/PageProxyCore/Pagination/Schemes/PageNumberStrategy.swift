@@ -38,12 +38,12 @@ struct PageNumberStrategy: PaginationStrategy {
     /// trapping (a saturated count is far past any route's maxPages, which then refuses the walk).
     private func lastPageNumber(_ page: Page, pageSize: Int?) -> Int? {
         let pages: Int
-        if let path = options.totalPagesPath, let total = page.values[path]?.integer {
+        if let path = options.totalPagesPath, let total = page.values[path]?.statedCount {
             pages = total
-        } else if let total = page.headers.integer(options.totalPagesHeader, at: options.totalPagesHeaderPath) {
+        } else if let total = page.headers.statedCount(options.totalPagesHeader, at: options.totalPagesHeaderPath) {
             pages = total
-        } else if let total = options.totalItemsPath.flatMap({ page.values[$0]?.integer })
-            ?? page.headers.integer(options.totalItemsHeader, at: options.totalItemsHeaderPath)
+        } else if let total = options.totalItemsPath.flatMap({ page.values[$0]?.statedCount })
+            ?? page.headers.statedCount(options.totalItemsHeader, at: options.totalItemsHeaderPath)
         {
             // itemCount > 0 here, so the size is at least 1; a ceiling division that cannot overflow.
             let size = pageSize ?? page.itemCount
