@@ -23,7 +23,7 @@ package final class BoundedCount: Sendable {
     package func take(_ amount: Int, within limit: Int? = nil) -> Bool {
         let limit = limit ?? self.limit
         var current = taken.load(ordering: .relaxed)
-        while current + amount <= limit {
+        while amount <= limit - current {  // not `current + amount`: a limit of `.max` would overflow
             let (exchanged, found) = taken.compareExchange(expected: current, desired: current + amount, ordering: .relaxed)
             if exchanged { return true }
             current = found

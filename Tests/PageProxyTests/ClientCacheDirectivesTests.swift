@@ -38,6 +38,15 @@ import Testing
         }
     }
 
+    /// review9 B1: a route that stores nothing (ttl 0) sent an `only-if-cached` request upstream and answered 200.
+    @Test func onlyIfCachedOnARouteThatStoresNothingIsA504() async throws {
+        try await CacheTests.run(route: { $0.ttl = .zero }) { stack, _ in
+            let response = try await stack.get(Self.target, headers: ["Cache-Control": "only-if-cached"])
+            #expect(response.status == 504)
+            #expect(stack.mock.log.count == 0)
+        }
+    }
+
     @Test("no-store: the pages the request fetches are not stored, nor its answer memoized; a stored page still serves it")
     func noStoreStoresNothing() async throws {
         try await CacheTests.run { stack, root in

@@ -53,9 +53,13 @@ final class RequestedItems {
     ///   past the end is an empty answer).
     func headers(walker: PageWalker, walkEnded: Bool) -> HTTPHeaders {
         var headers = HTTPHeaders()
+        // A walk that ended on an empty page its total promised (the list shrank) knows the stated total is wrong: a
+        // merged answer says none, and its window links by what the walk found (review9).
+        let endedShort = walkEnded && walker.endedShortOfTotal
+        let total = endedShort ? nil : total
         if let total { headers.set("PageProxy-Total", String(total)) }
         guard let window else { return headers }
-        let hasMore = total.map { window.end < $0 } ?? (walkEnded ? walker.wasTruncated : true)
+        let hasMore = endedShort ? false : total.map { window.end < $0 } ?? (walkEnded ? walker.wasTruncated : true)
         let links = WindowLinks(request: request, window: window)
         if let link = links.value(hasMore: hasMore) { headers.set("Link", link) }
         return headers

@@ -91,6 +91,8 @@ package final class CachingPageSource: Sendable {
         scan: ScanPaths? = nil
     ) async throws(UpstreamError) -> Fetched {
         guard let store, store.isEnabled, policy.ttl > .zero, request.method == .get else {
+            // RFC 9111 §5.2.1.7 — nothing stored to answer from (review9: this asked the upstream).
+            if policy.onlyIfCached { throw .notCached(origin: request.url.origin.description) }
             return Fetched(response: try await transport.send(request, timeout: timeout, maxBodyBytes: maxBodyBytes), outcome: .bypass)
         }
         let key = CacheKey(request)

@@ -3,15 +3,9 @@
 /// "TotalPages": 10, "CurrentPage": 2, "HasNext": true, …}`. A route names the header (`totalPagesHeader`, …) and,
 /// with the matching `…HeaderPath`, the path into its JSON; without a path the whole value is the number.
 extension HTTPHeaders {
-    /// A non-negative integer from header `name`: its whole value, or with `path` the value at that path of the
-    /// JSON object the header holds (a number or a numeric string). Nil when absent, not JSON, or not such a number.
-    package func integer(_ name: String?, at path: JSONPath?) -> Int? {
-        guard let path else { return integer(name) }
-        return jsonValue(name, at: path)?.integer
-    }
-
-    /// A count from header `name` (a total of items or pages), as `integer(_:at:)` reads it, and `Int.max` for one
-    /// past `Int`'s range (`statedCount`: the walk then refuses it at the first page).
+    /// A count from header `name` (a total of items or pages): its whole value, or with `path` the value at that path
+    /// of the JSON object the header holds (a number or a numeric string); `Int.max` for one past `Int`'s range
+    /// (`statedCount`: the walk then refuses it at the first page). Nil when absent, not JSON, or not such a number.
     package func statedCount(_ name: String?, at path: JSONPath?) -> Int? {
         guard let path else { return statedCount(name) }
         return jsonValue(name, at: path)?.statedCount

@@ -103,12 +103,12 @@ import Testing
         for (value, expected) in cases {
             var headers = HTTPHeaders()
             headers.add("X-Pagination", value)
-            #expect(headers.integer("X-Pagination", at: path) == expected, "\(value)")
+            #expect(headers.statedCount("X-Pagination", at: path) == expected, "\(value)")
         }
         var plain = HTTPHeaders()
         plain.add("X-Total-Count", " 7 ")
-        #expect(plain.integer("X-Total-Count", at: nil) == 7)
-        #expect(plain.integer("X-Pagination", at: path) == nil)
+        #expect(plain.statedCount("X-Total-Count", at: nil) == 7)
+        #expect(plain.statedCount("X-Pagination", at: path) == nil)
     }
 
     private func firstPage(_ scheme: PaginationScheme, _ transport: FakeTransport) async throws -> Page {

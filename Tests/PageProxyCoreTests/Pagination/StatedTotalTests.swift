@@ -110,6 +110,19 @@ import Testing
         }
     }
 
+    /// review9 B3: a saturated count is a limit for the walk, not a total to tell the client.
+    @Test func aTotalPastIntIsNoStatedTotal() throws {
+        var options = PaginationScheme.Offset()
+        options.totalItemsPath = JSONPath("total")
+        for (total, expected) in [("1e30", nil), ("99999999999999999999", nil), ("1000", 1000 as Int?)] {
+            let path = try #require(options.totalItemsPath)
+            let page = Page(
+                number: 1, url: try #require(PageURL(string: "http://api.test/items")), status: .ok, headers: HTTPHeaders(), body: [],
+                items: [], values: [path: .number(total)])
+            #expect(PaginationScheme.offset(options).totalItems(on: page) == expected, "\(total)")
+        }
+    }
+
     @Test("counts in any whole JSON spelling are read; negative and fractional ones are no count")
     func countSpellings() {
         let cases: [(JSONValue, Int?)] = [

@@ -1,3 +1,4 @@
+import Foundation
 import PageProxyCore
 import Synchronization
 
@@ -24,6 +25,8 @@ final class ChangingUpstream: Sendable {
         var cacheControl: String? = "max-age=600"
         /// More headers of every answer (`Expires`, `Vary`, …).
         var more: [(String, String)] = []
+        /// Pages past the first (`?page=2` on) are empty: a list shorter than a stated total.
+        var emptyPastTheFirstPage = false
         var received: [Received] = []
     }
 
@@ -34,7 +37,9 @@ final class ChangingUpstream: Sendable {
         func respond(to request: HTTPRequestHead, response writer: consuming Response) async -> RequestRecord {
             let (body, cacheControl, more) = state.lock.withLock { state in
                 state.received.append(Received(target: request.target, ifNoneMatch: request.headers["If-None-Match"]))
-                return (state.body, state.cacheControl, state.more)
+                let page = URLComponents(string: request.target)?.queryItems?.first { $0.name == "page" }?.value.flatMap { Int($0) } ?? 1
+                let pastTheFirst = state.emptyPastTheFirstPage && page > 1
+                return (pastTheFirst ? "[]" : state.body, state.cacheControl, state.more)
             }
             var headers = HTTPHeaders()
             let tag = "\"" + SHA256.hex(SHA256.hash(Array(body.utf8))).prefix(16) + "\""
@@ -74,6 +79,9 @@ final class ChangingUpstream: Sendable {
             state.more = more
         }
     }
+
+    /// Makes every page past the first empty (`emptyPastTheFirstPage`).
+    func emptyPagesPastTheFirst() { state.lock.withLock { $0.emptyPastTheFirstPage = true } }
 
     var received: [Received] { state.lock.withLock { $0.received } }
 

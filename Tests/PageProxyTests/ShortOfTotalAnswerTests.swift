@@ -1,0 +1,36 @@
+import Foundation
+import PageProxyCore
+import Testing
+
+@testable import PageProxy
+@testable import PageProxyMock
+@testable import PageProxyServer
+
+/// review9 B2: a walk that ends on an empty page its total promised (the list shrank) answered with the stated total
+/// in `PageProxy-Total` and a window `Link` to a `next` window past the end.
+@Suite struct ShortOfTotalAnswerTests {
+    @Test func aMergedAnswerShortOfItsTotalStatesNoTotalAndNoNextWindow() async throws {
+        let upstream = try ChangingUpstream()
+        upstream.set(body: #"[{"v":1}]"#, cacheControl: nil, more: [("X-Total-Count", "1000")])
+        upstream.emptyPagesPastTheFirst()
+        var options = PaginationScheme.PageNumber()
+        options.pageSize = 1
+        options.totalItemsHeader = "X-Total-Count"
+        let route = RouteConfig.makeForTests(name: "shrunk", upstream: "http://127.0.0.1:\(upstream.server.port)/items", pagination: .pageNumber(options))
+        try await TestStack.run(routes: []) { config in
+            config.routes = [route]
+        } _: { stack in
+            let whole = try await stack.get("/shrunk")
+            #expect(whole.status == 200)
+            #expect(whole.text == #"[{"v":1}]"#)
+            #expect(whole.header("PageProxy-Total") == nil)
+            // A window the walk could not fill: it reached the empty page.
+            let window = try await stack.get("/shrunk?_limit=5")
+            #expect(window.text == #"[{"v":1}]"#)
+            #expect(window.header("PageProxy-Total") == nil)
+            #expect(window.header("Link")?.contains("rel=\"next\"") != true, "\(window.header("Link") ?? "no Link")")
+            #expect(upstream.received.count < 40, "\(upstream.received.count) requests, not 1000")
+        }
+        await upstream.stop()
+    }
+}
