@@ -606,13 +606,13 @@ package final class DiskStore: Sendable {
 
     // MARK: - Private
 
-    /// An entry file read in two parts, head and body (see `CacheFileSystem.read`), guessing that its head is as long
-    /// as the last one read: the entries of a route have heads of one length, so most are read with one call.
-    /// With `holdsFile`, the file stays open for sending from while `heldFiles` has room (`HeldEntryFile`).
     /// An entry file as read: its head and body, its inode, its descriptor when held, and the directory it was read
     /// under (the one to check its inode in again).
     private typealias EntryFile = (head: [UInt8], tail: [UInt8], inode: UInt64, file: HeldEntryFile?, directory: EntryDirectory)
 
+    /// An entry file read in two parts, head and body (see `CacheFileSystem.read`), guessing that its head is as long
+    /// as the last one read: the entries of a route have heads of one length, so most are read with one call.
+    /// With `holdsFile`, the file stays open for sending from while `heldFiles` has room (`HeldEntryFile`).
     /// Read under the held directory (`EntryDirectory`), compared first with the one at the store's path when that is
     /// due; a file missing there is looked for again under the directory now at the path, if that is another.
     private func readEntryFile(
