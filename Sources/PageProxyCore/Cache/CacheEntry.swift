@@ -105,8 +105,7 @@ package struct CacheEntry: Sendable, Equatable {
     package func isNamed(byNotModified headers: HTTPHeaders) -> Bool {
         guard let tag = headers["ETag"]?.trimmingCharacters(in: .whitespaces) else { return true }
         guard let stored = self.headers["ETag"]?.trimmingCharacters(in: .whitespaces) else { return false }
-        let weakPrefix = "W/"
-        if tag.hasPrefix(weakPrefix) { return tag.dropFirst(weakPrefix.count) == (stored.hasPrefix(weakPrefix) ? stored.dropFirst(weakPrefix.count) : stored[...]) }
+        if tag.hasPrefix("W/") { return HTTPFieldSyntax.opaqueTag(tag[...]) == HTTPFieldSyntax.opaqueTag(stored[...]) }
         return tag == stored
     }
 

@@ -1,5 +1,11 @@
 /// Character classes of RFC 9110 §5.6 and strict field-line parsing (RFC 9112 §5).
 package enum HTTPFieldSyntax {
+    /// RFC 9110 §8.8.3 — an entity tag without its weakness indicator (`W/"x"` → `"x"`): the weak comparison of two
+    /// tags compares these.
+    package static func opaqueTag(_ tag: Substring) -> Substring {
+        tag.hasPrefix("W/") ? tag.dropFirst(2) : tag
+    }
+
     /// RFC 9110 §5.6.2 — tchar: "!" / "#" / "$" / "%" / "&" / "'" / "*" / "+" / "-" / "." / "^" / "_" / "`" / "|" / "~" / DIGIT / ALPHA.
     package static func isTokenChar(_ byte: UInt8) -> Bool {
         switch byte {

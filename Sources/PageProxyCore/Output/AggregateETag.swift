@@ -89,13 +89,12 @@ package struct AggregateETag: Sendable {
 
     /// RFC 9110 §13.1.2 — whether `If-None-Match` (weak comparison) matches `etag`, so the answer is a 304.
     package static func matches(ifNoneMatch values: [String], etag: String) -> Bool {
-        let opaque = etag.hasPrefix("W/") ? String(etag.dropFirst(2)) : etag
+        let opaque = HTTPFieldSyntax.opaqueTag(etag[...])
         for value in values {
             for candidate in value.split(separator: ",") {
-                var tag = candidate.trimmingCharacters(in: [" ", "\t"])
+                let tag = candidate.trimmingCharacters(in: [" ", "\t"])
                 if tag == "*" { return true }
-                if tag.hasPrefix("W/") { tag = String(tag.dropFirst(2)) }
-                if tag == opaque { return true }
+                if HTTPFieldSyntax.opaqueTag(tag[...]) == opaque { return true }
             }
         }
         return false
