@@ -122,6 +122,8 @@ package final class DiskStore: Sendable {
     private let onEvicting: (@Sendable ([CacheKey]) -> Void)?
     /// Told as a write begins, on the thread that runs it (tests hold it there: a disk that stalls).
     private let onWriting: (@Sendable (CacheKey) -> Void)?
+    /// Told once a write's record names the version it wrote, before the write returns (tests look up there).
+    private let onWritten: (@Sendable (CacheKey) -> Void)?
     /// Told when a write finds the volume full, once until a write succeeds again (the proxy logs it).
     private let onVolumeFull: (@Sendable (String) -> Void)?
     /// Told when a disabled store finds its directory usable again and serves again (the proxy logs it).
@@ -147,8 +149,9 @@ package final class DiskStore: Sendable {
         onEvicting: (@Sendable ([CacheKey]) -> Void)? = nil, onWriting: (@Sendable (CacheKey) -> Void)? = nil,
         memoryLimit: Int? = nil, evictionBatch: Int = 256, onVolumeFull: (@Sendable (String) -> Void)? = nil,
         failWriting: (@Sendable (CacheKey) -> Int32?)? = nil, onEnable: (@Sendable () -> Void)? = nil, retryInterval: Duration = .seconds(30),
-        heldFiles: HeldEntryFileBudget = .none
+        heldFiles: HeldEntryFileBudget = .none, onWritten: (@Sendable (CacheKey) -> Void)? = nil
     ) {
+        self.onWritten = onWritten
         self.heldFiles = heldFiles
         self.directory = directory.hasSuffix("/") && directory.count > 1 ? String(directory.dropLast()) : directory
         self.maxBytes = max(0, maxBytes)
@@ -297,7 +300,7 @@ package final class DiskStore: Sendable {
             let entry = keepsFirstRead ? ahead.entry : ahead.entry.withoutFile
             // The read-ahead checked the file's inode after its read (issue 13, ninth pass: a second path `stat` here
             // for every entry read ahead).
-            let version = noteFileInode(key, ahead.inode, readUnder: generation)
+            guard let version = noteFileInode(key, ahead.inode, readUnder: generation) else { return .missing }
             if seen || keepsFirstRead && entry.file == nil { remember(entry, for: key, inode: ahead.inode, generation: version, checkIn: nil) }
             return .found(entry, PageStamp(key: key, generation: version))
         }
@@ -327,7 +330,7 @@ package final class DiskStore: Sendable {
             // third of a read-back's time); their next hit keeps them. A caller that holds the entry anyway keeps it
             // now, unless it sends the body from the file: then the body's memory is let go at once, and reused for
             // the next entry's (issue 13, eighth pass: no fresh page faults on the first read-back after a restart).
-            let version = noteFileInode(key, file.inode, readUnder: generation)
+            guard let version = noteFileInode(key, file.inode, readUnder: generation) else { return .missing }
             if seen || keepsFirstRead && entry.file == nil {
                 remember(entry, for: key, inode: file.inode, generation: version, checkIn: file.directory)
             }
@@ -540,6 +543,10 @@ package final class DiskStore: Sendable {
             remove(key)
             return nil
         }
+        // Written by path: if the directory there is not the one reads go through any more, reads follow it now, before
+        // the record names the new version (review9 B4: a lookup between the two read the old file through the old
+        // directory under the new record, took its inode for another process's newer version, and kept it).
+        if let held = state.withLock({ $0.entryDirectory }), !held.isCurrent { _ = replaceEntryDirectory(held) }
         let stamp = state.withLock { state -> PageStamp in
             state.volumeFull = false
             Self.dropMemory(key, &state)
@@ -553,10 +560,8 @@ package final class DiskStore: Sendable {
             state.totalBytes += bytes.count - (old?.size ?? 0)
             return PageStamp(key: key, generation: record.generation)
         }
+        onWritten?(key)
         if let leftAt { CacheFileSystem.remove(leftAt) }
-        // Written by path: if the directory there is not the one reads go through any more, reads follow it now (a
-        // lookup right after this write must not find an older version in a directory renamed away).
-        if let held = state.withLock({ $0.entryDirectory }), !held.isCurrent { _ = replaceEntryDirectory(held) }
         if total > evictionStart { queueEviction() }
         return stamp
     }
@@ -681,13 +686,24 @@ package final class DiskStore: Sendable {
     /// old version) is dropped. Returns the generation of the version read: `generation` when the file is the one
     /// known, or when this process wrote or removed the entry since the lookup began (the record is not the one read
     /// under: left as it is).
-    private func noteFileInode(_ key: CacheKey, _ inode: UInt64, readUnder generation: UInt64) -> UInt64 {
-        state.withLock { state in
-            guard let record = state.records[key], record.generation == generation else { return generation }
+    ///
+    /// Nil when the other inode is not the file at the entry's path now: the file was read through a directory that
+    /// is no longer the cache directory (review9 B4: the old version, in a directory renamed away) or was renamed
+    /// over again since. Its version is not known: it is not adopted, and the caller does not serve it. The path is
+    /// looked at (one `lstat`, outside the lock) only when the inode is another.
+    private func noteFileInode(_ key: CacheKey, _ inode: UInt64, readUnder generation: UInt64) -> UInt64? {
+        let isOther = state.withLock { state -> Bool in
+            guard let record = state.records[key], record.generation == generation else { return false }
             guard let known = record.inode, known != inode else {
                 state.records[key]?.inode = inode
-                return generation
+                return false
             }
+            return true
+        }
+        guard isOther else { return generation }
+        guard CacheFileSystem.inode(path(for: key)) == inode else { return nil }
+        return state.withLock { state in
+            guard let record = state.records[key], record.generation == generation, record.inode != inode else { return generation }
             Self.dropMemory(key, &state)
             state.changeCounter += 1
             state.records[key]?.inode = inode

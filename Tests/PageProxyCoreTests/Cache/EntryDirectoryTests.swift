@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import Synchronization
 import Testing
 
 @testable import PageProxyCore
@@ -26,6 +27,33 @@ import Testing
         #expect(mkdir(cache, 0o700) == 0)
         #expect(store.write(DiskStoreTests.entry(9), for: DiskStoreTests.key(1)) != nil)
         #expect(FileManager.default.fileExists(atPath: store.path(for: DiskStoreTests.key(1))), "written by path, in the new directory")
+        #expect(store.read(DiskStoreTests.key(1)) == DiskStoreTests.entry(9))
+    }
+
+    @Test("review9 B4: a lookup just as a write's record names the new version, the directory replaced, neither serves nor keeps the old file")
+    func aLookupAsAWriteLandsAfterTheDirectoryWasReplacedNeverKeepsTheOldFile() throws {
+        let directory = TemporaryDirectory()
+        let cache = directory.path + "/cache"
+        DiskStore(directory: cache, maxBytes: 8 << 20).write(DiskStoreTests.entry(1), for: DiskStoreTests.key(1))
+        // The lookup runs in the write, once its record names the version written (the interleaving, made certain).
+        let lookingUp = Mutex<DiskStore?>(nil)
+        let foundMidWrite = Mutex<[CacheEntry?]>([])
+        let store = DiskStore(directory: cache, maxBytes: 8 << 20, onWritten: { key in
+            guard let store = lookingUp.withLock({ $0 }) else { return }
+            let found = store.read(key)
+            foundMidWrite.withLock { $0.append(found) }
+        })
+        #expect(store.read(DiskStoreTests.key(1)) == DiskStoreTests.entry(1))
+        #expect(rename(cache, directory.path + "/cache.old") == 0)
+        #expect(mkdir(cache, 0o700) == 0)
+        lookingUp.withLock { $0 = store }
+        #expect(store.write(DiskStoreTests.entry(9), for: DiskStoreTests.key(1)) != nil)
+        lookingUp.withLock { $0 = nil }
+        let found = foundMidWrite.withLock { $0 }
+        #expect(found.count == 1)
+        #expect(found.allSatisfy { $0 != DiskStoreTests.entry(1) }, "the old file, read through the directory renamed away")
+        // Nor kept: every later lookup reads the version written.
+        #expect(store.read(DiskStoreTests.key(1)) == DiskStoreTests.entry(9))
         #expect(store.read(DiskStoreTests.key(1)) == DiskStoreTests.entry(9))
     }
 
