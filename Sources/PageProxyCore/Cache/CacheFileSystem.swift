@@ -306,6 +306,13 @@ package enum CacheFileSystem {
         return UInt64(info.st_ino)
     }
 
+    /// A file's inode number and size, or nil (one `lstat`).
+    package static func inodeAndSize(_ path: String) -> (inode: UInt64, size: Int)? {
+        var info = stat()
+        guard lstat(path, &info) == 0 else { return nil }
+        return (UInt64(info.st_ino), Int(info.st_size))
+    }
+
     /// A regular file's size and modification time in nanoseconds, or nil.
     package static func fileInfo(_ path: String) -> (size: Int, modified: Int64)? {
         var info = stat()

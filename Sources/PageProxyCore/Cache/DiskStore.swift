@@ -687,7 +687,7 @@ package final class DiskStore: Sendable {
     /// known, or when this process wrote or removed the entry since the lookup began (the record is not the one read
     /// under: left as it is).
     ///
-    /// Nil when the other inode is not the file at the entry's path now: the file was read through a directory that
+    /// The record takes the other file's size. Nil when the other inode is not the file at the entry's path now: the file was read through a directory that
     /// is no longer the cache directory (review9 B4: the old version, in a directory renamed away) or was renamed
     /// over again since. Its version is not known: it is not adopted, and the caller does not serve it. The path is
     /// looked at (one `lstat`, outside the lock) only when the inode is another.
@@ -701,12 +701,16 @@ package final class DiskStore: Sendable {
             return true
         }
         guard isOther else { return generation }
-        guard CacheFileSystem.inode(path(for: key)) == inode else { return nil }
+        guard let file = CacheFileSystem.inodeAndSize(path(for: key)), file.inode == inode else { return nil }
         return state.withLock { state in
             guard let record = state.records[key], record.generation == generation, record.inode != inode else { return generation }
             Self.dropMemory(key, &state)
             state.changeCounter += 1
             state.records[key]?.inode = inode
+            // The other process's file, at its own size (review9 G4: this process's record size was kept, and the
+            // store's total drifted until the next scan).
+            state.totalBytes += file.size - record.size
+            state.records[key]?.size = file.size
             state.records[key]?.generation = state.changeCounter
             return state.changeCounter
         }

@@ -35,6 +35,23 @@ import Testing
         #expect(b.lookup(key)?.stamp == read.stamp)
     }
 
+    @Test("review9 G4: a lookup that reads another process's version of a known entry counts that file's size in the store's total")
+    func anotherProcessVersionIsCountedAtItsOwnSize() throws {
+        let directory = TemporaryDirectory()
+        let a = DiskStore(directory: directory.path, maxBytes: 1 << 20)
+        let key = Make.key(1)
+        #expect(a.write(Make.entry(1, bodyBytes: 100), for: key) != nil)
+        // B starts with A's file indexed, and reads it once (its inode known; a first read keeps no copy in memory).
+        let b = DiskStore(directory: directory.path, maxBytes: 1 << 20)
+        #expect(b.read(key) != nil)
+        #expect(!b.holdsInMemory(key))
+        #expect(b.totalBytes == Make.fileSize(bodyBytes: 100))
+        #expect(a.write(Make.entry(1, bodyBytes: 5_000), for: key) != nil)
+        #expect(b.read(key)?.body.count == 5_000)
+        #expect(b.totalBytes == Make.fileSize(bodyBytes: 5_000))
+        #expect(b.entryCount == 1)
+    }
+
     @Test("F4: a stale copy in memory gives way to the fresher version another process stored: a hit, no upstream request")
     func aFresherFileWinsOverAStaleCopy() async throws {
         let directory = TemporaryDirectory()
