@@ -50,6 +50,27 @@ import Testing
         }
     }
 
+    @Test("review9 G1: a page URL past 1,024 bytes is explained cut there, with url_bytes; ordinary ones whole, with none")
+    func aLongPageURLIsExplainedCutWithItsLength() async throws {
+        try await TestStack.run { stack in
+            let pad = String(repeating: "p", count: 3_000)
+            let response = try await stack.get("/plain?mock_total=15&pad=\(pad)&_explain=1")
+            #expect(response.status == 200, "\(response.text)")
+            let fetches = try #require(try object(response)["fetches"] as? [[String: Any]])
+            #expect(!fetches.isEmpty)
+            let whole = stack.mock.log.requests.map { "http://127.0.0.1:\(stack.mockPort)" + $0.target }
+            for fetch in fetches {
+                let url = try #require(fetch["url"] as? String)
+                #expect(url.utf8.count == 1_024)
+                #expect(whole.contains { $0.hasPrefix(url) && $0.utf8.count == fetch["url_bytes"] as? Int })
+            }
+            let short = try await stack.get("/plain?mock_total=15&_explain=1")
+            let shortFetches = try #require(try object(short)["fetches"] as? [[String: Any]])
+            #expect(!shortFetches.isEmpty)
+            #expect(shortFetches.allSatisfy { $0["url_bytes"] == nil && ($0["url"] as? String)?.contains("mock_total=15") == true })
+        }
+    }
+
     @Test func credentialsAreRedactedAndCacheOutcomesShown() async throws {
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("pageproxy-explain-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: root) }

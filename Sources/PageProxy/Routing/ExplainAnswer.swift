@@ -5,7 +5,8 @@ import PageProxyServer
 ///
 /// It names the route, the scheme and items path (an auto route's as detected, marked `"detected": true`), the total
 /// when the upstream states one, the window and fields asked for, and for every page fetched (speculative fetches
-/// included, so the list is every request the walk made) its URL with credentials redacted, status, cache outcome,
+/// included, so the list is every request the walk made) its URL with credentials redacted (cut to
+/// `WalkRecord.Fetch.keptURLBytes`, with its whole length), status, cache outcome,
 /// bytes, items taken, retries, start and duration; then the time on the upstream and in the cache, and the critical
 /// path (`WalkRecord.criticalPath`). A walk that fails is explained too: still 200, with its `error`, since the
 /// account is the answer asked for.
@@ -87,12 +88,14 @@ struct ExplainAnswer {
 
     private static func describe(_ fetch: WalkRecord.Fetch) -> String {
         var fields: [(String, LogValue)] = [
-            ("page", .int(fetch.number)), ("url", .string(fetch.url.redactedDescription)),
+            ("page", .int(fetch.number)), ("url", .string(fetch.url)),
             ("status", fetch.status.map { .int($0) } ?? .json("null")),
             ("cache", fetch.outcome.map { .string($0.rawValue) } ?? .json("null")),
             ("bytes", .int(fetch.bytes)), ("items", fetch.items.map { .int($0) } ?? .json("null")),
             ("retries", .int(fetch.retries)), ("started_ms", ms(fetch.started)), ("duration_ms", ms(fetch.finished - fetch.started)),
         ]
+        // A URL cut to `keptURLBytes` says how long it was (review9 G1).
+        if fetch.urlBytes > fetch.url.utf8.count { fields.insert(("url_bytes", .int(fetch.urlBytes)), at: 2) }
         if let error = fetch.error { fields.append(("error", .string(error))) }
         return JSONText.object(fields)
     }

@@ -9,7 +9,11 @@ package final class WalkRecord: Sendable {
     /// holds every upstream request; those the walk did not use have no `items`.
     package struct Fetch: Sendable, Equatable {
         package var number: Int
-        package var url: PageURL
+        /// The page's URL, credentials redacted (`PageURL.redactedDescription`), cut to `keptURLBytes` (review9 G1: an
+        /// upstream's 64 KB cursors made the account of a 1,000-page walk hold 64 MB of URLs).
+        package var url: String
+        /// The redacted URL's whole length in bytes: more than `url`'s when it was cut.
+        package var urlBytes: Int
         /// The status the page was answered with; nil when no answer came (a connection error, a timeout).
         package var status: Int?
         /// Where the page came from; nil when no answer came.
@@ -24,6 +28,44 @@ package final class WalkRecord: Sendable {
         package var items: Int?
         /// Why no answer came, when none did.
         package var error: String?
+
+        package init(
+            number: Int, url: PageURL, status: Int?, outcome: CacheOutcome?, bytes: Int, attempts: Int, started: Duration, finished: Duration,
+            items: Int? = nil, error: String? = nil
+        ) {
+            self.number = number
+            (self.url, self.urlBytes) = Self.kept(url)
+            self.status = status
+            self.outcome = outcome
+            self.bytes = bytes
+            self.attempts = attempts
+            self.started = started
+            self.finished = finished
+            self.items = items
+            self.error = error
+        }
+
+        /// The most bytes of a page's URL a fetch keeps: whole for every ordinary URL, cursors of a few hundred bytes
+        /// included.
+        package static let keptURLBytes = 1_024
+
+        /// `url` as a fetch keeps it: redacted, cut to `keptURLBytes` at a character's start; and its whole length.
+        static func kept(_ url: PageURL) -> (url: String, bytes: Int) {
+            let whole = url.redactedDescription
+            let length = whole.utf8.count
+            guard length > keptURLBytes else { return (whole, length) }
+            let utf8 = whole.utf8
+            var end = utf8.index(utf8.startIndex, offsetBy: keptURLBytes)
+            // Back to the start of a character: a continuation byte is 10xxxxxx.
+            while end > utf8.startIndex, utf8[end] & 0xC0 == 0x80 { end = utf8.index(before: end) }
+            return (String(Substring(utf8[..<end])), length)
+        }
+
+        /// Whether the fetch is of `url` (as far as it kept it).
+        func isOf(_ url: PageURL) -> Bool {
+            let kept = Self.kept(url)
+            return kept.bytes == urlBytes && kept.url == self.url
+        }
 
         package var retries: Int { max(0, attempts - 1) }
         /// Whether the page's answer came from the upstream rather than from the cache alone.
@@ -137,7 +179,7 @@ package final class WalkRecord: Sendable {
         let fetch = Fetch(
             number: number, url: url, status: status, outcome: outcome, bytes: bytes, attempts: 0, started: started - began,
             finished: .now - began)
-        record(fetch)
+        record(fetch, of: url)
     }
 
     /// Records a fetch that got no answer.
@@ -145,16 +187,18 @@ package final class WalkRecord: Sendable {
         let fetch = Fetch(
             number: number, url: url, status: nil, outcome: nil, bytes: 0, attempts: 0, started: started - began,
             finished: .now - began, error: error)
-        record(fetch)
+        record(fetch, of: url)
     }
 
-    func record(_ fetch: Fetch) {
+    /// Records `fetch`; with `url`, the page's, its attempts are counted in (`attempted`).
+    func record(_ fetch: Fetch, of url: PageURL? = nil) {
         state.withLock { state in
             state.pending.append(Interval(started: fetch.started, finished: fetch.finished, upstream: fetch.wentUpstream))
             if state.pending.count >= 2 * Self.unfolded { Self.fold(&state, keeping: Self.unfolded) }
             guard keepsFetches else { return }
             var kept = fetch
-            kept.attempts = state.attempts[fetch.url] ?? 0
+            // Counted while the page was in flight, and let go with it: the counts are kept by the fetches only.
+            if let url { kept.attempts = state.attempts.removeValue(forKey: url) ?? 0 }
             state.fetches.append(kept)
         }
     }
@@ -178,7 +222,7 @@ package final class WalkRecord: Sendable {
     package func taken(number: Int, url: PageURL, items: Int, pagesKnown: Int?) {
         let progress = state.withLock { state in
             // The page was fetched moments ago: the search from the end is short.
-            if keepsFetches, let index = state.fetches.lastIndex(where: { $0.number == number && $0.url == url }) {
+            if keepsFetches, let index = state.fetches.lastIndex(where: { $0.number == number && $0.isOf(url) }) {
                 state.fetches[index].items = items
             }
             state.pages += 1

@@ -23,6 +23,28 @@ import Testing
         #expect(fetches[2].error == "timed out")
     }
 
+    @Test("review9 G1: a long URL is kept cut to keptURLBytes, with its length; the fetch still takes its items and attempts")
+    func aLongURLIsKeptCutWithItsLength() throws {
+        let record = WalkRecord()
+        let start = ContinuousClock.now
+        let cursor = String(repeating: "c", count: 64 * 1024)
+        let long = try #require(PageURL(string: "http://api.test/items?cursor=\(cursor)"))
+        record.attempted(long)
+        record.attempted(long)
+        record.fetched(number: 1, url: long, status: 200, outcome: .miss, bytes: 10, started: start)
+        record.fetched(number: 2, url: url(2), status: 200, outcome: .miss, bytes: 10, started: start)
+        record.taken(number: 1, url: long, items: 7, pagesKnown: nil)
+        record.taken(number: 2, url: url(2), items: 3, pagesKnown: nil)
+        let fetches = record.fetches.sorted { $0.number < $1.number }
+        #expect(fetches[0].url.utf8.count == WalkRecord.Fetch.keptURLBytes)
+        #expect(long.redactedDescription.hasPrefix(fetches[0].url))
+        #expect(fetches[0].urlBytes == long.redactedDescription.utf8.count)
+        #expect(fetches[0].items == 7 && fetches[0].retries == 1)
+        // An ordinary URL is kept whole, as before.
+        #expect(fetches[1].url == url(2).redactedDescription && fetches[1].urlBytes == fetches[1].url.utf8.count)
+        #expect(fetches[1].items == 3)
+    }
+
     @Test func progressIsReportedForEachPageTaken() {
         let seen = Seen()
         let record = WalkRecord { seen.add($0) }
