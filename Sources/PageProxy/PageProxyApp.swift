@@ -69,6 +69,7 @@ final class PageProxyApp: Sendable {
         // when the cache is off).
         let memo = MergedAnswerMemo(maxBytes: config.cache.memoLimit, store: pages.store, clock: pages.clock)
         metrics.observeMemo { memo.chargedBytes }
+        metrics.observePageCache { pages.pagesStaleByDate }
         var aggregate = AggregateResponder(
             transport: RedirectingTransport(base: transport), pages: pages, metrics: metrics,
             spool: spool ?? MergedSpool(directories: MergedSpool.directories(for: config)), memo: memo, budgets: budgets)
@@ -99,7 +100,12 @@ final class PageProxyApp: Sendable {
                 ("bytes", .int(store.totalBytes)),
             ])
         }
-        return CachingPageSource(store: store, clock: clock)
+        return CachingPageSource(store: store, clock: clock) { origin, behind in
+            // Once per origin per ten minutes, not per page (review9 G3: such an upstream had nothing cached, silently).
+            logger.log(.warning, "upstream pages stale on arrival: their Date is behind this clock by more than their max-age, so none is served from the cache", [
+                ("origin", .string(origin)), ("behind_seconds", .int(Int(behind.components.seconds))),
+            ])
+        }
     }
 
     private init(

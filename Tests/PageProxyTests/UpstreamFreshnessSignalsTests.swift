@@ -34,6 +34,29 @@ import Testing
         await upstream.stop()
     }
 
+    @Test("review9 G3: an upstream whose clock is an hour behind, max-age=600: every request asks it, /metrics counts each page, one log line")
+    func anUpstreamClockBehindItsMaxAgeIsCountedAndLoggedOnce() async throws {
+        let upstream = try ChangingUpstream()
+        upstream.set(body: CacheCoherenceTests.v1, cacheControl: "max-age=600")
+        // PageProxy's wall clock an hour ahead of the upstream's `Date` (the upstream's server stamps it with real time).
+        let wall = ManualWallClock(Date().addingTimeInterval(3600))
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("pageproxy-date-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        try await TestStack.run(routes: [], configure: { config in
+            config.routes = [upstream.route]
+            config.cache = CacheConfig(directory: root, maxBytes: 1 << 24)
+        }, clock: wall.clock) { stack in
+            for _ in 1...3 { #expect(try await stack.get("/changing").text == CacheCoherenceTests.v1) }
+            #expect(upstream.received.count == 3)
+            let metrics = try await stack.get("/metrics").text
+            #expect(metrics.contains("pageproxy_cache_pages_stale_by_date_total 3"), "\(metrics)")
+            let lines = stack.logs.lines.filter { $0.contains("upstream pages stale on arrival") }
+            #expect(lines.count == 1)
+            #expect(lines.first?.contains("127.0.0.1:\(upstream.server.port)") == true)
+        }
+        await upstream.stop()
+    }
+
     @Test("a future Expires without max-age is the page's lifetime, longer than the route's TTL of 60 s")
     func aFutureExpiresReplacesTheRouteTTL() async throws {
         let upstream = try ChangingUpstream()

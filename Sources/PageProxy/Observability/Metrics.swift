@@ -43,6 +43,8 @@ final class Metrics: Sendable {
     private let budgets: OriginBudgets?
     /// What the memo of merged answers charges against its bound now (`pageproxy_memo_bytes`), once it is made.
     private let memoBytes = Mutex<(@Sendable () -> Int)?>(nil)
+    /// The upstream pages whose `Date` alone made them stale on arrival (`pageproxy_cache_pages_stale_by_date_total`).
+    private let pagesStaleByDate = Mutex<(@Sendable () -> Int)?>(nil)
 
     init(openConnections: @escaping @Sendable () -> Int = { 0 }, budgets: OriginBudgets? = nil) {
         self.openConnections = openConnections
@@ -52,6 +54,11 @@ final class Metrics: Sendable {
     /// Reads the memo's charged bytes at each scrape (the memo is made after the metrics).
     func observeMemo(bytes: @escaping @Sendable () -> Int) {
         memoBytes.withLock { $0 = bytes }
+    }
+
+    /// Reads the page cache's count of pages stale on arrival by their `Date` at each scrape.
+    func observePageCache(staleByDate: @escaping @Sendable () -> Int) {
+        pagesStaleByDate.withLock { $0 = staleByDate }
     }
 
     func requestStarted() {
@@ -119,6 +126,10 @@ final class Metrics: Sendable {
         for (key, count) in snapshot.cache.sorted(by: { $0.key < $1.key }) {
             text += "pageproxy_cache_pages_total{route=\"\(Self.escape(key.route))\",outcome=\"\(key.value)\"} \(count)\n"
         }
+        text += family(
+            "pageproxy_cache_pages_stale_by_date_total", "counter",
+            "Upstream pages stale on arrival because their Date is behind this clock by more than their lifetime (the upstream's clock is slow; logged once per origin per 10 minutes).")
+        text += "pageproxy_cache_pages_stale_by_date_total \(pagesStaleByDate.withLock { $0 }?() ?? 0)\n"
         text += family("pageproxy_upstream_request_duration_seconds", "histogram", "Upstream page request latency.")
         for (route, histogram) in snapshot.upstreamLatency.sorted(by: { $0.key < $1.key }) {
             text += histogram.lines(name: "pageproxy_upstream_request_duration_seconds", labels: "route=\"\(Self.escape(route))\"")

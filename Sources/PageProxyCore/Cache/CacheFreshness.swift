@@ -19,6 +19,8 @@ import Foundation
 /// - the page's age (§4.2.3): the larger of `Age` and the apparent age `now − Date` (zero when `Date` is ahead of
 ///   PageProxy's clock: an upstream clock that runs fast makes nothing stale); `Expires − Date` is a difference of
 ///   two readings of the upstream's own clock, so a skewed one does not change it;
+/// - a page whose `Date` alone uses up the lifetime it was given (an upstream clock behind by more than that) is
+///   stale on arrival, as RFC 9111 says; `isStaleByDateAlone` tells the proxy, which logs and counts it;
 /// - the route's TTL is the default for a page that says none of these, counted from when PageProxy received it;
 /// - `must-revalidate` (or `proxy-revalidate`): fresh as usual, but never served stale when the upstream fails;
 /// - `s-maxage` applies to shared caches only and is ignored.
@@ -32,6 +34,10 @@ package struct CacheFreshness: Sendable, Equatable {
     package var lifetimeFromUpstream: Bool
     /// The upstream said `private`: the page is for the credentials that fetched it, and no shared cache may keep it.
     package var isPrivate: Bool
+    /// The upstream gave a lifetime that its `Date` alone used up: the apparent age (`now − Date`) left nothing of it
+    /// where `Age` would have (review9 G3). Most likely the upstream's clock is behind this one by more than the
+    /// lifetime: its pages are stale on arrival, and nothing is served from the cache without asking it.
+    package var isStaleByDateAlone = false
 
     package init(isStorable: Bool, lifetime: Duration, mustRevalidate: Bool, lifetimeFromUpstream: Bool = false, isPrivate: Bool = false) {
         self.isStorable = isStorable
@@ -52,7 +58,7 @@ package struct CacheFreshness: Sendable, Equatable {
             lifetime = .zero
             mustRevalidate = true
         } else if let upstream = CacheFreshness.upstreamLifetime(headers, maxAge: directives["max-age"], now: now) {
-            lifetime = upstream
+            (lifetime, isStaleByDateAlone) = upstream
         } else {
             lifetime = routeTTL
             lifetimeFromUpstream = false
@@ -61,15 +67,16 @@ package struct CacheFreshness: Sendable, Equatable {
 
     /// RFC 9111 §4.2.1 — the lifetime the upstream gave (`max-age`, else `Expires − Date`) less the page's age
     /// (§4.2.3), at least zero; zero for an invalid one (attack6 F5: `max-age=abc`, `Expires: 0` were served for the
-    /// route's TTL); nil when it gave none.
-    private static func upstreamLifetime(_ headers: HTTPHeaders, maxAge: String?, now: Date) -> Duration? {
+    /// route's TTL); nil when it gave none. And whether the apparent age from `Date` alone made it zero
+    /// (`isStaleByDateAlone`).
+    private static func upstreamLifetime(_ headers: HTTPHeaders, maxAge: String?, now: Date) -> (Duration, staleByDate: Bool)? {
         let date = headers["Date"].flatMap { HTTPDate.parse($0.trimmingCharacters(in: .whitespaces)) }
         let given: Int64
         if let maxAge {
-            guard let seconds = seconds(maxAge) else { return .zero }
+            guard let seconds = seconds(maxAge) else { return (.zero, false) }
             given = seconds
         } else if let expires = headers["Expires"] {
-            guard let expiry = HTTPDate.parse(expires.trimmingCharacters(in: .whitespaces)) else { return .zero }
+            guard let expiry = HTTPDate.parse(expires.trimmingCharacters(in: .whitespaces)) else { return (.zero, false) }
             given = wholeSeconds(expiry.timeIntervalSince(date ?? now))
         } else {
             return nil
@@ -77,7 +84,7 @@ package struct CacheFreshness: Sendable, Equatable {
         let ageValue = headers["Age"].flatMap { seconds($0) } ?? 0
         // A `Date` ahead of this clock is no age at all (RFC 9111 §4.2.3: a negative apparent age is zero).
         let apparentAge = date.map { max(0, wholeSeconds(now.timeIntervalSince($0))) } ?? 0
-        return .seconds(max(0, given - max(ageValue, apparentAge)))
+        return (.seconds(max(0, given - max(ageValue, apparentAge))), given > ageValue && apparentAge >= given)
     }
 
     /// `interval` in whole seconds, rounded down, within the range `seconds(_:)` reads.
@@ -88,7 +95,11 @@ package struct CacheFreshness: Sendable, Equatable {
 
     /// The entry for a 200 `response` received at `now`, or nil when it must not be stored.
     package static func entry(for response: UpstreamResponse, routeTTL: Duration, now: Date) -> CacheEntry? {
-        let freshness = CacheFreshness(headers: response.headers, routeTTL: routeTTL, now: now)
+        entry(for: response, freshness: CacheFreshness(headers: response.headers, routeTTL: routeTTL, now: now), now: now)
+    }
+
+    /// The entry for a 200 `response` received at `now` whose freshness is `freshness`, or nil when it must not be stored.
+    package static func entry(for response: UpstreamResponse, freshness: CacheFreshness, now: Date) -> CacheEntry? {
         guard response.status.code == 200, freshness.isStorable else { return nil }
         return CacheEntry(
             status: response.status, headers: CacheEntry.storedHeaders(of: response.headers), body: response.body,

@@ -72,16 +72,28 @@ package final class CachingPageSource: Sendable {
     package let clock: PageProxyClock
     /// Where the store's writes and removals run (they block on the disk, and may evict): never the cooperative pool.
     private let diskWork: DiskWork
+    /// The pages an upstream's `Date` made stale on arrival (`CacheFreshness.isStaleByDateAlone`), told once per
+    /// origin per interval.
+    private let staleByDate: StaleByDateNotice
 
     /// - Parameters:
     ///   - store: nil for no cache: every fetch is a `bypass`.
     ///   - clock: the process's clock (tests move it to make entries stale without waiting).
     ///   - diskWork: the threads that write to the store.
-    package init(store: DiskStore?, clock: PageProxyClock = .system, diskWork: DiskWork = DiskWork()) {
+    ///   - onStaleByDate: told, once per origin per ten minutes, that an origin's pages were stale on arrival by their
+    ///     `Date` alone, and how far behind it was (the proxy logs it).
+    package init(
+        store: DiskStore?, clock: PageProxyClock = .system, diskWork: DiskWork = DiskWork(),
+        onStaleByDate: @escaping @Sendable (_ origin: String, _ behind: Duration) -> Void = { _, _ in }
+    ) {
         self.store = store
         self.clock = clock
         self.diskWork = diskWork
+        staleByDate = StaleByDateNotice(tell: onStaleByDate)
     }
+
+    /// How many upstream pages were stale on arrival by their `Date` alone (`/metrics`).
+    package var pagesStaleByDate: Int { staleByDate.count }
 
     /// The page for `request`, from the cache or from `transport`.
     /// - Parameter scan: what the walk scans pages for: a page stored now is scanned (validated) once, and its scan
@@ -341,6 +353,7 @@ package final class CachingPageSource: Sendable {
             // The 304's own age and date (RFC 9111 §4.2.3): neither is stored with the entry.
             for name in ["Age", "Date"] { if let value = response.headers[name] { headers.set(name, value) } }
             let freshness = CacheFreshness(headers: headers, routeTTL: routeTTL, now: received)
+            noteStaleByDate(freshness, headers: headers, origin: request.url.origin, received: received)
             if freshness.isStorable {
                 entry.storedAt = received
                 entry.freshUntil = received.addingTimeInterval(freshness.lifetime.timeInterval)
@@ -354,7 +367,9 @@ package final class CachingPageSource: Sendable {
             return .success(CachedResponse(entry.response, .revalidated))
         }
         if response.status.code == 200 {
-            if var entry = CacheFreshness.entry(for: response, routeTTL: routeTTL, now: received) {
+            let freshness = CacheFreshness(headers: response.headers, routeTTL: routeTTL, now: received)
+            noteStaleByDate(freshness, headers: response.headers, origin: request.url.origin, received: received)
+            if var entry = CacheFreshness.entry(for: response, freshness: freshness, now: received) {
                 entry.scan = scan.flatMap { Self.scan(entry.body, for: $0) }
                 // A page that is not JSON for the walk (an HTML error page a middlebox sent with 200, a glitch) is not
                 // stored: this walk reports it, and the next one asks the upstream again instead of failing for the
@@ -370,6 +385,13 @@ package final class CachingPageSource: Sendable {
             await remove(key, from: store)
         }
         return .success(CachedResponse(response, .miss))
+    }
+
+    /// Counts a page that `freshness` says its `Date` alone made stale (review9 G3), with how far that was behind.
+    private func noteStaleByDate(_ freshness: CacheFreshness, headers: HTTPHeaders, origin: PageURL.Origin, received: Date) {
+        guard freshness.isStaleByDateAlone, let date = headers["Date"].flatMap({ HTTPDate.parse($0.trimmingCharacters(in: .whitespaces)) })
+        else { return }
+        staleByDate.note(origin: origin.description, behind: .seconds(max(0, received.timeIntervalSince(date))), at: clock.now())
     }
 
     /// Removes `key`'s entry on a disk lane, when there may be one: a page that is never stored (`no-store`) costs

@@ -139,6 +139,19 @@ import Testing
         #expect(Self.freshness(nil, [("Date", Self.date(-20))]).lifetime == .seconds(60))
     }
 
+    /// review9 G3 — a page its `Date` alone makes stale (an upstream clock behind by more than the lifetime) says so;
+    /// one its `Age` makes stale, or one with time left, or one with no lifetime of the upstream's, does not.
+    @Test func aPageStaleByItsDateAloneSaysSo() {
+        let behind = Self.freshness("max-age=60", [("Date", Self.date(-120))])
+        #expect(behind.lifetime == .zero && behind.isStaleByDateAlone)
+        #expect(Self.freshness(nil, [("Expires", Self.date(-60)), ("Date", Self.date(-120))]).isStaleByDateAlone)
+        #expect(!Self.freshness("max-age=60", age: "120", [("Date", Self.date(-120))]).isStaleByDateAlone)
+        #expect(!Self.freshness("max-age=60", [("Date", Self.date(-20))]).isStaleByDateAlone)
+        #expect(!Self.freshness("max-age=0", [("Date", Self.date(-20))]).isStaleByDateAlone)
+        #expect(!Self.freshness(nil, [("Date", Self.date(-120))]).isStaleByDateAlone)
+        #expect(!Self.freshness("max-age=60").isStaleByDateAlone)
+    }
+
     /// attack6 F5 — RFC 9111 §4.1: a stored response with `Vary: *` matches no request: revalidated before every use.
     @Test func varyStarIsStoredAsNoCache() {
         let noCache = CacheFreshness(isStorable: true, lifetime: .zero, mustRevalidate: true, lifetimeFromUpstream: true)

@@ -56,6 +56,47 @@ import Testing
         try await source.fetch(request ?? self.request, policy: policy ?? self.policy, transport: upstream, timeout: Self.pageTimeout, maxBodyBytes: 1 << 20)
     }
 
+    @Test("review9 G3: pages stale on arrival by their Date alone are each counted, and told once per origin per interval")
+    func pagesStaleByTheirDateAreCountedAndToldOncePerOrigin() async throws {
+        let told = Locked<[String]>([])
+        let source = CachingPageSource(
+            store: DiskStore(directory: directory.path, maxBytes: 1 << 20), clock: clock.clock, onStaleByDate: { origin, behind in
+                told.withLock { $0.append("\(origin) \(behind.components.seconds)") }
+            })
+        let now = clock.clock.wallNow()
+        let upstream = Upstream { request throws(UpstreamError) in
+            let date = request.url.origin.host == "slow.test" ? now.addingTimeInterval(-3600) : now
+            return UpstreamResponse(
+                status: .ok, headers: HTTPHeaders([("Cache-Control", "max-age=60"), ("Date", HTTPDate.format(date))]), body: Array("[1]".utf8))
+        }
+        for page in 1...3 {
+            let fetched = try await fetch(source, upstream, request: UpstreamRequest(url: PageURL(string: "http://slow.test/items?page=\(page)")!))
+            #expect(fetched.outcome == .miss)
+        }
+        _ = try await fetch(source, upstream, request: UpstreamRequest(url: PageURL(string: "http://right.test/items?page=1")!))
+        #expect(source.pagesStaleByDate == 3)
+        #expect(told.withLock { $0 } == ["http://slow.test 3600"])
+        // Nothing of it is a hit: asked again, the upstream answers again (and the count goes on).
+        _ = try await fetch(source, upstream, request: UpstreamRequest(url: PageURL(string: "http://slow.test/items?page=1")!))
+        #expect(upstream.requests.count == 5)
+        #expect(source.pagesStaleByDate == 4)
+        #expect(told.withLock { $0.count } == 1)
+    }
+
+    @Test("review9 G3: an origin is told about again once the interval has passed, not before")
+    func theNoticeTellsAnOriginAgainAfterItsInterval() {
+        let told = Locked(0)
+        let notice = StaleByDateNotice(interval: .seconds(600)) { _, _ in told.withLock { $0 += 1 } }
+        let start = ContinuousClock.now
+        notice.note(origin: "http://a.test", behind: .seconds(90), at: start)
+        notice.note(origin: "http://a.test", behind: .seconds(90), at: start + .seconds(599))
+        #expect(told.withLock { $0 } == 1)
+        notice.note(origin: "http://a.test", behind: .seconds(90), at: start + .seconds(600))
+        notice.note(origin: "http://b.test", behind: .seconds(90), at: start + .seconds(600))
+        #expect(told.withLock { $0 } == 3)
+        #expect(notice.count == 4)
+    }
+
     @Test func aWarmRepeatIsAHitWithNoUpstreamRequest() async throws {
         let upstream = Upstream.withETag(Locked("\"1\""))
         let source = makeSource()
