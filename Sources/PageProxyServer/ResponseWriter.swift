@@ -68,8 +68,10 @@ package final class ResponseWriter {
     package func send(_ status: HTTPStatus, headers: consuming HTTPHeaders = HTTPHeaders(), body: [UInt8]) async throws {
         precondition(!hasStarted, "a response is written once")
         // A HEAD answer, or a 304, may state the length its GET would have had (RFC 9110 §8.6, §9.3.2); otherwise
-        // count the body.
-        if !((isHead || !status.allowsBody) && body.isEmpty && headers.contains("Content-Length")) {
+        // count the body. A 304 that states none (an NDJSON answer's: its length is not known) gets none: any other
+        // would be a length its GET would not have had.
+        let statesItsGETsLength = (isHead || !status.allowsBody) && body.isEmpty && headers.contains("Content-Length")
+        if !statesItsGETsLength, !(status == .notModified && body.isEmpty) {
             headers.set("Content-Length", String(body.count))
         }
         let head = head(status, headers: &headers)

@@ -85,7 +85,8 @@ struct InMemoryAnswer: Sendable {
             case .declined(let response): return .declined(response, read)
             }
         case .ndjson:
-            answered = await NDJSONAnswerRenderer.render(onePage: page, extraHeaders: extraHeaders, record: record, response: response)
+            answered = await NDJSONAnswerRenderer.render(
+                onePage: page, extraHeaders: extraHeaders, preconditions: request.headers, record: record, response: response)
         }
         // Counted once the answer stands, as the walk's counter counts a hit.
         metrics.cacheOutcome(route: route.name, outcome: CacheOutcome.hit.rawValue)

@@ -123,11 +123,15 @@ struct MergedAnswerRenderer: Sendable {
             memo.keep(memoized, for: memoKey)
             kept = memoized
         }
-        // `headers` is captured by value here and consumed by the send: the writer sets the length in these very
-        // fields, not in a copy (issue 13).
-        if let notModified = Self.notModified(plan.request, etag: tag, headers: { [headers] in headers }, length: length) {
-            await response.send(.notModified, headers: notModified, body: [])
+        // A 304 copies `headers`; the 200 consumes them: the writer sets the length in these very fields, not in a
+        // copy (issue 13).
+        switch ClientPreconditions.evaluate(plan.request.headers, etag: tag) {
+        case .proceed: break
+        case .notModified:
+            await response.send(.notModified, headers: Self.notModified(headers, length: length), body: [])
             return record
+        case .failed:
+            return await response.send(ClientPreconditions.failure, recording: record)
         }
         record.isSpooled = spooled?.isSpooled ?? false
         if let kept {
@@ -217,9 +221,13 @@ struct MergedAnswerRenderer: Sendable {
             for field in perRequest { headers.set(field.name, field.value) }
             return headers
         }
-        if let notModified = Self.notModified(plan.request, etag: answer.etag, headers: headers, length: answer.body.count) {
-            await response.send(.notModified, headers: notModified, body: [])
+        switch ClientPreconditions.evaluate(plan.request.headers, etag: answer.etag) {
+        case .proceed: break
+        case .notModified:
+            await response.send(.notModified, headers: Self.notModified(headers(), length: answer.body.count), body: [])
             return record
+        case .failed:
+            return await response.send(ClientPreconditions.failure, recording: record)
         }
         // One lookup, one write of prepared bytes.
         await response.send(.ok, prepared: answer.preparedFields, body: answer.body, perRequest: perRequest)
@@ -228,13 +236,10 @@ struct MergedAnswerRenderer: Sendable {
         return record
     }
 
-    /// RFC 9110 §13.1.2 — the client already holds this answer: the 304's fields (the 200's, with no
-    /// `Content-Type` and the length its GET would have), or nil when it does not.
-    private static func notModified(_ request: HTTPRequestHead, etag: String, headers: () -> HTTPHeaders, length: Int) -> HTTPHeaders? {
-        guard request.headers.contains("If-None-Match"),
-            AggregateETag.matches(ifNoneMatch: request.headers.values("If-None-Match"), etag: etag)
-        else { return nil }
-        var notModified = headers()
+    /// RFC 9110 §13.1.2 — the client already holds this answer (`ClientPreconditions`): the 304's fields, the 200's
+    /// `headers` with no `Content-Type` and the length its GET would have.
+    private static func notModified(_ headers: HTTPHeaders, length: Int) -> HTTPHeaders {
+        var notModified = headers
         notModified.remove("Content-Type")
         notModified.set("Content-Length", String(length))
         return notModified

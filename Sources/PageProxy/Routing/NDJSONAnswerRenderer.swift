@@ -34,6 +34,9 @@ enum NDJSONAnswerRenderer {
         // the stream, with its trailers; a HEAD gets the stream's head, as before.
         let holdsAnswer = !sendsTrailers && plan.request.method != .head
         let start = StreamStart(walk: walk, requested: requested, sendsTrailers: sendsTrailers)
+        // The client's preconditions (RFC 9110 §13.2.2): with no entity tag, only `*` matches; weighed once the first
+        // page has come (a walk that fails at once is answered with its error), or the walk has ended with no page.
+        let precondition = ClientPreconditions.evaluate(plan.request.headers, etag: nil)
         var (pages, items) = (0, 0)
         // The lines of pages at hand (read in place from the cache) leave together, up to `batchBytes` a write; what
         // is pending goes out before the walk waits for a page (issue 13: a write per page was a walk's bottleneck).
@@ -41,6 +44,12 @@ enum NDJSONAnswerRenderer {
         do {
             try await walker.walk { walked in
                 let current = requested.shape(walked, walker: walker)
+                if precondition != .proceed, let response = unanswered.take() {
+                    // Answered at the first page, which the record counts (as an answer from that page alone would).
+                    (pages, items) = (1, current.itemCount)
+                    record = await Self.send(precondition, record: record, response: response)
+                    return .stop
+                }
                 if !holdsAnswer, let response = unanswered.take() {
                     stream = await start.begin(response)
                     // A HEAD is answered once the first page has decided the status: the rest would be fetched for nothing.
@@ -84,6 +93,7 @@ enum NDJSONAnswerRenderer {
         (record.pages, record.items) = (pages, items)
         // Complete before its first byte (every page at hand, or no page at all): the whole answer, with its length.
         if let response = unanswered.take() {
+            if precondition != .proceed { return .answered(await Self.send(precondition, record: record, response: response)) }
             guard !holdsAnswer else {
                 let headers = Self.headers(walk: walk, requested: requested, walkEnded: true, extra: 1)
                 await response.send(.ok, headers: headers, slices: [batch[...]])
@@ -99,12 +109,30 @@ enum NDJSONAnswerRenderer {
         return .answered(record)
     }
 
+    /// The 304 or 412 that answers a request whose preconditions `outcome` says the answer does not meet.
+    private static func send(_ outcome: ClientPreconditions.Outcome, record: RequestRecord, response: consuming Response) async -> RequestRecord {
+        guard outcome == .failed else {
+            // The 200's `Cache-Control`; no length (it is streamed: not known), no `Content-Type` (RFC 9110 §15.4.5).
+            var fields = HTTPHeaders()
+            fields.set("Cache-Control", "no-store")
+            await response.send(.notModified, headers: fields, body: [])
+            return record
+        }
+        return await response.send(ClientPreconditions.failure, recording: record)
+    }
+
     /// The answer of a walk of one page, `page`, that is fresh in the cache and is the last (`InMemoryAnswer`): the
     /// same answer, in one write with its length, as `render(walk:…)` gives a walk whose pages are all at hand.
-    /// - Parameter extraHeaders: what the walk would add (`PageProxy-Total`).
-    static func render(onePage page: Page, extraHeaders: HTTPHeaders, record: RequestRecord, response: consuming Response) async -> RequestRecord {
+    /// - Parameters:
+    ///   - extraHeaders: what the walk would add (`PageProxy-Total`).
+    ///   - preconditions: the request's fields, weighed as the walk weighs them (`ClientPreconditions`).
+    static func render(
+        onePage page: Page, extraHeaders: HTTPHeaders, preconditions: HTTPHeaders, record: RequestRecord, response: consuming Response
+    ) async -> RequestRecord {
         var record = record
         (record.pages, record.items, record.cache) = (1, page.itemCount, MergedAnswerRenderer.onePageHit)
+        let precondition = ClientPreconditions.evaluate(preconditions, etag: nil)
+        if precondition != .proceed { return await send(precondition, record: record, response: response) }
         var lines: [UInt8] = []
         NDJSONBody.append(page, to: &lines)
         await response.send(.ok, headers: headers(walk: HTTPHeaders(), requested: extraHeaders, extra: 1), slices: [lines[...]])

@@ -87,14 +87,28 @@ package struct AggregateETag: Sendable {
         record.bytes.append(contentsOf: bytes)
     }
 
-    /// RFC 9110 §13.1.2 — whether `If-None-Match` (weak comparison) matches `etag`, so the answer is a 304.
-    package static func matches(ifNoneMatch values: [String], etag: String) -> Bool {
-        let opaque = HTTPFieldSyntax.opaqueTag(etag[...])
+    /// RFC 9110 §13.1.2 — whether `If-None-Match` (weak comparison) matches `etag`, so the answer is a 304. `*`
+    /// matches any current answer, one with no entity tag (`etag` nil: NDJSON) too.
+    package static func matches(ifNoneMatch values: [String], etag: String?) -> Bool {
+        let opaque = etag.map { HTTPFieldSyntax.opaqueTag($0[...]) }
+        return listed(values) { opaque != nil && HTTPFieldSyntax.opaqueTag($0) == opaque }
+    }
+
+    /// RFC 9110 §13.1.1 — whether `If-Match` (strong comparison: neither tag weak, §8.8.3.2) matches `etag`; `*`
+    /// matches any current answer, one with no entity tag (`etag` nil: NDJSON) too.
+    package static func matches(ifMatch values: [String], etag: String?) -> Bool {
+        listed(values) { tag in
+            guard let etag, !etag.hasPrefix("W/") else { return false }
+            return HTTPFieldSyntax.opaqueTag(tag) == tag && tag == etag[...]
+        }
+    }
+
+    /// Whether a field's list (its values, comma-separated) is `*` or names a tag `isMatch` accepts.
+    private static func listed(_ values: [String], _ isMatch: (Substring) -> Bool) -> Bool {
         for value in values {
             for candidate in value.split(separator: ",") {
                 let tag = candidate.trimmingCharacters(in: [" ", "\t"])
-                if tag == "*" { return true }
-                if HTTPFieldSyntax.opaqueTag(tag[...]) == opaque { return true }
+                if tag == "*" || isMatch(tag[...]) { return true }
             }
         }
         return false

@@ -28,6 +28,19 @@ import Testing
         return etag.finalize()
     }
 
+    @Test("If-Match compares strongly (a weak tag never matches), If-None-Match weakly; * matches any answer, one with no tag too")
+    func ifMatchIsStrongAndIfNoneMatchWeak() {
+        let tag = "\"abc\""
+        #expect(AggregateETag.matches(ifMatch: ["\"x\", \"abc\""], etag: tag))
+        #expect(!AggregateETag.matches(ifMatch: ["W/\"abc\""], etag: tag))
+        #expect(!AggregateETag.matches(ifMatch: [tag], etag: "W/" + tag))
+        #expect(!AggregateETag.matches(ifMatch: [tag], etag: nil))
+        #expect(AggregateETag.matches(ifMatch: ["*"], etag: nil))
+        #expect(AggregateETag.matches(ifNoneMatch: ["W/\"abc\""], etag: tag))
+        #expect(!AggregateETag.matches(ifNoneMatch: [tag], etag: nil))
+        #expect(AggregateETag.matches(ifNoneMatch: [" * "], etag: nil))
+    }
+
     @Test func theSameStoredPagesGiveTheSameTag() throws {
         let pages = [try Self.page("[1,2]", checksum: 7), try Self.page("[3]", checksum: 8)]
         #expect(Self.tag(pages) == Self.tag(pages))
