@@ -18,7 +18,7 @@ import Glibc
         defer { try? FileManager.default.removeItem(at: directory) }
         let pidFile = directory.appendingPathComponent("child.pid")
         // The helper is this test binary running `helperStartsAChild` alone.
-        let helper = try ChildProcess(
+        let helper = try await ChildProcess(
             executable: URL(fileURLWithPath: CommandLine.arguments[0]),
             arguments: ["--testing-library", "swift-testing", "--filter", "helperStartsAChild"],
             environment: ProcessInfo.processInfo.environment.merging([Self.helperPidFile: pidFile.path]) { $1 })
@@ -39,7 +39,7 @@ import Glibc
     @Test(.enabled(if: ProcessInfo.processInfo.environment[helperPidFile] != nil))
     func helperStartsAChild() async throws {
         let pidFile = try #require(ProcessInfo.processInfo.environment[Self.helperPidFile])
-        let child = try ChildProcess(executable: URL(fileURLWithPath: "/bin/sleep"), arguments: ["60"])
+        let child = try await ChildProcess(executable: URL(fileURLWithPath: "/bin/sleep"), arguments: ["60"])
         // Written whole, then renamed: the test never reads half a pid.
         try Data("\(child.processIdentifier)".utf8).write(to: URL(fileURLWithPath: pidFile), options: .atomic)
         try await poll("the test kills this helper", limit: .seconds(60)) { false }

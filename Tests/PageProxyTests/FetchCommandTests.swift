@@ -119,7 +119,7 @@ import Glibc
             let file = try writeConfig(stack)
             defer { try? FileManager.default.removeItem(at: file) }
             let output = Pipe()
-            let process = try ChildProcess(
+            let process = try await ChildProcess(
                 executable: ProxyProcess.binary, arguments: ["fetch", "gh?mock_total=30", "--config", file.path],
                 standardOutput: .descriptor(output.fileHandleForWriting.fileDescriptor), standardError: .descriptor(secondary))
             try output.fileHandleForWriting.close()

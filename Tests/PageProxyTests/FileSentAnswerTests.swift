@@ -60,7 +60,7 @@ import Testing
                 #expect(again.body == before.body)
                 #expect(store.fileReadCount == reads)
                 // Left: the entries read ahead that no lookup took (at most `DiskStore.readAheadLimit`) hold theirs.
-                restarted.pages.waitForReadAhead()
+                await restarted.pages.waitForReadAhead()
                 try await poll("the entry files are closed") { Self.openFiles(under: directory) == ledgers + store.readAheadCount }
             } catch {
                 await restarted.stop(grace: .seconds(5))
@@ -81,8 +81,8 @@ import Testing
             let restarted = try restart()
             let ledgers = Self.openFiles(under: directory)
             let store = try #require(restarted.pages.store)
-            func closed() -> Bool {
-                restarted.pages.waitForReadAhead()
+            func closed() async -> Bool {
+                await restarted.pages.waitForReadAhead()
                 return Self.openFiles(under: directory) == ledgers + store.readAheadCount
             }
             do {

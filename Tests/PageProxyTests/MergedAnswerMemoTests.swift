@@ -62,7 +62,7 @@ import Testing
     }
 
     @Test("an answer is dropped once a page it was built from is rewritten, removed or evicted; others stay")
-    func answerEndsWhenAPageChanges() throws {
+    func answerEndsWhenAPageChanges() async throws {
         let pages = Store(maxBytes: 4096)
         let memo = MergedAnswerMemo(maxBytes: 1000, store: pages.store, perAnswerBytes: 0)
         let later = now.addingTimeInterval(60)
@@ -83,7 +83,7 @@ import Testing
         #expect(memo.answer(for: "evicted", at: now) != nil)
         // Fill the store past its bound with newer entries: page 3, the least recently used, goes.
         for page in 10..<40 { _ = try? pages.write(page, body: String(repeating: "x", count: 200)) }
-        pages.store.waitForEvictions()
+        await pages.store.waitForEvictions()
         #expect(!pages.store.contains(Store.key(3)))
         #expect(memo.answer(for: "evicted", at: now) == nil)
         #expect(memo.answer(for: "all", at: now) == nil)

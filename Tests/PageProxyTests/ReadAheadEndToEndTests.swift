@@ -34,7 +34,7 @@ import Testing
             do {
                 let read = try await get(ndjson: true)
                 #expect(read.body == first.body)
-                restarted.pages.waitForReadAhead()
+                await restarted.pages.waitForReadAhead()
                 // Pages 2…5 are the first window, read at once; the 32 past it are asked for at once and read while
                 // the walk waits, the last 3 once it has taken half of those (unless it ends first: then they are
                 // dropped). The walk itself reads no file of the 32.
@@ -47,7 +47,7 @@ import Testing
                 // that reads): the NDJSON walk was the entries' first hit, which kept no copy, so it reads them again.
                 let reads = store.fileReadCount
                 let merged = try await get(ndjson: false)
-                restarted.pages.waitForReadAhead()
+                await restarted.pages.waitForReadAhead()
                 #expect(merged.header("PageProxy-Cache") == "hits=40 misses=0 revalidated=0 stale=0 bypassed=0")
                 #expect(merged.body == firstMerged.body)
                 #expect(store.fileReadCount > reads)
@@ -57,7 +57,7 @@ import Testing
                 // The merged walk kept the entries in memory: the next walk reads no file and asks for nothing.
                 let again = store.fileReadCount
                 let warm = try await get(ndjson: true)
-                restarted.pages.waitForReadAhead()
+                await restarted.pages.waitForReadAhead()
                 #expect(warm.body == first.body)
                 #expect(store.fileReadCount == again)
                 #expect(restarted.pages.readAheadRequests == requests)
@@ -94,10 +94,13 @@ private final class ReadAheadGate: Sendable {
             state.held = true
             return watched
         }) else { return }
+        // The walk's thread is held (the observer is synchronous): a thread of the cooperative pool, on purpose, for
+        // as long as the read-ahead thread takes, which needs no thread of the pool to finish.
         let deadline = ContinuousClock.now + .seconds(20)
         while store.readAheadAskedCount < Self.distance, ContinuousClock.now < deadline { usleep(1_000) }
-        pages.waitForReadAhead()
-        let asked = store.readAheadAskedCount >= Self.distance
+        let requests = pages.readAheadRequests
+        while pages.readAheadsRun < requests, ContinuousClock.now < deadline { usleep(1_000) }
+        let asked = store.readAheadAskedCount >= Self.distance && pages.readAheadsRun >= requests
         state.withLock { $0.heldUntilReadAhead = asked }
     }
 }

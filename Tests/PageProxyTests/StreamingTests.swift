@@ -143,9 +143,9 @@ struct ChunkedBody {
 }
 
 /// Polls `condition` until it holds, for at most `limit` (bounded: never a hang, never a fixed sleep).
-func poll(_ what: String, limit: Duration = .seconds(20), _ condition: () -> Bool) async throws {
+func poll(_ what: String, limit: Duration = .seconds(20), _ condition: () async -> Bool) async throws {
     let deadline = ContinuousClock.now + limit
-    while !condition() {
+    while await !condition() {
         guard ContinuousClock.now < deadline else {
             Issue.record("timed out waiting until \(what)")
             return

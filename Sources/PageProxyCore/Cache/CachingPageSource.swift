@@ -66,6 +66,8 @@ package final class CachingPageSource: Sendable {
     /// How many times a walk asked for pages to be read ahead (tests: a walk asked, whether or not it ended before the
     /// read-ahead thread got to its pages).
     private let readAheadRequestCount = Atomic(0)
+    /// How many of those have run, or were dropped because their walk had ended (tests: a sync wait for them).
+    private let readAheadRunCount = Atomic(0)
     private let collapser = FetchCollapser<CacheKey, Result<CachedResponse, UpstreamError>>()
     /// Entries' freshness is measured on its wall side (entries outlive the process, so they carry dates), a
     /// request's deadline on its monotonic side; the memo and the answers' `Cache-Control` read the same clock.
@@ -198,7 +200,8 @@ package final class CachingPageSource: Sendable {
         guard let store, store.isEnabled, policy.ttl > .zero, !policy.forceRevalidate else { return }
         let (asked, clock) = (store.useCount, clock)
         readAheadRequestCount.add(1, ordering: .relaxed)
-        Self.readAheadQueue.async {
+        Self.readAheadQueue.async { [self] in
+            defer { readAheadRunCount.add(1, ordering: .releasing) }
             guard cancellation?.isCancelled != true else { return }
             // Only fresh entries are held: a stale one is read again by the fetch that revalidates it.
             store.readAhead(
@@ -207,9 +210,9 @@ package final class CachingPageSource: Sendable {
         }
     }
 
-    /// Waits until the read-aheads asked so far have run (tests; nothing else needs to).
-    package func waitForReadAhead() {
-        Self.readAheadQueue.sync {}
+    /// Returns once the read-aheads asked so far have run (tests; nothing else needs to). Suspends, never blocks.
+    package func waitForReadAhead() async {
+        await withCheckedContinuation { continuation in Self.readAheadQueue.async { continuation.resume() } }
     }
 
     /// Where entries are read ahead: one thread (on 2 cores a second one only competes with the walk and its client).
@@ -220,6 +223,9 @@ package final class CachingPageSource: Sendable {
 
     /// How many times `readAhead` was asked (and would have queued a read).
     package var readAheadRequests: Int { readAheadRequestCount.load(ordering: .relaxed) }
+
+    /// How many read-aheads asked have run (or were dropped): every one asked so far once it reaches `readAheadRequests`.
+    package var readAheadsRun: Int { readAheadRunCount.load(ordering: .acquiring) }
 
     /// The entry for `key`: read inline when its bytes are in memory (the page cache included), otherwise on
     /// `diskQueue`, so that a thread of the cooperative pool never waits for the disk.
@@ -241,6 +247,11 @@ package final class CachingPageSource: Sendable {
     private func hit(_ found: (entry: CacheEntry, stamp: PageStamp)?, policy: CachePolicy) -> Fetched? {
         guard let (entry, stamp) = found, let freshUntil = policy.servesFresh(entry, at: clock.wallNow()) else { return nil }
         return Fetched(response: entry.response, outcome: .hit, stored: StoredVersion(stamp: stamp, entry: entry, freshUntil: freshUntil))
+    }
+
+    /// How many requests wait for fetches now, of every page (tests: a request has joined).
+    package func waiterCount() async -> Int {
+        await collapser.waiterCount
     }
 
     /// How many requests wait for `request`'s fetch now (tests: a request has joined).

@@ -181,9 +181,10 @@ package final class DiskStore: Sendable {
         }
     }
 
-    /// Waits until the evictions queued so far have run (tests; nothing else needs to).
-    package func waitForEvictions() {
-        evictions.sync {}
+    /// Returns once the evictions queued so far have run (tests; nothing else needs to). Suspends, never blocks: a
+    /// caller on the cooperative pool holds none of its threads meanwhile.
+    package func waitForEvictions() async {
+        await withCheckedContinuation { continuation in evictions.async { continuation.resume() } }
     }
 
     /// This process's id among those sharing the directory (it names their temporary files); nil when unusable.

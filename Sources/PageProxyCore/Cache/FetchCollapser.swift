@@ -32,6 +32,11 @@ package actor FetchCollapser<Key: Hashable & Sendable, Value: Sendable> {
     /// How many keys have work in flight.
     package var inFlightCount: Int { flights.count + retired.count }
 
+    /// How many callers wait for work, of every key (in every flight, retired ones too).
+    package var waiterCount: Int {
+        retired.values.reduce(flights.values.reduce(0) { $0 + $1.waiters.count }) { $0 + $1.flight.waiters.count }
+    }
+
     /// How many callers wait for `key`'s work (in every flight of it, retired ones too).
     package func waiterCount(for key: Key) -> Int {
         retired.values.reduce(flights[key]?.waiters.count ?? 0) { $0 + ($1.key == key ? $1.flight.waiters.count : 0) }

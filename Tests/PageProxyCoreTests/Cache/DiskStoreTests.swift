@@ -1,5 +1,7 @@
+import CLinux
 import Foundation
 import Glibc
+import PageProxyMock
 import Synchronization
 import Testing
 
@@ -97,14 +99,14 @@ import Testing
         return (store, size)
     }
 
-    @Test func evictsLeastRecentlyUsedByBytes() {
+    @Test func evictsLeastRecentlyUsedByBytes() async {
         let directory = TemporaryDirectory()
         let store = Self.sixEntriesInABoundOfSeven(in: directory).store
         #expect(store.entryCount == 6)
         _ = store.read(Self.key(1))  // 1 is now more recent than 2 and 3
         // Past 95 % of the bound: eviction goes down to 85 % of it, least recently used first (2, then 3).
         store.write(Self.entry(7), for: Self.key(7))
-        store.waitForEvictions()
+        await store.waitForEvictions()
         #expect(store.totalBytes <= store.evictionTarget)
         #expect(store.contains(Self.key(1)))
         #expect(!store.contains(Self.key(2)))
@@ -115,14 +117,14 @@ import Testing
     }
 
     @Test("a use from memory alone (the socket loop's lookup) counts in the eviction order like any other")
-    func aLookupInMemoryIsAUse() {
+    func aLookupInMemoryIsAUse() async {
         let directory = TemporaryDirectory()
         let store = Self.sixEntriesInABoundOfSeven(in: directory).store
         // Read in order, each is kept in memory; 1 is the least recently used until its lookup in memory.
         for page in 1...6 { _ = store.read(Self.key(page)) }
         #expect(store.lookupInMemory(Self.key(1)) { _ in true } != nil)
         store.write(Self.entry(7), for: Self.key(7))
-        store.waitForEvictions()
+        await store.waitForEvictions()
         #expect(store.contains(Self.key(1)))
         #expect(!store.contains(Self.key(2)))
         #expect(!store.contains(Self.key(3)))
@@ -143,7 +145,7 @@ import Testing
     }
 
     @Test("an eviction over more records than it looks at in one hold of the lock still takes the least recently used, in order")
-    func evictionInBatchesKeepsTheOrder() {
+    func evictionInBatchesKeepsTheOrder() async {
         let directory = TemporaryDirectory()
         let size = Self.fileSize(bodyBytes: 100)
         // 200 entries fill 94 % of the bound; the writes past 95 % evict down to 85 %: ~20 victims, five batches of 4.
@@ -155,18 +157,18 @@ import Testing
         var next = count + 1
         /// Writes new entries until one eviction has run (a write that leaves the total lower than it found it); the
         /// pages from 11 to `count` still held.
-        func writeUntilEvicted() -> [Int] {
+        func writeUntilEvicted() async -> [Int] {
             var evicted = false
             while !evicted {
                 let before = store.totalBytes
                 store.write(Self.entry(next), for: Self.key(next))
                 next += 1
-                store.waitForEvictions()
+                await store.waitForEvictions()
                 evicted = store.totalBytes < before
             }
             return (11...count).filter { store.contains(Self.key($0)) }
         }
-        let first = writeUntilEvicted()
+        let first = await writeUntilEvicted()
         #expect(store.totalBytes <= store.evictionTarget)
         let evicted = count - 10 - first.count
         #expect(evicted > 2 * store.evictionBatch)
@@ -174,7 +176,7 @@ import Testing
         #expect(first == Array((11 + evicted)..<(count + 1)))
         #expect((1...10).allSatisfy { store.contains(Self.key($0)) })
         // The records the eviction looked at and kept went back as the oldest: the next eviction starts where it stopped.
-        let second = writeUntilEvicted()
+        let second = await writeUntilEvicted()
         #expect(second.count < first.count && !second.isEmpty)
         #expect(second == Array((count - second.count + 1)..<(count + 1)))
         #expect((1...10).allSatisfy { store.contains(Self.key($0)) })
@@ -230,13 +232,13 @@ import Testing
     }
 
     @Test("a write that finds no room evicts first, then is stored; the entries never pass the bound")
-    func aWriteWithNoRoomEvictsBeforeItIsPlaced() {
+    func aWriteWithNoRoomEvictsBeforeItIsPlaced() async {
         let directory = TemporaryDirectory()
         let (store, size) = Self.sixEntriesInABoundOfSeven(in: directory)
         // Three entries' worth in one: it does not fit in the room left, so the writer evicts before its rename.
         let big = Self.entry(8, bodyBytes: size * 3 - (size - 100))
         #expect(store.write(big, for: Self.key(8)) != nil)
-        store.waitForEvictions()
+        await store.waitForEvictions()
         #expect(store.read(Self.key(8)) == big)
         #expect(store.totalBytes <= store.maxBytes)
         #expect(SharedCacheDirectoryTests.entryBytes(directory) == store.totalBytes)
@@ -244,7 +246,7 @@ import Testing
     }
 
     @Test("lookups and writes go on while an eviction runs: no lock they take is held while the victims are removed")
-    func lookupsProceedDuringEviction() {
+    func lookupsProceedDuringEviction() async {
         let directory = TemporaryDirectory()
         let size = Self.fileSize(bodyBytes: 1000)
         let small = Self.entry(9, bodyBytes: 1)
@@ -261,22 +263,23 @@ import Testing
         for page in 1...6 { store.write(Self.entry(page, bodyBytes: 1000), for: Self.key(page)) }
         _ = store.read(Self.key(1))
         let written = DispatchSemaphore(value: 0)
-        DispatchQueue.global().async {
+        // A thread of its own: the write blocks in the eviction it starts until the test resumes it.
+        Thread.detachNewThread {
             store.write(Self.entry(7, bodyBytes: 1000), for: Self.key(7))
             written.signal()
         }
-        #expect(chosen.wait(timeout: .now() + .seconds(30)) == .success)
+        #expect(await chosen.isSignalled(within: .seconds(30)))
         #expect(victims.value == [Self.key(2)])
         // With the eviction stopped between choosing and removing, a lookup on this thread is answered...
         #expect(store.read(Self.key(1)) == Self.entry(1, bodyBytes: 1000))
         #expect(store.contains(Self.key(2)))
         // ...and so is a write that fits in the room left (a small one), which does not start a second eviction.
-        #expect(SharedCacheDirectoryTests.finishesWhileHeld { store.write(small, for: Self.key(9)) != nil } == true)
+        #expect(await SharedCacheDirectoryTests.finishesWhileHeld { store.write(small, for: Self.key(9)) != nil } == true)
         #expect(victims.value == [Self.key(2)])
         #expect(SharedCacheDirectoryTests.entryBytes(directory) <= store.maxBytes)
         resume.signal()
-        #expect(written.wait(timeout: .now() + .seconds(30)) == .success)
-        store.waitForEvictions()
+        #expect(await written.isSignalled(within: .seconds(30)))
+        await store.waitForEvictions()
         #expect(!store.contains(Self.key(2)))
         #expect(store.read(Self.key(2)) == nil)
         #expect(store.contains(Self.key(3)))
@@ -316,7 +319,7 @@ import Testing
         #expect(directory.files.isEmpty)
     }
 
-    @Test func indexAndLRUOrderSurviveAReopen() throws {
+    @Test func indexAndLRUOrderSurviveAReopen() async throws {
         let directory = TemporaryDirectory()
         let (store, size) = Self.sixEntriesInABoundOfSeven(in: directory)
         // Make the file times unambiguous: page 2 oldest, then 3, then 1, then 4-6 (now).
@@ -330,7 +333,7 @@ import Testing
         #expect(reopened.read(Self.key(3)) == Self.entry(3))
         // Past 95 % of the bound: eviction goes down to 85 %, oldest first: 2 (oldest file), then 1; 3 was just read.
         reopened.write(Self.entry(7), for: Self.key(7))
-        reopened.waitForEvictions()
+        await reopened.waitForEvictions()
         #expect(!reopened.contains(Self.key(2)))
         #expect(!reopened.contains(Self.key(1)))
         #expect(reopened.contains(Self.key(3)))
@@ -393,17 +396,18 @@ import Testing
     }
 
     /// Polls `condition` every millisecond for at most 10 s (a store tries its directory again on its own queue).
-    private static func eventually(_ condition: () -> Bool) -> Bool {
+    /// Polls `condition` for up to 10 s, suspended between looks (no thread of the cooperative pool waits).
+    private static func eventually(_ condition: () -> Bool) async -> Bool {
         let deadline = ContinuousClock.now + .seconds(10)
         while !condition() {
             guard ContinuousClock.now < deadline else { return false }
-            usleep(1_000)
+            try? await Task.sleep(for: .milliseconds(1))
         }
         return true
     }
 
     @Test("a store disabled while running serves again once its directory works again, and says so once")
-    func aDisabledStoreIsEnabledAgainWhenItsDirectoryWorks() throws {
+    func aDisabledStoreIsEnabledAgainWhenItsDirectoryWorks() async throws {
         let directory = TemporaryDirectory()
         let root = directory.path + "/cache"
         let enabled = Locked(0)
@@ -415,10 +419,10 @@ import Testing
         store.write(Self.entry(2), for: Self.key(2))
         #expect(!store.isEnabled)
         // Tried again and again while it still fails: still disabled.
-        store.waitForEvictions()
+        await store.waitForEvictions()
         #expect(!store.isEnabled && enabled.withLock { $0 } == 0)
         try FileManager.default.removeItem(atPath: root)
-        #expect(Self.eventually { store.isEnabled })
+        #expect(await Self.eventually { store.isEnabled })
         #expect(enabled.withLock { $0 } == 1)
         #expect(store.changeCount > changes)
         #expect(store.write(Self.entry(3), for: Self.key(3)) != nil)
@@ -428,14 +432,16 @@ import Testing
     }
 
     @Test("a store disabled at its start tries too: once its directory works it takes the directory's locks, builds its index there and serves")
-    func aStoreDisabledAtItsStartIsEnabledWhenItsDirectoryWorks() throws {
+    func aStoreDisabledAtItsStartIsEnabledWhenItsDirectoryWorks() async throws {
         let directory = TemporaryDirectory()
         let root = directory.path + "/cache"
-        // Entries another process left in the directory, which is then put out of reach (a volume not mounted yet).
+        // Entries a process that has ended left in a directory, out of reach for now (a volume not mounted yet).
         let aside = directory.path + "/aside"
-        let earlier = DiskStore(directory: aside, maxBytes: 1 << 20)
-        for page in 1...3 { earlier.write(Self.entry(page), for: Self.key(page)) }
-        let size = earlier.totalBytes
+        let size = {
+            let earlier = DiskStore(directory: aside, maxBytes: 1 << 20)
+            for page in 1...3 { earlier.write(Self.entry(page), for: Self.key(page)) }
+            return earlier.totalBytes
+        }()
         try Data("x".utf8).write(to: URL(fileURLWithPath: root))  // a file: nothing can be made under it
         let (enabled, disabled) = (Locked(0), Locked<[String]>([]))
         let store = DiskStore(
@@ -444,11 +450,12 @@ import Testing
         #expect(!store.isEnabled && store.instance == nil && store.entryCount == 0)
         #expect(store.write(Self.entry(4), for: Self.key(4)) == nil)
         // Tried again and again while it still fails: still disabled, told once.
-        store.waitForEvictions()
+        await store.waitForEvictions()
         #expect(!store.isEnabled && enabled.withLock { $0 } == 0)
-        try FileManager.default.removeItem(atPath: root)
-        try FileManager.default.moveItem(atPath: aside, toPath: root)
-        #expect(Self.eventually { store.isEnabled })
+        // The directory takes the file's place in one step (names exchanged, as a mount does). Removing the file and
+        // then moving the directory in raced the store's retry, which makes the directory when it finds none there.
+        try #require(pageproxy_rename_exchange(aside, root) == 0)
+        #expect(await Self.eventually { store.isEnabled })
         #expect(enabled.withLock { $0 } == 1 && disabled.withLock { $0.count } == 1)
         // The index is the directory's, as a start would have built it: the entries there are hits, and counted.
         #expect(store.entryCount == 3 && store.totalBytes == size)

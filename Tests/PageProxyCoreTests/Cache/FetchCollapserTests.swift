@@ -51,6 +51,29 @@ import Testing
         #expect(runs.withLock { $0 } == 2)
     }
 
+    @Test("the count of every waiting caller adds up the callers of each key, those of a flight someone left too")
+    func waiterCountOfEveryKey() async {
+        let collapser = FetchCollapser<String, Int>()
+        let gate = Gate()
+        let work: @Sendable () async -> Int = {
+            await gate.wait()
+            return 1
+        }
+        let leaving = Task { await collapser.value(for: "a", work: work) }
+        #expect(await yieldUntil { gate.waiting == 1 })
+        let staying = Task { await collapser.value(for: "a", work: work) }
+        let other = Task { await collapser.value(for: "b", work: work) }
+        #expect(await yieldUntil { await collapser.waiterCount == 3 })
+        // One caller of "a" leaves: its flight is retired, and still counted for the caller left in it.
+        leaving.cancel()
+        #expect(await yieldUntil { await collapser.waiterCount == 2 })
+        #expect(await collapser.waiterCount(for: "a") == 1)
+        gate.open()
+        #expect(await staying.value.value == 1)
+        #expect(await other.value.value == 1)
+        #expect(await collapser.waiterCount == 0)
+    }
+
     @Test func theFirstCallerLeavingDoesNotFailTheOthers() async {
         let collapser = FetchCollapser<String, Int>()
         let gate = Gate()

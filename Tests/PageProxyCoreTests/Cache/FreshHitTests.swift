@@ -84,12 +84,12 @@ import Testing
     func aStaleEntryIsNotReadAhead() async throws {
         let (restarted, store) = try await storedThenRestarted()
         restarted.readAhead(policy: policy) { [request] in [request] }
-        restarted.waitForReadAhead()
+        await restarted.waitForReadAhead()
         #expect(store.readAheadCount == 1, "fresh: held")
         let again = makeSource()
         clock.advance(by: .seconds(61))
         again.readAhead(policy: policy) { [request] in [request] }
-        again.waitForReadAhead()
+        await again.waitForReadAhead()
         #expect(again.store?.readAheadCount == 0, "stale: not held")
     }
 
@@ -100,7 +100,7 @@ import Testing
         restarted.readAhead(policy: policy, keys: CacheKeyTemplate(headers: request.headers, caFile: request.caFile)) { [request] in
             [other, request.url]
         }
-        restarted.waitForReadAhead()
+        await restarted.waitForReadAhead()
         #expect(store.readAheadAskedCount == 2)
         #expect(store.readAheadCount == 1)
         #expect(restarted.freshHit(request, policy: policy)?.outcome == .hit)

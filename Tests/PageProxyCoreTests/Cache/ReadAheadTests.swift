@@ -22,7 +22,7 @@ import Testing
     }
 
     @Test("an ended walk's read-ahead still queued reads nothing; one under way stops at its next page")
-    func anEndedWalksReadsAreNotDone() {
+    func anEndedWalksReadsAreNotDone() async {
         let directory = TemporaryDirectory()
         let store = Self.restarted(in: directory, count: 6)
         let pages = CachingPageSource(store: store)
@@ -38,7 +38,7 @@ import Testing
         pages.readAhead(policy: policy, cancellation: cancellation) { requests }
         cancellation.cancel()
         gate.signal()
-        pages.waitForReadAhead()
+        await pages.waitForReadAhead()
         #expect(store.readAheadAskedCount == 0, "no key of the ended walk was looked at")
         #expect(store.readAheadCount == 0)
         // Cancelled while under way: the keys after it are not read.

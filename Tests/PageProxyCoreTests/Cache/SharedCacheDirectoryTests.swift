@@ -1,4 +1,5 @@
 import Foundation
+import PageProxyMock
 import Testing
 
 @testable import PageProxyCore
@@ -73,7 +74,7 @@ import Testing
     }
 
     @Test("while one store evicts, the other writes what fits without waiting, starts no second eviction, and the total never reads low")
-    func anotherStoreWritesWhileOneEvicts() throws {
+    func anotherStoreWritesWhileOneEvicts() async throws {
         let directory = TemporaryDirectory()
         let size = Make.fileSize(bodyBytes: 1000)
         let bound = size * 7 + 300
@@ -90,24 +91,25 @@ import Testing
         }
         for page in 1...6 { evicting.write(Make.entry(page, bodyBytes: 1000), for: Make.key(page)) }
         let written = DispatchSemaphore(value: 0)
-        DispatchQueue.global().async {
+        // A thread of its own: the write blocks in the eviction it starts until the test resumes it.
+        Thread.detachNewThread {
             evicting.write(Make.entry(7, bodyBytes: 1000), for: Make.key(7))
             written.signal()
         }
-        #expect(chosen.wait(timeout: .now() + .seconds(30)) == .success)
+        #expect(await chosen.isSignalled(within: .seconds(30)))
         // Held between choosing its victims and removing them: had the process been killed here, the shared total
         // would be too high (it still counts the victims), never too low.
         #expect(try #require(Self.sharedTotal(directory)) >= Self.entryBytes(directory))
         // The other process's write fits in the room left: it is stored now, past 95 % of the bound, and does not
         // evict (the eviction lock is taken), so the victims are not picked twice.
-        #expect(Self.finishesWhileHeld { other.write(Make.entry(9, bodyBytes: 1), for: Make.key(9)) != nil } == true)
+        #expect(await Self.finishesWhileHeld { other.write(Make.entry(9, bodyBytes: 1), for: Make.key(9)) != nil } == true)
         #expect(evictions.value == ["first"])
         #expect(Self.entryBytes(directory) <= bound)
         #expect(try #require(Self.sharedTotal(directory)) >= Self.entryBytes(directory))
         resume.signal()
-        #expect(written.wait(timeout: .now() + .seconds(30)) == .success)
-        evicting.waitForEvictions()
-        other.waitForEvictions()
+        #expect(await written.isSignalled(within: .seconds(30)))
+        await evicting.waitForEvictions()
+        await other.waitForEvictions()
         // Once the eviction is over, the total is exact again.
         #expect(Self.sharedTotal(directory) == Self.entryBytes(directory))
         #expect(Self.entryBytes(directory) <= evicting.evictionTarget + Make.fileSize(bodyBytes: 1))
@@ -116,7 +118,7 @@ import Testing
     }
 
     @Test("a total left far too high by killed processes is corrected by the next eviction, not only by a start")
-    func anEvictionCorrectsATotalLeftTooHigh() throws {
+    func anEvictionCorrectsATotalLeftTooHigh() async throws {
         let directory = TemporaryDirectory()
         let size = Make.fileSize(bodyBytes: 1000)
         let store = DiskStore(directory: directory.path, maxBytes: size * 10)
@@ -126,22 +128,24 @@ import Testing
         // The next write finds no room, evicts, and that eviction finds the total far above the files: it rescans
         // under both locks instead of evicting everything, and the write is stored.
         #expect(store.write(Make.entry(4, bodyBytes: 1000), for: Make.key(4)) != nil)
-        store.waitForEvictions()
+        await store.waitForEvictions()
         #expect(Self.sharedTotal(directory) == size * 4)
         #expect(Self.entryBytes(directory) == size * 4)
         for page in 1...4 { #expect(store.contains(Make.key(page))) }
     }
 
-    /// Runs `body` on another thread while the test holds an eviction: its result, or nil when it did not finish within
-    /// a bound far shorter than the hold (it waited for the eviction). A bound on a wait, not a measure of speed.
-    static func finishesWhileHeld<T: Sendable>(_ body: @escaping @Sendable () -> T) -> T? {
+    /// Runs `body` on a thread of its own while the test holds an eviction: its result, or nil when it did not finish
+    /// within a bound far shorter than the hold (it waited for the eviction). A bound on a wait, not a measure of speed.
+    /// Neither the caller's thread (one of the cooperative pool's) nor one of Dispatch's global queue, which may have
+    /// none free while writes are held.
+    static func finishesWhileHeld<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T? {
         let result = Locked<T?>(nil)
         let done = DispatchSemaphore(value: 0)
-        DispatchQueue.global().async {
+        Thread.detachNewThread {
             result.withLock { $0 = body() }
             done.signal()
         }
-        guard done.wait(timeout: .now() + .seconds(30)) == .success else { return nil }
+        guard await done.isSignalled(within: .seconds(30)) else { return nil }
         return result.value
     }
 

@@ -1,5 +1,6 @@
 import CLinux
 import Foundation
+import PageProxyMock
 
 #if canImport(Glibc)
 import Glibc
@@ -35,13 +36,17 @@ enum OwnProcessTest {
         defer { try? FileManager.default.removeItem(atPath: done) }
         let path = CommandLine.arguments[0]
         let arguments: [String] = [path, "--testing-library", "swift-testing", "--filter", name]
-        let argv = arguments.map { strdup($0) } + [nil]
         let environment = ProcessInfo.processInfo.environment.merging([variable: done]) { $1 }
-        let envp = environment.map { strdup("\($0)=\($1)") } + [nil]
-        defer { (argv + envp).forEach { free($0) } }
-        // No death signal (0): the fork's thread is one of the pool's, and the child is bounded here.
-        let pid = pageproxy_spawn_ending_with_parent(path, argv, envp, [-1, -1, -1], 0)
-        guard pid > 0 else { throw Failure.spawnFailed(errno: errno) }
+        // Forked on a thread of its own, which waits until the child has run `exec`: not a thread of the pool. No
+        // death signal (0): that thread ends at once, and the child is bounded here.
+        let (pid, code) = await onOwnThread { () -> (pid_t, Int32) in
+            let argv = arguments.map { strdup($0) } + [nil]
+            let envp = environment.map { strdup("\($0)=\($1)") } + [nil]
+            defer { (argv + envp).forEach { free($0) } }
+            let pid = pageproxy_spawn_ending_with_parent(path, argv, envp, [-1, -1, -1], 0)
+            return (pid, pid > 0 ? 0 : errno)
+        }
+        guard pid > 0 else { throw Failure.spawnFailed(errno: code) }
         var raw: Int32 = 0
         let deadline = ContinuousClock.now + .seconds(60)
         while waitpid(pid, &raw, WNOHANG) == 0 {

@@ -41,10 +41,10 @@ final class ChildProcess: Sendable {
     init(
         executable: URL, arguments: [String], environment: [String: String] = ProcessInfo.processInfo.environment,
         standardInput: Stream = .null, standardOutput: Stream = .null, standardError: Stream = .null
-    ) throws {
+    ) async throws {
         let path = executable.path
         let streams = [standardInput.descriptor, standardOutput.descriptor, standardError.descriptor]
-        let spawned = SpawnThread.shared.run {
+        let spawned = await SpawnThread.shared.run {
             let argv = ([path] + arguments).map { strdup($0) } + [nil]
             let envp = environment.map { strdup("\($0)=\($1)") } + [nil]
             defer { (argv + envp).forEach { free($0) } }
@@ -109,19 +109,12 @@ private final class SpawnThread: Sendable {
         thread.start()
     }
 
-    /// Runs `spawn` on this thread and returns its pid and errno; the caller blocks meanwhile (a fork's time).
-    func run(_ spawn: @escaping @Sendable () -> (pid: pid_t, errno: Int32)) -> (pid: pid_t, errno: Int32) {
-        let result = Mutex<(pid: pid_t, errno: Int32)>((-1, 0))
-        let done = DispatchSemaphore(value: 0)
-        jobs.withLock {
-            $0.append {
-                let spawned = spawn()
-                result.withLock { $0 = spawned }
-                done.signal()
-            }
+    /// Runs `spawn` on this thread and returns its pid and errno. The caller's task is suspended meanwhile (until
+    /// the child has run `exec`), holding no thread of the cooperative pool.
+    func run(_ spawn: @escaping @Sendable () -> (pid: pid_t, errno: Int32)) async -> (pid: pid_t, errno: Int32) {
+        await withCheckedContinuation { continuation in
+            jobs.withLock { $0.append { continuation.resume(returning: spawn()) } }
+            queued.signal()
         }
-        queued.signal()
-        done.wait()
-        return result.withLock { $0 }
     }
 }

@@ -11,7 +11,7 @@ struct CommandOutcome {
 func runPageProxy(_ arguments: [String], environment: [String: String] = [:]) async throws -> CommandOutcome {
     let output = Pipe()
     let errors = Pipe()
-    let process = try ChildProcess(
+    let process = try await ChildProcess(
         executable: ProxyProcess.binary, arguments: arguments,
         environment: ProcessInfo.processInfo.environment.merging(environment) { $1 },
         standardOutput: .descriptor(output.fileHandleForWriting.fileDescriptor),

@@ -27,7 +27,7 @@ final class ProxyProcess {
         _ = FileManager.default.createFile(atPath: logURL.path, contents: nil)
         let log = try FileHandle(forWritingTo: logURL)
         defer { try? log.close() }
-        process = try ChildProcess(
+        process = try await ChildProcess(
             executable: Self.binary, arguments: ["serve", "--config", configURL.path],
             environment: ProcessInfo.processInfo.environment.merging(environment) { $1 },
             standardOutput: .descriptor(log.fileDescriptor))
