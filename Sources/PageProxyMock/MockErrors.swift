@@ -23,7 +23,7 @@ package enum MockErrors {
             body = #"{"errors":[{"detail":"Invalid token.","status":"401","code":"authentication_failed"}]}"#
         case .stripe:
             body = #"{"error":{"type":"invalid_request_error","message":"Invalid API Key provided."}}"#
-        case .slack, .plain, .offset, .smorest, .ninja, .litestar:
+        case .slack, .plain, .offset, .smorest, .ninja, .litestar, .eve, .tastypie, .datasette:
             body = #"{"error":"invalid_auth"}"#
         }
         return .json(
@@ -98,7 +98,7 @@ package enum MockErrors {
         let body: String
         var status = 400
         switch service {
-        case .plain, .offset, .ninja, .litestar:
+        case .plain, .offset, .ninja, .litestar, .eve, .tastypie, .datasette:
             body = #"{"error":"# + JSONText.string("invalid value for \(name): \(quoted)") + "}"
         case .smorest:
             status = 422

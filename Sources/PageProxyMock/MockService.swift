@@ -20,12 +20,20 @@ package enum MockService: String, Sendable, CaseIterable {
     /// Litestar's `ClassicPagination`: `{"items","page_size","current_page","total_pages"}`; as in its docs, the
     /// handler's `page_size` and `current_page` have no defaults, so a request must name both.
     case litestar
+    /// Eve: `{"_items", "_links": {"next": {"href": "items?page=2"}}, "_meta": {"total"}}`, `?page=&max_results=`.
+    case eve
+    /// django-tastypie: `{"meta": {"next": "/tastypie/items/?limit=10&offset=10", "total_count"}, "objects"}`;
+    /// `?limit=0` is "all" (up to the largest page).
+    case tastypie
+    /// Datasette's table JSON: keyset pages (`?_next=<last id>`, `?_size=`, `_size=max`), `next_url` and a `Link`
+    /// header; rows as arrays, `?_shape=objects` or a bare array with `?_shape=array`.
+    case datasette
 
     /// The route's path, e.g. "/github/items"; Django's routes end with a slash (its `APPEND_SLASH` redirects the
     /// form without one).
     package var path: String {
         switch self {
-        case .drf, .drfPages: "/\(rawValue)/items/"
+        case .drf, .drfPages, .tastypie: "/\(rawValue)/items/"
         default: "/\(rawValue)/items"
         }
     }
@@ -83,6 +91,20 @@ package enum MockService: String, Sendable, CaseIterable {
                 return .reply(MockErrors.litestarMissingParameter(name, path: path))
             }
             return pageWindow(context, page: "current_page", size: "page_size")
+        case .eve:
+            return pageWindow(context, page: "page", size: "max_results")
+        case .tastypie:
+            // limit=0 is Tastypie's "all", up to its max_limit.
+            let size = context.query.value("limit") == "0" ? context.maxPageSize : context.pageSize("limit")
+            guard let size else { return bad(context, "limit") }
+            guard let offset = context.offset("offset") else { return bad(context, "offset") }
+            return .window(MockWindow(offset: offset, size: size, total: total))
+        case .datasette:
+            let size = context.query.value("_size") == "max" ? context.maxPageSize : context.pageSize("_size")
+            guard let size else { return bad(context, "_size") }
+            // The keyset: the id of the last row seen; ids are 1...total, so it is also the offset.
+            guard let after = context.offset("_next") else { return bad(context, "_next") }
+            return .window(MockWindow(offset: after, size: size, total: total))
         case .drf, .offset, .ninja:
             guard let size = context.pageSize("limit") else { return bad(context, "limit") }
             guard let offset = context.offset("offset") else { return bad(context, "offset") }

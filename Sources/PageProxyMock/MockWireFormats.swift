@@ -21,6 +21,9 @@ package enum MockWireFormats {
         case .smorest: smorest(window)
         case .ninja: ninja(window)
         case .litestar: litestar(window)
+        case .eve: eve(window, context)
+        case .tastypie: tastypie(window, context)
+        case .datasette: datasette(window, context)
         }
     }
 

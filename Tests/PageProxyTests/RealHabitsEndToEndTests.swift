@@ -35,17 +35,17 @@ import Testing
     }
 
     /// One merged answer of `route` over `total` items, and how many upstream requests it took.
-    private static func merged(_ stack: TestStack, _ route: String, total: Int) async throws -> (RawHTTPClient.Response, Int) {
+    static func merged(_ stack: TestStack, _ route: String, total: Int) async throws -> (RawHTTPClient.Response, Int) {
         stack.mock.log.reset()
         let answer = try await stack.get("/\(route)?mock_total=\(total)")
         return (answer, stack.mock.log.count)
     }
 
     /// The pages of `total` items: one (empty) page for none.
-    private static func pages(_ total: Int) -> Int { max(1, (total + size - 1) / size) }
+    static func pages(_ total: Int) -> Int { max(1, (total + size - 1) / size) }
 
     /// The mock's items as Python's `json` writes them (non-ASCII escaped), compact as PageProxy sends them.
-    private static func expectedMerged(_ total: Int) -> [UInt8] { MockJSON.pythonStyle(MockDataset.mergedJSON(total: total), spaced: false) }
+    static func expectedMerged(_ total: Int) -> [UInt8] { MockJSON.pythonStyle(MockDataset.mergedJSON(total: total), spaced: false) }
     private static func expectedNDJSON(_ total: Int) -> [UInt8] { MockJSON.pythonStyle(MockDataset.ndjson(total: total), spaced: false) }
 
     @Test("flask-smorest: the page count from X-Pagination; every page asked once, none past the last", arguments: ["smorest", "smorest-auto"])

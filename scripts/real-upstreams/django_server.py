@@ -23,7 +23,7 @@ settings.configure(
     ALLOWED_HOSTS=["127.0.0.1", "localhost"],
     ROOT_URLCONF="djangoapp.urls",
     SECRET_KEY="harness-only",
-    INSTALLED_APPS=["django.contrib.contenttypes", "django.contrib.auth", "rest_framework", "rest_framework_json_api", "djangoapp"],
+    INSTALLED_APPS=["django.contrib.contenttypes", "django.contrib.auth", "rest_framework", "rest_framework_json_api", "tastypie", "djangoapp"],
     DATABASES={"default": {"ENGINE": "django.db.backends.sqlite3",
                            "NAME": os.path.join(tempfile.mkdtemp(prefix="pp-django-"), "db.sqlite3")}},
     MIDDLEWARE=["django.middleware.common.CommonMiddleware"],  # APPEND_SLASH: /api/pages -> 301 /api/pages/

@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 """PageProxy against real paginated servers that other people wrote, on loopback.
 
-    python3 scripts/real-upstreams/run.py [--only SUBSTRING] [--json FILE] [--no-probe] [--binary PATH]
+    python3 scripts/real-upstreams/run.py [--only SUBSTRING[,SUBSTRING…]] [--json FILE] [--no-probe] [--binary PATH]
 
-Starts Django REST Framework, djangorestframework-jsonapi and django-ninja (Django's runserver), fastapi-pagination
-and Litestar (uvicorn), flask-smorest (Werkzeug), and a replay of recorded api.github.com traffic; builds PageProxy in release mode; and for each case walks the
+Starts Django REST Framework, djangorestframework-jsonapi, django-ninja and django-tastypie (Django's runserver),
+fastapi-pagination and Litestar (uvicorn), flask-smorest and Eve (Werkzeug), Datasette (its own uvicorn), and a replay
+of recorded api.github.com traffic; builds PageProxy in release mode; and for each case walks the
 server's own links directly in Python (the truth, a new connection per page like a naive client), then asks
 PageProxy on a route written as a user would write it (README): merged JSON and NDJSON, each cold (empty cache)
 and cached (the same request again). Items are compared one by one with the truth; where the server writes compact
@@ -27,6 +28,7 @@ VENV = os.path.join(HERE, ".venv")
 PYTHON = os.path.join(VENV, "bin", "python")
 PYGITHUB = "PyGithub==2.10.0"
 REPLAY_DIR = os.path.join(VENV, "replay")
+PROXY_TIMEOUT = 30  # seconds for one answer of PageProxy; every case here takes well under 2 s
 
 from cases import CASES  # noqa: E402
 
@@ -67,13 +69,15 @@ def ensure_packages():
 
 
 def start_servers(workdir):
-    names = ["django", "fastapi", "smorest", "litestar", "github"]
+    names = ["django", "fastapi", "smorest", "litestar", "eve", "datasette", "github"]
     ports = {name: benchlib.free_port() for name in names}
     commands = {
         "django": [PYTHON, os.path.join(HERE, "django_server.py"), str(ports["django"])],
         "fastapi": [PYTHON, os.path.join(HERE, "fastapi_server.py"), str(ports["fastapi"])],
         "smorest": [PYTHON, os.path.join(HERE, "smorest_server.py"), str(ports["smorest"])],
         "litestar": [PYTHON, os.path.join(HERE, "litestar_server.py"), str(ports["litestar"])],
+        "eve": [PYTHON, os.path.join(HERE, "eve_server.py"), str(ports["eve"])],
+        "datasette": [PYTHON, os.path.join(HERE, "datasette_server.py"), str(ports["datasette"])],
         "github": [sys.executable, os.path.join(HERE, "github_replay.py"), str(ports["github"]), REPLAY_DIR],
     }
     procs = {}
@@ -159,7 +163,7 @@ def proxy_get(port, route, ndjson):
     url = f"http://127.0.0.1:{port}/{route}" + ("?_format=ndjson" if ndjson else "")
     started = time.perf_counter()
     try:
-        with urllib.request.urlopen(url, timeout=120) as response:
+        with urllib.request.urlopen(url, timeout=PROXY_TIMEOUT) as response:
             status, headers = response.status, dict(response.headers)
             try:
                 body = response.read()
@@ -169,6 +173,10 @@ def proxy_get(port, route, ndjson):
                 status, body = "broken stream", json.dumps({"error": {"code": "stream", "message": last.decode(errors="replace")}}).encode()
     except urllib.error.HTTPError as error:
         status, headers, body = error.code, dict(error.headers), error.read()
+    except (TimeoutError, urllib.error.URLError) as error:
+        # No answer in time (a walk that never ends, a hang): a failure of this case, not of the harness.
+        reason = f"no answer within {PROXY_TIMEOUT} s ({error})"
+        status, headers, body = "timeout", {}, json.dumps({"error": {"code": "timeout", "message": reason}}).encode()
     return status, headers, body, time.perf_counter() - started
 
 
@@ -255,7 +263,7 @@ def probe(binary, case, origins):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--only", help="run only the cases whose name contains this")
+    parser.add_argument("--only", help="run only the cases whose name contains this (or one of these, comma-separated)")
     parser.add_argument("--json", help="write the results to this file")
     parser.add_argument("--no-probe", action="store_true", help="do not run `PageProxy probe` per endpoint")
     parser.add_argument("--binary", help="run this PageProxy binary instead of building the worktree's (a before/after)")
@@ -263,7 +271,8 @@ def main():
     benchlib.sigterm_as_interrupt()
     ensure_packages()
     binary = os.path.abspath(args.binary) if args.binary else benchlib.ensure_binary(rebuild=True)
-    cases = [case for case in CASES if not args.only or args.only in case["name"]]
+    wanted = args.only.split(",") if args.only else [""]
+    cases = [case for case in CASES if any(part in case["name"] for part in wanted)]
     workdir = tempfile.mkdtemp(prefix="pp-real-")
     procs = {}
     results, probes, failures = [], [], 0

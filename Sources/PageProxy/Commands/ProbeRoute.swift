@@ -32,8 +32,10 @@ enum ProbeRoute {
     static func paginationFields(_ scheme: PaginationScheme) -> [(String, LogValue)] {
         var fields: [(String, LogValue)] = [("scheme", .string(scheme.name))]
         switch scheme {
-        case .nextURLInBody(let options) where options.nextPath != PaginationScheme.NextURLInBody().nextPath:
-            fields.append(("nextPath", .string(options.nextPath.description)))
+        case .nextURLInBody(let options):
+            if options.nextPath != PaginationScheme.NextURLInBody().nextPath { fields.append(("nextPath", .string(options.nextPath.description))) }
+            if let path = options.totalItemsPath { fields.append(("totalItemsPath", .string(path.description))) }
+            if let path = options.totalPagesPath { fields.append(("totalPagesPath", .string(path.description))) }
         case .cursorInBody(let options):
             let defaults = PaginationScheme.CursorInBody()
             if options.cursorPath != defaults.cursorPath { fields.append(("cursorPath", .string(options.cursorPath.description))) }

@@ -19,12 +19,14 @@ package enum SchemeDetector {
     static let itemsPaths: [JSONPath] = [
         "results", "data", "items", "members", "records", "entries", "values", "objects", "rows", "list",
         "elements", "nodes", "hits", "content", "collection", "data.items", "data.results", "data.children",
+        // Eve's HATEOAS envelope.
+        "_items",
     ].map(path)
 
     /// Where a next page is named, in the order tried: each with the query parameter a cursor found there is sent
     /// back as, and whether a null there ends a walk of next URLs (`true`) or of cursors.
     static let nextPaths: [(path: JSONPath, cursorParameter: String, isURLPath: Bool)] = [
-        ("next", "cursor", true), ("links.next", "cursor", true), ("links.next.href", "cursor", true),
+        ("next", "cursor", true), ("next_url", "cursor", true), ("links.next", "cursor", true), ("links.next.href", "cursor", true),
         ("_links.next.href", "cursor", true), ("pagination.next", "cursor", true), ("meta.next", "cursor", true),
         ("paging.next", "cursor", true), ("next_page_url", "cursor", true), ("pagination.next_url", "cursor", true),
         ("next_page", "cursor", false), ("next_cursor", "cursor", false),
@@ -41,7 +43,7 @@ package enum SchemeDetector {
     static let totalPaths: [JSONPath] = [
         "count", "total", "total_count", "totalCount", "total_items", "totalItems", "total_results", "totalResults",
         "meta.total", "meta.count", "meta.total_count", "meta.pagination.count", "meta.pagination.total",
-        "pagination.total", "pagination.count",
+        "pagination.total", "pagination.count", "_meta.total",
     ].map(path)
     static let totalHeaders = ["X-Total-Count", "X-Total"]
 
@@ -123,6 +125,8 @@ package enum SchemeDetector {
             if found.isURL {
                 var options = PaginationScheme.NextURLInBody()
                 options.nextPath = found.path
+                // The body's total: pages the next link numbers (page=2, offset=100) go concurrently (Tastypie, Eve).
+                options.totalItemsPath = bodyTotalPath(detected)
                 detected.scheme = .nextURLInBody(options)
             } else {
                 var options = PaginationScheme.CursorInBody()
@@ -148,9 +152,7 @@ package enum SchemeDetector {
             detected.evidence = "body page number and \"\(pages)\""
             return
         }
-        if values[offsetPath]?.integer != nil, let limit = values[limitPath]?.integer, limit > 0,
-            let totalPath = detected.totalSource.flatMap({ JSONPath($0) }), totalPaths.contains(totalPath)
-        {
+        if values[offsetPath]?.integer != nil, let limit = values[limitPath]?.integer, limit > 0, let totalPath = bodyTotalPath(detected) {
             var options = PaginationScheme.Offset()
             options.limit = limit
             options.totalItemsPath = totalPath
@@ -159,28 +161,9 @@ package enum SchemeDetector {
         }
     }
 
-    /// The first next link or cursor with a value; else the first such path present with null or "" (a last page).
-    private static func nextLinkOrCursor(
-        _ values: [JSONPath: JSONValue]
-    ) -> (path: JSONPath, value: String?, isURL: Bool, parameter: String)? {
-        for candidate in nextPaths {
-            if case .string(let text) = values[candidate.path], !text.isEmpty {
-                return (candidate.path, text, looksLikeURL(text), candidate.cursorParameter)
-            }
-        }
-        for candidate in nextPaths {
-            switch values[candidate.path] {
-            case .null?, .string?: return (candidate.path, nil, candidate.isURLPath, candidate.cursorParameter)
-            default: continue
-            }
-        }
-        return nil
-    }
-
-    /// An absolute http(s) URL, a path or a query: a next link, not an opaque cursor.
-    static func looksLikeURL(_ text: String) -> Bool {
-        let lower = text.lowercased()
-        return lower.hasPrefix("http://") || lower.hasPrefix("https://") || text.hasPrefix("/") || text.hasPrefix("?")
+    /// The body path the detected total was read at, when it came from the body rather than a header.
+    private static func bodyTotalPath(_ detected: DetectedPagination) -> JSONPath? {
+        detected.totalSource.flatMap { JSONPath($0) }.flatMap { totalPaths.contains($0) ? $0 : nil }
     }
 
     private static func findItems(
@@ -198,15 +181,22 @@ package enum SchemeDetector {
         default: throw .notDetected(url: url, reason: "the first page is a JSON scalar, not an object or an array of items")
         }
         var firstEmpty: (JSONPath, Int)?
+        var firstRows: (JSONPath, Int)?
         for path in itemsPaths {
             guard case .array(let range, let count) = values[path] else { continue }
             if count == 0 {
                 firstEmpty = firstEmpty ?? (path, 0)
-            } else if case .object? = try? JSONScanner().value(in: body, range: range, at: JSONPath(components: [.index(0)])) {
-                return (path, count)
+                continue
+            }
+            switch try? JSONScanner().value(in: body, range: range, at: JSONPath(components: [.index(0)])) {
+            case .object?: return (path, count)
+            // Rows as arrays of values (Datasette's default `"rows": [[1, "a"], …]` beside `"columns"`): the items,
+            // rather than some other array of objects in the page (Datasette's `suggested_facets`).
+            case .array?: firstRows = firstRows ?? (path, count)
+            default: continue
             }
         }
-        if let firstEmpty { return firstEmpty }
+        if let found = firstRows ?? firstEmpty { return found }
         let members = topLevelMembers(body)
         let arrays = members.filter { $0.value is [[String: Any]] && !(($0.value as? [Any])?.isEmpty ?? true) }
         if arrays.count == 1, let key = arrays.first?.key, !key.contains("."), !key.isEmpty,

@@ -46,7 +46,8 @@ import Testing
     func drf() throws {
         let body = #"{"count":1000,"next":"http://127.0.0.1:8000/api/pages/?page=2","previous":null,"results":[{"id":1,"name":"thing-1"}]}"#
         let detected = try detect(body)
-        #expect(detected.scheme == .nextURLInBody(.init()))
+        // The count rides along: the pages the next link numbers (page=2 …) are fetched concurrently.
+        #expect(detected.scheme == .nextURLInBody(.init(totalItemsPath: Self.path("count"))))
         #expect(detected.itemsPath == Self.path("results"))
         #expect(detected.total == 1000)
         #expect(detected.totalSource == "count")
@@ -63,7 +64,7 @@ import Testing
     @Test("a last page's null next is still a next-url walk, of one page")
     func nullNext() throws {
         let detected = try detect(#"{"count":1,"next":null,"previous":null,"results":[{"id":1}]}"#)
-        #expect(detected.scheme == .nextURLInBody(.init()))
+        #expect(detected.scheme == .nextURLInBody(.init(totalItemsPath: Self.path("count"))))
         #expect(detected.next == nil)
     }
 
@@ -72,11 +73,13 @@ import Testing
         var options = PaginationScheme.NextURLInBody()
         options.nextPath = Self.path("links.next")
         let mock = try detect(#"{"data":[{"id":"1"}],"links":{"self":"/jsonapi/items?page%5Bnumber%5D=1","next":"/jsonapi/items?page%5Bnumber%5D=2"},"meta":{"total":250}}"#)
+        options.totalItemsPath = Self.path("meta.total")
         #expect(mock.scheme == .nextURLInBody(options))
         #expect(mock.itemsPath == Self.path("data"))
         #expect(mock.total == 250)
         let real = try detect(
             #"{"links":{"first":"http://h/jsonapi/things/?page%5Bnumber%5D=1","next":"http://h/jsonapi/things/?page%5Bnumber%5D=2"},"data":[{"type":"things","id":"1","attributes":{}}],"meta":{"pagination":{"page":1,"pages":10,"count":1000}}}"#)
+        options.totalItemsPath = Self.path("meta.pagination.count")
         #expect(real.scheme == .nextURLInBody(options))
         #expect(real.total == 1000)
         #expect(real.totalSource == "meta.pagination.count")

@@ -27,7 +27,9 @@ enum MockWalkers {
         var walk = Walk()
         var next: String? = switch service {
         case .plain, .wrapped, .github, .gitlab: "\(service.path)?per_page=\(pageSize)&\(options)"
-        case .drf, .offset, .slack, .stripe, .ninja: "\(service.path)?limit=\(pageSize)&\(options)"
+        case .drf, .offset, .slack, .stripe, .ninja, .tastypie: "\(service.path)?limit=\(pageSize)&\(options)"
+        case .eve: "\(service.path)?max_results=\(pageSize)&\(options)"
+        case .datasette: "\(service.path)?_size=\(pageSize)&_shape=objects&\(options)"
         case .drfPages, .smorest: "\(service.path)?page_size=\(pageSize)&\(options)"
         case .litestar: "\(service.path)?page_size=\(pageSize)&current_page=1&\(options)"
         case .jsonapi: "\(service.path)?page[size]=\(pageSize)&\(options)"
@@ -58,6 +60,9 @@ enum MockWalkers {
             case .drf, .drfPages: members["results"]
             case .jsonapi, .stripe: members["data"]
             case .slack: members["members"]
+            case .eve: members["_items"]
+            case .tastypie: members["objects"]
+            case .datasette: members["rows"]
             }
             guard let array, array.first == UInt8(ascii: "[") else {
                 walk.failure = "no item array in \(MockTestSupport.text(response))"
@@ -113,6 +118,16 @@ enum MockWalkers {
                 if collected < totalCount {
                     next = "\(service.path)?offset=\(collected)&limit=\(pageSize)&\(options)"
                 }
+            case .eve:
+                // A relative href with no leading slash ("items?page=2"): the request's directory is /eve/.
+                let links = MockTestSupport.members(members["_links"] ?? [])
+                if let href = MockTestSupport.string(MockTestSupport.members(links["next"] ?? [])["href"]) {
+                    next = "/eve/" + href
+                }
+            case .tastypie:
+                nextLink = MockTestSupport.string(MockTestSupport.members(members["meta"] ?? [])["next"])
+            case .datasette:
+                nextLink = MockTestSupport.string(members["next_url"])
             case .offset:
                 let totalCount = MockTestSupport.int(members["total"]) ?? 0
                 if collected < totalCount {

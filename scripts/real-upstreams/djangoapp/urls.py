@@ -1,7 +1,8 @@
-from django.urls import path
+from django.urls import include, path
 
 from . import views
 from .ninja_api import api as ninja_api
+from .tastypie_api import api as tastypie_api
 
 urlpatterns = [
     path("api/pages/", views.PageList.as_view()),
@@ -9,4 +10,5 @@ urlpatterns = [
     path("api/cursor/", views.CursorList.as_view()),
     path("jsonapi/things/", views.JSONAPIList.as_view()),
     path("ninja/", ninja_api.urls),
+    path("tastypie/", include(tastypie_api.urls)),
 ]
