@@ -10,7 +10,7 @@ left: the walk's time) and `time_total` (the send on top) are printed side by si
 number the first request's work is judged by (a change that cuts CPU but not this is no gain). Nothing is attached to
 the process. Everything started is stopped by PID.
 """
-import argparse, os, shutil, statistics, subprocess, sys
+import argparse, contextlib, os, shutil, statistics, subprocess, sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from benchlib import free_port, start_mock, stop, workdir  # noqa: E402
@@ -27,6 +27,26 @@ def curl(url, headers):
     return float(head) * 1000, float(total) * 1000, int(size)
 
 
+@contextlib.contextmanager
+def filled_proxies(binaries, headers, prefix):
+    """One proxy per binary (memo off), each over its own cache directory filled once by one request; the mock is
+    started with the first binary. Everything started is stopped by PID at the end, and the directories removed."""
+    work = workdir(prefix)
+    mock_port = free_port()
+    mock = start_mock(binaries[0], mock_port, 0, page_size=PAGE_ITEMS, items=250)
+    proxies = []
+    try:
+        for index, binary in enumerate(binaries):
+            proxies.append(Proxy(f"binary{index}", binary, work, mock_port, 256 << 20, memo_bytes=0))
+            get(proxies[-1].port, PATH, headers)
+        yield proxies
+    finally:
+        for proxy in proxies:
+            stop(proxy.proc, proxy.label)
+        stop(mock)
+        shutil.rmtree(work, ignore_errors=True)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("binaries", help="comma-separated release binaries")
@@ -35,15 +55,8 @@ def main():
     args = parser.parse_args()
     binaries = [os.path.abspath(binary) for binary in args.binaries.split(",")]
     headers = NDJSON if args.ndjson else {}
-    work = workdir("pageproxy-readback-phases-")
-    mock_port = free_port()
-    mock = start_mock(binaries[0], mock_port, 0, page_size=PAGE_ITEMS, items=250)
-    proxies = []
     results = {}
-    try:
-        for index, binary in enumerate(binaries):
-            proxies.append(Proxy(f"binary{index}", binary, work, mock_port, 256 << 20, memo_bytes=0))
-            get(proxies[-1].port, PATH, headers)  # fills this proxy's own cache directory
+    with filled_proxies(binaries, headers, "pageproxy-readback-phases-") as proxies:
         for _ in range(args.restarts):
             cells = []
             for index, proxy in enumerate(proxies):
@@ -59,11 +72,6 @@ def main():
                 rows = results[(index, request)]
                 print(f"b{index} {binary} request {request}: median head {statistics.median(r[0] for r in rows):.1f} ms, "
                       f"total {statistics.median(r[1] for r in rows):.1f} ms, {statistics.median(r[2] for r in rows):.0f} MB/s")
-    finally:
-        for proxy in proxies:
-            stop(proxy.proc, proxy.label)
-        stop(mock)
-        shutil.rmtree(work, ignore_errors=True)
 
 
 if __name__ == "__main__":

@@ -68,14 +68,20 @@ def stat_start(pid):
     return proc
 
 
-def stat_stop(proc):
-    """(CPU ms, page faults) of the process while perf stat watched it."""
+def stat_counts(proc):
+    """{event: count} of a `perf stat -x ,` run, once it is stopped (SIGINT)."""
     proc.send_signal(signal.SIGINT)
     counts = {}
-    for line in proc.communicate(timeout=30)[1].splitlines():
+    for line in proc.communicate(timeout=60)[1].splitlines():
         fields = line.split(",")
         if len(fields) > 3 and fields[0].replace(".", "").isdigit():
             counts[fields[2]] = float(fields[0])
+    return counts
+
+
+def stat_stop(proc):
+    """(CPU ms, page faults) of the process while perf stat watched it."""
+    counts = stat_counts(proc)
     return counts.get("task-clock", float("nan")), counts.get("page-faults", float("nan"))
 
 

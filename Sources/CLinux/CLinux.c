@@ -4,8 +4,12 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <malloc.h>
+#include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <signal.h>
+#include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
@@ -71,6 +75,81 @@ int pageproxy_pad_malloc_arenas(void) {
 
 int pageproxy_malloc_top_pad(void) {
     return pageproxy_arena_top_pad_set;
+}
+
+// Issue 13, tenth pass: the first read-back after a restart reads 10 MB of entries into memory the process never
+// touched, and each 4 KiB page of it faulted in on its own (~3,000 faults, 20-40 % of that request's CPU on this VM;
+// with glibc's `glibc.malloc.hugetlb=1` tunable the same request made ~150 and took half the CPU). The tunable is read
+// from the environment at start only, so the heap an entry's bytes are read into is advised here instead, once per
+// heap: a thread arena's heap, which glibc reserves `pageproxy_heap_span` bytes large and aligned to that size, is
+// advised whole (its part not yet writable too, so that what it grows into is advised). Anything else (the main
+// arena's brk heap, a block mapped on its own) is left alone: only a range whose every mapping is anonymous, private
+// and read-write or inaccessible, starting read-write at the aligned base, is advised. Memory becomes huge pages only
+// where a whole aligned 2 MiB of the heap is untouched when first written; the cost is that a heap keeps its memory in
+// 2 MiB pieces (freed memory at its top is still given back, which splits them).
+static const uintptr_t pageproxy_heap_span = (uintptr_t)64 << 20;
+static const uintptr_t pageproxy_huge_page = (uintptr_t)2 << 20;
+#ifndef MADV_COLLAPSE
+#define MADV_COLLAPSE 25
+#endif
+// Heaps looked at so far: the base, with bit 0 set when it was advised (bases are aligned to the span). Bounded: once
+// full, further heaps are left as they are.
+#define PAGEPROXY_HEAPS_SEEN 64
+static _Atomic uintptr_t pageproxy_heaps_seen[PAGEPROXY_HEAPS_SEEN];
+
+// Whether every mapping in [base, base + span) is anonymous, private, read-write or inaccessible, with no gap, and
+// the one at base read-write (a glibc heap: its header lies there).
+static int pageproxy_is_heap_reservation(uintptr_t base, uintptr_t span) {
+    FILE *maps = fopen("/proc/self/maps", "re");
+    if (maps == NULL) return 0;
+    char line[4096];
+    uintptr_t covered = base;
+    int fits = 1;
+    while (fits && covered < base + span && fgets(line, sizeof line, maps) != NULL) {
+        unsigned long start, end, offset, inode;
+        unsigned int major, minor;
+        char permissions[5];
+        int name = 0;
+        if (sscanf(line, "%lx-%lx %4s %lx %x:%x %lu %n", &start, &end, permissions, &offset, &major, &minor, &inode, &name) < 7) continue;
+        if (end <= base || start >= base + span) continue;
+        int anonymous = inode == 0 && name > 0 && (line[name] == '\0' || line[name] == '\n');
+        int writable = strcmp(permissions, "rw-p") == 0;
+        if (!anonymous || !(writable || strcmp(permissions, "---p") == 0) || start > covered || (covered == base && !writable)) fits = 0;
+        if (end > covered) covered = end;
+    }
+    fclose(maps);
+    return fits && covered >= base + span;
+}
+
+int pageproxy_advise_huge_heap(const void *address, size_t count) {
+    // Past the mmap threshold a block is a mapping of its own, not in a heap (see pageproxy_pad_malloc_arenas).
+    size_t threshold = pageproxy_arena_top_pad_set != 0 ? (size_t)pageproxy_mmap_threshold : (size_t)128 << 10;
+    if (address == NULL || count >= threshold) return 0;
+    uintptr_t base = (uintptr_t)address & ~(pageproxy_heap_span - 1);
+    for (int slot = 0; slot < PAGEPROXY_HEAPS_SEEN; slot++) {
+        uintptr_t seen = atomic_load_explicit(&pageproxy_heaps_seen[slot], memory_order_acquire);
+        if (seen == 0) {
+            uintptr_t expected = 0;
+            // Claimed as not advised; another thread that sees it meanwhile skips it (no second look at the maps).
+            if (!atomic_compare_exchange_strong(&pageproxy_heaps_seen[slot], &expected, base)) {
+                if ((expected & ~(uintptr_t)1) == base) return (int)(expected & 1);
+                continue;
+            }
+            int advised = pageproxy_is_heap_reservation(base, pageproxy_heap_span)
+                && madvise((void *)base, pageproxy_heap_span, MADV_HUGEPAGE) == 0;
+            if (advised) {
+                atomic_store_explicit(&pageproxy_heaps_seen[slot], base | 1, memory_order_release);
+                // The heap's start, written in small pages before it was seen here (its header, the thread's first
+                // blocks), up to and with the block's: made huge pages now, in one call, not faulted in a page at a
+                // time as the rest of it is used (~500 faults a heap). Best effort: refused on older kernels.
+                uintptr_t end = ((uintptr_t)address + count + pageproxy_huge_page - 1) & ~(pageproxy_huge_page - 1);
+                (void)madvise((void *)base, end - base, MADV_COLLAPSE);
+            }
+            return advised;
+        }
+        if ((seen & ~(uintptr_t)1) == base) return (int)(seen & 1);
+    }
+    return 0;
 }
 
 // Only async-signal-safe calls in the child until execve (the parent has other threads). A pipe closed by the exec

@@ -6,6 +6,7 @@
 //   missing for a reader and its size is known exactly (PageProxyCore/Cache/CacheFileSystem.swift).
 // - open with O_NOATIME: reading a cache entry does not write its inode (PageProxyCore/Cache/CacheFileSystem.swift).
 // - prctl(PR_SET_NAME): the event loop's thread names itself (PageProxyCore/Socket/EpollLoop.swift).
+// - madvise(MADV_HUGEPAGE) of the malloc heap cache entries are read into (PageProxyCore/Cache/CacheFileSystem.swift).
 // - fork, prctl(PR_SET_PDEATHSIG) and execve: the tests' `PageProxy` children end with the test process
 //   (Tests/PageProxyTests/Support/ChildProcess.swift); posix_spawn runs nothing in the child before exec.
 #include <sys/epoll.h>
@@ -44,6 +45,11 @@ int pageproxy_pad_malloc_arenas(void);
 
 /// The `M_TOP_PAD` `pageproxy_pad_malloc_arenas` set (0 if it was not called, or glibc refused it).
 int pageproxy_malloc_top_pad(void);
+
+/// Advises huge pages (`MADV_HUGEPAGE`) for the glibc thread heap that holds the `count` bytes at `address`, the
+/// first time a block of that heap is shown here (see CLinux.c): 1 when that heap is advised (now or before), 0 when
+/// it is not (the main arena's heap, a block mapped on its own, too many heaps seen, madvise refused).
+int pageproxy_advise_huge_heap(const void *address, size_t count);
 
 /// Starts `path` with `argv` and `envp` as a child that gets `signal` when the thread that called this ends (and so
 /// when its process dies, however it dies): `streams` are the descriptors for its standard input, output and error

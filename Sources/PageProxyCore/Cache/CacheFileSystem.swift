@@ -115,6 +115,8 @@ package enum CacheFileSystem {
         var complete = false
         var head = [UInt8](repeating: 0, count: guess)
         let tail = [UInt8](unsafeUninitializedCapacity: size - guess) { tailBuffer, initialized in
+            // Before the read writes it: the heap it is in may then fault in huge pages (`pageproxy_advise_huge_heap`).
+            _ = pageproxy_advise_huge_heap(tailBuffer.baseAddress, size - guess)
             head.withUnsafeMutableBytes { headBuffer in
                 func read(nowait: Bool) -> Int {
                     retrying { pageproxy_pread_two(fd, headBuffer.baseAddress, guess, tailBuffer.baseAddress, size - guess, 0, nowait ? 1 : 0) }
@@ -153,6 +155,7 @@ package enum CacheFileSystem {
         guard count > 0 else { return [] }
         return [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
             guard let base = buffer.baseAddress else { return }
+            _ = pageproxy_advise_huge_heap(base, count)
             var done = min(prefix.count, count)
             prefix.prefix(done).withUnsafeBufferPointer { source in
                 if let from = source.baseAddress { base.update(from: from, count: done) }
