@@ -48,6 +48,29 @@ import Testing
         #expect(store.readAheadCount == 2)
     }
 
+    @Test("callers waiting for the read-ahead thread hold no thread of the cooperative pool, however many they are")
+    func waitingForTheReadAheadHoldsNoPoolThread() async {
+        let directory = TemporaryDirectory()
+        let pages = CachingPageSource(store: Self.restarted(in: directory))
+        // The read-ahead thread is busy until a thread of the test's own lets it go: once a task has run on the pool
+        // while more callers than the pool has threads wait, or after 10 s (what waits that block the pool come to).
+        let busy = DispatchSemaphore(value: 0)
+        pages.readAhead(policy: CachePolicy(ttl: .seconds(60))) {
+            busy.wait()
+            return []
+        }
+        let probeRan = DispatchSemaphore(value: 0)
+        let ranWhileBusy = Locked(false)
+        Thread.detachNewThread {
+            ranWhileBusy.withLock { $0 = probeRan.wait(timeout: .now() + 10) == .success }
+            busy.signal()
+        }
+        let waiters = (0...ProcessInfo.processInfo.activeProcessorCount).map { _ in Task { await pages.waitForReadAhead() } }
+        Task { probeRan.signal() }
+        for waiter in waiters { await waiter.value }
+        #expect(ranWhileBusy.value)
+    }
+
     @Test("entries read ahead after a restart are served by their lookups without reading their files again")
     func lookupsTakeWhatWasReadAhead() {
         let directory = TemporaryDirectory()
