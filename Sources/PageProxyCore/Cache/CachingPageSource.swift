@@ -389,7 +389,8 @@ package final class CachingPageSource: Sendable {
 
     /// Counts a page that `freshness` says its `Date` alone made stale (review9 G3), with how far that was behind.
     private func noteStaleByDate(_ freshness: CacheFreshness, headers: HTTPHeaders, origin: PageURL.Origin, received: Date) {
-        guard freshness.isStaleByDateAlone, let date = headers["Date"].flatMap({ HTTPDate.parse($0.trimmingCharacters(in: .whitespaces)) })
+        // A page never stored (`no-store`) loses nothing to it.
+        guard freshness.isStaleByDateAlone, freshness.isStorable, let date = headers["Date"].flatMap({ HTTPDate.parse($0.trimmingCharacters(in: .whitespaces)) })
         else { return }
         staleByDate.note(origin: origin.description, behind: .seconds(max(0, received.timeIntervalSince(date))), at: clock.now())
     }

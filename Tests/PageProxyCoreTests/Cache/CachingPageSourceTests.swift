@@ -81,6 +81,14 @@ import Testing
         #expect(upstream.requests.count == 5)
         #expect(source.pagesStaleByDate == 4)
         #expect(told.withLock { $0.count } == 1)
+        // A page that is never stored loses nothing to its Date: not counted.
+        let noStore = Upstream { _ throws(UpstreamError) in
+            UpstreamResponse(
+                status: .ok, headers: HTTPHeaders([("Cache-Control", "no-store, max-age=60"), ("Date", HTTPDate.format(now.addingTimeInterval(-3600)))]),
+                body: Array("[1]".utf8))
+        }
+        _ = try await fetch(source, noStore, request: UpstreamRequest(url: PageURL(string: "http://slow.test/items?page=9")!))
+        #expect(source.pagesStaleByDate == 4)
     }
 
     @Test("review9 G3: an origin is told about again once the interval has passed, not before")
