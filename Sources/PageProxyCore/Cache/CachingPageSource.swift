@@ -400,22 +400,29 @@ package final class CachingPageSource: Sendable {
 
     /// Counts a page that `freshness` says its `Date` alone made stale (review9 G3), with how far that was behind.
     private func noteStaleByDate(_ freshness: CacheFreshness, headers: HTTPHeaders, origin: PageURL.Origin, received: Date) {
-        guard freshness.isStaleByDateAlone, let date = headers["Date"].flatMap({ HTTPDate.parse($0.trimmingCharacters(in: .whitespaces)) })
+        // A page never stored (`no-store`) loses nothing to it.
+        guard freshness.isStaleByDateAlone, freshness.isStorable, let date = headers["Date"].flatMap({ HTTPDate.parse($0.trimmingCharacters(in: .whitespaces)) })
         else { return }
         staleByDate.note(origin: origin.description, behind: .seconds(max(0, received.timeIntervalSince(date))), at: clock.now())
     }
 
     /// Removes `key`'s entry on a disk lane, when there may be one: a page that is never stored (`no-store`) costs
-    /// no hop off the pool and no directory lock. None once the exit began (`DiskWork.finish`).
+    /// no hop off the pool and no directory lock. Also once the exit began (`DiskWork.finish`): a page the upstream
+    /// disowned must not be served after the restart (review9 G5).
     private func remove(_ key: CacheKey, from store: DiskStore?) async {
         guard let store, store.mayHold(key) else { return }
-        _ = await diskWork.run { store.remove(key) }
+        _ = await diskWork.run(evenAfterFinish: true) { store.remove(key) }
     }
 
     /// Writes `entry` on a disk lane; the version stored, or nil when it was not stored (or the exit began).
     private func write(_ entry: CacheEntry, for key: CacheKey, to store: DiskStore?) async -> StoredVersion? {
         guard let store else { return nil }
-        let stamp = await diskWork.run { store.write(entry, for: key) } ?? nil
+        guard let stamp = await diskWork.run({ store.write(entry, for: key) }) else {
+            // Not started, the exit began: the version stored is no longer what the upstream says, and goes, as when a
+            // write fails (`DiskStore.write`), rather than be served after the restart (review9 G5).
+            await remove(key, from: store)
+            return nil
+        }
         return stamp.map { StoredVersion(stamp: $0, entry: entry, freshUntil: entry.freshUntil) }
     }
 

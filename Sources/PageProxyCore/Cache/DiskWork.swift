@@ -33,9 +33,12 @@ package final class DiskWork: Sendable {
 
     /// Runs `body` on a lane and returns its result; the calling task suspends meanwhile. Nil, and `body` does not
     /// run, once `finish` began: a write the exit would cut short is better not started (the store stays as it was).
-    package func run<T: Sendable>(_ body: @escaping @Sendable () -> T) async -> T? {
+    /// - Parameter evenAfterFinish: run it all the same (a removal: review9 G5, a page the upstream disowned just as
+    ///   the exit began was served again after the restart). `finish` waits for it as for the others, if it is still
+    ///   waiting; a removal is a rename aside and an unlink, and the next start removes what a cut leaves aside.
+    package func run<T: Sendable>(evenAfterFinish: Bool = false, _ body: @escaping @Sendable () -> T) async -> T? {
         let chosen = state.withLock { state -> Int? in
-            guard !state.closed else { return nil }
+            guard !state.closed || evenAfterFinish else { return nil }
             let lane = state.inFlight.indices.min { state.inFlight[$0] < state.inFlight[$1] } ?? 0
             state.inFlight[lane] += 1
             return lane
@@ -56,7 +59,7 @@ package final class DiskWork: Sendable {
         }
     }
 
-    /// Refuses every later call and waits until none is queued or running, or until `timeout` has passed; true when
+    /// Refuses every later call (but those run `evenAfterFinish`) and waits until none is queued or running, or until `timeout` has passed; true when
     /// they finished. For a clean exit (attack5 m3: a SIGTERM left the temporaries of writes the exit cut short; the
     /// next start removed them): a flight still running may ask for a write after the exit began (review8), and a
     /// stalled disk must not hold the exit forever, so it is bounded.

@@ -81,6 +81,14 @@ import Testing
         #expect(upstream.requests.count == 5)
         #expect(source.pagesStaleByDate == 4)
         #expect(told.withLock { $0.count } == 1)
+        // A page that is never stored loses nothing to its Date: not counted.
+        let noStore = Upstream { _ throws(UpstreamError) in
+            UpstreamResponse(
+                status: .ok, headers: HTTPHeaders([("Cache-Control", "no-store, max-age=60"), ("Date", HTTPDate.format(now.addingTimeInterval(-3600)))]),
+                body: Array("[1]".utf8))
+        }
+        _ = try await fetch(source, noStore, request: UpstreamRequest(url: PageURL(string: "http://slow.test/items?page=9")!))
+        #expect(source.pagesStaleByDate == 4)
     }
 
     @Test("review9 G3: an origin is told about again once the interval has passed, not before")
@@ -95,6 +103,26 @@ import Testing
         notice.note(origin: "http://b.test", behind: .seconds(90), at: start + .seconds(600))
         #expect(told.withLock { $0 } == 3)
         #expect(notice.count == 4)
+    }
+
+    @Test("review9 G5: a page the upstream disowns (no-store) or replaces once the exit began is gone after the restart, not served again")
+    func aPageDisownedAsTheExitBeganIsGoneAfterTheRestart() async throws {
+        let source = makeSource()
+        let etag = Locked("\"1\"")
+        _ = try await fetch(source, Upstream.withETag(etag))
+        let other = UpstreamRequest(url: PageURL(string: "http://api.test/items?page=2")!, headers: request.headers)
+        _ = try await fetch(source, Upstream.withETag(etag), request: other)
+        #expect(await source.finishWrites(within: .seconds(30)))
+        // The exit began; flights still running hear from the upstream: page 1 is no-store now, page 2 has changed.
+        etag.withLock { $0 = "\"2\"" }
+        let disowned = try await fetch(source, Upstream.withETag(etag, cacheControl: "no-store"), policy: CachePolicy(ttl: .seconds(60), forceRevalidate: true))
+        #expect(disowned.response.body == Array("[\"2\"]".utf8))
+        let changed = try await fetch(source, Upstream.withETag(etag), policy: CachePolicy(ttl: .seconds(60), forceRevalidate: true), request: other)
+        #expect(changed.stored == nil, "not written: the exit began")
+        // The restart: neither old version is there to be served.
+        let restarted = DiskStore(directory: directory.path, maxBytes: 1 << 20)
+        #expect(restarted.read(CacheKey(request)) == nil)
+        #expect(restarted.read(CacheKey(other)) == nil)
     }
 
     @Test func aWarmRepeatIsAHitWithNoUpstreamRequest() async throws {

@@ -84,4 +84,26 @@ import Testing
         #expect(ran.value == ["earlier"])
         #expect(await earlier.value != nil)
     }
+
+    @Test("review9 G5: a call run evenAfterFinish (a removal) runs once finish began, and finish waits for it")
+    func aRemovalRunsAfterFinishBegan() async {
+        let work = DiskWork(lanes: 2)
+        let release = DispatchSemaphore(value: 0)
+        let started = Locked(false)
+        let earlier = Task {
+            await work.run {
+                started.withLock { $0 = true }
+                _ = release.wait(timeout: .now() + .seconds(60))
+            }
+        }
+        #expect(await yieldUntil { started.value })
+        #expect(await work.finish(within: .milliseconds(20)) == false)
+        #expect(await work.run(evenAfterFinish: true) { 7 } == 7)
+        #expect(await work.run { 8 } == nil)
+        release.signal()
+        #expect(await work.finish(within: .seconds(30)))
+        // After finish has returned too.
+        #expect(await work.run(evenAfterFinish: true) { 9 } == 9)
+        _ = await earlier.value
+    }
 }
