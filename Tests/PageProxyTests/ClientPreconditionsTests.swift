@@ -71,6 +71,12 @@ import Testing
             let star = try await stack.get(target, headers: ["If-None-Match": "*"])
             #expect(star.status == 304 && star.body.isEmpty)
             #expect(star.header("Content-Length") == nil)
+            // The 200's fields but its type (RFC 9110 §15.4.5): a window's `Link` to the next too.
+            #expect(star.header("Content-Type") == nil && star.header("Cache-Control") == plain.header("Cache-Control"))
+            let window = target + "&_limit=5"
+            let windowed = try await stack.get(window, headers: ["If-None-Match": "*"])
+            #expect(windowed.status == 304 && windowed.header("Link") != nil)
+            #expect(windowed.header("Link") == (try await stack.get(window)).header("Link"))
             #expect(try await stack.get(target, headers: ["If-None-Match": "\"x\""]).body == plain.body)
             let failed = try await stack.get(target, headers: ["If-Match": "\"x\""])
             #expect(failed.status == 412 && code(failed) == "precondition_failed")

@@ -1,4 +1,5 @@
 import PageProxyCore
+import PageProxyServer
 
 /// RFC 9110 §13.2.2 — a client's preconditions on a GET or HEAD of an aggregate answer, in the RFC's order, evaluated
 /// once the answer would be a 200 (§13.2.1: an answer that would be an error ignores them, so an upstream that fails
@@ -28,6 +29,20 @@ enum ClientPreconditions {
             return .notModified
         }
         return .proceed
+    }
+
+    /// Answers a request whose preconditions are not met (`outcome` is not `.proceed`): the 304, with the 200's
+    /// `fields` but `Content-Type` (RFC 9110 §15.4.5), or the 412.
+    static func answer(
+        _ outcome: Outcome, fields: () -> HTTPHeaders, record: RequestRecord, response: consuming Response
+    ) async -> RequestRecord {
+        guard outcome == .failed else {
+            var notModified = fields()
+            notModified.remove("Content-Type")
+            await response.send(.notModified, headers: notModified, body: [])
+            return record
+        }
+        return await response.send(failure, recording: record)
     }
 
     /// The 412 of a request whose `If-Match` names no current answer.

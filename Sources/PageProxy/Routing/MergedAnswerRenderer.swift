@@ -125,13 +125,9 @@ struct MergedAnswerRenderer: Sendable {
         }
         // A 304 copies `headers`; the 200 consumes them: the writer sets the length in these very fields, not in a
         // copy (issue 13).
-        switch ClientPreconditions.evaluate(plan.request.headers, etag: tag) {
-        case .proceed: break
-        case .notModified:
-            await response.send(.notModified, headers: Self.notModified(headers, length: length), body: [])
-            return record
-        case .failed:
-            return await response.send(ClientPreconditions.failure, recording: record)
+        let precondition = ClientPreconditions.evaluate(plan.request.headers, etag: tag)
+        if precondition != .proceed {
+            return await ClientPreconditions.answer(precondition, fields: { Self.notModified(headers, length: length) }, record: record, response: response)
         }
         record.isSpooled = spooled?.isSpooled ?? false
         if let kept {
@@ -221,13 +217,10 @@ struct MergedAnswerRenderer: Sendable {
             for field in perRequest { headers.set(field.name, field.value) }
             return headers
         }
-        switch ClientPreconditions.evaluate(plan.request.headers, etag: answer.etag) {
-        case .proceed: break
-        case .notModified:
-            await response.send(.notModified, headers: Self.notModified(headers(), length: answer.body.count), body: [])
-            return record
-        case .failed:
-            return await response.send(ClientPreconditions.failure, recording: record)
+        let precondition = ClientPreconditions.evaluate(plan.request.headers, etag: answer.etag)
+        if precondition != .proceed {
+            let fields = { Self.notModified(headers(), length: answer.body.count) }
+            return await ClientPreconditions.answer(precondition, fields: fields, record: record, response: response)
         }
         // One lookup, one write of prepared bytes.
         await response.send(.ok, prepared: answer.preparedFields, body: answer.body, perRequest: perRequest)
@@ -237,10 +230,9 @@ struct MergedAnswerRenderer: Sendable {
     }
 
     /// RFC 9110 §13.1.2 — the client already holds this answer (`ClientPreconditions`): the 304's fields, the 200's
-    /// `headers` with no `Content-Type` and the length its GET would have.
+    /// `headers` with the length its GET would have.
     private static func notModified(_ headers: HTTPHeaders, length: Int) -> HTTPHeaders {
         var notModified = headers
-        notModified.remove("Content-Type")
         notModified.set("Content-Length", String(length))
         return notModified
     }

@@ -47,7 +47,8 @@ enum NDJSONAnswerRenderer {
                 if precondition != .proceed, let response = unanswered.take() {
                     // Answered at the first page, which the record counts (as an answer from that page alone would).
                     (pages, items) = (1, current.itemCount)
-                    record = await Self.send(precondition, record: record, response: response)
+                    let fields = { Self.headers(walk: walk, requested: requested, walkEnded: false, extra: 0) }
+                    record = await ClientPreconditions.answer(precondition, fields: fields, record: record, response: response)
                     return .stop
                 }
                 if !holdsAnswer, let response = unanswered.take() {
@@ -93,7 +94,10 @@ enum NDJSONAnswerRenderer {
         (record.pages, record.items) = (pages, items)
         // Complete before its first byte (every page at hand, or no page at all): the whole answer, with its length.
         if let response = unanswered.take() {
-            if precondition != .proceed { return .answered(await Self.send(precondition, record: record, response: response)) }
+            if precondition != .proceed {
+                let fields = { Self.headers(walk: walk, requested: requested, walkEnded: true, extra: 0) }
+                return .answered(await ClientPreconditions.answer(precondition, fields: fields, record: record, response: response))
+            }
             guard !holdsAnswer else {
                 let headers = Self.headers(walk: walk, requested: requested, walkEnded: true, extra: 1)
                 await response.send(.ok, headers: headers, slices: [batch[...]])
@@ -109,18 +113,6 @@ enum NDJSONAnswerRenderer {
         return .answered(record)
     }
 
-    /// The 304 or 412 that answers a request whose preconditions `outcome` says the answer does not meet.
-    private static func send(_ outcome: ClientPreconditions.Outcome, record: RequestRecord, response: consuming Response) async -> RequestRecord {
-        guard outcome == .failed else {
-            // The 200's `Cache-Control`; no length (it is streamed: not known), no `Content-Type` (RFC 9110 §15.4.5).
-            var fields = HTTPHeaders()
-            fields.set("Cache-Control", "no-store")
-            await response.send(.notModified, headers: fields, body: [])
-            return record
-        }
-        return await response.send(ClientPreconditions.failure, recording: record)
-    }
-
     /// The answer of a walk of one page, `page`, that is fresh in the cache and is the last (`InMemoryAnswer`): the
     /// same answer, in one write with its length, as `render(walk:…)` gives a walk whose pages are all at hand.
     /// - Parameters:
@@ -132,10 +124,11 @@ enum NDJSONAnswerRenderer {
         var record = record
         (record.pages, record.items, record.cache) = (1, page.itemCount, MergedAnswerRenderer.onePageHit)
         let precondition = ClientPreconditions.evaluate(preconditions, etag: nil)
-        if precondition != .proceed { return await send(precondition, record: record, response: response) }
+        let fields = { headers(walk: HTTPHeaders(), requested: extraHeaders, extra: 1) }
+        if precondition != .proceed { return await ClientPreconditions.answer(precondition, fields: fields, record: record, response: response) }
         var lines: [UInt8] = []
         NDJSONBody.append(page, to: &lines)
-        await response.send(.ok, headers: headers(walk: HTTPHeaders(), requested: extraHeaders, extra: 1), slices: [lines[...]])
+        await response.send(.ok, headers: fields(), slices: [lines[...]])
         return record
     }
 

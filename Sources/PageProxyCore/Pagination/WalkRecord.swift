@@ -176,27 +176,38 @@ package final class WalkRecord: Sendable {
 
     /// Records a fetch that was answered (by the upstream or the cache).
     package func fetched(number: Int, url: PageURL, status: Int, outcome: CacheOutcome, bytes: Int, started: ContinuousClock.Instant) {
-        let fetch = Fetch(
-            number: number, url: url, status: status, outcome: outcome, bytes: bytes, attempts: 0, started: started - began,
-            finished: .now - began)
-        record(fetch, of: url)
+        let (started, finished) = (started - began, .now - began)
+        record(Interval(started: started, finished: finished, upstream: outcome != .hit), of: url) {
+            Fetch(
+                number: number, url: url, status: status, outcome: outcome, bytes: bytes, attempts: 0, started: started,
+                finished: finished)
+        }
     }
 
     /// Records a fetch that got no answer.
     package func failed(number: Int, url: PageURL, error: String, started: ContinuousClock.Instant) {
-        let fetch = Fetch(
-            number: number, url: url, status: nil, outcome: nil, bytes: 0, attempts: 0, started: started - began,
-            finished: .now - began, error: error)
-        record(fetch, of: url)
+        let (started, finished) = (started - began, .now - began)
+        record(Interval(started: started, finished: finished, upstream: true), of: url) {
+            Fetch(
+                number: number, url: url, status: nil, outcome: nil, bytes: 0, attempts: 0, started: started, finished: finished,
+                error: error)
+        }
     }
 
-    /// Records `fetch`; with `url`, the page's, its attempts are counted in (`attempted`).
-    func record(_ fetch: Fetch, of url: PageURL? = nil) {
+    /// Records `fetch` as it is (no attempts counted in).
+    func record(_ fetch: Fetch) {
+        record(Interval(started: fetch.started, finished: fetch.finished, upstream: fetch.wentUpstream), of: nil) { fetch }
+    }
+
+    /// Records a fetch's `interval`, and the fetch itself when every fetch is kept: `fetch` is only built then (its
+    /// URL redacted and cut per page would be work for nothing on every other walk; review10); with `url`, the
+    /// page's, its attempts are counted in (`attempted`).
+    private func record(_ interval: Interval, of url: PageURL?, fetch: () -> Fetch) {
+        let kept = keepsFetches ? fetch() : nil
         state.withLock { state in
-            state.pending.append(Interval(started: fetch.started, finished: fetch.finished, upstream: fetch.wentUpstream))
+            state.pending.append(interval)
             if state.pending.count >= 2 * Self.unfolded { Self.fold(&state, keeping: Self.unfolded) }
-            guard keepsFetches else { return }
-            var kept = fetch
+            guard var kept else { return }
             // Counted while the page was in flight, and let go with it: the counts are kept by the fetches only.
             if let url { kept.attempts = state.attempts.removeValue(forKey: url) ?? 0 }
             state.fetches.append(kept)
