@@ -58,6 +58,22 @@ import Testing
         }
     }
 
+    @Test("auto on Eve and Tastypie: the body's total makes the pages the next link numbers known at once, up to the route's concurrency in flight",
+          arguments: ["eve-auto", "tastypie-auto"])
+    func autoNextURLWithTotalFansOut(route: String) async throws {
+        var options = SchemeRoutes.mockOptions
+        // The mock answers nothing until 4 requests (the route's concurrency) are in flight at once, or 10 s have
+        // passed: the peak is proven from the mock's record, whatever the machine's load.
+        options.holdUntilInFlight = 4
+        options.latency = .milliseconds(10)
+        try await TestStack.run(routes: Self.routes, mockOptions: options) { stack in
+            let (merged, requests) = try await Habits.merged(stack, route, total: 100)
+            #expect(merged.body == Habits.expectedMerged(100))
+            #expect(requests == 10)
+            #expect(stack.mock.log.peakInFlight == 4)
+        }
+    }
+
     @Test("Tastypie: auto walks meta.next with meta.total_count; ?limit=0 is one page of everything")
     func tastypie() async throws {
         try await TestStack.run(routes: Self.routes) { stack in
