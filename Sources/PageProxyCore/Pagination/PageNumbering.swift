@@ -42,6 +42,18 @@ struct PageNumbering: Equatable {
         self.step = step
     }
 
+    /// Whether this is a page number (its name says page) that grows by 1 or an offset (its name says offset) that
+    /// grows by a page's size (`itemCount`, or the size `next` asks for: `limit=100`): not a keyset (`after_id`) whose
+    /// steps only looked even once.
+    func isPlain(itemCount: Int, next: PageURL) -> Bool {
+        if step == 1 && parameter.lowercased().contains("page") { return true }
+        guard Self.isOffsetName(parameter) else { return false }
+        return step == itemCount
+            || next.queryPairs.contains { pair in
+                pair.name.removingPercentEncoding.map(Self.isSizeName) == true && pair.value.removingPercentEncoding.flatMap { Int($0) } == step
+            }
+    }
+
     private static func isOffsetName(_ name: String) -> Bool {
         let lowered = name.lowercased()
         return ["offset", "start", "skip", "from"].contains { lowered.contains($0) }

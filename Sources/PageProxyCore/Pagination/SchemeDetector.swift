@@ -125,8 +125,12 @@ package enum SchemeDetector {
             if found.isURL {
                 var options = PaginationScheme.NextURLInBody()
                 options.nextPath = found.path
-                // The body's total: pages the next link numbers (page=2, offset=100) go concurrently (Tastypie, Eve).
-                options.totalItemsPath = bodyTotalPath(detected)
+                // The body's total: pages the next link numbers (page=2, offset=100) go concurrently (Tastypie, Eve),
+                // once the numbering cannot be something else (review10: a keyset `after_id=57` read as a step of 57
+                // would skip or repeat items, with no error).
+                if isPlainNumbering(from: url, to: found.value, itemCount: detected.itemCount, total: detected.total) {
+                    options.totalItemsPath = bodyTotalPath(detected)
+                }
                 detected.scheme = .nextURLInBody(options)
             } else {
                 var options = PaginationScheme.CursorInBody()
@@ -162,6 +166,17 @@ package enum SchemeDetector {
     }
 
     /// The body path the detected total was read at, when it came from the body rather than a header.
+    /// Whether the first page's next link numbers pages plainly (`PageNumbering.isPlain`), with a total no smaller than
+    /// the page; or there is no link.
+    private static func isPlainNumbering(from url: PageURL, to link: String?, itemCount: Int, total: Int?) -> Bool {
+        // A last page's null link: nothing to number, and nothing the total can make the walk fetch.
+        guard let link else { return true }
+        guard let total, total >= itemCount, let next = url.resolving(link),
+            let numbering = PageNumbering(from: url, to: next, itemCount: itemCount)
+        else { return false }
+        return numbering.isPlain(itemCount: itemCount, next: next)
+    }
+
     private static func bodyTotalPath(_ detected: DetectedPagination) -> JSONPath? {
         detected.totalSource.flatMap { JSONPath($0) }.flatMap { totalPaths.contains($0) ? $0 : nil }
     }

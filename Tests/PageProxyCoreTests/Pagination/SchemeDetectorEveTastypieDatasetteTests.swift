@@ -33,6 +33,23 @@ import Testing
         #expect(detected.totalSource == "_meta.total")
     }
 
+    @Test("a total goes with a next link only when the link numbers pages plainly: not a keyset, not a total under the page")
+    func totalOnlyWithPlainNumbering() throws {
+        func totalPath(_ body: String, _ url: String) throws -> JSONPath? {
+            guard case .nextURLInBody(let options)? = try detect(body, url: url).scheme else { return nil }
+            return options.totalItemsPath
+        }
+        let items = "[" + (1...50).map { "{\"id\": \($0)}" }.joined(separator: ",") + "]"
+        // A page number and an offset by the page's size: the pages go concurrently.
+        #expect(try totalPath(#"{"count": 500, "next": "http://h/a?page=2", "results": \#(items)}"#, "http://h/a") == Self.path("count"))
+        #expect(try totalPath(#"{"count": 500, "next": "http://h/a?offset=50", "results": \#(items)}"#, "http://h/a") == Self.path("count"))
+        // A keyset whose value looks like a step, an offset by another size, a "total" under the page's own count:
+        // the links are followed one by one.
+        #expect(try totalPath(#"{"count": 500, "next": "http://h/a?after_id=57", "results": \#(items)}"#, "http://h/a?after_id=0") == nil)
+        #expect(try totalPath(#"{"count": 500, "next": "http://h/a?offset=20", "results": \#(items)}"#, "http://h/a") == nil)
+        #expect(try totalPath(#"{"count": 10, "next": "http://h/a?page=2", "results": \#(items)}"#, "http://h/a") == nil)
+    }
+
     @Test("Eve's href resolves against the page's directory (RFC 3986), not the origin's root")
     func eveRelativeHref() throws {
         let page = try #require(PageURL(string: "http://h/api/v1/people?max_results=100"))
@@ -62,8 +79,9 @@ import Testing
 
     @Test("django-tastypie: objects, meta.next as an absolute path, meta.total_count carried for concurrency")
     func tastypie() throws {
+        // The first page asked for `limit=100&offset=0` (its offset grows by the size it names).
         let body = #"{"meta": {"limit": 100, "next": "/api/v1/entry/?limit=100&offset=100", "offset": 0, "previous": null, "total_count": 1000}, "objects": [{"id": 1, "resource_uri": "/api/v1/entry/1/"}]}"#
-        let detected = try detect(body, url: "http://h/api/v1/entry/")
+        let detected = try detect(body, url: "http://h/api/v1/entry/?limit=100&offset=0")
         var options = PaginationScheme.NextURLInBody(nextPath: Self.path("meta.next"))
         options.totalItemsPath = Self.path("meta.total_count")
         #expect(detected.scheme == .nextURLInBody(options))
