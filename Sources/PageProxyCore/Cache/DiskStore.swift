@@ -337,6 +337,9 @@ package final class DiskStore: Sendable {
             }
             return .found(entry, PageStamp(key: key, generation: version))
         } catch {
+            // Its removal takes the cache directory's lock (`release`), which another process may hold through a whole
+            // scan: a thread of the cooperative pool leaves it to the lookup off the pool (review10).
+            if wait == .pageCacheOnly { return .wouldBlock }
             let path = self.path(for: key)
             let removed = state.withLock { state -> Bool in
                 let isSame = CacheFileSystem.inode(path) == file.inode
