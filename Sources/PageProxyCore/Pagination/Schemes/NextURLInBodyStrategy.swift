@@ -3,13 +3,23 @@
 struct NextURLInBodyStrategy: PaginationStrategy {
     let options: PaginationScheme.NextURLInBody
 
-    var valuePaths: [JSONPath] { [options.nextPath, options.totalItemsPath, options.totalPagesPath].compactMap { $0 } }
+    var valuePaths: [JSONPath] {
+        [options.nextPath, selfPath, options.totalItemsPath, options.totalPagesPath].compactMap { $0 }
+    }
+
+    /// A HAL-style next link's sibling `self` link (`_links.next.href` → `_links.self.href`), which tells what the
+    /// links are relative to (`linkBase`).
+    private var selfPath: JSONPath? {
+        let components = options.nextPath.components
+        guard components.count >= 2, Array(components.suffix(2)) == [.key("next"), .key("href")] else { return nil }
+        return JSONPath(components: Array(components.dropLast(2)) + [.key("self"), .key("href")])
+    }
 
     func firstPage(from base: PageURL) -> PageURL { base }
 
     func next(after page: Page) throws(PaginationError) -> NextPages {
         guard let link = page.values[options.nextPath]?.nonEmptyString else { return .none }
-        guard let next = page.url.resolving(link) else { throw .invalidNextLink(page: page.number, link: link) }
+        guard let next = linkBase(of: page, for: link).resolving(link) else { throw .invalidNextLink(page: page.number, link: link) }
         // The link's own numbering, continued to the total: page=2, 3 … or offset=10, 20 … (the numbers are the
         // upstream's; NumberedPages counts them without overflow and the walk checks the count before any URL).
         if let pages = expectedPageCount(after: page), pages > page.number,
@@ -22,6 +32,26 @@ struct NextURLInBodyStrategy: PaginationStrategy {
             }
         }
         return .one(next)
+    }
+
+    /// What the page's `link` resolves against: the page's URL (RFC 3986 §5), unless the link is a relative path and a
+    /// HAL `self` link names the page by a relative path that ends the page's own: then the API's root that path is
+    /// relative to. Eve writes its links relative to the API's root (`people/5ab/invoices?page=2` on
+    /// `/api/people/5ab/invoices`), which the page's directory is only for a resource one segment under the root.
+    private func linkBase(of page: Page, for link: String) -> PageURL {
+        guard let selfPath, Self.isRelativePath(link), let own = page.values[selfPath]?.nonEmptyString, Self.isRelativePath(own),
+            let ownPath = own.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first, !ownPath.isEmpty,
+            page.url.path.hasSuffix("/" + ownPath)
+        else { return page.url }
+        let root = String(page.url.path.dropLast(ownPath.count))
+        return PageURL(scheme: page.url.scheme, host: page.url.host, port: page.url.port, path: root, query: nil)
+    }
+
+    /// Whether `reference` is a relative-path reference (RFC 3986 §4.2): no scheme, no leading `/`, `?` or `#`.
+    private static func isRelativePath(_ reference: String) -> Bool {
+        guard let first = reference.first, !"/?#".contains(first) else { return false }
+        let beforeSlash = reference.prefix { $0 != "/" }
+        return !beforeSlash.contains(":")
     }
 
     func expectedPageCount(after first: Page) -> Int? {
