@@ -1,14 +1,15 @@
 #!/usr/bin/env python3
 """Counts of the first and second request after a restart, per binary, by `perf stat` (issue 13, read-back).
 
-    python3 bench/readback_perstat.py BINARY[,BINARY...] [--restarts N] [--ndjson] [--record DIR]
+    python3 bench/readback_perstat.py BINARY[,BINARY...] [--restarts N] [--ndjson] [--events E,...] [--record DIR]
 
 The case of `readback_phases.py` (`/items?mock_total=50000`, 501 cached pages of ~21 KB, a 10.6 MB merged answer,
 memo off, each binary over its own cache directory, filled once, restarted over it each round). For each request
-`perf stat -p` counts the process's task-clock (CPU ms), context switches, CPU migrations and page faults, and curl
-its time to the head; the medians are printed side by side for the first and second request. With `--record DIR`,
-each binary's first and second requests are also recorded (`perf record -g`, one file per request in DIR) for `perf report
---sort comm,dso,symbol` (the walk's and the read-ahead's threads apart). Everything started is stopped by PID.
+`perf stat -p` counts the process's task-clock (CPU ms), context switches, CPU migrations and page faults (or the
+`--events` given), and curl its time to the head; the medians are printed side by side for the first and second
+request. With `--record DIR`, each binary's first and second requests are also recorded (`perf record -g`, one file
+per request in DIR), to be read per thread (`perf script -F tid,ip,sym`: the walk's and the read-ahead's threads
+apart). Everything started is stopped by PID.
 """
 import argparse, os, statistics, subprocess, sys, time
 
@@ -19,9 +20,9 @@ from readback_profile import NDJSON, PATH, stat_counts  # noqa: E402
 EVENTS = "task-clock,context-switches,cpu-migrations,page-faults"
 
 
-def attach(pid, record=None):
+def attach(pid, record=None, events=EVENTS):
     command = (["perf", "record", "-F", "10000", "-g", "-p", str(pid), "-o", record] if record
-               else ["perf", "stat", "-x", ",", "-e", EVENTS, "-p", str(pid)])
+               else ["perf", "stat", "-x", ",", "-e", events, "-p", str(pid)])
     proc = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     time.sleep(0.4)  # perf attaches asynchronously; a bench script may wait (tests may not)
     return proc
@@ -32,6 +33,8 @@ def main():
     parser.add_argument("binaries", help="comma-separated release binaries")
     parser.add_argument("--restarts", type=int, default=6)
     parser.add_argument("--ndjson", action="store_true")
+    parser.add_argument("--events", default=EVENTS, help=f"perf stat's events (default {EVENTS}; tracepoints such as "
+                        "syscalls:sys_enter_futex count system calls)")
     parser.add_argument("--record", help="also perf-record the first and second request of each restart into this directory")
     args = parser.parse_args()
     binaries = [os.path.abspath(binary) for binary in args.binaries.split(",")]
@@ -43,7 +46,7 @@ def main():
             for index, proxy in enumerate(proxies):
                 proxy.restart()
                 for request in (1, 2):
-                    watcher = attach(proxy.proc.pid)
+                    watcher = attach(proxy.proc.pid, events=args.events)
                     head, total, _ = curl(proxy.url(PATH), headers)
                     counts = stat_counts(watcher)
                     counts["head ms"], counts["total ms"] = head, total
@@ -55,7 +58,7 @@ def main():
                         curl(proxy.url(PATH), headers)
                         stat_counts(recorder)
         print(f"load average after {os.getloadavg()}")
-        names = ["head ms", "total ms", "task-clock", "context-switches", "cpu-migrations", "page-faults"]
+        names = ["head ms", "total ms"] + args.events.split(",")
         print("| binary | request | " + " | ".join(names) + " |\n|---|---|" + "---:|" * len(names))
         for index, binary in enumerate(binaries):
             for request in (1, 2):

@@ -139,11 +139,16 @@ int pageproxy_advise_huge_heap(const void *address, size_t count) {
                 && madvise((void *)base, pageproxy_heap_span, MADV_HUGEPAGE) == 0;
             if (advised) {
                 atomic_store_explicit(&pageproxy_heaps_seen[slot], base | 1, memory_order_release);
-                // The heap's start, written in small pages before it was seen here (its header, the thread's first
-                // blocks), up to and with the block's: made huge pages now, in one call, not faulted in a page at a
-                // time as the rest of it is used (~500 faults a heap). Best effort: refused on older kernels.
+                // The 2 MiB the block starts in, partly written in small pages before the heap was seen here (its
+                // header, the thread's first blocks), and the next: made huge pages now, in one call, not faulted in
+                // a page at a time as the rest of them is used (~500 faults a heap). Not the heap below them: it is
+                // written already (nothing left to fault), and collapsing it would copy it on the reader's thread.
+                // Best effort: refused on older kernels.
+                uintptr_t start = (uintptr_t)address & ~(pageproxy_huge_page - 1);
                 uintptr_t end = ((uintptr_t)address + count + pageproxy_huge_page - 1) & ~(pageproxy_huge_page - 1);
-                (void)madvise((void *)base, end - base, MADV_COLLAPSE);
+                if (end > start + 2 * pageproxy_huge_page) end = start + 2 * pageproxy_huge_page;
+                if (end > base + pageproxy_heap_span) end = base + pageproxy_heap_span;
+                (void)madvise((void *)start, end - start, MADV_COLLAPSE);
             }
             return advised;
         }
