@@ -1,6 +1,7 @@
 // preadv2, RWF_NOWAIT, renameat2, RENAME_EXCHANGE and O_NOATIME need _GNU_SOURCE, which Swift's view of the C library lacks:
 // the wrappers are compiled here.
 #define _GNU_SOURCE
+#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <malloc.h>
@@ -121,10 +122,37 @@ static int pageproxy_is_heap_reservation(uintptr_t base, uintptr_t span) {
     return fits && covered >= base + span;
 }
 
+// Whether the advice is wanted at all, decided once: the kernel's THP mode is `madvise` (with `never` the operator
+// said no, and MADV_COLLAPSE would ignore it; with `always` heaps get huge pages anyway), THP is not disabled for
+// this process (PR_SET_THP_DISABLE), and `malloc` is glibc's own (another allocator preloaded would manage its
+// mappings its own way: advising them could bring back memory it gave back). 0 unknown, 1 yes, 2 no.
+static _Atomic int pageproxy_huge_pages_wanted = 0;
+
+static int pageproxy_decide_huge_pages(void) {
+    char mode[128] = {0};
+    FILE *file = fopen("/sys/kernel/mm/transparent_hugepage/enabled", "re");
+    if (file != NULL) {
+        if (fgets(mode, sizeof mode, file) == NULL) mode[0] = '\0';
+        fclose(file);
+    }
+    if (strstr(mode, "[madvise]") == NULL) return 2;
+    if (prctl(PR_GET_THP_DISABLE, 0, 0, 0, 0) != 0) return 2;
+    void *libc = dlopen("libc.so.6", RTLD_LAZY | RTLD_NOLOAD);
+    void *own = libc != NULL ? dlsym(libc, "malloc") : NULL;
+    if (libc != NULL) dlclose(libc);
+    return own != NULL && own == dlsym(RTLD_DEFAULT, "malloc") ? 1 : 2;
+}
+
 int pageproxy_advise_huge_heap(const void *address, size_t count) {
     // Past the mmap threshold a block is a mapping of its own, not in a heap (see pageproxy_pad_malloc_arenas).
     size_t threshold = pageproxy_arena_top_pad_set != 0 ? (size_t)pageproxy_mmap_threshold : (size_t)128 << 10;
-    if (address == NULL || count >= threshold) return 0;
+    if (address == NULL || count == 0 || count >= threshold) return 0;
+    int wanted = atomic_load_explicit(&pageproxy_huge_pages_wanted, memory_order_relaxed);
+    if (wanted == 0) {
+        wanted = pageproxy_decide_huge_pages();
+        atomic_store_explicit(&pageproxy_huge_pages_wanted, wanted, memory_order_relaxed);
+    }
+    if (wanted != 1) return 0;
     uintptr_t base = (uintptr_t)address & ~(pageproxy_heap_span - 1);
     for (int slot = 0; slot < PAGEPROXY_HEAPS_SEEN; slot++) {
         uintptr_t seen = atomic_load_explicit(&pageproxy_heaps_seen[slot], memory_order_acquire);

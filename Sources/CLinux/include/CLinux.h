@@ -48,7 +48,8 @@ int pageproxy_malloc_top_pad(void);
 
 /// Advises huge pages (`MADV_HUGEPAGE`) for the glibc thread heap that holds the `count` bytes at `address`, the
 /// first time a block of that heap is shown here (see CLinux.c): 1 when that heap is advised (now or before), 0 when
-/// it is not (the main arena's heap, a block mapped on its own, too many heaps seen, madvise refused).
+/// it is not (the main arena's heap, a block mapped on its own, too many heaps seen, madvise refused; or never at all
+/// unless the kernel's THP mode is `madvise`, THP is allowed for the process and `malloc` is glibc's own).
 int pageproxy_advise_huge_heap(const void *address, size_t count);
 
 /// Starts `path` with `argv` and `envp` as a child that gets `signal` when the thread that called this ends (and so

@@ -1,5 +1,6 @@
 import CLinux
 import Foundation
+import PageProxyMock
 import Synchronization
 import Testing
 
@@ -38,7 +39,7 @@ import Testing
 
     /// Reads `path`'s tail on a thread of its own (its own malloc arena, while glibc has arenas to give) and returns
     /// the address its bytes were read into, kept alive until `body` is done with it.
-    private static func tailAddress(readingOnNewThread path: String, _ body: (UInt) -> Void) throws {
+    private static func tailAddress(readingOnNewThread path: String, _ body: (UInt) -> Void) async throws {
         final class Read: Sendable { let tail = Mutex<[UInt8]?>(nil) }
         let read = Read()
         let done = DispatchSemaphore(value: 0)
@@ -47,15 +48,14 @@ import Testing
             done.signal()
         }
         thread.start()
-        #expect(done.wait(timeout: .now() + 30) == .success)
+        #expect(await done.isSignalled(within: .seconds(30)))
         let tail = try #require(read.tail.withLock { $0 })
         tail.withUnsafeBytes { body(UInt(bitPattern: $0.baseAddress)) }
     }
 
-    @Test("an entry's body read on a thread lands in a heap advised huge pages")
-    func anEntryIsReadIntoAHeapAdvisedHugePages() throws {
-        // Where the kernel never makes huge pages there is nothing to see; where it always does, no advice is needed.
-        guard Self.hugePageMode == "madvise" else { return }
+    // Where the kernel never makes huge pages there is nothing to see; where it always does, no advice is needed.
+    @Test("an entry's body read on a thread lands in a heap advised huge pages", .enabled(if: hugePageMode == "madvise"))
+    func anEntryIsReadIntoAHeapAdvisedHugePages() async throws {
         let directory = TemporaryDirectory()
         let path = directory.path + "/entry"
         _ = FileManager.default.createFile(atPath: path, contents: Data(repeating: 7, count: 64 << 10))
@@ -63,7 +63,7 @@ import Testing
         // threads, until one reads into a heap of its own.
         var seen: [(name: String, advised: Bool)] = []
         for _ in 0..<8 {
-            try Self.tailAddress(readingOnNewThread: path) { address in
+            try await Self.tailAddress(readingOnNewThread: path) { address in
                 if let mapping = Self.mapping(holding: address) { seen.append(mapping) }
             }
             if let last = seen.last, last.name.isEmpty { break }
