@@ -242,7 +242,16 @@ package final class PageWalker {
             if nextToTake == knownCount && !isListComplete {
                 try append(strategy.next(after: page), after: page)
             } else if pending != nil {
-                try checkLinkOrigin(on: page)
+                let next = try? strategy.next(after: page)
+                try checkLinkOrigin(next, on: page)
+                // The last page a total or a `last` link numbered ahead still links on: the list is longer than it said
+                // (it grew during the walk; DRF and Tastypie count per request). Its links are followed on, as a walk
+                // with no total would (attack7 F2: a 200 with the first pages only, and no word of it). Not past a cap.
+                if nextToTake == knownCount, isListComplete, !wasTruncated, let next, !next.isNone {
+                    isListComplete = false
+                    pending = nil
+                    try append(next, after: page)
+                }
             }
         } catch {
             finish()
@@ -360,9 +369,9 @@ package final class PageWalker {
     /// origin still ends the walk, as it would a sequential one: the upstream is not what the route describes, or is
     /// hostile (DESIGN.md: a next link elsewhere is an error). Other paths on the origin are fine (GitHub's later
     /// links point to /repositories/<id>/…), and a link that cannot be read is ignored, since nothing follows it.
-    private func checkLinkOrigin(on page: Page) throws(PaginationError) {
+    private func checkLinkOrigin(_ next: NextPages?, on page: Page) throws(PaginationError) {
         let linked: PageURL.Origin
-        switch try? strategy.next(after: page) {
+        switch next {
         case .one(let url): linked = url.origin
         case .all(let pages): linked = pages.template.origin
         case NextPages.none?, nil: return

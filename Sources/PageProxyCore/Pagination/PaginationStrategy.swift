@@ -9,6 +9,15 @@ package enum NextPages: Sendable, Equatable {
     /// Every remaining page, known ahead (a total, a `last` link): they can be fetched concurrently. A description
     /// rather than a list, so that the walk checks the count against its page limit before building any URL.
     case all(NumberedPages)
+
+    /// Whether no page follows (`.none`, or a numbering of no pages).
+    var isNone: Bool {
+        switch self {
+        case .none: true
+        case .one: false
+        case .all(let pages): pages.count == 0
+        }
+    }
 }
 
 /// The rules of one pagination scheme: the first page's URL, the JSON values it needs, and what follows a page.

@@ -1,0 +1,58 @@
+import Testing
+
+@testable import PageProxyCore
+
+/// A total or a `last` link that says less than the upstream has (a list that grew during the walk: DRF and Tastypie
+/// count per request): the last page it numbers ahead still links on, and the walk follows, as a walk with no total
+/// would (attack7 F2: a 200 with the first pages only, and no word of it).
+@Suite struct UnderstatedTotalTests {
+    /// Five pages of five items, `?page=N`, linked one to the next; each page states `count` items in all.
+    private static func drf(count: Int) -> FakeTransport {
+        FakeTransport { url in
+            let page = url.queryValue("page").flatMap { Int($0) } ?? 1
+            let items = (1...5).map { "{\"id\":\((page - 1) * 5 + $0)}" }.joined(separator: ",")
+            let next = page < 5 ? "\"http://api.test/items?page=\(page + 1)\"" : "null"
+            return .json("{\"count\":\(count),\"next\":\(next),\"results\":[\(items)]}")
+        }
+    }
+
+    private static let nextURL = PaginationScheme.nextURLInBody(.init(totalItemsPath: JSONPath(components: [.key("count")])))
+
+    @Test("a body total under the upstream's: the last page it promised links on, and the walk follows to the end")
+    func aShortBodyTotalIsFollowedPast() async throws {
+        let transport = Self.drf(count: 12)
+        let items = try await PageWalker.items(Self.nextURL, transport: transport) { $0.itemsPath = JSONPath(components: [.key("results")]) }
+        #expect(items.count == 25)
+        #expect(transport.requestedURLs.count == 5)
+    }
+
+    @Test("a true total: no page past it is asked for")
+    func aTrueTotalEndsTheWalk() async throws {
+        let transport = Self.drf(count: 25)
+        let items = try await PageWalker.items(Self.nextURL, transport: transport) { $0.itemsPath = JSONPath(components: [.key("results")]) }
+        #expect(items.count == 25 && transport.requestedURLs.count == 5)
+    }
+
+    @Test("a client's page cap still ends the walk where it said (the answer says it is cut)")
+    func aPageCapIsNotFollowedPast() async throws {
+        let transport = Self.drf(count: 12)
+        let walker = PageWalker.make(Self.nextURL, transport: transport) {
+            $0.itemsPath = JSONPath(components: [.key("results")])
+            $0.pageLimit = 2
+        }
+        let pages = try await walker.pages()
+        #expect(pages.count == 2 && walker.wasTruncated)
+    }
+
+    @Test("a `last` link short of the pages: the last one it named links on with rel=next, and the walk follows")
+    func aShortLastLinkIsFollowedPast() async throws {
+        let transport = FakeTransport { url in
+            let page = url.queryValue("page").flatMap { Int($0) } ?? 1
+            var links = ["<http://api.test/items?page=2>; rel=\"last\""]
+            if page < 3 { links.append("<http://api.test/items?page=\(page + 1)>; rel=\"next\"") }
+            return .json("[{\"p\":\(page)}]", headers: [("Link", links.joined(separator: ", "))])
+        }
+        let items = try await PageWalker.items(.linkHeader(.init()), transport: transport)
+        #expect(items.map { String(decoding: $0, as: UTF8.self) } == [#"{"p":1}"#, #"{"p":2}"#, #"{"p":3}"#])
+    }
+}
