@@ -72,6 +72,36 @@ import Testing
         _ = record
     }
 
+    @Test("the critical path by binary search is the one of the plain definition, ties to the first; a fetch of no time ends")
+    func theCriticalPathMatchesItsDefinition() {
+        // The definition, step by step over every fetch (quadratic: attack7 F1), for fetches that all take time.
+        func plain(_ fetches: [WalkRecord.Fetch]) -> [Int] {
+            guard var current = fetches.max(by: { $0.finished < $1.finished }) else { return [] }
+            var path = [current.number]
+            while let before = fetches.filter({ $0.finished <= current.started }).max(by: { $0.finished < $1.finished }) {
+                path.append(before.number)
+                current = before
+            }
+            return path.reversed()
+        }
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<200 {
+            let count = Int.random(in: 1...40, using: &generator)
+            // Coarse times, so that many fetches end at the same moment.
+            let fetches = (1...count).map { number -> WalkRecord.Fetch in
+                let start = Int.random(in: 0...20, using: &generator)
+                return WalkRecord.Fetch(
+                    number: number, url: url(number), status: 200, outcome: .miss, bytes: 0, attempts: 1, started: .milliseconds(start),
+                    finished: .milliseconds(start + Int.random(in: 1...6, using: &generator)))
+            }
+            #expect(WalkRecord.criticalPath(of: fetches).map(\.number) == plain(fetches), "\(fetches.map { ($0.number, $0.started, $0.finished) })")
+        }
+        // A cache hit timed at one instant (started == finished) is not its own cause: the path ends.
+        let instant = WalkRecord.Fetch(
+            number: 1, url: url(1), status: 200, outcome: .hit, bytes: 0, attempts: 0, started: .milliseconds(5), finished: .milliseconds(5))
+        #expect(WalkRecord.criticalPath(of: [instant]).map(\.number) == [1])
+    }
+
     @Test("without explain, no fetch is kept, and the timing over thousands of pages is still the exact union")
     func boundedRecordKeepsExactTiming() {
         let record = WalkRecord(keepsFetches: false)
