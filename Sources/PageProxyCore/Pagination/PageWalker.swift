@@ -251,6 +251,11 @@ package final class PageWalker {
                     isListComplete = false
                     pending = nil
                     try append(next, after: page)
+                } else if nextToTake < knownCount, strategy.statesEachEnd, next?.isNone == true {
+                    // A page among them says it is the last: the pages numbered past it are past the list's end (a
+                    // total that was too high; an upstream that answers any page past the end with its last page
+                    // would repeat items; attack7 F3).
+                    endShortOfTotal()
                 }
             }
         } catch {

@@ -37,6 +37,9 @@ package protocol PaginationStrategy: Sendable {
     /// How many pages the walk will have in all, learned from the first page, when the scheme knows it although it
     /// cannot name the pages ahead (a next URL with a total).
     func expectedPageCount(after first: Page) -> Int?
+    /// Whether every page says whether another follows (a next link, null or absent on the last; a `Link` with no
+    /// `rel="next"`), so that a page saying none ends the list even among pages a total numbered ahead.
+    var statesEachEnd: Bool { get }
 }
 
 extension PaginationStrategy {
@@ -44,6 +47,7 @@ extension PaginationStrategy {
     package func guessNext(after url: PageURL) -> PageURL? { nil }
     package var endStatuses: Set<Int> { [] }
     package func expectedPageCount(after first: Page) -> Int? { nil }
+    package var statesEachEnd: Bool { false }
 }
 
 extension PaginationScheme {

@@ -55,4 +55,31 @@ import Testing
         let items = try await PageWalker.items(.linkHeader(.init()), transport: transport)
         #expect(items.map { String(decoding: $0, as: UTF8.self) } == [#"{"p":1}"#, #"{"p":2}"#, #"{"p":3}"#])
     }
+
+    @Test("a total too high and an upstream that answers past its end with its last page: the page saying none follows ends the walk, nothing repeated")
+    func aPageSayingItIsTheLastEndsANumberedWalk() async throws {
+        // Five pages of five; any page past the fifth is the fifth again (an upstream that clamps), next null there.
+        let transport = FakeTransport { url in
+            let page = min(url.queryValue("page").flatMap { Int($0) } ?? 1, 5)
+            let items = (1...5).map { "{\"id\":\((page - 1) * 5 + $0)}" }.joined(separator: ",")
+            let next = page < 5 ? "\"http://api.test/items?page=\(page + 1)\"" : "null"
+            return .json("{\"count\":95,\"next\":\(next),\"results\":[\(items)]}")
+        }
+        let walker = PageWalker.make(Self.nextURL, transport: transport) { $0.itemsPath = JSONPath(components: [.key("results")]) }
+        let ids = try await walker.pages().flatMap(\.itemBytes).map { String(decoding: $0, as: UTF8.self) }
+        #expect(ids.count == 25 && Set(ids).count == 25)
+        #expect(walker.endedShortOfTotal)
+    }
+
+    @Test("a `last` link past the list's end: the page with no rel=next ends the walk")
+    func aPageWithNoNextLinkEndsALinkHeaderWalk() async throws {
+        let transport = FakeTransport { url in
+            let page = url.queryValue("page").flatMap { Int($0) } ?? 1
+            var links = ["<http://api.test/items?page=6>; rel=\"last\""]
+            if page < 3 { links.append("<http://api.test/items?page=\(page + 1)>; rel=\"next\"") }
+            return .json("[{\"p\":\(min(page, 3))}]", headers: [("Link", links.joined(separator: ", "))])
+        }
+        let items = try await PageWalker.items(.linkHeader(.init()), transport: transport)
+        #expect(items.map { String(decoding: $0, as: UTF8.self) } == [#"{"p":1}"#, #"{"p":2}"#, #"{"p":3}"#])
+    }
 }

@@ -2,6 +2,8 @@
 struct LinkHeaderStrategy: PaginationStrategy {
     let options: PaginationScheme.LinkHeader
 
+    var statesEachEnd: Bool { true }
+
     var valuePaths: [JSONPath] { [] }
 
     func firstPage(from base: PageURL) -> PageURL {

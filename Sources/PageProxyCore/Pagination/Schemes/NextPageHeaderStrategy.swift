@@ -4,6 +4,8 @@ import Foundation
 struct NextPageHeaderStrategy: PaginationStrategy {
     let options: PaginationScheme.NextPageHeader
 
+    var statesEachEnd: Bool { true }
+
     var valuePaths: [JSONPath] { [] }
 
     func firstPage(from base: PageURL) -> PageURL {

@@ -3,6 +3,8 @@
 struct NextURLInBodyStrategy: PaginationStrategy {
     let options: PaginationScheme.NextURLInBody
 
+    var statesEachEnd: Bool { true }
+
     var valuePaths: [JSONPath] {
         [options.nextPath, selfPath, options.totalItemsPath, options.totalPagesPath].compactMap { $0 }
     }
