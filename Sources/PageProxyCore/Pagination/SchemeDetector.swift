@@ -45,7 +45,9 @@ package enum SchemeDetector {
         "meta.total", "meta.count", "meta.total_count", "meta.pagination.count", "meta.pagination.total",
         "pagination.total", "pagination.count", "_meta.total",
     ].map(path)
-    static let totalHeaders = ["X-Total-Count", "X-Total"]
+    static let totalHeaders = ["X-Total-Count", "X-Total", "X-WP-Total", "Total-Count"]
+    /// Headers that state a page count (WordPress, Kaminari-style APIs): more than one with no way on is not one page.
+    static let pageCountHeaders = ["X-Total-Pages", "X-WP-TotalPages", "X-Page-Count"]
 
     static let pageNumberPaths: [JSONPath] = ["page", "current_page"].map(path)
     static let pageCountPaths: [JSONPath] = ["pages", "total_pages", "totalPages", "last_page", "page_count"].map(path)
@@ -85,6 +87,16 @@ package enum SchemeDetector {
             let (scheme, evidence) = schemeFromQuery(url, itemCount: count, total: source)
         {
             (detected.scheme, detected.evidence) = (scheme, evidence)
+        }
+        if detected.scheme == nil,
+            let (name, pages) = pageCountHeaders.lazy.compactMap({ name in response.headers.statedCount(name).map { (name, $0) } }).first,
+            pages > 1
+        {
+            // attack7 F4: such a page was answered as the whole list, with a 200.
+            throw .notDetected(
+                url: url,
+                reason: "the first page's \(name) header says there are \(pages) pages, but the page shows no way to the next one: "
+                    + "no Link or X-Next-Page header, and no next link, cursor or has_more in the body; name the route's scheme in its pagination")
         }
         if detected.scheme == nil, let total = detected.total, total > count {
             throw .notDetected(

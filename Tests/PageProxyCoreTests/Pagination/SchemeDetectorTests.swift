@@ -12,6 +12,17 @@ import Testing
 
     private static func path(_ text: String) -> JSONPath { JSONPath(text)! }
 
+    @Test("a bare page whose headers state more pages or items than it holds, with no way on, is not taken for the whole list")
+    func statedPagesWithNoWayOnAreNotOnePage() throws {
+        let body = #"[{"id":1},{"id":2}]"#
+        for header in [("X-Total-Pages", "3"), ("X-WP-TotalPages", "3"), ("X-Page-Count", "2"), ("X-WP-Total", "25"), ("Total-Count", "25")] {
+            #expect(throws: PaginationError.self, "\(header)") { try detect(body, headers: [header]) }
+        }
+        // One page stated, or the page's own count: one page, as before.
+        #expect(try detect(body, headers: [("X-Total-Pages", "1")]).scheme == nil)
+        #expect(try detect(body, headers: [("X-WP-Total", "2")]).scheme == nil)
+    }
+
     // MARK: The mock's wire formats (MockWireFormats.swift)
 
     @Test("GitHub: a Link header, items at the root")
