@@ -110,6 +110,20 @@ import Testing
         }
     }
 
+    @Test("an auto route detected as page-number counts its first page, fetched at the route's URL before the scheme named it")
+    func anAutoRoutesFirstPageIsCounted() async throws {
+        var auto = TestStack.Route(name: "auto", mockPath: "/smorest/items", scheme: .pageNumber(.init()))
+        auto.configure = { $0.pagination = .auto(itemsPath: nil) }
+        try await TestStack.run(routes: [auto]) { stack in
+            let answer = try await stack.get("/auto?mock_total=25")
+            #expect(answer.status == 200 && answer.header("PageProxy-Scheme") == "auto->page-number")
+            let account = try object(try await stack.get("/auto?mock_total=25&_explain=1"))
+            #expect(account["scheme"] as? String == "page-number")
+            #expect(account["items"] as? Int == 25)
+            #expect(account["pages"] as? Int == (answer.header("PageProxy-Pages").flatMap { Int($0) } ?? -1))
+        }
+    }
+
     @Test func mergedAnswersCarryServerTiming() async throws {
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("pageproxy-timing-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: root) }

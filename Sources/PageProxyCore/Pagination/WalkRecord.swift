@@ -233,7 +233,12 @@ package final class WalkRecord: Sendable {
     package func taken(number: Int, url: PageURL, items: Int, pagesKnown: Int?) {
         let progress = state.withLock { state in
             // The page was fetched moments ago: the search from the end is short.
-            if keepsFetches, let index = state.fetches.lastIndex(where: { $0.number == number && $0.isOf(url) }) {
+            // Page 1 of an auto route was fetched at the route's URL, to detect the scheme, before the scheme named its
+            // own first URL (`?page=1` added): it is the one fetch of page 1 (attack7 F5: the account left it out).
+            if keepsFetches,
+                let index = state.fetches.lastIndex(where: { $0.number == number && $0.isOf(url) })
+                    ?? (number == 1 ? state.fetches.lastIndex(where: { $0.number == 1 && $0.items == nil }) : nil)
+            {
                 state.fetches[index].items = items
             }
             state.pages += 1
