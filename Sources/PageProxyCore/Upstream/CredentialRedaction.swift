@@ -31,12 +31,29 @@ package enum CredentialRedaction {
     /// Schemes of `Authorization` values; the word after one is a credential wherever it appears in a text.
     private static let authorizationSchemes = ["bearer ", "basic ", "token "]
 
-    /// `query` with the value of every secret-looking parameter replaced by `REDACTED`.
+    /// `query` with the value of every secret-looking parameter, and of every parameter whose value is an
+    /// `Authorization` value (`q=Bearer%20xyz`), replaced by `REDACTED`. Pairs are separated by `&` or by `;` (which
+    /// some servers still take: `?x=1;access_token=…`; attack7 F6).
     package static func redactQuery(_ query: String) -> String {
-        query.split(separator: "&", omittingEmptySubsequences: false).map { pair -> String in
-            guard let equals = pair.firstIndex(of: "=") else { return String(pair) }
-            return isSecretName(pair[..<equals]) ? "\(pair[..<equals])=REDACTED" : String(pair)
-        }.joined(separator: "&")
+        var redacted = ""
+        redacted.reserveCapacity(query.utf8.count)
+        var start = query.startIndex
+        for index in query.indices where query[index] == "&" || query[index] == ";" {
+            redacted += redactPair(query[start..<index])
+            redacted.append(query[index])
+            start = query.index(after: index)
+        }
+        redacted += redactPair(query[start...])
+        return redacted
+    }
+
+    private static func redactPair(_ pair: Substring) -> String {
+        guard let equals = pair.firstIndex(of: "=") else { return String(pair) }
+        let value = pair[pair.index(after: equals)...]
+        let decoded = (value.contains("%") || value.contains("+") ? String(value).replacingOccurrences(of: "+", with: " ").removingPercentEncoding : nil)
+            ?? String(value)
+        let isAuthorization = authorizationSchemes.contains { decoded.lowercased().hasPrefix($0) }
+        return isSecretName(pair[..<equals]) || isAuthorization ? "\(pair[..<equals])=REDACTED" : String(pair)
     }
 
     /// Whether a JSON member called `name` holds a secret.

@@ -20,6 +20,15 @@ import Testing
         #expect(CredentialRedaction.redactQuery("\(name)=7") == "\(name)=7")
     }
 
+    @Test("pairs split by ; as by &, and a value that is an Authorization value, are redacted (attack7 F6)")
+    func semicolonPairsAndAuthorizationValuesAreRedacted() {
+        #expect(CredentialRedaction.redactQuery("x=1;access_token=S3&page=2") == "x=1;access_token=REDACTED&page=2")
+        #expect(CredentialRedaction.redactQuery("q=Bearer%20S13&page=2") == "q=REDACTED&page=2")
+        #expect(CredentialRedaction.redactQuery("q=basic+dXNlcjpw") == "q=REDACTED")
+        #expect(CredentialRedaction.redactQuery("q=bearers&sort=name%20asc") == "q=bearers&sort=name%20asc")
+        #expect(CredentialRedaction.redactQuery("a;b&c=") == "a;b&c=")
+    }
+
     @Test func aLinkKeepsItsPathAndLosesItsSecrets() {
         #expect(CredentialRedaction.redactURL("ftp://u:p@h/p?page=2&jwt=abc") == "ftp://h/p?page=2&jwt=REDACTED")
         #expect(CredentialRedaction.redactURL("/items?Token=x") == "/items?Token=REDACTED")
