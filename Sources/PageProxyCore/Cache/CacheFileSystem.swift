@@ -304,9 +304,7 @@ package enum CacheFileSystem {
 
     /// A file's inode number, or nil.
     package static func inode(_ path: String) -> UInt64? {
-        var info = stat()
-        guard lstat(path, &info) == 0 else { return nil }
-        return UInt64(info.st_ino)
+        inodeAndSize(path)?.inode
     }
 
     /// A file's inode number and size, or nil (one `lstat`).
