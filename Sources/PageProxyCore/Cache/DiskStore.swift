@@ -691,9 +691,9 @@ package final class DiskStore: Sendable {
     /// known, or when this process wrote or removed the entry since the lookup began (the record is not the one read
     /// under: left as it is).
     ///
-    /// The record takes the other file's size. Nil when the other inode is not the file at the entry's path now: the file was read through a directory that
-    /// is no longer the cache directory (review9 B4: the old version, in a directory renamed away) or was renamed
-    /// over again since. Its version is not known: it is not adopted, and the caller does not serve it. The path is
+    /// The record takes the other file's size. Nil when the other inode is not the file at the entry's path now: the
+    /// file was read through a directory that is no longer the cache directory (review9 B4: the old version, in a
+    /// directory renamed away) or was renamed over again since. Its version is not known: it is not adopted, and the caller does not serve it. The path is
     /// looked at (one `lstat`, outside the lock) only when the inode is another.
     private func noteFileInode(_ key: CacheKey, _ inode: UInt64, readUnder generation: UInt64) -> UInt64? {
         let isOther = state.withLock { state -> Bool in
