@@ -122,25 +122,44 @@ static int pageproxy_is_heap_reservation(uintptr_t base, uintptr_t span) {
     return fits && covered >= base + span;
 }
 
-// Whether the advice is wanted at all, decided once: the kernel's THP mode is `madvise` (with `never` the operator
-// said no, and MADV_COLLAPSE would ignore it; with `always` heaps get huge pages anyway), THP is not disabled for
-// this process (PR_SET_THP_DISABLE), and `malloc` is glibc's own (another allocator preloaded would manage its
-// mappings its own way: advising them could bring back memory it gave back). 0 unknown, 1 yes, 2 no.
+// Whether the advice is wanted at all: 0 not decided yet, 1 yes, 2 no, 3 yes and forced (collapse too).
 static _Atomic int pageproxy_huge_pages_wanted = 0;
 
+int pageproxy_huge_pages_mode_allows(const char *enabled, const char *defrag) {
+    // THP `madvise` only: with `never` the operator said no (MADV_COLLAPSE would ignore it), with `always` heaps get
+    // huge pages anyway. And only where a fault in an advised range never compacts memory in line: under `defrag`
+    // `always`, `madvise` or `defer+madvise` it may reclaim and compact synchronously, a stall of milliseconds on a
+    // cooperative-pool thread once memory is fragmented (review11; Go 1.21.1 dropped its MADV_HUGEPAGE and
+    // MADV_COLLAPSE for such stalls). `defer` wakes kcompactd instead; `never` takes a huge page only if one is free.
+    if (enabled == NULL || defrag == NULL || strstr(enabled, "[madvise]") == NULL) return 0;
+    return strstr(defrag, "[defer]") != NULL || strstr(defrag, "[never]") != NULL;
+}
+
+static void pageproxy_read_line(const char *path, char *line, size_t size) {
+    line[0] = '\0';
+    FILE *file = fopen(path, "re");
+    if (file == NULL) return;
+    if (fgets(line, (int)size, file) == NULL) line[0] = '\0';
+    fclose(file);
+}
+
+// Decided once, unless `pageproxy_set_huge_pages` forced it: the kernel's modes allow it (above), THP is not
+// disabled for this process (PR_SET_THP_DISABLE), and `malloc` is glibc's own (another allocator preloaded would
+// manage its mappings its own way: advising them could bring back memory it gave back).
 static int pageproxy_decide_huge_pages(void) {
-    char mode[128] = {0};
-    FILE *file = fopen("/sys/kernel/mm/transparent_hugepage/enabled", "re");
-    if (file != NULL) {
-        if (fgets(mode, sizeof mode, file) == NULL) mode[0] = '\0';
-        fclose(file);
-    }
-    if (strstr(mode, "[madvise]") == NULL) return 2;
+    char enabled[128], defrag[128];
+    pageproxy_read_line("/sys/kernel/mm/transparent_hugepage/enabled", enabled, sizeof enabled);
+    pageproxy_read_line("/sys/kernel/mm/transparent_hugepage/defrag", defrag, sizeof defrag);
+    if (!pageproxy_huge_pages_mode_allows(enabled, defrag)) return 2;
     if (prctl(PR_GET_THP_DISABLE, 0, 0, 0, 0) != 0) return 2;
     void *libc = dlopen("libc.so.6", RTLD_LAZY | RTLD_NOLOAD);
     void *own = libc != NULL ? dlsym(libc, "malloc") : NULL;
     if (libc != NULL) dlclose(libc);
     return own != NULL && own == dlsym(RTLD_DEFAULT, "malloc") ? 1 : 2;
+}
+
+void pageproxy_set_huge_pages(int policy) {
+    atomic_store_explicit(&pageproxy_huge_pages_wanted, policy == 1 ? 3 : policy == 2 ? 2 : 0, memory_order_relaxed);
 }
 
 int pageproxy_advise_huge_heap(const void *address, size_t count) {
@@ -152,8 +171,10 @@ int pageproxy_advise_huge_heap(const void *address, size_t count) {
         wanted = pageproxy_decide_huge_pages();
         atomic_store_explicit(&pageproxy_huge_pages_wanted, wanted, memory_order_relaxed);
     }
-    if (wanted != 1) return 0;
+    if (wanted != 1 && wanted != 3) return 0;
     uintptr_t base = (uintptr_t)address & ~(pageproxy_heap_span - 1);
+    // A heap at 0 could not be told from an empty slot (only below a non-PIE binary's brk heap; review11).
+    if (base == 0) return 0;
     for (int slot = 0; slot < PAGEPROXY_HEAPS_SEEN; slot++) {
         uintptr_t seen = atomic_load_explicit(&pageproxy_heaps_seen[slot], memory_order_acquire);
         if (seen == 0) {
@@ -171,12 +192,13 @@ int pageproxy_advise_huge_heap(const void *address, size_t count) {
                 // header, the thread's first blocks), and the next: made huge pages now, in one call, not faulted in
                 // a page at a time as the rest of them is used (~500 faults a heap). Not the heap below them: it is
                 // written already (nothing left to fault), and collapsing it would copy it on the reader's thread.
-                // Best effort: refused on older kernels.
+                // Best effort: refused on older kernels. MADV_COLLAPSE always compacts in line, whatever `defrag`
+                // says: only when the operator forced huge pages on.
                 uintptr_t start = (uintptr_t)address & ~(pageproxy_huge_page - 1);
                 uintptr_t end = ((uintptr_t)address + count + pageproxy_huge_page - 1) & ~(pageproxy_huge_page - 1);
                 if (end > start + 2 * pageproxy_huge_page) end = start + 2 * pageproxy_huge_page;
                 if (end > base + pageproxy_heap_span) end = base + pageproxy_heap_span;
-                (void)madvise((void *)start, end - start, MADV_COLLAPSE);
+                if (wanted == 3) (void)madvise((void *)start, end - start, MADV_COLLAPSE);
             }
             return advised;
         }

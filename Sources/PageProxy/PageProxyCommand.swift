@@ -29,7 +29,8 @@ enum PageProxyCommand {
           PageProxy --help | --version
 
         Environment: PAGEPROXY_ADDRESS, PAGEPROXY_PORT, PAGEPROXY_CACHE_DIR and PAGEPROXY_MOCK_PORT (the built-in
-        mock's port) override the config file.
+        mock's port) override the config file; PAGEPROXY_HUGE_PAGES=auto|on|off (auto) advises huge pages for
+        the heaps cache entries are read into.
         """
 
     /// The flags that stand alone, without a command.
@@ -38,6 +39,12 @@ enum PageProxyCommand {
     static func main() async {
         // Before any thread exists (issue 13, seventh pass: the first read-back grew its arenas a page run at a time).
         _ = pageproxy_pad_malloc_arenas()
+        switch HugePagePolicy.from(environment: ProcessInfo.processInfo.environment) {
+        case .success(let policy): policy.apply()
+        case .failure(let invalid):
+            FileHandle.standardError.write(Data("PageProxy: \(invalid.message)\n".utf8))
+            exit(1)
+        }
         // A soft limit of 1,024 would leave a quarter of it, 256, for entry files sent from the cache (eighth pass).
         OpenFileLimit.raiseToHardLimit()
         // A write to a closed socket must be an error, not the end of the process.

@@ -52,6 +52,15 @@ int pageproxy_malloc_top_pad(void);
 /// unless the kernel's THP mode is `madvise`, THP is allowed for the process and `malloc` is glibc's own).
 int pageproxy_advise_huge_heap(const void *address, size_t count);
 
+/// Whether the kernel's THP modes (the lines of /sys/kernel/mm/transparent_hugepage/enabled and defrag) let
+/// `pageproxy_advise_huge_heap` advise on its own: `enabled` is `madvise` and `defrag` is `defer` or `never`
+/// (no fault in an advised heap compacts memory in line). 1 yes, 0 no.
+int pageproxy_huge_pages_mode_allows(const char *enabled, const char *defrag);
+
+/// `PAGEPROXY_HUGE_PAGES`: 0 auto (the kernel's modes decide, as above), 1 on (advise wherever THP is `madvise`,
+/// and collapse the first 4 MiB: may stall a thread to compact memory), 2 off. Call before the first read.
+void pageproxy_set_huge_pages(int policy);
+
 /// Starts `path` with `argv` and `envp` as a child that gets `signal` when the thread that called this ends (and so
 /// when its process dies, however it dies): `streams` are the descriptors for its standard input, output and error
 /// (-1: /dev/null); every other descriptor is closed in the child, and it starts with no signal blocked. The child's pid, or -1 with errno (the fork's, or

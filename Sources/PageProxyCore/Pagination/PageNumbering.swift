@@ -46,6 +46,7 @@ struct PageNumbering: Equatable {
     /// grows by a page's size (`itemCount`, or the size `next` asks for: `limit=100`): not a keyset (`after_id`) whose
     /// steps only looked even once.
     func isPlain(itemCount: Int, next: PageURL) -> Bool {
+        if Self.isKeysetName(parameter) { return false }
         if step == 1 && parameter.lowercased().contains("page") { return true }
         guard Self.isOffsetName(parameter) else { return false }
         return step == itemCount
@@ -56,7 +57,16 @@ struct PageNumbering: Equatable {
 
     private static func isOffsetName(_ name: String) -> Bool {
         let lowered = name.lowercased()
-        return ["offset", "start", "skip", "from"].contains { lowered.contains($0) }
+        return !isKeysetName(name) && ["offset", "start", "skip", "from"].contains { lowered.contains($0) }
+    }
+
+    /// A name that points at an item, not a position (`from_id`, `startId`, `offset_id`, `starting_after`,
+    /// `since`): its values look like offsets while the first page's ids are dense, and stop once one is deleted
+    /// (review11: such pages fetched as numbered would skip or repeat items).
+    private static func isKeysetName(_ name: String) -> Bool {
+        let lowered = name.lowercased()
+        return lowered.hasSuffix("id") || lowered.contains("id_") || lowered.contains("_id")
+            || ["after", "before", "since", "until", "cursor", "token", "key"].contains { lowered.contains($0) }
     }
 
     private static func isSizeName(_ name: String) -> Bool {

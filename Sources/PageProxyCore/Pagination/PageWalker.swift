@@ -111,6 +111,8 @@ package final class PageWalker {
     /// `endStatuses` there means "no such page", the end of the walk, not a failure. A page leaves it when it is
     /// taken, so it holds the window's pages only.
     private var openEnded: Set<Int> = []
+    /// The index of the page followed past a stated total's last page, if any: a 404 or 410 there ends the walk.
+    private var pastStatedEnd: Int?
     /// The index of the first page known ahead (`NextPages.all`), once the scheme has named them.
     private var firstNumberedPage: Int?
     /// Set once a guess that was numbered on an upstream's own link missed: it would miss again.
@@ -247,9 +249,14 @@ package final class PageWalker {
                 // The last page a total or a `last` link numbered ahead still links on: the list is longer than it said
                 // (it grew during the walk; DRF and Tastypie count per request). Its links are followed on, as a walk
                 // with no total would (attack7 F2: a 200 with the first pages only, and no word of it). Not past a cap.
-                if nextToTake == knownCount, isListComplete, !wasTruncated, let next, !next.isNone {
+                // Only a scheme whose every page states its own end links on: a numbered page's `next` is arithmetic on
+                // that page's own size (a short last page would number pages past the end; review11).
+                if nextToTake == knownCount, isListComplete, !wasTruncated, strategy.statesEachEnd, let next, !next.isNone {
                     isListComplete = false
                     pending = nil
+                    // The stated total said the list ended here: a 404 at the page linked past it agrees, and ends the
+                    // walk quietly (a cached last page that linked on when the list was longer; review11).
+                    pastStatedEnd = urls.count
                     try append(next, after: page)
                 } else if nextToTake < knownCount, strategy.statesEachEnd, next?.isNone == true {
                     // A page among them says it is the last: the pages numbered past it are past the list's end (a
@@ -287,8 +294,9 @@ package final class PageWalker {
     func fetchFailed(_ error: any Error) throws(PaginationError) -> Page? {
         finish()
         // DRF and many Rails APIs answer 404 for the page past the last one: with no total, that is the end.
-        if case .upstreamStatus(_, _, let status, _)? = error as? PaginationError, openEnded.contains(nextToTake),
-            strategy.endStatuses.contains(status)
+        if case .upstreamStatus(_, _, let status, _)? = error as? PaginationError,
+            (openEnded.contains(nextToTake) && strategy.endStatuses.contains(status))
+                || (pastStatedEnd == nextToTake && (status == 404 || status == 410))
         {
             return nil
         }

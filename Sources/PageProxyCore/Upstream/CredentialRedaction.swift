@@ -50,8 +50,9 @@ package enum CredentialRedaction {
     private static func redactPair(_ pair: Substring) -> String {
         guard let equals = pair.firstIndex(of: "=") else { return String(pair) }
         let value = pair[pair.index(after: equals)...]
-        let decoded = (value.contains("%") || value.contains("+") ? String(value).replacingOccurrences(of: "+", with: " ").removingPercentEncoding : nil)
-            ?? String(value)
+        let spaced = String(value).replacingOccurrences(of: "+", with: " ")
+        // A broken escape elsewhere in the value (`Bearer%20secret%`) must not hide the scheme's space (review11).
+        let decoded = value.contains("%") ? spaced.removingPercentEncoding ?? spaced.replacingOccurrences(of: "%20", with: " ") : spaced
         let isAuthorization = authorizationSchemes.contains { decoded.lowercased().hasPrefix($0) }
         return isSecretName(pair[..<equals]) || isAuthorization ? "\(pair[..<equals])=REDACTED" : String(pair)
     }

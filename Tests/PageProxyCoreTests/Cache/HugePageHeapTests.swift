@@ -56,6 +56,8 @@ import Testing
     // Where the kernel never makes huge pages there is nothing to see; where it always does, no advice is needed.
     @Test("an entry's body read on a thread lands in a heap advised huge pages", .enabled(if: hugePageMode == "madvise"))
     func anEntryIsReadIntoAHeapAdvisedHugePages() async throws {
+        // `on` (PAGEPROXY_HUGE_PAGES): this machine's `defrag` may well be `madvise`, where `auto` advises nothing.
+        pageproxy_set_huge_pages(1)
         let directory = TemporaryDirectory()
         let path = directory.path + "/entry"
         _ = FileManager.default.createFile(atPath: path, contents: Data(repeating: 7, count: 64 << 10))
@@ -70,6 +72,20 @@ import Testing
         }
         let heap = try #require(seen.last { $0.name.isEmpty }, "no read landed in a thread's heap: \(seen)")
         #expect(heap.advised)
+    }
+
+    @Test("auto advises only where THP is madvise and no fault compacts in line (defrag defer or never)")
+    func autoFollowsTheKernelsModes() {
+        let defrags = ["always", "defer", "defer+madvise", "madvise", "never"]
+        func allows(_ enabled: String, _ defrag: String) -> Bool {
+            let line = { (modes: [String], chosen: String) in
+                modes.map { $0 == chosen ? "[\($0)]" : $0 }.joined(separator: " ") + "\n"
+            }
+            return pageproxy_huge_pages_mode_allows(line(["always", "madvise", "never"], enabled), line(defrags, defrag)) == 1
+        }
+        #expect(defrags.filter { allows("madvise", $0) } == ["defer", "never"])
+        #expect(defrags.allSatisfy { !allows("always", $0) && !allows("never", $0) })
+        #expect(pageproxy_huge_pages_mode_allows("", "") == 0)
     }
 
     @Test("a block past the mmap threshold (a mapping of its own, not in a heap) is not advised; nor is no block")

@@ -47,6 +47,10 @@ import Testing
         // the links are followed one by one.
         #expect(try totalPath(#"{"count": 500, "next": "http://h/a?after_id=57", "results": \#(items)}"#, "http://h/a?after_id=0") == nil)
         #expect(try totalPath(#"{"count": 500, "next": "http://h/a?offset=20", "results": \#(items)}"#, "http://h/a") == nil)
+        // Keysets named like offsets, on a first page whose ids are dense (review11): followed one by one too.
+        for keyset in ["from_id", "start_id", "offset_id", "startId", "starting_after"] {
+            #expect(try totalPath(#"{"count": 500, "next": "http://h/a?\#(keyset)=50", "results": \#(items)}"#, "http://h/a") == nil)
+        }
         #expect(try totalPath(#"{"count": 10, "next": "http://h/a?page=2", "results": \#(items)}"#, "http://h/a") == nil)
     }
 

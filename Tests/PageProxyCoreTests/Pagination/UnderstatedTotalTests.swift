@@ -82,4 +82,49 @@ import Testing
         let items = try await PageWalker.items(.linkHeader(.init()), transport: transport)
         #expect(items.map { String(decoding: $0, as: UTF8.self) } == [#"{"p":1}"#, #"{"p":2}"#, #"{"p":3}"#])
     }
+
+    /// 25 items, the upstream's default of 10 a page, `count` in the body and no page size in the route; past page 3
+    /// the upstream answers `pastTheEnd`.
+    private static func numbered(pastTheEnd: @escaping @Sendable (Int) -> UpstreamResponse) -> FakeTransport {
+        FakeTransport { url in
+            let page = url.queryValue("page").flatMap { Int($0) } ?? 1
+            if page > 3 { return pastTheEnd(page) }
+            return .json("{\"count\":25,\"items\":\(FakePages.body(page: page, pageSize: 10, total: 25))}")
+        }
+    }
+
+    private static let pageNumberWithCount = PaginationScheme.pageNumber(.init(totalItemsPath: JSONPath(components: [.key("count")])))
+
+    @Test(
+        "a total of items and no page size: the short last page is not numbered on by its own size, whatever the upstream answers past it",
+        arguments: ["404", "its last page again", "an empty page"])
+    func aShortLastPageEndsAPageNumberWalk(pastTheEnd: String) async throws {
+        let transport = Self.numbered { _ in
+            switch pastTheEnd {
+            case "404": UpstreamResponse(status: HTTPStatus(code: 404), headers: HTTPHeaders(), body: Array(#"{"detail":"Invalid page."}"#.utf8))
+            case "its last page again": .json("{\"count\":25,\"items\":\(FakePages.body(page: 3, pageSize: 10, total: 25))}")
+            default: .json(#"{"count":25,"items":[]}"#)
+            }
+        }
+        let walker = PageWalker.make(Self.pageNumberWithCount, transport: transport) { $0.itemsPath = JSONPath(components: [.key("items")]) }
+        let items = try await walker.pages().flatMap(\.itemBytes)
+        #expect(items == FakePages.expected(total: 25))
+        #expect(transport.requestedURLs.count == 3)
+        #expect(!walker.endedShortOfTotal)
+    }
+
+    @Test("a last page that links past its stated total onto a 404 (a cached page from when the list was longer): the walk ends there, whole")
+    func aLinkPastTheTotalOntoA404EndsTheWalk() async throws {
+        let transport = FakeTransport { url in
+            let page = url.queryValue("page").flatMap { Int($0) } ?? 1
+            if page > 3 {
+                return UpstreamResponse(status: HTTPStatus(code: 404), headers: HTTPHeaders(), body: Array(#"{"detail":"Invalid page."}"#.utf8))
+            }
+            let items = (1...5).map { "{\"id\":\((page - 1) * 5 + $0)}" }.joined(separator: ",")
+            return .json("{\"count\":15,\"next\":\"http://api.test/items?page=\(page + 1)\",\"results\":[\(items)]}")
+        }
+        let items = try await PageWalker.items(Self.nextURL, transport: transport) { $0.itemsPath = JSONPath(components: [.key("results")]) }
+        #expect(items.count == 15)
+        #expect(transport.requestedURLs.count == 4)
+    }
 }

@@ -20,6 +20,13 @@ import Testing
         #expect(CredentialRedaction.redactQuery("\(name)=7") == "\(name)=7")
     }
 
+    @Test("an Authorization value whose percent-encoding is broken elsewhere is still redacted (review11)")
+    func brokenPercentEncodingIsRedacted() {
+        #expect(CredentialRedaction.redactQuery("q=Bearer%20secret%") == "q=REDACTED")
+        #expect(CredentialRedaction.redactQuery("q=bearer+secret%zz&page=2") == "q=REDACTED&page=2")
+        #expect(CredentialRedaction.redactQuery("q=plain%") == "q=plain%")
+    }
+
     @Test("pairs split by ; as by &, and a value that is an Authorization value, are redacted (attack7 F6)")
     func semicolonPairsAndAuthorizationValuesAreRedacted() {
         #expect(CredentialRedaction.redactQuery("x=1;access_token=S3&page=2") == "x=1;access_token=REDACTED&page=2")
