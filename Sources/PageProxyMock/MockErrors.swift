@@ -10,7 +10,7 @@ package enum MockErrors {
     }
 
     /// 401 for a rejected token, in the service's shape (GitHub's "Bad credentials", DRF's "Invalid token.").
-    package static func unauthorized(_ service: MockService) -> MockResponse {
+    package static func unauthorized(_ service: MockService, echoing token: String? = nil) -> MockResponse {
         let body: String
         switch service {
         case .github, .wrapped:
@@ -26,8 +26,9 @@ package enum MockErrors {
         case .slack, .plain, .offset, .smorest, .ninja, .litestar, .eve, .tastypie, .datasette:
             body = #"{"error":"invalid_auth"}"#
         }
-        return .json(
-            status: 401, body: Array(body.utf8), extraHeaders: [(name: "WWW-Authenticate", value: #"Bearer realm="mock""#)])
+        var challenge = #"Bearer realm="mock""#
+        if let token { challenge += #", error="invalid_token", error_description="token \#(token) rejected""# }
+        return .json(status: 401, body: Array(body.utf8), extraHeaders: [(name: "WWW-Authenticate", value: challenge)])
     }
 
     /// 406 from djangorestframework-jsonapi when the `Accept` field does not admit `application/vnd.api+json`.

@@ -99,11 +99,12 @@ public final class MockUpstream: Sendable {
         }
         guard let service = MockService(path: query.path) else { return MockErrors.notFound(path: query.path) }
         guard request.method == "GET" || request.method == "HEAD" else { return MockErrors.methodNotAllowed() }
-        // A token the mock rejects: any whose credential starts with "bad" (`Authorization: Bearer bad-token`).
-        if let authorization = request.header("Authorization"),
-            authorization.split(separator: " ").last?.hasPrefix("bad") == true
+        // A token the mock rejects: any whose credential starts with "bad" (`Authorization: Bearer bad-token`); one
+        // starting "bad-echo" is quoted back in the challenge, as some gateways do (attack11 M1).
+        if let authorization = request.header("Authorization"), let token = authorization.split(separator: " ").last,
+            token.hasPrefix("bad")
         {
-            return MockErrors.unauthorized(service)
+            return MockErrors.unauthorized(service, echoing: token.hasPrefix("bad-echo") ? String(token) : nil)
         }
         if service == .jsonapi, !MockAccept.admits(request.header("Accept"), MockAccept.jsonAPI) {
             return MockErrors.notAcceptable()

@@ -60,6 +60,19 @@ import Testing
         await mockServer.stop(grace: .zero)
     }
 
+    @Test("SIGHUP, SIGUSR1 and SIGUSR2 are logged and ignored: the proxy goes on answering (attack11 L6)")
+    func hangUpAndUserSignalsAreIgnored() async throws {
+        let proxy = try await ProxyProcess(config: Self.config(latencyMs: 0))
+        for signal in [SIGHUP, SIGUSR1, SIGUSR2] {
+            proxy.signal(signal)
+            _ = try await proxy.waitForLogLine { $0.contains("\"msg\":\"signal ignored\"") && $0.contains("\"signal\":\(signal)") }
+        }
+        let health = try await RawHTTPClient.connect(port: proxy.port).request("/healthz")
+        #expect(health.status == 200)
+        proxy.signal(SIGTERM)
+        #expect(try await proxy.waitForExit() == 0)
+    }
+
     @Test("a second signal stops at once, without waiting for the grace period")
     func secondSignalStopsAtOnce() async throws {
         // The first page is held until the end of the test: only the second signal can end the walk.

@@ -46,6 +46,19 @@ import Testing
         }
     }
 
+    @Test("a challenge that quotes the token sent back is relayed without it, its scheme and realm kept (attack11 M1)")
+    func anEchoedTokenIsRedactedInTheChallenge() async throws {
+        let token = "bad-echo-71c2e9"
+        let route = Self.githubRoute(headers: [(name: "Authorization", value: "Bearer \(token)")])
+        try await TestStack.run(routes: [route]) { stack in
+            let response = try await stack.get("/github")
+            #expect(response.status == 401)
+            let challenge = try #require(response.header("WWW-Authenticate"))
+            #expect(!challenge.contains(token) && !response.text.contains(token))
+            #expect(challenge == #"Bearer realm="mock", error="invalid_token", error_description="token REDACTED rejected""#)
+        }
+    }
+
     @Test("a wrong path is the upstream's 404")
     func wrongPathIs404() async throws {
         try await TestStack.run(routes: [Self.githubRoute()]) { stack in

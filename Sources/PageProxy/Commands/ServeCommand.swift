@@ -21,7 +21,9 @@ enum ServeCommand {
         }
         let logger = Logger(level: config.logLevel)
         defer { logger.flush() }
-        let signals = ShutdownSignals(immediateExitCode: 1)
+        let signals = ShutdownSignals(immediateExitCode: 1) { signal in
+            logger.log(.info, "signal ignored", [("signal", .int(Int(signal))), ("hint", .string("SIGTERM or SIGINT stops PageProxy; nothing reloads"))])
+        }
         let app: PageProxyApp
         do {
             app = try PageProxyApp.start(config: config, logger: logger)

@@ -36,7 +36,13 @@ struct PaginationErrorResponse: HTTPResponseError {
             // status; later pages and 5xx are the gateway's failure. The walk has sent nothing by the first page.
             if page == 1, (400..<500).contains(upstreamStatus) {
                 (status, code) = (HTTPStatus(code: upstreamStatus), "upstream_client_error")
-                headers = body.relayedHeaders
+                // Relayed fields are the upstream's words too: no credential sent goes back in them (attack11 M1).
+                for (name, value) in body.relayedHeaders {
+                    let isChallenge = name.lowercased() == "www-authenticate"
+                    headers.add(
+                        name,
+                        isChallenge ? CredentialRedaction.redactChallenge(value, secrets: secrets) : CredentialRedaction.redactText(value, secrets: secrets))
+                }
             } else {
                 (status, code) = (.badGateway, "upstream_status")
             }

@@ -82,12 +82,12 @@ package enum CredentialRedaction {
     }
 
     /// `text` with every secret and every word after an authorization scheme (`Bearer xyz`) replaced by `REDACTED`.
-    package static func redactText(_ text: String, secrets: [String]) -> String {
+    package static func redactText(_ text: String, secrets: [String], schemes: Bool = true) -> String {
         var result = text
         for secret in secrets where result.contains(secret) {
             result = result.replacingOccurrences(of: secret, with: "REDACTED")
         }
-        for scheme in authorizationSchemes {
+        for scheme in authorizationSchemes where schemes {
             var searchStart = result.startIndex
             while let found = result.range(of: scheme, options: .caseInsensitive, range: searchStart..<result.endIndex) {
                 let wordEnd = result[found.upperBound...].firstIndex { $0 == " " || $0 == "\"" || $0 == "'" || $0 == "," } ?? result.endIndex
@@ -98,6 +98,18 @@ package enum CredentialRedaction {
             }
         }
         return result
+    }
+
+    /// A `WWW-Authenticate` value (RFC 9110 §11.6.1) as relayed to a client: the credentials PageProxy sent are
+    /// replaced wherever they stand, and inside its quoted parameters (`error_description="token Bearer x"`) every
+    /// word after an authorization scheme too; the challenge's own scheme and parameter names stay (`Bearer
+    /// realm="api"` is what a client needs; attack11 M1: a gateway that quoted the key it was sent).
+    package static func redactChallenge(_ value: String, secrets: [String]) -> String {
+        let whole = redactText(value, secrets: secrets, schemes: false)
+        // Odd parts lie between quotes (an escaped quote inside one only moves where the schemes are looked for).
+        return whole.split(separator: "\"", omittingEmptySubsequences: false).enumerated()
+            .map { index, part in index % 2 == 1 ? redactText(String(part), secrets: []) : String(part) }
+            .joined(separator: "\"")
     }
 
     /// A URL as written by an upstream (a `Location`), shown without user info and secret query values.

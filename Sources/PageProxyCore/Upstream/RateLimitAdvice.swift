@@ -19,8 +19,12 @@ package enum RateLimitAdvice {
     }
 
     /// `X-RateLimit-Reset` (epoch seconds, as GitHub sends) as an exact wait from `now` (not rounded), or nil.
+    /// A value past 10^11 (the year 5138 in seconds) is epoch milliseconds, as some APIs send it (attack11 H1:
+    /// milliseconds read as seconds held an origin for a century). Seconds from now read as an epoch (1970) are a
+    /// reset already past: harmless, the next answer corrects the count.
     package static func resetIn(_ headers: HTTPHeaders, now: Date) -> Duration? {
-        guard let reset = headers["X-RateLimit-Reset"].flatMap({ Double($0.trimmingCharacters(in: .whitespaces)) }) else { return nil }
+        guard var reset = headers["X-RateLimit-Reset"].flatMap({ Double($0.trimmingCharacters(in: .whitespaces)) }) else { return nil }
+        if reset > 1e11 { reset /= 1000 }
         let value = reset - now.timeIntervalSince1970
         guard value.isFinite else { return nil }
         return .seconds(min(max(0, value), 3.2e9))

@@ -15,12 +15,22 @@ struct RateLimitAllowance: Sendable {
     private var window: Duration?
     /// `Retry-After`: no request before this.
     private var blockedUntil: ContinuousClock.Instant?
+    /// When the upstream last answered (a long hold is probed a `probeInterval` after it), and whether a request let
+    /// through a long hold is out.
+    private var lastHeard: ContinuousClock.Instant?
+    private var probing = false
 
     /// How long to wait when the count is spent and the upstream gave no reset.
     static let unknownResetWait: Duration = .seconds(1)
     /// The window is taken to reset this long after the upstream says, so that a request sent at once is not
     /// counted in the old one for a slightly different clock.
     static let resetMargin: Duration = .milliseconds(100)
+    /// A hold longer than this (longer than the common windows: GitHub's hour, Twitter's 15 minutes) is not taken on
+    /// trust: a `probeInterval` after each answer, one request goes alone to ask whether it still holds, and its
+    /// answer renews the hold or ends it (attack11 H1: one `Retry-After` in the year 9999, or a reset in epoch
+    /// milliseconds, shut an origin for every route and client until a restart).
+    static let longHold: Duration = .seconds(3600)
+    static let probeInterval: Duration = .seconds(60)
 
     /// Why a request may not start now.
     enum Hold: Equatable {
@@ -33,15 +43,25 @@ struct RateLimitAllowance: Sendable {
     /// Whether a request may start at `now`, after refilling a window that has reset.
     mutating func hold(at now: ContinuousClock.Instant) -> Hold? {
         refillIfReset(at: now)
-        if let blockedUntil, blockedUntil > now { return .until(blockedUntil) }
-        if !hasHeard && inFlight > 0 { return .untilAnswered }
-        if let remaining, remaining <= 0 {
-            if let resetAt { return .until(resetAt) }
-            // Spent with no reset known: try again shortly, with the count forgotten.
-            resetAt = now + Self.unknownResetWait
-            return .until(now + Self.unknownResetWait)
+        guard let end = holdEnd(at: now) else {
+            return !hasHeard && inFlight > 0 ? .untilAnswered : nil
         }
+        guard end - now > Self.longHold else { return .until(end) }
+        if probing { return .untilAnswered }
+        let nextProbe = (lastHeard ?? now) + Self.probeInterval
+        guard nextProbe <= now, inFlight == 0 else { return .until(max(nextProbe, now + Self.unknownResetWait)) }
+        probing = true
         return nil
+    }
+
+    /// When the hold now in force ends, if one is.
+    private mutating func holdEnd(at now: ContinuousClock.Instant) -> ContinuousClock.Instant? {
+        if let blockedUntil, blockedUntil > now { return blockedUntil }
+        guard let remaining, remaining <= 0 else { return nil }
+        if let resetAt { return resetAt }
+        // Spent with no reset known: try again shortly, with the count forgotten.
+        resetAt = now + Self.unknownResetWait
+        return resetAt
     }
 
     /// A request starts.
@@ -53,8 +73,17 @@ struct RateLimitAllowance: Sendable {
     /// A request ended: with an answer's `signal`, or nil when none came (a connection error).
     mutating func finish(_ signal: RateLimitSignal?, at now: ContinuousClock.Instant) {
         inFlight -= 1
+        let wasProbe = probing
+        probing = false
         guard let signal else { return }
         hasHeard = true
+        lastHeard = now
+        if wasProbe, !signal.isRefusal, signal.retryAfter == nil, signal.remaining.map({ $0 > 0 }) ?? true {
+            // The probe was let through: the long hold is over; this answer alone says what holds now.
+            blockedUntil = nil
+            resetAt = nil
+            remaining = nil
+        }
         if let retryAfter = signal.retryAfter {
             blockedUntil = max(blockedUntil ?? now, now + retryAfter)
         } else if signal.isRefusal, signal.resetIn == nil {

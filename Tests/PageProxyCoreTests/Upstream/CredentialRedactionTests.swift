@@ -20,6 +20,15 @@ import Testing
         #expect(CredentialRedaction.redactQuery("\(name)=7") == "\(name)=7")
     }
 
+    @Test("a relayed challenge keeps its scheme and realm; the secrets sent and scheme words inside quotes go")
+    func challengesAreRedactedInsideTheirQuotes() {
+        #expect(CredentialRedaction.redactChallenge(#"Bearer realm="api""#, secrets: ["s3cret-key"]) == #"Bearer realm="api""#)
+        #expect(
+            CredentialRedaction.redactChallenge(
+                #"Bearer realm="api", error_description="key s3cret-key rejected for Bearer xyz123""#, secrets: ["s3cret-key"])
+                == #"Bearer realm="api", error_description="key REDACTED rejected for Bearer REDACTED""#)
+    }
+
     @Test("an Authorization value whose percent-encoding is broken elsewhere is still redacted (review11)")
     func brokenPercentEncodingIsRedacted() {
         #expect(CredentialRedaction.redactQuery("q=Bearer%20secret%") == "q=REDACTED")

@@ -101,6 +101,44 @@ import Testing
         #expect(Self.same(clock.sleeps, [.seconds(5)]))
     }
 
+    @Test("a hold years long lets one request through a minute, alone; an answer that allows requests ends the hold (attack11 H1)")
+    func aLongHoldIsProbed() async throws {
+        let clock = VirtualClock()
+        let budget = Self.budget(.init(), clock)
+        let first = try await budget.acquire(partition: "a", deadline: clock.now + .seconds(30))
+        await budget.finish(first, status: 429, headers: HTTPHeaders([("Retry-After", "Fri, 31 Dec 9999 23:59:59 GMT")]))
+        // Within the minute: refused at once, told to come back when the probe may go, not in 8,000 years.
+        do {
+            _ = try await budget.acquire(partition: "a", deadline: clock.now + .seconds(30))
+            Issue.record("a request went during the hold")
+        } catch .rateLimited(_, let wait) {
+            #expect(wait <= RateLimitAllowance.probeInterval)
+        }
+        clock.advance(by: RateLimitAllowance.probeInterval)
+        // A minute on: one request goes; others wait for its answer.
+        let probe = try await budget.acquire(partition: "a", deadline: clock.now + .seconds(30))
+        let (other, granted) = Self.acquireLater(budget, partition: "a", deadline: clock.now + .seconds(30))
+        for _ in 0..<1000 { await Task.yield() }
+        #expect(!granted.value)
+        await budget.finish(probe, status: 200, headers: Self.limits(limit: 10, remaining: 9, resetIn: 60))
+        _ = try await other.value
+        #expect(granted.value)
+    }
+
+    @Test("a probe that is refused again renews the hold")
+    func aRefusedProbeRenewsTheHold() async throws {
+        let clock = VirtualClock()
+        let budget = Self.budget(.init(), clock)
+        let first = try await budget.acquire(partition: "a", deadline: clock.now + .seconds(30))
+        await budget.finish(first, status: 429, headers: HTTPHeaders([("Retry-After", "86400")]))
+        clock.advance(by: RateLimitAllowance.probeInterval)
+        let probe = try await budget.acquire(partition: "a", deadline: clock.now + .seconds(30))
+        await budget.finish(probe, status: 429, headers: HTTPHeaders([("Retry-After", "86400")]))
+        await #expect(throws: UpstreamError.self) {
+            _ = try await budget.acquire(partition: "a", deadline: clock.now + .seconds(30))
+        }
+    }
+
     @Test func theWindowRefillsToTheLimitLessWhatIsInFlight() async throws {
         let (clock, budget, deadline) = try await Self.afterFirstAnswer(limit: 3, remaining: 1, resetIn: 1)
         let early = try await budget.acquire(partition: "a", deadline: deadline)

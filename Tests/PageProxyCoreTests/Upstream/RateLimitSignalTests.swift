@@ -19,6 +19,12 @@ import Testing
         #expect(signal == RateLimitSignal(limit: 5000, remaining: 4998, resetIn: .milliseconds(30_500)))
     }
 
+    @Test("a reset in epoch milliseconds is read as such, not as a century away (attack11 H1)")
+    func aResetInMillisecondsIsMilliseconds() {
+        let signal = Self.signal(200, [("X-RateLimit-Remaining", "0"), ("X-RateLimit-Reset", "1700000030000")])
+        #expect(signal.resetIn == .seconds(30))
+    }
+
     @Test func readsTheIETFFieldsAndTakesTheClosestLimit() {
         let signal = Self.signal(200, [
             ("RateLimit-Policy", #""burst";q=100;w=60, "daily";q=1000;w=86400"#),
