@@ -138,7 +138,7 @@ extension HTTPHeaders {
     /// range (as `JSONValue.statedCount`); for `Content-Range`, the complete length it states (`ContentRange`).
     package func statedCount(_ name: String?) -> Int? {
         guard let name, let value = self[name] else { return nil }
-        if name.lowercased() == ContentRange.headerName.lowercased() { return ContentRange.completeLength(value) }
+        if Self.namesEqual(name, ContentRange.headerName) { return ContentRange.completeLength(value) }
         return integer(name) ?? StatedCount.digitsPastInt(Substring(value.trimmingCharacters(in: .whitespaces)))
     }
 }
