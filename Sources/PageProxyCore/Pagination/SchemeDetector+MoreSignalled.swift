@@ -20,10 +20,13 @@ extension SchemeDetector {
         return nil
     }
 
-    /// `"next": {"href": "a", "url": "b"}`: two different links, neither of which can be taken for the next page.
-    static func refuseAmbiguousNextLink(_ values: [JSONPath: JSONValue], url: PageURL) throws(PaginationError) {
+    /// `"next": {"href": "a", "url": "b"}` where the walk would follow one of them: two different links, neither of
+    /// which can be taken for the next page. (A page that also has a `Link` header, say, is walked by that.)
+    static func refuseAmbiguousNextLink(
+        _ values: [JSONPath: JSONValue], following nextPath: JSONPath, url: PageURL
+    ) throws(PaginationError) {
         let links = nextLinkObjectPaths.map(\.path)
-        for index in stride(from: 0, to: links.count - 1, by: 2) {
+        for index in stride(from: 0, to: links.count - 1, by: 2) where [links[index], links[index + 1]].contains(nextPath) {
             guard let href = values[links[index]]?.nonEmptyString, let other = values[links[index + 1]]?.nonEmptyString,
                 href != other
             else { continue }

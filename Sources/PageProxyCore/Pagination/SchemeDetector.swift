@@ -80,7 +80,6 @@ package enum SchemeDetector {
             throw .invalidJSON(page: 1, url: url, error: error)
         }
         let (items, count) = try findItems(values, body: body, url: url, configured: itemsPath)
-        try refuseAmbiguousNextLink(values, url: url)
         var detected = DetectedPagination(scheme: nil, itemsPath: items, itemCount: count, evidence: "no next page")
         let header = paginationHeader(response.headers)
         var source: TotalSource?
@@ -92,6 +91,7 @@ package enum SchemeDetector {
             (detected.total, detected.totalSource, source) = (total, "\(header.name) header \"\(path)\"", .header(header.name, path))
         }
         detectScheme(response, url: url, values: values, header: header, into: &detected)
+        if case .nextURLInBody(let options)? = detected.scheme { try refuseAmbiguousNextLink(values, following: options.nextPath, url: url) }
         if detected.scheme == nil, let total = detected.total, total > count, let source,
             let (scheme, evidence) = schemeFromQuery(url, itemCount: count, total: source)
         {

@@ -73,6 +73,8 @@ import Testing
     func nextObjectWithoutALink() throws {
         #expect(notDetectedReason(#"{"next":{"page":2},"results":[{"id":1}]}"#)?.contains(#""next""#) == true)
         #expect(notDetectedReason(#"{"next":{"href":"/a?page=2","url":"/b?page=2"},"results":[{"id":1}]}"#)?.contains("two next links") == true)
+        // A Link header walks the page: the body's two links are not asked about.
+        #expect(try detect(#"{"next":{"href":"/a?page=2","url":"/b?page=2"},"results":[{"id":1}]}"#, headers: [("Link", #"</a?page=2>; rel="next""#)]).schemeName == "link-header")
         // The same link twice is one link.
         #expect(try detect(#"{"next":{"href":"/a?page=2","url":"/a?page=2"},"results":[{"id":1}]}"#).next == "/a?page=2")
     }
