@@ -69,7 +69,8 @@ package final class ResponseWriter {
         precondition(!hasStarted, "a response is written once")
         // A HEAD answer, or a 304, may state the length its GET would have had (RFC 9110 §8.6, §9.3.2); otherwise
         // count the body. A 304 that states none (an NDJSON answer's: its length is not known) gets none: any other
-        // would be a length its GET would not have had.
+        // would be a length its GET would not have had, and a 304 need not send one (RFC 9110 §15.4.5: it carries
+        // the fields a 200 would have, and `Content-Length` is not among those it must; §8.6 lets it state the 200's).
         let statesItsGETsLength = (isHead || !status.allowsBody) && body.isEmpty && headers.contains("Content-Length")
         if !statesItsGETsLength, !(status == .notModified && body.isEmpty) {
             headers.set("Content-Length", String(body.count))

@@ -94,4 +94,44 @@ import Testing
             #expect(ndjson.status >= 500, "\(ndjson.status)")
         }
     }
+
+    @Test("NDJSON whose second page fails: no 304 or 412 for it, the walk's error (weighed at the walk's end, as merged)")
+    func anNDJSONWalkFailingLaterIsNotNotModified() async throws {
+        try await TestStack.run { stack in
+            let failing = Self.target + "&mock_fault=status500@2&_format=ndjson"
+            for headers in [["If-None-Match": "*"], ["If-Match": "\"x\""]] {
+                let response = try await stack.get(failing, headers: headers)
+                #expect(response.status >= 500 && code(response) != nil, "\(headers): \(response.status)")
+            }
+            // A walk that ends well is still a 304 for `*`, once every page has come.
+            stack.mock.log.reset()
+            let star = try await stack.get(Self.target + "&_format=ndjson", headers: ["If-None-Match": "*"])
+            #expect(star.status == 304 && star.body.isEmpty)
+            // Both pages (ten items a page) were fetched before it was answered.
+            #expect(stack.mock.log.count == 2)
+        }
+    }
+
+    @Test("If-Match: \"x\", * (a star among tags is invalid) is not taken for *: a 412; If-None-Match so written is no 304")
+    func aStarAmongTagsIsNotAStar() async throws {
+        try await TestStack.run { stack in
+            let failed = try await stack.get(Self.target, headers: ["If-Match": "\"x\", *"])
+            #expect(failed.status == 412 && code(failed) == "precondition_failed")
+            #expect(try await stack.get(Self.target + "&_format=ndjson", headers: ["If-Match": "\"x\", *"]).status == 412)
+            #expect(try await stack.get(Self.target, headers: ["If-None-Match": "\"x\", *"]).status == 200)
+            #expect(try await stack.get(Self.target + "&_format=ndjson", headers: ["If-None-Match": "\"x\", *"]).status == 200)
+        }
+    }
+
+    @Test("_explain is another representation: no ETag, never a 304 or 412, whatever the preconditions")
+    func explainIgnoresThePreconditions() async throws {
+        try await TestStack.run { stack in
+            let target = Self.target + "&_explain=1"
+            for headers in [["If-None-Match": "*"], ["If-Match": "\"x\""], [:]] {
+                let response = try await stack.get(target, headers: headers)
+                #expect(response.status == 200 && response.header("ETag") == nil, "\(headers)")
+                #expect(response.text.contains(#""outcome":"complete""#), "\(headers)")
+            }
+        }
+    }
 }

@@ -71,6 +71,30 @@ import Testing
         }
     }
 
+    @Test("attack7: a walk of more than 1,000 fetches is explained by its first and last 500, the rest counted")
+    func aLongWalkIsExplainedByItsEnds() async throws {
+        let routes = SchemeRoutes.all.map { route in
+            var route = route
+            route.maxPages = 2_000
+            return route
+        }
+        try await TestStack.run(routes: routes) { stack in
+            let response = try await stack.get("/plain?mock_total=1005&per_page=1&_explain=1")
+            #expect(response.status == 200, "\(response.text.prefix(300))")
+            let account = try object(response)
+            let fetches = try #require(account["fetches"] as? [[String: Any]])
+            let omitted = try #require(account["fetches_omitted"] as? [String: Any])
+            #expect(fetches.count == 1_000)
+            #expect(omitted["count"] as? Int == stack.mock.log.count - 1_000)
+            // 1,006 pages: the empty one after the last ends the walk (no total).
+            #expect(account["pages"] as? Int == 1_006 && account["items"] as? Int == 1_005)
+            #expect(account["outcome"] as? String == "complete")
+            // The critical path is still over every fetch: a walk of one page after another.
+            let path = try #require((account["critical_path"] as? [String: Any])?["pages"] as? [Int])
+            #expect(path.count > 1_000)
+        }
+    }
+
     @Test func credentialsAreRedactedAndCacheOutcomesShown() async throws {
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("pageproxy-explain-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: root) }

@@ -224,5 +224,15 @@ import Testing
         let capped = MergedAnswerMemo.key(route: "r", base: base, pageLimit: 2, itemLimit: nil, upstreamHeaders: ["Authorization": "a"])
         #expect(alice != bob)
         #expect(alice != capped)
+        #expect(alice == MergedAnswerMemo.key(route: "r", base: base, pageLimit: nil, itemLimit: nil, upstreamHeaders: ["Authorization": "a"]))
+    }
+
+    @Test("attack7: the key keeps no credential as written, in a header or in the URL's query")
+    func keyHoldsNoCredentialAsWritten() throws {
+        let base = try #require(PageURL(string: "http://127.0.0.1:1/items?api_key=query-secret"))
+        let key = MergedAnswerMemo.key(
+            route: "r", base: base, pageLimit: nil, itemLimit: nil, upstreamHeaders: ["Authorization": "Bearer header-secret"])
+        #expect(!key.contains("header-secret") && !key.contains("query-secret") && !key.contains("Bearer"))
+        #expect(key.hasPrefix("r\u{0}"))
     }
 }

@@ -10,8 +10,9 @@ import PageProxyServer
 /// 3. `If-None-Match`: weak comparison, or `*`: a 304 (§13.1.2);
 /// 4. `If-Modified-Since`, when there is no `If-None-Match`: ignored, for the same reason as step 2 (§13.1.3).
 ///
-/// An NDJSON answer is streamed and has no entity tag: only `*` matches it, once its first page has come (there is
-/// a current answer); `If-Match` naming tags fails, `If-None-Match` naming tags never matches.
+/// An NDJSON answer is streamed and has no entity tag: only `*` matches it, once its walk has ended well (there is
+/// a current answer, and it would not have failed); `If-Match` naming tags fails, `If-None-Match` naming tags never
+/// matches. `*` in a list with tags is not `*` (`AggregateETag.matches`). `_explain` answers do not weigh them.
 enum ClientPreconditions {
     enum Outcome: Equatable {
         /// Send the answer.

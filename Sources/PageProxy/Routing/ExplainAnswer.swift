@@ -7,7 +7,8 @@ import PageProxyServer
 /// when the upstream states one, the window and fields asked for, and for every page fetched (speculative fetches
 /// included, so the list is every request the walk made) its URL with credentials redacted (cut to
 /// `WalkRecord.Fetch.keptURLBytes`, with its whole length), status, cache outcome,
-/// bytes, items taken, retries, start and duration; then the time on the upstream and in the cache, and the critical
+/// bytes, items taken, retries, start and duration (of a walk past 1,000 fetches, the first and last 500, with
+/// `fetches_omitted` counting those between: `KeptFetches`); then the time on the upstream and in the cache, and the critical
 /// path (`WalkRecord.criticalPath`). A walk that fails is explained too: still 200, with its `error`, since the
 /// account is the answer asked for.
 struct ExplainAnswer {
@@ -52,10 +53,10 @@ struct ExplainAnswer {
             fields.append(("window", .json(JSONText.object([("offset", .int(window.offset)), ("limit", limit)]))))
         }
         if let selection = items.fields { fields.append(("fields", .string(selection.description))) }
-        let taken = fetches.filter { $0.items != nil }
+        let taken = record.taken
         fields.append(("outcome", .string(failure != nil ? "failed" : truncated ? "stopped_early" : "complete")))
-        fields.append(("pages", .int(taken.count)))
-        fields.append(("items", .int(taken.reduce(0) { $0 + ($1.items ?? 0) })))
+        fields.append(("pages", .int(taken.pages)))
+        fields.append(("items", .int(taken.items)))
         if let failure {
             let response = PaginationErrorResponse(failure, route: route.name, secrets: secrets)
             fields.append(("error", .json(JSONText.object([("code", .string(response.code)), ("message", .string(response.message))]))))
@@ -69,6 +70,17 @@ struct ExplainAnswer {
             ]))
         ))
         fields.append(("fetches", .json("[" + fetches.map(Self.describe).joined(separator: ",") + "]")))
+        let omitted = record.omittedFetches
+        if let pages = omitted.pages {
+            // A long walk's account lists its first and last fetches (`KeptFetches`) and counts those between.
+            fields.append((
+                "fetches_omitted",
+                .json(JSONText.object([
+                    ("count", .int(omitted.count)), ("first_page", .int(pages.lowerBound)), ("last_page", .int(pages.upperBound)),
+                    ("bytes", .int(omitted.bytes)), ("retries", .int(omitted.retries)), ("failed", .int(omitted.failed)),
+                ]))
+            ))
+        }
         let path = record.criticalPath
         let pathTime = path.last.map { $0.finished - (path.first?.started ?? .zero) } ?? .zero
         fields.append((

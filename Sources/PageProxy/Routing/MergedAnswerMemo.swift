@@ -123,11 +123,13 @@ final class MergedAnswerMemo: Sendable {
     }
 
     /// The key of an answer: everything that decides its bytes. The headers sent upstream (credentials too) are
-    /// part of it, as they are of every page's key, so one client's answer never reaches another.
+    /// part of it, as they are of every page's key, so one client's answer never reaches another; they are kept only
+    /// as a `KeyedDigest` with the URL (whose query may hold a key too), never as written (attack7: the memo held
+    /// credentials as long as their answers).
     static func key(route: String, base: PageURL, pageLimit: Int?, itemLimit: Int?, upstreamHeaders: HTTPHeaders) -> String {
-        var key = "\(route)\u{0}\(base)\u{0}\(pageLimit ?? -1)\u{0}\(itemLimit ?? -1)"
-        for (name, value) in upstreamHeaders { key += "\u{0}\(name.lowercased()):\(value)" }
-        return key
+        var input = "\(base)\u{0}\(pageLimit ?? -1)\u{0}\(itemLimit ?? -1)"
+        for (name, value) in upstreamHeaders { input += "\u{0}\(name.lowercased()):\(value)" }
+        return route + "\u{0}" + KeyedDigest(input.utf8).hex
     }
 
     /// The answer kept for `key`, if it is still fresh now (on the memo's clock) and every page it was built from is

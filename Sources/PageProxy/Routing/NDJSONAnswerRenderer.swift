@@ -34,8 +34,10 @@ enum NDJSONAnswerRenderer {
         // the stream, with its trailers; a HEAD gets the stream's head, as before.
         let holdsAnswer = !sendsTrailers && plan.request.method != .head
         let start = StreamStart(walk: walk, requested: requested, sendsTrailers: sendsTrailers)
-        // The client's preconditions (RFC 9110 §13.2.2): with no entity tag, only `*` matches; weighed once the first
-        // page has come (a walk that fails at once is answered with its error), or the walk has ended with no page.
+        // The client's preconditions (RFC 9110 §13.2.2): with no entity tag, only `*` matches; weighed once the walk
+        // has ended, as a merged answer's are, and ignored when it fails (§13.2.1): a 304 or 412 at the first page
+        // told a client "not modified" of an answer whose second page failed (attack7). Such a walk sends nothing
+        // until it ends, and keeps no lines.
         let precondition = ClientPreconditions.evaluate(plan.request.headers, etag: nil)
         var (pages, items) = (0, 0)
         // The lines of pages at hand (read in place from the cache) leave together, up to `batchBytes` a write; what
@@ -44,12 +46,9 @@ enum NDJSONAnswerRenderer {
         do {
             try await walker.walk { walked in
                 let current = requested.shape(walked, walker: walker)
-                if precondition != .proceed, let response = unanswered.take() {
-                    // Answered at the first page, which the record counts (as an answer from that page alone would).
-                    (pages, items) = (1, current.itemCount)
-                    let fields = { Self.headers(walk: walk, requested: requested, walkEnded: false, extra: 0) }
-                    record = await ClientPreconditions.answer(precondition, fields: fields, record: record, response: response)
-                    return .stop
+                if precondition != .proceed {
+                    (pages, items) = (pages + 1, items + current.itemCount)
+                    return .takeNext
                 }
                 if !holdsAnswer, let response = unanswered.take() {
                     stream = await start.begin(response)

@@ -37,7 +37,9 @@ package struct CacheFreshness: Sendable, Equatable {
     /// The upstream gave a lifetime that its `Date` alone used up: the apparent age (`now − Date`) left nothing of it
     /// where `Age` would have (review9 G3). Most likely the upstream's clock is behind this one by more than the
     /// lifetime: its pages are stale on arrival, and nothing is served from the cache without asking it.
-    package var isStaleByDateAlone = false
+    package var isStaleByDateAlone: Bool { staleByDateBehind != nil }
+    /// When `isStaleByDateAlone`, how far the upstream's `Date` was behind this clock (parsed once, here: review10).
+    package var staleByDateBehind: Duration?
 
     package init(isStorable: Bool, lifetime: Duration, mustRevalidate: Bool, lifetimeFromUpstream: Bool = false, isPrivate: Bool = false) {
         self.isStorable = isStorable
@@ -58,7 +60,7 @@ package struct CacheFreshness: Sendable, Equatable {
             lifetime = .zero
             mustRevalidate = true
         } else if let upstream = CacheFreshness.upstreamLifetime(headers, maxAge: directives["max-age"], now: now) {
-            (lifetime, isStaleByDateAlone) = upstream
+            (lifetime, staleByDateBehind) = upstream
         } else {
             lifetime = routeTTL
             lifetimeFromUpstream = false
@@ -67,16 +69,16 @@ package struct CacheFreshness: Sendable, Equatable {
 
     /// RFC 9111 §4.2.1 — the lifetime the upstream gave (`max-age`, else `Expires − Date`) less the page's age
     /// (§4.2.3), at least zero; zero for an invalid one (attack6 F5: `max-age=abc`, `Expires: 0` were served for the
-    /// route's TTL); nil when it gave none. And whether the apparent age from `Date` alone made it zero
-    /// (`isStaleByDateAlone`).
-    private static func upstreamLifetime(_ headers: HTTPHeaders, maxAge: String?, now: Date) -> (Duration, staleByDate: Bool)? {
+    /// route's TTL); nil when it gave none. And, when the apparent age from `Date` alone made it zero
+    /// (`isStaleByDateAlone`), how far behind `now` that `Date` was.
+    private static func upstreamLifetime(_ headers: HTTPHeaders, maxAge: String?, now: Date) -> (Duration, staleByDate: Duration?)? {
         let date = headers["Date"].flatMap { HTTPDate.parse($0.trimmingCharacters(in: .whitespaces)) }
         let given: Int64
         if let maxAge {
-            guard let seconds = seconds(maxAge) else { return (.zero, false) }
+            guard let seconds = seconds(maxAge) else { return (.zero, nil) }
             given = seconds
         } else if let expires = headers["Expires"] {
-            guard let expiry = HTTPDate.parse(expires.trimmingCharacters(in: .whitespaces)) else { return (.zero, false) }
+            guard let expiry = HTTPDate.parse(expires.trimmingCharacters(in: .whitespaces)) else { return (.zero, nil) }
             given = wholeSeconds(expiry.timeIntervalSince(date ?? now))
         } else {
             return nil
@@ -84,7 +86,8 @@ package struct CacheFreshness: Sendable, Equatable {
         let ageValue = headers["Age"].flatMap { seconds($0) } ?? 0
         // A `Date` ahead of this clock is no age at all (RFC 9111 §4.2.3: a negative apparent age is zero).
         let apparentAge = date.map { max(0, wholeSeconds(now.timeIntervalSince($0))) } ?? 0
-        return (.seconds(max(0, given - max(ageValue, apparentAge))), given > ageValue && apparentAge >= given)
+        let staleByDate = given > ageValue && apparentAge >= given
+        return (.seconds(max(0, given - max(ageValue, apparentAge))), date.flatMap { staleByDate ? .seconds(max(0, now.timeIntervalSince($0))) : nil })
     }
 
     /// `interval` in whole seconds, rounded down, within the range `seconds(_:)` reads.

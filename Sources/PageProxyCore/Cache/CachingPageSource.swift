@@ -364,7 +364,7 @@ package final class CachingPageSource: Sendable {
             // The 304's own age and date (RFC 9111 §4.2.3): neither is stored with the entry.
             for name in ["Age", "Date"] { if let value = response.headers[name] { headers.set(name, value) } }
             let freshness = CacheFreshness(headers: headers, routeTTL: routeTTL, now: received)
-            noteStaleByDate(freshness, headers: headers, origin: request.url.origin, received: received)
+            noteStaleByDate(freshness, origin: request.url.origin)
             if freshness.isStorable {
                 entry.storedAt = received
                 entry.freshUntil = received.addingTimeInterval(freshness.lifetime.timeInterval)
@@ -379,7 +379,7 @@ package final class CachingPageSource: Sendable {
         }
         if response.status.code == 200 {
             let freshness = CacheFreshness(headers: response.headers, routeTTL: routeTTL, now: received)
-            noteStaleByDate(freshness, headers: response.headers, origin: request.url.origin, received: received)
+            noteStaleByDate(freshness, origin: request.url.origin)
             if var entry = CacheFreshness.entry(for: response, freshness: freshness, now: received) {
                 entry.scan = scan.flatMap { Self.scan(entry.body, for: $0) }
                 // A page that is not JSON for the walk (an HTML error page a middlebox sent with 200, a glitch) is not
@@ -399,11 +399,10 @@ package final class CachingPageSource: Sendable {
     }
 
     /// Counts a page that `freshness` says its `Date` alone made stale (review9 G3), with how far that was behind.
-    private func noteStaleByDate(_ freshness: CacheFreshness, headers: HTTPHeaders, origin: PageURL.Origin, received: Date) {
-        // A page never stored (`no-store`) loses nothing to it.
-        guard freshness.isStaleByDateAlone, freshness.isStorable, let date = headers["Date"].flatMap({ HTTPDate.parse($0.trimmingCharacters(in: .whitespaces)) })
-        else { return }
-        staleByDate.note(origin: origin.description, behind: .seconds(max(0, received.timeIntervalSince(date))), at: clock.now())
+    private func noteStaleByDate(_ freshness: CacheFreshness, origin: PageURL.Origin) {
+        // A page never stored (`no-store`) loses nothing to it. The `Date` was parsed by `CacheFreshness` (review10).
+        guard let behind = freshness.staleByDateBehind, freshness.isStorable else { return }
+        staleByDate.note(origin: origin.description, behind: behind, at: clock.now())
     }
 
     /// Removes `key`'s entry on a disk lane, when there may be one: a page that is never stored (`no-store`) costs

@@ -694,8 +694,12 @@ package final class DiskStore: Sendable {
     /// The record takes the other file's size. Nil when the other inode is not the file at the entry's path now: the
     /// file was read through a directory that is no longer the cache directory (review9 B4: the old version, in a
     /// directory renamed away) or was renamed over again since. Its version is not known: it is not adopted, and the caller does not serve it. The path is
-    /// looked at (one `lstat`, outside the lock) only when the inode is another.
-    private func noteFileInode(_ key: CacheKey, _ inode: UInt64, readUnder generation: UInt64) -> UInt64? {
+    /// looked at (one `lstat`, outside the lock) only when the inode is another, and not at all when the caller has
+    /// (`atPath`). After such a nil the held directory is replaced when it is not the one at the store's path, so that
+    /// the next lookup reads the current version rather than miss again until the next check (review10).
+    private func noteFileInode(
+        _ key: CacheKey, _ inode: UInt64, readUnder generation: UInt64, atPath looked: (inode: UInt64, size: Int)? = nil
+    ) -> UInt64? {
         let isOther = state.withLock { state -> Bool in
             guard let record = state.records[key], record.generation == generation else { return false }
             guard let known = record.inode, known != inode else {
@@ -705,7 +709,10 @@ package final class DiskStore: Sendable {
             return true
         }
         guard isOther else { return generation }
-        guard let file = CacheFileSystem.inodeAndSize(path(for: key)), file.inode == inode else { return nil }
+        guard let file = looked ?? CacheFileSystem.inodeAndSize(path(for: key)), file.inode == inode else {
+            if let held = state.withLock({ $0.entryDirectory }), !held.isCurrent { replaceEntryDirectory(held) }
+            return nil
+        }
         return state.withLock { state in
             guard let record = state.records[key], record.generation == generation, record.inode != inode else { return generation }
             Self.dropMemory(key, &state)
@@ -725,10 +732,11 @@ package final class DiskStore: Sendable {
     /// One `lstat`: for an entry about to be revalidated or served stale, whose copy in memory may be older than
     /// the file.
     package func fileWasReplaced(_ key: CacheKey) -> Bool {
-        guard let inode = CacheFileSystem.inode(path(for: key)), let generation = state.withLock({ $0.records[key]?.generation }) else {
+        guard let file = CacheFileSystem.inodeAndSize(path(for: key)), let generation = state.withLock({ $0.records[key]?.generation }) else {
             return false
         }
-        return noteFileInode(key, inode, readUnder: generation) != generation
+        // The path's own inode and size: `noteFileInode` need not look again (review10: two `lstat`s where one does).
+        return noteFileInode(key, file.inode, readUnder: generation, atPath: file) != generation
     }
 
     /// Keeps a verified entry in memory, unless the file changed since it was read: rewritten or removed by this

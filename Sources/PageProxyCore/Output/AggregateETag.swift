@@ -104,13 +104,15 @@ package struct AggregateETag: Sendable {
     }
 
     /// Whether a field's list (its values, comma-separated) is `*` or names a tag `isMatch` accepts.
+    ///
+    /// `*` is the field's whole value or nothing (RFC 9110 §13.1.1, §13.1.2: `"*" / #entity-tag`): in a list with
+    /// tags (`"x", *`) the field is invalid, and of what it holds only the tags are used, as §2.2 lets a recipient
+    /// recover what it can from an invalid element. Either way that is the safe reading: an `If-Match` so written
+    /// fails unless a tag matches (it was taken for `*` and let any answer through), an `If-None-Match` is a 200
+    /// unless a tag matches (the whole answer, never a 304 the client's copy may not deserve).
     private static func listed(_ values: [String], _ isMatch: (Substring) -> Bool) -> Bool {
-        for value in values {
-            for candidate in value.split(separator: ",") {
-                let tag = candidate.trimmingCharacters(in: [" ", "\t"])
-                if tag == "*" || isMatch(tag[...]) { return true }
-            }
-        }
-        return false
+        let members = values.flatMap { $0.split(separator: ",") }.map { $0.trimmingCharacters(in: [" ", "\t"]) }.filter { !$0.isEmpty }
+        if members == ["*"] { return true }
+        return members.contains { $0 != "*" && isMatch($0[...]) }
     }
 }

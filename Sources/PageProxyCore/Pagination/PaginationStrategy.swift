@@ -135,9 +135,11 @@ extension HTTPHeaders {
     }
 
     /// A count header value (`X-Total-Count`, `X-Total-Pages`): as `integer`, and `Int.max` for digits past `Int`'s
-    /// range (as `JSONValue.statedCount`).
+    /// range (as `JSONValue.statedCount`); for `Content-Range`, the complete length it states (`ContentRange`).
     package func statedCount(_ name: String?) -> Int? {
-        integer(name) ?? name.flatMap { self[$0] }.flatMap { StatedCount.digitsPastInt(Substring($0.trimmingCharacters(in: .whitespaces))) }
+        guard let name, let value = self[name] else { return nil }
+        if Self.namesEqual(name, ContentRange.headerName) { return ContentRange.completeLength(value) }
+        return integer(name) ?? StatedCount.digitsPastInt(Substring(value.trimmingCharacters(in: .whitespaces)))
     }
 }
 

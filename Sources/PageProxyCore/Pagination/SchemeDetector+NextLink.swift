@@ -23,9 +23,9 @@ extension SchemeDetector {
     }
 
     /// A next link rather than an opaque cursor: what `looksLikeURL`, or any value of a HAL-style `href` (a URI
-    /// reference by definition: Eve's `"_links": {"next": {"href": "people?page=2"}}`).
+    /// reference by definition: Eve's `"_links": {"next": {"href": "people?page=2"}}`) or of a next object's `url`.
     static func isLink(_ text: String, at path: JSONPath) -> Bool {
-        looksLikeURL(text) || path.components.last == .key("href")
+        looksLikeURL(text) || path.components.last == .key("href") || nextLinkObjectPaths.contains { $0.path == path }
     }
 
     /// An absolute http(s) URL, a path, a query, or a relative reference with a query (Eve's `people?page=2`,

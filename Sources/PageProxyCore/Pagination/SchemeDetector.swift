@@ -11,7 +11,8 @@ import Foundation
 /// `has-more`; a page number with a page count in the body (`page` and `pages`) → `page-number`; an offset and a
 /// limit with a total (`offset`, `limit`, `total`) → `offset`. A total larger than the page with none of these:
 /// the numbering the first page's URL names (`?limit=` → `offset`, `?page=`/`?page_size=` → `page-number`,
-/// django-ninja), else an error rather than a silent partial answer. Nothing at all: the page is the whole answer.
+/// django-ninja), else an error rather than a silent partial answer; so too a page that says more follow in a way
+/// no scheme here walks (`moreSignalled`). Nothing at all: the page is the whole answer.
 /// The items are the root array, or the first array of objects at a common key (`results`, `data`, `items`, …),
 /// or else the only array of objects among the top-level members.
 package enum SchemeDetector {
@@ -37,7 +38,14 @@ package enum SchemeDetector {
         ("meta.next_token", "pagination_token", false),
         // Litestar's CursorPagination: the next page's cursor at the root, null on the last page.
         ("cursor", "cursor", false),
-    ].map { (path($0.0), $0.1, $0.2) }
+    ].map { (path($0.0), $0.1, $0.2) } + nextLinkObjectPaths
+
+    /// A next link written inside an object at a next-link path (`"next": {"href": "…"}`, `{"url": "…"}`): followed as
+    /// `_links.next.href` is (attack7: such a page was answered as the whole list).
+    static let nextLinkObjectPaths: [(path: JSONPath, cursorParameter: String, isURLPath: Bool)] =
+        ["next", "pagination.next", "meta.next", "paging.next"].flatMap { parent in
+            ["href", "url"].map { (path(parent + "." + $0), "cursor", true) }
+        }
 
     /// Where APIs state their total number of items.
     static let totalPaths: [JSONPath] = [
@@ -45,7 +53,7 @@ package enum SchemeDetector {
         "meta.total", "meta.count", "meta.total_count", "meta.pagination.count", "meta.pagination.total",
         "pagination.total", "pagination.count", "_meta.total",
     ].map(path)
-    static let totalHeaders = ["X-Total-Count", "X-Total", "X-WP-Total", "Total-Count"]
+    static let totalHeaders = ["X-Total-Count", "X-Total", "X-WP-Total", "Total-Count", ContentRange.headerName]
     /// Headers that state a page count (WordPress, Kaminari-style APIs): more than one with no way on is not one page.
     static let pageCountHeaders = ["X-Total-Pages", "X-WP-TotalPages", "X-Page-Count"]
 
@@ -83,6 +91,7 @@ package enum SchemeDetector {
             (detected.total, detected.totalSource, source) = (total, "\(header.name) header \"\(path)\"", .header(header.name, path))
         }
         detectScheme(response, url: url, values: values, header: header, into: &detected)
+        if case .nextURLInBody(let options)? = detected.scheme { try refuseAmbiguousNextLink(values, following: options.nextPath, url: url) }
         if detected.scheme == nil, let total = detected.total, total > count, let source,
             let (scheme, evidence) = schemeFromQuery(url, itemCount: count, total: source)
         {
@@ -97,6 +106,9 @@ package enum SchemeDetector {
                 url: url,
                 reason: "the first page's \(name) header says there are \(pages) pages, but the page shows no way to the next one: "
                     + "no Link or X-Next-Page header, and no next link, cursor or has_more in the body; name the route's scheme in its pagination")
+        }
+        if detected.scheme == nil, let reason = moreSignalled(response.headers, values: values, header: header) {
+            throw .notDetected(url: url, reason: reason + "; name the route's scheme in its pagination")
         }
         if detected.scheme == nil, let total = detected.total, total > count {
             throw .notDetected(
@@ -152,7 +164,7 @@ package enum SchemeDetector {
             }
             return
         }
-        if case .bool = values[hasMorePath] {
+        if values[hasMorePath]?.flag != nil {
             detected.scheme = .hasMore(PaginationScheme.HasMore())
             detected.evidence = "body \"has_more\""
             return

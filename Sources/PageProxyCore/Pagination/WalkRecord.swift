@@ -5,9 +5,17 @@ import Synchronization
 /// the critical path. `_explain` answers with it; every merged answer's `Server-Timing` comes from it; `PageProxy
 /// fetch` draws its progress line from it.
 package final class WalkRecord: Sendable {
+    /// When one page fetch started and ended: all the critical path needs, kept for every fetch of an `_explain` walk
+    /// (40 bytes a page) where the fetches themselves are kept only at the walk's two ends (`KeptFetches`).
+    package struct Span: Sendable, Equatable, FetchInterval {
+        package var number: Int
+        package var started: Duration
+        package var finished: Duration
+    }
+
     /// One page fetch, as the walk's fetcher saw it. Speculative fetches (`lookahead`) are recorded too, so the list
     /// holds every upstream request; those the walk did not use have no `items`.
-    package struct Fetch: Sendable, Equatable {
+    package struct Fetch: Sendable, Equatable, FetchInterval {
         package var number: Int
         /// The page's URL, credentials redacted (`PageURL.redactedDescription`), cut to `keptURLBytes` (review9 G1: an
         /// upstream's 64 KB cursors made the account of a 1,000-page walk hold 64 MB of URLs).
@@ -131,7 +139,8 @@ package final class WalkRecord: Sendable {
     }
 
     private struct State {
-        var fetches: [Fetch] = []
+        var fetches: KeptFetches
+        var spans: [Span] = []
         var attempts: [PageURL: Int] = [:]
         /// Intervals not folded yet, in the order they finished.
         var pending: [Interval] = []
@@ -150,18 +159,21 @@ package final class WalkRecord: Sendable {
     /// Whether every fetch is kept (`_explain`); otherwise only the timing, in bounded memory whatever the page count
     /// (DESIGN.md "Outputs": memory depends on page size and concurrency, not on how many pages there are).
     private let keepsFetches: Bool
-    private let state = Mutex(State())
+    private let state: Mutex<State>
     private let onProgress: (@Sendable (Progress) -> Void)?
 
     /// - Parameters:
     ///   - keepsFetches: keep every fetch and its attempts, for `fetches` and `criticalPath`; without it, only the
     ///     timing and the progress are kept.
+    ///   - keptAtEachEnd: how many fetches `fetches` keeps in full at each end of the walk (`KeptFetches`).
     ///   - onProgress: called each time the walk hands out a page.
     package init(
-        began: ContinuousClock.Instant = .now, keepsFetches: Bool = true, onProgress: (@Sendable (Progress) -> Void)? = nil
+        began: ContinuousClock.Instant = .now, keepsFetches: Bool = true, keptAtEachEnd: Int = KeptFetches.defaultAtEachEnd,
+        onProgress: (@Sendable (Progress) -> Void)? = nil
     ) {
         self.began = began
         self.keepsFetches = keepsFetches
+        self.state = Mutex(State(fetches: KeptFetches(atEachEnd: keptAtEachEnd)))
         self.onProgress = onProgress
     }
 
@@ -210,6 +222,7 @@ package final class WalkRecord: Sendable {
             guard var kept else { return }
             // Counted while the page was in flight, and let go with it: the counts are kept by the fetches only.
             if let url { kept.attempts = state.attempts.removeValue(forKey: url) ?? 0 }
+            state.spans.append(Span(number: kept.number, started: kept.started, finished: kept.finished))
             state.fetches.append(kept)
         }
     }
@@ -235,11 +248,8 @@ package final class WalkRecord: Sendable {
             // The page was fetched moments ago: the search from the end is short.
             // Page 1 of an auto route was fetched at the route's URL, to detect the scheme, before the scheme named its
             // own first URL (`?page=1` added): it is the one fetch of page 1 (attack7 F5: the account left it out).
-            if keepsFetches,
-                let index = state.fetches.lastIndex(where: { $0.number == number && $0.isOf(url) })
-                    ?? (number == 1 ? state.fetches.lastIndex(where: { $0.number == 1 && $0.items == nil }) : nil)
-            {
-                state.fetches[index].items = items
+            if keepsFetches, !state.fetches.setItems(items, ofLatest: { $0.number == number && $0.isOf(url) }), number == 1 {
+                _ = state.fetches.setItems(items, ofLatest: { $0.number == 1 && $0.items == nil })
             }
             state.pages += 1
             state.items += items
@@ -248,10 +258,17 @@ package final class WalkRecord: Sendable {
         onProgress?(progress)
     }
 
-    /// Every fetch, in the order they started (none unless `keepsFetches`).
+    /// The fetches kept (none unless `keepsFetches`): every fetch of a walk of up to twice `keptAtEachEnd`, else the
+    /// first and the last `keptAtEachEnd` (`omittedFetches` counts the others); in the order they started.
     package var fetches: [Fetch] {
-        state.withLock { $0.fetches }.sorted { ($0.started, $0.number) < ($1.started, $1.number) }
+        state.withLock { $0.fetches.all }.sorted { ($0.started, $0.number) < ($1.started, $1.number) }
     }
+
+    /// What the fetches `fetches` leaves out add up to.
+    package var omittedFetches: KeptFetches.Omitted { state.withLock { $0.fetches.omitted } }
+
+    /// The pages the walk handed out, and their items (after any window or cap).
+    package var taken: (pages: Int, items: Int) { state.withLock { ($0.pages, $0.items) } }
 
     /// Time on the upstream (every fetch that was not a plain cache hit) and in the cache (hits).
     package var timing: Timing {
@@ -271,13 +288,16 @@ package final class WalkRecord: Sendable {
     /// The chain of fetches that decided how long the walk took: from the fetch that ended last, back through the
     /// fetch that ended last before it started (what it waited for: the page that named it, or a free place in the
     /// concurrency window), to one that started with nothing before it. Page numbers in walk order.
-    package var criticalPath: [Fetch] { Self.criticalPath(of: fetches) }
+    /// Over every fetch, those `fetches` leaves out too.
+    package var criticalPath: [Span] {
+        Self.criticalPath(of: state.withLock { $0.spans }.sorted { ($0.started, $0.number) < ($1.started, $1.number) })
+    }
 
     /// In O(n log n): each step a binary search among the fetches ordered by when they ended (attack7 F1: a filter of
     /// every fetch per step made a sequential walk's account quadratic: 15 s of CPU for 16,000 pages). Of fetches
     /// that ended at the same moment, the first in `fetches`' order is taken; a step only goes to one that ended
     /// before the current one's place in that order (a fetch that took no time cannot be its own cause).
-    static func criticalPath(of fetches: [Fetch]) -> [Fetch] {
+    static func criticalPath<Timed: FetchInterval>(of fetches: [Timed]) -> [Timed] {
         guard !fetches.isEmpty else { return [] }
         // Ordered by end, ties in `fetches`' order (indices break them: the sort need not be stable).
         let byEnd = fetches.indices.sorted { (fetches[$0].finished, $0) < (fetches[$1].finished, $1) }
@@ -310,4 +330,11 @@ package final class WalkRecord: Sendable {
         for fetch in fetches.sorted(by: { $0.started < $1.started }) { sweep.add(fetch.started, fetch.finished) }
         return sweep.length
     }
+}
+
+/// A page fetch's number and when it started and ended, since the walk began.
+package protocol FetchInterval {
+    var number: Int { get }
+    var started: Duration { get }
+    var finished: Duration { get }
 }

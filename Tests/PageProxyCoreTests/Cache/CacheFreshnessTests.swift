@@ -144,6 +144,9 @@ import Testing
     @Test func aPageStaleByItsDateAloneSaysSo() {
         let behind = Self.freshness("max-age=60", [("Date", Self.date(-120))])
         #expect(behind.lifetime == .zero && behind.isStaleByDateAlone)
+        // How far behind, from the one parse of `Date` (review10: the proxy parsed it again to say so).
+        #expect(behind.staleByDateBehind == .seconds(120))
+        #expect(Self.freshness("max-age=60", [("Date", Self.date(-20))]).staleByDateBehind == nil)
         #expect(Self.freshness(nil, [("Expires", Self.date(-60)), ("Date", Self.date(-120))]).isStaleByDateAlone)
         #expect(!Self.freshness("max-age=60", age: "120", [("Date", Self.date(-120))]).isStaleByDateAlone)
         #expect(!Self.freshness("max-age=60", [("Date", Self.date(-20))]).isStaleByDateAlone)

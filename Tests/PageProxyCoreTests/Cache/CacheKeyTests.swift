@@ -156,6 +156,25 @@ import Testing
         #expect(memo.count >= 1)
     }
 
+    @Test("attack7: the memo is keyed by a keyed digest of the input, which keeps no byte of it; inputs a byte apart differ")
+    func theMemoKeepsNoCredential() {
+        let secret = Array("Authorization: Bearer s3cret".utf8)
+        let digest = KeyedDigest(secret)
+        #expect(digest == KeyedDigest(secret) && digest.hashValue == KeyedDigest(secret).hashValue)
+        #expect(!digest.hex.contains("s3cret") && !String(describing: digest).contains("s3cret"))
+        // Every input one byte different (or one byte longer) gets another digest.
+        var seen: Set<KeyedDigest> = [digest]
+        for index in secret.indices {
+            var changed = secret
+            changed[index] ^= 1
+            seen.insert(KeyedDigest(changed))
+        }
+        seen.insert(KeyedDigest(secret + [0]))
+        #expect(seen.count == secret.count + 2)
+        // A sequence without contiguous storage digests as its bytes do.
+        #expect(KeyedDigest(secret.lazy.map { $0 }) == digest)
+    }
+
     @Test func theKeyIsTheDigestOfItsParts() {
         // The format of keys on disk is unchanged: entries stored before stay readable.
         var hasher = SHA256()

@@ -57,6 +57,25 @@ import Testing
         #expect(store.read(DiskStoreTests.key(1)) == DiskStoreTests.entry(9))
     }
 
+    @Test("review9 B4's miss: a file read through a directory renamed away, another than the one at the path, is not served; the next lookup reads the current one")
+    func aFileReadThroughAnOldDirectoryIsAMissAndTheNextLookupFollows() throws {
+        let directory = TemporaryDirectory()
+        let cache = directory.path + "/cache"
+        let store = Self.restartedAfterOneRead(cache)
+        // Another process renames a version into place (an inode this store has not seen), then the directory is
+        // renamed away and made again, where a third version is written.
+        #expect(DiskStore(directory: cache, maxBytes: 8 << 20).write(DiskStoreTests.entry(5), for: DiskStoreTests.key(1)) != nil)
+        #expect(rename(cache, directory.path + "/cache.old") == 0)
+        #expect(mkdir(cache, 0o700) == 0)
+        #expect(DiskStore(directory: cache, maxBytes: 8 << 20).write(DiskStoreTests.entry(9), for: DiskStoreTests.key(1)) != nil)
+        // Read through the held (old) directory: another inode, not the one at the path now, so not served (a miss), or,
+        // had the store's once-a-second check come first, the current version.
+        let first = store.read(DiskStoreTests.key(1))
+        #expect(first == nil || first == DiskStoreTests.entry(9))
+        // The miss replaced the held directory: the next lookup reads the current version, not a miss until the check.
+        #expect(store.read(DiskStoreTests.key(1)) == DiskStoreTests.entry(9))
+    }
+
     @Test("a directory removed and made again, another process writing there: a known entry is read from the new one")
     func aRemovedDirectoryIsFollowedWhenAnEntryIsMissing() throws {
         let directory = TemporaryDirectory()

@@ -41,6 +41,21 @@ import Testing
         #expect(AggregateETag.matches(ifNoneMatch: [" * "], etag: nil))
     }
 
+    @Test("* in a list with tags is invalid (RFC 9110 §13.1.1): only its tags count, so If-Match fails and If-None-Match is no 304")
+    func aStarAmongTagsIsNotAStar() {
+        let tag = "\"abc\""
+        for field in [["\"x\", *"], ["*, \"x\""], ["\"x\"", "*"]] {
+            #expect(!AggregateETag.matches(ifMatch: field, etag: tag), "\(field)")
+            #expect(!AggregateETag.matches(ifMatch: field, etag: nil), "\(field)")
+            #expect(!AggregateETag.matches(ifNoneMatch: field, etag: tag), "\(field)")
+            #expect(!AggregateETag.matches(ifNoneMatch: field, etag: nil), "\(field)")
+        }
+        // A tag in such a list still matches; `*` alone (or split over lines as `*` only) is still any answer.
+        #expect(AggregateETag.matches(ifMatch: ["\"abc\", *"], etag: tag))
+        #expect(AggregateETag.matches(ifNoneMatch: ["*, W/\"abc\""], etag: tag))
+        #expect(AggregateETag.matches(ifMatch: ["*", ""], etag: nil))
+    }
+
     @Test func theSameStoredPagesGiveTheSameTag() throws {
         let pages = [try Self.page("[1,2]", checksum: 7), try Self.page("[3]", checksum: 8)]
         #expect(Self.tag(pages) == Self.tag(pages))

@@ -47,9 +47,10 @@ import Testing
         header.nextPageHeaderPath = JSONPath("next_page")
         #expect(next.scheme == .nextPageHeader(header))
         #expect(next.next == "2")
-        // Not JSON, or JSON with nothing of these: not a pagination header.
-        #expect(try detect("[\(Self.item)]", headers: [("X-Pagination", "page=2")]).scheme == nil)
-        #expect(try detect("[\(Self.item)]", headers: [("X-Pagination", #"{"a": 1}"#)]).scheme == nil)
+        // Not JSON, or JSON with nothing of these: whether more pages follow cannot be told, so not one page
+        // (attack7; MoreSignalledTests).
+        #expect(throws: PaginationError.self) { try detect("[\(Self.item)]", headers: [("X-Pagination", "page=2")]) }
+        #expect(throws: PaginationError.self) { try detect("[\(Self.item)]", headers: [("X-Pagination", #"{"a": 1}"#)]) }
     }
 
     @Test("flask-smorest's one-page collection: the header's total is the page's own count, a walk of one page")

@@ -128,3 +128,43 @@ private final class Seen: Sendable {
     func add(_ progress: WalkRecord.Progress) { storage.withLock { $0.append(progress) } }
     var all: [WalkRecord.Progress] { storage.withLock { $0 } }
 }
+
+/// attack7: `_explain` kept every fetch in full (~7 KB a page with ~1 KB URLs); the account keeps the first and the
+/// last `keptAtEachEnd`, counts the others, and still takes its critical path, pages and items over every fetch.
+@Suite struct WalkRecordBoundTests {
+    private func url(_ page: Int) -> PageURL { PageURL(string: "http://api.test/items?page=\(page)")! }
+
+    @Test("past twice the bound, only the first and last fetches are kept; the rest counted, the path and totals whole")
+    func aLongWalkKeepsItsEnds() {
+        let record = WalkRecord(keptAtEachEnd: 3)
+        // 20 pages one after another, 10 ms each; page 7 retried once, page 9 got no answer.
+        for number in 1...20 {
+            if number == 7 { record.attempted(url(7)) }
+            record.attempted(url(number))
+            let fetch = WalkRecord.Fetch(
+                number: number, url: url(number), status: number == 9 ? nil : 200, outcome: number == 9 ? nil : .miss, bytes: 100,
+                attempts: number == 7 ? 2 : 1, started: .milliseconds(number * 10), finished: .milliseconds(number * 10 + 10))
+            record.record(fetch)
+            record.taken(number: number, url: url(number), items: 2, pagesKnown: nil)
+        }
+        let kept = record.fetches
+        #expect(kept.map(\.number) == [1, 2, 3, 18, 19, 20])
+        #expect(kept.allSatisfy { $0.items == 2 })
+        let omitted = record.omittedFetches
+        #expect(omitted.count == 14 && omitted.pages == 4...17)
+        #expect(omitted.bytes == 1_400 && omitted.retries == 1 && omitted.failed == 1)
+        #expect(record.criticalPath.map(\.number) == Array(1...20))
+        #expect(record.taken == (pages: 20, items: 40))
+    }
+
+    @Test("up to twice the bound, every fetch is kept and nothing is said omitted")
+    func aShortWalkKeepsAll() {
+        let record = WalkRecord(keptAtEachEnd: 3)
+        let start = ContinuousClock.now
+        for number in 1...6 {
+            record.fetched(number: number, url: url(number), status: 200, outcome: .hit, bytes: 1, started: start)
+        }
+        #expect(record.fetches.count == 6)
+        #expect(record.omittedFetches == KeptFetches.Omitted())
+    }
+}

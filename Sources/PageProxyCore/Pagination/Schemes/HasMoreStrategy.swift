@@ -9,7 +9,15 @@ struct HasMoreStrategy: PaginationStrategy {
     }
 
     func next(after page: Page) throws(PaginationError) -> NextPages {
-        guard page.values[options.hasMorePath] == .bool(true) else { return .none }
+        switch page.values[options.hasMorePath] {
+        case nil, .null?: return .none
+        case let value?:
+            guard let more = value.flag else {
+                // A flag that is neither yes nor no: ending here could drop the rest of the list without a word.
+                throw .cannotContinue(page: page.number, reason: "\(options.hasMorePath) holds neither true nor false")
+            }
+            guard more else { return .none }
+        }
         guard let last = page.items.last else {
             throw .cannotContinue(page: page.number, reason: "has_more is true but the page has no items to continue after")
         }

@@ -1,0 +1,63 @@
+/// `scheme: "auto"` for a first page that says more pages follow in a way no scheme can walk: an error naming what
+/// it said, never that page answered as the whole list (attack7). A total or page count past the page is checked
+/// in `detect` itself; these are the other signals.
+extension SchemeDetector {
+    /// Why the page signals more pages with no way on that auto-detection can follow; nil when it signals none.
+    /// Asked only when no scheme was found.
+    static func moreSignalled(_ headers: HTTPHeaders, values: [JSONPath: JSONValue], header: PaginationHeader?) -> String? {
+        if let value = values[hasMorePath], value != .null, value.flag == nil {
+            return "the first page's \"has_more\" holds \(describe(value)), which is neither true nor false"
+        }
+        for candidate in nextPaths {
+            guard let value = values[candidate.path], signalsMore(value, isURLPath: candidate.isURLPath) else { continue }
+            return "the first page's \"\(candidate.path)\" holds \(describe(value)), which names a next page in no way "
+                + "auto-detection follows (a link, a link at \"href\" or \"url\" in an object, or a string cursor)"
+        }
+        if header == nil, let name = paginationHeaders.first(where: { headers[$0] != nil }) {
+            return "the first page has a \(name) header that is not a JSON object stating a page count, a total or a "
+                + "next page, so whether more pages follow cannot be told"
+        }
+        return nil
+    }
+
+    /// `"next": {"href": "a", "url": "b"}` where the walk would follow one of them: two different links, neither of
+    /// which can be taken for the next page. (A page that also has a `Link` header, say, is walked by that.)
+    static func refuseAmbiguousNextLink(
+        _ values: [JSONPath: JSONValue], following nextPath: JSONPath, url: PageURL
+    ) throws(PaginationError) {
+        let links = nextLinkObjectPaths.map(\.path)
+        for index in stride(from: 0, to: links.count - 1, by: 2) where [links[index], links[index + 1]].contains(nextPath) {
+            guard let href = values[links[index]]?.nonEmptyString, let other = values[links[index + 1]]?.nonEmptyString,
+                href != other
+            else { continue }
+            throw .notDetected(
+                url: url,
+                reason: "the first page names two next links, \"\(links[index])\" and \"\(links[index + 1])\"; "
+                    + "name the route's scheme and its nextPath in its pagination")
+        }
+    }
+
+    /// A value at a next path that says a next page exists but is not a link or cursor the walk can send back: an
+    /// object at a next-link path (its link was at neither `href` nor `url`), `true`, or a number other than 0
+    /// (Twitter's `"next_cursor": 0` is its last page).
+    private static func signalsMore(_ value: JSONValue, isURLPath: Bool) -> Bool {
+        switch value {
+        case .object: isURLPath
+        case .bool(let flag): flag
+        case .number(let text): Double(text) != 0
+        case .array(_, let count): count > 0
+        case .string, .null: false
+        }
+    }
+
+    private static func describe(_ value: JSONValue) -> String {
+        switch value {
+        case .string(let text): "the string \"\(text.prefix(40))\""
+        case .number(let text): "the number \(text.prefix(40))"
+        case .bool(let flag): "\(flag)"
+        case .null: "null"
+        case .object: "an object"
+        case .array: "an array"
+        }
+    }
+}
