@@ -277,6 +277,25 @@ import Testing
         Self.expectAhead(aheadAtEachPage, pages: 100)
     }
 
+    /// Issue 13, eleventh pass: the read-ahead keys the pages where the walk looks for their keys, by page number.
+    @Test("the number a walk tells its read-ahead with is the first told page's, for pages known ahead and for guesses")
+    func theNumberToldIsTheFirstPagesNumber() async throws {
+        let told = Mutex<[(first: Int, pages: [Int])]>([])
+        let readAhead = PageReadAhead(numbered: { first, urls in told.withLock { $0.append((first, urls().map(Self.pageNumber))) } })
+        let walker = Self.walkerOfPagesKnownAhead(readAhead)
+        _ = try await walker.pages { _ in }
+        var scheme = PaginationScheme.PageNumber()
+        scheme.pageSize = 10
+        let transport = FakeTransport { url in
+            .json(FakePages.body(page: Int(url.queryValue("page") ?? "1") ?? 1, pageSize: 10, total: 995))
+        }
+        let guessing = PageWalker.make(.pageNumber(scheme), transport: transport) { options in options.readAhead = readAhead }
+        _ = try await guessing.pages { _ in }
+        let calls = told.withLock { $0 }
+        #expect(calls.count > 6)
+        for call in calls { #expect(call.pages.first.map { $0 == call.first } ?? true, "told \(call.first) for \(call.pages)") }
+    }
+
     /// A walk of 100 pages of 10 items whose total is known from the first, four at a time, telling `readAhead`.
     private static func walkerOfPagesKnownAhead(_ readAhead: PageReadAhead) -> PageWalker {
         var scheme = PaginationScheme.PageNumber()
