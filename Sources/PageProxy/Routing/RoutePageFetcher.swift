@@ -87,7 +87,7 @@ enum RoutePageFetcher {
         // One object for the three closures, which capture only it (issue 13: closure contexts a walk, most of which
         // never read ahead).
         let readAhead = RouteReadAhead(plan: plan, pages: pages, store: store)
-        return PageReadAhead { readAhead.isWanted } read: { urls in readAhead.read(urls) } walkEnded: {
+        return PageReadAhead { readAhead.isWanted } numbered: { first, urls in readAhead.read(first, urls) } walkEnded: {
             // The walk is over (its client may have left): what it asked for and is still queued is not read.
             readAhead.cancellation.cancel()
         }
@@ -115,8 +115,9 @@ private final class RouteReadAhead: Sendable {
     private let pages: CachingPageSource
     private let store: DiskStore
     private let policy: CachePolicy
-    /// The walk's keys are the plan's template's (its headers' part built once, not once a page).
-    private let keys: CacheKeyTemplate
+    /// The walk's keys, the plan's: worked out here, they are kept where the walk looks for them (issue 13, eleventh
+    /// pass: after a restart both threads worked out every key).
+    private let keys: CacheKeyPages
     /// The store's file reads when the walk began.
     private let fileReads: Int
     /// Cancelled when the walk ends: its queued reads are skipped.
@@ -125,14 +126,14 @@ private final class RouteReadAhead: Sendable {
     init(plan: RequestPlan, pages: CachingPageSource, store: DiskStore) {
         self.pages = pages
         self.store = store
-        (policy, keys) = (plan.cachePolicy, plan.pageKeys.template)
+        (policy, keys) = (plan.cachePolicy, plan.pageKeys)
         fileReads = store.fileReadCount
     }
 
     /// Wanted once a lookup of this walk has read a file: a walk through entries in memory has nothing to gain.
     var isWanted: Bool { store.fileReadCount != fileReads }
 
-    func read(_ urls: @escaping @Sendable () -> [PageURL]) {
-        pages.readAhead(policy: policy, cancellation: cancellation, keys: keys, urls)
+    func read(_ firstNumber: Int, _ urls: @escaping @Sendable () -> [PageURL]) {
+        pages.readAhead(policy: policy, cancellation: cancellation, keys: keys, firstNumber: firstNumber, urls)
     }
 }

@@ -186,12 +186,18 @@ package final class CachingPageSource: Sendable {
         read(policy: policy, cancellation: cancellation) { AnySequence(requests().lazy.filter { $0.method == .get }.map { CacheKey($0) }) }
     }
 
-    /// As `readAhead(policy:cancellation:_:)`, for the GET requests of `urls` whose keys `keys` makes (a walk's plan's
-    /// template: issue 13, eighth pass, a whole template was built there for each page).
+    /// As `readAhead(policy:cancellation:_:)`, for the GET requests of `urls`, a walk's pages numbered from
+    /// `firstNumber`, keyed by its plan's table (`keys`: issue 13, eighth pass, a whole template was built here for
+    /// each page). The keys are worked out first, all of them, and kept in the table, where the walk looks for them: a
+    /// walk that comes after the read-ahead finds each key by a comparison of its URL (issue 13, eleventh pass: after
+    /// a restart the walk and the read-ahead both worked out every key, ~15 % of the walk's thread).
     package func readAhead(
-        policy: CachePolicy, cancellation: ReadAheadCancellation? = nil, keys: CacheKeyTemplate, _ urls: @escaping @Sendable () -> [PageURL]
+        policy: CachePolicy, cancellation: ReadAheadCancellation? = nil, keys: CacheKeyPages, firstNumber: Int,
+        _ urls: @escaping @Sendable () -> [PageURL]
     ) {
-        read(policy: policy, cancellation: cancellation) { AnySequence(urls().lazy.map { keys.key(for: $0) }) }
+        read(policy: policy, cancellation: cancellation) {
+            AnySequence(urls().enumerated().map { keys.key(for: $0.element, number: firstNumber + $0.offset) })
+        }
     }
 
     private func read(

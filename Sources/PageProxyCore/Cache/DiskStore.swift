@@ -411,8 +411,9 @@ package final class DiskStore: Sendable {
     /// reaches next, and make it read them again). Only entries no lookup took while `readAheadLimit` × 2 others
     /// ran (left by a walk that ended) make room.
     /// - Parameters:
-    ///   - unusedSince: a `useCount` taken when the walk asked: an entry looked up since (the walk got there first)
-    ///     is not read again, nor are the `overtakenMargin` keys after it (the walk is about to read them).
+    ///   - unusedSince: a `useCount` taken when the walk asked: an entry looked up since (the walk got there first),
+    ///     or one whose key in `keys` follows such an entry (the walk is next), is not read, nor are the
+    ///     `overtakenMargin` keys after it (the walk is about to read them).
     ///   - keep: whether an entry read is worth holding (the caller's freshness rule: a stale entry is read again by
     ///     the fetch that revalidates it, so holding it would only read it twice).
     ///   - isCancelled: asked before each key: true (the walk that asked has ended) stops the read-ahead there.
@@ -422,7 +423,10 @@ package final class DiskStore: Sendable {
     ) {
         // Keys left to a walk that overtook the read-ahead (see `overtakenMargin`).
         var leftToTheWalk = 0
+        // The key asked before this one: a walk that has just looked it up looks this one up next.
+        var previous: CacheKey?
         for key in keys {
+            defer { previous = key }
             if isCancelled() { return }
             if leftToTheWalk > 0 {
                 leftToTheWalk -= 1
@@ -432,6 +436,10 @@ package final class DiskStore: Sendable {
                 state.readAheadAsked += 1
                 guard state.disabledReason == nil, let record = state.records[key] else { return .skip }
                 guard record.lastUse <= unusedSince else { return .overtaken }
+                // The walk has caught up (it took the entry before this one since it asked): this one it is about to
+                // look up, and would read too while the read-ahead reads it, so it is left to the walk with the margin
+                // after it (issue 13, eleventh pass: 45–129 of 501 files read twice a first read-back after a restart).
+                if let previous, let before = state.records[previous], before.lastUse > unusedSince { return .overtaken }
                 guard state.memory[key] == nil, state.readAhead[key] == nil, record.size <= readAheadByteLimit else { return .skip }
                 guard Self.hasRoom(for: record.size, limit: readAheadByteLimit, &state) else { return .full }
                 guard let entries = Self.entryDirectory(&state) else { return .skip }
@@ -470,7 +478,7 @@ package final class DiskStore: Sendable {
     private enum ReadAheadStep {
         case read(generation: UInt64, touch: Bool, entries: HeldDirectory)
         case skip
-        /// Looked up since the read-ahead was asked: the walk got there first.
+        /// Looked up since the read-ahead was asked, or the key before it was: the walk got there first, or is next.
         case overtaken
         case full
     }

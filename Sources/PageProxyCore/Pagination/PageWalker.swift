@@ -9,19 +9,30 @@ package struct PageReadAhead: Sendable {
     /// Whether reading ahead would do anything now (a cache whose entries are in memory: no); while it says no, the
     /// walker names no pages and counts none as told, and asks again at its next page.
     package var isWanted: @Sendable () -> Bool
-    /// Takes a closure that builds the pages' URLs, to be called off the walk; returns at once.
-    package var read: @Sendable (_ urls: @escaping @Sendable () -> [PageURL]) -> Void
+    /// Takes the number of the first page told and a closure that builds the pages' URLs (of that page and the ones
+    /// after it, in order), to be called off the walk; returns at once. The number lets a cache key the pages where
+    /// the walk will look for their keys (`CacheKeyPages`: issue 13, eleventh pass).
+    package var read: @Sendable (_ firstNumber: Int, _ urls: @escaping @Sendable () -> [PageURL]) -> Void
     /// Told once, when the walk has ended (its walker is gone: finished, failed, or its client left): the reads still
     /// queued for it are of no use to anyone.
     package var walkEnded: @Sendable () -> Void
 
     package init(
-        isWanted: @escaping @Sendable () -> Bool = { true }, read: @escaping @Sendable (_ urls: @escaping @Sendable () -> [PageURL]) -> Void,
+        isWanted: @escaping @Sendable () -> Bool = { true },
+        numbered read: @escaping @Sendable (_ firstNumber: Int, _ urls: @escaping @Sendable () -> [PageURL]) -> Void,
         walkEnded: @escaping @Sendable () -> Void = {}
     ) {
         self.isWanted = isWanted
         self.read = read
         self.walkEnded = walkEnded
+    }
+
+    /// A read-ahead told the URLs only.
+    package init(
+        isWanted: @escaping @Sendable () -> Bool = { true }, read: @escaping @Sendable (_ urls: @escaping @Sendable () -> [PageURL]) -> Void,
+        walkEnded: @escaping @Sendable () -> Void = {}
+    ) {
+        self.init(isWanted: isWanted, numbered: { _, urls in read(urls) }, walkEnded: walkEnded)
     }
 }
 
@@ -512,7 +523,9 @@ package final class PageWalker {
             guard readAheadEnd < until, readAheadEnd <= next + distance / 2, readAhead.isWanted() else { return }
             let indices = max(readAheadEnd, next)..<until
             readAheadEnd = until
-            readAhead.read { indices.map(pages.url(at:)) }
+            // The pages known ahead follow the page before the first of them (`append`): index i is page number
+            // firstNumberedPage + i + 1, as `launchWindow` numbers them.
+            readAhead.read((firstNumberedPage ?? 0) + indices.lowerBound + 1) { indices.map(pages.url(at:)) }
             return
         }
         // Guesses only once the first page said the pages are known one by one (not before it says how many).
@@ -523,7 +536,7 @@ package final class PageWalker {
         else { return }
         let (from, until, strategy, origin) = (max(guessedAheadEnd, known), known + distance, strategy, origin)
         guessedAheadEnd = until
-        readAhead.read {
+        readAhead.read(from + 1) {
             var (guesses, url) = ([PageURL](), last)
             for index in known..<until {
                 guard let guess = strategy.guessNext(after: url), guess.origin == origin else { break }

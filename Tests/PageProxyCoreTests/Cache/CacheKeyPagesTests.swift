@@ -36,6 +36,24 @@ import Testing
         #expect(keys.key(for: pages[0], number: 1) == Self.requestKey(pages[0]))
     }
 
+    /// The kept URL is compared byte for byte (issue 13, eleventh pass: with `memcmp`): text that `String`'s `==` takes
+    /// as equal (canonically equivalent) but whose bytes differ is another request, with another key; so is one that
+    /// differs in its last byte only, or in its length.
+    @Test func aKeptURLIsComparedByteForByte() {
+        let keys = Self.table()
+        let composed = PageURL(scheme: "http", host: "api.test", port: 80, path: "/caf\u{E9}", query: "q=\u{E9}")
+        let decomposed = PageURL(scheme: "http", host: "api.test", port: 80, path: "/cafe\u{301}", query: "q=e\u{301}")
+        #expect(composed.path == decomposed.path, "equal as String")
+        let longer = PageURL(scheme: "http", host: "api.test", port: 80, path: "/caf\u{E9}", query: "q=\u{E9}&")
+        let lastByte = PageURL(scheme: "http", host: "api.test", port: 80, path: "/caf\u{E9}", query: "q=\u{E8}")
+        let noQuery = PageURL(scheme: "http", host: "api.test", port: 80, path: "/caf\u{E9}", query: nil)
+        for url in [composed, decomposed, longer, lastByte, noQuery, composed] {
+            #expect(keys.key(for: url, number: 1) == Self.requestKey(url))
+            #expect(keys.key(for: url, number: 1) == Self.requestKey(url), "kept")
+        }
+        #expect(Self.requestKey(composed) != Self.requestKey(decomposed))
+    }
+
     /// Pages past the capacity, and past the budget all tables share, are keyed right but not kept; a table gone
     /// gives its slots back.
     @Test("a URL past maxKeptURLBytes (an upstream's long cursor) is keyed right and not kept")

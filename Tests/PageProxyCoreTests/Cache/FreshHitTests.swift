@@ -93,16 +93,21 @@ import Testing
         #expect(again.store?.readAheadCount == 0, "stale: not held")
     }
 
-    @Test("a walk's read-ahead by its plan's key template reads the entries its requests name")
-    func aReadAheadByTemplateReadsTheRequestsEntries() async throws {
+    /// Issue 13, eleventh pass: the walk finds the keys of the pages read ahead in its plan's table, by their numbers,
+    /// instead of working each out again.
+    @Test("a walk's read-ahead by its plan's keys reads the entries its requests name, and keeps their keys by page number")
+    func aReadAheadByThePlansKeysReadsTheRequestsEntries() async throws {
         let (restarted, store) = try await storedThenRestarted()
         let other = try #require(PageURL(string: "http://api.test/other"))
-        restarted.readAhead(policy: policy, keys: CacheKeyTemplate(headers: request.headers, caFile: request.caFile)) { [request] in
-            [other, request.url]
-        }
+        let keys = CacheKeyPages(
+            template: CacheKeyTemplate(headers: request.headers, caFile: request.caFile), capacity: 10, budget: CacheKeyPages.Budget(limit: 10))
+        restarted.readAhead(policy: policy, keys: keys, firstNumber: 3) { [request] in [other, request.url] }
         await restarted.waitForReadAhead()
         #expect(store.readAheadAskedCount == 2)
         #expect(store.readAheadCount == 1)
+        #expect(keys.count == 4, "pages 3 and 4 kept (slots 1 and 2 empty)")
+        #expect(keys.key(for: request.url, number: 4) == CacheKey(request))
+        #expect(keys.count == 4)
         #expect(restarted.freshHit(request, policy: policy)?.outcome == .hit)
     }
 }

@@ -113,6 +113,33 @@ import Testing
         #expect(store.fileReadCount == 1)
     }
 
+    /// Issue 13, eleventh pass: the walk took the entry read ahead just before, so it looks up the next one now; read
+    /// ahead as well, that one was read twice (45–129 of 501 files a first read-back after a restart).
+    @Test("a read-ahead the walk has caught up with leaves it the next page and the margin, and goes on past them")
+    func aWalkThatCaughtUpIsLeftTheNextPages() {
+        let directory = TemporaryDirectory()
+        let margin = DiskStore.overtakenMargin
+        let store = Self.restarted(in: directory, count: margin + 6)
+        let asked = store.useCount
+        // Asked before each key: before page 4, the walk takes page 3, read ahead a moment ago.
+        let before = Mutex(0)
+        store.readAhead((1...(margin + 6)).map(DiskStoreTests.key), unusedSince: asked, until: {
+            let page = before.withLock { before in
+                before += 1
+                return before
+            }
+            if page == 4 { #expect(store.read(DiskStoreTests.key(3)) == DiskStoreTests.entry(3, bodyBytes: 6000)) }
+            return false
+        })
+        #expect(store.fileReadCount == 0, "page 3 was taken from the read-ahead")
+        for page in 1...2 { #expect(store.holdsReadAhead(DiskStoreTests.key(page))) }
+        // Page 4, the walk's next, and the margin after it are left to the walk.
+        for page in 4...(4 + margin) { #expect(!store.holdsReadAhead(DiskStoreTests.key(page)), "page \(page)") }
+        for page in (5 + margin)...(margin + 6) { #expect(store.holdsReadAhead(DiskStoreTests.key(page)), "page \(page)") }
+        _ = store.read(DiskStoreTests.key(4))
+        #expect(store.fileReadCount == 1)
+    }
+
     @Test("a read-ahead no walk has overtaken reads every page asked, from the first")
     func aReadAheadAheadOfTheWalkReadsEveryPage() {
         let directory = TemporaryDirectory()
@@ -275,6 +302,25 @@ import Testing
         #expect(guessed == Array(3...guessed.count + 2), "every page once, in order")
         #expect(guessed.count >= 98 && guessed.count <= 98 + PageWalker.readAheadDistance)
         Self.expectAhead(aheadAtEachPage, pages: 100)
+    }
+
+    /// Issue 13, eleventh pass: the read-ahead keys the pages where the walk looks for their keys, by page number.
+    @Test("the number a walk tells its read-ahead with is the first told page's, for pages known ahead and for guesses")
+    func theNumberToldIsTheFirstPagesNumber() async throws {
+        let told = Mutex<[(first: Int, pages: [Int])]>([])
+        let readAhead = PageReadAhead(numbered: { first, urls in told.withLock { $0.append((first, urls().map(Self.pageNumber))) } })
+        let walker = Self.walkerOfPagesKnownAhead(readAhead)
+        _ = try await walker.pages { _ in }
+        var scheme = PaginationScheme.PageNumber()
+        scheme.pageSize = 10
+        let transport = FakeTransport { url in
+            .json(FakePages.body(page: Int(url.queryValue("page") ?? "1") ?? 1, pageSize: 10, total: 995))
+        }
+        let guessing = PageWalker.make(.pageNumber(scheme), transport: transport) { options in options.readAhead = readAhead }
+        _ = try await guessing.pages { _ in }
+        let calls = told.withLock { $0 }
+        #expect(calls.count > 6)
+        for call in calls { #expect(call.pages.first.map { $0 == call.first } ?? true, "told \(call.first) for \(call.pages)") }
     }
 
     /// A walk of 100 pages of 10 items whose total is known from the first, four at a time, telling `readAhead`.
