@@ -3,9 +3,10 @@
 
     python3 scripts/real-upstreams/run.py [--only SUBSTRING[,SUBSTRING…]] [--json FILE] [--no-probe] [--binary PATH]
 
-Starts Django REST Framework, djangorestframework-jsonapi, django-ninja and django-tastypie (Django's runserver),
-fastapi-pagination and Litestar (uvicorn), flask-smorest and Eve (Werkzeug), Datasette (its own uvicorn), and a replay
-of recorded api.github.com traffic; builds PageProxy in release mode; and for each case walks the
+Starts Django REST Framework, djangorestframework-jsonapi, drf-link-header-pagination, django-ninja and
+django-tastypie (Django's runserver), Wagtail's API v2 (its own runserver), fastapi-pagination and Litestar (uvicorn),
+flask-smorest and Eve (Werkzeug), Datasette (its own uvicorn), Kinto (waitress), and a replay of recorded
+api.github.com traffic; builds PageProxy in release mode; and for each case walks the
 server's own links directly in Python (the truth, a new connection per page like a naive client), then asks
 PageProxy on a route written as a user would write it (README): merged JSON and NDJSON, each cold (empty cache)
 and cached (the same request again). Items are compared one by one with the truth; where the server writes compact
@@ -69,7 +70,7 @@ def ensure_packages():
 
 
 def start_servers(workdir):
-    names = ["django", "fastapi", "smorest", "litestar", "eve", "datasette", "github"]
+    names = ["django", "fastapi", "smorest", "litestar", "eve", "datasette", "kinto", "wagtail", "github"]
     ports = {name: benchlib.free_port() for name in names}
     commands = {
         "django": [PYTHON, os.path.join(HERE, "django_server.py"), str(ports["django"])],
@@ -78,6 +79,8 @@ def start_servers(workdir):
         "litestar": [PYTHON, os.path.join(HERE, "litestar_server.py"), str(ports["litestar"])],
         "eve": [PYTHON, os.path.join(HERE, "eve_server.py"), str(ports["eve"])],
         "datasette": [PYTHON, os.path.join(HERE, "datasette_server.py"), str(ports["datasette"])],
+        "kinto": [PYTHON, os.path.join(HERE, "kinto_server.py"), str(ports["kinto"])],
+        "wagtail": [PYTHON, os.path.join(HERE, "wagtail_server.py"), str(ports["wagtail"])],
         "github": [sys.executable, os.path.join(HERE, "github_replay.py"), str(ports["github"]), REPLAY_DIR],
     }
     procs = {}
@@ -85,7 +88,8 @@ def start_servers(workdir):
         log = open(os.path.join(workdir, f"{name}.log"), "wb")
         procs[name] = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT)
     for name, proc in procs.items():
-        benchlib.wait_listening(ports[name], proc, limit=60, name=name)
+        # Wagtail makes its 999 pages one by one through its page tree (~40 s on a loaded machine) before it listens.
+        benchlib.wait_listening(ports[name], proc, limit=240, name=name)
     return procs, {name: f"http://127.0.0.1:{port}" for name, port in ports.items()}
 
 
@@ -149,6 +153,14 @@ def direct_walk(truth, origin):
             fetched = sum(len(i) for _, i in pages)
             number = truth["first"] + len(pages) * truth["step"]
             url = set_query(url, truth["parameter"], number) if fetched < document[truth["total"]] else None
+        elif kind == "header-url":
+            # Kinto: the next page's absolute URL in a response header (`Next-Page`), absent on the last page.
+            link = response_headers.get(truth["header"])
+            url = urljoin(url, link) if link else None
+        elif kind == "offset-count":
+            # Wagtail API v2: ?offset=&limit= and a total in the body, no link: the offset moves by the items read.
+            offset = int(dict(parse_qsl(urlsplit(url).query)).get("offset", 0)) + len(items)
+            url = set_query(url, "offset", offset) if items and offset < at(document, truth["total"]) else None
         elif kind == "offset-total":
             offset = document["offset"] + document["limit"]
             url = set_query(url, "offset", offset) if offset < document["total"] else None
