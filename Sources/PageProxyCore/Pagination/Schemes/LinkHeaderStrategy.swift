@@ -4,6 +4,8 @@ struct LinkHeaderStrategy: PaginationStrategy {
 
     var statesEachEnd: Bool { true }
 
+    var followsUpstream: Bool { true }
+
     var valuePaths: [JSONPath] { [] }
 
     func firstPage(from base: PageURL) -> PageURL {
