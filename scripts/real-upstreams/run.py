@@ -239,13 +239,17 @@ def run_proxy(binary, case, origins, workdir, ndjson):
     checked = subprocess.run([binary, "check-config", path], capture_output=True, text=True)
     if checked.returncode != 0:
         body = json.dumps({"error": {"code": "config_refused", "message": checked.stderr.strip()}}).encode()
-        case["pageproxy_upstream_requests"] = None
+        case["pageproxy_upstream_requests"] = case["pageproxy_cached_requests"] = None
         return [(0, {}, body, 0.0)] * 2
     proc = benchlib.start_pageproxy(binary, config, workdir)
     try:
         cold = proxy_get(port, case["route"]["name"], ndjson)
         case["pageproxy_upstream_requests"] = upstream_pages(port)
-        return [cold, proxy_get(port, case["route"]["name"], ndjson)]
+        cached = proxy_get(port, case["route"]["name"], ndjson)
+        # What the cached request asked upstream: none while the pages are fresh; a revalidation or a full walk when
+        # the server said no-cache (Tastypie) or no-store (Kinto), or its Date made them stale.
+        case["pageproxy_cached_requests"] = upstream_pages(port) - case["pageproxy_upstream_requests"]
+        return [cold, cached]
     finally:
         benchlib.stop(proc, "PageProxy")
 
@@ -304,6 +308,7 @@ def main():
             merged[case["name"]] = run_proxy(binary, case, origins, workdir, ndjson=False)
             case["upstream_requests"] = (len(github_requests(origins["github"])) if case["server"] == "github"
                                          else case["pageproxy_upstream_requests"])
+            case["cached_requests"] = case["pageproxy_cached_requests"]
             streamed[case["name"]] = run_proxy(binary, case, origins, workdir, ndjson=True)
             if case["server"] == "github":
                 github_requests(origins["github"])
@@ -320,6 +325,7 @@ def main():
                       "direct_s": direct, "cold_s": cold[3], "cached_s": cached[3], "ndjson_cold_s": ndjson_cold[3],
                       "ndjson_cached_s": ndjson_cached[3], "passed": not problems, "problems": problems,
                       "detected": cold[1].get("PageProxy-Scheme"), "upstream_requests": case["upstream_requests"],
+                      "cached_requests": case["cached_requests"],
                       }
             results.append(result)
             failures += bool(problems)
@@ -328,6 +334,8 @@ def main():
             extra = f"  [{result['detected']}]" if result["detected"] else ""
             if case["upstream_requests"] is not None:
                 extra += f"  upstream requests {case['upstream_requests']} for {len(pages)} pages"
+            if case["cached_requests"] is not None:
+                extra += f", {case['cached_requests']} when cached"
             line = f"{case['name']:<28} {len(pages):>3} pages {result['items']:>5} items  {timing}{extra}"
             # The four answers often fail alike: each distinct problem once, with the answers it concerns.
             distinct = {}
