@@ -15,7 +15,7 @@ package enum MockErrors {
         switch service {
         case .github, .wrapped:
             body = #"{"message":"Bad credentials","documentation_url":"https://docs.github.com/rest","status":"401"}"#
-        case .drf, .drfPages, .drfLink, .wagtail:
+        case .drf, .drfPages, .drfLink, .drfLinkOffset, .wagtail:
             body = #"{"detail":"Invalid token."}"#
         case .gitlab:
             body = #"{"message":"401 Unauthorized"}"#
@@ -111,7 +111,7 @@ package enum MockErrors {
                 + #","documentation_url":"https://docs.github.com/rest"}"#
         case .gitlab:
             body = #"{"error":"# + JSONText.string("\(name) is invalid") + "}"
-        case .drf, .drfLink:
+        case .drf, .drfLink, .drfLinkOffset:
             body = #"{"detail":"# + JSONText.string("Invalid \(name).") + "}"
         case .kinto:
             body = #"{"code": 400, "errno": 107, "error": "Invalid parameters", "message": "#

@@ -33,6 +33,9 @@ package enum MockService: String, Sendable, CaseIterable {
     case kinto
     /// drf-link-header-pagination's `LinkHeaderPagination`: a bare array, RFC 8288 `Link` with prev, next, first, last.
     case drfLink = "drf-link"
+    /// drf-link-header-pagination's `LinkHeaderLimitOffsetPagination`: the same with `?limit=&offset=` links; `first`
+    /// on every page, `last` (at the last page's offset) only before the last page.
+    case drfLinkOffset = "drf-link-offset"
     /// Wagtail's API v2: `{"meta": {"total_count": N}, "items": [...]}`, `?offset=&limit=`, no link; a limit above
     /// the maximum is refused with a 400, not capped.
     case wagtail
@@ -41,7 +44,7 @@ package enum MockService: String, Sendable, CaseIterable {
     /// form without one).
     package var path: String {
         switch self {
-        case .drf, .drfPages, .tastypie, .drfLink, .wagtail: "/\(rawValue)/items/"
+        case .drf, .drfPages, .tastypie, .drfLink, .drfLinkOffset, .wagtail: "/\(rawValue)/items/"
         default: "/\(rawValue)/items"
         }
     }
@@ -134,7 +137,7 @@ package enum MockService: String, Sendable, CaseIterable {
             guard let size = context.pageSize("limit") else { return bad(context, "limit") }
             guard let offset = context.offset("offset") else { return bad(context, "offset") }
             return .window(MockWindow(offset: offset, size: size, total: total))
-        case .drf, .offset, .ninja:
+        case .drf, .offset, .ninja, .drfLinkOffset:
             guard let size = context.pageSize("limit") else { return bad(context, "limit") }
             guard let offset = context.offset("offset") else { return bad(context, "offset") }
             return .window(MockWindow(offset: offset, size: size, total: total))

@@ -54,6 +54,36 @@ extension MockWireFormats {
         return .json(status: 200, body: window.itemsJSON, extraHeaders: headers)
     }
 
+    /// drf-link-header-pagination's `LinkHeaderLimitOffsetPagination`: a bare array and `Link` with prev, next (DRF's
+    /// limit-offset links, sorted), first (no `offset`, on every page) and last (`offset` of the last page, only
+    /// before it: as the library computes it, `count - ((count - 1) % limit) - 1`).
+    package static func drfLinkOffset(_ window: MockWindow, _ context: MockContext, next: MockFaults.NextLink) -> MockResponse {
+        let limit = String(window.size)
+        var links: [String] = []
+        if window.offset > 0 {
+            let previous = window.offset - window.size <= 0
+                ? drfURL(context.baseURL, context, set: [("limit", limit)], remove: ["offset"])
+                : drfURL(context.baseURL, context, set: [("limit", limit), ("offset", String(window.offset - window.size))])
+            links.append(#"<\#(previous)>; rel="prev""#)
+        }
+        let nextOffset: Int? = switch next {
+        case .normal: window.isLast ? nil : window.offset + window.size
+        case .loop: 0
+        case .foreign: window.offset + window.size
+        case .again: window.offset
+        }
+        if let nextOffset {
+            let url = drfURL(context.nextBase(next), context, set: [("limit", limit), ("offset", String(nextOffset))] + again(next, context))
+            links.append(#"<\#(url)>; rel="next""#)
+        }
+        links.append(#"<\#(drfURL(context.baseURL, context, set: [("limit", limit)], remove: ["offset"]))>; rel="first""#)
+        if !window.isLast {
+            let lastOffset = max(0, window.total - ((window.total - 1) % window.size) - 1)
+            links.append(#"<\#(drfURL(context.baseURL, context, set: [("limit", limit), ("offset", String(lastOffset))]))>; rel="last""#)
+        }
+        return .json(status: 200, body: window.itemsJSON, extraHeaders: [(name: "Link", value: links.joined(separator: ", "))])
+    }
+
     /// Wagtail's API v2 listing: `{"meta": {"total_count": T}, "items": […]}` indented by four spaces (as it answered
     /// the harness), items in Python's spaced style; no next link, no offset or limit in the body.
     package static func wagtail(_ window: MockWindow) -> MockResponse {

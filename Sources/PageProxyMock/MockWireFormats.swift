@@ -26,6 +26,7 @@ package enum MockWireFormats {
         case .datasette: datasette(window, context)
         case .kinto: kinto(window, context, next: next)
         case .drfLink: drfLink(window, context, next: next)
+        case .drfLinkOffset: drfLinkOffset(window, context, next: next)
         case .wagtail: wagtail(window)
         }
     }

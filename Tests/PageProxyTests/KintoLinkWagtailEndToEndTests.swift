@@ -26,6 +26,8 @@ import Testing
             TestStack.Route(name: "kinto-auto", mockPath: "/kinto/items?_limit=\(size)", scheme: unused, configure: auto),
             TestStack.Route(name: "link", mockPath: "/drf-link/items/?page_size=\(size)", scheme: .linkHeader(.init())),
             TestStack.Route(name: "link-auto", mockPath: "/drf-link/items/?page_size=\(size)", scheme: unused, configure: auto),
+            TestStack.Route(name: "link-offset", mockPath: "/drf-link-offset/items/?limit=\(size)", scheme: .linkHeader(.init())),
+            TestStack.Route(name: "link-offset-auto", mockPath: "/drf-link-offset/items/?limit=\(size)", scheme: unused, configure: auto),
             TestStack.Route(name: "wagtail", mockPath: "/wagtail/items/", scheme: .offset(wagtail), items: JSONPath("items") ?? .root),
             TestStack.Route(
                 name: "wagtail-nototal", mockPath: "/wagtail/items/", scheme: .offset(wagtailNoTotal), items: JSONPath("items") ?? .root),
@@ -63,8 +65,8 @@ import Testing
         }
     }
 
-    @Test("drf-link-header-pagination: a bare array with Link prev/next/first/last; the first page's last link numbers every page (explicit and auto)",
-          arguments: ["link", "link-auto"])
+    @Test("drf-link-header-pagination: a bare array with Link prev/next/first/last; the first page's last link numbers every page, by page or by offset (explicit and auto)",
+          arguments: ["link", "link-auto", "link-offset", "link-offset-auto"])
     func linkHeaderPages(route: String) async throws {
         var options = SchemeRoutes.mockOptions
         // Nothing is answered until 4 requests are in flight (or 10 s pass): the fan-out is proven from the mock's record.
@@ -75,7 +77,7 @@ import Testing
             #expect(merged.body == MockDataset.mergedJSON(total: 100))
             #expect(requests == 10)
             #expect(stack.mock.log.peakInFlight == 4)
-            if route == "link-auto" { #expect(merged.header("PageProxy-Scheme") == "auto->link-header") }
+            if route.hasSuffix("-auto") { #expect(merged.header("PageProxy-Scheme") == "auto->link-header") }
         }
         try await TestStack.run(routes: Self.routes) { stack in
             for total in [0, 10, 35] {

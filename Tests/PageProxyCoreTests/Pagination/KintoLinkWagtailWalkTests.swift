@@ -64,6 +64,35 @@ import Testing
         #expect(try SchemeDetector.detect(.json(body), url: url).scheme == nil)
     }
 
+    /// drf-link-header-pagination's limit-offset links on a bare array: `next` at `offset+limit`, `last` at the last
+    /// page's offset, with `lastLimit` in the last link (another value: not the same numbering).
+    private static func linkOffsets(total: Int, lastLimit: Int = 10) -> FakeTransport {
+        FakeTransport { url in
+            let offset = Int(url.queryValue("offset") ?? "0") ?? 0
+            let items = (offset..<min(total, offset + 10)).map { "{\"id\":\($0)}" }
+            var links: [String] = []
+            if offset + 10 < total { links.append(#"<http://api.test/items?limit=10&offset=\#(offset + 10)>; rel="next""#) }
+            links.append(#"<http://api.test/items?limit=10>; rel="first""#)
+            if offset + 10 < total { links.append(#"<http://api.test/items?limit=\#(lastLimit)&offset=\#((total - 1) / 10 * 10)>; rel="last""#) }
+            return .json("[" + items.joined(separator: ",") + "]", headers: [("Link", links.joined(separator: ", "))])
+        }
+    }
+
+    @Test("link-header: next and last numbered by a plain offset fan out from the first page; a last link of another size does not")
+    func linkOffsetFansOut() async throws {
+        let transport = Self.linkOffsets(total: 95)
+        let items = try await PageWalker.items(.linkHeader(.init()), transport: transport) { $0.concurrency = 4 }
+        #expect(items.count == 95)
+        #expect(transport.requestedURLs.count == 10)
+        #expect(transport.peakInFlight > 1)
+        // `last` at limit=20: not the next link's numbering, so the walk follows next, one page after another.
+        let other = Self.linkOffsets(total: 95, lastLimit: 20)
+        let followed = try await PageWalker.items(.linkHeader(.init()), transport: other) { $0.concurrency = 4 }
+        #expect(followed.count == 95)
+        #expect(other.requestedURLs.count == 10)
+        #expect(other.peakInFlight == 1)
+    }
+
     /// An upstream whose next link is always new (a growing `again=`) but whose page 2 it answers for every page
     /// after the first: the walk ignored, as Eve's hrefs sent back as a cursor were (real10).
     private static func ignoringItsLinks(total: Int = 100) -> FakeTransport {

@@ -43,6 +43,16 @@ import Testing
         #expect(await MockTestSupport.send(mock, "/drf-link/items/?page=5&page_size=10&mock_total=35").status == 404)
     }
 
+    @Test("drf-link-header-pagination's limit-offset: next and last by offset, first on every page")
+    func drfLinkOffsetHeader() async {
+        let mock = MockUpstream()
+        let base = "\(origin)/drf-link-offset/items/?limit=10&mock_total=35"
+        let first = await MockTestSupport.send(mock, "/drf-link-offset/items/?limit=10&mock_total=35")
+        #expect(first.header("Link") == #"<\#(base)&offset=10>; rel="next", <\#(base)>; rel="first", <\#(base)&offset=30>; rel="last""#)
+        let last = await MockTestSupport.send(mock, "/drf-link-offset/items/?limit=10&mock_total=35&offset=30")
+        #expect(last.header("Link") == #"<\#(base)&offset=20>; rel="prev", <\#(base)>; rel="first""#)
+    }
+
     @Test("Wagtail: meta.total_count and items, no link; a limit above the largest page is a 400")
     func wagtail() async {
         let mock = MockUpstream()
@@ -53,7 +63,7 @@ import Testing
         #expect(MockTestSupport.text(tooMany) == #"{"message": "limit cannot be higher than 100"}"#)
     }
 
-    @Test("repeatPage@K: page K's next link names page K again under a new URL, every time", arguments: [MockService.drfPages, .drfLink, .kinto])
+    @Test("repeatPage@K: page K's next link names page K again under a new URL, every time", arguments: [MockService.drfPages, .drfLink, .drfLinkOffset, .kinto])
     func repeatPage(service: MockService) async {
         let walk = await MockWalkers.walk(service, MockUpstream(), total: 50, extra: "mock_fault=repeatPage@2")
         // The walker stops at its page limit: every URL is new, the items are page 2's again and again.

@@ -79,10 +79,11 @@ import Testing
 
     @Test(arguments: totals) func drfLink(total: Int) async {
         await check(.drfLink, total: total)
+        await check(.drfLinkOffset, total: total)
     }
 
     @Test func linkFollowersRequestExactlyThePagesNeeded() async {
-        for service in [MockService.github, .drf, .drfPages, .jsonapi, .slack, .stripe, .gitlab, .kinto, .drfLink] {
+        for service in [MockService.github, .drf, .drfPages, .jsonapi, .slack, .stripe, .gitlab, .kinto, .drfLink, .drfLinkOffset] {
             for total in [1, 10, 25, 250] {
                 let walk = await MockWalkers.walk(service, MockUpstream(), total: total, pageSize: 10)
                 #expect(walk.targets.count == pages(total), "\(service) total \(total)")

@@ -27,7 +27,7 @@ enum MockWalkers {
         var walk = Walk()
         var next: String? = switch service {
         case .plain, .wrapped, .github, .gitlab: "\(service.path)?per_page=\(pageSize)&\(options)"
-        case .drf, .offset, .slack, .stripe, .ninja, .tastypie, .wagtail: "\(service.path)?limit=\(pageSize)&\(options)"
+        case .drf, .offset, .slack, .stripe, .ninja, .tastypie, .wagtail, .drfLinkOffset: "\(service.path)?limit=\(pageSize)&\(options)"
         case .kinto: "\(service.path)?_limit=\(pageSize)&\(options)"
         case .eve: "\(service.path)?max_results=\(pageSize)&\(options)"
         case .datasette: "\(service.path)?_size=\(pageSize)&_shape=objects&\(options)"
@@ -56,7 +56,7 @@ enum MockWalkers {
             let body = response.body[...]
             let members = MockTestSupport.members(body)
             let array: ArraySlice<UInt8>? = switch service {
-            case .plain, .github, .gitlab, .smorest, .drfLink: body
+            case .plain, .github, .gitlab, .smorest, .drfLink, .drfLinkOffset: body
             case .wrapped, .offset, .ninja, .litestar, .wagtail: members["items"]
             case .kinto: members["data"]
             case .drf, .drfPages: members["results"]
@@ -84,7 +84,7 @@ enum MockWalkers {
                 if items.count == pageSize, collected < totalCount {
                     next = "\(service.path)?page=\(page)&per_page=\(pageSize)&\(options)"
                 }
-            case .github, .drfLink:
+            case .github, .drfLink, .drfLinkOffset:
                 nextLink = MockTestSupport.link(response.header("Link"), rel: "next")
             case .kinto:
                 nextLink = response.header("Next-Page")
