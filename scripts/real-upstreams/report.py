@@ -8,7 +8,7 @@ def table(results):
             "|---|---|---|---|---|---|---|---|---|"]
     for r in results:
         scheme = r["scheme"] + (f" ({r['detected']})" if r.get("detected") else "")
-        result = "PASS" if r["passed"] else "FAIL: " + "; ".join(r["problems"]).replace("|", "\\|")[:260]
+        result = ("PASS" + (f" (refused as expected: {r['expect_error']})" if r.get("expect_error") else "")) if r["passed"] else "FAIL: " + "; ".join(r["problems"]).replace("|", "\\|")[:260]
         if r.get("upstream_requests") is not None:
             cached = f", {r['cached_requests']} cached" if r.get("cached_requests") is not None else ""
             result += f" ({r['upstream_requests']} upstream requests{cached})"

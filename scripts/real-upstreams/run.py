@@ -192,8 +192,16 @@ def proxy_get(port, route, ndjson):
     return status, headers, body, time.perf_counter() - started
 
 
-def compare(pages, status, headers, body, ndjson, compact=True):
-    """None when PageProxy's answer holds the truth's items in order (and, for NDJSON, byte for byte), else why."""
+def compare(pages, status, headers, body, ndjson, compact=True, expect_error=None):
+    """None when PageProxy's answer holds the truth's items in order (and, for NDJSON, byte for byte), else why.
+    With `expect_error`, None when PageProxy refuses with that error code instead (where a clear error is the honest
+    answer, e.g. `auto` on a page that does not say how it numbers)."""
+    if expect_error:
+        try:
+            code = json.loads(body)["error"]["code"]
+        except (ValueError, KeyError, TypeError):
+            code = None
+        return None if status != 200 and code == expect_error else f"HTTP {status}, not the expected error {expect_error}"
     if status != 200:
         try:
             error = json.loads(body)["error"]
@@ -319,13 +327,13 @@ def main():
                         [("merged cold", cold, False), ("merged cached", cached, False),
                          ("ndjson cold", ndjson_cold, True), ("ndjson cached", ndjson_cached, True)]
                         if (problem := compare(pages, answer[0], answer[1], answer[2], is_ndjson,
-                                               case["truth"].get("compact", True)))]
+                                               case["truth"].get("compact", True), case.get("expect_error")))]
             result = {"name": case["name"], "server": case["label"], "scheme": case["route"]["pagination"]["scheme"],
                       "route": case["route"], "pages": len(pages), "items": sum(len(i) for _, i in pages),
                       "direct_s": direct, "cold_s": cold[3], "cached_s": cached[3], "ndjson_cold_s": ndjson_cold[3],
                       "ndjson_cached_s": ndjson_cached[3], "passed": not problems, "problems": problems,
                       "detected": cold[1].get("PageProxy-Scheme"), "upstream_requests": case["upstream_requests"],
-                      "cached_requests": case["cached_requests"],
+                      "cached_requests": case["cached_requests"], "expect_error": case.get("expect_error"),
                       }
             results.append(result)
             failures += bool(problems)
@@ -334,6 +342,8 @@ def main():
             extra = f"  [{result['detected']}]" if result["detected"] else ""
             if case["upstream_requests"] is not None:
                 extra += f"  upstream requests {case['upstream_requests']} for {len(pages)} pages"
+            if case.get("expect_error"):
+                extra += f"  (refused as expected: {case['expect_error']})"
             if case["cached_requests"] is not None:
                 extra += f", {case['cached_requests']} when cached"
             line = f"{case['name']:<28} {len(pages):>3} pages {result['items']:>5} items  {timing}{extra}"
