@@ -15,7 +15,7 @@ package enum MockErrors {
         switch service {
         case .github, .wrapped:
             body = #"{"message":"Bad credentials","documentation_url":"https://docs.github.com/rest","status":"401"}"#
-        case .drf, .drfPages:
+        case .drf, .drfPages, .drfLink, .drfLinkOffset, .wagtail:
             body = #"{"detail":"Invalid token."}"#
         case .gitlab:
             body = #"{"message":"401 Unauthorized"}"#
@@ -23,6 +23,8 @@ package enum MockErrors {
             body = #"{"errors":[{"detail":"Invalid token.","status":"401","code":"authentication_failed"}]}"#
         case .stripe:
             body = #"{"error":{"type":"invalid_request_error","message":"Invalid API Key provided."}}"#
+        case .kinto:
+            body = #"{"code": 401, "errno": 104, "error": "Unauthorized", "message": "Please authenticate yourself to use this endpoint."}"#
         case .slack, .plain, .offset, .smorest, .ninja, .litestar, .eve, .tastypie, .datasette:
             body = #"{"error":"invalid_auth"}"#
         }
@@ -110,8 +112,13 @@ package enum MockErrors {
                 + #","documentation_url":"https://docs.github.com/rest"}"#
         case .gitlab:
             body = #"{"error":"# + JSONText.string("\(name) is invalid") + "}"
-        case .drf:
+        case .drf, .drfLink, .drfLinkOffset:
             body = #"{"detail":"# + JSONText.string("Invalid \(name).") + "}"
+        case .kinto:
+            body = #"{"code": 400, "errno": 107, "error": "Invalid parameters", "message": "#
+                + JSONText.string("\(name) in querystring: \(quoted) is not valid") + "}"
+        case .wagtail:
+            body = #"{"message": "# + JSONText.string("\(name) must be a positive integer") + "}"
         case .drfPages:
             body = #"{"detail":"# + JSONText.string(name == "page" ? "Invalid page." : "Invalid \(name).") + "}"
         case .jsonapi:
@@ -134,6 +141,11 @@ package enum MockErrors {
     package static func smorestPageSizeTooLarge() -> MockResponse {
         let body = #"{"code": 422, "errors": {"query": {"page_size": ["Must be greater than or equal to 1 and less than or equal to 100."]}}, "status": "Unprocessable Entity"}"#
         return .json(status: 422, body: Array(body.utf8))
+    }
+
+    /// Wagtail API v2: a `limit` above WAGTAILAPI_LIMIT_MAX (20 by default) is refused.
+    package static func wagtailLimitTooHigh(_ max: Int) -> MockResponse {
+        .json(status: 400, body: Array(#"{"message": "limit cannot be higher than \#(max)"}"#.utf8))
     }
 
     /// Litestar: a handler parameter without a default that the request does not name.

@@ -18,6 +18,10 @@ package struct MockFaults: Sendable, Equatable {
         case loop
         /// Page K's next link points to `http://127.0.0.2:<same port>` — another origin.
         case foreign
+        /// Page K's next link names page K again under a new URL (`mock_again=N+1`, a parameter the services
+        /// ignore): an upstream that ignores the cursor or link it sent (Eve's relative hrefs sent back as a cursor,
+        /// real10). Services with a next link in the body or a header (drf-pages, drf-link, kinto).
+        case repeatPage
         /// Page K waits 60 s before answering; cancelling the task ends the wait.
         case stall
         /// Page K's connection is closed halfway through its body (a reset mid-body), every time.
@@ -36,6 +40,8 @@ package struct MockFaults: Sendable, Equatable {
         case loop
         /// Points to the same target on another origin (present even on the last page).
         case foreign
+        /// Points to this very page, with `mock_again` one more than the request's (present even on the last page).
+        case again
     }
 
     package var faults: [Fault]
@@ -75,6 +81,7 @@ package struct MockFaults: Sendable, Equatable {
     package func nextLink(page: Int) -> NextLink {
         if has(.loop, page: page) { return .loop }
         if has(.foreign, page: page) { return .foreign }
+        if has(.repeatPage, page: page) { return .again }
         return .normal
     }
 

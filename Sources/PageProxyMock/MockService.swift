@@ -28,12 +28,23 @@ package enum MockService: String, Sendable, CaseIterable {
     /// Datasette's table JSON: keyset pages (`?_next=<last id>`, `?_size=`, `_size=max`), `next_url` and a `Link`
     /// header; rows as arrays, `?_shape=objects` or a bare array with `?_shape=array`.
     case datasette
+    /// Kinto: `{"data": [...]}`, the next page's absolute URL only in a `Next-Page` header (`_limit`, an opaque
+    /// `_token` with a fresh nonce each time); no total on a GET; `Cache-Control: no-cache, no-store`.
+    case kinto
+    /// drf-link-header-pagination's `LinkHeaderPagination`: a bare array, RFC 8288 `Link` with prev, next, first, last.
+    case drfLink = "drf-link"
+    /// drf-link-header-pagination's `LinkHeaderLimitOffsetPagination`: the same with `?limit=&offset=` links; `first`
+    /// on every page, `last` (at the last page's offset) only before the last page.
+    case drfLinkOffset = "drf-link-offset"
+    /// Wagtail's API v2: `{"meta": {"total_count": N}, "items": [...]}`, `?offset=&limit=`, no link; a limit above
+    /// the maximum is refused with a 400, not capped.
+    case wagtail
 
     /// The route's path, e.g. "/github/items"; Django's routes end with a slash (its `APPEND_SLASH` redirects the
     /// form without one).
     package var path: String {
         switch self {
-        case .drf, .drfPages, .tastypie: "/\(rawValue)/items/"
+        case .drf, .drfPages, .tastypie, .drfLink, .drfLinkOffset, .wagtail: "/\(rawValue)/items/"
         default: "/\(rawValue)/items"
         }
     }
@@ -105,7 +116,28 @@ package enum MockService: String, Sendable, CaseIterable {
             // The keyset: the id of the last row seen; ids are 1...total, so it is also the offset.
             guard let after = context.offset("_next") else { return bad(context, "_next") }
             return .window(MockWindow(offset: after, size: size, total: total))
-        case .drf, .offset, .ninja:
+        case .kinto:
+            // No `_limit`: everything, up to the storage's largest fetch (the mock's largest page).
+            let size = context.query.value("_limit") == nil ? context.maxPageSize : context.pageSize("_limit")
+            guard let size else { return bad(context, "_limit") }
+            guard let token = context.query.value("_token") else { return .window(MockWindow(offset: 0, size: size, total: total)) }
+            guard let offset = Self.kintoOffset(token: token), offset <= total else { return bad(context, "_token") }
+            return .window(MockWindow(offset: offset, size: size, total: total))
+        case .drfLink:
+            guard let size = context.pageSize("page_size") else { return bad(context, "page_size") }
+            guard let page = context.pageNumber("page") else { return bad(context, "page") }
+            let window = MockWindow(page: page, size: size, total: total)
+            guard page <= window.pageCount else { return .reply(MockErrors.drfInvalidPage()) }
+            return .window(window)
+        case .wagtail:
+            // WAGTAILAPI_LIMIT_MAX: a larger limit is a 400, not a smaller page.
+            if let text = context.query.value("limit"), let limit = Int(text), limit > context.maxPageSize {
+                return .reply(MockErrors.wagtailLimitTooHigh(context.maxPageSize))
+            }
+            guard let size = context.pageSize("limit") else { return bad(context, "limit") }
+            guard let offset = context.offset("offset") else { return bad(context, "offset") }
+            return .window(MockWindow(offset: offset, size: size, total: total))
+        case .drf, .offset, .ninja, .drfLinkOffset:
             guard let size = context.pageSize("limit") else { return bad(context, "limit") }
             guard let offset = context.offset("offset") else { return bad(context, "offset") }
             return .window(MockWindow(offset: offset, size: size, total: total))
@@ -137,6 +169,20 @@ package enum MockService: String, Sendable, CaseIterable {
 
     private func bad(_ context: MockContext, _ name: String) -> Parsed {
         .reply(MockErrors.badParameter(self, name, context.query.value(name) ?? ""))
+    }
+
+    /// Kinto-style `_token`: base64 of `{"offset": N, "nonce": "…"}`, a fresh nonce each time (Kinto's is a uuid4).
+    package static func kintoToken(offset: Int) -> String {
+        Data(#"{"offset": \#(offset), "nonce": "pagination-token-\#(UUID().uuidString.lowercased())"}"#.utf8).base64EncodedString()
+    }
+
+    /// The offset a token from `kintoToken(offset:)` stands for; nil for anything else.
+    package static func kintoOffset(token: String) -> Int? {
+        guard let data = Data(base64Encoded: token), let text = String(data: data, encoding: .utf8),
+            let start = text.range(of: #"{"offset": "#)?.upperBound
+        else { return nil }
+        let digits = text[start...].prefix { $0.isNumber }
+        return Int(digits).flatMap { $0 >= 0 ? $0 : nil }
     }
 
     /// Slack-style opaque cursor: base64 of "offset:N".

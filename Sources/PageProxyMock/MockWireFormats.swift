@@ -24,6 +24,10 @@ package enum MockWireFormats {
         case .eve: eve(window, context)
         case .tastypie: tastypie(window, context)
         case .datasette: datasette(window, context)
+        case .kinto: kinto(window, context, next: next)
+        case .drfLink: drfLink(window, context, next: next)
+        case .drfLinkOffset: drfLinkOffset(window, context, next: next)
+        case .wagtail: wagtail(window)
         }
     }
 
@@ -108,7 +112,7 @@ package enum MockWireFormats {
         let limit = String(window.size)
         var nextURL: String?
         switch next {
-        case .normal where !window.isLast, .foreign:
+        case .normal where !window.isLast, .foreign, .again:
             nextURL = drfURL(context.nextBase(next), context, set: [("limit", limit), ("offset", String(window.offset + window.size))])
         case .loop:
             nextURL = drfURL(context.baseURL, context, set: [("limit", limit), ("offset", "0")])
@@ -130,7 +134,7 @@ package enum MockWireFormats {
         _ window: MockWindow, _ context: MockContext, next: MockFaults.NextLink
     ) -> MockResponse {
         let nextURL = nextPage(window, next).map {
-            drfURL(context.nextBase(next), context, set: [("page", String($0))])
+            drfURL(context.nextBase(next), context, set: [("page", String($0))] + again(next, context))
         }
         var previousURL: String?
         if window.page > 1 {
@@ -166,7 +170,7 @@ package enum MockWireFormats {
     package static func slack(_ window: MockWindow, next: MockFaults.NextLink) -> MockResponse {
         let cursor: String = switch next {
         case .loop: MockService.slackCursor(offset: 0)
-        case .normal, .foreign: window.isLast ? "" : MockService.slackCursor(offset: window.offset + window.size)
+        case .normal, .foreign, .again: window.isLast ? "" : MockService.slackCursor(offset: window.offset + window.size)
         }
         let body = MockJSON.envelope(
             #"{"ok":true,"members":"#, window.itemsJSON,
@@ -223,13 +227,20 @@ package enum MockWireFormats {
     }
 
     /// The page a next link points to: the following page unless this is the last one;
-    /// page 1 for `.loop`; the following page (even after the last) for `.foreign`.
+    /// page 1 for `.loop`; the following page (even after the last) for `.foreign`; this page for `.again`.
     private static func nextPage(_ window: MockWindow, _ next: MockFaults.NextLink) -> Int? {
         switch next {
         case .normal: window.page < window.pageCount ? window.page + 1 : nil
         case .loop: 1
         case .foreign: window.page + 1
+        case .again: window.page
         }
+    }
+
+    /// For `.again`, the `mock_again` parameter that makes this page's URL new: one more than the request's.
+    static func again(_ next: MockFaults.NextLink, _ context: MockContext) -> [(String, String)] {
+        guard next == .again else { return [] }
+        return [("mock_again", String((context.query.value("mock_again").flatMap { Int($0) } ?? 0) + 1))]
     }
 
     private static func drfBody(_ window: MockWindow, next: String?, previous: String?) -> MockResponse {
@@ -240,7 +251,7 @@ package enum MockWireFormats {
     }
 
     /// DRF's `replace_query_param` / `remove_query_param`: parameters grouped by name, sorted by name.
-    private static func drfURL(
+    static func drfURL(
         _ base: String, _ context: MockContext, set: [(String, String)], remove: Set<String> = []
     ) -> String {
         var values: [String: [String]] = [:]

@@ -68,7 +68,8 @@ import Testing
     @Test func nextLinkBackToAnEarlierPageIsALoop() async throws {
         let transport = FakeTransport { url in
             let next = url.queryValue("page") == "2" ? "http://api.test/items" : "http://api.test/items?page=2"
-            return .json("[{\"id\":1}]", headers: [("Link", "<\(next)>; rel=\"next\"")])
+            // Each page its own items: the link that leads back is what fails the walk, not a repeated page.
+            return .json("[{\"id\":\(url.queryValue("page") ?? "1")}]", headers: [("Link", "<\(next)>; rel=\"next\"")])
         }
         do {
             _ = try await walk(.linkHeader(.init()), transport: transport)

@@ -9,6 +9,9 @@ COMMENTS = "/repos/PyGithub/PyGithub/issues/1136/comments"
 ARTIFACTS = "/repos/transmission-web-control/transmission-web-control/actions/artifacts?name=build-tar"
 SEARCH = "/search/code?q=%22profile+%3D+black%22+in%3Afile+language%3Atoml"
 
+KINTO_RECORDS = "/v1/buckets/things/collections/things/records"
+WAGTAIL_PAGES = "/api/v2/pages/"
+
 TRUTH = {
     "drf-pages": {"kind": "body-next", "start": "/api/pages/", "next": "next", "items": "results"},
     "drf-offset": {"kind": "body-next", "start": "/api/offset/", "next": "next", "items": "results"},
@@ -46,6 +49,18 @@ TRUTH = {
     "datasette-array": {"kind": "link", "start": "/things/things.json?_shape=array", "items": "", "compact": False},
     "datasette-max": {"kind": "body-next", "start": "/things/things.json?_shape=objects&_size=max", "next": "next_url",
                       "items": "rows", "compact": False},
+    "link-pages": {"kind": "link", "start": "/link/pages/", "items": ""},
+    "link-pages-50": {"kind": "link", "start": "/link/pages/?page_size=50", "items": ""},
+    "link-offset": {"kind": "link", "start": "/link/offset/", "items": ""},
+    "link-cursor": {"kind": "link", "start": "/link/cursor/", "items": ""},
+    "kinto": {"kind": "header-url", "start": KINTO_RECORDS + "?_limit=100", "header": "Next-Page", "items": "data"},
+    "kinto-sorted": {"kind": "header-url", "start": KINTO_RECORDS + "?_since=0&_sort=n&_limit=100", "header": "Next-Page",
+                     "items": "data"},
+    "kinto-unpaged": {"kind": "header-url", "start": KINTO_RECORDS, "header": "Next-Page", "items": "data"},
+    "wagtail": {"kind": "offset-count", "start": WAGTAIL_PAGES, "total": "meta.total_count", "items": "items",
+                "compact": False},
+    "wagtail-limit": {"kind": "offset-count", "start": WAGTAIL_PAGES + "?limit=20", "total": "meta.total_count",
+                      "items": "items", "compact": False},
     "github-comments": {"kind": "link", "start": COMMENTS + "?per_page=3", "items": "", "headers": GITHUB_ACCEPT},
     "github-artifacts": {"kind": "link", "start": ARTIFACTS, "items": "artifacts", "headers": GITHUB_ACCEPT},
     "github-search": {"kind": "link", "start": SEARCH + "&per_page=5", "items": "items", "headers": GITHUB_ACCEPT},
@@ -56,15 +71,21 @@ DRF, JSONAPI, FASTAPI, GITHUB = ("DRF 3.18 (runserver)", "DRF JSON:API 8.1 (runs
 SMOREST, NINJA, LITESTAR = ("flask-smorest 0.47 (Werkzeug)", "django-ninja 1.7 (runserver)", "Litestar 2.25 (uvicorn)")
 EVE, TASTYPIE, DATASETTE = ("Eve 2.3 (Werkzeug, mongomock)", "django-tastypie 0.15 (runserver)",
                             "Datasette 0.65 (uvicorn)")
+LINK, KINTO, WAGTAIL = ("drf-link-header-pagination 0.2 (runserver)", "Kinto 26.5 (waitress, memory backend)",
+                       "Wagtail 8.0 API v2 (runserver)")
 EVE_PEOPLE, TASTYPIE_THING, DATASETTE_TABLE = "/api/v1/people", "/tastypie/v1/thing/", "/things/things.json"
 
 
-def case(name, server, label, truth, upstream, pagination, items=None, **extra):
+def case(name, server, label, truth, upstream, pagination, items=None, expect_error=None, **extra):
     route = {"name": name, "upstream": upstream, "pagination": pagination}
     if items is not None:
         route["items"] = items
     route.update(extra)
-    return {"name": name, "server": server, "label": label, "truth": TRUTH[truth], "route": route}
+    found = {"name": name, "server": server, "label": label, "truth": TRUTH[truth], "route": route}
+    if expect_error:
+        # PASS means PageProxy refused with this code: the honest answer where the page cannot say how it numbers.
+        found["expect_error"] = expect_error
+    return found
 
 
 def auto(name, server, label, truth, upstream, **extra):
@@ -169,6 +190,23 @@ CASES = [
           "pageSize": 100}, "rows"),
     case("datasette-array-link", "datasette", DATASETTE + " ?_shape=array", "datasette-array",
          DATASETTE_TABLE + "?_shape=array", {"scheme": "link-header"}),
+    # drf-link-header-pagination: a bare array, RFC 8288 `Link` with rel prev/next/first/last (absolute URLs).
+    case("link-pages", "django", LINK + " LinkHeaderPagination", "link-pages", "/link/pages/", {"scheme": "link-header"}),
+    case("link-pages-size", "django", LINK + " LinkHeaderPagination", "link-pages-50", "/link/pages/",
+         {"scheme": "link-header", "sizeParameter": "page_size", "pageSize": 50}),
+    case("link-offset", "django", LINK + " LinkHeaderLimitOffsetPagination", "link-offset", "/link/offset/",
+         {"scheme": "link-header"}),
+    case("link-cursor", "django", LINK + " LinkHeaderCursorPagination", "link-cursor", "/link/cursor/",
+         {"scheme": "link-header"}),
+    # Kinto: {"data": [...]}, the next page's absolute URL only in a `Next-Page` header (a fresh `_token` each time).
+    case("kinto-next-page", "kinto", KINTO, "kinto", KINTO_RECORDS + "?_limit=100",
+         {"scheme": "next-page-header", "nextPageHeader": "Next-Page"}, "data"),
+    case("kinto-sorted", "kinto", KINTO + " ?_since=&_sort=", "kinto-sorted", KINTO_RECORDS + "?_since=0&_sort=n&_limit=100",
+         {"scheme": "next-page-header", "nextPageHeader": "Next-Page"}, "data"),
+    # Wagtail API v2: {"meta": {"total_count"}, "items"}, ?offset=&limit= (at most 20 by default), no link.
+    case("wagtail-offset", "wagtail", WAGTAIL, "wagtail", WAGTAIL_PAGES,
+         {"scheme": "offset", "limit": 20, "totalItemsPath": "meta.total_count"}, "items"),
+    case("wagtail-offset-nototal", "wagtail", WAGTAIL, "wagtail", WAGTAIL_PAGES, {"scheme": "offset", "limit": 20}, "items"),
     # Recorded api.github.com traffic.
     case("github-comments", "github", GITHUB + " issue comments", "github-comments", COMMENTS,
          {"scheme": "link-header", "pageSize": 3}, headers=GITHUB_ACCEPT),
@@ -207,6 +245,16 @@ CASES = [
          DATASETTE_TABLE + "?_shape=array"),
     auto("auto-datasette-max", "datasette", DATASETTE + " ?_size=max", "datasette-max",
          DATASETTE_TABLE + "?_shape=objects&_size=max"),
+    auto("auto-link-pages", "django", LINK + " LinkHeaderPagination", "link-pages", "/link/pages/"),
+    auto("auto-link-offset", "django", LINK + " LinkHeaderLimitOffsetPagination", "link-offset", "/link/offset/"),
+    auto("auto-link-cursor", "django", LINK + " LinkHeaderCursorPagination", "link-cursor", "/link/cursor/"),
+    auto("auto-kinto", "kinto", KINTO, "kinto", KINTO_RECORDS + "?_limit=100"),
+    auto("auto-kinto-sorted", "kinto", KINTO + " ?_since=&_sort=", "kinto-sorted", KINTO_RECORDS + "?_since=0&_sort=n&_limit=100"),
+    auto("auto-kinto-unpaged", "kinto", KINTO + " no _limit", "kinto-unpaged", KINTO_RECORDS),
+    # No ?limit= in the URL: {"meta": {"total_count": 1000}, "items": [20 items]} says nothing of how pages are
+    # numbered (offset or page), so auto refuses rather than guess (a wrong guess would repeat pages silently).
+    auto("auto-wagtail", "wagtail", WAGTAIL, "wagtail", WAGTAIL_PAGES, expect_error="pagination_not_detected"),
+    auto("auto-wagtail-limit", "wagtail", WAGTAIL + " ?limit=20", "wagtail-limit", WAGTAIL_PAGES + "?limit=20"),
     auto("auto-github-comments", "github", GITHUB + " issue comments", "github-comments", COMMENTS + "?per_page=3",
          headers=GITHUB_ACCEPT),
     auto("auto-github-artifacts", "github", GITHUB + " artifacts", "github-artifacts", ARTIFACTS, headers=GITHUB_ACCEPT),

@@ -1,5 +1,6 @@
 """Replays recorded api.github.com traffic on loopback, with GitHub's own headers (Link to /repositories/<id>/…,
-X-RateLimit-*, ETag, Cache-Control) and bodies, exactly as recorded.
+X-RateLimit-*, ETag, Cache-Control) and bodies, exactly as recorded but for `Date`, which is the current time as
+GitHub's is.
 
     python github_replay.py PORT REPLAY_DIR
 
@@ -12,7 +13,7 @@ first page. `https://api.github.com` in
 headers and bodies becomes this server's address. GET /__requests lists the paths asked for (POST /__reset clears).
 An unrecorded URL is answered 404 with GitHub's error body.
 """
-import ast, json, os, re, sys, threading
+import ast, email.utils, json, os, re, sys, threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qsl, urlsplit
 
@@ -21,7 +22,10 @@ RECORDINGS = [
     "Artifact.testGetArtifactsFromRepoWithName.txt",  # {"total_count","artifacts"}, 10 pages
     "PaginatedList.testSearchWithCompleteResults.txt",  # {"total_count","incomplete_results","items"}, 2 pages
 ]
-DROPPED = {"transfer-encoding", "content-length", "connection", "content-encoding", "status", "keep-alive"}
+# The recorded `Date` (years old) is replaced by the current one, as api.github.com sends it: kept, it made every
+# cached page stale on arrival (freshness is reckoned from `Date`, RFC 9111 §4.2.3), so each cached request
+# revalidated every page, which real GitHub traffic never shows within its `max-age=60`.
+DROPPED = {"transfer-encoding", "content-length", "connection", "content-encoding", "status", "keep-alive", "date"}
 
 
 def key(target):
@@ -60,6 +64,7 @@ class Handler(BaseHTTPRequestHandler):
     def send(self, status, headers, body):
         data = body.replace("https://api.github.com", self.origin).encode()
         self.send_response_only(status)
+        self.send_header("Date", email.utils.formatdate(usegmt=True))
         for name, value in headers:
             if name.lower() not in DROPPED:
                 self.send_header(name, value.replace("https://api.github.com", self.origin))

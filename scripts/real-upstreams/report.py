@@ -8,9 +8,10 @@ def table(results):
             "|---|---|---|---|---|---|---|---|---|"]
     for r in results:
         scheme = r["scheme"] + (f" ({r['detected']})" if r.get("detected") else "")
-        result = "PASS" if r["passed"] else "FAIL: " + "; ".join(r["problems"]).replace("|", "\\|")[:260]
+        result = ("PASS" + (f" (refused as expected: {r['expect_error']})" if r.get("expect_error") else "")) if r["passed"] else "FAIL: " + "; ".join(r["problems"]).replace("|", "\\|")[:260]
         if r.get("upstream_requests") is not None:
-            result += f" ({r['upstream_requests']} upstream requests)"
+            cached = f", {r['cached_requests']} cached" if r.get("cached_requests") is not None else ""
+            result += f" ({r['upstream_requests']} upstream requests{cached})"
         rows.append(f"| {r['name']} | {r['server']} | {scheme} | {result} | {r['pages']} / {r['items']} | "
                     f"{r['direct_s'] * 1000:.0f} ms | {r['cold_s'] * 1000:.0f} ms ({r['cold_s'] / r['direct_s']:.2f}×) | "
                     f"{r['cached_s'] * 1000:.1f} ms | {r['ndjson_cold_s'] * 1000:.0f} / {r['ndjson_cached_s'] * 1000:.1f} ms |")

@@ -3,9 +3,10 @@
 
     python3 scripts/real-upstreams/run.py [--only SUBSTRING[,SUBSTRING…]] [--json FILE] [--no-probe] [--binary PATH]
 
-Starts Django REST Framework, djangorestframework-jsonapi, django-ninja and django-tastypie (Django's runserver),
-fastapi-pagination and Litestar (uvicorn), flask-smorest and Eve (Werkzeug), Datasette (its own uvicorn), and a replay
-of recorded api.github.com traffic; builds PageProxy in release mode; and for each case walks the
+Starts Django REST Framework, djangorestframework-jsonapi, drf-link-header-pagination, django-ninja and
+django-tastypie (Django's runserver), Wagtail's API v2 (its own runserver), fastapi-pagination and Litestar (uvicorn),
+flask-smorest and Eve (Werkzeug), Datasette (its own uvicorn), Kinto (waitress), and a replay of recorded
+api.github.com traffic; builds PageProxy in release mode; and for each case walks the
 server's own links directly in Python (the truth, a new connection per page like a naive client), then asks
 PageProxy on a route written as a user would write it (README): merged JSON and NDJSON, each cold (empty cache)
 and cached (the same request again). Items are compared one by one with the truth; where the server writes compact
@@ -69,7 +70,7 @@ def ensure_packages():
 
 
 def start_servers(workdir):
-    names = ["django", "fastapi", "smorest", "litestar", "eve", "datasette", "github"]
+    names = ["django", "fastapi", "smorest", "litestar", "eve", "datasette", "kinto", "wagtail", "github"]
     ports = {name: benchlib.free_port() for name in names}
     commands = {
         "django": [PYTHON, os.path.join(HERE, "django_server.py"), str(ports["django"])],
@@ -78,6 +79,8 @@ def start_servers(workdir):
         "litestar": [PYTHON, os.path.join(HERE, "litestar_server.py"), str(ports["litestar"])],
         "eve": [PYTHON, os.path.join(HERE, "eve_server.py"), str(ports["eve"])],
         "datasette": [PYTHON, os.path.join(HERE, "datasette_server.py"), str(ports["datasette"])],
+        "kinto": [PYTHON, os.path.join(HERE, "kinto_server.py"), str(ports["kinto"])],
+        "wagtail": [PYTHON, os.path.join(HERE, "wagtail_server.py"), str(ports["wagtail"])],
         "github": [sys.executable, os.path.join(HERE, "github_replay.py"), str(ports["github"]), REPLAY_DIR],
     }
     procs = {}
@@ -85,7 +88,8 @@ def start_servers(workdir):
         log = open(os.path.join(workdir, f"{name}.log"), "wb")
         procs[name] = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT)
     for name, proc in procs.items():
-        benchlib.wait_listening(ports[name], proc, limit=60, name=name)
+        # Wagtail makes its 999 pages one by one through its page tree (~40 s on a loaded machine) before it listens.
+        benchlib.wait_listening(ports[name], proc, limit=240, name=name)
     return procs, {name: f"http://127.0.0.1:{port}" for name, port in ports.items()}
 
 
@@ -149,6 +153,14 @@ def direct_walk(truth, origin):
             fetched = sum(len(i) for _, i in pages)
             number = truth["first"] + len(pages) * truth["step"]
             url = set_query(url, truth["parameter"], number) if fetched < document[truth["total"]] else None
+        elif kind == "header-url":
+            # Kinto: the next page's absolute URL in a response header (`Next-Page`), absent on the last page.
+            link = response_headers.get(truth["header"])
+            url = urljoin(url, link) if link else None
+        elif kind == "offset-count":
+            # Wagtail API v2: ?offset=&limit= and a total in the body, no link: the offset moves by the items read.
+            offset = int(dict(parse_qsl(urlsplit(url).query)).get("offset", 0)) + len(items)
+            url = set_query(url, "offset", offset) if items and offset < at(document, truth["total"]) else None
         elif kind == "offset-total":
             offset = document["offset"] + document["limit"]
             url = set_query(url, "offset", offset) if offset < document["total"] else None
@@ -180,8 +192,16 @@ def proxy_get(port, route, ndjson):
     return status, headers, body, time.perf_counter() - started
 
 
-def compare(pages, status, headers, body, ndjson, compact=True):
-    """None when PageProxy's answer holds the truth's items in order (and, for NDJSON, byte for byte), else why."""
+def compare(pages, status, headers, body, ndjson, compact=True, expect_error=None):
+    """None when PageProxy's answer holds the truth's items in order (and, for NDJSON, byte for byte), else why.
+    With `expect_error`, None when PageProxy refuses with that error code instead (where a clear error is the honest
+    answer, e.g. `auto` on a page that does not say how it numbers)."""
+    if expect_error:
+        try:
+            code = json.loads(body)["error"]["code"]
+        except (ValueError, KeyError, TypeError):
+            code = None
+        return None if status != 200 and code == expect_error else f"HTTP {status}, not the expected error {expect_error}"
     if status != 200:
         try:
             error = json.loads(body)["error"]
@@ -227,13 +247,17 @@ def run_proxy(binary, case, origins, workdir, ndjson):
     checked = subprocess.run([binary, "check-config", path], capture_output=True, text=True)
     if checked.returncode != 0:
         body = json.dumps({"error": {"code": "config_refused", "message": checked.stderr.strip()}}).encode()
-        case["pageproxy_upstream_requests"] = None
+        case["pageproxy_upstream_requests"] = case["pageproxy_cached_requests"] = None
         return [(0, {}, body, 0.0)] * 2
     proc = benchlib.start_pageproxy(binary, config, workdir)
     try:
         cold = proxy_get(port, case["route"]["name"], ndjson)
         case["pageproxy_upstream_requests"] = upstream_pages(port)
-        return [cold, proxy_get(port, case["route"]["name"], ndjson)]
+        cached = proxy_get(port, case["route"]["name"], ndjson)
+        # What the cached request asked upstream: none while the pages are fresh; a revalidation or a full walk when
+        # the server said no-cache (Tastypie) or no-store (Kinto), or its Date made them stale.
+        case["pageproxy_cached_requests"] = upstream_pages(port) - case["pageproxy_upstream_requests"]
+        return [cold, cached]
     finally:
         benchlib.stop(proc, "PageProxy")
 
@@ -292,6 +316,7 @@ def main():
             merged[case["name"]] = run_proxy(binary, case, origins, workdir, ndjson=False)
             case["upstream_requests"] = (len(github_requests(origins["github"])) if case["server"] == "github"
                                          else case["pageproxy_upstream_requests"])
+            case["cached_requests"] = case["pageproxy_cached_requests"]
             streamed[case["name"]] = run_proxy(binary, case, origins, workdir, ndjson=True)
             if case["server"] == "github":
                 github_requests(origins["github"])
@@ -302,12 +327,13 @@ def main():
                         [("merged cold", cold, False), ("merged cached", cached, False),
                          ("ndjson cold", ndjson_cold, True), ("ndjson cached", ndjson_cached, True)]
                         if (problem := compare(pages, answer[0], answer[1], answer[2], is_ndjson,
-                                               case["truth"].get("compact", True)))]
+                                               case["truth"].get("compact", True), case.get("expect_error")))]
             result = {"name": case["name"], "server": case["label"], "scheme": case["route"]["pagination"]["scheme"],
                       "route": case["route"], "pages": len(pages), "items": sum(len(i) for _, i in pages),
                       "direct_s": direct, "cold_s": cold[3], "cached_s": cached[3], "ndjson_cold_s": ndjson_cold[3],
                       "ndjson_cached_s": ndjson_cached[3], "passed": not problems, "problems": problems,
                       "detected": cold[1].get("PageProxy-Scheme"), "upstream_requests": case["upstream_requests"],
+                      "cached_requests": case["cached_requests"], "expect_error": case.get("expect_error"),
                       }
             results.append(result)
             failures += bool(problems)
@@ -316,6 +342,10 @@ def main():
             extra = f"  [{result['detected']}]" if result["detected"] else ""
             if case["upstream_requests"] is not None:
                 extra += f"  upstream requests {case['upstream_requests']} for {len(pages)} pages"
+            if case.get("expect_error"):
+                extra += f"  (refused as expected: {case['expect_error']})"
+            if case["cached_requests"] is not None:
+                extra += f", {case['cached_requests']} when cached"
             line = f"{case['name']:<28} {len(pages):>3} pages {result['items']:>5} items  {timing}{extra}"
             # The four answers often fail alike: each distinct problem once, with the answers it concerns.
             distinct = {}

@@ -101,6 +101,9 @@ package final class PageWalker {
     /// A digest of every page URL the walk has requested or will, not the URL (attack5 F4: 64 KB cursors kept for the
     /// whole walk); the first page's joins when the set is first used (`hasSeen`): a walk of one page never needs it.
     private var seen: Set<PageURLDigest> = []
+    /// Pages reached by following the one before, compared with it: an upstream that answers the same page under a
+    /// new URL ends the walk with `repeatedPage` rather than `tooManyPages` a thousand requests later.
+    private var repeats = RepeatedPageGuard()
     /// The fetch of each page of the window that is in flight, by page index.
     private var fetching: [Int: FetchID] = [:]
     /// Fetches decided but not started yet: `walk` starts them before it waits.
@@ -253,8 +256,11 @@ package final class PageWalker {
         do {
             if nextToTake == 1 { try checkExpectedPages(after: page) }
             if nextToTake == knownCount && !isListComplete {
+                // Reached by the link or cursor of the page before (or the first page): not that page again.
+                if strategy.followsUpstream { try repeats.follow(page) }
                 try append(strategy.next(after: page), after: page)
             } else if pending != nil {
+                repeats.skip()
                 let next = try? strategy.next(after: page)
                 try checkLinkOrigin(next, on: page)
                 // The last page a total or a `last` link numbered ahead still links on: the list is longer than it said

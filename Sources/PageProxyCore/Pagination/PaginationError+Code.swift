@@ -11,6 +11,7 @@ extension PaginationError {
         case .foreignOrigin: "foreign_next_link"
         case .invalidNextLink: "invalid_next_link"
         case .loop: "pagination_loop"
+        case .repeatedPage: "pagination_repeated_page"
         case .tooManyPages: "too_many_pages"
         case .cannotContinue: "pagination_stuck"
         case .notDetected: "pagination_not_detected"

@@ -19,6 +19,9 @@ public enum PaginationError: Error, CustomStringConvertible {
     case invalidNextLink(page: Int, link: String)
     /// A page URL came up a second time: following it would loop forever.
     case loop(page: Int, url: PageURL)
+    /// A page reached by the link or cursor of the page before holds that page's items again, under a new URL: the
+    /// upstream ignores what it sent, and following on would fetch the same page until the route's page limit.
+    case repeatedPage(page: Int, url: PageURL)
     /// The walk needs more pages than the route allows.
     case tooManyPages(limit: Int)
     /// The scheme says there is more, but gives no way to ask for it (e.g. `has_more` with no last id).
@@ -35,7 +38,8 @@ public enum PaginationError: Error, CustomStringConvertible {
     public var page: Int? {
         switch self {
         case .upstreamStatus(let page, _, _, _), .upstreamFailed(let page, _, _), .invalidJSON(let page, _, _),
-            .foreignOrigin(let page, _, _), .invalidNextLink(let page, _), .loop(let page, _), .cannotContinue(let page, _):
+            .foreignOrigin(let page, _, _), .invalidNextLink(let page, _), .loop(let page, _), .repeatedPage(let page, _),
+            .cannotContinue(let page, _):
             page
         case .notDetected: 1
         case .itemDecodingFailed(let failure): failure.page
@@ -47,7 +51,7 @@ public enum PaginationError: Error, CustomStringConvertible {
     public var url: PageURL? {
         switch self {
         case .upstreamStatus(_, let url, _, _), .upstreamFailed(_, let url, _), .invalidJSON(_, let url, _), .loop(_, let url),
-            .notDetected(let url, _):
+            .repeatedPage(_, let url), .notDetected(let url, _):
             url
         case .itemDecodingFailed(let failure): failure.url
         default: nil
@@ -69,6 +73,9 @@ public enum PaginationError: Error, CustomStringConvertible {
             "page \(page) has a next link that is not an http(s) URL: \(CredentialRedaction.redactURL(link).prefix(200))"
         case .loop(let page, let url):
             "page \(page) would fetch \(url.path) again: the upstream's pagination loops"
+        case .repeatedPage(let page, let url):
+            "page \(page) (\(url.path)) holds the same items as page \(page - 1): the upstream repeated a page under a "
+                + "new URL (it ignores the link or cursor it sent); the walk stopped rather than fetch it again and again"
         case .tooManyPages(let limit):
             "the upstream has more than \(limit) pages, the route's maxPages; raise it or narrow the query"
         case .cannotContinue(let page, let reason):

@@ -1,11 +1,14 @@
 extension PaginationScheme {
     /// The options of ``PaginationScheme/nextPageHeader(_:)``: `X-Next-Page` and `X-Total-Pages` headers.
     ///
+    /// The next-page header may name the next page by its number (GitLab) or by its URL (Kinto's `Next-Page`):
+    /// a value that is not a whole number but an http(s) URL, a path or a query is followed as a next link.
+    ///
     /// See <doc:NextPageHeaderScheme>.
     public struct NextPageHeader: Sendable, Equatable {
         /// The query parameter the next page's number is sent in.
         public var pageParameter: String
-        /// The response header that gives the next page's number; empty or absent on the last page.
+        /// The response header that gives the next page's number or URL; empty or absent on the last page.
         public var nextPageHeader: String
         /// With a JSON header, where it names the next page's number (flask-smorest's `X-Pagination` `next_page`:
         /// absent on the last page); nil: the whole header value is the number.

@@ -40,6 +40,10 @@ package protocol PaginationStrategy: Sendable {
     /// Whether every page says whether another follows (a next link, null or absent on the last; a `Link` with no
     /// `rel="next"`), so that a page saying none ends the list even among pages a total numbered ahead.
     var statesEachEnd: Bool { get }
+    /// Whether the next page's URL comes from the upstream (a link, a cursor, a next-page header, the last item's id)
+    /// rather than from PageProxy's own numbering: such a page that holds the page before's items again means the
+    /// upstream ignored what it sent (`RepeatedPageGuard`).
+    var followsUpstream: Bool { get }
 }
 
 extension PaginationStrategy {
@@ -48,6 +52,7 @@ extension PaginationStrategy {
     package var endStatuses: Set<Int> { [] }
     package func expectedPageCount(after first: Page) -> Int? { nil }
     package var statesEachEnd: Bool { false }
+    package var followsUpstream: Bool { false }
 }
 
 extension PaginationScheme {

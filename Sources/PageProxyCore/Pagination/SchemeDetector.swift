@@ -4,7 +4,7 @@ import Foundation
 /// client does: the scheme, where the items are, and the total.
 ///
 /// In this order, the first that fits wins: a `Link` header with a pagination relation → `link-header`; an
-/// `X-Next-Page` header → `next-page-header`; a JSON `X-Pagination` header (flask-smorest, ASP.NET) with a page
+/// `X-Next-Page` header, or a `Next-Page` header holding a URL (Kinto) → `next-page-header`; a JSON `X-Pagination` header (flask-smorest, ASP.NET) with a page
 /// count or total → `page-number`, with only a next page → `next-page-header`; a next link or cursor at a common path of the body (`next`,
 /// `links.next`, `_links.next.href`, `next_cursor`, `response_metadata.next_cursor`, …; a value that looks like a
 /// URL is followed as one, anything else is sent back as a cursor) → `next-url` or `cursor`; `has_more` →
@@ -54,6 +54,8 @@ package enum SchemeDetector {
         "pagination.total", "pagination.count", "_meta.total",
     ].map(path)
     static let totalHeaders = ["X-Total-Count", "X-Total", "X-WP-Total", "Total-Count", ContentRange.headerName]
+    /// The header that names the next page by its URL (Kinto).
+    static let nextPageURLHeader = "Next-Page"
     /// Headers that state a page count (WordPress, Kaminari-style APIs): more than one with no way on is not one page.
     static let pageCountHeaders = ["X-Total-Pages", "X-WP-TotalPages", "X-Page-Count"]
 
@@ -136,6 +138,13 @@ package enum SchemeDetector {
             detected.scheme = .nextPageHeader(PaginationScheme.NextPageHeader())
             detected.evidence = "X-Next-Page header"
             detected.next = next.isEmpty ? nil : next
+            return
+        }
+        // Kinto: the next page's URL in `Next-Page` (absent on the last page; a value that is no URL is not this habit).
+        if let next = response.headers[nextPageURLHeader], looksLikeURL(next) {
+            detected.scheme = .nextPageHeader(PaginationScheme.NextPageHeader(nextPageHeader: nextPageURLHeader, totalPagesHeader: nil))
+            detected.evidence = "\(nextPageURLHeader) header (a URL)"
+            detected.next = next
             return
         }
         if let header {

@@ -21,6 +21,9 @@ import Testing
         case .jsonapi: "page[number]=2&page[size]=10"
         case .slack: "limit=10&cursor=\(MockService.slackCursor(offset: 10))"
         case .stripe: "limit=10&starting_after=10"
+        case .kinto: "_limit=10&_token=\(MockQuery.encode(MockService.kintoToken(offset: 10)))"
+        case .drfLink: "page=2&page_size=10"
+        case .wagtail, .drfLinkOffset: "limit=10&offset=10"
         }
         return "\(service.path)?\(page)&mock_total=25&\(extra)"
     }

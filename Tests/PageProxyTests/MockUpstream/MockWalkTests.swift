@@ -73,8 +73,17 @@ import Testing
         await check(.litestar, total: total)
     }
 
+    @Test(arguments: totals) func kinto(total: Int) async {
+        await check(.kinto, total: total)
+    }
+
+    @Test(arguments: totals) func drfLink(total: Int) async {
+        await check(.drfLink, total: total)
+        await check(.drfLinkOffset, total: total)
+    }
+
     @Test func linkFollowersRequestExactlyThePagesNeeded() async {
-        for service in [MockService.github, .drf, .drfPages, .jsonapi, .slack, .stripe, .gitlab] {
+        for service in [MockService.github, .drf, .drfPages, .jsonapi, .slack, .stripe, .gitlab, .kinto, .drfLink, .drfLinkOffset] {
             for total in [1, 10, 25, 250] {
                 let walk = await MockWalkers.walk(service, MockUpstream(), total: total, pageSize: 10)
                 #expect(walk.targets.count == pages(total), "\(service) total \(total)")

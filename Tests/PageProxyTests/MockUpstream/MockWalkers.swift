@@ -27,10 +27,11 @@ enum MockWalkers {
         var walk = Walk()
         var next: String? = switch service {
         case .plain, .wrapped, .github, .gitlab: "\(service.path)?per_page=\(pageSize)&\(options)"
-        case .drf, .offset, .slack, .stripe, .ninja, .tastypie: "\(service.path)?limit=\(pageSize)&\(options)"
+        case .drf, .offset, .slack, .stripe, .ninja, .tastypie, .wagtail, .drfLinkOffset: "\(service.path)?limit=\(pageSize)&\(options)"
+        case .kinto: "\(service.path)?_limit=\(pageSize)&\(options)"
         case .eve: "\(service.path)?max_results=\(pageSize)&\(options)"
         case .datasette: "\(service.path)?_size=\(pageSize)&_shape=objects&\(options)"
-        case .drfPages, .smorest: "\(service.path)?page_size=\(pageSize)&\(options)"
+        case .drfPages, .smorest, .drfLink: "\(service.path)?page_size=\(pageSize)&\(options)"
         case .litestar: "\(service.path)?page_size=\(pageSize)&current_page=1&\(options)"
         case .jsonapi: "\(service.path)?page[size]=\(pageSize)&\(options)"
         }
@@ -55,8 +56,9 @@ enum MockWalkers {
             let body = response.body[...]
             let members = MockTestSupport.members(body)
             let array: ArraySlice<UInt8>? = switch service {
-            case .plain, .github, .gitlab, .smorest: body
-            case .wrapped, .offset, .ninja, .litestar: members["items"]
+            case .plain, .github, .gitlab, .smorest, .drfLink, .drfLinkOffset: body
+            case .wrapped, .offset, .ninja, .litestar, .wagtail: members["items"]
+            case .kinto: members["data"]
             case .drf, .drfPages: members["results"]
             case .jsonapi, .stripe: members["data"]
             case .slack: members["members"]
@@ -82,8 +84,15 @@ enum MockWalkers {
                 if items.count == pageSize, collected < totalCount {
                     next = "\(service.path)?page=\(page)&per_page=\(pageSize)&\(options)"
                 }
-            case .github:
+            case .github, .drfLink, .drfLinkOffset:
                 nextLink = MockTestSupport.link(response.header("Link"), rel: "next")
+            case .kinto:
+                nextLink = response.header("Next-Page")
+            case .wagtail:
+                let totalCount = MockTestSupport.int(MockTestSupport.members(members["meta"] ?? [])["total_count"]) ?? 0
+                if collected < totalCount {
+                    next = "\(service.path)?limit=\(pageSize)&\(options)&offset=\(collected)"
+                }
             case .gitlab:
                 if let nextPage = response.header("X-Next-Page"), !nextPage.isEmpty {
                     next = "\(service.path)?page=\(nextPage)&per_page=\(pageSize)&\(options)"

@@ -1,4 +1,5 @@
 from rest_framework import generics, pagination, serializers
+from drf_link_header_pagination import LinkHeaderCursorPagination, LinkHeaderLimitOffsetPagination, LinkHeaderPagination
 from rest_framework_json_api import pagination as jsonapi_pagination
 from rest_framework_json_api import parsers as jsonapi_parsers
 from rest_framework_json_api import renderers as jsonapi_renderers
@@ -59,3 +60,30 @@ class JSONAPIList(generics.ListAPIView):
     renderer_classes = [jsonapi_renderers.JSONRenderer]
     parser_classes = [jsonapi_parsers.JSONParser]
     resource_name = "things"
+
+
+# drf-link-header-pagination: a bare array, the links only in an RFC 8288 `Link` header (rel prev/next/first/last).
+class LinkPages(LinkHeaderPagination):
+    page_size = 100
+    page_size_query_param = "page_size"
+
+
+class LinkOffsets(LinkHeaderLimitOffsetPagination):
+    default_limit = 100
+
+
+class LinkCursors(LinkHeaderCursorPagination):
+    page_size = 100
+    ordering = "id"
+
+
+class LinkPageList(PageList):
+    pagination_class = LinkPages
+
+
+class LinkOffsetList(PageList):
+    pagination_class = LinkOffsets
+
+
+class LinkCursorList(PageList):
+    pagination_class = LinkCursors

@@ -4,6 +4,8 @@ struct CursorInBodyStrategy: PaginationStrategy {
 
     var valuePaths: [JSONPath] { [options.cursorPath] }
 
+    var followsUpstream: Bool { true }
+
     func firstPage(from base: PageURL) -> PageURL {
         base.defaultingQueryValue(options.pageSize.map(String.init), for: options.sizeParameter)
     }

@@ -4,6 +4,8 @@ struct HasMoreStrategy: PaginationStrategy {
 
     var valuePaths: [JSONPath] { [options.hasMorePath] }
 
+    var followsUpstream: Bool { true }
+
     func firstPage(from base: PageURL) -> PageURL {
         base.defaultingQueryValue(options.pageSize.map(String.init), for: options.sizeParameter)
     }

@@ -1,8 +1,11 @@
-/// RFC 8288 `Link` headers: follow `rel="next"`; with `rel="last"` and numbered pages, fan out to every page.
+/// RFC 8288 `Link` headers: follow `rel="next"`; with `rel="last"` and numbered pages (by the page parameter, or by
+/// a plain offset), fan out to every page.
 struct LinkHeaderStrategy: PaginationStrategy {
     let options: PaginationScheme.LinkHeader
 
     var statesEachEnd: Bool { true }
+
+    var followsUpstream: Bool { true }
 
     var valuePaths: [JSONPath] { [] }
 
@@ -27,7 +30,24 @@ struct LinkHeaderStrategy: PaginationStrategy {
         {
             return .all(NumberedPages(template: next, parameter: options.pageParameter, first: nextNumber, through: lastNumber))
         }
+        if let lastLink = links.first(where: { $0.relations.contains("last") }), let pages = offsetPages(page, next: next, lastLink.target) {
+            return .all(pages)
+        }
         return .one(next)
+    }
+
+    /// drf-link-header-pagination's `LinkHeaderLimitOffsetPagination`: `next` at `offset=100`, `last` at `offset=900`.
+    /// When the next link moves one plain offset by the page's size (`PageNumbering.isPlain`) and `last` is that very
+    /// link with the offset a whole number of steps on, every page between is known now.
+    private func offsetPages(_ page: Page, next: PageURL, _ lastTarget: String) -> NumberedPages? {
+        guard let numbering = PageNumbering(from: page.url, to: next, itemCount: page.itemCount), numbering.step > 1,
+            numbering.isPlain(itemCount: page.itemCount, next: next), let last = page.url.resolving(lastTarget),
+            let lastOffset = last.integerQueryValue(numbering.parameter),
+            case let (distance, overflow) = lastOffset.subtractingReportingOverflow(numbering.first), !overflow, distance >= 0,
+            distance % numbering.step == 0,
+            last.isSamePage(as: next.settingQueryValue(String(lastOffset), for: numbering.parameter))
+        else { return nil }
+        return NumberedPages(template: next, parameter: numbering.parameter, first: numbering.first, through: lastOffset, step: numbering.step)
     }
 
     var lookahead: Int { options.lookahead }

@@ -1,10 +1,14 @@
 import Foundation
 
-/// GitLab's `X-Next-Page` (empty on the last page), with `X-Total-Pages` to fan out.
+/// GitLab's `X-Next-Page` (empty on the last page), with `X-Total-Pages` to fan out; or a header that names the next
+/// page by its URL (Kinto's `Next-Page: http://…/records?_limit=100&_token=…`, absent on the last page), followed as a
+/// next link is.
 struct NextPageHeaderStrategy: PaginationStrategy {
     let options: PaginationScheme.NextPageHeader
 
     var statesEachEnd: Bool { true }
+
+    var followsUpstream: Bool { true }
 
     var valuePaths: [JSONPath] { [] }
 
@@ -15,7 +19,11 @@ struct NextPageHeaderStrategy: PaginationStrategy {
     func next(after page: Page) throws(PaginationError) -> NextPages {
         guard let nextText = nextPageText(page.headers), !nextText.isEmpty else { return .none }
         guard let nextNumber = Int(nextText), nextNumber > 0 else {
-            throw .invalidNextLink(page: page.number, link: nextText)
+            // Not a number: a URL (absolute, a path or a query), resolved against the page's own (RFC 3986).
+            guard SchemeDetector.looksLikeURL(nextText), let next = page.url.resolving(nextText) else {
+                throw .invalidNextLink(page: page.number, link: nextText)
+            }
+            return .one(next)
         }
         // A described range, never a list: X-Total-Pages may say 10^18, and the walk refuses that before any URL.
         if let totalPages = page.headers.statedCount(options.totalPagesHeader, at: options.totalPagesHeaderPath), totalPages >= nextNumber {

@@ -5,6 +5,8 @@ struct NextURLInBodyStrategy: PaginationStrategy {
 
     var statesEachEnd: Bool { true }
 
+    var followsUpstream: Bool { true }
+
     var valuePaths: [JSONPath] {
         [options.nextPath, selfPath, options.totalItemsPath, options.totalPagesPath].compactMap { $0 }
     }
