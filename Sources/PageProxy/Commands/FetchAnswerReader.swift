@@ -28,11 +28,13 @@ struct FetchAnswerReader {
         guard head.status == 200 else { return await reportError(status: head.status, buffer: buffer) }
         let output: FileHandle
         if let outputPath {
-            guard FileManager.default.createFile(atPath: outputPath, contents: nil), let file = FileHandle(forWritingAtPath: outputPath) else {
-                printError("PageProxy fetch: cannot write \(outputPath)")
+            // open(2) rather than FileManager, whose failure says no why (attack11 U3: "cannot write PATH" alone).
+            let descriptor = open(outputPath, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+            guard descriptor >= 0 else {
+                printError("PageProxy fetch: cannot write \(outputPath): \(String(cString: strerror(errno)))")
                 return .failed
             }
-            output = file
+            output = FileHandle(fileDescriptor: descriptor, closeOnDealloc: true)
         } else {
             output = FileHandle.standardOutput
         }
