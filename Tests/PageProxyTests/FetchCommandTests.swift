@@ -75,6 +75,13 @@ import Glibc
             #expect(outcome.errors.contains("cannot write \(missing): No such file or directory"), "\(outcome.errors)")
             let directory = try await fetch(["gh?mock_total=3", "--output", FileManager.default.temporaryDirectory.path], stack: stack)
             #expect(directory.errors.contains("Is a directory"), "\(directory.errors)")
+            // A write that fails (a full disk) is the same kind of message and exit 1, not a crash (FileHandle's
+            // write stopped the process with "Illegal instruction"), for a merged answer and a stream alike.
+            for format in ["json", "ndjson"] where FileManager.default.fileExists(atPath: "/dev/full") {
+                let full = try await fetch(["gh?mock_total=25", "--format", format, "--output", "/dev/full"], stack: stack)
+                #expect(full.status == 1, "\(format): \(full.errors)")
+                #expect(full.errors.contains("cannot write /dev/full: No space left on device"), "\(format): \(full.errors)")
+            }
         }
     }
 
