@@ -58,6 +58,39 @@ import Testing
         #expect(missing.errors.contains("/nonexistent/typo.json"))
     }
 
+    /// attack11 U1: a directory given as the config file is named as one (it said "No such file or directory").
+    @Test func checkConfigOnADirectorySaysItIsOne() async throws {
+        let directory = FileManager.default.temporaryDirectory.path
+        let outcome = try await run(["check-config", directory])
+        #expect(outcome.status == 1)
+        #expect(outcome.errors.contains("\(directory): cannot read the file: it is a directory"), "\(outcome.errors)")
+    }
+
+    /// attack11 U2: an enabled cache whose directory is a file (or has a file along its path) fails check-config; the
+    /// server would run uncached with `/readyz` 503. A directory not there yet, or a disabled cache, passes.
+    @Test func checkConfigRefusesACacheDirectoryThatIsAFile() async throws {
+        let scratch = FileManager.default.temporaryDirectory.appendingPathComponent("pageproxy-cachefile-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: scratch, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: scratch) }
+        let plainFile = scratch.appendingPathComponent("plain").path
+        try Data("x".utf8).write(to: URL(fileURLWithPath: plainFile))
+        func check(_ directory: String, maxBytes: Int = 1_000_000) async throws -> CommandOutcome {
+            let config = scratch.appendingPathComponent("config-\(UUID().uuidString).json")
+            try Data(#"{"cache":{"directory":"\#(directory)","maxBytes":\#(maxBytes)},"routes":[{"name":"a","upstream":"http://127.0.0.1:1/","pagination":{"scheme":"page-number"}}]}"#.utf8)
+                .write(to: config)
+            return try await run(["check-config", config.path])
+        }
+        let file = try await check(plainFile)
+        #expect(file.status == 1)
+        #expect(file.errors.contains("cache.directory: \"\(plainFile)\" is a file, not a directory"), "\(file.errors)")
+        let under = try await check(plainFile + "/cache")
+        #expect(under.status == 1)
+        #expect(under.errors.contains("has a file, not a directory, along its path"), "\(under.errors)")
+        #expect(try await check(scratch.appendingPathComponent("not-yet").path).status == 0)
+        #expect(try await check(scratch.path).status == 0)
+        #expect(try await check(plainFile, maxBytes: 0).status == 0)
+    }
+
     @Test("--help says that PageProxy with no command runs serve, and names PAGEPROXY_MOCK_PORT")
     func helpSaysNoArgumentsMeansServe() async throws {
         let outcome = try await run(["--help"])

@@ -66,6 +66,25 @@ import Glibc
         }
     }
 
+    /// attack11 U3: an output file that cannot be opened is named with the reason, not "cannot write PATH" alone.
+    @Test func anOutputFileThatCannotBeOpenedSaysWhy() async throws {
+        let missing = FileManager.default.temporaryDirectory.appendingPathComponent("pageproxy-no-such-\(UUID().uuidString)/x.json").path
+        try await TestStack.run { stack in
+            let outcome = try await fetch(["gh?mock_total=3", "--output", missing], stack: stack)
+            #expect(outcome.status != 0)
+            #expect(outcome.errors.contains("cannot write \(missing): No such file or directory"), "\(outcome.errors)")
+            let directory = try await fetch(["gh?mock_total=3", "--output", FileManager.default.temporaryDirectory.path], stack: stack)
+            #expect(directory.errors.contains("Is a directory"), "\(directory.errors)")
+            // A write that fails (a full disk) is the same kind of message and exit 1, not a crash (FileHandle's
+            // write stopped the process with "Illegal instruction"), for a merged answer and a stream alike.
+            for format in ["json", "ndjson"] where FileManager.default.fileExists(atPath: "/dev/full") {
+                let full = try await fetch(["gh?mock_total=25", "--format", format, "--output", "/dev/full"], stack: stack)
+                #expect(full.status == 1, "\(format): \(full.errors)")
+                #expect(full.errors.contains("cannot write /dev/full: No space left on device"), "\(format): \(full.errors)")
+            }
+        }
+    }
+
     @Test("exit statuses: upstream error 3, bad request 4, partial 5, usage 2, config 1")
     func exitStatuses() async throws {
         try await TestStack.run { stack in

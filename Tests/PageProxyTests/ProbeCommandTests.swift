@@ -32,6 +32,21 @@ import Testing
         }
     }
 
+    /// attack11 U4: a first page that redirects (Django's APPEND_SLASH) is named in the route as the redirect's
+    /// target, so walks do not begin with a redirect each time.
+    @Test func probeSuggestsTheURLARedirectEndsAt() async throws {
+        try await TestStack.run { stack in
+            let mock = "http://127.0.0.1:\(stack.mockPort)"
+            let outcome = try await runPageProxy(["probe", "\(mock)/drf/items?page_size=5"])
+            #expect(outcome.status == 0, "\(outcome.output)\(outcome.errors)")
+            #expect(outcome.output.contains("moved    to \(mock)/drf/items/?page_size=5"), "\(outcome.output)")
+            #expect(outcome.output.contains(#""upstream": "\#(mock)/drf/items/?page_size=5""#), "\(outcome.output)")
+            let direct = try await runPageProxy(["probe", "\(mock)/drf/items/"])
+            #expect(!direct.output.contains("moved"), "\(direct.output)")
+            #expect(direct.output.contains(#""upstream": "\#(mock)/drf/items/""#), "\(direct.output)")
+        }
+    }
+
     @Test("probe says when it cannot tell, and exits 1", arguments: ["plain", "wrapped"])
     func cannotTell(service: String) async throws {
         try await TestStack.run { stack in

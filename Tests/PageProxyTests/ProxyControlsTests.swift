@@ -49,6 +49,23 @@ import Testing
         #expect(throws: ProxyControls.Invalid.self) { try parse("/r?" + query) }
     }
 
+    /// attack11 L3 — RFC 9110 §5.3: a header control on two lines is the same as its values comma-joined on one: a
+    /// 400 for a one-value control (the first line used to win silently), the joined list for `PageProxy-Fields`.
+    @Test("a header control on two lines is its comma-joined value")
+    func headerControlOnTwoLines() throws {
+        for (name, first, second) in [
+            ("PageProxy-Max-Items", "3", "4"), ("PageProxy-Fresh", "true", "bogus"), ("PageProxy-Format", "json", "ndjson"),
+            ("PageProxy-Offset", "1", "2"),
+        ] {
+            #expect(throws: ProxyControls.Invalid.self, "\(name)") { try parse("/r", HTTPHeaders([(name, first), (name, second)])) }
+            #expect(throws: ProxyControls.Invalid.self, "\(name)") { try parse("/r", HTTPHeaders([(name, "\(first), \(second)")])) }
+        }
+        let fields = try parse("/r", HTTPHeaders([("PageProxy-Fields", "id"), ("PageProxy-Fields", "owner.login")])).fields
+        #expect(fields?.description == "id,owner.login")
+        // The query still wins over the header, however many lines it has.
+        #expect(try parse("/r?_max_items=5", HTTPHeaders([("PageProxy-Max-Items", "3"), ("PageProxy-Max-Items", "4")])).maxItems == 5)
+    }
+
     @Test("Accept asks for NDJSON only with a weight above zero", arguments: [
         ("application/x-ndjson", OutputFormat.ndjson), ("application/json, application/x-ndjson;q=0.5", .ndjson),
         ("application/x-ndjson;q=0", .json), ("application/x-ndjson; q=0.0, application/json", .json), ("application/json", .json),

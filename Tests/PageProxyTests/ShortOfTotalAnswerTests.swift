@@ -33,4 +33,37 @@ import Testing
         }
         await upstream.stop()
     }
+
+    /// attack11 L2: pages that hold more items than the stated total (3, with 2 on each of its 2 pages) are not
+    /// answered with that total, whole or in a window that reaches past it.
+    @Test func aMergedAnswerPastItsTotalStatesNoTotal() async throws {
+        let upstream = try ChangingUpstream()
+        upstream.set(body: #"[{"v":1},{"v":2}]"#, cacheControl: nil, more: [("X-Total-Count", "3")])
+        var options = PaginationScheme.PageNumber()
+        options.pageSize = 2
+        options.totalItemsHeader = "X-Total-Count"
+        let route = RouteConfig.makeForTests(name: "grown", upstream: "http://127.0.0.1:\(upstream.server.port)/items", pagination: .pageNumber(options))
+        // The same upstream detected by an auto route (a total past the page, `?page=` in the URL: page-number).
+        var auto = RouteConfig.makeForTests(name: "grown-auto", upstream: "http://127.0.0.1:\(upstream.server.port)/items?page=1", pagination: .pageNumber(options))
+        auto.pagination = .auto(itemsPath: nil)
+        try await TestStack.run(routes: []) { config in
+            config.routes = [route, auto]
+        } _: { stack in
+            let detected = try await stack.get("/grown-auto")
+            #expect(detected.header("PageProxy-Scheme") == "auto->page-number", "\(detected.text)")
+            #expect(detected.header("PageProxy-Items") == "4")
+            #expect(detected.header("PageProxy-Total") == nil)
+            let whole = try await stack.get("/grown")
+            #expect(whole.status == 200)
+            #expect(whole.header("PageProxy-Items") == "4")
+            #expect(whole.header("PageProxy-Total") == nil)
+            let window = try await stack.get("/grown?_offset=1&_limit=10")
+            #expect(window.header("PageProxy-Items") == "3")
+            #expect(window.header("PageProxy-Total") == nil)
+            // A window within the total does not contradict it.
+            let first = try await stack.get("/grown?_limit=2")
+            #expect(first.header("PageProxy-Total") == "3")
+        }
+        await upstream.stop()
+    }
 }

@@ -13,6 +13,10 @@ enum CheckConfigCommand {
         }
         do {
             let config = try ConfigLoader.load(path: path, environment: ProcessInfo.processInfo.environment)
+            if let problem = cacheDirectoryProblem(config.cache) {
+                printError(ConfigError(file: path, field: "cache.directory", problem: problem).description)
+                return 1
+            }
             let routes = config.routes.map { "\($0.name) (\($0.pagination.name))" }.joined(separator: ", ")
             print("\(path): OK, \(config.routes.count) route(s): \(routes); listening on \(config.listen.address):\(config.listen.port)")
             return 0
@@ -20,5 +24,20 @@ enum CheckConfigCommand {
             printError(error.description)
             return 1
         }
+    }
+
+    /// Why an enabled cache's directory cannot be one: a file is at its path or along it (attack11 U2: `/etc/passwd`
+    /// passed, and the server then ran uncached with `/readyz` 503). A directory not yet there is made at start.
+    private static func cacheDirectoryProblem(_ cache: CacheConfig) -> String? {
+        guard cache.maxBytes > 0 else { return nil }
+        var status = stat()
+        guard stat(cache.directory, &status) == 0 else {
+            guard errno == ENOTDIR else { return nil }
+            return "\"\(cache.directory)\" has a file, not a directory, along its path; the server would run with the cache "
+                + "disabled (name a directory, or set cache.maxBytes to 0)"
+        }
+        guard status.st_mode & S_IFMT != S_IFDIR else { return nil }
+        return "\"\(cache.directory)\" is a file, not a directory; the server would run with the cache disabled "
+            + "(name a directory, or set cache.maxBytes to 0)"
     }
 }

@@ -26,24 +26,35 @@ struct FetchAnswerReader {
         }
         buffer.removeFirst(head.bodyStart)
         guard head.status == 200 else { return await reportError(status: head.status, buffer: buffer) }
-        let output: FileHandle
+        let output: FetchOutput
         if let outputPath {
-            guard FileManager.default.createFile(atPath: outputPath, contents: nil), let file = FileHandle(forWritingAtPath: outputPath) else {
-                printError("PageProxy fetch: cannot write \(outputPath)")
+            do {
+                output = try FetchOutput(path: outputPath)
+            } catch {
+                printError("PageProxy fetch: cannot write \(outputPath): \(error)")
                 return .failed
             }
-            output = file
         } else {
-            output = FileHandle.standardOutput
+            output = FetchOutput()
         }
-        defer { if outputPath != nil { try? output.close() } }
         let expected = head.fields["content-length"].flatMap { Int($0) }
         let streamed = head.fields["content-type"]?.hasPrefix(OutputFormat.ndjson.contentType) ?? false
         return await copyBody(buffer, expected: expected, streamed: streamed, to: output)
     }
 
     /// Copies the body; a merged answer must reach its `Content-Length`, a stream must not end with a failure line.
-    private func copyBody(_ start: [UInt8], expected: Int?, streamed: Bool, to output: FileHandle) async -> FetchExit {
+    private func copyBody(_ start: [UInt8], expected: Int?, streamed: Bool, to output: FetchOutput) async -> FetchExit {
+        do {
+            return try await copyBody(start, expected: expected, streamed: streamed, writingTo: output)
+        } catch {
+            printError("PageProxy fetch: cannot write \(output.name): \(error)")
+            return .failed
+        }
+    }
+
+    private func copyBody(
+        _ start: [UInt8], expected: Int?, streamed: Bool, writingTo output: FetchOutput
+    ) async throws(FetchOutput.WriteFailure) -> FetchExit {
         var pending = start
         var written = 0
         while true {
@@ -56,17 +67,17 @@ struct FetchAnswerReader {
                 if streamed, let failure = failureStart(in: chunk) {
                     let line = String(decoding: chunk[failure...] + pending, as: UTF8.self)
                     chunk.removeLast(chunk.count - failure)
-                    output.write(Data(chunk))
+                    try output.write(chunk[...])
                     printError("PageProxy fetch: the walk failed after \(written + chunk.count) bytes of items: \(line.trimmingCharacters(in: .whitespacesAndNewlines))")
                     return .partial
                 }
-                output.write(Data(chunk))
+                try output.write(chunk[...])
                 written += chunk.count
             }
             let count = (try? await socket.read(into: &pending, maxBytes: 256 * 1024, deadline: nil)) ?? 0
             if count == 0 { break }
         }
-        output.write(Data(pending))
+        try output.write(pending[...])
         written += pending.count
         if let expected, written < expected {
             printError("PageProxy fetch: the answer ended after \(written) of \(expected) bytes")

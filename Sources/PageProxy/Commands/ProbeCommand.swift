@@ -28,22 +28,26 @@ enum ProbeCommand {
             }
             index += 1
         }
-        guard let urlText, let url = PageURL(string: urlText), url.scheme == "http" || url.scheme == "https" else {
+        guard let urlText, let requested = PageURL(string: urlText), requested.scheme == "http" || requested.scheme == "https" else {
             printError("PageProxy probe: give the first page's http:// or https:// URL; \(usage)")
             return 2
         }
         var fields = HTTPHeaders()
         for header in headers { fields.add(header.name, header.value) }
         let response: UpstreamResponse
+        let sent = LastURLTransport(base: HTTP1Transport())
         do throws(UpstreamError) {
             // As a route would: same-origin redirects (Django's APPEND_SLASH) are followed.
-            response = try await RedirectingTransport(base: HTTP1Transport()).send(
-                UpstreamRequest(url: url, headers: fields), timeout: .seconds(30), maxBodyBytes: 16 << 20)
+            response = try await RedirectingTransport(base: sent).send(
+                UpstreamRequest(url: requested, headers: fields), timeout: .seconds(30), maxBodyBytes: 16 << 20)
         } catch {
-            printError("PageProxy probe: \(url.redactedDescription) could not be fetched: \(error)")
+            printError("PageProxy probe: \(requested.redactedDescription) could not be fetched: \(error)")
             return 1
         }
-        print("PageProxy probe \(url.redactedDescription)")
+        print("PageProxy probe \(requested.redactedDescription)")
+        // The page is the redirect's target: links resolve against it, and the route names it.
+        let url = sent.lastURL ?? requested
+        if url != requested { print("  moved    to \(url.redactedDescription) (the route below names it)") }
         print("  status   \(response.status.code)")
         guard (200..<300).contains(response.status.code) else {
             let excerpt = String(decoding: response.body.prefix(300), as: UTF8.self)

@@ -174,14 +174,20 @@ enum ConfigLoader {
         let descriptor = open(path, O_RDONLY | O_CLOEXEC)
         guard descriptor >= 0 else { return .failure(ReadFailure(message: String(cString: strerror(errno)))) }
         defer { close(descriptor) }
+        // A directory opens; say what it is rather than what read(2) leaves (attack11 U1: "No such file or directory").
+        var status = stat()
+        if fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFDIR {
+            return .failure(ReadFailure(message: "it is a directory; name the config file in it"))
+        }
         var contents: [UInt8] = []
         var buffer = [UInt8](repeating: 0, count: 65536)
         while true {
-            let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            // errno read inside the closure, before anything else can change it.
+            let (count, error) = buffer.withUnsafeMutableBytes { (read(descriptor, $0.baseAddress, $0.count), errno) }
             if count == 0 { return .success(contents) }
             if count < 0 {
-                if errno == EINTR { continue }
-                return .failure(ReadFailure(message: String(cString: strerror(errno))))
+                if error == EINTR { continue }
+                return .failure(ReadFailure(message: String(cString: strerror(error))))
             }
             contents += buffer[0..<count]
             if contents.count > 64 * 1024 * 1024 {

@@ -59,10 +59,13 @@ struct ProxyControls: Sendable, Equatable {
         }
         controls.upstreamQuery = passed.isEmpty ? nil : passed.joined(separator: "&")
         let headers = request.headers
-        // The query wins over the header; an error names the one the client wrote.
+        // The query wins over the header; an error names the one the client wrote. A header given on several lines
+        // is their values joined by commas, as RFC 9110 §5.3 makes them (attack11 L3: the first line won silently,
+        // while the same values on one line were a 400).
         func given(_ control: String, _ header: String) -> Given? {
             if let text = values[control] { return Given(text: text, name: control) }
-            return headers[header].map { Given(text: $0, name: header) }
+            let lines = headers.values(header)
+            return lines.isEmpty ? nil : Given(text: lines.joined(separator: ", "), name: header)
         }
 
         if let format = given("_format", "PageProxy-Format") {

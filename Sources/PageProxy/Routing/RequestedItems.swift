@@ -15,6 +15,8 @@ final class RequestedItems {
     private var isFirst = true
     /// The number of items the upstream says it has, once a page has said (or the scheme detector did).
     private(set) var total: Int?
+    /// The items handed out so far, after the window's cut.
+    private var handedOut = 0
 
     /// - Parameters:
     ///   - scheme: the route's scheme, or the detected one of an auto route; nil when none (a single page).
@@ -43,6 +45,7 @@ final class RequestedItems {
         var shaped = page
         cut.apply(to: &shaped)
         if let fields { shaped = fields.project(shaped) }
+        handedOut += shaped.itemCount
         record.taken(number: page.number, url: page.url, items: shaped.itemCount, pagesKnown: walker.pageCountIfKnown)
         return shaped
     }
@@ -56,7 +59,10 @@ final class RequestedItems {
         // A walk that ended on an empty page its total promised (the list shrank) knows the stated total is wrong: a
         // merged answer says none, and its window links by what the walk found (review9).
         let endedShort = walkEnded && walker.endedShortOfTotal
-        let total = endedShort ? nil : total
+        // Nor one the items the walk found outnumber (attack11 L2: the first page's own count is checked where the
+        // total is read; this is the pages after it), counted from the first item or the window's start.
+        let outnumbered = walkEnded && total.map { handedOut > $0 - (window?.offset ?? 0) } ?? false
+        let total = endedShort || outnumbered ? nil : total
         if let total { headers.set("PageProxy-Total", String(total)) }
         guard let window else { return headers }
         let hasMore = endedShort ? false : total.map { window.end < $0 } ?? (walkEnded ? walker.wasTruncated : true)

@@ -8,8 +8,8 @@ import PageProxyServer
 /// destroying the value was 3 % of a 10 KB walk). Used by one request's task only.
 final class RouteWalk {
     let walker: PageWalker
-    /// For an auto route: `PageProxy-Scheme: auto->link-header`, `PageProxy-Items-Path`, and `PageProxy-Total` when
-    /// the upstream states one.
+    /// For an auto route: `PageProxy-Scheme: auto->link-header` and `PageProxy-Items-Path`. Its total is stated by
+    /// `RequestedItems` (given `detected.total`), which leaves it out when the walk contradicts it.
     let headers: HTTPHeaders
     /// For an auto route, what was detected; nil for a route with a scheme of its own.
     let detected: DetectedPagination?
@@ -51,7 +51,6 @@ final class RouteWalk {
             guard let detected else { return RouteWalk(walker: walker, headers: headers) }
             headers.set("PageProxy-Scheme", detected.headerValue)
             headers.set("PageProxy-Items-Path", detected.itemsPath.description)
-            if let total = detected.total { headers.set("PageProxy-Total", String(total)) }
             record.scheme = detected.headerValue
             record.itemsPath = detected.itemsPath.description
             return RouteWalk(walker: walker, headers: headers, detected: detected)

@@ -13,8 +13,6 @@ public enum JSONScanError: Error, Equatable, CustomStringConvertible {
     case invalidEscape(offset: Int)
     /// `\u` not followed by four hexadecimal digits.
     case invalidUnicodeEscape(offset: Int)
-    /// A `\u` high surrogate not followed by a `\u` low surrogate, or a low surrogate on its own.
-    case loneSurrogate(offset: Int)
     /// Bytes in a string that are not well-formed UTF-8 (overlong, surrogate, above U+10FFFF, truncated).
     case invalidUTF8(offset: Int)
     /// A raw byte below 0x20 inside a string.
@@ -46,8 +44,6 @@ public enum JSONScanError: Error, Equatable, CustomStringConvertible {
             "invalid JSON at byte \(offset): invalid escape sequence in string"
         case .invalidUnicodeEscape(let offset):
             "invalid JSON at byte \(offset): \\u must be followed by four hexadecimal digits"
-        case .loneSurrogate(let offset):
-            "invalid JSON at byte \(offset): unpaired UTF-16 surrogate escape"
         case .invalidUTF8(let offset):
             "invalid JSON at byte \(offset): invalid UTF-8 in string"
         case .controlCharacterInString(let offset):
@@ -71,7 +67,7 @@ public enum JSONScanError: Error, Equatable, CustomStringConvertible {
     public var offset: Int? {
         switch self {
         case .unexpectedEnd(let offset), .unexpectedByte(_, let offset), .invalidLiteral(let offset), .invalidEscape(let offset),
-            .invalidUnicodeEscape(let offset), .loneSurrogate(let offset), .invalidUTF8(let offset),
+            .invalidUnicodeEscape(let offset), .invalidUTF8(let offset),
             .controlCharacterInString(let offset), .invalidNumber(let offset), .tooDeep(_, let offset), .trailingData(let offset):
             offset
         case .itemsNotFound, .itemsNotAnArray, .tooLarge:

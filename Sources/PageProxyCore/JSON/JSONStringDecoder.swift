@@ -1,8 +1,8 @@
 /// Decodes the contents of a JSON string that `JSONScanEngine` has already validated; its escape table, surrogate
 /// joining and UTF-8 encoding are also the config reader's (`ConfigJSONReader`, which validates as it reads).
 package enum JSONStringDecoder {
-    /// The UTF-8 of the string whose raw bytes (between the quotes) are `raw`, with every escape decoded
-    /// and `\u` surrogate pairs joined.
+    /// The UTF-8 of the string whose raw bytes (between the quotes) are `raw`, with every escape decoded,
+    /// `\u` surrogate pairs joined and a lone surrogate as U+FFFD.
     static func decode(_ raw: UnsafeBufferPointer<UInt8>) -> [UInt8] {
         var output: [UInt8] = []
         output.reserveCapacity(raw.count)
@@ -77,9 +77,9 @@ package enum JSONStringDecoder {
         return value
     }
 
-    /// Appends the UTF-8 of `scalar`; a lone surrogate becomes U+FFFD.
+    /// Appends the UTF-8 of `scalar`; a lone surrogate (which the scanner lets through, RFC 8259 §8.2) becomes
+    /// U+FFFD, as UTF-8 has no encoding for it.
     package static func appendUTF8(_ scalar: UInt32, to output: inout [UInt8]) {
-        // A lone surrogate cannot reach here from validated input; encode U+FFFD defensively.
         let value = (0xD800...0xDFFF).contains(scalar) ? 0xFFFD : scalar
         switch value {
         case 0..<0x80:

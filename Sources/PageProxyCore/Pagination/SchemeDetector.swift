@@ -92,6 +92,11 @@ package enum SchemeDetector {
         } else if let header, let (path, total) = header.total {
             (detected.total, detected.totalSource, source) = (total, "\(header.name) header \"\(path)\"", .header(header.name, path))
         }
+        if let total = detected.total, total < count {
+            // A total the first page already exceeds is none to state (attack11 L2, as `PaginationScheme.totalItems`
+            // says); where it was found still tells the scheme (an offset body's total path).
+            detected.total = nil
+        }
         detectScheme(response, url: url, values: values, header: header, into: &detected)
         if case .nextURLInBody(let options)? = detected.scheme { try refuseAmbiguousNextLink(values, following: options.nextPath, url: url) }
         if detected.scheme == nil, let total = detected.total, total > count, let source,

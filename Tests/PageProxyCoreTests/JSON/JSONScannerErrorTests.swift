@@ -10,14 +10,19 @@ import Testing
         #expect(scanError(#"["\u12"]"#) == .invalidUnicodeEscape(offset: 2))
     }
 
-    @Test func loneSurrogatesAreRejected() {
-        #expect(scanError(#"["\ud83d"]"#) == .loneSurrogate(offset: 2))
-        #expect(scanError(#"["\ud83dx"]"#) == .loneSurrogate(offset: 2))
-        #expect(scanError(#"["\ud83d\n"]"#) == .loneSurrogate(offset: 2))
-        #expect(scanError(#"["\ud83d\u0041"]"#) == .loneSurrogate(offset: 2))
-        #expect(scanError(#"["\ud83d\ud83d"]"#) == .loneSurrogate(offset: 2))
-        #expect(scanError(#"["ab\ude00"]"#) == .loneSurrogate(offset: 4))
-        #expect(scanError(#"["\ude00\ud83d"]"#) == .loneSurrogate(offset: 2))
+    /// attack11 L1: RFC 8259 §8.2 allows a lone surrogate escape (ES2019's `JSON.stringify` writes one); an item
+    /// holding one is copied byte-exact, and a string PageProxy reads decodes it to U+FFFD.
+    @Test func loneSurrogatesAreAcceptedAndCopiedExactly() throws {
+        for item in [#""\ud83d""#, #""\ud83dx""#, #""\ud83d\n""#, #""\ud83d\u0041""#, #""\ud83d\ud83d""#, #""ab\ude00""#,
+            #""\ude00\ud83d""#, #"{"s":"\ud800"}"#]
+        {
+            #expect(try splicedItems("[\(item),1]") == [item, "1"])
+        }
+        let page = try scanPage(#"{"next":"a\ud800b\udc00\ud83d\ude00\ud800\u0041","items":[]}"#, items: "items", values: ["next"])
+        #expect(page.values[JSONPath("next")!] == .string("a\u{FFFD}b\u{FFFD}😀\u{FFFD}A"))
+        // Still four hex digits after `\u`.
+        #expect(scanError(#"["\ud80"]"#) == .invalidUnicodeEscape(offset: 2))
+        #expect(scanError(#"["\ud800\u12G4"]"#) == .invalidUnicodeEscape(offset: 8))
     }
 
     @Test func everyTruncationOfAValidDocumentThrows() throws {

@@ -123,6 +123,28 @@ import Testing
         }
     }
 
+    /// attack11 L2: a total smaller than the items the first page holds (`-0` with 3 items) is contradicted by the
+    /// answer; it is not stated, for a configured total path and a detected one alike.
+    @Test func aTotalTheFirstPageExceedsIsNoStatedTotal() throws {
+        var options = PaginationScheme.Offset()
+        options.totalItemsPath = JSONPath("total")
+        let path = try #require(options.totalItemsPath)
+        let items = (0..<3).map { JSONItem(range: $0..<($0 + 1), isCompact: true) }
+        for (total, expected) in [("-0", nil), ("2", nil), ("3", 3 as Int?), ("4", 4)] {
+            let page = Page(
+                number: 1, url: try #require(PageURL(string: "http://api.test/items")), status: .ok, headers: HTTPHeaders(), body: [],
+                items: items, values: [path: .number(total)])
+            #expect(PaginationScheme.offset(options).totalItems(on: page) == expected, "\(total)")
+        }
+        let url = try #require(PageURL(string: "http://api.test/items"))
+        for (body, expected) in [
+            (#"{"total":-0,"results":[{},{},{}],"next":"http://api.test/items?page=2"}"#, nil),
+            (#"{"count":2,"results":[{},{},{}]}"#, nil), (#"{"count":3,"results":[{},{},{}]}"#, 3 as Int?),
+        ] {
+            #expect(try SchemeDetector.detect(.json(body), url: url).total == expected, "\(body)")
+        }
+    }
+
     @Test("counts in any whole JSON spelling are read; negative and fractional ones are no count")
     func countSpellings() {
         let cases: [(JSONValue, Int?)] = [

@@ -22,7 +22,7 @@ struct NextURLInBodyStrategy: PaginationStrategy {
     func firstPage(from base: PageURL) -> PageURL { base }
 
     func next(after page: Page) throws(PaginationError) -> NextPages {
-        guard let link = page.values[options.nextPath]?.nonEmptyString else { return .none }
+        guard let link = try Self.link(at: options.nextPath, of: page) else { return .none }
         guard let next = linkBase(of: page, for: link).resolving(link) else { throw .invalidNextLink(page: page.number, link: link) }
         // The link's own numbering, continued to the total: page=2, 3 … or offset=10, 20 … (the numbers are the
         // upstream's; NumberedPages counts them without overflow and the walk checks the count before any URL).
@@ -36,6 +36,21 @@ struct NextURLInBodyStrategy: PaginationStrategy {
             }
         }
         return .one(next)
+    }
+
+    /// The next link at `path`; nil when null, absent or empty (the last page). Any other value is no link and no
+    /// end either (attack11 L5: `"next": 5` or `{"a":1}` ended the walk as complete, with a 200).
+    private static func link(at path: JSONPath, of page: Page) throws(PaginationError) -> String? {
+        let kind: String
+        switch page.values[path] {
+        case nil, .null: return nil
+        case .string(let text): return text.isEmpty ? nil : text
+        case .number(let text): kind = "the number \(text.prefix(40))"
+        case .bool(let flag): kind = "\(flag)"
+        case .object: kind = "an object"
+        case .array: kind = "an array"
+        }
+        throw .cannotContinue(page: page.number, reason: "its next link at \"\(path)\" is \(kind), not a URL string or null")
     }
 
     /// What the page's `link` resolves against: the page's URL (RFC 3986 §5), unless the link is a relative path and a
