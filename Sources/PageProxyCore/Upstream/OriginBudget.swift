@@ -94,6 +94,10 @@ package actor OriginBudget {
             var allowance = allowances[partition] ?? RateLimitAllowance()
             let hold = configuration.followsUpstreamSignals ? allowance.hold(at: now) : nil
             allowances[partition] = allowance
+            if case .untilProbe(let instant) = hold {
+                statistics.withLock { $0.refusals += 1 }
+                throw .rateLimited(origin: origin, wait: instant - now)
+            }
             var until: ContinuousClock.Instant?
             if case .until(let instant) = hold { until = instant }
             if let rate = configuration.requestsPerSecond, tokens < 1 {

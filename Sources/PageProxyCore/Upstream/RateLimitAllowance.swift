@@ -38,6 +38,9 @@ struct RateLimitAllowance: Sendable {
         case until(ContinuousClock.Instant)
         /// Until a request in flight is answered (the first answer is not in yet).
         case untilAnswered
+        /// A long hold: no request but the probe goes, and the next may go at this instant (a request is refused at
+        /// once rather than held up to a minute for a probe that will most likely be refused again).
+        case untilProbe(ContinuousClock.Instant)
     }
 
     /// Whether a request may start at `now`, after refilling a window that has reset.
@@ -49,7 +52,7 @@ struct RateLimitAllowance: Sendable {
         guard end - now > Self.longHold else { return .until(end) }
         if probing { return .untilAnswered }
         let nextProbe = (lastHeard ?? now) + Self.probeInterval
-        guard nextProbe <= now, inFlight == 0 else { return .until(max(nextProbe, now + Self.unknownResetWait)) }
+        guard nextProbe <= now, inFlight == 0 else { return .untilProbe(max(nextProbe, now + Self.unknownResetWait)) }
         probing = true
         return nil
     }

@@ -107,13 +107,15 @@ import Testing
         let budget = Self.budget(.init(), clock)
         let first = try await budget.acquire(partition: "a", deadline: clock.now + .seconds(30))
         await budget.finish(first, status: 429, headers: HTTPHeaders([("Retry-After", "Fri, 31 Dec 9999 23:59:59 GMT")]))
-        // Within the minute: refused at once, told to come back when the probe may go, not in 8,000 years.
+        // Within the minute: refused at once, even with ten minutes to spare (not held for the probe), and told to
+        // come back when the probe may go, not in 8,000 years.
         do {
-            _ = try await budget.acquire(partition: "a", deadline: clock.now + .seconds(30))
+            _ = try await budget.acquire(partition: "a", deadline: clock.now + .seconds(600))
             Issue.record("a request went during the hold")
         } catch .rateLimited(_, let wait) {
             #expect(wait <= RateLimitAllowance.probeInterval)
         }
+        #expect(clock.sleeps.isEmpty)
         clock.advance(by: RateLimitAllowance.probeInterval)
         // A minute on: one request goes; others wait for its answer.
         let probe = try await budget.acquire(partition: "a", deadline: clock.now + .seconds(30))
