@@ -28,9 +28,9 @@ package struct PageProxyClock: Sendable {
         try await sleep(now() + duration)
     }
 
-    /// The process's clocks.
+    /// The process's clocks; its sleeps give their timers back when cancelled (`CancellableSleep`).
     package static let system = PageProxyClock(
-        now: { .now }, wallNow: Date.init, sleep: { try await Task.sleep(until: $0, clock: .continuous) })
+        now: { .now }, wallNow: Date.init, sleep: { try await CancellableSleep.sleep(until: $0) })
 
     /// The process's monotonic clock with a wall clock of the caller's (a test that fixes the date).
     package static func wall(_ wallNow: @escaping @Sendable () -> Date) -> PageProxyClock {

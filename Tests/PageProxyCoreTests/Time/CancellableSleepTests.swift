@@ -1,0 +1,65 @@
+import Foundation
+import Synchronization
+import Testing
+@testable import PageProxyCore
+
+@Suite struct CancellableSleepTests {
+    @Test("a sleep ends at its deadline; a cancelled one throws, and one already cancelled throws at once", .timeLimit(.minutes(1)))
+    func endsOrThrows() async throws {
+        try await PageProxyClock.system.sleep(for: .milliseconds(5))
+        try await PageProxyClock.system.sleep(for: .seconds(-1))
+        let sleeper = Task { try await PageProxyClock.system.sleep(for: .seconds(3600)) }
+        sleeper.cancel()
+        await #expect(throws: CancellationError.self) { try await sleeper.value }
+        let cancelledFirst = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            try await PageProxyClock.system.sleep(for: .seconds(3600))
+        }
+        await #expect(throws: CancellationError.self) { try await cancelledFirst.value }
+    }
+
+    /// attack11 M2: `Task.sleep` kept each cancelled sleep's timer (~300 bytes) until its deadline; every page fetch
+    /// cancels two. Each batch of 20,000 cancelled hour-long sleeps grew the resident memory by 9–30 MB that way; here
+    /// a batch reuses what the last one freed. The memory is the whole process's (other tests run meanwhile, and the
+    /// first batches grow the pool's memory): of eight batches, the one that grew it least counts.
+    @Test("cancelled sleeps give their memory back before their deadline", .timeLimit(.minutes(1)))
+    func cancelledSleepsKeepNoMemory() async {
+        var growths: [Int] = []
+        for _ in 0..<8 {
+            let before = Self.residentBytes()
+            await Self.cancelSleeps(20_000)
+            growths.append(Self.residentBytes() - before)
+        }
+        #expect((growths.min() ?? 0) < 2 << 20, "resident memory grew by \(growths) bytes over eight batches of 20,000 cancelled sleeps")
+    }
+
+    /// Starts `count` hour-long sleeps, cancels them once (nearly) all of them sleep, and waits for them to end.
+    private static func cancelSleeps(_ count: Int) async {
+        let started = StartedCount()
+        await withTaskGroup(of: Void.self) { group in
+            for _ in 0..<count {
+                group.addTask {
+                    started.count.add(1, ordering: .relaxed)
+                    try? await PageProxyClock.system.sleep(for: .seconds(3600))
+                }
+            }
+            // A task runs from its count into its sleep without suspending: once all have counted, all but the few
+            // on a thread at that moment sleep. Bounded: they are cancelled anyway after ~2 s (a test has a minute).
+            for _ in 0..<2_000 where started.count.load(ordering: .relaxed) < count {
+                try? await Task.sleep(for: .milliseconds(1))
+            }
+            group.cancelAll()
+        }
+    }
+
+    private final class StartedCount: Sendable {
+        let count = Atomic<Int>(0)
+    }
+
+    /// The process's resident memory (`/proc/self/statm`): what a batch frees is reused by the next.
+    private static func residentBytes() -> Int {
+        guard let statm = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8) else { return 0 }
+        let fields = statm.split(separator: " ")
+        return fields.count > 1 ? (Int(fields[1]) ?? 0) * Int(sysconf(Int32(_SC_PAGESIZE))) : 0
+    }
+}
