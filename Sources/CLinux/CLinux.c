@@ -124,6 +124,8 @@ static int pageproxy_is_heap_reservation(uintptr_t base, uintptr_t span) {
 
 // Whether the advice is wanted at all: 0 not decided yet, 1 yes, 2 no, 3 yes and forced (collapse too).
 static _Atomic int pageproxy_huge_pages_wanted = 0;
+// PAGEPROXY_HUGE_PAGES: 0 auto, 1 on, 2 off.
+static _Atomic int pageproxy_huge_pages_policy = 0;
 
 int pageproxy_huge_pages_mode_allows(const char *enabled, const char *defrag) {
     // THP `madvise` only: with `never` the operator said no (MADV_COLLAPSE would ignore it), with `always` heaps get
@@ -143,23 +145,28 @@ static void pageproxy_read_line(const char *path, char *line, size_t size) {
     fclose(file);
 }
 
-// Decided once, unless `pageproxy_set_huge_pages` forced it: the kernel's modes allow it (above), THP is not
-// disabled for this process (PR_SET_THP_DISABLE), and `malloc` is glibc's own (another allocator preloaded would
-// manage its mappings its own way: advising them could bring back memory it gave back).
+// Decided once (again after `pageproxy_set_huge_pages`): THP is `madvise` and, unless forced on, `defrag` is safe
+// (above); THP is not disabled for this process (PR_SET_THP_DISABLE), and `malloc` is glibc's own (another allocator
+// preloaded would manage its mappings its own way: advising them could bring back memory it gave back).
 static int pageproxy_decide_huge_pages(void) {
+    int policy = atomic_load_explicit(&pageproxy_huge_pages_policy, memory_order_relaxed);
+    if (policy == 2) return 2;
     char enabled[128], defrag[128];
     pageproxy_read_line("/sys/kernel/mm/transparent_hugepage/enabled", enabled, sizeof enabled);
     pageproxy_read_line("/sys/kernel/mm/transparent_hugepage/defrag", defrag, sizeof defrag);
-    if (!pageproxy_huge_pages_mode_allows(enabled, defrag)) return 2;
+    if (strstr(enabled, "[madvise]") == NULL) return 2;
+    if (policy != 1 && !pageproxy_huge_pages_mode_allows(enabled, defrag)) return 2;
     if (prctl(PR_GET_THP_DISABLE, 0, 0, 0, 0) != 0) return 2;
     void *libc = dlopen("libc.so.6", RTLD_LAZY | RTLD_NOLOAD);
     void *own = libc != NULL ? dlsym(libc, "malloc") : NULL;
     if (libc != NULL) dlclose(libc);
-    return own != NULL && own == dlsym(RTLD_DEFAULT, "malloc") ? 1 : 2;
+    if (own == NULL || own != dlsym(RTLD_DEFAULT, "malloc")) return 2;
+    return policy == 1 ? 3 : 1;
 }
 
 void pageproxy_set_huge_pages(int policy) {
-    atomic_store_explicit(&pageproxy_huge_pages_wanted, policy == 1 ? 3 : policy == 2 ? 2 : 0, memory_order_relaxed);
+    atomic_store_explicit(&pageproxy_huge_pages_policy, policy == 1 || policy == 2 ? policy : 0, memory_order_relaxed);
+    atomic_store_explicit(&pageproxy_huge_pages_wanted, 0, memory_order_relaxed);
 }
 
 int pageproxy_advise_huge_heap(const void *address, size_t count) {

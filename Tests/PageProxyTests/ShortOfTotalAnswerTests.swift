@@ -66,4 +66,14 @@ import Testing
         }
         await upstream.stop()
     }
+
+    /// review12: a window that starts past an honest total finds nothing, which contradicts nothing: the total stays.
+    @Test func aWindowPastTheTotalKeepsIt() async throws {
+        try await TestStack.run { stack in
+            let past = try await stack.get("/drf?mock_total=45&_offset=50&_limit=5")
+            #expect(past.status == 200)
+            #expect(past.text == "[]")
+            #expect(past.header("PageProxy-Total") == "45")
+        }
+    }
 }

@@ -57,8 +57,9 @@ int pageproxy_advise_huge_heap(const void *address, size_t count);
 /// (no fault in an advised heap compacts memory in line). 1 yes, 0 no.
 int pageproxy_huge_pages_mode_allows(const char *enabled, const char *defrag);
 
-/// `PAGEPROXY_HUGE_PAGES`: 0 auto (the kernel's modes decide, as above), 1 on (advise wherever THP is `madvise`,
-/// and collapse the first 4 MiB: may stall a thread to compact memory), 2 off. Call before the first read.
+/// `PAGEPROXY_HUGE_PAGES`: 0 auto (the kernel's modes decide, as above), 1 on (whatever `defrag` is, and collapse
+/// the first 4 MiB: may stall a thread to compact memory; still only where THP is `madvise`, allowed for the process
+/// and `malloc` is glibc's), 2 off. Call before the first read.
 void pageproxy_set_huge_pages(int policy);
 
 /// Starts `path` with `argv` and `envp` as a child that gets `signal` when the thread that called this ends (and so

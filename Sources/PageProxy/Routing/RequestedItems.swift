@@ -61,7 +61,8 @@ final class RequestedItems {
         let endedShort = walkEnded && walker.endedShortOfTotal
         // Nor one the items the walk found outnumber (attack11 L2: the first page's own count is checked where the
         // total is read; this is the pages after it), counted from the first item or the window's start.
-        let outnumbered = walkEnded && total.map { handedOut > $0 - (window?.offset ?? 0) } ?? false
+        // (a window that starts past the total finds nothing, which contradicts nothing; review12).
+        let outnumbered = walkEnded && total.map { handedOut > max(0, $0 - (window?.offset ?? 0)) } ?? false
         let total = endedShort || outnumbered ? nil : total
         if let total { headers.set("PageProxy-Total", String(total)) }
         guard let window else { return headers }

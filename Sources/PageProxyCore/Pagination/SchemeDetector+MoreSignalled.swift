@@ -14,6 +14,8 @@ extension SchemeDetector {
                 + "auto-detection follows (a link, a link at \"href\" or \"url\" in an object, or a string cursor)"
         }
         if header == nil, let name = paginationHeaders.first(where: { headers[$0] != nil }) {
+            // A header that says this is the last page needs no other key (review12: ASP.NET's `"HasNext": false`).
+            if let text = headers[name], headerSaysLastPage(text) { return nil }
             return "the first page has a \(name) header that is not a JSON object stating a page count, a total or a "
                 + "next page, so whether more pages follow cannot be told"
         }
@@ -27,8 +29,9 @@ extension SchemeDetector {
     ) throws(PaginationError) {
         let links = nextLinkObjectPaths.map(\.path)
         for index in stride(from: 0, to: links.count - 1, by: 2) where [links[index], links[index + 1]].contains(nextPath) {
+            // The same link written relative and absolute is one link (review12).
             guard let href = values[links[index]]?.nonEmptyString, let other = values[links[index + 1]]?.nonEmptyString,
-                href != other
+                href != other, url.resolving(href)?.description != url.resolving(other)?.description
             else { continue }
             throw .notDetected(
                 url: url,

@@ -8,7 +8,10 @@ extension SchemeDetector {
     static let headerPageCountKeys = ["total_pages", "totalPages", "TotalPages", "page_count", "pageCount", "PageCount"]
     static let headerTotalKeys = [
         "total", "Total", "total_count", "totalCount", "TotalCount", "total_items", "totalItems", "TotalItems", "count", "Count",
+        "total_records", "totalRecords", "TotalRecords",
     ]
+    /// Keys that say whether another page follows (ASP.NET's `HasNext`): `false` there is the last page.
+    static let headerHasNextKeys = ["HasNext", "hasNext", "has_next", "HasNextPage", "hasNextPage", "has_next_page"]
     static let headerNextPageKeys = ["next_page", "nextPage", "NextPage"]
     /// Query parameters that number pages, in the order looked for in the first page's URL.
     static let pageParameters = ["page", "current_page", "currentPage", "pageNumber", "PageNumber", "CurrentPage", "p"]
@@ -40,6 +43,13 @@ extension SchemeDetector {
             if header.pageCount != nil || header.total != nil || header.nextPage != nil { return header }
         }
         return nil
+    }
+
+    /// Whether a JSON pagination header says no page follows (`"HasNext": false`), whatever else it holds.
+    static func headerSaysLastPage(_ text: String) -> Bool {
+        let keys = headerHasNextKeys.map { JSONPath(components: [.key($0)]) }
+        guard let values = try? JSONScanner().values(in: Array(text.utf8), at: keys) else { return false }
+        return keys.contains { values[$0] == .bool(false) }
     }
 
     /// The scheme for a JSON pagination header: numbered pages, all known after the first from the page count (or

@@ -124,7 +124,7 @@ package actor OriginBudget {
             }
             inFlight += 1
             if configuration.requestsPerSecond != nil { tokens -= 1 }
-            allowance.start()
+            allowance.start(at: now)
             allowances[partition] = allowance
             let waitedSeconds = waited ? (clock.now() - started).timeInterval : nil
             publish { statistics in
@@ -146,7 +146,7 @@ package actor OriginBudget {
             if signal?.isRefusal == true { statistics.upstreamRefusals += 1 }
         }
         var allowance = allowances[permit.partition] ?? RateLimitAllowance()
-        allowance.finish(signal, at: now)
+        allowance.finish(signal, status: status, at: now)
         allowances[permit.partition] = allowance
         if allowances.count > Self.maxPartitions { allowances = allowances.filter { !$0.value.isIdle(at: now) } }
         let waiters = answerWaiters

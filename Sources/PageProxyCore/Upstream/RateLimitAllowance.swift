@@ -53,7 +53,8 @@ struct RateLimitAllowance: Sendable {
         if probing { return .untilAnswered }
         let nextProbe = (lastHeard ?? now) + Self.probeInterval
         guard nextProbe <= now, inFlight == 0 else { return .untilProbe(max(nextProbe, now + Self.unknownResetWait)) }
-        probing = true
+        // The probe may go; it is the probe once it starts (`start`): a request that waits on after this (for a token,
+        // for the origin's concurrency) or leaves leaves no probe out that no answer would ever end (review12).
         return nil
     }
 
@@ -67,21 +68,25 @@ struct RateLimitAllowance: Sendable {
         return resetAt
     }
 
-    /// A request starts.
-    mutating func start() {
+    /// A request starts: during a long hold, it is the probe, and nothing else goes until it is answered.
+    mutating func start(at now: ContinuousClock.Instant) {
+        if let end = holdEnd(at: now), end - now > Self.longHold { probing = true }
         inFlight += 1
         if let remaining { self.remaining = remaining - 1 }
     }
 
-    /// A request ended: with an answer's `signal`, or nil when none came (a connection error).
-    mutating func finish(_ signal: RateLimitSignal?, at now: ContinuousClock.Instant) {
+    /// A request ended: with an answer's `signal` and `status`, or nil when none came (a connection error).
+    mutating func finish(_ signal: RateLimitSignal?, status: Int?, at now: ContinuousClock.Instant) {
         inFlight -= 1
         let wasProbe = probing
         probing = false
         guard let signal else { return }
         hasHeard = true
         lastHeard = now
-        if wasProbe, !signal.isRefusal, signal.retryAfter == nil, signal.remaining.map({ $0 > 0 }) ?? true {
+        // Only an answer the upstream served (2xx, 3xx) ends a long hold: a 503 of a load balancer in front of it, or a
+        // 401, says nothing about the quota (review12).
+        let served = status.map { (200..<400).contains($0) } ?? false
+        if wasProbe, served, !signal.isRefusal, signal.retryAfter == nil, signal.remaining.map({ $0 > 0 }) ?? true {
             // The probe was let through: the long hold is over; this answer alone says what holds now.
             blockedUntil = nil
             resetAt = nil

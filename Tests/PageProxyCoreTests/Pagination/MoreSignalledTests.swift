@@ -77,6 +77,8 @@ import Testing
         #expect(try detect(#"{"next":{"href":"/a?page=2","url":"/b?page=2"},"results":[{"id":1}]}"#, headers: [("Link", #"</a?page=2>; rel="next""#)]).schemeName == "link-header")
         // The same link twice is one link.
         #expect(try detect(#"{"next":{"href":"/a?page=2","url":"/a?page=2"},"results":[{"id":1}]}"#).next == "/a?page=2")
+        // So is the same link written relative and absolute (review12).
+        #expect(try detect(#"{"next":{"href":"/a?page=2","url":"http://api.test/a?page=2"},"results":[{"id":1}]}"#).next != nil)
     }
 
     @Test("a page number or true at a next path says more follow: an error; Twitter's next_cursor 0 is a last page")
@@ -94,6 +96,15 @@ import Testing
         #expect(notDetectedReason(body, headers: [("X-Pagination", #"{"per_page":2}"#)]) != nil)
         // Another way on wins, as before.
         #expect(try detect(body, headers: [("X-Pagination", "page=1"), ("X-Next-Page", "2")]).schemeName == "next-page-header")
+    }
+
+    @Test("an X-Pagination header that says it is the last page, or states its total as TotalRecords, is one page (review12)")
+    func paginationHeaderThatSaysLastPage() throws {
+        let body = #"[{"id":1},{"id":2}]"#
+        #expect(notDetectedReason(body, headers: [("X-Pagination", #"{"PageSize":2,"HasNext":false}"#)]) == nil)
+        #expect(try detect(body, headers: [("X-Pagination", #"{"PageSize":2,"HasNext":false}"#)]).scheme == nil)
+        #expect(notDetectedReason(body, headers: [("X-Pagination", #"{"PageSize":2,"HasNext":true}"#)]) != nil)
+        #expect(try detect(body, headers: [("X-Pagination", #"{"TotalRecords":2,"PageSize":2}"#)]).total == 2)
     }
 
     @Test("Content-Range: a total past the page with no way on is an error; the page's own total is one page")

@@ -141,6 +141,42 @@ import Testing
         }
     }
 
+    @Test(
+        "a probe that waits for the origin's concurrency and is cancelled leaves no probe out: the next one goes (review12)",
+        .timeLimit(.minutes(1)))
+    func aProbeThatNeverStartedIsNoProbe() async throws {
+        let clock = VirtualClock()
+        let budget = Self.budget(.init(maxConcurrent: 1), clock)
+        let first = try await budget.acquire(partition: "a", deadline: clock.now + .seconds(30))
+        await budget.finish(first, status: 429, headers: HTTPHeaders([("Retry-After", "7200")]))
+        clock.advance(by: RateLimitAllowance.probeInterval + .seconds(1))
+        let other = try await budget.acquire(partition: "b", deadline: clock.now + .seconds(600))
+        // A's probe is due, but the origin's one slot is B's: it waits, and its client leaves.
+        let (probe, granted) = Self.acquireLater(budget, partition: "a", deadline: clock.now + .seconds(600))
+        for _ in 0..<1000 { await Task.yield() }
+        probe.cancel()
+        _ = await probe.result
+        #expect(!granted.value)
+        await budget.finish(other, status: 200, headers: HTTPHeaders())
+        // The next request of A is the probe; a lost one would leave it waiting for an answer that never comes.
+        _ = try await budget.acquire(partition: "a", deadline: clock.now + .seconds(600))
+        #expect(budget.snapshot.inFlight == 1)
+    }
+
+    @Test("a probe answered by a 503 with no rate-limit fields (a load balancer) does not end the hold (review12)")
+    func aProbeAnsweredByA503KeepsTheHold() async throws {
+        let clock = VirtualClock()
+        let budget = Self.budget(.init(), clock)
+        let first = try await budget.acquire(partition: "a", deadline: clock.now + .seconds(30))
+        await budget.finish(first, status: 429, headers: HTTPHeaders([("Retry-After", "86400")]))
+        clock.advance(by: RateLimitAllowance.probeInterval)
+        let probe = try await budget.acquire(partition: "a", deadline: clock.now + .seconds(30))
+        await budget.finish(probe, status: 503, headers: HTTPHeaders())
+        await #expect(throws: UpstreamError.self) {
+            _ = try await budget.acquire(partition: "a", deadline: clock.now + .seconds(30))
+        }
+    }
+
     @Test func theWindowRefillsToTheLimitLessWhatIsInFlight() async throws {
         let (clock, budget, deadline) = try await Self.afterFirstAnswer(limit: 3, remaining: 1, resetIn: 1)
         let early = try await budget.acquire(partition: "a", deadline: deadline)

@@ -38,16 +38,17 @@ struct NextURLInBodyStrategy: PaginationStrategy {
         return .one(next)
     }
 
-    /// The next link at `path`; nil when null, absent or empty (the last page). Any other value is no link and no
-    /// end either (attack11 L5: `"next": 5` or `{"a":1}` ended the walk as complete, with a 200).
+    /// The next link at `path`; nil when null, absent, empty or `false` (the last page, as auto-detection reads it too;
+    /// review12). Any other value is no link and no end either (attack11 L5: `"next": 5` or `{"a":1}` ended the walk
+    /// as complete, with a 200).
     private static func link(at path: JSONPath, of page: Page) throws(PaginationError) -> String? {
         let kind: String
         switch page.values[path] {
-        case nil, .null: return nil
+        case nil, .null, .bool(false): return nil
         case .string(let text): return text.isEmpty ? nil : text
         case .number(let text): kind = "the number \(text.prefix(40))"
-        case .bool(let flag): kind = "\(flag)"
-        case .object: kind = "an object"
+        case .bool: kind = "true"
+        case .object: kind = "an object (a link object? name its member: \"\(path).href\")"
         case .array: kind = "an array"
         }
         throw .cannotContinue(page: page.number, reason: "its next link at \"\(path)\" is \(kind), not a URL string or null")
