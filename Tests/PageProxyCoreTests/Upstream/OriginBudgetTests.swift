@@ -49,6 +49,29 @@ import Testing
         return (task, granted)
     }
 
+    /// A budget whose first request for "a" got a 429 with `Retry-After: retryAfter` (a long hold), the clock then
+    /// moved on to when a probe may go.
+    static func heldLong(
+        retryAfter: String, _ configuration: OriginBudget.Configuration = .init()
+    ) async throws -> (VirtualClock, OriginBudget) {
+        let clock = VirtualClock()
+        let budget = Self.budget(configuration, clock)
+        let first = try await budget.acquire(partition: "a", deadline: clock.now + .seconds(30))
+        await budget.finish(first, status: 429, headers: HTTPHeaders([("Retry-After", retryAfter)]))
+        clock.advance(by: RateLimitAllowance.probeInterval)
+        return (clock, budget)
+    }
+
+    /// Answers the probe now due with `status` and `headers`; the hold must still refuse the next request.
+    static func expectHoldAfterProbe(answered status: Int, _ headers: HTTPHeaders) async throws {
+        let (clock, budget) = try await heldLong(retryAfter: "86400")
+        let probe = try await budget.acquire(partition: "a", deadline: clock.now + .seconds(30))
+        await budget.finish(probe, status: status, headers: headers)
+        await #expect(throws: UpstreamError.self) {
+            _ = try await budget.acquire(partition: "a", deadline: clock.now + .seconds(30))
+        }
+    }
+
     @Test func theFirstRequestGoesAloneUntilItsAnswerTellsTheLimit() async throws {
         let clock = VirtualClock()
         let budget = Self.budget(.init(), clock)
@@ -129,27 +152,14 @@ import Testing
 
     @Test("a probe that is refused again renews the hold")
     func aRefusedProbeRenewsTheHold() async throws {
-        let clock = VirtualClock()
-        let budget = Self.budget(.init(), clock)
-        let first = try await budget.acquire(partition: "a", deadline: clock.now + .seconds(30))
-        await budget.finish(first, status: 429, headers: HTTPHeaders([("Retry-After", "86400")]))
-        clock.advance(by: RateLimitAllowance.probeInterval)
-        let probe = try await budget.acquire(partition: "a", deadline: clock.now + .seconds(30))
-        await budget.finish(probe, status: 429, headers: HTTPHeaders([("Retry-After", "86400")]))
-        await #expect(throws: UpstreamError.self) {
-            _ = try await budget.acquire(partition: "a", deadline: clock.now + .seconds(30))
-        }
+        try await Self.expectHoldAfterProbe(answered: 429, HTTPHeaders([("Retry-After", "86400")]))
     }
 
     @Test(
         "a probe that waits for the origin's concurrency and is cancelled leaves no probe out: the next one goes (review12)",
         .timeLimit(.minutes(1)))
     func aProbeThatNeverStartedIsNoProbe() async throws {
-        let clock = VirtualClock()
-        let budget = Self.budget(.init(maxConcurrent: 1), clock)
-        let first = try await budget.acquire(partition: "a", deadline: clock.now + .seconds(30))
-        await budget.finish(first, status: 429, headers: HTTPHeaders([("Retry-After", "7200")]))
-        clock.advance(by: RateLimitAllowance.probeInterval + .seconds(1))
+        let (clock, budget) = try await Self.heldLong(retryAfter: "7200", .init(maxConcurrent: 1))
         let other = try await budget.acquire(partition: "b", deadline: clock.now + .seconds(600))
         // A's probe is due, but the origin's one slot is B's: it waits, and its client leaves.
         let (probe, granted) = Self.acquireLater(budget, partition: "a", deadline: clock.now + .seconds(600))
@@ -165,16 +175,7 @@ import Testing
 
     @Test("a probe answered by a 503 with no rate-limit fields (a load balancer) does not end the hold (review12)")
     func aProbeAnsweredByA503KeepsTheHold() async throws {
-        let clock = VirtualClock()
-        let budget = Self.budget(.init(), clock)
-        let first = try await budget.acquire(partition: "a", deadline: clock.now + .seconds(30))
-        await budget.finish(first, status: 429, headers: HTTPHeaders([("Retry-After", "86400")]))
-        clock.advance(by: RateLimitAllowance.probeInterval)
-        let probe = try await budget.acquire(partition: "a", deadline: clock.now + .seconds(30))
-        await budget.finish(probe, status: 503, headers: HTTPHeaders())
-        await #expect(throws: UpstreamError.self) {
-            _ = try await budget.acquire(partition: "a", deadline: clock.now + .seconds(30))
-        }
+        try await Self.expectHoldAfterProbe(answered: 503, HTTPHeaders())
     }
 
     @Test func theWindowRefillsToTheLimitLessWhatIsInFlight() async throws {
