@@ -32,13 +32,15 @@ NDJSON = "Accept: application/x-ndjson"
 class Proxy:
     """One PageProxy process over its own cache directory; restartable over the same directory."""
 
-    def __init__(self, label, binary, work, mock_port, max_bytes, memo_bytes=None):
+    def __init__(self, label, binary, work, mock_port, max_bytes, memo_bytes=None, send_from_files=False):
         self.label, self.binary, self.port = label, binary, free_port()
         self.dir = os.path.join(work, label)
         os.makedirs(self.dir)
         cache = {"directory": os.path.join(self.dir, "cache"), "maxBytes": max_bytes}
         if memo_bytes is not None:
             cache["memoBytes"] = memo_bytes
+        if send_from_files:
+            cache["sendFromFiles"] = True
         mock = f"http://127.0.0.1:{mock_port}"
         self.config = {
             "listen": {"address": "127.0.0.1", "port": self.port}, "logLevel": "error", "cache": cache,

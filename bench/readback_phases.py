@@ -28,7 +28,7 @@ def curl(url, headers):
 
 
 @contextlib.contextmanager
-def filled_proxies(binaries, headers, prefix):
+def filled_proxies(binaries, headers, prefix, send_from_files=()):
     """One proxy per binary (memo off), each over its own cache directory filled once by one request; the mock is
     started with the first binary. Everything started is stopped by PID at the end, and the directories removed."""
     work = workdir(prefix)
@@ -37,7 +37,8 @@ def filled_proxies(binaries, headers, prefix):
     proxies = []
     try:
         for index, binary in enumerate(binaries):
-            proxies.append(Proxy(f"binary{index}", binary, work, mock_port, 256 << 20, memo_bytes=0))
+            proxies.append(Proxy(f"binary{index}", binary, work, mock_port, 256 << 20, memo_bytes=0,
+                                 send_from_files=index in send_from_files))
             get(proxies[-1].port, PATH, headers)
         yield proxies
     finally:
@@ -52,11 +53,15 @@ def main():
     parser.add_argument("binaries", help="comma-separated release binaries")
     parser.add_argument("--restarts", type=int, default=4, help="rounds of restarts (default 4)")
     parser.add_argument("--ndjson", action="store_true", help="ask for NDJSON instead of the merged answer")
+    parser.add_argument("--send-from-files", default="", metavar="INDEXES",
+                        help="comma-separated indexes (from 0) of the binaries whose proxy runs with cache.sendFromFiles on "
+                             "(the same binary may be listed twice: with and without)")
     args = parser.parse_args()
     binaries = [os.path.abspath(binary) for binary in args.binaries.split(",")]
     headers = NDJSON if args.ndjson else {}
     results = {}
-    with filled_proxies(binaries, headers, "pageproxy-readback-phases-") as proxies:
+    send_from_files = {int(index) for index in args.send_from_files.split(",") if index}
+    with filled_proxies(binaries, headers, "pageproxy-readback-phases-", send_from_files) as proxies:
         for _ in range(args.restarts):
             cells = []
             for index, proxy in enumerate(proxies):
