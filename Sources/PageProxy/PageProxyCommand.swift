@@ -47,6 +47,8 @@ enum PageProxyCommand {
         }
         // A soft limit of 1,024 would leave a quarter of it, 256, for entry files sent from the cache (eighth pass).
         OpenFileLimit.raiseToHardLimit()
+        // And its table grown once, before any request (each growth later waits for an RCU grace period).
+        OpenFileLimit.growDescriptorTable()
         // A write to a closed socket must be an error, not the end of the process.
         signal(SIGPIPE, SIG_IGN)
         var arguments = Array(CommandLine.arguments.dropFirst())

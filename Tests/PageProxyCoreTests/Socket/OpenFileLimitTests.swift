@@ -1,6 +1,7 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import Foundation
 import Testing
 
 @testable import PageProxyCore
@@ -31,5 +32,22 @@ import Testing
         #expect(OpenFileLimit.soft == target)
         #expect(OpenFileLimit.raiseToHardLimit() == target)
         OwnProcessTest.finish()
+    }
+
+    /// The size of this process's descriptor table (`FDSize` in /proc/self/status).
+    private static var tableSize: Int? {
+        guard let text = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8),
+            let line = text.split(separator: "\n").first(where: { $0.hasPrefix("FDSize:") })
+        else { return nil }
+        return Int(line.dropFirst("FDSize:".count).trimmingCharacters(in: .whitespaces))
+    }
+
+    @Test("the descriptor table is grown at once to the size asked (within the soft limit), and stays so")
+    func theDescriptorTableIsGrownAhead() throws {
+        let soft = try #require(OpenFileLimit.soft)
+        let asked = Int(min(soft, 4096))
+        let high = try #require(OpenFileLimit.growDescriptorTable(to: asked))
+        #expect(high == Int32(asked - 1))
+        #expect(try #require(Self.tableSize) >= asked)
     }
 }
