@@ -33,6 +33,7 @@ final class PageProxyApp: Sendable {
         let metricsBox = MetricsConnectionCount()
         let budgets = makeBudgets(config)
         let metrics = Metrics(openConnections: { metricsBox.count() }, budgets: budgets)
+        metrics.observeLogger { logger.droppedLines }
         let responder = makeResponder(
             config: config, transport: transport, pages: pages, status: status, metrics: metrics, budgets: budgets, spool: spool,
             walkObserver: walkObserver)

@@ -39,10 +39,18 @@ enum PageProxyCommand {
     static func main() async {
         // Before any thread exists (issue 13, seventh pass: the first read-back grew its arenas a page run at a time).
         _ = pageproxy_pad_malloc_arenas()
+        var arguments = Array(CommandLine.arguments.dropFirst())
+        // No command, or options without one (`PageProxy --config x.json`), is serve: the options are serve's.
+        let startsWithOption = arguments.first.map { $0.hasPrefix("-") && !Self.globalFlags.contains($0) } ?? true
+        let command = startsWithOption ? "serve" : arguments.removeFirst()
+        let asksForHelp = arguments.contains("--help") || arguments.contains("-h")
+            || ["--help", "-h", "help", "--version", "-V", "version"].contains(command)
         switch HugePagePolicy.from(environment: ProcessInfo.processInfo.environment) {
         case .success(let policy): policy.apply()
+        // Help and the version are printed whatever the environment says (review13 N6).
+        case .failure where asksForHelp: break
         case .failure(let invalid):
-            FileHandle.standardError.write(Data("PageProxy: \(invalid.message)\n".utf8))
+            printError("PageProxy: \(invalid.message)")
             exit(1)
         }
         // A soft limit of 1,024 would leave a quarter of it, 256, for entry files sent from the cache (eighth pass).
@@ -51,10 +59,6 @@ enum PageProxyCommand {
         OpenFileLimit.growDescriptorTable()
         // A write to a closed socket must be an error, not the end of the process.
         signal(SIGPIPE, SIG_IGN)
-        var arguments = Array(CommandLine.arguments.dropFirst())
-        // No command, or options without one (`PageProxy --config x.json`), is serve: the options are serve's.
-        let startsWithOption = arguments.first.map { $0.hasPrefix("-") && !Self.globalFlags.contains($0) } ?? true
-        let command = startsWithOption ? "serve" : arguments.removeFirst()
         let code: Int32
         if arguments.contains("--help") || arguments.contains("-h") {
             // `PageProxy serve --help` is how most people look for options.
@@ -75,7 +79,7 @@ enum PageProxyCommand {
             print("PageProxy \(PageProxyVersion.current)")
             code = 0
         default:
-            FileHandle.standardError.write(Data("PageProxy: unknown command \"\(command)\"\n\n\(usage)\n".utf8))
+            printError("PageProxy: unknown command \"\(command)\"\n\n\(usage)")
             code = 2
         }
         exit(code)
@@ -131,7 +135,8 @@ struct CommandOptions {
     }
 }
 
-/// Writes a message to standard error.
+/// Writes a message to standard error; one that cannot be written is dropped (`DescriptorOutput`: FileHandle would
+/// stop the process).
 func printError(_ message: String) {
-    FileHandle.standardError.write(Data((message + "\n").utf8))
+    DescriptorOutput.write(message + "\n", to: STDERR_FILENO)
 }

@@ -3,6 +3,10 @@ import PageProxyCore
 import Synchronization
 import Testing
 
+#if canImport(Glibc)
+import Glibc
+#endif
+
 @testable import PageProxyServer
 
 /// Standard output is written on the logger's own queue: a stdout that blocks never blocks a task that logs.
@@ -23,5 +27,22 @@ import Testing
         let lines = written.withLock { $0 }
         #expect(lines.count == 3)
         #expect(lines.enumerated().allSatisfy { $0.element.contains("\"n\":\($0.offset + 1)") })
+    }
+}
+
+/// review13 B1: a line standard output refuses is dropped and counted, not a crash of the process.
+@Suite struct LoggerDroppedLineTests {
+    @Test("lines to a pipe whose reader left are dropped and counted")
+    func linesToAGoneReaderAreDropped() {
+        _ = signal(SIGPIPE, SIG_IGN)
+        var ends: [Int32] = [0, 0]
+        #expect(pipe(&ends) == 0)
+        close(ends[0])
+        defer { close(ends[1]) }
+        let logger = Logger(level: .info, descriptor: ends[1])
+        for number in 1...3 { logger.log(.info, "line", [("n", .int(number))]) }
+        logger.log(.debug, "below the level: not written, not dropped")
+        logger.flush()
+        #expect(logger.droppedLines == 3)
     }
 }

@@ -38,7 +38,7 @@ enum FetchCommand {
             return fail(.failed, error.description)
         }
         // Standard output is for the items: the log goes to standard error, warnings and errors only.
-        let logger = Logger(level: .warning) { line in FileHandle.standardError.write(Data(line.utf8)) }
+        let logger = Logger(level: .warning) { line in DescriptorOutput.write(line, to: STDERR_FILENO) }
         let mock = startMockIfFree(config, logger: logger)
         let progress = FetchProgressLine(enabled: isatty(STDERR_FILENO) == 1)
         let pages = PageProxyApp.makePageCache(config.cache, logger: logger)

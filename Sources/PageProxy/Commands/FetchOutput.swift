@@ -1,7 +1,8 @@
 import Glibc
+import PageProxyCore
 
 /// Where `PageProxy fetch` writes the items: standard output or a file, by write(2), so that a failure (a full disk,
-/// a closed pipe) is a message with its reason and exit status 1. FileHandle's `write(_:)` stops the process on one
+/// a closed pipe) is a message with its reason and exit status 1 (`DescriptorOutput`). FileHandle's `write(_:)` stops the process on one
 /// (attack11 U3, found beside it: `--output /dev/full` crashed with "Illegal instruction").
 final class FetchOutput {
     private let descriptor: Int32
@@ -31,17 +32,8 @@ final class FetchOutput {
 
     /// Writes every byte of `bytes`.
     func write(_ bytes: ArraySlice<UInt8>) throws(WriteFailure) {
-        var written = 0
-        while written < bytes.count {
-            let (count, error) = bytes.dropFirst(written).withUnsafeBytes { rest in
-                (Glibc.write(descriptor, rest.baseAddress, rest.count), errno)
-            }
-            if count < 0 {
-                if error == EINTR { continue }
-                throw WriteFailure(errno: error)
-            }
-            written += count
-        }
+        let failure = bytes.withUnsafeBytes { DescriptorOutput.write($0, to: descriptor) }
+        if let failure { throw WriteFailure(errno: failure) }
     }
 
     /// Why a write or an open failed: the system's words for its errno.

@@ -37,12 +37,12 @@ final class FetchProgressLine: Sendable {
     func finish() {
         guard enabled, let latest = state.withLock({ $0.latest }) else { return }
         draw(latest)
-        FileHandle.standardError.write(Data("\n".utf8))
+        DescriptorOutput.write("\n", to: STDERR_FILENO)
     }
 
     private func draw(_ progress: WalkRecord.Progress) {
         // `\r` and "erase to the end of the line" (ECMA-48 EL): the line is redrawn where it stands.
-        FileHandle.standardError.write(Data(("\r\u{1B}[K" + Self.text(progress)).utf8))
+        DescriptorOutput.write("\r\u{1B}[K" + Self.text(progress), to: STDERR_FILENO)
     }
 
     /// `pages 5/13  items 100/250  412 items/s  elapsed 0:02  left 0:03`.

@@ -45,6 +45,8 @@ final class Metrics: Sendable {
     private let memoBytes = Mutex<(@Sendable () -> Int)?>(nil)
     /// The upstream pages whose `Date` alone made them stale on arrival (`pageproxy_cache_pages_stale_by_date_total`).
     private let pagesStaleByDate = Mutex<(@Sendable () -> Int)?>(nil)
+    /// The log lines standard output refused (`pageproxy_log_lines_dropped_total`).
+    private let logLinesDropped = Mutex<(@Sendable () -> Int)?>(nil)
 
     init(openConnections: @escaping @Sendable () -> Int = { 0 }, budgets: OriginBudgets? = nil) {
         self.openConnections = openConnections
@@ -54,6 +56,11 @@ final class Metrics: Sendable {
     /// Reads the memo's charged bytes at each scrape (the memo is made after the metrics).
     func observeMemo(bytes: @escaping @Sendable () -> Int) {
         memoBytes.withLock { $0 = bytes }
+    }
+
+    /// Reads the logger's count of dropped lines at each scrape.
+    func observeLogger(dropped: @escaping @Sendable () -> Int) {
+        logLinesDropped.withLock { $0 = dropped }
     }
 
     /// Reads the page cache's count of pages stale on arrival by their `Date` at each scrape.
@@ -130,6 +137,10 @@ final class Metrics: Sendable {
             "pageproxy_cache_pages_stale_by_date_total", "counter",
             "Upstream pages stale on arrival because their Date is behind this clock by more than their lifetime (the upstream's clock is slow; logged once per origin per 10 minutes).")
         text += "pageproxy_cache_pages_stale_by_date_total \(pagesStaleByDate.withLock { $0 }?() ?? 0)\n"
+        text += family(
+            "pageproxy_log_lines_dropped_total", "counter",
+            "Log lines standard output could not take (closed, a terminal gone, a full disk): dropped, not a crash.")
+        text += "pageproxy_log_lines_dropped_total \(logLinesDropped.withLock { $0 }?() ?? 0)\n"
         text += family("pageproxy_upstream_request_duration_seconds", "histogram", "Upstream page request latency.")
         for (route, histogram) in snapshot.upstreamLatency.sorted(by: { $0.key < $1.key }) {
             text += histogram.lines(name: "pageproxy_upstream_request_duration_seconds", labels: "route=\"\(Self.escape(route))\"")

@@ -9,18 +9,27 @@ import Synchronization
 ///
 /// A write to standard output can block (a full pipe, a slow terminal): it happens on a serial Dispatch queue of
 /// the logger's, in the order the lines were logged, never on the cooperative pool nor under a lock a task holds.
-/// `flush()` waits for the lines logged so far.
+/// `flush()` waits for the lines logged so far. A line that cannot be written (standard output closed, a terminal gone
+/// after SIGHUP, a full disk) is dropped and counted (`droppedLines`), never a crash (`DescriptorOutput`).
 package final class Logger: Sendable {
     private let level: LogLevel
     /// Where lines go at once, under the lock (an in-memory sink in tests); nil when they are queued.
     private let sink: Mutex<(@Sendable (String) -> Void)?>
     /// The queue that writes lines with `write`, in order, when they are not handed to `sink`.
     private let queue: DispatchQueue?
-    private let write: (@Sendable (String) -> Void)?
+    /// Writes a line; false when it could not be written.
+    private let write: (@Sendable (String) -> Bool)?
+    /// Lines `write` could not write.
+    private let dropped = Atomic<Int>(0)
 
     /// A logger that writes to standard output.
     package convenience init(level: LogLevel) {
-        self.init(level: level, sink: nil, queuedWrite: { line in FileHandle.standardOutput.write(Data(line.utf8)) })
+        self.init(level: level, descriptor: STDOUT_FILENO)
+    }
+
+    /// A logger that writes to `descriptor` (standard output or standard error), dropping what cannot be written.
+    package convenience init(level: LogLevel, descriptor: Int32) {
+        self.init(level: level, sink: nil, queuedWrite: { line in DescriptorOutput.write(line, to: descriptor) == nil })
     }
 
     /// A logger that hands each line to `sink` at once (tests collect lines this way).
@@ -30,10 +39,10 @@ package final class Logger: Sendable {
 
     /// A logger whose lines `write` receives on the logger's own serial queue, in order (standard output in production).
     package static func queued(level: LogLevel, write: @escaping @Sendable (String) -> Void) -> Logger {
-        Logger(level: level, sink: nil, queuedWrite: write)
+        Logger(level: level, sink: nil, queuedWrite: { line in write(line); return true })
     }
 
-    private init(level: LogLevel, sink: (@Sendable (String) -> Void)?, queuedWrite write: (@Sendable (String) -> Void)?) {
+    private init(level: LogLevel, sink: (@Sendable (String) -> Void)?, queuedWrite write: (@Sendable (String) -> Bool)?) {
         self.level = level
         self.sink = Mutex(sink)
         self.queue = write == nil ? nil : DispatchQueue(label: "pageproxy.logger")
@@ -45,6 +54,9 @@ package final class Logger: Sendable {
         queue?.sync {}
     }
 
+    /// Lines dropped so far because their descriptor refused them (`pageproxy_log_lines_dropped_total`).
+    package var droppedLines: Int { dropped.load(ordering: .relaxed) }
+
     /// Whether a line at `level` would be written: callers skip building costly fields when it would not.
     package func logs(_ level: LogLevel) -> Bool { level >= self.level }
 
@@ -53,7 +65,9 @@ package final class Logger: Sendable {
         let time = Self.timestamp(Date())
         let line = JSONText.object([("time", .string(time)), ("level", .string(level.rawValue)), ("msg", .string(message))] + fields) + "\n"
         if let queue, let write {
-            queue.async { write(line) }
+            queue.async { [self] in
+                if !write(line) { dropped.add(1, ordering: .relaxed) }
+            }
         } else {
             sink.withLock { $0?(line) }
         }
