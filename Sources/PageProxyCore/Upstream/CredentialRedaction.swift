@@ -90,7 +90,7 @@ package enum CredentialRedaction {
         for scheme in authorizationSchemes where schemes {
             var searchStart = result.startIndex
             while let found = result.range(of: scheme, options: .caseInsensitive, range: searchStart..<result.endIndex) {
-                let wordEnd = result[found.upperBound...].firstIndex { $0 == " " || $0 == "\"" || $0 == "'" || $0 == "," } ?? result.endIndex
+                let wordEnd = result[found.upperBound...].firstIndex { $0 == " " || $0 == "\"" || $0 == "'" || $0 == "," || $0 == "\\" } ?? result.endIndex
                 if wordEnd > found.upperBound, result[found.upperBound..<wordEnd] != "REDACTED" {
                     result.replaceSubrange(found.upperBound..<wordEnd, with: "REDACTED")
                 }
@@ -106,10 +106,32 @@ package enum CredentialRedaction {
     /// realm="api"` is what a client needs; attack11 M1: a gateway that quoted the key it was sent).
     package static func redactChallenge(_ value: String, secrets: [String]) -> String {
         let whole = redactText(value, secrets: secrets, schemes: false)
-        // Odd parts lie between quotes (an escaped quote inside one only moves where the schemes are looked for).
-        return whole.split(separator: "\"", omittingEmptySubsequences: false).enumerated()
-            .map { index, part in index % 2 == 1 ? redactText(String(part), secrets: []) : String(part) }
-            .joined(separator: "\"")
+        // Each quoted string (RFC 9110 §5.6.4: a backslash quotes the next character, an escaped quote among them)
+        // is redacted whole; what lies outside quotes is kept (review13 N3: splitting at every quote flipped inside and
+        // outside at an escaped one). An unterminated quote runs to the end, redacted too.
+        var result = ""
+        var quoted = ""
+        var inQuotes = false
+        var escaped = false
+        for character in whole {
+            guard inQuotes else {
+                result.append(character)
+                inQuotes = character == "\""
+                continue
+            }
+            if escaped {
+                escaped = false
+            } else if character == "\\" {
+                escaped = true
+            } else if character == "\"" {
+                result += redactText(quoted, secrets: []) + "\""
+                quoted = ""
+                inQuotes = false
+                continue
+            }
+            quoted.append(character)
+        }
+        return inQuotes ? result + redactText(quoted, secrets: []) : result
     }
 
     /// A URL as written by an upstream (a `Location`), shown without user info and secret query values.

@@ -9,6 +9,9 @@ import Synchronization
 /// count per token. A fetch that may not start waits; when the wait would end past its request's deadline, it fails
 /// at once with `UpstreamError.rateLimited`, so that a walk neither spends a request to learn the budget is spent
 /// nor holds its client for nothing.
+/// A hold longer than `RateLimitAllowance.longHold` (a `Retry-After` of a day, a reset in 9999) is not waited for
+/// even when the deadline would allow it: one request a `probeInterval` asks the upstream again, and every other fails
+/// at once with a wait no longer than the next probe (`Hold.untilProbe`).
 package actor OriginBudget {
     /// The limits an origin's routes configure (the strictest of them when several routes share the origin).
     package struct Configuration: Sendable, Equatable {

@@ -80,6 +80,9 @@ struct RateLimitAllowance: Sendable {
         inFlight -= 1
         let wasProbe = probing
         probing = false
+        // A probe that got no answer (the upstream unreachable) was the minute's try: the next waits a `probeInterval`,
+        // not one request after another through an outage (review13 N4).
+        if wasProbe { lastHeard = now }
         guard let signal else { return }
         hasHeard = true
         lastHeard = now

@@ -29,6 +29,16 @@ import Testing
                 == #"Bearer realm="api", error_description="key REDACTED rejected for Bearer REDACTED""#)
     }
 
+    @Test("an escaped quote inside a quoted parameter does not end it: the scheme word after it is still redacted (review13 N3)")
+    func escapedQuotesStayInsideTheirString() {
+        #expect(
+            CredentialRedaction.redactChallenge(
+                #"Bearer realm="api", error_description="the header \"Bearer abc123\" is bad""#, secrets: [])
+                == #"Bearer realm="api", error_description="the header \"Bearer REDACTED\" is bad""#)
+        #expect(CredentialRedaction.redactChallenge(#"Bearer error="x", detail="Basic dXNlcjpw"#, secrets: [])
+            == #"Bearer error="x", detail="Basic REDACTED"#)
+    }
+
     @Test("an Authorization value whose percent-encoding is broken elsewhere is still redacted (review11)")
     func brokenPercentEncodingIsRedacted() {
         #expect(CredentialRedaction.redactQuery("q=Bearer%20secret%") == "q=REDACTED")

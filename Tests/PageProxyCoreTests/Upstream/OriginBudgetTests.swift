@@ -173,6 +173,19 @@ import Testing
         #expect(budget.snapshot.inFlight == 1)
     }
 
+    @Test("a probe that gets no answer (a connection error) was the minute's probe: the next request is refused (review13 N4)")
+    func aProbeWithoutAnAnswerWaitsForTheNextMinute() async throws {
+        let (clock, budget) = try await Self.heldLong(retryAfter: "86400")
+        let probe = try await budget.acquire(partition: "a", deadline: clock.now + .seconds(30))
+        await budget.finish(probe, status: nil, headers: HTTPHeaders())
+        await #expect(throws: UpstreamError.self) {
+            _ = try await budget.acquire(partition: "a", deadline: clock.now + .seconds(30))
+        }
+        clock.advance(by: RateLimitAllowance.probeInterval)
+        _ = try await budget.acquire(partition: "a", deadline: clock.now + .seconds(30))
+        #expect(budget.snapshot.inFlight == 1)
+    }
+
     @Test("a probe answered by a 503 with no rate-limit fields (a load balancer) does not end the hold (review12)")
     func aProbeAnsweredByA503KeepsTheHold() async throws {
         try await Self.expectHoldAfterProbe(answered: 503, HTTPHeaders())
