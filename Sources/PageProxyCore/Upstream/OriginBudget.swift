@@ -160,13 +160,22 @@ package actor OriginBudget {
     /// Credentials kept apart past this many only while they wait or count down a window.
     static let maxPartitions = 1024
 
-    /// The identity of the credentials in `headers`: a SHA-256 of every header sent except the conditional ones,
-    /// so no token is kept in the clear.
-    package nonisolated static func partition(of headers: HTTPHeaders) -> String {
+    /// The identity of the credentials a request carries: a SHA-256 of its header fields and query parameters whose
+    /// names may carry a credential (`Authorization`, `Cookie`, `X-Api-Key`, `Private-Token`, `api_key=`, ...:
+    /// `CredentialRedaction.isSecretName`), so no token is kept in the clear. Only those: a field that differs per
+    /// request (`X-Request-Id`, `traceparent`) or per route (`Accept`, a static `X-Client`) must not give the same
+    /// token allowances of its own, each spending the upstream's one count (attack12 M1).
+    package nonisolated static func partition(of headers: HTTPHeaders, url: PageURL) -> String {
         var hasher = SHA256()
-        for field in headers where !field.name.lowercased().hasPrefix("if-") {
-            let line = Array((field.name.lowercased() + ":" + field.value).utf8)
+        func add(_ kind: String, _ name: String, _ value: String) {
+            let line = Array((kind + name + ":" + value).utf8)
             hasher.update(Array(String(line.count).utf8) + [0x3A] + line)
+        }
+        for field in headers where CredentialRedaction.isSecretName(field.name) {
+            add("h", field.name.lowercased(), field.value)
+        }
+        for pair in url.queryPairs where CredentialRedaction.isSecretName(pair.name) {
+            add("q", pair.name, pair.value)
         }
         return SHA256.hex(hasher.finalize())
     }

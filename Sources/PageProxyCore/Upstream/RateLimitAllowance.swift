@@ -50,7 +50,9 @@ struct RateLimitAllowance: Sendable {
             return !hasHeard && inFlight > 0 ? .untilAnswered : nil
         }
         guard end - now > Self.longHold else { return .until(end) }
-        if probing { return .untilAnswered }
+        // The probe is out: refused at once too, not held for its answer, which may take the page timeout (attack12
+        // L1); told to come back no later than the next probe may go.
+        if probing { return .untilProbe(now + Self.probeInterval) }
         let nextProbe = (lastHeard ?? now) + Self.probeInterval
         guard nextProbe <= now, inFlight == 0 else { return .untilProbe(max(nextProbe, now + Self.unknownResetWait)) }
         // The probe may go; it is the probe once it starts (`start`): a request that waits on after this (for a token,

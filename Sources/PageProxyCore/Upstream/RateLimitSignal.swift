@@ -30,7 +30,10 @@ extension RateLimitSignal {
         limit = Self.count(headers["X-RateLimit-Limit"])
         remaining = Self.count(headers["X-RateLimit-Remaining"])
         resetIn = RateLimitAdvice.resetIn(headers, now: now)
-        retryAfter = RateLimitAdvice.retryAfter(in: headers, now: now)
+        // RFC 9110 §10.2.3 and RFC 6585 §4: a Retry-After asks for a pause with a 503 or a 429 (and GitHub's 403 of a
+        // secondary limit); on a 2xx it asks for nothing here (a polling hint on a 202), so it holds no origin
+        // (attack12 M2: a 200 with `Retry-After: 120` shut the origin for every client for two minutes).
+        if [429, 503, 403].contains(status) { retryAfter = RateLimitAdvice.retryAfter(in: headers, now: now) }
         readIETFFields(headers)
         isRefusal = status == 429 || (status == 403 && remaining == 0)
     }

@@ -80,7 +80,7 @@ package final class RetryingTransport: UpstreamTransport {
         let budget = budgets?.budget(for: request.url.origin.description)
         let permit: OriginBudget.Permit?
         do {
-            permit = try await budget?.acquire(partition: OriginBudget.partition(of: request.headers), deadline: deadline)
+            permit = try await budget?.acquire(partition: OriginBudget.partition(of: request.headers, url: request.url), deadline: deadline)
         } catch {
             return .failure(error)
         }

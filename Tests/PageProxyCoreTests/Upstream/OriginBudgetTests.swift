@@ -140,14 +140,15 @@ import Testing
         }
         #expect(clock.sleeps.isEmpty)
         clock.advance(by: RateLimitAllowance.probeInterval)
-        // A minute on: one request goes; others wait for its answer.
+        // A minute on: one request goes alone (the others are refused at once while it is out: attack12 L1); an answer
+        // that allows requests ends the hold.
         let probe = try await budget.acquire(partition: "a", deadline: clock.now + .seconds(30))
-        let (other, granted) = Self.acquireLater(budget, partition: "a", deadline: clock.now + .seconds(30))
-        for _ in 0..<1000 { await Task.yield() }
-        #expect(!granted.value)
+        await #expect(throws: UpstreamError.self) {
+            _ = try await budget.acquire(partition: "a", deadline: clock.now + .seconds(30))
+        }
         await budget.finish(probe, status: 200, headers: Self.limits(limit: 10, remaining: 9, resetIn: 60))
-        _ = try await other.value
-        #expect(granted.value)
+        _ = try await budget.acquire(partition: "a", deadline: clock.now + .seconds(30))
+        #expect(clock.sleeps.isEmpty)
     }
 
     @Test("a probe that is refused again renews the hold")
@@ -184,6 +185,48 @@ import Testing
         clock.advance(by: RateLimitAllowance.probeInterval)
         _ = try await budget.acquire(partition: "a", deadline: clock.now + .seconds(30))
         #expect(budget.snapshot.inFlight == 1)
+    }
+
+    @Test("while the probe is out, another request is refused at once, not held for the probe's answer (attack12 L1)",
+          .timeLimit(.minutes(1)))
+    func aRequestBesideTheProbeIsRefusedAtOnce() async throws {
+        let (clock, budget) = try await Self.heldLong(retryAfter: "7200")
+        let probe = try await budget.acquire(partition: "a", deadline: clock.now + .seconds(600))
+        // With ten minutes to spare it would have waited for the probe's answer (up to the page timeout).
+        await #expect(throws: UpstreamError.self) {
+            _ = try await budget.acquire(partition: "a", deadline: clock.now + .seconds(600))
+        }
+        await budget.finish(probe, status: 200, headers: Self.limits(limit: 10, remaining: 9, resetIn: 60))
+        _ = try await budget.acquire(partition: "a", deadline: clock.now + .seconds(30))
+    }
+
+    @Test("a 200 with Retry-After holds nothing: the next request goes at once (attack12 M2)")
+    func aRetryAfterOnASuccessHoldsNothing() async throws {
+        let clock = VirtualClock()
+        let budget = Self.budget(.init(), clock)
+        let first = try await budget.acquire(partition: "a", deadline: clock.now + .seconds(30))
+        await budget.finish(first, status: 200, headers: HTTPHeaders([("Retry-After", "120")]))
+        _ = try await budget.acquire(partition: "a", deadline: clock.now + .seconds(1))
+        #expect(clock.sleeps.isEmpty)
+    }
+
+    @Test("the credentials' identity is the fields and query parameters that may carry one, nothing else (attack12 M1)")
+    func thePartitionIsTheCredentialsOnly() throws {
+        let url = try #require(PageURL(string: "http://127.0.0.1:9/items?page=2"))
+        func partition(_ fields: [(String, String)], _ target: PageURL? = nil) -> String {
+            OriginBudget.partition(of: HTTPHeaders(fields), url: target ?? url)
+        }
+        let token = partition([("Authorization", "Bearer a"), ("X-Request-Id", "1"), ("traceparent", "00-1")])
+        // Tracing fields, a route's Accept or a static header, and the page's own query do not split one token.
+        #expect(partition([("Authorization", "Bearer a"), ("X-Request-Id", "2"), ("traceparent", "00-2")]) == token)
+        #expect(partition([("Authorization", "Bearer a"), ("Accept", "application/json"), ("X-Client", "b")]) == token)
+        #expect(partition([("Authorization", "Bearer a")], PageURL(string: "http://127.0.0.1:9/items?page=3")) == token)
+        // Another token, a key in another field or in the query, a cookie: other credentials.
+        #expect(partition([("Authorization", "Bearer b")]) != token)
+        #expect(partition([("X-Api-Key", "k1")]) != partition([("X-Api-Key", "k2")]))
+        #expect(partition([("Cookie", "s=1")]) != partition([("Cookie", "s=2")]))
+        #expect(partition([], PageURL(string: "http://127.0.0.1:9/items?api_key=1")) != partition([], PageURL(string: "http://127.0.0.1:9/items?api_key=2")))
+        #expect(partition([]) == partition([("User-Agent", "x")]))
     }
 
     @Test("a probe answered by a 503 with no rate-limit fields (a load balancer) does not end the hold (review12)")

@@ -51,6 +51,12 @@ import Testing
         #expect(Self.signal(200, []).isEmpty)
     }
 
+    @Test("Retry-After holds only with a 429, a 503 or a 403; on a 200 or a 202 it asks for nothing (attack12 M2)")
+    func retryAfterOnlyWhereItAsksForAPause() {
+        for status in [429, 503, 403] { #expect(Self.signal(status, [("Retry-After", "120")]).retryAfter == .seconds(120)) }
+        for status in [200, 202, 206, 301, 404, 500] { #expect(Self.signal(status, [("Retry-After", "120")]).retryAfter == nil) }
+    }
+
     @Test func garbageIsIgnored() {
         let signal = Self.signal(200, [
             ("X-RateLimit-Remaining", "-1"), ("X-RateLimit-Reset", "inf"), ("RateLimit", #""x";r=abc, ;;, "y""#),
