@@ -210,6 +210,21 @@ import Testing
         #expect(clock.sleeps.isEmpty)
     }
 
+    @Test("20,000 credentials each held for an hour are pruned a logarithmic number of times, and stay bounded (attack12 M3)")
+    func manyHeldCredentialsArePrunedRarely() async throws {
+        let clock = VirtualClock()
+        let budget = Self.budget(.init(), clock)
+        for token in 0..<20_000 {
+            let permit = try await budget.acquire(partition: "t\(token)", deadline: clock.now + .seconds(30))
+            await budget.finish(permit, status: 200, headers: Self.limits(limit: 10, remaining: 0, resetIn: 3600))
+        }
+        // Filtered on every answer past 1,024 before: ~19,000 passes over a growing dictionary.
+        #expect(await budget.prunes <= 8)
+        #expect(await budget.partitionCount <= 2 * OriginBudget.maxHeldPartitions)
+        // A forgotten token's next request goes alone and learns its limit again; a kept one is still held.
+        _ = try await budget.acquire(partition: "new", deadline: clock.now + .seconds(30))
+    }
+
     @Test("the credentials' identity is the fields and query parameters that may carry one, nothing else (attack12 M1)")
     func thePartitionIsTheCredentialsOnly() throws {
         let url = try #require(PageURL(string: "http://127.0.0.1:9/items?page=2"))
