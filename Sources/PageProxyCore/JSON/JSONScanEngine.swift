@@ -235,8 +235,11 @@ struct JSONScanEngine {
         i &+= 1
         let escaped = try scanString()
         let candidates = current.childMask & active
-        let pending = candidates == 0 ? 0 : matchKey(candidates, start: keyStart, end: i &- 1, escaped: escaped)
-        if pending != 0 { forget(pending) }
+        var pending: UInt64 = 0
+        if candidates != 0 {
+            pending = matchKey(candidates, start: keyStart, end: i &- 1, escaped: escaped)
+            if pending != 0 { forget(pending) }
+        }
         skipWhitespace()
         guard i < end else { throw .unexpectedEnd(offset: i) }
         guard p[i] == UInt8(ascii: ":") else { throw .unexpectedByte(p[i], offset: i) }
@@ -245,7 +248,9 @@ struct JSONScanEngine {
         return pending
     }
 
-    /// Forgets what the targets in `mask` found in an earlier member with the same key: the last one wins.
+    /// Forgets what the targets in `mask` found in an earlier member with the same key: the last one wins. Out of
+    /// line: called for the few keys on a target's path, it stays out of the scan's inner loop.
+    @inline(never)
     private mutating func forget(_ mask: UInt64) {
         var rest = mask
         while rest != 0 {
