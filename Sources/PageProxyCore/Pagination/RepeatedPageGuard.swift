@@ -40,8 +40,11 @@ package struct RepeatedPageGuard {
             // Seeded in turn, so that bytes moved from before the items to after them are a new way on.
             var wayOn = XXHash64.hash(page.body[..<first.range.lowerBound])
             wayOn = XXHash64.hash(page.body[last.range.upperBound...], seed: wayOn)
+            // Each value of the header in turn, with no copy (this runs for every page of a followed walk).
             if let wayOnHeader {
-                wayOn = XXHash64.hash(page.headers.values(wayOnHeader).joined(separator: "\n").utf8, seed: wayOn)
+                for (name, value) in page.headers where HTTPHeaders.namesEqual(name, wayOnHeader) {
+                    wayOn = XXHash64.hash(value.utf8, seed: wayOn)
+                }
             }
             self.wayOn = wayOn
         }
