@@ -73,6 +73,55 @@ import Testing
         #expect(other.firstPageKey != plan.firstPageKey)
     }
 
+    @Test("no kept key or plan holds a client's credential: forwarded, not forwarded, or in the query (loose12)")
+    func keepsNoCredential() throws {
+        let plans = RequestPlanCache(routes: [Self.route])
+        let secrets = ["Bearer forwarded-s3cret", "session=cookie-s3cret"]
+        let first = Self.request("/items?a=1", [("Authorization", secrets[0]), ("Cookie", secrets[1])])
+        plans.keep(try Self.plan(first), for: first)
+        #expect(plans.count == 1)
+        for (key, kept) in plans.kept {
+            for secret in ["forwarded-s3cret", "cookie-s3cret"] {
+                #expect(!Self.holds(key, secret), "the key holds \(secret)")
+                #expect(!Self.holds(kept, secret), "the plan holds \(secret)")
+            }
+        }
+        // The kept plan still sends each request's own credential, and keys its pages as a plan made afresh would.
+        let repeated = Self.request("/items?a=1", [("Authorization", secrets[0])])
+        let found = try #require(plans.plan(for: Self.request("/items?a=1", [("Authorization", secrets[0]), ("Cookie", "other")])))
+        let fresh = try Self.plan(repeated)
+        #expect(found.upstreamHeaders == fresh.upstreamHeaders)
+        #expect(found.upstreamHeaders["Authorization"] == secrets[0])
+        #expect(found.secrets == fresh.secrets)
+        #expect(found.firstPageKey == fresh.firstPageKey)
+        let second = try #require(PageURL(string: "http://api.test/items?a=1&page=2"))
+        #expect(found.pageKeys.key(for: second, number: 2) == fresh.pageKeys.key(for: second, number: 2))
+        // A query that names a credential is its URL, which a plan is: such a request is planned every time.
+        let keyed = Self.request("/items?a=1&api_key=query-s3cret")
+        plans.keep(try Self.plan(keyed), for: keyed)
+        #expect(plans.count == 1)
+        #expect(plans.plan(for: keyed) == nil)
+    }
+
+    /// Whether `value`, or anything it holds (followed through stored properties, classes once each), holds `secret`
+    /// in a string or in bytes.
+    private static func holds(_ value: Any, _ secret: String, depth: Int = 0, seen: inout Set<ObjectIdentifier>) -> Bool {
+        if let text = value as? String { return text.contains(secret) }
+        if let bytes = value as? [UInt8] { return String(decoding: bytes, as: UTF8.self).contains(secret) }
+        let mirror = Mirror(reflecting: value)
+        if mirror.displayStyle == .class, let object = value as AnyObject? {
+            guard seen.insert(ObjectIdentifier(object)).inserted else { return false }
+        }
+        guard depth < 24 else { return false }
+        return mirror.children.contains { holds($0.value, secret, depth: depth + 1, seen: &seen) }
+            || (mirror.superclassMirror.map { superclass in superclass.children.contains { holds($0.value, secret, depth: depth + 1, seen: &seen) } } ?? false)
+    }
+
+    private static func holds(_ value: Any, _ secret: String) -> Bool {
+        var seen: Set<ObjectIdentifier> = []
+        return holds(value, secret, seen: &seen)
+    }
+
     @Test("a request with a field value that is not UTF-8 is planned every time")
     func nonUTF8FieldsAreNotKept() throws {
         let plans = RequestPlanCache(routes: [Self.route])

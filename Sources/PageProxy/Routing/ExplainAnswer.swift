@@ -46,7 +46,9 @@ struct ExplainAnswer {
         } else {
             fields += [("scheme", .string(route.pagination.name)), ("detected", .bool(false)), ("items_path", .string(route.itemsPath.description))]
         }
-        fields.append(("total", items.total.map { .int($0) } ?? .json("null")))
+        // The total the merged answer would state: none that the pages found disprove (`RequestedItems.statedTotal`).
+        let statedTotal = walk.map { items.statedTotal(walker: $0.walker, walkEnded: true) } ?? items.total
+        fields.append(("total", statedTotal.map { .int($0) } ?? .json("null")))
         if let window = items.window {
             var limit: LogValue = .int(window.limit)
             if window.limit == Int.max { limit = .json("null") }

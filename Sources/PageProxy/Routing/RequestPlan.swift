@@ -6,18 +6,44 @@ import Synchronization
 struct RequestPlan {
     /// Everything planned, shared by every request with this plan: a copy of the plan is one retain, and the request.
     private let decided: Decisions
+    /// What is sent upstream: the plan's own when no field of the client's is forwarded, else this request's.
+    private let sent: Sent
     /// The request answered: the one planned, or a later one with the same plan (`RequestPlanCache`).
     private(set) var request: HTTPRequestHead
 
     /// - Throws: `ProxyControls.Invalid` or `UpstreamHeaders.Refused`, both `HTTPResponseError`s (400).
     init(request: HTTPRequestHead, route: RouteConfig, subpath: String, lookahead: LookaheadMemory) throws {
-        decided = try Decisions(request: request, route: route, subpath: subpath, lookahead: lookahead)
+        let upstreamHeaders = try UpstreamHeaders.make(route: route, request: request)
+        decided = try Decisions(request: request, route: route, subpath: subpath, upstreamHeaders: upstreamHeaders, lookahead: lookahead)
+        sent = decided.shared ?? Sent(upstreamHeaders, route: route, keys: decided.pageKeyTable)
+        self.request = request
+    }
+
+    /// What `RequestPlanCache` keeps of a plan: the decisions, with no field of any request's (loose12: the kept plan
+    /// held the request it was made for, every field of it, and the credentials it forwarded, until pushed out).
+    struct Kept: Sendable {
+        fileprivate let decided: Decisions
+    }
+
+    var kept: Kept { Kept(decided: decided) }
+
+    /// The kept plan answering `request`, which `RequestPlanCache` found to have the same target and deciding fields:
+    /// what it sends upstream is read from `request` again when it forwards a field of the client's (the same
+    /// bytes: the fields are in the cache's key). Nil when they cannot be forwarded (never, as the key is the same).
+    init?(_ kept: Kept, answering request: HTTPRequestHead) {
+        decided = kept.decided
+        if let shared = decided.shared {
+            sent = shared
+        } else {
+            guard let headers = try? UpstreamHeaders.make(route: decided.route, request: request) else { return nil }
+            sent = Sent(headers, route: decided.route, keys: decided.pageKeyTable)
+        }
         self.request = request
     }
 
     var route: RouteConfig { decided.route }
     var controls: ProxyControls { decided.controls }
-    var upstreamHeaders: HTTPHeaders { decided.upstreamHeaders }
+    var upstreamHeaders: HTTPHeaders { sent.upstreamHeaders }
     var base: PageURL { decided.base }
     var fixedScheme: PaginationScheme? { decided.fixedScheme }
     var window: ItemWindow.Plan? { decided.window }
@@ -25,11 +51,11 @@ struct RequestPlan {
     var scanPaths: ScanPaths? { decided.scanPaths }
     var cachePolicy: CachePolicy { decided.cachePolicy }
     var memoKey: String? { decided.memoKey }
-    var secrets: [String] { decided.secrets }
+    var secrets: [String] { sent.secrets }
     var isPrivate: Bool { decided.isPrivate }
     var vary: String { decided.vary }
     var firstPageKey: CacheKey? { decided.firstPageKey }
-    var pageKeys: CacheKeyPages { decided.pageKeys }
+    var pageKeys: CacheKeyPages { sent.pageKeys }
     var strategy: (any PaginationStrategy)? { decided.strategy }
 
     /// Whether a walk of this plan is tried on the socket loop now (`AggregateResponder.walkFromMemory`): not for the
@@ -49,12 +75,29 @@ struct RequestPlan {
     /// How many requests of a plan skip the walk on the socket loop after one declined.
     static let skipsAfterDecline = 32
 
-    /// What planning decided for a request; see the plan's properties of the same names.
-    private final class Decisions: Sendable {
+    /// What one request sends upstream: the headers every page request carries (`UpstreamHeaders`), the credentials
+    /// among them never to be quoted back, and the page keys they make, over the plan's table.
+    fileprivate final class Sent: Sendable {
+        let upstreamHeaders: HTTPHeaders
+        let secrets: [String]
+        let pageKeys: CacheKeyPages
+
+        init(_ upstreamHeaders: HTTPHeaders, route: RouteConfig, keys: CacheKeyPages.Table) {
+            self.upstreamHeaders = upstreamHeaders
+            secrets = CredentialRedaction.secrets(in: upstreamHeaders)
+            pageKeys = CacheKeyPages(template: CacheKeyTemplate(headers: upstreamHeaders, caFile: route.caFile), table: keys)
+        }
+    }
+
+    /// What planning decided for a request; see the plan's properties of the same names. Nothing here holds a field
+    /// of the client's as sent: the headers are kept only in `shared`, when none of them is the client's, and
+    /// otherwise only as digests (`firstPageKey`, `memoKey`).
+    fileprivate final class Decisions: Sendable {
         let route: RouteConfig
         let controls: ProxyControls
-        /// The headers every page request carries (`UpstreamHeaders`).
-        let upstreamHeaders: HTTPHeaders
+        /// What every request of this plan sends upstream, when the client sent no field the route forwards; nil
+        /// when it did: each request sends its own (`RequestPlan.init(_:answering:)`).
+        let shared: Sent?
         /// The first page's URL: the route's, with the extra path appended and the client's query merged in (for a
         /// window on a numbered scheme, the page that holds its first item).
         let base: PageURL
@@ -69,8 +112,6 @@ struct RequestPlan {
         let cachePolicy: CachePolicy
         /// The key of the merged answer in the memo; nil for NDJSON, which is never memoized.
         let memoKey: String?
-        /// The credentials sent upstream, never to be quoted back from an upstream's error body.
-        let secrets: [String]
         /// Whether the client sent a field the route forwards: only a private cache may keep the answer.
         let isPrivate: Bool
         /// The route's `Vary` value (`AnswerFreshness`).
@@ -80,7 +121,7 @@ struct RequestPlan {
         /// The page cache's key of the first page (`options.firstPage`), nil for an auto route.
         let firstPageKey: CacheKey?
         /// The page cache's keys of the pages walks of this plan asked for, kept for the next walk (issue 13).
-        let pageKeys: CacheKeyPages
+        let pageKeyTable: CacheKeyPages.Table
         /// The route's own scheme's strategy, for every walk with this plan (issue 13: made for each walk, it was an
         /// allocation a request); nil for an auto route. Strategies are rules, with no state of a walk.
         let strategy: (any PaginationStrategy)?
@@ -88,10 +129,9 @@ struct RequestPlan {
         let walksInMemoryToSkip = Atomic(0)
 
         /// - Throws: `ProxyControls.Invalid` or `UpstreamHeaders.Refused`, both `HTTPResponseError`s (400).
-        init(request: HTTPRequestHead, route: RouteConfig, subpath: String, lookahead: LookaheadMemory) throws {
+        init(request: HTTPRequestHead, route: RouteConfig, subpath: String, upstreamHeaders: HTTPHeaders, lookahead: LookaheadMemory) throws {
             self.route = route
             controls = try ProxyControls.parse(request)
-            upstreamHeaders = try UpstreamHeaders.make(route: route, request: request)
             // A window walks only the pages it needs: a numbered scheme starts at the page that holds its first item.
             let fixedScheme: PaginationScheme? = if case .scheme(let scheme) = route.pagination { scheme } else { nil }
             self.fixedScheme = fixedScheme
@@ -116,8 +156,9 @@ struct RequestPlan {
             self.options = options
             let headers = upstreamHeaders
             firstPageKey = options.firstPage.map { CacheKey(UpstreamRequest(url: $0, headers: headers, caFile: route.caFile)) }
-            // The headers' part of every page's key, built once a plan (issue 13, seventh pass), and the keys themselves.
-            pageKeys = CacheKeyPages(template: CacheKeyTemplate(headers: headers, caFile: route.caFile), capacity: route.maxPages)
+            // The keys of the plan's pages, kept for its next walks; the headers' part of every key is built once a
+            // plan (issue 13, seventh pass), or once a request when they hold the client's fields.
+            pageKeyTable = CacheKeyPages.Table(capacity: route.maxPages)
             // A merged answer holds its pages until it is sent: the entries it reads are kept from their first hit.
             cachePolicy = controls.cacheDirectives.applied(
                 to: CachePolicy(
@@ -129,20 +170,13 @@ struct RequestPlan {
                     route: route.name, base: base, pageLimit: options.pageLimit, itemLimit: options.itemLimit, upstreamHeaders: upstreamHeaders)
                     + "\u{0}\(window?.skip ?? 0)\u{0}\(controls.fields?.description ?? "")"
                 : nil
-            secrets = CredentialRedaction.secrets(in: upstreamHeaders)
             isPrivate = AnswerFreshness.isPrivate(route: route, request: request)
+            shared = isPrivate ? nil : Sent(upstreamHeaders, route: route, keys: pageKeyTable)
             vary = AnswerFreshness.vary(route: route)
             routeETagShape = RequestPlan.etagShape(
                 route: route, itemsPath: nil, pageLimit: options.pageLimit, itemLimit: options.itemLimit, skip: window?.skip,
                 fields: controls.fields)
         }
-    }
-
-    /// This plan answering `request`, which `RequestPlanCache` found to have the same target and deciding fields.
-    func answering(_ request: HTTPRequestHead) -> RequestPlan {
-        var plan = self
-        plan.request = request
-        return plan
     }
 
     /// Everything besides the pages that decides the merged bytes (`AggregateETag`): the items path (an auto route's

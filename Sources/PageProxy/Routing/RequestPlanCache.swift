@@ -12,6 +12,11 @@ import Synchronization
 /// at hand (`If-None-Match`, `TE` and the rest are read from it). A request with a field value that is not UTF-8, or
 /// a key past `maxKeyBytes`, is planned every time; a plan that failed (a 400) is never kept. Bounded in entries:
 /// when full, it starts over.
+///
+/// No client's credential is kept (loose12, as attack7 did for the memos): the key is a `KeyedDigest` of the target
+/// and fields, never their text; a kept plan holds no request and no forwarded field (`RequestPlan.Kept`: a plan that
+/// forwards one reads it from each request again); and a target whose query names a credential
+/// (`CredentialRedaction.isSecretName`: `api_key`, `access_token`, …) is planned every time, as its URL is the plan.
 final class RequestPlanCache: Sendable {
     /// The most plans kept.
     let capacity: Int
@@ -19,7 +24,7 @@ final class RequestPlanCache: Sendable {
     static let maxKeyBytes = 4096
     /// The names of the fields that decide a plan, besides `PageProxy-*` ones.
     private let decidingFields: [String]
-    private let plans = Mutex<[String: RequestPlan]>([:])
+    private let plans = Mutex<[KeyedDigest: RequestPlan.Kept]>([:])
 
     /// - Parameter routes: every configured route; their `forwardHeaders` decide plans too.
     init(routes: [RouteConfig], capacity: Int = 512) {
@@ -33,18 +38,18 @@ final class RequestPlanCache: Sendable {
 
     /// The plan kept for a request with the same target and deciding fields, answering `request`; nil when none is.
     func plan(for request: HTTPRequestHead) -> RequestPlan? {
-        guard let key = key(for: request), let plan = plans.withLock({ $0[key] }) else { return nil }
-        return plan.answering(request)
+        guard let key = key(for: request), let kept = plans.withLock({ $0[key] }) else { return nil }
+        return RequestPlan(kept, answering: request)
     }
 
-    /// Keeps `plan`, made for `request`.
+    /// Keeps `plan`, made for `request`, unless its target's query names a credential.
     func keep(_ plan: RequestPlan, for request: HTTPRequestHead) {
-        guard let key = key(for: request) else { return }
+        guard let key = key(for: request), !Self.queryNamesACredential(request.target) else { return }
         // The plans dropped when full are freed after the lock: the epoll loop takes it for every memo hit (issue 13).
-        let dropped = plans.withLock { plans -> [String: RequestPlan] in
-            var dropped: [String: RequestPlan] = [:]
+        let dropped = plans.withLock { plans -> [KeyedDigest: RequestPlan.Kept] in
+            var dropped: [KeyedDigest: RequestPlan.Kept] = [:]
             if plans.count >= capacity { swap(&dropped, &plans) }
-            plans[key] = plan
+            plans[key] = plan.kept
             return dropped
         }
         _ = dropped
@@ -53,9 +58,20 @@ final class RequestPlanCache: Sendable {
     /// How many plans are kept (tests).
     var count: Int { plans.withLock { $0.count } }
 
-    /// The target, then each deciding field as NUL, name, NUL, value (a target or a field value never holds a NUL:
-    /// the request parser refuses one); nil when the request is not to be cached.
-    func key(for request: HTTPRequestHead) -> String? {
+    /// What is kept, keys and plans (tests: none of it may hold a client's credential).
+    var kept: [(KeyedDigest, RequestPlan.Kept)] { plans.withLock { $0.map { ($0.key, $0.value) } } }
+
+    /// Whether a parameter of the target's query is named like a credential (`CredentialRedaction`).
+    private static func queryNamesACredential(_ target: String) -> Bool {
+        guard let question = target.utf8.firstIndex(of: UInt8(ascii: "?")) else { return false }
+        return target[target.index(after: question)...].split { $0 == "&" || $0 == ";" }.contains { pair in
+            CredentialRedaction.isSecretName(pair.prefix { $0 != "=" })
+        }
+    }
+
+    /// A digest of the target, then each deciding field as NUL, name, NUL, value (a target or a field value never
+    /// holds a NUL: the request parser refuses one); nil when the request is not to be cached.
+    func key(for request: HTTPRequestHead) -> KeyedDigest? {
         guard request.fieldsNotUTF8.isEmpty else { return nil }
         var key = request.target
         var isReserved = false
@@ -71,7 +87,7 @@ final class RequestPlanCache: Sendable {
             key += "\u{0}"
             key += value
         }
-        return key.utf8.count <= Self.maxKeyBytes ? key : nil
+        return key.utf8.count <= Self.maxKeyBytes ? KeyedDigest(key.utf8) : nil
     }
 
     private func decides(_ name: String) -> Bool {

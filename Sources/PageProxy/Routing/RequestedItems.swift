@@ -56,6 +56,19 @@ final class RequestedItems {
     ///   past the end is an empty answer).
     func headers(walker: PageWalker, walkEnded: Bool) -> HTTPHeaders {
         var headers = HTTPHeaders()
+        let endedShort = walkEnded && walker.endedShortOfTotal
+        let total = statedTotal(walker: walker, walkEnded: walkEnded)
+        if let total { headers.set("PageProxy-Total", String(total)) }
+        guard let window else { return headers }
+        let hasMore = endedShort ? false : total.map { window.end < $0 } ?? (walkEnded ? walker.wasTruncated : true)
+        let links = WindowLinks(request: request, window: window)
+        if let link = links.value(hasMore: hasMore) { headers.set("Link", link) }
+        return headers
+    }
+
+    /// The total an answer states: the upstream's, unless the walk so far disproves it. `headers` and `_explain`
+    /// (`ExplainAnswer`) state this one, so that they agree (loose12: `_explain` kept a total the pages outnumbered).
+    func statedTotal(walker: PageWalker, walkEnded: Bool) -> Int? {
         // A walk that ended on an empty page its total promised (the list shrank) knows the stated total is wrong: a
         // merged answer says none, and its window links by what the walk found (review9).
         let endedShort = walkEnded && walker.endedShortOfTotal
@@ -63,13 +76,7 @@ final class RequestedItems {
         // total is read; this is the pages after it), counted from the first item or the window's start.
         // (a window that starts past the total finds nothing, which contradicts nothing; review12).
         let outnumbered = walkEnded && total.map { handedOut > max(0, $0 - (window?.offset ?? 0)) } ?? false
-        let total = endedShort || outnumbered ? nil : total
-        if let total { headers.set("PageProxy-Total", String(total)) }
-        guard let window else { return headers }
-        let hasMore = endedShort ? false : total.map { window.end < $0 } ?? (walkEnded ? walker.wasTruncated : true)
-        let links = WindowLinks(request: request, window: window)
-        if let link = links.value(hasMore: hasMore) { headers.set("Link", link) }
-        return headers
+        return endedShort || outnumbered ? nil : total
     }
 
     /// Whether the walk stopped early at the client's own cap (`_max_items`, `_max_pages`), not at a window's end.

@@ -35,7 +35,7 @@ package final class CacheKeyPages: Sendable {
 
     /// A class, not a struct: taking a slot out of the table under its lock is one retain, not one for each of the
     /// URL's strings and the key's (issue 13, eleventh pass: the copies were ~4 % of a walk through entries in memory).
-    private final class Known: Sendable {
+    fileprivate final class Known: Sendable {
         let url: PageURL
         let key: CacheKey
 
@@ -49,25 +49,45 @@ package final class CacheKeyPages: Sendable {
     /// cursors would have kept gigabytes across requests).
     package static let maxKeptURLBytes = 512
 
-    package let template: CacheKeyTemplate
-    package let capacity: Int
-    private let budget: Budget
-    /// By page index (number − 1); nil for a page not keyed yet.
-    private let keys = Mutex<[Known?]>([])
+    /// The keys kept, by page index (number − 1); nil for a page not keyed yet. Apart from the template, so that a
+    /// plan keeps its keys across requests without keeping the headers they digest (loose12: a forwarded
+    /// `Authorization` is in the template, and a kept plan holds no client's credential): each request of such a plan
+    /// keys with a template of its own fields over the plan's table (`sharingKeys`).
+    package final class Table: Sendable {
+        package let capacity: Int
+        private let budget: Budget
+        fileprivate let keys = Mutex<[Known?]>([])
 
-    /// - Parameter capacity: the most pages kept (a route's `maxPages`).
-    package init(template: CacheKeyTemplate, capacity: Int, budget: Budget = .shared) {
-        self.template = template
-        self.capacity = max(0, capacity)
-        self.budget = budget
+        package init(capacity: Int, budget: Budget = .shared) {
+            self.capacity = max(0, capacity)
+            self.budget = budget
+        }
+
+        deinit {
+            budget.giveBack(keys.withLock { $0.count })
+        }
+
+        fileprivate func take(_ count: Int) -> Bool { budget.take(count) }
     }
 
-    deinit {
-        budget.giveBack(keys.withLock { $0.count })
+    package let template: CacheKeyTemplate
+    package let table: Table
+    package var capacity: Int { table.capacity }
+
+    /// - Parameter capacity: the most pages kept (a route's `maxPages`).
+    package convenience init(template: CacheKeyTemplate, capacity: Int, budget: Budget = .shared) {
+        self.init(template: template, table: Table(capacity: capacity, budget: budget))
+    }
+
+    /// The keys of `table`, worked out with `template`: the table must only ever be used with templates that digest
+    /// the same bytes (those of one plan, whose key holds every header sent).
+    package init(template: CacheKeyTemplate, table: Table) {
+        self.template = template
+        self.table = table
     }
 
     /// How many page slots are held (tests).
-    package var count: Int { keys.withLock { $0.count } }
+    package var count: Int { table.keys.withLock { $0.count } }
 
     /// The key of page `number` of a walk, whose URL is `url`: the one kept for it when it was worked out for this very
     /// URL, else worked out now (`template.key(for:)`) and kept.
@@ -75,19 +95,19 @@ package final class CacheKeyPages: Sendable {
         let index = number - 1
         guard index >= 0, index < capacity else { return template.key(for: url) }
         // One retain under the lock; a slot is never changed, only replaced, so it is compared after it.
-        if let known = keys.withLock({ keys in index < keys.count ? keys[index] : nil }), Self.sameBytes(known.url, url) {
+        if let known = table.keys.withLock({ keys in index < keys.count ? keys[index] : nil }), Self.sameBytes(known.url, url) {
             return known.key
         }
         let key = template.key(for: url)
         guard url.descriptionByteCount <= Self.maxKeptURLBytes else { return key }
         let known = Known(url: url, key: key)
-        let dropped = keys.withLock { keys -> Known? in
+        let dropped = table.keys.withLock { keys -> Known? in
             if index < keys.count {
                 defer { keys[index] = known }
                 return keys[index]
             }
             let added = index + 1 - keys.count
-            guard budget.take(added) else { return nil }
+            guard table.take(added) else { return nil }
             // A walk asks in order: nothing to pad, most times (an empty padding still cost an iterator a page).
             if added > 1 { keys.append(contentsOf: repeatElement(nil, count: added - 1)) }
             keys.append(known)

@@ -340,12 +340,13 @@ package final class DiskStore: Sendable {
             // Its removal takes the cache directory's lock (`release`), which another process may hold through a whole
             // scan: a thread of the cooperative pool leaves it to the lookup off the pool (review10).
             if wait == .pageCacheOnly { return .wouldBlock }
+            // The `lstat`s and the `unlink` outside the store's lock, which every lookup takes (loose12). Only the file read
+            // is removed (`ifInode`), and only a record of it is dropped: a version written or read since keeps its own.
             let path = self.path(for: key)
-            let removed = state.withLock { state -> Bool in
-                let isSame = CacheFileSystem.inode(path) == file.inode
-                CacheFileSystem.remove(path, ifInode: file.inode)
-                Self.dropRecord(key, &state)
-                return isSame
+            let removed = CacheFileSystem.inode(path) == file.inode
+            CacheFileSystem.remove(path, ifInode: file.inode)
+            state.withLock { state in
+                if state.records[key].map({ $0.inode == nil || $0.inode == file.inode }) ?? true { Self.dropRecord(key, &state) }
             }
             if removed { release(file.head.count + file.tail.count) }
             return .missing

@@ -9,8 +9,11 @@
 /// whose path is a prefix of its position, and keys are compared only when that mask is not empty.
 /// Up to 64 targets are supported (one bit each).
 ///
-/// Duplicate keys: the first occurrence wins. Once a value matched by a target's prefix has ended, the target
-/// is retired (`active`), so a later member with the same key is ignored, and so is anything below it.
+/// Duplicate keys: the last occurrence wins, as it does for the upstream's own clients (JavaScript's `JSON.parse`,
+/// Python's `json`, Go's `encoding/json`): a later member with a key on a target's path forgets what the targets
+/// through it found in an earlier one (the items too), and they are found again, or not, in the later one
+/// (`{"a":{"b":1},"a":{}}` has no `a.b`). Before loose12 the first won, so PageProxy followed a `next` or counted a
+/// `count` that no client of the upstream would have read.
 struct JSONScanEngine {
     /// One open object or array.
     struct Frame {
@@ -70,8 +73,8 @@ struct JSONScanEngine {
     var depth = 0
     var stack: [Frame] = []
     var current = Frame(isObject: false, selfMask: 0, childMask: 0, start: 0, count: 0)
-    /// Targets that can still match (not yet retired by an earlier occurrence).
-    var active: UInt64
+    /// Every target, one bit each.
+    let active: UInt64
     /// Depth of the items array while it is open, -1 otherwise.
     var itemsDepth = -1
     var itemStart = 0
@@ -221,7 +224,6 @@ struct JSONScanEngine {
             results[k] = current.isObject
                 ? .object(current.start..<i) : .array(current.start..<i, count: current.count)
         }
-        active &= ~current.selfMask
     }
 
     /// Reads `"key" :` at `i` inside the current object and returns the targets matching the member's value.
@@ -233,13 +235,33 @@ struct JSONScanEngine {
         i &+= 1
         let escaped = try scanString()
         let candidates = current.childMask & active
-        let pending = candidates == 0 ? 0 : matchKey(candidates, start: keyStart, end: i &- 1, escaped: escaped)
+        var pending: UInt64 = 0
+        if candidates != 0 {
+            pending = matchKey(candidates, start: keyStart, end: i &- 1, escaped: escaped)
+            if pending != 0 { forget(pending) }
+        }
         skipWhitespace()
         guard i < end else { throw .unexpectedEnd(offset: i) }
         guard p[i] == UInt8(ascii: ":") else { throw .unexpectedByte(p[i], offset: i) }
         i &+= 1
         skipWhitespace()
         return pending
+    }
+
+    /// Forgets what the targets in `mask` found in an earlier member with the same key: the last one wins. Out of
+    /// line: called for the few keys on a target's path, it stays out of the scan's inner loop.
+    @inline(never)
+    private mutating func forget(_ mask: UInt64) {
+        var rest = mask
+        while rest != 0 {
+            let k = rest.trailingZeroBitCount
+            rest &= rest &- 1
+            results[k] = nil
+        }
+        if collectsItems, mask & 1 != 0 {
+            items.removeAll(keepingCapacity: true)
+            itemsState = .missing
+        }
     }
 
     // MARK: - Paths
@@ -293,10 +315,9 @@ struct JSONScanEngine {
         case null
     }
 
-    /// Records a scalar that ended just before `i` for the targets in `pending` that end here, and retires them.
+    /// Records a scalar that ended just before `i` for the targets in `pending` that end here.
     private mutating func recordScalar(_ pending: UInt64, start: Int, kind: ScalarKind) {
         var ends = endingMask(pending, length: depth)
-        active &= ~pending
         while ends != 0 {
             let k = ends.trailingZeroBitCount
             ends &= ends &- 1

@@ -7,7 +7,7 @@
 ///
 /// Path lookup: a `.key` component matches an object member with that (unescaped) key; an `.index`
 /// component matches that element of an array, or an object member whose key is the index's decimal text.
-/// When an object repeats a key, the first occurrence wins.
+/// When an object repeats a key, the last occurrence wins, as it does for JavaScript's and Python's parsers.
 package struct JSONScanner: Sendable {
     /// Deepest nesting of objects and arrays accepted; deeper documents throw `.tooDeep`.
     package var maxDepth: Int

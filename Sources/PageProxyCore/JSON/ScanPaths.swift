@@ -12,7 +12,8 @@ package struct ScanPaths: Sendable, Equatable {
     package init(itemsPath: JSONPath, valuePaths: [JSONPath]) {
         self.itemsPath = itemsPath
         self.valuePaths = valuePaths
-        var text: [UInt8] = Array("scan-v1".utf8)
+        // v2: a repeated key's last occurrence wins (loose12); scans stored by v1 took the first.
+        var text: [UInt8] = Array("scan-v2".utf8)
         func add(_ part: String, tag: UInt8) {
             text.append(tag)
             text.append(contentsOf: String(part.utf8.count).utf8)

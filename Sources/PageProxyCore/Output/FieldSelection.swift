@@ -5,9 +5,10 @@
 /// member is copied as the upstream wrote it, key escapes and all, compacted like every item. A nested path keeps
 /// the nesting (`owner.login` gives `{"owner":{"login":"x"}}`); members come out in the item's own order, not the
 /// selection's. A member an item lacks is left out, and so is a parent none of whose selected members it has, or
-/// that is not an object (`owner.login` when `owner` is null). When an object repeats a key, the first occurrence
-/// is the one kept, as the scanner reads it. An item that is not an object has no members to choose from: it is
-/// kept whole, so that items keep their positions (windows count them).
+/// that is not an object (`owner.login` when `owner` is null). When an object repeats a selected key, its last
+/// occurrence is kept, where the first stood, as `JSON.parse` and Python's `json` read it, and as the scanner does
+/// (loose12). An item that is not an object has no members to choose from: it is kept whole, so that items keep
+/// their positions (windows count them).
 public struct FieldSelection: Sendable, Equatable, CustomStringConvertible {
     /// A selected member: its key (UTF-8, unescaped) and either the whole value or some of its own members.
     struct Member: Sendable, Equatable {
@@ -110,16 +111,56 @@ private struct MemberReader {
     /// Appends the object at `start` with only `members` (in the object's order); false when the value at `start`
     /// is not an object, with nothing appended. An object none of whose selected members are present appends `{}`.
     func appendObject(at start: Int, selecting members: [FieldSelection.Member], to output: inout [UInt8]) -> Bool {
-        var i = skipSpace(start)
-        guard bytes[i] == UInt8(ascii: "{") else { return false }
+        guard bytes[skipSpace(start)] == UInt8(ascii: "{") else { return false }
+        let objectMark = output.count
         output.append(UInt8(ascii: "{"))
         var wrote = false
         // One bit per selected member (at most `maxFields`, 64): which were found already.
         var taken: UInt64 = 0
-        i += 1
+        let repeated = forEachMember(of: start) { key, value in
+            guard let index = match(key.lowerBound + 1..<key.upperBound - 1, in: members) else { return true }
+            // A selected key again: its last occurrence wins, which this pass has no room to tell (loose12).
+            guard taken & (1 << UInt64(index)) == 0 else { return false }
+            taken |= 1 << UInt64(index)
+            if appendMember(key: key, value: value, selecting: members[index].members, after: wrote, to: &output) { wrote = true }
+            return true
+        }
+        if repeated {
+            output.removeLast(output.count - objectMark)
+            appendObjectTakingLast(at: start, selecting: members, to: &output)
+            return true
+        }
+        output.append(UInt8(ascii: "}"))
+        return true
+    }
+
+    /// `appendObject` for an object that repeats a selected key: each selected member as its last occurrence wrote it,
+    /// in the order of their first occurrences (where `JSON.parse` keeps a repeated key).
+    private func appendObjectTakingLast(at start: Int, selecting members: [FieldSelection.Member], to output: inout [UInt8]) {
+        var order: [Int] = []
+        var last = [(key: Range<Int>, value: Range<Int>)?](repeating: nil, count: members.count)
+        _ = forEachMember(of: start) { key, value in
+            guard let index = match(key.lowerBound + 1..<key.upperBound - 1, in: members) else { return true }
+            if last[index] == nil { order.append(index) }
+            last[index] = (key, value)
+            return true
+        }
+        output.append(UInt8(ascii: "{"))
+        var wrote = false
+        for index in order {
+            guard let (key, value) = last[index] else { continue }
+            if appendMember(key: key, value: value, selecting: members[index].members, after: wrote, to: &output) { wrote = true }
+        }
+        output.append(UInt8(ascii: "}"))
+    }
+
+    /// Calls `body` with the key (quotes included) and the value of each member of the object at `start`, in order,
+    /// until it returns false; returns whether it did.
+    private func forEachMember(of start: Int, _ body: (_ key: Range<Int>, _ value: Range<Int>) -> Bool) -> Bool {
+        var i = skipSpace(start) + 1
         while true {
             i = skipSpace(i)
-            if bytes[i] == UInt8(ascii: "}") { break }
+            if bytes[i] == UInt8(ascii: "}") { return false }
             if bytes[i] == UInt8(ascii: ",") {
                 i = skipSpace(i + 1)
             }
@@ -129,34 +170,37 @@ private struct MemberReader {
             let valueStart = skipSpace(i)
             let valueEnd = endOfValue(valueStart)
             i = valueEnd
-            guard let index = match(keyStart + 1..<keyEnd - 1, in: members, skipping: taken) else { continue }
-            taken |= 1 << UInt64(index)
-            let mark = output.count
-            if wrote { output.append(UInt8(ascii: ",")) }
-            output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[keyStart..<keyEnd]))
-            output.append(UInt8(ascii: ":"))
-            let nested = members[index].members
-            if nested.isEmpty {
-                appendValue(valueStart..<valueEnd, to: &output)
-            } else {
-                // A nested selection keeps its parent only if the parent is an object with a selected member.
-                let before = output.count
-                guard appendObject(at: valueStart, selecting: nested, to: &output), output.count > before + 2 else {
-                    output.removeLast(output.count - mark)
-                    continue
-                }
-            }
-            wrote = true
+            if !body(keyStart..<keyEnd, valueStart..<valueEnd) { return true }
         }
-        output.append(UInt8(ascii: "}"))
+    }
+
+    /// Appends one selected member, preceded by a comma `after` another; false, with nothing appended, for a nested
+    /// selection whose value is not an object with a selected member (its parent is left out).
+    private func appendMember(
+        key: Range<Int>, value: Range<Int>, selecting nested: [FieldSelection.Member], after wrote: Bool, to output: inout [UInt8]
+    ) -> Bool {
+        let mark = output.count
+        if wrote { output.append(UInt8(ascii: ",")) }
+        output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[key]))
+        output.append(UInt8(ascii: ":"))
+        if nested.isEmpty {
+            appendValue(value, to: &output)
+            return true
+        }
+        // A nested selection keeps its parent only if the parent is an object with a selected member.
+        let before = output.count
+        guard appendObject(at: value.lowerBound, selecting: nested, to: &output), output.count > before + 2 else {
+            output.removeLast(output.count - mark)
+            return false
+        }
         return true
     }
 
-    /// The selected member whose key the raw (still escaped) key bytes spell, unless already taken.
-    private func match(_ raw: Range<Int>, in members: [FieldSelection.Member], skipping taken: UInt64) -> Int? {
+    /// The selected member whose key the raw (still escaped) key bytes spell.
+    private func match(_ raw: Range<Int>, in members: [FieldSelection.Member]) -> Int? {
         let key = UnsafeBufferPointer(rebasing: bytes[raw])
         let decoded: [UInt8]? = key.contains(UInt8(ascii: "\\")) ? JSONStringDecoder.decode(key) : nil
-        for (index, member) in members.enumerated() where taken & (1 << UInt64(index)) == 0 {
+        for (index, member) in members.enumerated() {
             if decoded.map({ member.key == $0 }) ?? member.key.elementsEqual(key) { return index }
         }
         return nil

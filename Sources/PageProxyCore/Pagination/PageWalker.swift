@@ -257,7 +257,7 @@ package final class PageWalker {
             if nextToTake == 1 { try checkExpectedPages(after: page) }
             if nextToTake == knownCount && !isListComplete {
                 // Reached by the link or cursor of the page before (or the first page): not that page again.
-                if strategy.followsUpstream { try repeats.follow(page) }
+                if strategy.followsUpstream { try repeats.follow(page, wayOnHeader: strategy.wayOnHeader) }
                 try append(strategy.next(after: page), after: page)
             } else if pending != nil {
                 repeats.skip()

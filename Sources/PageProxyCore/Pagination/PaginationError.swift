@@ -19,8 +19,9 @@ public enum PaginationError: Error, CustomStringConvertible {
     case invalidNextLink(page: Int, link: String)
     /// A page URL came up a second time: following it would loop forever.
     case loop(page: Int, url: PageURL)
-    /// A page reached by the link or cursor of the page before holds that page's items again, under a new URL: the
-    /// upstream ignores what it sent, and following on would fetch the same page until the route's page limit.
+    /// A page reached by the link or cursor of the page before holds that page's items again, under a new URL, with the
+    /// same link or cursor on (or too many times in a row): the upstream ignores what it sent, and following on would
+    /// fetch the same page until the route's page limit.
     case repeatedPage(page: Int, url: PageURL)
     /// The walk needs more pages than the route allows.
     case tooManyPages(limit: Int)
@@ -74,8 +75,9 @@ public enum PaginationError: Error, CustomStringConvertible {
         case .loop(let page, let url):
             "page \(page) would fetch \(url.path) again: the upstream's pagination loops"
         case .repeatedPage(let page, let url):
-            "page \(page) (\(url.path)) holds the same items as page \(page - 1): the upstream repeated a page under a "
-                + "new URL (it ignores the link or cursor it sent); the walk stopped rather than fetch it again and again"
+            "page \(page) (\(url.path)) holds the same items as page \(page - 1), with the same link or cursor on or after "
+                + "\(RepeatedPageGuard.maxRepeatsInRow) such pages in a row: the upstream repeated a page under a new URL (it "
+                + "ignores the link or cursor it sent); the walk stopped rather than fetch it again and again"
         case .tooManyPages(let limit):
             "the upstream has more than \(limit) pages, the route's maxPages; raise it or narrow the query"
         case .cannotContinue(let page, let reason):

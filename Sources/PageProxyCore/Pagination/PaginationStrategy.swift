@@ -44,6 +44,9 @@ package protocol PaginationStrategy: Sendable {
     /// rather than from PageProxy's own numbering: such a page that holds the page before's items again means the
     /// upstream ignored what it sent (`RepeatedPageGuard`).
     var followsUpstream: Bool { get }
+    /// The response header the next page is read from (`Link`, a next-page header), part of a page's way on
+    /// (`RepeatedPageGuard`); nil for a scheme that reads it from the body.
+    var wayOnHeader: String? { get }
 }
 
 extension PaginationStrategy {
@@ -53,6 +56,7 @@ extension PaginationStrategy {
     package func expectedPageCount(after first: Page) -> Int? { nil }
     package var statesEachEnd: Bool { false }
     package var followsUpstream: Bool { false }
+    package var wayOnHeader: String? { nil }
 }
 
 extension PaginationScheme {

@@ -65,6 +65,17 @@ package enum SchemeDetector {
     static let offsetPath = path("offset")
     static let limitPath = path("limit")
 
+    /// Every way on that `detectScheme` reads, as the `notDetected` messages name them (one list for both, from the
+    /// names it reads: loose12, Kinto's `Next-Page` was missing from the message).
+    static let signalsLookedFor: String = {
+        let headers = ["Link", PaginationScheme.NextPageHeader().nextPageHeader, "\(nextPageURLHeader) (a URL)"]
+            + paginationHeaders.map { "\($0) (JSON)" }
+        let paths = nextPaths.prefix(3).map { "\"\($0.path)\"" }.joined(separator: ", ")
+        return "no \(headers.dropLast().joined(separator: ", ")) or \(headers.last ?? "") header, and no next link or cursor "
+            + "(\(paths), …), \"\(hasMorePath)\", page number with a page count (\"\(pageNumberPaths[0])\" and \"\(pageCountPaths[0])\", …), "
+            + "or offset and limit with a total (\"\(offsetPath)\", \"\(limitPath)\", \"\(totalPaths[0])\", …) in the body"
+    }()
+
     /// Detects how the upstream that answered `response` for `url` paginates.
     /// - Parameter itemsPath: the route's items path, when it names one; otherwise the items are detected too.
     /// - Throws: `.invalidJSON` for a body that is not JSON, `.notDetected` when the items cannot be found or the
@@ -112,7 +123,7 @@ package enum SchemeDetector {
             throw .notDetected(
                 url: url,
                 reason: "the first page's \(name) header says there are \(pages) pages, but the page shows no way to the next one: "
-                    + "no Link or X-Next-Page header, and no next link, cursor or has_more in the body; name the route's scheme in its pagination")
+                    + "\(signalsLookedFor); name the route's scheme in its pagination")
         }
         if detected.scheme == nil, let reason = moreSignalled(response.headers, values: values, header: header) {
             throw .notDetected(url: url, reason: reason + "; name the route's scheme in its pagination")
@@ -121,8 +132,7 @@ package enum SchemeDetector {
             throw .notDetected(
                 url: url,
                 reason: "the first page holds \(count) items of the \(total) it states (\(detected.totalSource ?? "")), "
-                    + "but shows no way to the next page: no Link or X-Next-Page header, and no next link, cursor, "
-                    + "has_more or page count in the body; name the route's scheme in its pagination")
+                    + "but shows no way to the next page: \(signalsLookedFor); name the route's scheme in its pagination")
         }
         return detected
     }

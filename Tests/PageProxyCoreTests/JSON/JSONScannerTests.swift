@@ -97,10 +97,13 @@ func scanError(_ text: String, items: String = "") -> JSONScanError? {
         #expect(scanError(#"{"data":[1,]}"#, items: "items") == .unexpectedByte(UInt8(ascii: "]"), offset: 11))
     }
 
-    @Test func firstDuplicateKeyWinsForItems() throws {
-        #expect(try splicedItems(#"{"items":[1],"items":[2,3]}"#, items: "items") == ["1"])
+    /// The last occurrence of a repeated key wins, as in `JSON.parse` and Python's `json` (loose12; the first did).
+    @Test func lastDuplicateKeyWinsForItems() throws {
+        #expect(try splicedItems(#"{"items":[1],"items":[2,3]}"#, items: "items") == ["2", "3"])
         #expect(try splicedItems(#"{"a":{"x":1},"a":{"b":[2]},"b":[3]}"#, items: "b") == ["3"])
-        #expect(scanError(#"{"a":{"x":1},"a":{"b":[2]}}"#, items: "a.b") == .itemsNotFound(path: "a.b"))
+        #expect(try splicedItems(#"{"a":{"x":1},"a":{"b":[2]}}"#, items: "a.b") == ["2"])
+        #expect(scanError(#"{"a":{"b":[2]},"a":{"x":1}}"#, items: "a.b") == .itemsNotFound(path: "a.b"))
+        #expect(scanError(#"{"items":[1],"items":"no"}"#, items: "items") == .itemsNotAnArray(path: "items", found: "a string"))
     }
 
     @Test func arraysNestedInItemsAreNotItems() throws {
@@ -168,11 +171,18 @@ func scanError(_ text: String, items: String = "") -> JSONScanError? {
         #expect(page.items.count == 3)
     }
 
-    @Test func firstDuplicateKeyWinsForValues() throws {
-        let page = try scanPage(#"{"items":[],"a":1,"a":2,"b":{"c":1},"b":{"c":2,"d":3}}"#, items: "items", values: ["a", "b.c", "b.d"])
-        #expect(page.values[JSONPath("a")!] == .number("1"))
-        #expect(page.values[JSONPath("b.c")!] == .number("1"))
-        #expect(page.values[JSONPath("b.d")!] == nil)
+    @Test func lastDuplicateKeyWinsForValues() throws {
+        let page = try scanPage(
+            #"{"items":[],"a":1,"a":2,"b":{"c":1,"e":5},"b":{"c":2,"d":3}}"#, items: "items", values: ["a", "b.c", "b.d", "b.e", "b"])
+        #expect(page.values[JSONPath("a")!] == .number("2"))
+        #expect(page.values[JSONPath("b.c")!] == .number("2"))
+        #expect(page.values[JSONPath("b.d")!] == .number("3"))
+        // The earlier `b` is gone as a whole, as `JSON.parse` forgets it.
+        #expect(page.values[JSONPath("b.e")!] == nil)
+        #expect(page.values[JSONPath("b")!] == .object(46..<59))
+        // Inside an item too (has-more's last id).
+        let bytes = Array(#"{"id":1,"id":"x"}"#.utf8)
+        #expect(try JSONScanner().value(in: bytes, range: 0..<bytes.count, at: JSONPath("id")!) == .string("x"))
     }
 
     @Test func indexComponentMatchesNumericObjectKey() throws {

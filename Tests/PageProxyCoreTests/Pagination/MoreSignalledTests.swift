@@ -34,6 +34,18 @@ import Testing
         }
     }
 
+    @Test("both messages of a page with more and no way on name every signal auto reads, Kinto's Next-Page among them (loose12)")
+    func notDetectedNamesEverySignal() throws {
+        let byTotal = try #require(notDetectedReason(#"{"count":30,"results":[{"id":1}]}"#))
+        let byPageCount = try #require(notDetectedReason(#"[{"id":1}]"#, headers: [("X-Total-Pages", "3")]))
+        for reason in [byTotal, byPageCount] {
+            for signal in ["Link", "X-Next-Page", "Next-Page (a URL)", "X-Pagination (JSON)", "\"next\"", "\"has_more\"", "\"pages\"", "\"offset\""] {
+                #expect(reason.contains(signal), "\(signal) missing from: \(reason)")
+            }
+            #expect(reason.hasSuffix("name the route's scheme in its pagination"))
+        }
+    }
+
     @Test("\"has_more\": \"true\" (a string) is Stripe's flag: the walk goes on after the last id, and stops at \"false\"")
     func hasMoreAsAString() async throws {
         #expect(try detect(#"{"has_more":"true","data":[{"id":1}]}"#).schemeName == "has-more")

@@ -7,6 +7,8 @@ struct LinkHeaderStrategy: PaginationStrategy {
 
     var followsUpstream: Bool { true }
 
+    var wayOnHeader: String? { "Link" }
+
     var valuePaths: [JSONPath] { [] }
 
     func firstPage(from base: PageURL) -> PageURL {

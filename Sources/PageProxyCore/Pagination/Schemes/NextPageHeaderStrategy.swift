@@ -10,6 +10,8 @@ struct NextPageHeaderStrategy: PaginationStrategy {
 
     var followsUpstream: Bool { true }
 
+    var wayOnHeader: String? { options.nextPageHeader }
+
     var valuePaths: [JSONPath] { [] }
 
     func firstPage(from base: PageURL) -> PageURL {
