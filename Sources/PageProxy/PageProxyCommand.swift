@@ -15,7 +15,8 @@ enum PageProxyCommand {
         Usage:
           PageProxy serve [--config PATH]        run the proxy (default config: ./config.json);
                                                  PageProxy alone, or with only serve's options, runs serve
-          PageProxy check-config [--config] PATH validate a config file, exit 0 if valid (like nginx -t)
+          PageProxy check-config [--config] PATH...
+                                                 validate each config file, exit 0 if all are valid (like nginx -t)
           PageProxy mock [options]               run only the mock paginated upstream
               --address A   (127.0.0.1)   --port P (8081)   --items N (250)
               --page-size N (20)          --latency-ms N (0)   --close-connections 0|1 (0: keep-alive)
@@ -116,10 +117,20 @@ struct CommandOptions {
         }
     }
 
-    /// The config file a command reads: `--config PATH`, else its first plain argument, else `./config.json`.
+    /// The config file a command reads: `--config PATH`, else its plain argument, else `./config.json`.
+    /// - Throws: `UsageError` for a second path (attack12 U1: it was ignored without a word).
     static func configPath(_ arguments: [String]) throws(UsageError) -> String {
+        let paths = try configPaths(arguments)
+        guard paths.count <= 1 else {
+            throw UsageError(message: "one config file only; \"\(paths[1])\" is a second one")
+        }
+        return paths.first ?? "config.json"
+    }
+
+    /// Every config file named: `--config PATH` first, then the plain arguments (none: `[]`).
+    static func configPaths(_ arguments: [String]) throws(UsageError) -> [String] {
         let options = try CommandOptions(arguments, known: ["config"])
-        return options.values["config"] ?? options.positional.first ?? "config.json"
+        return (options.values["config"].map { [$0] } ?? []) + options.positional
     }
 
     func integer(_ name: String, default fallback: Int, range: ClosedRange<Int>) throws(UsageError) -> Int {
