@@ -23,7 +23,8 @@ enum PageProxyCommand {
           PageProxy healthcheck [--port P]       GET /healthz on 127.0.0.1 (container HEALTHCHECK)
           PageProxy probe URL [--header 'N: v']  fetch a first page, say how it paginates, print a route
           PageProxy fetch ROUTE[/path][?query]   walk a route without a server; items to stdout (or --output FILE)
-              [--config PATH] [--format json|ndjson] [--output FILE]
+              [--config PATH] [--format json|ndjson] [--output FILE]   (--output -: stdout; a --format that
+              differs from the query's _format is a usage error)
               a progress line on stderr when it is a terminal; starts the config's mock if its port is free
               exit 0 done, 1 config or output error, 2 usage, 3 upstream error (nothing written),
               4 bad request (unknown route, bad control or path), 5 partial (the walk failed mid-stream)
