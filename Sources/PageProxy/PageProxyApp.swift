@@ -110,7 +110,7 @@ final class PageProxyApp: Sendable {
     /// evictions made for room since the last one. The cache goes on, evicting to make room.
     static func volumeFullWarning(logger: Logger, clock: PageProxyClock) -> @Sendable (String) -> Void {
         let notice = VolumeFullNotice { reason, evictions in
-            logger.log(.warning, "cache volume full; evicting the oldest entries to make room (told at most once a minute)", [
+            logger.log(.warning, "cache volume full; evicting the oldest entries to make room", [
                 ("reason", .string(reason)), ("evictions", .int(evictions)),
             ])
         }

@@ -6,7 +6,7 @@ import Synchronization
 ///
 /// `DiskStore` reports each time a write finds the volume full after one succeeded (an episode), and evicts the oldest
 /// entries each time: the count is of those evictions. Episodes held back after the last line are counted in the next
-/// one; if none comes, they are not told (the volume had room again).
+/// one, whenever an episode comes a minute or more after that line (none comes while the volume has room).
 package final class VolumeFullNotice: Sendable {
     private struct State {
         /// Episodes since the last time `tell` was called, this one included once it is told.
