@@ -88,10 +88,7 @@ final class PageProxyApp: Sendable {
         }
         let store = DiskStore(directory: config.directory, maxBytes: config.maxBytes, onDisable: { reason in
             logger.log(.error, "cache disabled; serving uncached", [("reason", .string(reason))])
-        }, onWriting: onWrite, onVolumeFull: { reason in
-            // Once until a write succeeds again: the cache goes on, evicting to make room.
-            logger.log(.warning, "cache volume full; evicting the oldest entries to make room", [("reason", .string(reason))])
-        }, onEnable: {
+        }, onWriting: onWrite, onVolumeFull: volumeFullWarning(logger: logger, clock: clock), onEnable: {
             // Also for a directory unusable at the start: the index is built now, and `/readyz` is ready.
             logger.log(.info, "cache enabled again", [("directory", .string(config.directory))])
         }, retryInterval: config.retryInterval, heldFiles: config.sendsFromFiles ? .shared : .none)
@@ -107,6 +104,17 @@ final class PageProxyApp: Sendable {
                 ("origin", .string(origin)), ("behind_seconds", .int(Int(behind.components.seconds))),
             ])
         }
+    }
+
+    /// What the store calls when a write finds the cache volume full: a warning at most once a minute, with the
+    /// evictions made for room since the last one. The cache goes on, evicting to make room.
+    static func volumeFullWarning(logger: Logger, clock: PageProxyClock) -> @Sendable (String) -> Void {
+        let notice = VolumeFullNotice { reason, evictions in
+            logger.log(.warning, "cache volume full; evicting the oldest entries to make room", [
+                ("reason", .string(reason)), ("evictions", .int(evictions)),
+            ])
+        }
+        return { reason in notice.note(reason, at: clock.now()) }
     }
 
     private init(

@@ -15,14 +15,16 @@ enum PageProxyCommand {
         Usage:
           PageProxy serve [--config PATH]        run the proxy (default config: ./config.json);
                                                  PageProxy alone, or with only serve's options, runs serve
-          PageProxy check-config [--config] PATH validate a config file, exit 0 if valid (like nginx -t)
+          PageProxy check-config [--config] PATH...
+                                                 validate each config file, exit 0 if all are valid (like nginx -t)
           PageProxy mock [options]               run only the mock paginated upstream
               --address A   (127.0.0.1)   --port P (8081)   --items N (250)
               --page-size N (20)          --latency-ms N (0)   --close-connections 0|1 (0: keep-alive)
           PageProxy healthcheck [--port P]       GET /healthz on 127.0.0.1 (container HEALTHCHECK)
           PageProxy probe URL [--header 'N: v']  fetch a first page, say how it paginates, print a route
           PageProxy fetch ROUTE[/path][?query]   walk a route without a server; items to stdout (or --output FILE)
-              [--config PATH] [--format json|ndjson] [--output FILE]
+              [--config PATH] [--format json|ndjson] [--output FILE]   (--output -: stdout; a --format that
+              differs from the query's _format is a usage error)
               a progress line on stderr when it is a terminal; starts the config's mock if its port is free
               exit 0 done, 1 config or output error, 2 usage, 3 upstream error (nothing written),
               4 bad request (unknown route, bad control or path), 5 partial (the walk failed mid-stream)
@@ -116,10 +118,20 @@ struct CommandOptions {
         }
     }
 
-    /// The config file a command reads: `--config PATH`, else its first plain argument, else `./config.json`.
+    /// The config file a command reads: `--config PATH`, else its plain argument, else `./config.json`.
+    /// - Throws: `UsageError` for a second path (attack12 U1: it was ignored without a word).
     static func configPath(_ arguments: [String]) throws(UsageError) -> String {
+        let paths = try configPaths(arguments)
+        guard paths.count <= 1 else {
+            throw UsageError(message: "one config file only; \"\(paths[1])\" is a second one")
+        }
+        return paths.first ?? "config.json"
+    }
+
+    /// Every config file named: `--config PATH` first, then the plain arguments (none: `[]`).
+    static func configPaths(_ arguments: [String]) throws(UsageError) -> [String] {
         let options = try CommandOptions(arguments, known: ["config"])
-        return options.values["config"] ?? options.positional.first ?? "config.json"
+        return (options.values["config"].map { [$0] } ?? []) + options.positional
     }
 
     func integer(_ name: String, default fallback: Int, range: ClosedRange<Int>) throws(UsageError) -> Int {

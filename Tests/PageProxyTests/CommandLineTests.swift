@@ -58,6 +58,22 @@ import Testing
         #expect(missing.errors.contains("/nonexistent/typo.json"))
     }
 
+    /// attack12 U1: `check-config good.json missing.json` checked only the first file and said OK (exit 0). Now
+    /// every path is checked and named, and one that fails makes the exit 1; `serve` refuses a second path (exit 2).
+    @Test func checkConfigChecksEveryPathGiven() async throws {
+        let good = repository.appendingPathComponent("config.json").path
+        let both = try await run(["check-config", good, "/nonexistent/second.json"])
+        #expect(both.status == 1, "\(both.output)\(both.errors)")
+        #expect(both.output.contains("\(good): OK"))
+        #expect(both.errors.contains("/nonexistent/second.json"))
+        let first = try await run(["check-config", "--config", "/nonexistent/first.json", good])
+        #expect(first.status == 1 && first.errors.contains("/nonexistent/first.json") && first.output.contains("\(good): OK"))
+        let twice = try await run(["check-config", good, good])
+        #expect(twice.status == 0 && twice.output.components(separatedBy: ": OK").count == 3, "\(twice.output)")
+        let serve = try await run(["serve", good, "/nonexistent/second.json"])
+        #expect(serve.status == 2 && serve.errors.contains("\"/nonexistent/second.json\" is a second one"), "\(serve.errors)")
+    }
+
     /// attack11 U1: a directory given as the config file is named as one (it said "No such file or directory").
     @Test func checkConfigOnADirectorySaysItIsOne() async throws {
         let directory = FileManager.default.temporaryDirectory.path

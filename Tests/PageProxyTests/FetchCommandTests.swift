@@ -66,6 +66,36 @@ import Glibc
         }
     }
 
+    /// attack12 U5: `--output -` wrote a file named `-` and nothing to standard output; curl and wget read `-` as
+    /// standard output.
+    @Test func outputDashIsStandardOutput() async throws {
+        let dash = FileManager.default.currentDirectoryPath + "/-"
+        let existed = FileManager.default.fileExists(atPath: dash)
+        defer { if !existed { try? FileManager.default.removeItem(atPath: dash) } }
+        try await TestStack.run { stack in
+            let outcome = try await fetch(["gh?mock_total=25", "--output", "-"], stack: stack)
+            #expect(outcome.status == 0, "\(outcome.errors)")
+            #expect(Array(outcome.output.utf8) == MockDataset.mergedJSON(total: 25))
+            #expect(existed || !FileManager.default.fileExists(atPath: dash))
+        }
+    }
+
+    /// attack12 U5: `--format json` with the query's `_format=ndjson` wrote NDJSON without a word (the query won).
+    /// Formats that disagree are a usage error naming both; formats that agree are fine.
+    @Test func aFormatFlagThatDisagreesWithTheQueryIsAUsageError() async throws {
+        try await TestStack.run { stack in
+            let both = try await fetch(["gh?mock_total=5&_format=ndjson", "--format", "json"], stack: stack)
+            #expect(both.status == 2, "\(both.errors)")
+            #expect(both.errors.contains("--format json and the query's _format=ndjson"), "\(both.errors)")
+            #expect(both.output.isEmpty && stack.mock.log.count == 0)
+            let spelled = try await fetch(["gh?_format=NDJSON", "--format", "json"], stack: stack)
+            #expect(spelled.status == 2 && spelled.errors.contains("_format=NDJSON"), "\(spelled.errors)")
+            let agree = try await fetch(["gh?mock_total=5&_format=ndjson", "--format", "ndjson"], stack: stack)
+            #expect(agree.status == 0, "\(agree.errors)")
+            #expect(Array(agree.output.utf8) == MockDataset.ndjson(total: 5))
+        }
+    }
+
     /// attack11 U3: an output file that cannot be opened is named with the reason, not "cannot write PATH" alone.
     @Test func anOutputFileThatCannotBeOpenedSaysWhy() async throws {
         let missing = FileManager.default.temporaryDirectory.appendingPathComponent("pageproxy-no-such-\(UUID().uuidString)/x.json").path

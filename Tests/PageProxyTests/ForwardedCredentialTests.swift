@@ -10,7 +10,7 @@ import Testing
 @Suite struct ForwardedCredentialTests {
     private static let routes = [
         TestStack.Route(name: "github", mockPath: "/github/items", scheme: .linkHeader(PaginationScheme.LinkHeader())) {
-            $0.forwardHeaders = ["Authorization", "Cookie", "Proxy-Authorization"]
+            $0.forwardHeaders = ["Authorization", "Cookie", "X-Api-Key"]
             $0.retries = 0
         }
     ]
@@ -31,7 +31,7 @@ import Testing
     }
 
     @Test("a repeated forwarded credential header is a 400 and reaches no upstream", arguments: [
-        "Authorization", "authorization", "Cookie", "Proxy-Authorization",
+        "Authorization", "authorization", "Cookie", "X-Api-Key",
     ])
     func repeatedCredentialHeaderIsRefused(name: String) async throws {
         try await TestStack.run(routes: Self.routes) { stack in

@@ -57,6 +57,48 @@ import Testing
         }
     }
 
+    /// attack12 L3: a `--header` value with a line break went out as two header fields (exit 0); check-config
+    /// refuses the same value in a route's `headers`. (A NUL cannot be in an argument: argv strings end at one.)
+    @Test(arguments: ["X-A: a\r\nX-B: b", "X-A: a\nX-B: b", "X-A: a\u{1}b", "Bad Name: v", "Host: elsewhere"])
+    func headerThatCheckConfigRefusesIsAUsageError(header: String) async throws {
+        try await TestStack.run { stack in
+            let outcome = try await runPageProxy(["probe", "http://127.0.0.1:\(stack.mockPort)/github/items", "--header", header])
+            #expect(outcome.status == 2, "\(outcome.output)\(outcome.errors)")
+            #expect(outcome.errors.contains("--header:") && outcome.errors.contains("usage: PageProxy probe URL"))
+            #expect(stack.mock.log.count == 0)
+        }
+    }
+
+    /// attack12 U4: the first line redacted a secret query value that the `next` line and the route printed in
+    /// clear; now no line shows it, and probe says the route needs the real value.
+    @Test func secretQueryValuesAreRedactedOnEveryLine() async throws {
+        try await TestStack.run { stack in
+            let url = "http://127.0.0.1:\(stack.mockPort)/github/items?token=sekrit-456&api_key=k9k9k9&per_page=5"
+            let outcome = try await runPageProxy(["probe", url])
+            #expect(outcome.status == 0, "\(outcome.output)\(outcome.errors)")
+            #expect(stack.mock.log.requests.first?.target.contains("token=sekrit-456") == true, "the upstream gets the real value")
+            #expect(!outcome.output.contains("sekrit-456") && !outcome.output.contains("k9k9k9"), "\(outcome.output)")
+            #expect(outcome.output.contains("?token=REDACTED&api_key=REDACTED&per_page=5&page=2"), "\(outcome.output)")
+            #expect(outcome.output.contains(#""upstream": "http://127.0.0.1:\#(stack.mockPort)/github/items?token=REDACTED&api_key=REDACTED&per_page=5""#))
+            #expect(outcome.output.contains("shown as REDACTED, in the route too"))
+            let plain = try await runPageProxy(["probe", "http://127.0.0.1:\(stack.mockPort)/github/items?per_page=5"])
+            #expect(plain.status == 0 && !plain.output.contains("REDACTED"), "no note when nothing was redacted")
+        }
+    }
+
+    /// attack12 U4: `user:password@` in the URL was dropped without a word (a real upstream then answers 401).
+    @Test func userInfoInTheURLIsSaidNotToBeSent() async throws {
+        try await TestStack.run { stack in
+            let outcome = try await runPageProxy(["probe", "http://alice:pw-secret@127.0.0.1:\(stack.mockPort)/github/items"])
+            #expect(outcome.status == 0, "\(outcome.output)\(outcome.errors)")
+            #expect(outcome.errors.contains("are not sent") && outcome.errors.contains("--header 'Authorization: Basic"))
+            #expect(!outcome.errors.contains("pw-secret") && !outcome.output.contains("pw-secret"))
+            #expect(stack.mock.log.requests.first.map { $0.header("Authorization") == nil } == true)
+            let plain = try await runPageProxy(["probe", "http://127.0.0.1:\(stack.mockPort)/github/items"])
+            #expect(!plain.errors.contains("not sent"))
+        }
+    }
+
     @Test("probe without a URL is a usage error")
     func usage() async throws {
         let outcome = try await runPageProxy(["probe"])

@@ -139,6 +139,26 @@ import Testing
         #expect(message("/r?_limit=0", ["PageProxy-Limit": "5"])?.hasPrefix("_limit must be") == true)
     }
 
+    /// attack12 U2: `_max_items=99999999999999999999` said "must be a whole number"; it is one, too large.
+    @Test(arguments: ["_max_items", "_max_pages", "_offset", "_limit"])
+    func aNumberTooLargeSaysTheBound(control: String) {
+        func message(_ text: String) -> String? {
+            do {
+                _ = try parse("/r?\(control)=\(text)")
+                return nil
+            } catch {
+                return error.control == control ? error.message : "another control: \(error.control)"
+            }
+        }
+        for text in ["99999999999999999999", "9223372036854775808", "+18446744073709551616"] {
+            #expect(message(text) == "\(control) is too large: at most 9223372036854775807, not \"\(text)\"")
+        }
+        #expect(message("9223372036854775807") == nil)
+        for text in ["-99999999999999999999", "1e30", "x", "+"] {
+            #expect(message(text)?.contains("must be a whole number of at least") == true, "\(text)")
+        }
+    }
+
     @Test("a control's value and a route's name are percent-decoded when they hold an escape, and kept as they are otherwise")
     func escapesAreDecodedOnlyWhereThereAreSome() throws {
         let controls = try parse("/r?_fields=id%2Cname&_max_items=7&_format=ndjson")

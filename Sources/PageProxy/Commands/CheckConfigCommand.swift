@@ -1,28 +1,37 @@
 import Foundation
 import PageProxyCore
 
-/// `PageProxy check-config [--config] [PATH]`: validate a config file and say what it holds (like `nginx -t`).
+/// `PageProxy check-config [--config] [PATH]...`: validate config files and say what each holds (like `nginx -t`).
+/// Every path given is checked, as `promtool check config a.yml b.yml` does, so that `check-config configs/*.json`
+/// checks them all (attack12 U1: the second path was ignored and the command said OK).
 enum CheckConfigCommand {
     static func run(_ arguments: [String]) -> Int32 {
-        let path: String
+        let paths: [String]
         do {
-            path = try CommandOptions.configPath(arguments)
+            paths = try CommandOptions.configPaths(arguments)
         } catch {
             printError("PageProxy check-config: \(error.message)")
             return 2
         }
+        var code: Int32 = 0
+        for path in paths.isEmpty ? ["config.json"] : paths where !check(path) { code = 1 }
+        return code
+    }
+
+    /// Checks one file, printing its OK line or its error; whether it is valid.
+    private static func check(_ path: String) -> Bool {
         do {
             let config = try ConfigLoader.load(path: path, environment: ProcessInfo.processInfo.environment)
             if let problem = cacheDirectoryProblem(config.cache) {
                 printError(ConfigError(file: path, field: "cache.directory", problem: problem).description)
-                return 1
+                return false
             }
             let routes = config.routes.map { "\($0.name) (\($0.pagination.name))" }.joined(separator: ", ")
             print("\(path): OK, \(config.routes.count) route(s): \(routes); listening on \(config.listen.address):\(config.listen.port)")
-            return 0
+            return true
         } catch {
             printError(error.description)
-            return 1
+            return false
         }
     }
 

@@ -7,7 +7,8 @@ import Glibc
 
 /// `PageProxy fetch ROUTE[/path][?query] [--config PATH] [--format json|ndjson] [--output FILE]`: walks a route of
 /// the config without a server, through the same responder, walk and page cache a served request uses
-/// (`InProcessExchange`), and writes the merged JSON or the NDJSON items to standard output (or FILE).
+/// (`InProcessExchange`), and writes the merged JSON or the NDJSON items to standard output (or FILE; `-` is
+/// standard output).
 ///
 /// Standard output carries the items only; errors go to standard error, and so does a progress line when standard
 /// error is a terminal. The exit status tells a script what happened (`FetchExit`).
@@ -26,9 +27,13 @@ enum FetchCommand {
         }
         var headers = HTTPHeaders()
         headers.set("Host", "localhost")
+        let path = target.hasPrefix("/") ? target : "/" + target
         if let format = options.values["format"] {
-            guard OutputFormat(rawValue: format) != nil else { return fail(.usage, "--format must be json or ndjson, not \"\(format)\"") }
-            // The header form: a `_format` in the target's own query still wins, as it does for a served request.
+            guard let flag = OutputFormat(rawValue: format) else { return fail(.usage, "--format must be json or ndjson, not \"\(format)\"") }
+            // The query would win over the header form silently (attack12 U5): two formats asked for is a usage error.
+            if let queried = queryFormat(path), queried.format != flag {
+                return fail(.usage, "--format \(format) and the query's \(queried.written) ask for different formats; give one")
+            }
             headers.set("PageProxy-Format", format)
         }
         let config: Config
@@ -47,11 +52,13 @@ enum FetchCommand {
         let responder = PageProxyApp.makeResponder(
             config: config, transport: transport, pages: pages, status: ServiceStatus(), metrics: Metrics(budgets: budgets), budgets: budgets,
             spool: nil, walkObserver: { progress.update($0) })
-        let request = HTTPRequestHead(method: .get, target: target.hasPrefix("/") ? target : "/" + target, version: .http1_0, headers: headers)
+        let request = HTTPRequestHead(method: .get, target: path, version: .http1_0, headers: headers)
         let exit: FetchExit
         do {
             let exchange = try InProcessExchange.start(request, responder: responder)
-            exit = await FetchAnswerReader(socket: exchange.answer, outputPath: options.values["output"]).copy()
+            // `-` is standard output, as for curl and wget (attack12 U5: it made a file named `-`); `./-` is that file.
+            let output = options.values["output"].flatMap { $0 == "-" ? nil : $0 }
+            exit = await FetchAnswerReader(socket: exchange.answer, outputPath: output).copy()
             exchange.answer.close()
             await exchange.responding.value
         } catch {
@@ -62,6 +69,16 @@ enum FetchCommand {
         await mock?.stop(grace: .zero)
         transport.pool.closeAll()
         return exit.rawValue
+    }
+
+    /// The format the target's own query names (`_format=ndjson`) and how it was written; nil when it names none or
+    /// its controls are wrong (the walk's 400 then says how).
+    private static func queryFormat(_ path: String) -> (format: OutputFormat, written: String)? {
+        let request = HTTPRequestHead(method: .get, target: path, version: .http1_0, headers: HTTPHeaders())
+        guard let pair = (request.query ?? "").split(separator: "&").first(where: { $0 == "_format" || $0.hasPrefix("_format=") }),
+            let controls = try? ProxyControls.parse(request)
+        else { return nil }
+        return (controls.format, String(pair))
     }
 
     /// The config's built-in mock, started here when its port is free; when it is taken (a running `PageProxy serve`

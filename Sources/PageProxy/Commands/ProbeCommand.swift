@@ -19,7 +19,14 @@ enum ProbeCommand {
                     return 2
                 }
                 let header = arguments[index]
-                headers.append((String(header[..<colon]), String(header[header.index(after: colon)...]).trimmingCharacters(in: .whitespaces)))
+                let name = String(header[..<colon])
+                let value = String(header[header.index(after: colon)...]).trimmingCharacters(in: .whitespaces)
+                // As check-config refuses them in a route's `headers`: a line break would split the field in two.
+                if let problem = ConfigHeaderRules.problem(withName: name) ?? ConfigHeaderRules.problem(withValue: value) {
+                    printError("PageProxy probe: --header: \(problem); \(usage)")
+                    return 2
+                }
+                headers.append((name, value))
             } else if urlText == nil, !argument.hasPrefix("-") {
                 urlText = argument
             } else {
@@ -31,6 +38,10 @@ enum ProbeCommand {
         guard let urlText, let requested = PageURL(string: urlText), requested.scheme == "http" || requested.scheme == "https" else {
             printError("PageProxy probe: give the first page's http:// or https:// URL; \(usage)")
             return 2
+        }
+        if hasUserInfo(urlText) {
+            printError("PageProxy probe: the user name and password in the URL are not sent (nor put in the route); "
+                + "give them as --header 'Authorization: Basic …' (base64 of user:password)")
         }
         var fields = HTTPHeaders()
         for header in headers { fields.add(header.name, header.value) }
@@ -64,7 +75,7 @@ enum ProbeCommand {
         print("  scheme   \(detected.schemeName) (from \(detected.evidence))")
         print("  items    \(detected.itemsPath) (\(detected.itemCount) on this page)")
         print("  total    " + (detected.total.map { "\($0) (\(detected.totalSource ?? ""))" } ?? "not stated"))
-        print("  next     \(detected.next ?? "none on this page")")
+        print("  next     \(detected.next.map(CredentialRedaction.redactURL) ?? "none on this page")")
         guard let scheme = detected.scheme else {
             print("cannot tell: the page shows no way to a next page (no Link or X-Next-Page header, no next link, "
                 + "cursor, has_more or page count in the body). If it is the whole collection, \"scheme\": \"auto\" "
@@ -73,6 +84,17 @@ enum ProbeCommand {
         }
         print("\nA route for config.json (\"scheme\": \"auto\" detects the same on every request):")
         print(ProbeRoute.json(url: url, detected: detected, scheme: scheme, headers: headers))
+        if url.redactedDescription != url.description {
+            // Redacted everywhere, as the headers are: output pasted into an issue shows no secret.
+            print("\nQuery values that look like secrets are shown as REDACTED, in the route too: put the real "
+                + "values in its \"upstream\" (the upstream needs them).")
+        }
         return 0
+    }
+
+    /// Whether the URL's authority has a `user:password@` part, which PageURL drops.
+    private static func hasUserInfo(_ text: String) -> Bool {
+        guard let components = URLComponents(string: text) else { return false }
+        return components.user != nil || components.password != nil
     }
 }

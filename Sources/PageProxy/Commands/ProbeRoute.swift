@@ -15,7 +15,8 @@ enum ProbeRoute {
         route += ", "
         JSONText.appendString("upstream", to: &route)
         route += ": "
-        JSONText.appendString(url.description, to: &route)
+        // Secret query values are redacted as on every other line of probe's output (ProbeCommand says so).
+        JSONText.appendString(url.redactedDescription, to: &route)
         route += ",\n  \"pagination\": " + JSONText.object(paginationFields(scheme))
         if detected.itemsPath != .root {
             route += ", \"items\": "

@@ -6,6 +6,30 @@ enum ConfigHeaderRules {
         "content-length",
     ]
 
+    /// Client fields PageProxy answers or decides itself, each with why forwarding it would break the walk or the
+    /// cache. Refused in `forwardHeaders` only: the route's own `headers` are the operator's deliberate choice.
+    static let answeredByProxy: [String: String] = {
+        let conditional = "is a conditional field PageProxy answers itself, against the merged answer's ETag and "
+            + "Last-Modified; forwarded, it would turn a page into a 304 or 412 that ends the walk with a 502"
+        return [
+            "if-none-match": conditional, "if-modified-since": conditional, "if-match": conditional,
+            "if-unmodified-since": conditional, "if-range": conditional,
+            "range": "asks for part of a page, but PageProxy needs every page whole (a 206 ends the walk); "
+                + "the controls _offset and _limit select part of the answer",
+            "accept-encoding": "is sent by PageProxy itself (identity: items are spliced from the bytes as they "
+                + "arrive); a compressed page ends the walk with a 502",
+            "expect": "is about a request body; page requests have none, and an upstream may answer 417",
+            "proxy-authorization": "holds the client's credentials for a proxy on its way, not for the upstream "
+                + "(RFC 9110 §11.7.2); forward Authorization or the upstream's own key field instead",
+        ]
+    }()
+
+    /// Why the client field `name` cannot be forwarded (`forwardHeaders`), or `nil` if it can.
+    static func problem(forwarding name: String) -> String? {
+        if let problem = problem(withName: name) { return problem }
+        return answeredByProxy[name.lowercased()].map { "\"\(name)\" \($0); it cannot be forwarded" }
+    }
+
     /// Whether `name` is an RFC 9110 token (`tchar`s only, at least one).
     static func isToken(_ name: String) -> Bool {
         !name.isEmpty && name.utf8.allSatisfy { byte in

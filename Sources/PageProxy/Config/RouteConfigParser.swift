@@ -139,7 +139,7 @@ enum RouteConfigParser {
             guard case .string(let name) = element else {
                 throw object.error(field, "expected a header name string, found \(element.summary)")
             }
-            if let problem = ConfigHeaderRules.problem(withName: name) { throw object.error(field, problem) }
+            if let problem = ConfigHeaderRules.problem(forwarding: name) { throw object.error(field, problem) }
             if let earlier = names.firstIndex(where: { $0.lowercased() == name.lowercased() }) {
                 throw object.error(field, "\"\(name)\" repeats forwardHeaders[\(earlier)] (names are case-insensitive)")
             }

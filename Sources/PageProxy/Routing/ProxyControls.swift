@@ -127,7 +127,11 @@ struct ProxyControls: Sendable, Equatable {
     private static func wholeNumber(_ given: Given?, control: String, least: Int) throws(Invalid) -> Int? {
         guard let given else { return nil }
         guard let value = Int(given.text), value >= least else {
-            throw Invalid(control: control, message: "\(given.name) must be a whole number of at least \(least), not \"\(given.text.prefix(40))\"")
+            // Digits that do not fit are a whole number: say the bound it passed (attack12 U2).
+            let digits = given.text.hasPrefix("+") ? given.text.dropFirst() : Substring(given.text)
+            let tooLarge = Int(given.text) == nil && !digits.isEmpty && digits.utf8.allSatisfy { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
+            let problem = tooLarge ? "is too large: at most \(Int.max)" : "must be a whole number of at least \(least)"
+            throw Invalid(control: control, message: "\(given.name) \(problem), not \"\(given.text.prefix(40))\"")
         }
         return value
     }

@@ -55,6 +55,19 @@ import Testing
                                        mentions: ["hop-by-hop"])
     }
 
+    /// attack12 L2: a forwarded `If-None-Match` turned a client's conditional request into a 502 (a page's 304).
+    @Test(arguments: [
+        ("If-None-Match", "conditional"), ("if-modified-since", "conditional"), ("If-Match", "conditional"),
+        ("If-Unmodified-Since", "conditional"), ("If-Range", "conditional"), ("Range", "whole"),
+        ("Accept-Encoding", "identity"), ("Expect", "417"), ("Proxy-Authorization", "not for the upstream"),
+    ])
+    func fieldsTheProxyAnswersItselfAreNotForwarded(name: String, why: String) throws {
+        ConfigFixture.expectRouteError(extra: #""forwardHeaders": ["Authorization", "\#(name)"]"#,
+                                       field: "forwardHeaders[1]", mentions: ["\"\(name)\"", why, "cannot be forwarded"])
+        // The route's own headers are the operator's choice: only what the client sends is refused.
+        #expect(try ConfigFixture.route(extra: #""headers": { "\#(name)": "v" }"#).headers.map(\.name) == [name])
+    }
+
     @Test(arguments: ["", "Bad Name", "X:Y", "Ümlaut", "a(b)"])
     func invalidHeaderNames(name: String) {
         ConfigFixture.expectRouteError(extra: #""headers": { "\#(name)": "v" }"#, field: "headers.\(name)",
