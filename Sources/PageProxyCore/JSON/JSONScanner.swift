@@ -84,8 +84,12 @@ package struct JSONScanner: Sendable {
             guard !collectsItems || range.upperBound <= JSONItem.maxOffset else {
                 return .failure(.tooLarge(limit: JSONItem.maxOffset))
             }
+            // A UTF-8 byte order mark before the document is skipped (RFC 8259 §8.1 lets a parser ignore one; some
+            // Windows servers send it): it is outside every item, so items stay byte-exact (attack12 U6).
+            let hasMark = range.lowerBound == 0 && range.count >= 3 && base[0] == 0xEF && base[1] == 0xBB && base[2] == 0xBF
+            guard !hasMark || range.count > 3 else { return .failure(.unexpectedEnd(offset: 3)) }
             var engine = JSONScanEngine(
-                base: base, start: range.lowerBound, end: range.upperBound, maxDepth: maxDepth,
+                base: base, start: hasMark ? 3 : range.lowerBound, end: range.upperBound, maxDepth: maxDepth,
                 targets: targets, collectsItems: collectsItems)
             do throws(JSONScanError) {
                 try engine.run()

@@ -34,6 +34,23 @@ func scanError(_ text: String, items: String = "") -> JSONScanError? {
 }
 
 @Suite struct JSONScannerItemsTests {
+    @Test("a UTF-8 byte order mark before the document is skipped; items stay byte-exact; one anywhere else is an error (attack12 U6)")
+    func aByteOrderMarkBeforeTheDocumentIsSkipped() throws {
+        let mark: [UInt8] = [0xEF, 0xBB, 0xBF]
+        let bytes = mark + Array(#"{"total":2,"items":[{"a":1},"x"]}"#.utf8)
+        let page = try JSONScanner().scan(bytes, itemsAt: JSONPath("items")!, values: [JSONPath("total")!])
+        let items = page.items.map { item in
+            var output: [UInt8] = []
+            JSONScanner.appendItem(item, of: bytes, to: &output)
+            return String(decoding: output, as: UTF8.self)
+        }
+        #expect(items == [#"{"a":1}"#, #""x""#])
+        #expect(page.values[JSONPath("total")!] == .number("2"))
+        #expect(scanError(mark) != nil)
+        #expect(scanError(Array(" ".utf8) + mark + Array("[]".utf8)) != nil)
+        #expect(scanError(mark + mark + Array("[]".utf8)) != nil)
+    }
+
     @Test func findsItemsOfARootArray() throws {
         #expect(try splicedItems(#"[1, "two", {"three":3}, [4], null, true]"#) == [
             "1", #""two""#, #"{"three":3}"#, "[4]", "null", "true",
