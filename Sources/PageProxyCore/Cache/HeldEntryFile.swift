@@ -1,9 +1,10 @@
 import Glibc
 
 /// An entry file's descriptor kept open past its read, so that the verified body can be sent straight from the file
-/// (`sendfile`) instead of from an array (issue 13, eighth pass: on the first merged read-back after a restart the
-/// answer's bodies were fresh memory, ~3,200 page faults and a quarter of its CPU). Closed once, when the last holder
-/// lets it go.
+/// (read from the page cache into the socket's staging buffer as it is sent, `AsyncSocket.write(bodyParts:)`) instead
+/// of from an array kept for it (issue 13, eighth pass: on the first merged read-back after a restart the answer's
+/// bodies were fresh memory, ~3,200 page faults and a quarter of its CPU). Closed once, when the last holder lets it
+/// go.
 ///
 /// Why the bytes sent are the bytes verified: entries are only ever replaced by `rename` (`CacheFileSystem`), which
 /// leaves an open descriptor on the old inode, whose bytes do not change; eviction unlinks, which leaves them too. The
