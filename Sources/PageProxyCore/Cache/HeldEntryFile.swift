@@ -68,8 +68,9 @@ package final class HeldEntryFileBudget: Sendable {
     /// The process's: a quarter of the soft limit on open descriptors, at most `maxShared`.
     package static let shared = HeldEntryFileBudget(capacity: sharedCapacity())
 
-    /// None: every page is held as bytes (`cache.sendFromFiles` off, the default: on loopback the answer sent from the
-    /// files reached its reader later than the same answer from memory — BENCHMARKS.md, eighth pass, all together).
+    /// None: every page is held as bytes (`cache.sendFromFiles` off, the default: a first read sent from the files keeps
+    /// no copy, so the second answer after a restart reads them all again, ~3× the CPU of one from memory —
+    /// BENCHMARKS.md, issue 13 twelfth pass).
     package static let none = HeldEntryFileBudget(capacity: 0)
 
     /// The most descriptors the shared budget holds, whatever the limit.

@@ -43,8 +43,8 @@ extension AsyncSocket {
         }
     }
 
-    /// Writes `parts` through one staging buffer of `stagingBytes`: file ranges are read into it (`pread`, from the
-    /// page cache) with the bytes between them (the commas), and each full buffer leaves in one `send`.
+    /// Writes `parts` through one staging buffer of `stagingBytes` at most: file ranges are read into it (`pread`, from
+    /// the page cache) with the bytes between them (the commas), and each full buffer leaves in one `send`.
     ///
     /// Issue 13, twelfth pass: a `sendfile` a page and a `sendmsg` a comma were ~1,000 system calls for a 10.6 MB
     /// read-back of 501 pages, each pushing a ~21 KB segment through loopback TCP (~9.6 ms, the same bytes from memory
@@ -56,7 +56,9 @@ extension AsyncSocket {
     /// were verified through). A file with fewer bytes than its range (cut short in place) stops the write: what was
     /// staged before is sent, then `.failed(call: "pread", errno: 0)`.
     private func write(staging parts: [ResponseBodyPart], deadline: inout WriteDeadline) async throws(SocketError) {
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.stagingBytes, alignment: 64)
+        // No larger than the answer (a one-page answer takes ~21 KB, not the whole buffer).
+        let length = parts.reduce(0) { $0 + $1.count }
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: min(Self.stagingBytes, max(1, length)), alignment: 64)
         defer { buffer.deallocate() }
         var filled = 0
         for part in parts {
