@@ -44,7 +44,8 @@ extension AsyncSocket {
     }
 
     /// Writes `parts` through one staging buffer of `stagingBytes` at most: file ranges are read into it (`pread`, from
-    /// the page cache) with the bytes between them (the commas), and each full buffer leaves in one `send`.
+    /// the page cache) with the bytes between them (the commas), and each full buffer leaves in one `send`
+    /// (`StagedBodyParts`).
     ///
     /// Issue 13, twelfth pass: a `sendfile` a page and a `sendmsg` a comma were ~1,000 system calls for a 10.6 MB
     /// read-back of 501 pages, each pushing a ~21 KB segment through loopback TCP (~9.6 ms, the same bytes from memory
@@ -60,63 +61,24 @@ extension AsyncSocket {
         let length = parts.reduce(0) { $0 + $1.count }
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: min(Self.stagingBytes, max(1, length)), alignment: 64)
         defer { buffer.deallocate() }
-        var filled = 0
-        for part in parts {
-            if case .bytes(let bytes) = part, bytes.count >= buffer.count {
-                try await send(UnsafeRawBufferPointer(rebasing: buffer[..<filled]), deadline: &deadline)
-                filled = 0
+        var staged = StagedBodyParts(parts)
+        while !staged.isFinished {
+            if let bytes = staged.takeBytes(atLeast: buffer.count) {
                 try await write(slices: [bytes], deadline: deadline)
                 // It took bytes: the idle deadline starts again from here.
                 deadline.noteProgress()
                 continue
             }
-            var done = 0
-            while done < part.count {
-                if filled == buffer.count {
-                    try await send(UnsafeRawBufferPointer(buffer), deadline: &deadline)
-                    filled = 0
-                }
-                let target = UnsafeMutableRawBufferPointer(rebasing: buffer[filled..<min(buffer.count, filled + part.count - done)])
-                let copied: Int
-                do {
-                    copied = try Self.copy(part, from: done, into: target)
-                } catch {
-                    try await send(UnsafeRawBufferPointer(rebasing: buffer[..<filled]), deadline: &deadline)
-                    throw error
-                }
-                filled += copied
-                done += copied
-            }
+            let (count, failure) = staged.fill(buffer)
+            try await send(UnsafeRawBufferPointer(rebasing: buffer[..<count]), deadline: &deadline)
+            if let failure { throw failure }
         }
-        try await send(UnsafeRawBufferPointer(rebasing: buffer[..<filled]), deadline: &deadline)
     }
 
     /// The staging buffer's size: large enough that the ~21 KB pages of a read-back leave ~12 to a `send` (loopback
     /// takes it in ~64 KB segments), small enough to be a transient allocation (bench/readback_send_floor.py: 64 KB
     /// sent ~1.5× slower than 256 KB; 1 MB no faster).
     static let stagingBytes = 256 << 10
-
-    /// Copies bytes of `part` from `offset` into `target` (all of it when the part has that many left); returns how
-    /// many. A file range is read with `pread`, at least one byte (its next bytes, as many as one call gives).
-    private static func copy(_ part: ResponseBodyPart, from offset: Int, into target: UnsafeMutableRawBufferPointer) throws(SocketError) -> Int {
-        guard let base = target.baseAddress, !target.isEmpty else { return 0 }
-        switch part {
-        case .bytes(let bytes):
-            let count = min(target.count, bytes.count - offset)
-            bytes.withUnsafeBytes { raw in
-                if let source = raw.baseAddress { base.copyMemory(from: source + offset, byteCount: count) }
-            }
-            return count
-        case .file(let file, let range):
-            while true {
-                let count = pread(file.descriptor, base, min(target.count, range.count - offset), off_t(file.bodyOffset + range.lowerBound + offset))
-                if count > 0 { return count }
-                // The file ended before the range: cut short in place (entries are only replaced by rename).
-                if count == 0 { throw .failed(call: "pread", errno: 0) }
-                if errno != EINTR { throw .failed(call: "pread", errno: errno) }
-            }
-        }
-    }
 
     /// Sends every byte of `bytes` with `send`, waiting while the peer's window is full.
     private func send(_ bytes: UnsafeRawBufferPointer, deadline: inout WriteDeadline) async throws(SocketError) {

@@ -25,7 +25,7 @@ import Testing
     }
 
     /// A file of a 100-byte head and `body`, held open from its body on.
-    private static func held(_ body: [UInt8], in directory: TemporaryDirectory, budget: HeldEntryFileBudget) throws -> (HeldEntryFile, String) {
+    static func held(_ body: [UInt8], in directory: TemporaryDirectory, budget: HeldEntryFileBudget) throws -> (HeldEntryFile, String) {
         let path = directory.path + "/entry"
         #expect(FileManager.default.createFile(atPath: path, contents: Data(Array(repeating: UInt8(ascii: "h"), count: 100) + body)))
         let fd = open(path, O_RDONLY | O_CLOEXEC)
