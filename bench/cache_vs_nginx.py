@@ -32,15 +32,16 @@ NDJSON = "Accept: application/x-ndjson"
 class Proxy:
     """One PageProxy process over its own cache directory; restartable over the same directory."""
 
-    def __init__(self, label, binary, work, mock_port, max_bytes, memo_bytes=None, send_from_files=False):
+    def __init__(self, label, binary, work, mock_port, max_bytes, memo_bytes=None, send_from_files=None):
         self.label, self.binary, self.port = label, binary, free_port()
         self.dir = os.path.join(work, label)
         os.makedirs(self.dir)
         cache = {"directory": os.path.join(self.dir, "cache"), "maxBytes": max_bytes}
         if memo_bytes is not None:
             cache["memoBytes"] = memo_bytes
-        if send_from_files:
-            cache["sendFromFiles"] = True
+        # None: the binary's default (on since the twelfth pass of issue 13, off before).
+        if send_from_files is not None:
+            cache["sendFromFiles"] = bool(send_from_files)
         mock = f"http://127.0.0.1:{mock_port}"
         self.config = {
             "listen": {"address": "127.0.0.1", "port": self.port}, "logLevel": "error", "cache": cache,

@@ -55,7 +55,7 @@ def main():
     parser.add_argument("--ndjson", action="store_true", help="ask for NDJSON instead of the merged answer")
     parser.add_argument("--send-from-files", default="", metavar="INDEXES",
                         help="comma-separated indexes (from 0) of the binaries whose proxy runs with cache.sendFromFiles on "
-                             "(the same binary may be listed twice: with and without)")
+                             "(the same binary may be listed twice: with and without); the others run with it off")
     args = parser.parse_args()
     binaries = [os.path.abspath(binary) for binary in args.binaries.split(",")]
     headers = NDJSON if args.ndjson else {}

@@ -22,6 +22,9 @@ def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--binary", default=os.path.join(ROOT, ".build", "release", "PageProxy"))
     parser.add_argument("--runs", type=int, default=10)
+    parser.add_argument("--modes", default="held,sendfile",
+                        help="comma-separated: held, sendfile, sendfile-cork (TCP_CORK and a plain send of each comma, "
+                             "the proxy's shape), copy<KB> (the bodies pread into one reused buffer of KB, sent when full)")
     args = parser.parse_args()
     work = workdir("pageproxy-send-floor-")
     mock = proxy = None
@@ -39,16 +42,19 @@ def main():
         cache = os.path.join(proxy.dir, "cache")
         rows = {}
         for _ in range(args.runs):
-            for mode in ("held", "sendfile"):
+            for mode in args.modes.split(","):
                 out = subprocess.run([floor, cache, mode], capture_output=True, text=True, check=True).stdout
                 fields = dict(re.findall(r"(\w+) ([\d.]+)", out))
                 rows.setdefault(mode, []).append((float(fields["MBps"]), float(fields["sender_cpu_ms"]),
-                                                  float(fields["sender_faults"]), int(fields["bytes"])))
+                                                  float(fields["sender_faults"]), int(fields["bytes"]),
+                                                  float(fields["send_ms"]), float(fields["send_cpu_ms"])))
         print(f"load average after {os.getloadavg()}")
-        print("| mode | bytes | MB/s (median) | sending thread CPU ms (median) | page faults (median) |\n|---|---:|---:|---:|---:|")
+        print("| mode | bytes | MB/s (median) | sending thread CPU ms (median) | page faults (median) "
+              "| the send alone: wall ms / sending thread CPU ms (medians) |\n|---|---:|---:|---:|---:|---:|")
         for mode, values in rows.items():
             print(f"| {mode} | {values[0][3]} | {statistics.median(v[0] for v in values):.0f} | "
-                  f"{statistics.median(v[1] for v in values):.1f} | {statistics.median(v[2] for v in values):.0f} |")
+                  f"{statistics.median(v[1] for v in values):.1f} | {statistics.median(v[2] for v in values):.0f} | "
+                  f"{statistics.median(v[4] for v in values):.2f} / {statistics.median(v[5] for v in values):.2f} |")
     finally:
         if proxy:
             stop(proxy.proc, "fill")

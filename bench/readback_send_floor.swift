@@ -84,8 +84,9 @@ func writeAll(_ socket: Int32, _ parts: [UnsafeRawBufferPointer]) {
 }
 
 let arguments = CommandLine.arguments
-guard arguments.count == 3, ["held", "sendfile"].contains(arguments[2]) else {
-    fatalError("usage: readback_send_floor <cache directory> held|sendfile")
+let copyBufferBytes = arguments.count == 3 && arguments[2].hasPrefix("copy") ? (Int(arguments[2].dropFirst(4)) ?? 0) << 10 : 0
+guard arguments.count == 3, ["held", "sendfile", "sendfile-cork", "splice"].contains(arguments[2]) || copyBufferBytes > 0 else {
+    fatalError("usage: readback_send_floor <cache directory> held|sendfile|sendfile-cork|splice|copy<KB>")
 }
 let paths = entryPaths(arguments[1])
 let mode = arguments[2]
@@ -118,6 +119,8 @@ Thread.detachNewThread {
 
 let started = now()
 let before = threadUsage()
+var sendStarted = started
+var sendBefore = before
 var comma: UInt8 = UInt8(ascii: ",")
 var sentBytes = 0
 if mode == "held" {
@@ -134,6 +137,8 @@ if mode == "held" {
         guard body.count == bodyLength, XXHash64.hash(body) == checksum else { fatalError("\(path): not verified") }
         bodies.append(body)
     }
+    sendStarted = now()
+    sendBefore = threadUsage()
     withExtendedLifetime(bodies) {
         var parts: [UnsafeRawBufferPointer] = []
         withUnsafePointer(to: &comma) { commaPointer in
@@ -146,6 +151,7 @@ if mode == "held" {
         }
     }
 } else {
+    // sendfile, sendfile-cork and copy<KB> open and verify alike; they differ in the send (timed on its own too).
     let buffer = UnsafeMutableRawPointer.allocate(byteCount: 1 << 22, alignment: 64)
     var files: [(fd: Int32, start: Int, length: Int)] = []
     for path in paths {
@@ -158,17 +164,93 @@ if mode == "held" {
         else { fatalError("\(path): not verified") }
         files.append((fd, start, bodyLength))
     }
-    for (index, file) in files.enumerated() {
-        if index > 0 { _ = send(sender, &comma, 1, Int32(MSG_MORE)) }
-        var offset = off_t(file.start)
-        var left = file.length
-        while left > 0 {
-            let sent = sendfile(sender, file.fd, &offset, left)
-            guard sent > 0 else { fatalError("sendfile \(errno)") }
-            left -= sent
+    sendStarted = now()
+    sendBefore = threadUsage()
+    if mode == "splice" {
+        // Glibc's Swift module does not export splice(2) (a _GNU_SOURCE call): looked up by name.
+        typealias Splice = @convention(c) (Int32, UnsafeMutablePointer<Int64>?, Int32, UnsafeMutablePointer<Int64>?, Int, UInt32) -> Int
+        guard let symbol = dlsym(dlopen(nil, RTLD_NOW), "splice") else { fatalError("no splice") }
+        let splice = unsafeBitCast(symbol, to: Splice.self)
+        // Each body spliced into a pipe of 1 MB (page references, no copy), each comma written into it; the pipe
+        // spliced into the socket whenever it holds ~256 KB, so that TCP sees large writes.
+        var ends: [Int32] = [0, 0]
+        guard pipe(&ends) == 0 else { fatalError("pipe") }
+        _ = fcntl(ends[0], 1031, 1 << 20)  // F_SETPIPE_SZ
+        var queued = 0
+        func drain(_ atLeast: Int) {
+            while queued > atLeast {
+                let moved = splice(ends[0], nil, sender, nil, queued, UInt32(4 | 1))  // SPLICE_F_MORE | SPLICE_F_MOVE
+                guard moved > 0 else { fatalError("splice to socket \(errno)") }
+                queued -= moved
+            }
         }
-        close(file.fd)
-        sentBytes += file.length + (index > 0 ? 1 : 0)
+        for (index, file) in files.enumerated() {
+            if index > 0 {
+                guard write(ends[1], &comma, 1) == 1 else { fatalError("write pipe") }
+                queued += 1
+            }
+            var offset = Int64(file.start)
+            var left = file.length
+            while left > 0 {
+                let moved = splice(file.fd, &offset, ends[1], nil, left, 0)
+                if moved < 0 && errno == EAGAIN { drain(0); continue }
+                guard moved > 0 else { fatalError("splice from file \(errno)") }
+                left -= moved
+                queued += moved
+            }
+            if queued >= 256 << 10 { drain(0) }
+            close(file.fd)
+            sentBytes += file.length + (index > 0 ? 1 : 0)
+        }
+        drain(0)
+    } else if copyBufferBytes > 0 {
+        // The bodies and the commas between them read (`pread`) into one reused buffer, sent whenever it is full.
+        let staging = UnsafeMutableRawPointer.allocate(byteCount: copyBufferBytes, alignment: 4096)
+        var filled = 0
+        func flush() {
+            var done = 0
+            while done < filled {
+                let sent = send(sender, staging + done, filled - done, 0)
+                guard sent > 0 else { fatalError("send \(errno)") }
+                done += sent
+            }
+            filled = 0
+        }
+        for (index, file) in files.enumerated() {
+            if index > 0 {
+                if filled == copyBufferBytes { flush() }
+                staging.storeBytes(of: comma, toByteOffset: filled, as: UInt8.self)
+                filled += 1
+            }
+            var done = 0
+            while done < file.length {
+                if filled == copyBufferBytes { flush() }
+                let count = min(file.length - done, copyBufferBytes - filled)
+                guard pread(file.fd, staging + filled, count, off_t(file.start + done)) == count else { fatalError("short pread") }
+                filled += count
+                done += count
+            }
+            close(file.fd)
+            sentBytes += file.length + (index > 0 ? 1 : 0)
+        }
+        flush()
+    } else {
+        var on: Int32 = 1
+        if mode == "sendfile-cork" { setsockopt(sender, Int32(IPPROTO_TCP), TCP_CORK, &on, socklen_t(MemoryLayout<Int32>.size)) }
+        for (index, file) in files.enumerated() {
+            if index > 0 { _ = send(sender, &comma, 1, mode == "sendfile-cork" ? 0 : Int32(MSG_MORE)) }
+            var offset = off_t(file.start)
+            var left = file.length
+            while left > 0 {
+                let sent = sendfile(sender, file.fd, &offset, left)
+                guard sent > 0 else { fatalError("sendfile \(errno)") }
+                left -= sent
+            }
+            close(file.fd)
+            sentBytes += file.length + (index > 0 ? 1 : 0)
+        }
+        on = 0
+        if mode == "sendfile-cork" { setsockopt(sender, Int32(IPPROTO_TCP), TCP_CORK, &on, socklen_t(MemoryLayout<Int32>.size)) }
     }
 }
 let after = threadUsage()
@@ -176,5 +258,6 @@ shutdown(sender, Int32(SHUT_WR))
 received.wait()
 guard receivedBytes == sentBytes else { fatalError("sent \(sentBytes), received \(receivedBytes)") }
 let wall = receivedAt - started
-print(String(format: "%@ files %d bytes %d wall_ms %.2f sender_cpu_ms %.2f sender_faults %d MBps %.0f", mode, paths.count, sentBytes,
-    wall, after.cpuMs - before.cpuMs, after.faults - before.faults, Double(sentBytes) / wall / 1e3))
+print(String(format: "%@ files %d bytes %d wall_ms %.2f sender_cpu_ms %.2f sender_faults %d MBps %.0f send_ms %.2f send_cpu_ms %.2f",
+    mode, paths.count, sentBytes, wall, after.cpuMs - before.cpuMs, after.faults - before.faults, Double(sentBytes) / wall / 1e3,
+    receivedAt - sendStarted, after.cpuMs - sendBefore.cpuMs))

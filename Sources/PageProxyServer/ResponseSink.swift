@@ -10,7 +10,8 @@ package protocol ResponseSink: Sendable {
     /// - Throws: as `write(_:deadline:)`.
     func write(slices: [ArraySlice<UInt8>], deadline: WriteDeadline) async throws(SocketError)
 
-    /// Writes `parts` in order, file ranges from their files (a socket sends them with `sendfile`).
+    /// Writes `parts` in order, file ranges from their files (a socket reads them into a staging buffer, never into a
+    /// copy kept).
     /// - Throws: as `write(_:deadline:)`, or when a file no longer has a range's bytes.
     func write(bodyParts: [ResponseBodyPart], deadline: WriteDeadline) async throws(SocketError)
 

@@ -7,7 +7,7 @@ import Testing
 @testable import PageProxyMock
 @testable import PageProxyServer
 
-/// Issue 13, eighth pass: after a restart, a merged answer's pages are sent from their entry files (`sendfile`): the
+/// Issue 13, eighth pass: after a restart, a merged answer's pages are sent from their entry files: the
 /// same bytes, `Content-Length` and `ETag` as before the restart, and every file held for it is closed once the answer
 /// is sent, fails mid-walk, or its client leaves.
 @Suite struct FileSentAnswerTests {

@@ -37,9 +37,9 @@ struct CacheConfig: Sendable, Equatable {
     var memoBytes: Int? = nil
     /// How often a cache whose directory is unusable (at its start or since) tries it again (tests shorten it).
     var retryInterval: Duration = .seconds(30)
-    /// Whether merged answers read back from entry files are sent from the files (`sendfile`, each file held open
-    /// until it is sent) rather than from memory: fewer page faults and less memory, but a later last byte on loopback
-    /// (BENCHMARKS.md, eighth pass); off by default.
+    /// Whether merged answers read back from entry files are sent from the files (each file held open until it is
+    /// sent) rather than from memory: fewer page faults and less memory, and a sooner first answer after a restart,
+    /// but its second answer reads the files again (BENCHMARKS.md, issue 13 twelfth pass); off by default.
     var sendsFromFiles = false
 
     /// The memo's bound: `memoBytes`, or its default.

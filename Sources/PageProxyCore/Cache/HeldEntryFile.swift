@@ -1,9 +1,10 @@
 import Glibc
 
 /// An entry file's descriptor kept open past its read, so that the verified body can be sent straight from the file
-/// (`sendfile`) instead of from an array (issue 13, eighth pass: on the first merged read-back after a restart the
-/// answer's bodies were fresh memory, ~3,200 page faults and a quarter of its CPU). Closed once, when the last holder
-/// lets it go.
+/// (read from the page cache into the socket's staging buffer as it is sent, `AsyncSocket.write(bodyParts:)`) instead
+/// of from an array kept for it (issue 13, eighth pass: on the first merged read-back after a restart the answer's
+/// bodies were fresh memory, ~3,200 page faults and a quarter of its CPU). Closed once, when the last holder lets it
+/// go.
 ///
 /// Why the bytes sent are the bytes verified: entries are only ever replaced by `rename` (`CacheFileSystem`), which
 /// leaves an open descriptor on the old inode, whose bytes do not change; eviction unlinks, which leaves them too. The
@@ -67,8 +68,9 @@ package final class HeldEntryFileBudget: Sendable {
     /// The process's: a quarter of the soft limit on open descriptors, at most `maxShared`.
     package static let shared = HeldEntryFileBudget(capacity: sharedCapacity())
 
-    /// None: every page is held as bytes (`cache.sendFromFiles` off, the default: on loopback the answer sent from the
-    /// files reached its reader later than the same answer from memory — BENCHMARKS.md, eighth pass, all together).
+    /// None: every page is held as bytes (`cache.sendFromFiles` off, the default: a first read sent from the files keeps
+    /// no copy, so the second answer after a restart reads them all again, ~3× the CPU of one from memory —
+    /// BENCHMARKS.md, issue 13 twelfth pass).
     package static let none = HeldEntryFileBudget(capacity: 0)
 
     /// The most descriptors the shared budget holds, whatever the limit.

@@ -1,5 +1,6 @@
 /// One part of a response body of known length: bytes in memory, or a range of an open entry file's body, sent from
-/// the file (`sendfile`) by a socket, never read into memory (issue 13, eighth pass).
+/// the file by a socket (read into its staging buffer as it sends: `AsyncSocket.write(bodyParts:)`), never kept in
+/// memory (issue 13, eighth and twelfth passes).
 package enum ResponseBodyPart: Sendable {
     /// Bytes the caller holds (a head, the array's punctuation, a page's items in memory).
     case bytes(ArraySlice<UInt8>)

@@ -3,13 +3,11 @@ import Glibc
 #endif
 
 extension AsyncSocket {
-    /// Writes `parts` in order: runs of bytes in gathering writes (`sendmsg`, from where they are, as `write(slices:)`),
-    /// file ranges with `sendfile` from the open file, never copied into user space (issue 13, eighth pass). When there
-    /// are file ranges the socket is corked (`TCP_CORK`) for the while, so that the one-byte punctuation between file ranges leaves in full segments with
-    /// the bytes around it, not as segments of its own; uncorked at the end, whatever happened. Waits while the
-    /// peer's window is full; throws `.timedOut` at the deadline.
-    /// - Throws: `.failed(call: "sendfile", errno: 0)` when a file has fewer bytes than its range (cut short in place by
-    ///   another process): what was sent stays sent, and the caller closes the connection short of its length.
+    /// Writes `parts` in order: an answer of bytes only in gathering writes (`sendmsg`, from where they are, as
+    /// `write(slices:)`); one with file ranges through a staging buffer (`write(staging:)`). Waits while the peer's
+    /// window is full; throws `.timedOut` at the deadline.
+    /// - Throws: `.failed(call: "pread", errno: 0)` when a file has fewer bytes than its range (cut short in place by
+    ///   another process): what came before it is sent, and the caller closes the connection short of its length.
     package func write(bodyParts parts: [ResponseBodyPart], deadline: ContinuousClock.Instant?) async throws(SocketError) {
         try await write(bodyParts: parts, deadline: .at(deadline))
     }
@@ -18,24 +16,16 @@ extension AsyncSocket {
     /// takes bytes.
     package func write(bodyParts parts: [ResponseBodyPart], deadline: WriteDeadline) async throws(SocketError) {
         var deadline = deadline
-        // An answer of bytes only (pages in memory) is written as `write(slices:)` writes it: no cork, no copy of the list.
-        let sendsFiles = parts.contains { if case .file = $0 { true } else { false } }
-        if sendsFiles { Self.ignoreBrokenPipeSignal() }
-        if sendsFiles { _ = withOpenDescriptor { Self.setCork($0, true) } }
-        defer { if sendsFiles { _ = withOpenDescriptor { Self.setCork($0, false) } } }
+        if parts.contains(where: \.isFileRange) {
+            try await write(staging: parts, deadline: &deadline)
+            return
+        }
         var index = parts.startIndex
-        var offset = 0  // into `parts[index]`, when it is bytes
+        var offset = 0  // into `parts[index]`
         while index < parts.endIndex {
-            if case .file(let file, let range) = parts[index] {
-                try await send(file, range, deadline: &deadline)
-                index += 1
-                continue
-            }
-            // The run of bytes up to the next file range, at most one `sendmsg`'s worth.
-            let end = parts[index...].prefix(Self.maxGatheredParts).firstIndex { if case .file = $0 { true } else { false } }
-            let run = parts[index..<(end ?? min(parts.endIndex, index + Self.maxGatheredParts))]
+            let run = parts[index..<min(parts.endIndex, index + Self.maxGatheredParts)]
             let result = withOpenDescriptor { fd in
-                Self.withVectors(of: run, skipping: offset, bytes: Self.inMemory) { vectors in
+                Self.withVectors(of: run, skipping: offset, bytes: \.inMemory) { vectors in
                     Result { () throws(SocketError) -> Int? in vectors.isEmpty ? 0 : try Self.send(vectors, on: fd) }
                 }
             }
@@ -53,49 +43,70 @@ extension AsyncSocket {
         }
     }
 
-    /// A part's bytes when they are in memory.
-    private static func inMemory(_ part: ResponseBodyPart) -> ArraySlice<UInt8>? {
-        if case .bytes(let bytes) = part { bytes } else { nil }
+    /// Writes `parts` through one staging buffer of `stagingBytes` at most: file ranges are read into it (`pread`, from
+    /// the page cache) with the bytes between them (the commas), and each full buffer leaves in one `send`
+    /// (`StagedBodyParts`).
+    ///
+    /// Issue 13, twelfth pass: a `sendfile` a page and a `sendmsg` a comma were ~1,000 system calls for a 10.6 MB
+    /// read-back of 501 pages, each pushing a ~21 KB segment through loopback TCP (~9.6 ms, the same bytes from memory
+    /// ~4 ms); a copy from the page cache into a reused buffer costs ~1 ms for the same bytes, and the sends are then
+    /// ~40. An in-memory part of at least a buffer's size (a page held as bytes) is sent from where it is instead,
+    /// after what was staged before it: copying it would not save a call.
+    ///
+    /// The bytes read are the verified ones for the reasons `HeldEntryFile` gives (read through the descriptor they
+    /// were verified through). A file with fewer bytes than its range (cut short in place) stops the write: what was
+    /// staged before is sent, then `.failed(call: "pread", errno: 0)`.
+    private func write(staging parts: [ResponseBodyPart], deadline: inout WriteDeadline) async throws(SocketError) {
+        // No larger than the answer (a one-page answer takes ~21 KB, not the whole buffer).
+        let length = parts.reduce(0) { $0 + $1.count }
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: min(Self.stagingBytes, max(1, length)), alignment: 64)
+        defer { buffer.deallocate() }
+        var staged = StagedBodyParts(parts)
+        while !staged.isFinished {
+            if let bytes = staged.takeBytes(atLeast: buffer.count) {
+                try await write(slices: [bytes], deadline: deadline)
+                // It took bytes: the idle deadline starts again from here.
+                deadline.noteProgress()
+                continue
+            }
+            let (count, failure) = staged.fill(buffer)
+            try await send(UnsafeRawBufferPointer(rebasing: buffer[..<count]), deadline: &deadline)
+            if let failure { throw failure }
+        }
     }
 
-    /// Sends `range` of `file`'s body with `sendfile`, waiting while the peer's window is full.
-    private func send(_ file: HeldEntryFile, _ range: Range<Int>, deadline: inout WriteDeadline) async throws(SocketError) {
-        var offset = off_t(file.bodyOffset + range.lowerBound)
-        var left = range.count
-        while left > 0 {
-            let sent = withOpenDescriptor { fd -> Result<Int?, SocketError> in
-                while true {
-                    let count = sendfile(fd, file.descriptor, &offset, left)
-                    if count > 0 { return .success(count) }
-                    // The file ended before the range: cut short in place (entries are only replaced by rename).
-                    if count == 0 { return .failure(.failed(call: "sendfile", errno: 0)) }
-                    switch errno {
-                    case EINTR: continue
-                    case EAGAIN, EWOULDBLOCK: return .success(nil)
-                    default: return .failure(.makeFailed("sendfile"))
-                    }
-                }
+    /// The staging buffer's size: large enough that the ~21 KB pages of a read-back leave ~12 to a `send` (loopback
+    /// takes it in ~64 KB segments), small enough to be a transient allocation (bench/readback_send_floor.py: 64 KB
+    /// sent ~1.5× slower than 256 KB; 1 MB no faster).
+    static let stagingBytes = 256 << 10
+
+    /// Sends every byte of `bytes` with `send`, waiting while the peer's window is full.
+    private func send(_ bytes: UnsafeRawBufferPointer, deadline: inout WriteDeadline) async throws(SocketError) {
+        var offset = 0
+        while offset < bytes.count {
+            let result = withOpenDescriptor { fd in
+                Result { () throws(SocketError) -> Int? in try Socket(fd: fd).write(UnsafeRawBufferPointer(rebasing: bytes[offset...])) }
             }
-            guard let sent else { throw .cancelled }
-            guard let count = try sent.get() else {
+            guard let result else { throw .cancelled }
+            guard let count = try result.get() else {
                 try await waitUntilWritable(deadline: deadline.forWaiting())
                 continue
             }
-            left -= count
+            offset += count
             noteWritten(count)
             deadline.noteProgress()
         }
     }
+}
 
-    /// `sendfile` has no `MSG_NOSIGNAL`: to a client that has gone it raises `SIGPIPE`, whose default action ends
-    /// the process (the suite died of it once the merged read-back used `sendfile`). The executable ignores it in
-    /// `main`; a process that embeds the server gets it ignored here, once, before its first `sendfile`: a write to a
-    /// closed socket is then `EPIPE`, an error the writer handles.
-    private static func ignoreBrokenPipeSignal() { _ = brokenPipeSignalIgnored }
-    private static let brokenPipeSignalIgnored: Void = { _ = signal(SIGPIPE, SIG_IGN) }()
+extension ResponseBodyPart {
+    /// Whether the part is a range of an entry file.
+    package var isFileRange: Bool {
+        if case .file = self { true } else { false }
+    }
 
-    private static func setCork(_ fd: Int32, _ on: Bool) {
-        var value: Int32 = on ? 1 : 0
-        setsockopt(fd, Int32(IPPROTO_TCP), TCP_CORK, &value, socklen_t(MemoryLayout<Int32>.size))
+    /// The part's bytes when they are in memory.
+    fileprivate var inMemory: ArraySlice<UInt8>? {
+        if case .bytes(let bytes) = self { bytes } else { nil }
     }
 }
