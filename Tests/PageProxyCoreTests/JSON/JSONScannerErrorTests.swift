@@ -141,7 +141,8 @@ import Testing
 
     @Test func bytesAboveASCIIOutsideStringsAreRejected() {
         #expect(scanError([0x5B, 0xC3, 0xA9, 0x5D]) == .unexpectedByte(0xC3, offset: 1))
-        #expect(scanError([0xEF, 0xBB, 0xBF, 0x5B, 0x5D]) == .unexpectedByte(0xEF, offset: 0))  // BOM
+        // A byte order mark is skipped before the document only (JSONScannerTests); after a space it is a stray byte.
+        #expect(scanError([0x20, 0xEF, 0xBB, 0xBF, 0x5B, 0x5D]) == .unexpectedByte(0xEF, offset: 1))
     }
 
     @Test func unquotedKeysAreRejected() {
