@@ -51,7 +51,9 @@ public struct ItemWindow: Sendable, Equatable {
     package func plan(scheme: PaginationScheme?, base: PageURL) -> Plan {
         switch scheme {
         case .pageNumber(let options)?:
-            let size = Self.size(base.integerQueryValue(options.sizeParameter) ?? options.pageSize)
+            let (size, trusted) = AskedPageSize.of(base, parameter: options.sizeParameter, route: options.pageSize)
+            // A size past the route's may be past the upstream's cap: walked from the first page (`AskedPageSize`).
+            guard trusted else { return Plan(base: base, firstItem: 0, pageSize: nil, window: self) }
             guard let size, base.queryValue(options.pageParameter) == nil else {
                 return Plan(base: base, firstItem: 0, pageSize: size, window: self)
             }
@@ -62,7 +64,8 @@ public struct ItemWindow: Sendable, Equatable {
                 .defaultingQueryValue(String(size), for: options.sizeParameter)
             return Plan(base: jumped, firstItem: pages * size, pageSize: size, window: self)
         case .offset(let options)?:
-            let size = Self.size(base.integerQueryValue(options.limitParameter) ?? options.limit)
+            let (size, trusted) = AskedPageSize.of(base, parameter: options.limitParameter, route: options.limit)
+            guard trusted else { return Plan(base: base, firstItem: 0, pageSize: nil, window: self) }
             guard let size, base.queryValue(options.offsetParameter) == nil else {
                 return Plan(base: base, firstItem: 0, pageSize: size, window: self)
             }

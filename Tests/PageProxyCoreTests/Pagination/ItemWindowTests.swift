@@ -34,13 +34,28 @@ import Testing
         #expect(plan.pageLimit == 1)
     }
 
-    @Test func theClientsOwnPageSizeDecides() {
+    @Test func theClientsOwnPageSizeDecidesUpToTheRoutes() {
         var options = PaginationScheme.PageNumber()
         options.pageSize = 20
-        let plan = ItemWindow(offset: 45, limit: 10).plan(scheme: .pageNumber(options), base: base.settingQueryValue("50", for: "per_page"))
-        #expect(plan.base.queryValue("page") == "1")
-        #expect(plan.skip == 45)
+        let plan = ItemWindow(offset: 45, limit: 10).plan(scheme: .pageNumber(options), base: base.settingQueryValue("10", for: "per_page"))
+        #expect(plan.base.queryValue("page") == "5")
+        #expect(plan.skip == 5)
         #expect(plan.pageLimit == 2)
+    }
+
+    @Test("a client's size above the route's may be past the upstream's cap: no jump, no page limit (attack12 L4)")
+    func aClientSizeAboveTheRoutesPlacesNoWindow() {
+        var pages = PaginationScheme.PageNumber()
+        pages.pageSize = 20
+        let numbered = ItemWindow(offset: 45, limit: 10).plan(scheme: .pageNumber(pages), base: base.settingQueryValue("50", for: "per_page"))
+        #expect(numbered.base.queryValue("page") == nil)
+        #expect(numbered.skip == 45)
+        #expect(numbered.pageLimit == nil)
+        var offsets = PaginationScheme.Offset()
+        offsets.limit = 20
+        let offset = ItemWindow(offset: 45, limit: 10).plan(scheme: .offset(offsets), base: base.settingQueryValue("500", for: "limit"))
+        #expect(offset.base.queryValue("offset") == nil)
+        #expect(offset.pageLimit == nil)
     }
 
     @Test func noJumpWhenTheClientChoseThePageOrTheSizeIsUnknown() {

@@ -48,10 +48,21 @@ import Testing
         return options
     }
 
-    @Test func offset_HugeClientLimitWithATotal_EndsAfterThePage() throws {
+    @Test("a huge client limit with a total steps by what the upstream served, without overflow (attack12 L4: it ended after one item of 50)")
+    func offset_HugeClientLimitWithATotal_StepsByWhatWasServed() throws {
         let page = try page("http://api.test/items?offset=1&limit=\(Self.big)", body: #"{"count":50,"results":[{"id":1}]}"#,
             items: JSONPath("results")!, values: [JSONPath("count")!])
-        #expect(try OffsetStrategy(options: drf).next(after: page) == .none)
+        guard case .all(let pages) = try OffsetStrategy(options: drf).next(after: page) else {
+            Issue.record("the walk did not go on")
+            return
+        }
+        #expect(pages.first == 2)
+        #expect(pages.step == 1)
+        #expect(pages.count == 48)
+        // At the stated end, with nothing served past it, the walk ends.
+        let last = try self.page("http://api.test/items?offset=49&limit=\(Self.big)", body: #"{"count":50,"results":[{"id":50}]}"#,
+            items: JSONPath("results")!, values: [JSONPath("count")!])
+        #expect(try OffsetStrategy(options: drf).next(after: last) == .none)
     }
 
     @Test func offset_GuessPastIntMax_IsNoGuess() throws {

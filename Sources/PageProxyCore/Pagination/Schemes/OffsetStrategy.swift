@@ -15,11 +15,23 @@ struct OffsetStrategy: PaginationStrategy {
         guard let limit = limit(of: page.url) else {
             throw .cannotContinue(page: page.number, reason: "the \(options.limitParameter) parameter is not a whole number of at least 1")
         }
+        let total = options.totalItemsPath.flatMap { page.values[$0]?.statedCount }
+            ?? page.headers.statedCount(options.totalItemsHeader, at: options.totalItemsHeaderPath)
+        // A limit the client asked above the route's may be past the upstream's cap (`AskedPageSize`): a short page
+        // then says the cap, and offsets step by what the upstream served (attack12 L4: stepping by the limit asked
+        // skipped four items of every five, and a short page ended the walk at the first).
+        let trusted = AskedPageSize.of(page.url, parameter: options.limitParameter, route: options.limit).trusted
+        if !trusted, page.itemCount < limit {
+            let (served, overflow) = offset.addingReportingOverflow(page.itemCount)
+            if overflow || total.map({ served >= $0 }) == true { return .none }
+            if let total {
+                return .all(NumberedPages(template: page.url, parameter: options.offsetParameter, first: served, below: total, step: page.itemCount))
+            }
+            return .one(page.url.settingQueryValue(String(served), for: options.offsetParameter))
+        }
         // The client chooses both numbers: an offset past Int.max cannot be asked for, so this was the last page.
         let (nextOffset, overflow) = offset.addingReportingOverflow(limit)
         if overflow { return .none }
-        let total = options.totalItemsPath.flatMap { page.values[$0]?.statedCount }
-            ?? page.headers.statedCount(options.totalItemsHeader, at: options.totalItemsHeaderPath)
         if let total {
             return .all(NumberedPages(template: page.url, parameter: options.offsetParameter, first: nextOffset, below: total, step: limit))
         }

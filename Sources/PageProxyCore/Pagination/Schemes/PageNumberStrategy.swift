@@ -11,12 +11,13 @@ struct PageNumberStrategy: PaginationStrategy {
 
     func next(after page: Page) throws(PaginationError) -> NextPages {
         guard page.itemCount > 0 else { return .none }
-        // A page size below 1 (the client's `per_page=0`) says nothing about the page count: treat it as unknown.
-        let pageSize = (page.url.integerQueryValue(options.sizeParameter) ?? options.pageSize).flatMap { $0 >= 1 ? $0 : nil }
-        let lastPage = lastPageNumber(page, pageSize: pageSize)
-        // A short page with no total is the last: its own number is not read (issue 13: a walk of one page).
-        if lastPage == nil, let pageSize, page.itemCount < pageSize { return .none }
+        let (pageSize, trusted) = AskedPageSize.of(page.url, parameter: options.sizeParameter, route: options.pageSize)
         let current = page.url.integerQueryValue(options.pageParameter) ?? options.firstPage
+        let lastPage = lastPageNumber(page, pageSize: pageSize, trusted: trusted)
+        // A short page with no total is the last: its own number is not read (issue 13: a walk of one page). Not when
+        // the client asked for more than the route's size: the upstream may cap it (GitHub's 100), and then every page
+        // is short; such a walk ends at an empty page.
+        if lastPage == nil, let pageSize, page.itemCount < pageSize, trusted { return .none }
         // The client chooses the page number: there is no page after Int.max.
         let (next, overflow) = current.addingReportingOverflow(1)
         if overflow { return .none }
@@ -36,7 +37,7 @@ struct PageNumberStrategy: PaginationStrategy {
 
     /// The last page's number from a total; totals come from the upstream, so the arithmetic saturates instead of
     /// trapping (a saturated count is far past any route's maxPages, which then refuses the walk).
-    private func lastPageNumber(_ page: Page, pageSize: Int?) -> Int? {
+    private func lastPageNumber(_ page: Page, pageSize: Int?, trusted: Bool) -> Int? {
         let pages: Int
         if let path = options.totalPagesPath, let total = page.values[path]?.statedCount {
             pages = total
@@ -45,8 +46,12 @@ struct PageNumberStrategy: PaginationStrategy {
         } else if let total = options.totalItemsPath.flatMap({ page.values[$0]?.statedCount })
             ?? page.headers.statedCount(options.totalItemsHeader, at: options.totalItemsHeaderPath)
         {
-            // itemCount > 0 here, so the size is at least 1; a ceiling division that cannot overflow.
-            let size = pageSize ?? page.itemCount
+            // itemCount > 0 here, so the size is at least 1; a ceiling division that cannot overflow. A first page
+            // shorter than a size the client asked above the route's, with more items stated, shows the upstream's cap:
+            // it numbers its pages by what it serves (attack12 L4).
+            var size = pageSize ?? page.itemCount
+            let isFirst = (page.url.integerQueryValue(options.pageParameter) ?? options.firstPage) == options.firstPage
+            if !trusted, isFirst, page.itemCount < size, total > page.itemCount { size = page.itemCount }
             pages = total / size + (total % size == 0 ? 0 : 1)
         } else {
             return nil
