@@ -14,3 +14,18 @@ package enum JSONValue: Sendable, Equatable {
     /// The byte range of the array, from `[` to `]` inclusive, and its number of elements.
     case array(Range<Int>, count: Int)
 }
+
+extension JSONValue {
+    /// The value for a message about an upstream page: scalars shown (strings and numbers cut at 40 characters),
+    /// containers named by kind.
+    package var shortDescription: String {
+        switch self {
+        case .string(let text): "the string \"\(text.prefix(40))\""
+        case .number(let text): "the number \(text.prefix(40))"
+        case .bool(let flag): "\(flag)"
+        case .null: "null"
+        case .object: "an object"
+        case .array: "an array"
+        }
+    }
+}

@@ -6,11 +6,11 @@ extension SchemeDetector {
     /// Asked only when no scheme was found.
     static func moreSignalled(_ headers: HTTPHeaders, values: [JSONPath: JSONValue], header: PaginationHeader?) -> String? {
         if let value = values[hasMorePath], value != .null, value.flag == nil {
-            return "the first page's \"has_more\" holds \(describe(value)), which is neither true nor false"
+            return "the first page's \"has_more\" holds \(value.shortDescription), which is neither true nor false"
         }
         for candidate in nextPaths {
             guard let value = values[candidate.path], signalsMore(value, isURLPath: candidate.isURLPath) else { continue }
-            return "the first page's \"\(candidate.path)\" holds \(describe(value)), which names a next page in no way "
+            return "the first page's \"\(candidate.path)\" holds \(value.shortDescription), which names a next page in no way "
                 + "auto-detection follows (a link, a link at \"href\" or \"url\" in an object, or a string cursor)"
         }
         if header == nil, let name = paginationHeaders.first(where: { headers[$0] != nil }) {
@@ -50,17 +50,6 @@ extension SchemeDetector {
         case .number(let text): Double(text) != 0
         case .array(_, let count): count > 0
         case .string, .null: false
-        }
-    }
-
-    private static func describe(_ value: JSONValue) -> String {
-        switch value {
-        case .string(let text): "the string \"\(text.prefix(40))\""
-        case .number(let text): "the number \(text.prefix(40))"
-        case .bool(let flag): "\(flag)"
-        case .null: "null"
-        case .object: "an object"
-        case .array: "an array"
         }
     }
 }

@@ -46,10 +46,8 @@ struct NextURLInBodyStrategy: PaginationStrategy {
         switch page.values[path] {
         case nil, .null, .bool(false): return nil
         case .string(let text): return text.isEmpty ? nil : text
-        case .number(let text): kind = "the number \(text.prefix(40))"
-        case .bool: kind = "true"
         case .object: kind = "an object (a link object? name its member: \"\(path).href\")"
-        case .array: kind = "an array"
+        case let other?: kind = other.shortDescription
         }
         throw .cannotContinue(page: page.number, reason: "its next link at \"\(path)\" is \(kind), not a URL string or null")
     }
