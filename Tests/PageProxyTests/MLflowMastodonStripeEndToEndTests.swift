@@ -98,6 +98,17 @@ import Testing
         }
     }
 
+    @Test("probe on localstripe names the next page (starting_after the last id), not \"none on this page\"")
+    func probeNamesTheNextPage() async throws {
+        try await TestStack.run { stack in
+            let outcome = try await runPageProxy(["probe", "http://127.0.0.1:\(stack.mockPort)/localstripe/items?limit=10&mock_total=25"])
+            #expect(outcome.status == 0, "\(outcome.output)\(outcome.errors)")
+            #expect(outcome.output.contains("scheme   has-more (from body \"has_more\")"), "\(outcome.output)")
+            #expect(outcome.output.contains("next     starting_after=10"), "\(outcome.output)")
+            #expect(outcome.output.contains("total    25 (total_count)"), "\(outcome.output)")
+        }
+    }
+
     @Test("localstripe: has_more after the items, and total_count; starting_after the last item's id (explicit and auto)",
           arguments: ["localstripe", "localstripe-auto"])
     func localstripeHasMore(route: String) async throws {
