@@ -26,15 +26,14 @@ package enum RateLimitAdvice {
     /// Mastodon's `2026-10-14T19:10:00.483000Z` (real12: it was no reset at all, so an exhausted Mastodon was asked on).
     package static func resetIn(_ headers: HTTPHeaders, now: Date) -> Duration? {
         guard let text = headers["X-RateLimit-Reset"]?.trimmingCharacters(in: .whitespaces) else { return nil }
-        var reset: Double
-        if let seconds = Double(text) {
-            reset = seconds
+        let reset: Double
+        if let number = Double(text) {
+            reset = number > 1e11 ? number / 1000 : number
         } else if let date = HTTPDate.parseRFC3339(text) {
             reset = date.timeIntervalSince1970
         } else {
             return nil
         }
-        if reset > 1e11 { reset /= 1000 }
         let value = reset - now.timeIntervalSince1970
         guard value.isFinite else { return nil }
         return .seconds(min(max(0, value), 3.2e9))
