@@ -30,6 +30,10 @@ import Testing
             },
             TestStack.Route(name: "localstripe", mockPath: "/localstripe/items", scheme: .hasMore(.init(pageSize: size)), items: JSONPath("data") ?? .root),
             TestStack.Route(name: "localstripe-auto", mockPath: "/localstripe/items?limit=\(size)", scheme: unused, configure: auto),
+            // Slack answers a bad argument with a 200 and {"ok":false,"error":"invalid_arguments"}.
+            TestStack.Route(
+                name: "slack-bad-limit", mockPath: "/slack/items?limit=abc", scheme: .cursorInBody(.init(pageSize: size)),
+                items: JSONPath("members") ?? .root),
         ]
     }
 
@@ -62,6 +66,16 @@ import Testing
                 #expect(empty.status == 502)
                 #expect(empty.text.contains(#""code":"pagination_not_detected""#))
             }
+        }
+    }
+
+    @Test("an object with members the walk does not read is not an empty page: Slack's 200 {\"ok\":false} stays a 502")
+    func slackFailureIsNoEmptyPage() async throws {
+        try await TestStack.run(routes: Self.routes) { stack in
+            let response = try await stack.get("/slack-bad-limit?mock_total=25")
+            #expect(response.status == 502, "\(response.text)")
+            #expect(response.text.contains(#""code":"upstream_invalid_json""#))
+            #expect(response.text.contains("no items at path 'members'"))
         }
     }
 

@@ -31,13 +31,13 @@ package struct ScanPaths: Sendable, Equatable {
         signature = XXHash64.hash(text)
     }
 
-    /// Scans `body` for these paths. A page that leaves its items out and holds nothing but scalars is a page of no
-    /// items (`OmittedItems`: protobuf JSON's empty list, MLflow's `{}`).
+    /// Scans `body` for these paths. A page that leaves its items out and holds nothing else, or only scalars at the
+    /// value paths, is a page of no items (`OmittedItems`: protobuf JSON's empty list, MLflow's `{}`).
     package func scan(_ body: [UInt8]) throws(JSONScanError) -> ScannedPage {
         do throws(JSONScanError) {
             return try JSONScanner().scan(body, itemsAt: itemsPath, values: valuePaths)
         } catch {
-            guard case .itemsNotFound = error, OmittedItems.leftOut(in: body) else { throw error }
+            guard case .itemsNotFound = error, OmittedItems.leftOut(in: body, valuePaths: valuePaths) else { throw error }
             return ScannedPage(items: [], values: try JSONScanner().values(in: body, at: valuePaths))
         }
     }
