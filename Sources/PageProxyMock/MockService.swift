@@ -46,7 +46,7 @@ package enum MockService: String, Sendable, CaseIterable {
     /// a full page always links on, so a full last page is followed by `[]`; `private, no-store`.
     case mastodon
     /// localstripe: Stripe's list with sorted keys (`has_more` after `data`) and `total_count`; an unknown
-    /// `starting_after` starts again at the beginning (real Stripe answers 400).
+    /// `starting_after` starts again at the beginning (real Stripe refuses it, as `stripe` here does).
     case localstripe
 
     /// The route's path, e.g. "/github/items"; Django's routes end with a slash (its `APPEND_SLASH` redirects the

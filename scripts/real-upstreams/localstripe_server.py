@@ -7,7 +7,7 @@ Route (1000 customers, made before it listens):
         written by `json.dumps(indent=2, sort_keys=True)` (so `has_more` comes after the items, and non-ASCII is
         escaped); `?limit=` (10 by default, no upper bound) and `?starting_after=<id of the last customer seen>`: a
         keyset named by the last item of the page, not by a cursor the server hands out. An id it does not know starts
-        the page at the beginning again (real Stripe answers 404 there). Customers in the order they were made.
+        the page at the beginning again (real Stripe refuses it with an error). Customers in the order they were made.
 The customers are made with localstripe's own `Customer._api_create` (what its POST /v1/customers calls), in this
 process before it listens. localstripe pickles its whole store to /tmp/localstripe.pickle on every write (its
 "persist between runs" convenience, O(n^2) for 1000 writes, and a shared path); that is turned off here: it does not

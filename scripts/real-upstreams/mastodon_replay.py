@@ -4,7 +4,7 @@
     python mastodon_replay.py PORT CASSETTE_DIR
 
 The recordings are Mastodon.py's test cassettes (tests/cassettes/*.yaml in the Mastodon.py sdist from PyPI, which
-the harness downloads; they are not copied into this repository): vcrpy YAML, recorded against a Mastodon 4.x
+the harness downloads; they are not copied into this repository): vcrpy YAML, recorded against a Mastodon
 instance on localhost:3000. The one replayed walks a hashtag timeline, 10 statuses a page
 (`test_fetch_remaining.yaml`, `/api/v1/timelines/tag/<tag>?limit=10`): a bare array of statuses (compact JSON, non-ASCII
 written raw); `Link: <…?limit=10&max_id=<the page's oldest id>>; rel="next", <…?limit=10&min_id=<its newest id>>;
