@@ -23,6 +23,12 @@ package enum MockErrors {
             body = #"{"errors":[{"detail":"Invalid token.","status":"401","code":"authentication_failed"}]}"#
         case .stripe:
             body = #"{"error":{"type":"invalid_request_error","message":"Invalid API Key provided."}}"#
+        case .mlflow:
+            body = #"{"error_code": "UNAUTHENTICATED", "message": "You are not authenticated."}"#
+        case .mastodon:
+            body = #"{"error":"The access token is invalid"}"#
+        case .localstripe:
+            body = "{\n  \"error\": {\n    \"message\": \"Unauthorized\",\n    \"type\": \"invalid_request_error\"\n  }\n}\n"
         case .kinto:
             body = #"{"code": 401, "errno": 104, "error": "Unauthorized", "message": "Please authenticate yourself to use this endpoint."}"#
         case .slack, .plain, .offset, .smorest, .ninja, .litestar, .eve, .tastypie, .datasette:
@@ -101,7 +107,7 @@ package enum MockErrors {
         let body: String
         var status = 400
         switch service {
-        case .plain, .offset, .ninja, .litestar, .eve, .tastypie, .datasette:
+        case .plain, .offset, .ninja, .litestar, .eve, .tastypie, .datasette, .mastodon, .localstripe, .mlflow:
             body = #"{"error":"# + JSONText.string("invalid value for \(name): \(quoted)") + "}"
         case .smorest:
             status = 422
@@ -162,6 +168,20 @@ package enum MockErrors {
     /// Slack: a cursor that does not decode to a position in the dataset (HTTP 200, as Slack does).
     package static func slackInvalidCursor() -> MockResponse {
         .json(status: 200, body: Array(#"{"ok":false,"error":"invalid_cursor"}"#.utf8))
+    }
+
+    /// MLflow: `max_results` absent (read as 0) or not a positive integer.
+    package static func mlflowInvalidMaxResults(_ value: String) -> MockResponse {
+        let body = #"{"error_code": "INVALID_PARAMETER_VALUE", "message": "#
+            + JSONText.string("Invalid value \(value) for parameter 'max_results' supplied. It must be a positive integer")
+            + #", "sqlstate": "KAM00", "error_class": "INVALID_PARAMETER_VALUE"}"#
+        return .json(status: 400, body: Array(body.utf8))
+    }
+
+    /// MLflow: a `page_token` that does not decode.
+    package static func mlflowInvalidPageToken() -> MockResponse {
+        let body = #"{"error_code": "INVALID_PARAMETER_VALUE", "message": "Invalid page token, could not base64-decode", "sqlstate": "KAM00", "error_class": "INVALID_PARAMETER_VALUE"}"#
+        return .json(status: 400, body: Array(body.utf8))
     }
 
     /// Stripe: `starting_after` names no item.

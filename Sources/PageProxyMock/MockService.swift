@@ -39,6 +39,15 @@ package enum MockService: String, Sendable, CaseIterable {
     /// Wagtail's API v2: `{"meta": {"total_count": N}, "items": [...]}`, `?offset=&limit=`, no link; a limit above
     /// the maximum is refused with a 400, not capped.
     case wagtail
+    /// MLflow's tracking server (`experiments/search`): `?max_results=&page_token=`, the body's `next_page_token`
+    /// (base64 of `{"offset": N}`) absent on the last page, `{}` for no items (protobuf JSON); `max_results` required.
+    case mlflow
+    /// Mastodon's timelines: a bare array, `Link` next/prev by `max_id`/`min_id` (the page's own last and first ids);
+    /// a full page always links on, so a full last page is followed by `[]`; `private, no-store`.
+    case mastodon
+    /// localstripe: Stripe's list with sorted keys (`has_more` after `data`) and `total_count`; an unknown
+    /// `starting_after` starts again at the beginning (real Stripe refuses it, as `stripe` here does).
+    case localstripe
 
     /// The route's path, e.g. "/github/items"; Django's routes end with a slash (its `APPEND_SLASH` redirects the
     /// form without one).
@@ -148,6 +157,25 @@ package enum MockService: String, Sendable, CaseIterable {
                 return .reply(MockErrors.slackInvalidCursor())
             }
             return .window(MockWindow(offset: offset, size: size, total: total))
+        case .mlflow:
+            // A GET without max_results reads it as protobuf's default 0, which the handler refuses.
+            guard let text = context.query.value("max_results"), let size = Int(text), size >= 1 else {
+                return .reply(MockErrors.mlflowInvalidMaxResults(context.query.value("max_results") ?? "0"))
+            }
+            guard let token = context.query.value("page_token") else {
+                return .window(MockWindow(offset: 0, size: min(size, context.maxPageSize), total: total))
+            }
+            guard let offset = Self.mlflowOffset(token: token) else { return .reply(MockErrors.mlflowInvalidPageToken()) }
+            return .window(MockWindow(offset: offset, size: min(size, context.maxPageSize), total: total))
+        case .mastodon:
+            guard let size = context.pageSize("limit") else { return bad(context, "limit") }
+            // The keyset: the id of the last item seen; ids are 1...total, so it is also the offset.
+            guard let after = context.offset("max_id") else { return bad(context, "max_id") }
+            return .window(MockWindow(offset: min(after, total), size: size, total: total))
+        case .localstripe:
+            guard let size = context.pageSize("limit") else { return bad(context, "limit") }
+            let after = context.query.value("starting_after").flatMap { Int($0) }.flatMap { (1...total).contains($0) ? $0 : nil }
+            return .window(MockWindow(offset: after ?? 0, size: size, total: total))
         case .stripe:
             guard let size = context.pageSize("limit") else { return bad(context, "limit") }
             guard let after = context.query.value("starting_after") else {
@@ -183,6 +211,19 @@ package enum MockService: String, Sendable, CaseIterable {
         else { return nil }
         let digits = text[start...].prefix { $0.isNumber }
         return Int(digits).flatMap { $0 >= 0 ? $0 : nil }
+    }
+
+    /// MLflow's page token: base64 of `{"offset": N}` (Python's `json.dumps`), padded.
+    package static func mlflowToken(offset: Int) -> String {
+        Data(#"{"offset": \#(offset)}"#.utf8).base64EncodedString()
+    }
+
+    /// The offset an MLflow page token stands for; nil for anything else.
+    package static func mlflowOffset(token: String) -> Int? {
+        guard let data = Data(base64Encoded: token), let text = String(data: data, encoding: .utf8),
+            text.hasPrefix(#"{"offset": "#), text.hasSuffix("}")
+        else { return nil }
+        return Int(text.dropFirst(#"{"offset": "#.count).dropLast()).flatMap { $0 >= 0 ? $0 : nil }
     }
 
     /// Slack-style opaque cursor: base64 of "offset:N".

@@ -28,6 +28,9 @@ package enum MockWireFormats {
         case .drfLink: drfLink(window, context, next: next)
         case .drfLinkOffset: drfLinkOffset(window, context, next: next)
         case .wagtail: wagtail(window)
+        case .mlflow: mlflow(window)
+        case .mastodon: mastodon(window, context)
+        case .localstripe: localstripe(window)
         }
     }
 

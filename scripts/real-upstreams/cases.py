@@ -11,6 +11,11 @@ SEARCH = "/search/code?q=%22profile+%3D+black%22+in%3Afile+language%3Atoml"
 
 KINTO_RECORDS = "/v1/buckets/things/collections/things/records"
 WAGTAIL_PAGES = "/api/v2/pages/"
+STRIPE_AUTH = {"Authorization": "Bearer sk_test_harness"}  # localstripe takes any secret key that starts with sk_
+CUSTOMERS = "/v1/customers"
+EXPERIMENTS = "/api/2.0/mlflow/experiments/search"
+NO_EXPERIMENT = EXPERIMENTS + "?max_results=100&filter=name%3D%27nothing%27"
+MASTODON_TAG = "/api/v1/timelines/tag/fgiztsshwiaqqiztpmmjbtvmescsculuvmgjgopwoeidbcrixp"
 
 TRUTH = {
     "drf-pages": {"kind": "body-next", "start": "/api/pages/", "next": "next", "items": "results"},
@@ -61,6 +66,16 @@ TRUTH = {
                 "compact": False},
     "wagtail-limit": {"kind": "offset-count", "start": WAGTAIL_PAGES + "?limit=20", "total": "meta.total_count",
                       "items": "items", "compact": False},
+    "stripe": {"kind": "has-more", "start": CUSTOMERS + "?limit=100", "items": "data", "headers": STRIPE_AUTH,
+               "compact": False},
+    "stripe-default": {"kind": "has-more", "start": CUSTOMERS, "items": "data", "headers": STRIPE_AUTH, "compact": False},
+    "mlflow": {"kind": "cursor", "start": EXPERIMENTS + "?max_results=100", "cursor": "next_page_token",
+               "parameter": "page_token", "items": "experiments", "compact": False},
+    "mlflow-1000": {"kind": "cursor", "start": EXPERIMENTS + "?max_results=1000", "cursor": "next_page_token",
+                    "parameter": "page_token", "items": "experiments", "compact": False},
+    "mlflow-empty": {"kind": "cursor", "start": NO_EXPERIMENT, "cursor": "next_page_token", "parameter": "page_token",
+                     "items": "experiments", "compact": False},
+    "mastodon": {"kind": "link", "start": MASTODON_TAG + "?limit=10", "items": ""},
     "github-comments": {"kind": "link", "start": COMMENTS + "?per_page=3", "items": "", "headers": GITHUB_ACCEPT},
     "github-artifacts": {"kind": "link", "start": ARTIFACTS, "items": "artifacts", "headers": GITHUB_ACCEPT},
     "github-search": {"kind": "link", "start": SEARCH + "&per_page=5", "items": "items", "headers": GITHUB_ACCEPT},
@@ -73,6 +88,8 @@ EVE, TASTYPIE, DATASETTE = ("Eve 2.3 (Werkzeug, mongomock)", "django-tastypie 0.
                             "Datasette 0.65 (uvicorn)")
 LINK, KINTO, WAGTAIL = ("drf-link-header-pagination 0.2 (runserver)", "Kinto 26.5 (waitress, memory backend)",
                        "Wagtail 8.0 API v2 (runserver)")
+STRIPE, MLFLOW, MASTODON = ("localstripe 1.15 (aiohttp) /v1/customers", "MLflow 3.17 tracking server (uvicorn, SQLite)",
+                            "Mastodon replay (Mastodon.py 2.3.3 cassettes) hashtag timeline")
 EVE_PEOPLE, TASTYPIE_THING, DATASETTE_TABLE = "/api/v1/people", "/tastypie/v1/thing/", "/things/things.json"
 
 
@@ -207,6 +224,27 @@ CASES = [
     case("wagtail-offset", "wagtail", WAGTAIL, "wagtail", WAGTAIL_PAGES,
          {"scheme": "offset", "limit": 20, "totalItemsPath": "meta.total_count"}, "items"),
     case("wagtail-offset-nototal", "wagtail", WAGTAIL, "wagtail", WAGTAIL_PAGES, {"scheme": "offset", "limit": 20}, "items"),
+    # localstripe: {"data": [...], "has_more", "object": "list", "total_count", "url"} (indented, sorted keys, so
+    # has_more after the items; each customer holds lists of its own with their own has_more), ?limit= (10 by
+    # default), ?starting_after=<the last customer's id>.
+    case("stripe-has-more", "localstripe", STRIPE, "stripe", CUSTOMERS, {"scheme": "has-more", "pageSize": 100}, "data",
+         headers=STRIPE_AUTH),
+    case("stripe-has-more-default", "localstripe", STRIPE + " default limit", "stripe-default", CUSTOMERS,
+         {"scheme": "has-more"}, "data", headers=STRIPE_AUTH),
+    # MLflow: AIP-158 page tokens, ?max_results=&page_token= -> "next_page_token" (base64 of {"offset": N}), absent at
+    # the end; max_results required on a GET; an empty result is `{}`.
+    case("mlflow-token", "mlflow", MLFLOW, "mlflow", EXPERIMENTS + "?max_results=100",
+         {"scheme": "cursor", "cursorPath": "next_page_token", "cursorParameter": "page_token"}, "experiments"),
+    case("mlflow-token-size", "mlflow", MLFLOW, "mlflow", EXPERIMENTS,
+         {"scheme": "cursor", "cursorPath": "next_page_token", "cursorParameter": "page_token",
+          "sizeParameter": "max_results", "pageSize": 100}, "experiments"),
+    case("mlflow-empty", "mlflow", MLFLOW + " a filter no experiment matches", "mlflow-empty", NO_EXPERIMENT,
+         {"scheme": "cursor", "cursorPath": "next_page_token", "cursorParameter": "page_token"}, "experiments"),
+    # Mastodon: a bare array, Link next/prev by max_id/min_id (the page's own oldest and newest ids); the last full
+    # page links on to an empty one; `private, no-store`.
+    case("mastodon-link", "mastodon", MASTODON, "mastodon", MASTODON_TAG + "?limit=10", {"scheme": "link-header"}),
+    case("mastodon-link-size", "mastodon", MASTODON, "mastodon", MASTODON_TAG,
+         {"scheme": "link-header", "sizeParameter": "limit", "pageSize": 10}),
     # Recorded api.github.com traffic.
     case("github-comments", "github", GITHUB + " issue comments", "github-comments", COMMENTS,
          {"scheme": "link-header", "pageSize": 3}, headers=GITHUB_ACCEPT),
@@ -255,6 +293,14 @@ CASES = [
     # numbered (offset or page), so auto refuses rather than guess (a wrong guess would repeat pages silently).
     auto("auto-wagtail", "wagtail", WAGTAIL, "wagtail", WAGTAIL_PAGES, expect_error="pagination_not_detected"),
     auto("auto-wagtail-limit", "wagtail", WAGTAIL + " ?limit=20", "wagtail-limit", WAGTAIL_PAGES + "?limit=20"),
+    auto("auto-stripe", "localstripe", STRIPE, "stripe", CUSTOMERS + "?limit=100", headers=STRIPE_AUTH),
+    auto("auto-stripe-default", "localstripe", STRIPE + " default limit", "stripe-default", CUSTOMERS, headers=STRIPE_AUTH),
+    auto("auto-mlflow", "mlflow", MLFLOW, "mlflow", EXPERIMENTS + "?max_results=100"),
+    auto("auto-mlflow-1000", "mlflow", MLFLOW + " ?max_results=1000", "mlflow-1000", EXPERIMENTS + "?max_results=1000"),
+    # `{}` names no items array: auto cannot tell an empty result from a page it does not understand, and says so.
+    auto("auto-mlflow-empty", "mlflow", MLFLOW + " a filter no experiment matches", "mlflow-empty", NO_EXPERIMENT,
+         expect_error="pagination_not_detected"),
+    auto("auto-mastodon", "mastodon", MASTODON, "mastodon", MASTODON_TAG + "?limit=10"),
     auto("auto-github-comments", "github", GITHUB + " issue comments", "github-comments", COMMENTS + "?per_page=3",
          headers=GITHUB_ACCEPT),
     auto("auto-github-artifacts", "github", GITHUB + " artifacts", "github-artifacts", ARTIFACTS, headers=GITHUB_ACCEPT),

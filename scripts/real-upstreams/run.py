@@ -5,8 +5,8 @@
 
 Starts Django REST Framework, djangorestframework-jsonapi, drf-link-header-pagination, django-ninja and
 django-tastypie (Django's runserver), Wagtail's API v2 (its own runserver), fastapi-pagination and Litestar (uvicorn),
-flask-smorest and Eve (Werkzeug), Datasette (its own uvicorn), Kinto (waitress), and a replay of recorded
-api.github.com traffic; builds PageProxy in release mode; and for each case walks the
+flask-smorest and Eve (Werkzeug), Datasette (its own uvicorn), Kinto (waitress), localstripe (aiohttp), MLflow's
+tracking server (uvicorn, SQLite), and replays of recorded api.github.com and Mastodon traffic; builds PageProxy in release mode; and for each case walks the
 server's own links directly in Python (the truth, a new connection per page like a naive client), then asks
 PageProxy on a route written as a user would write it (README): merged JSON and NDJSON, each cold (empty cache)
 and cached (the same request again). Items are compared one by one with the truth; where the server writes compact
@@ -14,7 +14,8 @@ JSON, each NDJSON line must also occur byte for byte in the page the server sent
 exit 1 on any failure. Where the packages cannot be installed (offline), one SKIP line and exit 0.
 
 The servers' packages live in scripts/real-upstreams/.venv (git-ignored), pinned by requirements.txt. The GitHub
-recordings come from the PyGithub sdist on PyPI (tests/ReplayData), downloaded into the same folder.
+recordings come from the PyGithub sdist on PyPI (tests/ReplayData), the Mastodon ones from the Mastodon.py sdist
+(tests/cassettes), downloaded into the same folder.
 Python standard library only in this file; every server listens on 127.0.0.1 and is stopped by its PID.
 """
 import argparse, http.client, json, os, shutil, subprocess, sys, tarfile, tempfile, time, urllib.error, urllib.request
@@ -29,6 +30,8 @@ VENV = os.path.join(HERE, ".venv")
 PYTHON = os.path.join(VENV, "bin", "python")
 PYGITHUB = "PyGithub==2.10.0"
 REPLAY_DIR = os.path.join(VENV, "replay")
+MASTODON_PY = "Mastodon.py==2.3.3"
+MASTODON_DIR = os.path.join(VENV, "mastodon-cassettes")
 PROXY_TIMEOUT = 30  # seconds for one answer of PageProxy; every case here takes well under 2 s
 
 from cases import CASES  # noqa: E402
@@ -44,33 +47,40 @@ def ensure_packages():
     requirements = os.path.join(HERE, "requirements.txt")
     stamp = os.path.join(VENV, ".installed")
     try:
-        if not (os.path.exists(stamp) and open(stamp).read() == open(requirements).read() + PYGITHUB):
+        if not (os.path.exists(stamp) and open(stamp).read() == open(requirements).read() + PYGITHUB + MASTODON_PY):
             if not os.path.exists(PYTHON):
                 subprocess.run([sys.executable, "-m", "venv", VENV], check=True, capture_output=True)
             benchlib.log("installing scripts/real-upstreams/requirements.txt into .venv ...")
             subprocess.run([PYTHON, "-m", "pip", "install", "-q", "-r", requirements], check=True, capture_output=True,
                            timeout=600)
-            download = tempfile.mkdtemp(prefix="pp-pygithub-")
-            subprocess.run([PYTHON, "-m", "pip", "download", "-q", "--no-deps", "--no-binary", ":all:", "-d", download,
-                            PYGITHUB], check=True, capture_output=True, timeout=300)
-            archive = next(os.path.join(download, f) for f in os.listdir(download) if f.endswith(".tar.gz"))
-            shutil.rmtree(REPLAY_DIR, ignore_errors=True)
-            os.makedirs(REPLAY_DIR)
-            with tarfile.open(archive) as tar:
-                for member in tar.getmembers():
-                    if "/tests/ReplayData/" in member.name and member.isfile():
-                        member.name = os.path.basename(member.name)
-                        tar.extract(member, REPLAY_DIR, filter="data")
-            shutil.rmtree(download, ignore_errors=True)
-            open(stamp, "w").write(open(requirements).read() + PYGITHUB)
+            download_recordings(PYGITHUB, "/tests/ReplayData/", REPLAY_DIR)
+            download_recordings(MASTODON_PY, "/tests/cassettes/", MASTODON_DIR)
+            open(stamp, "w").write(open(requirements).read() + PYGITHUB + MASTODON_PY)
     except (subprocess.CalledProcessError, subprocess.TimeoutExpired, StopIteration, OSError) as error:
         detail = getattr(error, "stderr", b"") or b""
         last = detail.decode(errors="replace").strip().splitlines()[-1:] if detail else [str(error)]
         skip(f"cannot install the real servers' packages from PyPI ({' '.join(last)[:200]})")
 
 
+def download_recordings(requirement, folder, destination):
+    """The files under `folder` of a package's sdist from PyPI (a project's recorded test traffic), into `destination`."""
+    download = tempfile.mkdtemp(prefix="pp-recordings-")
+    subprocess.run([PYTHON, "-m", "pip", "download", "-q", "--no-deps", "--no-binary", ":all:", "-d", download,
+                    requirement], check=True, capture_output=True, timeout=300)
+    archive = next(os.path.join(download, f) for f in os.listdir(download) if f.endswith(".tar.gz"))
+    shutil.rmtree(destination, ignore_errors=True)
+    os.makedirs(destination)
+    with tarfile.open(archive) as tar:
+        for member in tar.getmembers():
+            if folder in member.name and member.isfile():
+                member.name = os.path.basename(member.name)
+                tar.extract(member, destination, filter="data")
+    shutil.rmtree(download, ignore_errors=True)
+
+
 def start_servers(workdir):
-    names = ["django", "fastapi", "smorest", "litestar", "eve", "datasette", "kinto", "wagtail", "github"]
+    names = ["django", "fastapi", "smorest", "litestar", "eve", "datasette", "kinto", "wagtail", "localstripe", "mlflow",
+             "github", "mastodon"]
     ports = {name: benchlib.free_port() for name in names}
     commands = {
         "django": [PYTHON, os.path.join(HERE, "django_server.py"), str(ports["django"])],
@@ -81,14 +91,18 @@ def start_servers(workdir):
         "datasette": [PYTHON, os.path.join(HERE, "datasette_server.py"), str(ports["datasette"])],
         "kinto": [PYTHON, os.path.join(HERE, "kinto_server.py"), str(ports["kinto"])],
         "wagtail": [PYTHON, os.path.join(HERE, "wagtail_server.py"), str(ports["wagtail"])],
+        "localstripe": [PYTHON, os.path.join(HERE, "localstripe_server.py"), str(ports["localstripe"])],
+        "mlflow": [PYTHON, os.path.join(HERE, "mlflow_server.py"), str(ports["mlflow"])],
         "github": [sys.executable, os.path.join(HERE, "github_replay.py"), str(ports["github"]), REPLAY_DIR],
+        "mastodon": [PYTHON, os.path.join(HERE, "mastodon_replay.py"), str(ports["mastodon"]), MASTODON_DIR],
     }
     procs = {}
     for name, command in commands.items():
         log = open(os.path.join(workdir, f"{name}.log"), "wb")
         procs[name] = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT)
     for name, proc in procs.items():
-        # Wagtail makes its 999 pages one by one through its page tree (~40 s on a loaded machine) before it listens.
+        # Wagtail makes its 999 pages one by one through its page tree (~40 s on a loaded machine) before it listens,
+        # MLflow its 1000 experiments (~35 s).
         benchlib.wait_listening(ports[name], proc, limit=240, name=name)
     return procs, {name: f"http://127.0.0.1:{port}" for name, port in ports.items()}
 
@@ -131,7 +145,8 @@ def direct_walk(truth, origin):
         status, response_headers, body = fetch(url, headers)
         document = json.loads(body)
         items = at(document, items_path) if items_path else document
-        pages.append((body, items))
+        # MLflow (protobuf JSON) leaves an empty list out: `{}` is a page of no items.
+        pages.append((body, [] if items is None and document == {} else items))
         if kind == "link":
             url = next_link(response_headers)
         elif kind == "body-next":
@@ -161,6 +176,9 @@ def direct_walk(truth, origin):
             # Wagtail API v2: ?offset=&limit= and a total in the body, no link: the offset moves by the items read.
             offset = int(dict(parse_qsl(urlsplit(url).query)).get("offset", 0)) + len(items)
             url = set_query(url, "offset", offset) if items and offset < at(document, truth["total"]) else None
+        elif kind == "has-more":
+            # Stripe (localstripe): `has_more`, and the next page starts after the last item's id (`starting_after`).
+            url = set_query(url, "starting_after", items[-1]["id"]) if document["has_more"] else None
         elif kind == "offset-total":
             offset = document["offset"] + document["limit"]
             url = set_query(url, "offset", offset) if offset < document["total"] else None

@@ -77,6 +77,33 @@ package enum HTTPDate {
         return nil
     }
 
+    /// Parses an RFC 3339 date-time (`2026-10-14T19:10:00.483000Z`, `2026-10-14T21:10:00+02:00`), as Mastodon writes
+    /// its `X-RateLimit-Reset`; nil for anything else.
+    package static func parseRFC3339(_ text: String) -> Date? {
+        let chars = Array(text)
+        guard text.utf8.count == chars.count, chars.count >= 20, chars[4] == "-", chars[7] == "-",
+            chars[10] == "T" || chars[10] == "t",
+            let year = number(Substring(String(chars[0..<4]))), let month = number(Substring(String(chars[5..<7]))),
+            (1...12).contains(month), let day = number(Substring(String(chars[8..<10]))),
+            let date = makeDate(year: year, month: month, day: day, time: Substring(String(chars[11..<19])))
+        else { return nil }
+        var index = 19
+        var fraction = 0.0
+        if chars[index] == "." {
+            let digits = chars[(index + 1)...].prefix { $0.isASCII && $0.isNumber }
+            guard !digits.isEmpty, let value = Double("0." + String(digits)) else { return nil }
+            (fraction, index) = (value, index + 1 + digits.count)
+        }
+        let zone = chars[index...]
+        if zone == ["Z"] || zone == ["z"] { return date + fraction }
+        guard zone.count == 6, zone.first == "+" || zone.first == "-", zone[index + 3] == ":",
+            let hours = number(Substring(String(zone.dropFirst().prefix(2)))), hours < 24,
+            let minutes = number(Substring(String(zone.suffix(2)))), minutes < 60
+        else { return nil }
+        let offset = Double(hours * 3600 + minutes * 60) * (zone.first == "-" ? -1 : 1)
+        return date + fraction - offset
+    }
+
     /// RFC 9110 §5.6.7 — a two-digit year more than 50 years in the future is in the previous century.
     private static func fullYear(_ shortYear: Int) -> Int {
         let now = Int(Date().timeIntervalSince1970)

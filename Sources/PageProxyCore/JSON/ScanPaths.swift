@@ -32,8 +32,14 @@ package struct ScanPaths: Sendable, Equatable {
         signature = XXHash64.hash(text)
     }
 
-    /// Scans `body` for these paths.
+    /// Scans `body` for these paths. A page that leaves its items out and holds nothing else, or only scalars at the
+    /// value paths, is a page of no items (`OmittedItems`: protobuf JSON's empty list, MLflow's `{}`).
     package func scan(_ body: [UInt8]) throws(JSONScanError) -> ScannedPage {
-        try JSONScanner().scan(body, itemsAt: itemsPath, values: valuePaths)
+        do throws(JSONScanError) {
+            return try JSONScanner().scan(body, itemsAt: itemsPath, values: valuePaths)
+        } catch {
+            guard case .itemsNotFound = error, OmittedItems.leftOut(in: body, valuePaths: valuePaths) else { throw error }
+            return ScannedPage(items: [], values: try JSONScanner().values(in: body, at: valuePaths))
+        }
     }
 }

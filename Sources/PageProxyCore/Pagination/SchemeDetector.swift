@@ -188,9 +188,19 @@ package enum SchemeDetector {
             }
             return
         }
-        if values[hasMorePath]?.flag != nil {
-            detected.scheme = .hasMore(PaginationScheme.HasMore())
+        if let more = values[hasMorePath]?.flag {
+            let options = PaginationScheme.HasMore()
+            detected.scheme = .hasMore(options)
             detected.evidence = "body \"has_more\""
+            // What the walk sends next (probe's "next"): the last item's id. Without it, a first page of localstripe's
+            // that said has_more: true was shown as "next none on this page" (real12).
+            if more, case .array(let range, let count)? = values[detected.itemsPath], count > 0 {
+                let lastID = JSONPath(components: [.index(count - 1)] + options.idPath.components)
+                switch try? JSONScanner().value(in: response.body, range: range, at: lastID) {
+                case .string(let id)?, .number(let id)?: detected.next = "\(options.afterParameter)=\(id)"
+                default: break
+                }
+            }
             return
         }
         if let number = pageNumberPaths.first(where: { values[$0]?.integer != nil }),

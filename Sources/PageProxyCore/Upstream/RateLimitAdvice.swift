@@ -1,7 +1,8 @@
 import Foundation
 
 /// How long an upstream asks to be left alone: `Retry-After` (seconds or an HTTP date, RFC 9110 §10.2.3), or an
-/// exhausted `X-RateLimit-Remaining: 0` with `X-RateLimit-Reset` (epoch seconds, as GitHub sends).
+/// exhausted `X-RateLimit-Remaining: 0` with `X-RateLimit-Reset` (epoch seconds, as GitHub sends, or an RFC 3339
+/// time, as Mastodon sends).
 package enum RateLimitAdvice {
     /// The wait the response asks for, if it asks for one.
     package static func wait(in headers: HTTPHeaders, now: Date) -> Duration? {
@@ -21,10 +22,18 @@ package enum RateLimitAdvice {
     /// `X-RateLimit-Reset` (epoch seconds, as GitHub sends) as an exact wait from `now` (not rounded), or nil.
     /// A value past 10^11 (the year 5138 in seconds) is epoch milliseconds, as some APIs send it (attack11 H1:
     /// milliseconds read as seconds held an origin for a century). Seconds from now read as an epoch (1970) are a
-    /// reset already past: harmless, the next answer corrects the count.
+    /// reset already past: harmless, the next answer corrects the count. An RFC 3339 time is read as that time:
+    /// Mastodon's `2026-10-14T19:10:00.483000Z` (real12: it was no reset at all, so an exhausted Mastodon was asked on).
     package static func resetIn(_ headers: HTTPHeaders, now: Date) -> Duration? {
-        guard var reset = headers["X-RateLimit-Reset"].flatMap({ Double($0.trimmingCharacters(in: .whitespaces)) }) else { return nil }
-        if reset > 1e11 { reset /= 1000 }
+        guard let text = headers["X-RateLimit-Reset"]?.trimmingCharacters(in: .whitespaces) else { return nil }
+        let reset: Double
+        if let number = Double(text) {
+            reset = number > 1e11 ? number / 1000 : number
+        } else if let date = HTTPDate.parseRFC3339(text) {
+            reset = date.timeIntervalSince1970
+        } else {
+            return nil
+        }
         let value = reset - now.timeIntervalSince1970
         guard value.isFinite else { return nil }
         return .seconds(min(max(0, value), 3.2e9))

@@ -111,6 +111,20 @@ import Testing
         let detected = try detect(#"{"object":"list","url":"/v1/items","has_more":true,"data":[{"id":1}]}"#)
         #expect(detected.scheme == .hasMore(.init()))
         #expect(detected.itemsPath == Self.path("data"))
+        #expect(detected.next == "starting_after=1")
+    }
+
+    @Test("localstripe: has_more after the items, each item with lists of its own; the next page is after the last item's id (real12)")
+    func localstripe() throws {
+        let items = ["A1", "B2"].map { #"{"id": "cus_\#($0)", "sources": {"data": [], "has_more": false, "object": "list"}}"# }
+            .joined(separator: ", ")
+        let more = try detect("{\n  \"data\": [\(items)],\n  \"has_more\": true,\n  \"object\": \"list\",\n  \"total_count\": 5\n}")
+        #expect(more.scheme == .hasMore(.init()))
+        #expect(more.next == "starting_after=cus_B2")
+        #expect(more.total == 5)
+        let last = try detect("{\"data\": [\(items)], \"has_more\": false, \"object\": \"list\"}")
+        #expect(last.scheme == .hasMore(.init()))
+        #expect(last.next == nil)
     }
 
     @Test("a root array with no next: one page")

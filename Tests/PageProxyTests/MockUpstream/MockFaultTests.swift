@@ -20,7 +20,9 @@ import Testing
         case .drfPages: "page=2&page_size=10"
         case .jsonapi: "page[number]=2&page[size]=10"
         case .slack: "limit=10&cursor=\(MockService.slackCursor(offset: 10))"
-        case .stripe: "limit=10&starting_after=10"
+        case .stripe, .localstripe: "limit=10&starting_after=10"
+        case .mastodon: "limit=10&max_id=10"
+        case .mlflow: "max_results=10&page_token=\(MockQuery.encode(MockService.mlflowToken(offset: 10)))"
         case .kinto: "_limit=10&_token=\(MockQuery.encode(MockService.kintoToken(offset: 10)))"
         case .drfLink: "page=2&page_size=10"
         case .wagtail, .drfLinkOffset: "limit=10&offset=10"
@@ -54,8 +56,8 @@ import Testing
             #expect(MockTestSupport.text(response) == #"{"error":"internal server error"}"#)
             #expect(response.header("Content-Length") == String(response.body.count))
         }
-        // Other pages are untouched (Litestar's handler needs both its parameters named).
-        let parameters = service == .litestar ? "page_size=10&current_page=1&" : ""
+        // Other pages are untouched (Litestar's handler needs both its parameters named, MLflow its max_results).
+        let parameters = service == .litestar ? "page_size=10&current_page=1&" : service == .mlflow ? "max_results=10&" : ""
         let first = await MockTestSupport.send(mock, "\(service.path)?\(parameters)mock_total=25&mock_fault=status500@2")
         #expect(first.status == 200)
     }

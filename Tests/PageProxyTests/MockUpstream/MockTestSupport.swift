@@ -100,6 +100,25 @@ enum MockTestSupport {
         return result
     }
 
+    /// `bytes` without the whitespace between tokens (MLflow's and localstripe's indented bodies), so that
+    /// `members` can read them.
+    static func compacted(_ bytes: [UInt8]) -> [UInt8] {
+        var output: [UInt8] = []
+        var inString = false
+        var escaped = false
+        for byte in bytes {
+            if inString {
+                (escaped, inString) = (!escaped && byte == UInt8(ascii: "\\"), escaped || byte != UInt8(ascii: "\""))
+            } else if byte == UInt8(ascii: "\"") {
+                inString = true
+            } else if [UInt8(ascii: " "), UInt8(ascii: "\n"), UInt8(ascii: "\r"), UInt8(ascii: "\t")].contains(byte) {
+                continue
+            }
+            output.append(byte)
+        }
+        return output
+    }
+
     /// The members of a compact JSON object: key → raw value bytes.
     static func members(_ object: ArraySlice<UInt8>) -> [String: ArraySlice<UInt8>] {
         guard object.first == UInt8(ascii: "{"), object.last == UInt8(ascii: "}") else { return [:] }

@@ -1,0 +1,76 @@
+import Foundation
+import Testing
+
+@testable import PageProxyCore
+
+/// MLflow's empty list left out (`{}`) and Mastodon's ISO 8601 rate-limit reset (scripts/real-upstreams, real12).
+@Suite struct MLflowMastodonWalkTests {
+    private static let paths = ScanPaths(
+        itemsPath: JSONPath("experiments") ?? .root, valuePaths: [JSONPath("next_page_token") ?? .root, JSONPath("total") ?? .root])
+
+    @Test("a page that leaves its items out and holds nothing, or only the walk's own scalars, is a page of no items",
+          arguments: [#"{}"#, #" { } "#, #"{"next_page_token": "eyJvZmZzZXQiOiAxMDB9"}"#, #"{"next_page_token": null, "total": 0}"#])
+    func omittedItemsAreNone(body: String) throws {
+        let page = try Self.paths.scan(Array(body.utf8))
+        #expect(page.items.isEmpty)
+        if body.contains("eyJ") {
+            #expect(page.values[JSONPath("next_page_token") ?? .root] == .string("eyJvZmZzZXQiOiAxMDB9"))
+        }
+    }
+
+    @Test("a page with anything else is still an error: a wrong items path, or Slack's 200 that says it failed",
+          arguments: [#"{"runs": [{"id": 1}]}"#, #"{"data": {"experiments": []}}"#, #"{"next_page_token": "x", "other": []}"#, #"[]"#,
+                      #"{"ok": false, "error": "invalid_auth"}"#, #"{"next_page_token": {"a": 1}}"#])
+    func itemsElsewhereAreAnError(body: String) {
+        #expect(throws: JSONScanError.self) { _ = try Self.paths.scan(Array(body.utf8)) }
+    }
+
+    private static let mlflow = PaginationScheme.cursorInBody(
+        .init(cursorPath: JSONPath("next_page_token") ?? .root, cursorParameter: "page_token", sizeParameter: nil))
+
+    @Test("MLflow: a search that matches nothing (`{}`) is an empty answer, not a 502; a token walk ends where the token is absent")
+    func mlflowWalk() async throws {
+        let empty = FakeTransport { _ in .json("{}") }
+        let none = try await PageWalker.items(Self.mlflow, transport: empty) { $0.itemsPath = JSONPath("experiments") ?? .root }
+        #expect(none.isEmpty)
+        #expect(empty.requestedURLs.count == 1)
+
+        let tokens = FakeTransport { url in
+            switch url.queryValue("page_token") {
+            case nil: .json("{\n  \"experiments\": [{\"id\": 1}, {\"id\": 2}],\n  \"next_page_token\": \"eyJvZmZzZXQiOiAyfQ==\"\n}")
+            case "eyJvZmZzZXQiOiAyfQ==": .json("{\n  \"experiments\": [{\"id\": 3}]\n}")
+            default: .json(#"{"error_code": "INVALID_PARAMETER_VALUE"}"#)
+            }
+        }
+        let items = try await PageWalker.items(Self.mlflow, transport: tokens) { $0.itemsPath = JSONPath("experiments") ?? .root }
+        #expect(items.map { String(decoding: $0, as: UTF8.self) } == [#"{"id":1}"#, #"{"id":2}"#, #"{"id":3}"#])
+        #expect(tokens.requestedURLs.count == 2)
+    }
+
+    @Test("RFC 3339 times: Mastodon's X-RateLimit-Reset with microseconds, offsets, lower-case t and z")
+    func parsesRFC3339() throws {
+        let mastodon = try #require(HTTPDate.parseRFC3339("2026-10-14T19:10:00.483000Z"))
+        #expect(abs(mastodon.timeIntervalSince1970 - 1_792_005_000.483) < 0.000_5)
+        #expect(HTTPDate.parseRFC3339("2026-10-14T21:10:00+02:00")?.timeIntervalSince1970 == 1_792_005_000)
+        #expect(HTTPDate.parseRFC3339("2026-10-14t18:40:00-00:30z") == nil)
+        #expect(HTTPDate.parseRFC3339("2026-10-14t18:40:00-00:30")?.timeIntervalSince1970 == 1_792_005_000)
+        #expect(HTTPDate.parseRFC3339("2026-10-14t19:10:00z")?.timeIntervalSince1970 == 1_792_005_000)
+        for bad in ["2026-10-14", "2026-10-14T19:10:00", "2026-13-14T19:10:00Z", "2026-02-30T19:10:00Z", "2026-10-14T24:10:00Z",
+                    "2026-10-14T19:10:00.Z", "2026-10-14T19:10:00+0200", "2026-10-14T19:10:00+02:00x", "２026-10-14T19:10:00Z"] {
+            #expect(HTTPDate.parseRFC3339(bad) == nil, "\(bad)")
+        }
+    }
+
+    @Test("Mastodon: an exhausted X-RateLimit-Remaining with an ISO 8601 reset is a wait until that time")
+    func isoResetIsAWait() {
+        let now = Date(timeIntervalSince1970: 1_792_004_900)
+        let headers = HTTPHeaders([
+            ("X-RateLimit-Limit", "300"), ("X-RateLimit-Remaining", "0"), ("X-RateLimit-Reset", "2026-10-14T19:10:00.483000Z"),
+        ])
+        #expect(RateLimitAdvice.wait(in: headers, now: now) == .seconds(101))
+        let signal = RateLimitSignal(status: 200, headers: headers, now: now)
+        #expect(signal.remaining == 0)
+        let seconds = signal.resetIn.map { Double($0.components.seconds) + Double($0.components.attoseconds) / 1e18 }
+        #expect(seconds.map { abs($0 - 100.483) < 0.001 } == true, "\(String(describing: seconds))")
+    }
+}
