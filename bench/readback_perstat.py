@@ -2,6 +2,7 @@
 """Counts of the first and second request after a restart, per binary, by `perf stat` (issue 13, read-back).
 
     python3 bench/readback_perstat.py BINARY[,BINARY...] [--restarts N] [--ndjson] [--events E,...] [--record DIR]
+                                      [--send-from-files INDEXES]
 
 The case of `readback_phases.py` (`/items?mock_total=50000`, 501 cached pages of ~21 KB, a 10.6 MB merged answer,
 memo off, each binary over its own cache directory, filled once, restarted over it each round). For each request
@@ -36,12 +37,16 @@ def main():
     parser.add_argument("--events", default=EVENTS, help=f"perf stat's events (default {EVENTS}; tracepoints such as "
                         "syscalls:sys_enter_futex count system calls)")
     parser.add_argument("--record", help="also perf-record the first and second request of each restart into this directory")
+    parser.add_argument("--send-from-files", default="", metavar="INDEXES",
+                        help="comma-separated indexes (from 0) of the binaries whose proxy runs with cache.sendFromFiles on "
+                             "(the same binary may be listed twice: with and without), as in readback_phases.py")
     args = parser.parse_args()
+    send_from_files = {int(index) for index in args.send_from_files.split(",") if index}
     binaries = [os.path.abspath(binary) for binary in args.binaries.split(",")]
     headers = NDJSON if args.ndjson else {}
     results = {}
     print(f"load average at start {os.getloadavg()}")
-    with filled_proxies(binaries, headers, "pageproxy-readback-perstat-") as proxies:
+    with filled_proxies(binaries, headers, "pageproxy-readback-perstat-", send_from_files) as proxies:
         for round_ in range(args.restarts):
             for index, proxy in enumerate(proxies):
                 proxy.restart()
@@ -64,7 +69,8 @@ def main():
             for request in (1, 2):
                 rows = results[(index, request)]
                 cells = [f"{statistics.median(row.get(name, float('nan')) for row in rows):.1f}" for name in names]
-                print(f"| b{index} {binary} | {request} | " + " | ".join(cells) + " |")
+                files = " (sendFromFiles)" if index in send_from_files else ""
+                print(f"| b{index} {binary}{files} | {request} | " + " | ".join(cells) + " |")
 
 
 if __name__ == "__main__":
