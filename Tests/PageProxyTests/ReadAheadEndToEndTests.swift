@@ -35,14 +35,13 @@ import Testing
                 let read = try await get(ndjson: true)
                 #expect(read.body == first.body)
                 await restarted.pages.waitForReadAhead()
-                // Pages 2…5 are the first window, read at once; the 32 past it are asked for at once and read while
-                // the walk waits, the last 3 once it has taken half of those (unless it ends first: then they are
-                // dropped). The walk itself reads no file of the 32.
+                // Pages 2…5 are the first window, read at once; the 35 past it (fewer than a distance) are asked for
+                // at once and read while the walk waits. The walk itself reads no file of the 35.
                 #expect(gate.heldUntilReadAhead)
                 let asked = restarted.pages.readAheadRequests
-                #expect(asked > 0)
-                #expect((32...35).contains(store.readAheadAskedCount))
-                #expect(store.fileReadCount <= 40 - 32)
+                #expect(asked == 1)
+                #expect(store.readAheadAskedCount == 35)
+                #expect(store.fileReadCount <= 40 - 35)
                 // A merged answer reads ahead too (fifth pass: it holds its pages, and no copy competes with the thread
                 // that reads): the NDJSON walk was the entries' first hit, which kept no copy, so it reads them again.
                 let reads = store.fileReadCount
@@ -71,8 +70,8 @@ import Testing
     }
 }
 
-/// Holds the first walk that hands out a page until its read-ahead has been offered a whole distance of pages
-/// (`PageWalker.readAheadDistance`), polling with a bound, and has read them; later walks pass.
+/// Holds the first walk that hands out a page until its read-ahead has been offered every page past its window (fewer
+/// than `PageWalker.readAheadDistance`), polling with a bound, and has read them; later walks pass.
 private final class ReadAheadGate: Sendable {
     private struct State {
         var watched: (pages: CachingPageSource, store: DiskStore)?
@@ -80,12 +79,12 @@ private final class ReadAheadGate: Sendable {
         var heldUntilReadAhead = false
     }
     private let state = Mutex(State())
-    /// `PageWalker.readAheadDistance`: how many pages past its window a walk asks for at once.
-    private static let distance = 32
+    /// The pages past the first window (40 − 5), all asked for at once: fewer than `PageWalker.readAheadDistance`.
+    private static let distance = 35
 
     func watch(_ pages: CachingPageSource, _ store: DiskStore) { state.withLock { $0.watched = (pages, store) } }
 
-    /// Whether the held walk saw a whole distance offered before the bound ran out.
+    /// Whether the held walk saw every page past its window offered before the bound ran out.
     var heldUntilReadAhead: Bool { state.withLock { $0.heldUntilReadAhead } }
 
     func holdOnce() {

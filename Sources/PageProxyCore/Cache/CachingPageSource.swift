@@ -188,15 +188,17 @@ package final class CachingPageSource: Sendable {
 
     /// As `readAhead(policy:cancellation:_:)`, for the GET requests of `urls`, a walk's pages numbered from
     /// `firstNumber`, keyed by its plan's table (`keys`: issue 13, eighth pass, a whole template was built here for
-    /// each page). The keys are worked out first, all of them, and kept in the table, where the walk looks for them: a
-    /// walk that comes after the read-ahead finds each key by a comparison of its URL (issue 13, eleventh pass: after
-    /// a restart the walk and the read-ahead both worked out every key, ~15 % of the walk's thread).
+    /// each page). Each key is kept in the table, where the walk looks for it: a walk that comes after the read-ahead
+    /// finds each key by a comparison of its URL (issue 13, eleventh pass: after a restart the walk and the read-ahead
+    /// both worked out every key, ~15 % of the walk's thread). Each is worked out as the read-ahead comes to it, not
+    /// all of them first: the first file is read after one key, not after a whole telling's (issue 13, twelfth pass:
+    /// 64 digests first, and the walk had read the first pages itself by the time the read-ahead began).
     package func readAhead(
         policy: CachePolicy, cancellation: ReadAheadCancellation? = nil, keys: CacheKeyPages, firstNumber: Int,
         _ urls: @escaping @Sendable () -> [PageURL]
     ) {
         read(policy: policy, cancellation: cancellation) {
-            AnySequence(urls().enumerated().map { keys.key(for: $0.element, number: firstNumber + $0.offset) })
+            AnySequence(urls().enumerated().lazy.map { keys.key(for: $0.element, number: firstNumber + $0.offset) })
         }
     }
 

@@ -135,8 +135,11 @@ package final class PageWalker {
     private var readAheadEnd = 0
     /// The page index (as in `urls`) up to which `Options.readAhead` was told of guesses.
     private var guessedAheadEnd = 0
-    /// How many pages past the window `Options.readAhead` is told of; told again once half of them are taken.
-    static let readAheadDistance = 32
+    /// How many pages past the window `Options.readAhead` is told of; told again once half of them are taken. Each
+    /// telling may wake the read-ahead's thread, which then takes the walk's CPU for a while on a busy machine (issue
+    /// 13, twelfth pass: 16 pages a telling were ~30 wakes a 501-page walk); as many as a cache holds read ahead
+    /// (`DiskStore.readAheadLimit`), so that half of them told again fits beside the half not yet taken.
+    static let readAheadDistance = 64
 
     /// Whether the walk has run fetches as children of a task group (tests: a walk of pages at hand never makes one).
     package internal(set) var hasStartedGroup = false
@@ -501,6 +504,9 @@ package final class PageWalker {
 
     private func launchWindow() {
         guard !isFinished else { return }
+        // The read-ahead first: its thread starts on the pages past the window while this one reads the window's in
+        // place (issue 13, twelfth pass: told after them, it started a page or more behind the walk, in lockstep).
+        tellReadAhead()
         let end = min(urls.count, windowEnd)
         while nextToLaunch < end {
             let index = nextToLaunch
@@ -516,7 +522,6 @@ package final class PageWalker {
             nextToLaunch += 1
         }
         launchSpeculation(windowEnd: windowEnd)
-        tellReadAhead()
     }
 
     /// Tells `Options.readAhead` of the next pages, half a distance at a time: those known ahead, else guesses.

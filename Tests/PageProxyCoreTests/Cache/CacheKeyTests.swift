@@ -111,6 +111,10 @@ import Testing
         #expect(canonical("http://api.test/i?z=1") == "http://api.test/i?z=1")
         #expect(canonical("http://api.test:8080/i?p%5Bn%5D=2&a=%26") == "http://api.test:8080/i?a=%26&p%5Bn%5D=2")
         #expect(canonical("http://api.test/i") == "http://api.test/i")
+        #expect(canonical("http://api.test/i?a=1&") == "http://api.test/i?&a=1")
+        #expect(canonical("http://api.test/i?ab=1&a=2") == "http://api.test/i?a=2&ab=1")
+        #expect(canonical("http://api.test/i?a=2&ab=1") == "http://api.test/i?a=2&ab=1")
+        #expect(canonical("http://api.test/i?%C3%A9=1&z=2&%C3%A9=3") == "http://api.test/i?%C3%A9=1&%C3%A9=3&z=2")
         let repeats = CacheKey(Self.request("http://api.test/i?tag=y&tag=x"), memo: nil)
         #expect(repeats != CacheKey(Self.request("http://api.test/i?tag=x&tag=y"), memo: nil))
     }

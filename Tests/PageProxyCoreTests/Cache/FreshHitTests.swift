@@ -110,4 +110,28 @@ import Testing
         #expect(keys.count == 4)
         #expect(restarted.freshHit(request, policy: policy)?.outcome == .hit)
     }
+
+    /// Issue 13, twelfth pass: the read-ahead worked out all the keys it was told before it read the first file, and
+    /// began behind the walk.
+    @Test("a read-ahead works each key out as it comes to it: one that stops, full, has worked out none past that key")
+    func aReadAheadWorksEachKeyOutAsItComesToIt() async throws {
+        let writer = makeSource()
+        let upstream = CachingPageSourceTests.Upstream.withETag(Locked("\"1\""))
+        let urls = try (1...4).map { try #require(PageURL(string: "http://api.test/items?page=\($0)")) }
+        for url in urls {
+            _ = try await writer.fetch(UpstreamRequest(url: url), policy: policy, transport: upstream, timeout: .seconds(5), maxBodyBytes: 1 << 20)
+        }
+        // Four files of one size; a restarted store whose read-ahead holds one of them at most.
+        let store = try #require(writer.store)
+        #expect(store.entryCount == 4 && store.totalBytes % 4 == 0)
+        let restarted = CachingPageSource(
+            store: DiskStore(directory: directory.path, maxBytes: 1 << 20, memoryLimit: store.totalBytes / 4), clock: clock.clock)
+        let keys = CacheKeyPages(
+            template: CacheKeyTemplate(headers: request.headers, caFile: request.caFile), capacity: 10, budget: CacheKeyPages.Budget(limit: 10))
+        restarted.readAhead(policy: policy, keys: keys, firstNumber: 1) { urls }
+        await restarted.waitForReadAhead()
+        #expect(restarted.store?.readAheadCount == 1)
+        #expect(restarted.store?.readAheadAskedCount == 2, "stopped at page 2: no room")
+        #expect(keys.count == 2, "pages 1 and 2 keyed, not 3 and 4")
+    }
 }

@@ -28,7 +28,8 @@ import Testing
         #expect(SHA256.hex(SHA256.hash(input)) == "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0")
     }
 
-    @Test func piecesGiveTheSameDigestAsOneCall() {
+    @Test("pieces, and the one-pass hexadecimal digest, give the digest of one call")
+    func piecesGiveTheSameDigestAsOneCall() {
         let input = (0..<1000).map { UInt8(truncatingIfNeeded: $0 &* 31) }
         let whole = SHA256.hash(input)
         for split in [0, 1, 55, 56, 63, 64, 65, 127, 128, 999, 1000] {
@@ -36,6 +37,10 @@ import Testing
             hasher.update(input[..<split])
             hasher.update(input[split...])
             #expect(hasher.finalize() == whole, "split at \(split)")
+        }
+        for count in [0, 1, 55, 56, 57, 63, 64, 65, 119, 120, 127, 128, 150, 1000] {
+            let digest = input.prefix(count).withUnsafeBytes { SHA256.hexDigest(of: $0) }
+            #expect(digest == SHA256.hex(SHA256.hash(input.prefix(count))), "hexDigest of \(count) bytes")
         }
         var byteByByte = SHA256()
         for byte in input { byteByByte.update([byte]) }
