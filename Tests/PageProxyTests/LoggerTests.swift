@@ -46,3 +46,23 @@ import Glibc
         #expect(logger.droppedLines == 3)
     }
 }
+
+/// review14 F11: an output that blocks (a paused terminal) holds at most `maxQueuedLines`; the rest are dropped and
+/// counted, not kept without bound.
+@Suite struct LoggerBoundTests {
+    @Test("past maxQueuedLines waiting for a blocked write, lines are dropped and counted")
+    func aBlockedOutputKeepsABoundedQueue() {
+        let release = DispatchSemaphore(value: 0)
+        let written = Mutex(0)
+        let logger = Logger.queued(level: .info, write: { _ in
+            if written.withLock({ $0 == 0 }) { release.wait() }
+            written.withLock { $0 += 1 }
+        })
+        let extra = 50
+        for number in 0..<(Logger.maxQueuedLines + extra) { logger.log(.info, "line", [("n", .int(number))]) }
+        #expect(logger.droppedLines == extra)
+        release.signal()
+        logger.flush()
+        #expect(written.withLock { $0 } == Logger.maxQueuedLines)
+    }
+}

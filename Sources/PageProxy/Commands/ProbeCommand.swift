@@ -61,7 +61,11 @@ enum ProbeCommand {
         if url != requested { print("  moved    to \(url.redactedDescription) (the route below names it)") }
         print("  status   \(response.status.code)")
         guard (200..<300).contains(response.status.code) else {
-            let excerpt = String(decoding: response.body.prefix(300), as: UTF8.self)
+            // An error body may quote what it was sent (a gateway's "invalid key sk_live_…"): the credentials sent, in
+            // the fields and the query, are redacted as everywhere else in this output (review14 F2).
+            let secrets = CredentialRedaction.secrets(in: fields)
+                + requested.queryPairs.filter { CredentialRedaction.isSecretName($0.name) && !$0.value.isEmpty }.map(\.value)
+            let excerpt = CredentialRedaction.redactText(String(decoding: response.body.prefix(300), as: UTF8.self), secrets: secrets)
             print("cannot tell: the upstream answered \(response.status.code), not a page: \(excerpt)")
             return 1
         }
@@ -77,8 +81,8 @@ enum ProbeCommand {
         print("  total    " + (detected.total.map { "\($0) (\(detected.totalSource ?? ""))" } ?? "not stated"))
         print("  next     \(detected.next.map(CredentialRedaction.redactURL) ?? "none on this page")")
         guard let scheme = detected.scheme else {
-            print("cannot tell: the page shows no way to a next page (no Link or X-Next-Page header, no next link, "
-                + "cursor, has_more or page count in the body). If it is the whole collection, \"scheme\": \"auto\" "
+            print("cannot tell: the page shows no way to a next page (\(SchemeDetector.signalsLookedFor)). "
+                + "If it is the whole collection, \"scheme\": \"auto\" "
                 + "answers it; if the API numbers its pages, use \"page-number\" or \"offset\".")
             return 1
         }

@@ -191,7 +191,7 @@ struct RequestPlan {
     private static func etagShape(
         route: RouteConfig, itemsPath: String?, pageLimit: Int?, itemLimit: Int?, skip: Int?, fields: FieldSelection?
     ) -> String {
-        "\(route.pagination.name)\u{0}\(itemsPath ?? route.itemsPath.description)\u{0}\(pageLimit ?? -1)\u{0}\(itemLimit ?? -1)"
+        "\(ScanPaths.version)\u{0}\(route.pagination.name)\u{0}\(itemsPath ?? route.itemsPath.description)\u{0}\(pageLimit ?? -1)\u{0}\(itemLimit ?? -1)"
             + "\u{0}\(skip ?? 0)\u{0}\(fields?.description ?? "")"
     }
 

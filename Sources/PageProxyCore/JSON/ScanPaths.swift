@@ -9,11 +9,15 @@ package struct ScanPaths: Sendable, Equatable {
     /// paths are written alike; with a version, so that a scanner that reports differently can retire old scans.
     package let signature: UInt64
 
+    /// How pages are read (bumped when the same bytes would give other items or values): in every scan's signature
+    /// and in every aggregate ETag's shape, so neither outlives a change of reading (review14 F8).
+    package static let version = "scan-v2"
+
     package init(itemsPath: JSONPath, valuePaths: [JSONPath]) {
         self.itemsPath = itemsPath
         self.valuePaths = valuePaths
         // v2: a repeated key's last occurrence wins (loose12); scans stored by v1 took the first.
-        var text: [UInt8] = Array("scan-v2".utf8)
+        var text: [UInt8] = Array(Self.version.utf8)
         func add(_ part: String, tag: UInt8) {
             text.append(tag)
             text.append(contentsOf: String(part.utf8.count).utf8)

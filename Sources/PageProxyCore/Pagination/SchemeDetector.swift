@@ -67,7 +67,7 @@ package enum SchemeDetector {
 
     /// Every way on that `detectScheme` reads, as the `notDetected` messages name them (one list for both, from the
     /// names it reads: loose12, Kinto's `Next-Page` was missing from the message).
-    static let signalsLookedFor: String = {
+    package static let signalsLookedFor: String = {
         let headers = ["Link", PaginationScheme.NextPageHeader().nextPageHeader, "\(nextPageURLHeader) (a URL)"]
             + paginationHeaders.map { "\($0) (JSON)" }
         let paths = nextPaths.prefix(3).map { "\"\($0.path)\"" }.joined(separator: ", ")

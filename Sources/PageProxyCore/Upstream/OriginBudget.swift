@@ -69,6 +69,7 @@ package actor OriginBudget {
     /// How many times it was, and how many credentials it keeps (for tests).
     private(set) var prunes = 0
     var partitionCount: Int { allowances.count }
+    var keptPartitions: Set<String> { Set(allowances.keys) }
     private var answerWaiters: [Int: CheckedContinuation<Void, Never>] = [:]
     private var nextWaiter = 0
     /// Kept behind a lock, not in the actor, so that `/metrics` reads them without awaiting.
@@ -178,24 +179,45 @@ package actor OriginBudget {
         prunes += 1
     }
 
-    /// The identity of the credentials a request carries: a SHA-256 of its header fields and query parameters whose
-    /// names may carry a credential (`Authorization`, `Cookie`, `X-Api-Key`, `Private-Token`, `api_key=`, ...:
-    /// `CredentialRedaction.isSecretName`), so no token is kept in the clear. Only those: a field that differs per
-    /// request (`X-Request-Id`, `traceparent`) or per route (`Accept`, a static `X-Client`) must not give the same
-    /// token allowances of its own, each spending the upstream's one count (attack12 M1).
+    /// The identity of the credentials a request carries: a SHA-256 of its header fields whose names may carry a
+    /// credential (`Authorization`, `Cookie`, `X-Api-Key`, `Private-Token`, ...: `CredentialRedaction.isSecretName`)
+    /// and of its query parameters named as API keys are (`credentialQueryNames`), so no token is kept in the clear.
+    /// Only those: a field that differs per request (`X-Request-Id`, `traceparent`) or per route (`Accept`, a static
+    /// `X-Client`) must not give the same token allowances of its own, each spending the upstream's one count (attack12
+    /// M1); nor may a cursor the walk sends back (`pageToken`, `$skiptoken`, `continuation-token`: the redaction's
+    /// broad names would match them), which changes every page (review14 F1).
     package nonisolated static func partition(of headers: HTTPHeaders, url: PageURL) -> String {
         var hasher = SHA256()
-        func add(_ kind: String, _ name: String, _ value: String) {
+        func add(_ kind: String, _ name: String, _ value: some StringProtocol) {
             let line = Array((kind + name + ":" + value).utf8)
             hasher.update(Array(String(line.count).utf8) + [0x3A] + line)
         }
         for field in headers where CredentialRedaction.isSecretName(field.name) {
-            add("h", field.name.lowercased(), field.value)
+            let name = field.name.lowercased()
+            guard !perRequestFieldNames.contains(name) else { continue }
+            add("h", name, name == "authorization" ? signingCredential(field.value) : Substring(field.value))
         }
-        for pair in url.queryPairs where CredentialRedaction.isSecretName(pair.name) {
-            add("q", pair.name, pair.value)
+        for pair in url.queryPairs where credentialQueryNames.contains(pair.name.lowercased()) {
+            add("q", pair.name.lowercased(), pair.value)
         }
         return SHA256.hex(hasher.finalize())
+    }
+
+    /// Query parameters that name the caller (API keys in the URL), by their exact names.
+    static let credentialQueryNames: Set<String> = [
+        "access_token", "api_key", "apikey", "api-key", "key", "auth_token", "client_id", "client_secret", "private_token",
+        "app_key", "app_id", "subscription-key",
+    ]
+
+    /// Fields with a credential-like name that differ on every request by design: not the caller's identity.
+    static let perRequestFieldNames: Set<String> = ["idempotency-key", "x-hub-signature", "x-hub-signature-256"]
+
+    /// An `Authorization` value as the caller's identity: for AWS Signature Version 4, whose `Signature=` differs on
+    /// every request, only its `Credential=` (the access key, date and scope); any other value whole.
+    static func signingCredential(_ value: String) -> Substring {
+        guard value.hasPrefix("AWS4-"), let start = value.range(of: "Credential=") else { return Substring(value) }
+        let rest = value[start.lowerBound...]
+        return rest.prefix { $0 != "," && $0 != " " }
     }
 
     /// Updates the published counters, with the gauges as they are now.

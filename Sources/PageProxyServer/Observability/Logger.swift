@@ -19,8 +19,12 @@ package final class Logger: Sendable {
     private let queue: DispatchQueue?
     /// Writes a line; false when it could not be written.
     private let write: (@Sendable (String) -> Bool)?
-    /// Lines `write` could not write.
+    /// Lines `write` could not write, or that found `maxQueuedLines` waiting.
     private let dropped = Atomic<Int>(0)
+    /// Lines handed to the queue and not written yet.
+    private let queued = Atomic<Int>(0)
+    /// The most lines waiting for a blocked output (~2–5 MB of typical lines).
+    package static let maxQueuedLines = 10_000
 
     /// A logger that writes to standard output.
     package convenience init(level: LogLevel) {
@@ -65,8 +69,17 @@ package final class Logger: Sendable {
         let time = Self.timestamp(Date())
         let line = JSONText.object([("time", .string(time)), ("level", .string(level.rawValue)), ("msg", .string(message))] + fields) + "\n"
         if let queue, let write {
+            // A reader that stops without closing (a terminal paused with Ctrl-S, `serve | less` not read) blocks the
+            // queue's write: past `maxQueuedLines` waiting, lines are dropped and counted rather than kept without
+            // bound (review14 F11).
+            guard queued.wrappingAdd(1, ordering: .relaxed).newValue <= Self.maxQueuedLines else {
+                queued.wrappingSubtract(1, ordering: .relaxed)
+                dropped.add(1, ordering: .relaxed)
+                return
+            }
             queue.async { [self] in
                 if !write(line) { dropped.add(1, ordering: .relaxed) }
+                queued.wrappingSubtract(1, ordering: .relaxed)
             }
         } else {
             sink.withLock { $0?(line) }

@@ -221,8 +221,16 @@ import Testing
         // Filtered on every answer past 1,024 before: ~19,000 passes over a growing dictionary.
         #expect(await budget.prunes <= 8)
         #expect(await budget.partitionCount <= 2 * OriginBudget.maxHeldPartitions)
-        // A forgotten token's next request goes alone and learns its limit again; a kept one is still held.
+        // A token forgotten past the bound goes again (alone, to learn its limit); one with its window in force and
+        // kept is held until its reset: more than a few seconds away, so refused with this deadline.
         _ = try await budget.acquire(partition: "new", deadline: clock.now + .seconds(30))
+        let kept = await budget.keptPartitions
+        if let held = kept.first {
+            await #expect(throws: UpstreamError.self) { _ = try await budget.acquire(partition: held, deadline: clock.now + .seconds(5)) }
+        }
+        if let forgotten = (0..<20_000).lazy.map({ "t\($0)" }).first(where: { !kept.contains($0) }) {
+            _ = try await budget.acquire(partition: forgotten, deadline: clock.now + .seconds(5))
+        }
     }
 
     @Test("the credentials' identity is the fields and query parameters that may carry one, nothing else (attack12 M1)")
@@ -242,6 +250,17 @@ import Testing
         #expect(partition([("Cookie", "s=1")]) != partition([("Cookie", "s=2")]))
         #expect(partition([], PageURL(string: "http://127.0.0.1:9/items?api_key=1")) != partition([], PageURL(string: "http://127.0.0.1:9/items?api_key=2")))
         #expect(partition([]) == partition([("User-Agent", "x")]))
+        // A cursor the walk sends back changes every page: it is no credential, whatever its name (review14 F1).
+        for cursor in ["pageToken", "page_token", "pagination_token", "$skiptoken", "continuation-token", "NextToken", "sort_key", "_token"] {
+            #expect(partition([("Authorization", "Bearer a")], PageURL(string: "http://127.0.0.1:9/items?\(cursor)=x1")) == token, "\(cursor)")
+        }
+        // AWS Signature Version 4 signs every request anew: the access key it names is the identity.
+        let signed = { (signature: String) in
+            partition([("Authorization", "AWS4-HMAC-SHA256 Credential=AKID/20261127/eu-west-1/s3/aws4_request, SignedHeaders=host, Signature=\(signature)"),
+                       ("X-Amz-Date", "20261127T031\(signature.prefix(1))00Z")])
+        }
+        #expect(signed("1abc") == signed("2def"))
+        #expect(partition([("Authorization", "AWS4-HMAC-SHA256 Credential=OTHER/20261127/eu-west-1/s3/aws4_request, Signature=1abc")]) != signed("1abc"))
     }
 
     @Test("a probe answered by a 503 with no rate-limit fields (a load balancer) does not end the hold (review12)")
