@@ -6,7 +6,9 @@ import Glibc
 /// output and standard error goes through here, never through Foundation's `FileHandle.write(_:)`: that one stops the
 /// process on any failure (swift-corelibs-foundation writes with `try!`), so a log line to a terminal that closed
 /// (EIO after SIGHUP), a pipe whose reader left (EPIPE), a restarted journald or a full disk would crash the server
-/// and cut every answer in flight (review13 B1; attack11 U3 found it in `fetch`).
+/// and cut every answer in flight (review13 B1; attack11 U3 found it in `fetch`). A pipe whose reader left is EPIPE
+/// only where SIGPIPE is ignored, as the executable does before anything is written (`PageProxyCommand.main`); a
+/// process that embeds the server must ignore it too (review14 F4).
 package enum DescriptorOutput {
     /// Writes all of `bytes` to `descriptor`, again after a signal or a short write; nil, or the errno of the failure.
     package static func write(_ bytes: UnsafeRawBufferPointer, to descriptor: Int32) -> Int32? {
