@@ -41,6 +41,9 @@ enum PageProxyCommand {
     static func main() async {
         // Before any thread exists (issue 13, seventh pass: the first read-back grew its arenas a page run at a time).
         _ = pageproxy_pad_malloc_arenas()
+        // A write to a closed socket or pipe must be an error, not the end of the process: first, before any message
+        // (`DescriptorOutput`; review14 F4).
+        signal(SIGPIPE, SIG_IGN)
         var arguments = Array(CommandLine.arguments.dropFirst())
         // No command, or options without one (`PageProxy --config x.json`), is serve: the options are serve's.
         let startsWithOption = arguments.first.map { $0.hasPrefix("-") && !Self.globalFlags.contains($0) } ?? true
@@ -59,8 +62,6 @@ enum PageProxyCommand {
         OpenFileLimit.raiseToHardLimit()
         // And its table grown once, before any request (each growth later waits for an RCU grace period).
         OpenFileLimit.growDescriptorTable()
-        // A write to a closed socket must be an error, not the end of the process.
-        signal(SIGPIPE, SIG_IGN)
         let code: Int32
         if arguments.contains("--help") || arguments.contains("-h") {
             // `PageProxy serve --help` is how most people look for options.

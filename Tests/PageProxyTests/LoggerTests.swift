@@ -65,4 +65,14 @@ import Glibc
         logger.flush()
         #expect(written.withLock { $0 } == Logger.maxQueuedLines)
     }
+
+    @Test("the flush at exit gives up on an output that stopped taking lines, and says so (review14 F11)")
+    func theFlushAtExitIsBounded() {
+        let release = DispatchSemaphore(value: 0)
+        let logger = Logger.queued(level: .info, write: { _ in release.wait() })
+        logger.log(.info, "blocked")
+        #expect(!logger.flush(within: .milliseconds(50)))
+        release.signal()
+        #expect(logger.flush(within: .seconds(30)))
+    }
 }

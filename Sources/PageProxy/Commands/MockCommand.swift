@@ -24,7 +24,7 @@ enum MockCommand {
             return 2
         }
         let logger = Logger(level: .info)
-        defer { logger.flush() }
+        defer { logger.flush(within: .seconds(2)) }
         let signals = ShutdownSignals(immediateExitCode: 1)
         let server: Server
         do {

@@ -63,8 +63,10 @@ enum ProbeCommand {
         guard (200..<300).contains(response.status.code) else {
             // An error body may quote what it was sent (a gateway's "invalid key sk_live_…"): the credentials sent, in
             // the fields and the query, are redacted as everywhere else in this output (review14 F2).
-            let secrets = CredentialRedaction.secrets(in: fields)
-                + requested.queryPairs.filter { CredentialRedaction.isSecretName($0.name) && !$0.value.isEmpty }.map(\.value)
+            // As `secrets(in:)` keeps them: at least 4 characters (a `sig=a` would redact every "a"), longest first.
+            let secrets = (CredentialRedaction.secrets(in: fields)
+                + requested.queryPairs.filter { CredentialRedaction.isSecretName($0.name) }.map { $0.value.removingPercentEncoding ?? $0.value })
+                .filter { $0.count >= 4 }.sorted { $0.count > $1.count }
             let excerpt = CredentialRedaction.redactText(String(decoding: response.body.prefix(300), as: UTF8.self), secrets: secrets)
             print("cannot tell: the upstream answered \(response.status.code), not a page: \(excerpt)")
             return 1

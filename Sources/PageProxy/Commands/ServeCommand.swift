@@ -20,7 +20,7 @@ enum ServeCommand {
             return 1
         }
         let logger = Logger(level: config.logLevel)
-        defer { logger.flush() }
+        defer { logger.flush(within: .seconds(2)) }
         let signals = ShutdownSignals(immediateExitCode: 1) { signal in
             logger.log(.info, "signal ignored", [("signal", .int(Int(signal))), ("hint", .string("SIGTERM or SIGINT stops PageProxy; nothing reloads"))])
         }

@@ -139,7 +139,7 @@ final class Metrics: Sendable {
         text += "pageproxy_cache_pages_stale_by_date_total \(pagesStaleByDate.withLock { $0 }?() ?? 0)\n"
         text += family(
             "pageproxy_log_lines_dropped_total", "counter",
-            "Log lines standard output could not take (closed, a terminal gone, a full disk): dropped, not a crash.")
+            "Log lines dropped: standard output refused them (closed, a terminal gone, a full disk) or stopped taking them with 10,000 waiting (a paused terminal).")
         text += "pageproxy_log_lines_dropped_total \(logLinesDropped.withLock { $0 }?() ?? 0)\n"
         text += family("pageproxy_upstream_request_duration_seconds", "histogram", "Upstream page request latency.")
         for (route, histogram) in snapshot.upstreamLatency.sorted(by: { $0.key < $1.key }) {

@@ -53,9 +53,20 @@ package final class Logger: Sendable {
         self.write = write
     }
 
-    /// Returns once every line logged so far is written (before the process exits).
+    /// Returns once every line logged so far is written.
     package func flush() {
         queue?.sync {}
+    }
+
+    /// Returns once every line logged so far is written, or after `limit` (before the process exits: an output
+    /// whose reader stopped without closing, a paused terminal, must not keep a drained server from exiting; review14
+    /// F11); whether it was.
+    @discardableResult
+    package func flush(within limit: DispatchTimeInterval) -> Bool {
+        guard let queue else { return true }
+        let written = DispatchSemaphore(value: 0)
+        queue.async { written.signal() }
+        return written.wait(timeout: .now() + limit) == .success
     }
 
     /// Lines dropped so far because their descriptor refused them (`pageproxy_log_lines_dropped_total`).
