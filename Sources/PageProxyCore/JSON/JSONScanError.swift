@@ -36,6 +36,10 @@ public enum JSONScanError: Error, Equatable, CustomStringConvertible {
         switch self {
         case .unexpectedEnd(let offset):
             "invalid JSON at byte \(offset): unexpected end of input"
+        case .unexpectedByte(let byte, let offset) where offset == 0 && (byte == 0xFF || byte == 0xFE):
+            // FF FE or FE FF: a UTF-16 byte order mark (retest12: the bare byte said nothing of why).
+            "invalid JSON at byte 0: unexpected \(Self.show(byte)), the start of a UTF-16 byte order mark: JSON exchanged "
+                + "between systems must be UTF-8 (RFC 8259 §8.1)"
         case .unexpectedByte(let byte, let offset):
             "invalid JSON at byte \(offset): unexpected \(Self.show(byte))"
         case .invalidLiteral(let offset):

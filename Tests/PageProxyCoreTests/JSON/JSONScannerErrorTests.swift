@@ -139,6 +139,16 @@ import Testing
         #expect(scanError(string(Array("abcdefghijklmnop".utf8) + [0xC0, 0x80] + Array("qrstuvwxyz".utf8))) == .invalidUTF8(offset: 18))
     }
 
+    @Test("a UTF-16 body is named as one: JSON between systems is UTF-8 (RFC 8259 §8.1)")
+    func aUTF16BodyIsNamed() {
+        for mark: [UInt8] in [[0xFF, 0xFE], [0xFE, 0xFF]] {
+            let error = scanError(mark + [0x5B, 0x00, 0x5D, 0x00])
+            #expect(error == .unexpectedByte(mark[0], offset: 0))
+            #expect(error?.description.contains("UTF-16") == true)
+        }
+        #expect(scanError([0x5B, 0xFF, 0x5D])?.description.contains("UTF-16") == false)
+    }
+
     @Test func bytesAboveASCIIOutsideStringsAreRejected() {
         #expect(scanError([0x5B, 0xC3, 0xA9, 0x5D]) == .unexpectedByte(0xC3, offset: 1))
         // A byte order mark is skipped before the document only (JSONScannerTests); after a space it is a stray byte.
