@@ -7,7 +7,8 @@ enum ConfigHeaderRules {
     ]
 
     /// Client fields PageProxy answers or decides itself, each with why forwarding it would break the walk or the
-    /// cache. Refused in `forwardHeaders` only: the route's own `headers` are the operator's deliberate choice.
+    /// cache. Refused in `forwardHeaders`; the route's own `headers` may not set those that break every walk
+    /// (`breaksEveryWalk`); the others there are the operator's deliberate choice (`Accept-Encoding: identity`).
     static let answeredByProxy: [String: String] = {
         let conditional = "is a conditional field PageProxy answers itself, against the merged answer's ETag and "
             + "Last-Modified; forwarded, it would turn a page into a 304 or 412 that ends the walk with a 502"
@@ -23,6 +24,17 @@ enum ConfigHeaderRules {
                 + "(RFC 9110 §11.7.2); forward Authorization or the upstream's own key field instead",
         ]
     }()
+
+    /// Fields that set in a route's own `headers` would make every page a 304, 412 or 206 (retest12: a static
+    /// `If-None-Match` or `Range` passed check-config).
+    static let breaksEveryWalk: Set<String> = ["if-none-match", "if-modified-since", "if-match", "if-unmodified-since", "if-range", "range"]
+
+    /// Why the route's own header `name` cannot be set (`headers`), or `nil` if it can.
+    static func problem(setting name: String) -> String? {
+        if let problem = problem(withName: name) { return problem }
+        guard breaksEveryWalk.contains(name.lowercased()), let why = answeredByProxy[name.lowercased()] else { return nil }
+        return "\"\(name)\" \(why); it cannot be set"
+    }
 
     /// Why the client field `name` cannot be forwarded (`forwardHeaders`), or `nil` if it can.
     static func problem(forwarding name: String) -> String? {

@@ -90,7 +90,7 @@ enum RouteConfigParser {
         guard let headers = try object.object("headers") else { return [] }
         var result: [(name: String, value: String)] = []
         for member in headers.members {
-            if let problem = ConfigHeaderRules.problem(withName: member.key) { throw headers.error(member.key, problem) }
+            if let problem = ConfigHeaderRules.problem(setting: member.key) { throw headers.error(member.key, problem) }
             if let earlier = result.first(where: { $0.name.lowercased() == member.key.lowercased() }) {
                 throw headers.error(member.key, "repeats the header \"\(earlier.name)\" (names are case-insensitive)")
             }
