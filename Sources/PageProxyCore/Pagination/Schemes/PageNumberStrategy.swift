@@ -13,7 +13,8 @@ struct PageNumberStrategy: PaginationStrategy {
         guard page.itemCount > 0 else { return .none }
         let (pageSize, trusted) = AskedPageSize.of(page.url, parameter: options.sizeParameter, route: options.pageSize)
         let current = page.url.integerQueryValue(options.pageParameter) ?? options.firstPage
-        let lastPage = lastPageNumber(page, pageSize: pageSize, trusted: trusted)
+        // A first page short of an untrusted size, under a total, shows the upstream's cap (attack12 L4).
+        let lastPage = lastPageNumber(page, pageSize: pageSize, mayShowCap: !trusted && current == options.firstPage)
         // A short page with no total is the last: its own number is not read (issue 13: a walk of one page). Not when
         // the client asked for more than the route's size: the upstream may cap it (GitHub's 100), and then every page
         // is short; such a walk ends at an empty page.
@@ -37,7 +38,7 @@ struct PageNumberStrategy: PaginationStrategy {
 
     /// The last page's number from a total; totals come from the upstream, so the arithmetic saturates instead of
     /// trapping (a saturated count is far past any route's maxPages, which then refuses the walk).
-    private func lastPageNumber(_ page: Page, pageSize: Int?, trusted: Bool) -> Int? {
+    private func lastPageNumber(_ page: Page, pageSize: Int?, mayShowCap: Bool) -> Int? {
         let pages: Int
         if let path = options.totalPagesPath, let total = page.values[path]?.statedCount {
             pages = total
@@ -46,12 +47,11 @@ struct PageNumberStrategy: PaginationStrategy {
         } else if let total = options.totalItemsPath.flatMap({ page.values[$0]?.statedCount })
             ?? page.headers.statedCount(options.totalItemsHeader, at: options.totalItemsHeaderPath)
         {
-            // itemCount > 0 here, so the size is at least 1; a ceiling division that cannot overflow. A first page
-            // shorter than a size the client asked above the route's, with more items stated, shows the upstream's cap:
-            // it numbers its pages by what it serves (attack12 L4).
+            // itemCount > 0 here, so the size is at least 1; a ceiling division that cannot overflow. A page that may
+            // show the upstream's cap and is short of the size with more items stated does: the upstream numbers its
+            // pages by what it serves.
             var size = pageSize ?? page.itemCount
-            let isFirst = (page.url.integerQueryValue(options.pageParameter) ?? options.firstPage) == options.firstPage
-            if !trusted, isFirst, page.itemCount < size, total > page.itemCount { size = page.itemCount }
+            if mayShowCap, page.itemCount < size, total > page.itemCount { size = page.itemCount }
             pages = total / size + (total % size == 0 ? 0 : 1)
         } else {
             return nil
