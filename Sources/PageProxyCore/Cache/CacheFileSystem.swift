@@ -227,12 +227,8 @@ package enum CacheFileSystem {
         guard info.st_mode & S_IFMT == S_IFDIR else { throw Failure(call: "mkdir", path: path, errno: ENOTDIR) }
     }
 
-    /// Removes `path` if its inode is still `inode` (so a newer entry renamed over it meanwhile survives).
-    package static func remove(_ path: String, ifInode inode: UInt64? = nil) {
-        if let inode {
-            var info = stat()
-            guard lstat(path, &info) == 0, UInt64(info.st_ino) == inode else { return }
-        }
+    /// Removes `path`.
+    package static func remove(_ path: String) {
         unlink(path)
     }
 

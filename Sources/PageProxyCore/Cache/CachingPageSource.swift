@@ -136,7 +136,9 @@ package final class CachingPageSource: Sendable {
                     return .success(CachedResponse(fetched: hit))
                 }
                 let stores = policy.noStore ? nil : store
-                return await self.refresh(key, cached: cached, request: request, scan: scan, store: stores, routeTTL: policy.ttl) { request in
+                return await self.refresh(
+                    key, cached: cached, request: request, scan: scan, store: stores, routeTTL: policy.ttl, flight: flightDeadline
+                ) { request in
                     await transport.attempt(request, maxBodyBytes: maxBodyBytes, flight: flightDeadline)
                 }
             }
@@ -342,7 +344,7 @@ package final class CachingPageSource: Sendable {
     /// waiting for it decides whether to retry or serve a stale page.
     private func refresh(
         _ key: CacheKey, cached: CacheEntry?, request: UpstreamRequest, scan: ScanPaths?, store: DiskStore?, routeTTL: Duration,
-        send: (UpstreamRequest) async -> Result<UpstreamResponse, UpstreamError>
+        flight: FlightDeadline, send: (UpstreamRequest) async -> Result<UpstreamResponse, UpstreamError>
     ) async -> Result<CachedResponse, UpstreamError> {
         var conditional = request
         if let cached {
@@ -379,10 +381,10 @@ package final class CachingPageSource: Sendable {
                 entry.mustRevalidate = freshness.mustRevalidate
                 entry.lifetimeFromUpstream = freshness.lifetimeFromUpstream
                 if let scan, entry.scan?.signature != scan.signature { entry.scan = Self.scan(entry.body, for: scan) }
-                let stored = await write(entry, for: key, to: store)
+                let stored = await write(entry, for: key, to: store, unless: flight)
                 return .success(CachedResponse(entry.response, .revalidated, stored: stored))
             }
-            await remove(key, from: store)
+            await remove(key, from: store, unless: flight)
             return .success(CachedResponse(entry.response, .revalidated))
         }
         if response.status.code == 200 {
@@ -395,13 +397,13 @@ package final class CachingPageSource: Sendable {
                 // page's whole lifetime. The version stored before stays: it may be another route's good page (its
                 // items elsewhere), and a stale one is revalidated before it is served.
                 guard scan == nil || entry.scan != nil else { return .success(CachedResponse(response, .miss)) }
-                let stored = await write(entry, for: key, to: store)
+                let stored = await write(entry, for: key, to: store, unless: flight)
                 var served = response
                 served.storedChecksum = entry.bodyChecksum
                 served.storedScan = entry.scan
                 return .success(CachedResponse(served, .miss, stored: stored))
             }
-            await remove(key, from: store)
+            await remove(key, from: store, unless: flight)
         }
         return .success(CachedResponse(response, .miss))
     }
@@ -416,21 +418,28 @@ package final class CachingPageSource: Sendable {
     /// Removes `key`'s entry on a disk lane, when there may be one: a page that is never stored (`no-store`) costs
     /// no hop off the pool and no directory lock. Also once the exit began (`DiskWork.finish`): a page the upstream
     /// disowned must not be served after the restart (review9 G5).
-    private func remove(_ key: CacheKey, from store: DiskStore?) async {
+    /// - Parameter flight: the flight that asked; nothing is removed once a newer flight of `key` started (its answer rules).
+    private func remove(_ key: CacheKey, from store: DiskStore?, unless flight: FlightDeadline? = nil) async {
         guard let store, store.mayHold(key) else { return }
-        _ = await diskWork.run(evenAfterFinish: true) { store.remove(key) }
+        _ = await diskWork.run(evenAfterFinish: true, for: key) {
+            guard flight?.isSuperseded != true else { return }
+            store.remove(key)
+        }
     }
 
     /// Writes `entry` on a disk lane; the version stored, or nil when it was not stored (or the exit began).
-    private func write(_ entry: CacheEntry, for key: CacheKey, to store: DiskStore?) async -> StoredVersion? {
+    /// - Parameter flight: the flight that fetched it; nothing is written once a newer flight of `key` started: asked
+    ///   earlier, its answer may land later and would replace a newer version, fresh for a whole lifetime (review15
+    ///   B1). Checked on the key's lane, where the newer flight's write queues behind this one.
+    private func write(_ entry: CacheEntry, for key: CacheKey, to store: DiskStore?, unless flight: FlightDeadline) async -> StoredVersion? {
         guard let store else { return nil }
-        guard let stamp = await diskWork.run({ store.write(entry, for: key) }) else {
+        guard let written = await diskWork.run(for: key, { flight.isSuperseded ? nil : store.write(entry, for: key) }) else {
             // Not started, the exit began: the version stored is no longer what the upstream says, and goes, as when a
             // write fails (`DiskStore.write`), rather than be served after the restart (review9 G5).
             await remove(key, from: store)
             return nil
         }
-        return stamp.map { StoredVersion(stamp: $0, entry: entry, freshUntil: entry.freshUntil) }
+        return written.map { StoredVersion(stamp: $0, entry: entry, freshUntil: entry.freshUntil) }
     }
 
     /// The scan of a page about to be stored; nil when it is not valid JSON for `paths` (the walker, scanning it

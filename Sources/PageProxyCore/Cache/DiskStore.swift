@@ -340,15 +340,13 @@ package final class DiskStore: Sendable {
             // Its removal takes the cache directory's lock (`release`), which another process may hold through a whole
             // scan: a thread of the cooperative pool leaves it to the lookup off the pool (review10).
             if wait == .pageCacheOnly { return .wouldBlock }
-            // The `lstat`s and the `unlink` outside the store's lock, which every lookup takes (loose12). Only the file read
-            // is removed (`ifInode`), and only a record of it is dropped: a version written or read since keeps its own.
-            let path = self.path(for: key)
-            let removed = CacheFileSystem.inode(path) == file.inode
-            CacheFileSystem.remove(path, ifInode: file.inode)
+            // Outside the store's lock, which every lookup takes (loose12); under the directory's, as `remove` does
+            // (review15 B2): only the file read is taken aside, exactly once however an eviction or a writer races it, and
+            // only its own size is subtracted. Only a record of it is dropped: a version written or read since keeps its own.
+            takeAside(key, ifInode: file.inode)
             state.withLock { state in
                 if state.records[key].map({ $0.inode == nil || $0.inode == file.inode }) ?? true { Self.dropRecord(key, &state) }
             }
-            if removed { release(file.head.count + file.tail.count) }
             return .missing
         }
     }
@@ -605,16 +603,23 @@ package final class DiskStore: Sendable {
     /// Removes the entry for `key`, if any.
     package func remove(_ key: CacheKey) {
         // The file goes even without a record here: another process may have written it. No file, no lock taken.
-        if let ledger, CacheFileSystem.fileInfo(path(for: key)) != nil, let aside = temporaryNames(for: key)?.aside {
-            let removed = ledger.withLock { (total: inout Int?) -> Int? in
-                // Taken aside and subtracted in one hold of the lock: a rescan under it sees the same as the total.
-                guard let size = CacheFileSystem.detach(path(for: key), to: aside) else { return nil }
-                total = total.map { max(0, $0 - size) }
-                return size
-            }
-            if removed != nil { CacheFileSystem.remove(aside) }
-        }
+        if CacheFileSystem.fileInfo(path(for: key)) != nil { takeAside(key) }
         state.withLock { state in _ = Self.dropRecord(key, &state) }
+    }
+
+    /// Takes `key`'s file aside and subtracts its size in one hold of the directory's lock (a rescan under it sees
+    /// the same as the total; of two removals racing, one `rename` wins and only it subtracts), then unlinks it.
+    /// - Parameter inode: only the file with this inode (the one a lookup found corrupt), not a version renamed in since.
+    private func takeAside(_ key: CacheKey, ifInode inode: UInt64? = nil) {
+        guard let ledger, let aside = temporaryNames(for: key)?.aside else { return }
+        let path = self.path(for: key)
+        let removed = ledger.withLock { (total: inout Int?) -> Int? in
+            if let inode, CacheFileSystem.inode(path) != inode { return nil }
+            guard let size = CacheFileSystem.detach(path, to: aside) else { return nil }
+            total = total.map { max(0, $0 - size) }
+            return size
+        }
+        if removed != nil { CacheFileSystem.remove(aside) }
     }
 
     /// The entry file's path: `<directory>/<first two hex digits>/<64 hex digits>.entry`.
@@ -665,16 +670,21 @@ package final class DiskStore: Sendable {
     }
 
     /// Opens the directory at the store's path again, in place of `stale` (unless another thread did already), and
-    /// returns the directory held now.
+    /// returns the directory held now. One held before and replaced now was removed or moved away (`rm -rf`, a volume
+    /// mounted over it): nothing this process knew of its entries holds for the new one (`forgetVersions`).
     @discardableResult
     private func replaceEntryDirectory(_ stale: EntryDirectory?) -> EntryDirectory {
         let fresh = EntryDirectory(path: directory)
-        return state.withLock { state in
-            if let held = state.entryDirectory, held !== stale { return held }
+        typealias Forgotten = (memory: [CacheKey: CacheEntry], readAhead: [CacheKey: ReadAhead])
+        let (held, forgotten) = state.withLock { state -> (EntryDirectory, Forgotten?) in
+            if let held = state.entryDirectory, held !== stale { return (held, nil) }
+            let replaced = state.entryDirectory != nil
             state.entryDirectory = fresh
             state.entryDirectoryCheckAt = DispatchTime.now().uptimeNanoseconds + Self.entryDirectoryCheckInterval
-            return fresh
+            return (fresh, replaced ? Self.forgetVersions(&state) : nil)
         }
+        withExtendedLifetime(forgotten) {}  // the copies' memory and held descriptors let go outside the lock
+        return held
     }
 
     private func forget(_ key: CacheKey) {
@@ -1063,11 +1073,35 @@ package final class DiskStore: Sendable {
         }
         // The directory may have been made again meanwhile: reads go through the one there now.
         replaceEntryDirectory(state.withLock { $0.entryDirectory })
-        state.withLock { state in
+        let forgotten = state.withLock { state -> (memory: [CacheKey: CacheEntry], readAhead: [CacheKey: ReadAhead])? in
             state.disabledReason = nil
             state.changeCounter += 1
+            return opened ? Self.forgetVersions(&state) : nil
         }
+        withExtendedLifetime(forgotten) {}  // the copies' memory and held descriptors let go outside the lock
         onEnable?()
+    }
+
+    /// The directory was unusable for a while: what it holds now may be other than what this process last saw (wiped,
+    /// restored, rewritten by hand; and an upstream's newer version or `no-store` met meanwhile was not written —
+    /// review15 R1). Every copy in memory and read ahead goes, and every record gets a new generation and an unknown
+    /// inode: answers built on them (the merged-answer memo) find no stamp current, and the next lookup of each reads
+    /// its file (a file gone is a miss). Returns what was dropped, for the caller to release outside the lock.
+    private static func forgetVersions(_ state: inout State) -> (memory: [CacheKey: CacheEntry], readAhead: [CacheKey: ReadAhead]) {
+        let dropped = (state.memory, state.readAhead)
+        state.memory = [:]
+        state.memoryBytes = 0
+        state.memoryRecency = RecencyList()
+        state.readAhead = [:]
+        state.readAheadOrder = []
+        state.readAheadBytes = 0
+        for key in Array(state.records.keys) {
+            state.changeCounter += 1
+            state.records[key]?.generation = state.changeCounter
+            state.records[key]?.memoryUse = nil
+            state.records[key]?.inode = nil
+        }
+        return dropped
     }
 
     /// The directory's ledger, taken now (the first time the directory works): kept for the store's life, as one taken

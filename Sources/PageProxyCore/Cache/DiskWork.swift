@@ -8,11 +8,16 @@ import Synchronization
 /// Reads stay inline when their bytes are in memory (a hop per page is what issue 13 removed); a cold read goes to
 /// `CachingPageSource`'s own queue, not behind writes here.
 /// Each call goes to the lane with the fewest calls in flight, so one long eviction does not queue every other
-/// write behind it. A waiting caller is not cancelled: a write that started finishes, so the store stays coherent.
+/// write behind it — except that the calls for one key go, while any of them is queued or running, to the lane of the
+/// first, in the order they came: two versions of one page are never written (or one written and removed) at once on
+/// two lanes, where the last rename and the store's record could name different versions (review15 B1). A waiting
+/// caller is not cancelled: a write that started finishes, so the store stays coherent.
 package final class DiskWork: Sendable {
     private struct State {
         /// Calls queued or running on each lane.
         var inFlight: [Int]
+        /// The lane of each key with calls queued or running, and how many.
+        var keyLanes: [CacheKey: (lane: Int, calls: Int)] = [:]
         /// Whether the exit's `finish` began: calls after it are refused.
         var closed = false
         /// What `finish` runs once no call is queued or running.
@@ -24,10 +29,20 @@ package final class DiskWork: Sendable {
     private let lanes: [DispatchQueue]
     private let state: Mutex<State>
 
+    /// The number of the lane a call runs on (`DispatchQueue.getSpecific`), for a look at where calls went.
+    package static let laneNumber = DispatchSpecificKey<Int>()
+
+    /// Calls queued or running, on every lane.
+    package var callsInFlight: Int { state.withLock { $0.inFlight.reduce(0, +) } }
+
     /// - Parameter lanes: how many disk calls may block at once (at least one).
     package init(lanes: Int = 4) {
         let count = max(1, lanes)
-        self.lanes = (0..<count).map { DispatchQueue(label: "PageProxy.DiskWork.\($0)") }
+        self.lanes = (0..<count).map { number in
+            let lane = DispatchQueue(label: "PageProxy.DiskWork.\(number)")
+            lane.setSpecific(key: Self.laneNumber, value: number)
+            return lane
+        }
         state = Mutex(State(inFlight: [Int](repeating: 0, count: count)))
     }
 
@@ -36,11 +51,16 @@ package final class DiskWork: Sendable {
     /// - Parameter evenAfterFinish: run it all the same (a removal: review9 G5, a page the upstream disowned just as
     ///   the exit began was served again after the restart). `finish` waits for it as for the others, if it is still
     ///   waiting; a removal is a rename aside and an unlink, and the next start removes what a cut leaves aside.
-    package func run<T: Sendable>(evenAfterFinish: Bool = false, _ body: @escaping @Sendable () -> T) async -> T? {
+    /// - Parameter key: the page the call writes or removes: after the calls for it already queued, on their lane.
+    package func run<T: Sendable>(
+        evenAfterFinish: Bool = false, for key: CacheKey? = nil, _ body: @escaping @Sendable () -> T
+    ) async -> T? {
         let chosen = state.withLock { state -> Int? in
             guard !state.closed || evenAfterFinish else { return nil }
-            let lane = state.inFlight.indices.min { state.inFlight[$0] < state.inFlight[$1] } ?? 0
+            let lane = key.flatMap { state.keyLanes[$0]?.lane }
+                ?? state.inFlight.indices.min { state.inFlight[$0] < state.inFlight[$1] } ?? 0
             state.inFlight[lane] += 1
+            if let key { state.keyLanes[key, default: (lane, 0)].calls += 1 }
             return lane
         }
         guard let lane = chosen else { return nil }
@@ -49,6 +69,9 @@ package final class DiskWork: Sendable {
                 let result = body()
                 let whenDrained = state.withLock { state -> [@Sendable () -> Void] in
                     state.inFlight[lane] -= 1
+                    if let key, let calls = state.keyLanes[key]?.calls {
+                        state.keyLanes[key] = calls > 1 ? (lane, calls - 1) : nil
+                    }
                     guard state.closed, state.drained else { return [] }
                     defer { state.whenDrained = [] }
                     return state.whenDrained

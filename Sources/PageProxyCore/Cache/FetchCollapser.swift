@@ -11,7 +11,8 @@
 /// A flight that a caller left before it ended (its page time or deadline passed, or its client went) is joined by
 /// no one after: it goes on for those still waiting, and the next caller — a retry of the one that left among them —
 /// starts a fresh try (review: a try stuck on a dead connection, joined by every retry and every new request for a
-/// popular page, lived for a day and sent no new request).
+/// popular page, lived for a day and sent no new request). The older flight is then told it is superseded
+/// (`FlightDeadline.isSuperseded`): its answer, asked earlier, must not replace the newer one's in the store.
 package actor FetchCollapser<Key: Hashable & Sendable, Value: Sendable> {
     private struct Flight {
         let id: Int
@@ -85,6 +86,8 @@ package actor FetchCollapser<Key: Hashable & Sendable, Value: Sendable> {
             flights[key]?.waiters[waiter] = continuation
             return
         }
+        // A flight one of its callers left still runs for the others: what it brings is older than what this one will.
+        for entry in retired.values where entry.key == key { entry.flight.deadline.supersede() }
         counter += 1
         let id = counter
         let flightDeadline = FlightDeadline(deadline)

@@ -17,6 +17,7 @@ package final class FlightDeadline: Sendable {
     /// nil once a caller with no deadline has joined (it waits as long as the fetch takes).
     private let latest: Mutex<ContinuousClock.Instant?>
     private let waiters = Mutex(Waiters())
+    private let supersededFlag = Atomic<Bool>(false)
 
     /// The timeout the transport is given for the try: a backstop only, since the try ends when its last waiter leaves,
     /// at the latest when that waiter's page time ends, and a waiter joining while it runs may lengthen it.
@@ -36,6 +37,14 @@ package final class FlightDeadline: Sendable {
             latest = deadline.map { max(current, $0) }
         }
     }
+
+    /// Whether a newer flight of the same key started while this one still ran (one of its callers left, and a retry
+    /// or a new request started afresh: `FetchCollapser`). Its answer still goes to its own callers, but it must not
+    /// replace what the newer one stores: it was asked earlier, and may land later (review15 B1).
+    package var isSuperseded: Bool { supersededFlag.load(ordering: .acquiring) }
+
+    /// A newer flight of the same key started.
+    package func supersede() { supersededFlag.store(true, ordering: .releasing) }
 
     /// A caller waits for the try: its page time starts when the try is sent, or now if it has been.
     package func add(_ waiter: FlightWaiter) {

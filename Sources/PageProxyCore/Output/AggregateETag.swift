@@ -7,8 +7,9 @@ import Foundation
 /// requests and restarts, and changes with any byte of the body). The items an answer takes from a page depend only
 /// on that body, the items path and how many items were kept (`_max_items`), so each page adds its checksum, item
 /// count and framed length, and the shape (items path, limits) comes first: any change of an item byte changes
-/// the tag. A page that was not stored (cache off, `no-store`, a stale or uncached fetch) has no identity, and adds
-/// the SHA-256 of the bytes it contributes instead: such pages came from the upstream anyway.
+/// the tag (XXH64 catches any accidental change; it is not a cryptographic hash). A page served stale adds its stored
+/// checksum too. A page that was not stored (cache off, `no-store`, an uncached fetch) has no identity, and adds the
+/// SHA-256 of the bytes it contributes instead: such pages came from the upstream anyway.
 ///
 /// What identifies the answer is gathered as a short record (tens of bytes a page) and hashed once, with two keyed
 /// XXH64s (issue 13: a SHA-256 over the records of a one-page walk was 2 % of it). Their 128 bits add nothing to the

@@ -254,6 +254,29 @@ import Testing
         #expect(upstream.count == 1)
     }
 
+    @Test("a try one waiter left, answering after the retry's newer one, reaches its other waiter but is not stored over it (review15 B1)")
+    func aRetiredTrysLateAnswerDoesNotReplaceANewerOne() async throws {
+        let upstream = HeldUpstream(requests: 2, clock: clock) { n in .json("[\(n)]") }
+        let source = makeSource()
+        let hasty = start(source, client(upstream, budget: 1), pageTimeout: .seconds(2))
+        #expect(await yieldUntil { upstream.gate(1).waiting == 1 })
+        let patient = start(source, client(upstream, budget: 0), pageTimeout: .seconds(60))
+        #expect(await yieldUntil { await source.waiterCount(for: Self.request) == 2 })
+        // The hasty request's page time ends: it leaves the try (which goes on for the patient one) and retries.
+        clock.advance(by: .seconds(2))
+        #expect(await yieldUntil { !self.backoffWakeUps.isEmpty })
+        clock.advance(by: .seconds(1))
+        #expect(await yieldUntil { upstream.gate(2).waiting == 1 })
+        upstream.gate(2).open()
+        #expect(try await hasty.result().get().response.body == Array("[2]".utf8))
+        // The first try answers last, with what the upstream said before: its own waiter gets it, the store keeps [2].
+        upstream.gate(1).open()
+        #expect(try await patient.result().get().response.body == Array("[1]".utf8))
+        let again = start(source, client(upstream, budget: 0))
+        #expect(try await again.result().get().response.body == Array("[2]".utf8))
+        #expect(upstream.count == 2)
+    }
+
     @Test("each waiter gives up at its own page timeout, counted from the try's sending; the try ends when the last one has")
     func eachWaiterFailsAtItsOwnPageTimeout() async throws {
         let upstream = HeldUpstream(requests: 2, clock: clock) { _ in .json("[1]") }

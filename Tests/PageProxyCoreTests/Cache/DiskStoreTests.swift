@@ -451,6 +451,42 @@ import Testing
         #expect(store.read(Self.key(1)) == nil)
     }
 
+    @Test("a store enabled again after an outage serves no copy in memory, and no stamp of before is current (review15 R1)")
+    func aStoreEnabledAgainForgetsWhatItSawBefore() async throws {
+        let directory = TemporaryDirectory()
+        let root = directory.path + "/cache"
+        let store = DiskStore(directory: root, maxBytes: 1 << 20, retryInterval: .milliseconds(5))
+        store.write(Self.entry(1), for: Self.key(1))
+        let stamp = try #require(store.lookup(Self.key(1))?.stamp)
+        #expect(store.memoryByteCount > 0, "the entry is kept in memory once seen")
+        // The directory goes (wiped, as an operator clears bad cached data), the store is disabled, then it works again.
+        try FileManager.default.removeItem(atPath: root)
+        try Data("x".utf8).write(to: URL(fileURLWithPath: root))
+        store.write(Self.entry(2), for: Self.key(2))
+        #expect(!store.isEnabled)
+        try FileManager.default.removeItem(atPath: root)
+        #expect(await Self.eventually { store.isEnabled })
+        #expect(store.memoryByteCount == 0)
+        #expect(store.changeCount(ifCurrent: [stamp]) == nil, "an answer built on the page before is not current")
+        #expect(store.read(Self.key(1)) == nil, "its file went with the directory: a miss, not the copy in memory")
+    }
+
+    @Test("a directory removed and made again under a running store: what it knew of the old one is forgotten (review15 R1)")
+    func aDirectoryReplacedUnderARunningStoreForgetsItsEntries() throws {
+        let directory = TemporaryDirectory()
+        let root = directory.path + "/cache"
+        let store = DiskStore(directory: root, maxBytes: 1 << 20)
+        store.write(Self.entry(1), for: Self.key(1))
+        let stamp = try #require(store.lookup(Self.key(1))?.stamp)
+        try FileManager.default.removeItem(atPath: root)  // `rm -rf` and made again at once: never unusable
+        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: false)
+        store.write(Self.entry(2), for: Self.key(2))  // a write looks at the directory it holds
+        #expect(store.isEnabled)
+        #expect(store.changeCount(ifCurrent: [stamp]) == nil)
+        #expect(store.read(Self.key(1)) == nil)
+        #expect(store.read(Self.key(2)) == Self.entry(2))
+    }
+
     @Test("a store disabled at its start tries too: once its directory works it takes the directory's locks, builds its index there and serves")
     func aStoreDisabledAtItsStartIsEnabledWhenItsDirectoryWorks() async throws {
         let directory = TemporaryDirectory()

@@ -106,4 +106,32 @@ import Testing
         #expect(await work.run(evenAfterFinish: true) { 9 } == 9)
         _ = await earlier.value
     }
+
+    @Test("the calls for one key run one after the other, on the lane of the first, while other keys take the least busy lane (review15 B1)")
+    func callsForOneKeyAreOrdered() async {
+        let work = DiskWork(lanes: 3)
+        let key = CacheKey(UpstreamRequest(url: PageURL(string: "http://api.test/items?page=1")!))
+        let other = CacheKey(UpstreamRequest(url: PageURL(string: "http://api.test/items?page=2")!))
+        let lane: @Sendable () -> Int? = { DispatchQueue.getSpecific(key: DiskWork.laneNumber) }
+        let events = Locked<[String]>([])
+        let release = DispatchSemaphore(value: 0)
+        let first = Task {
+            await work.run(for: key) {
+                events.withLock { $0.append("first starts") }
+                _ = release.wait(timeout: .now() + .seconds(60))
+                events.withLock { $0.append("first ends") }
+                return lane()
+            }
+        }
+        #expect(await yieldUntil { events.value == ["first starts"] })
+        let second = Task { await work.run(for: key) { events.withLock { $0.append("second starts") }; return lane() } }
+        #expect(await yieldUntil { work.callsInFlight == 2 })
+        // Another page's write goes on meanwhile, on a lane with nothing queued.
+        let thirdLane = await work.run(for: other) { lane() }
+        release.signal()
+        let (firstLane, secondLane) = (await first.value, await second.value)
+        #expect(firstLane == secondLane, "the second write of the page queues behind the first")
+        #expect(thirdLane != firstLane, "another page's write takes a lane with nothing queued")
+        #expect(events.value == ["first starts", "first ends", "second starts"])
+    }
 }

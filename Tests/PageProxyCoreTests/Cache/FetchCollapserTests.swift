@@ -167,6 +167,31 @@ import Testing
         #expect(await collapser.inFlightCount == 0)
     }
 
+    @Test("a flight one caller left is told it is superseded once a newer flight of its key starts; the newer one is not (review15 B1)", .timeLimit(.minutes(1)))
+    func aFlightSomeoneLeftIsSupersededByTheNextOne() async {
+        let collapser = FetchCollapser<String, Bool>()
+        let gate = Gate()
+        let flights = Locked<[FlightDeadline]>([])
+        let work: @Sendable (FlightDeadline) async -> Bool = { flight in
+            let run = flights.withLock { $0.append(flight); return $0.count }
+            if run == 1 { await gate.wait() }
+            return flight.isSuperseded
+        }
+        let timedOut = Task { await collapser.value(for: "k", until: nil, work: work) }
+        #expect(await yieldUntil { gate.waiting == 1 })
+        let patient = Task { await collapser.value(for: "k", until: nil, work: work) }
+        #expect(await yieldUntil { await collapser.waiterCount(for: "k") == 2 })
+        // Another key's flight supersedes nothing.
+        _ = await collapser.value(for: "other", until: nil, work: work)
+        #expect(flights.value.first?.isSuperseded == false)
+        timedOut.cancel()
+        _ = await timedOut.value
+        // The retry's flight: newer, not superseded; the first one is.
+        #expect(await collapser.value(for: "k", until: nil, work: work).value == false)
+        gate.open()
+        #expect(await patient.value.value == true, "the older flight's answer still reaches its caller, marked superseded")
+    }
+
     @Test func aCallerAlreadyCancelledGetsNilAndStartsNothing() async {
         let collapser = FetchCollapser<String, Int>()
         let runs = Locked(0)
