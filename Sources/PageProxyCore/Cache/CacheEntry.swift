@@ -100,10 +100,18 @@ package struct CacheEntry: Sendable, Equatable {
         return kept
     }
 
-    /// RFC 9111 §4.3.4 — whether a 304 with `headers` names this entry, so that it may update it: with no `ETag`,
-    /// yes; with a strong one, the same strong one must be stored; with a weak one, the same opaque tag, weak or not.
+    /// RFC 9111 §4.3.4 — whether a 304 with `headers` names this entry, so that it may update it: with a strong
+    /// `ETag`, the same strong one must be stored; with a weak one, the same opaque tag, weak or not; with no `ETag`
+    /// but a `Last-Modified` (a weak validator), the same date must be stored, if one is (review15 R5: a 304 of
+    /// another version refreshed the old body); with neither, yes (a server that omits them, against RFC 9110 §15.4.5,
+    /// still means the version it was asked about).
     package func isNamed(byNotModified headers: HTTPHeaders) -> Bool {
-        guard let tag = headers["ETag"]?.trimmingCharacters(in: .whitespaces) else { return true }
+        guard let tag = headers["ETag"]?.trimmingCharacters(in: .whitespaces) else {
+            guard let modified = headers["Last-Modified"]?.trimmingCharacters(in: .whitespaces),
+                let stored = self.headers["Last-Modified"]?.trimmingCharacters(in: .whitespaces)
+            else { return true }
+            return modified == stored
+        }
         guard let stored = self.headers["ETag"]?.trimmingCharacters(in: .whitespaces) else { return false }
         if tag.hasPrefix("W/") { return HTTPFieldSyntax.opaqueTag(tag[...]) == HTTPFieldSyntax.opaqueTag(stored[...]) }
         return tag == stored

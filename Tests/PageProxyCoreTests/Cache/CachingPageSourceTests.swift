@@ -230,6 +230,17 @@ import Testing
         #expect(!named("\"a\"", "\"b\"") && !named("W/\"a\"", "\"a\"") && !named(nil, "\"a\"") && !named("W/\"a\"", "W/\"b\""))
     }
 
+    @Test("a 304 with no ETag names the entry only by the Last-Modified stored, when it carries one (review15 R5)")
+    func aNotModifiedWithoutETagIsMatchedByLastModified() {
+        let monday = "Mon, 23 Nov 2026 10:00:00 GMT", tuesday = "Tue, 24 Nov 2026 10:00:00 GMT"
+        let stored = CacheEntry(
+            status: .ok, headers: HTTPHeaders([("ETag", "\"a\""), ("Last-Modified", monday)]), body: [], storedAt: Date(), freshUntil: Date())
+        #expect(stored.isNamed(byNotModified: HTTPHeaders([("Last-Modified", monday)])))
+        #expect(!stored.isNamed(byNotModified: HTTPHeaders([("Last-Modified", tuesday)])), "another version's date")
+        #expect(stored.isNamed(byNotModified: HTTPHeaders([("ETag", "\"a\""), ("Last-Modified", tuesday)])), "a strong ETag decides")
+        #expect(stored.isNamed(byNotModified: HTTPHeaders()), "no validator at all: the version asked about")
+    }
+
     @Test func forcedRevalidationAsksTheUpstreamEvenWhenFresh() async throws {
         let upstream = Upstream.withETag(Locked("\"1\""))
         let source = makeSource()
