@@ -36,12 +36,16 @@ int pageproxy_open_noatime(const char *path) {
     return open(path, O_RDONLY | O_CLOEXEC | O_NOATIME);
 }
 
+// An entry is a regular file PageProxy renamed into place. Not through a symbolic link (a link to a large file was
+// read in full before it was refused), and never waiting to open (a FIFO put in an entry's place blocked the thread
+// that opened it until a writer came, and with it the cooperative pool: attack13 H1). O_NONBLOCK changes nothing
+// for a regular file's reads; the caller refuses what `fstat` says is not a regular file.
 int pageproxy_openat_noatime(int directory, const char *path) {
-    return openat(directory, path, O_RDONLY | O_CLOEXEC | O_NOATIME);
+    return openat(directory, path, O_RDONLY | O_CLOEXEC | O_NOATIME | O_NOFOLLOW | O_NONBLOCK);
 }
 
 int pageproxy_openat_readonly(int directory, const char *path) {
-    return openat(directory, path, O_RDONLY | O_CLOEXEC);
+    return openat(directory, path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
 }
 
 int pageproxy_open_directory(const char *path) {

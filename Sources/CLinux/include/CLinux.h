@@ -29,9 +29,10 @@ int pageproxy_rename_exchange(const char *from, const char *to);
 /// Opens `path` to read without updating its access time: a descriptor, or -1 with errno (EPERM when the file is
 /// not this user's, where the flag is refused).
 int pageproxy_open_noatime(const char *path);
-/// `openat(directory, path, O_RDONLY | O_CLOEXEC | O_NOATIME)`: a cache entry under a held directory descriptor.
+/// `openat(directory, path, O_RDONLY | O_CLOEXEC | O_NOATIME | O_NOFOLLOW | O_NONBLOCK)`: a cache entry under a held
+/// directory descriptor (ELOOP for a symbolic link; a FIFO opens at once, for the caller to refuse).
 int pageproxy_openat_noatime(int directory, const char *path);
-/// `openat(directory, path, O_RDONLY | O_CLOEXEC)`: as above where O_NOATIME is not allowed (EPERM: not the owner).
+/// As above without O_NOATIME, where it is not allowed (EPERM: not the owner).
 int pageproxy_openat_readonly(int directory, const char *path);
 /// `open(path, O_RDONLY | O_CLOEXEC | O_DIRECTORY)`: a descriptor of the cache directory, held by the store.
 int pageproxy_open_directory(const char *path);

@@ -76,6 +76,8 @@ package enum CacheFileSystem {
         defer { if held == nil { close(fd) } }
         var info = stat()
         guard fstat(fd, &info) == 0 else { throw failure("fstat", path) }
+        // A FIFO, a device or a directory in an entry's place is no entry (attack13 H1).
+        guard info.st_mode & S_IFMT == S_IFREG else { throw Failure(call: "open", path: path, errno: EINVAL) }
         let size = Int(info.st_size)
         var readError: Int32 = 0
         var file = guessedHeadLength.flatMap { guess in

@@ -40,9 +40,14 @@ package final class ConnectionPool: Sendable {
     /// How many connections this pool has opened since it was made.
     package var connectionsOpened: Int { opened.withLock { $0 } }
 
-    /// An idle connection for `key`, if one is kept.
+    /// An idle connection for `key`, if one is kept that is still quiet: one the upstream closed, or wrote to while it
+    /// was idle (bytes no request asked for, which the next request would take as its answer: attack13 H3), is closed.
     package func takeIdle(for key: Key) -> (any UpstreamConnection)? {
-        idle.withLock { $0[key]?.popLast() }
+        while let connection = idle.withLock({ $0[key]?.popLast() }) {
+            if connection.isQuiet() { return connection }
+            connection.close()
+        }
+        return nil
     }
 
     /// Opens a new connection for `key`: TCP, then for `https` a TLS handshake that verifies the host.

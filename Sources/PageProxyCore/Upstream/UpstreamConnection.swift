@@ -11,16 +11,23 @@ package protocol UpstreamConnection: AnyObject, Sendable {
     /// Acknowledges the next segments at once (`TCP_QUICKACK`), so that a server that writes a response's head and
     /// body separately with Nagle's algorithm on is not held ~40 ms waiting for a delayed ACK of the head.
     func acknowledgeAtOnce()
+    /// Whether the connection may carry the next request: open, and nothing unread on it (`AsyncSocket.hasNothingToRead`).
+    func isQuiet() -> Bool
 }
 
 extension AsyncSocket: UpstreamConnection {
     package func acknowledgeAtOnce() {
         _ = withOpenDescriptor { _ in socket.setQuickAck() }
     }
+
+    package func isQuiet() -> Bool { hasNothingToRead() }
 }
 
 extension TLSStream: UpstreamConnection {
     package func acknowledgeAtOnce() {
         socket.acknowledgeAtOnce()
     }
+
+    /// Any record waiting (data, an alert) makes the connection not quiet: a new one is cheaper than a wrong answer.
+    package func isQuiet() -> Bool { socket.hasNothingToRead() }
 }

@@ -96,6 +96,39 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: path) && reopened.totalBytes == 0)
     }
 
+    @Test("a symbolic link in an entry's place is no entry, even to a valid entry file: a miss (attack13 H1)")
+    func aSymbolicLinkInAnEntrysPlaceIsAMiss() throws {
+        let directory = TemporaryDirectory()
+        DiskStore(directory: directory.path + "/cache", maxBytes: 1 << 20).write(Self.entry(1), for: Self.key(1))
+        let store = DiskStore(directory: directory.path + "/cache", maxBytes: 1 << 20)
+        let path = store.path(for: Self.key(1))
+        let elsewhere = directory.path + "/elsewhere.entry"
+        try FileManager.default.moveItem(atPath: path, toPath: elsewhere)
+        try FileManager.default.createSymbolicLink(atPath: path, withDestinationPath: elsewhere)
+        #expect(store.read(Self.key(1)) == nil)
+    }
+
+    @Test("a FIFO in an entry's place is a miss at once: its open never waits for a writer (attack13 H1: it held the pool)", .timeLimit(.minutes(1)))
+    func aFIFOInAnEntrysPlaceIsAMissAtOnce() async throws {
+        let directory = TemporaryDirectory()
+        DiskStore(directory: directory.path + "/cache", maxBytes: 1 << 20).write(Self.entry(1), for: Self.key(1))
+        let store = DiskStore(directory: directory.path + "/cache", maxBytes: 1 << 20)
+        let path = store.path(for: Self.key(1))
+        try FileManager.default.removeItem(atPath: path)
+        #expect(mkfifo(path, 0o600) == 0)
+        // On a thread of its own: a lookup that waited in `open` would hold it until a writer came.
+        let found = Locked<CacheEntry??>(nil)
+        Thread { found.withLock { $0 = .some(store.read(Self.key(1))) } }.start()
+        let answered = await Self.eventually { found.value != nil }
+        if !answered {
+            // Release the waiting open, so the test ends (failed) instead of leaving a thread blocked.
+            let writer = open(path, O_WRONLY | O_NONBLOCK)
+            if writer >= 0 { close(writer) }
+        }
+        #expect(answered)
+        #expect(found.value == .some(nil))
+    }
+
     @Test func aCorruptedEntryFoundAtStartIsRemovedOnRead() throws {
         let directory = TemporaryDirectory()
         DiskStore(directory: directory.path, maxBytes: 1 << 20).write(Self.entry(1), for: Self.key(1))

@@ -1,3 +1,4 @@
+import PageProxyMock
 import Testing
 
 @testable import PageProxyCore
@@ -25,9 +26,74 @@ import Testing
                 guard try await connection.read(into: &head, deadline: deadline) > 0 else { break }
             }
             try await connection.write(Array(response.utf8), deadline: deadline)
+            // Held open (kept alive) until the client closes it.
+            var rest: [UInt8] = []
+            while (try? await connection.read(into: &rest, deadline: deadline)) ?? 0 > 0 { rest.removeAll() }
             return String(decoding: head, as: UTF8.self)
         }
         return (port, request)
+    }
+
+    /// Accepts connections one at a time; on each reads one request head and writes that connection's `answers`, one
+    /// write each, the second and later only once `late` opens, holding the connection open until the client closes it.
+    private static func serve(_ connections: [[String]], late: Gate) throws -> (port: Int, done: Task<Void, any Error>) {
+        let listening = try Socket.makeListening(on: SocketAddress(host: "127.0.0.1", port: 0))
+        let port = listening.localPort() ?? 0
+        let listener = AsyncSocket(socket: listening)
+        let done = Task {
+            defer { listener.close() }
+            let deadline = ContinuousClock.now + .seconds(30)
+            for answers in connections {
+                var client: Socket?
+                while client == nil {
+                    try await listener.waitUntilReadable(deadline: deadline)
+                    client = try listening.accept()
+                }
+                guard let client else { return }
+                let connection = AsyncSocket(socket: client)
+                var head: [UInt8] = []
+                while !String(decoding: head, as: UTF8.self).contains("\r\n\r\n") {
+                    guard try await connection.read(into: &head, deadline: deadline) > 0 else { break }
+                }
+                for (index, answer) in answers.enumerated() {
+                    if index > 0 { await late.wait() }
+                    try await connection.write(Array(answer.utf8), deadline: deadline)
+                }
+                Task {
+                    var rest: [UInt8] = []
+                    while (try? await connection.read(into: &rest, deadline: deadline)) ?? 0 > 0 { rest.removeAll() }
+                    connection.close()
+                }
+            }
+        }
+        return (port, done)
+    }
+
+    @Test("a kept connection the upstream wrote to after its answer (a body after a 304) is closed, not reused: its bytes never answer the next request (attack13 H3)")
+    func bytesAfterAnAnswerAreNeverTheNextAnswer() async throws {
+        let late = Gate()
+        let (port, done) = try Self.serve([
+            ["HTTP/1.1 304 Not Modified\r\nETag: \"1\"\r\n\r\n", "HTTP/1.1 200 OK\r\nContent-Length: 16\r\n\r\n[{\"id\":\"evil\"}]"],
+            ["HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n[]"],
+        ], late: late)
+        let transport = HTTP1Transport()
+        let url = PageURL(scheme: "http", host: "127.0.0.1", port: port, path: "/items", query: "page=1")
+        let first = try await transport.send(UpstreamRequest(url: url), timeout: .seconds(30), maxBodyBytes: 1 << 20)
+        #expect(first.status.code == 304)
+        // The 304 was taken and its connection kept; now the upstream writes a response no one asked for.
+        late.open()
+        let key = ConnectionPool.Key(origin: url.origin)
+        #expect(await yieldUntil(limit: 1_000_000) {
+            guard let kept = transport.pool.takeIdle(for: key) else { return true }
+            let arrived = (kept as? AsyncSocket)?.socket.isPeerClosed() == false
+            transport.pool.giveBack(kept, for: key)
+            return arrived
+        })
+        let second = try await transport.send(UpstreamRequest(url: url), timeout: .seconds(30), maxBodyBytes: 1 << 20)
+        #expect(second.body == Array("[]".utf8))
+        #expect(transport.pool.connectionsOpened == 2)
+        try await done.value
+        transport.pool.closeAll()
     }
 
     private static func send(to port: Int) async throws(UpstreamError) -> UpstreamResponse {
