@@ -68,6 +68,44 @@ import Testing
             await restarted.stop(grace: .seconds(5))
         }
     }
+
+    /// After a restart the first page is read from its file by `InMemoryAnswer`, which declines (the page is not the
+    /// last), before the walk begins: the walk's read-ahead is wanted from that first page on, not only once the walk
+    /// has read the whole first window itself (issue 13, thirteenth pass). A first page found in memory (its second
+    /// lookup since the restart) still says nothing: a walk through entries in memory reads nothing ahead.
+    @Test func aFirstPageReadFromItsFileBeforeTheWalkWantsTheReadAhead() async throws {
+        let target = "/github?mock_total=60"
+        try await TestStack.runWithOwnCacheDirectory(routes: [SchemeRoutes.all[2]]) { stack, config in
+            #expect(try await stack.get(target).status == 200)
+            let restarted = try PageProxyApp.start(config: config, logger: Logger(level: .error))
+            do {
+                let route = try #require(config.routes.first)
+                let request = HTTPRequestHead(method: .get, target: target, headers: HTTPHeaders([("Host", "x")]))
+                let plan = try RequestPlan(request: request, route: route, subpath: "", lookahead: LookaheadMemory())
+                let firstPage = try #require(plan.options.firstPage)
+                // As `InMemoryAnswer` looks the first page up, twice: from its file, then (seen before) from memory.
+                // (A merged answer's plan: the first read is kept in memory at once, `CachePolicy.keepsFirstRead`.)
+                func firstRead() -> FirstPageRead {
+                    let upstream = UpstreamRequest(url: firstPage, headers: plan.upstreamHeaders, caFile: route.caFile)
+                    return FirstPageRead(store: restarted.pages.store) {
+                        restarted.pages.freshHit(upstream, key: plan.firstPageKey, policy: plan.cachePolicy)
+                    }
+                }
+                let fromFile = firstRead()
+                #expect(fromFile.fetched != nil)
+                let afterFile = try #require(RoutePageFetcher.makeReadAhead(plan: plan, pages: restarted.pages, firstRead: fromFile))
+                #expect(afterFile.isWanted())
+                let fromMemory = firstRead()
+                #expect(fromMemory.fetched != nil)
+                let afterMemory = try #require(RoutePageFetcher.makeReadAhead(plan: plan, pages: restarted.pages, firstRead: fromMemory))
+                #expect(!afterMemory.isWanted())
+            } catch {
+                await restarted.stop(grace: .seconds(5))
+                throw error
+            }
+            await restarted.stop(grace: .seconds(5))
+        }
+    }
 }
 
 /// Holds the first walk that hands out a page until its read-ahead has been offered every page past its window (fewer

@@ -175,7 +175,7 @@ struct AggregateResponder: Sendable {
             options.cachedPage = RoutePageFetcher.makeCachedPage(plan: plan, pages: pages, count: count, firstRead: firstRead)
             // Merged answers too, now that they hold their pages instead of copying them into a buffer the walk faults
             // in (issue 13, fifth pass; in the fourth, that copy competed with the thread that reads ahead).
-            options.readAhead = RoutePageFetcher.makeReadAhead(plan: plan, pages: pages)
+            options.readAhead = RoutePageFetcher.makeReadAhead(plan: plan, pages: pages, firstRead: firstRead)
             // DESIGN.md: a client that disconnects cancels its upstream work (from the walk's first wait for it).
             options.beforeWaiting = response.armDepartureWatch
         }

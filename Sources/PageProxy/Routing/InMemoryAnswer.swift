@@ -51,17 +51,18 @@ struct InMemoryAnswer: Sendable {
         }
         let route = plan.route
         // The lookup the walk's first read would make, the same way (`RoutePageFetcher.makeCachedPage`).
-        let started = ContinuousClock.now
         let upstreamRequest = UpstreamRequest(url: firstPage, headers: plan.upstreamHeaders, caFile: route.caFile)
-        let fetched =
+        let read =
             if let maxBytes {
-                pages.freshHitInMemory(upstreamRequest, key: plan.firstPageKey, policy: plan.cachePolicy).flatMap {
-                    $0.response.body.count <= maxBytes ? $0 : nil
+                FirstPageRead(store: nil) {
+                    pages.freshHitInMemory(upstreamRequest, key: plan.firstPageKey, policy: plan.cachePolicy).flatMap {
+                        $0.response.body.count <= maxBytes ? $0 : nil
+                    }
                 }
             } else {
-                pages.freshHit(upstreamRequest, key: plan.firstPageKey, policy: plan.cachePolicy)
+                FirstPageRead(store: pages.store) { pages.freshHit(upstreamRequest, key: plan.firstPageKey, policy: plan.cachePolicy) }
             }
-        let read = FirstPageRead(fetched: fetched, started: started)
+        let (fetched, started) = (read.fetched, read.started)
         // On the loop, only a page whose stored scan is for this route's paths: another route's would be scanned
         // again here, a whole body's JSON on the thread every socket waits for (review).
         guard let fetched, let stored = fetched.stored,
@@ -119,4 +120,14 @@ struct FirstPageRead: Sendable {
     let fetched: CachingPageSource.Fetched?
     /// When the lookup began (the walk's account of the page's time).
     let started: ContinuousClock.Instant
+    /// The store's file reads before the lookup (nil: not counted, a lookup in memory only): the walk's read-ahead
+    /// counts from there, so that a first page read from its file wants it at once (issue 13, thirteenth pass).
+    let fileReadsBefore: Int?
+
+    /// The first page as `lookUp` finds it, timed, with `store`'s file reads counted from before it.
+    init(store: DiskStore?, lookUp: () -> CachingPageSource.Fetched?) {
+        fileReadsBefore = store?.fileReadCount
+        started = .now
+        fetched = lookUp()
+    }
 }

@@ -80,13 +80,15 @@ enum RoutePageFetcher {
     }
 
     /// The walk's read-ahead of the entries of the pages it knows it will want next; nil when the request must ask
-    /// the upstream. Only once the store's lookups have read a file since the walk began: a walk through entries
-    /// kept in memory has nothing to read ahead, and pays no hop.
-    static func makeReadAhead(plan: RequestPlan, pages: CachingPageSource) -> PageReadAhead? {
+    /// the upstream. Only once the store's lookups have read a file since the walk began (since its first page's
+    /// lookup, when `InMemoryAnswer` made it: after a restart the read-ahead is told at the first page, not at the
+    /// second, once the walk has read the whole first window itself; issue 13, thirteenth pass): a walk through
+    /// entries kept in memory has nothing to read ahead, and pays no hop.
+    static func makeReadAhead(plan: RequestPlan, pages: CachingPageSource, firstRead: FirstPageRead? = nil) -> PageReadAhead? {
         guard !plan.cachePolicy.forceRevalidate, let store = pages.store else { return nil }
         // One object for the three closures, which capture only it (issue 13: closure contexts a walk, most of which
         // never read ahead).
-        let readAhead = RouteReadAhead(plan: plan, pages: pages, store: store)
+        let readAhead = RouteReadAhead(plan: plan, pages: pages, store: store, fileReads: firstRead?.fileReadsBefore)
         return PageReadAhead { readAhead.isWanted } numbered: { first, urls in readAhead.read(first, urls) } walkEnded: {
             // The walk is over (its client may have left): what it asked for and is still queued is not read.
             readAhead.cancellation.cancel()
@@ -123,11 +125,12 @@ private final class RouteReadAhead: Sendable {
     /// Cancelled when the walk ends: its queued reads are skipped.
     let cancellation = ReadAheadCancellation()
 
-    init(plan: RequestPlan, pages: CachingPageSource, store: DiskStore) {
+    /// - Parameter fileReads: the store's file reads when the walk began, if it began before now.
+    init(plan: RequestPlan, pages: CachingPageSource, store: DiskStore, fileReads: Int?) {
         self.pages = pages
         self.store = store
         (policy, keys) = (plan.cachePolicy, plan.pageKeys)
-        fileReads = store.fileReadCount
+        self.fileReads = fileReads ?? store.fileReadCount
     }
 
     /// Wanted once a lookup of this walk has read a file: a walk through entries in memory has nothing to gain.

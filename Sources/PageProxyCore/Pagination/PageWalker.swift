@@ -530,8 +530,9 @@ package final class PageWalker {
         let distance = Self.readAheadDistance
         if let (pages, next, end) = pending {
             let until = min(end, next + distance)
-            // A mark moves only once the pages were told: not wanted now, they are offered again at the next page.
-            guard readAheadEnd < until, readAheadEnd <= next + distance / 2, readAhead.isWanted() else { return }
+            // A mark moves only once the pages were told: not wanted now, they are offered again at the next page. No
+            // page past the window: nothing to tell (a telling of none was a hop to the read-ahead's thread for nothing).
+            guard max(readAheadEnd, next) < until, readAheadEnd <= next + distance / 2, readAhead.isWanted() else { return }
             let indices = max(readAheadEnd, next)..<until
             readAheadEnd = until
             // The pages known ahead follow the page before the first of them (`append`): index i is page number

@@ -350,6 +350,31 @@ import Testing
         for call in calls { #expect(call.pages.first.map { $0 == call.first } ?? true, "told \(call.first) for \(call.pages)") }
     }
 
+    /// Issue 13, thirteenth pass: a walk whose pages known ahead all fit its window has none past it to tell, and
+    /// tells nothing (a telling of no page was a hop to the read-ahead's thread for nothing); one page past the window
+    /// is told, once.
+    @Test("a walk tells its read-ahead only of pages past its window, never of none")
+    func aWalkTellsNoEmptyList() async throws {
+        for (total, expected) in [(5, [[Int]]()), (6, [[6]])] {
+            let told = Mutex<[[Int]]>([])
+            let readAhead = PageReadAhead(numbered: { _, urls in told.withLock { $0.append(urls().map(Self.pageNumber)) } })
+            var scheme = PaginationScheme.PageNumber()
+            scheme.pageSize = 10
+            scheme.totalPagesHeader = "X-Total-Pages"
+            let transport = FakeTransport { url in
+                let page = Int(url.queryValue("page") ?? "1") ?? 1
+                return .json(FakePages.body(page: page, pageSize: 10, total: total * 10), headers: [("X-Total-Pages", "\(total)")])
+            }
+            let walker = PageWalker.make(.pageNumber(scheme), transport: transport) { options in
+                options.concurrency = 4
+                options.readAhead = readAhead
+            }
+            let pages = try await walker.pages { _ in }
+            #expect(pages.count == total)
+            #expect(told.withLock { $0 } == expected, "\(total) pages")
+        }
+    }
+
     /// A walk of 100 pages of 10 items whose total is known from the first, four at a time, telling `readAhead`; with
     /// `cachedPage`, its pages are read in place through it.
     private static func walkerOfPagesKnownAhead(_ readAhead: PageReadAhead, cachedPage: CachedPageReader? = nil) -> PageWalker {
