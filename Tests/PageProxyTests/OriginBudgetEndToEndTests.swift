@@ -98,4 +98,33 @@ import Testing
             #expect(metrics.value("pageproxy_upstream_budget_refusals_total", ["origin": "http://127.0.0.1:\(stack.mockPort)"]) == 1)
         }
     }
+
+    @Test("requests signed anew each time (RFC 9421) by one key share its allowance: the second is held, not sent (loose13)")
+    func messageSignaturesByOneKeyShareAnAllowance() async throws {
+        var options = MockUpstreamOptions(totalItems: 10, pageSize: 20)
+        options.rateLimit = MockRateLimiter.Limit(requests: 1, windowSeconds: 60)
+        // As above: the window always ends a whole minute later, never within the deadline.
+        let nextMinute = ((Date().timeIntervalSince1970 / 60).rounded(.down) + 1) * 60
+        options.clock = .wall { Date(timeIntervalSince1970: nextMinute) }
+        var scheme = PaginationScheme.LinkHeader()
+        scheme.pageSize = 20
+        let route = TestStack.Route(name: "signed", mockPath: "/github/items", scheme: .linkHeader(scheme)) { route in
+            route.ttl = .zero
+            route.totalTimeout = .seconds(2)
+            route.forwardHeaders = ["Signature", "Signature-Input"]
+        }
+        func signed(_ created: Int) -> [String: String] {
+            ["Signature-Input": #"sig1=("@method" "@target-uri");created=\#(created);keyid="key-1";nonce="n\#(created)""#,
+             "Signature": "sig1=:c2lnbmF0dXJl\(created)=:"]
+        }
+        try await TestStack.run(routes: [route], mockOptions: options) { stack in
+            #expect(try await stack.get("/signed", headers: signed(1)).status == 200)
+            let second = try await stack.get("/signed", headers: signed(2))
+            #expect(second.status == 503)
+            #expect(second.text.contains(#""code":"upstream_rate_limited""#))
+            // The first answer said the key's allowance is spent: the second signature is the same key's, not sent.
+            #expect(stack.mock.log.count == 1)
+            #expect(stack.mock.rateLimiter.rejectedCount == 0)
+        }
+    }
 }
