@@ -227,13 +227,15 @@ package enum CacheFileSystem {
         guard info.st_mode & S_IFMT == S_IFDIR else { throw Failure(call: "mkdir", path: path, errno: ENOTDIR) }
     }
 
-    /// Removes `path` if its inode is still `inode` (so a newer entry renamed over it meanwhile survives).
-    package static func remove(_ path: String, ifInode inode: UInt64? = nil) {
+    /// Removes `path` if its inode is still `inode` (so a newer entry renamed over it meanwhile survives). Returns
+    /// whether this call unlinked it: a file another process removed first is not this one's to account for.
+    @discardableResult
+    package static func remove(_ path: String, ifInode inode: UInt64? = nil) -> Bool {
         if let inode {
             var info = stat()
-            guard lstat(path, &info) == 0, UInt64(info.st_ino) == inode else { return }
+            guard lstat(path, &info) == 0, UInt64(info.st_ino) == inode else { return false }
         }
-        unlink(path)
+        return unlink(path) == 0
     }
 
     /// Puts `temporary` in `path`'s place in one step. Returns the size of the version it replaced (0: none) and

@@ -342,9 +342,10 @@ package final class DiskStore: Sendable {
             if wait == .pageCacheOnly { return .wouldBlock }
             // The `lstat`s and the `unlink` outside the store's lock, which every lookup takes (loose12). Only the file read
             // is removed (`ifInode`), and only a record of it is dropped: a version written or read since keeps its own.
+            // Its bytes are released only when this unlink took it: another process's eviction may take it first, and
+            // releases them itself (review14 F6: a separate `lstat` before the unlink released them twice).
             let path = self.path(for: key)
-            let removed = CacheFileSystem.inode(path) == file.inode
-            CacheFileSystem.remove(path, ifInode: file.inode)
+            let removed = CacheFileSystem.remove(path, ifInode: file.inode)
             state.withLock { state in
                 if state.records[key].map({ $0.inode == nil || $0.inode == file.inode }) ?? true { Self.dropRecord(key, &state) }
             }
