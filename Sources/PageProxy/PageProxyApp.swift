@@ -107,7 +107,9 @@ final class PageProxyApp: Sendable {
     }
 
     /// What the store calls when a write finds the cache volume full: a warning at most once a minute, with the
-    /// evictions made for room since the last one. The cache goes on, evicting to make room.
+    /// episodes since the last one (`evictions`: the times the volume was found full after a write had succeeded; a
+    /// concurrent write that also evicts during one is not counted again, review14 F5). The cache goes on, evicting
+    /// to make room.
     static func volumeFullWarning(logger: Logger, clock: PageProxyClock) -> @Sendable (String) -> Void {
         let notice = VolumeFullNotice { reason, evictions in
             logger.log(.warning, "cache volume full; evicting the oldest entries to make room", [

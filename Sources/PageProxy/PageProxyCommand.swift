@@ -27,7 +27,8 @@ enum PageProxyCommand {
               differs from the query's _format is a usage error)
               a progress line on stderr when it is a terminal; starts the config's mock if its port is free
               exit 0 done, 1 config or output error, 2 usage, 3 upstream error (nothing written),
-              4 bad request (unknown route, bad control or path), 5 partial (the walk failed mid-stream)
+              4 bad request (unknown route, bad control or path), 5 partial (the walk failed mid-stream),
+              141 the output's reader left (fetch ... | head), quietly, as a shell reports a SIGPIPE
           PageProxy --help | --version
 
         Environment: PAGEPROXY_ADDRESS, PAGEPROXY_PORT, PAGEPROXY_CACHE_DIR and PAGEPROXY_MOCK_PORT (the built-in

@@ -13,12 +13,18 @@ import Testing
 @Suite struct CappedPageSizeTests {
     static let total = 450
 
-    /// The page-number and offset routes, with and without a total, and the size parameter each reads.
-    static let routes = [("plain", "per_page"), ("wrapped", "per_page"), ("drf", "limit"), ("offset", "limit")]
+    /// The page-number and offset routes, with and without a total, and the size parameter each reads; `unsized` is
+    /// a page-number route that names no `pageSize` (review14 F12: it trusted any size a client asked).
+    static let routes = [("plain", "per_page"), ("wrapped", "per_page"), ("drf", "limit"), ("offset", "limit"), ("unsized", "per_page")]
+
+    /// `SchemeRoutes.all` and `unsized`, the mock's plain page-number service with no page size in the route.
+    static var stackRoutes: [TestStack.Route] {
+        SchemeRoutes.all + [TestStack.Route(name: "unsized", mockPath: "/plain/items", scheme: .pageNumber(PaginationScheme.PageNumber()))]
+    }
 
     @Test("a size past the upstream's cap still walks the whole list", arguments: routes)
     func theWholeListComesBack(route: String, size: String) async throws {
-        try await TestStack.run { stack in
+        try await TestStack.run(routes: Self.stackRoutes) { stack in
             let response = try await stack.get("/\(route)?mock_total=\(Self.total)&\(size)=200")
             #expect(response.status == 200, "\(route): \(response.text)")
             #expect(response.body == MockDataset.mergedJSON(total: Self.total), "\(route): \(response.body.count) bytes")
@@ -27,7 +33,7 @@ import Testing
 
     @Test("a window over a size past the upstream's cap holds its own items", arguments: routes)
     func aWindowHoldsItsOwnItems(route: String, size: String) async throws {
-        try await TestStack.run { stack in
+        try await TestStack.run(routes: Self.stackRoutes) { stack in
             let response = try await stack.get("/\(route)?mock_total=\(Self.total)&\(size)=200&_offset=250&_limit=3")
             #expect(response.status == 200, "\(route): \(response.text)")
             #expect(response.body == MockDataset.page(offset: 250, count: 3, total: Self.total), "\(route): \(response.text)")
@@ -40,6 +46,17 @@ import Testing
             let response = try await stack.get("/\(route)?mock_total=25&\(size)=10")
             #expect(response.body == MockDataset.mergedJSON(total: 25))
             #expect(stack.mock.log.count == 3)
+        }
+    }
+
+    @Test("a route with no page size learns the upstream's cap from its first page: its short last page ends the walk (review14 F13)")
+    func anUnsizedRouteEndsAtTheShortLastPage() async throws {
+        try await TestStack.run(routes: Self.stackRoutes) { stack in
+            let response = try await stack.get("/unsized?mock_total=\(Self.total)&per_page=200&_format=ndjson")
+            #expect(response.status == 200)
+            #expect(response.body == MockDataset.ndjson(total: Self.total))
+            // 100, 100, 100, 100 and 50 items: the fifth page is short of the first's 100, and ends the walk.
+            #expect(stack.mock.log.count == 5)
         }
     }
 }

@@ -143,10 +143,35 @@ import Glibc
         #expect(config.status == 1)
     }
 
+    @Test("a reader that leaves (fetch … | head) ends fetch quietly with 141, as a shell reports a producer SIGPIPE ended")
+    func aReaderThatLeavesEndsFetchQuietly() async throws {
+        try await TestStack.run { stack in
+            let file = try writeConfig(stack)
+            defer { try? FileManager.default.removeItem(at: file) }
+            for format in ["json", "ndjson"] {
+                let output = Pipe()
+                let errors = Pipe()
+                let process = try await ChildProcess(
+                    executable: ProxyProcess.binary, arguments: ["fetch", "gh?mock_total=500", "--format", format, "--config", file.path],
+                    standardOutput: .descriptor(output.fileHandleForWriting.fileDescriptor),
+                    standardError: .descriptor(errors.fileHandleForWriting.fileDescriptor))
+                try output.fileHandleForWriting.close()
+                try errors.fileHandleForWriting.close()
+                // The reader leaves before the first byte: every write is EPIPE (the command ignores SIGPIPE).
+                try output.fileHandleForReading.close()
+                try await poll("fetch exits", limit: .seconds(30)) { !process.isRunning }
+                let errorText = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+                #expect(process.terminationStatus == 141, "\(format): \(errorText)")
+                #expect(errorText.isEmpty, "\(format): \(errorText)")
+            }
+        }
+    }
+
     @Test func theHelpNamesTheExitStatuses() async throws {
         let outcome = try await runPageProxy(["--help"])
         #expect(outcome.output.contains("PageProxy fetch ROUTE[/path][?query]"))
         #expect(outcome.output.contains("5 partial"))
+        #expect(outcome.output.contains("141 the output's reader left"))
     }
 
     @Test func theProgressLineSaysPagesItemsRateAndTimeLeft() {

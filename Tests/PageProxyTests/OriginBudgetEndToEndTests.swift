@@ -44,6 +44,27 @@ import Testing
         }
     }
 
+    /// A route of 20 items a page, uncached, with a total timeout of 2 s, and a mock that allows one request a minute.
+    /// Its clock stands still at the start of the next minute, so its window always ends a whole minute later (in the
+    /// relative fields, and 60-120 s from now in X-RateLimit-Reset): never within the deadline, whenever the test runs.
+    /// On the wall clock, a window that happened to end a second later would let the walk wait instead.
+    static func oneRequestAMinute(
+        name: String, totalItems: Int, configure: @escaping @Sendable (inout RouteConfig) -> Void = { _ in }
+    ) -> (TestStack.Route, MockUpstreamOptions) {
+        var options = MockUpstreamOptions(totalItems: totalItems, pageSize: 20)
+        options.rateLimit = MockRateLimiter.Limit(requests: 1, windowSeconds: 60)
+        let nextMinute = ((Date().timeIntervalSince1970 / 60).rounded(.down) + 1) * 60
+        options.clock = .wall { Date(timeIntervalSince1970: nextMinute) }
+        var scheme = PaginationScheme.LinkHeader()
+        scheme.pageSize = 20
+        let route = TestStack.Route(name: name, mockPath: "/github/items", scheme: .linkHeader(scheme)) { route in
+            route.ttl = .zero
+            route.totalTimeout = .seconds(2)
+            configure(&route)
+        }
+        return (route, options)
+    }
+
     @Test("16 clients walking a rate-limited upstream: no 429 reaches it or them, it sees no more than its limit")
     func sharedBudgetKeepsEveryWalkUnderTheLimit() async throws {
         let run = try await Self.walk(limit: 10, followRateLimitHeaders: true)
@@ -70,21 +91,7 @@ import Testing
 
     @Test("a walk whose wait for the budget would pass its deadline fails at once, without spending a request")
     func aWaitPastTheDeadlineIsA503WithRetryAfter() async throws {
-        var options = MockUpstreamOptions(totalItems: 40, pageSize: 20)
-        // One request per minute: after the first page, the next window is up to a minute away.
-        options.rateLimit = MockRateLimiter.Limit(requests: 1, windowSeconds: 60)
-        // The mock's clock stands still at the start of the next minute, so its window always ends a whole minute
-        // later (in the relative fields, and 60-120 s from now in X-RateLimit-Reset): never within the deadline,
-        // whenever the test runs. On the wall clock, a window that happened to end a second later would let the
-        // walk wait instead.
-        let nextMinute = ((Date().timeIntervalSince1970 / 60).rounded(.down) + 1) * 60
-        options.clock = .wall { Date(timeIntervalSince1970: nextMinute) }
-        var scheme = PaginationScheme.LinkHeader()
-        scheme.pageSize = 20
-        let route = TestStack.Route(name: "limited", mockPath: "/github/items", scheme: .linkHeader(scheme)) { route in
-            route.ttl = .zero
-            route.totalTimeout = .seconds(2)
-        }
+        let (route, options) = Self.oneRequestAMinute(name: "limited", totalItems: 40)
         try await TestStack.run(routes: [route], mockOptions: options) { stack in
             let response = try await stack.get("/limited")
             #expect(response.status == 503)
@@ -96,6 +103,24 @@ import Testing
             #expect(stack.mock.rateLimiter.rejectedCount == 0)
             let metrics = try PrometheusTextParser(try await stack.get("/metrics").text)
             #expect(metrics.value("pageproxy_upstream_budget_refusals_total", ["origin": "http://127.0.0.1:\(stack.mockPort)"]) == 1)
+        }
+    }
+
+    @Test("requests signed anew each time (RFC 9421) by one key share its allowance: the second is held, not sent (loose13)")
+    func messageSignaturesByOneKeyShareAnAllowance() async throws {
+        let (route, options) = Self.oneRequestAMinute(name: "signed", totalItems: 10) { $0.forwardHeaders = ["Signature", "Signature-Input"] }
+        func signed(_ created: Int) -> [String: String] {
+            ["Signature-Input": #"sig1=("@method" "@target-uri");created=\#(created);keyid="key-1";nonce="n\#(created)""#,
+             "Signature": "sig1=:c2lnbmF0dXJl\(created)=:"]
+        }
+        try await TestStack.run(routes: [route], mockOptions: options) { stack in
+            #expect(try await stack.get("/signed", headers: signed(1)).status == 200)
+            let second = try await stack.get("/signed", headers: signed(2))
+            #expect(second.status == 503)
+            #expect(second.text.contains(#""code":"upstream_rate_limited""#))
+            // The first answer said the key's allowance is spent: the second signature is the same key's, not sent.
+            #expect(stack.mock.log.count == 1)
+            #expect(stack.mock.rateLimiter.rejectedCount == 0)
         }
     }
 }

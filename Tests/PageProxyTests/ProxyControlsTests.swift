@@ -150,12 +150,39 @@ import Testing
                 return error.control == control ? error.message : "another control: \(error.control)"
             }
         }
-        for text in ["99999999999999999999", "9223372036854775808", "+18446744073709551616"] {
+        for text in ["99999999999999999999", "9223372036854775808", "018446744073709551616"] {
             #expect(message(text) == "\(control) is too large: at most 9223372036854775807, not \"\(text)\"")
         }
         #expect(message("9223372036854775807") == nil)
-        for text in ["-99999999999999999999", "1e30", "x", "+"] {
+        for text in ["-99999999999999999999", "1e30", "x", "+", "+18446744073709551616"] {
             #expect(message(text)?.contains("must be a whole number of at least") == true, "\(text)")
+        }
+    }
+
+    /// `Int` takes a sign: `_max_items=+5` was taken as 5 and `_offset=-0` as 0. Controls take ASCII digits only.
+    @Test(arguments: ["_max_items", "_max_pages", "_offset", "_limit"])
+    func aSignOrSpaceIsRefused(control: String) {
+        let least = control == "_offset" ? 0 : 1
+        for text in ["+5", "-0", "%2B5", "5%20", "%205"] {
+            do {
+                let controls = try parse("/r?\(control)=\(text)")
+                Issue.record("\(control)=\(text) was taken: \(controls)")
+            } catch {
+                #expect(error.control == control)
+                #expect(error.message.hasPrefix("\(control) must be a whole number of at least \(least), in the digits 0-9 only, not"), "\(error.message)")
+            }
+        }
+        #expect(throws: Never.self) { try parse("/r?\(control)=05") }
+    }
+
+    @Test("a signed control is a 400 naming it, end to end")
+    func aSignedControlIsA400() async throws {
+        try await TestStack.run { stack in
+            let response = try await stack.get("/plain?_max_items=+5")
+            #expect(response.status == 400)
+            #expect(response.text.contains("\"control\":\"_max_items\""), "\(response.text)")
+            #expect(response.text.contains("digits 0-9 only"), "\(response.text)")
+            #expect(stack.mock.log.count == 0)
         }
     }
 

@@ -47,6 +47,7 @@ struct FetchAnswerReader {
         do {
             return try await copyBody(start, expected: expected, streamed: streamed, writingTo: output)
         } catch {
+            if error.errno == EPIPE { return .readerLeft }
             printError("PageProxy fetch: cannot write \(output.name): \(error)")
             return .failed
         }

@@ -108,4 +108,8 @@ enum FetchExit: Int32 {
     case badRequest = 4
     /// The walk failed after items were written (NDJSON): the output is incomplete.
     case partial = 5
+    /// The output's reader left (`fetch … | head`): it wanted no more, which is no error worth a message. The status
+    /// a shell gives a producer that SIGPIPE ended (128 + 13), as `cat` or `yes` would get in that pipe: `set -o
+    /// pipefail` treats them alike, and a script can still tell that not every item was written.
+    case readerLeft = 141
 }

@@ -24,7 +24,8 @@ enum RouteConfigParser {
         return RouteConfig(
             name: name,
             upstream: upstream,
-            pagination: try PaginationConfigParser.parseRoute(pagination, items: object["items"] == nil ? nil : itemsPath),
+            pagination: sizeWritten(
+                in: upstream, into: try PaginationConfigParser.parseRoute(pagination, items: object["items"] == nil ? nil : itemsPath)),
             itemsPath: itemsPath,
             concurrency: try object.integer("concurrency", in: 1...64, default: 4),
             maxPages: try object.integer("maxPages", in: 1...1_000_000, default: 1000),
@@ -41,6 +42,20 @@ enum RouteConfigParser {
             maxMergedBytes: try object.integer("maxMergedBytes", in: 1024...1_099_511_627_776, default: 1 << 30),
             maxRetryAfter: try object.seconds("maxRetryAfterSeconds", in: 0...86_400, default: 30),
             originBudget: try originBudget(object))
+    }
+
+    /// A `page-number` route that names no `pageSize` but writes its size parameter into its `upstream` URL
+    /// (`?per_page=100`) has that size as its own: the operator wrote it, and it comes first in every page's query.
+    /// Only a size the route names is trusted (`AskedPageSize`, review14 F12), so without this such a route's walks
+    /// ended a page later and its windows walked from the first page.
+    private static func sizeWritten(in upstream: UpstreamURL, into pagination: RoutePagination) -> RoutePagination {
+        guard case .scheme(.pageNumber(var options)) = pagination, options.pageSize == nil,
+            let size = PageURL(scheme: upstream.scheme, host: upstream.host, port: upstream.port, path: upstream.path, query: upstream.query)
+                .integerQueryValue(options.sizeParameter),
+            PaginationConfigParser.pageSizeRange.contains(size)
+        else { return pagination }
+        options.pageSize = size
+        return .scheme(.pageNumber(options))
     }
 
     /// `originBudget`: the limits of the budget shared by every request to the route's origin.

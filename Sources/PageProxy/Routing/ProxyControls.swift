@@ -124,13 +124,15 @@ struct ProxyControls: Sendable, Equatable {
         try wholeNumber(given, control: control, least: 1)
     }
 
+    /// A whole number written as ASCII digits only (RFC 9110's `1*DIGIT`): `Int` also takes a sign, and `+5` was
+    /// taken as 5, `-0` as 0.
     private static func wholeNumber(_ given: Given?, control: String, least: Int) throws(Invalid) -> Int? {
         guard let given else { return nil }
-        guard let value = Int(given.text), value >= least else {
+        let isDigits = !given.text.isEmpty && given.text.utf8.allSatisfy { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
+        guard isDigits, let value = Int(given.text), value >= least else {
             // Digits that do not fit are a whole number: say the bound it passed (attack12 U2).
-            let digits = given.text.hasPrefix("+") ? given.text.dropFirst() : Substring(given.text)
-            let tooLarge = Int(given.text) == nil && !digits.isEmpty && digits.utf8.allSatisfy { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }
-            let problem = tooLarge ? "is too large: at most \(Int.max)" : "must be a whole number of at least \(least)"
+            let problem = isDigits && Int(given.text) == nil
+                ? "is too large: at most \(Int.max)" : "must be a whole number of at least \(least), in the digits 0-9 only"
             throw Invalid(control: control, message: "\(given.name) \(problem), not \"\(given.text.prefix(40))\"")
         }
         return value

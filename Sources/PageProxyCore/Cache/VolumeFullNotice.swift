@@ -5,7 +5,8 @@ import Synchronization
 /// writes, since a write succeeds between two evictions; at 100 requests a second, ~1,400 lines a second).
 ///
 /// `DiskStore` reports each time a write finds the volume full after one succeeded (an episode), and evicts the oldest
-/// entries each time: the count is of those evictions. Episodes held back after the last line are counted in the next
+/// entries each time: the count is of episodes (the log calls it `evictions`); a concurrent write that finds the volume
+/// full during an episode evicts too, but is not reported again (review14 F5). Episodes held back after the last line are counted in the next
 /// one, whenever an episode comes a minute or more after that line (none comes while the volume has room).
 package final class VolumeFullNotice: Sendable {
     private struct State {

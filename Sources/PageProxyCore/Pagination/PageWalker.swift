@@ -104,6 +104,10 @@ package final class PageWalker {
     /// Pages reached by following the one before, compared with it: an upstream that answers the same page under a
     /// new URL ends the walk with `repeatedPage` rather than `tooManyPages` a thousand requests later.
     private var repeats = RepeatedPageGuard()
+    /// Pages of a walk PageProxy numbers itself that the upstream may answer again past the list's end.
+    private var pastEnd = PastEndRepeat()
+    /// How many items the walk's first page held (`PaginationStrategy.next(after:firstPageItemCount:)`).
+    private var firstPageItemCount = 0
     /// The fetch of each page of the window that is in flight, by page index.
     private var fetching: [Int: FetchID] = [:]
     /// Fetches decided but not started yet: `walk` starts them before it waits.
@@ -257,11 +261,20 @@ package final class PageWalker {
         urls.forget(below: nextToTake)
         if !openEnded.isEmpty { openEnded.remove(nextToTake - 1) }
         do {
-            if nextToTake == 1 { try checkExpectedPages(after: page) }
+            if nextToTake == 1 {
+                firstPageItemCount = page.itemCount
+                try checkExpectedPages(after: page)
+            }
             if nextToTake == knownCount && !isListComplete {
                 // Reached by the link or cursor of the page before (or the first page): not that page again.
                 if strategy.followsUpstream { try repeats.follow(page, wayOnHeader: strategy.wayOnHeader) }
-                try append(strategy.next(after: page), after: page)
+                if pastEnd.isRepeat(page, keep: strategy.mayRepeatPastEnd(after: page)) {
+                    // The page before again, past the list's end: not handed out twice (review14 F13).
+                    page.truncateItems(to: 0)
+                    try append(.none, after: page)
+                } else {
+                    try append(strategy.next(after: page, firstPageItemCount: firstPageItemCount), after: page)
+                }
             } else if pending != nil {
                 repeats.skip()
                 let next = try? strategy.next(after: page)

@@ -28,6 +28,12 @@ package protocol PaginationStrategy: Sendable {
     func firstPage(from base: PageURL) -> PageURL
     /// The pages after `page`, which is the last page known so far.
     func next(after page: Page) throws(PaginationError) -> NextPages
+    /// `next(after:)` told how many items the walk's first page held: a size the upstream may cap is measured by it
+    /// (`PageNumberStrategy`, review14 F13).
+    func next(after page: Page, firstPageItemCount: Int) throws(PaginationError) -> NextPages
+    /// Whether the upstream may answer the page after `page`, past the list's end, with `page` again: the walk then
+    /// compares them, and ends at such a repeat (`PastEndRepeat`).
+    func mayRepeatPastEnd(after page: Page) -> Bool
     /// How many pages past the last known one may be fetched before it is known whether they exist.
     var lookahead: Int { get }
     /// The page that probably follows `url` when no total is known (page number + 1, offset + limit).
@@ -50,6 +56,8 @@ package protocol PaginationStrategy: Sendable {
 }
 
 extension PaginationStrategy {
+    package func next(after page: Page, firstPageItemCount: Int) throws(PaginationError) -> NextPages { try next(after: page) }
+    package func mayRepeatPastEnd(after page: Page) -> Bool { false }
     package var lookahead: Int { 0 }
     package func guessNext(after url: PageURL) -> PageURL? { nil }
     package var endStatuses: Set<Int> { [] }

@@ -10,14 +10,12 @@
 /// an upstream that turns an ignored number into a new link each time (`again=2`, `again=3`, …), which no two pages
 /// tell apart: the walk goes on, and ends only after `maxRepeatsInRow` such pages in a row, not at `maxPages`.
 ///
-/// A page's mark is cheap, whatever its size (issue 13: a walk through the cache hashes nothing it need not): its
-/// item count, the byte length from its first item's start to its last item's end, XXH64 of the first and of the
-/// last item, and XXH64 of its way on: the body outside the items (a next URL, a cursor, `has_more`) and the header
-/// the scheme reads the next page from (`Link`, `Next-Page`). The next page of an honest upstream starts after the
-/// last item of the one before, so its first item differs from that page's first, or its items are alike and its way
-/// on moves. Empty pages are never compared (an upstream may answer several in a row before its end), and neither are
+/// A page's mark is cheap, whatever its size: its items' (`PageItemsMark`), and XXH64 of its way on: the body outside
+/// the items (a next URL, a cursor, `has_more`) and the header the scheme reads the next page from (`Link`,
+/// `Next-Page`). The next page of an honest upstream starts after the last item of the one before, so its first item
+/// differs from that page's first, or its items are alike and its way on moves. Empty pages are never compared (an upstream may answer several in a row before its end), and neither are
 /// pages PageProxy numbers itself (known ahead from a total or a `last` link, or `page-number` and `offset` walks with
-/// no total: `followsUpstream` is false).
+/// no total: `followsUpstream` is false; `PastEndRepeat` compares a page-number walk's under a size it cannot trust).
 package struct RepeatedPageGuard {
     /// How many pages in a row may hold the items of the page before under a new way on; the next one ends the walk.
     /// A tenth of the default `maxPages`: a loop costs ~100 requests, not 1000 (or a million, at the largest
@@ -25,18 +23,12 @@ package struct RepeatedPageGuard {
     package static let maxRepeatsInRow = 100
 
     private struct Mark {
-        let count: Int
-        let span: Int
-        let first: UInt64
-        let last: UInt64
+        let items: PageItemsMark
         let wayOn: UInt64
 
         init?(_ page: Page, wayOnHeader: String?) {
-            guard let first = page.items.first, let last = page.items.last else { return nil }
-            count = page.items.count
-            span = last.range.upperBound - first.range.lowerBound
-            self.first = XXHash64.hash(page.body[first.range])
-            self.last = XXHash64.hash(page.body[last.range])
+            guard let items = PageItemsMark(page), let first = page.items.first, let last = page.items.last else { return nil }
+            self.items = items
             // Seeded in turn, so that bytes moved from before the items to after them are a new way on.
             var wayOn = XXHash64.hash(page.body[..<first.range.lowerBound])
             wayOn = XXHash64.hash(page.body[last.range.upperBound...], seed: wayOn)
@@ -47,10 +39,6 @@ package struct RepeatedPageGuard {
                 }
             }
             self.wayOn = wayOn
-        }
-
-        func sameItems(as other: Mark) -> Bool {
-            count == other.count && span == other.span && first == other.first && last == other.last
         }
     }
 
@@ -64,7 +52,7 @@ package struct RepeatedPageGuard {
     mutating func follow(_ page: Page, wayOnHeader: String?) throws(PaginationError) {
         let mark = Mark(page, wayOnHeader: wayOnHeader)
         defer { before = mark }
-        guard let mark, let before, mark.sameItems(as: before) else {
+        guard let mark, let before, mark.items == before.items else {
             repeatsInRow = 0
             return
         }

@@ -270,6 +270,11 @@ package enum SchemeDetector {
             }
         }
         if let found = firstRows ?? firstEmpty { return found }
+        // `{}`: protobuf's JSON mapping leaves an empty repeated field out, so MLflow answers a search that matches
+        // nothing so, as Google-style APIs answer an empty list: a list of no items (loose13: a 502 asking for the
+        // route's "items", on a route whose searches that match something work). A body with no member hides
+        // nothing; the walk reads the path it lacks as no items (`OmittedItems`).
+        if isEmptyObject(body) { return (itemsPaths[0], 0) }
         let members = topLevelMembers(body)
         let arrays = members.filter { $0.value is [[String: Any]] && !(($0.value as? [Any])?.isEmpty ?? true) }
         if arrays.count == 1, let key = arrays.first?.key, !key.contains("."), !key.isEmpty,
@@ -282,6 +287,13 @@ package enum SchemeDetector {
             url: url,
             reason: "no items array found on the first page (keys seen: \(keys.isEmpty ? "none" : keys)); "
                 + "set the route's \"items\" to the key that holds them")
+    }
+
+    /// Whether `body` is an object with no members, `{}` (whitespace and a UTF-8 BOM aside).
+    private static func isEmptyObject(_ body: [UInt8]) -> Bool {
+        let text = body.starts(with: [0xEF, 0xBB, 0xBF]) ? body.dropFirst(3) : body[...]
+        let whitespace: [UInt8] = [0x20, 0x09, 0x0A, 0x0D]
+        return text.lazy.filter { !whitespace.contains($0) }.elementsEqual([UInt8(ascii: "{"), UInt8(ascii: "}")])
     }
 
     /// The top-level members of an object body, decoded only to name them in a message or find the one array.

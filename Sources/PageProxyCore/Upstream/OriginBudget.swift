@@ -195,7 +195,7 @@ package actor OriginBudget {
         for field in headers where CredentialRedaction.isSecretName(field.name) {
             let name = field.name.lowercased()
             guard !perRequestFieldNames.contains(name) else { continue }
-            add("h", name, name == "authorization" ? signingCredential(field.value) : Substring(field.value))
+            add("h", name, identity(name, field.value))
         }
         for pair in url.queryPairs where credentialQueryNames.contains(pair.name.lowercased()) {
             add("q", pair.name.lowercased(), pair.value)
@@ -212,9 +212,13 @@ package actor OriginBudget {
     /// Fields with a credential-like name that differ on every request by design: not the caller's identity.
     static let perRequestFieldNames: Set<String> = ["idempotency-key", "x-hub-signature", "x-hub-signature-256"]
 
-    /// An `Authorization` value as the caller's identity: for AWS Signature Version 4, whose `Signature=` differs on
-    /// every request, only its `Credential=` (the access key, date and scope); any other value whole.
-    static func signingCredential(_ value: String) -> Substring {
+    /// A field's value as the caller's identity. Signatures differ on every request; the key that signs does not:
+    /// for AWS Signature Version 4 only its `Credential=` (the access key, date and scope), for HTTP message
+    /// signatures (RFC 9421, draft-cavage) only the `keyid`s (`SigningKeyID`). Any other value whole.
+    static func identity(_ name: String, _ value: String) -> Substring {
+        if SigningKeyID.isSignatureField(name) { return Substring(SigningKeyID.keyIDs(in: value)) }
+        guard name == "authorization" else { return Substring(value) }
+        if SigningKeyID.isSignatureAuthorization(value) { return Substring(SigningKeyID.keyIDs(in: value)) }
         guard value.hasPrefix("AWS4-"), let start = value.range(of: "Credential=") else { return Substring(value) }
         let rest = value[start.lowerBound...]
         return rest.prefix { $0 != "," && $0 != " " }

@@ -51,4 +51,19 @@ import Testing
         #expect(try await items(walker).count == 2)
         #expect(transport.requestedURLs.count == 1)
     }
+
+    @Test("`{}` (MLflow's empty search, protobuf JSON's empty list) is a list of no items; an object with members but no items array still refuses (loose13)")
+    func anEmptyObjectIsAnEmptyList() async throws {
+        for body in ["{}", " { }\n", "\u{FEFF}{\r\n}"] {
+            let transport = FakeTransport { _ in .json(body) }
+            let (walker, detected) = try await start(transport)
+            #expect(detected?.schemeName == "single-page", "\(body)")
+            #expect(detected?.itemCount == 0)
+            let pages = try await walker.pages()
+            #expect(pages.count == 1 && pages[0].itemCount == 0, "\(body)")
+            #expect(transport.requestedURLs.count == 1)
+        }
+        let withMembers = FakeTransport { _ in .json(#"{"error":"nothing here"}"#) }
+        await #expect(throws: PaginationError.self) { try await start(withMembers) }
+    }
 }

@@ -263,6 +263,34 @@ import Testing
         #expect(partition([("Authorization", "AWS4-HMAC-SHA256 Credential=OTHER/20261127/eu-west-1/s3/aws4_request, Signature=1abc")]) != signed("1abc"))
     }
 
+    @Test("HTTP message signatures (RFC 9421, draft-cavage) differ on every request: the key they name is the identity (loose13)")
+    func messageSignaturesArePartitionedByTheirKey() throws {
+        let url = try #require(PageURL(string: "http://127.0.0.1:9/items"))
+        func partition(_ fields: [(String, String)]) -> String { OriginBudget.partition(of: HTTPHeaders(fields), url: url) }
+        // RFC 9421: `created`, `nonce` and the signature change; `keyid` does not.
+        let rfc9421 = { (key: String, created: Int) in
+            partition([("Signature-Input", #"sig1=("@method" "@target-uri");created=\#(created);keyid="\#(key)";nonce="\#(created)""#),
+                       ("Signature", "sig1=:YWJj\(created)ZGVm=:")])
+        }
+        #expect(rfc9421("k1", 1) == rfc9421("k1", 2))
+        #expect(rfc9421("k1", 1) != rfc9421("k2", 1))
+        // draft-cavage, as Mastodon signs a fetch: in `Signature`, or in `Authorization: Signature`; `Date` changes too.
+        let cavage = { (field: String, key: String, signature: String) in
+            partition([(field, (field == "Authorization" ? "Signature " : "")
+                            + #"keyId="\#(key)",algorithm="rsa-sha256",headers="(request-target) host date",signature="\#(signature)""#),
+                       ("Date", "Fri, 27 Nov 2026 05:\(signature.count):00 GMT")])
+        }
+        for field in ["Signature", "Authorization"] {
+            #expect(cavage(field, "https://a.example/users/alice#main-key", "abc=") == cavage(field, "https://a.example/users/alice#main-key", "xyz9+/=="))
+            #expect(cavage(field, "https://a.example/users/alice#main-key", "abc=") != cavage(field, "https://a.example/users/bob#main-key", "abc="))
+        }
+        // The key's name in any case, several signatures each naming theirs, and none at all.
+        #expect(SigningKeyID.keyIDs(in: #"sig1=();KEYID="a";created=1, sig2=();keyid=b"#) == "a,b")
+        #expect(SigningKeyID.keyIDs(in: "sig1=:a2V5aWQ9eA==:") == "")
+        #expect(SigningKeyID.keyIDs(in: #"sig1=:xkeyid="no":"#) == "")
+        #expect(SigningKeyID.keyIDs(in: #"keyId="unterminated\"#) == "unterminated\\")
+    }
+
     @Test("a probe answered by a 503 with no rate-limit fields (a load balancer) does not end the hold (review12)")
     func aProbeAnsweredByA503KeepsTheHold() async throws {
         try await Self.expectHoldAfterProbe(answered: 503, HTTPHeaders())

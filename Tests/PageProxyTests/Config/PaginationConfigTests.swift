@@ -32,6 +32,22 @@ import Testing
         #expect(try parse(#"{ "scheme": "has-more" }"#) == .hasMore(.init()))
     }
 
+    @Test("a page-number route with no pageSize takes the size its upstream URL writes as its own (loose13, after review14 F12)")
+    func theUpstreamURLsSizeIsTheRoutes() throws {
+        func pageSize(upstream: String, pagination: String = #"{ "scheme": "page-number" }"#) throws -> Int? {
+            let document = #"{"routes": [{"name": "r", "upstream": "\#(upstream)", "pagination": \#(pagination)}]}"#
+            guard case .scheme(.pageNumber(let options)) = try ConfigFixture.parse(document).routes[0].pagination else { return nil }
+            return options.pageSize
+        }
+        #expect(try pageSize(upstream: "https://api.example.com/items?state=open&per_page=100") == 100)
+        #expect(try pageSize(upstream: "https://api.example.com/items?size=30", pagination: #"{ "scheme": "page-number", "sizeParameter": "size" }"#) == 30)
+        // The route's own pageSize wins; a size out of pageSize's range, or none, is not taken.
+        #expect(try pageSize(upstream: "https://api.example.com/items?per_page=100", pagination: #"{ "scheme": "page-number", "pageSize": 20 }"#) == 20)
+        #expect(try pageSize(upstream: "https://api.example.com/items?per_page=0") == nil)
+        #expect(try pageSize(upstream: "https://api.example.com/items?per_page=99999") == nil)
+        #expect(try pageSize(upstream: "https://api.example.com/items") == nil)
+    }
+
     @Test func pageNumberRoundTrips() throws {
         var options = PaginationScheme.PageNumber()
         options.pageParameter = "p"

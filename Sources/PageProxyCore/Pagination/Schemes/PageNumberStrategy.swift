@@ -10,15 +10,18 @@ struct PageNumberStrategy: PaginationStrategy {
     }
 
     func next(after page: Page) throws(PaginationError) -> NextPages {
+        next(after: page, firstPageItemCount: page.itemCount)
+    }
+
+    func next(after page: Page, firstPageItemCount: Int) -> NextPages {
         guard page.itemCount > 0 else { return .none }
-        let (pageSize, trusted) = AskedPageSize.of(page.url, parameter: options.sizeParameter, route: options.pageSize)
-        let current = page.url.integerQueryValue(options.pageParameter) ?? options.firstPage
-        // A first page short of an untrusted size, under a total, shows the upstream's cap (attack12 L4).
-        let lastPage = lastPageNumber(page, pageSize: pageSize, mayShowCap: !trusted && current == options.firstPage)
-        // A short page with no total is the last: its own number is not read (issue 13: a walk of one page). Not when
-        // the client asked for more than the route's size: the upstream may cap it (GitHub's 100), and then every page
-        // is short; such a walk ends at an empty page.
-        if lastPage == nil, let pageSize, page.itemCount < pageSize, trusted { return .none }
+        let (asked, trusted, current, lastPage) = read(page)
+        // A short page with no total is the last: its own number is not read (issue 13: a walk of one page). A size
+        // the upstream may cap (`AskedPageSize`) is measured by the walk's first page: one short of it held the cap,
+        // or the whole list (then the next page is empty, or the first again: `mayRepeatPastEnd`); one that held it
+        // all showed the size within the cap (review14 F13: such a walk ended only at an empty page).
+        let size = trusted ? asked : asked.map { min($0, firstPageItemCount) }
+        if lastPage == nil, let size, page.itemCount < size { return .none }
         // The client chooses the page number: there is no page after Int.max.
         let (next, overflow) = current.addingReportingOverflow(1)
         if overflow { return .none }
@@ -28,12 +31,30 @@ struct PageNumberStrategy: PaginationStrategy {
         return .one(page.url.settingQueryValue(String(next), for: options.pageParameter))
     }
 
+    /// Under a size the upstream may cap and no total, the page after may be this one again: an upstream that answers
+    /// any page past its end with its last page (attack7 F3) sends no short or empty page to end the walk.
+    func mayRepeatPastEnd(after page: Page) -> Bool {
+        guard page.itemCount > 0 else { return false }
+        let (_, trusted, _, lastPage) = read(page)
+        return !trusted && lastPage == nil
+    }
+
     var lookahead: Int { options.lookahead }
 
     var endStatuses: Set<Int> { options.endStatuses }
 
     func guessNext(after url: PageURL) -> PageURL? {
         url.advancingQueryValue(options.pageParameter, by: 1, from: options.firstPage)
+    }
+
+    /// The size `page` asks for and whether it is trusted (`AskedPageSize`), its number, and the last page's number
+    /// when a total is stated.
+    private func read(_ page: Page) -> (asked: Int?, trusted: Bool, current: Int, lastPage: Int?) {
+        let (asked, trusted) = AskedPageSize.of(page.url, parameter: options.sizeParameter, route: options.pageSize)
+        let current = page.url.integerQueryValue(options.pageParameter) ?? options.firstPage
+        // A first page short of an untrusted size, under a total, shows the upstream's cap (attack12 L4).
+        let lastPage = lastPageNumber(page, pageSize: asked, mayShowCap: !trusted && current == options.firstPage)
+        return (asked, trusted, current, lastPage)
     }
 
     /// The last page's number from a total; totals come from the upstream, so the arithmetic saturates instead of
