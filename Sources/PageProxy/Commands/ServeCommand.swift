@@ -24,6 +24,8 @@ enum ServeCommand {
         let signals = ShutdownSignals(immediateExitCode: 1) { signal in
             logger.log(.info, "signal ignored", [("signal", .int(Int(signal))), ("hint", .string("SIGTERM or SIGINT stops PageProxy; nothing reloads"))])
         }
+        // Sockets stay below a line under the open-file limit: out of descriptors, the runtime crashes the process.
+        DescriptorReserve.keep(heldEntryFiles: HeldEntryFileBudget.shared.capacity)
         let app: PageProxyApp
         do {
             app = try PageProxyApp.start(config: config, logger: logger)

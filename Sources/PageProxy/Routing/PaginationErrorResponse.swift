@@ -66,6 +66,10 @@ struct PaginationErrorResponse: HTTPResponseError {
                 status = .serviceUnavailable
                 headers.set("Retry-After", String(UpstreamError.wholeSeconds(wait)))
                 details.append(("retry_after_seconds", .int(UpstreamError.wholeSeconds(wait))))
+            case .outOfDescriptors:
+                // The process is at its open-file limit: this gateway is unavailable for a moment, the upstream is not at fault.
+                status = .serviceUnavailable
+                headers.set("Retry-After", "1")
             default: status = .badGateway
             }
         case .foreignOrigin(_, let refused, _):
