@@ -90,6 +90,10 @@ package final class HTTP1Transport: UpstreamTransport {
             do {
                 if case .response(let head, let body) = try parser.parse(&buffer, method: method) { parsed = (head, body) } else { parsed = nil }
             } catch .bodyTooLarge(let limit) {
+                // An error page over the limit is still its status (a 5xx is retried as any); the connection is dropped.
+                if let (head, prefix) = parser.cutErrorResponse() {
+                    return (UpstreamResponse(status: head.status, headers: head.headers, body: prefix), false)
+                }
                 throw .failed(.responseTooLarge(origin: origin.description, limit: limit))
             } catch {
                 throw .failed(.invalidResponse(origin: origin.description, reason: error.description))
