@@ -25,7 +25,8 @@ enum ServeCommand {
             logger.log(.info, "signal ignored", [("signal", .int(Int(signal))), ("hint", .string("SIGTERM or SIGINT stops PageProxy; nothing reloads"))])
         }
         // Sockets stay below a line under the open-file limit: out of descriptors, the runtime crashes the process.
-        DescriptorReserve.keep(heldEntryFiles: HeldEntryFileBudget.shared.capacity)
+        // Entry files are held for sending only with `cache.sendFromFiles`; their budget is kept free then.
+        DescriptorReserve.keep(heldEntryFiles: config.cache.sendsFromFiles ? HeldEntryFileBudget.shared.capacity : 0)
         let app: PageProxyApp
         do {
             app = try PageProxyApp.start(config: config, logger: logger)
