@@ -38,7 +38,7 @@ final class PageProxyApp: Sendable {
             config: config, transport: transport, pages: pages, status: status, metrics: metrics, budgets: budgets, spool: spool,
             walkObserver: walkObserver)
         let server = try Server(
-            address: SocketAddress(host: config.listen.address, port: config.listen.port), limits: ServerLimits(config.server),
+            address: SocketAddress(host: config.listen.address, port: config.listen.port), limits: ServerLimits(config.server).fittingDescriptors(logger: logger),
             responder: responder, logger: logger, clock: clock)
         metricsBox.set { server.openConnections }
         status.markReady()
@@ -172,5 +172,22 @@ extension ServerLimits {
         http.maxHeaderBytes = config.maxHeaderBytes
         sendBufferBytes = config.sendBufferBytes > 0 ? config.sendBufferBytes : nil
         writeTimeout = config.writeTimeout
+    }
+
+    /// Lowers `maxConnections` to what fits below the descriptor line (`DescriptorReserve`, drawn by `serve`), with one
+    /// warning naming both numbers: a client may hold an upstream connection too, and past the line the process
+    /// refuses clients that it could otherwise not serve at all.
+    func fittingDescriptors(logger: Logger) -> ServerLimits {
+        let line = DescriptorReserve.current
+        let fitting = DescriptorReserve.maxConnections(below: line)
+        guard line < Int.max, fitting < maxConnections else { return self }
+        logger.log(.warning, "server.maxConnections lowered to fit the open-file limit", [
+            ("maxConnections", .int(maxConnections)), ("lowered_to", .int(fitting)),
+            ("open_file_limit", .int(Int(OpenFileLimit.soft ?? 0))),
+            ("hint", "raise the limit (ulimit -n, LimitNOFILE=, --ulimit nofile=) or lower server.maxConnections"),
+        ])
+        var limits = self
+        limits.maxConnections = fitting
+        return limits
     }
 }

@@ -80,8 +80,14 @@ enum PageProxyCommand {
             print(usage)
             code = 0
         case "--version", "-V", "version":
-            print("PageProxy \(PageProxyVersion.current)")
-            code = 0
+            if let extra = arguments.first {
+                // attack13 U1: an argument after --version was ignored without a word.
+                printError("PageProxy: \(command) takes no arguments; \"\(extra)\" is extra\n\n\(usage)")
+                code = 2
+            } else {
+                print("PageProxy \(PageProxyVersion.current)")
+                code = 0
+            }
         default:
             printError("PageProxy: unknown command \"\(command)\"\n\n\(usage)")
             code = 2
@@ -112,6 +118,8 @@ struct CommandOptions {
                     guard index < arguments.count else { throw UsageError(message: "--\(name) needs a value") }
                     value = arguments[index]
                 }
+                // attack13 U1: a second `--format` silently won over the first.
+                guard values[name] == nil else { throw UsageError(message: "--\(name) is given twice; give it once") }
                 values[name] = value
             } else {
                 positional.append(argument)

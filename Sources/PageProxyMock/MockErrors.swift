@@ -73,6 +73,13 @@ package enum MockErrors {
         generic(500, "internal server error")
     }
 
+    /// 503 from `big503@K`: an HTML-ish error page padded to 2 MiB.
+    package static func bigUnavailable() -> MockResponse {
+        MockResponse(
+            status: 503, headers: [(name: "Content-Type", value: "text/plain")],
+            body: Array("service unavailable\n".utf8) + [UInt8](repeating: UInt8(ascii: " "), count: 2 << 20))
+    }
+
     /// 429 with `Retry-After: 1` from `status429@K`.
     package static func tooManyRequests() -> MockResponse {
         .json(

@@ -8,6 +8,9 @@ package struct MockFaults: Sendable, Equatable {
         case status500
         /// Page K answers 500 the first time its exact target is asked, then normally.
         case transient500
+        /// Page K answers 503 with a 2 MiB error body the first time its exact target is asked, then normally: an
+        /// error page larger than a route's `maxPageBytes`.
+        case big503
         /// Page K answers 429 with `Retry-After: 1` the first time its exact target is asked.
         case status429
         /// Page K answers 403 with GitHub's secondary-rate-limit body, every time (a 4xx after the first page).

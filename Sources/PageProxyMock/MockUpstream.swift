@@ -151,6 +151,9 @@ public final class MockUpstream: Sendable {
         if faults.has(.transient500, page: page), log.fireOnce("transient500 " + request.target) {
             return MockErrors.internalError()
         }
+        if faults.has(.big503, page: page), log.fireOnce("big503 " + request.target) {
+            return MockErrors.bigUnavailable()
+        }
         if faults.has(.status403, page: page) {
             return MockErrors.forbidden()
         }

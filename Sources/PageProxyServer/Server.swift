@@ -42,7 +42,8 @@ package final class Server: Sendable {
             for await client in accepted {
                 if let bytes = limits.sendBufferBytes { client.setSendBufferSize(bytes) }
                 let socket = AsyncSocket(socket: client)
-                guard let membership = registry.add(socket, limit: limits.maxConnections) else {
+                // A client past the descriptor line is refused like one past the cap: the process keeps a reserve.
+                guard DescriptorReserve.admits(client.fd), let membership = registry.add(socket, limit: limits.maxConnections) else {
                     let bytes = refuseOverCapacity(socket)
                     responder.refused(status: .serviceUnavailable, bytes: bytes)
                     continue

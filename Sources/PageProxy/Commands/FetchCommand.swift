@@ -22,7 +22,10 @@ enum FetchCommand {
         } catch {
             return fail(.usage, error.message)
         }
-        guard options.positional.count == 1, let target = options.positional.first, !target.isEmpty else {
+        if options.positional.count > 1 {
+            return fail(.usage, "one route only; \"\(options.positional[1])\" is an extra argument")
+        }
+        guard let target = options.positional.first, !target.isEmpty else {
             return fail(.usage, "name one route, like demo or demo/sub?state=open")
         }
         var headers = HTTPHeaders()

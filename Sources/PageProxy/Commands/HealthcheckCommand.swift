@@ -3,10 +3,17 @@ import PageProxyCore
 /// `PageProxy healthcheck`: the container `HEALTHCHECK`; the slim image has no curl, so the binary asks itself.
 enum HealthcheckCommand {
     static func run(_ arguments: [String]) async -> Int32 {
-        guard let options = try? CommandOptions(arguments, known: ["port", "address"]),
-            let port = try? options.integer("port", default: 8080, range: 1...65535)
-        else {
-            printError("PageProxy healthcheck: usage: healthcheck [--port P] [--address A]")
+        let options: CommandOptions
+        let port: Int
+        do throws(CommandOptions.UsageError) {
+            options = try CommandOptions(arguments, known: ["port", "address"])
+            port = try options.integer("port", default: 8080, range: 1...65535)
+            if let extra = options.positional.first {
+                throw CommandOptions.UsageError(message: "\"\(extra)\" is an extra argument")
+            }
+        } catch {
+            // attack13 U1: say what is wrong (a port out of range, an extra argument), then the usage.
+            printError("PageProxy healthcheck: \(error.message)\nusage: healthcheck [--port P] [--address A]")
             return 2
         }
         let address = options.values["address"] ?? "127.0.0.1"

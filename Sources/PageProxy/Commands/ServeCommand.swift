@@ -24,6 +24,9 @@ enum ServeCommand {
         let signals = ShutdownSignals(immediateExitCode: 1) { signal in
             logger.log(.info, "signal ignored", [("signal", .int(Int(signal))), ("hint", .string("SIGTERM or SIGINT stops PageProxy; nothing reloads"))])
         }
+        // Sockets stay below a line under the open-file limit: out of descriptors, the runtime crashes the process.
+        // Entry files are held for sending only with `cache.sendFromFiles`; their budget is kept free then.
+        DescriptorReserve.keep(heldEntryFiles: config.cache.sendsFromFiles ? HeldEntryFileBudget.shared.capacity : 0)
         let app: PageProxyApp
         do {
             app = try PageProxyApp.start(config: config, logger: logger)

@@ -128,13 +128,18 @@ enum ConfigLoader {
         }
         guard !elements.isEmpty else { throw root.error("routes", "must contain at least one route") }
         var routes: [RouteConfig] = []
+        routes.reserveCapacity(elements.count)
+        // Each name's first index, looked up in constant time: a scan of the earlier routes made 100,000 routes take
+        // 159 s to check (attack13 U1).
+        var indexByName: [String: Int] = [:]
         for (index, element) in elements.enumerated() {
             let object = try ConfigObject(element, path: "routes[\(index)]", file: root.file)
             let route = try RouteConfigParser.parse(object, environment: environment)
-            if let earlier = routes.firstIndex(where: { $0.name == route.name }) {
+            if let earlier = indexByName[route.name] {
                 throw object.error("name", "duplicate route name \"\(route.name)\": routes[\(earlier)] and routes[\(index)] "
                     + "are both named so")
             }
+            indexByName[route.name] = index
             routes.append(route)
         }
         return routes

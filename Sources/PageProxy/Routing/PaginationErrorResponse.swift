@@ -46,6 +46,12 @@ struct PaginationErrorResponse: HTTPResponseError {
             } else {
                 (status, code) = (.badGateway, "upstream_status")
             }
+            if upstreamStatus == 304 {
+                // A 304 answers a conditional request; one reaches here only when PageProxy sent no validator of its
+                // own (an uncached route, or the unconditional retry after a 304 naming another version).
+                message = "the upstream answered page \(page) with 304 Not Modified, though PageProxy sent no validator "
+                    + "(If-None-Match / If-Modified-Since)"
+            }
             details.append(("upstream_status", .int(upstreamStatus)))
             if let summary = body.summary(redacting: secrets) { message += ": " + summary }
             switch body.excerpt(redacting: secrets) {
@@ -66,6 +72,10 @@ struct PaginationErrorResponse: HTTPResponseError {
                 status = .serviceUnavailable
                 headers.set("Retry-After", String(UpstreamError.wholeSeconds(wait)))
                 details.append(("retry_after_seconds", .int(UpstreamError.wholeSeconds(wait))))
+            case .outOfDescriptors:
+                // The process is at its open-file limit: this gateway is unavailable for a moment, the upstream is not at fault.
+                status = .serviceUnavailable
+                headers.set("Retry-After", "1")
             default: status = .badGateway
             }
         case .foreignOrigin(_, let refused, _):

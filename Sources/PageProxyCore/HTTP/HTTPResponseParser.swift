@@ -51,6 +51,18 @@ package struct HTTPResponseParser: Sendable {
         }
     }
 
+    /// The most of an error body kept when the whole is over the limit (`cutErrorResponse`).
+    package static let cutErrorBodyBytes = 4096
+
+    /// After `.bodyTooLarge` on an error status (4xx, 5xx): its head and the first bytes of its body, so that the status
+    /// is reported (and a 5xx retried) as any other, whatever the size of the error page (attack13 U1: a 503 with
+    /// 20 MB of padding was `upstream_page_too_large`). The rest is never read: the connection is not reusable.
+    package func cutErrorResponse() -> (HTTPResponseHead, body: [UInt8])? {
+        guard case .failed(.bodyTooLarge) = state, status.code >= 400 else { return nil }
+        let head = HTTPResponseHead(status: status, version: version, headers: HTTPHeaders(fields.map { ($0.name, $0.value) }))
+        return (head, Array(body.prefix(Self.cutErrorBodyBytes)))
+    }
+
     /// Called at end of stream: completes a close-delimited body, throws `.truncated` if a response was partly read,
     /// and returns `.needMoreData` if nothing of a response was read.
     package mutating func finish() throws(HTTPResponseParseError) -> Result {

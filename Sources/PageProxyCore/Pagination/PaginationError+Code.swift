@@ -37,6 +37,7 @@ extension UpstreamError {
         case .rateLimited: "upstream_rate_limited"
         case .cancelled: "client_closed_request"
         case .notCached: "not_cached"
+        case .outOfDescriptors: "proxy_out_of_descriptors"
         }
     }
 }

@@ -43,6 +43,11 @@ package struct Socket: Sendable, Hashable {
         let fd = Glibc.socket(address.domain, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_NONBLOCK.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw .makeFailed("socket") }
         let socket = Socket(fd: fd)
+        // Past the line the process is as good as out of descriptors (`DescriptorReserve`): say so, as EMFILE would.
+        guard DescriptorReserve.admits(fd) else {
+            socket.close()
+            throw .failed(call: "socket", errno: EMFILE)
+        }
         socket.setNoDelay()
         if let receiveBufferBytes { socket.setBufferSize(SO_RCVBUF, receiveBufferBytes) }
         while true {

@@ -1,3 +1,7 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
 /// An HTTP/1.1 client for `http://` and `https://` upstreams on PageProxy's own non-blocking sockets, with
 /// keep-alive reuse; TLS is OpenSSL's, loaded when the first `https://` connection is made.
 package final class HTTP1Transport: UpstreamTransport {
@@ -26,6 +30,9 @@ package final class HTTP1Transport: UpstreamTransport {
                 } catch {
                     switch error {
                     case .socket(.timedOut): throw .timedOut(origin: origin.description)
+                    // The process's own limit, not the upstream's doing: a 503, not "unreachable" (attack13 H2).
+                    case .socket(.failed(_, let code)) where code == EMFILE || code == ENFILE:
+                        throw .outOfDescriptors(origin: origin.description)
                     case .socket(let error): throw .connectFailed(origin: origin.description, reason: error.description)
                     case .tls(let error): throw .tlsFailed(origin: origin.description, reason: error.description)
                     }
@@ -83,6 +90,10 @@ package final class HTTP1Transport: UpstreamTransport {
             do {
                 if case .response(let head, let body) = try parser.parse(&buffer, method: method) { parsed = (head, body) } else { parsed = nil }
             } catch .bodyTooLarge(let limit) {
+                // An error page over the limit is still its status (a 5xx is retried as any); the connection is dropped.
+                if let (head, prefix) = parser.cutErrorResponse() {
+                    return (UpstreamResponse(status: head.status, headers: head.headers, body: prefix), false)
+                }
                 throw .failed(.responseTooLarge(origin: origin.description, limit: limit))
             } catch {
                 throw .failed(.invalidResponse(origin: origin.description, reason: error.description))

@@ -28,6 +28,9 @@ public enum UpstreamError: Error, Equatable, CustomStringConvertible {
     /// The client said `Cache-Control: only-if-cached` and the cache holds no page it may serve (RFC 9111 §5.2.1.7):
     /// the upstream was not asked.
     case notCached(origin: String)
+    /// PageProxy itself had no descriptor left for a new connection (EMFILE, ENFILE, or its own reserve,
+    /// `DescriptorReserve`): the process's limit, not the upstream's failure; nothing was sent.
+    case outOfDescriptors(origin: String)
 
     /// What failed, and with which origin.
     public var description: String {
@@ -47,6 +50,8 @@ public enum UpstreamError: Error, Equatable, CustomStringConvertible {
             "\(origin) redirected in a loop or more than \(limit) times (last to \(location))"
         case .cancelled: "the fetch was cancelled: its client went away"
         case .notCached(let origin): "a page from \(origin) is not in the cache, and the client said only-if-cached"
+        case .outOfDescriptors(let origin):
+            "PageProxy is at its limit of open files (ulimit -n), so no connection to \(origin) was opened; retry shortly"
         }
     }
 
@@ -54,7 +59,8 @@ public enum UpstreamError: Error, Equatable, CustomStringConvertible {
     public var isRetryable: Bool {
         switch self {
         case .connectFailed, .timedOut, .connectionLost: true
-        case .invalidResponse, .responseTooLarge, .unsupportedScheme, .tlsFailed, .foreignRedirect, .redirectLoop, .rateLimited, .cancelled, .notCached: false
+        case .invalidResponse, .responseTooLarge, .unsupportedScheme, .tlsFailed, .foreignRedirect, .redirectLoop, .rateLimited, .cancelled, .notCached,
+            .outOfDescriptors: false
         }
     }
 

@@ -132,6 +132,25 @@ import Testing
         kept?.close()
     }
 
+    @Test("an error page over the body limit is still its status, with its first bytes, and its connection is not kept")
+    func oversizedErrorPageKeepsItsStatus() async throws {
+        let padding = String(repeating: "x", count: 2 << 20)
+        let (port, _) = try Self.serveOnce("HTTP/1.1 503 Service Unavailable\r\nContent-Length: \(padding.utf8.count)\r\n\r\n\(padding)")
+        let transport = HTTP1Transport()
+        let url = PageURL(scheme: "http", host: "127.0.0.1", port: port, path: "/items", query: nil)
+        let response = try await transport.send(UpstreamRequest(url: url), timeout: .seconds(30), maxBodyBytes: 1 << 20)
+        #expect(response.status.code == 503)
+        #expect(response.body.count <= HTTPResponseParser.cutErrorBodyBytes)
+        #expect(transport.pool.takeIdle(for: ConnectionPool.Key(origin: url.origin)) == nil)
+        // A 200 over the limit is still too large.
+        let (okPort, _) = try Self.serveOnce("HTTP/1.1 200 OK\r\nContent-Length: \(padding.utf8.count)\r\n\r\n\(padding)")
+        await #expect(throws: UpstreamError.responseTooLarge(origin: "http://127.0.0.1:\(okPort)", limit: 1 << 20)) {
+            try await HTTP1Transport().send(
+                UpstreamRequest(url: PageURL(scheme: "http", host: "127.0.0.1", port: okPort, path: "/items", query: nil)),
+                timeout: .seconds(30), maxBodyBytes: 1 << 20)
+        }
+    }
+
     @Test("a compressed body is refused with an error that names its coding")
     func compressedBodyIsRefused() async throws {
         let (port, _) = try Self.serveOnce("HTTP/1.1 200 OK\r\nContent-Encoding: gzip\r\nContent-Length: 2\r\n\r\n\u{1f}\u{8b}")

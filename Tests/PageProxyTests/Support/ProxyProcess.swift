@@ -18,7 +18,9 @@ final class ProxyProcess {
     }
 
     /// Starts `serve` with `config` (a JSON text whose listen port should be 0) and waits for its "listening" line.
-    init(config: String, environment: [String: String] = [:]) async throws {
+    /// - Parameter openFileLimit: the child's soft and hard `RLIMIT_NOFILE` (set by a shell's `ulimit -n` before it
+    ///   becomes `serve`); nil leaves the test process's.
+    init(config: String, environment: [String: String] = [:], openFileLimit: Int? = nil) async throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("pageproxy-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let configURL = directory.appendingPathComponent("config.json")
@@ -27,8 +29,15 @@ final class ProxyProcess {
         _ = FileManager.default.createFile(atPath: logURL.path, contents: nil)
         let log = try FileHandle(forWritingTo: logURL)
         defer { try? log.close() }
+        let serve = ["serve", "--config", configURL.path]
+        let (executable, arguments) =
+            if let openFileLimit {
+                (URL(fileURLWithPath: "/bin/sh"), ["-c", "ulimit -n \(openFileLimit) && exec \"$0\" \"$@\"", Self.binary.path] + serve)
+            } else {
+                (Self.binary, serve)
+            }
         process = try await ChildProcess(
-            executable: Self.binary, arguments: ["serve", "--config", configURL.path],
+            executable: executable, arguments: arguments,
             environment: ProcessInfo.processInfo.environment.merging(environment) { $1 },
             standardOutput: .descriptor(log.fileDescriptor))
         let listening = try await waitForLogLine { $0.contains("\"msg\":\"listening\"") }

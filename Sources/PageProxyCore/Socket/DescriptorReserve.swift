@@ -1,0 +1,47 @@
+import Synchronization
+
+/// A line below the soft limit on open descriptors that client and upstream sockets never cross.
+///
+/// The process must never run out of descriptors: libdispatch's worker-pool monitor opens `/proc/<tid>/stat` about
+/// once a second while work is queued and crashes the process (SIGILL, "workq: registered worker exited
+/// prematurely") when that open fails, so EMFILE at the wrong moment ended every answer in flight (attack13 H2: 200
+/// clients against `ulimit -n 256`). Descriptors are numbered lowest-free first, so a socket numbered past the line
+/// means every descriptor below it is taken: it is closed at once instead of kept (a client gets the quick 503, an
+/// upstream connection is not tried). What stays above the line is for what is not counted here: the entry files
+/// sent from the cache (their own budget, `HeldEntryFileBudget`), the cache's and the spool's short-lived files,
+/// libdispatch's reads, and `spare` more.
+package enum DescriptorReserve {
+    /// Descriptors kept free beyond the held entry files' budget.
+    package static let spare = 32
+
+    /// No line until `keep` draws one (tests in one process share it): every descriptor number is below it.
+    private static let drawnLine = Atomic<Int>(Int.max)
+
+    /// The line now; `Int.max` when none is drawn.
+    package static var current: Int { drawnLine.load(ordering: .relaxed) }
+
+    /// Where the line goes for a soft limit of `softLimit` and `heldEntryFiles` entry files held at most.
+    package static func line(softLimit: UInt64, heldEntryFiles: Int) -> Int {
+        let soft = Int(min(softLimit, UInt64(Int.max)))
+        return max(0, soft - heldEntryFiles - spare)
+    }
+
+    /// Draws the line from the process's soft limit (`serve` does, once its limit is raised); returns it.
+    @discardableResult
+    package static func keep(heldEntryFiles: Int) -> Int? {
+        guard let soft = OpenFileLimit.soft else { return nil }
+        let drawn = line(softLimit: soft, heldEntryFiles: heldEntryFiles)
+        drawnLine.store(drawn, ordering: .relaxed)
+        return drawn
+    }
+
+    /// Whether a socket that got descriptor `fd` may keep it.
+    package static func admits(_ fd: Int32) -> Bool {
+        Int(fd) < current
+    }
+
+    /// The most client connections that fit below `line`: each may hold an upstream connection too.
+    package static func maxConnections(below line: Int) -> Int {
+        max(1, line / 2)
+    }
+}
