@@ -15,6 +15,10 @@ STRIPE_AUTH = {"Authorization": "Bearer sk_test_harness"}  # localstripe takes a
 CUSTOMERS = "/v1/customers"
 EXPERIMENTS = "/api/2.0/mlflow/experiments/search"
 NO_EXPERIMENT = EXPERIMENTS + "?max_results=100&filter=name%3D%27nothing%27"
+JUPYTERHUB_AUTH = {"Authorization": "token harness-jupyterhub-token"}
+JUPYTERHUB_HEADERS = dict(JUPYTERHUB_AUTH, Accept="application/jupyterhub-pagination+json")
+GROUPS, USERS = "/hub/api/groups", "/hub/api/users"
+PICCOLO_THINGS = "/things/"
 MASTODON_TAG = "/api/v1/timelines/tag/fgiztsshwiaqqiztpmmjbtvmescsculuvmgjgopwoeidbcrixp"
 
 TRUTH = {
@@ -79,6 +83,13 @@ TRUTH = {
     "github-comments": {"kind": "link", "start": COMMENTS + "?per_page=3", "items": "", "headers": GITHUB_ACCEPT},
     "github-artifacts": {"kind": "link", "start": ARTIFACTS, "items": "artifacts", "headers": GITHUB_ACCEPT},
     "github-search": {"kind": "link", "start": SEARCH + "&per_page=5", "items": "items", "headers": GITHUB_ACCEPT},
+    "jupyterhub-groups": {"kind": "body-next", "start": GROUPS, "next": "_pagination.next.url", "items": "items",
+                          "headers": JUPYTERHUB_HEADERS, "compact": False},
+    "jupyterhub-users": {"kind": "body-next", "start": USERS + "?limit=100", "next": "_pagination.next.url",
+                         "items": "items", "headers": JUPYTERHUB_HEADERS, "compact": False},
+    "piccolo": {"kind": "until-empty", "start": PICCOLO_THINGS + "?__page_size=100", "parameter": "__page", "items": "rows"},
+    "piccolo-range": {"kind": "until-empty", "start": PICCOLO_THINGS + "?__page_size=100&__range_header=true",
+                      "parameter": "__page", "items": "rows"},
 }
 
 DRF, JSONAPI, FASTAPI, GITHUB = ("DRF 3.18 (runserver)", "DRF JSON:API 8.1 (runserver)",
@@ -90,6 +101,7 @@ LINK, KINTO, WAGTAIL = ("drf-link-header-pagination 0.2 (runserver)", "Kinto 26.
                        "Wagtail 8.0 API v2 (runserver)")
 STRIPE, MLFLOW, MASTODON = ("localstripe 1.15 (aiohttp) /v1/customers", "MLflow 3.17 tracking server (uvicorn, SQLite)",
                             "Mastodon replay (Mastodon.py 2.3.3 cassettes) hashtag timeline")
+JUPYTERHUB, PICCOLO = "JupyterHub 6.1 REST API (Tornado, SQLite)", "Piccolo API 1.11 PiccoloCRUD (uvicorn, SQLite)"
 EVE_PEOPLE, TASTYPIE_THING, DATASETTE_TABLE = "/api/v1/people", "/tastypie/v1/thing/", "/things/things.json"
 
 
@@ -256,6 +268,31 @@ CASES = [
          {"scheme": "link-header", "lookahead": 3}, "artifacts", concurrency=4, headers=GITHUB_ACCEPT),
     case("github-search", "github", GITHUB + " code search", "github-search", SEARCH,
          {"scheme": "page-number", "pageSize": 5, "totalItemsPath": "total_count"}, "items", headers=GITHUB_ACCEPT),
+    # JupyterHub: with `Accept: application/jupyterhub-pagination+json`, {"items": [...], "_pagination": {"offset",
+    # "limit", "total", "next": {"offset", "limit", "url"} or null}}; ?offset=&limit= (50 by default, a limit above
+    # 200 read as 200 without a word); `json.dumps` with spaces and ASCII escapes; Tornado's ETag, no Cache-Control.
+    case("jupyterhub-next", "jupyterhub", JUPYTERHUB + " /groups", "jupyterhub-groups", GROUPS,
+         {"scheme": "next-url", "nextPath": "_pagination.next.url"}, "items", headers=JUPYTERHUB_HEADERS),
+    case("jupyterhub-next-total", "jupyterhub", JUPYTERHUB + " /groups", "jupyterhub-groups", GROUPS,
+         {"scheme": "next-url", "nextPath": "_pagination.next.url", "totalItemsPath": "_pagination.total"}, "items",
+         headers=JUPYTERHUB_HEADERS),
+    case("jupyterhub-offset", "jupyterhub", JUPYTERHUB + " /groups", "jupyterhub-groups", GROUPS,
+         {"scheme": "offset", "limit": 200, "totalItemsPath": "_pagination.total"}, "items", headers=JUPYTERHUB_HEADERS),
+    # A limit above its maximum is read as 200: the route asks 500 a page and gets 200.
+    case("jupyterhub-offset-capped", "jupyterhub", JUPYTERHUB + " /groups, limit above its 200", "jupyterhub-groups",
+         GROUPS, {"scheme": "offset", "limit": 500, "totalItemsPath": "_pagination.total"}, "items",
+         headers=JUPYTERHUB_HEADERS),
+    case("jupyterhub-users", "jupyterhub", JUPYTERHUB + " /users", "jupyterhub-users", USERS + "?limit=100",
+         {"scheme": "next-url", "nextPath": "_pagination.next.url", "totalItemsPath": "_pagination.total"}, "items",
+         headers=JUPYTERHUB_HEADERS),
+    # Piccolo API: {"rows": [...]} and nothing else (no link, no count, no page number), ?__page=&__page_size= (15 by
+    # default, at most 1000), newest first; with ?__range_header=true a `Content-Range: things 0-99/1000` header.
+    case("piccolo-pages", "piccolo", PICCOLO, "piccolo", PICCOLO_THINGS,
+         {"scheme": "page-number", "pageParameter": "__page", "sizeParameter": "__page_size", "pageSize": 100}, "rows"),
+    case("piccolo-range", "piccolo", PICCOLO + " ?__range_header=true", "piccolo-range",
+         PICCOLO_THINGS + "?__range_header=true",
+         {"scheme": "page-number", "pageParameter": "__page", "sizeParameter": "__page_size", "pageSize": 100,
+          "totalItemsHeader": "Content-Range"}, "rows"),
     # scheme "auto": the same endpoints, nothing said but the URL.
     auto("auto-drf-pages", "django", DRF + " PageNumberPagination", "drf-pages", "/api/pages/"),
     auto("auto-drf-offset", "django", DRF + " LimitOffsetPagination", "drf-offset", "/api/offset/"),
@@ -301,6 +338,12 @@ CASES = [
     auto("auto-mlflow-empty", "mlflow", MLFLOW + " a filter no experiment matches", "mlflow-empty", NO_EXPERIMENT,
          expect_error="pagination_not_detected"),
     auto("auto-mastodon", "mastodon", MASTODON, "mastodon", MASTODON_TAG + "?limit=10"),
+    auto("auto-jupyterhub", "jupyterhub", JUPYTERHUB + " /groups", "jupyterhub-groups", GROUPS,
+         headers=JUPYTERHUB_HEADERS),
+    auto("auto-jupyterhub-users", "jupyterhub", JUPYTERHUB + " /users", "jupyterhub-users", USERS + "?limit=100",
+         headers=JUPYTERHUB_HEADERS),
+    auto("auto-piccolo-range", "piccolo", PICCOLO + " ?__range_header=true", "piccolo-range",
+         PICCOLO_THINGS + "?__page_size=100&__range_header=true"),
     auto("auto-github-comments", "github", GITHUB + " issue comments", "github-comments", COMMENTS + "?per_page=3",
          headers=GITHUB_ACCEPT),
     auto("auto-github-artifacts", "github", GITHUB + " artifacts", "github-artifacts", ARTIFACTS, headers=GITHUB_ACCEPT),
