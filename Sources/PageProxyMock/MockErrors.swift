@@ -33,7 +33,7 @@ package enum MockErrors {
             body = #"{"code": 401, "errno": 104, "error": "Unauthorized", "message": "Please authenticate yourself to use this endpoint."}"#
         case .jupyterhub:
             body = #"{"status": 401, "message": "Unauthorized"}"#
-        case .slack, .plain, .offset, .smorest, .ninja, .litestar, .eve, .tastypie, .datasette, .piccolo:
+        case .slack, .plain, .offset, .smorest, .ninja, .litestar, .eve, .tastypie, .datasette, .piccolo, .mailman:
             body = #"{"error":"invalid_auth"}"#
         }
         var challenge = #"Bearer realm="mock""#
@@ -109,7 +109,7 @@ package enum MockErrors {
         let body: String
         var status = 400
         switch service {
-        case .plain, .offset, .ninja, .litestar, .eve, .tastypie, .datasette, .mastodon, .localstripe, .mlflow, .jupyterhub, .piccolo:
+        case .plain, .offset, .ninja, .litestar, .eve, .tastypie, .datasette, .mastodon, .localstripe, .mlflow, .jupyterhub, .piccolo, .mailman:
             body = #"{"error":"# + JSONText.string("invalid value for \(name): \(quoted)") + "}"
         case .smorest:
             status = 422

@@ -55,6 +55,9 @@ package enum MockService: String, Sendable, CaseIterable {
     /// Piccolo API's PiccoloCRUD: `{"rows": [...]}` and nothing else (no link, no count), `?__page=&__page_size=`, a
     /// size above the largest a 403; `?__range_header=true` adds `Content-Range: items 0-9/N`.
     case piccolo
+    /// Mailman 3 core's REST API: `{"entries": [...], "http_etag", "start", "total_size"}` with sorted keys, `?count=&page=`
+    /// (both, or neither for everything), no link; a page past the end leaves `entries` out.
+    case mailman
 
     /// The route's path, e.g. "/github/items"; Django's routes end with a slash (its `APPEND_SLASH` redirects the
     /// form without one).
@@ -202,6 +205,14 @@ package enum MockService: String, Sendable, CaseIterable {
             }
             // Page 0 and below are the first page.
             return .window(MockWindow(page: max(page, 1), size: size, total: total))
+        case .mailman:
+            let (count, page) = (context.query.value("count"), context.query.value("page"))
+            // Neither: every item (up to the largest page). One without the other fails in Mailman's own code: a 500.
+            if count == nil, page == nil { return .window(MockWindow(offset: 0, size: context.maxPageSize, total: total)) }
+            guard let count, let page else { return .reply(MockErrors.internalError()) }
+            guard let size = Int(count), size >= 1 else { return bad(context, "count") }
+            guard let number = Int(page), number >= 1 else { return bad(context, "page") }
+            return .window(MockWindow(page: number, size: min(size, context.maxPageSize), total: total))
         case .stripe:
             guard let size = context.pageSize("limit") else { return bad(context, "limit") }
             guard let after = context.query.value("starting_after") else {

@@ -1,6 +1,7 @@
 import PageProxyCore
 
-/// JupyterHub's REST API and Piccolo API's PiccoloCRUD as scripts/real-upstreams found them (branch real13).
+/// JupyterHub's REST API, Piccolo API's PiccoloCRUD and Mailman 3's REST API as scripts/real-upstreams found them
+/// (branch real13).
 extension MockWireFormats {
     /// JupyterHub: with its pagination media type in `Accept`, `{"items": […], "_pagination": {"offset", "limit",
     /// "total", "next": {"offset", "limit", "url"}}}` as Python's `json.dumps` writes it (`, ` and `: `), `next` null
@@ -38,5 +39,13 @@ extension MockWireFormats {
             headers.append((name: "Content-Range", value: "items \(window.offset)-\(last)/\(window.total)"))
         }
         return .json(status: 200, body: MockJSON.envelope(#"{"rows":"#, window.itemsJSON, "}"), extraHeaders: headers)
+    }
+
+    /// Mailman 3: `{"entries": […], "http_etag": "\"…\"", "start": N, "total_size": T}` as `json.dumps(sort_keys=True)`
+    /// writes it, and **no `entries` at all** on a page past the end (or of an empty list).
+    package static func mailman(_ window: MockWindow) -> MockResponse {
+        let etag = #""http_etag": "\"\#(MockUpstream.fingerprint(window.itemsJSON))\"", "start": \#(window.offset), "total_size": \#(window.total)}"#
+        guard window.count > 0 else { return .json(status: 200, body: Array(("{" + etag).utf8)) }
+        return .json(status: 200, body: MockJSON.envelope(#"{"entries": "#, window.itemsJSON, ", " + etag))
     }
 }

@@ -33,6 +33,7 @@ package enum MockWireFormats {
         case .localstripe: localstripe(window)
         case .jupyterhub: jupyterHub(window, context)
         case .piccolo: piccolo(window, context)
+        case .mailman: mailman(window)
         }
     }
 

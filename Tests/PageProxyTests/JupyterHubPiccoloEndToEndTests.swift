@@ -33,6 +33,7 @@ import Testing
             // The route's own limit above the mock's largest page (100), which JupyterHub reads as its largest.
             TestStack.Route(name: "jupyterhub-offset", mockPath: "/jupyterhub/items", scheme: .offset(capped),
                             items: JSONPath("items") ?? .root, configure: accept),
+            TestStack.Route(name: "mailman-auto", mockPath: "/mailman/items?count=\(size)&page=1", scheme: unused, configure: auto),
             TestStack.Route(name: "piccolo", mockPath: "/piccolo/items", scheme: .pageNumber(piccolo), items: JSONPath("rows") ?? .root),
             TestStack.Route(name: "piccolo-auto", mockPath: "/piccolo/items?__page_size=\(size)&__range_header=true", scheme: unused,
                             configure: auto),
@@ -89,6 +90,24 @@ import Testing
                     if total > Self.size { #expect(merged.header("PageProxy-Scheme") == "auto->page-number", "\(total)") }
                 }
             }
+        }
+    }
+
+    @Test("Mailman 3: auto reads total_size and numbers pages by the URL's page with its count (before real13: the first page alone, under a 200)")
+    func mailmanAuto() async throws {
+        try await TestStack.run(routes: Self.routes) { stack in
+            for total in [10, 25] {
+                let (merged, requests) = try await Habits.merged(stack, "mailman-auto", total: total)
+                #expect(merged.status == 200, "\(total): \(merged.text)")
+                #expect(merged.body == MockDataset.mergedJSON(total: total), "\(total)")
+                #expect(requests == Habits.pages(total), "\(total)")
+                if total > Self.size { #expect(merged.header("PageProxy-Scheme") == "auto->page-number", "\(total)") }
+            }
+            // An empty list leaves "entries" out: auto cannot tell it from a page it does not understand (as MLflow's
+            // `{}`), and says so rather than answer `[]` (REAL_UPSTREAMS.md, real13).
+            let (empty, _) = try await Habits.merged(stack, "mailman-auto", total: 0)
+            #expect(empty.status == 502)
+            #expect(empty.text.contains(#""code":"pagination_not_detected""#))
         }
     }
 

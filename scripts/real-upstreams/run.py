@@ -7,7 +7,7 @@ Starts Django REST Framework, djangorestframework-jsonapi, drf-link-header-pagin
 django-tastypie (Django's runserver), Wagtail's API v2 (its own runserver), fastapi-pagination and Litestar (uvicorn),
 flask-smorest and Eve (Werkzeug), Datasette (its own uvicorn), Kinto (waitress), localstripe (aiohttp), MLflow's
 tracking server (uvicorn, SQLite), JupyterHub's REST API (Tornado, SQLite, no node proxy), Piccolo API's PiccoloCRUD
-(uvicorn, SQLite), and replays of recorded api.github.com and Mastodon traffic; builds PageProxy in release mode; and for each case walks the
+(uvicorn, SQLite), Mailman 3 core's REST API (wsgiref, SQLite), and replays of recorded api.github.com and Mastodon traffic; builds PageProxy in release mode; and for each case walks the
 server's own links directly in Python (the truth, a new connection per page like a naive client), then asks
 PageProxy on a route written as a user would write it (README): merged JSON and NDJSON, each cold (empty cache)
 and cached (the same request again). Items are compared one by one with the truth; where the server writes compact
@@ -81,7 +81,7 @@ def download_recordings(requirement, folder, destination):
 
 def start_servers(workdir):
     names = ["django", "fastapi", "smorest", "litestar", "eve", "datasette", "kinto", "wagtail", "localstripe", "mlflow",
-             "github", "mastodon", "jupyterhub", "piccolo"]
+             "github", "mastodon", "jupyterhub", "piccolo", "mailman"]
     ports = {name: benchlib.free_port() for name in names}
     commands = {
         "django": [PYTHON, os.path.join(HERE, "django_server.py"), str(ports["django"])],
@@ -98,6 +98,7 @@ def start_servers(workdir):
         "mastodon": [PYTHON, os.path.join(HERE, "mastodon_replay.py"), str(ports["mastodon"]), MASTODON_DIR],
         "jupyterhub": [PYTHON, os.path.join(HERE, "jupyterhub_server.py"), str(ports["jupyterhub"])],
         "piccolo": [PYTHON, os.path.join(HERE, "piccolo_server.py"), str(ports["piccolo"])],
+        "mailman": [PYTHON, os.path.join(HERE, "mailman_server.py"), str(ports["mailman"])],
     }
     procs = {}
     for name, command in commands.items():

@@ -4,8 +4,8 @@
 extension SchemeDetector {
     static let offsetParameters = ["offset", "skip", "start"]
     static let limitParameters = ["limit"]
-    /// Piccolo API's `__page_size` too (its `__page` is in `pageParameters`).
-    static let sizeParameters = ["page_size", "per_page", "pageSize", "PageSize", "size", "perPage", "__page_size"]
+    /// Piccolo API's `__page_size` too (its `__page` is in `pageParameters`), and Mailman's `count` (with `page`).
+    static let sizeParameters = ["page_size", "per_page", "pageSize", "PageSize", "size", "perPage", "__page_size", "count"]
     /// The page parameter of a size parameter whose API does not number pages with `page`, for a URL that names only
     /// the size (Piccolo API: `?__page_size=100` is paged by `__page`, and a `page` it would read as a filter).
     static let pageParameterOfSize = ["__page_size": "__page"]

@@ -53,6 +53,8 @@ package enum SchemeDetector {
         "count", "total", "total_count", "totalCount", "total_items", "totalItems", "total_results", "totalResults",
         "meta.total", "meta.count", "meta.total_count", "meta.pagination.count", "meta.pagination.total",
         "pagination.total", "pagination.count", "_meta.total", "_pagination.total",
+        // Mailman 3's REST API.
+        "total_size",
     ].map(path)
     static let totalHeaders = ["X-Total-Count", "X-Total", "X-WP-Total", "Total-Count", ContentRange.headerName]
     /// The header that names the next page by its URL (Kinto).

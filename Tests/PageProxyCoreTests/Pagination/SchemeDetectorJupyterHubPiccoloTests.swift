@@ -3,7 +3,7 @@ import Testing
 
 @testable import PageProxyCore
 
-/// `scheme: "auto"` on first pages as JupyterHub's REST API and Piccolo API's PiccoloCRUD write them
+/// `scheme: "auto"` on first pages as JupyterHub's REST API, Piccolo API's PiccoloCRUD and Mailman 3 write them
 /// (scripts/real-upstreams, branch real13).
 @Suite struct SchemeDetectorJupyterHubPiccoloTests {
     private func detect(_ body: String, url: String, headers: [(String, String)] = []) throws -> DetectedPagination {
@@ -45,5 +45,19 @@ import Testing
         #expect(named.scheme == .pageNumber(options))
         // Without the header nothing states more: the page is the whole answer, as for any bare page (REAL_UPSTREAMS.md).
         #expect(try detect(body, url: "http://h/things/?__page_size=2").scheme == nil)
+    }
+
+    @Test("Mailman 3: total_size is a total, and the URL's count and page number the pages (its first page was the whole answer)")
+    func mailman() throws {
+        let body = #"{"entries": [{"email": "a@example.com"}, {"email": "b@example.com"}], "http_etag": "\"x\"", "start": 0, "total_size": 1000}"#
+        let detected = try detect(body, url: "http://h/3.0/lists/l.example.com/roster/member?count=2&page=1")
+        var options = PaginationScheme.PageNumber(sizeParameter: "count", pageSize: 2)
+        options.totalItemsPath = JSONPath("total_size")
+        #expect(detected.scheme == .pageNumber(options))
+        #expect(detected.itemsPath == JSONPath("entries"))
+        #expect(detected.total == 1000)
+        // No count and page: Mailman answers every entry on one page.
+        let all = try detect(body.replacingOccurrences(of: "1000", with: "2"), url: "http://h/3.0/lists/l.example.com/roster/member")
+        #expect(all.scheme == nil)
     }
 }

@@ -27,6 +27,7 @@ import Testing
         case .drfLink: "page=2&page_size=10"
         case .wagtail, .drfLinkOffset, .jupyterhub: "limit=10&offset=10"
         case .piccolo: "__page=2&__page_size=10"
+        case .mailman: "count=10&page=2"
         }
         return "\(service.path)?\(page)&mock_total=25&\(extra)"
     }

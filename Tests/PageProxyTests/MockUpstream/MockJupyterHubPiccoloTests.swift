@@ -4,13 +4,14 @@ import Testing
 @testable import PageProxyMock
 @testable import PageProxyServer
 
-/// The mock's copies of JupyterHub's REST API and Piccolo API's PiccoloCRUD (scripts/real-upstreams, real13).
+/// The mock's copies of JupyterHub's REST API, Piccolo API's PiccoloCRUD and Mailman 3's REST API
+/// (scripts/real-upstreams, real13).
 @Suite struct MockJupyterHubPiccoloTests {
     let origin = MockTestSupport.origin
     private static let paginated = [(name: "Accept", value: MockAccept.jupyterHubPagination)]
 
     @Test("the two walked by their own rules yield the dataset: JupyterHub's next URLs, Piccolo's numbers until an empty page",
-          arguments: [MockService.jupyterhub, .piccolo])
+          arguments: [MockService.jupyterhub, .piccolo, .mailman])
     func walks(service: MockService) async {
         for total in [0, 3, 10, 25] {
             let walk = await MockWalkers.walk(service, MockUpstream(), total: total, pageSize: 10)
@@ -80,5 +81,24 @@ import Testing
         let bad = await MockTestSupport.send(mock, "/piccolo/items?__page=two")
         #expect(bad.status == 400)
         #expect(MockTestSupport.text(bad) == "Unrecognised __page argument - two")
+    }
+
+    @Test("Mailman: sorted keys, entries left out past the end, count and page both or neither")
+    func mailman() async throws {
+        let mock = MockUpstream()
+        let first = await MockTestSupport.send(mock, "/mailman/items?count=10&page=3&mock_total=25")
+        #expect(MockTestSupport.text(first).hasPrefix(#"{"entries": [{"#))
+        #expect(MockTestSupport.text(first).contains(#"}], "http_etag": "\""#))
+        #expect(MockTestSupport.text(first).hasSuffix(#"\"", "start": 20, "total_size": 25}"#))
+        let past = await MockTestSupport.send(mock, "/mailman/items?count=10&page=4&mock_total=25")
+        #expect(MockTestSupport.text(past).hasPrefix(#"{"http_etag": "\""#))
+        #expect(MockTestSupport.text(past).hasSuffix(#"\"", "start": 30, "total_size": 25}"#))
+        let all = await MockTestSupport.send(mock, "/mailman/items?mock_total=25")
+        #expect(MockTestSupport.text(all).contains(#""start": 0, "total_size": 25}"#))
+        #expect(MockTestSupport.members(MockTestSupport.compacted(all.body)[...])["entries"].map { MockTestSupport.elements($0).count } == 25)
+        for half in ["count=10", "page=2"] {
+            let response = await MockTestSupport.send(mock, "/mailman/items?\(half)&mock_total=25")
+            #expect(response.status == 500, "\(half)")
+        }
     }
 }

@@ -30,6 +30,7 @@ enum MockWalkers {
         case .drf, .offset, .slack, .stripe, .ninja, .tastypie, .wagtail, .drfLinkOffset, .mastodon, .localstripe, .jupyterhub:
             "\(service.path)?limit=\(pageSize)&\(options)"
         case .piccolo: "\(service.path)?__page_size=\(pageSize)&\(options)"
+        case .mailman: "\(service.path)?count=\(pageSize)&page=1&\(options)"
         case .mlflow: "\(service.path)?max_results=\(pageSize)&\(options)"
         case .kinto: "\(service.path)?_limit=\(pageSize)&\(options)"
         case .eve: "\(service.path)?max_results=\(pageSize)&\(options)"
@@ -58,7 +59,7 @@ enum MockWalkers {
                 walk.failure = "status \(response.status) for \(target)"
                 break
             }
-            let body = ([.mlflow, .localstripe, .jupyterhub].contains(service) ? MockTestSupport.compacted(response.body) : response.body)[...]
+            let body = ([.mlflow, .localstripe, .jupyterhub, .mailman].contains(service) ? MockTestSupport.compacted(response.body) : response.body)[...]
             let members = MockTestSupport.members(body)
             let array: ArraySlice<UInt8>? = switch service {
             case .plain, .github, .gitlab, .smorest, .drfLink, .drfLinkOffset, .mastodon: body
@@ -66,6 +67,8 @@ enum MockWalkers {
             case .mlflow: members["experiments"] ?? (members.isEmpty ? Array("[]".utf8)[...] : nil)
             case .wrapped, .offset, .ninja, .litestar, .wagtail, .jupyterhub: members["items"]
             case .piccolo: members["rows"]
+            // Mailman leaves the list out of a page with none.
+            case .mailman: members["entries"] ?? Array("[]".utf8)[...]
             case .kinto: members["data"]
             case .drf, .drfPages: members["results"]
             case .jsonapi, .stripe, .localstripe: members["data"]
@@ -152,6 +155,10 @@ enum MockWalkers {
             case .jupyterhub:
                 let pagination = MockTestSupport.members(members["_pagination"] ?? [])
                 nextLink = MockTestSupport.string(MockTestSupport.members(pagination["next"] ?? [])["url"])
+            case .mailman:
+                if collected < MockTestSupport.int(members["total_size"]) ?? 0 {
+                    next = "\(service.path)?count=\(pageSize)&page=\(page)&\(options)"
+                }
             case .piccolo:
                 // No link and no count: the next page number until a page is empty.
                 if !items.isEmpty { next = "\(service.path)?__page_size=\(pageSize)&\(options)&__page=\(page)" }
