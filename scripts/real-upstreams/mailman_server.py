@@ -5,10 +5,13 @@ wsgiref; a fresh SQLite database in a temporary folder, removed when the server 
 
 Route (HTTP Basic restadmin:restpass; the list things@example.com with 1000 members, made with Mailman's own
 IUserManager and IMailingList.subscribe before it listens):
-  /3.0/lists/things.example.com/roster/member   `?count=N&page=P` (both, or neither: then every member on one page):
+  /3.0/members   every member of every list, `?count=N&page=P` (both, or neither: then every member on one page; one
+        alone is a 500, Mailman's own TypeError):
         {"entries": [...], "http_etag": "\"…\"", "start": 0, "total_size": 1000}: no link, no page number; a page past
         the end leaves "entries" out. `json.dumps` with spaces, ASCII escapes and sorted keys (devmode), members
         ordered by address; each has a 128-bit integer `member_id`, past every 64-bit integer and double.
+  (The list's own roster, /3.0/lists/things.example.com/roster/member, is a 500 under SQLAlchemy 2.1: Mailman 3.3.10
+  counts with `select_from(<a Select>)`, which SQLAlchemy 2.1 refuses.)
 """
 import os, shutil, sys, tempfile
 
