@@ -9,6 +9,8 @@ package struct MockContext: Sendable {
     package var total: Int
     /// "https" when a TLS front says so (`X-Forwarded-Proto: https`), else "http": the scheme of absolute links.
     package var scheme = "http"
+    /// The request's `Accept`, for services that answer by it (JupyterHub).
+    package var accept: String? = nil
 
     /// "http://" (or "https://") + host.
     package var baseURL: String { scheme + "://" + host }

@@ -31,7 +31,9 @@ package enum MockErrors {
             body = "{\n  \"error\": {\n    \"message\": \"Unauthorized\",\n    \"type\": \"invalid_request_error\"\n  }\n}\n"
         case .kinto:
             body = #"{"code": 401, "errno": 104, "error": "Unauthorized", "message": "Please authenticate yourself to use this endpoint."}"#
-        case .slack, .plain, .offset, .smorest, .ninja, .litestar, .eve, .tastypie, .datasette:
+        case .jupyterhub:
+            body = #"{"status": 401, "message": "Unauthorized"}"#
+        case .slack, .plain, .offset, .smorest, .ninja, .litestar, .eve, .tastypie, .datasette, .piccolo, .mailman:
             body = #"{"error":"invalid_auth"}"#
         }
         var challenge = #"Bearer realm="mock""#
@@ -114,7 +116,7 @@ package enum MockErrors {
         let body: String
         var status = 400
         switch service {
-        case .plain, .offset, .ninja, .litestar, .eve, .tastypie, .datasette, .mastodon, .localstripe, .mlflow:
+        case .plain, .offset, .ninja, .litestar, .eve, .tastypie, .datasette, .mastodon, .localstripe, .mlflow, .jupyterhub, .piccolo, .mailman:
             body = #"{"error":"# + JSONText.string("invalid value for \(name): \(quoted)") + "}"
         case .smorest:
             status = 422
@@ -178,6 +180,24 @@ package enum MockErrors {
     }
 
     /// MLflow: `max_results` absent (read as 0) or not a positive integer.
+    /// JupyterHub's 400 for an offset or limit that is not an integer.
+    package static func jupyterHubInvalidArgument() -> MockResponse {
+        .json(status: 400, body: Array(#"{"status": 400, "message": "Invalid argument type, offset and limit must be integers"}"#.utf8))
+    }
+
+    /// Piccolo API's 403 for a `__page_size` above its `max_page_size`.
+    package static func piccoloPageSizeExceeded() -> MockResponse {
+        .json(status: 403, body: Array(#"{"error":"The page size limit has been exceeded"}"#.utf8))
+    }
+
+    /// Piccolo API's 400 for a `__page` or `__page_size` that is not an integer: plain text, its exception's message.
+    package static func piccoloParameter(_ name: String, _ value: String) -> MockResponse {
+        let body = Array("Unrecognised \(name) argument - \(value)".utf8)
+        return MockResponse(status: 400, headers: [
+            (name: "Content-Type", value: "text/plain; charset=utf-8"), (name: "Content-Length", value: String(body.count)),
+        ], body: body)
+    }
+
     package static func mlflowInvalidMaxResults(_ value: String) -> MockResponse {
         let body = #"{"error_code": "INVALID_PARAMETER_VALUE", "message": "#
             + JSONText.string("Invalid value \(value) for parameter 'max_results' supplied. It must be a positive integer")

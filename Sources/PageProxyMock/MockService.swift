@@ -48,6 +48,16 @@ package enum MockService: String, Sendable, CaseIterable {
     /// localstripe: Stripe's list with sorted keys (`has_more` after `data`) and `total_count`; an unknown
     /// `starting_after` starts again at the beginning (real Stripe refuses it, as `stripe` here does).
     case localstripe
+    /// JupyterHub's REST API: with `Accept: application/jupyterhub-pagination+json`, `{"items": [...], "_pagination":
+    /// {"offset", "limit", "total", "next": {"offset", "limit", "url"} or null}}`, else a bare array of the largest page;
+    /// `?offset=&limit=`, a limit above the largest page read as the largest without a word.
+    case jupyterhub
+    /// Piccolo API's PiccoloCRUD: `{"rows": [...]}` and nothing else (no link, no count), `?__page=&__page_size=`, a
+    /// size above the largest a 403; `?__range_header=true` adds `Content-Range: items 0-9/N`.
+    case piccolo
+    /// Mailman 3 core's REST API: `{"entries": [...], "http_etag", "start", "total_size"}` with sorted keys, `?count=&page=`
+    /// (both, or neither for everything), no link; a page past the end leaves `entries` out.
+    case mailman
 
     /// The route's path, e.g. "/github/items"; Django's routes end with a slash (its `APPEND_SLASH` redirects the
     /// form without one).
@@ -176,6 +186,33 @@ package enum MockService: String, Sendable, CaseIterable {
             guard let size = context.pageSize("limit") else { return bad(context, "limit") }
             let after = context.query.value("starting_after").flatMap { Int($0) }.flatMap { (1...total).contains($0) ? $0 : nil }
             return .window(MockWindow(offset: after ?? 0, size: size, total: total))
+        case .jupyterhub:
+            // `abs(int(…))` of each, a limit of 0 read as 1; without the pagination media type the limit defaults to
+            // the largest page (JupyterHub's api_page_max_limit, so that old clients miss fewer users).
+            let paginated = MockAccept.listsJupyterHubPagination(context.accept)
+            guard let offset = Self.absoluteInteger(context.query.value("offset") ?? "0"),
+                let limit = Self.absoluteInteger(context.query.value("limit") ?? String(paginated ? context.defaultPageSize : context.maxPageSize))
+            else { return .reply(MockErrors.jupyterHubInvalidArgument()) }
+            return .window(MockWindow(offset: min(offset, Int.max / 2), size: min(max(limit, 1), context.maxPageSize), total: total))
+        case .piccolo:
+            guard let text = context.query.value("__page_size") ?? Optional(String(context.defaultPageSize)), let size = Int(text) else {
+                return .reply(MockErrors.piccoloParameter("__page_size", context.query.value("__page_size") ?? ""))
+            }
+            // A size above the largest is refused, not capped; one below 1 is SQLite's "no limit" there, refused here.
+            guard size <= context.maxPageSize, size >= 1 else { return .reply(MockErrors.piccoloPageSizeExceeded()) }
+            guard let page = Int(context.query.value("__page") ?? "1") else {
+                return .reply(MockErrors.piccoloParameter("__page", context.query.value("__page") ?? ""))
+            }
+            // Page 0 and below are the first page.
+            return .window(MockWindow(page: max(page, 1), size: size, total: total))
+        case .mailman:
+            let (count, page) = (context.query.value("count"), context.query.value("page"))
+            // Neither: every item (up to the largest page). One without the other fails in Mailman's own code: a 500.
+            if count == nil, page == nil { return .window(MockWindow(offset: 0, size: context.maxPageSize, total: total)) }
+            guard let count, let page else { return .reply(MockErrors.internalError()) }
+            guard let size = Int(count), size >= 1 else { return bad(context, "count") }
+            guard let number = Int(page), number >= 1 else { return bad(context, "page") }
+            return .window(MockWindow(page: number, size: min(size, context.maxPageSize), total: total))
         case .stripe:
             guard let size = context.pageSize("limit") else { return bad(context, "limit") }
             guard let after = context.query.value("starting_after") else {
@@ -197,6 +234,11 @@ package enum MockService: String, Sendable, CaseIterable {
 
     private func bad(_ context: MockContext, _ name: String) -> Parsed {
         .reply(MockErrors.badParameter(self, name, context.query.value(name) ?? ""))
+    }
+
+    /// JupyterHub's `abs(int(text))`: "-5" is 5; nil for anything that is not an integer.
+    static func absoluteInteger(_ text: String) -> Int? {
+        Int(text.trimmingCharacters(in: .whitespaces)).map { $0 == Int.min ? Int.max : abs($0) }
     }
 
     /// Kinto-style `_token`: base64 of `{"offset": N, "nonce": "…"}`, a fresh nonce each time (Kinto's is a uuid4).

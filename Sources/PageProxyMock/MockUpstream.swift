@@ -130,7 +130,8 @@ public final class MockUpstream: Sendable {
             defaultPageSize: min(max(1, options.pageSize), maxPageSize),
             maxPageSize: maxPageSize,
             total: max(0, total),
-            scheme: request.header("X-Forwarded-Proto")?.lowercased() == "https" ? "https" : "http")
+            scheme: request.header("X-Forwarded-Proto")?.lowercased() == "https" ? "https" : "http",
+            accept: request.header("Accept"))
         let window: MockWindow
         switch service.window(in: context) {
         case .window(let parsed): window = parsed

@@ -31,6 +31,9 @@ package enum MockWireFormats {
         case .mlflow: mlflow(window)
         case .mastodon: mastodon(window, context)
         case .localstripe: localstripe(window)
+        case .jupyterhub: jupyterHub(window, context)
+        case .piccolo: piccolo(window, context)
+        case .mailman: mailman(window)
         }
     }
 

@@ -15,6 +15,14 @@ STRIPE_AUTH = {"Authorization": "Bearer sk_test_harness"}  # localstripe takes a
 CUSTOMERS = "/v1/customers"
 EXPERIMENTS = "/api/2.0/mlflow/experiments/search"
 NO_EXPERIMENT = EXPERIMENTS + "?max_results=100&filter=name%3D%27nothing%27"
+JUPYTERHUB_AUTH = {"Authorization": "token harness-jupyterhub-token"}
+JUPYTERHUB_HEADERS = dict(JUPYTERHUB_AUTH, Accept="application/jupyterhub-pagination+json")
+GROUPS, USERS = "/hub/api/groups", "/hub/api/users"
+PICCOLO_THINGS = "/things/"
+MAILMAN_AUTH = {"Authorization": "Basic cmVzdGFkbWluOnJlc3RwYXNz"}  # restadmin:restpass, mailman_server.py's
+# Every member of every list (the one list here); its roster URL (/3.0/lists/…/roster/member) is a 500 under
+# SQLAlchemy 2.1 (Mailman 3.3.10's `select_from(Select)`), this one is not.
+MEMBERS = "/3.0/members"
 MASTODON_TAG = "/api/v1/timelines/tag/fgiztsshwiaqqiztpmmjbtvmescsculuvmgjgopwoeidbcrixp"
 
 TRUTH = {
@@ -79,6 +87,17 @@ TRUTH = {
     "github-comments": {"kind": "link", "start": COMMENTS + "?per_page=3", "items": "", "headers": GITHUB_ACCEPT},
     "github-artifacts": {"kind": "link", "start": ARTIFACTS, "items": "artifacts", "headers": GITHUB_ACCEPT},
     "github-search": {"kind": "link", "start": SEARCH + "&per_page=5", "items": "items", "headers": GITHUB_ACCEPT},
+    "jupyterhub-groups": {"kind": "body-next", "start": GROUPS, "next": "_pagination.next.url", "items": "items",
+                          "headers": JUPYTERHUB_HEADERS, "compact": False},
+    "jupyterhub-users": {"kind": "body-next", "start": USERS + "?limit=100", "next": "_pagination.next.url",
+                         "items": "items", "headers": JUPYTERHUB_HEADERS, "compact": False},
+    "mailman": {"kind": "counted", "start": MEMBERS + "?count=100&page=1", "parameter": "page", "first": 1, "step": 1,
+                "total": "total_size", "items": "entries", "headers": MAILMAN_AUTH, "compact": False},
+    "mailman-all": {"kind": "counted", "start": MEMBERS, "parameter": "page", "first": 1, "step": 1, "total": "total_size",
+                    "items": "entries", "headers": MAILMAN_AUTH, "compact": False},
+    "piccolo": {"kind": "until-empty", "start": PICCOLO_THINGS + "?__page_size=100", "parameter": "__page", "items": "rows"},
+    "piccolo-range": {"kind": "until-empty", "start": PICCOLO_THINGS + "?__page_size=100&__range_header=true",
+                      "parameter": "__page", "items": "rows"},
 }
 
 DRF, JSONAPI, FASTAPI, GITHUB = ("DRF 3.18 (runserver)", "DRF JSON:API 8.1 (runserver)",
@@ -90,6 +109,8 @@ LINK, KINTO, WAGTAIL = ("drf-link-header-pagination 0.2 (runserver)", "Kinto 26.
                        "Wagtail 8.0 API v2 (runserver)")
 STRIPE, MLFLOW, MASTODON = ("localstripe 1.15 (aiohttp) /v1/customers", "MLflow 3.17 tracking server (uvicorn, SQLite)",
                             "Mastodon replay (Mastodon.py 2.3.3 cassettes) hashtag timeline")
+JUPYTERHUB, PICCOLO = "JupyterHub 6.1 REST API (Tornado, SQLite)", "Piccolo API 1.11 PiccoloCRUD (uvicorn, SQLite)"
+MAILMAN = "Mailman 3.3 core REST API (wsgiref, SQLite) /members"
 EVE_PEOPLE, TASTYPIE_THING, DATASETTE_TABLE = "/api/v1/people", "/tastypie/v1/thing/", "/things/things.json"
 
 
@@ -256,6 +277,36 @@ CASES = [
          {"scheme": "link-header", "lookahead": 3}, "artifacts", concurrency=4, headers=GITHUB_ACCEPT),
     case("github-search", "github", GITHUB + " code search", "github-search", SEARCH,
          {"scheme": "page-number", "pageSize": 5, "totalItemsPath": "total_count"}, "items", headers=GITHUB_ACCEPT),
+    # JupyterHub: with `Accept: application/jupyterhub-pagination+json`, {"items": [...], "_pagination": {"offset",
+    # "limit", "total", "next": {"offset", "limit", "url"} or null}}; ?offset=&limit= (50 by default, a limit above
+    # 200 read as 200 without a word); `json.dumps` with spaces and ASCII escapes; Tornado's ETag, no Cache-Control.
+    case("jupyterhub-next", "jupyterhub", JUPYTERHUB + " /groups", "jupyterhub-groups", GROUPS,
+         {"scheme": "next-url", "nextPath": "_pagination.next.url"}, "items", headers=JUPYTERHUB_HEADERS),
+    case("jupyterhub-next-total", "jupyterhub", JUPYTERHUB + " /groups", "jupyterhub-groups", GROUPS,
+         {"scheme": "next-url", "nextPath": "_pagination.next.url", "totalItemsPath": "_pagination.total"}, "items",
+         headers=JUPYTERHUB_HEADERS),
+    case("jupyterhub-offset", "jupyterhub", JUPYTERHUB + " /groups", "jupyterhub-groups", GROUPS,
+         {"scheme": "offset", "limit": 200, "totalItemsPath": "_pagination.total"}, "items", headers=JUPYTERHUB_HEADERS),
+    # A limit above its maximum is read as 200: the route asks 500 a page and gets 200.
+    case("jupyterhub-offset-capped", "jupyterhub", JUPYTERHUB + " /groups, limit above its 200", "jupyterhub-groups",
+         GROUPS, {"scheme": "offset", "limit": 500, "totalItemsPath": "_pagination.total"}, "items",
+         headers=JUPYTERHUB_HEADERS),
+    case("jupyterhub-users", "jupyterhub", JUPYTERHUB + " /users", "jupyterhub-users", USERS + "?limit=100",
+         {"scheme": "next-url", "nextPath": "_pagination.next.url", "totalItemsPath": "_pagination.total"}, "items",
+         headers=JUPYTERHUB_HEADERS),
+    # Piccolo API: {"rows": [...]} and nothing else (no link, no count, no page number), ?__page=&__page_size= (15 by
+    # default, at most 1000), newest first; with ?__range_header=true a `Content-Range: things 0-99/1000` header.
+    case("piccolo-pages", "piccolo", PICCOLO, "piccolo", PICCOLO_THINGS,
+         {"scheme": "page-number", "pageParameter": "__page", "sizeParameter": "__page_size", "pageSize": 100}, "rows"),
+    case("piccolo-range", "piccolo", PICCOLO + " ?__range_header=true", "piccolo-range",
+         PICCOLO_THINGS + "?__range_header=true",
+         {"scheme": "page-number", "pageParameter": "__page", "sizeParameter": "__page_size", "pageSize": 100,
+          "totalItemsHeader": "Content-Range"}, "rows"),
+    # Mailman 3: {"entries": [...], "http_etag", "start", "total_size"}, ?count=&page= (both or neither: neither is
+    # every member on one page), no link; a page past the end leaves "entries" out; 128-bit integer member ids.
+    case("mailman-pages", "mailman", MAILMAN, "mailman", MEMBERS,
+         {"scheme": "page-number", "sizeParameter": "count", "pageSize": 100, "totalItemsPath": "total_size"}, "entries",
+         headers=MAILMAN_AUTH),
     # scheme "auto": the same endpoints, nothing said but the URL.
     auto("auto-drf-pages", "django", DRF + " PageNumberPagination", "drf-pages", "/api/pages/"),
     auto("auto-drf-offset", "django", DRF + " LimitOffsetPagination", "drf-offset", "/api/offset/"),
@@ -301,6 +352,14 @@ CASES = [
     auto("auto-mlflow-empty", "mlflow", MLFLOW + " a filter no experiment matches", "mlflow-empty", NO_EXPERIMENT,
          expect_error="pagination_not_detected"),
     auto("auto-mastodon", "mastodon", MASTODON, "mastodon", MASTODON_TAG + "?limit=10"),
+    auto("auto-jupyterhub", "jupyterhub", JUPYTERHUB + " /groups", "jupyterhub-groups", GROUPS,
+         headers=JUPYTERHUB_HEADERS),
+    auto("auto-jupyterhub-users", "jupyterhub", JUPYTERHUB + " /users", "jupyterhub-users", USERS + "?limit=100",
+         headers=JUPYTERHUB_HEADERS),
+    auto("auto-piccolo-range", "piccolo", PICCOLO + " ?__range_header=true", "piccolo-range",
+         PICCOLO_THINGS + "?__page_size=100&__range_header=true"),
+    auto("auto-mailman", "mailman", MAILMAN, "mailman", MEMBERS + "?count=100&page=1", headers=MAILMAN_AUTH),
+    auto("auto-mailman-all", "mailman", MAILMAN + " no count", "mailman-all", MEMBERS, headers=MAILMAN_AUTH),
     auto("auto-github-comments", "github", GITHUB + " issue comments", "github-comments", COMMENTS + "?per_page=3",
          headers=GITHUB_ACCEPT),
     auto("auto-github-artifacts", "github", GITHUB + " artifacts", "github-artifacts", ARTIFACTS, headers=GITHUB_ACCEPT),

@@ -6,7 +6,8 @@
 Starts Django REST Framework, djangorestframework-jsonapi, drf-link-header-pagination, django-ninja and
 django-tastypie (Django's runserver), Wagtail's API v2 (its own runserver), fastapi-pagination and Litestar (uvicorn),
 flask-smorest and Eve (Werkzeug), Datasette (its own uvicorn), Kinto (waitress), localstripe (aiohttp), MLflow's
-tracking server (uvicorn, SQLite), and replays of recorded api.github.com and Mastodon traffic; builds PageProxy in release mode; and for each case walks the
+tracking server (uvicorn, SQLite), JupyterHub's REST API (Tornado, SQLite, no node proxy), Piccolo API's PiccoloCRUD
+(uvicorn, SQLite), Mailman 3 core's REST API (wsgiref, SQLite), and replays of recorded api.github.com and Mastodon traffic; builds PageProxy in release mode; and for each case walks the
 server's own links directly in Python (the truth, a new connection per page like a naive client), then asks
 PageProxy on a route written as a user would write it (README): merged JSON and NDJSON, each cold (empty cache)
 and cached (the same request again). Items are compared one by one with the truth; where the server writes compact
@@ -32,7 +33,7 @@ PYGITHUB = "PyGithub==2.10.0"
 REPLAY_DIR = os.path.join(VENV, "replay")
 MASTODON_PY = "Mastodon.py==2.3.3"
 MASTODON_DIR = os.path.join(VENV, "mastodon-cassettes")
-PROXY_TIMEOUT = 30  # seconds for one answer of PageProxy; every case here takes well under 2 s
+PROXY_TIMEOUT = 90  # seconds for one answer of PageProxy; most cases take under 2 s, Mailman's 10 pages ~15 s under load
 
 from cases import CASES  # noqa: E402
 
@@ -80,7 +81,7 @@ def download_recordings(requirement, folder, destination):
 
 def start_servers(workdir):
     names = ["django", "fastapi", "smorest", "litestar", "eve", "datasette", "kinto", "wagtail", "localstripe", "mlflow",
-             "github", "mastodon"]
+             "github", "mastodon", "jupyterhub", "piccolo", "mailman"]
     ports = {name: benchlib.free_port() for name in names}
     commands = {
         "django": [PYTHON, os.path.join(HERE, "django_server.py"), str(ports["django"])],
@@ -95,6 +96,9 @@ def start_servers(workdir):
         "mlflow": [PYTHON, os.path.join(HERE, "mlflow_server.py"), str(ports["mlflow"])],
         "github": [sys.executable, os.path.join(HERE, "github_replay.py"), str(ports["github"]), REPLAY_DIR],
         "mastodon": [PYTHON, os.path.join(HERE, "mastodon_replay.py"), str(ports["mastodon"]), MASTODON_DIR],
+        "jupyterhub": [PYTHON, os.path.join(HERE, "jupyterhub_server.py"), str(ports["jupyterhub"])],
+        "piccolo": [PYTHON, os.path.join(HERE, "piccolo_server.py"), str(ports["piccolo"])],
+        "mailman": [PYTHON, os.path.join(HERE, "mailman_server.py"), str(ports["mailman"])],
     }
     procs = {}
     for name, command in commands.items():
@@ -179,6 +183,9 @@ def direct_walk(truth, origin):
         elif kind == "has-more":
             # Stripe (localstripe): `has_more`, and the next page starts after the last item's id (`starting_after`).
             url = set_query(url, "starting_after", items[-1]["id"]) if document["has_more"] else None
+        elif kind == "until-empty":
+            # Piccolo API: pages numbered by `parameter` from 1, no next link and no count: on until a page is empty.
+            url = set_query(url, truth["parameter"], len(pages) + 1) if items else None
         elif kind == "offset-total":
             offset = document["offset"] + document["limit"]
             url = set_query(url, "offset", offset) if offset < document["total"] else None

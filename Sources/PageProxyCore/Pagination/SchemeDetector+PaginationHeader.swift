@@ -14,7 +14,7 @@ extension SchemeDetector {
     static let headerHasNextKeys = ["HasNext", "hasNext", "has_next", "HasNextPage", "hasNextPage", "has_next_page"]
     static let headerNextPageKeys = ["next_page", "nextPage", "NextPage"]
     /// Query parameters that number pages, in the order looked for in the first page's URL.
-    static let pageParameters = ["page", "current_page", "currentPage", "pageNumber", "PageNumber", "CurrentPage", "p"]
+    static let pageParameters = ["page", "current_page", "currentPage", "pageNumber", "PageNumber", "CurrentPage", "p", "__page"]
 
     /// What a JSON pagination header states.
     struct PaginationHeader {

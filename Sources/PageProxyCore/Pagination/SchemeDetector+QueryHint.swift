@@ -4,7 +4,11 @@
 extension SchemeDetector {
     static let offsetParameters = ["offset", "skip", "start"]
     static let limitParameters = ["limit"]
-    static let sizeParameters = ["page_size", "per_page", "pageSize", "PageSize", "size", "perPage"]
+    /// Piccolo API's `__page_size` too (its `__page` is in `pageParameters`), and Mailman's `count` (with `page`).
+    static let sizeParameters = ["page_size", "per_page", "pageSize", "PageSize", "size", "perPage", "__page_size", "count"]
+    /// The page parameter of a size parameter whose API does not number pages with `page`, for a URL that names only
+    /// the size (Piccolo API: `?__page_size=100` is paged by `__page`, and a `page` it would read as a filter).
+    static let pageParameterOfSize = ["__page_size": "__page"]
 
     /// Where the first page stated its total: a body path or a header (with a path into its JSON).
     enum TotalSource {
@@ -32,7 +36,7 @@ extension SchemeDetector {
         let pageName = pageParameters.first { url.queryValue($0) != nil }
         let sizeName = sizeParameters.first { url.queryValue($0) != nil }
         guard pageName != nil || sizeName != nil else { return nil }
-        var options = PaginationScheme.PageNumber(pageParameter: pageName ?? "page")
+        var options = PaginationScheme.PageNumber(pageParameter: pageName ?? sizeName.flatMap { pageParameterOfSize[$0] } ?? "page")
         if let sizeName {
             options.sizeParameter = sizeName
             options.pageSize = url.integerQueryValue(sizeName).flatMap { $0 >= 1 ? $0 : nil }

@@ -43,7 +43,8 @@ package enum SchemeDetector {
     /// A next link written inside an object at a next-link path (`"next": {"href": "…"}`, `{"url": "…"}`): followed as
     /// `_links.next.href` is (attack7: such a page was answered as the whole list).
     static let nextLinkObjectPaths: [(path: JSONPath, cursorParameter: String, isURLPath: Bool)] =
-        ["next", "pagination.next", "meta.next", "paging.next"].flatMap { parent in
+        // JupyterHub's `"_pagination": {"next": {"offset", "limit", "url"}}` (real13: its first page was the answer).
+        ["next", "pagination.next", "meta.next", "paging.next", "_pagination.next"].flatMap { parent in
             ["href", "url"].map { (path(parent + "." + $0), "cursor", true) }
         }
 
@@ -51,7 +52,9 @@ package enum SchemeDetector {
     static let totalPaths: [JSONPath] = [
         "count", "total", "total_count", "totalCount", "total_items", "totalItems", "total_results", "totalResults",
         "meta.total", "meta.count", "meta.total_count", "meta.pagination.count", "meta.pagination.total",
-        "pagination.total", "pagination.count", "_meta.total",
+        "pagination.total", "pagination.count", "_meta.total", "_pagination.total",
+        // Mailman 3's REST API.
+        "total_size",
     ].map(path)
     static let totalHeaders = ["X-Total-Count", "X-Total", "X-WP-Total", "Total-Count", ContentRange.headerName]
     /// The header that names the next page by its URL (Kinto).

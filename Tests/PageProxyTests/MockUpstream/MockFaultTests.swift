@@ -25,7 +25,9 @@ import Testing
         case .mlflow: "max_results=10&page_token=\(MockQuery.encode(MockService.mlflowToken(offset: 10)))"
         case .kinto: "_limit=10&_token=\(MockQuery.encode(MockService.kintoToken(offset: 10)))"
         case .drfLink: "page=2&page_size=10"
-        case .wagtail, .drfLinkOffset: "limit=10&offset=10"
+        case .wagtail, .drfLinkOffset, .jupyterhub: "limit=10&offset=10"
+        case .piccolo: "__page=2&__page_size=10"
+        case .mailman: "count=10&page=2"
         }
         return "\(service.path)?\(page)&mock_total=25&\(extra)"
     }

@@ -11,9 +11,10 @@ enum MockTestSupport {
 
     /// GETs (or other method) `target` with the test Host header.
     static func send(
-        _ mock: MockUpstream, _ target: String, method: String = "GET", host: String = host
+        _ mock: MockUpstream, _ target: String, method: String = "GET", host: String = host,
+        headers: [(name: String, value: String)] = []
     ) async -> MockResponse {
-        await mock.respond(to: MockRequest(method: method, target: target, headers: [(name: "Host", value: host)]))
+        await mock.respond(to: MockRequest(method: method, target: target, headers: [(name: "Host", value: host)] + headers))
     }
 
     /// The body as a String (for readable expectations).

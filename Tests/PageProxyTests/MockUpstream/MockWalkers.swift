@@ -27,8 +27,10 @@ enum MockWalkers {
         var walk = Walk()
         var next: String? = switch service {
         case .plain, .wrapped, .github, .gitlab: "\(service.path)?per_page=\(pageSize)&\(options)"
-        case .drf, .offset, .slack, .stripe, .ninja, .tastypie, .wagtail, .drfLinkOffset, .mastodon, .localstripe:
+        case .drf, .offset, .slack, .stripe, .ninja, .tastypie, .wagtail, .drfLinkOffset, .mastodon, .localstripe, .jupyterhub:
             "\(service.path)?limit=\(pageSize)&\(options)"
+        case .piccolo: "\(service.path)?__page_size=\(pageSize)&\(options)"
+        case .mailman: "\(service.path)?count=\(pageSize)&page=1&\(options)"
         case .mlflow: "\(service.path)?max_results=\(pageSize)&\(options)"
         case .kinto: "\(service.path)?_limit=\(pageSize)&\(options)"
         case .eve: "\(service.path)?max_results=\(pageSize)&\(options)"
@@ -49,19 +51,24 @@ enum MockWalkers {
                 break
             }
             walk.targets.append(target)
-            let response = await MockTestSupport.send(mock, target)
+            // JupyterHub paginates only for a client that asks for its pagination media type.
+            let accept = service == .jupyterhub ? [(name: "Accept", value: MockAccept.jupyterHubPagination)] : []
+            let response = await MockTestSupport.send(mock, target, headers: accept)
             walk.responses.append(response)
             guard response.status == 200 else {
                 walk.failure = "status \(response.status) for \(target)"
                 break
             }
-            let body = (service == .mlflow || service == .localstripe ? MockTestSupport.compacted(response.body) : response.body)[...]
+            let body = ([.mlflow, .localstripe, .jupyterhub, .mailman].contains(service) ? MockTestSupport.compacted(response.body) : response.body)[...]
             let members = MockTestSupport.members(body)
             let array: ArraySlice<UInt8>? = switch service {
             case .plain, .github, .gitlab, .smorest, .drfLink, .drfLinkOffset, .mastodon: body
             // MLflow leaves an empty list out: `{}`.
             case .mlflow: members["experiments"] ?? (members.isEmpty ? Array("[]".utf8)[...] : nil)
-            case .wrapped, .offset, .ninja, .litestar, .wagtail: members["items"]
+            case .wrapped, .offset, .ninja, .litestar, .wagtail, .jupyterhub: members["items"]
+            case .piccolo: members["rows"]
+            // Mailman leaves the list out of a page with none.
+            case .mailman: members["entries"] ?? Array("[]".utf8)[...]
             case .kinto: members["data"]
             case .drf, .drfPages: members["results"]
             case .jsonapi, .stripe, .localstripe: members["data"]
@@ -145,6 +152,16 @@ enum MockWalkers {
                 nextLink = MockTestSupport.string(MockTestSupport.members(members["meta"] ?? [])["next"])
             case .datasette:
                 nextLink = MockTestSupport.string(members["next_url"])
+            case .jupyterhub:
+                let pagination = MockTestSupport.members(members["_pagination"] ?? [])
+                nextLink = MockTestSupport.string(MockTestSupport.members(pagination["next"] ?? [])["url"])
+            case .mailman:
+                if collected < MockTestSupport.int(members["total_size"]) ?? 0 {
+                    next = "\(service.path)?count=\(pageSize)&page=\(page)&\(options)"
+                }
+            case .piccolo:
+                // No link and no count: the next page number until a page is empty.
+                if !items.isEmpty { next = "\(service.path)?__page_size=\(pageSize)&\(options)&__page=\(page)" }
             case .offset:
                 let totalCount = MockTestSupport.int(members["total"]) ?? 0
                 if collected < totalCount {

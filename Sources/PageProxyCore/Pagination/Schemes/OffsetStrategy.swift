@@ -21,9 +21,13 @@ struct OffsetStrategy: PaginationStrategy {
         // then says the cap, and offsets step by what the upstream served (attack12 L4: stepping by the limit asked
         // skipped four items of every five, and a short page ended the walk at the first).
         let trusted = AskedPageSize.of(page.url, parameter: options.limitParameter, route: options.limit).trusted
-        if !trusted, page.itemCount < limit {
-            let (served, overflow) = offset.addingReportingOverflow(page.itemCount)
-            if overflow || total.map({ served >= $0 }) == true { return .none }
+        let (served, servedOverflow) = offset.addingReportingOverflow(page.itemCount)
+        // Even the route's own limit may be past the upstream's cap: a short page the total says is not the last
+        // (JupyterHub reads a limit above its 200 as 200, without a word: a route's `limit: 500` stepped 0, 500 and
+        // answered 400 of 1,000 items under a 200; real13).
+        let shortOfTotal = !servedOverflow && total.map { served < $0 } == true
+        if !trusted || shortOfTotal, page.itemCount < limit {
+            if servedOverflow || total.map({ served >= $0 }) == true { return .none }
             if let total {
                 return .all(NumberedPages(template: page.url, parameter: options.offsetParameter, first: served, below: total, step: page.itemCount))
             }

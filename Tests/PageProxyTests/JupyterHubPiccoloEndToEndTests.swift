@@ -1,0 +1,127 @@
+import PageProxyCore
+import Testing
+
+@testable import PageProxy
+@testable import PageProxyMock
+@testable import PageProxyServer
+
+/// JupyterHub's REST API and Piccolo API's PiccoloCRUD as scripts/real-upstreams found them (branch real13), copied
+/// into the mock and walked end to end: JupyterHub's next link inside `_pagination.next.url` with the total beside
+/// it, and Piccolo's `{"rows": […]}` that says nothing of more pages, numbered by `__page`, with a `Content-Range`
+/// total when asked for one.
+@Suite struct JupyterHubPiccoloEndToEndTests {
+    private static let size = SchemeRoutes.pageSize
+    private typealias Habits = RealHabitsEndToEndTests
+
+    static var routes: [TestStack.Route] {
+        let auto: @Sendable (inout RouteConfig) -> Void = { $0.pagination = .auto(itemsPath: nil) }
+        // JupyterHub paginates only for a client that asks for its media type: the README's route names it.
+        let accept: @Sendable (inout RouteConfig) -> Void = { $0.headers = [(name: "Accept", value: MockAccept.jupyterHubPagination)] }
+        let unused = PaginationScheme.pageNumber(.init())
+        var next = PaginationScheme.NextURLInBody()
+        next.nextPath = JSONPath("_pagination.next.url") ?? .root
+        let piccolo = PaginationScheme.PageNumber(pageParameter: "__page", sizeParameter: "__page_size", pageSize: size)
+        var capped = PaginationScheme.Offset(limit: 200)
+        capped.totalItemsPath = JSONPath("_pagination.total")
+        return [
+            TestStack.Route(name: "jupyterhub", mockPath: "/jupyterhub/items?limit=\(size)", scheme: .nextURLInBody(next),
+                            items: JSONPath("items") ?? .root, configure: accept),
+            TestStack.Route(name: "jupyterhub-auto", mockPath: "/jupyterhub/items?limit=\(size)", scheme: unused) {
+                auto(&$0)
+                accept(&$0)
+            },
+            // The route's own limit above the mock's largest page (100), which JupyterHub reads as its largest.
+            TestStack.Route(name: "jupyterhub-offset", mockPath: "/jupyterhub/items", scheme: .offset(capped),
+                            items: JSONPath("items") ?? .root, configure: accept),
+            TestStack.Route(name: "mailman-auto", mockPath: "/mailman/items?count=\(size)&page=1", scheme: unused, configure: auto),
+            TestStack.Route(name: "piccolo", mockPath: "/piccolo/items", scheme: .pageNumber(piccolo), items: JSONPath("rows") ?? .root),
+            TestStack.Route(name: "piccolo-auto", mockPath: "/piccolo/items?__page_size=\(size)&__range_header=true", scheme: unused,
+                            configure: auto),
+        ]
+    }
+
+    @Test("JupyterHub: the next link at _pagination.next.url, each page once (explicit and auto: before real13 auto answered the first page alone)",
+          arguments: ["jupyterhub", "jupyterhub-auto"])
+    func jupyterHubNextLinks(route: String) async throws {
+        try await TestStack.run(routes: Self.routes) { stack in
+            for total in [0, 10, 25] {
+                let (merged, requests) = try await Habits.merged(stack, route, total: total)
+                #expect(merged.status == 200, "\(total): \(merged.text)")
+                #expect(merged.body == MockDataset.mergedJSON(total: total), "\(total)")
+                #expect(requests == Habits.pages(total), "\(total)")
+                if route == "jupyterhub-auto" {
+                    #expect(merged.header("PageProxy-Scheme") == (total > Self.size ? "auto->next-url" : "auto->single-page"), "\(total)")
+                    if total > Self.size { #expect(merged.header("PageProxy-Total") == String(total), "\(total)") }
+                }
+                stack.mock.log.reset()
+                let ndjson = try await stack.get("/\(route)?mock_total=\(total)&_format=ndjson")
+                #expect(ndjson.body == MockDataset.ndjson(total: total), "\(total)")
+            }
+        }
+    }
+
+    @Test("an offset route whose own limit is past the upstream's cap: a short page short of the total steps by what was served (before real13: 150 of 250 items, under a 200)")
+    func offsetPastTheCap() async throws {
+        try await TestStack.run(routes: Self.routes) { stack in
+            for total in [100, 250, 450] {
+                let (merged, requests) = try await Habits.merged(stack, "jupyterhub-offset", total: total)
+                #expect(merged.status == 200, "\(total): \(merged.text)")
+                #expect(merged.body == MockDataset.mergedJSON(total: total), "\(total): \(merged.body.count) bytes")
+                // Each page of the 100 served asked once, and none past the total.
+                #expect(requests == (total + 99) / 100, "\(total)")
+            }
+        }
+    }
+
+    @Test("Piccolo: __page until a short page with no total; auto on its Content-Range total numbers pages by __page (before real13: 502 not detected)",
+          arguments: ["piccolo", "piccolo-auto"])
+    func piccoloNumbers(route: String) async throws {
+        try await TestStack.run(routes: Self.routes) { stack in
+            for total in [0, 10, 25] {
+                let (merged, requests) = try await Habits.merged(stack, route, total: total)
+                #expect(merged.status == 200, "\(total): \(merged.text)")
+                #expect(merged.body == MockDataset.mergedJSON(total: total), "\(total)")
+                if route == "piccolo" {
+                    // Nothing says a full page is the last: 10 items cost the empty page after them.
+                    #expect(requests == total / Self.size + 1, "\(total)")
+                } else {
+                    // The total says where the pages end: none past the last.
+                    #expect(requests == Habits.pages(total), "\(total)")
+                    if total > Self.size { #expect(merged.header("PageProxy-Scheme") == "auto->page-number", "\(total)") }
+                }
+            }
+        }
+    }
+
+    @Test("Mailman 3: auto reads total_size and numbers pages by the URL's page with its count (before real13: the first page alone, under a 200)")
+    func mailmanAuto() async throws {
+        try await TestStack.run(routes: Self.routes) { stack in
+            for total in [10, 25] {
+                let (merged, requests) = try await Habits.merged(stack, "mailman-auto", total: total)
+                #expect(merged.status == 200, "\(total): \(merged.text)")
+                #expect(merged.body == MockDataset.mergedJSON(total: total), "\(total)")
+                #expect(requests == Habits.pages(total), "\(total)")
+                if total > Self.size { #expect(merged.header("PageProxy-Scheme") == "auto->page-number", "\(total)") }
+            }
+            // An empty list leaves "entries" out: auto cannot tell it from a page it does not understand (as MLflow's
+            // `{}`), and says so rather than answer `[]` (REAL_UPSTREAMS.md, real13).
+            let (empty, _) = try await Habits.merged(stack, "mailman-auto", total: 0)
+            #expect(empty.status == 502)
+            #expect(empty.text.contains(#""code":"pagination_not_detected""#))
+        }
+    }
+
+    @Test("probe on JupyterHub names its next link and total, not a single page")
+    func probeReadsPagination() async throws {
+        try await TestStack.run { stack in
+            let outcome = try await runPageProxy([
+                "probe", "http://127.0.0.1:\(stack.mockPort)/jupyterhub/items?limit=10&mock_total=25",
+                "--header", "Accept: \(MockAccept.jupyterHubPagination)",
+            ])
+            #expect(outcome.status == 0, "\(outcome.output)\(outcome.errors)")
+            #expect(outcome.output.contains(#"scheme   next-url (from body "_pagination.next.url")"#), "\(outcome.output)")
+            #expect(outcome.output.contains("total    25 (_pagination.total)"), "\(outcome.output)")
+            #expect(outcome.output.contains("next     http://127.0.0.1:\(stack.mockPort)/jupyterhub/items?limit=10&mock_total=25&offset=10"), "\(outcome.output)")
+        }
+    }
+}
