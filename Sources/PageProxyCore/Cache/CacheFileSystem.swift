@@ -89,6 +89,41 @@ package enum CacheFileSystem {
         return (head, tail, UInt64(info.st_ino), held)
     }
 
+    /// A file's head alone, where `headLength` (shown its first bytes) says it ends, with the file's size and inode and
+    /// its descriptor held open (`holding`): the body is not read (issue 13, thirteenth pass: a merged answer sends it
+    /// from the file, checked as it is sent). Nil when the file does not exist; `file` nil when the budget had no room
+    /// (the descriptor is closed; the caller reads the file whole instead). A file shorter than its head comes back
+    /// with the bytes it has (the caller's length checks reject it).
+    package static func readHead(
+        _ path: String, in directory: Int32 = AT_FDCWD, headLength: (UnsafeRawBufferPointer) -> Int?, touch: Bool = false,
+        wait: ReadWait = .mayWaitForDisk, holding budget: HeldEntryFileBudget
+    ) throws(Failure) -> (head: [UInt8], size: Int, inode: UInt64, file: HeldEntryFile?)? {
+        var fd = retrying { pageproxy_openat_noatime(directory, path) }
+        if fd < 0, errno == EPERM { fd = retrying { pageproxy_openat_readonly(directory, path) } }
+        if fd < 0 {
+            if errno == ENOENT { return nil }
+            throw failure("open", path)
+        }
+        var held: HeldEntryFile?
+        defer { if held == nil { close(fd) } }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { throw failure("fstat", path) }
+        let size = Int(info.st_size)
+        var offset = 0
+        var readError: Int32 = 0
+        var head = readArray(fd, count: min(size, firstReadBytes), startingWith: [], offset: &offset, wait: wait, error: &readError)
+        let cut = min(max(head.withUnsafeBytes(headLength) ?? head.count, 0), size)
+        if cut > head.count, readError == 0 {
+            head = readArray(fd, count: cut, startingWith: head[...], offset: &offset, wait: wait, error: &readError)
+        } else if cut < head.count {
+            head.removeSubrange(cut...)
+        }
+        guard readError == 0 else { throw Failure(call: "read", path: path, errno: readError) }
+        if touch, !wasTouchedRecently(modifiedAt: info.st_mtim.tv_sec) { _ = futimens(fd, nil) }
+        held = HeldEntryFile(descriptor: fd, bodyOffset: head.count, budget: budget)
+        return (head, size, UInt64(info.st_ino), held)
+    }
+
     /// A file of `size` bytes cut where `headLength`, shown its first bytes, says (see `read`).
     private static func readInTwo(
         _ fd: Int32, size: Int, headLength: (UnsafeRawBufferPointer) -> Int?, wait: ReadWait, error: inout Int32
