@@ -64,18 +64,9 @@ package enum CacheFileSystem {
         _ path: String, in directory: Int32 = AT_FDCWD, headLength: (UnsafeRawBufferPointer) -> Int?, guessedHeadLength: Int? = nil,
         touch: Bool = false, wait: ReadWait = .mayWaitForDisk, holding budget: HeldEntryFileBudget? = nil
     ) throws(Failure) -> (head: [UInt8], tail: [UInt8], inode: UInt64, file: HeldEntryFile?)? {
-        // Without the access time: with `relatime`, the first read after each touch wrote the inode (4 % of a
-        // read-back after a restart, issue 13); the LRU order is the modification time, which `touch` sets.
-        var fd = retrying { pageproxy_openat_noatime(directory, path) }
-        if fd < 0, errno == EPERM { fd = retrying { pageproxy_openat_readonly(directory, path) } }
-        if fd < 0 {
-            if errno == ENOENT { return nil }
-            throw failure("open", path)
-        }
+        guard let (fd, info) = try openForReading(path, in: directory) else { return nil }
         var held: HeldEntryFile?
         defer { if held == nil { close(fd) } }
-        var info = stat()
-        guard fstat(fd, &info) == 0 else { throw failure("fstat", path) }
         let size = Int(info.st_size)
         var readError: Int32 = 0
         var file = guessedHeadLength.flatMap { guess in
@@ -98,16 +89,9 @@ package enum CacheFileSystem {
         _ path: String, in directory: Int32 = AT_FDCWD, headLength: (UnsafeRawBufferPointer) -> Int?, touch: Bool = false,
         wait: ReadWait = .mayWaitForDisk, holding budget: HeldEntryFileBudget
     ) throws(Failure) -> (head: [UInt8], size: Int, inode: UInt64, file: HeldEntryFile?)? {
-        var fd = retrying { pageproxy_openat_noatime(directory, path) }
-        if fd < 0, errno == EPERM { fd = retrying { pageproxy_openat_readonly(directory, path) } }
-        if fd < 0 {
-            if errno == ENOENT { return nil }
-            throw failure("open", path)
-        }
+        guard let (fd, info) = try openForReading(path, in: directory) else { return nil }
         var held: HeldEntryFile?
         defer { if held == nil { close(fd) } }
-        var info = stat()
-        guard fstat(fd, &info) == 0 else { throw failure("fstat", path) }
         let size = Int(info.st_size)
         var offset = 0
         var readError: Int32 = 0
@@ -122,6 +106,25 @@ package enum CacheFileSystem {
         if touch, !wasTouchedRecently(modifiedAt: info.st_mtim.tv_sec) { _ = futimens(fd, nil) }
         held = HeldEntryFile(descriptor: fd, bodyOffset: head.count, budget: budget)
         return (head, size, UInt64(info.st_ino), held)
+    }
+
+    /// `path` (under `directory`) opened read-only, and its `stat`; nil when it does not exist. The caller closes it.
+    private static func openForReading(_ path: String, in directory: Int32) throws(Failure) -> (fd: Int32, info: stat)? {
+        // Without the access time: with `relatime`, the first read after each touch wrote the inode (4 % of a
+        // read-back after a restart, issue 13); the LRU order is the modification time, which `touch` sets.
+        var fd = retrying { pageproxy_openat_noatime(directory, path) }
+        if fd < 0, errno == EPERM { fd = retrying { pageproxy_openat_readonly(directory, path) } }
+        if fd < 0 {
+            if errno == ENOENT { return nil }
+            throw failure("open", path)
+        }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else {
+            let error = failure("fstat", path)
+            close(fd)
+            throw error
+        }
+        return (fd, info)
     }
 
     /// A file of `size` bytes cut where `headLength`, shown its first bytes, says (see `read`).

@@ -319,26 +319,17 @@ package final class DiskStore: Sendable {
         guard let entries else { return .missing }
         // Head only on an entry's first hit since the start: its next hit reads it whole and keeps it in memory, as
         // without (the third answer after a restart is from memory; FileSentAnswerTests).
-        if let signature = defers, !seen {
-            switch lookupHeadOnly(key, in: entries, touch: shouldTouch, wait: wait, signature: signature, generation: generation) {
-            case .found(let entry, let version): return .found(entry, PageStamp(key: key, generation: version))
-            case .missing: return .missing
-            case .wouldBlock: return .wouldBlock
-            case .whole: break
-            }
+        if let signature = defers, !seen,
+            let found = lookupHeadOnly(key, in: entries, touch: shouldTouch, wait: wait, signature: signature, generation: generation)
+        {
+            return found
         }
         let file: EntryFile?
         do throws(CacheFileSystem.Failure) {
             // A caller that keeps the entry's bytes (a merged answer) may send them from the file instead.
             file = try readEntryFile(key, in: entries, touch: shouldTouch, wait: wait, holdsFile: keepsFirstRead)
         } catch {
-            if error.wouldBlock {
-                // The read off the pool that follows counts as this use; it refreshes the file's time if this would have.
-                if shouldTouch { state.withLock { $0.records[key]?.hitsSinceTouch = nil } }
-                return .wouldBlock
-            }
-            forget(key)
-            return .missing
+            return readFailed(key, error, touch: shouldTouch)
         }
         guard let file else {
             forget(key)
@@ -740,33 +731,31 @@ package final class DiskStore: Sendable {
         return .entry(entry, inode: inode, directory: directory)
     }
 
-    /// What a lookup that reads head only found (`lookup`).
-    private enum HeadOnlyLookup {
-        case found(CacheEntry, generation: UInt64)
-        case missing
-        case wouldBlock
-        /// Read it whole (`HeadOnly.whole`).
-        case whole
+    /// What a lookup whose file read failed answers: `.wouldBlock` when the bytes would have to come from the disk
+    /// (the read off the pool that follows counts as this use; it refreshes the file's time if this would have);
+    /// otherwise a miss, and the record is forgotten.
+    private func readFailed(_ key: CacheKey, _ error: CacheFileSystem.Failure, touch: Bool) -> InlineLookup {
+        if error.wouldBlock {
+            if touch { state.withLock { $0.records[key]?.hitsSinceTouch = nil } }
+            return .wouldBlock
+        }
+        forget(key)
+        return .missing
     }
 
     /// A lookup's `readHeadOnly`, with a lookup's handling of what it finds: a failure or no file forgets the record,
-    /// a corrupt head is removed, another process's version is noted (`noteFileInode`).
+    /// a corrupt head is removed, another process's version is noted (`noteFileInode`). Nil: read it whole.
     private func lookupHeadOnly(
         _ key: CacheKey, in held: HeldDirectory, touch: Bool, wait: CacheFileSystem.ReadWait, signature: UInt64, generation: UInt64
-    ) -> HeadOnlyLookup {
+    ) -> InlineLookup? {
         let read: HeadOnly
         do throws(CacheFileSystem.Failure) {
             read = try readHeadOnly(key, in: held, touch: touch, wait: wait, signature: signature)
         } catch {
-            if error.wouldBlock {
-                if touch { state.withLock { $0.records[key]?.hitsSinceTouch = nil } }
-                return .wouldBlock
-            }
-            forget(key)
-            return .missing
+            return readFailed(key, error, touch: touch)
         }
         switch read {
-        case .whole: return .whole
+        case .whole: return nil
         case .missing:
             forget(key)
             return .missing
@@ -777,7 +766,7 @@ package final class DiskStore: Sendable {
             return .missing
         case .entry(let entry, let inode, _):
             guard let version = noteFileInode(key, inode, readUnder: generation) else { return .missing }
-            return .found(entry, generation: version)
+            return .found(entry, PageStamp(key: key, generation: version))
         }
     }
 
