@@ -102,7 +102,10 @@ extension AsyncSocket {
 extension ResponseBodyPart {
     /// Whether the part is a range of an entry file.
     package var isFileRange: Bool {
-        if case .file = self { true } else { false }
+        switch self {
+        case .file, .checkedFile: true
+        case .bytes: false
+        }
     }
 
     /// The part's bytes when they are in memory.
