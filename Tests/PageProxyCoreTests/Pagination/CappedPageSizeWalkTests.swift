@@ -43,6 +43,24 @@ import Testing
         #expect(items == FakePages.expected(total: 250))
     }
 
+    @Test("a route's own size above the upstream's cap, under a stated total: pages numbered by what the first served (real13: 300 of 450)")
+    func aRoutesOwnSizeAboveTheCapUnderATotal() async throws {
+        let transport = FakeTransport { url in
+            let size = min(url.integerQueryValue("per_page") ?? 10, 100)
+            let page = url.integerQueryValue("page") ?? 1
+            let items = FakePages.body(page: page, pageSize: size, total: 450)
+            return .json("{\"count\":450,\"results\":\(items)}")
+        }
+        var options = PaginationScheme.PageNumber()
+        options.pageSize = 200
+        options.totalItemsPath = JSONPath("count")
+        let results = try #require(JSONPath("results"))
+        let walker = PageWalker.make(.pageNumber(options), transport: transport) { $0.itemsPath = results }
+        let items = try await walker.pages().flatMap(\.itemBytes)
+        #expect(items.count == 450)
+        #expect(items == FakePages.expected(total: 450))
+    }
+
     @Test("a window on a route with no page size is not placed by a client's size: walked from the first page (review14 F12)")
     func aWindowIsNotPlacedByAClientsSize() throws {
         let base = try #require(PageURL(string: "http://api.test/items?per_page=200"))

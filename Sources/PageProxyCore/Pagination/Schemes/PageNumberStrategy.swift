@@ -52,8 +52,9 @@ struct PageNumberStrategy: PaginationStrategy {
     private func read(_ page: Page) -> (asked: Int?, trusted: Bool, current: Int, lastPage: Int?) {
         let (asked, trusted) = AskedPageSize.of(page.url, parameter: options.sizeParameter, route: options.pageSize)
         let current = page.url.integerQueryValue(options.pageParameter) ?? options.firstPage
-        // A first page short of an untrusted size, under a total, shows the upstream's cap (attack12 L4).
-        let lastPage = lastPageNumber(page, pageSize: asked, mayShowCap: !trusted && current == options.firstPage)
+        // A first page short of the size, under a total that says more, shows the upstream's cap (attack12 L4): of a
+        // client's size, or of the route's own (real13: a route's 200 against a cap of 100 numbered 450 items as 3 pages).
+        let lastPage = lastPageNumber(page, pageSize: asked, mayShowCap: current == options.firstPage)
         return (asked, trusted, current, lastPage)
     }
 
