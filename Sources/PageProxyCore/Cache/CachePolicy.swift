@@ -37,6 +37,10 @@ package struct CachePolicy: Sendable, Equatable {
     /// revalidation forced. Routes on one upstream URL share entries: each judges them by its own limits.
     package func servesFresh(_ entry: CacheEntry, at now: Date) -> Date? {
         guard !forceRevalidate, entry.bodyCount <= maxBodyBytes else { return nil }
+        // Stored while the clock was ahead, or it stepped back since (NTP, a VM snapshot restored): its age cannot be
+        // told, so it is revalidated (a 304 stores it again at the clock's time), never fresh for the skew on top
+        // (attack13 M1: stored a day ahead, 60 s pages were fresh for a day).
+        guard entry.storedAt <= now else { return nil }
         let freshUntil = entry.freshUntil(routeTTL: ttl)
         // The client's own limits: the entry's age counts from when PageProxy stored or last revalidated it.
         if let maxAge, now.timeIntervalSince(entry.storedAt) > maxAge.timeInterval { return nil }

@@ -26,4 +26,13 @@ import Testing
         #expect(policy.servesFresh(Self.entry, at: Self.stored + 20) == Self.stored + 60)
         #expect(policy.servesFresh(Self.entry, at: Self.stored + 31) == nil)
     }
+
+    @Test("an entry stored in the future (the clock was ahead, or stepped back since) is revalidated, not fresh for the skew (attack13 M1)")
+    func anEntryStoredInTheFutureIsRevalidated() {
+        let policy = CachePolicy(ttl: .seconds(60))
+        #expect(policy.servesFresh(Self.entry, at: Self.stored - 86_400) == nil)
+        #expect(policy.servesFresh(Self.entry, at: Self.stored - 1) == nil)
+        // Stored a moment ago, as usual: unchanged.
+        #expect(policy.servesFresh(Self.entry, at: Self.stored + 1) == Self.stored + 60)
+    }
 }
