@@ -14,7 +14,7 @@ let package = Package(
         .target(name: "CLinux"),
         .target(name: "PageProxyCore", dependencies: ["CLinux"]),
         // The HTTP/1.1 server: connections, the single-use response writer, the error renderer, the logger.
-        .target(name: "PageProxyServer", dependencies: ["PageProxyCore"]),
+        .target(name: "PageProxyServer", dependencies: ["PageProxyCore", "CLinux"]),
         .target(name: "PageProxyMock", dependencies: ["PageProxyServer", "PageProxyCore"]),
         .executableTarget(name: "PageProxy", dependencies: ["PageProxyMock", "PageProxyServer", "PageProxyCore"]),
         // bench/: item splicing against JSONSerialization (swift run -c release SpliceBench).

@@ -266,3 +266,37 @@ pid_t pageproxy_spawn_ending_with_parent(const char *path, char *const argv[], c
     }
     return child;
 }
+
+// The write end of the pipe signals are told through (`pageproxy_signals_to_pipe`); -1 before it is made.
+static int pageproxy_signal_write_end = -1;
+
+// Runs on whichever thread the kernel chose: only async-signal-safe calls. A full pipe (64 KiB of signals no one
+// read) drops the byte: the reader has a backlog of the same signals already.
+static void pageproxy_signal_to_pipe(int signo) {
+    int saved = errno;
+    unsigned char byte = (unsigned char)signo;
+    ssize_t written = write(pageproxy_signal_write_end, &byte, 1);
+    (void)written;
+    errno = saved;
+}
+
+int pageproxy_signals_to_pipe(const int *signals, int count) {
+    int ends[2];
+    if (pipe2(ends, O_CLOEXEC) != 0) return -1;
+    int flags = fcntl(ends[1], F_GETFL);
+    if (flags < 0 || fcntl(ends[1], F_SETFL, flags | O_NONBLOCK) != 0) {
+        close(ends[0]);
+        close(ends[1]);
+        return -1;
+    }
+    pageproxy_signal_write_end = ends[1];
+    struct sigaction action;
+    memset(&action, 0, sizeof action);
+    action.sa_handler = pageproxy_signal_to_pipe;
+    sigemptyset(&action.sa_mask);
+    action.sa_flags = SA_RESTART;
+    for (int index = 0; index < count; index++) {
+        if (sigaction(signals[index], &action, NULL) != 0) return -1;
+    }
+    return ends[0];
+}

@@ -63,6 +63,12 @@ int pageproxy_huge_pages_mode_allows(const char *enabled, const char *defrag);
 /// and `malloc` is glibc's), 2 off. Call before the first read.
 void pageproxy_set_huge_pages(int policy);
 
+/// Catches each of `signals` with a handler that writes its number (one byte) to a pipe, and returns the pipe's read
+/// end (blocking, close-on-exec), or -1 with errno. A signal is never lost between this call and the first read,
+/// whichever thread it lands on (a disposition of SIG_IGN, as libdispatch's signal sources need, discards a signal
+/// that arrives before the source is registered: a SIGTERM right after start was lost). Call once.
+int pageproxy_signals_to_pipe(const int *signals, int count);
+
 /// Starts `path` with `argv` and `envp` as a child that gets `signal` when the thread that called this ends (and so
 /// when its process dies, however it dies): `streams` are the descriptors for its standard input, output and error
 /// (-1: /dev/null); every other descriptor is closed in the child, and it starts with no signal blocked. The child's pid, or -1 with errno (the fork's, or
