@@ -91,10 +91,7 @@ final class PageProxyApp: Sendable {
         }, onWriting: onWrite, onVolumeFull: volumeFullWarning(logger: logger, clock: clock), onEnable: {
             // Also for a directory unusable at the start: the index is built now, and `/readyz` is ready.
             logger.log(.info, "cache enabled again", [("directory", .string(config.directory))])
-        }, retryInterval: config.retryInterval, heldFiles: config.sendsFromFiles ? .shared : .none, onCorruptBody: { path in
-            // The answer being sent was cut at that page (its client sees an incomplete transfer); the next fetches it.
-            logger.log(.warning, "cached page failed its checksum as it was sent; answer cut, entry removed", [("entry", .string(path))])
-        })
+        }, retryInterval: config.retryInterval, heldFiles: config.sendsFromFiles ? .shared : .none)
         if store.isEnabled {
             logger.log(.info, "cache ready", [
                 ("directory", .string(config.directory)), ("max_bytes", .int(config.maxBytes)), ("entries", .int(store.entryCount)),

@@ -11,16 +11,8 @@ package struct CacheEntry: Sendable, Equatable {
     /// the entry is made (stored, or read back from its file), not for every answer.
     package private(set) var isPrivate: Bool
     package var body: [UInt8] {
-        didSet {
-            file = nil
-            deferredBody = nil
-        }
+        didSet { file = nil }
     }
-    /// The body left in its file, when the store read only the entry's head (`body` is then empty): a merged answer
-    /// sends it from there, checked as it is sent (issue 13, thirteenth pass). Never kept in memory, never written.
-    package var deferredBody: DeferredEntryBody?
-    /// The body's length, read or not.
-    package var bodyCount: Int { deferredBody?.length ?? body.count }
     /// The open entry file `body` was read and verified from, when the store kept it for sending from (`HeldEntryFile`;
     /// issue 13, eighth pass); any change of `body` forgets it. Not part of the entry's identity (`==`), nor stored.
     package var file: HeldEntryFile?
@@ -89,7 +81,6 @@ package struct CacheEntry: Sendable, Equatable {
         response.storedChecksum = bodyChecksum
         response.storedScan = scan
         response.storedFile = file
-        response.deferredBody = deferredBody
         return response
     }
 

@@ -64,9 +64,20 @@ package enum CacheFileSystem {
         _ path: String, in directory: Int32 = AT_FDCWD, headLength: (UnsafeRawBufferPointer) -> Int?, guessedHeadLength: Int? = nil,
         touch: Bool = false, wait: ReadWait = .mayWaitForDisk, holding budget: HeldEntryFileBudget? = nil
     ) throws(Failure) -> (head: [UInt8], tail: [UInt8], inode: UInt64, file: HeldEntryFile?)? {
-        guard let (fd, info) = try openForReading(path, in: directory) else { return nil }
+        // Without the access time: with `relatime`, the first read after each touch wrote the inode (4 % of a
+        // read-back after a restart, issue 13); the LRU order is the modification time, which `touch` sets.
+        var fd = retrying { pageproxy_openat_noatime(directory, path) }
+        if fd < 0, errno == EPERM { fd = retrying { pageproxy_openat_readonly(directory, path) } }
+        if fd < 0 {
+            if errno == ENOENT { return nil }
+            throw failure("open", path)
+        }
         var held: HeldEntryFile?
         defer { if held == nil { close(fd) } }
+        var info = stat()
+        guard fstat(fd, &info) == 0 else { throw failure("fstat", path) }
+        // A FIFO, a device or a directory in an entry's place is no entry (attack13 H1).
+        guard info.st_mode & S_IFMT == S_IFREG else { throw Failure(call: "open", path: path, errno: EINVAL) }
         let size = Int(info.st_size)
         var readError: Int32 = 0
         var file = guessedHeadLength.flatMap { guess in
@@ -78,58 +89,6 @@ package enum CacheFileSystem {
         if touch, !wasTouchedRecently(modifiedAt: info.st_mtim.tv_sec) { _ = futimens(fd, nil) }
         if let budget { held = HeldEntryFile(descriptor: fd, bodyOffset: head.count, budget: budget) }
         return (head, tail, UInt64(info.st_ino), held)
-    }
-
-    /// A file's head alone, where `headLength` (shown its first bytes) says it ends, with the file's size and inode and
-    /// its descriptor held open (`holding`): the body is not read (issue 13, thirteenth pass: a merged answer sends it
-    /// from the file, checked as it is sent). Nil when the file does not exist; `file` nil when the budget had no room
-    /// (the descriptor is closed; the caller reads the file whole instead). A file shorter than its head comes back
-    /// with the bytes it has (the caller's length checks reject it).
-    package static func readHead(
-        _ path: String, in directory: Int32 = AT_FDCWD, headLength: (UnsafeRawBufferPointer) -> Int?, touch: Bool = false,
-        wait: ReadWait = .mayWaitForDisk, holding budget: HeldEntryFileBudget
-    ) throws(Failure) -> (head: [UInt8], size: Int, inode: UInt64, file: HeldEntryFile?)? {
-        guard let (fd, info) = try openForReading(path, in: directory) else { return nil }
-        var held: HeldEntryFile?
-        defer { if held == nil { close(fd) } }
-        let size = Int(info.st_size)
-        var offset = 0
-        var readError: Int32 = 0
-        var head = readArray(fd, count: min(size, firstReadBytes), startingWith: [], offset: &offset, wait: wait, error: &readError)
-        let cut = min(max(head.withUnsafeBytes(headLength) ?? head.count, 0), size)
-        if cut > head.count, readError == 0 {
-            head = readArray(fd, count: cut, startingWith: head[...], offset: &offset, wait: wait, error: &readError)
-        } else if cut < head.count {
-            head.removeSubrange(cut...)
-        }
-        guard readError == 0 else { throw Failure(call: "read", path: path, errno: readError) }
-        if touch, !wasTouchedRecently(modifiedAt: info.st_mtim.tv_sec) { _ = futimens(fd, nil) }
-        held = HeldEntryFile(descriptor: fd, bodyOffset: head.count, budget: budget)
-        return (head, size, UInt64(info.st_ino), held)
-    }
-
-    /// `path` (under `directory`) opened read-only, and its `stat`; nil when it does not exist. The caller closes it.
-    private static func openForReading(_ path: String, in directory: Int32) throws(Failure) -> (fd: Int32, info: stat)? {
-        // Without the access time: with `relatime`, the first read after each touch wrote the inode (4 % of a
-        // read-back after a restart, issue 13); the LRU order is the modification time, which `touch` sets.
-        var fd = retrying { pageproxy_openat_noatime(directory, path) }
-        if fd < 0, errno == EPERM { fd = retrying { pageproxy_openat_readonly(directory, path) } }
-        if fd < 0 {
-            if errno == ENOENT { return nil }
-            throw failure("open", path)
-        }
-        var info = stat()
-        guard fstat(fd, &info) == 0 else {
-            let error = failure("fstat", path)
-            close(fd)
-            throw error
-        }
-        // A FIFO, a device or a directory in an entry's place is no entry (attack13 H1).
-        guard info.st_mode & S_IFMT == S_IFREG else {
-            close(fd)
-            throw Failure(call: "open", path: path, errno: EINVAL)
-        }
-        return (fd, info)
     }
 
     /// A file of `size` bytes cut where `headLength`, shown its first bytes, says (see `read`).

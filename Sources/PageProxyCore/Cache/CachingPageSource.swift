@@ -120,7 +120,7 @@ package final class CachingPageSource: Sendable {
         }
         // An entry larger than the route's pages may be is not this route's to revalidate or serve stale (a 304 has
         // no body for the transport's limit to refuse): the route asks as if nothing were stored.
-        let cached = found.flatMap { $0.entry.bodyCount <= policy.maxBodyBytes ? $0.entry : nil }
+        let cached = found.flatMap { $0.entry.body.count <= policy.maxBodyBytes ? $0.entry : nil }
         if policy.onlyIfCached { throw .notCached(origin: request.url.origin.description) }
         // A request that joins another's fetch keeps its own limits (issue 13). A flight makes at most one upstream
         // request, not cut at any one request's deadline: it lives until the last request waiting for it gives up.
@@ -132,10 +132,7 @@ package final class CachingPageSource: Sendable {
         while true {
             let result = await flight(for: key, deadline: transport.deadline, pageTimeout: timeout, origin: request.url.origin) { flightDeadline in
                 // A fetch that finished between the read above and this one stored the page: use it, not a second request.
-                // Read whole: the flight's answer is shared with every request that joins it (an NDJSON walk's too).
-                var whole = policy
-                whole.defersBodiesFor = nil
-                if let hit = self.hit(await self.lookup(key, in: store, policy: whole), policy: policy) {
+                if let hit = self.hit(await self.lookup(key, in: store, policy: policy), policy: policy) {
                     return .success(CachedResponse(fetched: hit))
                 }
                 let stores = policy.noStore ? nil : store
@@ -173,11 +170,9 @@ package final class CachingPageSource: Sendable {
     /// - Parameter key: `CacheKey(request)`, when the caller has it already (a plan's first page).
     package func freshHit(_ request: UpstreamRequest, key: CacheKey? = nil, policy: CachePolicy) -> Fetched? {
         guard let store, store.isEnabled, policy.ttl > .zero, !policy.forceRevalidate, request.method == .get else { return nil }
-        let key = key ?? CacheKey(request)
-        guard case .found(let entry, let stamp) = store.lookupInline(key, keepsFirstRead: policy.keepsFirstRead, defersBodiesFor: policy.defersBodiesFor)
-        else { return nil }
-        // A head read alone that is no hit (stale, too large) is of no use to the fetch that follows: it reads the file
-        // whole (`lookup`).
+        guard case .found(let entry, let stamp) = store.lookupInline(key ?? CacheKey(request), keepsFirstRead: policy.keepsFirstRead) else {
+            return nil
+        }
         return hit((entry, stamp), policy: policy)
     }
 
@@ -221,8 +216,7 @@ package final class CachingPageSource: Sendable {
             // Only fresh entries are held: a stale one is read again by the fetch that revalidates it.
             store.readAhead(
                 keys(), unusedSince: asked,
-                keep: { entry in policy.servesFresh(entry, at: clock.wallNow()) != nil }, until: { cancellation?.isCancelled == true },
-                defersBodiesFor: policy.defersBodiesFor)
+                keep: { entry in policy.servesFresh(entry, at: clock.wallNow()) != nil }, until: { cancellation?.isCancelled == true })
         }
     }
 
@@ -245,25 +239,17 @@ package final class CachingPageSource: Sendable {
 
     /// The entry for `key`: read inline when its bytes are in memory (the page cache included), otherwise on
     /// `diskQueue`, so that a thread of the cooperative pool never waits for the disk.
-    ///
-    /// An entry read head only (`CachePolicy.defersBodiesFor`) is returned only as a hit: one that is not (stale, or
-    /// larger than the route's pages) is read again whole, for the revalidation or the stale answer that follows.
     private func lookup(_ key: CacheKey, in store: DiskStore, policy: CachePolicy) async -> (entry: CacheEntry, stamp: PageStamp)? {
-        let (keeps, defers) = (policy.keepsFirstRead, policy.defersBodiesFor)
-        let found: (entry: CacheEntry, stamp: PageStamp)?
-        switch store.lookupInline(key, keepsFirstRead: keeps, defersBodiesFor: defers) {
-        case .found(let entry, let stamp): found = (entry, stamp)
-        case .missing: found = nil
+        let keeps = policy.keepsFirstRead
+        switch store.lookupInline(key, keepsFirstRead: keeps) {
+        case .found(let entry, let stamp): return (entry, stamp)
+        case .missing: return nil
         case .wouldBlock:
             coldReadCount.withLock { $0 += 1 }
-            found = await withCheckedContinuation { continuation in
-                Self.diskQueue.async { continuation.resume(returning: store.lookup(key, keepsFirstRead: keeps, defersBodiesFor: defers)) }
+            return await withCheckedContinuation { continuation in
+                Self.diskQueue.async { continuation.resume(returning: store.lookup(key, keepsFirstRead: keeps)) }
             }
         }
-        guard let found, found.entry.deferredBody != nil, policy.servesFresh(found.entry, at: clock.wallNow()) == nil else { return found }
-        var whole = policy
-        whole.defersBodiesFor = nil
-        return await lookup(key, in: store, policy: whole)
     }
 
     /// `found` as a hit, when it is fresh for the route's TTL, within its page size, and `policy` does not force a

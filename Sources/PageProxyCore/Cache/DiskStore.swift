@@ -128,9 +128,6 @@ package final class DiskStore: Sendable {
     private let onVolumeFull: (@Sendable (String) -> Void)?
     /// Told when a disabled store finds its directory usable again and serves again (the proxy logs it).
     private let onEnable: (@Sendable () -> Void)?
-    /// Told the path of an entry whose body, left in its file, failed its check as it was sent (the answer was cut
-    /// there, the entry is removed; the proxy logs it).
-    private let onCorruptBody: (@Sendable (String) -> Void)?
     /// How often a disabled store tries its directory again (`tryToEnable`).
     private let retryInterval: Duration
     /// How many entry files may stay open for sending from (`HeldEntryFile`), shared with every store by default.
@@ -152,11 +149,9 @@ package final class DiskStore: Sendable {
         onEvicting: (@Sendable ([CacheKey]) -> Void)? = nil, onWriting: (@Sendable (CacheKey) -> Void)? = nil,
         memoryLimit: Int? = nil, evictionBatch: Int = 256, onVolumeFull: (@Sendable (String) -> Void)? = nil,
         failWriting: (@Sendable (CacheKey) -> Int32?)? = nil, onEnable: (@Sendable () -> Void)? = nil, retryInterval: Duration = .seconds(30),
-        heldFiles: HeldEntryFileBudget = .none, onWritten: (@Sendable (CacheKey) -> Void)? = nil,
-        onCorruptBody: (@Sendable (String) -> Void)? = nil
+        heldFiles: HeldEntryFileBudget = .none, onWritten: (@Sendable (CacheKey) -> Void)? = nil
     ) {
         self.onWritten = onWritten
-        self.onCorruptBody = onCorruptBody
         self.heldFiles = heldFiles
         self.directory = directory.hasSuffix("/") && directory.count > 1 ? String(directory.dropLast()) : directory
         self.maxBytes = max(0, maxBytes)
@@ -248,12 +243,8 @@ package final class DiskStore: Sendable {
     /// bytes (an answer built from them is then dropped early), never newer.
     /// - Parameter keepsFirstRead: keep an entry read from its file in memory even on its first hit since this process
     ///   started (the caller holds its bytes anyway: `CachePolicy.keepsFirstRead`).
-    /// - Parameter defersBodiesFor: a walk's scan signature (`CachePolicy.defersBodiesFor`): an entry read from its file
-    ///   whose stored scan is for it, and whose items are one run, is read head only, its body left in the held file
-    ///   (`CacheEntry.deferredBody`), when the held-files budget has room. Never kept in memory.
-    package func lookup(_ key: CacheKey, keepsFirstRead: Bool = false, defersBodiesFor: UInt64? = nil) -> (entry: CacheEntry, stamp: PageStamp)? {
-        guard case .found(let entry, let stamp) = lookup(key, wait: .mayWaitForDisk, keepsFirstRead: keepsFirstRead, defers: defersBodiesFor)
-        else { return nil }
+    package func lookup(_ key: CacheKey, keepsFirstRead: Bool = false) -> (entry: CacheEntry, stamp: PageStamp)? {
+        guard case .found(let entry, let stamp) = lookup(key, wait: .mayWaitForDisk, keepsFirstRead: keepsFirstRead) else { return nil }
         return (entry, stamp)
     }
 
@@ -267,8 +258,8 @@ package final class DiskStore: Sendable {
 
     /// As `lookup`, but without waiting for the disk: an entry kept in memory, or a file whose bytes are all in the
     /// kernel's page cache, is read inline; any other is `.wouldBlock` (and stays in the index).
-    package func lookupInline(_ key: CacheKey, keepsFirstRead: Bool = false, defersBodiesFor: UInt64? = nil) -> InlineLookup {
-        lookup(key, wait: .pageCacheOnly, keepsFirstRead: keepsFirstRead, defers: defersBodiesFor)
+    package func lookupInline(_ key: CacheKey, keepsFirstRead: Bool = false) -> InlineLookup {
+        lookup(key, wait: .pageCacheOnly, keepsFirstRead: keepsFirstRead)
     }
 
     /// As `lookupInline`, for an entry kept in memory that `isUsable` accepts (a fresh one) only: any other lookup is
@@ -289,14 +280,12 @@ package final class DiskStore: Sendable {
         return (found.entry, PageStamp(key: key, generation: found.generation))
     }
 
-    private func lookup(_ key: CacheKey, wait: CacheFileSystem.ReadWait, keepsFirstRead: Bool, defers: UInt64? = nil) -> InlineLookup {
-        // Only where a file can be held for the body: otherwise every body is read here, as before.
-        let defers = heldFiles.capacity > 0 ? defers : nil
-        var found = use(key, takesDeferred: defers != nil)
+    private func lookup(_ key: CacheKey, wait: CacheFileSystem.ReadWait, keepsFirstRead: Bool) -> InlineLookup {
+        var found = use(key)
         // Unknown here: a file another process wrote is indexed, then used.
         if case .unknown = found, ledger != nil, let info = CacheFileSystem.fileInfo(path(for: key)) {
             adopt(key, size: info.size)
-            found = use(key, takesDeferred: defers != nil)
+            found = use(key)
         }
         guard case .used(let shouldTouch, let remembered, let ahead, let generation, let seen, let entries) = found else { return .missing }
         let stamp = PageStamp(key: key, generation: generation)
@@ -309,7 +298,7 @@ package final class DiskStore: Sendable {
             if shouldTouch, !ahead.touched { CacheFileSystem.touch(path(for: key)) }
             // Kept in memory on the same terms as an entry this lookup would have read itself (below); its file goes
             // to a caller that sends from it, and is closed for any other.
-            let entry = keepsFirstRead || ahead.entry.deferredBody != nil ? ahead.entry : ahead.entry.withoutFile
+            let entry = keepsFirstRead ? ahead.entry : ahead.entry.withoutFile
             // The read-ahead checked the file's inode after its read (issue 13, ninth pass: a second path `stat` here
             // for every entry read ahead).
             guard let version = noteFileInode(key, ahead.inode, readUnder: generation) else { return .missing }
@@ -317,19 +306,18 @@ package final class DiskStore: Sendable {
             return .found(entry, PageStamp(key: key, generation: version))
         }
         guard let entries else { return .missing }
-        // Head only on an entry's first hit since the start: its next hit reads it whole and keeps it in memory, as
-        // without (the third answer after a restart is from memory; FileSentAnswerTests).
-        if let signature = defers, !seen,
-            let found = lookupHeadOnly(key, in: entries, touch: shouldTouch, wait: wait, signature: signature, generation: generation)
-        {
-            return found
-        }
         let file: EntryFile?
         do throws(CacheFileSystem.Failure) {
             // A caller that keeps the entry's bytes (a merged answer) may send them from the file instead.
             file = try readEntryFile(key, in: entries, touch: shouldTouch, wait: wait, holdsFile: keepsFirstRead)
         } catch {
-            return readFailed(key, error, touch: shouldTouch)
+            if error.wouldBlock {
+                // The read off the pool that follows counts as this use; it refreshes the file's time if this would have.
+                if shouldTouch { state.withLock { $0.records[key]?.hitsSinceTouch = nil } }
+                return .wouldBlock
+            }
+            forget(key)
+            return .missing
         }
         guard let file else {
             forget(key)
@@ -352,8 +340,13 @@ package final class DiskStore: Sendable {
             // Its removal takes the cache directory's lock (`release`), which another process may hold through a whole
             // scan: a thread of the cooperative pool leaves it to the lookup off the pool (review10).
             if wait == .pageCacheOnly { return .wouldBlock }
-            // Outside the store's lock, which every lookup takes (loose12); only the file read, and only a record of it.
-            removeCorrupt(key, inode: file.inode)
+            // Outside the store's lock, which every lookup takes (loose12); under the directory's, as `remove` does
+            // (review15 B2): only the file read is taken aside, exactly once however an eviction or a writer races it, and
+            // only its own size is subtracted. Only a record of it is dropped: a version written or read since keeps its own.
+            takeAside(key, ifInode: file.inode)
+            state.withLock { state in
+                if state.records[key].map({ $0.inode == nil || $0.inode == file.inode }) ?? true { Self.dropRecord(key, &state) }
+            }
             return .missing
         }
     }
@@ -379,9 +372,7 @@ package final class DiskStore: Sendable {
     /// record (read and written back by its index), once for a copy in memory only when the record says there is one,
     /// once for the entries read ahead only when there are any (issue 13, seventh pass: five hashes of the key, and a
     /// second hold of the lock for `contains`, were ~4 % of a warm read-back).
-    /// - Parameter takesDeferred: whether the caller takes an entry read ahead head only (`CacheEntry.deferredBody`);
-    ///   one that does not reads the file itself (and such an entry is dropped).
-    private func use(_ key: CacheKey, takesDeferred: Bool = false) -> Use {
+    private func use(_ key: CacheKey) -> Use {
         state.withLock { state in
             guard state.disabledReason == nil, let index = state.records.index(forKey: key) else { return .unknown }
             var record = state.records.values[index]
@@ -394,8 +385,7 @@ package final class DiskStore: Sendable {
             record.hitsSinceTouch = touch ? 0 : hits
             state.records.values[index] = record
             let memory = record.memoryUse == nil ? nil : state.memory[key]
-            var ahead = state.readAhead.isEmpty ? nil : Self.takeReadAhead(key, generation: record.generation, &state)
-            if !takesDeferred, ahead?.entry.deferredBody != nil { ahead = nil }
+            let ahead = state.readAhead.isEmpty ? nil : Self.takeReadAhead(key, generation: record.generation, &state)
             var entries: HeldDirectory?
             if memory == nil, ahead == nil {
                 state.fileReads += 1
@@ -426,13 +416,10 @@ package final class DiskStore: Sendable {
     ///   - keep: whether an entry read is worth holding (the caller's freshness rule: a stale entry is read again by
     ///     the fetch that revalidates it, so holding it would only read it twice).
     ///   - isCancelled: asked before each key: true (the walk that asked has ended) stops the read-ahead there.
-    ///   - defersBodiesFor: as `lookup`'s: entries read head only, for a walk that takes them so (a lookup that does
-    ///     not reads the file itself).
     package func readAhead(
         _ keys: some Sequence<CacheKey>, unusedSince: UInt64 = .max, keep: (CacheEntry) -> Bool = { _ in true },
-        until isCancelled: () -> Bool = { false }, defersBodiesFor: UInt64? = nil
+        until isCancelled: () -> Bool = { false }
     ) {
-        let defers = heldFiles.capacity > 0 ? defersBodiesFor : nil
         // Keys left to a walk that overtook the read-ahead (see `overtakenMargin`).
         var leftToTheWalk = 0
         // The key asked before this one: a walk that has just looked it up looks this one up next.
@@ -456,21 +443,24 @@ package final class DiskStore: Sendable {
                 guard Self.hasRoom(for: record.size, limit: readAheadByteLimit, &state) else { return .full }
                 guard let entries = Self.entryDirectory(&state) else { return .skip }
                 return .read(
-                    generation: record.generation, touch: record.hitsAfterNextUse(interval: touchInterval) >= touchInterval, entries: entries,
-                    seen: record.hitsSinceTouch != nil)
+                    generation: record.generation, touch: record.hitsAfterNextUse(interval: touchInterval) >= touchInterval, entries: entries)
             }
-            guard case .read(let generation, let touch, let entries, let seen) = wanted else {
+            guard case .read(let generation, let touch, let entries) = wanted else {
                 if case .full = wanted { return }
                 if case .overtaken = wanted { leftToTheWalk = Self.overtakenMargin }
                 continue
             }
-            // Head only where the lookup would read it so (`lookup`: an entry's first hit since the start).
-            guard let (entry, inode) = readAheadEntry(key, in: entries, touch: touch, defers: seen ? nil : defers, keep: keep) else { continue }
+            // Held open for a lookup that sends from it (a merged answer; closed for any other when it takes it).
+            guard let file = try? readEntryFile(key, in: entries, touch: touch, wait: .mayWaitForDisk, holdsFile: true) ?? nil,
+                var entry = try? CacheEntryFormat.decode(head: file.head, body: file.tail, key: key),
+                keep(entry), file.directory.inode(key.relativePath) == file.inode
+            else { continue }
+            entry.file = file.file
             state.withLock { state in
                 guard state.records[key]?.generation == generation, state.memory[key] == nil, state.readAhead[key] == nil,
                     Self.hasRoom(for: entry.body.count, limit: readAheadByteLimit, &state)
                 else { return }
-                state.readAhead[key] = ReadAhead(entry: entry, generation: generation, inode: inode, touched: touch, heldAtUse: state.useCounter)
+                state.readAhead[key] = ReadAhead(entry: entry, generation: generation, inode: file.inode, touched: touch, heldAtUse: state.useCounter)
                 state.readAheadOrder.append(key)
                 state.readAheadBytes += entry.body.count
                 // Keys taken by lookups stay in the order until they reach its front: keep it from growing past them.
@@ -482,33 +472,10 @@ package final class DiskStore: Sendable {
         }
     }
 
-    /// One entry read ahead and verified (head only with `defers`, when it may be: `readHeadOnly`), its file held open
-    /// for a lookup that sends from it (a merged answer; closed for any other when it takes it), and its inode; nil
-    /// when it is missing, torn or corrupt (left for the lookup to find, and remove), not worth keeping, or renamed
-    /// over since its read.
-    private func readAheadEntry(
-        _ key: CacheKey, in entries: HeldDirectory, touch: Bool, defers: UInt64?, keep: (CacheEntry) -> Bool
-    ) -> (CacheEntry, UInt64)? {
-        if let signature = defers {
-            switch try? readHeadOnly(key, in: entries, touch: touch, wait: .mayWaitForDisk, signature: signature) {
-            case .entry(let entry, let inode, let directory)?:
-                return keep(entry) && directory.inode(key.relativePath) == inode ? (entry, inode) : nil
-            case .whole?: break
-            case .corrupt?, .missing?, nil: return nil
-            }
-        }
-        guard let file = try? readEntryFile(key, in: entries, touch: touch, wait: .mayWaitForDisk, holdsFile: true) ?? nil,
-            var entry = try? CacheEntryFormat.decode(head: file.head, body: file.tail, key: key),
-            keep(entry), file.directory.inode(key.relativePath) == file.inode
-        else { return nil }
-        entry.file = file.file
-        return (entry, file.inode)
-    }
-
     /// What `readAhead` does with a key: reads it (the version it wants, whether to refresh its file's time), skips
     /// it, or stops (nothing more fits).
     private enum ReadAheadStep {
-        case read(generation: UInt64, touch: Bool, entries: HeldDirectory, seen: Bool)
+        case read(generation: UInt64, touch: Bool, entries: HeldDirectory)
         case skip
         /// Looked up since the read-ahead was asked, or the key before it was: the walk got there first, or is next.
         case overtaken
@@ -674,128 +641,23 @@ package final class DiskStore: Sendable {
     private func readEntryFile(
         _ key: CacheKey, in held: HeldDirectory, touch: Bool, wait: CacheFileSystem.ReadWait, holdsFile: Bool = false
     ) throws(CacheFileSystem.Failure) -> EntryFile? {
-        let guess = lastHeadLength.load(ordering: .relaxed)
-        let found = try underEntryDirectory(key, held) { (fd, path) throws(CacheFileSystem.Failure) in
-            try CacheFileSystem.read(
-                path, in: fd, headLength: CacheEntryFormat.headLength(of:), guessedHeadLength: guess == 0 ? nil : guess, touch: touch,
-                wait: wait, holding: holdsFile ? heldFiles : nil)
-        }
-        guard let (file, directory) = found else { return nil }
-        if file.head.count != guess { lastHeadLength.store(file.head.count, ordering: .relaxed) }
-        return (file.head, file.tail, file.inode, file.file, directory)
-    }
-
-    /// What `read` makes of `key`'s file, opened under the held directory (`EntryDirectory`), compared first with the
-    /// one at the store's path when that is due; a file missing there (`read` gives nil) is looked for again under the
-    /// directory now at the path, if that is another. Nil when it is missing.
-    private func underEntryDirectory<File>(
-        _ key: CacheKey, _ held: HeldDirectory, _ read: (_ directory: Int32, _ path: String) throws(CacheFileSystem.Failure) -> File?
-    ) throws(CacheFileSystem.Failure) -> (File, EntryDirectory)? {
         var directory = held.checkDue && !held.directory.isCurrent ? replaceEntryDirectory(held.directory) : held.directory
-        var file = try directory.locate(key.relativePath, read)
+        let guess = lastHeadLength.load(ordering: .relaxed)
+        func read(_ directory: EntryDirectory) throws(CacheFileSystem.Failure) -> EntryFile? {
+            let file = try directory.locate(key.relativePath) { (fd, path) throws(CacheFileSystem.Failure) in
+                try CacheFileSystem.read(
+                    path, in: fd, headLength: CacheEntryFormat.headLength(of:), guessedHeadLength: guess == 0 ? nil : guess, touch: touch,
+                    wait: wait, holding: holdsFile ? heldFiles : nil)
+            }
+            return file.map { ($0.head, $0.tail, $0.inode, $0.file, directory) }
+        }
+        var file = try read(directory)
         if file == nil, !held.checkDue, !directory.isCurrent {
             directory = replaceEntryDirectory(directory)
-            file = try directory.locate(key.relativePath, read)
+            file = try read(directory)
         }
-        return file.map { ($0, directory) }
-    }
-
-    /// What `readHeadOnly` found.
-    private enum HeadOnly {
-        /// The entry, its body left in its held file (`CacheEntry.deferredBody`), and the inode and directory it was read under.
-        case entry(CacheEntry, inode: UInt64, directory: EntryDirectory)
-        /// Not to be left in its file (no room in the held-files budget, no stored scan for the walk, items not one
-        /// run): the caller reads it whole.
-        case whole
-        /// The head failed its checks (torn, truncated, another key's): a miss, and removed.
-        case corrupt(inode: UInt64)
-        case missing
-    }
-
-    /// `key`'s entry read head only for a walk whose scan signature is `signature` (`CachePolicy.defersBodiesFor`;
-    /// issue 13, thirteenth pass): the head is checked (its XXH64, the file's size against the body's length, the
-    /// key), the body is not read; it is checked as it is sent (`DeferredEntryBody`), and one that fails has the entry
-    /// removed (`bodyFailedItsCheck`).
-    private func readHeadOnly(
-        _ key: CacheKey, in held: HeldDirectory, touch: Bool, wait: CacheFileSystem.ReadWait, signature: UInt64
-    ) throws(CacheFileSystem.Failure) -> HeadOnly {
-        let found = try underEntryDirectory(key, held) { (fd, path) throws(CacheFileSystem.Failure) in
-            try CacheFileSystem.readHead(path, in: fd, headLength: CacheEntryFormat.headLength(of:), touch: touch, wait: wait, holding: heldFiles)
-        }
-        guard let (read, directory) = found else { return .missing }
-        guard let file = read.file else { return .whole }
-        var entry: CacheEntry
-        do throws(CacheEntryFormat.Invalid) {
-            entry = try CacheEntryFormat.decodeHead(read.head, bodyLength: read.size - read.head.count, key: key)
-        } catch {
-            return .corrupt(inode: read.inode)
-        }
-        guard let scan = entry.scan, scan.signature == signature, scan.items.isEmpty || scan.isCommaRun == true else { return .whole }
-        let inode = read.inode
-        entry.deferredBody = DeferredEntryBody(file: file, length: read.size - read.head.count, checksum: entry.bodyChecksum) { [weak self] in
-            self?.bodyFailedItsCheck(key, inode: inode)
-        }
-        return .entry(entry, inode: inode, directory: directory)
-    }
-
-    /// What a lookup whose file read failed answers: `.wouldBlock` when the bytes would have to come from the disk
-    /// (the read off the pool that follows counts as this use; it refreshes the file's time if this would have);
-    /// otherwise a miss, and the record is forgotten.
-    private func readFailed(_ key: CacheKey, _ error: CacheFileSystem.Failure, touch: Bool) -> InlineLookup {
-        if error.wouldBlock {
-            if touch { state.withLock { $0.records[key]?.hitsSinceTouch = nil } }
-            return .wouldBlock
-        }
-        forget(key)
-        return .missing
-    }
-
-    /// A lookup's `readHeadOnly`, with a lookup's handling of what it finds: a failure or no file forgets the record,
-    /// a corrupt head is removed, another process's version is noted (`noteFileInode`). Nil: read it whole.
-    private func lookupHeadOnly(
-        _ key: CacheKey, in held: HeldDirectory, touch: Bool, wait: CacheFileSystem.ReadWait, signature: UInt64, generation: UInt64
-    ) -> InlineLookup? {
-        let read: HeadOnly
-        do throws(CacheFileSystem.Failure) {
-            read = try readHeadOnly(key, in: held, touch: touch, wait: wait, signature: signature)
-        } catch {
-            return readFailed(key, error, touch: touch)
-        }
-        switch read {
-        case .whole: return nil
-        case .missing:
-            forget(key)
-            return .missing
-        case .corrupt(let inode):
-            // As a lookup that reads the whole file: its removal is left to a lookup off the pool (review10).
-            if wait == .pageCacheOnly { return .wouldBlock }
-            removeCorrupt(key, inode: inode)
-            return .missing
-        case .entry(let entry, let inode, _):
-            guard let version = noteFileInode(key, inode, readUnder: generation) else { return .missing }
-            return .found(entry, PageStamp(key: key, generation: version))
-        }
-    }
-
-    /// Removes `key`'s file when it is still the version read (`inode`: a version written or read since keeps its
-    /// own), and its record when that names the same version. Outside the store's lock, which every lookup takes
-    /// (loose12); under the directory's, as `remove` does (review15 B2): the file is taken aside exactly once however
-    /// an eviction or a writer races it, and only its own size is subtracted.
-    private func removeCorrupt(_ key: CacheKey, inode: UInt64) {
-        takeAside(key, ifInode: inode)
-        state.withLock { state in
-            if state.records[key].map({ $0.inode == nil || $0.inode == inode }) ?? true { Self.dropRecord(key, &state) }
-        }
-    }
-
-    /// A body left in its file failed its check as it was sent (or was short): the answer was cut there; the entry is
-    /// removed, so that the next request fetches the page again, and the proxy logs it. Off the sender's thread (on
-    /// `evictions`): the removal takes the cache directory's lock, which another process may hold through a scan.
-    private func bodyFailedItsCheck(_ key: CacheKey, inode: UInt64) {
-        evictions.async { [self] in
-            removeCorrupt(key, inode: inode)
-            onCorruptBody?(path(for: key))
-        }
+        if let file, file.head.count != guess { lastHeadLength.store(file.head.count, ordering: .relaxed) }
+        return file
     }
 
     /// The held directory and whether it is time to check it (`HeldDirectory`); nil before `open()`.
@@ -902,9 +764,7 @@ package final class DiskStore: Sendable {
     private func remember(_ entry: CacheEntry, for key: CacheKey, inode: UInt64, generation: UInt64, checkIn directory: EntryDirectory?) {
         // Another process's rename is not ordered by this lock anyway: its inode is checked before it, not under it (a
         // `stat` under the store's lock made the walk and the read-ahead thread wait on each other; issue 13).
-        // A body left in its file is never a copy in memory (its `body` is empty).
-        guard entry.deferredBody == nil, entry.body.count <= memoryLimit, directory.map({ $0.inode(key.relativePath) == inode }) ?? true
-        else { return }
+        guard entry.body.count <= memoryLimit, directory.map({ $0.inode(key.relativePath) == inode }) ?? true else { return }
         // A copy kept in memory holds no descriptor (the budget is for answers being sent).
         let entry = entry.withoutFile
         // The copies dropped to make room are freed here, after the lock (the epoll loop may be waiting for it).

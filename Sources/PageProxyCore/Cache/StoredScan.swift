@@ -18,20 +18,6 @@ package struct StoredScan: Sendable, Equatable {
         isCommaRun = body.map { Page.contiguousRun(of: items, in: $0, separatedBy: UInt8(ascii: ",")) != nil }
     }
 
-    /// Whether `items` are one comma run without looking at the body: each compact and one byte after the one before.
-    /// In a page's array (the items of a scan, whose body was valid JSON when it was scanned) the one byte between two
-    /// elements can only be the `,`: the run `Page.contiguousRun` would find. Used for a body not read yet
-    /// (`DeferredEntryBody`), which is checked against the checksum of the body that was scanned before it is sent.
-    package static func isAdjacentRun(_ items: [JSONItem]) -> Bool {
-        guard let first = items.first, first.isCompact else { return false }
-        var end = first.range.upperBound
-        for item in items.dropFirst() {
-            guard item.isCompact, item.range.lowerBound == end + 1 else { return false }
-            end = item.range.upperBound
-        }
-        return true
-    }
-
     /// The scan of a page for `paths`.
     package init(_ page: ScannedPage, for paths: ScanPaths, body: [UInt8]? = nil) {
         var values: [Int: JSONValue] = [:]

@@ -56,29 +56,24 @@ package final class MergedHeldPages {
         // With at most one byte before the items (`[` or `,`) and the closing `]`; an empty page keeps no body, nor
         // does one sent from its file. The body's capacity is what stays in memory, not its count (issue 13, sixth pass).
         let file = run.isEmpty ? nil : page.bodyFile
-        let deferred = run.isEmpty ? nil : page.deferredBody
-        let kept = run.isEmpty || file != nil || deferred != nil ? 0 : page.body.capacity
+        let kept = run.isEmpty || file != nil ? 0 : page.body.capacity
         guard length + run.count + 2 <= maxBytes, loan.mayHold(heldBytes + kept) else {
             isHolding = false
             return false
         }
         let prefix = framing.prefix(for: page)
-        // A body left in its file has no bytes here: its run is sent from the file, checked (`.checkedFile`).
-        let items = deferred == nil ? page.body[run] : []
+        let items = page.body[run]
         // Room for the first pages and the closing bracket at once (issue 13: the parts grew twice in a one-page answer).
         if parts.isEmpty { parts.reserveCapacity(Self.initialParts) }
         if !prefix.isEmpty { parts.append(.bytes(prefix[...])) }
-        if let deferred {
-            parts.append(.checkedFile(deferred, run))
-        } else if let file {
+        if let file {
             parts.append(.file(file, run))
         } else if !items.isEmpty {
             parts.append(.bytes(items))
         }
         heldBytes += kept
-        length += prefix.count + run.count
-        // A page left in its file has its stored checksum, so its bytes are never asked for here.
-        etag.add(page, framedCount: prefix.count + run.count) { prefix + items }
+        length += prefix.count + items.count
+        etag.add(page, framedCount: prefix.count + items.count) { prefix + items }
         return true
     }
 
@@ -94,7 +89,7 @@ package final class MergedHeldPages {
 
     /// Whether any part is a range of an entry file (tests: the page is sent from its file).
     package var holdsFiles: Bool {
-        parts.contains(where: \.isFileRange)
+        parts.contains { if case .file = $0 { true } else { false } }
     }
 
     /// Whether `slices(closing:)` has added the closing part.

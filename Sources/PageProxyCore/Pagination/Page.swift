@@ -24,10 +24,6 @@ public struct Page: Sendable {
     /// The open entry file whose body is exactly `body` (the page cache read and verified it from there): a merged
     /// answer sends the page's items from it (issue 13, eighth pass). `body` is a constant, so it stays exact.
     package var bodyFile: HeldEntryFile?
-    /// The body left in its entry file when the cache read only the entry's head (`body` is then empty, and only the
-    /// items' places are known): a merged answer sends the items' run from the file, checked as it is sent (issue 13,
-    /// thirteenth pass). Such a page is never read for its bytes (`withBodyRead` first).
-    package var deferredBody: DeferredEntryBody?
 
     package init(
         number: Int, url: PageURL, status: HTTPStatus, headers: HTTPHeaders, body: [UInt8], items: [JSONItem],
@@ -90,11 +86,6 @@ public struct Page: Sendable {
     /// The range from the first item to the last when every item is compact and each is followed by `separator`
     /// alone; nil otherwise.
     private func contiguousRun(separatedBy separator: UInt8) -> Range<Int>? {
-        // A body not read: the items' places alone say it (`StoredScan.isAdjacentRun`), for a window's cut too.
-        if deferredBody != nil {
-            guard separator == UInt8(ascii: ","), StoredScan.isAdjacentRun(items), let first = items.first, let last = items.last else { return nil }
-            return first.range.lowerBound..<last.range.upperBound
-        }
         if separator == UInt8(ascii: ","), let known = storedIsCommaRun {
             guard known, let first = items.first, let last = items.last else { return nil }
             return first.range.lowerBound..<last.range.upperBound
@@ -116,17 +107,6 @@ public struct Page: Sendable {
                 return first.range.lowerBound..<last.range.upperBound
             }
         }
-    }
-
-    /// The page with its body in memory: read from its file and checked when it was left there (`deferredBody`);
-    /// nil when that body is short or fails its check (the store is told, and removes the entry).
-    package func withBodyRead() -> Page? {
-        guard let deferredBody else { return self }
-        guard let body = deferredBody.readChecked() else { return nil }
-        var page = Page(number: number, url: url, status: status, headers: headers, body: body, items: items, values: values)
-        page.storedChecksum = storedChecksum
-        page.bodyFile = deferredBody.file
-        return page
     }
 
     /// Keeps only the first `count` items.

@@ -647,7 +647,6 @@ package final class PageWalker {
             items: scanned.items, values: scanned.values)
         page.storedChecksum = response.storedChecksum
         page.bodyFile = response.storedFile
-        page.deferredBody = response.deferredBody
         if let scan = response.storedScan, scan.signature == paths.signature { page.storedIsCommaRun = scan.isCommaRun }
         return page
     }

@@ -102,10 +102,7 @@ extension AsyncSocket {
 extension ResponseBodyPart {
     /// Whether the part is a range of an entry file.
     package var isFileRange: Bool {
-        switch self {
-        case .file, .checkedFile: true
-        case .bytes: false
-        }
+        if case .file = self { true } else { false }
     }
 
     /// The part's bytes when they are in memory.

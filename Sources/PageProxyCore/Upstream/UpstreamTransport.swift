@@ -19,13 +19,8 @@ package struct UpstreamResponse: Sendable {
     package var status: HTTPStatus
     package var headers: HTTPHeaders
     package var body: [UInt8] {
-        didSet {
-            storedFile = nil
-            deferredBody = nil
-        }
+        didSet { storedFile = nil }
     }
-    /// Set by the page cache: the body left in its entry file (`body` is empty), checked as it is sent.
-    package var deferredBody: DeferredEntryBody?
     /// Set by the page cache when the page is stored: the XXH64 of `body` (its identity in an aggregate's `ETag`).
     package var storedChecksum: UInt64?
     /// Set by the page cache: the page's scan as stored with it, so that the walker need not scan it again.

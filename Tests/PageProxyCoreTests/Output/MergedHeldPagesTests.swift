@@ -1,5 +1,3 @@
-import Foundation
-import Glibc
 import Testing
 
 @testable import PageProxyCore
@@ -112,61 +110,5 @@ import Testing
         var (framing, etag) = (MergedJSONBody(), AggregateETag(shape: "root"))
         #expect(held.hold(try AggregateETagTests.page("[1,2]", checksum: 7), framing: &framing, etag: &etag), "[1,2] is 5 bytes")
         #expect(!held.hold(try AggregateETagTests.page("[3]", checksum: 7), framing: &framing, etag: &etag), "[1,2,3] is 7")
-    }
-
-    /// `page` as the cache hands it out when it read its entry's head only: no body, the items' places, the body left
-    /// in a file of its own (checked against `checksum`, its own by default).
-    private static func deferred(_ page: Page, in directory: TemporaryDirectory, name: String, checksum: UInt64? = nil) throws -> Page {
-        let path = directory.path + "/" + name
-        #expect(FileManager.default.createFile(atPath: path, contents: Data(Array(repeating: UInt8(ascii: "h"), count: 100) + page.body)))
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
-        try #require(fd >= 0)
-        let file = try #require(HeldEntryFile(descriptor: fd, bodyOffset: 100, budget: HeldEntryFileBudget(capacity: 1)))
-        let sum = XXHash64.hash(page.body)
-        var left = Page(number: page.number, url: page.url, status: page.status, headers: page.headers, body: [], items: page.items, values: [:])
-        left.storedChecksum = sum
-        left.deferredBody = DeferredEntryBody(file: file, length: page.body.count, checksum: checksum ?? sum, reportCorrupt: {})
-        return left
-    }
-
-    @Test("pages whose bodies were left in their files are held as checked ranges: the copy's bytes, length and tag, a cut page's too; one that fails its check fails the join and the move")
-    func pagesLeftInTheirFilesAreHeldAsCheckedRanges() throws {
-        let directory = TemporaryDirectory()
-        var whole = try ["[1,2,3]", "[{\"a\":1},{\"b\":[2,3]}]", "[]", "[4,5]"].map { try AggregateETagTests.page($0, checksum: nil) }
-        whole = whole.map { page in
-            var page = page
-            page.storedChecksum = XXHash64.hash(page.body)
-            return page
-        }
-        var left = try whole.enumerated().map { try Self.deferred($1, in: directory, name: "page\($0)") }
-        // A window's cut (`_max_items`) of the last page: its run is worked out from the items' places alone.
-        whole[3].truncateItems(to: 1)
-        left[3].truncateItems(to: 1)
-        let held = Self.held()
-        var (framing, etag) = (MergedJSONBody(), AggregateETag(shape: "root"))
-        for page in left { #expect(held.hold(page, framing: &framing, etag: &etag)) }
-        #expect(held.holdsFiles)
-        let closing = framing.closing()
-        etag.update(closing)
-        let parts = held.parts(closing: closing)
-        #expect(parts.filter { if case .checkedFile = $0 { true } else { false } }.count == 3, "the empty page has no range")
-        let sent = parts.reduce(into: [UInt8]()) { $0 += $1.bytes ?? [] }
-        #expect(sent == Self.copied(whole))
-        #expect(held.length + closing.count == sent.count)
-        #expect(held.joined(closing: closing) == sent)
-        #expect(etag.finalize() == AggregateETagTests.tag(whole))
-        // A body whose check fails: no join (the memo keeps nothing), and no move into a spooled body.
-        let bad = try Self.deferred(whole[0], in: directory, name: "bad", checksum: 1)
-        let failing = Self.held()
-        var (badFraming, badTag) = (MergedJSONBody(), AggregateETag(shape: "root"))
-        #expect(failing.hold(bad, framing: &badFraming, etag: &badTag))
-        #expect(failing.joined(closing: badFraming.closing()) == nil)
-        let spool = try SpoolTestDirectory()
-        defer { spool.remove() }
-        let path = spool.path
-        let body = SpooledBody(limits: SpooledBody.Limits(), openSpool: { () throws(SpoolError) in try SpoolFile.create(in: path) })
-        #expect(throws: SpoolError.readFailed(errno: EIO)) { try failing.move(into: body) }
-        #expect(bad.withBodyRead() == nil)
-        #expect(left[1].withBodyRead()?.body == whole[1].body)
     }
 }
