@@ -67,6 +67,10 @@ package final class SpoolFile {
             }
             fd = try createUnlinked(in: directory)
         }
+        guard DescriptorReserve.admitsFile(fd) else {
+            Glibc.close(fd)
+            throw .createFailed(directory: directory, errno: EMFILE)
+        }
         return SpoolFile(descriptor: fd)
     }
 

@@ -34,7 +34,9 @@ extension SchemeDetector {
             return (.offset(options), "the URL's \"\(offsetName ?? limitName ?? "")\" parameter and the total")
         }
         let pageName = pageParameters.first { url.queryValue($0) != nil }
-        let sizeName = sizeParameters.first { url.queryValue($0) != nil }
+        // `count` means a page's size only beside a page number (Mailman's `?count=&page=`); alone it is too common a
+        // name for other things (review16 R7: an upstream that ignores `page` would answer its first page again and again).
+        let sizeName = sizeParameters.first { url.queryValue($0) != nil && ($0 != "count" || pageName != nil) }
         guard pageName != nil || sizeName != nil else { return nil }
         var options = PaginationScheme.PageNumber(pageParameter: pageName ?? sizeName.flatMap { pageParameterOfSize[$0] } ?? "page")
         if let sizeName {

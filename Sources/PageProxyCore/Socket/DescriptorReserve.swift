@@ -40,6 +40,13 @@ package enum DescriptorReserve {
         Int(fd) < current
     }
 
+    /// Whether a file that got descriptor `fd` (a spool of a merged answer) may keep it: past the line by at most half
+    /// the spare, so that files the line does not count can never take the last descriptors (review16 R1: a spool a
+    /// client, each with its sockets below the line, could take the spare and bring back attack13 H2's crash).
+    package static func admitsFile(_ fd: Int32, line: Int = current) -> Bool {
+        line == Int.max || Int(fd) < line + spare / 2
+    }
+
     /// The most client connections that fit below `line`: each may hold an upstream connection too.
     package static func maxConnections(below line: Int) -> Int {
         max(1, line / 2)

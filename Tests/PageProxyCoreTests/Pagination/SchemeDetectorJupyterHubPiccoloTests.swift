@@ -59,5 +59,7 @@ import Testing
         // No count and page: Mailman answers every entry on one page.
         let all = try detect(body.replacingOccurrences(of: "1000", with: "2"), url: "http://h/3.0/lists/l.example.com/roster/member")
         #expect(all.scheme == nil)
+        // A `count` with no page number beside it is not taken for a page size (review16 R7).
+        #expect(throws: (any Error).self) { try detect(body, url: "http://h/3.0/lists/l.example.com/roster/member?count=2") }
     }
 }
