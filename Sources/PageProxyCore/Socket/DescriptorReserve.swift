@@ -1,3 +1,6 @@
+#if canImport(Glibc)
+import Glibc
+#endif
 import Synchronization
 
 /// A line below the soft limit on open descriptors that client and upstream sockets never cross.
@@ -20,19 +23,37 @@ package enum DescriptorReserve {
     /// The line now; `Int.max` when none is drawn.
     package static var current: Int { drawnLine.load(ordering: .relaxed) }
 
-    /// Where the line goes for a soft limit of `softLimit` and `heldEntryFiles` entry files held at most.
-    package static func line(softLimit: UInt64, heldEntryFiles: Int) -> Int {
+    /// The lowest descriptor free when the line was drawn: about as many as the process held then (its own files,
+    /// the listener, the cache directory), which no client connection can use.
+    private static let heldAtLine = Atomic<Int>(0)
+
+    /// Where the line goes for a soft limit of `softLimit`, `heldEntryFiles` entry files held at most, and `openNow`
+    /// descriptors held already. Under a very low limit the spare shrinks (to a quarter) before the line falls below
+    /// a few connections' room: retest13 N1, at a limit of 48 the line sat below the 20 descriptors held at start and
+    /// every client, `/healthz` too, was refused.
+    package static func line(softLimit: UInt64, heldEntryFiles: Int, openNow: Int = 0) -> Int {
         let soft = Int(min(softLimit, UInt64(Int.max)))
-        return max(0, soft - heldEntryFiles - spare)
+        let room = min(openNow + 8, soft - spare / 4)
+        return max(0, soft - heldEntryFiles - spare, room)
     }
 
     /// Draws the line from the process's soft limit (`serve` does, once its limit is raised); returns it.
     @discardableResult
     package static func keep(heldEntryFiles: Int) -> Int? {
         guard let soft = OpenFileLimit.soft else { return nil }
-        let drawn = line(softLimit: soft, heldEntryFiles: heldEntryFiles)
+        let openNow = lowestFreeDescriptor()
+        let drawn = line(softLimit: soft, heldEntryFiles: heldEntryFiles, openNow: openNow)
+        heldAtLine.store(openNow, ordering: .relaxed)
         drawnLine.store(drawn, ordering: .relaxed)
         return drawn
+    }
+
+    /// The number the next descriptor would get (the kernel hands out the lowest free one).
+    private static func lowestFreeDescriptor() -> Int {
+        let probe = open("/dev/null", O_RDONLY | O_CLOEXEC)
+        guard probe >= 0 else { return 0 }
+        close(probe)
+        return Int(probe)
     }
 
     /// Whether a socket that got descriptor `fd` may keep it.
@@ -47,8 +68,9 @@ package enum DescriptorReserve {
         line == Int.max || Int(fd) < line + spare / 2
     }
 
-    /// The most client connections that fit below `line`: each may hold an upstream connection too.
-    package static func maxConnections(below line: Int) -> Int {
-        max(1, line / 2)
+    /// The most client connections that fit below `line`, above the `held` descriptors the process holds already:
+    /// each may hold an upstream connection too.
+    package static func maxConnections(below line: Int, held: Int = heldAtLine.load(ordering: .relaxed)) -> Int {
+        max(1, (line - held) / 2)
     }
 }
