@@ -348,9 +348,9 @@ CASES = [
     auto("auto-stripe-default", "localstripe", STRIPE + " default limit", "stripe-default", CUSTOMERS, headers=STRIPE_AUTH),
     auto("auto-mlflow", "mlflow", MLFLOW, "mlflow", EXPERIMENTS + "?max_results=100"),
     auto("auto-mlflow-1000", "mlflow", MLFLOW + " ?max_results=1000", "mlflow-1000", EXPERIMENTS + "?max_results=1000"),
-    # `{}` names no items array: auto cannot tell an empty result from a page it does not understand, and says so.
-    auto("auto-mlflow-empty", "mlflow", MLFLOW + " a filter no experiment matches", "mlflow-empty", NO_EXPERIMENT,
-         expect_error="pagination_not_detected"),
+    # `{}` (an object with no member at all) is a list of no items under auto (loose13): protobuf's JSON mapping
+    # leaves an empty list out, so MLflow answers a search that matches nothing so.
+    auto("auto-mlflow-empty", "mlflow", MLFLOW + " a filter no experiment matches", "mlflow-empty", NO_EXPERIMENT),
     auto("auto-mastodon", "mastodon", MASTODON, "mastodon", MASTODON_TAG + "?limit=10"),
     auto("auto-jupyterhub", "jupyterhub", JUPYTERHUB + " /groups", "jupyterhub-groups", GROUPS,
          headers=JUPYTERHUB_HEADERS),
