@@ -107,9 +107,11 @@ package struct CacheEntry: Sendable, Equatable {
     /// still means the version it was asked about).
     package func isNamed(byNotModified headers: HTTPHeaders) -> Bool {
         guard let tag = headers["ETag"]?.trimmingCharacters(in: .whitespaces) else {
-            guard let modified = headers["Last-Modified"]?.trimmingCharacters(in: .whitespaces),
-                let stored = self.headers["Last-Modified"]?.trimmingCharacters(in: .whitespaces)
-            else { return true }
+            guard let modified = headers["Last-Modified"]?.trimmingCharacters(in: .whitespaces) else { return true }
+            // A date names only a version stored with one: not one known by its ETag alone (review16 R6).
+            guard let stored = self.headers["Last-Modified"]?.trimmingCharacters(in: .whitespaces) else {
+                return self.headers["ETag"] == nil
+            }
             return modified == stored
         }
         guard let stored = self.headers["ETag"]?.trimmingCharacters(in: .whitespaces) else { return false }

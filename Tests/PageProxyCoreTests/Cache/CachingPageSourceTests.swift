@@ -239,6 +239,11 @@ import Testing
         #expect(!stored.isNamed(byNotModified: HTTPHeaders([("Last-Modified", tuesday)])), "another version's date")
         #expect(stored.isNamed(byNotModified: HTTPHeaders([("ETag", "\"a\""), ("Last-Modified", tuesday)])), "a strong ETag decides")
         #expect(stored.isNamed(byNotModified: HTTPHeaders()), "no validator at all: the version asked about")
+        // Stored with an ETag only: a 304 with a date alone does not name it (review16 R6).
+        let tagged = CacheEntry(status: .ok, headers: HTTPHeaders([("ETag", "\"a\"")]), body: [], storedAt: Date(), freshUntil: Date())
+        #expect(!tagged.isNamed(byNotModified: HTTPHeaders([("Last-Modified", monday)])))
+        let bare = CacheEntry(status: .ok, headers: HTTPHeaders(), body: [], storedAt: Date(), freshUntil: Date())
+        #expect(bare.isNamed(byNotModified: HTTPHeaders([("Last-Modified", monday)])))
     }
 
     @Test func forcedRevalidationAsksTheUpstreamEvenWhenFresh() async throws {
