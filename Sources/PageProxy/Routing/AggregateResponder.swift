@@ -199,8 +199,7 @@ struct AggregateResponder: Sendable {
         let answer: WalkAnswer
         switch controls.format {
         case _ where controls.explain:
-            answer = .answered(
-                await ExplainAnswer(route: route, items: items, secrets: plan.secrets).walkAndSend(walk, recording: record, response: response))
+            answer = await ExplainAnswer(route: route, items: items, secrets: plan.secrets).walkAndSend(walk, recording: record, response: response)
         case .json:
             answer = await merged.render(walk: walk, plan: plan, items: items, tally: tally, record: record, response: response)
         case .ndjson:
@@ -208,7 +207,13 @@ struct AggregateResponder: Sendable {
         }
         switch consume answer {
         case .answered(let record): return .answered(recordWalk(route: route, tally: tally, transport: transport, record: record))
-        case .declined(let response): return .declined(response)
+        case .declined(let response):
+            // A window whose first page was shorter than the size it counted pages by (review17 B9): the pool's walk
+            // starts again from the first page, its own tally counting the pages of the answer it gives.
+            if maxBytes == nil, walk.walker.missedWindowPageSize, let fromTheStart = plan.walkingWindowFromTheStart() {
+                return await self.walk(to: request, plan: fromTheStart, began: began, tally: CacheTally(clock: pages.clock), response: response)
+            }
+            return .declined(response)
         }
     }
 

@@ -19,7 +19,7 @@ struct ExplainAnswer {
 
     /// Walks every page the request needs (through the window and the fields, as the items answer would) and sends
     /// the account.
-    func walkAndSend(_ walk: RouteWalk, recording requestRecord: RequestRecord, response: consuming Response) async -> RequestRecord {
+    func walkAndSend(_ walk: RouteWalk, recording requestRecord: RequestRecord, response: consuming Response) async -> WalkAnswer {
         var failure: PaginationError?
         let walker = walk.walker
         do {
@@ -31,7 +31,10 @@ struct ExplainAnswer {
             // The body throws nothing: the walk's own error.
             failure = error as? PaginationError ?? .cancelled
         }
-        return await send(walk: walk, failure: failure, truncated: walk.walker.wasTruncated, recording: requestRecord, response: response)
+        // A window that counted pages by a size the upstream does not serve is walked again from the first page, and
+        // that walk is the one explained.
+        if walker.missedWindowPageSize { return .declined(response) }
+        return .answered(await send(walk: walk, failure: failure, truncated: walk.walker.wasTruncated, recording: requestRecord, response: response))
     }
 
     /// Sends the account of a walk; `walk` is nil when it could not start (an auto route's first page failed).

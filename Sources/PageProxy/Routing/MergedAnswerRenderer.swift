@@ -55,6 +55,9 @@ struct MergedAnswerRenderer: Sendable {
         } catch is PageWalker.PageNotAtHand {
             // A walk of pages in memory came to one it would fetch: nothing was sent, the pool answers from the start.
             return .declined(response)
+        } catch _ as PaginationError where walker.missedWindowPageSize {
+            // The window counted pages by a size the upstream does not serve: walked again from the first page.
+            return .declined(response)
         } catch let error as PaginationError {
             return .answered(await response.send(walkFailure: error, plan: plan, recording: record))
         } catch let error as SpoolError {

@@ -75,7 +75,9 @@ enum NDJSONAnswerRenderer {
         } catch {
             if let response = unanswered.take() {
                 // A walk of pages in memory came to one it would fetch before its first byte: the pool answers it.
-                if error is PageWalker.PageNotAtHand { return .declined(response) }
+                // The same for a window that counted pages by a size the upstream does not serve: walked again from
+                // the first page.
+                if error is PageWalker.PageNotAtHand || walker.missedWindowPageSize { return .declined(response) }
                 return .answered(await response.send(walkFailure: error as? PaginationError ?? .cancelled, plan: plan, recording: record))
             }
             (record.pages, record.items) = (pages, items)

@@ -12,9 +12,13 @@ struct RequestPlan {
     private(set) var request: HTTPRequestHead
 
     /// - Throws: `ProxyControls.Invalid` or `UpstreamHeaders.Refused`, both `HTTPResponseError`s (400).
-    init(request: HTTPRequestHead, route: RouteConfig, subpath: String, lookahead: LookaheadMemory) throws {
+    /// - Parameter windowFromTheStart: a window is walked from the first page, counting no pages by a size (after the
+    ///   upstream served fewer a page than the size asked: `walkingWindowFromTheStart`).
+    init(request: HTTPRequestHead, route: RouteConfig, subpath: String, lookahead: LookaheadMemory, windowFromTheStart: Bool = false) throws {
         let upstreamHeaders = try UpstreamHeaders.make(route: route, request: request)
-        decided = try Decisions(request: request, route: route, subpath: subpath, upstreamHeaders: upstreamHeaders, lookahead: lookahead)
+        decided = try Decisions(
+            request: request, route: route, subpath: subpath, upstreamHeaders: upstreamHeaders, lookahead: lookahead,
+            windowFromTheStart: windowFromTheStart)
         sent = decided.shared ?? Sent(upstreamHeaders, route: route, keys: decided.pageKeyTable)
         self.request = request
     }
@@ -57,6 +61,14 @@ struct RequestPlan {
     var firstPageKey: CacheKey? { decided.firstPageKey }
     var pageKeys: CacheKeyPages { sent.pageKeys }
     var strategy: (any PaginationStrategy)? { decided.strategy }
+
+    /// The plan again with its window walked from the first page and no page counted by a size: for a walk whose
+    /// first page was shorter than the size the window counted by (`PageWalker.missedWindowPageSize`). Nil when the
+    /// window counted by no size.
+    func walkingWindowFromTheStart() -> RequestPlan? {
+        guard window?.pageSize != nil else { return nil }
+        return try? RequestPlan(request: request, route: route, subpath: decided.subpath, lookahead: decided.lookahead, windowFromTheStart: true)
+    }
 
     /// Whether a walk of this plan is tried on the socket loop now (`AggregateResponder.walkFromMemory`): not for the
     /// next `skipsAfterDecline` requests after one declined, since its pages were not all in memory (a 1 MB walk would
@@ -129,14 +141,23 @@ struct RequestPlan {
         let walksInMemoryToSkip = Atomic(0)
 
         /// - Throws: `ProxyControls.Invalid` or `UpstreamHeaders.Refused`, both `HTTPResponseError`s (400).
-        init(request: HTTPRequestHead, route: RouteConfig, subpath: String, upstreamHeaders: HTTPHeaders, lookahead: LookaheadMemory) throws {
+        /// The route's extra path and the walks' link memory, for `walkingWindowFromTheStart`.
+        let subpath: String
+        let lookahead: LookaheadMemory
+
+        init(
+            request: HTTPRequestHead, route: RouteConfig, subpath: String, upstreamHeaders: HTTPHeaders, lookahead: LookaheadMemory,
+            windowFromTheStart: Bool
+        ) throws {
             self.route = route
+            self.subpath = subpath
+            self.lookahead = lookahead
             controls = try ProxyControls.parse(request)
             // A window walks only the pages it needs: a numbered scheme starts at the page that holds its first item.
             let fixedScheme: PaginationScheme? = if case .scheme(let scheme) = route.pagination { scheme } else { nil }
             self.fixedScheme = fixedScheme
             let routeBase = RequestPlan.upstreamURL(route: route, subpath: subpath, query: controls.upstreamQuery)
-            let window = controls.window?.plan(scheme: fixedScheme, base: routeBase)
+            let window = controls.window?.plan(scheme: windowFromTheStart ? nil : fixedScheme, base: routeBase)
             self.window = window
             base = window?.base ?? routeBase
             var options = PageWalker.Options()
@@ -145,6 +166,7 @@ struct RequestPlan {
             options.maxPages = route.maxPages
             options.pageLimit = [controls.maxPages, window?.pageLimit].compactMap { $0 }.min()
             options.itemLimit = [controls.maxItems, route.maxItems, window?.itemLimit].compactMap { $0 }.min()
+            options.windowCheck = window?.firstPageCheck
             options.lookaheadMemory = lookahead
             // What each walk would work out from the scheme, worked out once for every request with this plan.
             let strategy = fixedScheme?.makeStrategy()

@@ -31,14 +31,20 @@ public struct ItemWindow: Sendable, Equatable {
         package var firstItem: Int
         /// How many pages the window spans from where the walk starts, when the page size is known.
         package var pageLimit: Int?
+        /// The page size the window counted its pages (and its jump) by, when known: its first page proves it or
+        /// not (`firstPageCheck`).
+        package var pageSize: Int? { firstPageCheck?.size }
+        /// How the walk's first page proves the size the window counted by (`PageWalker.Options.windowCheck`).
+        package var firstPageCheck: FirstPageCheck?
         /// How many items the walk hands out from where it starts: those before the window and the window's own.
         package var itemLimit: Int
         /// Items of the walk to drop before the window starts.
         package var skip: Int
 
-        init(base: PageURL, firstItem: Int, pageSize: Int?, window: ItemWindow) {
+        init(base: PageURL, firstItem: Int, pageSize: Int?, window: ItemWindow, scheme: PaginationScheme? = nil) {
             self.base = base
             self.firstItem = firstItem
+            firstPageCheck = pageSize.map { FirstPageCheck(size: $0, firstItem: firstItem, scheme: scheme) }
             skip = window.offset - firstItem
             let (items, overflow) = skip.addingReportingOverflow(window.limit)
             itemLimit = overflow ? Int.max : items
@@ -62,7 +68,7 @@ public struct ItemWindow: Sendable, Equatable {
             guard !overflow else { return Plan(base: base, firstItem: 0, pageSize: size, window: self) }
             let jumped = base.settingQueryValue(String(page), for: options.pageParameter)
                 .defaultingQueryValue(String(size), for: options.sizeParameter)
-            return Plan(base: jumped, firstItem: pages * size, pageSize: size, window: self)
+            return Plan(base: jumped, firstItem: pages * size, pageSize: size, window: self, scheme: scheme)
         case .offset(let options)?:
             let (size, trusted) = AskedPageSize.of(base, parameter: options.limitParameter, route: options.limit)
             guard trusted else { return Plan(base: base, firstItem: 0, pageSize: nil, window: self) }
@@ -73,22 +79,49 @@ public struct ItemWindow: Sendable, Equatable {
             let first = offset / size * size
             let jumped = base.settingQueryValue(String(first), for: options.offsetParameter)
                 .defaultingQueryValue(String(size), for: options.limitParameter)
-            return Plan(base: jumped, firstItem: first, pageSize: size, window: self)
+            return Plan(base: jumped, firstItem: first, pageSize: size, window: self, scheme: scheme)
+        // A size past the route's may be past the upstream's cap here too (GitHub serves at most 100 a page):
+        // untrusted, it counts no pages (review17 B9).
         case .linkHeader(let options)?:
-            return Plan(base: base, firstItem: 0, pageSize: Self.size(base.integerQueryValue(options.sizeParameter) ?? options.pageSize), window: self)
+            return followed(base, sizeParameter: options.sizeParameter, route: options.pageSize)
         case .nextPageHeader(let options)?:
-            return Plan(base: base, firstItem: 0, pageSize: Self.size(base.integerQueryValue(options.sizeParameter) ?? options.pageSize), window: self)
+            return followed(base, sizeParameter: options.sizeParameter, route: options.pageSize)
         case .cursorInBody(let options)?:
-            return Plan(base: base, firstItem: 0, pageSize: Self.size(base.integerQueryValue(options.sizeParameter) ?? options.pageSize), window: self)
+            return followed(base, sizeParameter: options.sizeParameter, route: options.pageSize)
         case .hasMore(let options)?:
-            return Plan(base: base, firstItem: 0, pageSize: Self.size(base.integerQueryValue(options.sizeParameter) ?? options.pageSize), window: self)
+            return followed(base, sizeParameter: options.sizeParameter, route: options.pageSize)
         case .nextURLInBody?, nil:
             return Plan(base: base, firstItem: 0, pageSize: nil, window: self)
         }
     }
 
-    private static func size(_ value: Int?) -> Int? {
-        value.flatMap { $0 >= 1 ? $0 : nil }
+    /// The plan of a scheme that walks from the first page, counting pages by the size asked when it is trusted.
+    private func followed(_ base: PageURL, sizeParameter: String?, route: Int?) -> Plan {
+        let (size, trusted) = AskedPageSize.of(base, parameter: sizeParameter, route: route)
+        return Plan(base: base, firstItem: 0, pageSize: trusted ? size : nil, window: self)
+    }
+}
+
+extension ItemWindow {
+    /// Whether a window's first page is what the size the window counted by says it is (review17 B9): the upstream
+    /// may serve fewer a page than asked (GitHub and GitLab 100, JupyterHub 200, DRF its `max_page_size`), and then
+    /// the window's page count ends the walk short of the window and a numbered jump lands on other items.
+    package struct FirstPageCheck: Sendable, Equatable {
+        /// The page size the window counted pages by.
+        package let size: Int
+        /// The index of the first page's first item, as the jump counted it (0 without a jump).
+        let firstItem: Int
+        /// The scheme, to read a stated total from the page (`PaginationScheme.totalItems(on:)`); nil: none read.
+        let scheme: PaginationScheme?
+
+        /// Whether `page`, the walk's first, agrees with the size: not short of it while the list goes on, and, after
+        /// a jump under a stated total, holding as many items as the total leaves from there (a jump to the last
+        /// page by a size the upstream caps lands on an earlier page, full where the last would be short).
+        package func holds(_ page: Page, listGoesOn: Bool) -> Bool {
+            if page.itemCount < size && listGoesOn { return false }
+            guard firstItem > 0, let total = scheme?.totalItems(on: page), total > firstItem else { return true }
+            return page.itemCount == min(size, total - firstItem)
+        }
     }
 }
 

@@ -58,6 +58,11 @@ package final class PageWalker {
         package var pageLimit: Int? = nil
         /// The client's cap (`_max_items`): the walk stops quietly once this many items are out.
         package var itemLimit: Int? = nil
+        /// How a window (`_offset`/`_limit`) that counted `pageLimit` and its jump by a page size checks that size on
+        /// the first page. A first page that proves it wrong (the upstream caps the size; review17 B9: GitHub's 100
+        /// under a `per_page=500`, JupyterHub's 200 under a route's `limit: 500`) fails the walk there, before the
+        /// page is handed out, with `missedWindowPageSize` set: the window is walked again from the first page.
+        package var windowCheck: ItemWindow.FirstPageCheck? = nil
         /// Where `lookahead` keeps what it learned about the upstream's links, across walks.
         package var lookaheadMemory: LookaheadMemory? = nil
         /// Tried before a page is fetched: a page it answers is read in place, with no task and no suspension (issue
@@ -150,6 +155,9 @@ package final class PageWalker {
 
     /// Whether the walk stopped early at the client's page or item cap (the answer is then partial by request).
     package private(set) var wasTruncated = false
+    /// The first page was shorter than `Options.windowPageSize` while the list went on: the walk failed there, and
+    /// nothing of it was handed out.
+    package private(set) var missedWindowPageSize = false
 
     /// Whether the next page is at hand: the walk will hand it out without suspending.
     package var isNextPageAtHand: Bool { !isFinished && readInPlace.contains(nextToTake) }
@@ -298,6 +306,7 @@ package final class PageWalker {
                     endShortOfTotal()
                 }
             }
+            if nextToTake == 1 { try checkWindowPageSize(page) }
         } catch {
             finish()
             throw error
@@ -438,6 +447,17 @@ package final class PageWalker {
             discardSpeculation()
         }
         urls.append(url)
+    }
+
+    /// The walk's first page, against the size a window counted its pages by (`Options.windowCheck`); the list goes
+    /// on when more pages are known, or were cut by the window's page count.
+    private func checkWindowPageSize(_ page: Page) throws(PaginationError) {
+        guard let check = options.windowCheck, !check.holds(page, listGoesOn: wasTruncated || knownCount > 1 || !isListComplete) else { return }
+        missedWindowPageSize = true
+        throw .cannotContinue(
+            page: 1,
+            reason: "it holds \(page.itemCount) items where the window counted pages of \(check.size): the upstream serves fewer a "
+                + "page than asked, so the window's pages cannot be counted by that size")
     }
 
     /// A scheme that knows the page count only from a total (a next URL with DRF's `count`) is refused at the first

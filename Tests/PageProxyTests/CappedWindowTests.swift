@@ -1,0 +1,87 @@
+import Foundation
+import PageProxyCore
+import Testing
+
+@testable import PageProxy
+@testable import PageProxyMock
+@testable import PageProxyServer
+
+/// review17 B9: a window (`_offset`/`_limit`) counted its pages, and placed its jump, by the page size asked, though
+/// the upstream may serve fewer a page (the mock serves at most 100, as GitHub and GitLab do; JupyterHub 200 under a
+/// route's `limit: 500`). A window holds its own items whatever the upstream's cap: a client's size past the route's
+/// counts no pages, and a first page shorter than the size counted by, while the list goes on, walks the window again
+/// from the first page.
+@Suite struct CappedWindowTests {
+    static let total = 450
+
+    /// The schemes that walk from the first page, each with its size parameter, the route's own size 10.
+    static let followed = [("github", "per_page"), ("gitlab", "per_page"), ("slack", "limit"), ("stripe", "limit")]
+
+    /// Routes whose own size (200) is past the mock's cap, each with a way to tell the list goes on past a short page
+    /// (a total, a next link). With neither, a short page under the route's own size ends any walk, whole or windowed
+    /// (README: the route's size is the operator's word).
+    static var oversized: [TestStack.Route] {
+        let size = 200
+        var offset = PaginationScheme.Offset(limit: size)
+        offset.totalItemsPath = JSONPath("count")
+        var pages = PaginationScheme.PageNumber(pageSize: size)
+        pages.totalItemsPath = JSONPath("total_count")
+        return [
+            TestStack.Route(name: "pages-200", mockPath: "/wrapped/items", scheme: .pageNumber(pages), items: JSONPath("items") ?? .root),
+            TestStack.Route(name: "drf-200", mockPath: "/drf/items/", scheme: .offset(offset), items: JSONPath("results") ?? .root),
+            TestStack.Route(name: "github-200", mockPath: "/github/items", scheme: .linkHeader(.init(pageSize: size))),
+        ]
+    }
+
+    @Test("a client's size past the route's counts no pages of a window on a scheme that walks from the first page", arguments: followed)
+    func aClientsSizeCountsNoPages(route: String, size: String) async throws {
+        try await TestStack.run { stack in
+            let start = try await stack.get("/\(route)?mock_total=\(Self.total)&\(size)=200&_limit=300")
+            #expect(start.status == 200, "\(route): \(start.text)")
+            #expect(start.body == MockDataset.page(offset: 0, count: 300, total: Self.total), "\(route): \(start.body.count) bytes")
+            let middle = try await stack.get("/\(route)?mock_total=\(Self.total)&\(size)=200&_offset=250&_limit=3&_format=ndjson")
+            #expect(middle.status == 200, "\(route): \(middle.text)")
+            #expect(middle.text == Self.lines(offset: 250, count: 3), "\(route): \(middle.text)")
+        }
+    }
+
+    @Test("a route's own size past the upstream's cap: the window walks again from the first page and holds its own items",
+          arguments: ["pages-200", "drf-200", "github-200"])
+    func aRoutesOwnSizePastTheCap(route: String) async throws {
+        try await TestStack.run(routes: SchemeRoutes.all + Self.oversized) { stack in
+            for (offset, limit) in [(0, 150), (150, 50), (250, 10), (440, 20)] {
+                let merged = try await stack.get("/\(route)?mock_total=\(Self.total)&_offset=\(offset)&_limit=\(limit)")
+                #expect(merged.status == 200, "\(route) \(offset)+\(limit): \(merged.text)")
+                let count = max(0, min(limit, Self.total - offset))
+                #expect(merged.body == MockDataset.page(offset: offset, count: count, total: Self.total), "\(route) \(offset)+\(limit): \(merged.text.prefix(300))")
+                let ndjson = try await stack.get("/\(route)?mock_total=\(Self.total)&_offset=\(offset)&_limit=\(limit)&_format=ndjson")
+                #expect(ndjson.text == Self.lines(offset: offset, count: count), "\(route) \(offset)+\(limit) NDJSON")
+            }
+        }
+    }
+
+    @Test("the account of such a window is of the walk from the first page, with no failure in it")
+    func theExplainedWalkIsTheOneAnswered() async throws {
+        try await TestStack.run(routes: SchemeRoutes.all + Self.oversized) { stack in
+            let response = try await stack.get("/drf-200?mock_total=\(Self.total)&_offset=150&_limit=50&_explain=1")
+            #expect(response.status == 200, "\(response.text)")
+            #expect(!response.text.contains("pagination_stuck"), "\(response.text)")
+            #expect(response.text.contains("\"outcome\":\"stopped_early\""), "\(response.text)")
+        }
+    }
+
+    @Test("a route's own size the upstream serves still jumps straight to the window's page")
+    func anHonestSizeStillJumps() async throws {
+        try await TestStack.run { stack in
+            let response = try await stack.get("/plain?mock_total=\(Self.total)&_offset=250&_limit=3")
+            #expect(response.body == MockDataset.page(offset: 250, count: 3, total: Self.total))
+            // Page 26 of the route's pages of 10, and nothing else.
+            #expect(stack.mock.log.count == 1)
+        }
+    }
+
+    /// The NDJSON lines of items `offset ..< offset + count`.
+    static func lines(offset: Int, count: Int) -> String {
+        (offset..<(offset + count)).map { String(decoding: MockDataset.item($0), as: UTF8.self) + "\n" }.joined()
+    }
+}
