@@ -85,3 +85,60 @@ import Testing
         (offset..<(offset + count)).map { String(decoding: MockDataset.item($0), as: UTF8.self) + "\n" }.joined()
     }
 }
+
+/// review17 B3: `_max_items`, `_max_pages` and the route's `maxItems` inside a window: the cap counts the window's own
+/// items (not those skipped before it), and the answer's `rel="next"` starts after the last item it holds, so that a
+/// scrolling client never skips items and never meets an endless run of empty windows.
+@Suite struct WindowCapTests {
+    static let total = 450
+
+    static func next(_ response: RawHTTPClient.Response) -> String? {
+        guard let link = response.header("Link"), let range = link.range(of: ">; rel=\"next\"") else { return nil }
+        let target = link[..<range.lowerBound]
+        return target.components(separatedBy: "?").last
+            .map { $0.split(separator: "&").filter { $0.hasPrefix("_offset=") || $0.hasPrefix("_limit=") }.joined(separator: "&") }
+    }
+
+    @Test("a client's cap inside a window: the next window starts after the last item answered")
+    func aClientsCap() async throws {
+        try await TestStack.run { stack in
+            let items = try await stack.get("/plain?mock_total=\(Self.total)&_offset=0&_limit=50&_max_items=20")
+            #expect(items.body == MockDataset.page(offset: 0, count: 20, total: Self.total))
+            #expect(Self.next(items) == "_offset=20&_limit=50", "\(items.header("Link") ?? "no Link")")
+            let pages = try await stack.get("/plain?mock_total=\(Self.total)&_offset=0&_limit=50&_max_pages=1")
+            #expect(pages.body == MockDataset.page(offset: 0, count: 10, total: Self.total))
+            #expect(Self.next(pages) == "_offset=10&_limit=50", "\(pages.header("Link") ?? "no Link")")
+        }
+    }
+
+    @Test("_max_items counts the window's items, not those skipped from the page the walk starts at")
+    func theCapCountsTheWindowsOwnItems() async throws {
+        try await TestStack.run { stack in
+            let response = try await stack.get("/drf?mock_total=\(Self.total)&_offset=15&_limit=10&_max_items=10")
+            #expect(response.body == MockDataset.page(offset: 15, count: 10, total: Self.total), "\(response.text.prefix(200))")
+            #expect(Self.next(response) == "_offset=25&_limit=10", "\(response.header("Link") ?? "no Link")")
+        }
+    }
+
+    @Test("a route's maxItems caps each window's answer, not the position in the list: no endless empty windows")
+    func aRoutesMaxItems() async throws {
+        let capped = SchemeRoutes.all.map { route in
+            guard route.name == "github" else { return route }
+            var capped = route
+            let configure = route.configure
+            capped.configure = { config in
+                configure(&config)
+                config.maxItems = 30
+            }
+            return capped
+        }
+        try await TestStack.run(routes: capped) { stack in
+            let response = try await stack.get("/github?mock_total=\(Self.total)&_offset=25&_limit=10")
+            #expect(response.body == MockDataset.page(offset: 25, count: 10, total: Self.total), "\(response.text.prefix(200))")
+            #expect(Self.next(response) == "_offset=35&_limit=10", "\(response.header("Link") ?? "no Link")")
+            let further = try await stack.get("/github?mock_total=\(Self.total)&_offset=40&_limit=50")
+            #expect(further.body == MockDataset.page(offset: 40, count: 30, total: Self.total), "\(further.text.prefix(200))")
+            #expect(Self.next(further) == "_offset=70&_limit=50", "\(further.header("Link") ?? "no Link")")
+        }
+    }
+}

@@ -165,7 +165,9 @@ struct RequestPlan {
             options.concurrency = route.concurrency
             options.maxPages = route.maxPages
             options.pageLimit = [controls.maxPages, window?.pageLimit].compactMap { $0 }.min()
-            options.itemLimit = [controls.maxItems, route.maxItems, window?.itemLimit].compactMap { $0 }.min()
+            // `_max_items` and the route's `maxItems` cap the answer's items: a window's own, past those it skips.
+            let itemCap = [controls.maxItems, route.maxItems].compactMap { $0 }.min()
+            options.itemLimit = window.map { $0.itemLimit(answering: itemCap) } ?? itemCap
             options.windowCheck = window?.firstPageCheck
             options.lookaheadMemory = lookahead
             // What each walk would work out from the scheme, worked out once for every request with this plan.

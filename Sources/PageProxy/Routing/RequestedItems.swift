@@ -17,12 +17,19 @@ final class RequestedItems {
     private(set) var total: Int?
     /// The items handed out so far, after the window's cut.
     private var handedOut = 0
+    /// The answer's own cap on items (`_max_items`, the route's `maxItems`), which may end a window early.
+    private let itemCap: Int?
 
     /// - Parameters:
     ///   - scheme: the route's scheme, or the detected one of an auto route; nil when none (a single page).
     ///   - knownTotal: a total already known (an auto route's, from its first page).
-    init(controls: ProxyControls, skip: Int, scheme: PaginationScheme?, knownTotal: Int?, request: HTTPRequestHead, record: WalkRecord) {
+    ///   - itemCap: the answer's own cap on items (`_max_items`, the route's `maxItems`).
+    init(
+        controls: ProxyControls, skip: Int, scheme: PaginationScheme?, knownTotal: Int?, request: HTTPRequestHead, record: WalkRecord,
+        itemCap: Int? = nil
+    ) {
         window = controls.window
+        self.itemCap = itemCap
         fields = controls.fields
         cut = ItemWindowCut(skip: skip)
         self.scheme = scheme
@@ -60,9 +67,15 @@ final class RequestedItems {
         let total = statedTotal(walker: walker, walkEnded: walkEnded)
         if let total { headers.set("PageProxy-Total", String(total)) }
         guard let window else { return headers }
-        let hasMore = endedShort ? false : total.map { window.end < $0 } ?? (walkEnded ? walker.wasTruncated : true)
+        // The next window starts after the last item this answer holds: the window's end, or, under an item cap, the
+        // cap's end, and after a walk cut short by `_max_pages` the last item handed out (review17 B3: the link
+        // pointed past items never delivered).
+        let capped = itemCap.map { min(window.limit, $0) } ?? window.limit
+        var next = ItemWindow(offset: window.offset, limit: capped).end
+        if walkEnded, walker.wasTruncated, handedOut < capped { next = window.offset + handedOut }
+        let hasMore = endedShort ? false : total.map { next < $0 } ?? (walkEnded ? walker.wasTruncated : true)
         let links = WindowLinks(request: request, window: window)
-        if let link = links.value(hasMore: hasMore) { headers.set("Link", link) }
+        if let link = links.value(hasMore: hasMore, next: next) { headers.set("Link", link) }
         return headers
     }
 

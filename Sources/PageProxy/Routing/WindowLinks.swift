@@ -11,14 +11,15 @@ struct WindowLinks {
     let request: HTTPRequestHead
     let window: ItemWindow
 
-    /// `<…>; rel="prev", <…>; rel="next"`: `prev` unless the window starts at 0, `next` when `hasMore`; nil for neither.
-    func value(hasMore: Bool) -> String? {
+    /// `<…>; rel="prev", <…>; rel="next"`: `prev` unless the window starts at 0, `next` (at `next`, the window's end
+    /// unless the answer ended before it) when `hasMore`; nil for neither.
+    func value(hasMore: Bool, next: Int? = nil) -> String? {
         var links: [String] = []
         if window.offset > 0 {
             links.append("<\(target(offset: max(0, window.offset - window.limit)))>; rel=\"prev\"")
         }
         if hasMore {
-            links.append("<\(target(offset: window.end))>; rel=\"next\"")
+            links.append("<\(target(offset: next ?? window.end))>; rel=\"next\"")
         }
         return links.isEmpty ? nil : links.joined(separator: ", ")
     }

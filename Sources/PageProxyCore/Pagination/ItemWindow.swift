@@ -146,6 +146,15 @@ extension ItemWindow.Plan {
     /// Whether the walk starts past the first page (a numbered jump).
     package var jumped: Bool { firstItem > 0 }
 
+    /// `itemLimit` with the answer's own cap on items (`_max_items`, the route's `maxItems`) counted from the window's
+    /// start, not from where the walk starts (review17 B3: the skipped items counted against it, and a window over a
+    /// route's `maxItems` was an endless run of empty answers).
+    package func itemLimit(answering cap: Int?) -> Int {
+        guard let cap else { return itemLimit }
+        let (capped, overflow) = skip.addingReportingOverflow(cap)
+        return min(itemLimit, overflow ? Int.max : capped)
+    }
+
     /// For a jump, the statuses that on the page jumped to mean "past the last page" (DRF answers 404 "Invalid
     /// page."): the window is then empty, never an error. Empty when the walk did not jump.
     package func endStatuses(of scheme: PaginationScheme?) -> Set<Int> {
