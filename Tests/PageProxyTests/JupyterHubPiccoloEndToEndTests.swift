@@ -1,3 +1,4 @@
+import Foundation
 import PageProxyCore
 import Testing
 
@@ -23,6 +24,9 @@ import Testing
         let piccolo = PaginationScheme.PageNumber(pageParameter: "__page", sizeParameter: "__page_size", pageSize: size)
         var capped = PaginationScheme.Offset(limit: 200)
         capped.totalItemsPath = JSONPath("_pagination.total")
+        // A limit within the mock's largest page: short pages come only from items hidden after paginating.
+        var within = PaginationScheme.Offset(limit: 20)
+        within.totalItemsPath = JSONPath("_pagination.total")
         return [
             TestStack.Route(name: "jupyterhub", mockPath: "/jupyterhub/items?limit=\(size)", scheme: .nextURLInBody(next),
                             items: JSONPath("items") ?? .root, configure: accept),
@@ -32,6 +36,8 @@ import Testing
             },
             // The route's own limit above the mock's largest page (100), which JupyterHub reads as its largest.
             TestStack.Route(name: "jupyterhub-offset", mockPath: "/jupyterhub/items", scheme: .offset(capped),
+                            items: JSONPath("items") ?? .root, configure: accept),
+            TestStack.Route(name: "jupyterhub-filtered", mockPath: "/jupyterhub/items", scheme: .offset(within),
                             items: JSONPath("items") ?? .root, configure: accept),
             TestStack.Route(name: "mailman-auto", mockPath: "/mailman/items?count=\(size)&page=1", scheme: unused, configure: auto),
             TestStack.Route(name: "piccolo", mockPath: "/piccolo/items", scheme: .pageNumber(piccolo), items: JSONPath("rows") ?? .root),
@@ -71,6 +77,31 @@ import Testing
                 #expect(requests == (total + 99) / 100, "\(total)")
             }
         }
+    }
+
+    @Test("an offset route whose upstream hides items after paginating (the total counts them): short pages step by the limit once the second page serves another count (before: every page overlapped the one before, duplicates under a 200; review16 R4)")
+    func offsetFilteredAfterPaginating() async throws {
+        try await TestStack.run(routes: Self.routes) { stack in
+            let total = 250
+            stack.mock.log.reset()
+            // Every 7th id hidden: the first page of 20 serves 18, the second (asked at offset 18) 17.
+            let merged = try await stack.get("/jupyterhub-filtered?mock_total=\(total)&mock_hide_every=7")
+            #expect(merged.status == 200, "\(merged.text)")
+            let ids = Self.ids(in: merged.text)
+            let expected = Self.ids(in: String(decoding: MockDataset.mergedJSON(total: total, hidingEvery: 7), as: UTF8.self))
+            #expect(Set(ids) == Set(expected), "items lost or added")
+            // Only the second page, asked right after the first's 18 items, repeats what the first page's window held
+            // beyond them (ids 19 and 20): at most limit − served, once; stepping by 18 repeated 2 of every page.
+            let repeated = ids.count - Set(ids).count
+            #expect(repeated <= 2, "\(repeated) items answered twice")
+            #expect(ids.filter { $0 > 40 }.count == Set(ids.filter { $0 > 40 }).count, "a repeat past the second page")
+            #expect(stack.mock.log.count <= 2 + (total - 38 + 19) / 20, "\(stack.mock.log.count) requests")
+        }
+    }
+
+    /// The `id` of each item of a merged answer, in order (the mock's items carry no other `"id"` member).
+    private static func ids(in text: String) -> [Int] {
+        text.components(separatedBy: #"{"id":"#).dropFirst().compactMap { Int($0.prefix { $0.isNumber }) }
     }
 
     @Test("Piccolo: __page until a short page with no total; auto on its Content-Range total numbers pages by __page (before real13: 502 not detected)",
