@@ -53,4 +53,40 @@ import Testing
         #expect(store.failedWrites == [.tooLarge: 1])
     }
 
+    @Test("a volume with space but no free inodes is told as out of inodes, and its failed writes counted so (L2: it said \"volume full\" with 64 MB free)")
+    func outOfInodesIsSaidSo() {
+        let directory = TemporaryDirectory()
+        let told = Mutex<[Bool]>([])
+        let store = DiskStore(
+            directory: directory.path, maxBytes: 1 << 20, onVolumeFull: { _, outOfInodes in told.withLock { $0.append(outOfInodes) } },
+            failWriting: { key in key == Store.key(7) ? ENOSPC : nil },
+            readVolume: { _ in CacheVolume(freeBytes: 64 << 20, freeInodes: 0) })
+        for page in 1...5 { store.write(Store.entry(page), for: Store.key(page)) }
+        #expect(store.write(Store.entry(7), for: Store.key(7)) == nil)
+        #expect(told.withLock { $0 } == [true])
+        #expect(store.failedWrites == [.noInodes: 1])
+        #expect(CacheVolume(freeBytes: 0, freeInodes: 0).isOutOfInodes == false)
+        #expect(CacheVolume(freeBytes: 1, freeInodes: nil).isOutOfInodes == false)
+    }
+
+    @Test("an eviction removes the fan-out folders it empties (L2: empty folders held every inode), and a write makes its folder again")
+    func evictionRemovesTheFoldersItEmpties() async throws {
+        let directory = TemporaryDirectory()
+        let size = Store.fileSize(bodyBytes: 100)
+        let store = DiskStore(directory: directory.path, maxBytes: size * 20)
+        for page in 1...60 { store.write(Store.entry(page), for: Store.key(page)) }
+        await store.waitForEvictions()
+        let kept = (1...60).filter { store.contains(Store.key($0)) }
+        #expect(kept.count < 60)
+        let folders = try FileManager.default.contentsOfDirectory(atPath: directory.path).filter { $0.count == 2 }
+        let empty = try folders.filter { try FileManager.default.contentsOfDirectory(atPath: directory.path + "/" + $0).isEmpty }
+        #expect(empty.isEmpty, "empty fan-out folders left: \(empty)")
+        #expect(Set(folders) == Set(kept.map { Store.key($0).directoryName }))
+        // Every evicted key's folder that is gone is made again by its next write.
+        for page in 1...60 where !kept.contains(page) {
+            #expect(store.write(Store.entry(page), for: Store.key(page)) != nil)
+            #expect(store.read(Store.key(page)) != nil)
+            break
+        }
+    }
 }
