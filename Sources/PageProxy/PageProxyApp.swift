@@ -71,6 +71,7 @@ final class PageProxyApp: Sendable {
         let memo = MergedAnswerMemo(maxBytes: config.cache.memoLimit, store: pages.store, clock: pages.clock)
         metrics.observeMemo { memo.chargedBytes }
         metrics.observePageCache { pages.pagesStaleByDate }
+        metrics.observeCacheStore { pages.store }
         var aggregate = AggregateResponder(
             transport: RedirectingTransport(base: transport), pages: pages, metrics: metrics,
             spool: spool ?? MergedSpool(directories: MergedSpool.directories(for: config)), memo: memo, budgets: budgets)
