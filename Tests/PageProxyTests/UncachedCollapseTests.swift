@@ -44,4 +44,22 @@ import Testing
         }
     }
 
+    @Test("a page nothing stores is identified by its bytes as a stored one is: one answer, one ETag, whether the cache was on for it or not (review15 R10)")
+    func aBypassedPageHasTheStoredPagesETag() async throws {
+        let cached = SchemeRoutes.all[0]
+        var live = cached
+        live.name = "live"
+        live.configure = { $0.ttl = .zero }
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("pageproxy-etag-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        try await TestStack.run(routes: [cached, live], configure: { $0.cache = CacheConfig(directory: root, maxBytes: 64 << 20) }) { stack in
+            let stored = try await stack.get("/plain?mock_total=25")
+            let bypassed = try await stack.get("/live?mock_total=25")
+            #expect(stored.header("PageProxy-Cache") == "hits=0 misses=3 revalidated=0 stale=0 bypassed=0")
+            #expect(bypassed.header("PageProxy-Cache") == "hits=0 misses=0 revalidated=0 stale=0 bypassed=3")
+            #expect(stored.body == bypassed.body)
+            #expect(stored.header("ETag") != nil)
+            #expect(stored.header("ETag") == bypassed.header("ETag"))
+        }
+    }
 }

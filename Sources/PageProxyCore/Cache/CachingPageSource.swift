@@ -118,7 +118,7 @@ package final class CachingPageSource: Sendable {
             // must not be answered from the store by a cached route's flight.
             return try await collapsed(CacheKey(request), in: uncachedFlights, request: request, cached: nil, policy: policy,
                                        transport: transport, timeout: timeout, maxBodyBytes: maxBodyBytes) { flightDeadline in
-                await transport.attempt(request, maxBodyBytes: maxBodyBytes, flight: flightDeadline).map { CachedResponse($0, .bypass) }
+                await transport.attempt(request, maxBodyBytes: maxBodyBytes, flight: flightDeadline).map { CachedResponse(Self.identified($0), .bypass) }
             }
         }
         let key = CacheKey(request)
@@ -147,6 +147,16 @@ package final class CachingPageSource: Sendable {
                 await transport.attempt(request, maxBodyBytes: maxBodyBytes, flight: flightDeadline)
             }
         }
+    }
+
+    /// A page nothing stores, identified as a stored one is: by the XXH64 of its body, so that a merged answer's
+    /// `ETag` depends on its bytes only, not on whether the cache was on for it (review15 R10: a replica with its cache
+    /// disabled tagged the same answer otherwise).
+    private static func identified(_ response: UpstreamResponse) -> UpstreamResponse {
+        guard response.status.code == 200 else { return response }
+        var identified = response
+        identified.storedChecksum = XXHash64.hash(response.body)
+        return identified
     }
 
     /// `request`'s page from the one flight of `key` in `flights` (led or joined), with this request's own tries.
