@@ -5,6 +5,16 @@ import Testing
 
 /// PageProxy's HTTP/1.1 client against a one-shot upstream on a loopback socket that answers with canned bytes.
 @Suite struct HTTP1TransportTests {
+    /// The next connection `listening` (watched through `listener`) accepts.
+    private static func accept(_ listening: Socket, _ listener: AsyncSocket, deadline: ContinuousClock.Instant) async throws -> Socket? {
+        var client: Socket?
+        while client == nil {
+            try await listener.waitUntilReadable(deadline: deadline)
+            client = try listening.accept()
+        }
+        return client
+    }
+
     /// Accepts one connection, reads the request head, answers `response`, closes; returns the request head.
     private static func serveOnce(_ response: String) throws -> (port: Int, request: Task<String, any Error>) {
         let listening = try Socket.makeListening(on: SocketAddress(host: "127.0.0.1", port: 0))
@@ -13,12 +23,7 @@ import Testing
         let request = Task {
             defer { listener.close() }
             let deadline = ContinuousClock.now + .seconds(30)
-            var client: Socket?
-            while client == nil {
-                try await listener.waitUntilReadable(deadline: deadline)
-                client = try listening.accept()
-            }
-            guard let client else { return "" }
+            guard let client = try await Self.accept(listening, listener, deadline: deadline) else { return "" }
             let connection = AsyncSocket(socket: client)
             defer { connection.close() }
             var head: [UInt8] = []
@@ -44,12 +49,7 @@ import Testing
             defer { listener.close() }
             let deadline = ContinuousClock.now + .seconds(30)
             for answers in connections {
-                var client: Socket?
-                while client == nil {
-                    try await listener.waitUntilReadable(deadline: deadline)
-                    client = try listening.accept()
-                }
-                guard let client else { return }
+                guard let client = try await Self.accept(listening, listener, deadline: deadline) else { return }
                 let connection = AsyncSocket(socket: client)
                 var head: [UInt8] = []
                 while !String(decoding: head, as: UTF8.self).contains("\r\n\r\n") {
@@ -117,12 +117,7 @@ import Testing
             defer { listener.close() }
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for index in 0..<2 {
-                    var client: Socket?
-                    while client == nil {
-                        try await listener.waitUntilReadable(deadline: deadline)
-                        client = try listening.accept()
-                    }
-                    guard let client else { return }
+                    guard let client = try await Self.accept(listening, listener, deadline: deadline) else { return }
                     let connection = AsyncSocket(socket: client)
                     group.addTask {
                         defer { connection.close() }
