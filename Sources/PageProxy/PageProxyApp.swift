@@ -71,6 +71,7 @@ final class PageProxyApp: Sendable {
         let memo = MergedAnswerMemo(maxBytes: config.cache.memoLimit, store: pages.store, clock: pages.clock)
         metrics.observeMemo { memo.chargedBytes }
         metrics.observePageCache { pages.pagesStaleByDate }
+        metrics.observeCacheStore { pages.store }
         var aggregate = AggregateResponder(
             transport: RedirectingTransport(base: transport), pages: pages, metrics: metrics,
             spool: spool ?? MergedSpool(directories: MergedSpool.directories(for: config)), memo: memo, budgets: budgets)
@@ -110,13 +111,18 @@ final class PageProxyApp: Sendable {
     /// episodes since the last one (`evictions`: the times the volume was found full after a write had succeeded; a
     /// concurrent write that also evicts during one is not counted again, review14 F5). The cache goes on, evicting
     /// to make room.
-    static func volumeFullWarning(logger: Logger, clock: PageProxyClock) -> @Sendable (String) -> Void {
-        let notice = VolumeFullNotice { reason, evictions in
-            logger.log(.warning, "cache volume full; evicting the oldest entries to make room", [
-                ("reason", .string(reason)), ("evictions", .int(evictions)),
-            ])
+    static func volumeFullWarning(logger: Logger, clock: PageProxyClock) -> @Sendable (String, Bool) -> Void {
+        // Out of inodes is told as such: `df -h` shows the volume empty (attack13 L2).
+        let messages = [
+            false: "cache volume full; evicting the oldest entries to make room",
+            true: "cache volume out of inodes (its space is not full); evicting the oldest entries and their empty directories",
+        ]
+        let notices = messages.mapValues { message in
+            VolumeFullNotice { reason, evictions in
+                logger.log(.warning, message, [("reason", .string(reason)), ("evictions", .int(evictions))])
+            }
         }
-        return { reason in notice.note(reason, at: clock.now()) }
+        return { reason, outOfInodes in notices[outOfInodes]?.note(reason, at: clock.now()) }
     }
 
     private init(

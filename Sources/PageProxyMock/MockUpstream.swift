@@ -132,10 +132,14 @@ public final class MockUpstream: Sendable {
             total: max(0, total),
             scheme: request.header("X-Forwarded-Proto")?.lowercased() == "https" ? "https" : "http",
             accept: request.header("Accept"))
-        let window: MockWindow
+        var window: MockWindow
         switch service.window(in: context) {
         case .window(let parsed): window = parsed
         case .reply(let reply): return reply
+        }
+        if let text = query.value("mock_hide_every") {
+            guard let every = Int(text), every >= 1 else { return MockErrors.badOption("mock_hide_every", text) }
+            window.hidingEvery = every
         }
 
         let page = window.pageIndex

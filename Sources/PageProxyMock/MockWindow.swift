@@ -8,6 +8,10 @@ package struct MockWindow: Sendable, Equatable {
     package var total: Int
     /// The 1-based page number for page-number services; `offset / size + 1` otherwise.
     package var page: Int
+    /// Items whose id is a multiple of this are cut out of the page after it is cut from the list, though the total
+    /// still counts them (`mock_hide_every=N`): an upstream that filters a page after paginating it (permissions,
+    /// soft-deleted rows), whose pages are short of their limit while more follow (review16 R4).
+    package var hidingEvery: Int? = nil
 
     package init(offset: Int, size: Int, total: Int, page: Int? = nil) {
         self.offset = offset
@@ -35,5 +39,5 @@ package struct MockWindow: Sendable, Equatable {
     package var isLast: Bool { offset >= total || total - offset <= size }
 
     /// `[` + this window's items + `]`.
-    package var itemsJSON: [UInt8] { MockDataset.page(offset: offset, count: count, total: total) }
+    package var itemsJSON: [UInt8] { MockDataset.page(offset: offset, count: count, total: total, hidingEvery: hidingEvery) }
 }

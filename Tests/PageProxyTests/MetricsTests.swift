@@ -1,3 +1,4 @@
+import Foundation
 import PageProxyCore
 import Testing
 
@@ -85,6 +86,37 @@ import Testing
             // The scrape itself is in flight while it is answered.
             #expect(after.value("pageproxy_requests_in_flight") == 1)
         }
+    }
+
+    @Test("the page cache's bytes, entries and failed writes by reason are in /metrics (attack13 L2: a cache storing nothing showed only misses)")
+    func cacheSizeAndFailedWrites() async throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("pageproxy-metrics-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        try await TestStack.run(configure: { $0.cache = CacheConfig(directory: root, maxBytes: 64 << 20) }) { stack in
+            let before = try await scrape(stack)
+            #expect(before.types["pageproxy_cache_bytes"] == "gauge")
+            #expect(before.types["pageproxy_cache_write_failures_total"] == "counter")
+            #expect(before.value("pageproxy_cache_entries") == 0)
+            #expect(before.value("pageproxy_cache_bytes") == 0)
+            for reason in DiskStore.WriteFailure.allCases {
+                #expect(before.value("pageproxy_cache_write_failures_total", ["reason": reason.rawValue]) == 0, "\(reason)")
+            }
+            #expect(try await stack.get("/github?mock_total=25").status == 200)
+            let after = try await scrape(stack)
+            #expect(after.value("pageproxy_cache_entries") == 3)
+            #expect(after.value("pageproxy_cache_bytes") == Double(stack.app.pages.store?.totalBytes ?? -1))
+            #expect((after.value("pageproxy_cache_bytes") ?? 0) > 0)
+        }
+        // A page past the cache's bound is not stored, and counted so.
+        let store = DiskStore(directory: root + "-small", maxBytes: 64)
+        defer { try? FileManager.default.removeItem(atPath: root + "-small") }
+        store.write(CacheEntry(status: .ok, headers: HTTPHeaders(), body: Array(repeating: 0x20, count: 100), storedAt: Date(), freshUntil: Date()),
+                    for: CacheKey(UpstreamRequest(url: PageURL(string: "http://api.test/items")!)))
+        let metrics = Metrics()
+        metrics.observeCacheStore { store }
+        let lines = try PrometheusTextParser(metrics.exposition())
+        #expect(lines.value("pageproxy_cache_write_failures_total", ["reason": "too_large"]) == 1)
+        #expect(lines.value("pageproxy_cache_entries") == 0)
     }
 
     @Test("requests the server refuses by itself (a malformed head, a client past the cap) are counted too")

@@ -33,7 +33,9 @@ import Testing
         }
         return try await TestStack.run(routes: [route], mockOptions: options) { stack in
             let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
-                for _ in 0..<16 { group.addTask { try await stack.get("/limited").status } }
+                // Each client its own list (a parameter the mock ignores): identical walks would share each page's
+                // one fetch, even uncached.
+                for client in 0..<16 { group.addTask { try await stack.get("/limited?client=\(client)").status } }
                 return try await group.reduce(into: []) { $0.append($1) }
             }
             let metrics = try PrometheusTextParser(try await stack.get("/metrics").text)

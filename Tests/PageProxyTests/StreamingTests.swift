@@ -96,6 +96,25 @@ extension StreamingTests {
         }
     }
 
+    @Test("a HEAD for NDJSON carries its GET's framing: Content-Length for an answer complete before its first byte, chunked for a stream (before: a HEAD was always chunked; attack13)",
+          arguments: [5, 100])
+    func headForNDJSONHasItsGETsHead(total: Int) async throws {
+        try await TestStack.run { stack in
+            let target = "/github?mock_total=\(total)&_format=ndjson"
+            let get = try await stack.get(target)
+            let client = try await stack.client()
+            try await client.send(RawHTTPClient.requestText(target, method: "HEAD"))
+            let head = try await client.readResponse(method: .head)
+            #expect(get.status == 200 && head.status == 200)
+            #expect(head.body.isEmpty)
+            for name in ["Content-Length", "Transfer-Encoding", "Content-Type"] {
+                #expect(head.header(name) == get.header(name), "\(name)")
+            }
+            if total == 5 { #expect(head.header("Content-Length") == String(get.body.count)) }
+            if total == 100 { #expect(get.header("Transfer-Encoding") == "chunked") }
+        }
+    }
+
     @Test("a merged answer's walk stops when its client leaves")
     func disconnectStopsAMergedWalk() async throws {
         var options = SchemeRoutes.mockOptions

@@ -43,9 +43,14 @@ enum ConfigLoader {
             listen.address = address
         }
         if let port = try port(environment, "PAGEPROXY_PORT", file: file) { listen.port = port }
-        // Validated whether or not the file has a mock section; used only when it does. Routes that name the built-in
-        // mock (http, its address and port) follow it, so that a second copy of a config runs whole beside the first.
-        if let port = try port(environment, "PAGEPROXY_MOCK_PORT", file: file), let configured = mock {
+        // Routes that name the built-in mock (http, its address and port) follow it, so that a second copy of a config
+        // runs whole beside the first. Without a mock section nothing would listen there: said, not ignored (attack13).
+        if let port = try port(environment, "PAGEPROXY_MOCK_PORT", file: file) {
+            guard let configured = mock else {
+                throw ConfigError(file: file, field: "$PAGEPROXY_MOCK_PORT",
+                                  problem: "set to \(port), but the file has no \"mock\" section, so no built-in mock runs; "
+                                      + "unset it, or add \"mock\": {} to run the mock")
+            }
             for index in routes.indices {
                 let upstream = routes[index].upstream
                 guard upstream.scheme == "http", upstream.host == configured.address, upstream.port == configured.port else { continue }

@@ -82,7 +82,8 @@ enum RouteConfigParser {
             }
         }
         guard valid else {
-            throw object.error("name", "\"\(name)\" may contain only letters, digits, '.', '_' and '-'")
+            // Escaped as a JSON string: a control character (a NUL) is not written raw to a terminal or log (attack13).
+            throw object.error("name", "\(JSONText.string(name)) may contain only letters, digits, '.', '_' and '-'")
         }
         guard !reservedNames.contains(name) else {
             throw object.error("name", "\"\(name)\" is reserved for the proxy's own endpoint /\(name)")
@@ -97,6 +98,9 @@ enum RouteConfigParser {
         case .failure(let problem): throw object.error("upstream", problem.message)
         }
     }
+
+    /// The most bytes a route's header lines (`name: value`) may come to: the default limit of a client's.
+    static let maxHeaderBytes = HTTPLimits().maxHeaderBytes
 
     /// `headers` in file order, `${VAR}` expanded. Errors never include a value.
     private static func headers(_ object: ConfigObject, environment: [String: String]) throws(ConfigError)
@@ -115,6 +119,13 @@ enum RouteConfigParser {
             let value = try expand(template, field: headers.field(member.key), file: object.file, environment: environment)
             if let problem = ConfigHeaderRules.problem(withValue: value) { throw headers.error(member.key, problem) }
             result.append((member.key, value))
+            // Sent with every page: bounded as PageProxy bounds a request's own header lines (attack13: a 50 MB value
+            // passed check-config).
+            let lines = result.reduce(0) { $0 + $1.name.utf8.count + 2 + $1.value.utf8.count }
+            if lines > Self.maxHeaderBytes {
+                throw headers.error(member.key, "the route's header lines come to \(lines) bytes with this one; at most \(Self.maxHeaderBytes), "
+                    + "as PageProxy takes of a request (servers often refuse more than 8 KiB)")
+            }
         }
         return result
     }

@@ -45,6 +45,8 @@ final class Metrics: Sendable {
     private let memoBytes = Mutex<(@Sendable () -> Int)?>(nil)
     /// The upstream pages whose `Date` alone made them stale on arrival (`pageproxy_cache_pages_stale_by_date_total`).
     private let pagesStaleByDate = Mutex<(@Sendable () -> Int)?>(nil)
+    /// The page cache's store, read at each scrape (`pageproxy_cache_bytes`, `_entries`, `_write_failures_total`).
+    private let cacheStore = Mutex<(@Sendable () -> DiskStore?)?>(nil)
     /// The log lines standard output refused (`pageproxy_log_lines_dropped_total`).
     private let logLinesDropped = Mutex<(@Sendable () -> Int)?>(nil)
 
@@ -66,6 +68,29 @@ final class Metrics: Sendable {
     /// Reads the page cache's count of pages stale on arrival by their `Date` at each scrape.
     func observePageCache(staleByDate: @escaping @Sendable () -> Int) {
         pagesStaleByDate.withLock { $0 = staleByDate }
+    }
+
+    /// Reads the page cache's size and failed writes at each scrape (attack13 L2: a cache that stored nothing for
+    /// good showed only its misses).
+    func observeCacheStore(_ store: @escaping @Sendable () -> DiskStore?) {
+        cacheStore.withLock { $0 = store }
+    }
+
+    /// The page cache's size and its failed writes by reason (every reason, 0 included, so that an alert has a series).
+    private func cacheStoreLines() -> String {
+        let store = cacheStore.withLock { $0 }?()
+        var text = family("pageproxy_cache_bytes", "gauge", "Bytes of the entry files the page cache holds (as this process indexes them).")
+        text += "pageproxy_cache_bytes \(store?.totalBytes ?? 0)\n"
+        text += family("pageproxy_cache_entries", "gauge", "Entries the page cache holds (as this process indexes them).")
+        text += "pageproxy_cache_entries \(store?.entryCount ?? 0)\n"
+        text += family(
+            "pageproxy_cache_write_failures_total", "counter",
+            "Pages the cache did not store, by reason: too_large (past maxBytes), larger_than_volume, no_space, no_inodes (after evicting), no_room (under maxBytes, after evicting), error.")
+        let failures = store?.failedWrites ?? [:]
+        for reason in DiskStore.WriteFailure.allCases.sorted() {
+            text += "pageproxy_cache_write_failures_total{reason=\"\(reason.rawValue)\"} \(failures[reason] ?? 0)\n"
+        }
+        return text
     }
 
     func requestStarted() {
@@ -137,6 +162,7 @@ final class Metrics: Sendable {
             "pageproxy_cache_pages_stale_by_date_total", "counter",
             "Upstream pages stale on arrival because their Date is behind this clock by more than their lifetime (the upstream's clock is slow; logged once per origin per 10 minutes).")
         text += "pageproxy_cache_pages_stale_by_date_total \(pagesStaleByDate.withLock { $0 }?() ?? 0)\n"
+        text += cacheStoreLines()
         text += family(
             "pageproxy_log_lines_dropped_total", "counter",
             "Log lines dropped: standard output refused them (closed, a terminal gone, a full disk) or stopped taking them with 10,000 waiting (a paused terminal).")

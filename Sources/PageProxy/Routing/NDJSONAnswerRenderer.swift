@@ -31,8 +31,10 @@ enum NDJSONAnswerRenderer {
         // answered with `Content-Length` in one write, like a merged answer, not streamed (issue 13: the chunk
         // framing and the stream's writes were most of what NDJSON cost more than merged). Nothing can fail after
         // its status line, so there is no stream to cut short (DESIGN.md). A client that asked for trailers gets
-        // the stream, with its trailers; a HEAD gets the stream's head, as before.
-        let holdsAnswer = !sendsTrailers && plan.request.method != .head
+        // the stream, with its trailers. A HEAD is held as its GET would be, and gets the same head (RFC 9110 §9.3.2:
+        // attack13 saw `Transfer-Encoding: chunked` where the GET said `Content-Length`); it stops where its GET's
+        // stream would begin (a page to fetch, or lines past one write): the rest would be fetched for nothing.
+        let holdsAnswer = !sendsTrailers
         let start = StreamStart(walk: walk, requested: requested, sendsTrailers: sendsTrailers)
         // The client's preconditions (RFC 9110 §13.2.2): with no entity tag, only `*` matches; weighed once the walk
         // has ended, as a merged answer's are, and ignored when it fails (§13.2.1): a 304 or 412 at the first page
@@ -60,6 +62,7 @@ enum NDJSONAnswerRenderer {
                 // A page's lines are at most its body and a newline per item.
                 if !batch.isEmpty, batch.count + current.body.count + current.itemCount > Self.batchBytes {
                     if let response = unanswered.take() { stream = await start.begin(response) }
+                    if stream?.isHeadOnly == true { return .stop }
                     try await stream?.write(batch)
                     batch.removeAll(keepingCapacity: true)
                 }
@@ -67,6 +70,7 @@ enum NDJSONAnswerRenderer {
                 // The last page's lines wait for the last chunk (or the whole answer), and leave with it.
                 if !walker.isNextPageAtHand && !walker.hasHandedOutAll {
                     if let response = unanswered.take() { stream = await start.begin(response) }
+                    if stream?.isHeadOnly == true { return .stop }
                     try await stream?.write(batch)
                     batch.removeAll(keepingCapacity: true)
                 }

@@ -234,6 +234,12 @@ package enum CacheFileSystem {
         unlink(path)
     }
 
+    /// Removes the directory `path` when it is empty (`rmdir` refuses any other); true when it did.
+    @discardableResult
+    package static func removeDirectoryIfEmpty(_ path: String) -> Bool {
+        rmdir(path) == 0
+    }
+
     /// Puts `temporary` in `path`'s place in one step. Returns the size of the version it replaced (0: none) and
     /// where that version now is (for the caller to unlink; nil: none).
     ///

@@ -68,7 +68,10 @@ package final class CachingPageSource: Sendable {
     private let readAheadRequestCount = Atomic(0)
     /// How many of those have run, or were dropped because their walk had ended (tests: a sync wait for them).
     private let readAheadRunCount = Atomic(0)
-    private let collapser = FetchCollapser<CacheKey, Result<CachedResponse, UpstreamError>>()
+    private typealias Flights = FetchCollapser<CacheKey, Result<CachedResponse, UpstreamError>>
+    private let collapser = Flights()
+    /// The flights of pages nothing is stored for (a route of `ttlSeconds: 0`, the cache off or disabled).
+    private let uncachedFlights = Flights()
     /// Entries' freshness is measured on its wall side (entries outlive the process, so they carry dates), a
     /// request's deadline on its monotonic side; the memo and the answers' `Cache-Control` read the same clock.
     package let clock: PageProxyClock
@@ -107,7 +110,16 @@ package final class CachingPageSource: Sendable {
         guard let store, store.isEnabled, policy.ttl > .zero, request.method == .get else {
             // RFC 9111 §5.2.1.7 — nothing stored to answer from (review9: this asked the upstream).
             if policy.onlyIfCached { throw .notCached(origin: request.url.origin.description) }
-            return Fetched(response: try await transport.send(request, timeout: timeout, maxBodyBytes: maxBodyBytes), outcome: .bypass)
+            guard request.method == .get else {
+                return Fetched(response: try await transport.send(request, timeout: timeout, maxBodyBytes: maxBodyBytes), outcome: .bypass)
+            }
+            // Nothing is stored, but concurrent requests for one page still make one upstream request (attack13: 200
+            // clients of a ttl-0 route made 2,201 for 11 pages). Flights of their own: a request that stores nothing
+            // must not be answered from the store by a cached route's flight.
+            return try await collapsed(CacheKey(request), in: uncachedFlights, request: request, cached: nil, policy: policy,
+                                       transport: transport, timeout: timeout, maxBodyBytes: maxBodyBytes) { flightDeadline in
+                await transport.attempt(request, maxBodyBytes: maxBodyBytes, flight: flightDeadline).map { CachedResponse(Self.identified($0), .bypass) }
+            }
         }
         let key = CacheKey(request)
         var found = await lookup(key, in: store, policy: policy)
@@ -122,6 +134,37 @@ package final class CachingPageSource: Sendable {
         // no body for the transport's limit to refuse): the route asks as if nothing were stored.
         let cached = found.flatMap { $0.entry.body.count <= policy.maxBodyBytes ? $0.entry : nil }
         if policy.onlyIfCached { throw .notCached(origin: request.url.origin.description) }
+        return try await collapsed(key, in: collapser, request: request, cached: cached, policy: policy, transport: transport,
+                                   timeout: timeout, maxBodyBytes: maxBodyBytes) { flightDeadline in
+            // A fetch that finished between the read above and this one stored the page: use it, not a second request.
+            if let hit = self.hit(await self.lookup(key, in: store, policy: policy), policy: policy) {
+                return .success(CachedResponse(fetched: hit))
+            }
+            let stores = policy.noStore ? nil : store
+            return await self.refresh(
+                key, cached: cached, request: request, scan: scan, store: stores, routeTTL: policy.ttl, flight: flightDeadline
+            ) { request in
+                await transport.attempt(request, maxBodyBytes: maxBodyBytes, flight: flightDeadline)
+            }
+        }
+    }
+
+    /// A page nothing stores, identified as a stored one is: by the XXH64 of its body, so that a merged answer's
+    /// `ETag` depends on its bytes only, not on whether the cache was on for it (review15 R10: a replica with its cache
+    /// disabled tagged the same answer otherwise).
+    private static func identified(_ response: UpstreamResponse) -> UpstreamResponse {
+        guard response.status.code == 200 else { return response }
+        var identified = response
+        identified.storedChecksum = XXHash64.hash(response.body)
+        return identified
+    }
+
+    /// `request`'s page from the one flight of `key` in `flights` (led or joined), with this request's own tries.
+    private func collapsed(
+        _ key: CacheKey, in flights: Flights, request: UpstreamRequest, cached: CacheEntry?, policy: CachePolicy,
+        transport: any UpstreamTransport, timeout: Duration, maxBodyBytes: Int,
+        work: @escaping @Sendable (FlightDeadline) async -> Result<CachedResponse, UpstreamError>
+    ) async throws(UpstreamError) -> Fetched {
         // A request that joins another's fetch keeps its own limits (issue 13). A flight makes at most one upstream
         // request, not cut at any one request's deadline: it lives until the last request waiting for it gives up.
         // Each request counts the tries it saw, its own or joined, and retries with its own budget, backoff and
@@ -130,18 +173,7 @@ package final class CachingPageSource: Sendable {
         // the try lives for the longest of its waiters'.
         var (tries, storedMeanwhile) = (0, 0)
         while true {
-            let result = await flight(for: key, deadline: transport.deadline, pageTimeout: timeout, origin: request.url.origin) { flightDeadline in
-                // A fetch that finished between the read above and this one stored the page: use it, not a second request.
-                if let hit = self.hit(await self.lookup(key, in: store, policy: policy), policy: policy) {
-                    return .success(CachedResponse(fetched: hit))
-                }
-                let stores = policy.noStore ? nil : store
-                return await self.refresh(
-                    key, cached: cached, request: request, scan: scan, store: stores, routeTTL: policy.ttl, flight: flightDeadline
-                ) { request in
-                    await transport.attempt(request, maxBodyBytes: maxBodyBytes, flight: flightDeadline)
-                }
-            }
+            let result = await flight(for: key, in: flights, deadline: transport.deadline, pageTimeout: timeout, origin: request.url.origin, work: work)
             guard let result else {
                 guard let deadline = transport.deadline, clock.now() >= deadline else { throw .cancelled }
                 // Out of time is a failure the route's stale-if-error covers.
@@ -261,12 +293,13 @@ package final class CachingPageSource: Sendable {
 
     /// How many requests wait for fetches now, of every page (tests: a request has joined).
     package func waiterCount() async -> Int {
-        await collapser.waiterCount
+        await collapser.waiterCount + uncachedFlights.waiterCount
     }
 
     /// How many requests wait for `request`'s fetch now (tests: a request has joined).
     package func waiterCount(for request: UpstreamRequest) async -> Int {
-        await collapser.waiterCount(for: CacheKey(request))
+        let key = CacheKey(request)
+        return await collapser.waiterCount(for: key) + uncachedFlights.waiterCount(for: key)
     }
 
     /// How many times a request that must revalidate takes a page another fetch stored meanwhile as not enough,
@@ -285,10 +318,10 @@ package final class CachingPageSource: Sendable {
     /// sending, or from this caller's joining a try already sent), as its own try would have. Leaving stops this
     /// caller's wait, and the fetch if no one else waits. The fetch is handed the latest deadline among its callers.
     private func flight(
-        for key: CacheKey, deadline: ContinuousClock.Instant?, pageTimeout: Duration, origin: PageURL.Origin,
+        for key: CacheKey, in collapser: Flights, deadline: ContinuousClock.Instant?, pageTimeout: Duration, origin: PageURL.Origin,
         work: @escaping @Sendable (FlightDeadline) async -> Result<CachedResponse, UpstreamError>
     ) async -> Result<CachedResponse, UpstreamError>? {
-        let (collapser, clock) = (self.collapser, self.clock)
+        let clock = self.clock
         let waiter = FlightWaiter(pageTimeout: pageTimeout, clock: clock)
         let ended = await withTaskGroup(of: FlightWait?.self) { group in
             group.addTask { .answered(await collapser.value(for: key, until: deadline, as: waiter, work: work).value) }

@@ -70,6 +70,9 @@ package final class DiskStore: Sendable {
         /// The last write found the volume full (`noteVolumeFull`).
         var volumeFull = false
         var writesWithoutSpace = 0
+        /// Writes that stored nothing, by why (`/metrics`: attack13 L2, a cache out of inodes stored nothing for good
+        /// and nothing showed it but misses).
+        var failedWrites: [WriteFailure: Int] = [:]
         var temporaryCounter = 0
         /// Bumped by every write and removal: stamps each write with a new generation, and tells a memo at a glance
         /// that nothing changed since it last looked.
@@ -125,7 +128,7 @@ package final class DiskStore: Sendable {
     /// Told once a write's record names the version it wrote, before the write returns (tests look up there).
     private let onWritten: (@Sendable (CacheKey) -> Void)?
     /// Told when a write finds the volume full, once until a write succeeds again (the proxy logs it).
-    private let onVolumeFull: (@Sendable (String) -> Void)?
+    private let onVolumeFull: (@Sendable (_ reason: String, _ outOfInodes: Bool) -> Void)?
     /// Told when a disabled store finds its directory usable again and serves again (the proxy logs it).
     private let onEnable: (@Sendable () -> Void)?
     /// How often a disabled store tries its directory again (`tryToEnable`).
@@ -134,6 +137,9 @@ package final class DiskStore: Sendable {
     private let heldFiles: HeldEntryFileBudget
     /// An `errno` a write fails with before it touches the disk, or nil (tests: a full volume without mounting one).
     private let failWriting: (@Sendable (CacheKey) -> Int32?)?
+    /// Reads the volume under a directory when a write found no space (tests: a small or inode-less volume without
+    /// mounting one).
+    private let readVolume: @Sendable (String) -> CacheVolume?
     /// Where the evictions that writes start run, one at a time: not on the writer's thread, so neither the writer
     /// nor the writes queued behind it on its `DiskWork` lane wait for a directory scan and the victims' unlinks.
     private let evictions = DispatchQueue(label: "PageProxy.DiskStore.evictions")
@@ -147,11 +153,13 @@ package final class DiskStore: Sendable {
     package init(
         directory: String, maxBytes: Int, onDisable: @escaping @Sendable (String) -> Void = { _ in },
         onEvicting: (@Sendable ([CacheKey]) -> Void)? = nil, onWriting: (@Sendable (CacheKey) -> Void)? = nil,
-        memoryLimit: Int? = nil, evictionBatch: Int = 256, onVolumeFull: (@Sendable (String) -> Void)? = nil,
+        memoryLimit: Int? = nil, evictionBatch: Int = 256, onVolumeFull: (@Sendable (_ reason: String, _ outOfInodes: Bool) -> Void)? = nil,
         failWriting: (@Sendable (CacheKey) -> Int32?)? = nil, onEnable: (@Sendable () -> Void)? = nil, retryInterval: Duration = .seconds(30),
-        heldFiles: HeldEntryFileBudget = .none, onWritten: (@Sendable (CacheKey) -> Void)? = nil
+        heldFiles: HeldEntryFileBudget = .none, onWritten: (@Sendable (CacheKey) -> Void)? = nil,
+        readVolume: @escaping @Sendable (String) -> CacheVolume? = CacheVolume.of
     ) {
         self.onWritten = onWritten
+        self.readVolume = readVolume
         self.heldFiles = heldFiles
         self.directory = directory.hasSuffix("/") && directory.count > 1 ? String(directory.dropLast()) : directory
         self.maxBytes = max(0, maxBytes)
@@ -514,6 +522,7 @@ package final class DiskStore: Sendable {
         guard bytes.count <= maxBytes else {
             // The old version is no longer what the upstream says: it must not be served (nor answers built on it).
             remove(key)
+            noteFailedWrite(.tooLarge)
             return nil
         }
         guard let ledger, let names = temporaryNames(for: key) else { return nil }
@@ -522,6 +531,7 @@ package final class DiskStore: Sendable {
         let path = self.path(for: key)
         var placed: Result<(total: Int, leftAt: String?), CacheFileSystem.Failure>?
         var written: UInt64?
+        var volume: CacheVolume?
         for volumeAttempt in 1...2 {
             placed = nil
             do throws(CacheFileSystem.Failure) {
@@ -542,10 +552,25 @@ package final class DiskStore: Sendable {
             // room by evicting the oldest entries, and try once more. Never a reason to disable the store.
             guard case .failure(let error) = placed, error.meansNoSpace else { break }
             CacheFileSystem.remove(temporary)
-            noteVolumeFull(error)
-            if volumeAttempt == 1 { evict(making: 0, sparing: key, wait: true, freeing: bytes.count * 2) }
+            volume = readVolume(directory)
+            noteVolumeFull(error, outOfInodes: volume?.isOutOfInodes == true)
+            guard volumeAttempt == 1 else { break }
+            // A page the volume could not hold with every entry evicted is sent, not stored: evicting for it would
+            // empty the cache for everyone and still not store it (attack13 L3: a 3 MB page on a 2 MB volume).
+            if let room = volume, !room.isOutOfInodes, !room.couldHold(bytes.count, evicting: ledger.withLock { $0 } ?? 0) {
+                noteFailedWrite(.largerThanVolume)
+                CacheFileSystem.remove(temporary)
+                remove(key)
+                return nil
+            }
+            evict(making: 0, sparing: key, wait: true, freeing: bytes.count * 2)
         }
         guard case .success(let (total, leftAt)) = placed else {
+            switch placed {
+            case .failure(let error) where error.meansNoSpace: noteFailedWrite(volume?.isOutOfInodes == true ? .noInodes : .noSpace)
+            case .failure: noteFailedWrite(.error)
+            default: noteFailedWrite(.noRoom)
+            }
             CacheFileSystem.remove(temporary)
             if case .failure(let error) = placed, error.disablesCache {
                 disable("cache directory \(directory) is unusable: \(error.description)")
@@ -582,14 +607,39 @@ package final class DiskStore: Sendable {
 
     /// Counts a write the volume had no space for, and tells `onVolumeFull` when the volume was not known full (a
     /// write that succeeds ends that): once per episode, not once per write.
-    private func noteVolumeFull(_ error: CacheFileSystem.Failure) {
+    private func noteVolumeFull(_ error: CacheFileSystem.Failure, outOfInodes: Bool) {
         let first = state.withLock { state -> Bool in
             state.writesWithoutSpace += 1
             defer { state.volumeFull = true }
             return !state.volumeFull
         }
-        if first { onVolumeFull?(error.description) }
+        if first { onVolumeFull?(error.description, outOfInodes) }
     }
+
+    /// Why a write stored nothing (`pageproxy_cache_write_failures_total`).
+    package enum WriteFailure: String, Sendable, CaseIterable, Comparable {
+        /// The entry is larger than `maxBytes`.
+        case tooLarge = "too_large"
+        /// The volume could not hold it with every entry evicted.
+        case largerThanVolume = "larger_than_volume"
+        /// The volume had no space, after an eviction.
+        case noSpace = "no_space"
+        /// The volume had no free inodes, after an eviction.
+        case noInodes = "no_inodes"
+        /// The shared total left no room under `maxBytes`, after a few evictions (others took it).
+        case noRoom = "no_room"
+        /// Any other failure of the file system.
+        case error
+
+        package static func < (a: WriteFailure, b: WriteFailure) -> Bool { a.rawValue < b.rawValue }
+    }
+
+    private func noteFailedWrite(_ reason: WriteFailure) {
+        state.withLock { $0.failedWrites[reason, default: 0] += 1 }
+    }
+
+    /// The writes that stored nothing, by why.
+    package var failedWrites: [WriteFailure: Int] { state.withLock { $0.failedWrites } }
 
     /// How many write attempts found the volume full (a write tries twice, evicting in between; see `write`).
     package var writesWithoutSpace: Int { state.withLock { $0.writesWithoutSpace } }
@@ -819,12 +869,15 @@ package final class DiskStore: Sendable {
     }
 
     /// Writes a temporary file, making its fan-out folder only when it is missing (not five system calls per write).
+    /// An eviction removes a folder it empties (`removeEmptyFolders`), maybe between this one's making it and the
+    /// write: a few tries, since a missing directory would disable the store.
     private func writeTemporary(_ bytes: [UInt8], _ temporary: String, in folder: String) throws(CacheFileSystem.Failure) {
-        do throws(CacheFileSystem.Failure) {
-            try CacheFileSystem.writeTemporary(bytes, temporary)
-        } catch where error.errno == ENOENT {
-            try CacheFileSystem.makeDirectory(folder)
-            try CacheFileSystem.writeTemporary(bytes, temporary)
+        for attempt in 1...3 {
+            do throws(CacheFileSystem.Failure) {
+                return try CacheFileSystem.writeTemporary(bytes, temporary)
+            } catch where error.errno == ENOENT && attempt < 3 {
+                try CacheFileSystem.makeDirectory(folder)
+            }
         }
     }
 
@@ -958,6 +1011,7 @@ package final class DiskStore: Sendable {
                 gone.append(key)
             }
             release(removed)
+            removeEmptyFolders(of: gone)
             // A lookup between an unlink and the forgetting below finds no file and forgets the record itself. In
             // batches, and the copies in memory freed after each hold of the lock.
             for start in stride(from: 0, to: gone.count, by: evictionBatch) {
@@ -982,6 +1036,13 @@ package final class DiskStore: Sendable {
         }
     }
 
+
+    /// Removes the fan-out folders of `keys` that are empty now: each holds an inode, and a volume out of inodes was
+    /// filled by empty ones (attack13 L2: 19 empty folders held all 24 of a small volume's). `rmdir` removes only an
+    /// empty directory; a writer that finds its folder gone makes it again (`writeTemporary`).
+    private func removeEmptyFolders(of keys: [CacheKey]) {
+        for name in Set(keys.map(\.directoryName)) { CacheFileSystem.removeDirectoryIfEmpty("\(directory)/\(name)") }
+    }
 
     /// Takes up to `count` least recently used keys out of the records' order (their records stay; a lookup puts
     /// one back as it uses it).

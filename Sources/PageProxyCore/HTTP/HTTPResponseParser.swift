@@ -178,7 +178,13 @@ package struct HTTPResponseParser: Sendable {
         }
         // RFC 9112 §6.3 rule 1 — HEAD, 1xx, 204 and 304 responses end at the header section.
         if method == .head || status.code < 200 || status.code == 204 || status.code == 304 {
-            return complete(reusable: status.code != 101)
+            // One whose head declares a body (a `Content-Length` above 0, any `Transfer-Encoding`) may be followed by
+            // that body, a moment late: the connection is not used again, or those bytes would answer the next
+            // request on it (attack13 H3, retest13: 2 ms after a 304's head, a forged page was stored). A legitimate
+            // 304 that states its representation's length costs one new connection.
+            let declaresBody = headers.contains("Transfer-Encoding")
+                || headers.tokens("Content-Length").contains { HTTPFieldSyntax.parseDecimal($0.utf8) != 0 }
+            return complete(reusable: status.code != 101 && !declaresBody)
         }
         // RFC 9112 §6.3 rule 2 — a 2xx answer to CONNECT turns the connection into a tunnel.
         if method == .connect && (200..<300).contains(status.code) { return complete(reusable: false) }

@@ -1,20 +1,57 @@
 import Foundation
 
 /// Protobuf's JSON mapping leaves an empty repeated field out: MLflow answers a search that matches nothing with `{}`,
-/// and Google-style APIs may send a page of no items as `{"nextPageToken": "…"}` (AIP-158). So a page whose items path
-/// is missing is a page of no items when it is an object that holds nothing, or nothing but scalars the walk itself
-/// reads at the top level (the next token, a total). Anything else still fails with `itemsNotFound`: Slack's
-/// `{"ok": false, "error": "invalid_auth"}` with a 200 is an error, not an empty page, and an array or object beside
-/// the missing path says the route's items path may be wrong; an empty answer would hide either.
+/// and Google-style APIs may send a page of no items as `{"nextPageToken": "…"}` (AIP-158). Mailman 3 leaves its
+/// `entries` out of an empty list's page and of a page past the end (`{"http_etag", "start", "total_size"}`). So a
+/// page whose items path is missing is a page of no items when it is an object of scalars only, and either holds
+/// nothing but scalars the walk itself reads at the top level (the next token, a total), or states that nothing is
+/// here: a total of 0, or a `start` (`offset`) at or past its total. Anything else still fails with `itemsNotFound`:
+/// Slack's `{"ok": false, "error": "invalid_auth"}` with a 200 is an error, not an empty page, and an array or object
+/// beside the missing path says the route's items path may be wrong; an empty answer would hide either.
 enum OmittedItems {
     /// Whether `body` (already validated as JSON) is such an object, for a walk that reads `valuePaths`.
     static func leftOut(in body: [UInt8], valuePaths: [JSONPath]) -> Bool {
         // Only on the error path, so decoding the members is no cost to a walk.
-        guard let members = (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any] else { return false }
-        let readKeys = Set(valuePaths.compactMap { path -> String? in
+        guard let members = scalarMembers(body) else { return false }
+        let readKeys = topLevelKeys(valuePaths)
+        return members.allSatisfy(readKeys.contains) || statesNoItems(body, members: members, totals: readKeys.union(knownTotals))
+    }
+
+    /// Whether `body` is an object of scalars only that states a total of 0 at one of the names where APIs state
+    /// their totals, or a `start` at or past it (`SchemeDetector`: a first page with nothing to detect).
+    static func statesNoItems(in body: [UInt8]) -> Bool {
+        scalarMembers(body).map { statesNoItems(body, members: $0, totals: knownTotals) } ?? false
+    }
+
+    private static func statesNoItems(_ body: [UInt8], members: Set<String>, totals: Set<String>) -> Bool {
+        let path = { (name: String) in JSONPath(components: [.key(name)]) }
+        let named = members.filter { totals.contains($0) }
+        let starts = members.filter { $0 == "start" || $0 == "offset" }
+        guard !named.isEmpty, let values = try? JSONScanner().values(in: body, at: (Array(named) + Array(starts)).map(path)) else { return false }
+        // A JSON number, not a numeric string or a boolean: what the page states of itself.
+        let number = { (name: String) -> Int? in
+            guard case .number? = values[path(name)] else { return nil }
+            return values[path(name)]?.integer
+        }
+        guard let total = named.compactMap(number).min() else { return false }
+        return total == 0 || starts.contains { number($0).map { $0 >= total } ?? false }
+    }
+
+    /// The top-level names of the totals auto detection reads (`total_size`, `count`, …).
+    private static let knownTotals = topLevelKeys(SchemeDetector.totalPaths)
+
+    private static func topLevelKeys(_ paths: [JSONPath]) -> Set<String> {
+        Set(paths.compactMap { path -> String? in
             guard path.components.count == 1, case .key(let key) = path.components[0] else { return nil }
             return key
         })
-        return members.allSatisfy { key, value in readKeys.contains(key) && !(value is [Any]) && !(value is [String: Any]) }
+    }
+
+    /// The names of `body`'s members when it is an object none of whose members is an array or an object.
+    private static func scalarMembers(_ body: [UInt8]) -> Set<String>? {
+        guard let members = (try? JSONSerialization.jsonObject(with: Data(body))) as? [String: Any],
+            members.values.allSatisfy({ !($0 is [Any]) && !($0 is [String: Any]) })
+        else { return nil }
+        return Set(members.keys)
     }
 }

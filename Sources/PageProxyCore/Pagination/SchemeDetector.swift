@@ -277,7 +277,9 @@ package enum SchemeDetector {
         // nothing so, as Google-style APIs answer an empty list: a list of no items (loose13: a 502 asking for the
         // route's "items", on a route whose searches that match something work). A body with no member hides
         // nothing; the walk reads the path it lacks as no items (`OmittedItems`).
-        if isEmptyObject(body) { return (itemsPaths[0], 0) }
+        // Likewise a page of scalars that states a total of 0, or a start past its total (Mailman 3 leaves `entries`
+        // out of an empty list's page: real13's 502 for an empty list).
+        if isEmptyObject(body) || OmittedItems.statesNoItems(in: body) { return (itemsPaths[0], 0) }
         let members = topLevelMembers(body)
         let arrays = members.filter { $0.value is [[String: Any]] && !(($0.value as? [Any])?.isEmpty ?? true) }
         if arrays.count == 1, let key = arrays.first?.key, !key.contains("."), !key.isEmpty,

@@ -576,7 +576,7 @@ import Testing
         let told = Locked<[String]>([])
         let size = Self.fileSize(bodyBytes: 100)
         let store = DiskStore(
-            directory: directory.path, maxBytes: size * 100, onVolumeFull: { reason in told.withLock { $0.append(reason) } },
+            directory: directory.path, maxBytes: size * 100, onVolumeFull: { reason, _ in told.withLock { $0.append(reason) } },
             failWriting: { _ in full.withLock { left in left > 0 ? { left -= 1; return ENOSPC }() : nil } })
         for page in 1...40 { store.write(Self.entry(page), for: Self.key(page)) }
         // One failure: the write evicts (at least a twentieth of what is stored, the oldest first), then succeeds.

@@ -25,6 +25,30 @@ import Testing
         #expect(throws: JSONScanError.self) { _ = try Self.paths.scan(Array(body.utf8)) }
     }
 
+    /// A configured Mailman 3 route, and one that reads no total (an auto walk's single page).
+    private static let mailmanPaths = [
+        ScanPaths(itemsPath: JSONPath("entries") ?? .root, valuePaths: [JSONPath("total_size") ?? .root]),
+        ScanPaths(itemsPath: JSONPath("entries") ?? .root, valuePaths: []),
+    ]
+
+    @Test("Mailman 3 leaves entries out of an empty list's page and of a page past the end: a page of scalars stating a total of 0, or a start at or past its total, is a page of no items (real13: a 502 for an empty list)",
+          arguments: [#"{"http_etag": "\"8ed9\"", "start": 0, "total_size": 0}"#, #"{"http_etag": "\"8ed9\"", "start": 40, "total_size": 25}"#,
+                      #"{"offset": 25, "count": 25}"#])
+    func statedEmptyPagesAreNone(body: String) throws {
+        for paths in Self.mailmanPaths {
+            #expect(try paths.scan(Array(body.utf8)).items.isEmpty)
+        }
+    }
+
+    @Test("a page that leaves its items out and states more than it holds, or holds an array or object, or a total that is not a number, is still an error",
+          arguments: [#"{"http_etag": "\"8ed9\"", "start": 0, "total_size": 25}"#, #"{"start": 0, "total_size": 0, "errors": ["denied"]}"#,
+                      #"{"start": 0, "total_size": "0"}"#, #"{"start": 0, "total_size": false}"#, #"{"start": 10, "size": 5}"#])
+    func stateMoreIsAnError(body: String) {
+        for paths in Self.mailmanPaths {
+            #expect(throws: JSONScanError.self) { _ = try paths.scan(Array(body.utf8)) }
+        }
+    }
+
     private static let mlflow = PaginationScheme.cursorInBody(
         .init(cursorPath: JSONPath("next_page_token") ?? .root, cursorParameter: "page_token", sizeParameter: nil))
 

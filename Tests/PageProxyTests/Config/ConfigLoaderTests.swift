@@ -178,7 +178,14 @@ import Testing
         #expect(moved.mock?.port == 9091)
         #expect(moved.routes.map(\.upstream.port) == [9091, 8082])
         #expect(try ConfigFixture.parse(json, environment: [:]).mock?.port == 8081)
-        #expect(try ConfigFixture.parse(ConfigFixture.document(), environment: ["PAGEPROXY_MOCK_PORT": "9091"]).mock == nil)
+        // Without a mock section nothing would listen there: an error naming the variable (attack13: silently ignored).
+        do {
+            _ = try ConfigFixture.parse(ConfigFixture.document(), environment: ["PAGEPROXY_MOCK_PORT": "9091"])
+            Issue.record("PAGEPROXY_MOCK_PORT without a mock section was accepted")
+        } catch {
+            #expect(error.field == "$PAGEPROXY_MOCK_PORT")
+            #expect(error.problem.contains(#"no "mock" section"#), "\(error)")
+        }
     }
 
     @Test(arguments: [

@@ -39,6 +39,19 @@ import Testing
         #expect(error?.description.contains(Self.secret) == false)
     }
 
+    @Test("a route's header lines are bounded as a request's are (attack13: a 50 MB value passed check-config); the error says no value")
+    func headerLinesAreBounded() throws {
+        let limit = RouteConfigParser.maxHeaderBytes
+        let fits = String(repeating: "v", count: limit - "X-Big: ".count)
+        #expect(try ConfigFixture.route(extra: #""headers": { "X-Big": "\#(fits)" }"#).headers[0].value.utf8.count == fits.utf8.count)
+        let error = ConfigFixture.expectRouteError(
+            extra: #""headers": { "X-A": "abc", "X-Big": "\#(fits)" }"#, field: "headers.X-Big", mentions: ["at most \(limit)"])
+        #expect(error?.description.contains("vvvv") == false)
+        ConfigFixture.expectRouteError(
+            extra: #""headers": { "X-Huge": "${V}" }"#, field: "headers.X-Huge", mentions: ["bytes"],
+            environment: ["V": String(repeating: "x", count: 50 << 20)])
+    }
+
     @Test func headerValueMustBeAString() {
         let error = ConfigFixture.expectRouteError(extra: #""headers": { "X-Num": 12345 }"#, field: "headers.X-Num",
                                                    mentions: ["expected a string", "an integer"])

@@ -25,6 +25,11 @@ import Testing
         expectNameError("\"" + String(repeating: "a", count: 65) + "\"", mentions: ["1 to 64", "65"])
         expectNameError(#""a/b""#, mentions: ["\"a/b\"", "letters, digits"])
         expectNameError(#""café""#, mentions: ["letters, digits"])
+        // A control character is escaped in the message, not echoed raw (attack13: a NUL written to the terminal).
+        expectNameError(#""a\u0000b\u001bc""#, mentions: [#""a\u0000b\u001bc""#, "letters, digits"])
+        let raw = ConfigFixture.expectError(
+            ConfigFixture.document(routes: [ConfigFixture.route(name: #""a\u0000b""#)]), field: "routes[0].name")
+        #expect(raw?.description.unicodeScalars.contains { $0.value < 0x20 } == false)
         expectNameError("7", mentions: ["expected a string"])
         let longest = String(repeating: "z", count: 64)
         let config = try ConfigFixture.parse(ConfigFixture.document(routes: [ConfigFixture.route(name: "\"\(longest)\"")]))
