@@ -3,7 +3,7 @@ import PageProxyServer
 
 /// Writes an NDJSON answer: one item per line, streamed as pages arrive (DESIGN.md: memory bounded by the walk's
 /// window, whatever the total); the first page decides the status line. A walk complete before its first byte (its
-/// pages all at hand) is one answer with `Content-Length` instead.
+/// pages all at hand in memory) is one answer with `Content-Length` instead.
 enum NDJSONAnswerRenderer {
     /// The most bytes of lines gathered into one write.
     static let batchBytes = 256 * 1024
@@ -31,7 +31,8 @@ enum NDJSONAnswerRenderer {
         // answered with `Content-Length` in one write, like a merged answer, not streamed (issue 13: the chunk
         // framing and the stream's writes were most of what NDJSON cost more than merged). Nothing can fail after
         // its status line, so there is no stream to cut short (DESIGN.md). A client that asked for trailers gets
-        // the stream, with its trailers; a HEAD gets the stream's head, as before.
+        // the stream, with its trailers; a HEAD gets the stream's head, as before. (A walk read from files sends its
+        // first page at once: streamed, below.)
         let holdsAnswer = !sendsTrailers && plan.request.method != .head
         let start = StreamStart(walk: walk, requested: requested, sendsTrailers: sendsTrailers)
         // The client's preconditions (RFC 9110 §13.2.2): with no entity tag, only `*` matches; weighed once the walk
@@ -64,8 +65,12 @@ enum NDJSONAnswerRenderer {
                     batch.removeAll(keepingCapacity: true)
                 }
                 NDJSONBody.append(current, to: &batch)
-                // The last page's lines wait for the last chunk (or the whole answer), and leave with it.
-                if !walker.isNextPageAtHand && !walker.hasHandedOutAll {
+                // The last page's lines wait for the last chunk (or the whole answer), and leave with it. A walk whose
+                // cache reads its pages from files (it tells its read-ahead of them) sends the first page's lines at
+                // once, alone: the client's first byte does not wait for a batch of file reads (issue 13, fourteenth
+                // pass: after a restart the head waited for the first 256 KiB of lines, a dozen pages read).
+                let sendsFirstAtOnce = pages == 1 && walker.readsAhead
+                if !walker.hasHandedOutAll && (sendsFirstAtOnce || !walker.isNextPageAtHand) {
                     if let response = unanswered.take() { stream = await start.begin(response) }
                     try await stream?.write(batch)
                     batch.removeAll(keepingCapacity: true)
