@@ -3,7 +3,7 @@ import PageProxyServer
 
 /// Writes an NDJSON answer: one item per line, streamed as pages arrive (DESIGN.md: memory bounded by the walk's
 /// window, whatever the total); the first page decides the status line. A walk complete before its first byte (its
-/// pages all at hand) is one answer with `Content-Length` instead.
+/// pages all at hand in memory) is one answer with `Content-Length` instead.
 enum NDJSONAnswerRenderer {
     /// The most bytes of lines gathered into one write.
     static let batchBytes = 256 * 1024
@@ -33,7 +33,8 @@ enum NDJSONAnswerRenderer {
         // its status line, so there is no stream to cut short (DESIGN.md). A client that asked for trailers gets
         // the stream, with its trailers. A HEAD is held as its GET would be, and gets the same head (RFC 9110 §9.3.2:
         // attack13 saw `Transfer-Encoding: chunked` where the GET said `Content-Length`); it stops where its GET's
-        // stream would begin (a page to fetch, or lines past one write): the rest would be fetched for nothing.
+        // stream would begin (a page to fetch, or lines past one write): the rest would be fetched for nothing. (A
+        // walk read from files sends its first page at once: streamed, below.)
         let holdsAnswer = !sendsTrailers
         let start = StreamStart(walk: walk, requested: requested, sendsTrailers: sendsTrailers)
         // The client's preconditions (RFC 9110 §13.2.2): with no entity tag, only `*` matches; weighed once the walk
@@ -67,8 +68,12 @@ enum NDJSONAnswerRenderer {
                     batch.removeAll(keepingCapacity: true)
                 }
                 NDJSONBody.append(current, to: &batch)
-                // The last page's lines wait for the last chunk (or the whole answer), and leave with it.
-                if !walker.isNextPageAtHand && !walker.hasHandedOutAll {
+                // The last page's lines wait for the last chunk (or the whole answer), and leave with it. A walk whose
+                // cache reads its pages from files (it tells its read-ahead of them) sends the first page's lines at
+                // once, alone: the client's first byte does not wait for a batch of file reads (issue 13, fourteenth
+                // pass: after a restart the head waited for the first 256 KiB of lines, a dozen pages read).
+                let sendsFirstAtOnce = pages == 1 && walker.readsAhead
+                if !walker.hasHandedOutAll && (sendsFirstAtOnce || !walker.isNextPageAtHand) {
                     if let response = unanswered.take() { stream = await start.begin(response) }
                     if stream?.isHeadOnly == true { return .stop }
                     try await stream?.write(batch)

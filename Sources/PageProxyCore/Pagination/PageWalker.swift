@@ -162,6 +162,10 @@ package final class PageWalker {
     /// Whether the next page is at hand: the walk will hand it out without suspending.
     package var isNextPageAtHand: Bool { !isFinished && readInPlace.contains(nextToTake) }
 
+    /// Whether the walk has told `Options.readAhead` of pages past its window: its cache reads their entries from
+    /// files (a walk through entries kept in memory, or one that fetches every page, tells it nothing).
+    package var readsAhead: Bool { readAheadEnd > 0 || guessedAheadEnd > 0 }
+
     /// Whether the walk has handed out every page it will: it is finished, or the scheme has said the list is complete
     /// and every page on it is taken (the next `prepareNext` says `.end`).
     package var hasHandedOutAll: Bool { isFinished || (isListComplete && nextToTake >= knownCount) }
