@@ -118,7 +118,11 @@ enum NDJSONAnswerRenderer {
         }
         guard let open = stream.take(), !open.isHeadOnly else { return .answered(record) }
         var trailers = HTTPHeaders()
-        if sendsTrailers { tally.addHeaders(to: &trailers) }
+        if sendsTrailers {
+            tally.addHeaders(to: &trailers)
+            // A cap that cut the walk after the head left is told here (review17 B4).
+            if requested.wasTruncatedByCap(walker) { trailers.set("PageProxy-Truncated", "true") }
+        }
         await open.end(last: batch, trailers: trailers)
         return .answered(record)
     }
@@ -145,7 +149,11 @@ enum NDJSONAnswerRenderer {
     /// The answer's fields, with room for `extra` more (the trailers' announcement, the writer's framing field): one
     /// allocation, not one each time the fields grow (issue 13).
     fileprivate static func headers(walk: RouteWalk, requested: RequestedItems, walkEnded: Bool, extra: Int) -> HTTPHeaders {
-        headers(walk: walk.headers, requested: requested.headers(walker: walk.walker, walkEnded: walkEnded), extra: extra)
+        var headers = headers(walk: walk.headers, requested: requested.headers(walker: walk.walker, walkEnded: walkEnded), extra: extra + 1)
+        // The client's `_max_items`/`_max_pages` or the route's `maxItems` cut the walk, as far as is known when the
+        // head leaves (review17 B4: an NDJSON answer never said so; a cap known only later is a trailer).
+        if requested.wasTruncatedByCap(walk.walker) { headers.set("PageProxy-Truncated", "true") }
+        return headers
     }
 
     /// The answer's fields: the walk's (an auto route's scheme), then the request's (`PageProxy-Total`, a window's
@@ -170,7 +178,7 @@ private struct StreamStart {
     /// are all at hand); nil once the client has gone.
     func begin(_ response: consuming Response) async -> ResponseStream? {
         var headers = NDJSONAnswerRenderer.headers(walk: walk, requested: requested, walkEnded: false, extra: 4)
-        if sendsTrailers { headers.set("Trailer", "PageProxy-Cache, PageProxy-Stale") }
+        if sendsTrailers { headers.set("Trailer", "PageProxy-Cache, PageProxy-Stale, PageProxy-Truncated") }
         return try? await response.beginStream(.ok, headers: consume headers, holdingHead: true)
     }
 }
