@@ -14,6 +14,11 @@ final class PageHandOff: Sendable {
         var giver: CheckedContinuation<Void, Never>?
         /// The iterator, waiting for the next page.
         var taker: CheckedContinuation<Handed, Never>?
+        /// The walk's task was cancelled: `give` waits no more. Kept, since the cancellation handler may run before
+        /// `give` has stored its continuation (a task cancelled before it called `give`): without the mark that
+        /// continuation was never resumed, and the walk's task, its fetches and its pages were held for good (the
+        /// suite under LeakSanitizer: four producer tasks left suspended in `give`).
+        var isCancelled = false
     }
 
     private let state = Mutex(State())
@@ -22,22 +27,24 @@ final class PageHandOff: Sendable {
     func give(_ handed: Handed) async {
         await withTaskCancellationHandler {
             await withCheckedContinuation { (giver: CheckedContinuation<Void, Never>) in
-                let taker = state.withLock { state -> CheckedContinuation<Handed, Never>? in
+                let (taker, waits) = state.withLock { state -> (CheckedContinuation<Handed, Never>?, Bool) in
                     if let taker = state.taker {
                         state.taker = nil
-                        return taker
+                        return (taker, false)
                     }
                     state.given = handed
+                    guard !state.isCancelled else { return (nil, false) }
                     state.giver = giver
-                    return nil
+                    return (nil, true)
                 }
-                guard let taker else { return }
-                taker.resume(returning: handed)
+                guard !waits else { return }
+                taker?.resume(returning: handed)
                 giver.resume()
             }
         } onCancel: {
             // What was given stays for the iterator; the walk goes on to see its cancellation.
             state.withLock { state -> CheckedContinuation<Void, Never>? in
+                state.isCancelled = true
                 defer { state.giver = nil }
                 return state.giver
             }?.resume()

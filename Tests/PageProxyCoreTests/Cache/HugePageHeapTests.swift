@@ -8,7 +8,7 @@ import Testing
 
 /// The heap an entry's bytes are read into is advised huge pages (CLinux.c, `pageproxy_advise_huge_heap`; issue 13,
 /// tenth pass): the first read-back after a restart faulted its 10 MB in 4 KiB at a time.
-@Suite struct HugePageHeapTests {
+@Suite(.enabled(if: !SanitizedRun.isOn, "a sanitizer's malloc is not glibc's")) struct HugePageHeapTests {
     /// The kernel's transparent huge page mode (`always`, `madvise` or `never`), nil where it cannot be read.
     private static var hugePageMode: String? {
         guard let text = try? String(contentsOfFile: "/sys/kernel/mm/transparent_hugepage/enabled", encoding: .utf8),

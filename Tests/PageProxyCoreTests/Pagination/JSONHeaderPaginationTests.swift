@@ -7,9 +7,15 @@ import Testing
 @Suite struct JSONHeaderPaginationTests {
     /// flask-smorest's `@blp.paginate()`: a bare array, `X-Pagination: {"total": …, "total_pages": …, "page": …,
     /// "next_page": …}`; past the last page `[]` and no `page` or `next_page`.
+    /// Page 2 is answered only once page 3 is asked for (a bound of yields, no sleep): a walk that knows every page
+    /// after the first has both in flight, whatever the scheduling (under AddressSanitizer's slowness the walk's
+    /// fetches could each end before the next began).
     private static func smorest(total: Int, pageSize: Int = 10) -> FakeTransport {
-        FakeTransport { url in
+        let asked = Locked(Set<Int>())
+        return FakeTransport { url in
             let page = Int(url.queryValue("page") ?? "1") ?? 1
+            asked.withLock { _ = $0.insert(page) }
+            if page == 2 { _ = await yieldUntil { asked.value.contains(3) } }
             let pages = (total + pageSize - 1) / pageSize
             var header = #"{"total": \#(total), "total_pages": \#(pages), "first_page": 1, "last_page": \#(pages)"#
             if page <= pages { header += #", "page": \#(page)"# }
