@@ -7,7 +7,9 @@ Starts Django REST Framework, djangorestframework-jsonapi, drf-link-header-pagin
 django-tastypie (Django's runserver), Wagtail's API v2 (its own runserver), fastapi-pagination and Litestar (uvicorn),
 flask-smorest and Eve (Werkzeug), Datasette (its own uvicorn), Kinto (waitress), localstripe (aiohttp), MLflow's
 tracking server (uvicorn, SQLite), JupyterHub's REST API (Tornado, SQLite, no node proxy), Piccolo API's PiccoloCRUD
-(uvicorn, SQLite), Mailman 3 core's REST API (wsgiref, SQLite), and replays of recorded api.github.com and Mastodon traffic; builds PageProxy in release mode; and for each case walks the
+(uvicorn, SQLite), Mailman 3 core's REST API (wsgiref, SQLite), Flask-AppBuilder's REST API and SAFRS (Werkzeug, SQLite),
+matrix-synapse's admin API (its Twisted homeserver, SQLite), and replays of recorded api.github.com and Mastodon
+traffic; builds PageProxy in release mode; and for each case walks the
 server's own links directly in Python (the truth, a new connection per page like a naive client), then asks
 PageProxy on a route written as a user would write it (README): merged JSON and NDJSON, each cold (empty cache)
 and cached (the same request again). Items are compared one by one with the truth; where the server writes compact

@@ -2,11 +2,13 @@
 
     python synapse_server.py PORT
 
-Route (1000 users made with the admin API, ordered by name; an admin `@admin:localhost` besides, 1001 in all):
+Route (1000 users made with the admin API, ordered by name; an admin `@admin:localhost` besides, 1001 in all, whose
+own row changes under every request it makes, its `last_seen_ts`: the harness lists with `admins=false`):
   /_synapse/admin/v2/users?from=F&limit=L   {"users": [{"name": "@thing-0001:localhost", "displayname": …, …}, …],
-                                            "next_token": "100", "total": 1001}: `from` an offset, `limit` 100 by
+                                            "total": 1001, "next_token": "100"}: `from` an offset, `limit` 100 by
                                             default; **`next_token` the next offset as a string**, absent on the
-                                            last page; compact JSON, non-ASCII raw UTF-8.
+                                            last page; compact JSON, non-ASCII raw UTF-8; `Cache-Control: no-cache,
+                                            no-store, must-revalidate`.
 Setup, as Synapse's docs do it: `--generate-config` into a fresh folder, the admin registered through the shared-secret
 endpoint (`/_synapse/admin/v1/register`, an HMAC of a nonce), the users made with `PUT /_synapse/admin/v2/users/…`
 (each row's name as the display name, escapes and non-ASCII included) on a first run on a private port; then the
