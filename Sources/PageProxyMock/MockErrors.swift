@@ -33,7 +33,7 @@ package enum MockErrors {
             body = #"{"code": 401, "errno": 104, "error": "Unauthorized", "message": "Please authenticate yourself to use this endpoint."}"#
         case .jupyterhub:
             body = #"{"status": 401, "message": "Unauthorized"}"#
-        case .slack, .plain, .offset, .smorest, .ninja, .litestar, .eve, .tastypie, .datasette, .piccolo, .mailman:
+        case .slack, .plain, .offset, .smorest, .ninja, .litestar, .eve, .tastypie, .datasette, .piccolo, .mailman, .fab, .safrs, .synapse:
             body = #"{"error":"invalid_auth"}"#
         }
         var challenge = #"Bearer realm="mock""#
@@ -116,7 +116,8 @@ package enum MockErrors {
         let body: String
         var status = 400
         switch service {
-        case .plain, .offset, .ninja, .litestar, .eve, .tastypie, .datasette, .mastodon, .localstripe, .mlflow, .jupyterhub, .piccolo, .mailman:
+        case .plain, .offset, .ninja, .litestar, .eve, .tastypie, .datasette, .mastodon, .localstripe, .mlflow, .jupyterhub, .piccolo,
+            .mailman, .fab, .safrs, .synapse:
             body = #"{"error":"# + JSONText.string("invalid value for \(name): \(quoted)") + "}"
         case .smorest:
             status = 422
@@ -183,6 +184,11 @@ package enum MockErrors {
     /// JupyterHub's 400 for an offset or limit that is not an integer.
     package static func jupyterHubInvalidArgument() -> MockResponse {
         .json(status: 400, body: Array(#"{"status": 400, "message": "Invalid argument type, offset and limit must be integers"}"#.utf8))
+    }
+
+    /// Flask-AppBuilder's 400 for a `q` that is neither Rison nor JSON (or whose page is no integer).
+    package static func fabInvalidRison() -> MockResponse {
+        .json(status: 400, body: Array(#"{"message":"Not a valid rison/json argument"}"#.utf8))
     }
 
     /// Piccolo API's 403 for a `__page_size` above its `max_page_size`.

@@ -58,6 +58,16 @@ package enum MockService: String, Sendable, CaseIterable {
     /// Mailman 3 core's REST API: `{"entries": [...], "http_etag", "start", "total_size"}` with sorted keys, `?count=&page=`
     /// (both, or neither for everything), no link; a page past the end leaves `entries` out.
     case mailman
+    /// Flask-AppBuilder's `ModelRestApi`: `{"count": N, …, "ids": [...], …, "result": [...]}`, no link; the page and
+    /// its size only inside a Rison `q` (`?q=(page:0,page_size:25)`, pages from 0, a size above the largest read as
+    /// the largest), so `?page=2` is the first page again.
+    case fab
+    /// SAFRS (JSON:API): `?page[offset]=&page[limit]=`, `links` with `first`/`last`/`prev`/`next`/`self` as SAFRS
+    /// computes them: no `next` on the page before the one `last` names.
+    case safrs
+    /// matrix-synapse's admin lists (`/_synapse/admin/v2/users`): `?from=&limit=`, `{"users": [...], "total": N,
+    /// "next_token": "20"}`, the token (the next offset as a string) absent on the last page; `offset` is not read.
+    case synapse
 
     /// The route's path, e.g. "/github/items"; Django's routes end with a slash (its `APPEND_SLASH` redirects the
     /// form without one).
@@ -213,6 +223,21 @@ package enum MockService: String, Sendable, CaseIterable {
             guard let size = Int(count), size >= 1 else { return bad(context, "count") }
             guard let number = Int(page), number >= 1 else { return bad(context, "page") }
             return .window(MockWindow(page: number, size: min(size, context.maxPageSize), total: total))
+        case .fab:
+            guard let (page, size) = Self.fabPage(context.query.value("q") ?? "()") else { return .reply(MockErrors.fabInvalidRison()) }
+            // FAB's `page_size or default`, then a size above the largest or below 1 read as the largest.
+            let asked = size == 0 ? context.defaultPageSize : size ?? context.defaultPageSize
+            let limit = asked >= 1 && asked <= context.maxPageSize ? asked : context.maxPageSize
+            return .window(MockWindow(page: max(page ?? 0, 0) + 1, size: limit, total: total))
+        case .safrs:
+            guard let offset = Int(context.query.value("page[offset]") ?? "0"),
+                let limit = Int(context.query.value("page[limit]") ?? String(context.defaultPageSize))
+            else { return bad(context, "page[offset]") }
+            return .window(MockWindow(offset: min(max(offset, 0), Int.max / 2), size: min(max(limit, 1), context.maxPageSize), total: total))
+        case .synapse:
+            guard let size = context.pageSize("limit") else { return bad(context, "limit") }
+            guard let from = context.offset("from") else { return bad(context, "from") }
+            return .window(MockWindow(offset: from, size: size, total: total))
         case .stripe:
             guard let size = context.pageSize("limit") else { return bad(context, "limit") }
             guard let after = context.query.value("starting_after") else {
@@ -234,6 +259,23 @@ package enum MockService: String, Sendable, CaseIterable {
 
     private func bad(_ context: MockContext, _ name: String) -> Parsed {
         .reply(MockErrors.badParameter(self, name, context.query.value(name) ?? ""))
+    }
+
+    /// Flask-AppBuilder's `q`, a Rison object (`(page:2,page_size:100,order_column:id)`): its `page` and `page_size`
+    /// when they are integers or absent; nil for anything that is no Rison object of such members.
+    static func fabPage(_ rison: String) -> (page: Int?, size: Int?)? {
+        guard rison.hasPrefix("("), rison.hasSuffix(")") else { return nil }
+        var found: [String: Int] = [:]
+        for member in rison.dropFirst().dropLast().split(separator: ",", omittingEmptySubsequences: true) {
+            let parts = member.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
+            guard parts.count == 2 else { return nil }
+            let key = String(parts[0])
+            if key == "page" || key == "page_size" {
+                guard let value = Int(parts[1]) else { return nil }
+                found[key] = value
+            }
+        }
+        return (found["page"], found["page_size"])
     }
 
     /// JupyterHub's `abs(int(text))`: "-5" is 5; nil for anything that is not an integer.

@@ -34,6 +34,9 @@ package enum MockWireFormats {
         case .jupyterhub: jupyterHub(window, context)
         case .piccolo: piccolo(window, context)
         case .mailman: mailman(window)
+        case .fab: fab(window)
+        case .safrs: safrs(window, context)
+        case .synapse: synapse(window)
         }
     }
 

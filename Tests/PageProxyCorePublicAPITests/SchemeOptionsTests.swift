@@ -9,7 +9,7 @@ import Testing
         let transport = PageTransport { request throws(UpstreamError) in
             seen.withLock { $0.append(request.url.query ?? "") }
             let page = Int(request.url.queryValue("p") ?? "") ?? -1
-            return PageResponse(statusCode: 200, body: Array((page < 2 ? "[1,2]" : "[3]").utf8))
+            return PageResponse(statusCode: 200, body: Array((page < 2 ? "[\(2 * page + 1),\(2 * page + 2)]" : "[5]").utf8))
         }
         let scheme = PaginationScheme.pageNumber(.init(pageParameter: "p", firstPage: 0, sizeParameter: "size", pageSize: 2))
         let source = PaginatedSource(url: PageURL(string: "http://api.test/things")!, scheme: scheme)
@@ -17,7 +17,7 @@ import Testing
         for try await item in PageProxyClient(configuration: .init(transport: transport)).items(of: source) {
             items.append(String(decoding: item, as: UTF8.self))
         }
-        #expect(items == ["1", "2", "1", "2", "3"])
+        #expect(items == ["1", "2", "3", "4", "5"])
         #expect(seen.withLock { $0 }.map { Set($0.split(separator: "&")) } == [["p=0", "size=2"], ["p=1", "size=2"], ["p=2", "size=2"]])
     }
 

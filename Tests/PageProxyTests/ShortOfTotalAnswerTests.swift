@@ -38,7 +38,7 @@ import Testing
     /// answered with that total, whole or in a window that reaches past it.
     @Test func aMergedAnswerPastItsTotalStatesNoTotal() async throws {
         let upstream = try ChangingUpstream()
-        upstream.set(body: #"[{"v":1},{"v":2}]"#, cacheControl: nil, more: [("X-Total-Count", "3")])
+        upstream.set(body: #"[{"v":1,"p":{page}},{"v":2,"p":{page}}]"#, cacheControl: nil, more: [("X-Total-Count", "3")])
         var options = PaginationScheme.PageNumber()
         options.pageSize = 2
         options.totalItemsHeader = "X-Total-Count"
@@ -75,7 +75,7 @@ import Testing
     func everyAnswerStatesTheSameTotal(route name: String) async throws {
         let upstream = try ChangingUpstream()
         let isOnePage = name.hasPrefix("one")
-        upstream.set(body: #"[{"v":1},{"v":2}]"#, cacheControl: "max-age=60", more: [("X-Total-Count", isOnePage ? "2" : "3")])
+        upstream.set(body: #"[{"v":1,"p":{page}},{"v":2,"p":{page}}]"#, cacheControl: "max-age=60", more: [("X-Total-Count", isOnePage ? "2" : "3")])
         var options = PaginationScheme.PageNumber()
         options.pageSize = isOnePage ? 5 : 2
         options.totalItemsHeader = "X-Total-Count"

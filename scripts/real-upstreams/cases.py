@@ -23,6 +23,11 @@ MAILMAN_AUTH = {"Authorization": "Basic cmVzdGFkbWluOnJlc3RwYXNz"}  # restadmin:
 # Every member of every list (the one list here); its roster URL (/3.0/lists/…/roster/member) is a 500 under
 # SQLAlchemy 2.1 (Mailman 3.3.10's `select_from(Select)`), this one is not.
 MEMBERS = "/3.0/members"
+FAB_THINGS = "/api/v1/thing/"
+SAFRS_THINGS = "/api/Things/"
+SYNAPSE_AUTH = {"Authorization": "Bearer harness-synapse-token"}  # the admin's token, synapse_server.py's
+# Without the admin, whose own row changes under every request the harness makes (its `last_seen_ts`).
+SYNAPSE_USERS = "/_synapse/admin/v2/users?admins=false"
 MASTODON_TAG = "/api/v1/timelines/tag/fgiztsshwiaqqiztpmmjbtvmescsculuvmgjgopwoeidbcrixp"
 
 TRUTH = {
@@ -95,6 +100,17 @@ TRUTH = {
                 "total": "total_size", "items": "entries", "headers": MAILMAN_AUTH, "compact": False},
     "mailman-all": {"kind": "counted", "start": MEMBERS, "parameter": "page", "first": 1, "step": 1, "total": "total_size",
                     "items": "entries", "headers": MAILMAN_AUTH, "compact": False},
+    "fab": {"kind": "rison", "start": FAB_THINGS + "?q=(page:0,page_size:100)", "size": 100, "total": "count",
+            "items": "result"},
+    "fab-default": {"kind": "rison", "start": FAB_THINGS, "size": 20, "total": "count", "items": "result"},
+    "safrs": {"kind": "next-or-last", "start": SAFRS_THINGS + "?page[limit]=300", "total": "meta.count", "items": "data"},
+    "safrs-100": {"kind": "next-or-last", "start": SAFRS_THINGS + "?page[limit]=100", "total": "meta.count",
+                  "items": "data"},
+    "safrs-default": {"kind": "next-or-last", "start": SAFRS_THINGS, "total": "meta.count", "items": "data"},
+    "synapse": {"kind": "cursor", "start": SYNAPSE_USERS + "&from=0&limit=100", "cursor": "next_token", "parameter": "from",
+                "items": "users", "headers": SYNAPSE_AUTH},
+    "synapse-default": {"kind": "cursor", "start": SYNAPSE_USERS, "cursor": "next_token", "parameter": "from",
+                        "items": "users", "headers": SYNAPSE_AUTH},
     "piccolo": {"kind": "until-empty", "start": PICCOLO_THINGS + "?__page_size=100", "parameter": "__page", "items": "rows"},
     "piccolo-range": {"kind": "until-empty", "start": PICCOLO_THINGS + "?__page_size=100&__range_header=true",
                       "parameter": "__page", "items": "rows"},
@@ -111,6 +127,8 @@ STRIPE, MLFLOW, MASTODON = ("localstripe 1.15 (aiohttp) /v1/customers", "MLflow 
                             "Mastodon replay (Mastodon.py 2.3.3 cassettes) hashtag timeline")
 JUPYTERHUB, PICCOLO = "JupyterHub 6.1 REST API (Tornado, SQLite)", "Piccolo API 1.11 PiccoloCRUD (uvicorn, SQLite)"
 MAILMAN = "Mailman 3.3 core REST API (wsgiref, SQLite) /members"
+FAB, SAFRS = "Flask-AppBuilder 5.3 ModelRestApi (Werkzeug, SQLite)", "SAFRS 3.2 JSON:API (Werkzeug, SQLite)"
+SYNAPSE = "matrix-synapse 1.163 admin API (Twisted, SQLite) /_synapse/admin/v2/users"
 EVE_PEOPLE, TASTYPIE_THING, DATASETTE_TABLE = "/api/v1/people", "/tastypie/v1/thing/", "/things/things.json"
 
 
@@ -307,6 +325,34 @@ CASES = [
     case("mailman-pages", "mailman", MAILMAN, "mailman", MEMBERS,
          {"scheme": "page-number", "sizeParameter": "count", "pageSize": 100, "totalItemsPath": "total_size"}, "entries",
          headers=MAILMAN_AUTH),
+    # Flask-AppBuilder: {"count": 1000, …, "ids": [...], …, "result": [...]}, no link; the page and its size only
+    # inside a Rison `q` (`?q=(page:0,page_size:100)`, from 0, 20 by default, at most 100), which no route's page or
+    # offset parameter reaches: FAB ignores `page=1` and answers the first page again. Such a route is refused at its
+    # second page (real14: before, a 200 of the first page ten times over).
+    case("fab-pages", "fab", FAB, "fab", FAB_THINGS + "?q=(page_size:100)",
+         {"scheme": "page-number", "firstPage": 0, "totalItemsPath": "count"}, "result",
+         expect_error="pagination_stuck"),
+    case("fab-offset", "fab", FAB, "fab", FAB_THINGS + "?q=(page_size:100)",
+         {"scheme": "offset", "limit": 100, "totalItemsPath": "count"}, "result", expect_error="pagination_stuck"),
+    # SAFRS: JSON:API {"data", "included", "jsonapi", "links": {"first", "last", "next", "prev", "self"}, "meta":
+    # {"count", "limit", "total"}}, ?page[offset]=&page[limit]= (250 by default), relative links; `next` is left out
+    # of the page before the one `last` names (by 300: the page at 600 has no next, 100 items follow at 900).
+    case("safrs-next", "safrs", SAFRS + " page[limit]=300", "safrs", SAFRS_THINGS + "?page[limit]=300",
+         {"scheme": "next-url", "nextPath": "links.next"}, "data"),
+    case("safrs-next-total", "safrs", SAFRS + " page[limit]=300", "safrs", SAFRS_THINGS + "?page[limit]=300",
+         {"scheme": "next-url", "nextPath": "links.next", "totalItemsPath": "meta.count"}, "data"),
+    case("safrs-next-100", "safrs", SAFRS + " page[limit]=100", "safrs-100", SAFRS_THINGS + "?page[limit]=100",
+         {"scheme": "next-url", "nextPath": "links.next"}, "data"),
+    case("safrs-offset", "safrs", SAFRS, "safrs", SAFRS_THINGS,
+         {"scheme": "offset", "offsetParameter": "page[offset]", "limitParameter": "page[limit]", "limit": 300,
+          "totalItemsPath": "meta.count"}, "data"),
+    # matrix-synapse's admin API: {"users": [...], "total": 1000, "next_token": "100"}, ?from=&limit= (100 by default),
+    # the next offset as a string token, absent on the last page; `Cache-Control: no-cache, no-store`.
+    case("synapse-cursor", "synapse", SYNAPSE, "synapse", SYNAPSE_USERS + "&from=0&limit=100",
+         {"scheme": "cursor", "cursorPath": "next_token", "cursorParameter": "from"}, "users", headers=SYNAPSE_AUTH),
+    case("synapse-offset", "synapse", SYNAPSE, "synapse", SYNAPSE_USERS,
+         {"scheme": "offset", "offsetParameter": "from", "limitParameter": "limit", "limit": 100, "totalItemsPath": "total"},
+         "users", headers=SYNAPSE_AUTH),
     # scheme "auto": the same endpoints, nothing said but the URL.
     auto("auto-drf-pages", "django", DRF + " PageNumberPagination", "drf-pages", "/api/pages/"),
     auto("auto-drf-offset", "django", DRF + " LimitOffsetPagination", "drf-offset", "/api/offset/"),
@@ -360,6 +406,14 @@ CASES = [
          PICCOLO_THINGS + "?__page_size=100&__range_header=true"),
     auto("auto-mailman", "mailman", MAILMAN, "mailman", MEMBERS + "?count=100&page=1", headers=MAILMAN_AUTH),
     auto("auto-mailman-all", "mailman", MAILMAN + " no count", "mailman-all", MEMBERS, headers=MAILMAN_AUTH),
+    auto("auto-fab", "fab", FAB, "fab", FAB_THINGS + "?q=(page:0,page_size:100)",
+         expect_error="pagination_not_detected"),
+    auto("auto-fab-default", "fab", FAB + " no q", "fab-default", FAB_THINGS, expect_error="pagination_not_detected"),
+    auto("auto-safrs", "safrs", SAFRS + " page[limit]=300", "safrs", SAFRS_THINGS + "?page[limit]=300"),
+    auto("auto-safrs-default", "safrs", SAFRS + " default page[limit]", "safrs-default", SAFRS_THINGS),
+    auto("auto-synapse", "synapse", SYNAPSE, "synapse", SYNAPSE_USERS + "&from=0&limit=100", headers=SYNAPSE_AUTH),
+    auto("auto-synapse-default", "synapse", SYNAPSE + " default limit", "synapse-default", SYNAPSE_USERS,
+         headers=SYNAPSE_AUTH),
     auto("auto-github-comments", "github", GITHUB + " issue comments", "github-comments", COMMENTS + "?per_page=3",
          headers=GITHUB_ACCEPT),
     auto("auto-github-artifacts", "github", GITHUB + " artifacts", "github-artifacts", ARTIFACTS, headers=GITHUB_ACCEPT),

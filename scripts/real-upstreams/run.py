@@ -7,7 +7,9 @@ Starts Django REST Framework, djangorestframework-jsonapi, drf-link-header-pagin
 django-tastypie (Django's runserver), Wagtail's API v2 (its own runserver), fastapi-pagination and Litestar (uvicorn),
 flask-smorest and Eve (Werkzeug), Datasette (its own uvicorn), Kinto (waitress), localstripe (aiohttp), MLflow's
 tracking server (uvicorn, SQLite), JupyterHub's REST API (Tornado, SQLite, no node proxy), Piccolo API's PiccoloCRUD
-(uvicorn, SQLite), Mailman 3 core's REST API (wsgiref, SQLite), and replays of recorded api.github.com and Mastodon traffic; builds PageProxy in release mode; and for each case walks the
+(uvicorn, SQLite), Mailman 3 core's REST API (wsgiref, SQLite), Flask-AppBuilder's REST API and SAFRS (Werkzeug, SQLite),
+matrix-synapse's admin API (its Twisted homeserver, SQLite), and replays of recorded api.github.com and Mastodon
+traffic; builds PageProxy in release mode; and for each case walks the
 server's own links directly in Python (the truth, a new connection per page like a naive client), then asks
 PageProxy on a route written as a user would write it (README): merged JSON and NDJSON, each cold (empty cache)
 and cached (the same request again). Items are compared one by one with the truth; where the server writes compact
@@ -79,34 +81,23 @@ def download_recordings(requirement, folder, destination):
     shutil.rmtree(download, ignore_errors=True)
 
 
-def start_servers(workdir):
-    names = ["django", "fastapi", "smorest", "litestar", "eve", "datasette", "kinto", "wagtail", "localstripe", "mlflow",
-             "github", "mastodon", "jupyterhub", "piccolo", "mailman"]
-    ports = {name: benchlib.free_port() for name in names}
-    commands = {
-        "django": [PYTHON, os.path.join(HERE, "django_server.py"), str(ports["django"])],
-        "fastapi": [PYTHON, os.path.join(HERE, "fastapi_server.py"), str(ports["fastapi"])],
-        "smorest": [PYTHON, os.path.join(HERE, "smorest_server.py"), str(ports["smorest"])],
-        "litestar": [PYTHON, os.path.join(HERE, "litestar_server.py"), str(ports["litestar"])],
-        "eve": [PYTHON, os.path.join(HERE, "eve_server.py"), str(ports["eve"])],
-        "datasette": [PYTHON, os.path.join(HERE, "datasette_server.py"), str(ports["datasette"])],
-        "kinto": [PYTHON, os.path.join(HERE, "kinto_server.py"), str(ports["kinto"])],
-        "wagtail": [PYTHON, os.path.join(HERE, "wagtail_server.py"), str(ports["wagtail"])],
-        "localstripe": [PYTHON, os.path.join(HERE, "localstripe_server.py"), str(ports["localstripe"])],
-        "mlflow": [PYTHON, os.path.join(HERE, "mlflow_server.py"), str(ports["mlflow"])],
-        "github": [sys.executable, os.path.join(HERE, "github_replay.py"), str(ports["github"]), REPLAY_DIR],
-        "mastodon": [PYTHON, os.path.join(HERE, "mastodon_replay.py"), str(ports["mastodon"]), MASTODON_DIR],
-        "jupyterhub": [PYTHON, os.path.join(HERE, "jupyterhub_server.py"), str(ports["jupyterhub"])],
-        "piccolo": [PYTHON, os.path.join(HERE, "piccolo_server.py"), str(ports["piccolo"])],
-        "mailman": [PYTHON, os.path.join(HERE, "mailman_server.py"), str(ports["mailman"])],
-    }
+def start_servers(workdir, wanted):
+    """The servers the cases `wanted` name (`--only` starts only those: Wagtail and MLflow take ~40 s to start)."""
+    scripts = {name: [PYTHON, os.path.join(HERE, f"{name}_server.py")] for name in
+               ["django", "fastapi", "smorest", "litestar", "eve", "datasette", "kinto", "wagtail", "localstripe",
+                "mlflow", "jupyterhub", "piccolo", "mailman", "fab", "safrs", "synapse"]}
+    scripts["github"] = [sys.executable, os.path.join(HERE, "github_replay.py")]
+    scripts["mastodon"] = [PYTHON, os.path.join(HERE, "mastodon_replay.py")]
+    extra = {"github": [REPLAY_DIR], "mastodon": [MASTODON_DIR]}
+    ports = {name: benchlib.free_port() for name in scripts if name in wanted}
     procs = {}
-    for name, command in commands.items():
+    for name, port in ports.items():
         log = open(os.path.join(workdir, f"{name}.log"), "wb")
-        procs[name] = subprocess.Popen(command, stdout=log, stderr=subprocess.STDOUT)
+        procs[name] = subprocess.Popen(scripts[name] + [str(port)] + extra.get(name, []), stdout=log,
+                                       stderr=subprocess.STDOUT)
     for name, proc in procs.items():
         # Wagtail makes its 999 pages one by one through its page tree (~40 s on a loaded machine) before it listens,
-        # MLflow its 1000 experiments (~35 s).
+        # MLflow its 1000 experiments (~35 s), Synapse its 1000 users through its admin API and a restart (~60 s).
         benchlib.wait_listening(ports[name], proc, limit=240, name=name)
     return procs, {name: f"http://127.0.0.1:{port}" for name, port in ports.items()}
 
@@ -186,6 +177,17 @@ def direct_walk(truth, origin):
         elif kind == "until-empty":
             # Piccolo API: pages numbered by `parameter` from 1, no next link and no count: on until a page is empty.
             url = set_query(url, truth["parameter"], len(pages) + 1) if items else None
+        elif kind == "rison":
+            # Flask-AppBuilder: pages from 0 inside the Rison `q`, on to the count; no link.
+            fetched = sum(len(i) for _, i in pages)
+            url = (set_query(url, "q", f"(page:{len(pages)},page_size:{truth['size']})")
+                   if items and fetched < at(document, truth["total"]) else None)
+        elif kind == "next-or-last":
+            # SAFRS: `links.next`, or `links.last` where it leaves out a `next` equal to it, while the count says more.
+            fetched = sum(len(i) for _, i in pages)
+            links = document.get("links", {})
+            link = links.get("next") or (links.get("last") if items and fetched < at(document, truth["total"]) else None)
+            url = urljoin(url, link) if link else None
         elif kind == "offset-total":
             offset = document["offset"] + document["limit"]
             url = set_query(url, "offset", offset) if offset < document["total"] else None
@@ -224,6 +226,9 @@ def compare(pages, status, headers, body, ndjson, compact=True, expect_error=Non
     if expect_error:
         try:
             code = json.loads(body)["error"]["code"]
+            if status == "broken stream":
+                # An NDJSON stream that began with the first page's items: its last line names the error (README "NDJSON").
+                code = json.loads(json.loads(body)["error"]["message"].removeprefix("!pageproxy-error "))["error"]["code"]
         except (ValueError, KeyError, TypeError):
             code = None
         return None if status != 200 and code == expect_error else f"HTTP {status}, not the expected error {expect_error}"
@@ -326,7 +331,7 @@ def main():
     procs = {}
     results, probes, failures = [], [], 0
     try:
-        procs, origins = start_servers(workdir)
+        procs, origins = start_servers(workdir, {case["server"] for case in cases})
         truths = {}
         for case in cases:
             key = (case["server"], json.dumps(case["truth"], sort_keys=True))

@@ -55,7 +55,7 @@ struct PageNumbering: Equatable {
             }
     }
 
-    private static func isOffsetName(_ name: String) -> Bool {
+    static func isOffsetName(_ name: String) -> Bool {
         let lowered = name.lowercased()
         return !isKeysetName(name) && ["offset", "start", "skip", "from"].contains { lowered.contains($0) }
     }

@@ -111,6 +111,9 @@ package final class PageWalker {
     private var repeats = RepeatedPageGuard()
     /// Pages of a walk PageProxy numbers itself that the upstream may answer again past the list's end.
     private var pastEnd = PastEndRepeat()
+    /// The second page of a walk PageProxy numbers itself, compared with the first (real14: an upstream that ignores
+    /// the page parameter).
+    private var ignoredNumber = IgnoredPageNumber()
     /// How many items the walk's first page held (`PaginationStrategy.next(after:firstPageItemCount:)`).
     private var firstPageItemCount = 0
     /// The fetch of each page of the window that is in flight, by page index.
@@ -275,6 +278,7 @@ package final class PageWalker {
         do {
             if nextToTake == 1 {
                 firstPageItemCount = page.itemCount
+                ignoredNumber.remember(firstPage: page)
                 try checkExpectedPages(after: page)
             }
             if nextToTake == knownCount && !isListComplete {
@@ -285,10 +289,12 @@ package final class PageWalker {
                     page.truncateItems(to: 0)
                     try append(.none, after: page)
                 } else {
+                    if nextToTake == 2 && !strategy.followsUpstream { try ignoredNumber.check(secondPage: page) }
                     try append(strategy.next(after: page, firstPageItemCount: firstPageItemCount), after: page)
                 }
             } else if pending != nil {
                 repeats.skip()
+                if nextToTake == 2 && firstNumberedPage == 1 { try ignoredNumber.check(secondPage: page) }
                 let next = try? strategy.next(after: page)
                 try checkLinkOrigin(next, on: page)
                 // The last page a total or a `last` link numbered ahead still links on: the list is longer than it said

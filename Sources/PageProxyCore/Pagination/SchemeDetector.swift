@@ -22,6 +22,8 @@ package enum SchemeDetector {
         "elements", "nodes", "hits", "content", "collection", "data.items", "data.results", "data.children",
         // Eve's HATEOAS envelope.
         "_items",
+        // matrix-synapse's admin lists: `{"users": [], "total": 0}` is a list of no items, not a page auto cannot read.
+        "users",
     ].map(path)
 
     /// Where a next page is named, in the order tried: each with the query parameter a cursor found there is sent
@@ -36,6 +38,9 @@ package enum SchemeDetector {
         // Google APIs and Twitter v2 name the parameter differently from the body's key.
         ("nextPageToken", "pageToken", false), ("next_page_token", "page_token", false),
         ("meta.next_token", "pagination_token", false),
+        // matrix-synapse's admin lists (`/_synapse/admin/v2/users?from=0&limit=100`): the next offset as a string token,
+        // sent back as `from` (real14: auto read `?limit=` as an offset walk by `offset`, which Synapse ignores).
+        ("next_token", "from", false),
         // Litestar's CursorPagination: the next page's cursor at the root, null on the last page.
         ("cursor", "cursor", false),
     ].map { (path($0.0), $0.1, $0.2) } + nextLinkObjectPaths

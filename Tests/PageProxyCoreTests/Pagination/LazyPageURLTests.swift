@@ -54,7 +54,7 @@ import Testing
 
     @Test("a numbered page that repeats a URL of the walk still ends it with a loop error, when the window reaches it")
     func aRepeatedNumberedPageIsStillALoop() async throws {
-        let transport = FakeTransport { _ throws(UpstreamError) in .json("[0]") }
+        let transport = FakeTransport { url throws(UpstreamError) in .json("[\(url.queryValue("p") ?? "0")]") }
         let walker = PageWalker(base: PageURL(string: "http://api.test/items?p=3")!, strategy: CollidingStrategy(), options: {
             var options = PageWalker.Options()
             options.concurrency = 1

@@ -150,8 +150,8 @@ import Testing
     }
 
     @Test func nextPageHeader_HugeTotalUnderTheClientsPageCap_IsTruncatedNotAnError() async throws {
-        let result = try await walk(.nextPageHeader(.init()), options: { $0.pageLimit = 3 }) { _ in
-            .json("[{\"id\":1}]", headers: [("X-Next-Page", "2"), ("X-Total-Pages", String(Self.big))])
+        let result = try await walk(.nextPageHeader(.init()), options: { $0.pageLimit = 3 }) { url in
+            .json("[{\"id\":\(url.queryValue("page") ?? "1")}]", headers: [("X-Next-Page", "2"), ("X-Total-Pages", String(Self.big))])
         }
         #expect(result.pages == 3)
     }

@@ -28,6 +28,9 @@ import Testing
         case .wagtail, .drfLinkOffset, .jupyterhub: "limit=10&offset=10"
         case .piccolo: "__page=2&__page_size=10"
         case .mailman: "count=10&page=2"
+        case .fab: "q=(page:1,page_size:10)"
+        case .safrs: "page[offset]=10&page[limit]=10"
+        case .synapse: "from=10&limit=10"
         }
         return "\(service.path)?\(page)&mock_total=25&\(extra)"
     }

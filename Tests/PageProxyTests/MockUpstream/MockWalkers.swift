@@ -31,6 +31,9 @@ enum MockWalkers {
             "\(service.path)?limit=\(pageSize)&\(options)"
         case .piccolo: "\(service.path)?__page_size=\(pageSize)&\(options)"
         case .mailman: "\(service.path)?count=\(pageSize)&page=1&\(options)"
+        case .fab: "\(service.path)?q=(page:0,page_size:\(pageSize))&\(options)"
+        case .safrs: "\(service.path)?page[limit]=\(pageSize)&\(options)"
+        case .synapse: "\(service.path)?from=0&limit=\(pageSize)&\(options)"
         case .mlflow: "\(service.path)?max_results=\(pageSize)&\(options)"
         case .kinto: "\(service.path)?_limit=\(pageSize)&\(options)"
         case .eve: "\(service.path)?max_results=\(pageSize)&\(options)"
@@ -67,6 +70,9 @@ enum MockWalkers {
             case .mlflow: members["experiments"] ?? (members.isEmpty ? Array("[]".utf8)[...] : nil)
             case .wrapped, .offset, .ninja, .litestar, .wagtail, .jupyterhub: members["items"]
             case .piccolo: members["rows"]
+            case .fab: members["result"]
+            case .safrs: members["data"]
+            case .synapse: members["users"]
             // Mailman leaves the list out of a page with none.
             case .mailman: members["entries"] ?? Array("[]".utf8)[...]
             case .kinto: members["data"]
@@ -158,6 +164,20 @@ enum MockWalkers {
             case .mailman:
                 if collected < MockTestSupport.int(members["total_size"]) ?? 0 {
                     next = "\(service.path)?count=\(pageSize)&page=\(page)&\(options)"
+                }
+            case .fab:
+                // Pages from 0 inside the Rison `q`, on to the count (`page` is the next page's number from 1).
+                if !items.isEmpty, collected < MockTestSupport.int(members["count"]) ?? 0 {
+                    next = "\(service.path)?q=(page:\(page - 1),page_size:\(pageSize))&\(options)"
+                }
+            case .safrs:
+                // `next`, or the `last` SAFRS names instead of a `next` equal to it, while the count says more follow.
+                let links = MockTestSupport.members(members["links"] ?? [])
+                let count = MockTestSupport.int(MockTestSupport.members(members["meta"] ?? [])["count"]) ?? 0
+                nextLink = MockTestSupport.string(links["next"]) ?? (collected < count ? MockTestSupport.string(links["last"]) : nil)
+            case .synapse:
+                if let token = MockTestSupport.string(members["next_token"]) {
+                    next = "\(service.path)?from=\(token)&limit=\(pageSize)&\(options)"
                 }
             case .piccolo:
                 // No link and no count: the next page number until a page is empty.

@@ -39,7 +39,10 @@ final class ChangingUpstream: Sendable {
                 state.received.append(Received(target: request.target, ifNoneMatch: request.headers["If-None-Match"]))
                 let page = URLComponents(string: request.target)?.queryItems?.first { $0.name == "page" }?.value.flatMap { Int($0) } ?? 1
                 let pastTheFirst = state.emptyPastTheFirstPage && page > 1
-                return (pastTheFirst ? "[]" : state.body, state.cacheControl, state.more)
+                // `{page}` in the body is the page's number: numbered pages that differ, as an honest upstream's do (real14:
+                // a second page that repeats the first is refused, `IgnoredPageNumber`).
+                let body = state.body.replacingOccurrences(of: "{page}", with: String(page))
+                return (pastTheFirst ? "[]" : body, state.cacheControl, state.more)
             }
             var headers = HTTPHeaders()
             let tag = "\"" + SHA256.hex(SHA256.hash(Array(body.utf8))).prefix(16) + "\""

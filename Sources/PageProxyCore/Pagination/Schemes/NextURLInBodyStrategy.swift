@@ -8,7 +8,16 @@ struct NextURLInBodyStrategy: PaginationStrategy {
     var followsUpstream: Bool { true }
 
     var valuePaths: [JSONPath] {
-        [options.nextPath, selfPath, options.totalItemsPath, options.totalPagesPath].compactMap { $0 }
+        [options.nextPath, selfPath, lastPath, options.totalItemsPath, options.totalPagesPath].compactMap { $0 }
+    }
+
+    /// The `last` link beside the next link (`links.next` → `links.last`, `_links.next.href` → `_links.last.href`):
+    /// SAFRS leaves `next` out of the page before the one `last` names (`nextSameAsLast`).
+    private var lastPath: JSONPath? {
+        var components = options.nextPath.components
+        guard let index = components.lastIndex(of: .key("next")), index >= components.count - 2 else { return nil }
+        components[index] = .key("last")
+        return JSONPath(components: components)
     }
 
     /// A HAL-style next link's sibling `self` link (`_links.next.href` → `_links.self.href`), which tells what the
@@ -22,7 +31,7 @@ struct NextURLInBodyStrategy: PaginationStrategy {
     func firstPage(from base: PageURL) -> PageURL { base }
 
     func next(after page: Page) throws(PaginationError) -> NextPages {
-        guard let link = try Self.link(at: options.nextPath, of: page) else { return .none }
+        guard let link = try Self.link(at: options.nextPath, of: page) ?? nextSameAsLast(of: page) else { return .none }
         guard let next = linkBase(of: page, for: link).resolving(link) else { throw .invalidNextLink(page: page.number, link: link) }
         // The link's own numbering, continued to the total: page=2, 3 … or offset=10, 20 … (the numbers are the
         // upstream's; NumberedPages counts them without overflow and the walk checks the count before any URL).
@@ -36,6 +45,26 @@ struct NextURLInBodyStrategy: PaginationStrategy {
             }
         }
         return .one(next)
+    }
+
+    /// A page with no next link whose `last` link names the page right after it (the next offset by the page's item
+    /// count, or the next page number): that is its next page. SAFRS drops a `next` equal to `last` (real14): where
+    /// the count is no multiple of the limit, following `next` alone ended the walk a page short, a 200 with 900 of
+    /// 1000 items even with the total known, since a page among those numbered ahead that says it is the last ends
+    /// them (attack7 F3). A `last` that names this page, an earlier one, or one further on is no next page: the page is
+    /// the last as before, and so is one at an offset the stated total does not reach (SAFRS's `last` for 1000 items
+    /// by 100 is offset 1000, an empty page; without the total that page costs one request).
+    private func nextSameAsLast(of page: Page) -> String? {
+        guard let lastPath, case .string(let last)? = page.values[lastPath], let url = linkBase(of: page, for: last).resolving(last),
+            let numbering = PageNumbering(from: page.url, to: url, itemCount: page.itemCount),
+            numbering.isPlain(itemCount: page.itemCount, next: url)
+        else { return nil }
+        if let path = options.totalItemsPath, let total = page.values[path]?.statedCount, PageNumbering.isOffsetName(numbering.parameter),
+            numbering.first >= total
+        {
+            return nil
+        }
+        return last
     }
 
     /// The next link at `path`; nil when null, absent, empty or `false` (the last page, as auto-detection reads it too;

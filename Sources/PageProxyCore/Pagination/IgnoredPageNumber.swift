@@ -1,0 +1,28 @@
+/// An upstream that does not read the parameter PageProxy numbers its pages by answers every page with the first
+/// one. Flask-AppBuilder reads its page only inside a Rison `q` (`?q=(page:2,page_size:100)`) and ignores `page=2`
+/// (real14): a `page-number` or `offset` route with a total got the first page ten times over, a 200 with the right
+/// count of items and nine tenths of them repeats; without a total the walk ran to `maxPages`. Neither guard of a
+/// followed walk sees it (`RepeatedPageGuard` compares only pages reached by a link or cursor, `PastEndRepeat` only
+/// under a page size the upstream may cap).
+///
+/// So the second page of a walk PageProxy numbers itself is compared with the first (one `PageItemsMark` kept, the
+/// cost of a hash of two items): the same items there end the walk with an error that says why. An honest upstream's
+/// second page starts after its first; items that look constant (`PageItemsMark.looksConstant`) are not compared.
+struct IgnoredPageNumber {
+    private var first: PageItemsMark?
+
+    /// Remembers the walk's first page.
+    mutating func remember(firstPage page: Page) {
+        first = PageItemsMark(page)
+    }
+
+    /// Checks the walk's second page, numbered by PageProxy (a page number or offset set on the first page's URL).
+    func check(secondPage page: Page) throws(PaginationError) {
+        guard let first, let mark = PageItemsMark(page), mark == first, !mark.looksConstant else { return }
+        throw .cannotContinue(
+            page: 1,
+            reason: "page 2 (\(page.url)) holds the first page's items again: the upstream does not read the parameter the "
+                + "route numbers its pages by (it may take its page elsewhere, e.g. inside a `q` parameter), and every page "
+                + "would repeat the first")
+    }
+}
