@@ -1,3 +1,4 @@
+import Foundation
 import PageProxyCore
 import Synchronization
 
@@ -91,11 +92,20 @@ public final class MockUpstream: Sendable {
         return String(repeating: "0", count: 16 - hex.count) + hex
     }
 
+    /// RFC 3986 §2.3: what a percent-encoder leaves as it is (Python's `quote` with `safe=""`).
+    private static let unreserved = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+
     private func answer(_ request: MockRequest, _ query: MockQuery, latencyIsValid: Bool) async -> MockResponse {
         if let service = MockService.appendingSlash(to: query.path) {
             // Django's APPEND_SLASH: a relative Location with the query kept.
             let target = service.path + (request.target.firstIndex(of: "?").map { String(request.target[$0...]) } ?? "")
             return MockErrors.appendSlash(target)
+        }
+        if MockService(path: query.path) != nil, let host = query.value("mock_leak_to") {
+            // A redirect to `host` whose URL carries the credential the request sent, percent-encoded, under a name no
+            // redaction rule knows (a signed download link; attack14 M5).
+            let sent = request.header("Authorization")?.split(separator: " ").last.map(String.init) ?? ""
+            return MockErrors.appendSlash("http://\(host)/?x=" + (sent.addingPercentEncoding(withAllowedCharacters: Self.unreserved) ?? sent))
         }
         guard let service = MockService(path: query.path) else { return MockErrors.notFound(path: query.path) }
         guard request.method == "GET" || request.method == "HEAD" else { return MockErrors.methodNotAllowed() }
