@@ -95,11 +95,19 @@ public final class MockUpstream: Sendable {
     /// RFC 3986 §2.3: what a percent-encoder leaves as it is (Python's `quote` with `safe=""`).
     private static let unreserved = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
 
+    /// Every service also answers under this prefix with a redirect to its own path (`/moved/eve/items` → `/eve/items`).
+    package static let movedPrefix = "/moved/"
+
     private func answer(_ request: MockRequest, _ query: MockQuery, latencyIsValid: Bool) async -> MockResponse {
         if let service = MockService.appendingSlash(to: query.path) {
             // Django's APPEND_SLASH: a relative Location with the query kept.
             let target = service.path + (request.target.firstIndex(of: "?").map { String(request.target[$0...]) } ?? "")
             return MockErrors.appendSlash(target)
+        }
+        if query.path.hasPrefix(Self.movedPrefix), MockService(path: String(query.path.dropFirst(Self.movedPrefix.count - 1))) != nil {
+            // A resource that moved (a renamed API version): a path-absolute Location with the query kept. Its pages'
+            // relative links are relative to where it moved (RFC 3986 §5.1.3), which the old path redirects to again.
+            return MockErrors.appendSlash(String(request.target.dropFirst(Self.movedPrefix.count - 1)))
         }
         if MockService(path: query.path) != nil, let host = query.value("mock_leak_to") {
             // A redirect to `host` whose URL carries the credential the request sent, percent-encoded, under a name no

@@ -21,4 +21,23 @@ import Testing
             }
         }
     }
+
+    @Test("relative next links on pages reached through a redirect resolve against the URL that answered: one redirect, not one a page (attack14 M3)",
+          arguments: ["eve-next", "eve-auto"])
+    func relativeLinksResolveAgainstTheRedirectTarget(route: String) async throws {
+        let moved = EveTastypieDatasetteEndToEndTests.routes.filter { $0.name == route }.map { route in
+            var moved = route
+            moved.mockPath = String(MockUpstream.movedPrefix.dropLast()) + route.mockPath
+            return moved
+        }
+        try await TestStack.run(routes: moved) { stack in
+            let (merged, requests) = try await RealHabitsEndToEndTests.merged(stack, route, total: 35)
+            #expect(merged.status == 200, "\(merged.text)")
+            #expect(merged.body == RealHabitsEndToEndTests.expectedMerged(35))
+            let targets = stack.mock.log.requests.map(\.target)
+            // Eve's `items?page=2` is relative to /eve/items, where /moved/eve/items sent the first request.
+            #expect(targets.filter { $0.hasPrefix(MockUpstream.movedPrefix) }.count == 1, "\(targets)")
+            #expect(requests == 1 + RealHabitsEndToEndTests.pages(35), "\(targets)")
+        }
+    }
 }
