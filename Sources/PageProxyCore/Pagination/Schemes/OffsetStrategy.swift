@@ -15,6 +15,7 @@ struct OffsetStrategy: PaginationStrategy {
         guard let limit = limit(of: page.url) else {
             throw .cannotContinue(page: page.number, reason: "the \(options.limitParameter) parameter is not a whole number of at least 1")
         }
+        try OffsetPageLength.check(page, limit: limit, parameter: options.limitParameter)
         let total = options.totalItemsPath.flatMap { page.values[$0]?.statedCount }
             ?? page.headers.statedCount(options.totalItemsHeader, at: options.totalItemsHeaderPath)
         // A limit the client asked above the route's may be past the upstream's cap (`AskedPageSize`): a short page
