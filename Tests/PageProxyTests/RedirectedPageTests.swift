@@ -40,4 +40,24 @@ import Testing
             #expect(requests == 1 + RealHabitsEndToEndTests.pages(35), "\(targets)")
         }
     }
+
+    @Test("a page read back from the cache resolves its relative links against the URL that answered it, as when it was fetched (attack14 M3)")
+    func cachedRedirectedPageResolvesAlike() async throws {
+        let moved = EveTastypieDatasetteEndToEndTests.routes.filter { $0.name == "eve-next" }.map { route in
+            var moved = route
+            moved.mockPath = String(MockUpstream.movedPrefix.dropLast()) + route.mockPath
+            return moved
+        }
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("pageproxy-moved-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        try await TestStack.run(routes: moved, configure: { $0.cache = CacheConfig(directory: root, maxBytes: 64 << 20) }) { stack in
+            let first = try await stack.get("/eve-next?mock_total=35")
+            #expect(first.status == 200)
+            stack.mock.log.reset()
+            // NDJSON is never memoized: the walk reads every page from the cache, the links of page 1 included.
+            let again = try await stack.get("/eve-next?mock_total=35&_format=ndjson")
+            #expect(again.status == 200)
+            #expect(stack.mock.log.count == 0, "\(stack.mock.log.requests.map(\.target))")
+        }
+    }
 }
