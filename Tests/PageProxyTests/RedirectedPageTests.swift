@@ -7,6 +7,15 @@ import Testing
 
 /// What a page reached through a redirect tells: where its relative links point, and nothing of the credentials sent.
 @Suite struct RedirectedPageTests {
+    /// The Eve route `name`, its upstream behind the mock's `/moved/` redirect.
+    private static func moved(_ name: String) -> [TestStack.Route] {
+        EveTastypieDatasetteEndToEndTests.routes.filter { $0.name == name }.map { route in
+            var moved = route
+            moved.mockPath = String(MockUpstream.movedPrefix.dropLast()) + route.mockPath
+            return moved
+        }
+    }
+
     @Test("a redirect to another origin whose Location carries the route's token, percent-encoded: the 502 shows neither spelling (attack14 M5)")
     func foreignRedirectHidesTheSentToken() async throws {
         var secret = SchemeRoutes.all[8]
@@ -25,11 +34,7 @@ import Testing
     @Test("relative next links on pages reached through a redirect resolve against the URL that answered: one redirect, not one a page (attack14 M3)",
           arguments: ["eve-next", "eve-auto"])
     func relativeLinksResolveAgainstTheRedirectTarget(route: String) async throws {
-        let moved = EveTastypieDatasetteEndToEndTests.routes.filter { $0.name == route }.map { route in
-            var moved = route
-            moved.mockPath = String(MockUpstream.movedPrefix.dropLast()) + route.mockPath
-            return moved
-        }
+        let moved = Self.moved(route)
         try await TestStack.run(routes: moved) { stack in
             let (merged, requests) = try await RealHabitsEndToEndTests.merged(stack, route, total: 35)
             #expect(merged.status == 200, "\(merged.text)")
@@ -43,11 +48,7 @@ import Testing
 
     @Test("a page read back from the cache resolves its relative links against the URL that answered it, as when it was fetched (attack14 M3)")
     func cachedRedirectedPageResolvesAlike() async throws {
-        let moved = EveTastypieDatasetteEndToEndTests.routes.filter { $0.name == "eve-next" }.map { route in
-            var moved = route
-            moved.mockPath = String(MockUpstream.movedPrefix.dropLast()) + route.mockPath
-            return moved
-        }
+        let moved = Self.moved("eve-next")
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("pageproxy-moved-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: root) }
         try await TestStack.run(routes: moved, configure: { $0.cache = CacheConfig(directory: root, maxBytes: 64 << 20) }) { stack in
