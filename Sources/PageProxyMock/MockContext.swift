@@ -34,9 +34,10 @@ package struct MockContext: Sendable {
     }
 
     /// A page size from the service's own parameter: absent → default, invalid (non-numeric, < 1) → nil,
-    /// above `maxPageSize` → capped.
+    /// above `maxPageSize` → capped. `mock_ignores=<name>` makes the service ignore it and serve its default, as an
+    /// API that reads its size under another spelling does.
     package func pageSize(_ name: String) -> Int? {
-        guard let text = query.value(name) else { return defaultPageSize }
+        guard let text = query.value(name), query.value("mock_ignores") != name else { return defaultPageSize }
         guard let size = Int(text), size >= 1 else { return nil }
         return min(size, maxPageSize)
     }

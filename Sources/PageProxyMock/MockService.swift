@@ -173,7 +173,9 @@ package enum MockService: String, Sendable, CaseIterable {
         case .slack:
             guard let size = context.pageSize("limit") else { return bad(context, "limit") }
             let cursor = context.query.value("cursor") ?? ""
-            guard let offset = cursor.isEmpty ? 0 : Self.slackOffset(cursor: cursor), offset <= total else {
+            let numeric = context.query.value("mock_cursor") == "number"
+            let read = numeric ? Int(cursor).map { $0 - Self.numericCursorBase } : Self.slackOffset(cursor: cursor)
+            guard let offset = cursor.isEmpty ? 0 : read, offset >= 0, offset <= total else {
                 return .reply(MockErrors.slackInvalidCursor())
             }
             return .window(MockWindow(offset: offset, size: size, total: total))
@@ -309,6 +311,9 @@ package enum MockService: String, Sendable, CaseIterable {
         else { return nil }
         return Int(text.dropFirst(#"{"offset": "#.count).dropLast()).flatMap { $0 >= 0 ? $0 : nil }
     }
+
+    /// What a numeric cursor (`mock_cursor=number`) adds to the offset it stands for: a large number, as Twitter's are.
+    package static let numericCursorBase = 1_000_000_000
 
     /// Slack-style opaque cursor: base64 of "offset:N".
     package static func slackCursor(offset: Int) -> String {

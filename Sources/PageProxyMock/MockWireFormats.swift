@@ -15,7 +15,7 @@ package enum MockWireFormats {
         case .drf: drfLimitOffset(window, context, next: next)
         case .drfPages: drfPageNumber(window, context, next: next)
         case .jsonapi: jsonapi(window, context, next: next)
-        case .slack: slack(window, next: next)
+        case .slack: slack(window, context, next: next)
         case .stripe: stripe(window)
         case .offset: offset(window)
         case .smorest: smorest(window)
@@ -175,15 +175,21 @@ package enum MockWireFormats {
     }
 
     /// Slack: `{"ok":true,"members":[…],"response_metadata":{"next_cursor":"…"}}`; the cursor is
-    /// base64 of "offset:N", `""` on the last page.
-    package static func slack(_ window: MockWindow, next: MockFaults.NextLink) -> MockResponse {
+    /// base64 of "offset:N", `""` on the last page. `mock_cursor=number` writes it as Twitter's `next_cursor` does: a
+    /// JSON number (the next offset, from 1 billion up), `0` on the last page; `mock_cursor=object` writes `{}`.
+    package static func slack(_ window: MockWindow, _ context: MockContext, next: MockFaults.NextLink) -> MockResponse {
         let cursor: String = switch next {
         case .loop: MockService.slackCursor(offset: 0)
         case .normal, .foreign, .again: window.isLast ? "" : MockService.slackCursor(offset: window.offset + window.size)
         }
+        let written: String = switch context.query.value("mock_cursor") {
+        case "number": window.isLast ? "0" : String(MockService.numericCursorBase + window.offset + window.size)
+        case "object": "{}"
+        default: JSONText.string(cursor)
+        }
         let body = MockJSON.envelope(
             #"{"ok":true,"members":"#, window.itemsJSON,
-            #","response_metadata":{"next_cursor":\#(JSONText.string(cursor))}}"#)
+            #","response_metadata":{"next_cursor":\#(written)}}"#)
         return .json(status: 200, body: body)
     }
 

@@ -67,4 +67,24 @@ import Testing
             #expect(request.headers.filter { $0.name.lowercased() == "authorization" }.map { Array($0.value.utf8) } == [Array("Bearer caf\u{E9}-\u{2713} \t x".utf8)])
         }
     }
+
+    @Test("a header the route sets and forwards goes upstream once: the client's when it sent one, else the route's (attack14 L4)")
+    func aSetAndForwardedHeaderGoesOnce() async throws {
+        var route = Self.routes[0]
+        route.configure = {
+            $0.headers = [(name: "Authorization", value: "Bearer route-token"), (name: "Cookie", value: "static=1")]
+            $0.forwardHeaders = ["Authorization", "Cookie"]
+        }
+        try await TestStack.run(routes: [route]) { stack in
+            let forwarded = try await stack.get("/github?mock_total=5", headers: ["Authorization": "Bearer client-token", "Cookie": "client=2"])
+            #expect(forwarded.status == 200)
+            let first = try #require(stack.mock.log.requests.first)
+            #expect(first.headers.filter { $0.name.lowercased() == "authorization" }.map(\.value) == ["Bearer client-token"])
+            #expect(first.headers.filter { $0.name.lowercased() == "cookie" }.map(\.value) == ["client=2"])
+            stack.mock.log.reset()
+            let routeOwn = try await stack.get("/github?mock_total=5&fresh=1")
+            #expect(routeOwn.status == 200)
+            #expect(stack.mock.log.requests.first?.headers.filter { $0.name.lowercased() == "authorization" }.map(\.value) == ["Bearer route-token"])
+        }
+    }
 }

@@ -47,6 +47,17 @@ import Testing
         }
     }
 
+    @Test("probe hides the token it sent when a redirect elsewhere carries it, percent-encoded (attack14 M5)")
+    func probeHidesTheTokenARedirectCarries() async throws {
+        try await TestStack.run { stack in
+            let url = "http://127.0.0.1:\(stack.mockPort)/plain/items?mock_leak_to=127.0.0.2:9"
+            let outcome = try await runPageProxy(["probe", url, "--header", "Authorization: Bearer pr0be-S3CRET/x"])
+            #expect(outcome.status == 1)
+            #expect(outcome.errors.contains("127.0.0.2:9/?x=REDACTED"), "\(outcome.errors)")
+            #expect(!(outcome.output + outcome.errors).contains("S3CRET"), "\(outcome.output)\(outcome.errors)")
+        }
+    }
+
     @Test("probe says when it cannot tell, and exits 1", arguments: ["plain", "wrapped"])
     func cannotTell(service: String) async throws {
         try await TestStack.run { stack in

@@ -64,6 +64,27 @@ import Testing
             #expect(stack.mock.log.count < 1000)
         }
     }
+
+    @Test("an auto route's walk stops when its client leaves during the first page")
+    func disconnectStopsAnAutoWalkOnItsFirstPage() async throws {
+        var auto = SchemeRoutes.all[8]
+        auto.name = "auto-slack"
+        auto.configure = { $0.pagination = .auto(itemsPath: nil) }
+        // The upstream holds the first page until the test lets it go: the client leaves while it waits.
+        let upstream = MockReleaseGate()
+        var options = SchemeRoutes.mockOptions
+        options.releaseGate = upstream
+        try await TestStack.run(routes: [auto], mockOptions: options) { stack in
+            let client = try await stack.client()
+            try await client.send(RawHTTPClient.requestText("/auto-slack?mock_total=100"))
+            try await poll("the first page's request reaches the upstream") { upstream.waiting == 1 }
+            client.socket.close()
+            // Without the watch armed, the walk waited out the page's timeout (30 s) and its retries (attack14 H2).
+            try await poll("the proxy lets the connection go", limit: .seconds(10)) { stack.app.server.openConnections == 0 }
+            upstream.open()
+            #expect(stack.mock.log.count == 1)
+        }
+    }
 }
 
 extension StreamingTests {

@@ -45,6 +45,12 @@ enum ProbeCommand {
         }
         var fields = HTTPHeaders()
         for header in headers { fields.add(header.name, header.value) }
+        // The credentials sent, in the fields and the query, are redacted from everything this prints (review14 F2):
+        // an error body may quote them, and a redirect's `Location` may carry them (attack14 M5). As `secrets(in:)`
+        // keeps them: at least 4 characters (a `sig=a` would redact every "a"), longest first.
+        let secrets = (CredentialRedaction.secrets(in: fields)
+            + requested.queryPairs.filter { CredentialRedaction.isSecretName($0.name) }.map { $0.value.removingPercentEncoding ?? $0.value })
+            .filter { $0.count >= 4 }.sorted { $0.count > $1.count }
         let response: UpstreamResponse
         let sent = LastURLTransport(base: HTTP1Transport())
         do throws(UpstreamError) {
@@ -52,7 +58,8 @@ enum ProbeCommand {
             response = try await RedirectingTransport(base: sent).send(
                 UpstreamRequest(url: requested, headers: fields), timeout: .seconds(30), maxBodyBytes: 16 << 20)
         } catch {
-            printError("PageProxy probe: \(requested.redactedDescription) could not be fetched: \(error)")
+            printError("PageProxy probe: \(requested.redactedDescription) could not be fetched: "
+                + CredentialRedaction.redactText("\(error)", secrets: secrets, schemes: false))
             return 1
         }
         print("PageProxy probe \(requested.redactedDescription)")
@@ -61,12 +68,7 @@ enum ProbeCommand {
         if url != requested { print("  moved    to \(url.redactedDescription) (the route below names it)") }
         print("  status   \(response.status.code)")
         guard (200..<300).contains(response.status.code) else {
-            // An error body may quote what it was sent (a gateway's "invalid key sk_live_…"): the credentials sent, in
-            // the fields and the query, are redacted as everywhere else in this output (review14 F2).
-            // As `secrets(in:)` keeps them: at least 4 characters (a `sig=a` would redact every "a"), longest first.
-            let secrets = (CredentialRedaction.secrets(in: fields)
-                + requested.queryPairs.filter { CredentialRedaction.isSecretName($0.name) }.map { $0.value.removingPercentEncoding ?? $0.value })
-                .filter { $0.count >= 4 }.sorted { $0.count > $1.count }
+            // An error body may quote what it was sent (a gateway's "invalid key sk_live_…").
             let excerpt = CredentialRedaction.redactText(String(decoding: response.body.prefix(300), as: UTF8.self), secrets: secrets)
             print("cannot tell: the upstream answered \(response.status.code), not a page: \(excerpt)")
             return 1

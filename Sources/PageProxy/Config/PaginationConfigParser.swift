@@ -66,25 +66,27 @@ enum PaginationConfigParser {
             options.firstPage = try object.integer("firstPage", in: 0...1, default: options.firstPage)
             options.sizeParameter = try reader.nullableParameter("sizeParameter", default: options.sizeParameter)
             options.pageSize = try object.nullableInteger("pageSize", in: pageSizeRange)
-            options.totalItemsPath = try reader.nullablePath("totalItemsPath", default: options.totalItemsPath)
-            options.totalPagesPath = try reader.nullablePath("totalPagesPath", default: options.totalPagesPath)
+            options.totalItemsPath = try reader.nullableValuePath("totalItemsPath", default: options.totalItemsPath)
+            options.totalPagesPath = try reader.nullableValuePath("totalPagesPath", default: options.totalPagesPath)
             options.totalPagesHeader = try reader.nullableHeader("totalPagesHeader", default: options.totalPagesHeader)
             options.totalPagesHeaderPath = try reader.headerPath("totalPagesHeaderPath", of: options.totalPagesHeader, "totalPagesHeader")
             options.totalItemsHeader = try reader.nullableHeader("totalItemsHeader", default: options.totalItemsHeader)
             options.totalItemsHeaderPath = try reader.headerPath("totalItemsHeaderPath", of: options.totalItemsHeader, "totalItemsHeader")
             options.lookahead = try object.integer("lookahead", in: lookaheadRange, default: options.lookahead)
             options.endStatuses = try reader.statuses("endStatuses", default: options.endStatuses)
+            try reader.distinct("sizeParameter", options.sizeParameter, from: "pageParameter", options.pageParameter)
             return .pageNumber(options)
         case "offset":
             var options = PaginationScheme.Offset()
             options.offsetParameter = try reader.parameter("offsetParameter", default: options.offsetParameter)
             options.limitParameter = try reader.parameter("limitParameter", default: options.limitParameter)
             options.limit = try object.integer("limit", in: pageSizeRange, default: options.limit)
-            options.totalItemsPath = try reader.nullablePath("totalItemsPath", default: options.totalItemsPath)
+            options.totalItemsPath = try reader.nullableValuePath("totalItemsPath", default: options.totalItemsPath)
             options.totalItemsHeader = try reader.nullableHeader("totalItemsHeader", default: options.totalItemsHeader)
             options.totalItemsHeaderPath = try reader.headerPath("totalItemsHeaderPath", of: options.totalItemsHeader, "totalItemsHeader")
             options.lookahead = try object.integer("lookahead", in: lookaheadRange, default: options.lookahead)
             options.endStatuses = try reader.statuses("endStatuses", default: options.endStatuses)
+            try reader.distinct("limitParameter", options.limitParameter, from: "offsetParameter", options.offsetParameter)
             return .offset(options)
         case "link-header":
             var options = PaginationScheme.LinkHeader()
@@ -92,6 +94,7 @@ enum PaginationConfigParser {
             options.sizeParameter = try reader.nullableParameter("sizeParameter", default: options.sizeParameter)
             options.pageSize = try object.nullableInteger("pageSize", in: pageSizeRange)
             options.lookahead = try object.integer("lookahead", in: lookaheadRange, default: options.lookahead)
+            try reader.distinct("sizeParameter", options.sizeParameter, from: "pageParameter", options.pageParameter)
             return .linkHeader(options)
         case "next-page-header":
             var options = PaginationScheme.NextPageHeader()
@@ -102,27 +105,30 @@ enum PaginationConfigParser {
             options.totalPagesHeaderPath = try reader.headerPath("totalPagesHeaderPath", of: options.totalPagesHeader, "totalPagesHeader")
             options.sizeParameter = try reader.nullableParameter("sizeParameter", default: options.sizeParameter)
             options.pageSize = try object.nullableInteger("pageSize", in: pageSizeRange)
+            try reader.distinct("sizeParameter", options.sizeParameter, from: "pageParameter", options.pageParameter)
             return .nextPageHeader(options)
         case "next-url":
             var options = PaginationScheme.NextURLInBody()
-            options.nextPath = try reader.path("nextPath", default: options.nextPath)
-            options.totalItemsPath = try reader.nullablePath("totalItemsPath", default: options.totalItemsPath)
-            options.totalPagesPath = try reader.nullablePath("totalPagesPath", default: options.totalPagesPath)
+            options.nextPath = try reader.valuePath("nextPath", default: options.nextPath)
+            options.totalItemsPath = try reader.nullableValuePath("totalItemsPath", default: options.totalItemsPath)
+            options.totalPagesPath = try reader.nullableValuePath("totalPagesPath", default: options.totalPagesPath)
             return .nextURLInBody(options)
         case "cursor":
             var options = PaginationScheme.CursorInBody()
-            options.cursorPath = try reader.path("cursorPath", default: options.cursorPath)
+            options.cursorPath = try reader.valuePath("cursorPath", default: options.cursorPath)
             options.cursorParameter = try reader.parameter("cursorParameter", default: options.cursorParameter)
             options.sizeParameter = try reader.nullableParameter("sizeParameter", default: options.sizeParameter)
             options.pageSize = try object.nullableInteger("pageSize", in: pageSizeRange)
+            try reader.distinct("sizeParameter", options.sizeParameter, from: "cursorParameter", options.cursorParameter)
             return .cursorInBody(options)
         default:
             var options = PaginationScheme.HasMore()
-            options.hasMorePath = try reader.path("hasMorePath", default: options.hasMorePath)
+            options.hasMorePath = try reader.valuePath("hasMorePath", default: options.hasMorePath)
             options.idPath = try reader.path("idPath", default: options.idPath)
             options.afterParameter = try reader.parameter("afterParameter", default: options.afterParameter)
             options.sizeParameter = try reader.nullableParameter("sizeParameter", default: options.sizeParameter)
             options.pageSize = try object.nullableInteger("pageSize", in: pageSizeRange)
+            try reader.distinct("sizeParameter", options.sizeParameter, from: "afterParameter", options.afterParameter)
             return .hasMore(options)
         }
     }
@@ -187,7 +193,9 @@ enum PaginationConfigParser {
             return path
         }
 
-        /// An array of HTTP error statuses (400–599), e.g. `[404, 410]`; `[]` for none.
+        /// An array of HTTP error statuses (400–599), e.g. `[404, 410]`; `[]` for none. Not a status that says the
+        /// upstream failed for now (408, 429, 5xx: RFC 9110 §15.5.9 and §15.6, RFC 6585 §4), which PageProxy retries: as
+        /// an end, an outage on a later page would answer part of the list with a 200 (attack14 L3).
         func statuses(_ key: String, default fallback: Set<Int>) throws(ConfigError) -> Set<Int> {
             guard let elements = try object.array(key) else { return fallback }
             var statuses: Set<Int> = []
@@ -195,9 +203,35 @@ enum PaginationConfigParser {
                 guard case .integer(let status) = element, (400...599).contains(status) else {
                     throw object.error(key, "expected an array of HTTP error statuses (400 to 599), found \(element.summary)")
                 }
+                guard status < 500, status != 408, status != 429 else {
+                    throw object.error(key, "\(status) says the upstream failed for now (PageProxy retries it), not that the list "
+                        + "ended: as an end, an outage on a later page would answer part of the list with a 200")
+                }
                 statuses.insert(status)
             }
             return statuses
+        }
+
+        /// Two parameters of a scheme that must differ: one query parameter cannot say both (attack14 L5: the page and
+        /// the size both `per_page` set 1, 2, 3 … as each).
+        func distinct(_ key: String, _ name: String?, from otherKey: String, _ other: String) throws(ConfigError) {
+            guard let name, name == other else { return }
+            throw object.error(key, "\"\(name)\" is also the \(otherKey); the upstream reads one parameter as one number")
+        }
+
+        /// A path to a value on each page (a next link, a cursor, a total): not the page itself, `""`.
+        func valuePath(_ key: String, default fallback: JSONPath) throws(ConfigError) -> JSONPath {
+            let path = try path(key, default: fallback)
+            guard path != .root else {
+                throw object.error(key, "must name a member of the page, e.g. \"next\" or \"meta.total\"; \"\" is the whole page")
+            }
+            return path
+        }
+
+        func nullableValuePath(_ key: String, default fallback: JSONPath?) throws(ConfigError) -> JSONPath? {
+            guard let value = object[key] else { return fallback }
+            guard value != .null else { return nil }
+            return try valuePath(key, default: .root)
         }
 
         func path(_ key: String, default fallback: JSONPath) throws(ConfigError) -> JSONPath {

@@ -85,6 +85,11 @@ enum RouteConfigParser {
             // Escaped as a JSON string: a control character (a NUL) is not written raw to a terminal or log (attack13).
             throw object.error("name", "\(JSONText.string(name)) may contain only letters, digits, '.', '_' and '-'")
         }
+        // RFC 3986 §5.2.4: clients remove the dot segments of a path before sending it, so `/../x` never reaches the
+        // route (attack14 L5).
+        guard name != ".", name != ".." else {
+            throw object.error("name", "\"\(name)\" is a dot segment, which clients remove from a URL's path: the route could not be reached")
+        }
         guard !reservedNames.contains(name) else {
             throw object.error("name", "\"\(name)\" is reserved for the proxy's own endpoint /\(name)")
         }

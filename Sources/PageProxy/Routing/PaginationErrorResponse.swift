@@ -66,7 +66,9 @@ struct PaginationErrorResponse: HTTPResponseError {
             case .timedOut, .notCached: status = .gatewayTimeout
             case .foreignRedirect(_, let location), .redirectLoop(_, let location, _):
                 status = .badGateway
-                details.append(("location", .string(location)))
+                // The transport hides secret query values by name only; an upstream may put the very token it was
+                // sent in a `Location` under any name (attack14 M5: `?x=<the route's Authorization token>`).
+                details.append(("location", .string(CredentialRedaction.redactText(location, secrets: secrets, schemes: false))))
             case .rateLimited(_, let wait):
                 // The upstream is fine but will not take another request before the deadline: try later (RFC 9110 §15.6.4).
                 status = .serviceUnavailable
@@ -85,8 +87,12 @@ struct PaginationErrorResponse: HTTPResponseError {
             // The codes are Core's (PaginationError.code); every other failure is the gateway's, 502.
             (status, code) = (.badGateway, error.code)
         }
-        if let url = error.url { details.append(("upstream_url", .string(url.redactedDescription))) }
-        self.message = message
+        if let url = error.url {
+            details.append(("upstream_url", .string(CredentialRedaction.redactText(url.redactedDescription, secrets: secrets, schemes: false))))
+        }
+        // Every message may quote an upstream's URL or words (a redirect's `Location`, a link): no credential sent
+        // goes back in it, as in `_explain`'s record of the same failure.
+        self.message = CredentialRedaction.redactText(message, secrets: secrets, schemes: false)
         self.details = details
     }
 

@@ -11,7 +11,8 @@ struct RequestPlan {
     /// The request answered: the one planned, or a later one with the same plan (`RequestPlanCache`).
     private(set) var request: HTTPRequestHead
 
-    /// - Throws: `ProxyControls.Invalid` or `UpstreamHeaders.Refused`, both `HTTPResponseError`s (400).
+    /// - Throws: `ProxyControls.Invalid`, `PaginationQueryCheck.Refused` or `UpstreamHeaders.Refused`, all
+    ///   `HTTPResponseError`s (400).
     /// - Parameter windowFromTheStart: a window is walked from the first page, counting no pages by a size (after the
     ///   upstream served fewer a page than the size asked: `walkingWindowFromTheStart`).
     init(request: HTTPRequestHead, route: RouteConfig, subpath: String, lookahead: LookaheadMemory, windowFromTheStart: Bool = false) throws {
@@ -140,7 +141,8 @@ struct RequestPlan {
         /// How many more requests go to the pool without trying a walk on the socket loop (`triesWalkInMemory`).
         let walksInMemoryToSkip = Atomic(0)
 
-        /// - Throws: `ProxyControls.Invalid` or `UpstreamHeaders.Refused`, both `HTTPResponseError`s (400).
+        /// - Throws: `ProxyControls.Invalid`, `PaginationQueryCheck.Refused` or `UpstreamHeaders.Refused`, all
+        ///   `HTTPResponseError`s (400).
         /// The route's extra path and the walks' link memory, for `walkingWindowFromTheStart`.
         let subpath: String
         let lookahead: LookaheadMemory
@@ -157,6 +159,7 @@ struct RequestPlan {
             let fixedScheme: PaginationScheme? = if case .scheme(let scheme) = route.pagination { scheme } else { nil }
             self.fixedScheme = fixedScheme
             let routeBase = RequestPlan.upstreamURL(route: route, subpath: subpath, query: controls.upstreamQuery)
+            try PaginationQueryCheck.check(routeBase, pagination: route.pagination)
             let window = controls.window?.plan(scheme: windowFromTheStart ? nil : fixedScheme, base: routeBase)
             self.window = window
             base = window?.base ?? routeBase

@@ -1,7 +1,8 @@
 import PageProxyCore
 
 /// The headers every page request of one client request carries: the route's `headers`, then the client's fields
-/// named in `forwardHeaders`, each value byte for byte as received.
+/// named in `forwardHeaders`, each value byte for byte as received; a field in both is sent once, the client's when it
+/// sent one.
 enum UpstreamHeaders {
     /// A client field that cannot be forwarded as it is.
     struct Refused: Error {
@@ -28,7 +29,9 @@ enum UpstreamHeaders {
                 throw Refused(
                     code: "invalid_header_value", message: "the value of \(name) is not UTF-8; it is not forwarded altered", header: name)
             }
-            fields.add(name, value)
+            // A field the route also sets is replaced, not repeated: two `Authorization` fields upstream leave the
+            // identity to the upstream's choice (attack14 L4). The route's value is the default, the client's wins.
+            fields.set(name, value)
         }
         return fields
     }

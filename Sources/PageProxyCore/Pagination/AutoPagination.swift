@@ -12,6 +12,9 @@ package enum AutoPagination {
     package static func start(
         base: PageURL, itemsPath: JSONPath?, options: PageWalker.Options, fetch: @escaping PageFetcher
     ) async throws(PaginationError) -> (walker: PageWalker, detected: DetectedPagination?) {
+        // A client that leaves while the first page is fetched cancels the walk, as on any route (attack14 H2: an
+        // abandoned request ran every retry and held its connection slot for the whole timeout).
+        options.beforeWaiting?()
         let first = try await fetch(base, 1)
         let replay = FirstPageReplay(first)
         let replaying: PageFetcher = { url, number throws(PaginationError) in

@@ -20,3 +20,13 @@ struct PageItemsMark: Equatable {
     /// (`{"v":0}` item after item) look so, a list of distinct items does not.
     var looksConstant: Bool { count > 1 && first == last }
 }
+
+extension PageItemsMark {
+    /// The page's items as they lie in its body, from the first item's start to the last item's end (empty for a page
+    /// with no items): what two pages with equal marks are compared by when a walk must be sure (attack14 M1: pages
+    /// alike at their ends, a pinned header and footer row, differ in between). A slice of the body, not a copy.
+    static func itemsSpan(of page: Page) -> ArraySlice<UInt8> {
+        guard let first = page.items.first, let last = page.items.last else { return [] }
+        return page.body[first.range.lowerBound..<last.range.upperBound]
+    }
+}

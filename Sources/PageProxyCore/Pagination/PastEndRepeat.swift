@@ -5,17 +5,25 @@
 /// that holds its items again is past the end: the walk ends there, the repeat dropped.
 ///
 /// Items that look constant (`PageItemsMark.looksConstant`: a series with no id, loose12) are not taken for a repeat:
-/// such data repeats page after page while the list goes on, and the walk goes on as it did.
+/// such data repeats page after page while the list goes on, and the walk goes on as it did. Items of such a series
+/// that repeat with the page size (weekdays under `per_page=7`) make pages equal byte for byte: nothing on the wire
+/// tells them from the repeat, and they are taken for it (attack14 M1's `periodic`; a route's own `pageSize` is
+/// trusted and never compared).
 struct PastEndRepeat {
-    /// The items of the page before, when the scheme named it.
-    private var before: PageItemsMark?
+    /// The items of the page before, when the scheme named it: their mark, and their bytes (a slice of that page's
+    /// body, held until the next page) for when the marks are equal.
+    private var before: (mark: PageItemsMark, span: ArraySlice<UInt8>)?
 
     /// Whether `page` is the page before again, past the end; `page` is remembered when `keep` is true.
+    ///
+    /// Equal marks say only that the count, the span and the first and last items agree; the whole items are compared
+    /// then, and only then (attack14 M1: pages sharing a header and footer row lost every page after the first).
     mutating func isRepeat(_ page: Page, keep: Bool) -> Bool {
         guard keep || before != nil else { return false }
         let mark = PageItemsMark(page)
-        defer { before = keep ? mark : nil }
-        guard let mark, mark == before else { return false }
-        return !mark.looksConstant
+        let earlier = before
+        before = keep ? mark.map { ($0, PageItemsMark.itemsSpan(of: page)) } : nil
+        guard let mark, let earlier, mark == earlier.mark, !mark.looksConstant else { return false }
+        return PageItemsMark.itemsSpan(of: page).elementsEqual(earlier.span)
     }
 }

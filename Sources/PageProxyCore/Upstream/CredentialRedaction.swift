@@ -77,9 +77,16 @@ package enum CredentialRedaction {
             secrets.append(value)
             if let space = value.firstIndex(of: " ") { secrets.append(String(value[value.index(after: space)...])) }
         }
+        // As a URL's query would carry them (`s3cr3t%2FV%2BA%3D`): an upstream's redirect may (attack14 M5).
+        secrets += secrets.compactMap { secret in
+            secret.addingPercentEncoding(withAllowedCharacters: unreserved).flatMap { $0 == secret ? nil : $0 }
+        }
         // Longest first, so that a whole value is replaced before a part of it.
         return secrets.filter { $0.count >= 4 }.sorted { $0.count > $1.count }
     }
+
+    /// RFC 3986 §2.3's unreserved characters: what a percent-encoded query value leaves as it is.
+    private static let unreserved = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
 
     /// `text` with every secret and every word after an authorization scheme (`Bearer xyz`) replaced by `REDACTED`.
     package static func redactText(_ text: String, secrets: [String], schemes: Bool = true) -> String {

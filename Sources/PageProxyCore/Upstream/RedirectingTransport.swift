@@ -3,8 +3,14 @@
 ///
 /// DESIGN.md "Upstream behaviour": links and redirects are followed only within the configured origin (SSRF), and
 /// redirects a bounded number of times, with a loop guard. The response is the final one, and what is cached is
-/// cached under the URL that was asked for (the walk's own URL), since the cache sits above this transport.
+/// cached under the URL that was asked for (the walk's own URL), since the cache sits above this transport. The URL
+/// that answered is kept with the response (`answeredURLField`), stored with it in the cache too: a page's relative
+/// links resolve against it (`Page.answeredURL`).
 package struct RedirectingTransport: UpstreamTransport {
+    /// The field a redirected response carries the URL that answered it in (RFC 3986 §5.1.3: the base URI of a
+    /// redirected retrieval is the last URI used). PageProxy's own: an upstream's field of this name is removed.
+    package static let answeredURLField = "PageProxy-Answered-URL"
+
     /// RFC 9110 §15.4: the redirects that name their target in `Location`. 303 asks for a GET, which every page
     /// request already is; 300 and 304 are not redirects to follow.
     package static let redirectStatuses: Set<Int> = [301, 302, 303, 307, 308]
@@ -26,8 +32,10 @@ package struct RedirectingTransport: UpstreamTransport {
         while true {
             let left = deadline - ContinuousClock.now
             guard left > .zero else { throw .timedOut(origin: origin.description) }
-            let response = try await base.send(current, timeout: left, maxBodyBytes: maxBodyBytes)
+            var response = try await base.send(current, timeout: left, maxBodyBytes: maxBodyBytes)
             guard Self.redirectStatuses.contains(response.status.code), let location = response.headers["Location"] else {
+                response.headers.remove(Self.answeredURLField)
+                if current.url != request.url { response.headers.set(Self.answeredURLField, current.url.description) }
                 return response
             }
             let shown = CredentialRedaction.redactURL(location)

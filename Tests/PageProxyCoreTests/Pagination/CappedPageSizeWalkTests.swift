@@ -104,4 +104,17 @@ import Testing
         #expect(try await walker.pages().flatMap(\.itemBytes).count == 30)
         #expect(transport.requestedURLs.count == 4)
     }
+
+    @Test("pages that share only their first and last items (a pinned header and footer row) are not taken for a repeat (attack14 M1)")
+    func pagesAlikeAtTheirEndsAreWalkedWhole() async throws {
+        let transport = FakeTransport { url in
+            let page = url.integerQueryValue("page") ?? 1
+            return .json(page <= 3 ? #"[{"row":"header"},{"page":\#(page)},{"row":"footer"}]"# : "[]")
+        }
+        let walker = PageWalker.make(Self.pageNumber(size: nil), transport: transport, base: "http://api.test/items?per_page=50")
+        let items = try await walker.pages().flatMap(\.itemBytes)
+        #expect(items.count == 9)
+        #expect(items.contains(Array(#"{"page":3}"#.utf8)))
+        #expect(transport.requestedURLs.count == 4)
+    }
 }

@@ -211,4 +211,38 @@ import Testing
         ConfigFixture.expectPaginationError(#"{ "scheme": "auto", "pageSize": 10 }"#, field: "pageSize", mentions: ["auto"])
         ConfigFixture.expectPaginationError(#"{ "scheme": "atuo" }"#, field: "scheme", mentions: ["did you mean \"auto\""])
     }
+
+    @Test("endStatuses refuses statuses that say the upstream failed for now: 408, 429 and 5xx (attack14 L3)")
+    func endStatusesRefuseTemporaryFailures() throws {
+        for bad in [408, 429, 500, 503] {
+            ConfigFixture.expectPaginationError(
+                #"{ "scheme": "page-number", "endStatuses": [404, \#(bad)] }"#, field: "endStatuses", mentions: ["\(bad)", "failed for now"])
+        }
+        var options = PaginationScheme.Offset()
+        options.endStatuses = [400, 404, 410, 416]
+        #expect(try parse(#"{ "scheme": "offset", "endStatuses": [400, 404, 410, 416] }"#) == .offset(options))
+    }
+
+    @Test("one query parameter cannot be both the page and the size, the offset and the limit, the cursor and the size (attack14 L5)")
+    func schemeParametersDiffer() {
+        ConfigFixture.expectPaginationError(
+            #"{ "scheme": "page-number", "pageParameter": "per_page", "sizeParameter": "per_page" }"#, field: "sizeParameter",
+            mentions: ["\"per_page\" is also the pageParameter"])
+        ConfigFixture.expectPaginationError(
+            #"{ "scheme": "offset", "offsetParameter": "n", "limitParameter": "n" }"#, field: "limitParameter", mentions: ["offsetParameter"])
+        ConfigFixture.expectPaginationError(
+            #"{ "scheme": "link-header", "sizeParameter": "page" }"#, field: "sizeParameter", mentions: ["pageParameter"])
+        ConfigFixture.expectPaginationError(
+            #"{ "scheme": "cursor", "cursorParameter": "limit" }"#, field: "sizeParameter", mentions: ["cursorParameter"])
+        ConfigFixture.expectPaginationError(
+            #"{ "scheme": "has-more", "sizeParameter": "starting_after" }"#, field: "sizeParameter", mentions: ["afterParameter"])
+    }
+
+    @Test("a path to a next link, cursor, flag or total must name a member, not the whole page (attack14 L5)", arguments: [
+        ("next-url", "nextPath"), ("next-url", "totalItemsPath"), ("page-number", "totalItemsPath"), ("offset", "totalItemsPath"),
+        ("cursor", "cursorPath"), ("has-more", "hasMorePath"),
+    ])
+    func valuePathsNameAMember(scheme: String, field: String) {
+        ConfigFixture.expectPaginationError(#"{ "scheme": "\#(scheme)", "\#(field)": "" }"#, field: field, mentions: ["must name a member"])
+    }
 }

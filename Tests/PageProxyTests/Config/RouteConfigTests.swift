@@ -41,6 +41,12 @@ import Testing
         expectNameError("\"\(name)\"", mentions: ["reserved"])
     }
 
+    @Test("a route named . or .. could never be reached: clients remove dot segments (attack14 L5)", arguments: [".", ".."])
+    func dotSegmentNames(name: String) throws {
+        expectNameError("\"\(name)\"", mentions: ["dot segment"])
+        #expect(try ConfigFixture.parse(ConfigFixture.document(routes: [ConfigFixture.route(name: "\"\(name)x\"")])).routes[0].name == name + "x")
+    }
+
     @Test func duplicateNamesNameBothIndices() {
         let json = ConfigFixture.document(routes: [
             ConfigFixture.route(name: #""a""#), ConfigFixture.route(name: #""b""#), ConfigFixture.route(name: #""a""#),

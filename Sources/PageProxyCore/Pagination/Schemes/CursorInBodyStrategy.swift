@@ -1,4 +1,5 @@
-/// An opaque cursor in the body sent back as a parameter (Slack's `response_metadata.next_cursor`).
+/// An opaque cursor in the body sent back as a parameter (Slack's `response_metadata.next_cursor`, Twitter's numeric
+/// `next_cursor`).
 struct CursorInBodyStrategy: PaginationStrategy {
     let options: PaginationScheme.CursorInBody
 
@@ -11,7 +12,21 @@ struct CursorInBodyStrategy: PaginationStrategy {
     }
 
     func next(after page: Page) throws(PaginationError) -> NextPages {
-        guard let cursor = page.values[options.cursorPath]?.nonEmptyString else { return .none }
+        guard let cursor = try Self.cursor(at: options.cursorPath, of: page) else { return .none }
         return .one(page.url.settingQueryValue(cursor, for: options.cursorParameter))
+    }
+
+    /// The cursor at `path`, as `NextURLInBodyStrategy` reads a next link: nil (the last page) when absent, null, `""`
+    /// or `false`, or a number that is zero (Twitter's `next_cursor` on its last page); any other number is sent back
+    /// as written (`1489467234237774933`, never rounded). An object, an array or `true` is no cursor and no end
+    /// (attack14 M2 / review17 B8: each ended the walk after page 1 with a 200).
+    private static func cursor(at path: JSONPath, of page: Page) throws(PaginationError) -> String? {
+        switch page.values[path] {
+        case nil, .null, .bool(false): return nil
+        case .string(let text): return text.isEmpty ? nil : text
+        case .number(let text): return Double(text) == 0 ? nil : text
+        case let other?:
+            throw .cannotContinue(page: page.number, reason: "its cursor at \"\(path)\" is \(other.shortDescription), not a string or a number")
+        }
     }
 }

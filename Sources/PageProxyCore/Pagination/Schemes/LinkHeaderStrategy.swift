@@ -18,13 +18,15 @@ struct LinkHeaderStrategy: PaginationStrategy {
     func next(after page: Page) throws(PaginationError) -> NextPages {
         let links = LinkHeaderParser.parse(page.headers)
         guard let nextLink = links.first(where: { $0.relations.contains("next") }) else { return .none }
-        guard let next = page.url.resolving(nextLink.target) else {
+        // Relative to the URL that answered, which a redirect may have moved (`Page.answeredURL`).
+        let base = page.answeredURL
+        guard let next = base.resolving(nextLink.target) else {
             throw .invalidNextLink(page: page.number, link: nextLink.target)
         }
         // With `last`, and both links numbered by the page parameter, every remaining page is known now. The
         // numbers are the upstream's: NumberedPages counts them without overflow, and the walk checks the count.
         if let lastLink = links.first(where: { $0.relations.contains("last") }),
-            let last = page.url.resolving(lastLink.target),
+            let last = base.resolving(lastLink.target),
             let nextNumber = next.integerQueryValue(options.pageParameter),
             let lastNumber = last.integerQueryValue(options.pageParameter)
                 ?? last.queryValue(options.pageParameter).flatMap({ StatedCount.digitsPastInt(Substring($0)) }),
@@ -42,8 +44,9 @@ struct LinkHeaderStrategy: PaginationStrategy {
     /// When the next link moves one plain offset by the page's size (`PageNumbering.isPlain`) and `last` is that very
     /// link with the offset a whole number of steps on, every page between is known now.
     private func offsetPages(_ page: Page, next: PageURL, _ lastTarget: String) -> NumberedPages? {
-        guard let numbering = PageNumbering(from: page.url, to: next, itemCount: page.itemCount), numbering.step > 1,
-            numbering.isPlain(itemCount: page.itemCount, next: next), let last = page.url.resolving(lastTarget),
+        let base = page.answeredURL
+        guard let numbering = PageNumbering(from: base, to: next, itemCount: page.itemCount), numbering.step > 1,
+            numbering.isPlain(itemCount: page.itemCount, next: next), let last = base.resolving(lastTarget),
             let lastOffset = last.integerQueryValue(numbering.parameter),
             case let (distance, overflow) = lastOffset.subtractingReportingOverflow(numbering.first), !overflow, distance >= 0,
             distance % numbering.step == 0,

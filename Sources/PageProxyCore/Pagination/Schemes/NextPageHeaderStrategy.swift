@@ -21,8 +21,8 @@ struct NextPageHeaderStrategy: PaginationStrategy {
     func next(after page: Page) throws(PaginationError) -> NextPages {
         guard let nextText = nextPageText(page.headers), !nextText.isEmpty else { return .none }
         guard let nextNumber = Int(nextText), nextNumber > 0 else {
-            // Not a number: a URL (absolute, a path or a query), resolved against the page's own (RFC 3986).
-            guard SchemeDetector.looksLikeURL(nextText), let next = page.url.resolving(nextText) else {
+            // Not a number: a URL (absolute, a path or a query), resolved against the URL that answered (RFC 3986 §5.1.3).
+            guard SchemeDetector.looksLikeURL(nextText), let next = page.answeredURL.resolving(nextText) else {
                 throw .invalidNextLink(page: page.number, link: nextText)
             }
             return .one(next)

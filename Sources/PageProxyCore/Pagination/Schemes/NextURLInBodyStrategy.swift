@@ -36,7 +36,7 @@ struct NextURLInBodyStrategy: PaginationStrategy {
         // The link's own numbering, continued to the total: page=2, 3 … or offset=10, 20 … (the numbers are the
         // upstream's; NumberedPages counts them without overflow and the walk checks the count before any URL).
         if let pages = expectedPageCount(after: page), pages > page.number,
-            let numbering = PageNumbering(from: page.url, to: next, itemCount: page.itemCount)
+            let numbering = PageNumbering(from: page.answeredURL, to: next, itemCount: page.itemCount)
         {
             let (span, spanOverflow) = (pages - page.number - 1).multipliedReportingOverflow(by: numbering.step)
             let (last, lastOverflow) = numbering.first.addingReportingOverflow(span)
@@ -81,17 +81,18 @@ struct NextURLInBodyStrategy: PaginationStrategy {
         throw .cannotContinue(page: page.number, reason: "its next link at \"\(path)\" is \(kind), not a URL string or null")
     }
 
-    /// What the page's `link` resolves against: the page's URL (RFC 3986 §5), unless the link is a relative path and a
+    /// What the page's `link` resolves against: the URL that answered the page (RFC 3986 §5.1.3, `Page.answeredURL`), unless the link is a relative path and a
     /// HAL `self` link names the page by a relative path that ends the page's own: then the API's root that path is
     /// relative to. Eve writes its links relative to the API's root (`people/5ab/invoices?page=2` on
     /// `/api/people/5ab/invoices`), which the page's directory is only for a resource one segment under the root.
     private func linkBase(of page: Page, for link: String) -> PageURL {
+        let answered = page.answeredURL
         guard let selfPath, Self.isRelativePath(link), let own = page.values[selfPath]?.nonEmptyString, Self.isRelativePath(own),
             let ownPath = own.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first, !ownPath.isEmpty,
-            page.url.path.hasSuffix("/" + ownPath)
-        else { return page.url }
-        let root = String(page.url.path.dropLast(ownPath.count))
-        return PageURL(scheme: page.url.scheme, host: page.url.host, port: page.url.port, path: root, query: nil)
+            answered.path.hasSuffix("/" + ownPath)
+        else { return answered }
+        let root = String(answered.path.dropLast(ownPath.count))
+        return PageURL(scheme: answered.scheme, host: answered.host, port: answered.port, path: root, query: nil)
     }
 
     /// Whether `reference` is a relative-path reference (RFC 3986 §4.2): no scheme, no leading `/`, `?` or `#`.

@@ -19,6 +19,7 @@ struct OffsetStrategy: PaginationStrategy {
         guard let limit = limit(of: page.url) else {
             throw .cannotContinue(page: page.number, reason: "the \(options.limitParameter) parameter is not a whole number of at least 1")
         }
+        try OffsetPageLength.check(page, limit: limit, parameter: options.limitParameter)
         let total = statedTotal(page)
         // A limit the client asked above the route's may be past the upstream's cap (`AskedPageSize`): a short page
         // then says the cap, and offsets step by what the upstream served (attack12 L4: stepping by the limit asked

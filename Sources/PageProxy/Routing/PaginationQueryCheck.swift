@@ -1,0 +1,68 @@
+import PageProxyCore
+
+/// The query parameters a route's scheme reads or writes, as the first page's URL gives them: each at most once, and a
+/// page size PageProxy numbers pages by written as a whole number (review17 B6).
+///
+/// PageProxy reads the first of a repeated parameter; Django, Rails, PHP and Laravel read the last. `?limit=10&limit=100`
+/// on an offset route stepped offsets by 10 over pages of 100: every item about ten times, under a 200. An unreadable
+/// size (`per_page=1OO`) was taken for the route's own, trusted, while the upstream served its default: the first
+/// page of 30 ended the walk. Both are the client's to fix: a 400 naming the parameter.
+enum PaginationQueryCheck {
+    struct Refused: Error {
+        let parameter: String
+        let message: String
+    }
+
+    /// - Throws: `Refused` (a 400) for a parameter of the scheme given twice, or a size it numbers pages by that is not
+    ///   a whole number. An `auto` route's parameters are known only from its first page: not checked.
+    static func check(_ url: PageURL, pagination: RoutePagination) throws(Refused) {
+        guard case .scheme(let scheme) = pagination else { return }
+        let (parameters, size) = Self.parameters(of: scheme)
+        var seen: [String: String] = [:]
+        for pair in url.queryPairs {
+            let name = PageURL.decodeQueryComponent(pair.name) ?? pair.name
+            guard parameters.contains(name) else { continue }
+            let value = PageURL.decodeQueryComponent(pair.value) ?? pair.value
+            if let earlier = seen[name] {
+                throw Refused(
+                    parameter: name,
+                    message: "the query gives \(name) more than once (\"\(earlier.prefix(40))\" and \"\(value.prefix(40))\"): PageProxy "
+                        + "reads the first, many upstreams the last, and the pages would not be the ones counted; give it once")
+            }
+            seen[name] = value
+            if name == size, !(value.utf8.allSatisfy { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") } && Int(value) != nil) {
+                throw Refused(
+                    parameter: name,
+                    message: "\(name) must be a whole number in the digits 0-9, not \"\(value.prefix(40))\": the upstream would "
+                        + "serve a page size of its own choosing, which PageProxy could not count pages by")
+            }
+        }
+    }
+
+    /// The parameters `scheme` reads or writes, and the size parameter it numbers pages by (page-number, offset).
+    private static func parameters(of scheme: PaginationScheme) -> (all: Set<String>, size: String?) {
+        switch scheme {
+        case .pageNumber(let options):
+            return (Set([options.pageParameter, options.sizeParameter].compactMap { $0 }), options.sizeParameter)
+        case .offset(let options):
+            return ([options.offsetParameter, options.limitParameter], options.limitParameter)
+        case .linkHeader(let options):
+            return (Set([options.pageParameter, options.sizeParameter].compactMap { $0 }), nil)
+        case .nextPageHeader(let options):
+            return (Set([options.pageParameter, options.sizeParameter].compactMap { $0 }), nil)
+        case .cursorInBody(let options):
+            return (Set([options.cursorParameter, options.sizeParameter].compactMap { $0 }), nil)
+        case .hasMore(let options):
+            return (Set([options.afterParameter, options.sizeParameter].compactMap { $0 }), nil)
+        case .nextURLInBody:
+            return ([], nil)
+        }
+    }
+}
+
+/// A pagination parameter the client got wrong is a 400 naming it.
+extension PaginationQueryCheck.Refused: HTTPResponseError {
+    var status: HTTPStatus { .badRequest }
+    var code: String { "invalid_pagination_parameter" }
+    var details: [(String, JSONFieldValue)] { [("parameter", .string(parameter))] }
+}

@@ -1,0 +1,51 @@
+import Foundation
+import PageProxyCore
+import Testing
+
+@testable import PageProxy
+@testable import PageProxyMock
+
+/// PageProxy and the upstream must read the same page, size, offset and limit (review17 B6): a client's query that
+/// repeats one of them, or writes a size that is no number, is refused; an offset page longer than its limit fails.
+@Suite struct PaginationQueryCheckTests {
+    @Test("a repeated limit, offset, page or size parameter is a 400 naming it", arguments: [
+        ("/drf?mock_total=50&limit=5&limit=10", "limit"),
+        ("/drf?mock_total=50&offset=0&offset=20", "offset"),
+        ("/plain?mock_total=50&page=1&page=3", "page"),
+        ("/github?mock_total=50&per_page=5&per_page=10", "per_page"),
+        ("/slack?mock_total=50&cursor=&cursor=x", "cursor"),
+    ])
+    func repeatedParameterIsRefused(target: String, parameter: String) async throws {
+        try await TestStack.run { stack in
+            let response = try await stack.get(target)
+            #expect(response.status == 400, "\(response.text)")
+            #expect(response.text.contains(#""code":"invalid_pagination_parameter""#), "\(response.text)")
+            #expect(response.text.contains(#""parameter":"\#(parameter)""#), "\(response.text)")
+            #expect(stack.mock.log.count == 0)
+        }
+    }
+
+    @Test("a size PageProxy numbers pages by that is no whole number is a 400", arguments: [
+        ("/plain?mock_total=50&per_page=1OO", "per_page"), ("/drf?mock_total=50&limit=abc", "limit"), ("/offset?limit=", "limit"),
+    ])
+    func unreadableSizeIsRefused(target: String, parameter: String) async throws {
+        try await TestStack.run { stack in
+            let response = try await stack.get(target)
+            #expect(response.status == 400, "\(response.text)")
+            #expect(response.text.contains(#""parameter":"\#(parameter)""#), "\(response.text)")
+        }
+    }
+
+    @Test("an offset page holding more items than its limit asked fails with a 502 instead of overlapping pages")
+    func offsetPageLongerThanItsLimitFails() async throws {
+        try await TestStack.run { stack in
+            // The upstream ignores `limit` and serves its default 10 a page; PageProxy asked for 5.
+            let response = try await stack.get("/offset?mock_total=50&limit=5&mock_ignores=limit")
+            #expect(response.status == 502, "\(response.text)")
+            #expect(response.text.contains("holds 10 items where limit=5"), "\(response.text)")
+            let whole = try await stack.get("/offset?mock_total=50&limit=5")
+            #expect(whole.status == 200)
+            #expect(whole.body == MockDataset.mergedJSON(total: 50))
+        }
+    }
+}
