@@ -5,20 +5,25 @@
 /// followed walk sees it (`RepeatedPageGuard` compares only pages reached by a link or cursor, `PastEndRepeat` only
 /// under a page size the upstream may cap).
 ///
-/// So the second page of a walk PageProxy numbers itself is compared with the first (one `PageItemsMark` kept, the
+/// So the second page of a walk PageProxy numbers itself is compared with the first (its `PageItemsMark` kept, the
 /// cost of a hash of two items): the same items there end the walk with an error that says why. An honest upstream's
 /// second page starts after its first; items that look constant (`PageItemsMark.looksConstant`) are not compared.
 struct IgnoredPageNumber {
-    private var first: PageItemsMark?
+    /// The first page's items: their mark, and their bytes (a slice of its body, held until the second page) for when
+    /// the marks are equal (pages that share only a header and a footer row are not alike: attack14 M1).
+    private var first: (mark: PageItemsMark, span: ArraySlice<UInt8>)?
 
     /// Remembers the walk's first page.
     mutating func remember(firstPage page: Page) {
-        first = PageItemsMark(page)
+        first = PageItemsMark(page).map { ($0, PageItemsMark.itemsSpan(of: page)) }
     }
 
     /// Checks the walk's second page, numbered by PageProxy (a page number or offset set on the first page's URL).
-    func check(secondPage page: Page) throws(PaginationError) {
-        guard let first, let mark = PageItemsMark(page), mark == first, !mark.looksConstant else { return }
+    mutating func check(secondPage page: Page) throws(PaginationError) {
+        defer { first = nil }
+        guard let first, let mark = PageItemsMark(page), mark == first.mark, !mark.looksConstant,
+            PageItemsMark.itemsSpan(of: page).elementsEqual(first.span)
+        else { return }
         throw .cannotContinue(
             page: 1,
             reason: "page 2 (\(page.url)) holds the first page's items again: the upstream does not read the parameter the "
