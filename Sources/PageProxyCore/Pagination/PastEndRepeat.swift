@@ -10,6 +10,9 @@ struct PastEndRepeat {
     /// The items of the page before, when the scheme named it.
     private var before: PageItemsMark?
 
+    /// Whether `isRepeat` will look at the page it is shown next, whatever it is (a page before is remembered).
+    var remembers: Bool { before != nil }
+
     /// Whether `page` is the page before again, past the end; `page` is remembered when `keep` is true.
     mutating func isRepeat(_ page: Page, keep: Bool) -> Bool {
         guard keep || before != nil else { return false }
