@@ -43,6 +43,13 @@ package final class DiskStore: Sendable {
         func hitsAfterNextUse(interval: UInt64) -> UInt64 { hitsSinceTouch.map { $0 + 1 } ?? interval }
     }
 
+    /// An entry kept with its held file and no body in memory (`State.held`), and the version it is.
+    private struct HeldEntry {
+        var entry: CacheEntry
+        var generation: UInt64
+        var use: RecencyList<CacheKey>.Handle
+    }
+
     /// An entry read ahead of the lookups that will want it (`readAhead`), verified and not yet looked up.
     private struct ReadAhead {
         var entry: CacheEntry
@@ -82,6 +89,12 @@ package final class DiskStore: Sendable {
         var memoryRecency = RecencyList<CacheKey>()
         /// An eviction is queued and has not started: writes meanwhile need not queue another.
         var evictionQueued = false
+        /// Entries whose bodies were verified and left in their held files (`CacheEntry.bodyInFile`), kept with those
+        /// files for the next lookup that leaves bodies for the same scan (issue 13, fourteenth pass: the second merged
+        /// read-back after a restart neither reads the files again nor faults in copies); at most `heldEntryLimit`, the
+        /// least recently used let go first, and dropped with the copy in memory (`dropMemory`).
+        var held: [CacheKey: HeldEntry] = [:]
+        var heldRecency = RecencyList<CacheKey>()
         /// Entries read ahead (`readAhead`), until a lookup takes them; bounded, the oldest dropped first.
         var readAhead: [CacheKey: ReadAhead] = [:]
         /// The keys read ahead, oldest first (some may have been taken since).
@@ -205,6 +218,12 @@ package final class DiskStore: Sendable {
     /// The body bytes of the entries kept in memory (never more than the memory bound).
     package var memoryByteCount: Int { state.withLock { $0.memoryBytes } }
 
+    /// Whether the entry for `key` is kept with its held file, its body not in memory (`State.held`; tests).
+    package func holdsInFile(_ key: CacheKey) -> Bool { state.withLock { $0.held[key] != nil } }
+
+    /// The most entries kept with their held files: half the budget, the rest for answers being sent.
+    private var heldEntryLimit: Int { heldFiles.capacity / 2 }
+
     /// Whether the entry for `key` is held read ahead, not yet taken by a lookup (tests).
     package func holdsReadAhead(_ key: CacheKey) -> Bool { state.withLock { $0.readAhead[key] != nil } }
 
@@ -299,6 +318,12 @@ package final class DiskStore: Sendable {
         let stamp = PageStamp(key: key, generation: generation)
         // A hit in memory builds no path unless it refreshes the file's time (issue 13: a string a hit otherwise).
         if let remembered {
+            // One kept with its held file: written in place since it was verified (attack13 L1), it is no entry.
+            if let file = remembered.bodyInFile?.file, !file.isUnchanged() {
+                state.withLock { state in Self.dropHeld(key, &state) }
+                removeCorrupt(key, inode: file.stamp.inode)
+                return .missing
+            }
             if shouldTouch { CacheFileSystem.touch(path(for: key)) }
             return .found(remembered, stamp)
         }
@@ -310,7 +335,11 @@ package final class DiskStore: Sendable {
             // The read-ahead checked the file's inode after its read (issue 13, ninth pass: a second path `stat` here
             // for every entry read ahead).
             guard let version = noteFileInode(key, ahead.inode, readUnder: generation) else { return .missing }
-            if seen || keepsFirstRead && entry.file == nil { remember(entry, for: key, inode: ahead.inode, generation: version, checkIn: nil) }
+            if entry.bodyInFile != nil {
+                keepHeld(entry, for: key, generation: version)
+            } else if seen || keepsFirstRead && entry.file == nil {
+                remember(entry, for: key, inode: ahead.inode, generation: version, checkIn: nil)
+            }
             return .found(entry, PageStamp(key: key, generation: version))
         }
         guard let entries else { return .missing }
@@ -343,7 +372,10 @@ package final class DiskStore: Sendable {
             // now, unless it sends the body from the file: then the body's memory is let go at once, and reused for
             // the next entry's (issue 13, eighth pass: no fresh page faults on the first read-back after a restart).
             guard let version = noteFileInode(key, file.inode, readUnder: generation) else { return .missing }
-            if seen || keepsFirstRead && entry.file == nil {
+            if entry.bodyInFile != nil {
+                // Its file was looked at after the read (`noteFileInode`, or the inode known): kept with it.
+                keepHeld(entry, for: key, generation: version)
+            } else if seen || keepsFirstRead && entry.file == nil {
                 remember(entry, for: key, inode: file.inode, generation: version, checkIn: file.directory)
             }
             return .found(entry, PageStamp(key: key, generation: version))
@@ -415,7 +447,14 @@ package final class DiskStore: Sendable {
             let touch = hits >= touchInterval
             record.hitsSinceTouch = touch ? 0 : hits
             state.records.values[index] = record
-            let memory = record.memoryUse == nil ? nil : state.memory[key]
+            var memory = record.memoryUse == nil ? nil : state.memory[key]
+            // Else one kept with its held file, for a lookup that leaves bodies for its scan.
+            if memory == nil, let leavesBodyFor, let held = state.held[key], held.generation == record.generation,
+                held.entry.scan?.signature == leavesBodyFor
+            {
+                state.heldRecency.moveToNewest(held.use)
+                memory = held.entry
+            }
             var ahead = state.readAhead.isEmpty ? nil : Self.takeReadAhead(key, generation: record.generation, &state)
             if let body = ahead?.entry, body.bodyInFile != nil, leavesBodyFor == nil || body.scan?.signature != leavesBodyFor {
                 refused = ahead
@@ -477,6 +516,8 @@ package final class DiskStore: Sendable {
                 // after it (issue 13, eleventh pass: 45–129 of 501 files read twice a first read-back after a restart).
                 if let previous, let before = state.records[previous], before.lastUse > unusedSince { return .overtaken }
                 guard state.memory[key] == nil, state.readAhead[key] == nil, record.size <= readAheadByteLimit else { return .skip }
+                // Kept with its held file for this very walk's lookups: nothing to read.
+                if let leavesBodyFor, state.held[key]?.entry.scan?.signature == leavesBodyFor { return .skip }
                 guard Self.hasRoom(for: record.size, limit: readAheadByteLimit, &state) else { return .full }
                 guard let entries = Self.entryDirectory(&state) else { return .skip }
                 return .read(
@@ -915,7 +956,31 @@ package final class DiskStore: Sendable {
         if let use = record.memoryUse { state.memoryRecency.moveToNewest(use) }
     }
 
+    /// Keeps an entry verified with its body left in its held file (`State.held`) for the lookups that leave bodies for
+    /// its scan, unless the record moved on since it was read; the least recently used let go to make room (their
+    /// descriptors closed after the lock).
+    private func keepHeld(_ entry: CacheEntry, for key: CacheKey, generation: UInt64) {
+        let limit = heldEntryLimit
+        guard entry.bodyInFile != nil, limit > 0 else { return }
+        let dropped = state.withLock { state -> [CacheEntry] in
+            guard state.records[key]?.generation == generation, state.held[key] == nil else { return [] }
+            var dropped: [CacheEntry] = []
+            while state.held.count >= limit, let oldest = state.heldRecency.removeOldest() {
+                if let old = state.held.removeValue(forKey: oldest) { dropped.append(old.entry) }
+            }
+            state.held[key] = HeldEntry(entry: entry, generation: generation, use: state.heldRecency.insertNewest(key))
+            return dropped
+        }
+        _ = dropped
+    }
+
+    /// Lets go of `key`'s entry kept with its held file (the descriptor closes when the last answer sending from it ends).
+    private static func dropHeld(_ key: CacheKey, _ state: inout State) {
+        if let old = state.held.removeValue(forKey: key) { state.heldRecency.remove(old.use) }
+    }
+
     private static func dropMemory(_ key: CacheKey, _ state: inout State) {
+        dropHeld(key, &state)
         if let old = state.memory.removeValue(forKey: key) {
             state.memoryBytes -= old.body.count
             if let use = state.records[key]?.memoryUse {
@@ -1203,7 +1268,9 @@ package final class DiskStore: Sendable {
     /// inode: answers built on them (the merged-answer memo) find no stamp current, and the next lookup of each reads
     /// its file (a file gone is a miss). Returns what was dropped, for the caller to release outside the lock.
     private static func forgetVersions(_ state: inout State) -> (memory: [CacheKey: CacheEntry], readAhead: [CacheKey: ReadAhead]) {
-        let dropped = (state.memory, state.readAhead)
+        let dropped = (state.memory.merging(state.held.mapValues(\.entry)) { copy, _ in copy }, state.readAhead)
+        state.held = [:]
+        state.heldRecency = RecencyList()
         state.memory = [:]
         state.memoryBytes = 0
         state.memoryRecency = RecencyList()

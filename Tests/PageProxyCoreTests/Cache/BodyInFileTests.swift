@@ -30,7 +30,7 @@ import Testing
         return (DiskStore(directory: directory.path, maxBytes: 1 << 24, heldFiles: budget), directory)
     }
 
-    @Test("a first hit that leaves bodies for its scan gets the entry verified with no body in memory, its file's range the body; its next hit reads and keeps it")
+    @Test("a first hit that leaves bodies for its scan gets the entry verified with no body in memory, its file's range the body")
     func theFirstHitLeavesTheBodyInItsFile() throws {
         let (store, directory) = Self.restarted()
         defer { withExtendedLifetime(directory) {} }
@@ -45,11 +45,63 @@ import Testing
         #expect(found.scan?.isCommaRun == true, "the comma run is known from the items' places")
         #expect(found.withBodyRead()?.body == Self.body)
         #expect(!store.holdsInMemory(key), "a body left in its file is never a copy in memory")
-        // Its next hit (seen since the start) reads it whole and keeps it, as before.
-        let again = try #require(store.lookup(key, keepsFirstRead: true, leavesBodyFor: Self.paths.signature)?.entry)
-        #expect(again.bodyInFile == nil)
-        #expect(again.body == Self.body)
+    }
+
+    @Test("the entry is kept with its held file: the next lookup for the same scan takes it without reading the file; any other reads it whole and keeps a copy, which then serves both")
+    func theNextHitTakesTheHeldEntry() throws {
+        let budget = HeldEntryFileBudget(capacity: 16)
+        let (store, directory) = Self.restarted(budget: budget)
+        defer { withExtendedLifetime(directory) {} }
+        let key = DiskStoreTests.key(1)
+        _ = store.lookup(key, keepsFirstRead: true, leavesBodyFor: Self.paths.signature)
+        #expect(store.holdsInFile(key))
+        #expect(budget.heldCount == 1, "its descriptor stays held for the next answer")
+        let reads = store.fileReadCount
+        do {
+            let again = try #require(store.lookup(key, keepsFirstRead: true, leavesBodyFor: Self.paths.signature)?.entry)
+            #expect(again.bodyInFile != nil && again.body.isEmpty)
+        }
+        #expect(store.fileReadCount == reads, "no file read, no copy made")
+        #expect(!store.holdsInMemory(key))
+        // NDJSON (no body left for it): the file read whole, and a copy kept, as before; that copy then serves both.
+        #expect(store.lookup(key)?.entry.body == Self.body)
         #expect(store.holdsInMemory(key))
+        #expect(store.lookup(key, keepsFirstRead: true, leavesBodyFor: Self.paths.signature)?.entry.body == Self.body)
+        // A write of the page lets go of it (and of its descriptor).
+        store.write(Self.entry(1), for: key)
+        #expect(!store.holdsInFile(key))
+        #expect(budget.heldCount == 0)
+    }
+
+    @Test("at most half the held-files budget is kept with the store, the least recently used let go first")
+    func heldEntriesAreBounded() throws {
+        let budget = HeldEntryFileBudget(capacity: 4)
+        let (store, directory) = Self.restarted(count: 3, budget: budget)
+        defer { withExtendedLifetime(directory) {} }
+        for index in 1...3 { _ = store.lookup(DiskStoreTests.key(index), keepsFirstRead: true, leavesBodyFor: Self.paths.signature) }
+        #expect(!store.holdsInFile(DiskStoreTests.key(1)))
+        #expect(store.holdsInFile(DiskStoreTests.key(2)) && store.holdsInFile(DiskStoreTests.key(3)))
+        #expect(budget.heldCount == 2)
+    }
+
+    @Test("an entry kept with its file that was written in place since is a miss, and is removed")
+    func aHeldEntryWrittenInPlaceIsAMiss() throws {
+        let (store, directory) = Self.restarted()
+        defer { withExtendedLifetime(directory) {} }
+        let key = DiskStoreTests.key(1)
+        let path = store.path(for: key)
+        var past = [timespec(tv_sec: time(nil) - 30, tv_nsec: 0), timespec(tv_sec: time(nil) - 30, tv_nsec: 0)]
+        #expect(utimensat(AT_FDCWD, path, &past, 0) == 0)
+        _ = store.lookup(key, keepsFirstRead: true, leavesBodyFor: Self.paths.signature)
+        #expect(store.holdsInFile(key))
+        let fd = open(path, O_WRONLY)
+        try #require(fd >= 0)
+        // The magic's first byte again: the same bytes, other times.
+        #expect(pwrite(fd, "P", 1, 0) == 1)
+        close(fd)
+        #expect(store.lookup(key, keepsFirstRead: true, leavesBodyFor: Self.paths.signature) == nil)
+        #expect(!store.holdsInFile(key))
+        #expect(!FileManager.default.fileExists(atPath: path))
     }
 
     @Test("a lookup that does not leave bodies, one for another scan, and one with no room for the file get the body in memory")
