@@ -30,6 +30,21 @@ import Testing
         return (DiskStore(directory: directory.path, maxBytes: 1 << 24, heldFiles: budget), directory)
     }
 
+    /// Sets `path`'s times some seconds back (recent enough that a read does not refresh them), as an entry's are when
+    /// it is read back: a write now then changes them, whatever the clock's grain.
+    static func dateBack(_ path: String) {
+        var past = [timespec(tv_sec: time(nil) - 30, tv_nsec: 0), timespec(tv_sec: time(nil) - 30, tv_nsec: 0)]
+        #expect(utimensat(AT_FDCWD, path, &past, 0) == 0)
+    }
+
+    /// Writes `byte` at `offset` of `path`, in place.
+    static func write(_ byte: String, at offset: Int, of path: String) throws {
+        let fd = open(path, O_WRONLY)
+        try #require(fd >= 0)
+        defer { close(fd) }
+        #expect(pwrite(fd, byte, 1, off_t(offset)) == 1)
+    }
+
     @Test("a first hit that leaves bodies for its scan gets the entry verified with no body in memory, its file's range the body")
     func theFirstHitLeavesTheBodyInItsFile() throws {
         let (store, directory) = Self.restarted()
@@ -90,15 +105,11 @@ import Testing
         defer { withExtendedLifetime(directory) {} }
         let key = DiskStoreTests.key(1)
         let path = store.path(for: key)
-        var past = [timespec(tv_sec: time(nil) - 30, tv_nsec: 0), timespec(tv_sec: time(nil) - 30, tv_nsec: 0)]
-        #expect(utimensat(AT_FDCWD, path, &past, 0) == 0)
+        Self.dateBack(path)
         _ = store.lookup(key, keepsFirstRead: true, leavesBodyFor: Self.paths.signature)
         #expect(store.holdsInFile(key))
-        let fd = open(path, O_WRONLY)
-        try #require(fd >= 0)
         // The magic's first byte again: the same bytes, other times.
-        #expect(pwrite(fd, "P", 1, 0) == 1)
-        close(fd)
+        try Self.write("P", at: 0, of: path)
         #expect(store.lookup(key, keepsFirstRead: true, leavesBodyFor: Self.paths.signature) == nil)
         #expect(!store.holdsInFile(key))
         #expect(!FileManager.default.fileExists(atPath: path))
@@ -131,12 +142,9 @@ import Testing
         defer { withExtendedLifetime(directory) {} }
         let key = DiskStoreTests.key(1)
         let path = store.path(for: key)
-        let fd = open(path, O_WRONLY)
-        try #require(fd >= 0)
         let size = try #require(CacheFileSystem.fileInfo(path)?.size)
         // A byte inside the last item's name, far past the first 4 KiB.
-        #expect(pwrite(fd, "Z", 1, off_t(size - 40)) == 1)
-        close(fd)
+        try Self.write("Z", at: size - 40, of: path)
         #expect(store.lookup(key, keepsFirstRead: true, leavesBodyFor: Self.paths.signature) == nil)
         #expect(!FileManager.default.fileExists(atPath: path))
         #expect(!store.contains(key))
@@ -169,18 +177,12 @@ import Testing
         defer { withExtendedLifetime(directory) {} }
         let key = DiskStoreTests.key(1)
         let path = store.path(for: key)
-        // Times some seconds ago (recent enough that the read does not refresh them), as an entry's are when it is read
-        // back: a write now changes them whatever the clock's grain.
-        var past = [timespec(tv_sec: time(nil) - 30, tv_nsec: 0), timespec(tv_sec: time(nil) - 30, tv_nsec: 0)]
-        #expect(utimensat(AT_FDCWD, path, &past, 0) == 0)
+        Self.dateBack(path)
         let found = try #require(store.lookup(key, keepsFirstRead: true, leavesBodyFor: Self.paths.signature)?.entry)
         let file = try #require(found.bodyInFile?.file)
         #expect(file.isUnchanged())
         // The same byte written again in place: the bytes are the same, the file's times are not.
-        let fd = open(path, O_WRONLY)
-        try #require(fd >= 0)
-        #expect(pwrite(fd, "{", 1, off_t(file.bodyOffset)) == 1)
-        close(fd)
+        try Self.write("{", at: file.bodyOffset, of: path)
         #expect(!file.isUnchanged())
         var staged = StagedBodyParts([.bytes(Array("head[".utf8)[...]), .file(file, 8..<400), .bytes(Array("]".utf8)[...])])
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 4096, alignment: 64)
