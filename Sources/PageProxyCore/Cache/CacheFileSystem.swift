@@ -137,6 +137,7 @@ package enum CacheFileSystem {
         // A head longer than the scratch (a page with thousands of stored items): the rest of it read into the array.
         while head.count < cut, readError == 0, offset < size {
             filled = fill()
+            if filled == 0 { break }  // shrank meanwhile: a head cut short, which the caller's checks reject
             let taken = min(cut - head.count, filled)
             head += UnsafeRawBufferPointer(rebasing: scratch[..<taken])
             bodyStart = taken
