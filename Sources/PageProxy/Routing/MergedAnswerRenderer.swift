@@ -193,6 +193,9 @@ struct MergedAnswerRenderer: Sendable {
     private static func append(
         _ page: Page, to body: SpooledBody, framing: inout MergedJSONBody, etag: inout AggregateETag
     ) throws(SpoolError) {
+        // A page whose body the cache left in its file is copied once it is read back and checked again (a file changed
+        // in place since: the store is told, and the answer fails before its head).
+        guard let page = page.withBodyRead() else { throw .readFailed(errno: EIO) }
         // Items are compacted, never longer than the page's body; with `[` and `,` at most two bytes more.
         try body.append(atMost: page.body.count + 2) { framing.append(page, to: &$0) } appended: { etag.add(page, framed: $0) }
     }

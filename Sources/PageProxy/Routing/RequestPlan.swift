@@ -187,10 +187,18 @@ struct RequestPlan {
             // plan (issue 13, seventh pass), or once a request when they hold the client's fields.
             pageKeyTable = CacheKeyPages.Table(capacity: route.maxPages)
             // A merged answer holds its pages until it is sent: the entries it reads are kept from their first hit.
-            cachePolicy = controls.cacheDirectives.applied(
+            var policy = controls.cacheDirectives.applied(
                 to: CachePolicy(
                     ttl: route.ttl, staleIfError: route.staleIfError, forceRevalidate: controls.fresh, keepsFirstRead: controls.format == .json,
                     maxBodyBytes: route.maxPageBytes))
+            // A merged answer that sends each page's items as they are, of a scheme that reads nothing from a page's body
+            // (PageProxy numbers the pages): its pages' bodies may be checked in their files and left there (issue 13,
+            // fourteenth pass; only where the store holds files, `cache.sendFromFiles`). `_fields`, `_explain` and NDJSON
+            // read the bodies.
+            if controls.format == .json, controls.fields == nil, !controls.explain, let strategy, !strategy.followsUpstream, let scanPaths {
+                policy.leavesBodiesFor = scanPaths.signature
+            }
+            cachePolicy = policy
             // The window's skip and the fields decide the bytes too: they are part of the key.
             memoKey = controls.format == .json && !controls.cacheDirectives.bypassesMemo
                 ? MergedAnswerMemo.key(

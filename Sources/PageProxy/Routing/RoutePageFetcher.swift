@@ -105,7 +105,7 @@ enum RoutePageFetcher {
         let (routeName, ttl) = (plan.route.name, plan.route.ttl)
         return { fetched, number, url, started in
             let (response, source) = (fetched.response, fetched.outcome)
-            record.fetched(number: number, url: url, status: response.status.code, outcome: source, bytes: response.body.count, started: started)
+            record.fetched(number: number, url: url, status: response.status.code, outcome: source, bytes: response.bodyCount, started: started)
             tally.record(source, stored: fetched.stored, response: response, routeTTL: ttl)
             metrics?.cacheOutcome(route: routeName, outcome: source.rawValue)
         }

@@ -11,8 +11,17 @@ package struct CacheEntry: Sendable, Equatable {
     /// the entry is made (stored, or read back from its file), not for every answer.
     package private(set) var isPrivate: Bool
     package var body: [UInt8] {
-        didSet { file = nil }
+        didSet {
+            file = nil
+            bodyInFile = nil
+        }
     }
+    /// The body verified through its held file and not kept (`body` is then empty; issue 13, fourteenth pass): only a
+    /// lookup that asks for it (`DiskStore.lookup(_:keepsFirstRead:leavesBodyFor:)`) gets such an entry, and it is never
+    /// kept in memory, read ahead for another walk, nor written. `withBodyRead` gives the bytes.
+    package var bodyInFile: BodyInFile?
+    /// The body's length, in memory or not.
+    package var bodyCount: Int { bodyInFile?.length ?? body.count }
     /// The open entry file `body` was read and verified from, when the store kept it for sending from (`HeldEntryFile`;
     /// issue 13, eighth pass); any change of `body` forgets it. Not part of the entry's identity (`==`), nor stored.
     package var file: HeldEntryFile?
@@ -54,6 +63,17 @@ package struct CacheEntry: Sendable, Equatable {
             && left.lifetimeFromUpstream == right.lifetimeFromUpstream && left.bodyChecksum == right.bodyChecksum && left.scan == right.scan
     }
 
+    /// The entry with its body in memory: read back from its held file and checked when it was left there
+    /// (`bodyInFile`); nil when that fails (the store is told, and removes the entry).
+    package func withBodyRead() -> CacheEntry? {
+        guard let bodyInFile else { return self }
+        guard let bytes = bodyInFile.read() else { return nil }
+        var entry = self
+        entry.body = bytes
+        entry.file = bodyInFile.file
+        return entry
+    }
+
     /// The entry without its open file (a copy kept in memory must not hold a descriptor).
     package var withoutFile: CacheEntry {
         var entry = self
@@ -81,6 +101,7 @@ package struct CacheEntry: Sendable, Equatable {
         response.storedChecksum = bodyChecksum
         response.storedScan = scan
         response.storedFile = file
+        response.bodyInFile = bodyInFile
         return response
     }
 

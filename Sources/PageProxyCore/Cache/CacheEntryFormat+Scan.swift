@@ -48,8 +48,9 @@ extension CacheEntryFormat {
         }
     }
 
-    static func readScan(_ reader: inout ByteReader, body: [UInt8]) throws(Invalid) -> StoredScan? {
-        let bodyCount = body.count
+    /// - Parameter body: the body, to work out whether the items are a comma run; nil when it is not in memory (then
+    ///   that is worked out from the items' places alone: `StoredScan.isAdjacentRun`).
+    static func readScan(_ reader: inout ByteReader, bodyCount: Int, body: [UInt8]?) throws(Invalid) -> StoredScan? {
         guard let present = reader.uint8() else { throw .badHeader }
         guard present == 1 else {
             guard present == 0 else { throw .badHeader }
@@ -83,6 +84,11 @@ extension CacheEntryFormat {
             }
             guard let value else { throw .badHeader }
             values[Int(index)] = value
+        }
+        guard let body else {
+            var scan = StoredScan(signature: signature, items: items, values: values)
+            scan.isCommaRun = StoredScan.isAdjacentRun(items)
+            return scan
         }
         return StoredScan(signature: signature, items: items, values: values, body: body)
     }

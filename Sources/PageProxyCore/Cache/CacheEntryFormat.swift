@@ -85,13 +85,26 @@ package enum CacheEntryFormat {
 
     /// The entry of a file read in two parts: `head` (prefix and header) and `body`, which the entry keeps as is.
     package static func decode(head: [UInt8], body: [UInt8], key: CacheKey) throws(Invalid) -> CacheEntry {
+        try decode(head: head, body: body, bodyLength: body.count, key: key)
+    }
+
+    /// The entry of a file whose head alone is at hand (its body, `bodyLength` bytes, read apart:
+    /// `CacheFileSystem.readHashingBody`): every check of `decode` but the body's checksum, which is the caller's
+    /// (`bodyChecksum` against the XXH64 of the body as read). The entry's body is empty; its stored scan's ranges are
+    /// checked against `bodyLength`, and its comma run is worked out from the items' places (`StoredScan.isAdjacentRun`).
+    package static func decodeHead(_ head: [UInt8], bodyLength: Int, key: CacheKey) throws(Invalid) -> CacheEntry {
+        try decode(head: head, body: nil, bodyLength: bodyLength, key: key)
+    }
+
+    private static func decode(head: [UInt8], body: [UInt8]?, bodyLength expectedLength: Int, key: CacheKey) throws(Invalid) -> CacheEntry {
         guard head.count >= prefixLength else { throw .tooShort }
         guard head[0..<4].elementsEqual(magic) else { throw .badMagic }
         var reader = ByteReader(bytes: head, offset: 4)
         let version = reader.uint32() ?? 0
         guard version == Self.version else { throw .unsupportedVersion(version) }
         guard let headerLength = reader.uint32(), let bodyLength = reader.uint64(), let headerChecksum = reader.uint64(),
-            headerLength <= maxHeaderLength, head.count == prefixLength + Int(headerLength), bodyLength == UInt64(body.count)
+            headerLength <= maxHeaderLength, head.count == prefixLength + Int(headerLength), expectedLength >= 0,
+            bodyLength == UInt64(expectedLength), body.map({ $0.count == expectedLength }) ?? true
         else { throw .lengthMismatch }
         let headerEnd = head.count
         let headerSum = head.withUnsafeBytes { XXHash64.hash(UnsafeRawBufferPointer(rebasing: $0[prefixLength...])) }
@@ -101,7 +114,7 @@ package enum CacheEntryFormat {
             let freshUntil = header.uint64(), let flags = header.uint8(), let bodyChecksum = header.uint64(), let count = header.uint16()
         else { throw .badHeader }
         guard keyBytes.elementsEqual(key.hex.utf8) else { throw .wrongKey }
-        guard body.withUnsafeBytes({ XXHash64.hash($0) }) == bodyChecksum else { throw .checksumMismatch }
+        if let body, body.withUnsafeBytes({ XXHash64.hash($0) }) != bodyChecksum { throw .checksumMismatch }
         var headers = HTTPHeaders()
         for _ in 0..<count {
             guard let nameLength = header.uint16(), let name = header.bytes(Int(nameLength)),
@@ -109,10 +122,10 @@ package enum CacheEntryFormat {
             else { throw .badHeader }
             headers.add(String(decoding: name, as: UTF8.self), String(decoding: value, as: UTF8.self))
         }
-        let scan = try readScan(&header, body: body)
+        let scan = try readScan(&header, bodyCount: expectedLength, body: body)
         guard header.offset == headerEnd else { throw .badHeader }
         return CacheEntry(
-            status: HTTPStatus(code: Int(code)), headers: headers, body: body,
+            status: HTTPStatus(code: Int(code)), headers: headers, body: body ?? [],
             storedAt: date(milliseconds: Int64(bitPattern: storedAt)), freshUntil: date(milliseconds: Int64(bitPattern: freshUntil)),
             mustRevalidate: flags & 1 != 0, lifetimeFromUpstream: flags & 2 != 0, scan: scan, bodyChecksum: bodyChecksum)
     }

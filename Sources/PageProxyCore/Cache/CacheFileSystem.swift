@@ -62,8 +62,121 @@ package enum CacheFileSystem {
     /// With `directory` (a descriptor of a directory), `path` is relative to it (`EntryDirectory`).
     package static func read(
         _ path: String, in directory: Int32 = AT_FDCWD, headLength: (UnsafeRawBufferPointer) -> Int?, guessedHeadLength: Int? = nil,
-        touch: Bool = false, wait: ReadWait = .mayWaitForDisk, holding budget: HeldEntryFileBudget? = nil
+        touch: Bool = false, wait: ReadWait = .mayWaitForDisk, holding budget: HeldEntryFileBudget? = nil,
+        onChanged: (@Sendable (_ inode: UInt64) -> Void)? = nil
     ) throws(Failure) -> (head: [UInt8], tail: [UInt8], inode: UInt64, file: HeldEntryFile?)? {
+        guard let (fd, opened) = try openForReading(path, in: directory) else { return nil }
+        var info = opened
+        var held: HeldEntryFile?
+        defer { if held == nil { close(fd) } }
+        touchIfDue(fd, &info, touch: touch)
+        let size = Int(info.st_size)
+        var readError: Int32 = 0
+        var file = guessedHeadLength.flatMap { guess in
+            readInOne(fd, size: size, guessedHeadLength: guess, headLength: headLength, wait: wait, error: &readError)
+        }
+        if file == nil, readError == 0 { file = readInTwo(fd, size: size, headLength: headLength, wait: wait, error: &readError) }
+        guard readError == 0, let (head, tail) = file else { throw Failure(call: "read", path: path, errno: readError) }
+        if let budget { held = HeldEntryFile(descriptor: fd, bodyOffset: head.count, budget: budget, stamp: .init(info), onChanged: onChanged) }
+        return (head, tail, UInt64(info.st_ino), held)
+    }
+
+    /// A file read through the calling thread's scratch buffer (`ThreadScratch`): its head as an array, where
+    /// `headLength` (shown its first bytes) says it ends, and its body (the rest) hashed with XXH64 as it passes, kept
+    /// in an array only when `keepsBody` (shown the head and the body's length) says so (issue 13, fourteenth pass: a
+    /// body sent from its file need not be in memory to be checked). The descriptor is held when `budget` has room.
+    ///
+    /// `bodyRead` is how many body bytes the file gave (fewer than its size said when it shrank meanwhile: the caller's
+    /// length check rejects it). Nil when the file does not exist.
+    package static func readHashingBody(
+        _ path: String, in directory: Int32 = AT_FDCWD, headLength: (UnsafeRawBufferPointer) -> Int?, touch: Bool = false,
+        wait: ReadWait = .mayWaitForDisk, holding budget: HeldEntryFileBudget, onChanged: (@Sendable (_ inode: UInt64) -> Void)? = nil,
+        keepsBody: (_ head: [UInt8], _ bodyLength: Int) -> Bool
+    ) throws(Failure) -> (head: [UInt8], body: [UInt8]?, bodyRead: Int, bodyHash: UInt64, inode: UInt64, file: HeldEntryFile?)? {
+        guard let (fd, opened) = try openForReading(path, in: directory) else { return nil }
+        var info = opened
+        touchIfDue(fd, &info, touch: touch)
+        return try ThreadScratch.with { (scratch) throws(Failure) in
+            try readHashingBody(
+                fd, info: info, path: path, through: scratch, headLength: headLength, wait: wait, holding: budget,
+                onChanged: onChanged, keepsBody: keepsBody)
+        }
+    }
+
+    /// `readHashingBody` of the open `fd` through `scratch`; closes `fd` unless it is held.
+    private static func readHashingBody(
+        _ fd: Int32, info: stat, path: String, through scratch: UnsafeMutableRawBufferPointer, headLength: (UnsafeRawBufferPointer) -> Int?,
+        wait: ReadWait, holding budget: HeldEntryFileBudget, onChanged: (@Sendable (_ inode: UInt64) -> Void)?,
+        keepsBody: (_ head: [UInt8], _ bodyLength: Int) -> Bool
+    ) throws(Failure) -> (head: [UInt8], body: [UInt8]?, bodyRead: Int, bodyHash: UInt64, inode: UInt64, file: HeldEntryFile?) {
+        let base = scratch.baseAddress.unsafelyUnwrapped
+        var held: HeldEntryFile?
+        defer { if held == nil { close(fd) } }
+        let size = Int(info.st_size)
+        var offset = 0
+        var readError: Int32 = 0
+        // The scratch filled from the file (a ~21 KB entry whole, in one read), or up to its end; how many bytes came.
+        func fill() -> Int {
+            var filled = 0
+            while filled < scratch.count, offset < size {
+                let count = retrying {
+                    readChunk(fd, base.assumingMemoryBound(to: UInt8.self) + filled, min(scratch.count - filled, size - offset), at: offset, wait: wait)
+                }
+                if count < 0 { readError = errno }
+                if count <= 0 { break }
+                filled += count
+                offset += count
+            }
+            return filled
+        }
+        var filled = fill()
+        let cut = min(max(headLength(UnsafeRawBufferPointer(rebasing: scratch[..<filled])) ?? size, 0), size)
+        var head = [UInt8](UnsafeRawBufferPointer(rebasing: scratch[..<min(cut, filled)]))
+        // Where the body starts in what the scratch holds now.
+        var bodyStart = head.count
+        // A head longer than the scratch (a page with thousands of stored items): the rest of it read into the array.
+        while head.count < cut, readError == 0, offset < size {
+            filled = fill()
+            if filled == 0 { break }  // shrank meanwhile: a head cut short, which the caller's checks reject
+            let taken = min(cut - head.count, filled)
+            head += UnsafeRawBufferPointer(rebasing: scratch[..<taken])
+            bodyStart = taken
+        }
+        guard readError == 0 else { throw Failure(call: "read", path: path, errno: readError) }
+        let bodyLength = max(0, size - cut)
+        var body: [UInt8]? = keepsBody(head, bodyLength) ? [] : nil
+        body?.reserveCapacity(bodyLength)
+        var hash = XXHash64.Streaming()
+        var bodyRead = 0
+        // A file shorter than its head has no body here: the caller's length checks reject it.
+        while head.count == cut {
+            let piece = UnsafeRawBufferPointer(rebasing: scratch[bodyStart..<filled])
+            hash.update(piece)
+            body?.append(contentsOf: piece)
+            bodyRead += piece.count
+            guard offset < size else { break }
+            filled = fill()
+            bodyStart = 0
+            if readError != 0 || filled == 0 { break }  // 0: shrank meanwhile (the caller's length check rejects it)
+        }
+        guard readError == 0 else { throw Failure(call: "read", path: path, errno: readError) }
+        held = HeldEntryFile(descriptor: fd, bodyOffset: cut, budget: budget, stamp: .init(info), onChanged: onChanged)
+        return (head, body, bodyRead, hash.finalize(), UInt64(info.st_ino), held)
+    }
+
+    /// Refreshes the file's times through `fd` when `touch` asks and they are not recent (`wasTouchedRecently`), before
+    /// its bytes are read, and takes `info` again: the times a held file's `stamp` is compared with are those after the
+    /// touch (attack13 L1), and no path is looked up again (the LRU order that survives a restart).
+    private static func touchIfDue(_ fd: Int32, _ info: inout stat, touch: Bool) {
+        guard touch, !wasTouchedRecently(modifiedAt: info.st_mtim.tv_sec), futimens(fd, nil) == 0 else { return }
+        var touched = stat()
+        if fstat(fd, &touched) == 0 { info = touched }
+    }
+
+    /// `path` (under `directory`) opened read-only without touching its access time, and its `stat`; nil when it does
+    /// not exist. Only a regular file is opened (attack13 H1: a FIFO, a device or a directory in an entry's place is no
+    /// entry). The caller closes the descriptor.
+    private static func openForReading(_ path: String, in directory: Int32) throws(Failure) -> (fd: Int32, info: stat)? {
         // Without the access time: with `relatime`, the first read after each touch wrote the inode (4 % of a
         // read-back after a restart, issue 13); the LRU order is the modification time, which `touch` sets.
         var fd = retrying { pageproxy_openat_noatime(directory, path) }
@@ -72,23 +185,17 @@ package enum CacheFileSystem {
             if errno == ENOENT { return nil }
             throw failure("open", path)
         }
-        var held: HeldEntryFile?
-        defer { if held == nil { close(fd) } }
         var info = stat()
-        guard fstat(fd, &info) == 0 else { throw failure("fstat", path) }
-        // A FIFO, a device or a directory in an entry's place is no entry (attack13 H1).
-        guard info.st_mode & S_IFMT == S_IFREG else { throw Failure(call: "open", path: path, errno: EINVAL) }
-        let size = Int(info.st_size)
-        var readError: Int32 = 0
-        var file = guessedHeadLength.flatMap { guess in
-            readInOne(fd, size: size, guessedHeadLength: guess, headLength: headLength, wait: wait, error: &readError)
+        guard fstat(fd, &info) == 0 else {
+            let error = failure("fstat", path)
+            close(fd)
+            throw error
         }
-        if file == nil, readError == 0 { file = readInTwo(fd, size: size, headLength: headLength, wait: wait, error: &readError) }
-        guard readError == 0, let (head, tail) = file else { throw Failure(call: "read", path: path, errno: readError) }
-        // Through the descriptor: no second path look-up (the LRU order that survives a restart).
-        if touch, !wasTouchedRecently(modifiedAt: info.st_mtim.tv_sec) { _ = futimens(fd, nil) }
-        if let budget { held = HeldEntryFile(descriptor: fd, bodyOffset: head.count, budget: budget) }
-        return (head, tail, UInt64(info.st_ino), held)
+        guard info.st_mode & S_IFMT == S_IFREG else {
+            close(fd)
+            throw Failure(call: "open", path: path, errno: EINVAL)
+        }
+        return (fd, info)
     }
 
     /// A file of `size` bytes cut where `headLength`, shown its first bytes, says (see `read`).

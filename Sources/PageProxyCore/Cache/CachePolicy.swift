@@ -12,6 +12,12 @@ package struct CachePolicy: Sendable, Equatable {
     /// in memory from its first hit after a restart, since it takes no memory the answer does not take already
     /// (issue 13: the second request after a restart read every file again).
     package var keepsFirstRead: Bool
+    /// The scan signature of a walk that sends its cached pages from their files and reads nothing else of their bodies
+    /// (a merged answer with no fields selected, no `_explain`, of a scheme PageProxy numbers itself), with
+    /// `keepsFirstRead`: an entry read from its file on its first hit, whose stored scan is for it, is verified through
+    /// a reused buffer and its body left in the held file (`CacheEntry.bodyInFile`; issue 13, fourteenth pass). Nil:
+    /// every body is read into memory.
+    package var leavesBodiesFor: UInt64?
     /// The client's `max-age=N` (N > 0; RFC 9111 §5.2.1.1): an entry stored (or revalidated) longer ago than this
     /// is revalidated, however fresh.
     package var maxAge: Duration?
@@ -31,7 +37,7 @@ package struct CachePolicy: Sendable, Equatable {
     /// at `now`: fresh by the route's own TTL (`CacheEntry.freshUntil(routeTTL:)`), within its page size, and no
     /// revalidation forced. Routes on one upstream URL share entries: each judges them by its own limits.
     package func servesFresh(_ entry: CacheEntry, at now: Date) -> Date? {
-        guard !forceRevalidate, entry.body.count <= maxBodyBytes else { return nil }
+        guard !forceRevalidate, entry.bodyCount <= maxBodyBytes else { return nil }
         // Stored while the clock was ahead, or it stepped back since (NTP, a VM snapshot restored): its age cannot be
         // told, so it is revalidated (a 304 stores it again at the clock's time), never fresh for the skew on top
         // (attack13 M1: stored a day ahead, 60 s pages were fresh for a day).
@@ -41,6 +47,13 @@ package struct CachePolicy: Sendable, Equatable {
         if let maxAge, now.timeIntervalSince(entry.storedAt) > maxAge.timeInterval { return nil }
         if let minFresh, freshUntil.timeIntervalSince(now) < minFresh.timeInterval { return nil }
         return now < freshUntil ? freshUntil : nil
+    }
+
+    /// The same policy with every body read into memory (`leavesBodiesFor` nil).
+    package var readingWhole: CachePolicy {
+        var policy = self
+        policy.leavesBodiesFor = nil
+        return policy
     }
 
     package init(

@@ -124,20 +124,28 @@ package final class CachingPageSource: Sendable {
         let key = CacheKey(request)
         var found = await lookup(key, in: store, policy: policy)
         if let hit = hit(found, policy: policy) { return hit }
+        // A body left in its file leaves here only as a hit (review16 B2): the revalidation, the stale answer and the
+        // flight below need the bytes, so an entry found so but no hit (stale by now) is looked up again, body and all.
+        if found?.entry.bodyInFile != nil {
+            found = await lookup(key, in: store, policy: policy.readingWhole)
+            if let hit = hit(found, policy: policy) { return hit }
+        }
         // A stale copy kept in memory may be older than the file: a fresher version another process stored wins over
         // revalidating or serving this one (attack6 F4).
         if found != nil, store.fileWasReplaced(key) {
-            found = await lookup(key, in: store, policy: policy)
+            found = await lookup(key, in: store, policy: policy.readingWhole)
             if let hit = hit(found, policy: policy) { return hit }
         }
         // An entry larger than the route's pages may be is not this route's to revalidate or serve stale (a 304 has
         // no body for the transport's limit to refuse): the route asks as if nothing were stored.
-        let cached = found.flatMap { $0.entry.body.count <= policy.maxBodyBytes ? $0.entry : nil }
+        // Never one without its body in memory (a 304 rewrites the entry, a stale answer is served whole).
+        let cached = found.flatMap { $0.entry.bodyInFile == nil && $0.entry.body.count <= policy.maxBodyBytes ? $0.entry : nil }
         if policy.onlyIfCached { throw .notCached(origin: request.url.origin.description) }
         return try await collapsed(key, in: collapser, request: request, cached: cached, policy: policy, transport: transport,
                                    timeout: timeout, maxBodyBytes: maxBodyBytes) { flightDeadline in
             // A fetch that finished between the read above and this one stored the page: use it, not a second request.
-            if let hit = self.hit(await self.lookup(key, in: store, policy: policy), policy: policy) {
+            // Read whole: the flight's answer is shared with every request that joins it (an NDJSON walk's too).
+            if let hit = self.hit(await self.lookup(key, in: store, policy: policy.readingWhole), policy: policy) {
                 return .success(CachedResponse(fetched: hit))
             }
             let stores = policy.noStore ? nil : store
@@ -202,9 +210,9 @@ package final class CachingPageSource: Sendable {
     /// - Parameter key: `CacheKey(request)`, when the caller has it already (a plan's first page).
     package func freshHit(_ request: UpstreamRequest, key: CacheKey? = nil, policy: CachePolicy) -> Fetched? {
         guard let store, store.isEnabled, policy.ttl > .zero, !policy.forceRevalidate, request.method == .get else { return nil }
-        guard case .found(let entry, let stamp) = store.lookupInline(key ?? CacheKey(request), keepsFirstRead: policy.keepsFirstRead) else {
-            return nil
-        }
+        let found = store.lookupInline(key ?? CacheKey(request), keepsFirstRead: policy.keepsFirstRead, leavesBodyFor: policy.leavesBodiesFor)
+        guard case .found(let entry, let stamp) = found else { return nil }
+        // One whose body was left in its file and is no hit is dropped: `fetch` looks it up again, body and all.
         return hit((entry, stamp), policy: policy)
     }
 
@@ -248,7 +256,8 @@ package final class CachingPageSource: Sendable {
             // Only fresh entries are held: a stale one is read again by the fetch that revalidates it.
             store.readAhead(
                 keys(), unusedSince: asked,
-                keep: { entry in policy.servesFresh(entry, at: clock.wallNow()) != nil }, until: { cancellation?.isCancelled == true })
+                keep: { entry in policy.servesFresh(entry, at: clock.wallNow()) != nil }, until: { cancellation?.isCancelled == true },
+                leavesBodyFor: policy.leavesBodiesFor)
         }
     }
 
@@ -272,14 +281,14 @@ package final class CachingPageSource: Sendable {
     /// The entry for `key`: read inline when its bytes are in memory (the page cache included), otherwise on
     /// `diskQueue`, so that a thread of the cooperative pool never waits for the disk.
     private func lookup(_ key: CacheKey, in store: DiskStore, policy: CachePolicy) async -> (entry: CacheEntry, stamp: PageStamp)? {
-        let keeps = policy.keepsFirstRead
-        switch store.lookupInline(key, keepsFirstRead: keeps) {
+        let (keeps, leaves) = (policy.keepsFirstRead, policy.leavesBodiesFor)
+        switch store.lookupInline(key, keepsFirstRead: keeps, leavesBodyFor: leaves) {
         case .found(let entry, let stamp): return (entry, stamp)
         case .missing: return nil
         case .wouldBlock:
             coldReadCount.withLock { $0 += 1 }
             return await withCheckedContinuation { continuation in
-                Self.diskQueue.async { continuation.resume(returning: store.lookup(key, keepsFirstRead: keeps)) }
+                Self.diskQueue.async { continuation.resume(returning: store.lookup(key, keepsFirstRead: keeps, leavesBodyFor: leaves)) }
             }
         }
     }
@@ -366,7 +375,7 @@ package final class CachingPageSource: Sendable {
     /// answer's `Cache-Control` and the memo follow it).
     private static func taken(_ fetched: Fetched, policy: CachePolicy, maxBodyBytes: Int, origin: PageURL.Origin) throws(UpstreamError) -> Fetched {
         let limit = min(maxBodyBytes, policy.maxBodyBytes)
-        guard fetched.response.body.count <= limit else { throw .responseTooLarge(origin: origin.description, limit: limit) }
+        guard fetched.response.bodyCount <= limit else { throw .responseTooLarge(origin: origin.description, limit: limit) }
         var taken = fetched
         taken.stored = fetched.stored?.judged(routeTTL: policy.ttl)
         return taken

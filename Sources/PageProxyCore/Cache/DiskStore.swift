@@ -43,6 +43,13 @@ package final class DiskStore: Sendable {
         func hitsAfterNextUse(interval: UInt64) -> UInt64 { hitsSinceTouch.map { $0 + 1 } ?? interval }
     }
 
+    /// An entry kept with its held file and no body in memory (`State.held`), and the version it is.
+    private struct HeldEntry {
+        var entry: CacheEntry
+        var generation: UInt64
+        var use: RecencyList<CacheKey>.Handle
+    }
+
     /// An entry read ahead of the lookups that will want it (`readAhead`), verified and not yet looked up.
     private struct ReadAhead {
         var entry: CacheEntry
@@ -85,6 +92,12 @@ package final class DiskStore: Sendable {
         var memoryRecency = RecencyList<CacheKey>()
         /// An eviction is queued and has not started: writes meanwhile need not queue another.
         var evictionQueued = false
+        /// Entries whose bodies were verified and left in their held files (`CacheEntry.bodyInFile`), kept with those
+        /// files for the next lookup that leaves bodies for the same scan (issue 13, fourteenth pass: the second merged
+        /// read-back after a restart neither reads the files again nor faults in copies); at most `heldEntryLimit`, the
+        /// least recently used let go first, and dropped with the copy in memory (`dropMemory`).
+        var held: [CacheKey: HeldEntry] = [:]
+        var heldRecency = RecencyList<CacheKey>()
         /// Entries read ahead (`readAhead`), until a lookup takes them; bounded, the oldest dropped first.
         var readAhead: [CacheKey: ReadAhead] = [:]
         /// The keys read ahead, oldest first (some may have been taken since).
@@ -213,6 +226,12 @@ package final class DiskStore: Sendable {
     /// The body bytes of the entries kept in memory (never more than the memory bound).
     package var memoryByteCount: Int { state.withLock { $0.memoryBytes } }
 
+    /// Whether the entry for `key` is kept with its held file, its body not in memory (`State.held`; tests).
+    package func holdsInFile(_ key: CacheKey) -> Bool { state.withLock { $0.held[key] != nil } }
+
+    /// The most entries kept with their held files: half the budget, the rest for answers being sent.
+    private var heldEntryLimit: Int { heldFiles.capacity / 2 }
+
     /// Whether the entry for `key` is held read ahead, not yet taken by a lookup (tests).
     package func holdsReadAhead(_ key: CacheKey) -> Bool { state.withLock { $0.readAhead[key] != nil } }
 
@@ -249,10 +268,16 @@ package final class DiskStore: Sendable {
     ///
     /// The stamp is taken before the file is read, so a write racing with the read can only make it older than the
     /// bytes (an answer built from them is then dropped early), never newer.
-    /// - Parameter keepsFirstRead: keep an entry read from its file in memory even on its first hit since this process
-    ///   started (the caller holds its bytes anyway: `CachePolicy.keepsFirstRead`).
-    package func lookup(_ key: CacheKey, keepsFirstRead: Bool = false) -> (entry: CacheEntry, stamp: PageStamp)? {
-        guard case .found(let entry, let stamp) = lookup(key, wait: .mayWaitForDisk, keepsFirstRead: keepsFirstRead) else { return nil }
+    /// - Parameters:
+    ///   - keepsFirstRead: keep an entry read from its file in memory even on its first hit since this process
+    ///     started (the caller holds its bytes anyway: `CachePolicy.keepsFirstRead`).
+    ///   - leavesBodyFor: the scan signature of a caller that sends bodies from their files (`CachePolicy.leavesBodiesFor`,
+    ///     with `keepsFirstRead`): an entry read from its file on its first hit, whose stored scan is for it, is
+    ///     verified through a reused buffer and its body left in the held file (`CacheEntry.bodyInFile`; issue 13,
+    ///     fourteenth pass). Nil: every entry found has its body in memory.
+    package func lookup(_ key: CacheKey, keepsFirstRead: Bool = false, leavesBodyFor: UInt64? = nil) -> (entry: CacheEntry, stamp: PageStamp)? {
+        guard case .found(let entry, let stamp) = lookup(key, wait: .mayWaitForDisk, keepsFirstRead: keepsFirstRead, leavesBodyFor: leavesBodyFor)
+        else { return nil }
         return (entry, stamp)
     }
 
@@ -266,8 +291,8 @@ package final class DiskStore: Sendable {
 
     /// As `lookup`, but without waiting for the disk: an entry kept in memory, or a file whose bytes are all in the
     /// kernel's page cache, is read inline; any other is `.wouldBlock` (and stays in the index).
-    package func lookupInline(_ key: CacheKey, keepsFirstRead: Bool = false) -> InlineLookup {
-        lookup(key, wait: .pageCacheOnly, keepsFirstRead: keepsFirstRead)
+    package func lookupInline(_ key: CacheKey, keepsFirstRead: Bool = false, leavesBodyFor: UInt64? = nil) -> InlineLookup {
+        lookup(key, wait: .pageCacheOnly, keepsFirstRead: keepsFirstRead, leavesBodyFor: leavesBodyFor)
     }
 
     /// As `lookupInline`, for an entry kept in memory that `isUsable` accepts (a fresh one) only: any other lookup is
@@ -288,17 +313,25 @@ package final class DiskStore: Sendable {
         return (found.entry, PageStamp(key: key, generation: found.generation))
     }
 
-    private func lookup(_ key: CacheKey, wait: CacheFileSystem.ReadWait, keepsFirstRead: Bool) -> InlineLookup {
-        var found = use(key)
+    private func lookup(_ key: CacheKey, wait: CacheFileSystem.ReadWait, keepsFirstRead: Bool, leavesBodyFor: UInt64?) -> InlineLookup {
+        // Only a caller that holds the entry and sends it from its file may be given a body left there.
+        let leavesBodyFor = keepsFirstRead ? leavesBodyFor : nil
+        var found = use(key, leavesBodyFor: leavesBodyFor)
         // Unknown here: a file another process wrote is indexed, then used.
         if case .unknown = found, ledger != nil, let info = CacheFileSystem.fileInfo(path(for: key)) {
             adopt(key, size: info.size)
-            found = use(key)
+            found = use(key, leavesBodyFor: leavesBodyFor)
         }
         guard case .used(let shouldTouch, let remembered, let ahead, let generation, let seen, let entries) = found else { return .missing }
         let stamp = PageStamp(key: key, generation: generation)
         // A hit in memory builds no path unless it refreshes the file's time (issue 13: a string a hit otherwise).
         if let remembered {
+            // One kept with its held file: written in place since it was verified (attack13 L1), it is no entry.
+            if let file = remembered.bodyInFile?.file, !file.isUnchanged() {
+                state.withLock { state in Self.dropHeld(key, &state) }
+                removeCorrupt(key, inode: file.stamp.inode)
+                return .missing
+            }
             if shouldTouch { CacheFileSystem.touch(path(for: key)) }
             return .found(remembered, stamp)
         }
@@ -310,14 +343,19 @@ package final class DiskStore: Sendable {
             // The read-ahead checked the file's inode after its read (issue 13, ninth pass: a second path `stat` here
             // for every entry read ahead).
             guard let version = noteFileInode(key, ahead.inode, readUnder: generation) else { return .missing }
-            if seen || keepsFirstRead && entry.file == nil { remember(entry, for: key, inode: ahead.inode, generation: version, checkIn: nil) }
+            if entry.bodyInFile != nil {
+                keepHeld(entry, for: key, generation: version)
+            } else if seen || keepsFirstRead && entry.file == nil {
+                remember(entry, for: key, inode: ahead.inode, generation: version, checkIn: nil)
+            }
             return .found(entry, PageStamp(key: key, generation: version))
         }
         guard let entries else { return .missing }
         let file: EntryFile?
         do throws(CacheFileSystem.Failure) {
-            // A caller that keeps the entry's bytes (a merged answer) may send them from the file instead.
-            file = try readEntryFile(key, in: entries, touch: shouldTouch, wait: wait, holdsFile: keepsFirstRead)
+            // A caller that keeps the entry's bytes (a merged answer) may send them from the file instead; on the entry's
+            // first hit since the start, it may be given the body verified there and not read into memory.
+            file = try readEntryFile(key, in: entries, touch: shouldTouch, wait: wait, holdsFile: keepsFirstRead, leavesBodyFor: seen ? nil : leavesBodyFor)
         } catch {
             if error.wouldBlock {
                 // The read off the pool that follows counts as this use; it refreshes the file's time if this would have.
@@ -332,15 +370,20 @@ package final class DiskStore: Sendable {
             return .missing
         }
         do throws(CacheEntryFormat.Invalid) {
-            var entry = try CacheEntryFormat.decode(head: file.head, body: file.tail, key: key)
-            entry.file = file.file
+            guard let entry = try file.entry(for: key) else {
+                // Verified, but the held-files budget filled meanwhile: read as any other caller's, body and all.
+                return lookup(key, wait: wait, keepsFirstRead: keepsFirstRead, leavesBodyFor: nil)
+            }
             // Kept in memory once this process has seen the entry before (written it, or hit it since it started): a
             // walk through entries read once after a restart does not fault in a copy of each (issue 13: that was a
             // third of a read-back's time); their next hit keeps them. A caller that holds the entry anyway keeps it
             // now, unless it sends the body from the file: then the body's memory is let go at once, and reused for
             // the next entry's (issue 13, eighth pass: no fresh page faults on the first read-back after a restart).
             guard let version = noteFileInode(key, file.inode, readUnder: generation) else { return .missing }
-            if seen || keepsFirstRead && entry.file == nil {
+            if entry.bodyInFile != nil {
+                // Its file was looked at after the read (`noteFileInode`, or the inode known): kept with it.
+                keepHeld(entry, for: key, generation: version)
+            } else if seen || keepsFirstRead && entry.file == nil {
                 remember(entry, for: key, inode: file.inode, generation: version, checkIn: file.directory)
             }
             return .found(entry, PageStamp(key: key, generation: version))
@@ -351,11 +394,26 @@ package final class DiskStore: Sendable {
             // Outside the store's lock, which every lookup takes (loose12); under the directory's, as `remove` does
             // (review15 B2): only the file read is taken aside, exactly once however an eviction or a writer races it, and
             // only its own size is subtracted. Only a record of it is dropped: a version written or read since keeps its own.
-            takeAside(key, ifInode: file.inode)
-            state.withLock { state in
-                if state.records[key].map({ $0.inode == nil || $0.inode == file.inode }) ?? true { Self.dropRecord(key, &state) }
-            }
+            removeCorrupt(key, inode: file.inode)
             return .missing
+        }
+    }
+
+    /// Takes `key`'s file aside when it is still the one with `inode` (found corrupt, or changed in place), and drops
+    /// the record of it (a version written or read since keeps its own).
+    private func removeCorrupt(_ key: CacheKey, inode: UInt64) {
+        takeAside(key, ifInode: inode)
+        state.withLock { state in
+            if state.records[key].map({ $0.inode == nil || $0.inode == inode }) ?? true { Self.dropRecord(key, &state) }
+        }
+    }
+
+    /// Told by a held entry file that a sender found it changed in place since it was verified (attack13 L1): the
+    /// entry is removed off the sender's thread (the removal takes the directory's lock), that inode only.
+    private func changedInPlace(_ key: CacheKey) -> @Sendable (UInt64) -> Void {
+        { [weak self] inode in
+            guard let self else { return }
+            evictions.async { self.removeCorrupt(key, inode: inode) }
         }
     }
 
@@ -380,8 +438,13 @@ package final class DiskStore: Sendable {
     /// record (read and written back by its index), once for a copy in memory only when the record says there is one,
     /// once for the entries read ahead only when there are any (issue 13, seventh pass: five hashes of the key, and a
     /// second hold of the lock for `contains`, were ~4 % of a warm read-back).
-    private func use(_ key: CacheKey) -> Use {
-        state.withLock { state in
+    /// A body-less entry read ahead (`CacheEntry.bodyInFile`) is taken only by a lookup that leaves bodies for its scan
+    /// signature (`leavesBodyFor`); for any other it is dropped, and the lookup reads the file (review16 B3).
+    private func use(_ key: CacheKey, leavesBodyFor: UInt64?) -> Use {
+        // Let go after the lock (its held descriptor is closed then).
+        var refused: ReadAhead?
+        defer { _ = refused }
+        return state.withLock { state in
             guard state.disabledReason == nil, let index = state.records.index(forKey: key) else { return .unknown }
             var record = state.records.values[index]
             state.useCounter += 1
@@ -392,8 +455,19 @@ package final class DiskStore: Sendable {
             let touch = hits >= touchInterval
             record.hitsSinceTouch = touch ? 0 : hits
             state.records.values[index] = record
-            let memory = record.memoryUse == nil ? nil : state.memory[key]
-            let ahead = state.readAhead.isEmpty ? nil : Self.takeReadAhead(key, generation: record.generation, &state)
+            var memory = record.memoryUse == nil ? nil : state.memory[key]
+            // Else one kept with its held file, for a lookup that leaves bodies for its scan.
+            if memory == nil, let leavesBodyFor, let held = state.held[key], held.generation == record.generation,
+                held.entry.scan?.signature == leavesBodyFor
+            {
+                state.heldRecency.moveToNewest(held.use)
+                memory = held.entry
+            }
+            var ahead = state.readAhead.isEmpty ? nil : Self.takeReadAhead(key, generation: record.generation, &state)
+            if let body = ahead?.entry, body.bodyInFile != nil, leavesBodyFor == nil || body.scan?.signature != leavesBodyFor {
+                refused = ahead
+                ahead = nil
+            }
             var entries: HeldDirectory?
             if memory == nil, ahead == nil {
                 state.fileReads += 1
@@ -424,9 +498,11 @@ package final class DiskStore: Sendable {
     ///   - keep: whether an entry read is worth holding (the caller's freshness rule: a stale entry is read again by
     ///     the fetch that revalidates it, so holding it would only read it twice).
     ///   - isCancelled: asked before each key: true (the walk that asked has ended) stops the read-ahead there.
+    ///   - leavesBodyFor: as `lookup`'s: an entry not hit since the start whose stored scan is for it is held with its
+    ///     body left in its file (taken only by a lookup that leaves bodies for the same signature).
     package func readAhead(
         _ keys: some Sequence<CacheKey>, unusedSince: UInt64 = .max, keep: (CacheEntry) -> Bool = { _ in true },
-        until isCancelled: () -> Bool = { false }
+        until isCancelled: () -> Bool = { false }, leavesBodyFor: UInt64? = nil
     ) {
         // Keys left to a walk that overtook the read-ahead (see `overtakenMargin`).
         var leftToTheWalk = 0
@@ -448,22 +524,28 @@ package final class DiskStore: Sendable {
                 // after it (issue 13, eleventh pass: 45–129 of 501 files read twice a first read-back after a restart).
                 if let previous, let before = state.records[previous], before.lastUse > unusedSince { return .overtaken }
                 guard state.memory[key] == nil, state.readAhead[key] == nil, record.size <= readAheadByteLimit else { return .skip }
+                // Kept with its held file for this very walk's lookups: nothing to read.
+                if let leavesBodyFor, state.held[key]?.entry.scan?.signature == leavesBodyFor { return .skip }
                 guard Self.hasRoom(for: record.size, limit: readAheadByteLimit, &state) else { return .full }
                 guard let entries = Self.entryDirectory(&state) else { return .skip }
                 return .read(
-                    generation: record.generation, touch: record.hitsAfterNextUse(interval: touchInterval) >= touchInterval, entries: entries)
+                    generation: record.generation, touch: record.hitsAfterNextUse(interval: touchInterval) >= touchInterval, entries: entries,
+                    seen: record.hitsSinceTouch != nil)
             }
-            guard case .read(let generation, let touch, let entries) = wanted else {
+            guard case .read(let generation, let touch, let entries, let seen) = wanted else {
                 if case .full = wanted { return }
                 if case .overtaken = wanted { leftToTheWalk = Self.overtakenMargin }
                 continue
             }
             // Held open for a lookup that sends from it (a merged answer; closed for any other when it takes it).
-            guard let file = try? readEntryFile(key, in: entries, touch: touch, wait: .mayWaitForDisk, holdsFile: true) ?? nil,
-                var entry = try? CacheEntryFormat.decode(head: file.head, body: file.tail, key: key),
+            // Its body left in its file only on the entry's first hit since the start: a lookup keeps an entry seen before
+            // in memory, which needs its bytes.
+            guard
+                let file = try? readEntryFile(
+                    key, in: entries, touch: touch, wait: .mayWaitForDisk, holdsFile: true, leavesBodyFor: seen ? nil : leavesBodyFor) ?? nil,
+                let entry = try? file.entry(for: key),
                 keep(entry), file.directory.inode(key.relativePath) == file.inode
             else { continue }
-            entry.file = file.file
             state.withLock { state in
                 guard state.records[key]?.generation == generation, state.memory[key] == nil, state.readAhead[key] == nil,
                     Self.hasRoom(for: entry.body.count, limit: readAheadByteLimit, &state)
@@ -483,7 +565,7 @@ package final class DiskStore: Sendable {
     /// What `readAhead` does with a key: reads it (the version it wants, whether to refresh its file's time), skips
     /// it, or stops (nothing more fits).
     private enum ReadAheadStep {
-        case read(generation: UInt64, touch: Bool, entries: HeldDirectory)
+        case read(generation: UInt64, touch: Bool, entries: HeldDirectory, seen: Bool)
         case skip
         /// Looked up since the read-ahead was asked, or the key before it was: the walk got there first, or is next.
         case overtaken
@@ -681,25 +763,73 @@ package final class DiskStore: Sendable {
 
     /// An entry file as read: its head and body, its inode, its descriptor when held, and the directory it was read
     /// under (the one to check its inode in again).
-    private typealias EntryFile = (head: [UInt8], tail: [UInt8], inode: UInt64, file: HeldEntryFile?, directory: EntryDirectory)
+    private struct EntryFile {
+        var head: [UInt8]
+        var tail: [UInt8]
+        var inode: UInt64
+        var file: HeldEntryFile?
+        var directory: EntryDirectory
+        /// Read through a reused buffer (`CacheFileSystem.readHashingBody`): the head decoded as it was read, and the
+        /// body's length and XXH64 as read (`tail` holds the body only when it was kept).
+        var hashed: Hashed?
+
+        struct Hashed {
+            var head: Result<CacheEntry, CacheEntryFormat.Invalid>
+            var bodyLength: Int
+            var bodyRead: Int
+            var bodyHash: UInt64
+            var keptBody: Bool
+        }
+
+        /// The entry, verified, with its held file; its body left in that file when it was not kept
+        /// (`CacheEntry.bodyInFile`). Nil when it was not kept and the file could not be held (the budget filled
+        /// meanwhile): the caller reads it again as a whole.
+        func entry(for key: CacheKey) throws(CacheEntryFormat.Invalid) -> CacheEntry? {
+            guard let hashed else {
+                var entry = try CacheEntryFormat.decode(head: head, body: tail, key: key)
+                entry.file = file
+                return entry
+            }
+            var entry = try hashed.head.get()
+            guard hashed.bodyRead == hashed.bodyLength else { throw .lengthMismatch }
+            guard hashed.bodyHash == entry.bodyChecksum else { throw .checksumMismatch }
+            if hashed.keptBody {
+                entry.body = tail
+            } else {
+                guard let file else { return nil }
+                entry.bodyInFile = BodyInFile(file: file, length: hashed.bodyLength, checksum: entry.bodyChecksum)
+            }
+            entry.file = file
+            return entry
+        }
+    }
 
     /// An entry file read in two parts, head and body (see `CacheFileSystem.read`), guessing that its head is as long
     /// as the last one read: the entries of a route have heads of one length, so most are read with one call.
     /// With `holdsFile`, the file stays open for sending from while `heldFiles` has room (`HeldEntryFile`).
     /// Read under the held directory (`EntryDirectory`), compared first with the one at the store's path when that is
     /// due; a file missing there is looked for again under the directory now at the path, if that is another.
+    ///
+    /// With `leavesBodyFor` (and `holdsFile`) and room in the budget, the file is read through the thread's reused
+    /// buffer, its body hashed as it passes and kept only when the entry's stored scan is not for that signature
+    /// (`EntryFile.hashed`; issue 13, fourteenth pass).
     private func readEntryFile(
-        _ key: CacheKey, in held: HeldDirectory, touch: Bool, wait: CacheFileSystem.ReadWait, holdsFile: Bool = false
+        _ key: CacheKey, in held: HeldDirectory, touch: Bool, wait: CacheFileSystem.ReadWait, holdsFile: Bool = false,
+        leavesBodyFor signature: UInt64? = nil
     ) throws(CacheFileSystem.Failure) -> EntryFile? {
         var directory = held.checkDue && !held.directory.isCurrent ? replaceEntryDirectory(held.directory) : held.directory
         let guess = lastHeadLength.load(ordering: .relaxed)
+        let onChanged = holdsFile ? changedInPlace(key) : nil
         func read(_ directory: EntryDirectory) throws(CacheFileSystem.Failure) -> EntryFile? {
+            if holdsFile, let signature, heldFiles.hasRoom {
+                return try readHashing(key, in: directory, touch: touch, wait: wait, leavingBodyFor: signature, onChanged: onChanged)
+            }
             let file = try directory.locate(key.relativePath) { (fd, path) throws(CacheFileSystem.Failure) in
                 try CacheFileSystem.read(
                     path, in: fd, headLength: CacheEntryFormat.headLength(of:), guessedHeadLength: guess == 0 ? nil : guess, touch: touch,
-                    wait: wait, holding: holdsFile ? heldFiles : nil)
+                    wait: wait, holding: holdsFile ? heldFiles : nil, onChanged: onChanged)
             }
-            return file.map { ($0.head, $0.tail, $0.inode, $0.file, directory) }
+            return file.map { EntryFile(head: $0.head, tail: $0.tail, inode: $0.inode, file: $0.file, directory: directory) }
         }
         var file = try read(directory)
         if file == nil, !held.checkDue, !directory.isCurrent {
@@ -708,6 +838,31 @@ package final class DiskStore: Sendable {
         }
         if let file, file.head.count != guess { lastHeadLength.store(file.head.count, ordering: .relaxed) }
         return file
+    }
+
+    /// `key`'s file read under `directory` through the thread's reused buffer (`readEntryFile` with `leavesBodyFor`).
+    private func readHashing(
+        _ key: CacheKey, in directory: EntryDirectory, touch: Bool, wait: CacheFileSystem.ReadWait, leavingBodyFor signature: UInt64,
+        onChanged: (@Sendable (UInt64) -> Void)?
+    ) throws(CacheFileSystem.Failure) -> EntryFile? {
+        var head: Result<CacheEntry, CacheEntryFormat.Invalid> = .failure(.tooShort)
+        var expectedLength = 0
+        let read = try directory.locate(key.relativePath) { (fd, path) throws(CacheFileSystem.Failure) in
+            try CacheFileSystem.readHashingBody(
+                path, in: fd, headLength: CacheEntryFormat.headLength(of:), touch: touch, wait: wait, holding: heldFiles, onChanged: onChanged
+            ) { bytes, bodyLength in
+                expectedLength = bodyLength
+                head = Result { () throws(CacheEntryFormat.Invalid) in try CacheEntryFormat.decodeHead(bytes, bodyLength: bodyLength, key: key) }
+                // Kept for a walk with other paths (its scan is not stored for them), and when there is no file to
+                // leave it in; a corrupt head is a miss either way.
+                guard case .success(let entry) = head else { return false }
+                return entry.scan?.signature != signature || !heldFiles.hasRoom
+            }
+        }
+        guard let read else { return nil }
+        let hashed = EntryFile.Hashed(
+            head: head, bodyLength: expectedLength, bodyRead: read.bodyRead, bodyHash: read.bodyHash, keptBody: read.body != nil)
+        return EntryFile(head: read.head, tail: read.body ?? [], inode: read.inode, file: read.file, directory: directory, hashed: hashed)
     }
 
     /// The held directory and whether it is time to check it (`HeldDirectory`); nil before `open()`.
@@ -814,7 +969,8 @@ package final class DiskStore: Sendable {
     private func remember(_ entry: CacheEntry, for key: CacheKey, inode: UInt64, generation: UInt64, checkIn directory: EntryDirectory?) {
         // Another process's rename is not ordered by this lock anyway: its inode is checked before it, not under it (a
         // `stat` under the store's lock made the walk and the read-ahead thread wait on each other; issue 13).
-        guard entry.body.count <= memoryLimit, directory.map({ $0.inode(key.relativePath) == inode }) ?? true else { return }
+        // A body left in its file is no copy in memory (issue 13, fourteenth pass): never kept here.
+        guard entry.bodyInFile == nil, entry.body.count <= memoryLimit, directory.map({ $0.inode(key.relativePath) == inode }) ?? true else { return }
         // A copy kept in memory holds no descriptor (the budget is for answers being sent).
         let entry = entry.withoutFile
         // The copies dropped to make room are freed here, after the lock (the epoll loop may be waiting for it).
@@ -850,7 +1006,31 @@ package final class DiskStore: Sendable {
         if let use = record.memoryUse { state.memoryRecency.moveToNewest(use) }
     }
 
+    /// Keeps an entry verified with its body left in its held file (`State.held`) for the lookups that leave bodies for
+    /// its scan, unless the record moved on since it was read; the least recently used let go to make room (their
+    /// descriptors closed after the lock).
+    private func keepHeld(_ entry: CacheEntry, for key: CacheKey, generation: UInt64) {
+        let limit = heldEntryLimit
+        guard entry.bodyInFile != nil, limit > 0 else { return }
+        let dropped = state.withLock { state -> [CacheEntry] in
+            guard state.records[key]?.generation == generation, state.held[key] == nil else { return [] }
+            var dropped: [CacheEntry] = []
+            while state.held.count >= limit, let oldest = state.heldRecency.removeOldest() {
+                if let old = state.held.removeValue(forKey: oldest) { dropped.append(old.entry) }
+            }
+            state.held[key] = HeldEntry(entry: entry, generation: generation, use: state.heldRecency.insertNewest(key))
+            return dropped
+        }
+        _ = dropped
+    }
+
+    /// Lets go of `key`'s entry kept with its held file (the descriptor closes when the last answer sending from it ends).
+    private static func dropHeld(_ key: CacheKey, _ state: inout State) {
+        if let old = state.held.removeValue(forKey: key) { state.heldRecency.remove(old.use) }
+    }
+
     private static func dropMemory(_ key: CacheKey, _ state: inout State) {
+        dropHeld(key, &state)
         if let old = state.memory.removeValue(forKey: key) {
             state.memoryBytes -= old.body.count
             if let use = state.records[key]?.memoryUse {
@@ -1149,7 +1329,9 @@ package final class DiskStore: Sendable {
     /// inode: answers built on them (the merged-answer memo) find no stamp current, and the next lookup of each reads
     /// its file (a file gone is a miss). Returns what was dropped, for the caller to release outside the lock.
     private static func forgetVersions(_ state: inout State) -> (memory: [CacheKey: CacheEntry], readAhead: [CacheKey: ReadAhead]) {
-        let dropped = (state.memory, state.readAhead)
+        let dropped = (state.memory.merging(state.held.mapValues(\.entry)) { copy, _ in copy }, state.readAhead)
+        state.held = [:]
+        state.heldRecency = RecencyList()
         state.memory = [:]
         state.memoryBytes = 0
         state.memoryRecency = RecencyList()

@@ -8,24 +8,71 @@ import Glibc
 ///
 /// Why the bytes sent are the bytes verified: entries are only ever replaced by `rename` (`CacheFileSystem`), which
 /// leaves an open descriptor on the old inode, whose bytes do not change; eviction unlinks, which leaves them too. The
-/// body was XXH64-verified through this very descriptor. Another process that truncated or rewrote the file *in
-/// place* after the read would make the send short (the connection then closes short of its `Content-Length`: the
-/// client sees an incomplete answer) or, for a rewrite of the same length, wrong: PageProxy never writes an entry in
-/// place, and a cache directory shared with a program that does is not supported.
+/// body was XXH64-verified through this very descriptor. PageProxy never writes an entry in place; another program that
+/// truncated or rewrote the file *in place* after the read changes its size or its times, which the sender compares
+/// with `stamp` (taken before the read) once it has read a range (`isUnchanged`, attack13 L1): a change cuts the
+/// answer (the connection closes short of its `Content-Length`: the client sees an incomplete answer) and has the
+/// store remove the entry (`reportChanged`).
 package final class HeldEntryFile: Sendable {
     /// The open descriptor (read-only).
     package let descriptor: Int32
     /// Where the entry's body starts in the file.
     package let bodyOffset: Int
+    /// The file's size and times when it was opened, before its bytes were read and verified.
+    package let stamp: Stamp
     private let budget: HeldEntryFileBudget
+    /// Told, with the file's inode, when the file is found changed since `stamp` (the store removes the entry, that
+    /// inode only); nil: nothing to tell.
+    private let onChanged: (@Sendable (_ inode: UInt64) -> Void)?
+
+    /// What an in-place write changes: the size, and the modification and change times (nanoseconds).
+    package struct Stamp: Sendable, Equatable {
+        package var inode: UInt64
+        package var size: Int
+        package var modified: Int64
+        package var changed: Int64
+
+        package init(_ info: stat) {
+            inode = UInt64(info.st_ino)
+            size = Int(info.st_size)
+            modified = Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
+            changed = Int64(info.st_ctim.tv_sec) * 1_000_000_000 + Int64(info.st_ctim.tv_nsec)
+        }
+    }
 
     /// Takes `descriptor` (the caller must not close it) and one of `budget`'s places, or returns nil (the caller
     /// closes it) when the budget has none left.
-    package init?(descriptor: Int32, bodyOffset: Int, budget: HeldEntryFileBudget) {
+    /// - Parameters:
+    ///   - stamp: the file's `fstat` taken before its bytes were read; nil: taken now.
+    ///   - onChanged: told once the sender finds the file changed in place (`reportChanged`).
+    package init?(
+        descriptor: Int32, bodyOffset: Int, budget: HeldEntryFileBudget, stamp: Stamp? = nil,
+        onChanged: (@Sendable (_ inode: UInt64) -> Void)? = nil
+    ) {
         guard budget.take() else { return nil }
         self.descriptor = descriptor
         self.bodyOffset = bodyOffset
         self.budget = budget
+        self.onChanged = onChanged
+        if let stamp {
+            self.stamp = stamp
+        } else {
+            var info = stat()
+            _ = fstat(descriptor, &info)
+            self.stamp = Stamp(info)
+        }
+    }
+
+    /// Whether the file's size and times are still those of `stamp` (one `fstat`): no one wrote it in place since.
+    package func isUnchanged() -> Bool {
+        var info = stat()
+        guard fstat(descriptor, &info) == 0 else { return false }
+        return Stamp(info) == stamp
+    }
+
+    /// Tells the store that the file changed in place (it removes the entry, that inode only).
+    package func reportChanged() {
+        onChanged?(stamp.inode)
     }
 
     deinit {
@@ -85,6 +132,9 @@ package final class HeldEntryFileBudget: Sendable {
 
     /// How many are held now.
     package var heldCount: Int { held.count }
+
+    /// Whether a place is free now (another thread may take it before the caller does).
+    package var hasRoom: Bool { held.count < held.limit }
 
     /// Takes a place; false (nothing taken) when none is left.
     fileprivate func take() -> Bool { held.take(1) }

@@ -18,6 +18,20 @@ package struct StoredScan: Sendable, Equatable {
         isCommaRun = body.map { Page.contiguousRun(of: items, in: $0, separatedBy: UInt8(ascii: ",")) != nil }
     }
 
+    /// Whether `items` are one comma run without looking at the body: each compact and one byte after the one before.
+    /// In a page's array (the items of a scan of a body that was valid JSON, and is checked against that body's XXH64)
+    /// the one byte between two elements can only be `,`: the run `Page.contiguousRun` would find. For a body not kept
+    /// in memory (`BodyInFile`).
+    package static func isAdjacentRun(_ items: [JSONItem]) -> Bool {
+        guard let first = items.first, first.isCompact else { return false }
+        var end = first.range.upperBound
+        for item in items.dropFirst() {
+            guard item.isCompact, item.range.lowerBound == end + 1 else { return false }
+            end = item.range.upperBound
+        }
+        return true
+    }
+
     /// The scan of a page for `paths`.
     package init(_ page: ScannedPage, for paths: ScanPaths, body: [UInt8]? = nil) {
         var values: [Int: JSONValue] = [:]

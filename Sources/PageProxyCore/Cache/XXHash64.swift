@@ -47,6 +47,72 @@ package enum XXHash64 {
         return finish(hash, from: base, offset: offset, count: count)
     }
 
+    /// An XXH64 worked out over bytes that arrive in pieces (a body read through a small reused buffer: issue 13,
+    /// fourteenth pass), equal to `hash` of all of them at once.
+    package struct Streaming {
+        private var lanes: (UInt64, UInt64, UInt64, UInt64)
+        private let seed: UInt64
+        private var total = 0
+        /// Up to 31 bytes not yet taken into the lanes (a stripe is 32).
+        private var pending: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
+        private var pendingCount = 0
+
+        package init(seed: UInt64 = 0) {
+            self.seed = seed
+            lanes = (seed &+ prime1 &+ prime2, seed &+ prime2, seed, seed &- prime1)
+        }
+
+        /// Takes `buffer`'s bytes in.
+        package mutating func update(_ buffer: UnsafeRawBufferPointer) {
+            guard let base = buffer.baseAddress, !buffer.isEmpty else { return }
+            total += buffer.count
+            var offset = 0
+            if pendingCount > 0 {
+                let taken = min(32 - pendingCount, buffer.count)
+                withUnsafeMutableBytes(of: &pending) { $0.baseAddress.unsafelyUnwrapped.advanced(by: pendingCount).copyMemory(from: base, byteCount: taken) }
+                pendingCount += taken
+                offset = taken
+                guard pendingCount == 32 else { return }
+                withUnsafeBytes(of: pending) { stripe($0.baseAddress.unsafelyUnwrapped, 0) }
+                pendingCount = 0
+            }
+            while buffer.count - offset >= 32 {
+                stripe(base, offset)
+                offset += 32
+            }
+            let left = buffer.count - offset
+            if left > 0 {
+                withUnsafeMutableBytes(of: &pending) { $0.baseAddress.unsafelyUnwrapped.copyMemory(from: base + offset, byteCount: left) }
+                pendingCount = left
+            }
+        }
+
+        @inline(__always)
+        private mutating func stripe(_ base: UnsafeRawPointer, _ offset: Int) {
+            lanes.0 = round(lanes.0, load(base, offset))
+            lanes.1 = round(lanes.1, load(base, offset + 8))
+            lanes.2 = round(lanes.2, load(base, offset + 16))
+            lanes.3 = round(lanes.3, load(base, offset + 24))
+        }
+
+        /// The hash of every byte taken in.
+        package func finalize() -> UInt64 {
+            var hash: UInt64
+            if total >= 32 {
+                hash = lanes.0.rotated(1) &+ lanes.1.rotated(7) &+ lanes.2.rotated(12) &+ lanes.3.rotated(18)
+                hash = merge(hash, lanes.0)
+                hash = merge(hash, lanes.1)
+                hash = merge(hash, lanes.2)
+                hash = merge(hash, lanes.3)
+            } else {
+                hash = seed &+ prime5
+            }
+            hash &+= UInt64(total)
+            let count = pendingCount
+            return withUnsafeBytes(of: pending) { finish(hash, from: $0.baseAddress.unsafelyUnwrapped, offset: 0, count: count) }
+        }
+    }
+
     /// The tail (the last bytes from `offset`, fewer than 32), then the final avalanche.
     private static func finish(_ start: UInt64, from base: UnsafeRawPointer, offset start0: Int, count: Int) -> UInt64 {
         var hash = start

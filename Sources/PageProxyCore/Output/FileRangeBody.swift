@@ -16,11 +16,17 @@ package enum ResponseBodyPart: Sendable {
     }
 
     /// The part's bytes in memory: a file's range read back (a sink that cannot send from a file, the memo); nil when
-    /// the file no longer has them (it was cut short in place).
+    /// the file no longer has them (it was cut short in place), or was written in place since its body was verified
+    /// (attack13 L1: the store is told, and removes the entry).
     package var bytes: ArraySlice<UInt8>? {
         switch self {
-        case .bytes(let bytes): bytes
-        case .file(let file, let range): file.readBody(range)?[...]
+        case .bytes(let bytes): return bytes
+        case .file(let file, let range):
+            guard let bytes = file.readBody(range), file.isUnchanged() else {
+                file.reportChanged()
+                return nil
+            }
+            return bytes[...]
         }
     }
 }

@@ -24,6 +24,10 @@ public struct Page: Sendable {
     /// The open entry file whose body is exactly `body` (the page cache read and verified it from there): a merged
     /// answer sends the page's items from it (issue 13, eighth pass). `body` is a constant, so it stays exact.
     package var bodyFile: HeldEntryFile?
+    /// The body verified in its entry file and not kept in memory (`body` is then empty; only the items' places are
+    /// known): a merged answer sends the items' run from the file (issue 13, fourteenth pass). Any other reader of the
+    /// bytes reads them first (`withBodyRead`).
+    package var bodyInFile: BodyInFile?
 
     package init(
         number: Int, url: PageURL, status: HTTPStatus, headers: HTTPHeaders, body: [UInt8], items: [JSONItem],
@@ -58,6 +62,12 @@ public struct Page: Sendable {
 
     /// Appends the items to `output`, each preceded by `prefix`, followed by `suffix`, and separated by `separator`.
     package func appendItems(to output: inout [UInt8], separator: [UInt8] = [], suffix: [UInt8] = []) {
+        // A body left in its file is read first: the paths that copy items are given pages with their bodies, and this
+        // keeps any other from reading past an empty array (review16 B2). One that fails its check adds nothing.
+        guard bodyInFile == nil else {
+            withBodyRead()?.appendItems(to: &output, separator: separator, suffix: suffix)
+            return
+        }
         // Compact items that follow one another with exactly the separator between them (a compact upstream array,
         // merged with ","): the whole run is one copy, not one per item (issue 13: splicing was a third of a walk).
         if suffix.isEmpty, separator.count == 1, let run = contiguousRun(separatedBy: separator[0]) {
@@ -86,6 +96,11 @@ public struct Page: Sendable {
     /// The range from the first item to the last when every item is compact and each is followed by `separator`
     /// alone; nil otherwise.
     private func contiguousRun(separatedBy separator: UInt8) -> Range<Int>? {
+        // A body not in memory: the items' places alone say it (`StoredScan.isAdjacentRun`), for a window's cut too.
+        if bodyInFile != nil {
+            guard separator == UInt8(ascii: ","), StoredScan.isAdjacentRun(items), let first = items.first, let last = items.last else { return nil }
+            return first.range.lowerBound..<last.range.upperBound
+        }
         if separator == UInt8(ascii: ","), let known = storedIsCommaRun {
             guard known, let first = items.first, let last = items.last else { return nil }
             return first.range.lowerBound..<last.range.upperBound
@@ -107,6 +122,23 @@ public struct Page: Sendable {
                 return first.range.lowerBound..<last.range.upperBound
             }
         }
+    }
+
+    /// The page with its body in memory: read back from its file and checked when it was left there (`bodyInFile`);
+    /// nil when that fails (the store is told, and removes the entry). Every other field is kept.
+    package func withBodyRead() -> Page? {
+        guard let bodyInFile else { return self }
+        guard let bytes = bodyInFile.read() else { return nil }
+        return replacingBody(bytes, file: bodyInFile.file)
+    }
+
+    /// The page with `body` in place of its own (the same bytes, now in memory), sent from `file`.
+    private func replacingBody(_ body: [UInt8], file: HeldEntryFile) -> Page {
+        var page = Page(number: number, url: url, status: status, headers: headers, body: body, items: items, values: values)
+        page.storedIsCommaRun = storedIsCommaRun
+        page.storedChecksum = storedChecksum
+        page.bodyFile = file
+        return page
     }
 
     /// Keeps only the first `count` items.

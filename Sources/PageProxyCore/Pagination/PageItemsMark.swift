@@ -7,9 +7,12 @@ struct PageItemsMark: Equatable {
     let first: UInt64
     let last: UInt64
 
-    /// Nil for a page with no items.
+    /// Nil for a page with no items, or whose body is not in memory (`Page.bodyInFile`: the walker reads it first; never
+    /// a trap on an input path, review16 B1).
     init?(_ page: Page) {
-        guard let first = page.items.first, let last = page.items.last else { return nil }
+        guard let first = page.items.first, let last = page.items.last, last.range.upperBound <= page.body.count,
+            first.range.upperBound <= page.body.count
+        else { return nil }
         count = page.items.count
         span = last.range.upperBound - first.range.lowerBound
         self.first = XXHash64.hash(page.body[first.range])

@@ -272,6 +272,16 @@ package final class PageWalker {
     func accept(_ arrived: Page) throws(PaginationError) -> Page {
         var page = arrived
         nextToTake += 1
+        // A page whose body the cache left in its file is read (and checked again) before a guard or the scheme reads
+        // its bytes (review16 B1: the past-the-end repeat check sliced an empty body). Plans leave bodies only for
+        // schemes PageProxy numbers itself, so this is the repeat check's page alone.
+        if page.bodyInFile != nil, strategy.followsUpstream || pastEnd.remembers || strategy.mayRepeatPastEnd(after: page) {
+            guard let read = page.withBodyRead() else {
+                finish()
+                throw .cannotContinue(page: page.number, reason: "its cached copy changed on disk after it was checked; retry")
+            }
+            page = read
+        }
         // The page is out: its URL, and whether a 404 there would have ended the walk, are not asked for again.
         urls.forget(below: nextToTake)
         if !openEnded.isEmpty { openEnded.remove(nextToTake - 1) }
@@ -662,10 +672,20 @@ package final class PageWalker {
             throw .upstreamStatus(page: number, url: url, status: response.status.code, body: UpstreamErrorBody(response))
         }
         let scanned: ScannedPage
+        var response = response
         // A page the cache scanned when it stored it (for these paths) is not scanned again.
         if let stored = response.storedScan?.page(for: paths) {
             scanned = stored
         } else {
+            // A body left in its file is read to be scanned (the cache leaves one only for its own walk's paths; never an
+            // empty body scanned as the page, review16 B3).
+            if let inFile = response.bodyInFile {
+                guard let bytes = inFile.read() else {
+                    throw .cannotContinue(page: number, reason: "its cached copy changed on disk after it was checked; retry")
+                }
+                response.body = bytes
+                response.storedFile = inFile.file
+            }
             do {
                 scanned = try paths.scan(response.body)
             } catch {
@@ -677,6 +697,7 @@ package final class PageWalker {
             items: scanned.items, values: scanned.values)
         page.storedChecksum = response.storedChecksum
         page.bodyFile = response.storedFile
+        page.bodyInFile = response.bodyInFile
         if let scan = response.storedScan, scan.signature == paths.signature { page.storedIsCommaRun = scan.isCommaRun }
         return page
     }

@@ -14,6 +14,9 @@ struct PastEndRepeat {
     /// body, held until the next page) for when the marks are equal.
     private var before: (mark: PageItemsMark, span: ArraySlice<UInt8>)?
 
+    /// Whether `isRepeat` will look at the page it is shown next, whatever it is (a page before is remembered).
+    var remembers: Bool { before != nil }
+
     /// Whether `page` is the page before again, past the end; `page` is remembered when `keep` is true.
     ///
     /// Equal marks say only that the count, the span and the first and last items agree; the whole items are compared

@@ -27,6 +27,7 @@ package struct RepeatedPageGuard {
         let wayOn: UInt64
 
         init?(_ page: Page, wayOnHeader: String?) {
+            // `PageItemsMark` is nil for a body not in memory: no slice below is out of its bounds.
             guard let items = PageItemsMark(page), let first = page.items.first, let last = page.items.last else { return nil }
             self.items = items
             // Seeded in turn, so that bytes moved from before the items to after them are a new way on.

@@ -35,7 +35,8 @@ struct StagedBodyParts {
 
     /// Copies the next bytes into `buffer` until it is full, the parts end, or the next part is bytes of at least
     /// `buffer.count` (see `takeBytes`). Returns how many it copied, and the failure that stopped it early: a file
-    /// with fewer bytes than its range (cut short in place), `.failed(call: "pread", errno: 0)`, or a failed `pread`.
+    /// with fewer bytes than its range (cut short in place), `.failed(call: "pread", errno: 0)`, a failed `pread`, or a
+    /// file written in place since its body was verified, `.failed(call: "fstat", errno: 0)` (its range left out).
     mutating func fill(_ buffer: UnsafeMutableRawBufferPointer) -> (count: Int, failure: SocketError?) {
         var filled = 0
         while filled < buffer.count, !isFinished {
@@ -48,6 +49,13 @@ struct StagedBodyParts {
                 offset += copied
             } catch {
                 return (filled, error)
+            }
+            // A range read whole: its file must be as it was when its body was verified (attack13 L1: another program
+            // wrote it in place since). If not, none of the range's bytes in this fill are sent, the answer stops
+            // there, and the store removes the entry.
+            if case .file(let file, let range) = part, offset == range.count, !file.isUnchanged() {
+                file.reportChanged()
+                return (max(0, filled - offset), .failed(call: "fstat", errno: 0))
             }
         }
         return (filled, nil)

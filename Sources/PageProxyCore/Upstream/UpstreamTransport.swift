@@ -19,8 +19,15 @@ package struct UpstreamResponse: Sendable {
     package var status: HTTPStatus
     package var headers: HTTPHeaders
     package var body: [UInt8] {
-        didSet { storedFile = nil }
+        didSet {
+            storedFile = nil
+            bodyInFile = nil
+        }
     }
+    /// Set by the page cache: the body verified in its held entry file and not kept (`body` is empty; `CacheEntry`).
+    package var bodyInFile: BodyInFile?
+    /// The body's length, in memory or not.
+    package var bodyCount: Int { bodyInFile?.length ?? body.count }
     /// Set by the page cache when the page is stored: the XXH64 of `body` (its identity in an aggregate's `ETag`).
     package var storedChecksum: UInt64?
     /// Set by the page cache: the page's scan as stored with it, so that the walker need not scan it again.

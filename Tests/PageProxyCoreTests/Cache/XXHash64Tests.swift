@@ -27,4 +27,21 @@ import Testing
         }
         #expect(XXHash64.hash(bytes[...]) == XXHash64.hash(bytes))
     }
+
+    @Test("the hash worked out over pieces (a body read through a small buffer) is the hash of the whole, however it is cut")
+    func piecesHashAsTheWhole() {
+        let bytes = (0..<1000).map { UInt8(truncatingIfNeeded: $0 &* 131 &+ 7) }
+        for count in [0, 1, 7, 31, 32, 33, 64, 100, 1000] {
+            for piece in [1, 3, 8, 31, 32, 33, 100, 1000] {
+                var streaming = XXHash64.Streaming(seed: count == 100 ? 5 : 0)
+                var offset = 0
+                while offset < count {
+                    let end = min(count, offset + piece)
+                    bytes[offset..<end].withUnsafeBytes { streaming.update($0) }
+                    offset = end
+                }
+                #expect(streaming.finalize() == XXHash64.hash(bytes[..<count], seed: count == 100 ? 5 : 0), "\(count) bytes in pieces of \(piece)")
+            }
+        }
+    }
 }

@@ -1,0 +1,144 @@
+import Foundation
+import Glibc
+import PageProxyCore
+import Testing
+
+@testable import PageProxy
+@testable import PageProxyMock
+@testable import PageProxyServer
+
+/// Issue 13, fourteenth pass: with `cache.sendFromFiles`, a merged answer's first walk after a restart leaves each
+/// page's verified body in its entry file (`BodyInFile`). Every other reader of those cached pages gets the bytes: a
+/// page-number walk's past-the-end repeat check (review16 B1), `_fields`, NDJSON, a window, a second merged answer;
+/// and an entry file written in place while the answer is being sent cuts it (attack13 L1).
+@Suite struct BodyInFileEndToEndTests {
+    /// The plain page-number route (no total) and the one with a total, both PageProxy numbers itself.
+    static var routes: [TestStack.Route] { Array(SchemeRoutes.all.prefix(2)) }
+
+    private static func withRestart(
+        routes: [TestStack.Route] = routes, _ body: (TestStack, String, () throws -> PageProxyApp) async throws -> Void
+    ) async throws {
+        try await TestStack.runWithOwnCacheDirectory(routes: routes, sendsFromFiles: true) { stack, config in
+            try await body(stack, config.cache.directory) { try PageProxyApp.start(config: config, logger: Logger(level: .error)) }
+        }
+    }
+
+    /// `target` asked of a restarted process, `first` asked of it before (its first hits of the pages).
+    private static func askedAfter(_ first: String?, _ target: String, restart: () throws -> PageProxyApp) async throws -> RawHTTPClient.Response {
+        let restarted = try restart()
+        do {
+            if let first {
+                let answer = try await RawHTTPClient.connect(port: restarted.server.port).request(first)
+                #expect(answer.status == 200, "\(first): \(answer.text)")
+            }
+            let answer = try await RawHTTPClient.connect(port: restarted.server.port).request(target)
+            await restarted.stop(grace: .seconds(5))
+            return answer
+        } catch {
+            await restarted.stop(grace: .seconds(5))
+            throw error
+        }
+    }
+
+    @Test("a page-number walk under a size it cannot trust (its repeat check reads each page's items) answers every item after a restart")
+    func theRepeatCheckReadsTheBody() async throws {
+        try await Self.withRestart { stack, _, restart in
+            let target = "/plain?mock_total=450&per_page=200"
+            let before = try await stack.get(target)
+            #expect(before.status == 200)
+            #expect(before.body == MockDataset.mergedJSON(total: 450))
+            stack.mock.log.reset()
+            let after = try await Self.askedAfter(nil, target, restart: restart)
+            #expect(after.status == 200, "\(after.text)")
+            #expect(after.body.elementsEqual(before.body))
+            #expect(after.header("ETag") == before.header("ETag"))
+            #expect(stack.mock.log.count == 0, "every page from the cache")
+        }
+    }
+
+    @Test("`_fields`, NDJSON, a window and a second merged answer over pages a merged walk read first after a restart give the same bytes as before it", arguments: [
+        "/wrapped?mock_total=300&_fields=id", "/wrapped?mock_total=300&_format=ndjson", "/wrapped?mock_total=300&_offset=95&_limit=30",
+        "/wrapped?mock_total=300",
+    ])
+    func otherReadersGetTheBytes(target: String) async throws {
+        try await Self.withRestart { stack, _, restart in
+            let merged = "/wrapped?mock_total=300"
+            let before = try await stack.get(target)
+            #expect(before.status == 200)
+            #expect(try await stack.get(merged).status == 200)
+            stack.mock.log.reset()
+            // After the merged walk's first hits, and before them (the pages' first hits are then this reader's).
+            for first in [merged, nil] {
+                let after = try await Self.askedAfter(first, target, restart: restart)
+                #expect(after.status == 200, "\(target) after \(first ?? "nothing"): \(after.text)")
+                #expect(after.body.elementsEqual(before.body), "\(target) after \(first ?? "nothing")")
+            }
+            #expect(stack.mock.log.count == 0, "every page from the cache")
+        }
+    }
+
+    @Test("an entry file written in place while its answer is being sent cuts the answer short of its Content-Length, and the entry is removed")
+    func aFileWrittenInPlaceCutsTheAnswer() async throws {
+        // An answer larger than the socket's send buffer can take (4 MB at most here: `tcp_wmem`), so that its last page
+        // is still to be read when the client, which reads nothing past the head, stalls it; pages of 100 items (~21 KB,
+        // a read-back's), so that few of the process's held files are taken.
+        try await Self.withRestart { stack, directory, restart in
+            let target = "/wrapped?mock_total=25000&per_page=100"
+            let before = try await stack.get(target)
+            #expect(before.status == 200)
+            // The last page's entry (items 24901…25000); its times some seconds ago, as an entry's are when it is read back.
+            let last = try CheckedEntryFiles.entryFile(holding: MockDataset.item(24995), under: directory)
+            var past = [timespec(tv_sec: time(nil) - 5, tv_nsec: 0), timespec(tv_sec: time(nil) - 5, tv_nsec: 0)]
+            #expect(utimensat(AT_FDCWD, last, &past, 0) == 0)
+            let restarted = try restart()
+            do {
+                // A client that reads no more than the head: the walk is over (a merged answer's head follows its last
+                // page), every page verified and held, and the answer waits on the client's window.
+                let client = try await RawHTTPClient.connect(port: restarted.server.port, receiveBufferBytes: 4096)
+                try await client.send(RawHTTPClient.requestText(target))
+                _ = try await client.readUntil("\r\n\r\n")
+                // Its first byte written again in place: the same bytes, other times.
+                let fd = open(last, O_WRONLY)
+                try #require(fd >= 0)
+                var first: UInt8 = 0
+                let reader = open(last, O_RDONLY)
+                #expect(pread(reader, &first, 1, 0) == 1)
+                close(reader)
+                #expect(pwrite(fd, &first, 1, 0) == 1)
+                close(fd)
+                let raw = try await client.readUntilClose()
+                let head = String(decoding: raw.prefix(200), as: UTF8.self)
+                #expect(head.hasPrefix("HTTP/1.1 200"))
+                let body = raw.bodyAfterHead
+                #expect(body.count < before.body.count, "cut short: \(body.count) of \(before.body.count) bytes")
+                #expect(body.elementsEqual(before.body.prefix(body.count)), "what came is the answer's start")
+                try await poll("the entry is removed") { !FileManager.default.fileExists(atPath: last) }
+            } catch {
+                await restarted.stop(grace: .seconds(5))
+                throw error
+            }
+            await restarted.stop(grace: .seconds(5))
+        }
+    }
+}
+
+/// Finding the entry file of a page in a cache directory.
+enum CheckedEntryFiles {
+    /// The entry file under `directory` holding `needle` (an item's bytes: the page it is on).
+    static func entryFile(holding needle: [UInt8], under directory: String) throws -> String {
+        let files = FileManager.default.enumerator(atPath: directory)?.compactMap { $0 as? String }.filter { $0.hasSuffix(".entry") } ?? []
+        let found = files.map { "\(directory)/\($0)" }.filter { path in
+            (FileManager.default.contents(atPath: path).map { Array($0).contains(needle) }) ?? false
+        }
+        try #require(found.count == 1, "\(found.count) entry files hold the item")
+        return found[0]
+    }
+}
+
+extension Array where Element == UInt8 {
+    /// Whether `needle` occurs in the array.
+    fileprivate func contains(_ needle: [UInt8]) -> Bool {
+        guard !needle.isEmpty, count >= needle.count else { return false }
+        return (0...(count - needle.count)).contains { self[$0..<$0 + needle.count].elementsEqual(needle) }
+    }
+}
