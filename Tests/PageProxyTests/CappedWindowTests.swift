@@ -142,3 +142,42 @@ import Testing
         }
     }
 }
+
+/// review18: the window fixes' own corners.
+@Suite struct WindowWalkAgainTests {
+    @Test("N1: a window that _max_pages cuts before its first item links to no next window (it would be itself) and says truncated")
+    func aCutBeforeTheWindowLinksNowhere() async throws {
+        try await TestStack.run { stack in
+            let response = try await stack.get("/github?mock_total=450&_offset=100&_limit=10&_max_pages=2")
+            #expect(response.status == 200)
+            #expect(response.body == Array("[]".utf8))
+            #expect(!(response.header("Link") ?? "").contains("rel=\"next\""), "\(response.header("Link") ?? "")")
+            #expect(response.header("PageProxy-Truncated") == "true")
+            // NDJSON says it at its end, to a client that takes trailers.
+            let client = try await stack.client()
+            try await client.send(RawHTTPClient.requestText(
+                "/github?mock_total=450&_offset=0&_limit=100&_max_pages=2&_format=ndjson", headers: ["Connection": "close", "TE": "trailers"]))
+            let raw = String(decoding: try await client.readUntilClose(), as: UTF8.self)
+            #expect(raw.contains("PageProxy-Truncated: true\r\n"), "\(raw.suffix(200))")
+        }
+    }
+
+    @Test("N2: walked again, a window over a long list is counted by what the upstream served, not refused at maxPages")
+    func aLongListWalkedAgain() async throws {
+        try await TestStack.run(routes: SchemeRoutes.all + CappedWindowTests.oversized) { stack in
+            // 1,500 pages of 100: past the route's maxPages (1000) if the walk again counted no pages.
+            let response = try await stack.get("/pages-200?mock_total=150000&_offset=250&_limit=10")
+            #expect(response.status == 200, "\(response.text.prefix(300))")
+            #expect(response.body == MockDataset.page(offset: 250, count: 10, total: 150_000))
+        }
+    }
+
+    @Test("N4: a jumped page longer than the size the window counted by is walked again, not answered as other items")
+    func aLongerPageIsWalkedAgain() async throws {
+        try await TestStack.run { stack in
+            let response = try await stack.get("/plain?mock_total=450&mock_ignores=per_page&_offset=100&_limit=10")
+            #expect(response.status == 200, "\(response.text.prefix(300))")
+            #expect(response.body == MockDataset.page(offset: 100, count: 10, total: 450), "\(response.text.prefix(200))")
+        }
+    }
+}

@@ -59,6 +59,11 @@ struct AggregateResponder: Sendable {
         to request: HTTPRequestHead, plan: RequestPlan, began: ContinuousClock.Instant = .now, memoAsked: Bool = false,
         response: consuming Response
     ) async -> RequestRecord {
+        // A window whose first page showed the upstream serves another size than the plan counted by is walked as it
+        // was walked again then (review18 N2: each request paid the failed first page, and missed the memo).
+        if let fallback = plan.rememberedWindowFallback {
+            return await respond(to: request, plan: fallback, began: began, response: response)
+        }
         if !memoAsked, let answer = memoized(plan) {
             return await merged.render(memoized: answer, plan: plan, began: began, record: RequestRecord(route: plan.route.name), response: response)
         }
@@ -210,8 +215,8 @@ struct AggregateResponder: Sendable {
         case .declined(let response):
             // A window whose first page was shorter than the size it counted pages by (review17 B9): the pool's walk
             // starts again from the first page, its own tally counting the pages of the answer it gives.
-            if maxBytes == nil, walk.walker.missedWindowPageSize, let fromTheStart = plan.walkingWindowFromTheStart() {
-                return await self.walk(to: request, plan: fromTheStart, began: began, tally: CacheTally(clock: pages.clock), response: response)
+            if maxBytes == nil, walk.walker.missedWindowPageSize, let again = plan.walkingWindowAgain(served: walk.walker.firstPageItems) {
+                return await self.walk(to: request, plan: again, began: began, tally: CacheTally(clock: pages.clock), response: response)
             }
             return .declined(response)
         }

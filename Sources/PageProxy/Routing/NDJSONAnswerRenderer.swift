@@ -152,7 +152,7 @@ enum NDJSONAnswerRenderer {
         var headers = headers(walk: walk.headers, requested: requested.headers(walker: walk.walker, walkEnded: walkEnded), extra: extra + 1)
         // The client's `_max_items`/`_max_pages` or the route's `maxItems` cut the walk, as far as is known when the
         // head leaves (review17 B4: an NDJSON answer never said so; a cap known only later is a trailer).
-        if requested.wasTruncatedByCap(walk.walker) { headers.set("PageProxy-Truncated", "true") }
+        if requested.wasTruncatedByCap(walk.walker, walkEnded: walkEnded) { headers.set("PageProxy-Truncated", "true") }
         return headers
     }
 

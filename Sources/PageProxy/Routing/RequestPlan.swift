@@ -13,13 +13,13 @@ struct RequestPlan {
 
     /// - Throws: `ProxyControls.Invalid`, `PaginationQueryCheck.Refused` or `UpstreamHeaders.Refused`, all
     ///   `HTTPResponseError`s (400).
-    /// - Parameter windowFromTheStart: a window is walked from the first page, counting no pages by a size (after the
-    ///   upstream served fewer a page than the size asked: `walkingWindowFromTheStart`).
-    init(request: HTTPRequestHead, route: RouteConfig, subpath: String, lookahead: LookaheadMemory, windowFromTheStart: Bool = false) throws {
+    /// - Parameter windowServed: a window is walked again, its pages counted by what the upstream served a page (after
+    ///   its first page did not hold what the size asked said: `walkingWindowAgain`).
+    init(request: HTTPRequestHead, route: RouteConfig, subpath: String, lookahead: LookaheadMemory, windowServed: Int? = nil) throws {
         let upstreamHeaders = try UpstreamHeaders.make(route: route, request: request)
         decided = try Decisions(
             request: request, route: route, subpath: subpath, upstreamHeaders: upstreamHeaders, lookahead: lookahead,
-            windowFromTheStart: windowFromTheStart)
+            windowServed: windowServed)
         sent = decided.shared ?? Sent(upstreamHeaders, route: route, keys: decided.pageKeyTable)
         self.request = request
     }
@@ -63,12 +63,22 @@ struct RequestPlan {
     var pageKeys: CacheKeyPages { sent.pageKeys }
     var strategy: (any PaginationStrategy)? { decided.strategy }
 
-    /// The plan again with its window walked from the first page and no page counted by a size: for a walk whose
-    /// first page was shorter than the size the window counted by (`PageWalker.missedWindowPageSize`). Nil when the
-    /// window counted by no size.
-    func walkingWindowFromTheStart() -> RequestPlan? {
+    /// The plan again with its window walked again (`ItemWindow.walkingAgain`), its pages counted by `served`, what the
+    /// upstream served a page: for a walk whose first page did not hold what the size the window counted by said
+    /// (`PageWalker.missedWindowPageSize`). Nil when the window counted by no size. The plan remembers it: its later
+    /// requests walk so at once (`rememberedWindowFallback`), and share that walk's memoized answer.
+    func walkingWindowAgain(served: Int) -> RequestPlan? {
         guard window?.pageSize != nil else { return nil }
-        return try? RequestPlan(request: request, route: route, subpath: decided.subpath, lookahead: decided.lookahead, windowFromTheStart: true)
+        decided.windowServed.store(max(1, served), ordering: .relaxed)
+        return try? RequestPlan(request: request, route: route, subpath: decided.subpath, lookahead: decided.lookahead, windowServed: max(1, served))
+    }
+
+    /// After a request of this plan walked its window again (`walkingWindowAgain`), the plan to walk its later
+    /// requests with; nil before, and for a plan without a window counted by a size.
+    var rememberedWindowFallback: RequestPlan? {
+        let served = decided.windowServed.load(ordering: .relaxed)
+        guard served > 0, window?.pageSize != nil else { return nil }
+        return try? RequestPlan(request: request, route: route, subpath: decided.subpath, lookahead: decided.lookahead, windowServed: served)
     }
 
     /// Whether a walk of this plan is tried on the socket loop now (`AggregateResponder.walkFromMemory`): not for the
@@ -143,13 +153,15 @@ struct RequestPlan {
 
         /// - Throws: `ProxyControls.Invalid`, `PaginationQueryCheck.Refused` or `UpstreamHeaders.Refused`, all
         ///   `HTTPResponseError`s (400).
-        /// The route's extra path and the walks' link memory, for `walkingWindowFromTheStart`.
+        /// The route's extra path and the walks' link memory, for `walkingWindowAgain`.
         let subpath: String
         let lookahead: LookaheadMemory
+        /// What the upstream served a page when a window of this plan was walked again (0: never).
+        let windowServed = Atomic(0)
 
         init(
             request: HTTPRequestHead, route: RouteConfig, subpath: String, upstreamHeaders: HTTPHeaders, lookahead: LookaheadMemory,
-            windowFromTheStart: Bool
+            windowServed: Int?
         ) throws {
             self.route = route
             self.subpath = subpath
@@ -160,7 +172,11 @@ struct RequestPlan {
             self.fixedScheme = fixedScheme
             let routeBase = RequestPlan.upstreamURL(route: route, subpath: subpath, query: controls.upstreamQuery)
             try PaginationQueryCheck.check(routeBase, pagination: route.pagination)
-            let window = controls.window?.plan(scheme: windowFromTheStart ? nil : fixedScheme, base: routeBase)
+            let asked = controls.window
+            let window: ItemWindow.Plan? =
+                if let windowServed { asked?.walkingAgain(scheme: fixedScheme, base: routeBase, served: windowServed) } else {
+                    asked?.plan(scheme: fixedScheme, base: routeBase)
+                }
             self.window = window
             base = window?.base ?? routeBase
             var options = PageWalker.Options()

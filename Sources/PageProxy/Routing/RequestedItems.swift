@@ -70,10 +70,12 @@ final class RequestedItems {
         // The next window starts after the last item this answer holds: the window's end, or, under an item cap, the
         // cap's end, and after a walk cut short by `_max_pages` the last item handed out (review17 B3: the link
         // pointed past items never delivered).
-        let capped = itemCap.map { min(window.limit, $0) } ?? window.limit
-        var next = ItemWindow(offset: window.offset, limit: capped).end
-        if walkEnded, walker.wasTruncated, handedOut < capped { next = window.offset + handedOut }
-        let hasMore = endedShort ? false : total.map { next < $0 } ?? (walkEnded ? walker.wasTruncated : true)
+        var next = ItemWindow(offset: window.offset, limit: cappedLimit(window)).end
+        let cutShort = windowCutShort(walker, walkEnded: walkEnded)
+        if cutShort { next = window.offset + handedOut }
+        // Cut before the window's first item (`_max_pages` counts the pages the window skips): a `next` here would be
+        // this very window again, asked for ever (review18 N1); the answer says it was truncated instead.
+        let hasMore = endedShort || (cutShort && handedOut == 0) ? false : total.map { next < $0 } ?? (walkEnded ? walker.wasTruncated : true)
         let links = WindowLinks(request: request, window: window)
         if let link = links.value(hasMore: hasMore, next: next) { headers.set("Link", link) }
         return headers
@@ -92,8 +94,21 @@ final class RequestedItems {
         return endedShort || outnumbered ? nil : total
     }
 
-    /// Whether the walk stopped early at the client's own cap (`_max_items`, `_max_pages`), not at a window's end.
-    func wasTruncatedByCap(_ walker: PageWalker) -> Bool {
-        window == nil && walker.wasTruncated
+    /// Whether the walk stopped early at a cap (`_max_items`, `_max_pages`, the route's `maxItems`), not at a window's
+    /// end: a window's only once the walk is over, short of the items it could hold (review18 N3).
+    func wasTruncatedByCap(_ walker: PageWalker, walkEnded: Bool = true) -> Bool {
+        guard window != nil else { return walker.wasTruncated }
+        return windowCutShort(walker, walkEnded: walkEnded)
+    }
+
+    /// The items a window's answer may hold: its limit, or less under an item cap.
+    private func cappedLimit(_ window: ItemWindow) -> Int {
+        itemCap.map { min(window.limit, $0) } ?? window.limit
+    }
+
+    /// Whether a cap (`_max_pages`) ended a walk over before the window's answer held what it could.
+    private func windowCutShort(_ walker: PageWalker, walkEnded: Bool) -> Bool {
+        guard let window else { return false }
+        return walkEnded && walker.wasTruncated && handedOut < cappedLimit(window)
     }
 }

@@ -41,7 +41,11 @@ public struct ItemWindow: Sendable, Equatable {
         /// Items of the walk to drop before the window starts.
         package var skip: Int
 
-        init(base: PageURL, firstItem: Int, pageSize: Int?, window: ItemWindow, scheme: PaginationScheme? = nil) {
+        /// - Parameters:
+        ///   - pageSize: the size pages are counted by, and the first page checked against (`firstPageCheck`).
+        ///   - servedSize: with no `pageSize`, what the upstream was seen to serve a page: pages are counted by it, one
+        ///     more for good measure, but not checked (`walkingAgain`).
+        init(base: PageURL, firstItem: Int, pageSize: Int?, window: ItemWindow, scheme: PaginationScheme? = nil, servedSize: Int? = nil) {
             self.base = base
             self.firstItem = firstItem
             firstPageCheck = pageSize.map { FirstPageCheck(size: $0, firstItem: firstItem, scheme: scheme) }
@@ -49,7 +53,16 @@ public struct ItemWindow: Sendable, Equatable {
             let (items, overflow) = skip.addingReportingOverflow(window.limit)
             itemLimit = overflow ? Int.max : items
             // Ceiling division on positive numbers; a huge window saturates and the route's maxPages decides.
-            pageLimit = pageSize.map { size in itemLimit / size + (itemLimit % size == 0 ? 0 : 1) }
+            let wanted = itemLimit
+            let pages = { (size: Int) in wanted / size + (wanted % size == 0 ? 0 : 1) }
+            if let pageSize {
+                pageLimit = pages(pageSize)
+            } else if let servedSize, servedSize >= 1 {
+                let (bound, overflow) = pages(servedSize).addingReportingOverflow(1)
+                pageLimit = overflow ? nil : bound
+            } else {
+                pageLimit = nil
+            }
         }
     }
 
@@ -96,6 +109,22 @@ public struct ItemWindow: Sendable, Equatable {
     }
 
     /// The plan of a scheme that walks from the first page, counting pages by the size asked when it is trusted.
+    /// The plan of a window whose first page did not hold what the size it counted by said (`FirstPageCheck`): an
+    /// offset route still starts at the window's offset (offsets land on the right items whatever a page holds),
+    /// every other scheme at the first page; pages are counted by what the upstream served, `served`, with no check
+    /// (review18 N2: walked again with no count at all, a long list met the route's `maxPages` before the window).
+    package func walkingAgain(scheme: PaginationScheme?, base: PageURL, served: Int) -> Plan {
+        if case .offset(let options)? = scheme, let size = AskedPageSize.of(base, parameter: options.limitParameter, route: options.limit).size,
+            base.queryValue(options.offsetParameter) == nil
+        {
+            let first = offset / size * size
+            let jumped = base.settingQueryValue(String(first), for: options.offsetParameter)
+                .defaultingQueryValue(String(size), for: options.limitParameter)
+            return Plan(base: jumped, firstItem: first, pageSize: nil, window: self, servedSize: served)
+        }
+        return Plan(base: base, firstItem: 0, pageSize: nil, window: self, servedSize: served)
+    }
+
     private func followed(_ base: PageURL, sizeParameter: String?, route: Int?) -> Plan {
         let (size, trusted) = AskedPageSize.of(base, parameter: sizeParameter, route: route)
         return Plan(base: base, firstItem: 0, pageSize: trusted ? size : nil, window: self)
@@ -119,6 +148,9 @@ extension ItemWindow {
         /// page by a size the upstream caps lands on an earlier page, full where the last would be short).
         package func holds(_ page: Page, listGoesOn: Bool) -> Bool {
             if page.itemCount < size && listGoesOn { return false }
+            // A jumped page longer than the size: the upstream serves more a page than asked, and the jump counted by
+            // the wrong size (review18 N4: items 250–259 answered as 100–109).
+            if firstItem > 0 && page.itemCount > size { return false }
             guard firstItem > 0, let total = scheme?.totalItems(on: page), total > firstItem else { return true }
             return page.itemCount == min(size, total - firstItem)
         }

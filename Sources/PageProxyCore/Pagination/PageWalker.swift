@@ -161,6 +161,8 @@ package final class PageWalker {
     /// The first page was shorter than `Options.windowPageSize` while the list went on: the walk failed there, and
     /// nothing of it was handed out.
     package private(set) var missedWindowPageSize = false
+    /// How many items the walk's first page held: with `missedWindowPageSize`, what the upstream serves a page.
+    package var firstPageItems: Int { firstPageItemCount }
 
     /// Whether the next page is at hand: the walk will hand it out without suspending.
     package var isNextPageAtHand: Bool { !isFinished && readInPlace.contains(nextToTake) }
