@@ -1,5 +1,3 @@
-import Foundation
-
 /// Tells from an upstream's first page how it paginates (`scheme: "auto"`, `PageProxy probe`), as dlt's REST
 /// client does: the scheme, where the items are, and the total.
 ///
@@ -278,14 +276,9 @@ package enum SchemeDetector {
         // route's "items", on a route whose searches that match something work). A body with no member hides
         // nothing; the walk reads the path it lacks as no items (`OmittedItems`).
         if isEmptyObject(body) { return (itemsPaths[0], 0) }
-        let members = topLevelMembers(body)
-        let arrays = members.filter { $0.value is [[String: Any]] && !(($0.value as? [Any])?.isEmpty ?? true) }
-        if arrays.count == 1, let key = arrays.first?.key, !key.contains("."), !key.isEmpty,
-            case .array(_, let count)? = try? JSONScanner().value(in: body, range: 0..<body.count, at: path(key))
-        {
-            return (path(key), count)
-        }
-        let keys = members.keys.sorted().prefix(30).map { "\"\($0)\"" }.joined(separator: ", ")
+        let members = JSONMembers.of(body) ?? []
+        if let found = onlyArrayOfObjects(members, in: body) { return found }
+        let keys = members.map(\.key).sorted().prefix(30).map { "\"\($0)\"" }.joined(separator: ", ")
         throw .notDetected(
             url: url,
             reason: "no items array found on the first page (keys seen: \(keys.isEmpty ? "none" : keys)); "
@@ -299,12 +292,7 @@ package enum SchemeDetector {
         return text.lazy.filter { !whitespace.contains($0) }.elementsEqual([UInt8(ascii: "{"), UInt8(ascii: "}")])
     }
 
-    /// The top-level members of an object body, decoded only to name them in a message or find the one array.
-    private static func topLevelMembers(_ body: [UInt8]) -> [String: Any] {
-        (try? JSONSerialization.jsonObject(with: Data(body), options: [.fragmentsAllowed])) as? [String: Any] ?? [:]
-    }
-
-    private static func path(_ dotted: String) -> JSONPath {
+    static func path(_ dotted: String) -> JSONPath {
         JSONPath(components: dotted.split(separator: ".").map { .key(String($0)) })
     }
 }
