@@ -58,6 +58,15 @@ package enum MockService: String, Sendable, CaseIterable {
     /// Mailman 3 core's REST API: `{"entries": [...], "http_etag", "start", "total_size"}` with sorted keys, `?count=&page=`
     /// (both, or neither for everything), no link; a page past the end leaves `entries` out.
     case mailman
+    /// Spring Data's `Page` as Spring Boot writes it: `{"content", "totalElements", "totalPages", "number", "last", …}`,
+    /// `?page=` numbered from 0, `?size=`.
+    case spring
+    /// Microsoft Graph (OData v4): `{"value": […], "@odata.nextLink": "…&$skiptoken=N"}`, `?$top=`.
+    case graph
+    /// ASP.NET Core's common paging: a bare array, `X-Pagination` JSON, `?pageNumber=&pageSize=` (no `page`).
+    case aspnet
+    /// A search whose items are strings beside `"facets": [{…}]`, a next link by `?page=`, `?per_page=`.
+    case facets
 
     /// The route's path, e.g. "/github/items"; Django's routes end with a slash (its `APPEND_SLASH` redirects the
     /// form without one).
@@ -213,6 +222,18 @@ package enum MockService: String, Sendable, CaseIterable {
             guard let size = Int(count), size >= 1 else { return bad(context, "count") }
             guard let number = Int(page), number >= 1 else { return bad(context, "page") }
             return .window(MockWindow(page: number, size: min(size, context.maxPageSize), total: total))
+        case .spring:
+            guard let size = context.pageSize("size") else { return bad(context, "size") }
+            guard let page = Int(context.query.value("page") ?? "0"), page >= 0 else { return bad(context, "page") }
+            return .window(MockWindow(page: page + 1, size: size, total: total))
+        case .graph:
+            guard let size = context.pageSize("$top") else { return bad(context, "$top") }
+            guard let offset = context.offset("$skiptoken") else { return bad(context, "$skiptoken") }
+            return .window(MockWindow(offset: offset, size: size, total: total))
+        case .aspnet:
+            return pageWindow(context, page: "pageNumber", size: "pageSize")
+        case .facets:
+            return pageWindow(context, page: "page", size: "per_page")
         case .stripe:
             guard let size = context.pageSize("limit") else { return bad(context, "limit") }
             guard let after = context.query.value("starting_after") else {

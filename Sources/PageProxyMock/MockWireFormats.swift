@@ -34,6 +34,10 @@ package enum MockWireFormats {
         case .jupyterhub: jupyterHub(window, context)
         case .piccolo: piccolo(window, context)
         case .mailman: mailman(window)
+        case .spring: spring(window)
+        case .graph: graph(window, context)
+        case .aspnet: aspNet(window)
+        case .facets: facets(window, context)
         }
     }
 

@@ -20,7 +20,7 @@ package enum SchemeDetector {
         "elements", "nodes", "hits", "content", "collection", "data.items", "data.results", "data.children",
         // Eve's HATEOAS envelope.
         "_items",
-    ].map(path)
+    ].map(path) + commonItemsPaths
 
     /// Where a next page is named, in the order tried: each with the query parameter a cursor found there is sent
     /// back as, and whether a null there ends a walk of next URLs (`true`) or of cursors.
@@ -36,7 +36,7 @@ package enum SchemeDetector {
         ("meta.next_token", "pagination_token", false),
         // Litestar's CursorPagination: the next page's cursor at the root, null on the last page.
         ("cursor", "cursor", false),
-    ].map { (path($0.0), $0.1, $0.2) } + nextLinkObjectPaths
+    ].map { (path($0.0), $0.1, $0.2) } + nextLinkObjectPaths + commonNextPaths
 
     /// A next link written inside an object at a next-link path (`"next": {"href": "…"}`, `{"url": "…"}`): followed as
     /// `_links.next.href` is (attack7: such a page was answered as the whole list).
@@ -53,15 +53,15 @@ package enum SchemeDetector {
         "pagination.total", "pagination.count", "_meta.total", "_pagination.total",
         // Mailman 3's REST API.
         "total_size",
-    ].map(path)
+    ].map(path) + commonTotalPaths
     static let totalHeaders = ["X-Total-Count", "X-Total", "X-WP-Total", "Total-Count", ContentRange.headerName]
     /// The header that names the next page by its URL (Kinto).
     static let nextPageURLHeader = "Next-Page"
     /// Headers that state a page count (WordPress, Kaminari-style APIs): more than one with no way on is not one page.
     static let pageCountHeaders = ["X-Total-Pages", "X-WP-TotalPages", "X-Page-Count"]
 
-    static let pageNumberPaths: [JSONPath] = ["page", "current_page"].map(path)
-    static let pageCountPaths: [JSONPath] = ["pages", "total_pages", "totalPages", "last_page", "page_count"].map(path)
+    static let pageNumberPaths: [JSONPath] = ["page", "current_page"].map(path) + commonPageNumberPaths
+    static let pageCountPaths: [JSONPath] = ["pages", "total_pages", "totalPages", "last_page", "page_count"].map(path) + commonPageCountPaths
     static let hasMorePath = path("has_more")
     static let offsetPath = path("offset")
     static let limitPath = path("limit")
@@ -86,7 +86,7 @@ package enum SchemeDetector {
     ) throws(PaginationError) -> DetectedPagination {
         let body = response.body
         let candidates = itemsPaths + nextPaths.map(\.path) + totalPaths + pageNumberPaths + pageCountPaths
-            + [hasMorePath, offsetPath, limitPath, .root]
+            + [hasMorePath, offsetPath, limitPath, .root] + lastPageFlagPaths + moreFlagPaths
         let values: [JSONPath: JSONValue]
         do {
             values = try JSONScanner().values(in: body, at: candidates + [itemsPath].compactMap { $0 })
@@ -97,7 +97,8 @@ package enum SchemeDetector {
         var detected = DetectedPagination(scheme: nil, itemsPath: items, itemCount: count, evidence: "no next page")
         let header = paginationHeader(response.headers)
         var source: TotalSource?
-        if let (path, total) = totalPaths.lazy.compactMap({ path in values[path]?.statedCount.map { (path, $0) } }).first {
+        // The largest stated: a page's own `count` beside the list's `totalCount` is never above it (review17 B1).
+        if let (path, total) = totalPaths.compactMap({ path in values[path]?.statedCount.map { (path, $0) } }).max(by: { $0.1 < $1.1 }) {
             (detected.total, detected.totalSource, source) = (total, path.description, .body(path))
         } else if let name = totalHeaders.first(where: { response.headers.statedCount($0) != nil }) {
             (detected.total, detected.totalSource, source) = (response.headers.statedCount(name), "\(name) header", .header(name, nil))
@@ -126,7 +127,7 @@ package enum SchemeDetector {
                 reason: "the first page's \(name) header says there are \(pages) pages, but the page shows no way to the next one: "
                     + "\(signalsLookedFor); name the route's scheme in its pagination")
         }
-        if detected.scheme == nil, let reason = moreSignalled(response.headers, values: values, header: header) {
+        if detected.scheme == nil, let reason = moreSignalled(response.headers, values: values, header: header) ?? moreSpelled(values) {
             throw .notDetected(url: url, reason: reason + "; name the route's scheme in its pagination")
         }
         if detected.scheme == nil, let total = detected.total, total > count {
@@ -209,7 +210,12 @@ package enum SchemeDetector {
         {
             var options = PaginationScheme.PageNumber()
             // Litestar's ClassicPagination: the body's "current_page" is also the query parameter the URL names.
-            if url.queryValue(number.description) != nil { options.pageParameter = number.description }
+            if url.queryValue(number.description) != nil {
+                options.pageParameter = number.description
+            } else if values[number]?.integer == 0 {
+                // review17 B2: a first page that says it is page 0 numbers from 0 (Spring's `number`, Algolia's `page`).
+                options.firstPage = 0
+            }
             options.totalPagesPath = pages
             detected.scheme = .pageNumber(options)
             detected.evidence = "body page number and \"\(pages)\""

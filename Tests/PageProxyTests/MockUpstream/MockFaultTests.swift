@@ -28,6 +28,10 @@ import Testing
         case .wagtail, .drfLinkOffset, .jupyterhub: "limit=10&offset=10"
         case .piccolo: "__page=2&__page_size=10"
         case .mailman: "count=10&page=2"
+        case .spring: "page=1&size=10"
+        case .graph: "$top=10&$skiptoken=10"
+        case .aspnet: "pageNumber=2&pageSize=10"
+        case .facets: "page=2&per_page=10"
         }
         return "\(service.path)?\(page)&mock_total=25&\(extra)"
     }
