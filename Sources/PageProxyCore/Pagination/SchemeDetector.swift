@@ -262,6 +262,7 @@ package enum SchemeDetector {
         }
         var firstEmpty: (JSONPath, Int)?
         var firstRows: (JSONPath, Int)?
+        var firstScalars: (JSONPath, Int)?
         for path in itemsPaths {
             guard case .array(let range, let count) = values[path] else { continue }
             if count == 0 {
@@ -273,10 +274,12 @@ package enum SchemeDetector {
             // Rows as arrays of values (Datasette's default `"rows": [[1, "a"], …]` beside `"columns"`): the items,
             // rather than some other array of objects in the page (Datasette's `suggested_facets`).
             case .array?: firstRows = firstRows ?? (path, count)
-            default: continue
+            // Ids, tags, suggestions: items are any JSON values, and a listed key that holds them wins over another
+            // member's array of objects (attack14 M7: the page's facets or links were answered as the items).
+            default: firstScalars = firstScalars ?? (path, count)
             }
         }
-        if let found = firstRows ?? firstEmpty { return found }
+        if let found = firstRows ?? firstScalars ?? firstEmpty { return found }
         // `{}`: protobuf's JSON mapping leaves an empty repeated field out, so MLflow answers a search that matches
         // nothing so, as Google-style APIs answer an empty list: a list of no items (loose13: a 502 asking for the
         // route's "items", on a route whose searches that match something work). A body with no member hides

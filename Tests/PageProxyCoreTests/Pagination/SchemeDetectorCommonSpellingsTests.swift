@@ -92,3 +92,15 @@ import Testing
         }
     }
 }
+
+/// attack14 M7: a listed items key holding scalars is the items, beside any other array of objects.
+@Suite struct SchemeDetectorScalarItemsTests {
+    @Test(arguments: [
+        #"{"results":["alpha","beta"],"facets":[{"name":"color","count":3}],"next":null}"#,
+        #"{"data":[10,11,12],"links":[{"rel":"self","href":"/x"}]}"#,
+    ])
+    func scalarsAtAListedKeyAreTheItems(body: String) throws {
+        let detected = try SchemeDetector.detect(.json(body), url: PageURL(string: "http://api.test/items")!)
+        #expect(["results", "data"].contains(detected.itemsPath.description), "\(detected.itemsPath)")
+    }
+}
