@@ -143,9 +143,10 @@ package enum SchemeDetector {
         _ response: UpstreamResponse, url: PageURL, values: [JSONPath: JSONValue], header: PaginationHeader?,
         into detected: inout DetectedPagination
     ) {
-        let relations: Set<String> = ["next", "last", "prev", "first"]
         let links = LinkHeaderParser.parse(response.headers)
-        if links.contains(where: { $0.relations.contains(where: relations.contains) }) {
+        // Only `next` or `last` says where the pages ahead are; a `Link` of `first` or `prev` alone gives way to the
+        // body's own next link (attack14 L1), and is walked only when nothing else is found (`linkHeaderLast`).
+        if links.contains(where: { $0.relations.contains("next") || $0.relations.contains("last") }) {
             detected.scheme = .linkHeader(PaginationScheme.LinkHeader())
             detected.evidence = "Link header"
             detected.next = links.first { $0.relations.contains("next") }?.target
@@ -221,6 +222,7 @@ package enum SchemeDetector {
             detected.evidence = "body page number and \"\(pages)\""
             return
         }
+        defer { linkHeaderLast(links, into: &detected) }
         if values[offsetPath]?.integer != nil, let limit = values[limitPath]?.integer, limit > 0, let totalPath = bodyTotalPath(detected) {
             var options = PaginationScheme.Offset()
             options.limit = limit
@@ -286,7 +288,7 @@ package enum SchemeDetector {
         // nothing; the walk reads the path it lacks as no items (`OmittedItems`).
         if isEmptyObject(body) { return (itemsPaths[0], 0) }
         let members = JSONMembers.of(body) ?? []
-        if let found = onlyArrayOfObjects(members, in: body) { return found }
+        if let found = onlyArrayOfObjects(members, in: body) ?? onlyEmptyArray(members, in: body) { return found }
         let keys = members.map(\.key).sorted().prefix(30).map { "\"\($0)\"" }.joined(separator: ", ")
         throw .notDetected(
             url: url,

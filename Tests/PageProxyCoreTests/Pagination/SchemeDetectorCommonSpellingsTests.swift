@@ -104,3 +104,37 @@ import Testing
         #expect(["results", "data"].contains(detected.itemsPath.description), "\(detected.itemsPath)")
     }
 }
+
+/// attack14 L1 and L2: a `Link` of `first` alone gives way to the body's next link; GitHub's shape with no items is
+/// a list of no items.
+@Suite struct SchemeDetectorLinkAndEmptyTests {
+    private static let url = PageURL(string: "http://api.test/items")!
+
+    @Test("a Link of first (or prev) alone: the body's next link is walked (before: link-header, the first page alone)")
+    func firstOnlyLinkGivesWayToTheBody() throws {
+        let body = #"{"results":[{"id":1}],"next":"http://api.test/items?page=2"}"#
+        for link in [#"<http://api.test/items?page=1>; rel="first""#, #"<http://api.test/items?page=1>; rel="prev""#] {
+            let detected = try SchemeDetector.detect(.json(body, headers: [("Link", link)]), url: Self.url)
+            #expect(detected.schemeName == "next-url", "\(link)")
+            #expect(detected.next == "http://api.test/items?page=2")
+        }
+        // With nothing in the body, the Link is walked as before.
+        let bare = try SchemeDetector.detect(.json(#"[{"id":1}]"#, headers: [("Link", #"<http://api.test/items?page=1>; rel="first""#)]), url: Self.url)
+        #expect(bare.schemeName == "link-header")
+    }
+
+    @Test("GitHub's {\"total_count\":0,\"artifacts\":[]} is a list of no items (before: 502), an empty array beside an object is not told")
+    func onlyEmptyArrayIsNoItems() throws {
+        for key in ["artifacts", "workflow_runs"] {
+            let detected = try SchemeDetector.detect(.json(#"{"total_count":0,"\#(key)":[]}"#), url: Self.url)
+            #expect(detected.itemsPath.description == key)
+            #expect(detected.itemCount == 0 && detected.scheme == nil)
+        }
+        #expect(throws: PaginationError.self) {
+            try SchemeDetector.detect(.json(#"{"total_count":0,"artifacts":[],"meta":{"a":1}}"#), url: Self.url)
+        }
+        #expect(throws: PaginationError.self) {
+            try SchemeDetector.detect(.json(#"{"total_count":0,"artifacts":[],"runs":[]}"#), url: Self.url)
+        }
+    }
+}
