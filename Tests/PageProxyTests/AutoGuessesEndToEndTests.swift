@@ -34,4 +34,20 @@ import Testing
             }
         }
     }
+
+    @Test("ASP.NET's X-Pagination CurrentPage: pages numbered by pageNumber, every item once (before: page 1 again and again, with a 200)")
+    func aspNetPageNumber() async throws {
+        try await TestStack.run(routes: Self.routes) { stack in
+            for total in [0, 10, 25] {
+                let (merged, requests) = try await Habits.merged(stack, "aspnet-auto", total: total)
+                #expect(merged.status == 200, "\(total): \(merged.text)")
+                #expect(merged.body == MockDataset.mergedJSON(total: total), "\(total): \(merged.text)")
+                #expect(requests == Habits.pages(total), "\(total)")
+                #expect(merged.header("PageProxy-Scheme") == "auto->page-number", "\(total)")
+            }
+            stack.mock.log.reset()
+            _ = try await stack.get("/aspnet-auto?mock_total=25")
+            #expect(stack.mock.log.requests.map(\.target).filter { $0.contains("pageNumber=") }.count == 2)
+        }
+    }
 }

@@ -213,7 +213,13 @@ package enum SchemeDetector {
             // Litestar's ClassicPagination: the body's "current_page" is also the query parameter the URL names.
             if url.queryValue(number.description) != nil {
                 options.pageParameter = number.description
-            } else if values[number]?.integer == 0 {
+            } else if let named = pageParameters.first(where: { url.queryValue($0) != nil }) {
+                options.pageParameter = named
+            } else {
+                // attack14 H3: the URL names none; the body's own name for it implies one (Litestar's `current_page`).
+                options.pageParameter = pageParameterOfCurrentPageKey.first { key($0.key) == number }?.parameter ?? "page"
+            }
+            if url.queryValue(options.pageParameter) == nil, values[number]?.integer == 0 {
                 // review17 B2: a first page that says it is page 0 numbers from 0 (Spring's `number`, Algolia's `page`).
                 options.firstPage = 0
             }

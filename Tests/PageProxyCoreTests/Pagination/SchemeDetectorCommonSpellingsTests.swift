@@ -138,3 +138,24 @@ import Testing
         }
     }
 }
+
+/// attack14 H3: with no page parameter in the URL, the page's own name for its current page implies the parameter.
+@Suite struct SchemeDetectorPageParameterTests {
+    private static let url = PageURL(string: "http://api.test/items")!
+
+    private func pageParameter(_ body: String, headers: [(String, String)] = [], url: PageURL = Self.url) throws -> String? {
+        guard case .pageNumber(let options)? = try SchemeDetector.detect(.json(body, headers: headers), url: url).scheme else { return nil }
+        return options.pageParameter
+    }
+
+    @Test func impliedByTheHeaderOrTheBody() throws {
+        let aspNet = #"{"TotalCount":9,"PageSize":3,"CurrentPage":1,"TotalPages":3,"HasNext":true}"#
+        #expect(try pageParameter(#"[{"id":1}]"#, headers: [("X-Pagination", aspNet)]) == "pageNumber")
+        #expect(try pageParameter(#"[{"id":1}]"#, headers: [("X-Pagination", #"{"total":9,"total_pages":3,"page":1}"#)]) == "page")
+        // The URL's own parameter wins.
+        #expect(try pageParameter(#"[{"id":1}]"#, headers: [("X-Pagination", aspNet)], url: PageURL(string: "http://api.test/items?page=1")!) == "page")
+        // Litestar's ClassicPagination with its handler's defaults: nothing in the URL.
+        #expect(try pageParameter(#"{"items":[{"id":1}],"page_size":1,"current_page":1,"total_pages":3}"#) == "current_page")
+        #expect(try pageParameter(#"{"items":[{"id":1}],"page":1,"pages":3}"#) == "page")
+    }
+}
