@@ -33,7 +33,8 @@ package enum MockErrors {
             body = #"{"code": 401, "errno": 104, "error": "Unauthorized", "message": "Please authenticate yourself to use this endpoint."}"#
         case .jupyterhub:
             body = #"{"status": 401, "message": "Unauthorized"}"#
-        case .slack, .plain, .offset, .smorest, .ninja, .litestar, .eve, .tastypie, .datasette, .piccolo, .mailman, .fab, .safrs, .synapse:
+        case .slack, .plain, .offset, .smorest, .ninja, .litestar, .eve, .tastypie, .datasette, .piccolo, .mailman, .fab, .safrs, .synapse,
+            .spring, .graph, .aspnet, .facets:
             body = #"{"error":"invalid_auth"}"#
         }
         var challenge = #"Bearer realm="mock""#
@@ -117,7 +118,7 @@ package enum MockErrors {
         var status = 400
         switch service {
         case .plain, .offset, .ninja, .litestar, .eve, .tastypie, .datasette, .mastodon, .localstripe, .mlflow, .jupyterhub, .piccolo,
-            .mailman, .fab, .safrs, .synapse:
+            .mailman, .fab, .safrs, .synapse, .spring, .graph, .aspnet, .facets:
             body = #"{"error":"# + JSONText.string("invalid value for \(name): \(quoted)") + "}"
         case .smorest:
             status = 422

@@ -68,6 +68,15 @@ package enum MockService: String, Sendable, CaseIterable {
     /// matrix-synapse's admin lists (`/_synapse/admin/v2/users`): `?from=&limit=`, `{"users": [...], "total": N,
     /// "next_token": "20"}`, the token (the next offset as a string) absent on the last page; `offset` is not read.
     case synapse
+    /// Spring Data's `Page` as Spring Boot writes it: `{"content", "totalElements", "totalPages", "number", "last", …}`,
+    /// `?page=` numbered from 0, `?size=`.
+    case spring
+    /// Microsoft Graph (OData v4): `{"value": […], "@odata.nextLink": "…&$skiptoken=N"}`, `?$top=`.
+    case graph
+    /// ASP.NET Core's common paging: a bare array, `X-Pagination` JSON, `?pageNumber=&pageSize=` (no `page`).
+    case aspnet
+    /// A search whose items are strings beside `"facets": [{…}]`, a next link by `?page=`, `?per_page=`.
+    case facets
 
     /// The route's path, e.g. "/github/items"; Django's routes end with a slash (its `APPEND_SLASH` redirects the
     /// form without one).
@@ -240,6 +249,18 @@ package enum MockService: String, Sendable, CaseIterable {
             guard let size = context.pageSize("limit") else { return bad(context, "limit") }
             guard let from = context.offset("from") else { return bad(context, "from") }
             return .window(MockWindow(offset: from, size: size, total: total))
+        case .spring:
+            guard let size = context.pageSize("size") else { return bad(context, "size") }
+            guard let page = Int(context.query.value("page") ?? "0"), page >= 0 else { return bad(context, "page") }
+            return .window(MockWindow(page: page + 1, size: size, total: total))
+        case .graph:
+            guard let size = context.pageSize("$top") else { return bad(context, "$top") }
+            guard let offset = context.offset("$skiptoken") else { return bad(context, "$skiptoken") }
+            return .window(MockWindow(offset: offset, size: size, total: total))
+        case .aspnet:
+            return pageWindow(context, page: "pageNumber", size: "pageSize")
+        case .facets:
+            return pageWindow(context, page: "page", size: "per_page")
         case .stripe:
             guard let size = context.pageSize("limit") else { return bad(context, "limit") }
             guard let after = context.query.value("starting_after") else {

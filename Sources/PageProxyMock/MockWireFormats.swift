@@ -37,6 +37,10 @@ package enum MockWireFormats {
         case .fab: fab(window)
         case .safrs: safrs(window, context)
         case .synapse: synapse(window)
+        case .spring: spring(window)
+        case .graph: graph(window, context)
+        case .aspnet: aspNet(window)
+        case .facets: facets(window, context)
         }
     }
 

@@ -23,18 +23,22 @@ extension SchemeDetector {
         var total: (path: JSONPath, value: Int)?
         /// The next page's number as written (absent on flask-smorest's last page).
         var nextPage: (path: JSONPath, value: String)?
+        /// The query parameter the header's name for the current page implies (`CurrentPage` → `pageNumber`).
+        var pageParameter: String?
     }
 
     /// The first pagination header that is a JSON object stating a page count, a total or a next page.
     static func paginationHeader(_ headers: HTTPHeaders) -> PaginationHeader? {
         for name in paginationHeaders {
             guard let text = headers[name], text.first(where: { !$0.isWhitespace }) == "{" else { continue }
-            let keys = (headerPageCountKeys + headerTotalKeys + headerNextPageKeys).map { JSONPath(components: [.key($0)]) }
+            let keys = (headerPageCountKeys + headerTotalKeys + headerNextPageKeys + pageParameterOfCurrentPageKey.map(\.key))
+                .map { JSONPath(components: [.key($0)]) }
             guard let values = try? JSONScanner().values(in: Array(text.utf8), at: keys) else { continue }
             func first(_ names: [String]) -> (path: JSONPath, value: JSONValue)? {
                 names.lazy.map { JSONPath(components: [.key($0)]) }.compactMap { path in values[path].map { (path, $0) } }.first
             }
             var header = PaginationHeader(name: name)
+            header.pageParameter = impliedPageParameter(values)
             header.pageCount = first(headerPageCountKeys).flatMap { found in found.value.statedCount.map { (found.path, $0) } }
             header.total = first(headerTotalKeys).flatMap { found in found.value.statedCount.map { (found.path, $0) } }
             if let found = first(headerNextPageKeys), let next = found.value.integer {
@@ -55,7 +59,7 @@ extension SchemeDetector {
     /// The scheme for a JSON pagination header: numbered pages, all known after the first from the page count (or
     /// the total); with neither, the next page's number from the header, one page after another.
     static func scheme(for header: PaginationHeader, url: PageURL) -> (scheme: PaginationScheme, evidence: String) {
-        let pageParameter = pageParameters.first { url.queryValue($0) != nil } ?? "page"
+        let pageParameter = pageParameters.first { url.queryValue($0) != nil } ?? header.pageParameter ?? "page"
         if header.pageCount != nil || header.total != nil {
             var options = PaginationScheme.PageNumber(pageParameter: pageParameter)
             if let (path, _) = header.pageCount {

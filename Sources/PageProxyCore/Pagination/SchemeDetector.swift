@@ -1,5 +1,3 @@
-import Foundation
-
 /// Tells from an upstream's first page how it paginates (`scheme: "auto"`, `PageProxy probe`), as dlt's REST
 /// client does: the scheme, where the items are, and the total.
 ///
@@ -24,7 +22,7 @@ package enum SchemeDetector {
         "_items",
         // matrix-synapse's admin lists: `{"users": [], "total": 0}` is a list of no items, not a page auto cannot read.
         "users",
-    ].map(path)
+    ].map(path) + commonItemsPaths
 
     /// Where a next page is named, in the order tried: each with the query parameter a cursor found there is sent
     /// back as, and whether a null there ends a walk of next URLs (`true`) or of cursors.
@@ -43,7 +41,7 @@ package enum SchemeDetector {
         ("next_token", "from", false),
         // Litestar's CursorPagination: the next page's cursor at the root, null on the last page.
         ("cursor", "cursor", false),
-    ].map { (path($0.0), $0.1, $0.2) } + nextLinkObjectPaths
+    ].map { (path($0.0), $0.1, $0.2) } + nextLinkObjectPaths + commonNextPaths
 
     /// A next link written inside an object at a next-link path (`"next": {"href": "…"}`, `{"url": "…"}`): followed as
     /// `_links.next.href` is (attack7: such a page was answered as the whole list).
@@ -60,15 +58,15 @@ package enum SchemeDetector {
         "pagination.total", "pagination.count", "_meta.total", "_pagination.total",
         // Mailman 3's REST API.
         "total_size",
-    ].map(path)
+    ].map(path) + commonTotalPaths
     static let totalHeaders = ["X-Total-Count", "X-Total", "X-WP-Total", "Total-Count", ContentRange.headerName]
     /// The header that names the next page by its URL (Kinto).
     static let nextPageURLHeader = "Next-Page"
     /// Headers that state a page count (WordPress, Kaminari-style APIs): more than one with no way on is not one page.
     static let pageCountHeaders = ["X-Total-Pages", "X-WP-TotalPages", "X-Page-Count"]
 
-    static let pageNumberPaths: [JSONPath] = ["page", "current_page"].map(path)
-    static let pageCountPaths: [JSONPath] = ["pages", "total_pages", "totalPages", "last_page", "page_count"].map(path)
+    static let pageNumberPaths: [JSONPath] = ["page", "current_page"].map(path) + commonPageNumberPaths
+    static let pageCountPaths: [JSONPath] = ["pages", "total_pages", "totalPages", "last_page", "page_count"].map(path) + commonPageCountPaths
     static let hasMorePath = path("has_more")
     static let offsetPath = path("offset")
     static let limitPath = path("limit")
@@ -93,7 +91,7 @@ package enum SchemeDetector {
     ) throws(PaginationError) -> DetectedPagination {
         let body = response.body
         let candidates = itemsPaths + nextPaths.map(\.path) + totalPaths + pageNumberPaths + pageCountPaths
-            + [hasMorePath, offsetPath, limitPath, .root]
+            + [hasMorePath, offsetPath, limitPath, .root] + lastPageFlagPaths + moreFlagPaths
         let values: [JSONPath: JSONValue]
         do {
             values = try JSONScanner().values(in: body, at: candidates + [itemsPath].compactMap { $0 })
@@ -104,7 +102,8 @@ package enum SchemeDetector {
         var detected = DetectedPagination(scheme: nil, itemsPath: items, itemCount: count, evidence: "no next page")
         let header = paginationHeader(response.headers)
         var source: TotalSource?
-        if let (path, total) = totalPaths.lazy.compactMap({ path in values[path]?.statedCount.map { (path, $0) } }).first {
+        // The largest stated: a page's own `count` beside the list's `totalCount` is never above it (review17 B1).
+        if let (path, total) = totalPaths.compactMap({ path in values[path]?.statedCount.map { (path, $0) } }).max(by: { $0.1 < $1.1 }) {
             (detected.total, detected.totalSource, source) = (total, path.description, .body(path))
         } else if let name = totalHeaders.first(where: { response.headers.statedCount($0) != nil }) {
             (detected.total, detected.totalSource, source) = (response.headers.statedCount(name), "\(name) header", .header(name, nil))
@@ -133,7 +132,7 @@ package enum SchemeDetector {
                 reason: "the first page's \(name) header says there are \(pages) pages, but the page shows no way to the next one: "
                     + "\(signalsLookedFor); name the route's scheme in its pagination")
         }
-        if detected.scheme == nil, let reason = moreSignalled(response.headers, values: values, header: header) {
+        if detected.scheme == nil, let reason = moreSignalled(response.headers, values: values, header: header) ?? moreSpelled(values) {
             throw .notDetected(url: url, reason: reason + "; name the route's scheme in its pagination")
         }
         if detected.scheme == nil, let total = detected.total, total > count {
@@ -149,9 +148,10 @@ package enum SchemeDetector {
         _ response: UpstreamResponse, url: PageURL, values: [JSONPath: JSONValue], header: PaginationHeader?,
         into detected: inout DetectedPagination
     ) {
-        let relations: Set<String> = ["next", "last", "prev", "first"]
         let links = LinkHeaderParser.parse(response.headers)
-        if links.contains(where: { $0.relations.contains(where: relations.contains) }) {
+        // Only `next` or `last` says where the pages ahead are; a `Link` of `first` or `prev` alone gives way to the
+        // body's own next link (attack14 L1), and is walked only when nothing else is found (`linkHeaderLast`).
+        if links.contains(where: { $0.relations.contains("next") || $0.relations.contains("last") }) {
             detected.scheme = .linkHeader(PaginationScheme.LinkHeader())
             detected.evidence = "Link header"
             detected.next = links.first { $0.relations.contains("next") }?.target
@@ -216,12 +216,24 @@ package enum SchemeDetector {
         {
             var options = PaginationScheme.PageNumber()
             // Litestar's ClassicPagination: the body's "current_page" is also the query parameter the URL names.
-            if url.queryValue(number.description) != nil { options.pageParameter = number.description }
+            if url.queryValue(number.description) != nil {
+                options.pageParameter = number.description
+            } else if let named = pageParameters.first(where: { url.queryValue($0) != nil }) {
+                options.pageParameter = named
+            } else {
+                // attack14 H3: the URL names none; the body's own name for it implies one (Litestar's `current_page`).
+                options.pageParameter = pageParameterOfCurrentPageKey.first { key($0.key) == number }?.parameter ?? "page"
+            }
+            if url.queryValue(options.pageParameter) == nil, values[number]?.integer == 0 {
+                // review17 B2: a first page that says it is page 0 numbers from 0 (Spring's `number`, Algolia's `page`).
+                options.firstPage = 0
+            }
             options.totalPagesPath = pages
             detected.scheme = .pageNumber(options)
             detected.evidence = "body page number and \"\(pages)\""
             return
         }
+        defer { linkHeaderLast(links, into: &detected) }
         if values[offsetPath]?.integer != nil, let limit = values[limitPath]?.integer, limit > 0, let totalPath = bodyTotalPath(detected) {
             var options = PaginationScheme.Offset()
             options.limit = limit
@@ -263,6 +275,7 @@ package enum SchemeDetector {
         }
         var firstEmpty: (JSONPath, Int)?
         var firstRows: (JSONPath, Int)?
+        var firstScalars: (JSONPath, Int)?
         for path in itemsPaths {
             guard case .array(let range, let count) = values[path] else { continue }
             if count == 0 {
@@ -274,10 +287,12 @@ package enum SchemeDetector {
             // Rows as arrays of values (Datasette's default `"rows": [[1, "a"], …]` beside `"columns"`): the items,
             // rather than some other array of objects in the page (Datasette's `suggested_facets`).
             case .array?: firstRows = firstRows ?? (path, count)
-            default: continue
+            // Ids, tags, suggestions: items are any JSON values, and a listed key that holds them wins over another
+            // member's array of objects (attack14 M7: the page's facets or links were answered as the items).
+            default: firstScalars = firstScalars ?? (path, count)
             }
         }
-        if let found = firstRows ?? firstEmpty { return found }
+        if let found = firstRows ?? firstScalars ?? firstEmpty { return found }
         // `{}`: protobuf's JSON mapping leaves an empty repeated field out, so MLflow answers a search that matches
         // nothing so, as Google-style APIs answer an empty list: a list of no items (loose13: a 502 asking for the
         // route's "items", on a route whose searches that match something work). A body with no member hides
@@ -285,14 +300,9 @@ package enum SchemeDetector {
         // Likewise a page of scalars that states a total of 0, or a start past its total (Mailman 3 leaves `entries`
         // out of an empty list's page: real13's 502 for an empty list).
         if isEmptyObject(body) || OmittedItems.statesNoItems(in: body) { return (itemsPaths[0], 0) }
-        let members = topLevelMembers(body)
-        let arrays = members.filter { $0.value is [[String: Any]] && !(($0.value as? [Any])?.isEmpty ?? true) }
-        if arrays.count == 1, let key = arrays.first?.key, !key.contains("."), !key.isEmpty,
-            case .array(_, let count)? = try? JSONScanner().value(in: body, range: 0..<body.count, at: path(key))
-        {
-            return (path(key), count)
-        }
-        let keys = members.keys.sorted().prefix(30).map { "\"\($0)\"" }.joined(separator: ", ")
+        let members = JSONMembers.of(body) ?? []
+        if let found = onlyArrayOfObjects(members, in: body) ?? onlyEmptyArray(members, in: body) { return found }
+        let keys = members.map(\.key).sorted().prefix(30).map { "\"\($0)\"" }.joined(separator: ", ")
         throw .notDetected(
             url: url,
             reason: "no items array found on the first page (keys seen: \(keys.isEmpty ? "none" : keys)); "
@@ -306,12 +316,7 @@ package enum SchemeDetector {
         return text.lazy.filter { !whitespace.contains($0) }.elementsEqual([UInt8(ascii: "{"), UInt8(ascii: "}")])
     }
 
-    /// The top-level members of an object body, decoded only to name them in a message or find the one array.
-    private static func topLevelMembers(_ body: [UInt8]) -> [String: Any] {
-        (try? JSONSerialization.jsonObject(with: Data(body), options: [.fragmentsAllowed])) as? [String: Any] ?? [:]
-    }
-
-    private static func path(_ dotted: String) -> JSONPath {
+    static func path(_ dotted: String) -> JSONPath {
         JSONPath(components: dotted.split(separator: ".").map { .key(String($0)) })
     }
 }

@@ -83,9 +83,10 @@ import Testing
         var options = PaginationScheme.PageNumber(pageParameter: "current_page")
         options.totalPagesPath = JSONPath("total_pages")
         #expect(try detect(body, url: "http://h/classic?page_size=100&current_page=1").scheme == .pageNumber(options))
-        // fastapi-pagination's "page" with a URL that names no page: the default parameter, as before.
+        // A URL that names no page (the handler's defaults): the body's own name, as Litestar's docs name the parameter
+        // (review17 B7, attack14 H3: "page" was asked for and ignored, page 1 again and again; it was "page" before).
         guard case .pageNumber(let plain)? = try detect(body).scheme else { Issue.record("not page-number"); return }
-        #expect(plain.pageParameter == "page")
+        #expect(plain.pageParameter == "current_page")
     }
 
     @Test("Litestar CursorPagination: the next page's cursor at the root, null on the last page")

@@ -31,6 +31,10 @@ import Testing
         case .fab: "q=(page:1,page_size:10)"
         case .safrs: "page[offset]=10&page[limit]=10"
         case .synapse: "from=10&limit=10"
+        case .spring: "page=1&size=10"
+        case .graph: "$top=10&$skiptoken=10"
+        case .aspnet: "pageNumber=2&pageSize=10"
+        case .facets: "page=2&per_page=10"
         }
         return "\(service.path)?\(page)&mock_total=25&\(extra)"
     }

@@ -41,6 +41,10 @@ enum MockWalkers {
         case .drfPages, .smorest, .drfLink: "\(service.path)?page_size=\(pageSize)&\(options)"
         case .litestar: "\(service.path)?page_size=\(pageSize)&current_page=1&\(options)"
         case .jsonapi: "\(service.path)?page[size]=\(pageSize)&\(options)"
+        case .spring: "\(service.path)?size=\(pageSize)&\(options)"
+        case .graph: "\(service.path)?$top=\(pageSize)&\(options)"
+        case .aspnet: "\(service.path)?pageSize=\(pageSize)&\(options)"
+        case .facets: "\(service.path)?per_page=\(pageSize)&\(options)"
         }
         var page = 1
         var collected = 0
@@ -65,7 +69,10 @@ enum MockWalkers {
             let body = ([.mlflow, .localstripe, .jupyterhub, .mailman].contains(service) ? MockTestSupport.compacted(response.body) : response.body)[...]
             let members = MockTestSupport.members(body)
             let array: ArraySlice<UInt8>? = switch service {
-            case .plain, .github, .gitlab, .smorest, .drfLink, .drfLinkOffset, .mastodon: body
+            case .plain, .github, .gitlab, .smorest, .drfLink, .drfLinkOffset, .mastodon, .aspnet: body
+            case .spring: members["content"]
+            case .graph: members["value"]
+            case .facets: members["results"]
             // MLflow leaves an empty list out: `{}`.
             case .mlflow: members["experiments"] ?? (members.isEmpty ? Array("[]".utf8)[...] : nil)
             case .wrapped, .offset, .ninja, .litestar, .wagtail, .jupyterhub: members["items"]
@@ -182,6 +189,17 @@ enum MockWalkers {
             case .piccolo:
                 // No link and no count: the next page number until a page is empty.
                 if !items.isEmpty { next = "\(service.path)?__page_size=\(pageSize)&\(options)&__page=\(page)" }
+            case .spring:
+                // Numbered from 0: the next page's number is the count of pages read.
+                if MockTestSupport.raw(members["last"]) == "false" { next = "\(service.path)?size=\(pageSize)&\(options)&page=\(page - 1)" }
+            case .graph:
+                nextLink = MockTestSupport.string(members["@odata.nextLink"])
+            case .aspnet:
+                if response.header("X-Pagination")?.contains(#""HasNext":true"#) == true {
+                    next = "\(service.path)?pageSize=\(pageSize)&\(options)&pageNumber=\(page)"
+                }
+            case .facets:
+                nextLink = MockTestSupport.string(members["next"])
             case .offset:
                 let totalCount = MockTestSupport.int(members["total"]) ?? 0
                 if collected < totalCount {
