@@ -112,7 +112,8 @@ public final class MockUpstream: Sendable {
         if MockService(path: query.path) != nil, let host = query.value("mock_leak_to") {
             // A redirect to `host` whose URL carries the credential the request sent, percent-encoded, under a name no
             // redaction rule knows (a signed download link; attack14 M5).
-            let sent = request.header("Authorization")?.split(separator: " ").last.map(String.init) ?? ""
+            // (Or the `api_key` of the query, as a route's own URL may carry it: review19 B3.)
+            let sent = query.value("api_key") ?? request.header("Authorization")?.split(separator: " ").last.map(String.init) ?? ""
             return MockErrors.appendSlash("http://\(host)/?x=" + (sent.addingPercentEncoding(withAllowedCharacters: Self.unreserved) ?? sent))
         }
         guard let service = MockService(path: query.path) else { return MockErrors.notFound(path: query.path) }

@@ -31,6 +31,19 @@ import Testing
         }
     }
 
+    @Test("the same for a key in the route's own query, whichever case the upstream writes its escapes in (review19 B3)")
+    func foreignRedirectHidesTheRoutesQueryKey() async throws {
+        var secret = SchemeRoutes.all[8]
+        secret.name = "secret"
+        secret.mockPath += "?api_key=k3y/V%2BA%3DLUE"
+        try await TestStack.run(routes: [secret]) { stack in
+            let response = try await stack.get("/secret?mock_leak_to=127.0.0.2:9")
+            #expect(response.text.contains("foreign_redirect"), "\(response.text)")
+            #expect(!response.text.contains("k3y"), "\(response.text)")
+        }
+        #expect(CredentialRedaction.redactText("x=k3y%2fV", secrets: CredentialRedaction.secrets(in: HTTPHeaders(), query: "api_key=k3y/V")) == "x=REDACTED")
+    }
+
     @Test("relative next links on pages reached through a redirect resolve against the URL that answered: one redirect, not one a page (attack14 M3)",
           arguments: ["eve-next", "eve-auto"])
     func relativeLinksResolveAgainstTheRedirectTarget(route: String) async throws {

@@ -107,7 +107,7 @@ struct RequestPlan {
 
         init(_ upstreamHeaders: HTTPHeaders, route: RouteConfig, keys: CacheKeyPages.Table) {
             self.upstreamHeaders = upstreamHeaders
-            secrets = CredentialRedaction.secrets(in: upstreamHeaders)
+            secrets = CredentialRedaction.secrets(in: upstreamHeaders, query: route.upstream.query)
             pageKeys = CacheKeyPages(template: CacheKeyTemplate(headers: upstreamHeaders, caFile: route.caFile), table: keys)
         }
     }

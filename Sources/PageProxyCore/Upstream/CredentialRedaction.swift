@@ -71,18 +71,45 @@ package enum CredentialRedaction {
 
     /// The values to hide from error bodies: every credential header's value and, for `Authorization: Bearer X`,
     /// `X` alone too (an upstream may quote the token without its scheme).
-    package static func secrets(in headers: HTTPHeaders) -> [String] {
+    /// - Parameter query: a query (`a=1&api_key=K`) whose secret-named values were sent too (a route's own URL): an
+    ///   upstream's redirect may quote them back (review19 B3).
+    package static func secrets(in headers: HTTPHeaders, query: String? = nil) -> [String] {
         var secrets: [String] = []
         for (name, value) in headers where isSecretHeader(name) {
             secrets.append(value)
             if let space = value.firstIndex(of: " ") { secrets.append(String(value[value.index(after: space)...])) }
         }
-        // As a URL's query would carry them (`s3cr3t%2FV%2BA%3D`): an upstream's redirect may (attack14 M5).
-        secrets += secrets.compactMap { secret in
-            secret.addingPercentEncoding(withAllowedCharacters: unreserved).flatMap { $0 == secret ? nil : $0 }
+        for pair in (query ?? "").split(separator: "&") {
+            let parts = pair.split(separator: "=", maxSplits: 1)
+            guard parts.count == 2, isSecretName(String(parts[0]).removingPercentEncoding ?? String(parts[0])) else { continue }
+            secrets.append(String(parts[1]).removingPercentEncoding ?? String(parts[1]))
+        }
+        // As a URL's query would carry them (`s3cr3t%2FV%2BA%3D`, or `%2f` in lower case): an upstream's redirect may
+        // (attack14 M5).
+        secrets += secrets.flatMap { secret -> [String] in
+            guard let encoded = secret.addingPercentEncoding(withAllowedCharacters: unreserved), encoded != secret else { return [] }
+            return [encoded, lowercasedEscapes(encoded)].filter { $0 != secret }
         }
         // Longest first, so that a whole value is replaced before a part of it.
         return secrets.filter { $0.count >= 4 }.sorted { $0.count > $1.count }
+    }
+
+    /// `encoded` with the hex digits of its escapes in lower case (`%2F` → `%2f`).
+    private static func lowercasedEscapes(_ encoded: String) -> String {
+        var result = ""
+        var digitsLeft = 0
+        for character in encoded {
+            if character == "%" {
+                digitsLeft = 2
+                result.append(character)
+            } else if digitsLeft > 0 {
+                digitsLeft -= 1
+                result += character.lowercased()
+            } else {
+                result.append(character)
+            }
+        }
+        return result
     }
 
     /// RFC 3986 §2.3's unreserved characters: what a percent-encoded query value leaves as it is.
