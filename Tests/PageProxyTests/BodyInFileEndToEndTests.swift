@@ -56,6 +56,18 @@ import Testing
         }
     }
 
+    @Test("after a restart a walk whose upstream ignores its page number still fails at page 2: its first two pages are read from their files (review19 B2)")
+    func anIgnoredPageNumberIsSeenAfterARestart() async throws {
+        let routes = FABSAFRSSynapseEndToEndTests.routes.filter { $0.name == "fab-pages" }
+        try await Self.withRestart(routes: routes) { stack, _, restart in
+            let target = "/fab-pages?mock_total=25"
+            let before = try await stack.get(target)
+            #expect(before.status == 502, "\(before.text.prefix(300))")
+            let after = try await Self.askedAfter(nil, target, restart: restart)
+            #expect(after.status == 502, "\(after.text.prefix(300))")
+        }
+    }
+
     @Test("`_fields`, NDJSON, a window and a second merged answer over pages a merged walk read first after a restart give the same bytes as before it", arguments: [
         "/wrapped?mock_total=300&_fields=id", "/wrapped?mock_total=300&_format=ndjson", "/wrapped?mock_total=300&_offset=95&_limit=30",
         "/wrapped?mock_total=300",
