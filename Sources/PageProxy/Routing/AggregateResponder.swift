@@ -200,7 +200,7 @@ struct AggregateResponder: Sendable {
         }
         let items = RequestedItems(
             controls: controls, skip: plan.window?.skip ?? 0, scheme: walk.scheme(of: route), knownTotal: walk.detected?.total, request: request,
-            record: walkRecord, itemCap: [controls.maxItems, route.maxItems].compactMap { $0 }.min())
+            record: walkRecord, itemCap: plan.itemCap)
         let answer: WalkAnswer
         switch controls.format {
         case _ where controls.explain:

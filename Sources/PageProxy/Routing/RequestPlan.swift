@@ -62,6 +62,7 @@ struct RequestPlan {
     var firstPageKey: CacheKey? { decided.firstPageKey }
     var pageKeys: CacheKeyPages { sent.pageKeys }
     var strategy: (any PaginationStrategy)? { decided.strategy }
+    var itemCap: Int? { decided.itemCap }
 
     /// The plan again with its window walked again (`ItemWindow.walkingAgain`), its pages counted by `served`, what the
     /// upstream served a page: for a walk whose first page did not hold what the size the window counted by said
@@ -158,6 +159,8 @@ struct RequestPlan {
         let lookahead: LookaheadMemory
         /// What the upstream served a page when a window of this plan was walked again (0: never).
         let windowServed = Atomic(0)
+        /// The answer's own cap on items: `_max_items` or the route's `maxItems`, the smaller.
+        let itemCap: Int?
 
         init(
             request: HTTPRequestHead, route: RouteConfig, subpath: String, upstreamHeaders: HTTPHeaders, lookahead: LookaheadMemory,
@@ -186,6 +189,7 @@ struct RequestPlan {
             options.pageLimit = [controls.maxPages, window?.pageLimit].compactMap { $0 }.min()
             // `_max_items` and the route's `maxItems` cap the answer's items: a window's own, past those it skips.
             let itemCap = [controls.maxItems, route.maxItems].compactMap { $0 }.min()
+            self.itemCap = itemCap
             options.itemLimit = window.map { $0.itemLimit(answering: itemCap) } ?? itemCap
             options.windowCheck = window?.firstPageCheck
             options.lookaheadMemory = lookahead
