@@ -25,8 +25,8 @@ import Testing
         }
     }
 
-    @Test("a size PageProxy numbers pages by that is no whole number is a 400", arguments: [
-        ("/plain?mock_total=50&per_page=1OO", "per_page"), ("/drf?mock_total=50&limit=abc", "limit"), ("/offset?limit=", "limit"),
+    @Test("a size PageProxy numbers pages by that is no whole number of at least 1 is a 400", arguments: [
+        ("/plain?mock_total=50&per_page=1OO", "per_page"), ("/plain?mock_total=50&per_page=0", "per_page"), ("/drf?limit=000", "limit"), ("/drf?mock_total=50&limit=abc", "limit"), ("/offset?limit=", "limit"),
     ])
     func unreadableSizeIsRefused(target: String, parameter: String) async throws {
         try await TestStack.run { stack in

@@ -30,11 +30,12 @@ enum PaginationQueryCheck {
                         + "reads the first, many upstreams the last, and the pages would not be the ones counted; give it once")
             }
             seen[name] = value
-            if name == size, !(value.utf8.allSatisfy { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") } && Int(value) != nil) {
+            // Not 0 either (retest14 N1: `per_page=0` was answered `200 []` beside the upstream's total).
+            if name == size, !(value.utf8.allSatisfy { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") } && (Int(value) ?? 0) >= 1) {
                 throw Refused(
                     parameter: name,
-                    message: "\(name) must be a whole number in the digits 0-9, not \"\(value.prefix(40))\": the upstream would "
-                        + "serve a page size of its own choosing, which PageProxy could not count pages by")
+                    message: "\(name) must be a whole number of at least 1 in the digits 0-9, not \"\(value.prefix(40))\": the upstream "
+                        + "would serve a page size of its own choosing, which PageProxy could not count pages by")
             }
         }
     }
