@@ -27,10 +27,15 @@ extension SchemeDetector {
 
     /// Flags that say more pages follow when `false` (Spring's `last`, Jira's `isLastPage`, Salesforce's `done`) or
     /// when `true` (`hasNext` and its kin): read only to refuse, since none says how to get there.
-    static let lastPageFlagPaths: [JSONPath] = ["last", "isLast", "isLastPage", "is_last", "done"].map(path)
+    static let lastPageFlagPaths: [JSONPath] = [
+        "last", "isLast", "isLastPage", "is_last", "done", "meta.isLastPage", "meta.is_last", "pagination.isLastPage", "pagination.is_last",
+    ].map(path)
     static let moreFlagPaths: [JSONPath] = [
         "hasNext", "has_next", "hasMore", "more", "hasNextPage", "has_next_page", "pageInfo.hasNextPage", "meta.has_more",
         "pagination.has_more", "pagination.has_next",
+        // The same inside the objects APIs keep their paging in (retest14 N3: `{"meta":{"hasMore":true}}` was page 1).
+        "meta.hasMore", "meta.hasNext", "meta.has_next", "meta.hasNextPage", "pagination.hasMore", "pagination.hasNext",
+        "pagination.hasNextPage", "paging.hasMore", "paging.has_more", "paging.hasNext", "page_info.has_next_page",
     ].map(path)
 
     /// Why a page with no scheme found says, in one of these spellings, that more pages follow; nil when none does.

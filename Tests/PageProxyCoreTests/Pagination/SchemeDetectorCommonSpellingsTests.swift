@@ -79,6 +79,8 @@ import Testing
         (#"{"data":[{"id":1}],"hasMore":true}"#, "hasMore"),
         (#"{"items":[{"id":1}],"hasNext":true}"#, "hasNext"),
         (#"{"hits":[{"id":1}],"nbPages":4}"#, "nbPages"),
+        (#"{"data":[{"id":1}],"meta":{"hasMore":true}}"#, "meta.hasMore"),
+        (#"{"items":[{"id":1}],"pagination":{"isLastPage":false}}"#, "pagination.isLastPage"),
     ])
     func moreSpelledIsRefused(body: String, name: String) {
         let reason = refusal(body)
