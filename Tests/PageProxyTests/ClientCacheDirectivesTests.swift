@@ -80,6 +80,34 @@ import Testing
         }
     }
 
+    /// review15 R4 (RFC 9111 §4.2.3, §5.2.1.1): a page an hour old when it arrives (`Age: 3600` from a CDN) is an hour
+    /// old for a client's `max-age=60`, though PageProxy stored it a moment ago; after a restart too, and a 304 that
+    /// says its age again keeps it.
+    @Test func aClientsMaxAgeCountsThePagesAgeFromTheUpstream() async throws {
+        let upstream = try ChangingUpstream()
+        defer { Task { await upstream.stop() } }
+        upstream.set(body: CacheCoherenceTests.v1, cacheControl: "max-age=7200", more: [("Age", "3600")])
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("pageproxy-age-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let hit = CacheCoherenceTests.oneHit
+        let revalidated = "hits=0 misses=0 revalidated=1 stale=0 bypassed=0"
+        try await CacheCoherenceTests.run(upstream, directory: root) { stack in
+            #expect(try await stack.get("/changing").header("PageProxy-Cache") == CacheCoherenceTests.oneMiss)
+            #expect(try await stack.get("/changing", headers: ["Cache-Control": "max-age=7000"]).header("PageProxy-Cache") == hit)
+            let young = try await stack.get("/changing", headers: ["Cache-Control": "max-age=60"])
+            #expect(young.header("PageProxy-Cache") == revalidated)
+            #expect(young.text == CacheCoherenceTests.v1)
+        }
+        upstream.resetLog()
+        try await CacheCoherenceTests.run(upstream, directory: root) { stack in
+            let young = try await stack.get("/changing", headers: ["Cache-Control": "max-age=60"])
+            #expect(young.header("PageProxy-Cache") == revalidated)
+            let old = try await stack.get("/changing", headers: ["Cache-Control": "max-age=7000"])
+            #expect(old.header("PageProxy-Cache") == hit)
+        }
+        #expect(upstream.received.count == 1)
+    }
+
     /// How many entry files the cache directory holds.
     static func entryFiles(_ root: String) -> Int {
         let files = FileManager.default.enumerator(atPath: root)?.compactMap { $0 as? String } ?? []

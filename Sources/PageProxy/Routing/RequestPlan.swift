@@ -219,11 +219,16 @@ struct RequestPlan {
                 policy.leavesBodiesFor = scanPaths.signature
             }
             cachePolicy = policy
-            // The window's skip and the fields decide the bytes too: they are part of the key.
+            // The window's skip and the fields decide the bytes too: they are part of the key. A window's answer also
+            // says things a capped walk of the same pages does not (`Link` rel=next built from the query as written,
+            // no `PageProxy-Truncated` at its own end), and its first page is checked (review17 B9): it is kept under its
+            // query as written (review20 F1: `?_max_items=10` answered `?_offset=0&_limit=10` without its `next`; F2: a
+            // `_fresh=1` window's `Link` was replayed to every later client).
             memoKey = controls.format == .json && !controls.cacheDirectives.bypassesMemo
                 ? MergedAnswerMemo.key(
                     route: route.name, base: base, pageLimit: options.pageLimit, itemLimit: options.itemLimit, upstreamHeaders: upstreamHeaders)
                     + "\u{0}\(window?.skip ?? 0)\u{0}\(controls.fields?.description ?? "")"
+                    + (window == nil ? "" : "\u{0}window\u{0}\(request.query ?? "")")
                 : nil
             isPrivate = AnswerFreshness.isPrivate(route: route, request: request)
             shared = isPrivate ? nil : Sent(upstreamHeaders, route: route, keys: pageKeyTable)

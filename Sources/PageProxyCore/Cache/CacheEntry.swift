@@ -26,6 +26,10 @@ package struct CacheEntry: Sendable, Equatable {
     /// issue 13, eighth pass); any change of `body` forgets it. Not part of the entry's identity (`==`), nor stored.
     package var file: HeldEntryFile?
     package var storedAt: Date
+    /// The page's age when it was stored or last revalidated (RFC 9111 §4.2.3: the larger of its `Age` and of the time
+    /// its `Date` was behind this clock): a client's `max-age` judges the page by its age, `storedAt` less this, not by
+    /// when PageProxy received it (review15 R4: a page an hour old behind a CDN was fresh enough for `max-age=60`).
+    package var initialAge: Duration = .zero
     /// After this instant the entry must be revalidated before it is served.
     package var freshUntil: Date
     /// The upstream said `must-revalidate` (or `no-cache`): never served stale, not even when it fails.
@@ -41,7 +45,7 @@ package struct CacheEntry: Sendable, Equatable {
     /// - Parameter bodyChecksum: `XXHash64.hash(body)` when the caller has it (a verified read); computed otherwise.
     package init(
         status: HTTPStatus, headers: HTTPHeaders, body: [UInt8], storedAt: Date, freshUntil: Date, mustRevalidate: Bool = false,
-        lifetimeFromUpstream: Bool = false,
+        lifetimeFromUpstream: Bool = false, initialAge: Duration = .zero,
         scan: StoredScan? = nil, bodyChecksum: UInt64? = nil
     ) {
         self.status = status
@@ -51,6 +55,7 @@ package struct CacheEntry: Sendable, Equatable {
         self.freshUntil = freshUntil
         self.mustRevalidate = mustRevalidate
         self.lifetimeFromUpstream = lifetimeFromUpstream
+        self.initialAge = initialAge
         self.scan = scan
         self.bodyChecksum = bodyChecksum ?? XXHash64.hash(body)
         isPrivate = CacheFreshness.isPrivate(headers)
@@ -61,6 +66,12 @@ package struct CacheEntry: Sendable, Equatable {
         left.status == right.status && left.headers == right.headers && left.body == right.body && left.storedAt == right.storedAt
             && left.freshUntil == right.freshUntil && left.mustRevalidate == right.mustRevalidate
             && left.lifetimeFromUpstream == right.lifetimeFromUpstream && left.bodyChecksum == right.bodyChecksum && left.scan == right.scan
+            && left.initialAge == right.initialAge
+    }
+
+    /// The page's age at `now` (RFC 9111 §4.2.3: its age when stored plus the time it has been resident since).
+    package func age(at now: Date) -> TimeInterval {
+        now.timeIntervalSince(storedAt) + initialAge.timeInterval
     }
 
     /// The entry with its body in memory: read back from its held file and checked when it was left there

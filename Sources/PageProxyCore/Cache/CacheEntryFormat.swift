@@ -12,7 +12,8 @@ import Foundation
 ///     28     H  header: key hex (64), status (2), stored-at ms (8), fresh-until ms (8), flags (1: bit 0
 ///               must-revalidate, bit 1 the lifetime is the upstream's — older entries have it clear, and are
 ///               judged by each route's TTL), XXH64 of the body (8), field count (2), then per field: name length (2), name, value length (4), value;
-///               then the scan section (see CacheEntryFormat+Scan.swift)
+///               then the scan section (see CacheEntryFormat+Scan.swift); then, only when the page was not new as
+///               it arrived, its age then: tag 1 (1), seconds (4) — older entries end after the scan, age 0
 ///   28+H     B  body
 /// ```
 /// A file is accepted only if its size is exactly 28 + H + B, its magic and version match, both checksums match,
@@ -23,6 +24,8 @@ package enum CacheEntryFormat {
     package static let magic: [UInt8] = Array("PPCE".utf8)
     package static let version: UInt32 = 2
     package static let prefixLength = 28
+    /// The tag of the optional section after the scan that holds the page's age when stored (`CacheEntry.initialAge`).
+    static let initialAgeTag: UInt8 = 1
     /// Bounds that keep a corrupted length field from asking for an absurd allocation.
     static let maxHeaderLength = 1 << 28
 
@@ -56,6 +59,11 @@ package enum CacheEntryFormat {
             header.bytes.append(contentsOf: value)
         }
         appendScan(entry.scan, bodyCount: entry.body.count, to: &header)
+        let initialAge = UInt32(clamping: entry.initialAge.components.seconds)
+        if initialAge > 0 {
+            header.append(initialAgeTag)
+            header.append(initialAge)
+        }
         var file = ByteWriter()
         file.bytes.reserveCapacity(prefixLength + header.bytes.count + entry.body.count)
         file.bytes.append(contentsOf: magic)
@@ -123,11 +131,17 @@ package enum CacheEntryFormat {
             headers.add(String(decoding: name, as: UTF8.self), String(decoding: value, as: UTF8.self))
         }
         let scan = try readScan(&header, bodyCount: expectedLength, body: body)
+        var initialAge: Duration = .zero
+        if header.offset < headerEnd {
+            guard header.uint8() == initialAgeTag, let seconds = header.uint32() else { throw .badHeader }
+            initialAge = .seconds(seconds)
+        }
         guard header.offset == headerEnd else { throw .badHeader }
         return CacheEntry(
             status: HTTPStatus(code: Int(code)), headers: headers, body: body ?? [],
             storedAt: date(milliseconds: Int64(bitPattern: storedAt)), freshUntil: date(milliseconds: Int64(bitPattern: freshUntil)),
-            mustRevalidate: flags & 1 != 0, lifetimeFromUpstream: flags & 2 != 0, scan: scan, bodyChecksum: bodyChecksum)
+            mustRevalidate: flags & 1 != 0, lifetimeFromUpstream: flags & 2 != 0, initialAge: initialAge, scan: scan,
+            bodyChecksum: bodyChecksum)
     }
 
     private static func milliseconds(_ date: Date) -> Int64 {

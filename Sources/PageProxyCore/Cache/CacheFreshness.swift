@@ -40,6 +40,9 @@ package struct CacheFreshness: Sendable, Equatable {
     package var isStaleByDateAlone: Bool { staleByDateBehind != nil }
     /// When `isStaleByDateAlone`, how far the upstream's `Date` was behind this clock (parsed once, here: review10).
     package var staleByDateBehind: Duration?
+    /// The response's age as it arrived (RFC 9111 §4.2.3): the larger of its `Age` and of how far its `Date` is behind
+    /// `now` (zero when neither says, or `Date` is ahead). The entry keeps it for a client's `max-age`.
+    package var initialAge: Duration = .zero
 
     package init(isStorable: Bool, lifetime: Duration, mustRevalidate: Bool, lifetimeFromUpstream: Bool = false, isPrivate: Bool = false) {
         self.isStorable = isStorable
@@ -55,11 +58,13 @@ package struct CacheFreshness: Sendable, Equatable {
         isStorable = directives["no-store"] == nil
         mustRevalidate = directives["must-revalidate"] != nil || directives["proxy-revalidate"] != nil
         isPrivate = directives["private"] != nil
+        let arrival = ArrivalAge(headers, now: now)
+        initialAge = .seconds(arrival.age)
         lifetimeFromUpstream = true
         if directives["no-cache"] != nil || headers.tokens("Vary").contains("*") {
             lifetime = .zero
             mustRevalidate = true
-        } else if let upstream = CacheFreshness.upstreamLifetime(headers, maxAge: directives["max-age"], now: now) {
+        } else if let upstream = CacheFreshness.upstreamLifetime(headers, maxAge: directives["max-age"], arrival: arrival, now: now) {
             (lifetime, staleByDateBehind) = upstream
         } else {
             lifetime = routeTTL
@@ -67,27 +72,43 @@ package struct CacheFreshness: Sendable, Equatable {
         }
     }
 
+    /// RFC 9111 §4.2.3 — what a response's `Age` and `Date` say of its age as it arrives at `now`. (The response
+    /// delay is left out: the age counts from the response's arrival.)
+    private struct ArrivalAge {
+        let date: Date?
+        /// The `Age` field's value, in seconds (0 without one).
+        let ageValue: Int64
+        /// How far `Date` is behind `now`, in seconds; a `Date` ahead of this clock is no age at all (a negative
+        /// apparent age is zero).
+        let apparentAge: Int64
+        /// The response's age: the larger of the two.
+        var age: Int64 { max(ageValue, apparentAge) }
+
+        init(_ headers: HTTPHeaders, now: Date) {
+            date = headers["Date"].flatMap { HTTPDate.parse($0.trimmingCharacters(in: .whitespaces)) }
+            ageValue = headers["Age"].flatMap { CacheFreshness.seconds($0) } ?? 0
+            apparentAge = date.map { max(0, CacheFreshness.wholeSeconds(now.timeIntervalSince($0))) } ?? 0
+        }
+    }
+
     /// RFC 9111 §4.2.1 — the lifetime the upstream gave (`max-age`, else `Expires − Date`) less the page's age
     /// (§4.2.3), at least zero; zero for an invalid one (attack6 F5: `max-age=abc`, `Expires: 0` were served for the
     /// route's TTL); nil when it gave none. And, when the apparent age from `Date` alone made it zero
     /// (`isStaleByDateAlone`), how far behind `now` that `Date` was.
-    private static func upstreamLifetime(_ headers: HTTPHeaders, maxAge: String?, now: Date) -> (Duration, staleByDate: Duration?)? {
-        let date = headers["Date"].flatMap { HTTPDate.parse($0.trimmingCharacters(in: .whitespaces)) }
+    private static func upstreamLifetime(_ headers: HTTPHeaders, maxAge: String?, arrival: ArrivalAge, now: Date) -> (Duration, staleByDate: Duration?)? {
         let given: Int64
         if let maxAge {
             guard let seconds = seconds(maxAge) else { return (.zero, nil) }
             given = seconds
         } else if let expires = headers["Expires"] {
             guard let expiry = HTTPDate.parse(expires.trimmingCharacters(in: .whitespaces)) else { return (.zero, nil) }
-            given = wholeSeconds(expiry.timeIntervalSince(date ?? now))
+            given = wholeSeconds(expiry.timeIntervalSince(arrival.date ?? now))
         } else {
             return nil
         }
-        let ageValue = headers["Age"].flatMap { seconds($0) } ?? 0
-        // A `Date` ahead of this clock is no age at all (RFC 9111 §4.2.3: a negative apparent age is zero).
-        let apparentAge = date.map { max(0, wholeSeconds(now.timeIntervalSince($0))) } ?? 0
-        let staleByDate = given > ageValue && apparentAge >= given
-        return (.seconds(max(0, given - max(ageValue, apparentAge))), date.flatMap { staleByDate ? .seconds(max(0, now.timeIntervalSince($0))) : nil })
+        let staleByDate = given > arrival.ageValue && arrival.apparentAge >= given
+        let behind = arrival.date.flatMap { staleByDate ? Duration.seconds(max(0, now.timeIntervalSince($0))) : nil }
+        return (.seconds(max(0, given - arrival.age)), behind)
     }
 
     /// `interval` in whole seconds, rounded down, within the range `seconds(_:)` reads.
@@ -107,7 +128,7 @@ package struct CacheFreshness: Sendable, Equatable {
         return CacheEntry(
             status: response.status, headers: CacheEntry.storedHeaders(of: response.headers), body: response.body,
             storedAt: now, freshUntil: now.addingTimeInterval(freshness.lifetime.timeInterval),
-            mustRevalidate: freshness.mustRevalidate, lifetimeFromUpstream: freshness.lifetimeFromUpstream)
+            mustRevalidate: freshness.mustRevalidate, lifetimeFromUpstream: freshness.lifetimeFromUpstream, initialAge: freshness.initialAge)
     }
 
     /// `Cache-Control` directives by lowercased name, with their argument (unquoted) or "" when they have none.

@@ -18,8 +18,8 @@ package struct CachePolicy: Sendable, Equatable {
     /// a reused buffer and its body left in the held file (`CacheEntry.bodyInFile`; issue 13, fourteenth pass). Nil:
     /// every body is read into memory.
     package var leavesBodiesFor: UInt64?
-    /// The client's `max-age=N` (N > 0; RFC 9111 §5.2.1.1): an entry stored (or revalidated) longer ago than this
-    /// is revalidated, however fresh.
+    /// The client's `max-age=N` (N > 0; RFC 9111 §5.2.1.1): an entry older than this (its age when stored or
+    /// revalidated, plus the time since) is revalidated, however fresh.
     package var maxAge: Duration?
     /// The client's `min-fresh=N` (§5.2.1.3): an entry fresh for less than this from now is revalidated.
     package var minFresh: Duration?
@@ -43,8 +43,9 @@ package struct CachePolicy: Sendable, Equatable {
         // (attack13 M1: stored a day ahead, 60 s pages were fresh for a day).
         guard entry.storedAt <= now else { return nil }
         let freshUntil = entry.freshUntil(routeTTL: ttl)
-        // The client's own limits: the entry's age counts from when PageProxy stored or last revalidated it.
-        if let maxAge, now.timeIntervalSince(entry.storedAt) > maxAge.timeInterval { return nil }
+        // The client's own limits: the entry's age is its age when PageProxy stored or last revalidated it, plus the
+        // time since (RFC 9111 §4.2.3).
+        if let maxAge, entry.age(at: now) > maxAge.timeInterval { return nil }
         if let minFresh, freshUntil.timeIntervalSince(now) < minFresh.timeInterval { return nil }
         return now < freshUntil ? freshUntil : nil
     }

@@ -422,6 +422,7 @@ package final class CachingPageSource: Sendable {
                 entry.freshUntil = received.addingTimeInterval(freshness.lifetime.timeInterval)
                 entry.mustRevalidate = freshness.mustRevalidate
                 entry.lifetimeFromUpstream = freshness.lifetimeFromUpstream
+                entry.initialAge = freshness.initialAge
                 if let scan, entry.scan?.signature != scan.signature { entry.scan = Self.scan(entry.body, for: scan) }
                 let stored = await write(entry, for: key, to: store, unless: flight)
                 return .success(CachedResponse(entry.response, .revalidated, stored: stored))

@@ -28,6 +28,17 @@ import Testing
         #expect(decoded.bodyChecksum == XXHash64.hash(Self.body))
     }
 
+    /// review15 R4: the page's age when stored survives its file; an entry written without one (no age, or by the
+    /// version before) reads as age 0, and a section of another tag is refused.
+    @Test func thePagesAgeWhenStoredRoundTrips() throws {
+        var aged = Self.entry
+        aged.initialAge = .seconds(3600)
+        let bytes = CacheEntryFormat.encode(aged, key: Self.key)
+        #expect(bytes.count == CacheEntryFormat.encode(Self.entry, key: Self.key).count + 5)
+        #expect(try CacheEntryFormat.decode(bytes, key: Self.key).initialAge == .seconds(3600))
+        #expect(try CacheEntryFormat.decode(CacheEntryFormat.encode(Self.entry, key: Self.key), key: Self.key).initialAge == .zero)
+    }
+
     @Test("the stored scan gives the walk the same items and values as scanning again, and only for the same paths")
     func theStoredScanIsTheScan() throws {
         let decoded = try CacheEntryFormat.decode(CacheEntryFormat.encode(Self.entry, key: Self.key), key: Self.key)

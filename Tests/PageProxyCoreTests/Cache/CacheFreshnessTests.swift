@@ -139,6 +139,19 @@ import Testing
         #expect(Self.freshness(nil, [("Date", Self.date(-20))]).lifetime == .seconds(60))
     }
 
+    /// review15 R4 — the page's age as it arrived is kept for a client's `max-age`, whatever set its lifetime.
+    @Test func thePagesAgeOnArrivalIsKept() {
+        #expect(Self.freshness("max-age=7200", age: "3600").initialAge == .seconds(3600))
+        #expect(Self.freshness(nil, age: "30", [("Date", Self.date(-20))]).initialAge == .seconds(30))
+        #expect(Self.freshness(nil, age: "5", [("Date", Self.date(-20))]).initialAge == .seconds(20))
+        #expect(Self.freshness("no-cache", [("Date", Self.date(300))]).initialAge == .zero)
+        #expect(Self.freshness(nil).initialAge == .zero)
+        let entry = CacheFreshness.entry(
+            for: UpstreamResponse(status: .ok, headers: HTTPHeaders([("Age", "600")]), body: []), routeTTL: .seconds(60), now: Self.now)
+        #expect(entry?.initialAge == .seconds(600))
+        #expect(entry?.age(at: Self.now.addingTimeInterval(10)) == 610)
+    }
+
     /// review9 G3 — a page its `Date` alone makes stale (an upstream clock behind by more than the lifetime) says so;
     /// one its `Age` makes stale, or one with time left, or one with no lifetime of the upstream's, does not.
     @Test func aPageStaleByItsDateAloneSaysSo() {

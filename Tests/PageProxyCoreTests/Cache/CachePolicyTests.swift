@@ -18,6 +18,20 @@ import Testing
         #expect(policy.servesFresh(Self.entry, at: Self.stored + 1) == Self.stored + 60)
     }
 
+    /// review15 R4 (RFC 9111 §4.2.3, §5.2.1.1): an entry that was an hour old when it arrived (behind a CDN) is an hour
+    /// old for the client's `max-age`, however recently PageProxy stored it.
+    @Test func theClientsMaxAgeCountsThePagesAgeWhenStored() {
+        var entry = Self.entry
+        entry.initialAge = .seconds(3600)
+        var policy = CachePolicy(ttl: .seconds(60))
+        #expect(policy.servesFresh(entry, at: Self.stored + 3) == Self.stored + 60)
+        policy.maxAge = .seconds(60)
+        #expect(policy.servesFresh(entry, at: Self.stored + 3) == nil)
+        policy.maxAge = .seconds(3610)
+        #expect(policy.servesFresh(entry, at: Self.stored + 3) == Self.stored + 60)
+        #expect(policy.servesFresh(entry, at: Self.stored + 11) == nil)
+    }
+
     @Test func theClientsMinFreshRevalidatesAnEntryAboutToGoStale() {
         var policy = CachePolicy(ttl: .seconds(60))
         policy.minFresh = .seconds(100)
