@@ -56,6 +56,31 @@ import Testing
         }
     }
 
+    /// attack15 H1: a revalidation stores each page again (`rename` over its file), which changed the held file's
+    /// `ctime`: every answer sent from files under `no-cache` (a browser's reload) was cut after its first byte.
+    @Test("with sendFromFiles a revalidating request (no-cache) and the first after a restart get the whole answer",
+          arguments: ["Cache-Control", "PageProxy-Fresh"])
+    func aRevalidatingAnswerIsWhole(header: String) async throws {
+        try await Self.withRestart { stack, _, restart in
+            let target = "/wrapped?mock_total=300"
+            let before = try await stack.get(target)
+            #expect(before.status == 200)
+            let value = header == "Cache-Control" ? "no-cache" : "1"
+            let revalidated = try await stack.get(target, headers: [header: value])
+            #expect(revalidated.status == 200)
+            #expect(revalidated.body == before.body, "\(revalidated.body.count) of \(before.body.count) bytes")
+            let restarted = try restart()
+            do {
+                let after = try await RawHTTPClient.connect(port: restarted.server.port).request(target, headers: [header: value])
+                #expect(after.status == 200)
+                #expect(after.body == before.body, "\(after.body.count) of \(before.body.count) bytes")
+            } catch {
+                Issue.record(error)
+            }
+            await restarted.stop(grace: .seconds(5))
+        }
+    }
+
     @Test("after a restart a walk whose upstream ignores its page number still fails at page 2: its first two pages are read from their files (review19 B2)")
     func anIgnoredPageNumberIsSeenAfterARestart() async throws {
         let routes = FABSAFRSSynapseEndToEndTests.routes.filter { $0.name == "fab-pages" }

@@ -31,12 +31,25 @@ package final class HeldEntryFile: Sendable {
         package var size: Int
         package var modified: Int64
         package var changed: Int64
+        /// The file's link count: `rename` over it and `unlink` drop it, and change its `ctime` with it.
+        package var links: UInt64
 
         package init(_ info: stat) {
             inode = UInt64(info.st_ino)
             size = Int(info.st_size)
             modified = Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
             changed = Int64(info.st_ctim.tv_sec) * 1_000_000_000 + Int64(info.st_ctim.tv_nsec)
+            links = UInt64(info.st_nlink)
+        }
+
+        /// Whether a file stamped `now` after this stamp can still hold the bytes it held: same inode, size and
+        /// modification time, and the same change time unless its link count fell since. An entry replaced by
+        /// `rename` or removed by `unlink` (PageProxy's own writes, revalidations and evictions, an `rm` of the
+        /// directory) loses its last link, which changes its `ctime` but not its bytes (attack15 H1: every answer sent
+        /// from files under a revalidation was cut after its first byte); a write in place changes `mtime` (and `ctime`
+        /// with the links unchanged, were `mtime` set back).
+        package func holdsTheSameBytes(as now: Stamp) -> Bool {
+            inode == now.inode && size == now.size && modified == now.modified && (changed == now.changed || now.links < links)
         }
     }
 
@@ -63,11 +76,11 @@ package final class HeldEntryFile: Sendable {
         }
     }
 
-    /// Whether the file's size and times are still those of `stamp` (one `fstat`): no one wrote it in place since.
+    /// Whether the file still holds the bytes it held at `stamp` (one `fstat`): no one wrote it in place since.
     package func isUnchanged() -> Bool {
         var info = stat()
         guard fstat(descriptor, &info) == 0 else { return false }
-        return Stamp(info) == stamp
+        return stamp.holdsTheSameBytes(as: Stamp(info))
     }
 
     /// Tells the store that the file changed in place (it removes the entry, that inode only).

@@ -93,6 +93,25 @@ import Testing
         #expect(budget.heldCount == 0)
     }
 
+    @Test("a held file replaced by rename or unlinked still holds its bytes; one written in place does not (attack15 H1, attack13 L1)")
+    func replacedOrRemovedIsUnchangedWrittenInPlaceIsNot() throws {
+        let (store, _, directory) = Self.restarted(count: 3, capacity: 8)
+        defer { withExtendedLifetime(directory) {} }
+        let replaced = try #require(store.lookup(DiskStoreTests.key(1), keepsFirstRead: true)?.entry.file)
+        store.write(DiskStoreTests.entry(1, bodyBytes: Self.body + 10), for: DiskStoreTests.key(1))
+        #expect(replaced.isUnchanged(), "renamed over: the old inode keeps its bytes")
+        let removed = try #require(store.lookup(DiskStoreTests.key(2), keepsFirstRead: true)?.entry.file)
+        #expect(unlink(store.path(for: DiskStoreTests.key(2))) == 0)
+        #expect(removed.isUnchanged(), "unlinked: the open inode keeps its bytes")
+        let written = try #require(store.lookup(DiskStoreTests.key(3), keepsFirstRead: true)?.entry.file)
+        let descriptor = open(store.path(for: DiskStoreTests.key(3)), O_WRONLY)
+        #expect(descriptor >= 0)
+        var byte: UInt8 = 0x21
+        #expect(pwrite(descriptor, &byte, 1, off_t(written.bodyOffset)) == 1)
+        close(descriptor)
+        #expect(!written.isUnchanged(), "written in place")
+    }
+
     @Test("a range past the end of a file cut short is not read")
     func aShortFileIsNoRange() throws {
         let (store, _, directory) = Self.restarted(capacity: 8)
