@@ -58,7 +58,7 @@ enum RoutePageFetcher {
         plan: RequestPlan, pages: CachingPageSource, count: @escaping Counter, firstRead: FirstPageRead? = nil
     ) -> CachedPageReader? {
         guard !plan.cachePolicy.forceRevalidate, pages.store != nil else { return nil }
-        let (headers, policy, caFile) = (plan.upstreamHeaders, plan.cachePolicy, plan.route.caFile)
+        let policy = plan.cachePolicy
         let (firstPage, firstPageKey, keys) = (plan.options.firstPage, plan.firstPageKey, plan.pageKeys)
         return { url, number in
             let isFirst = number == 1 && url == firstPage
@@ -70,8 +70,9 @@ enum RoutePageFetcher {
             let started = ContinuousClock.now
             // The first page's key was worked out with the plan, the others by the plan's last walks (issue 13: a key
             // is a digest of the URL and headers).
-            let key = isFirst ? firstPageKey : keys.key(for: url, number: number)
-            guard let fetched = pages.freshHit(UpstreamRequest(url: url, headers: headers, caFile: caFile), key: key, policy: policy) else {
+            let key = (isFirst ? firstPageKey : nil) ?? keys.key(for: url, number: number)
+            // The key names the request (its URL, headers and CA file): none is built.
+            guard let fetched = pages.freshHit(key: key, policy: policy) else {
                 return nil
             }
             count(fetched, number, url, started)

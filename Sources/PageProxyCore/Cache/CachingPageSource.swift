@@ -209,8 +209,15 @@ package final class CachingPageSource: Sendable {
     /// Nil otherwise (no store, a miss, a torn or corrupt entry, a stale one, `no-cache` or `_fresh`): `fetch` decides.
     /// - Parameter key: `CacheKey(request)`, when the caller has it already (a plan's first page).
     package func freshHit(_ request: UpstreamRequest, key: CacheKey? = nil, policy: CachePolicy) -> Fetched? {
-        guard let store, store.isEnabled, policy.ttl > .zero, !policy.forceRevalidate, request.method == .get else { return nil }
-        let found = store.lookupInline(key ?? CacheKey(request), keepsFirstRead: policy.keepsFirstRead, leavesBodyFor: policy.leavesBodiesFor)
+        guard store?.isEnabled == true, policy.ttl > .zero, !policy.forceRevalidate, request.method == .get else { return nil }
+        return freshHit(key: key ?? CacheKey(request), policy: policy)
+    }
+
+    /// `freshHit` of the GET whose key is `key` (a walk's page: its key is its plan's), with no request built for it
+    /// (issue 13, fifteenth pass: the request's URL and headers were copied for every page a walk read in place).
+    package func freshHit(key: CacheKey, policy: CachePolicy) -> Fetched? {
+        guard let store, store.isEnabled, policy.ttl > .zero, !policy.forceRevalidate else { return nil }
+        let found = store.lookupInline(key, keepsFirstRead: policy.keepsFirstRead, leavesBodyFor: policy.leavesBodiesFor)
         guard case .found(let entry, let stamp) = found else { return nil }
         // One whose body was left in its file and is no hit is dropped: `fetch` looks it up again, body and all.
         return hit((entry, stamp), policy: policy)

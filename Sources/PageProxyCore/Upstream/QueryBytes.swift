@@ -149,7 +149,19 @@ enum QueryBytes {
     /// byte for byte; anything else as `PageURL.decodeQueryComponent` and `String` equality compare it.
     private static func matches(_ raw: Slice<UnsafeBufferPointer<UInt8>>, _ name: String) -> Bool {
         let isPlain = raw.allSatisfy { $0 < 0x80 && $0 != UInt8(ascii: "%") }
-        if isPlain { return raw.elementsEqual(name.utf8) }
+        if isPlain { return sameBytes(raw, name) }
         return PageURL.decodeQueryComponent(String(decoding: raw, as: UTF8.self)) == name
+    }
+
+    /// `raw.elementsEqual(name.utf8)`, by the lengths and one `memcmp` when `name`'s bytes are contiguous (issue 13,
+    /// fifteenth pass: the generic comparison, a byte at a time through `String.UTF8View`, was ~4 % of a walk through
+    /// entries in memory, which reads the page number and size of every page twice).
+    private static func sameBytes(_ raw: Slice<UnsafeBufferPointer<UInt8>>, _ name: String) -> Bool {
+        let compared = name.utf8.withContiguousStorageIfAvailable { name -> Bool in
+            guard name.count == raw.count else { return false }
+            guard let nameBytes = name.baseAddress, let rawBytes = raw.base.baseAddress else { return true }
+            return memcmp(nameBytes, rawBytes + raw.startIndex, raw.count) == 0
+        }
+        return compared ?? raw.elementsEqual(name.utf8)
     }
 }

@@ -82,6 +82,26 @@ import Testing
         #expect(map[two] == 2)
     }
 
+    /// Keys are compared by the numbers their digits spell, not their text: a key a digit apart, wherever that digit
+    /// is (in every run of 16) and whatever it is, is another key; the same digits are the same key, however made.
+    @Test func keysADigitApartAnywhereAreDistinct() throws {
+        let digits = Array("0123456789abcdef")
+        let base = String(repeating: "0", count: 64)
+        let key = try #require(CacheKey(hex: base))
+        for position in 0..<64 {
+            for digit in digits.dropFirst() {
+                var changed = Array(base)
+                changed[position] = digit
+                let other = try #require(CacheKey(hex: String(changed)))
+                #expect(other != key, "digit \(position) as \(digit)")
+                #expect(other == CacheKey(hex: String(changed)))
+            }
+        }
+        let made = CacheKey(Self.request("http://api.test/x"))
+        #expect(try #require(CacheKey(hex: made.hex)) == made)
+        #expect(Set([made, try #require(CacheKey(hex: made.hex)), key]).count == 2)
+    }
+
     @Test func hexInitAcceptsOnlyKeys() {
         let key = CacheKey(Self.request("http://api.test/x"))
         #expect(CacheKey(hex: key.hex) == key)

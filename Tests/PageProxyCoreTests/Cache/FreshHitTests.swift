@@ -41,6 +41,11 @@ import Testing
         #expect(source.freshHit(request, key: CacheKey(request), policy: policy) != nil)
         let other = CacheKey(UpstreamRequest(url: PageURL(string: "http://api.test/items?page=2")!))
         #expect(source.freshHit(request, key: other, policy: policy) == nil)
+        // A walk's page, by its key alone (no request built), on the same terms.
+        #expect(source.freshHit(key: CacheKey(request), policy: policy)?.response.body == Array("[\"1\"]".utf8))
+        #expect(source.freshHit(key: other, policy: policy) == nil)
+        #expect(source.freshHit(key: CacheKey(request), policy: CachePolicy(ttl: .seconds(60), forceRevalidate: true)) == nil)
+        #expect(CachingPageSource(store: nil).freshHit(key: CacheKey(request), policy: policy) == nil)
     }
 
     @Test func nothingStoredAStaleEntryOrNoStoreIsNoHit() async throws {
