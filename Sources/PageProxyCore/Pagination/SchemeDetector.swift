@@ -301,7 +301,18 @@ package enum SchemeDetector {
         // out of an empty list's page: real13's 502 for an empty list).
         if isEmptyObject(body) || OmittedItems.statesNoItems(in: body) { return (itemsPaths[0], 0) }
         let members = JSONMembers.of(body) ?? []
-        if let found = onlyArrayOfObjects(members, in: body) ?? onlyEmptyArray(members, in: body) { return found }
+        if let found = onlyArrayOfObjects(members, in: body) {
+            let others = otherArraysOfValues(members, besides: found.0, in: body)
+            guard others.isEmpty else {
+                throw .notDetected(
+                    url: url,
+                    reason: "the first page holds an array of objects at \"\(found.0)\" and an array of values at "
+                        + others.map { "\"\($0)\"" }.joined(separator: ", ") + ": either may be the items; "
+                        + "set the route's \"items\" to the key that holds them")
+            }
+            return found
+        }
+        if let found = onlyEmptyArray(members, in: body) { return found }
         let keys = members.map(\.key).sorted().prefix(30).map { "\"\($0)\"" }.joined(separator: ", ")
         throw .notDetected(
             url: url,
