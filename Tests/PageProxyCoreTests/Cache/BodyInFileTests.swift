@@ -206,6 +206,13 @@ import Testing
         let (count, failure) = staged.fill(buffer)
         #expect(count == 5, "only what came before the range")
         #expect(failure != nil)
+        // A range longer than a fill is checked before its first fill goes out, not only at its end (review19 R3).
+        var longer = StagedBodyParts([.bytes(Array("head[".utf8)[...]), .file(file, 8..<400)])
+        let small = UnsafeMutableRawBufferPointer.allocate(byteCount: 64, alignment: 64)
+        defer { small.deallocate() }
+        let (first, stopped) = longer.fill(small)
+        #expect(first == 5, "none of the range's bytes in a fill that ends inside it")
+        #expect(stopped != nil)
         #expect(found.withBodyRead() == nil, "read back, it is refused too")
         await store.waitForEvictions()
         #expect(!FileManager.default.fileExists(atPath: path))
