@@ -117,6 +117,9 @@ package enum SchemeDetector {
         }
         detectScheme(response, url: url, values: values, header: header, into: &detected)
         if case .nextURLInBody(let options)? = detected.scheme { try refuseAmbiguousNextLink(values, following: options.nextPath, url: url) }
+        if let reason = moreDespiteNoWayOn(values, detected: detected) {
+            throw .notDetected(url: url, reason: reason + "; name the route's scheme in its pagination")
+        }
         if detected.scheme == nil, let total = detected.total, total > count, let source,
             let (scheme, evidence) = schemeFromQuery(url, itemCount: count, total: source)
         {
