@@ -70,6 +70,16 @@ import Testing
         }
     }
 
+    @Test("the retries of the walk that declined, before the window was walked again, are in the metrics (review18 R1)")
+    func theDeclinedWalksRetriesAreCounted() async throws {
+        try await TestStack.run(routes: SchemeRoutes.all + Self.oversized) { stack in
+            let response = try await stack.get("/drf-200?mock_total=\(Self.total)&_offset=150&_limit=50&mock_fault=transient500@1")
+            #expect(response.body == MockDataset.page(offset: 150, count: 50, total: Self.total), "\(response.text.prefix(200))")
+            let metrics = try await stack.get("/metrics")
+            #expect(metrics.text.contains("pageproxy_upstream_retries_total{route=\"drf-200\"} 1\n"), "\(metrics.text)")
+        }
+    }
+
     @Test("a route's own size the upstream serves still jumps straight to the window's page")
     func anHonestSizeStillJumps() async throws {
         try await TestStack.run { stack in

@@ -58,6 +58,18 @@ import Testing
         #expect(missing.errors.contains("/nonexistent/typo.json"))
     }
 
+    @Test("check-config fails on what serve only warns of: endStatuses 500 (review19 R5)")
+    func checkConfigFailsOnAWarning() async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("loose15-endstatuses-\(getpid()).json").path
+        let routes = #"[{"name": "r", "upstream": "http://127.0.0.1:1/items", "pagination": {"scheme": "offset", "endStatuses": [404, 500]}}]"#
+        try Data(#"{"routes": \#(routes)}"#.utf8).write(to: URL(fileURLWithPath: path))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let outcome = try await run(["check-config", path])
+        #expect(outcome.status == 1, "\(outcome.output)\(outcome.errors)")
+        #expect(outcome.errors.contains("endStatuses: 500 ignored"), "\(outcome.errors)")
+        #expect(!outcome.output.contains(": OK"))
+    }
+
     /// attack12 U1: `check-config good.json missing.json` checked only the first file and said OK (exit 0). Now
     /// every path is checked and named, and one that fails makes the exit 1; `serve` refuses a second path (exit 2).
     @Test func checkConfigChecksEveryPathGiven() async throws {

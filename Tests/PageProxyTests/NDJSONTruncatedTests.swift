@@ -40,4 +40,18 @@ import Testing
             #expect(raw.contains("\r\n0\r\n") && raw.contains("PageProxy-Truncated: true\r\n"), "\(raw.suffix(300))")
         }
     }
+
+    @Test("a cap the head told is not told again as a trailer (review18 R6: a client merging trailers got it twice)")
+    func aCapToldInTheHeadIsNoTrailer() async throws {
+        try await TestStack.run { stack in
+            let client = try await stack.client()
+            try await client.send(
+                RawHTTPClient.requestText("/wrapped?mock_total=95&_max_pages=2&_format=ndjson", headers: ["Connection": "close", "TE": "trailers"]))
+            let raw = String(decoding: try await client.readUntilClose(), as: UTF8.self)
+            let head = raw.components(separatedBy: "\r\n\r\n").first ?? ""
+            #expect(head.contains("\r\nTrailer: PageProxy-Cache, PageProxy-Stale, PageProxy-Truncated\r\n"), "\(head)")
+            #expect(head.contains("\r\nPageProxy-Truncated: true\r\n"), "\(head)")
+            #expect(raw.components(separatedBy: "PageProxy-Truncated: true\r\n").count == 2, "\(head)…\(raw.suffix(200))")
+        }
+    }
 }

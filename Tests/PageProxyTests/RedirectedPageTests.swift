@@ -74,4 +74,31 @@ import Testing
             #expect(stack.mock.log.count == 0, "\(stack.mock.log.requests.map(\.target))")
         }
     }
+
+    @Test("the URL that answered is stored without the route's secret query values, and read back its links still resolve with them (review19 R4)")
+    func storedAnsweredURLHasNoSecret() async throws {
+        var moved = Self.moved("eve-next")
+        moved[0].mockPath += (moved[0].mockPath.contains("?") ? "&" : "?") + "api_key=k3yQUERYVALUE"
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("pageproxy-moved-key-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        try await TestStack.run(routes: moved, configure: { $0.cache = CacheConfig(directory: root, maxBytes: 64 << 20) }) { stack in
+            let first = try await stack.get("/eve-next?mock_total=35")
+            #expect(first.status == 200, "\(first.text.prefix(300))")
+            #expect(first.body == RealHabitsEndToEndTests.expectedMerged(35), "\(first.text.prefix(300))")
+            // Each page's own links echo the query (the upstream's bytes); the field PageProxy stores beside them does not.
+            let files = FileManager.default.enumerator(atPath: root)?.compactMap { $0 as? String } ?? []
+            let stored = files.compactMap { FileManager.default.contents(atPath: root + "/" + $0) }.map { String(decoding: $0, as: UTF8.self) }
+            let fields = stored.compactMap { text in
+                text.range(of: RedirectingTransport.answeredURLField).map { String(text[$0.upperBound...].prefix(160)) }
+            }
+            #expect(!fields.isEmpty)
+            for field in fields {
+                #expect(field.contains("api_key=REDACTED") && !field.contains("k3yQUERYVALUE"), "\(field)")
+            }
+            stack.mock.log.reset()
+            let again = try await stack.get("/eve-next?mock_total=35&_format=ndjson")
+            #expect(again.status == 200)
+            #expect(stack.mock.log.count == 0, "\(stack.mock.log.requests.map(\.target))")
+        }
+    }
 }

@@ -22,6 +22,11 @@ enum CheckConfigCommand {
     private static func check(_ path: String) -> Bool {
         do {
             let config = try ConfigLoader.load(path: path, environment: ProcessInfo.processInfo.environment)
+            // What `serve` ignores with a warning is an error here, where nothing stops for it (review19 R5).
+            guard config.warnings.isEmpty else {
+                config.warnings.forEach { printError($0.description) }
+                return false
+            }
             if let problem = cacheDirectoryProblem(config.cache) {
                 printError(ConfigError(file: path, field: "cache.directory", problem: problem).description)
                 return false

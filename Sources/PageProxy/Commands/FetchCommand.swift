@@ -47,6 +47,7 @@ enum FetchCommand {
         }
         // Standard output is for the items: the log goes to standard error, warnings and errors only.
         let logger = Logger(level: .warning) { line in DescriptorOutput.write(line, to: STDERR_FILENO) }
+        config.logWarnings(to: logger)
         let mock = startMockIfFree(config, logger: logger)
         let progress = FetchProgressLine(enabled: isatty(STDERR_FILENO) == 1)
         let pages = PageProxyApp.makePageCache(config.cache, logger: logger)

@@ -21,6 +21,7 @@ enum ServeCommand {
         }
         let logger = Logger(level: config.logLevel)
         defer { logger.flush(within: .seconds(2)) }
+        config.logWarnings(to: logger)
         let signals = ShutdownSignals(immediateExitCode: 1) { signal in
             logger.log(.info, "signal ignored", [("signal", .int(Int(signal))), ("hint", .string("SIGTERM or SIGINT stops PageProxy; nothing reloads"))])
         }

@@ -10,6 +10,8 @@ struct Config: Sendable {
     var mock: MockConfig?
     /// At least one, with unique names.
     var routes: [RouteConfig]
+    /// What loads although PageProxy ignores it (`ConfigWarnings`): logged by `serve`, an error to `check-config`.
+    var warnings: [ConfigError] = []
 
     func route(named name: String) -> RouteConfig? {
         routes.first { $0.name == name }

@@ -33,7 +33,8 @@ enum ConfigLoader {
         let server = try serverConfig(try root.object("server"))
         let logLevel = try logLevel(root)
         var mock = try mockConfig(try root.object("mock", nullable: true))
-        var routes = try routeConfigs(root, environment: environment)
+        let warnings = ConfigWarnings()
+        var routes = try routeConfigs(root, environment: environment, warnings: warnings)
 
         if let address = environment["PAGEPROXY_ADDRESS"] {
             guard isIPv4(address) else {
@@ -64,7 +65,7 @@ enum ConfigLoader {
             }
             cache.directory = directory
         }
-        return Config(listen: listen, cache: cache, server: server, logLevel: logLevel, mock: mock, routes: routes)
+        return Config(listen: listen, cache: cache, server: server, logLevel: logLevel, mock: mock, routes: routes, warnings: warnings.all)
     }
 
     // MARK: Sections
@@ -127,7 +128,9 @@ enum ConfigLoader {
             latency: .milliseconds(try object.integer("latencyMs", in: 0...600_000, default: 0)))
     }
 
-    private static func routeConfigs(_ root: ConfigObject, environment: [String: String]) throws(ConfigError) -> [RouteConfig] {
+    private static func routeConfigs(
+        _ root: ConfigObject, environment: [String: String], warnings: ConfigWarnings
+    ) throws(ConfigError) -> [RouteConfig] {
         guard let elements = try root.array("routes") else {
             throw root.error("routes", "is required: an array of at least one route")
         }
@@ -139,7 +142,7 @@ enum ConfigLoader {
         var indexByName: [String: Int] = [:]
         for (index, element) in elements.enumerated() {
             let object = try ConfigObject(element, path: "routes[\(index)]", file: root.file)
-            let route = try RouteConfigParser.parse(object, environment: environment)
+            let route = try RouteConfigParser.parse(object, environment: environment, warnings: warnings)
             if let earlier = indexByName[route.name] {
                 throw object.error("name", "duplicate route name \"\(route.name)\": routes[\(earlier)] and routes[\(index)] "
                     + "are both named so")

@@ -27,8 +27,8 @@ enum PaginationConfigParser {
 
     /// A route's `pagination`: `{"scheme": "auto"}`, or a scheme with its options.
     /// - Parameter items: the route's `items`, when it names one (`auto` then detects only the scheme).
-    static func parseRoute(_ object: ConfigObject, items: JSONPath?) throws(ConfigError) -> RoutePagination {
-        guard object["scheme"] == .string("auto") else { return .scheme(try parse(object)) }
+    static func parseRoute(_ object: ConfigObject, items: JSONPath?, warnings: ConfigWarnings) throws(ConfigError) -> RoutePagination {
+        guard object["scheme"] == .string("auto") else { return .scheme(try parse(object, warnings: warnings)) }
         try object.requireOnly(["scheme"]) { key in
             "\"\(key)\" is not an option of scheme \"auto\", which detects its scheme and options from the first page; "
                 + "name a scheme to set options"
@@ -37,7 +37,7 @@ enum PaginationConfigParser {
     }
     static let lookaheadRange = 0...64
 
-    static func parse(_ object: ConfigObject) throws(ConfigError) -> PaginationScheme {
+    static func parse(_ object: ConfigObject, warnings: ConfigWarnings = ConfigWarnings()) throws(ConfigError) -> PaginationScheme {
         guard let schemeValue = object["scheme"] else {
             throw object.error("scheme", "is required; expected one of \(schemeNames.joined(separator: ", "))")
         }
@@ -58,7 +58,7 @@ enum PaginationConfigParser {
             return "\"\(key)\" is an option of \(schemes), not of \(scheme); \(scheme) accepts "
                 + (allowed.isEmpty ? "no options" : allowed.joined(separator: ", "))
         }
-        let reader = OptionReader(object: object)
+        let reader = OptionReader(object: object, warnings: warnings)
         switch scheme {
         case "page-number":
             var options = PaginationScheme.PageNumber()
@@ -149,6 +149,7 @@ enum PaginationConfigParser {
     /// The typed accessors shared by the schemes' option keys.
     private struct OptionReader {
         let object: ConfigObject
+        let warnings: ConfigWarnings
 
         func parameter(_ key: String, default fallback: String) throws(ConfigError) -> String {
             let name = try object.string(key, default: fallback)
@@ -193,21 +194,25 @@ enum PaginationConfigParser {
             return path
         }
 
-        /// An array of HTTP error statuses (400–599), e.g. `[404, 410]`; `[]` for none. Not a status that says the
-        /// upstream failed for now (408, 429, 5xx: RFC 9110 §15.5.9 and §15.6, RFC 6585 §4), which PageProxy retries: as
-        /// an end, an outage on a later page would answer part of the list with a 200 (attack14 L3).
+        /// An array of HTTP error statuses (400–599), e.g. `[404, 410]`; `[]` for none. A status that says the
+        /// upstream failed for now (408, 429, 5xx: RFC 9110 §15.5.9 and §15.6, RFC 6585 §4), which PageProxy retries, is
+        /// no end: as one, an outage on a later page would answer part of the list with a 200 (attack14 L3). It is
+        /// left out with a warning (`ConfigWarnings`), not refused: configs written before fix14 keep loading.
         func statuses(_ key: String, default fallback: Set<Int>) throws(ConfigError) -> Set<Int> {
             guard let elements = try object.array(key) else { return fallback }
             var statuses: Set<Int> = []
+            var ignored: [Int] = []
             for element in elements {
                 guard case .integer(let status) = element, (400...599).contains(status) else {
                     throw object.error(key, "expected an array of HTTP error statuses (400 to 599), found \(element.summary)")
                 }
-                guard status < 500, status != 408, status != 429 else {
-                    throw object.error(key, "\(status) says the upstream failed for now (PageProxy retries it), not that the list "
-                        + "ended: as an end, an outage on a later page would answer part of the list with a 200")
-                }
-                statuses.insert(status)
+                if status >= 500 || status == 408 || status == 429 { ignored.append(status) } else { statuses.insert(status) }
+            }
+            if !ignored.isEmpty {
+                let named = ignored.map(String.init).joined(separator: ", ")
+                warnings.add(object.error(key, "\(named) ignored: \(ignored.count == 1 ? "it says" : "each says") the upstream failed for "
+                    + "now (PageProxy retries it), not that the list ended; as an end, an outage on a later page would answer "
+                    + "part of the list with a 200. Remove \(ignored.count == 1 ? "it" : "them") from \"\(key)\""))
             }
             return statuses
         }

@@ -13,7 +13,9 @@ enum RouteConfigParser {
     /// Paths the proxy serves itself.
     static let reservedNames: Set<String> = ["healthz", "readyz", "metrics"]
 
-    static func parse(_ object: ConfigObject, environment: [String: String]) throws(ConfigError) -> RouteConfig {
+    static func parse(
+        _ object: ConfigObject, environment: [String: String], warnings: ConfigWarnings = ConfigWarnings()
+    ) throws(ConfigError) -> RouteConfig {
         try object.requireOnly(keys)
         let name = try routeName(object)
         let upstream = try upstreamURL(object)
@@ -25,7 +27,8 @@ enum RouteConfigParser {
             name: name,
             upstream: upstream,
             pagination: sizeWritten(
-                in: upstream, into: try PaginationConfigParser.parseRoute(pagination, items: object["items"] == nil ? nil : itemsPath)),
+                in: upstream, into: try PaginationConfigParser.parseRoute(
+                    pagination, items: object["items"] == nil ? nil : itemsPath, warnings: warnings)),
             itemsPath: itemsPath,
             concurrency: try object.integer("concurrency", in: 1...64, default: 4),
             maxPages: try object.integer("maxPages", in: 1...1_000_000, default: 1000),

@@ -216,6 +216,8 @@ struct AggregateResponder: Sendable {
             // A window whose first page was shorter than the size it counted pages by (review17 B9): the pool's walk
             // starts again from the first page, its own tally counting the pages of the answer it gives.
             if maxBytes == nil, walk.walker.missedWindowPageSize, let again = plan.walkingWindowAgain(served: walk.walker.firstPageItems) {
+                // Its retries were sent all the same (review18 R1: they were in no metric).
+                metrics.retried(route: route.name, count: transport?.retriesUsed ?? 0)
                 return await self.walk(to: request, plan: again, began: began, tally: CacheTally(clock: pages.clock), response: response)
             }
             return .declined(response)

@@ -36,7 +36,7 @@ enum NDJSONAnswerRenderer {
         // stream would begin (a page to fetch, or lines past one write): the rest would be fetched for nothing. (A
         // walk read from files sends its first page at once: streamed, below.)
         let holdsAnswer = !sendsTrailers
-        let start = StreamStart(walk: walk, requested: requested, sendsTrailers: sendsTrailers)
+        var start = StreamStart(walk: walk, requested: requested, sendsTrailers: sendsTrailers)
         // The client's preconditions (RFC 9110 §13.2.2): with no entity tag, only `*` matches; weighed once the walk
         // has ended, as a merged answer's are, and ignored when it fails (§13.2.1): a 304 or 412 at the first page
         // told a client "not modified" of an answer whose second page failed (attack7). Such a walk sends nothing
@@ -120,8 +120,9 @@ enum NDJSONAnswerRenderer {
         var trailers = HTTPHeaders()
         if sendsTrailers {
             tally.addHeaders(to: &trailers)
-            // A cap that cut the walk after the head left is told here (review17 B4).
-            if requested.wasTruncatedByCap(walker) { trailers.set("PageProxy-Truncated", "true") }
+            // A cap that cut the walk after the head left is told here (review17 B4), once: not again when the head
+            // told it (review18 R6: a recipient that merges trailers into the head got "true, true").
+            if !start.toldTruncated, requested.wasTruncatedByCap(walker) { trailers.set("PageProxy-Truncated", "true") }
         }
         await open.end(last: batch, trailers: trailers)
         return .answered(record)
@@ -173,11 +174,14 @@ private struct StreamStart {
     let walk: RouteWalk
     let requested: RequestedItems
     let sendsTrailers: Bool
+    /// Whether the head said `PageProxy-Truncated`.
+    private(set) var toldTruncated = false
 
     /// Starts the stream: the head waits for the first lines and leaves with them (one write for an answer whose pages
     /// are all at hand); nil once the client has gone.
-    func begin(_ response: consuming Response) async -> ResponseStream? {
+    mutating func begin(_ response: consuming Response) async -> ResponseStream? {
         var headers = NDJSONAnswerRenderer.headers(walk: walk, requested: requested, walkEnded: false, extra: 4)
+        toldTruncated = headers["PageProxy-Truncated"] != nil
         if sendsTrailers { headers.set("Trailer", "PageProxy-Cache, PageProxy-Stale, PageProxy-Truncated") }
         return try? await response.beginStream(.ok, headers: consume headers, holdingHead: true)
     }

@@ -42,6 +42,11 @@ struct ByteWriter {
         withUnsafeBytes(of: value.bigEndian) { bytes.append(contentsOf: $0) }
     }
 
+    /// Writes `value` over the bytes at `offset`, as `append` would have written it there.
+    mutating func set<T: FixedWidthInteger>(_ value: T, at offset: Int) {
+        withUnsafeBytes(of: value.bigEndian) { bytes.replaceSubrange(offset..<offset + $0.count, with: $0) }
+    }
+
     /// A length-prefixed (32-bit) UTF-8 string.
     mutating func appendString32(_ text: String) {
         append(UInt32(clamping: text.utf8.count))

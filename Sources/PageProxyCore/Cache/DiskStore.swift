@@ -103,6 +103,10 @@ package final class DiskStore: Sendable {
         /// The keys read ahead, oldest first (some may have been taken since).
         var readAheadOrder: [CacheKey] = []
         var readAheadBytes = 0
+        /// Entries let go under the lock that may hold an entry file open (kept with it, or read ahead with it): released
+        /// after the lock by `withStateReleasing`, so that their descriptors do not close under the lock the epoll loop
+        /// takes (review19 R2).
+        var released: [CacheEntry] = []
         /// Lookups that read their entry's file (not a copy in memory, not one read ahead).
         var fileReads = 0
         /// Keys offered to `readAhead`.
@@ -116,6 +120,17 @@ package final class DiskStore: Sendable {
     package let directory: String
     package let maxBytes: Int
     private let state = Mutex(State())
+
+    /// `state.withLock`, with the entries `body` let go (`State.released`) released after the lock.
+    private func withStateReleasing<T>(_ body: (inout State) -> T) -> T {
+        let (result, released) = state.withLock { state -> (T, [CacheEntry]) in
+            let result = body(&state)
+            defer { state.released = [] }
+            return (result, state.released)
+        }
+        _ = released
+        return result
+    }
     /// The length of the last entry head read (`readEntryFile`'s guess for the next); 0 before the first.
     private let lastHeadLength = Atomic<Int>(0)
     private let onDisable: @Sendable (String) -> Void
@@ -328,7 +343,7 @@ package final class DiskStore: Sendable {
         if let remembered {
             // One kept with its held file: written in place since it was verified (attack13 L1), it is no entry.
             if let file = remembered.bodyInFile?.file, !file.isUnchanged() {
-                state.withLock { state in Self.dropHeld(key, &state) }
+                withStateReleasing { state in Self.dropHeld(key, &state) }
                 removeCorrupt(key, inode: file.stamp.inode)
                 return .missing
             }
@@ -405,7 +420,7 @@ package final class DiskStore: Sendable {
     /// the record of it (a version written or read since keeps its own).
     private func removeCorrupt(_ key: CacheKey, inode: UInt64) {
         takeAside(key, ifInode: inode)
-        state.withLock { state in
+        withStateReleasing { state in
             if state.records[key].map({ $0.inode == nil || $0.inode == inode }) ?? true { Self.dropRecord(key, &state) }
         }
     }
@@ -446,7 +461,7 @@ package final class DiskStore: Sendable {
         // Let go after the lock (its held descriptor is closed then).
         var refused: ReadAhead?
         defer { _ = refused }
-        return state.withLock { state in
+        return withStateReleasing { state in
             guard state.disabledReason == nil, let index = state.records.index(forKey: key) else { return .unknown }
             var record = state.records.values[index]
             state.useCounter += 1
@@ -517,7 +532,7 @@ package final class DiskStore: Sendable {
                 leftToTheWalk -= 1
                 continue
             }
-            let wanted: ReadAheadStep = state.withLock { state in
+            let wanted: ReadAheadStep = withStateReleasing { state in
                 state.readAheadAsked += 1
                 guard state.disabledReason == nil, let record = state.records[key] else { return .skip }
                 guard record.lastUse <= unusedSince else { return .overtaken }
@@ -548,13 +563,15 @@ package final class DiskStore: Sendable {
                 let entry = try? file.entry(for: key),
                 keep(entry), file.directory.inode(key.relativePath) == file.inode
             else { continue }
-            state.withLock { state in
+            withStateReleasing { state in
                 guard state.records[key]?.generation == generation, state.memory[key] == nil, state.readAhead[key] == nil,
-                    Self.hasRoom(for: entry.body.count, limit: readAheadByteLimit, &state)
+                    Self.hasRoom(for: entry.bodyCount, limit: readAheadByteLimit, &state)
                 else { return }
                 state.readAhead[key] = ReadAhead(entry: entry, generation: generation, inode: file.inode, touched: touch, heldAtUse: state.useCounter)
                 state.readAheadOrder.append(key)
-                state.readAheadBytes += entry.body.count
+                // Counted by its body's length, also when the body was left in its file (review19 R1: counted as 0
+                // bytes, a walk's read-ahead was bounded only by the descriptors it could take).
+                state.readAheadBytes += entry.bodyCount
                 // Keys taken by lookups stay in the order until they reach its front: keep it from growing past them.
                 if state.readAheadOrder.count > 2 * Self.readAheadLimit {
                     let held = state.readAhead
@@ -591,7 +608,8 @@ package final class DiskStore: Sendable {
             guard state.useCounter - held.heldAtUse > 2 * UInt64(readAheadLimit) else { return false }
             state.readAheadOrder.removeFirst()
             state.readAhead[oldest] = nil
-            state.readAheadBytes -= held.entry.body.count
+            state.readAheadBytes -= held.entry.bodyCount
+            state.released.append(held.entry)
         }
         return fits(state)
     }
@@ -667,7 +685,7 @@ package final class DiskStore: Sendable {
         // the record names the new version (review9 B4: a lookup between the two read the old file through the old
         // directory under the new record, took its inode for another process's newer version, and kept it).
         if let held = state.withLock({ $0.entryDirectory }), !held.isCurrent { _ = replaceEntryDirectory(held) }
-        let stamp = state.withLock { state -> PageStamp in
+        let stamp = withStateReleasing { state -> PageStamp in
             state.volumeFull = false
             Self.dropMemory(key, &state)
             state.useCounter += 1
@@ -738,7 +756,7 @@ package final class DiskStore: Sendable {
     package func remove(_ key: CacheKey) {
         // The file goes even without a record here: another process may have written it. No file, no lock taken.
         if CacheFileSystem.fileInfo(path(for: key)) != nil { takeAside(key) }
-        state.withLock { state in _ = Self.dropRecord(key, &state) }
+        withStateReleasing { state in _ = Self.dropRecord(key, &state) }
     }
 
     /// Takes `key`'s file aside and subtracts its size in one hold of the directory's lock (a rescan under it sees
@@ -895,7 +913,7 @@ package final class DiskStore: Sendable {
     }
 
     private func forget(_ key: CacheKey) {
-        state.withLock { state in _ = Self.dropRecord(key, &state) }
+        withStateReleasing { state in _ = Self.dropRecord(key, &state) }
     }
 
     /// Forgets `key`'s record and memory copy; a removal is a change (stamps of it are no longer current).
@@ -939,7 +957,7 @@ package final class DiskStore: Sendable {
             if let held = state.withLock({ $0.entryDirectory }), !held.isCurrent { replaceEntryDirectory(held) }
             return nil
         }
-        return state.withLock { state in
+        return withStateReleasing { state in
             guard let record = state.records[key], record.generation == generation, record.inode != inode else { return generation }
             Self.dropMemory(key, &state)
             state.changeCounter += 1
@@ -1028,7 +1046,9 @@ package final class DiskStore: Sendable {
 
     /// Lets go of `key`'s entry kept with its held file (the descriptor closes when the last answer sending from it ends).
     private static func dropHeld(_ key: CacheKey, _ state: inout State) {
-        if let old = state.held.removeValue(forKey: key) { state.heldRecency.remove(old.use) }
+        guard let old = state.held.removeValue(forKey: key) else { return }
+        state.heldRecency.remove(old.use)
+        state.released.append(old.entry)
     }
 
     private static func dropMemory(_ key: CacheKey, _ state: inout State) {
@@ -1040,14 +1060,21 @@ package final class DiskStore: Sendable {
                 state.records[key]?.memoryUse = nil
             }
         }
-        if let old = state.readAhead.removeValue(forKey: key) { state.readAheadBytes -= old.entry.body.count }
+        if let old = state.readAhead.removeValue(forKey: key) {
+            state.readAheadBytes -= old.entry.bodyCount
+            state.released.append(old.entry)
+        }
     }
 
     /// The entry read ahead for `key`, taken (a lookup uses it once), when it is still the version `generation`.
     private static func takeReadAhead(_ key: CacheKey, generation: UInt64, _ state: inout State) -> ReadAhead? {
         guard let ahead = state.readAhead.removeValue(forKey: key) else { return nil }
-        state.readAheadBytes -= ahead.entry.body.count
-        return ahead.generation == generation ? ahead : nil
+        state.readAheadBytes -= ahead.entry.bodyCount
+        guard ahead.generation == generation else {
+            state.released.append(ahead.entry)
+            return nil
+        }
+        return ahead
     }
 
     /// Writes a temporary file, making its fan-out folder only when it is missing (not five system calls per write).
@@ -1197,7 +1224,7 @@ package final class DiskStore: Sendable {
             // A lookup between an unlink and the forgetting below finds no file and forgets the record itself. In
             // batches, and the copies in memory freed after each hold of the lock.
             for start in stride(from: 0, to: gone.count, by: evictionBatch) {
-                let freed = state.withLock { state in
+                let freed = withStateReleasing { state in
                     gone[start..<min(gone.count, start + evictionBatch)].compactMap { key -> CacheEntry? in
                         let copy = state.memory[key]
                         Self.dropRecord(key, &state)

@@ -26,7 +26,19 @@ enum OmittedItems {
         let path = { (name: String) in JSONPath(components: [.key(name)]) }
         let named = members.filter { totals.contains($0) }
         let starts = members.filter { $0 == "start" || $0 == "offset" }
-        guard !named.isEmpty, let values = try? JSONScanner().values(in: body, at: (Array(named) + Array(starts)).map(path)) else { return false }
+        let failures = members.filter { errorNames.contains($0) || outcomeNames.contains($0) }
+        guard !named.isEmpty, let values = try? JSONScanner().values(in: body, at: (Array(named) + Array(starts) + Array(failures)).map(path))
+        else { return false }
+        // review18 R7: an error with a 200 may state a count of 0 beside it (`{"error": "rate limited", "count": 0}`):
+        // it says why nothing is here, which an empty list would hide.
+        let saysFailed = failures.contains { name in
+            guard errorNames.contains(name) else { return values[path(name)] == .bool(false) }
+            switch values[path(name)] {
+            case nil, .null?, .bool(false)?, .string("")?, .number("0")?: return false
+            default: return true
+            }
+        }
+        if saysFailed { return false }
         // A JSON number, not a numeric string or a boolean: what the page states of itself.
         let number = { (name: String) -> Int? in
             guard case .number? = values[path(name)] else { return nil }
@@ -35,6 +47,11 @@ enum OmittedItems {
         guard let total = named.compactMap(number).min() else { return false }
         return total == 0 || starts.contains { number($0).map { $0 >= total } ?? false }
     }
+
+    /// Members that name an error when they hold anything but null, false or "", and members that say the request
+    /// failed when false (Slack's `ok`).
+    private static let errorNames: Set<String> = ["error", "error_message", "errorMessage", "error_code", "errorCode", "fault"]
+    private static let outcomeNames: Set<String> = ["ok", "success"]
 
     /// The top-level names of the totals auto detection reads (`total_size`, `count`, …).
     private static let knownTotals = topLevelKeys(SchemeDetector.totalPaths)

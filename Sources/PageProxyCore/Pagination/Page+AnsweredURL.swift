@@ -3,10 +3,18 @@ extension Page {
     /// relative links resolve against it (RFC 3986 §5.1.3; attack14 M3: `next` links on a page reached through a
     /// redirect were resolved against the URL asked for, and the walk merged another resource's items). `url` stays
     /// what the walk asked for: the cache key, the loop guard and the page's own numbering.
+    ///
+    /// The field holds the URL with its secret-named query values `REDACTED` (it is stored in cache files): each is
+    /// the asked URL's value of the same name, where it has one (a redirect keeps the query's credentials).
     var answeredURL: PageURL {
         guard let text = headers[RedirectingTransport.answeredURLField], let answered = PageURL(string: text),
             answered.origin == url.origin
         else { return url }
-        return answered
+        var restored = answered
+        for pair in answered.queryPairs where pair.value == "REDACTED" && CredentialRedaction.isSecretName(pair.name) {
+            guard let name = PageURL.decodeQueryComponent(pair.name), let value = url.queryValue(name) else { continue }
+            restored = restored.settingQueryValue(value, for: name)
+        }
+        return restored
     }
 }

@@ -55,6 +55,20 @@ struct PageNumbering: Equatable {
             }
     }
 
+    /// Whether `next` is `current` renumbered: every other parameter of `next` is in `current` with the same value
+    /// (a page size may be added or changed, and parameters `next` drops stay dropped on every page built from it).
+    /// A cursor, signature or timestamp beside the number (`?page=2&cursor=c1`) is not: a page built from `next` with
+    /// another number keeps page 2's cursor, and the upstream answers page 2 again (attack14 M9). Such links are followed.
+    func renumbers(_ current: PageURL, as next: PageURL) -> Bool {
+        let decoded = { (pair: (name: String, value: String)) in
+            [PageURL.decodeQueryComponent(pair.name) ?? pair.name, PageURL.decodeQueryComponent(pair.value) ?? pair.value]
+        }
+        let kept = Set(current.queryPairs.map(decoded))
+        return next.queryPairs.map(decoded).allSatisfy { pair in
+            pair[0] == parameter || Self.isSizeName(pair[0]) || kept.contains(pair)
+        }
+    }
+
     static func isOffsetName(_ name: String) -> Bool {
         let lowered = name.lowercased()
         return !isKeysetName(name) && ["offset", "start", "skip", "from"].contains { lowered.contains($0) }

@@ -11,9 +11,25 @@ extension SchemeDetector {
         return (path(key), count)
     }
 
+    /// The top-level members that are non-empty arrays of anything but objects (ids, tags, rows as arrays) beside
+    /// `items`: an unlisted key holding the list's ids next to an array of link or facet objects (attack14 M7,
+    /// `{"ids": [10, 11], "links": [{"rel": "next", …}]}`) is no page whose items auto can tell, so it is refused
+    /// rather than answered with the objects.
+    static func otherArraysOfValues(_ members: [JSONMembers.Member], besides items: JSONPath, in body: [UInt8]) -> [String] {
+        members.filter { member in
+            member.kind == .array && path(member.key) != items && !firstElementIsObject(member.range, in: body)
+                && firstElement(member.range, in: body) != UInt8(ascii: "]")
+        }.map(\.key)
+    }
+
     /// Whether the array at `range` (validated) opens with an object: its first byte past `[` and whitespace.
     private static func firstElementIsObject(_ range: Range<Int>, in body: [UInt8]) -> Bool {
-        body[range].dropFirst().first { ![0x20, 0x09, 0x0A, 0x0D].contains($0) } == UInt8(ascii: "{")
+        firstElement(range, in: body) == UInt8(ascii: "{")
+    }
+
+    /// The first byte past the array's `[` and whitespace (`]` for an empty array).
+    private static func firstElement(_ range: Range<Int>, in body: [UInt8]) -> UInt8? {
+        body[range].dropFirst().first { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }
     }
 
     /// The one member that is an array, empty, beside nothing but scalars (GitHub's `{"total_count": 0, "artifacts":

@@ -22,6 +22,23 @@ extension SchemeDetector {
         return nil
     }
 
+    /// A first page whose next link or cursor is null or "" (the last page) while a flag says more pages follow
+    /// (`{"hasMore": true, "next": null}`): the page contradicts itself, and answering it as the whole list would drop
+    /// the rest with a 200. Nil when no such flag says more, or the page names its next page.
+    static func moreDespiteNoWayOn(_ values: [JSONPath: JSONValue], detected: DetectedPagination) -> String? {
+        guard detected.next == nil else { return nil }
+        let wayOn: JSONPath
+        switch detected.scheme {
+        case .nextURLInBody(let options)?: wayOn = options.nextPath
+        case .cursorInBody(let options)?: wayOn = options.cursorPath
+        default: return nil
+        }
+        let says = ([hasMorePath] + moreFlagPaths).first { values[$0]?.flag == true }.map { "\"\($0)\" is true" }
+            ?? lastPageFlagPaths.first { values[$0] == .bool(false) }.map { "\"\($0)\" is false" }
+        guard let says else { return nil }
+        return "the first page's \"\(wayOn)\" names no next page (the last page), but its \(says) (more pages follow)"
+    }
+
     /// `"next": {"href": "a", "url": "b"}` where the walk would follow one of them: two different links, neither of
     /// which can be taken for the next page. (A page that also has a `Link` header, say, is walked by that.)
     static func refuseAmbiguousNextLink(

@@ -117,6 +117,9 @@ package enum SchemeDetector {
         }
         detectScheme(response, url: url, values: values, header: header, into: &detected)
         if case .nextURLInBody(let options)? = detected.scheme { try refuseAmbiguousNextLink(values, following: options.nextPath, url: url) }
+        if let reason = moreDespiteNoWayOn(values, detected: detected) {
+            throw .notDetected(url: url, reason: reason + "; name the route's scheme in its pagination")
+        }
         if detected.scheme == nil, let total = detected.total, total > count, let source,
             let (scheme, evidence) = schemeFromQuery(url, itemCount: count, total: source)
         {
@@ -301,7 +304,18 @@ package enum SchemeDetector {
         // out of an empty list's page: real13's 502 for an empty list).
         if isEmptyObject(body) || OmittedItems.statesNoItems(in: body) { return (itemsPaths[0], 0) }
         let members = JSONMembers.of(body) ?? []
-        if let found = onlyArrayOfObjects(members, in: body) ?? onlyEmptyArray(members, in: body) { return found }
+        if let found = onlyArrayOfObjects(members, in: body) {
+            let others = otherArraysOfValues(members, besides: found.0, in: body)
+            guard others.isEmpty else {
+                throw .notDetected(
+                    url: url,
+                    reason: "the first page holds an array of objects at \"\(found.0)\" and an array of values at "
+                        + others.map { "\"\($0)\"" }.joined(separator: ", ") + ": either may be the items; "
+                        + "set the route's \"items\" to the key that holds them")
+            }
+            return found
+        }
+        if let found = onlyEmptyArray(members, in: body) { return found }
         let keys = members.map(\.key).sorted().prefix(30).map { "\"\($0)\"" }.joined(separator: ", ")
         throw .notDetected(
             url: url,

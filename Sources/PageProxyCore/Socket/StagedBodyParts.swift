@@ -54,11 +54,22 @@ struct StagedBodyParts {
             // wrote it in place since). If not, none of the range's bytes in this fill are sent, the answer stops
             // there, and the store removes the entry.
             if case .file(let file, let range) = part, offset == range.count, !file.isUnchanged() {
-                file.reportChanged()
-                return (max(0, filled - offset), .failed(call: "fstat", errno: 0))
+                return Self.changed(file, filled: filled, ofRange: offset)
             }
         }
+        // A range this fill ends inside is checked too, before its bytes go out: at its end alone, the fills before
+        // the last of a range longer than the buffer went out unchecked (review19 R3).
+        if index < parts.endIndex, case .file(let file, let range) = parts[index], offset > 0, offset < range.count, !file.isUnchanged() {
+            return Self.changed(file, filled: filled, ofRange: offset)
+        }
         return (filled, nil)
+    }
+
+    /// The fill cut before the range of `file`, found changed with `copied` of its bytes copied (all of them in this
+    /// fill, or it began in an earlier one and is this fill's first part: either way what precedes it is kept).
+    private static func changed(_ file: HeldEntryFile, filled: Int, ofRange copied: Int) -> (count: Int, failure: SocketError?) {
+        file.reportChanged()
+        return (max(0, filled - copied), .failed(call: "fstat", errno: 0))
     }
 
     /// Past the parts copied whole and the empty ones.

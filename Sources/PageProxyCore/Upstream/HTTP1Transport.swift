@@ -19,8 +19,9 @@ package final class HTTP1Transport: UpstreamTransport {
         let key = ConnectionPool.Key(origin: origin, caFile: request.caFile)
         let deadline = ContinuousClock.now + timeout
         let bytes = serialize(request)
+        var freshOnly = false
         while true {
-            let reused = pool.takeIdle(for: key)
+            let reused = freshOnly ? nil : pool.takeIdle(for: key)
             let socket: any UpstreamConnection
             if let reused {
                 socket = reused
@@ -47,6 +48,12 @@ package final class HTTP1Transport: UpstreamTransport {
                 // A cancelled fetch also ends with a silent socket, and must not be sent again.
                 socket.close()
                 continue
+            } catch .malformed where reused != nil && !Task.isCancelled {
+                // Bytes left on a kept connection (a body a server sent late after a 304 that stated its length)
+                // read as this answer: once more on a new connection, where the answer is the upstream's own.
+                socket.close()
+                freshOnly = true
+                continue
             } catch {
                 socket.close()
                 // A fetch whose client went away ends with its socket closed under it: that is not the upstream's doing.
@@ -57,12 +64,14 @@ package final class HTTP1Transport: UpstreamTransport {
 
     private enum ExchangeError: Error {
         case staleConnection
+        /// Bytes that are no HTTP response (`invalidResponse`).
+        case malformed(UpstreamError)
         case failed(UpstreamError)
 
         var upstreamError: UpstreamError {
             switch self {
             case .staleConnection: .connectionLost(origin: "upstream", reason: "closed before answering")
-            case .failed(let error): error
+            case .malformed(let error), .failed(let error): error
             }
         }
     }
@@ -96,7 +105,7 @@ package final class HTTP1Transport: UpstreamTransport {
                 }
                 throw .failed(.responseTooLarge(origin: origin.description, limit: limit))
             } catch {
-                throw .failed(.invalidResponse(origin: origin.description, reason: error.description))
+                throw .malformed(.invalidResponse(origin: origin.description, reason: error.description))
             }
             if let (head, body) = parsed {
                 return (try Self.identityResponse(head, body, origin: origin), parser.isReusable && buffer.isEmpty)

@@ -35,7 +35,9 @@ package struct RedirectingTransport: UpstreamTransport {
             var response = try await base.send(current, timeout: left, maxBodyBytes: maxBodyBytes)
             guard Self.redirectStatuses.contains(response.status.code), let location = response.headers["Location"] else {
                 response.headers.remove(Self.answeredURLField)
-                if current.url != request.url { response.headers.set(Self.answeredURLField, current.url.description) }
+                // Secret-named query values left out (review19 R4): the field is stored in the cache file with the
+                // page. `Page.answeredURL` takes them back from the URL asked for.
+                if current.url != request.url { response.headers.set(Self.answeredURLField, current.url.redactedDescription) }
                 return response
             }
             let shown = CredentialRedaction.redactURL(location)

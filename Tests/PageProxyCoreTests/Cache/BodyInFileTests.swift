@@ -155,6 +155,22 @@ import Testing
         #expect(other.lookup(key, keepsFirstRead: true, leavesBodyFor: Self.paths.signature) == nil)
     }
 
+    @Test("entries read ahead with their bodies left in their files count their bodies' length against the read-ahead's bytes (review19 R1: counted as 0, a walk held as many as it had descriptors)")
+    func readAheadCountsBodiesLeftInFiles() throws {
+        let directory = TemporaryDirectory()
+        defer { withExtendedLifetime(directory) {} }
+        let writer = DiskStore(directory: directory.path, maxBytes: 1 << 24)
+        for index in 1...6 { writer.write(Self.entry(index), for: DiskStoreTests.key(index)) }
+        // Room for two bodies, not three.
+        let store = DiskStore(
+            directory: directory.path, maxBytes: 1 << 24, memoryLimit: Self.body.count * 5 / 2, heldFiles: HeldEntryFileBudget(capacity: 16))
+        store.readAhead((1...6).map { DiskStoreTests.key($0) }, leavesBodyFor: Self.paths.signature)
+        #expect(store.holdsReadAhead(DiskStoreTests.key(1)) && store.holdsReadAhead(DiskStoreTests.key(2)))
+        #expect(store.readAheadCount == 2)
+        let first = try #require(store.lookup(DiskStoreTests.key(1), keepsFirstRead: true, leavesBodyFor: Self.paths.signature)?.entry)
+        #expect(first.bodyInFile != nil, "read ahead with its body left in its file")
+    }
+
     @Test("an entry read ahead with its body left in its file goes only to a lookup that leaves bodies for the same scan")
     func readAheadBodiesGoToTheirOwnWalk() throws {
         let (store, directory) = Self.restarted(count: 2)
@@ -190,6 +206,13 @@ import Testing
         let (count, failure) = staged.fill(buffer)
         #expect(count == 5, "only what came before the range")
         #expect(failure != nil)
+        // A range longer than a fill is checked before its first fill goes out, not only at its end (review19 R3).
+        var longer = StagedBodyParts([.bytes(Array("head[".utf8)[...]), .file(file, 8..<400)])
+        let small = UnsafeMutableRawBufferPointer.allocate(byteCount: 64, alignment: 64)
+        defer { small.deallocate() }
+        let (first, stopped) = longer.fill(small)
+        #expect(first == 5, "none of the range's bytes in a fill that ends inside it")
+        #expect(stopped != nil)
         #expect(found.withBodyRead() == nil, "read back, it is refused too")
         await store.waitForEvictions()
         #expect(!FileManager.default.fileExists(atPath: path))

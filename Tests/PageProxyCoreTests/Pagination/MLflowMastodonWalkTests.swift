@@ -49,6 +49,24 @@ import Testing
         }
     }
 
+    @Test("review18 R7: an error with a 200 that states a count of 0 is still an error, on a walk and to auto; a null or empty error beside it is not",
+          arguments: [#"{"error": "rate limited", "count": 0}"#, #"{"ok": false, "count": 0}"#, #"{"success": false, "total": 0}"#,
+                      #"{"error_code": 429, "total_size": 0}"#, #"{"error": true, "count": 0}"#])
+    func errorsStatingNoItemsAreErrors(body: String) {
+        for paths in Self.mailmanPaths {
+            #expect(throws: JSONScanError.self) { _ = try paths.scan(Array(body.utf8)) }
+        }
+        #expect(throws: PaginationError.self) { try SchemeDetector.detect(.json(body), url: PageURL(string: "http://api.test/items")!) }
+    }
+
+    @Test(arguments: [#"{"error": null, "count": 0}"#, #"{"ok": true, "error": "", "total": 0}"#])
+    func noErrorBesideNoItemsIsAnEmptyList(body: String) throws {
+        for paths in Self.mailmanPaths {
+            #expect(try paths.scan(Array(body.utf8)).items.isEmpty)
+        }
+        #expect(try SchemeDetector.detect(.json(body), url: PageURL(string: "http://api.test/items")!).itemCount == 0)
+    }
+
     private static let mlflow = PaginationScheme.cursorInBody(
         .init(cursorPath: JSONPath("next_page_token") ?? .root, cursorParameter: "page_token", sizeParameter: nil))
 

@@ -105,6 +105,21 @@ import Testing
         let detected = try SchemeDetector.detect(.json(body), url: PageURL(string: "http://api.test/items")!)
         #expect(["results", "data"].contains(detected.itemsPath.description), "\(detected.itemsPath)")
     }
+
+    @Test("retest14 M7: ids under an unlisted key beside an array of link objects are refused, naming both (before: the links, 200)")
+    func idsUnderAnUnlistedKeyBesideObjectsAreRefused() throws {
+        let body = #"{"ids":[10,11,12],"links":[{"rel":"self","href":"/x"},{"rel":"next","href":"/x?page=2"}]}"#
+        do {
+            let detected = try SchemeDetector.detect(.json(body), url: PageURL(string: "http://api.test/items")!)
+            Issue.record("expected notDetected, got items at \(detected.itemsPath)")
+        } catch {
+            guard case .notDetected(_, let reason) = error else { Issue.record("got \(error)"); return }
+            #expect(reason.contains("\"links\"") && reason.contains("\"ids\"") && reason.contains("\"items\""), "\(reason)")
+        }
+        // An empty array beside the objects hides nothing: the objects are the items, as before.
+        let empty = try SchemeDetector.detect(.json(#"{"ids":[],"artifacts":[{"id":1}]}"#), url: PageURL(string: "http://api.test/items")!)
+        #expect(empty.itemsPath.description == "artifacts")
+    }
 }
 
 /// attack14 L1 and L2: a `Link` of `first` alone gives way to the body's next link; GitHub's shape with no items is

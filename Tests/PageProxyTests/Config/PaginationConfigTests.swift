@@ -212,12 +212,21 @@ import Testing
         ConfigFixture.expectPaginationError(#"{ "scheme": "atuo" }"#, field: "scheme", mentions: ["did you mean \"auto\""])
     }
 
-    @Test("endStatuses refuses statuses that say the upstream failed for now: 408, 429 and 5xx (attack14 L3)")
-    func endStatusesRefuseTemporaryFailures() throws {
+    @Test("endStatuses leaves out statuses that say the upstream failed for now: 408, 429 and 5xx (attack14 L3), with a warning, not a refusal: a config that had them still loads after the upgrade (review19 R5)")
+    func endStatusesIgnoreTemporaryFailures() throws {
         for bad in [408, 429, 500, 503] {
-            ConfigFixture.expectPaginationError(
-                #"{ "scheme": "page-number", "endStatuses": [404, \#(bad)] }"#, field: "endStatuses", mentions: ["\(bad)", "failed for now"])
+            let config = try ConfigFixture.parse(ConfigFixture.document(routes: [
+                ConfigFixture.route(pagination: #"{ "scheme": "page-number", "endStatuses": [404, \#(bad)] }"#),
+            ]))
+            var options = PaginationScheme.PageNumber()
+            options.endStatuses = [404]
+            #expect(config.routes[0].pagination == .scheme(.pageNumber(options)))
+            #expect(config.warnings.count == 1)
+            let warning = try #require(config.warnings.first)
+            #expect(warning.field == "routes[0].pagination.endStatuses")
+            #expect(warning.problem.contains("\(bad) ignored") && warning.problem.contains("failed for now"), "\(warning.problem)")
         }
+        #expect(try ConfigFixture.parse(ConfigFixture.document()).warnings.isEmpty)
         var options = PaginationScheme.Offset()
         options.endStatuses = [400, 404, 410, 416]
         #expect(try parse(#"{ "scheme": "offset", "endStatuses": [400, 404, 410, 416] }"#) == .offset(options))

@@ -17,13 +17,14 @@ struct CursorInBodyStrategy: PaginationStrategy {
     }
 
     /// The cursor at `path`, as `NextURLInBodyStrategy` reads a next link: nil (the last page) when absent, null, `""`
-    /// or `false`, or a number that is zero (Twitter's `next_cursor` on its last page); any other number is sent back
-    /// as written (`1489467234237774933`, never rounded). An object, an array or `true` is no cursor and no end
-    /// (attack14 M2 / review17 B8: each ended the walk after page 1 with a 200).
+    /// or `false`, or zero, as a number or as the string `"0"` (Twitter's `next_cursor` and `next_cursor_str` on its
+    /// last page, Redis-style scans; review19 R6: `"0"` was sent back, for the first page again); any other number is
+    /// sent back as written (`1489467234237774933`, `1.5e3`: never rounded or respelled). An object, an array or
+    /// `true` is no cursor and no end (attack14 M2 / review17 B8: each ended the walk after page 1 with a 200).
     private static func cursor(at path: JSONPath, of page: Page) throws(PaginationError) -> String? {
         switch page.values[path] {
         case nil, .null, .bool(false): return nil
-        case .string(let text): return text.isEmpty ? nil : text
+        case .string(let text): return text.isEmpty || text == "0" ? nil : text
         case .number(let text): return Double(text) == 0 ? nil : text
         case let other?:
             throw .cannotContinue(page: page.number, reason: "its cursor at \"\(path)\" is \(other.shortDescription), not a string or a number")

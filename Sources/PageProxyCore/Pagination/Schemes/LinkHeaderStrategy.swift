@@ -25,12 +25,15 @@ struct LinkHeaderStrategy: PaginationStrategy {
         }
         // With `last`, and both links numbered by the page parameter, every remaining page is known now. The
         // numbers are the upstream's: NumberedPages counts them without overflow, and the walk checks the count.
+        // `last` must be `next` renumbered, as in the offset branch: a per-page token beside the number
+        // (`?page=2&after=abc`, `last` `?page=9&after=xyz`) would be sent with page 2's token on every page (review17 L4).
         if let lastLink = links.first(where: { $0.relations.contains("last") }),
             let last = base.resolving(lastLink.target),
             let nextNumber = next.integerQueryValue(options.pageParameter),
-            let lastNumber = last.integerQueryValue(options.pageParameter)
-                ?? last.queryValue(options.pageParameter).flatMap({ StatedCount.digitsPastInt(Substring($0)) }),
-            last.origin == next.origin, lastNumber >= nextNumber
+            let lastText = last.queryValue(options.pageParameter),
+            let lastNumber = last.integerQueryValue(options.pageParameter) ?? StatedCount.digitsPastInt(Substring(lastText)),
+            last.origin == next.origin, lastNumber >= nextNumber,
+            last.isSamePage(as: next.settingQueryValue(lastText, for: options.pageParameter))
         {
             return .all(NumberedPages(template: next, parameter: options.pageParameter, first: nextNumber, through: lastNumber))
         }

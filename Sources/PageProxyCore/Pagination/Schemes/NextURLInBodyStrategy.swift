@@ -34,9 +34,11 @@ struct NextURLInBodyStrategy: PaginationStrategy {
         guard let link = try Self.link(at: options.nextPath, of: page) ?? nextSameAsLast(of: page) else { return .none }
         guard let next = linkBase(of: page, for: link).resolving(link) else { throw .invalidNextLink(page: page.number, link: link) }
         // The link's own numbering, continued to the total: page=2, 3 … or offset=10, 20 … (the numbers are the
-        // upstream's; NumberedPages counts them without overflow and the walk checks the count before any URL).
+        // upstream's; NumberedPages counts them without overflow and the walk checks the count before any URL),
+        // when the link is this page's URL renumbered and nothing else (no cursor beside the number).
         if let pages = expectedPageCount(after: page), pages > page.number,
-            let numbering = PageNumbering(from: page.answeredURL, to: next, itemCount: page.itemCount)
+            let numbering = PageNumbering(from: page.answeredURL, to: next, itemCount: page.itemCount),
+            numbering.renumbers(page.answeredURL, as: next)
         {
             let (span, spanOverflow) = (pages - page.number - 1).multipliedReportingOverflow(by: numbering.step)
             let (last, lastOverflow) = numbering.first.addingReportingOverflow(span)
