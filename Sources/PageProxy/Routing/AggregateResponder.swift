@@ -218,6 +218,11 @@ struct AggregateResponder: Sendable {
             if maxBytes == nil, walk.walker.missedWindowPageSize, let again = plan.walkingWindowAgain(served: walk.walker.firstPageItems) {
                 return await self.walk(to: request, plan: again, began: began, tally: CacheTally(clock: pages.clock), response: response)
             }
+            // Pages that stated two ends of the list, one from the cache (review17 B5): walked once more, every page
+            // revalidated; a list that still disagrees with itself then is the client's `upstream_list_changed`.
+            if maxBytes == nil, walk.walker.foundListChanged, let again = plan.revalidatingEveryPage() {
+                return await self.walk(to: request, plan: again, began: began, tally: CacheTally(clock: pages.clock), response: response)
+            }
             return .declined(response)
         }
     }

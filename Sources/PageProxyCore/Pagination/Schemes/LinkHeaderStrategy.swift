@@ -55,6 +55,14 @@ struct LinkHeaderStrategy: PaginationStrategy {
         return NumberedPages(template: next, parameter: numbering.parameter, first: numbering.first, through: lastOffset, step: numbering.step)
     }
 
+    /// The page number (or offset) the `last` link names, when it names one by the page parameter.
+    func statedEnd(on page: Page) -> Int? {
+        let links = LinkHeaderParser.parse(page.headers)
+        guard let lastLink = links.first(where: { $0.relations.contains("last") }), let last = page.answeredURL.resolving(lastLink.target)
+        else { return nil }
+        return last.integerQueryValue(options.pageParameter)
+    }
+
     var lookahead: Int { options.lookahead }
 
     /// The page after `url` by its number (the first page has none: it is page 1).
