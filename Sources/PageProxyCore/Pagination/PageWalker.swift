@@ -114,6 +114,8 @@ package final class PageWalker {
     /// The second page of a walk PageProxy numbers itself, compared with the first (real14: an upstream that ignores
     /// the page parameter).
     private var ignoredNumber = IgnoredPageNumber()
+    /// The first page's items, when the second may repeat some of them (a first page filtered after it was cut; M6).
+    private var firstOverlap = FirstPageOverlap()
     /// The end of the list the walk numbered its pages from, compared with each later page's (review17 B5).
     private var statedEnd = StatedEndCheck()
     /// How many items the walk's first page held (`PaginationStrategy.next(after:firstPageItemCount:)`).
@@ -300,6 +302,7 @@ package final class PageWalker {
             if nextToTake == 1 {
                 firstPageItemCount = page.itemCount
                 ignoredNumber.remember(firstPage: page)
+                firstOverlap.remember(firstPage: page, mayRepeat: strategy.secondPageMayRepeat(afterFirst: page))
                 try checkExpectedPages(after: page)
             }
             if nextToTake == knownCount && !isListComplete {
@@ -310,10 +313,17 @@ package final class PageWalker {
                     page.truncateItems(to: 0)
                     try append(.none, after: page)
                 } else {
-                    if nextToTake == 2 && !strategy.followsUpstream { try ignoredNumber.check(secondPage: page) }
+                    var (measuredBy, repeatedOfFirst) = (firstPageItemCount, 0)
+                    if nextToTake == 2 && !strategy.followsUpstream {
+                        try ignoredNumber.check(secondPage: page)
+                        // The first page was filtered, not capped, when this one starts with its last items again: no
+                        // count confirms a cap the items refuted (attack14 M6: items twice under a 200).
+                        repeatedOfFirst = firstOverlap.repeated(in: page)
+                        if repeatedOfFirst > 0 { measuredBy = 0 }
+                    }
                     // Pages PageProxy numbers itself are compared; a page reached by the upstream's link numbers from its own.
                     try statedEnd.check(page, strategy: strategy, compares: !strategy.followsUpstream)
-                    let next = try strategy.next(after: page, firstPageItemCount: firstPageItemCount)
+                    let next = try strategy.next(after: page, firstPageItemCount: measuredBy)
                     if next.isNone, !strategy.followsUpstream, let after = strategy.pageAfterStatedEnd(page, firstPageItemCount: firstPageItemCount) {
                         // A full page at the stated end: the total may be lower than the truth (review17 B10).
                         pastStatedEnd = urls.count
@@ -321,6 +331,8 @@ package final class PageWalker {
                     } else {
                         try append(next, after: page)
                     }
+                    // The repeated items are not handed out twice (the page's place in the list was read above).
+                    if repeatedOfFirst > 0 { page.items.removeFirst(repeatedOfFirst) }
                 }
             } else if pending != nil {
                 repeats.skip()

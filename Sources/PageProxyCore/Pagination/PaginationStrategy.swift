@@ -62,6 +62,11 @@ package protocol PaginationStrategy: Sendable {
     /// B10). Nil when `page` is short, which ends the list as its total said, and for schemes whose pages each state
     /// their own end (they link on instead). An empty page there ends the walk, and so does a 404, 410 or 416.
     func pageAfterStatedEnd(_ page: Page, firstPageItemCount: Int) -> PageURL?
+    /// How many of its last items the walk's second page may hold again, when the first, `page`, is short of the size
+    /// asked under a total that says more and the second is asked right after its items (an offset stepped by what
+    /// was served, to learn whether the upstream caps the size): an upstream that filtered the first page after cutting
+    /// it (an item hidden from this caller) serves them again there (attack14 M6). Nil when no page may overlap.
+    func secondPageMayRepeat(afterFirst page: Page) -> Int?
 }
 
 extension PaginationStrategy {
@@ -76,6 +81,7 @@ extension PaginationStrategy {
     package var wayOnHeader: String? { nil }
     package func statedEnd(on page: Page) -> Int? { nil }
     package func pageAfterStatedEnd(_ page: Page, firstPageItemCount: Int) -> PageURL? { nil }
+    package func secondPageMayRepeat(afterFirst page: Page) -> Int? { nil }
 }
 
 extension PaginationScheme {

@@ -56,6 +56,15 @@ struct OffsetStrategy: PaginationStrategy {
         return .one(page.url.settingQueryValue(String(nextOffset), for: options.offsetParameter))
     }
 
+    func secondPageMayRepeat(afterFirst page: Page) -> Int? {
+        guard page.itemCount > 0, let limit = limit(of: page.url), page.itemCount < limit,
+            AskedPageSize.of(page.url, parameter: options.limitParameter, route: options.limit).trusted, let total = believedTotal(page)
+        else { return nil }
+        let offset = page.url.integerQueryValue(options.offsetParameter) ?? 0
+        let (served, overflow) = offset.addingReportingOverflow(page.itemCount)
+        return !overflow && served < total ? limit - page.itemCount : nil
+    }
+
     /// The fewest pages the walk will have when its first page asks the next alone (the route's own limit, a short
     /// page, more stated): by the limit to the total, so that a total past `maxPages` is refused at the first page
     /// rather than after the second.

@@ -1,0 +1,36 @@
+import Foundation
+import PageProxyCore
+import Testing
+
+@testable import PageProxy
+@testable import PageProxyMock
+@testable import PageProxyServer
+
+/// attack14 M6 / retest14 M6: an offset route whose first page is short of its limit because the upstream filtered it
+/// after cutting it (an item hidden from this caller), not because it caps the size. The second page, asked right after
+/// the first's items, starts with the first's last items again: they are dropped, and the walk steps by the limit.
+@Suite struct FilteredFirstPageEndToEndTests {
+    @Test("a filter that hides as many on the second page as on the first (a count that looks like a cap): every item once")
+    func aMatchingCountIsNoCap() async throws {
+        try await TestStack.run { stack in
+            // Every 3rd id hidden: the first page of 10 serves 7 (ids 1…10 less 3, 6, 9), the second, asked at offset
+            // 7, 7 too (ids 8…17 less 9, 12, 15), starting with 8 and 10 again. Before: taken for a cap of 7, every
+            // offset stepped by 7, and items came twice on every page.
+            let answer = try await stack.get("/drf?mock_total=60&mock_hide_every=3")
+            #expect(answer.status == 200, "\(answer.text.prefix(300))")
+            #expect(answer.body == MockDataset.mergedJSON(total: 60, hidingEvery: 3), "\(answer.header("PageProxy-Items") ?? "-") items")
+        }
+    }
+
+    @Test("a true cap still steps by what the upstream serves (nothing repeated to drop)")
+    func aTrueCapStillSteps() async throws {
+        var options = SchemeRoutes.mockOptions
+        options.maxPageSize = 6
+        let routes = SchemeRoutes.all.filter { $0.name == "drf" }
+        try await TestStack.run(routes: routes, mockOptions: options) { stack in
+            let answer = try await stack.get("/drf?mock_total=40")
+            #expect(answer.status == 200, "\(answer.text.prefix(300))")
+            #expect(answer.body == MockDataset.mergedJSON(total: 40), "\(answer.header("PageProxy-Items") ?? "-") items")
+        }
+    }
+}
