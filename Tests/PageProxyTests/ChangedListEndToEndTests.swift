@@ -100,3 +100,35 @@ import Testing
         }
     }
 }
+
+/// review17 L3 / L8: a walk that ended short of its stated total says so in `_explain`, and a client's item cap reached
+/// on the page that ended it is no truncation.
+@Suite struct EndedShortOfTotalEndToEndTests {
+    /// `drf-pages` numbered by its `count`, which states four times the 25 items: page 3 says `"next": null`.
+    private static var routes: [TestStack.Route] {
+        var scheme = PaginationScheme.NextURLInBody()
+        scheme.nextPath = JSONPath("next")!
+        scheme.totalItemsPath = JSONPath("count")
+        return [TestStack.Route(name: "drfc", mockPath: "/drf-pages/items/", scheme: .nextURLInBody(scheme), items: JSONPath("results")!)]
+    }
+
+    @Test("_explain names the end short of the total and the total stated (before: total null, outcome complete, nothing more)")
+    func explainSaysShortOfTotal() async throws {
+        try await TestStack.run(routes: Self.routes) { stack in
+            let explained = try await stack.get("/drfc?mock_total=25&mock_count_percent=400&_explain=1")
+            let account = try #require(try JSONSerialization.jsonObject(with: Data(explained.text.utf8)) as? [String: Any])
+            #expect(account["ended"] as? String == "short_of_total", "\(explained.text.prefix(400))")
+            #expect(account["stated_total"] as? Int == 100)
+            #expect(account["items"] as? Int == 25)
+        }
+    }
+
+    @Test("an item cap reached on the page that ended the walk short of its total: no PageProxy-Truncated")
+    func aCapAtTheShortEndIsNoTruncation() async throws {
+        try await TestStack.run(routes: Self.routes) { stack in
+            let answer = try await stack.get("/drfc?mock_total=25&mock_count_percent=400&_max_items=25")
+            #expect(answer.body == MockDataset.mergedJSON(total: 25))
+            #expect(answer.header("PageProxy-Truncated") == nil)
+        }
+    }
+}

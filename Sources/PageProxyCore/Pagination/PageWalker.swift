@@ -377,7 +377,8 @@ package final class PageWalker {
         }
         if let limit = options.itemLimit, itemsTaken + page.itemCount >= limit {
             let keep = limit - itemsTaken
-            let hadMore = page.itemCount > keep || nextToTake < knownCount || !isListComplete
+            // A walk this page ended short of its total has nothing after it, whatever URLs the window built (review17 L8).
+            let hadMore = page.itemCount > keep || (!endedShortOfTotal && (nextToTake < knownCount || !isListComplete))
             page.truncateItems(to: keep)
             wasTruncated = wasTruncated || hadMore
             finish()
