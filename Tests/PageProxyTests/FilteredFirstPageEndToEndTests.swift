@@ -34,3 +34,22 @@ import Testing
         }
     }
 }
+
+/// retest14 N2: a window with `_max_pages` over an offset route whose client size is past the upstream's cap walked
+/// from offset 0, so it ended before its first item (`[]`, truncated, no `rel="next"`): items past it unreachable.
+@Suite struct CappedOffsetWindowEndToEndTests {
+    @Test("a window under a client's size past the cap starts at its own offset: its items, within _max_pages")
+    func aCappedWindowStartsAtItsOffset() async throws {
+        var options = SchemeRoutes.mockOptions
+        options.maxPageSize = 6
+        let routes = SchemeRoutes.all.filter { $0.name == "drf" }
+        try await TestStack.run(routes: routes, mockOptions: options) { stack in
+            let answer = try await stack.get("/drf?mock_total=40&limit=20&_offset=12&_limit=6&_max_pages=1")
+            #expect(answer.status == 200, "\(answer.text.prefix(300))")
+            #expect(answer.body == MockDataset.array(Array(MockDataset.items(total: 40)[12..<18])), "\(answer.text.prefix(200))")
+            // A window that spans pages of the cap: every item, in order.
+            let wider = try await stack.get("/drf?mock_total=40&limit=20&_offset=13&_limit=10&_max_pages=2")
+            #expect(wider.body == MockDataset.array(Array(MockDataset.items(total: 40)[13..<23])), "\(wider.text.prefix(200))")
+        }
+    }
+}
