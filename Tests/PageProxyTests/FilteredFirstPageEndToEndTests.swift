@@ -24,10 +24,7 @@ import Testing
 
     @Test("a true cap still steps by what the upstream serves (nothing repeated to drop)")
     func aTrueCapStillSteps() async throws {
-        var options = SchemeRoutes.mockOptions
-        options.maxPageSize = 6
-        let routes = SchemeRoutes.all.filter { $0.name == "drf" }
-        try await TestStack.run(routes: routes, mockOptions: options) { stack in
+        try await TestStack.runCappedAtSix { stack in
             let answer = try await stack.get("/drf?mock_total=40")
             #expect(answer.status == 200, "\(answer.text.prefix(300))")
             #expect(answer.body == MockDataset.mergedJSON(total: 40), "\(answer.header("PageProxy-Items") ?? "-") items")
@@ -40,10 +37,7 @@ import Testing
 @Suite struct CappedOffsetWindowEndToEndTests {
     @Test("a window under a client's size past the cap starts at its own offset: its items, within _max_pages")
     func aCappedWindowStartsAtItsOffset() async throws {
-        var options = SchemeRoutes.mockOptions
-        options.maxPageSize = 6
-        let routes = SchemeRoutes.all.filter { $0.name == "drf" }
-        try await TestStack.run(routes: routes, mockOptions: options) { stack in
+        try await TestStack.runCappedAtSix { stack in
             let answer = try await stack.get("/drf?mock_total=40&limit=20&_offset=12&_limit=6&_max_pages=1")
             #expect(answer.status == 200, "\(answer.text.prefix(300))")
             #expect(answer.body == MockDataset.array(Array(MockDataset.items(total: 40)[12..<18])), "\(answer.text.prefix(200))")
@@ -51,5 +45,14 @@ import Testing
             let wider = try await stack.get("/drf?mock_total=40&limit=20&_offset=13&_limit=10&_max_pages=2")
             #expect(wider.body == MockDataset.array(Array(MockDataset.items(total: 40)[13..<23])), "\(wider.text.prefix(200))")
         }
+    }
+}
+
+extension TestStack {
+    /// The `drf` route (limit 10) over a mock that serves at most 6 items a page.
+    fileprivate static func runCappedAtSix(_ body: (TestStack) async throws -> Void) async throws {
+        var options = SchemeRoutes.mockOptions
+        options.maxPageSize = 6
+        try await run(routes: SchemeRoutes.all.filter { $0.name == "drf" }, mockOptions: options, body)
     }
 }
