@@ -66,7 +66,8 @@ package enum MockDataset {
         every.map { (index + 1) % $0 == 0 } ?? false
     }
 
-    private static func array(_ items: [[UInt8]]) -> [UInt8] {
+    /// `[` + `items` joined by `,` + `]`.
+    package static func array(_ items: [[UInt8]]) -> [UInt8] {
         var out: [UInt8] = [0x5B]
         for (position, item) in items.enumerated() {
             if position > 0 { out.append(0x2C) }

@@ -14,6 +14,8 @@ public final class MockUpstream: Sendable {
     package let rateLimiter: MockRateLimiter
     /// While true, every request answers 500 (an outage, for tests of serving stale pages).
     private let outage = Mutex(false)
+    /// Tests only: the list's length from now on, in place of `options.totalItems` (a list that changes between walks).
+    private let changedTotal = Mutex<Int?>(nil)
 
     /// Largest `mock_total` accepted, so a typo cannot ask for an absurd dataset.
     package static let maxTotal = 100_000_000
@@ -26,6 +28,11 @@ public final class MockUpstream: Sendable {
         self.options = options
         rateLimiter = MockRateLimiter(clock: options.clock)
         gate = options.holdUntilInFlight.map { MockGate(count: $0, holdsFirst: options.holdsFirstRequest) }
+    }
+
+    /// The list holds `total` items from now on (unless a request says `mock_total`).
+    package func setTotalItems(_ total: Int) {
+        changedTotal.withLock { $0 = total }
     }
 
     /// Starts or ends an outage: every request answers 500 while it lasts.
@@ -131,7 +138,7 @@ public final class MockUpstream: Sendable {
         guard latencyIsValid else {
             return MockErrors.badOption("mock_latency_ms", query.value("mock_latency_ms") ?? "")
         }
-        var total = options.totalItems
+        var total = changedTotal.withLock { $0 } ?? options.totalItems
         if let text = query.value("mock_total") {
             guard let value = Int(text), value >= 0, value <= Self.maxTotal else {
                 return MockErrors.badOption("mock_total", text)
@@ -159,6 +166,20 @@ public final class MockUpstream: Sendable {
         if let text = query.value("mock_hide_every") {
             guard let every = Int(text), every >= 1 else { return MockErrors.badOption("mock_hide_every", text) }
             window.hidingEvery = every
+        }
+
+        // A list that changes after its first page was served, or whose count is not the truth (review17 B5/B10).
+        if let text = query.value("mock_head_growth") {
+            guard let growth = Int(text), (0...Self.maxTotal).contains(growth) else { return MockErrors.badOption("mock_head_growth", text) }
+            if window.offset > 0 { (window.headGrowth, window.total) = (growth, window.total + growth) }
+        }
+        if let text = query.value("mock_tail_growth") {
+            guard let growth = Int(text), (0...Self.maxTotal).contains(growth) else { return MockErrors.badOption("mock_tail_growth", text) }
+            if window.offset > 0 { window.total += growth }
+        }
+        if let text = query.value("mock_count_percent") {
+            guard let percent = Int(text), (0...1000).contains(percent) else { return MockErrors.badOption("mock_count_percent", text) }
+            window.statedTotal = window.total * percent / 100
         }
 
         let page = window.pageIndex

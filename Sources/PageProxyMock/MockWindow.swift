@@ -12,6 +12,14 @@ package struct MockWindow: Sendable, Equatable {
     /// still counts them (`mock_hide_every=N`): an upstream that filters a page after paginating it (permissions,
     /// soft-deleted rows), whose pages are short of their limit while more follow (review16 R4).
     package var hidingEvery: Int? = nil
+    /// Items added at the list's head since the first page was served (`mock_head_growth=K` on later pages): counted in
+    /// `total`, they shift every item K places on, as a newest-first list does under inserts (review17 B5).
+    package var headGrowth = 0
+    /// The total the page states, when it is not the truth (`mock_count_percent=P`: an estimated count, a `0`).
+    package var statedTotal: Int? = nil
+
+    /// The total the page states: `statedTotal`, else the truth.
+    package var countStated: Int { statedTotal ?? total }
 
     package init(offset: Int, size: Int, total: Int, page: Int? = nil) {
         self.offset = offset
@@ -39,5 +47,11 @@ package struct MockWindow: Sendable, Equatable {
     package var isLast: Bool { offset >= total || total - offset <= size }
 
     /// `[` + this window's items + `]`.
-    package var itemsJSON: [UInt8] { MockDataset.page(offset: offset, count: count, total: total, hidingEvery: hidingEvery) }
+    package var itemsJSON: [UInt8] {
+        guard headGrowth > 0 else { return MockDataset.page(offset: offset, count: count, total: total, hidingEvery: hidingEvery) }
+        // The new items (ids past the first list's) lie before the first list's, which are shifted on by as many.
+        let original = total - headGrowth
+        return MockDataset.array(
+            (offset..<offset + count).map { $0 < headGrowth ? MockDataset.item(original + headGrowth - 1 - $0) : MockDataset.item($0 - headGrowth) })
+    }
 }

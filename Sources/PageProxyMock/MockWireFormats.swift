@@ -52,7 +52,7 @@ package enum MockWireFormats {
     /// GitHub search style: `{"total_count":T,"incomplete_results":false,"items":[…]}`.
     package static func wrapped(_ window: MockWindow) -> MockResponse {
         let body = MockJSON.envelope(
-            #"{"total_count":\#(window.total),"incomplete_results":false,"items":"#, window.itemsJSON, "}")
+            #"{"total_count":\#(window.countStated),"incomplete_results":false,"items":"#, window.itemsJSON, "}")
         return .json(status: 200, body: body)
     }
 
@@ -206,7 +206,7 @@ package enum MockWireFormats {
 
     /// Plain offset API: `{"total":T,"items":[…]}`.
     package static func offset(_ window: MockWindow) -> MockResponse {
-        let body = MockJSON.envelope(#"{"total":\#(window.total),"items":"#, window.itemsJSON, "}")
+        let body = MockJSON.envelope(#"{"total":\#(window.countStated),"items":"#, window.itemsJSON, "}")
         return .json(status: 200, body: body)
     }
 
@@ -264,7 +264,7 @@ package enum MockWireFormats {
 
     private static func drfBody(_ window: MockWindow, next: String?, previous: String?) -> MockResponse {
         let body = MockJSON.envelope(
-            #"{"count":\#(window.total),"next":\#(MockJSON.stringOrNull(next)),"previous":\#(MockJSON.stringOrNull(previous)),"results":"#,
+            #"{"count":\#(window.countStated),"next":\#(MockJSON.stringOrNull(next)),"previous":\#(MockJSON.stringOrNull(previous)),"results":"#,
             window.itemsJSON, "}")
         return .json(status: 200, body: body)
     }

@@ -88,7 +88,7 @@ import Testing
         }
     }
 
-    @Test("Wagtail: ?offset=&limit= with meta.total_count (explicit and auto with ?limit=), no link; without the total the empty page after a full last one ends it",
+    @Test("Wagtail: ?offset=&limit= with meta.total_count (explicit and auto with ?limit=), no link; the empty page after a full last one ends it (with the total too: review17 B10)",
           arguments: ["wagtail", "wagtail-nototal", "wagtail-auto"])
     func wagtailOffsetWithTotal(route: String) async throws {
         try await TestStack.run(routes: Self.routes) { stack in
@@ -96,8 +96,9 @@ import Testing
                 let (merged, requests) = try await Habits.merged(stack, route, total: total)
                 #expect(merged.status == 200, "\(total): \(merged.text)")
                 #expect(merged.body == Habits.expectedMerged(total), "\(total)")
-                // With no total, a full last page (10) is followed by the empty one past it.
-                let extra = route == "wagtail-nototal" && total % Self.size == 0 && total > 0 ? 1 : 0
+                // A full last page (10) is followed by the empty one past it: with no total, and with one, which may be
+                // lower than the truth (review17 B10). (auto answers the one page whole: `single-page`.)
+                let extra = route != "wagtail-auto" && total % Self.size == 0 && total > 0 ? 1 : 0
                 #expect(requests == Habits.pages(total) + extra, "\(total)")
                 if route == "wagtail-auto" { #expect(merged.header("PageProxy-Scheme") == (total > Self.size ? "auto->offset" : "auto->single-page")) }
             }

@@ -93,7 +93,10 @@ import Testing
                 let (merged, requests) = try await Self.merged(stack, route, total: total)
                 #expect(merged.status == 200, "\(total): \(merged.text)")
                 #expect(merged.body == Self.expectedMerged(total), "\(total)")
-                #expect(requests == Self.pages(total), "\(total)")
+                // A full last page is followed by one more, found empty: the count may be lower than the truth (review17
+                // B10). auto answers a first page that holds the whole count as the whole answer.
+                let extra = route == "ninja" && total > 0 && total % Self.size == 0 ? 1 : 0
+                #expect(requests == Self.pages(total) + extra, "\(total)")
                 // A first page that holds the whole count is the whole answer; a larger count is walked by offset.
                 if route == "ninja-auto" {
                     #expect(merged.header("PageProxy-Scheme") == (total > Self.size ? "auto->offset" : "auto->single-page"))

@@ -220,6 +220,11 @@ struct AggregateResponder: Sendable {
                 metrics.retried(route: route.name, count: transport?.retriesUsed ?? 0)
                 return await self.walk(to: request, plan: again, began: began, tally: CacheTally(clock: pages.clock), response: response)
             }
+            // Pages that stated two ends of the list, one from the cache (review17 B5): walked once more, every page
+            // revalidated; a list that still disagrees with itself then is the client's `upstream_list_changed`.
+            if maxBytes == nil, walk.walker.foundListChanged, let again = plan.revalidatingEveryPage() {
+                return await self.walk(to: request, plan: again, began: began, tally: CacheTally(clock: pages.clock), response: response)
+            }
             return .declined(response)
         }
     }

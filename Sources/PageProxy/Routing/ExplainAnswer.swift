@@ -60,6 +60,12 @@ struct ExplainAnswer {
         if let selection = items.fields { fields.append(("fields", .string(selection.description))) }
         let taken = record.taken
         fields.append(("outcome", .string(failure != nil ? "failed" : truncated ? "stopped_early" : "complete")))
+        // A walk that ended short of the total its first page stated (an empty page, or one saying it is the last, among
+        // those the total numbered) says so, and what was stated: `total` above is then null (review17 L3).
+        if let walker = walk?.walker, walker.endedShortOfTotal {
+            fields.append(("ended", .string("short_of_total")))
+            if let stated = items.total { fields.append(("stated_total", .int(stated))) }
+        }
         fields.append(("pages", .int(taken.pages)))
         fields.append(("items", .int(taken.items)))
         if let failure {

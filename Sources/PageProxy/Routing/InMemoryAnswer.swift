@@ -99,9 +99,10 @@ struct InMemoryAnswer: Sendable {
     /// refuse it (`PageWalker.accept`: a page count stated over the route's `maxPages`, or a scheme that fails).
     private static func isLast(_ page: Page, strategy: any PaginationStrategy, options: PageWalker.Options) -> Bool {
         if let expected = strategy.expectedPageCount(after: page), min(expected, options.pageLimit ?? Int.max) > options.maxPages { return false }
+        // A full page at its stated end is followed by one more (`PaginationStrategy.pageAfterStatedEnd`).
         switch try? strategy.next(after: page) {
-        case NextPages.none?: return true
-        case .all(let numbered)?: return numbered.count == 0
+        case NextPages.none?: return strategy.pageAfterStatedEnd(page, firstPageItemCount: page.itemCount) == nil
+        case .all(let numbered)?: return numbered.count == 0 && strategy.pageAfterStatedEnd(page, firstPageItemCount: page.itemCount) == nil
         case .one?, nil: return false
         }
     }

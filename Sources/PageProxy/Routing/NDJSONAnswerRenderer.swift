@@ -86,7 +86,10 @@ enum NDJSONAnswerRenderer {
                 // A walk of pages in memory came to one it would fetch before its first byte: the pool answers it.
                 // The same for a window that counted pages by a size the upstream does not serve: walked again from
                 // the first page.
-                if error is PageWalker.PageNotAtHand || walker.missedWindowPageSize { return .declined(response) }
+                // And for pages of two versions of the list met in the cache (review17 B5): walked again, revalidated.
+                if error is PageWalker.PageNotAtHand || walker.missedWindowPageSize || plan.walksAgainRevalidating(after: error, tally: tally) {
+                    return .declined(response)
+                }
                 return .answered(await response.send(walkFailure: error as? PaginationError ?? .cancelled, plan: plan, recording: record))
             }
             (record.pages, record.items) = (pages, items)

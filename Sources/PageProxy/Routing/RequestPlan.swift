@@ -10,6 +10,8 @@ struct RequestPlan {
     private let sent: Sent
     /// The request answered: the one planned, or a later one with the same plan (`RequestPlanCache`).
     private(set) var request: HTTPRequestHead
+    /// Every page of the walk is revalidated, whatever the request said (`revalidatingEveryPage`).
+    private var revalidatesEveryPage = false
 
     /// - Throws: `ProxyControls.Invalid`, `PaginationQueryCheck.Refused` or `UpstreamHeaders.Refused`, all
     ///   `HTTPResponseError`s (400).
@@ -54,7 +56,12 @@ struct RequestPlan {
     var window: ItemWindow.Plan? { decided.window }
     var options: PageWalker.Options { decided.options }
     var scanPaths: ScanPaths? { decided.scanPaths }
-    var cachePolicy: CachePolicy { decided.cachePolicy }
+    var cachePolicy: CachePolicy {
+        guard revalidatesEveryPage else { return decided.cachePolicy }
+        var policy = decided.cachePolicy
+        policy.forceRevalidate = true
+        return policy
+    }
     var memoKey: String? { decided.memoKey }
     var secrets: [String] { sent.secrets }
     var isPrivate: Bool { decided.isPrivate }
@@ -63,6 +70,25 @@ struct RequestPlan {
     var pageKeys: CacheKeyPages { sent.pageKeys }
     var strategy: (any PaginationStrategy)? { decided.strategy }
     var itemCap: Int? { decided.itemCap }
+
+    /// The plan again, walked with every page revalidated (as `_fresh` does): for a walk whose pages stated two ends of
+    /// the list while one came from the cache (`PageWalker.foundListChanged`, review17 B5); nil when this plan's walk
+    /// revalidated every page already.
+    func revalidatingEveryPage() -> RequestPlan? {
+        guard !cachePolicy.forceRevalidate else { return nil }
+        var plan = self
+        plan.revalidatesEveryPage = true
+        return plan
+    }
+
+    /// Whether a walk of this plan that failed with `error`, having counted its pages in `tally`, is walked again
+    /// revalidating every page (`revalidatingEveryPage`) rather than answered with the error: its pages stated two
+    /// ends of the list, and one came from the cache unasked (a hit, or stale), so the two may be two versions met
+    /// there rather than a list that changes under the walk.
+    func walksAgainRevalidating(after error: any Error, tally: CacheTally) -> Bool {
+        guard case .listChanged? = error as? PaginationError, !cachePolicy.forceRevalidate else { return false }
+        return tally.count(.hit) + tally.count(.stale) > 0
+    }
 
     /// The plan again with its window walked again (`ItemWindow.walkingAgain`), its pages counted by `served`, what the
     /// upstream served a page: for a walk whose first page did not hold what the size the window counted by said

@@ -84,7 +84,13 @@ public struct ItemWindow: Sendable, Equatable {
             return Plan(base: jumped, firstItem: pages * size, pageSize: size, window: self, scheme: scheme)
         case .offset(let options)?:
             let (size, trusted) = AskedPageSize.of(base, parameter: options.limitParameter, route: options.limit)
-            guard trusted else { return Plan(base: base, firstItem: 0, pageSize: nil, window: self) }
+            guard trusted else {
+                // A size the upstream may cap counts no pages, but an offset lands on the window's first item whatever a
+                // page holds: the walk starts there (retest14 N2: walked from 0, a `_max_pages` window over a capped
+                // upstream ended before its first item, with no way on).
+                guard offset > 0, base.queryValue(options.offsetParameter) == nil else { return Plan(base: base, firstItem: 0, pageSize: nil, window: self) }
+                return Plan(base: base.settingQueryValue(String(offset), for: options.offsetParameter), firstItem: offset, pageSize: nil, window: self)
+            }
             guard let size, base.queryValue(options.offsetParameter) == nil else {
                 return Plan(base: base, firstItem: 0, pageSize: size, window: self)
             }

@@ -114,6 +114,10 @@ package final class PageWalker {
     /// The second page of a walk PageProxy numbers itself, compared with the first (real14: an upstream that ignores
     /// the page parameter).
     private var ignoredNumber = IgnoredPageNumber()
+    /// The first page's items, when the second may repeat some of them (a first page filtered after it was cut; M6).
+    private var firstOverlap = FirstPageOverlap()
+    /// The end of the list the walk numbered its pages from, compared with each later page's (review17 B5).
+    private var statedEnd = StatedEndCheck()
     /// How many items the walk's first page held (`PaginationStrategy.next(after:firstPageItemCount:)`).
     private var firstPageItemCount = 0
     /// The fetch of each page of the window that is in flight, by page index.
@@ -137,7 +141,8 @@ package final class PageWalker {
     /// `endStatuses` there means "no such page", the end of the walk, not a failure. A page leaves it when it is
     /// taken, so it holds the window's pages only.
     private var openEnded: Set<Int> = []
-    /// The index of the page followed past a stated total's last page, if any: a 404 or 410 there ends the walk.
+    /// The index of the page followed past a stated total's last page, if any: a 404, 410 or 416 (PostgREST), or one
+    /// of the scheme's end statuses, there ends the walk.
     private var pastStatedEnd: Int?
     /// The index of the first page known ahead (`NextPages.all`), once the scheme has named them.
     private var firstNumberedPage: Int?
@@ -183,6 +188,10 @@ package final class PageWalker {
 
     /// How many page URLs the walk keeps (tests: bounded by the window, not the page count).
     package var keptURLCount: Int { urls.keptCount + speculative.count }
+
+    /// Whether the walk failed because a page stated another end of the list than the one it numbered from
+    /// (`PaginationError.listChanged`): a server walks again, revalidating, when a page came from its cache.
+    package private(set) var foundListChanged = false
 
     /// Whether a page the scheme named ahead (from a total or a `last` link) came back empty, which ended the walk
     /// there short of the total (attack5 m2: an upstream that stated 1000 pages and had 3 was asked for all 1000).
@@ -293,6 +302,7 @@ package final class PageWalker {
             if nextToTake == 1 {
                 firstPageItemCount = page.itemCount
                 ignoredNumber.remember(firstPage: page)
+                firstOverlap.remember(firstPage: page, mayRepeat: strategy.secondPageMayRepeat(afterFirst: page))
                 try checkExpectedPages(after: page)
             }
             if nextToTake == knownCount && !isListComplete {
@@ -303,12 +313,31 @@ package final class PageWalker {
                     page.truncateItems(to: 0)
                     try append(.none, after: page)
                 } else {
-                    if nextToTake == 2 && !strategy.followsUpstream { try ignoredNumber.check(secondPage: page) }
-                    try append(strategy.next(after: page, firstPageItemCount: firstPageItemCount), after: page)
+                    var (measuredBy, repeatedOfFirst) = (firstPageItemCount, 0)
+                    if nextToTake == 2 && !strategy.followsUpstream {
+                        try ignoredNumber.check(secondPage: page)
+                        // The first page was filtered, not capped, when this one starts with its last items again: no
+                        // count confirms a cap the items refuted (attack14 M6: items twice under a 200).
+                        repeatedOfFirst = firstOverlap.repeated(in: page)
+                        if repeatedOfFirst > 0 { measuredBy = 0 }
+                    }
+                    // Pages PageProxy numbers itself are compared; a page reached by the upstream's link numbers from its own.
+                    try statedEnd.check(page, strategy: strategy, compares: !strategy.followsUpstream)
+                    let next = try strategy.next(after: page, firstPageItemCount: measuredBy)
+                    if next.isNone, !strategy.followsUpstream, let after = strategy.pageAfterStatedEnd(page, firstPageItemCount: firstPageItemCount) {
+                        // A full page at the stated end: the total may be lower than the truth (review17 B10).
+                        pastStatedEnd = urls.count
+                        try append(.one(after), after: page)
+                    } else {
+                        try append(next, after: page)
+                    }
+                    // The repeated items are not handed out twice (the page's place in the list was read above).
+                    if repeatedOfFirst > 0 { page.items.removeFirst(repeatedOfFirst) }
                 }
             } else if pending != nil {
                 repeats.skip()
                 if nextToTake == 2 && firstNumberedPage == 1 { try ignoredNumber.check(secondPage: page) }
+                try statedEnd.check(page, strategy: strategy)
                 let next = try? strategy.next(after: page)
                 try checkLinkOrigin(next, on: page)
                 // The last page a total or a `last` link numbered ahead still links on: the list is longer than it said
@@ -323,6 +352,16 @@ package final class PageWalker {
                     // walk quietly (a cached last page that linked on when the list was longer; review11).
                     pastStatedEnd = urls.count
                     try append(next, after: page)
+                } else if nextToTake == knownCount, isListComplete, !wasTruncated, !strategy.statesEachEnd,
+                    let after = strategy.pageAfterStatedEnd(page, firstPageItemCount: firstPageItemCount)
+                {
+                    // The last page a total numbered is full: the total may be lower than the truth (PostgREST's
+                    // estimated counts; review17 B10), so the page after it is asked for; empty, or a 404, 410 or 416,
+                    // it ends the walk.
+                    isListComplete = false
+                    pending = nil
+                    pastStatedEnd = urls.count
+                    try append(.one(after), after: page)
                 } else if nextToTake < knownCount, strategy.statesEachEnd, next?.isNone == true {
                     // A page among them says it is the last: the pages numbered past it are past the list's end (a
                     // total that was too high; an upstream that answers any page past the end with its last page
@@ -332,12 +371,14 @@ package final class PageWalker {
             }
             if nextToTake == 1 { try checkWindowPageSize(page) }
         } catch {
+            if case .listChanged = error { foundListChanged = true }
             finish()
             throw error
         }
         if let limit = options.itemLimit, itemsTaken + page.itemCount >= limit {
             let keep = limit - itemsTaken
-            let hadMore = page.itemCount > keep || nextToTake < knownCount || !isListComplete
+            // A walk this page ended short of its total has nothing after it, whatever URLs the window built (review17 L8).
+            let hadMore = page.itemCount > keep || (!endedShortOfTotal && (nextToTake < knownCount || !isListComplete))
             page.truncateItems(to: keep)
             wasTruncated = wasTruncated || hadMore
             finish()
@@ -362,7 +403,7 @@ package final class PageWalker {
         // DRF and many Rails APIs answer 404 for the page past the last one: with no total, that is the end.
         if case .upstreamStatus(_, _, let status, _)? = error as? PaginationError,
             (openEnded.contains(nextToTake) && strategy.endStatuses.contains(status))
-                || (pastStatedEnd == nextToTake && (status == 404 || status == 410))
+                || (pastStatedEnd == nextToTake && (status == 404 || status == 410 || status == 416 || strategy.endStatuses.contains(status)))
         {
             return nil
         }

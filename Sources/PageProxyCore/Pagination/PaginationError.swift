@@ -27,6 +27,10 @@ public enum PaginationError: Error, CustomStringConvertible {
     case tooManyPages(limit: Int)
     /// The scheme says there is more, but gives no way to ask for it (e.g. `has_more` with no last id).
     case cannotContinue(page: Int, reason: String)
+    /// A page of a walk PageProxy numbered from a stated total (or `last` link) states another: the list changed
+    /// between the pages (items added or removed), or pages of two versions met (review17 B5), and the pages numbered
+    /// from the first would repeat or miss items. `stated` is the page's end, `numbered` the one the walk numbered from.
+    case listChanged(page: Int, stated: Int, numbered: Int)
     /// `scheme: "auto"` could not tell from the first page how to walk it (no items found, or more items stated
     /// than the page holds with no way to the next page).
     case notDetected(url: PageURL, reason: String)
@@ -40,7 +44,7 @@ public enum PaginationError: Error, CustomStringConvertible {
         switch self {
         case .upstreamStatus(let page, _, _, _), .upstreamFailed(let page, _, _), .invalidJSON(let page, _, _),
             .foreignOrigin(let page, _, _), .invalidNextLink(let page, _), .loop(let page, _), .repeatedPage(let page, _),
-            .cannotContinue(let page, _):
+            .cannotContinue(let page, _), .listChanged(let page, _, _):
             page
         case .notDetected: 1
         case .itemDecodingFailed(let failure): failure.page
@@ -82,6 +86,10 @@ public enum PaginationError: Error, CustomStringConvertible {
             "the upstream has more than \(limit) pages, the route's maxPages; raise it or narrow the query"
         case .cannotContinue(let page, let reason):
             "cannot continue after page \(page): \(reason)"
+        case .listChanged(let page, let stated, let numbered):
+            "page \(page) states the list's end as \(stated) where the walk numbered its pages from \(numbered): the list "
+                + "changed during the walk (items added or removed), so the pages numbered before would repeat or miss items; "
+                + "retry the request"
         case .notDetected(_, let reason):
             "scheme \"auto\" cannot tell how to walk this upstream: \(reason)"
         case .itemDecodingFailed(let failure):

@@ -53,6 +53,20 @@ package protocol PaginationStrategy: Sendable {
     /// The response header the next page is read from (`Link`, a next-page header), part of a page's way on
     /// (`RepeatedPageGuard`); nil for a scheme that reads it from the body.
     var wayOnHeader: String? { get }
+    /// The list's end as `page` states it on its own: a total of items or of pages, or the number its `last` link
+    /// names; nil when it states none (or one smaller than the items it holds, which no walk believes). The walk
+    /// compares every page it numbered with the end it numbered them from (`StatedEndCheck`, review17 B5).
+    func statedEnd(on page: Page) -> Int?
+    /// The page after `page`, the last one a stated total (or page count) numbered, when `page` is full: a total lower
+    /// than the truth (PostgREST's estimated counts) ended the walk with the items past it never asked for (review17
+    /// B10). Nil when `page` is short, which ends the list as its total said, and for schemes whose pages each state
+    /// their own end (they link on instead). An empty page there ends the walk, and so does a 404, 410 or 416.
+    func pageAfterStatedEnd(_ page: Page, firstPageItemCount: Int) -> PageURL?
+    /// How many of its last items the walk's second page may hold again, when the first, `page`, is short of the size
+    /// asked under a total that says more and the second is asked right after its items (an offset stepped by what
+    /// was served, to learn whether the upstream caps the size): an upstream that filtered the first page after cutting
+    /// it (an item hidden from this caller) serves them again there (attack14 M6). Nil when no page may overlap.
+    func secondPageMayRepeat(afterFirst page: Page) -> Int?
 }
 
 extension PaginationStrategy {
@@ -65,6 +79,9 @@ extension PaginationStrategy {
     package var statesEachEnd: Bool { false }
     package var followsUpstream: Bool { false }
     package var wayOnHeader: String? { nil }
+    package func statedEnd(on page: Page) -> Int? { nil }
+    package func pageAfterStatedEnd(_ page: Page, firstPageItemCount: Int) -> PageURL? { nil }
+    package func secondPageMayRepeat(afterFirst page: Page) -> Int? { nil }
 }
 
 extension PaginationScheme {

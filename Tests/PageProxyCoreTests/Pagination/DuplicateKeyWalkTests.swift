@@ -62,15 +62,17 @@ import Testing
     func totalTakesTheLast() async throws {
         let transport = FakeTransport { url in
             let offset = Int(url.queryValue("offset") ?? "0") ?? 0
-            let items = (offset..<offset + 10).map { "{\"id\":\($0)}" }.joined(separator: ",")
+            // The list ends at 20 items, as the last count says.
+            let items = (offset..<min(20, offset + 10)).map { "{\"id\":\($0)}" }.joined(separator: ",")
             return .json(#"{"count":50,"results":[\#(items)],"count":20}"#)
         }
         var offset = PaginationScheme.Offset(limit: 10)
         offset.totalItemsPath = Self.path("count")
         let pages = try await PageWalker.make(.offset(offset), transport: transport, base: "http://h/a") { $0.itemsPath = Self.path("results") }
             .pages()
-        #expect(pages.count == 2)
-        #expect(transport.requestedURLs.count == 2)
+        #expect(pages.flatMap(\.itemBytes).count == 20)
+        // Two pages, and the one past the full second, found empty (a total may be lower than the truth: review17 B10).
+        #expect(transport.requestedURLs.count == 3)
     }
 
     @Test("the items path: of two item arrays (or an array then null) the last is walked")

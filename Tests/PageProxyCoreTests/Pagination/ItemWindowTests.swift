@@ -43,7 +43,7 @@ import Testing
         #expect(plan.pageLimit == 2)
     }
 
-    @Test("a client's size above the route's may be past the upstream's cap: no jump, no page limit (attack12 L4)")
+    @Test("a client's size above the route's may be past the upstream's cap: no page limit, and no jump but an offset's to the window's own (attack12 L4, retest14 N2)")
     func aClientSizeAboveTheRoutesPlacesNoWindow() {
         var pages = PaginationScheme.PageNumber()
         pages.pageSize = 20
@@ -54,7 +54,9 @@ import Testing
         var offsets = PaginationScheme.Offset()
         offsets.limit = 20
         let offset = ItemWindow(offset: 45, limit: 10).plan(scheme: .offset(offsets), base: base.settingQueryValue("500", for: "limit"))
-        #expect(offset.base.queryValue("offset") == nil)
+        // An offset lands on item 45 whatever a page holds: the walk starts there, counting no pages (retest14 N2).
+        #expect(offset.base.queryValue("offset") == "45")
+        #expect(offset.skip == 0)
         #expect(offset.pageLimit == nil)
     }
 

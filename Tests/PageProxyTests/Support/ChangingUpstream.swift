@@ -25,8 +25,8 @@ final class ChangingUpstream: Sendable {
         var cacheControl: String? = "max-age=600"
         /// More headers of every answer (`Expires`, `Vary`, …).
         var more: [(String, String)] = []
-        /// Pages past the first (`?page=2` on) are empty: a list shorter than a stated total.
-        var emptyPastTheFirstPage = false
+        /// Pages past this one are empty (1: from `?page=2` on, a list shorter than a stated total); nil: none is.
+        var lastPageWithItems: Int? = nil
         var received: [Received] = []
     }
 
@@ -38,11 +38,11 @@ final class ChangingUpstream: Sendable {
             let (body, cacheControl, more) = state.lock.withLock { state in
                 state.received.append(Received(target: request.target, ifNoneMatch: request.headers["If-None-Match"]))
                 let page = URLComponents(string: request.target)?.queryItems?.first { $0.name == "page" }?.value.flatMap { Int($0) } ?? 1
-                let pastTheFirst = state.emptyPastTheFirstPage && page > 1
+                let pastTheLast = state.lastPageWithItems.map { page > $0 } ?? false
                 // `{page}` in the body is the page's number: numbered pages that differ, as an honest upstream's do (real14:
                 // a second page that repeats the first is refused, `IgnoredPageNumber`).
                 let body = state.body.replacingOccurrences(of: "{page}", with: String(page))
-                return (pastTheFirst ? "[]" : body, state.cacheControl, state.more)
+                return (pastTheLast ? "[]" : body, state.cacheControl, state.more)
             }
             var headers = HTTPHeaders()
             let tag = "\"" + SHA256.hex(SHA256.hash(Array(body.utf8))).prefix(16) + "\""
@@ -83,8 +83,11 @@ final class ChangingUpstream: Sendable {
         }
     }
 
-    /// Makes every page past the first empty (`emptyPastTheFirstPage`).
-    func emptyPagesPastTheFirst() { state.lock.withLock { $0.emptyPastTheFirstPage = true } }
+    /// Makes every page past the first empty.
+    func emptyPagesPastTheFirst() { emptyPages(past: 1) }
+
+    /// Makes every page past page `last` empty: the list ends there (a full last page is followed by an empty one).
+    func emptyPages(past last: Int) { state.lock.withLock { $0.lastPageWithItems = last } }
 
     var received: [Received] { state.lock.withLock { $0.received } }
 

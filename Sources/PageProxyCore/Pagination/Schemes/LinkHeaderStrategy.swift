@@ -17,7 +17,15 @@ struct LinkHeaderStrategy: PaginationStrategy {
 
     func next(after page: Page) throws(PaginationError) -> NextPages {
         let links = LinkHeaderParser.parse(page.headers)
-        guard let nextLink = links.first(where: { $0.relations.contains("next") }) else { return .none }
+        guard let nextLink = links.first(where: { $0.relations.contains("next") }) else {
+            // A `next` the parser skipped as malformed is no end of the list (review17 L6: the walk ended as complete).
+            if Self.namesUnreadableNext(page.headers) {
+                throw .cannotContinue(
+                    page: page.number,
+                    reason: "its Link field names a next relation that is not a valid link-value (RFC 8288: `<URL>; rel=\"next\"`)")
+            }
+            return .none
+        }
         // Relative to the URL that answered, which a redirect may have moved (`Page.answeredURL`).
         let base = page.answeredURL
         guard let next = base.resolving(nextLink.target) else {
@@ -43,6 +51,23 @@ struct LinkHeaderStrategy: PaginationStrategy {
         return .one(next)
     }
 
+    /// Whether a `Link` field says `rel=…next…` in any spelling (`rel='next'`, `<u> rel="next"` with no `;`): called
+    /// only when no `next` link-value was read, so such a field is one the parser skipped.
+    private static func namesUnreadableNext(_ headers: HTTPHeaders) -> Bool {
+        headers.values("Link").contains { value in
+            let text = value.lowercased()
+            var rest = text[...]
+            while let found = rest.firstRange(of: "rel") {
+                rest = rest[found.upperBound...]
+                let afterName = rest.drop { $0 == " " || $0 == "\t" }
+                guard afterName.first == "=" else { continue }
+                let relations = afterName.dropFirst().prefix { $0 != "," && $0 != ";" && $0 != "<" }
+                if relations.split(whereSeparator: { " \t\"'".contains($0) }).contains("next") { return true }
+            }
+            return false
+        }
+    }
+
     /// drf-link-header-pagination's `LinkHeaderLimitOffsetPagination`: `next` at `offset=100`, `last` at `offset=900`.
     /// When the next link moves one plain offset by the page's size (`PageNumbering.isPlain`) and `last` is that very
     /// link with the offset a whole number of steps on, every page between is known now.
@@ -56,6 +81,14 @@ struct LinkHeaderStrategy: PaginationStrategy {
             last.isSamePage(as: next.settingQueryValue(String(lastOffset), for: numbering.parameter))
         else { return nil }
         return NumberedPages(template: next, parameter: numbering.parameter, first: numbering.first, through: lastOffset, step: numbering.step)
+    }
+
+    /// The page number (or offset) the `last` link names, when it names one by the page parameter.
+    func statedEnd(on page: Page) -> Int? {
+        let links = LinkHeaderParser.parse(page.headers)
+        guard let lastLink = links.first(where: { $0.relations.contains("last") }), let last = page.answeredURL.resolving(lastLink.target)
+        else { return nil }
+        return last.integerQueryValue(options.pageParameter)
     }
 
     var lookahead: Int { options.lookahead }

@@ -104,6 +104,11 @@ struct NextURLInBodyStrategy: PaginationStrategy {
         return !beforeSlash.contains(":")
     }
 
+    func statedEnd(on page: Page) -> Int? {
+        if let path = options.totalPagesPath, let pages = page.values[path]?.statedCount { return pages }
+        return options.totalItemsPath.flatMap { page.values[$0]?.statedCount }.flatMap { $0 < page.itemCount ? nil : $0 }
+    }
+
     func expectedPageCount(after first: Page) -> Int? {
         if let path = options.totalPagesPath, let pages = first.values[path]?.statedCount { return pages }
         guard let path = options.totalItemsPath, let total = first.values[path]?.statedCount, first.itemCount > 0 else { return nil }

@@ -20,7 +20,7 @@ struct OffsetStrategy: PaginationStrategy {
             throw .cannotContinue(page: page.number, reason: "the \(options.limitParameter) parameter is not a whole number of at least 1")
         }
         try OffsetPageLength.check(page, limit: limit, parameter: options.limitParameter)
-        let total = statedTotal(page)
+        let total = believedTotal(page)
         // A limit the client asked above the route's may be past the upstream's cap (`AskedPageSize`): a short page
         // then says the cap, and offsets step by what the upstream served (attack12 L4: stepping by the limit asked
         // skipped four items of every five, and a short page ended the walk at the first).
@@ -56,13 +56,22 @@ struct OffsetStrategy: PaginationStrategy {
         return .one(page.url.settingQueryValue(String(nextOffset), for: options.offsetParameter))
     }
 
+    func secondPageMayRepeat(afterFirst page: Page) -> Int? {
+        guard page.itemCount > 0, let limit = limit(of: page.url), page.itemCount < limit,
+            AskedPageSize.of(page.url, parameter: options.limitParameter, route: options.limit).trusted, let total = believedTotal(page)
+        else { return nil }
+        let offset = page.url.integerQueryValue(options.offsetParameter) ?? 0
+        let (served, overflow) = offset.addingReportingOverflow(page.itemCount)
+        return !overflow && served < total ? limit - page.itemCount : nil
+    }
+
     /// The fewest pages the walk will have when its first page asks the next alone (the route's own limit, a short
     /// page, more stated): by the limit to the total, so that a total past `maxPages` is refused at the first page
     /// rather than after the second.
     func expectedPageCount(after first: Page) -> Int? {
         guard first.itemCount > 0, let limit = limit(of: first.url), first.itemCount < limit,
             AskedPageSize.of(first.url, parameter: options.limitParameter, route: options.limit).trusted,
-            let total = statedTotal(first)
+            let total = believedTotal(first)
         else { return nil }
         let remaining = total - max(0, min(first.url.integerQueryValue(options.offsetParameter) ?? 0, total))
         return remaining / limit + (remaining % limit == 0 ? 0 : 1)
@@ -72,6 +81,30 @@ struct OffsetStrategy: PaginationStrategy {
     private func statedTotal(_ page: Page) -> Int? {
         options.totalItemsPath.flatMap { page.values[$0]?.statedCount }
             ?? page.headers.statedCount(options.totalItemsHeader, at: options.totalItemsHeaderPath)
+    }
+
+    /// The stated total, unless the items up to this page's end already outnumber it: a count lower than the truth
+    /// (PostgREST's estimated counts, a `0` beside items) is no end, and the short-page rule decides (review17 B10:
+    /// such a total ended the walk with the items past it never asked for, page 1 alone for a `0`).
+    private func believedTotal(_ page: Page) -> Int? {
+        guard let total = statedTotal(page) else { return nil }
+        let offset = page.url.integerQueryValue(options.offsetParameter) ?? 0
+        let (seen, overflow) = max(0, offset).addingReportingOverflow(page.itemCount)
+        return overflow || seen > total ? nil : total
+    }
+
+    func statedEnd(on page: Page) -> Int? {
+        statedTotal(page).flatMap { $0 < page.itemCount ? nil : $0 }
+    }
+
+    func pageAfterStatedEnd(_ page: Page, firstPageItemCount: Int) -> PageURL? {
+        // Full: the limit asked, or past the first page as many as the first held (the upstream's cap, `shortOfTotal`).
+        guard page.itemCount > 0, let limit = limit(of: page.url),
+            page.itemCount >= limit || (page.number > 1 && page.itemCount >= firstPageItemCount)
+        else { return nil }
+        let offset = page.url.integerQueryValue(options.offsetParameter) ?? 0
+        let (next, overflow) = offset.addingReportingOverflow(page.itemCount)
+        return overflow ? nil : page.url.settingQueryValue(String(next), for: options.offsetParameter)
     }
 
     var lookahead: Int { options.lookahead }

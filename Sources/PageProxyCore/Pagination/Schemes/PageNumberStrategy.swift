@@ -31,6 +31,34 @@ struct PageNumberStrategy: PaginationStrategy {
         return .one(page.url.settingQueryValue(String(next), for: options.pageParameter))
     }
 
+    /// A stated count of pages (a body path or a header).
+    private func statedPageCount(_ page: Page) -> Int? {
+        options.totalPagesPath.flatMap { page.values[$0]?.statedCount }
+            ?? page.headers.statedCount(options.totalPagesHeader, at: options.totalPagesHeaderPath)
+    }
+
+    /// A stated count of items (a body path or a header).
+    private func statedItemCount(_ page: Page) -> Int? {
+        options.totalItemsPath.flatMap { page.values[$0]?.statedCount }
+            ?? page.headers.statedCount(options.totalItemsHeader, at: options.totalItemsHeaderPath)
+    }
+
+    func statedEnd(on page: Page) -> Int? {
+        if let pages = statedPageCount(page) { return pages }
+        return statedItemCount(page).flatMap { $0 < page.itemCount ? nil : $0 }
+    }
+
+    /// Only after a total of items: a count of pages is not an estimate's (flask-smorest's, Litestar's `total_pages`).
+    /// A page is full when it holds the size asked, or (past the first page) as many as the first held (the upstream's
+    /// cap); with no size known, no page is.
+    func pageAfterStatedEnd(_ page: Page, firstPageItemCount: Int) -> PageURL? {
+        guard page.itemCount > 0, statedPageCount(page) == nil, statedItemCount(page) != nil else { return nil }
+        let (asked, _, current, _) = read(page)
+        guard let asked, page.itemCount >= asked || (page.number > 1 && page.itemCount >= firstPageItemCount) else { return nil }
+        let (next, overflow) = current.addingReportingOverflow(1)
+        return overflow ? nil : page.url.settingQueryValue(String(next), for: options.pageParameter)
+    }
+
     /// Under a size the upstream may cap and no total, the page after may be this one again: an upstream that answers
     /// any page past its end with its last page (attack7 F3) sends no short or empty page to end the walk.
     func mayRepeatPastEnd(after page: Page) -> Bool {
@@ -62,18 +90,25 @@ struct PageNumberStrategy: PaginationStrategy {
     /// trapping (a saturated count is far past any route's maxPages, which then refuses the walk).
     private func lastPageNumber(_ page: Page, pageSize: Int?, mayShowCap: Bool) -> Int? {
         let pages: Int
-        if let path = options.totalPagesPath, let total = page.values[path]?.statedCount {
+        let current = page.url.integerQueryValue(options.pageParameter) ?? options.firstPage
+        // Pages before this one (none for a page number below the first; a count past Int saturates).
+        let (before, beforeOverflow) = current.subtractingReportingOverflow(options.firstPage)
+        let pagesBefore = beforeOverflow ? Int.max : max(0, before)
+        if let total = statedPageCount(page) {
+            // A count of pages that does not reach this very page is no end (review17 B10): the short-page rule decides.
+            guard total > pagesBefore else { return nil }
             pages = total
-        } else if let total = page.headers.statedCount(options.totalPagesHeader, at: options.totalPagesHeaderPath) {
-            pages = total
-        } else if let total = options.totalItemsPath.flatMap({ page.values[$0]?.statedCount })
-            ?? page.headers.statedCount(options.totalItemsHeader, at: options.totalItemsHeaderPath)
-        {
+        } else if let total = statedItemCount(page) {
             // itemCount > 0 here, so the size is at least 1; a ceiling division that cannot overflow. A page that may
             // show the upstream's cap and is short of the size with more items stated does: the upstream numbers its
             // pages by what it serves.
             var size = pageSize ?? page.itemCount
             if mayShowCap, page.itemCount < size, total > page.itemCount { size = page.itemCount }
+            // A total lower than the items up to this page's end (an estimated count, a `0` beside items) is no end
+            // either: it would end the walk with the items past it never asked for (review17 B10).
+            let (skipped, skippedOverflow) = pagesBefore.multipliedReportingOverflow(by: size)
+            let (seen, seenOverflow) = skipped.addingReportingOverflow(page.itemCount)
+            guard !skippedOverflow, !seenOverflow, seen <= total else { return nil }
             pages = total / size + (total % size == 0 ? 0 : 1)
         } else {
             return nil

@@ -1,0 +1,127 @@
+import Foundation
+import PageProxyCore
+import Testing
+
+@testable import PageProxy
+@testable import PageProxyMock
+@testable import PageProxyServer
+
+/// review17 B5 / attack14 L7: pages of a walk PageProxy numbered from the first page's total that state another total
+/// (the list changed between them, or pages of two versions met in the cache) are a clear error, or a walk again
+/// revalidating, never a 200 with items twice or missing. (The mock's `mock_head_growth` / `mock_tail_growth` add items
+/// to the list for every page but the first.)
+@Suite struct ChangedListEndToEndTests {
+    @Test("a list that gains items at its head once page 1 is served: 502 upstream_list_changed, not duplicates", arguments: ["drf", "wrapped"])
+    func aListGrowingAtItsHeadIsAClearError(route: String) async throws {
+        try await TestStack.run { stack in
+            let answer = try await stack.get("/\(route)?mock_total=45&mock_head_growth=3")
+            #expect(answer.status == 502, "\(answer.status) \(answer.text.prefix(300))")
+            #expect(answer.text.contains("\"upstream_list_changed\""), "\(answer.text.prefix(300))")
+        }
+    }
+
+    @Test("a list that grew at its tail mid-walk: the later pages' larger total is no 200 cut at the first page's (attack14 L7)")
+    func aListGrowingAtItsTailIsAClearError() async throws {
+        try await TestStack.run { stack in
+            let answer = try await stack.get("/drf?mock_total=45&mock_tail_growth=5")
+            #expect(answer.status == 502, "\(answer.status) \(answer.text.prefix(300))")
+            #expect(answer.text.contains("\"upstream_list_changed\""))
+        }
+    }
+
+    @Test("NDJSON: a changed list ends the stream with the error line (or the error status), never a clean end")
+    func aChangedListFailsAnNDJSONStream() async throws {
+        try await TestStack.run { stack in
+            let client = try await stack.client()
+            try await client.send(RawHTTPClient.requestText("/drf?mock_total=45&mock_head_growth=3&_format=ndjson"))
+            let raw = try await client.readUntilClose()
+            let text = String(decoding: raw, as: UTF8.self)
+            #expect(text.contains("upstream_list_changed"), "\(text.prefix(400))")
+            if text.hasPrefix("HTTP/1.1 200") {
+                #expect(try !ChunkedBody.decode(raw.bodyAfterHead).isComplete, "the stream must not end with the last chunk")
+            }
+        }
+    }
+
+    /// review17's stitched cache: page 3 stored when it was the last (`"next": null`, `count` 25), page 1 refreshed
+    /// once the list had 45 items. The walk met both versions: it walks again, revalidating, and answers the 45.
+    @Test("pages of two versions met in the cache: walked again revalidated, the whole list of now (not pages 1-3)")
+    func pagesOfTwoVersionsInTheCacheAreWalkedAgain() async throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("pageproxy-changed-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        var scheme = PaginationScheme.NextURLInBody()
+        scheme.nextPath = JSONPath("next")!
+        scheme.totalItemsPath = JSONPath("count")
+        let route = TestStack.Route(name: "drfc", mockPath: "/drf-pages/items/", scheme: .nextURLInBody(scheme), items: JSONPath("results")!)
+        let cache = CacheConfig(directory: root, maxBytes: 64 << 20)
+        try await TestStack.run(routes: [route], configure: { $0.cache = cache }) { stack in
+            stack.mock.setTotalItems(25)
+            let first = try await stack.get("/drfc")
+            #expect(first.body == MockDataset.mergedJSON(total: 25))
+            stack.mock.setTotalItems(45)
+            let refreshed = try await stack.get("/drfc?_max_pages=1&_fresh=true")
+            #expect(refreshed.status == 200)
+            let stitched = try await stack.get("/drfc")
+            #expect(stitched.status == 200, "\(stitched.text.prefix(300))")
+            #expect(stitched.body == MockDataset.mergedJSON(total: 45), "\(stitched.header("PageProxy-Items") ?? "-") items")
+        }
+    }
+}
+
+/// review17 B10: a stated total lower than the truth (PostgREST's estimated counts, a `0` beside items) no longer ends
+/// an offset or page-number walk early.
+@Suite struct UnderstatedCountEndToEndTests {
+    @Test(
+        "a count 80 % of the truth, or 0 beside items: every item, once (before: 80 of 100; page 1 alone)",
+        arguments: [("drf", 100, 80), ("wrapped", 100, 80), ("drf", 35, 0), ("wrapped", 35, 0)])
+    func aCountBelowTheTruthGetsEveryItem(route: String, total: Int, percent: Int) async throws {
+        try await TestStack.run { stack in
+            let answer = try await stack.get("/\(route)?mock_total=\(total)&mock_count_percent=\(percent)")
+            #expect(answer.status == 200)
+            #expect(answer.body == MockDataset.mergedJSON(total: total), "\(answer.header("PageProxy-Items") ?? "-") items")
+            #expect(answer.header("PageProxy-Total") == nil, "the stated count contradicts the items answered")
+        }
+    }
+
+    @Test("a true count that is a multiple of the page size: one more page asked, found empty, the answer whole")
+    func aTrueCountCostsOneEmptyPage() async throws {
+        try await TestStack.run { stack in
+            let answer = try await stack.get("/drf?mock_total=40")
+            #expect(answer.body == MockDataset.mergedJSON(total: 40))
+            #expect(answer.header("PageProxy-Total") == "40")
+            #expect(stack.mock.log.count == 5)
+        }
+    }
+}
+
+/// review17 L3 / L8: a walk that ended short of its stated total says so in `_explain`, and a client's item cap reached
+/// on the page that ended it is no truncation.
+@Suite struct EndedShortOfTotalEndToEndTests {
+    /// `drf-pages` numbered by its `count`, which states four times the 25 items: page 3 says `"next": null`.
+    private static var routes: [TestStack.Route] {
+        var scheme = PaginationScheme.NextURLInBody()
+        scheme.nextPath = JSONPath("next")!
+        scheme.totalItemsPath = JSONPath("count")
+        return [TestStack.Route(name: "drfc", mockPath: "/drf-pages/items/", scheme: .nextURLInBody(scheme), items: JSONPath("results")!)]
+    }
+
+    @Test("_explain names the end short of the total and the total stated (before: total null, outcome complete, nothing more)")
+    func explainSaysShortOfTotal() async throws {
+        try await TestStack.run(routes: Self.routes) { stack in
+            let explained = try await stack.get("/drfc?mock_total=25&mock_count_percent=400&_explain=1")
+            let account = try #require(try JSONSerialization.jsonObject(with: Data(explained.text.utf8)) as? [String: Any])
+            #expect(account["ended"] as? String == "short_of_total", "\(explained.text.prefix(400))")
+            #expect(account["stated_total"] as? Int == 100)
+            #expect(account["items"] as? Int == 25)
+        }
+    }
+
+    @Test("an item cap reached on the page that ended the walk short of its total: no PageProxy-Truncated")
+    func aCapAtTheShortEndIsNoTruncation() async throws {
+        try await TestStack.run(routes: Self.routes) { stack in
+            let answer = try await stack.get("/drfc?mock_total=25&mock_count_percent=400&_max_items=25")
+            #expect(answer.body == MockDataset.mergedJSON(total: 25))
+            #expect(answer.header("PageProxy-Truncated") == nil)
+        }
+    }
+}

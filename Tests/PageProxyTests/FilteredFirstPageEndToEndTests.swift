@@ -1,0 +1,58 @@
+import Foundation
+import PageProxyCore
+import Testing
+
+@testable import PageProxy
+@testable import PageProxyMock
+@testable import PageProxyServer
+
+/// attack14 M6 / retest14 M6: an offset route whose first page is short of its limit because the upstream filtered it
+/// after cutting it (an item hidden from this caller), not because it caps the size. The second page, asked right after
+/// the first's items, starts with the first's last items again: they are dropped, and the walk steps by the limit.
+@Suite struct FilteredFirstPageEndToEndTests {
+    @Test("a filter that hides as many on the second page as on the first (a count that looks like a cap): every item once")
+    func aMatchingCountIsNoCap() async throws {
+        try await TestStack.run { stack in
+            // Every 3rd id hidden: the first page of 10 serves 7 (ids 1…10 less 3, 6, 9), the second, asked at offset
+            // 7, 7 too (ids 8…17 less 9, 12, 15), starting with 8 and 10 again. Before: taken for a cap of 7, every
+            // offset stepped by 7, and items came twice on every page.
+            let answer = try await stack.get("/drf?mock_total=60&mock_hide_every=3")
+            #expect(answer.status == 200, "\(answer.text.prefix(300))")
+            #expect(answer.body == MockDataset.mergedJSON(total: 60, hidingEvery: 3), "\(answer.header("PageProxy-Items") ?? "-") items")
+        }
+    }
+
+    @Test("a true cap still steps by what the upstream serves (nothing repeated to drop)")
+    func aTrueCapStillSteps() async throws {
+        try await TestStack.runCappedAtSix { stack in
+            let answer = try await stack.get("/drf?mock_total=40")
+            #expect(answer.status == 200, "\(answer.text.prefix(300))")
+            #expect(answer.body == MockDataset.mergedJSON(total: 40), "\(answer.header("PageProxy-Items") ?? "-") items")
+        }
+    }
+}
+
+/// retest14 N2: a window with `_max_pages` over an offset route whose client size is past the upstream's cap walked
+/// from offset 0, so it ended before its first item (`[]`, truncated, no `rel="next"`): items past it unreachable.
+@Suite struct CappedOffsetWindowEndToEndTests {
+    @Test("a window under a client's size past the cap starts at its own offset: its items, within _max_pages")
+    func aCappedWindowStartsAtItsOffset() async throws {
+        try await TestStack.runCappedAtSix { stack in
+            let answer = try await stack.get("/drf?mock_total=40&limit=20&_offset=12&_limit=6&_max_pages=1")
+            #expect(answer.status == 200, "\(answer.text.prefix(300))")
+            #expect(answer.body == MockDataset.array(Array(MockDataset.items(total: 40)[12..<18])), "\(answer.text.prefix(200))")
+            // A window that spans pages of the cap: every item, in order.
+            let wider = try await stack.get("/drf?mock_total=40&limit=20&_offset=13&_limit=10&_max_pages=2")
+            #expect(wider.body == MockDataset.array(Array(MockDataset.items(total: 40)[13..<23])), "\(wider.text.prefix(200))")
+        }
+    }
+}
+
+extension TestStack {
+    /// The `drf` route (limit 10) over a mock that serves at most 6 items a page.
+    fileprivate static func runCappedAtSix(_ body: (TestStack) async throws -> Void) async throws {
+        var options = SchemeRoutes.mockOptions
+        options.maxPageSize = 6
+        try await run(routes: SchemeRoutes.all.filter { $0.name == "drf" }, mockOptions: options, body)
+    }
+}
