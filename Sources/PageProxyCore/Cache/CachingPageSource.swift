@@ -179,7 +179,7 @@ package final class CachingPageSource: Sendable {
         // deadline (leading or joining the next flight); it serves a stale page by its own route's rule. It waits for a
         // try no longer than its own page timeout (from the try's sending, or its joining), as its own try would run;
         // the try lives for the longest of its waiters'.
-        var (tries, storedMeanwhile) = (0, 0)
+        var (tries, storedMeanwhile, refusedForOthers) = (0, 0, 0)
         while true {
             let result = await flight(for: key, in: flights, deadline: transport.deadline, pageTimeout: timeout, origin: request.url.origin, work: work)
             guard let result else {
@@ -197,6 +197,13 @@ package final class CachingPageSource: Sendable {
                     return try Self.taken(answer.fetched, policy: policy, maxBodyBytes: maxBodyBytes, origin: request.url.origin)
                 }
                 continue
+            }
+            // Refused by the smaller page size limit of another route that led the flight (routes on one upstream URL
+            // share flights): no answer to this request, which asks for the page itself (review20 F3). Not a try of its
+            // own: no retry spent, and a few rounds at most, as for a page stored meanwhile.
+            if case .failure(.responseTooLarge(_, let limit)) = result, limit < maxBodyBytes {
+                refusedForOthers += 1
+                if refusedForOthers < Self.maxRoundsWithoutTry, !Task.isCancelled { continue }
             }
             tries += 1
             if !Task.isCancelled, await transport.retries(after: result.map(\.fetched.response), attempt: tries) { continue }
