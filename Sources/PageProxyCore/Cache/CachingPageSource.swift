@@ -157,9 +157,9 @@ package final class CachingPageSource: Sendable {
         }
     }
 
-    /// A page nothing stores, identified as a stored one is: by the XXH64 of its body, so that a merged answer's
-    /// `ETag` depends on its bytes only, not on whether the cache was on for it (review15 R10: a replica with its cache
-    /// disabled tagged the same answer otherwise).
+    /// A page nothing stores (the cache off, a ttl-0 route, `no-store`), identified as a stored one is: by the XXH64 of
+    /// its body, so that a merged answer's `ETag` depends on its bytes only, not on whether the cache was on for it
+    /// (review15 R10, review20 L3: a replica with its cache disabled tagged the same answer otherwise).
     private static func identified(_ response: UpstreamResponse) -> UpstreamResponse {
         guard response.status.code == 200 else { return response }
         var identified = response
@@ -453,6 +453,8 @@ package final class CachingPageSource: Sendable {
                 return .success(CachedResponse(served, .miss, stored: stored))
             }
             await remove(key, from: store, unless: flight)
+            // Not stored (`no-store`): identified by its bytes all the same, as on a replica whose cache is off (review20 L3).
+            return .success(CachedResponse(Self.identified(response), .miss))
         }
         return .success(CachedResponse(response, .miss))
     }
