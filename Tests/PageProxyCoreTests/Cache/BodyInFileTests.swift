@@ -121,6 +121,17 @@ import Testing
         return stat(path, &info) == 0 ? info.st_mtim.tv_sec : 0
     }
 
+    /// A restarted store's one entry, its file dated back, looked up by a merged answer's first hit: its copy held for
+    /// sending (the directory lives as long as it is kept).
+    static func heldFirstHit() throws -> (DiskStore, TemporaryDirectory, CacheKey, String, HeldEntryFile) {
+        let (store, directory) = restarted()
+        let key = DiskStoreTests.key(1)
+        let path = store.path(for: key)
+        dateBack(path)
+        let found = try #require(store.lookup(key, keepsFirstRead: true, leavesBodyFor: paths.signature)?.entry)
+        return (store, directory, key, path, try #require(found.bodyInFile?.file))
+    }
+
     /// `file`'s whole body through a sender's staging (`StagedBodyParts`): how many bytes it gave, and whether it stopped.
     static func sent(_ file: HeldEntryFile) -> (count: Int, failed: Bool) {
         var staged = StagedBodyParts([.file(file, 0..<body.count)])
@@ -132,14 +143,9 @@ import Testing
 
     @Test("PageProxy's own refresh of an entry file's times (every 64th hit) leaves a copy held for sending whole: its sender finds it unchanged, and the entry stays (review20 F4)")
     func theStoresOwnTouchLeavesAHeldFileWhole() async throws {
-        let (store, directory) = Self.restarted()
+        let (store, directory, key, path, file) = try Self.heldFirstHit()
         defer { withExtendedLifetime(directory) {} }
-        let key = DiskStoreTests.key(1)
-        let path = store.path(for: key)
-        Self.dateBack(path)
         let dated = Self.modified(path)
-        let found = try #require(store.lookup(key, keepsFirstRead: true, leavesBodyFor: Self.paths.signature)?.entry)
-        let file = try #require(found.bodyInFile?.file)
         // NDJSON lookups of the same page meanwhile (a copy in memory after the first): one of them refreshes its times.
         for _ in 0..<70 { #expect(store.lookup(key)?.entry.body == Self.body) }
         #expect(Self.modified(path) > dated, "the file's times were refreshed")
@@ -153,13 +159,8 @@ import Testing
 
     @Test("a file written in place by another program before PageProxy's own refresh of its times is still found changed by its sender (review20 F4, attack13 L1)")
     func aWriteBeforeTheStoresTouchIsStillFound() async throws {
-        let (store, directory) = Self.restarted()
+        let (store, directory, key, path, file) = try Self.heldFirstHit()
         defer { withExtendedLifetime(directory) {} }
-        let key = DiskStoreTests.key(1)
-        let path = store.path(for: key)
-        Self.dateBack(path)
-        let found = try #require(store.lookup(key, keepsFirstRead: true, leavesBodyFor: Self.paths.signature)?.entry)
-        let file = try #require(found.bodyInFile?.file)
         // The same byte written again in place (the body still verifies), then the lookups that refresh the times.
         try Self.write("{", at: file.bodyOffset, of: path)
         for _ in 0..<70 { _ = store.lookup(key) }
