@@ -89,9 +89,6 @@ package final class HeldFileStamps: Sendable {
         }
     }
 
-    /// How many copies are held, of every file (tests).
-    package var count: Int { held.withLock { $0.values.reduce(0) { $0 + $1.count } } }
-
     private static func move(_ held: inout [FileID: [ObjectIdentifier: Cell]], from before: HeldEntryFile.Stamp, to after: HeldEntryFile.Stamp) {
         // A file renamed over the path between the two looks is another file: nothing of the first one moves.
         guard before.inode == after.inode, before.device == after.device else { return }
