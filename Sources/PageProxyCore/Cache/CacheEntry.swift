@@ -152,7 +152,11 @@ package struct CacheEntry: Sendable, Equatable {
     }
 
     /// RFC 9111 §4.3.4 — a 304 updates the stored headers with those it carries (new validators, new freshness).
+    /// The URL that answered (`RedirectingTransport.answeredURLField`) is the 304's: none when it came without a
+    /// redirect, so that the page's links resolve against its own URL again (review20 L1: an old redirect's target
+    /// stayed for the entry's whole life).
     package mutating func merge304Headers(_ update: HTTPHeaders) {
+        headers.remove(RedirectingTransport.answeredURLField)
         let fresh = CacheEntry.storedHeaders(of: update)
         var names: [String] = []
         for field in fresh where !names.contains(where: { HTTPHeaders.namesEqual($0, field.name) }) {

@@ -166,11 +166,11 @@ package enum CacheFileSystem {
 
     /// Refreshes the file's times through `fd` when `touch` asks and they are not recent (`wasTouchedRecently`), before
     /// its bytes are read, and takes `info` again: the times a held file's `stamp` is compared with are those after the
-    /// touch (attack13 L1), and no path is looked up again (the LRU order that survives a restart).
+    /// touch (attack13 L1), and no path is looked up again (the LRU order that survives a restart). Copies of the file
+    /// held for sending keep up with the touch (`HeldFileStamps`).
     private static func touchIfDue(_ fd: Int32, _ info: inout stat, touch: Bool) {
-        guard touch, !wasTouchedRecently(modifiedAt: info.st_mtim.tv_sec), futimens(fd, nil) == 0 else { return }
-        var touched = stat()
-        if fstat(fd, &touched) == 0 { info = touched }
+        guard touch, !wasTouchedRecently(modifiedAt: info.st_mtim.tv_sec) else { return }
+        _ = HeldFileStamps.shared.touch(fd, &info)
     }
 
     /// `path` (under `directory`) opened read-only without touching its access time, and its `stat`; nil when it does
@@ -381,9 +381,10 @@ package enum CacheFileSystem {
         return fileInfo(aside)?.size ?? 0
     }
 
-    /// Sets a file's access and modification times to now: the LRU order that survives a restart.
+    /// Sets a file's access and modification times to now: the LRU order that survives a restart. Copies of the file
+    /// held for sending keep up with it (`HeldFileStamps`).
     package static func touch(_ path: String) {
-        _ = utimensat(AT_FDCWD, path, nil, 0)
+        HeldFileStamps.shared.touch(path)
     }
 
     /// How fine the LRU order that survives a restart is: a read that would refresh a file's time leaves a time set

@@ -157,9 +157,9 @@ package final class CachingPageSource: Sendable {
         }
     }
 
-    /// A page nothing stores, identified as a stored one is: by the XXH64 of its body, so that a merged answer's
-    /// `ETag` depends on its bytes only, not on whether the cache was on for it (review15 R10: a replica with its cache
-    /// disabled tagged the same answer otherwise).
+    /// A page nothing stores (the cache off, a ttl-0 route, `no-store`), identified as a stored one is: by the XXH64 of
+    /// its body, so that a merged answer's `ETag` depends on its bytes only, not on whether the cache was on for it
+    /// (review15 R10, review20 L3: a replica with its cache disabled tagged the same answer otherwise).
     private static func identified(_ response: UpstreamResponse) -> UpstreamResponse {
         guard response.status.code == 200 else { return response }
         var identified = response
@@ -179,7 +179,7 @@ package final class CachingPageSource: Sendable {
         // deadline (leading or joining the next flight); it serves a stale page by its own route's rule. It waits for a
         // try no longer than its own page timeout (from the try's sending, or its joining), as its own try would run;
         // the try lives for the longest of its waiters'.
-        var (tries, storedMeanwhile) = (0, 0)
+        var (tries, storedMeanwhile, refusedForOthers) = (0, 0, 0)
         while true {
             let result = await flight(for: key, in: flights, deadline: transport.deadline, pageTimeout: timeout, origin: request.url.origin, work: work)
             guard let result else {
@@ -197,6 +197,13 @@ package final class CachingPageSource: Sendable {
                     return try Self.taken(answer.fetched, policy: policy, maxBodyBytes: maxBodyBytes, origin: request.url.origin)
                 }
                 continue
+            }
+            // Refused by the smaller page size limit of another route that led the flight (routes on one upstream URL
+            // share flights): no answer to this request, which asks for the page itself (review20 F3). Not a try of its
+            // own: no retry spent, and a few rounds at most, as for a page stored meanwhile.
+            if case .failure(.responseTooLarge(_, let limit)) = result, limit < maxBodyBytes {
+                refusedForOthers += 1
+                if refusedForOthers < Self.maxRoundsWithoutTry, !Task.isCancelled { continue }
             }
             tries += 1
             if !Task.isCancelled, await transport.retries(after: result.map(\.fetched.response), attempt: tries) { continue }
@@ -454,6 +461,8 @@ package final class CachingPageSource: Sendable {
                 return .success(CachedResponse(served, .miss, stored: stored))
             }
             await remove(key, from: store, unless: flight)
+            // Not stored (`no-store`): identified by its bytes all the same, as on a replica whose cache is off (review20 L3).
+            return .success(CachedResponse(Self.identified(response), .miss))
         }
         return .success(CachedResponse(response, .miss))
     }

@@ -347,9 +347,8 @@ package final class DiskStore: Sendable {
                 removeCorrupt(key, inode: file.stamp.inode)
                 return .missing
             }
-            // Not one kept with its held file: the touch would change the times its in-place check compares, and the
-            // next send of it would be cut and the entry removed (review19 B1).
-            if shouldTouch, remembered.bodyInFile == nil { CacheFileSystem.touch(path(for: key)) }
+            // One kept with its held file too: the touch moves the times its in-place check compares (review20 F4).
+            if shouldTouch { CacheFileSystem.touch(path(for: key)) }
             return .found(remembered, stamp)
         }
         if let ahead {

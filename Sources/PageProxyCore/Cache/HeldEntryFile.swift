@@ -12,21 +12,25 @@ import Glibc
 /// truncated or rewrote the file *in place* after the read changes its size or its times, which the sender compares
 /// with `stamp` (taken before the read) once it has read a range (`isUnchanged`, attack13 L1): a change cuts the
 /// answer (the connection closes short of its `Content-Length`: the client sees an incomplete answer) and has the
-/// store remove the entry (`reportChanged`).
+/// store remove the entry (`reportChanged`). PageProxy's own refresh of the file's times moves `stamp` with them
+/// (`HeldFileStamps`, review20 F4).
 package final class HeldEntryFile: Sendable {
     /// The open descriptor (read-only).
     package let descriptor: Int32
     /// Where the entry's body starts in the file.
     package let bodyOffset: Int
-    /// The file's size and times when it was opened, before its bytes were read and verified.
-    package let stamp: Stamp
+    /// The file's size and times when it was opened, before its bytes were read and verified, as PageProxy's own
+    /// touches of it since have left them.
+    package var stamp: Stamp { cell.stamp }
+    private let cell: HeldFileStamps.Cell
     private let budget: HeldEntryFileBudget
     /// Told, with the file's inode, when the file is found changed since `stamp` (the store removes the entry, that
     /// inode only); nil: nothing to tell.
     private let onChanged: (@Sendable (_ inode: UInt64) -> Void)?
 
-    /// What an in-place write changes: the size, and the modification and change times (nanoseconds).
+    /// What an in-place write changes: the size, and the modification and change times (nanoseconds); and which file.
     package struct Stamp: Sendable, Equatable {
+        package var device: UInt64
         package var inode: UInt64
         package var size: Int
         package var modified: Int64
@@ -35,6 +39,7 @@ package final class HeldEntryFile: Sendable {
         package var links: UInt64
 
         package init(_ info: stat) {
+            device = UInt64(info.st_dev)
             inode = UInt64(info.st_ino)
             size = Int(info.st_size)
             modified = Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
@@ -49,12 +54,12 @@ package final class HeldEntryFile: Sendable {
         /// from files under a revalidation was cut after its first byte); a write in place changes `mtime` (and `ctime`
         /// with the links unchanged, were `mtime` set back).
         package func holdsTheSameBytes(as now: Stamp) -> Bool {
-            inode == now.inode && size == now.size && modified == now.modified && (changed == now.changed || now.links < links)
+            device == now.device && inode == now.inode && size == now.size && modified == now.modified && (changed == now.changed || now.links < links)
         }
     }
 
     /// Takes `descriptor` (the caller must not close it) and one of `budget`'s places, or returns nil (the caller
-    /// closes it) when the budget has none left.
+    /// closes it) when the budget has none left, or the file's times are no longer `stamp`'s.
     /// - Parameters:
     ///   - stamp: the file's `fstat` taken before its bytes were read; nil: taken now.
     ///   - onChanged: told once the sender finds the file changed in place (`reportChanged`).
@@ -63,24 +68,26 @@ package final class HeldEntryFile: Sendable {
         onChanged: (@Sendable (_ inode: UInt64) -> Void)? = nil
     ) {
         guard budget.take() else { return nil }
+        var now = stat()
+        if stamp == nil { _ = fstat(descriptor, &now) }
+        // Touched by PageProxy between the stamp and now (or written in place): not held; the caller reads it whole.
+        guard let cell = HeldFileStamps.shared.hold(stamp ?? Stamp(now), descriptor: descriptor, checking: stamp != nil) else {
+            budget.giveBack()
+            return nil
+        }
         self.descriptor = descriptor
         self.bodyOffset = bodyOffset
         self.budget = budget
         self.onChanged = onChanged
-        if let stamp {
-            self.stamp = stamp
-        } else {
-            var info = stat()
-            _ = fstat(descriptor, &info)
-            self.stamp = Stamp(info)
-        }
+        self.cell = cell
     }
 
     /// Whether the file still holds the bytes it held at `stamp` (one `fstat`): no one wrote it in place since.
     package func isUnchanged() -> Bool {
         var info = stat()
         guard fstat(descriptor, &info) == 0 else { return false }
-        return stamp.holdsTheSameBytes(as: Stamp(info))
+        // Else asked again under the lock PageProxy's own touch holds while it moves the stamp.
+        return cell.stamp.holdsTheSameBytes(as: Stamp(info)) || HeldFileStamps.shared.isUnchanged(cell, descriptor: descriptor)
     }
 
     /// Tells the store that the file changed in place (it removes the entry, that inode only).
@@ -89,6 +96,7 @@ package final class HeldEntryFile: Sendable {
     }
 
     deinit {
+        HeldFileStamps.shared.letGo(cell)
         close(descriptor)
         budget.giveBack()
     }

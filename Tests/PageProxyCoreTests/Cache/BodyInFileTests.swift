@@ -115,6 +115,94 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: path))
     }
 
+    /// `path`'s modification time, in seconds.
+    static func modified(_ path: String) -> Int {
+        var info = stat()
+        return stat(path, &info) == 0 ? info.st_mtim.tv_sec : 0
+    }
+
+    /// A restarted store's one entry, its file dated back, looked up by a merged answer's first hit: its copy held for
+    /// sending (the directory lives as long as it is kept).
+    static func heldFirstHit() throws -> (DiskStore, TemporaryDirectory, CacheKey, String, HeldEntryFile) {
+        let (store, directory) = restarted()
+        let key = DiskStoreTests.key(1)
+        let path = store.path(for: key)
+        dateBack(path)
+        let found = try #require(store.lookup(key, keepsFirstRead: true, leavesBodyFor: paths.signature)?.entry)
+        return (store, directory, key, path, try #require(found.bodyInFile?.file))
+    }
+
+    /// `file`'s whole body through a sender's staging (`StagedBodyParts`): how many bytes it gave, and whether it stopped.
+    static func sent(_ file: HeldEntryFile) -> (count: Int, failed: Bool) {
+        var staged = StagedBodyParts([.file(file, 0..<body.count)])
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: body.count + 4096, alignment: 64)
+        defer { buffer.deallocate() }
+        let (count, failure) = staged.fill(buffer)
+        return (count, failure != nil)
+    }
+
+    @Test("PageProxy's own refresh of an entry file's times (every 64th hit) leaves a copy held for sending whole: its sender finds it unchanged, and the entry stays (review20 F4)")
+    func theStoresOwnTouchLeavesAHeldFileWhole() async throws {
+        let (store, directory, key, path, file) = try Self.heldFirstHit()
+        defer { withExtendedLifetime(directory) {} }
+        let dated = Self.modified(path)
+        // NDJSON lookups of the same page meanwhile (a copy in memory after the first): one of them refreshes its times.
+        for _ in 0..<70 { #expect(store.lookup(key)?.entry.body == Self.body) }
+        #expect(Self.modified(path) > dated, "the file's times were refreshed")
+        #expect(Int(file.stamp.modified / 1_000_000_000) == Self.modified(path), "the held copy's stamp moved with them")
+        #expect(file.isUnchanged())
+        #expect(Self.sent(file) == (Self.body.count, false), "the whole body is sent")
+        await store.waitForEvictions()
+        #expect(store.contains(key))
+        #expect(FileManager.default.fileExists(atPath: path))
+    }
+
+    @Test("a file written in place by another program before PageProxy's own refresh of its times is still found changed by its sender (review20 F4, attack13 L1)")
+    func aWriteBeforeTheStoresTouchIsStillFound() async throws {
+        let (store, directory, key, path, file) = try Self.heldFirstHit()
+        defer { withExtendedLifetime(directory) {} }
+        // The same byte written again in place (the body still verifies), then the lookups that refresh the times.
+        try Self.write("{", at: file.bodyOffset, of: path)
+        for _ in 0..<70 { _ = store.lookup(key) }
+        #expect(!file.isUnchanged())
+        #expect(Self.sent(file) == (0, true))
+    }
+
+    @Test("a read that refreshes a file's times through its descriptor moves the stamps of the file's copies held for sending (review20 F4)")
+    func aTouchThroughADescriptorMovesHeldStamps() throws {
+        let (store, directory) = Self.restarted()
+        defer { withExtendedLifetime(directory) {} }
+        let path = store.path(for: DiskStoreTests.key(1))
+        // Older than `touchResolution`: a read that may refresh the times does.
+        var old = [timespec(tv_sec: time(nil) - 7200, tv_nsec: 0), timespec(tv_sec: time(nil) - 7200, tv_nsec: 0)]
+        #expect(utimensat(AT_FDCWD, path, &old, 0) == 0)
+        let budget = HeldEntryFileBudget(capacity: 1)
+        let held = try #require(try CacheFileSystem.read(path, headLength: CacheEntryFormat.headLength(of:), holding: budget)?.file)
+        #expect(try CacheFileSystem.read(path, headLength: CacheEntryFormat.headLength(of:), touch: true) != nil)
+        #expect(Self.modified(path) > time(nil) - 60, "the read refreshed the times")
+        #expect(held.isUnchanged())
+        #expect(held.readBody(0..<Self.body.count) == Self.body)
+    }
+
+    @Test("a file touched by PageProxy between its stamp and its holding is not held (its stamp is no longer the file's): the caller reads it whole")
+    func aFileTouchedBeforeItIsHeldIsNotHeld() throws {
+        let (store, directory) = Self.restarted()
+        defer { withExtendedLifetime(directory) {} }
+        let path = store.path(for: DiskStoreTests.key(1))
+        Self.dateBack(path)
+        let fd = open(path, O_RDONLY)
+        try #require(fd >= 0)
+        var info = stat()
+        #expect(fstat(fd, &info) == 0)
+        CacheFileSystem.touch(path)
+        let budget = HeldEntryFileBudget(capacity: 1)
+        #expect(HeldEntryFile(descriptor: fd, bodyOffset: 0, budget: budget, stamp: .init(info)) == nil)
+        #expect(budget.heldCount == 0, "its place given back")
+        // Stamped after the touch: held.
+        #expect(fstat(fd, &info) == 0)
+        #expect(HeldEntryFile(descriptor: fd, bodyOffset: 0, budget: budget, stamp: .init(info)) != nil)
+    }
+
     @Test("a lookup that does not leave bodies, one for another scan, and one with no room for the file get the body in memory")
     func otherLookupsGetTheBody() throws {
         let (store, directory) = Self.restarted(count: 3, budget: HeldEntryFileBudget(capacity: 1))

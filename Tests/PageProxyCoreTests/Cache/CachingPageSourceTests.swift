@@ -189,6 +189,38 @@ import Testing
         #expect(upstream.requests[2].headers["If-Modified-Since"] == "Mon, 07 Nov 1994 08:49:37 GMT")
     }
 
+    @Test("a 304 answered without a redirect drops the answered URL an earlier redirect stored: the page's links resolve against its own URL again (review20 L1)")
+    func aNotModifiedWithoutRedirectForgetsTheOldTarget() async throws {
+        let (asked, moved) = ("http://api.test/items?page=1", "http://api.test/v2/items?page=1")
+        let redirects = Locked(true)
+        let upstream = Upstream { request throws(UpstreamError) in
+            if request.url.description == asked, redirects.withLock({ $0 }) {
+                return UpstreamResponse(status: HTTPStatus(code: 301), headers: HTTPHeaders([("Location", "/v2/items?page=1")]), body: [])
+            }
+            if request.headers["If-None-Match"] == "\"v1\"" {
+                return UpstreamResponse(status: HTTPStatus(code: 304), headers: HTTPHeaders([("ETag", "\"v1\"")]), body: [])
+            }
+            return UpstreamResponse(status: .ok, headers: HTTPHeaders([("ETag", "\"v1\""), ("Link", "<?page=2>; rel=\"next\"")]), body: Array("[1]".utf8))
+        }
+        let transport = RedirectingTransport(base: upstream)
+        let source = makeSource()
+        func fetch() async throws -> CachingPageSource.Fetched {
+            try await source.fetch(request, policy: policy, transport: transport, timeout: Self.pageTimeout, maxBodyBytes: 1 << 20)
+        }
+        #expect(try await fetch().response.headers[RedirectingTransport.answeredURLField] == moved)
+        // The upstream no longer redirects; the revalidation of the page's own URL is answered by that URL.
+        redirects.withLock { $0 = false }
+        clock.advance(by: .seconds(61))
+        let revalidated = try await fetch()
+        #expect(revalidated.outcome == .revalidated)
+        #expect(upstream.requests.last?.url.description == asked)
+        #expect(revalidated.response.headers[RedirectingTransport.answeredURLField] == nil)
+        // Stored so: the next hit resolves its links against the page's own URL.
+        let hit = try await fetch()
+        #expect(hit.outcome == .hit)
+        #expect(hit.response.headers[RedirectingTransport.answeredURLField] == nil)
+    }
+
     /// attack6 F8 — RFC 9111 §4.3.4: a 304 whose strong ETag is not the one stored updates nothing; the page is
     /// fetched again, unconditionally, and that 200 is what is stored (it relabelled the old body with the new tag).
     @Test("a 304 naming another strong ETag neither refreshes nor relabels the stored page: it is fetched unconditionally")

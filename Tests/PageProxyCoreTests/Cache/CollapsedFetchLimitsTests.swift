@@ -60,7 +60,10 @@ import Testing
                 throw .cancelled
             }
             guard answered == true else { throw .timedOut(origin: "http://api.test") }
-            return answer(n)
+            // The body limit kept as the real transport keeps it.
+            let response = answer(n)
+            guard response.body.count <= maxBodyBytes else { throw .responseTooLarge(origin: "http://api.test", limit: maxBodyBytes) }
+            return response
         }
     }
 
@@ -96,12 +99,12 @@ import Testing
     /// Starts a fetch of the page with `transport`, in a task of its own.
     func start(
         _ source: CachingPageSource, _ transport: RetryingTransport, policy: CachePolicy = CachePolicy(ttl: .seconds(60)),
-        pageTimeout: Duration = Self.pageTimeout
+        pageTimeout: Duration = Self.pageTimeout, maxBodyBytes: Int = 1 << 20
     ) -> RunningFetch {
         let outcome = Locked<Result<CachingPageSource.Fetched, UpstreamError>?>(nil)
         let task = Task {
             do throws(UpstreamError) {
-                let fetched = try await source.fetch(Self.request, policy: policy, transport: transport, timeout: pageTimeout, maxBodyBytes: 1 << 20)
+                let fetched = try await source.fetch(Self.request, policy: policy, transport: transport, timeout: pageTimeout, maxBodyBytes: maxBodyBytes)
                 outcome.withLock { $0 = .success(fetched) }
             } catch {
                 outcome.withLock { $0 = .failure(error) }
@@ -148,6 +151,28 @@ import Testing
         // Larger than its pages may be: refused as the route's own request would have been.
         await #expect(throws: UpstreamError.responseTooLarge(origin: "http://api.test", limit: 4)) { try await small.result().get() }
         #expect(upstream.count == 1)
+    }
+
+    @Test("a joiner whose page size limit is larger than the leader's is not failed by the leader's: it asks for the page itself (review20 F3)",
+          arguments: [true, false])
+    func aJoinerIsNotFailedByASmallerLimitOfTheLeaders(cached: Bool) async throws {
+        let page = UpstreamResponse.json("[\"" + String(repeating: "x", count: 4096) + "\"]")
+        let upstream = HeldUpstream(requests: 2, clock: clock) { _ in page }
+        let source = makeSource()
+        let ttl: Duration = cached ? .seconds(60) : .zero
+        let small = start(source, client(upstream, budget: 0), policy: CachePolicy(ttl: ttl, maxBodyBytes: 1024), maxBodyBytes: 1024)
+        #expect(await yieldUntil { upstream.gate(1).waiting == 1 })
+        let large = start(source, client(upstream, budget: 0), policy: CachePolicy(ttl: ttl))
+        #expect(await yieldUntil { await source.waiterCount(for: Self.request) == 2 })
+        upstream.gate(1).open()
+        await #expect(throws: UpstreamError.responseTooLarge(origin: "http://api.test", limit: 1024)) { try await small.result().get() }
+        // The larger route's own request (no retry budget: the leader's refusal was no try of its own).
+        #expect(await yieldUntil { upstream.gate(2).waiting == 1 })
+        upstream.gate(2).open()
+        let fetched = try await large.result().get()
+        #expect(fetched.response.body == page.body)
+        #expect(fetched.outcome == (cached ? .miss : .bypass))
+        #expect(upstream.count == 2)
     }
 
     // MARK: - Deadlines (attack3 F3)
