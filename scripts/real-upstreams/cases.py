@@ -24,6 +24,8 @@ MAILMAN_AUTH = {"Authorization": "Basic cmVzdGFkbWluOnJlc3RwYXNz"}  # restadmin:
 # SQLAlchemy 2.1 (Mailman 3.3.10's `select_from(Select)`), this one is not.
 MEMBERS = "/3.0/members"
 FAB_THINGS = "/api/v1/thing/"
+# A filter and an order inside FAB's q, beside its page (real15): 333 rows, names descending.
+FAB_FILTER = "filters:!((col:kind,opr:eq,value:gizmo)),order_column:name,order_direction:desc"
 SAFRS_THINGS = "/api/Things/"
 SYNAPSE_AUTH = {"Authorization": "Bearer harness-synapse-token"}  # the admin's token, synapse_server.py's
 # Without the admin, whose own row changes under every request the harness makes (its `last_seen_ts`).
@@ -103,6 +105,8 @@ TRUTH = {
     "fab": {"kind": "rison", "start": FAB_THINGS + "?q=(page:0,page_size:100)", "size": 100, "total": "count",
             "items": "result"},
     "fab-default": {"kind": "rison", "start": FAB_THINGS, "size": 20, "total": "count", "items": "result"},
+    "fab-filter": {"kind": "rison", "start": FAB_THINGS + "?q=(" + FAB_FILTER + ",page:0,page_size:100)", "size": 100,
+                   "members": FAB_FILTER + ",", "total": "count", "items": "result"},
     "safrs": {"kind": "next-or-last", "start": SAFRS_THINGS + "?page[limit]=300", "total": "meta.count", "items": "data"},
     "safrs-100": {"kind": "next-or-last", "start": SAFRS_THINGS + "?page[limit]=100", "total": "meta.count",
                   "items": "data"},
@@ -128,6 +132,8 @@ STRIPE, MLFLOW, MASTODON = ("localstripe 1.15 (aiohttp) /v1/customers", "MLflow 
 JUPYTERHUB, PICCOLO = "JupyterHub 6.1 REST API (Tornado, SQLite)", "Piccolo API 1.11 PiccoloCRUD (uvicorn, SQLite)"
 MAILMAN = "Mailman 3.3 core REST API (wsgiref, SQLite) /members"
 FAB, SAFRS = "Flask-AppBuilder 5.3 ModelRestApi (Werkzeug, SQLite)", "SAFRS 3.2 JSON:API (Werkzeug, SQLite)"
+FAB_RISON = {"scheme": "page-number", "queryEncoding": "rison", "pageParameter": "q.page", "sizeParameter": "q.page_size",
+             "firstPage": 0}
 SYNAPSE = "matrix-synapse 1.163 admin API (Twisted, SQLite) /_synapse/admin/v2/users"
 EVE_PEOPLE, TASTYPIE_THING, DATASETTE_TABLE = "/api/v1/people", "/tastypie/v1/thing/", "/things/things.json"
 
@@ -334,6 +340,14 @@ CASES = [
          expect_error="pagination_stuck"),
     case("fab-offset", "fab", FAB, "fab", FAB_THINGS + "?q=(page_size:100)",
          {"scheme": "offset", "limit": 100, "totalItemsPath": "count"}, "result", expect_error="pagination_stuck"),
+    # real15: a route whose page parameter is a member of the Rison q (`"queryEncoding": "rison"`, `q.page`) walks
+    # it, the route's other q members (a filter, an order) kept in every page's q.
+    case("fab-rison", "fab", FAB, "fab", FAB_THINGS + "?q=(page_size:100)", FAB_RISON | {"totalItemsPath": "count"}, "result"),
+    case("fab-rison-open", "fab", FAB + " no total", "fab", FAB_THINGS + "?q=(page_size:100)", FAB_RISON, "result"),
+    case("fab-rison-default", "fab", FAB + " default page_size", "fab-default", FAB_THINGS,
+         FAB_RISON | {"totalItemsPath": "count"}, "result"),
+    case("fab-rison-filter", "fab", FAB + " filter and order in q", "fab-filter",
+         FAB_THINGS + "?q=(" + FAB_FILTER + ",page_size:100)", FAB_RISON | {"totalItemsPath": "count"}, "result"),
     # SAFRS: JSON:API {"data", "included", "jsonapi", "links": {"first", "last", "next", "prev", "self"}, "meta":
     # {"count", "limit", "total"}}, ?page[offset]=&page[limit]= (250 by default), relative links; `next` is left out
     # of the page before the one `last` names (by 300: the page at 600 has no next, 100 items follow at 900).

@@ -180,7 +180,7 @@ def direct_walk(truth, origin):
         elif kind == "rison":
             # Flask-AppBuilder: pages from 0 inside the Rison `q`, on to the count; no link.
             fetched = sum(len(i) for _, i in pages)
-            url = (set_query(url, "q", f"(page:{len(pages)},page_size:{truth['size']})")
+            url = (set_query(url, "q", f"({truth.get('members', '')}page:{len(pages)},page_size:{truth['size']})")
                    if items and fetched < at(document, truth["total"]) else None)
         elif kind == "next-or-last":
             # SAFRS: `links.next`, or `links.last` where it leaves out a `next` equal to it, while the count says more.

@@ -9,9 +9,9 @@ enum PaginationConfigParser {
     static let keys: [(scheme: String, keys: [String])] = [
         ("page-number", ["pageParameter", "firstPage", "sizeParameter", "pageSize", "totalItemsPath",
                          "totalPagesPath", "totalPagesHeader", "totalPagesHeaderPath", "totalItemsHeader",
-                         "totalItemsHeaderPath", "lookahead", "endStatuses"]),
+                         "totalItemsHeaderPath", "lookahead", "endStatuses", "queryEncoding"]),
         ("offset", ["offsetParameter", "limitParameter", "limit", "totalItemsPath", "totalItemsHeader", "totalItemsHeaderPath",
-                    "lookahead", "endStatuses"]),
+                    "lookahead", "endStatuses", "queryEncoding"]),
         ("link-header", ["pageParameter", "sizeParameter", "pageSize", "lookahead"]),
         ("next-page-header", ["pageParameter", "nextPageHeader", "nextPageHeaderPath", "totalPagesHeader", "totalPagesHeaderPath",
                               "sizeParameter", "pageSize"]),
