@@ -69,6 +69,11 @@ package enum MockService: String, Sendable, CaseIterable {
     /// matrix-synapse's admin lists (`/_synapse/admin/v2/users`): `?from=&limit=`, `{"users": [...], "total": N,
     /// "next_token": "20"}`, the token (the next offset as a string) absent on the last page; `offset` is not read.
     case synapse
+    /// graphene-django's Relay connection over GET: `{"data": {"things": {"totalCount", "edges": [{"node"}], "pageInfo":
+    /// {"hasNextPage", "endCursor"}}}}`, `first` and `after` only inside the JSON of `variables`.
+    case graphene
+    /// djangorestframework-datatables: `{"recordsTotal", "recordsFiltered", "data", "draw"}`, `?start=&length=`.
+    case datatables
     /// Spring Data's `Page` as Spring Boot writes it: `{"content", "totalElements", "totalPages", "number", "last", …}`,
     /// `?page=` numbered from 0, `?size=`.
     case spring
@@ -250,6 +255,10 @@ package enum MockService: String, Sendable, CaseIterable {
             guard let size = context.pageSize("limit") else { return bad(context, "limit") }
             guard let from = context.offset("from") else { return bad(context, "from") }
             return .window(MockWindow(offset: from, size: size, total: total))
+        case .graphene:
+            return grapheneWindow(context)
+        case .datatables:
+            return datatablesWindow(context)
         case .spring:
             guard let size = context.pageSize("size") else { return bad(context, "size") }
             guard let page = Int(context.query.value("page") ?? "0"), page >= 0 else { return bad(context, "page") }

@@ -16,8 +16,8 @@ enum PaginationConfigParser {
         ("next-page-header", ["pageParameter", "nextPageHeader", "nextPageHeaderPath", "totalPagesHeader", "totalPagesHeaderPath",
                               "sizeParameter", "pageSize"]),
         ("next-url", ["nextPath", "totalItemsPath", "totalPagesPath"]),
-        ("cursor", ["cursorPath", "cursorParameter", "sizeParameter", "pageSize"]),
-        ("has-more", ["hasMorePath", "idPath", "afterParameter", "sizeParameter", "pageSize"]),
+        ("cursor", ["cursorPath", "cursorParameter", "sizeParameter", "pageSize", "queryEncoding"]),
+        ("has-more", ["hasMorePath", "idPath", "afterParameter", "sizeParameter", "pageSize", "queryEncoding"]),
     ]
 
     /// Every scheme a route may name: the walkers' and `auto`.

@@ -22,8 +22,8 @@ enum RouteConfigParser {
         }
         let itemsPath = try PaginationConfigParser.path(try object.string("items", default: ""), field: "items", in: object)
         let parsed = try PaginationConfigParser.parseRoute(pagination, items: object["items"] == nil ? nil : itemsPath)
-        let risonMembers = try RouteQueryEncoding.members(pagination, parsed)
-        if let risonMembers { upstream = try RouteQueryEncoding.lifted(upstream, risonMembers, in: object) }
+        let queryMembers = try RouteQueryEncoding.members(pagination, parsed)
+        if let queryMembers { upstream = try RouteQueryEncoding.lifted(upstream, queryMembers, in: object) }
         var route = RouteConfig(
             name: name,
             upstream: upstream,
@@ -44,7 +44,7 @@ enum RouteConfigParser {
             maxMergedBytes: try object.integer("maxMergedBytes", in: 1024...1_099_511_627_776, default: 1 << 30),
             maxRetryAfter: try object.seconds("maxRetryAfterSeconds", in: 0...86_400, default: 30),
             originBudget: try originBudget(object))
-        route.risonMembers = risonMembers
+        route.queryMembers = queryMembers
         return route
     }
 

@@ -172,7 +172,7 @@ struct AggregateResponder: Sendable {
             retryPolicy.maxServerDelay = route.maxRetryAfter
             // An explained walk counts each page's attempts (its retries).
             var sender: any UpstreamTransport = controls.explain ? AttemptRecordingTransport(base: self.transport, record: walkRecord) : self.transport
-            if let members = route.risonMembers { sender = RisonFoldingTransport(base: sender, members: members) }
+            if let members = route.queryMembers { sender = QueryMembersFoldingTransport(base: sender, members: members) }
             let retrying = RetryingTransport(base: sender, policy: retryPolicy, deadline: .now + route.totalTimeout, budgets: budgets)
             transport = retrying
             fetch = WindowPastTheEnd.wrap(

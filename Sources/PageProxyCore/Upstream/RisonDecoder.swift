@@ -1,4 +1,4 @@
-/// Reads Rison text (`RisonValue`) as rison.js and Python's `prison` (Flask-AppBuilder's) read it: no whitespace, the
+/// Reads Rison text (`QueryValue`) as rison.js and Python's `prison` (Flask-AppBuilder's) read it: no whitespace, the
 /// whole text one value. Bounded: nesting deeper than `maxDepth` is an error, not a deep recursion on a client's `q`.
 package struct RisonDecoder {
     /// Why the text is no Rison, with where (a character offset).
@@ -18,7 +18,7 @@ package struct RisonDecoder {
     }
 
     /// The value `text` holds.
-    package static func decode(_ text: String) throws(Invalid) -> RisonValue {
+    package static func decode(_ text: String) throws(Invalid) -> QueryValue {
         var decoder = RisonDecoder(text)
         let value = try decoder.value(depth: 0)
         guard decoder.index == decoder.scalars.count else { throw decoder.invalid("unexpected \"\(decoder.scalars[decoder.index])\"") }
@@ -29,7 +29,7 @@ package struct RisonDecoder {
 
     private var next: Unicode.Scalar? { index < scalars.count ? scalars[index] : nil }
 
-    private mutating func value(depth: Int) throws(Invalid) -> RisonValue {
+    private mutating func value(depth: Int) throws(Invalid) -> QueryValue {
         guard depth < Self.maxDepth else { throw invalid("nested deeper than \(Self.maxDepth)") }
         guard let scalar = next else { throw invalid("a value is missing") }
         switch scalar {
@@ -60,8 +60,8 @@ package struct RisonDecoder {
     }
 
     /// After `(`: `name:value` pairs separated by `,`, up to `)`.
-    private mutating func members(depth: Int) throws(Invalid) -> [(name: String, value: RisonValue)] {
-        var members: [(name: String, value: RisonValue)] = []
+    private mutating func members(depth: Int) throws(Invalid) -> [(name: String, value: QueryValue)] {
+        var members: [(name: String, value: QueryValue)] = []
         if next == ")" {
             index += 1
             return members
@@ -82,8 +82,8 @@ package struct RisonDecoder {
     }
 
     /// After `!(`: values separated by `,`, up to `)`.
-    private mutating func elements(depth: Int) throws(Invalid) -> [RisonValue] {
-        var elements: [RisonValue] = []
+    private mutating func elements(depth: Int) throws(Invalid) -> [QueryValue] {
+        var elements: [QueryValue] = []
         if next == ")" {
             index += 1
             return elements
@@ -128,29 +128,40 @@ package struct RisonDecoder {
     /// `-?digits(.digits)?(e[+-]?digits)?`, kept as written.
     private mutating func number() throws(Invalid) -> String {
         let start = index
-        if next == "-" { index += 1 }
-        func digits(_ decoder: inout RisonDecoder) -> Int {
-            let from = decoder.index
-            while let scalar = decoder.next, ("0"..."9").contains(scalar) { decoder.index += 1 }
-            return decoder.index - from
-        }
-        guard digits(&self) > 0 else { throw invalid("a number has no digits") }
-        if next == "." {
-            index += 1
-            guard digits(&self) > 0 else { throw invalid("a number has no digits after \".\"") }
-        }
-        if next == "e" || next == "E" {
-            index += 1
-            if next == "+" || next == "-" { index += 1 }
-            guard digits(&self) > 0 else { throw invalid("a number has no digits in its exponent") }
-        }
+        let problem: String?
+        (index, problem) = Self.scanNumber(scalars, from: start)
+        if let problem { throw invalid(problem) }
         return String(String.UnicodeScalarView(scalars[start..<index]))
+    }
+
+    /// Where the number that starts at `start` ends, Rison's and JSON's grammar alike (`-?digits(.digits)?([eE][+-]?
+    /// digits)?`), and what is wrong with it, if anything, at that end.
+    static func scanNumber(_ scalars: [Unicode.Scalar], from start: Int) -> (end: Int, problem: String?) {
+        var index = start
+        func digits() -> Int {
+            let from = index
+            while index < scalars.count, ("0"..."9").contains(scalars[index]) { index += 1 }
+            return index - from
+        }
+        func next(_ scalar: Unicode.Scalar) -> Bool { index < scalars.count && scalars[index] == scalar }
+        if next("-") { index += 1 }
+        guard digits() > 0 else { return (index, "a number has no digits") }
+        if next(".") {
+            index += 1
+            guard digits() > 0 else { return (index, "a number has no digits after \".\"") }
+        }
+        if next("e") || next("E") {
+            index += 1
+            if next("+") || next("-") { index += 1 }
+            guard digits() > 0 else { return (index, "a number has no digits in its exponent") }
+        }
+        return (index, nil)
     }
 
     /// A bare string: the characters up to one Rison reserves.
     private mutating func id() throws(Invalid) -> String {
         let start = index
-        while let scalar = next, !RisonValue.notIDChar.contains(scalar) { index += 1 }
+        while let scalar = next, !QueryValue.notIDChar.contains(scalar) { index += 1 }
         guard index > start else {
             throw invalid(next.map { "unexpected \"\($0)\"" } ?? "a value is missing")
         }

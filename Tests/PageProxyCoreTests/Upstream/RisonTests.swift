@@ -25,9 +25,9 @@ import Testing
         #expect(value.member("e") == .number("-0.5"))
         #expect(value.member("f g") == .null)
         // A string that reads as a number, or holds a reserved character, is quoted; an empty one too.
-        #expect(RisonValue.string("12").encoded == "'12'")
-        #expect(RisonValue.string("a,b").encoded == "'a,b'")
-        #expect(RisonValue.string("").encoded == "''")
+        #expect(QueryValue.string("12").encoded == "'12'")
+        #expect(QueryValue.string("a,b").encoded == "'a,b'")
+        #expect(QueryValue.string("").encoded == "''")
     }
 
     @Test("Text that is no Rison is an error with where, never a crash", arguments: [
@@ -38,7 +38,7 @@ import Testing
         #expect(throws: RisonDecoder.Invalid.self) { try RisonDecoder.decode(text) }
     }
 
-    private static let members = RisonQueryMembers(names: ["q.page", "q.page_size"])!
+    private static let members = QueryMembers(names: ["q.page", "q.page_size"])!
 
     private static func url(_ query: String?) -> PageURL {
         PageURL(scheme: "http", host: "127.0.0.1", port: 8080, path: "/api/v1/thing/", query: query)
@@ -67,7 +67,7 @@ import Testing
         "q=(page:0", "q=!(1,2)", "q=abc", "q=(page:(a:1))", "q=(page_size:!(1))", "q=%ZZ",
     ])
     func liftingRefuses(query: String) {
-        #expect(throws: RisonQueryMembers.Invalid.self) { try Self.members.lifting(Self.url(query)) }
+        #expect(throws: QueryMembers.Invalid.self) { try Self.members.lifting(Self.url(query)) }
     }
 
     @Test("Folding puts the numbered members back into q, in q's place, and leaves a URL without them as it is")
@@ -93,11 +93,11 @@ import Testing
 
     @Test("The members of one parameter, from the route's dotted names")
     func names() {
-        #expect(RisonQueryMembers(names: ["q.page", "q.page_size"]) == Self.members)
-        #expect(RisonQueryMembers(names: ["q.page", "per_page"])?.members == ["page"])
-        #expect(RisonQueryMembers(names: ["page", "per_page"]) == nil)
-        #expect(RisonQueryMembers(names: ["a.page", "b.size"]) == nil)
-        #expect(RisonQueryMembers(names: [".page"]) == nil)
-        #expect(RisonQueryMembers(names: ["q."]) == nil)
+        #expect(QueryMembers(names: ["q.page", "q.page_size"]) == Self.members)
+        #expect(QueryMembers(names: ["q.page", "per_page"])?.members == ["page"])
+        #expect(QueryMembers(names: ["page", "per_page"]) == nil)
+        #expect(QueryMembers(names: ["a.page", "b.size"]) == nil)
+        #expect(QueryMembers(names: [".page"]) == nil)
+        #expect(QueryMembers(names: ["q."]) == nil)
     }
 }

@@ -13,16 +13,16 @@ import Testing
         try ConfigFixture.parse(ConfigFixture.document(routes: [ConfigFixture.route(upstream: upstream, pagination: pagination)])).routes[0]
     }
 
-    @Test func risonMembersOfQ() throws {
+    @Test func queryMembersOfQ() throws {
         let parsed = try route(Self.fab)
-        #expect(parsed.risonMembers == RisonQueryMembers(names: ["q.page", "q.page_size"]))
+        #expect(parsed.queryMembers == QueryMembers(names: ["q.page", "q.page_size"]))
         guard case .scheme(.pageNumber(let options)) = parsed.pagination else { Issue.record("not page-number"); return }
         #expect(options.pageParameter == "q.page" && options.sizeParameter == "q.page_size")
         // Without the option a dotted name is a plain parameter's, as before.
-        #expect(try route(#"{ "scheme": "page-number", "pageParameter": "q.page" }"#).risonMembers == nil)
+        #expect(try route(#"{ "scheme": "page-number", "pageParameter": "q.page" }"#).queryMembers == nil)
         // Offset routes too.
         let offset = try route(#"{ "scheme": "offset", "queryEncoding": "rison", "offsetParameter": "q.offset", "limitParameter": "limit" }"#)
-        #expect(offset.risonMembers?.members == ["offset"])
+        #expect(offset.queryMembers?.members == ["offset"])
     }
 
     @Test func upstreamQIsLiftedSoItsSizeIsTheRoutes() throws {

@@ -1,11 +1,11 @@
-/// Sends each page with its `q.member` parameters folded back into the Rison `q` they were lifted from
-/// (`RisonQueryMembers`): the walk, its records and the page cache see `?q.page=3`, the upstream `?q=(page:3)`.
+/// Sends each page with its `q.member` parameters folded back into the Rison or JSON `q` they were lifted from
+/// (`QueryMembers`): the walk, its records and the page cache see `?q.page=3`, the upstream `?q=(page:3)`.
 /// It sits under the retries, right above the network, so that every try of a page (and a collapsed fetch's) is folded.
-package struct RisonFoldingTransport: UpstreamTransport {
+package struct QueryMembersFoldingTransport: UpstreamTransport {
     let base: any UpstreamTransport
-    let members: RisonQueryMembers
+    let members: QueryMembers
 
-    package init(base: any UpstreamTransport, members: RisonQueryMembers) {
+    package init(base: any UpstreamTransport, members: QueryMembers) {
         self.base = base
         self.members = members
     }
