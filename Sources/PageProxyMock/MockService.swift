@@ -1,4 +1,5 @@
 import Foundation
+import PageProxyCore
 
 /// The imitated services, one route each (`/<rawValue>/items`), and how each reads its
 /// pagination parameters.
@@ -68,6 +69,11 @@ package enum MockService: String, Sendable, CaseIterable {
     /// matrix-synapse's admin lists (`/_synapse/admin/v2/users`): `?from=&limit=`, `{"users": [...], "total": N,
     /// "next_token": "20"}`, the token (the next offset as a string) absent on the last page; `offset` is not read.
     case synapse
+    /// graphene-django's Relay connection over GET: `{"data": {"things": {"totalCount", "edges": [{"node"}], "pageInfo":
+    /// {"hasNextPage", "endCursor"}}}}`, `first` and `after` only inside the JSON of `variables`.
+    case graphene
+    /// djangorestframework-datatables: `{"recordsTotal", "recordsFiltered", "data", "draw"}`, `?start=&length=`.
+    case datatables
     /// Spring Data's `Page` as Spring Boot writes it: `{"content", "totalElements", "totalPages", "number", "last", …}`,
     /// `?page=` numbered from 0, `?size=`.
     case spring
@@ -249,6 +255,10 @@ package enum MockService: String, Sendable, CaseIterable {
             guard let size = context.pageSize("limit") else { return bad(context, "limit") }
             guard let from = context.offset("from") else { return bad(context, "from") }
             return .window(MockWindow(offset: from, size: size, total: total))
+        case .graphene:
+            return grapheneWindow(context)
+        case .datatables:
+            return datatablesWindow(context)
         case .spring:
             guard let size = context.pageSize("size") else { return bad(context, "size") }
             guard let page = Int(context.query.value("page") ?? "0"), page >= 0 else { return bad(context, "page") }
@@ -284,21 +294,19 @@ package enum MockService: String, Sendable, CaseIterable {
         .reply(MockErrors.badParameter(self, name, context.query.value(name) ?? ""))
     }
 
-    /// Flask-AppBuilder's `q`, a Rison object (`(page:2,page_size:100,order_column:id)`): its `page` and `page_size`
-    /// when they are integers or absent; nil for anything that is no Rison object of such members.
+    /// Flask-AppBuilder's `q`, a Rison object (`(filters:!((col:name,opr:ct,value:x)),page:2,page_size:100)`), read
+    /// with the codec PageProxy writes it with (real15: split on commas, a `q` with filters was a 400): its `page` and
+    /// `page_size` when they are integers or absent; nil for anything that is no Rison object, or such members that are
+    /// no integers.
     static func fabPage(_ rison: String) -> (page: Int?, size: Int?)? {
-        guard rison.hasPrefix("("), rison.hasSuffix(")") else { return nil }
-        var found: [String: Int] = [:]
-        for member in rison.dropFirst().dropLast().split(separator: ",", omittingEmptySubsequences: true) {
-            let parts = member.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
-            guard parts.count == 2 else { return nil }
-            let key = String(parts[0])
-            if key == "page" || key == "page_size" {
-                guard let value = Int(parts[1]) else { return nil }
-                found[key] = value
-            }
+        guard let value = try? RisonDecoder.decode(rison), case .object = value else { return nil }
+        func integer(_ name: String) -> Int?? {
+            guard let member = value.member(name) else { return .some(nil) }
+            guard case .number(let text) = member, let number = Int(text) else { return nil }
+            return .some(number)
         }
-        return (found["page"], found["page_size"])
+        guard let page = integer("page"), let size = integer("page_size") else { return nil }
+        return (page, size)
     }
 
     /// JupyterHub's `abs(int(text))`: "-5" is 5; nil for anything that is not an integer.

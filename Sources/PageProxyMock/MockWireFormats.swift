@@ -37,6 +37,8 @@ package enum MockWireFormats {
         case .fab: fab(window)
         case .safrs: safrs(window, context)
         case .synapse: synapse(window)
+        case .graphene: graphene(window)
+        case .datatables: datatables(window, context)
         case .spring: spring(window)
         case .graph: graph(window, context)
         case .aspnet: aspNet(window)

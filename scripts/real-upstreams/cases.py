@@ -4,6 +4,8 @@ services), the server it points at, and how the truth is walked directly (`truth
 `upstream` is a path on the server; run.py puts the server's loopback origin in front of it.
 """
 
+from urllib.parse import quote
+
 GITHUB_ACCEPT = {"Accept": "application/vnd.github+json"}
 COMMENTS = "/repos/PyGithub/PyGithub/issues/1136/comments"
 ARTIFACTS = "/repos/transmission-web-control/transmission-web-control/actions/artifacts?name=build-tar"
@@ -24,11 +26,19 @@ MAILMAN_AUTH = {"Authorization": "Basic cmVzdGFkbWluOnJlc3RwYXNz"}  # restadmin:
 # SQLAlchemy 2.1 (Mailman 3.3.10's `select_from(Select)`), this one is not.
 MEMBERS = "/3.0/members"
 FAB_THINGS = "/api/v1/thing/"
+# A filter and an order inside FAB's q, beside its page (real15): 333 rows, names descending.
+FAB_FILTER = "filters:!((col:kind,opr:eq,value:gizmo)),order_column:name,order_direction:desc"
 SAFRS_THINGS = "/api/Things/"
 SYNAPSE_AUTH = {"Authorization": "Bearer harness-synapse-token"}  # the admin's token, synapse_server.py's
 # Without the admin, whose own row changes under every request the harness makes (its `last_seen_ts`).
 SYNAPSE_USERS = "/_synapse/admin/v2/users?admins=false"
 MASTODON_TAG = "/api/v1/timelines/tag/fgiztsshwiaqqiztpmmjbtvmescsculuvmgjgopwoeidbcrixp"
+# graphene-django's Relay connection over GET (real15): the cursor and page size are GraphQL variables, in the JSON
+# of the `variables` parameter.
+GRAPHQL_THINGS = ("/graphql?query=" + quote("query($after:String,$first:Int){things(first:$first,after:$after)"
+                                            "{totalCount edges{node{id name kind price note}} pageInfo{hasNextPage endCursor}}}")
+                  )
+DATATABLES_PAGES, DATATABLES_OFFSET = "/datatables/pages/?format=datatables", "/datatables/offset/?format=datatables"
 
 TRUTH = {
     "drf-pages": {"kind": "body-next", "start": "/api/pages/", "next": "next", "items": "results"},
@@ -103,6 +113,16 @@ TRUTH = {
     "fab": {"kind": "rison", "start": FAB_THINGS + "?q=(page:0,page_size:100)", "size": 100, "total": "count",
             "items": "result"},
     "fab-default": {"kind": "rison", "start": FAB_THINGS, "size": 20, "total": "count", "items": "result"},
+    "fab-filter": {"kind": "rison", "start": FAB_THINGS + "?q=(" + FAB_FILTER + ",page:0,page_size:100)", "size": 100,
+                   "members": FAB_FILTER + ",", "total": "count", "items": "result"},
+    "graphene": {"kind": "graphql-cursor", "start": GRAPHQL_THINGS + "&variables=" + quote('{"first":100}'),
+                 "connection": "data.things", "first": 100, "items": "data.things.edges"},
+    "datatables-pages": {"kind": "offset-count", "start": DATATABLES_PAGES + "&start=0&length=100", "parameter": "start",
+                         "total": "recordsFiltered", "items": "data"},
+    "datatables-pages-default": {"kind": "offset-count", "start": DATATABLES_PAGES, "parameter": "start",
+                                 "total": "recordsFiltered", "items": "data"},
+    "datatables-offset": {"kind": "offset-count", "start": DATATABLES_OFFSET + "&start=0&length=100", "parameter": "start",
+                          "total": "recordsFiltered", "items": "data"},
     "safrs": {"kind": "next-or-last", "start": SAFRS_THINGS + "?page[limit]=300", "total": "meta.count", "items": "data"},
     "safrs-100": {"kind": "next-or-last", "start": SAFRS_THINGS + "?page[limit]=100", "total": "meta.count",
                   "items": "data"},
@@ -128,6 +148,10 @@ STRIPE, MLFLOW, MASTODON = ("localstripe 1.15 (aiohttp) /v1/customers", "MLflow 
 JUPYTERHUB, PICCOLO = "JupyterHub 6.1 REST API (Tornado, SQLite)", "Piccolo API 1.11 PiccoloCRUD (uvicorn, SQLite)"
 MAILMAN = "Mailman 3.3 core REST API (wsgiref, SQLite) /members"
 FAB, SAFRS = "Flask-AppBuilder 5.3 ModelRestApi (Werkzeug, SQLite)", "SAFRS 3.2 JSON:API (Werkzeug, SQLite)"
+GRAPHENE = "graphene-django 3.2 Relay connection (runserver, SQLite) /graphql GET"
+DATATABLES = "djangorestframework-datatables 0.7 (runserver)"
+FAB_RISON = {"scheme": "page-number", "queryEncoding": "rison", "pageParameter": "q.page", "sizeParameter": "q.page_size",
+             "firstPage": 0}
 SYNAPSE = "matrix-synapse 1.163 admin API (Twisted, SQLite) /_synapse/admin/v2/users"
 EVE_PEOPLE, TASTYPIE_THING, DATASETTE_TABLE = "/api/v1/people", "/tastypie/v1/thing/", "/things/things.json"
 
@@ -334,6 +358,34 @@ CASES = [
          expect_error="pagination_stuck"),
     case("fab-offset", "fab", FAB, "fab", FAB_THINGS + "?q=(page_size:100)",
          {"scheme": "offset", "limit": 100, "totalItemsPath": "count"}, "result", expect_error="pagination_stuck"),
+    # real15: a route whose page parameter is a member of the Rison q (`"queryEncoding": "rison"`, `q.page`) walks
+    # it, the route's other q members (a filter, an order) kept in every page's q.
+    case("fab-rison", "fab", FAB, "fab", FAB_THINGS + "?q=(page_size:100)", FAB_RISON | {"totalItemsPath": "count"}, "result"),
+    case("fab-rison-open", "fab", FAB + " no total", "fab", FAB_THINGS + "?q=(page_size:100)", FAB_RISON, "result"),
+    case("fab-rison-default", "fab", FAB + " default page_size", "fab-default", FAB_THINGS,
+         FAB_RISON | {"totalItemsPath": "count"}, "result"),
+    case("fab-rison-filter", "fab", FAB + " filter and order in q", "fab-filter",
+         FAB_THINGS + "?q=(" + FAB_FILTER + ",page_size:100)", FAB_RISON | {"totalItemsPath": "count"}, "result"),
+    # djangorestframework-datatables (real15): {"recordsTotal", "recordsFiltered", "data": [...], "draw"} with
+    # ?format=datatables&start=&length=; `start` an item offset (its page-number class reads it as the page
+    # start // length + 1), the page past the end a 404 whose "data" is an object.
+    case("datatables-pages", "django", DATATABLES + " DatatablesPageNumberPagination", "datatables-pages", DATATABLES_PAGES,
+         {"scheme": "offset", "offsetParameter": "start", "limitParameter": "length", "limit": 100,
+          "totalItemsPath": "recordsFiltered"}, "data"),
+    case("datatables-pages-open", "django", DATATABLES + " DatatablesPageNumberPagination no total", "datatables-pages",
+         DATATABLES_PAGES, {"scheme": "offset", "offsetParameter": "start", "limitParameter": "length", "limit": 100}, "data"),
+    case("datatables-offset", "django", DATATABLES + " DatatablesLimitOffsetPagination", "datatables-offset",
+         DATATABLES_OFFSET, {"scheme": "offset", "offsetParameter": "start", "limitParameter": "length", "limit": 100,
+                             "totalItemsPath": "recordsFiltered"}, "data"),
+    # graphene-django (real15): a Relay connection, GraphQL over GET; the cursor (`pageInfo.endCursor`) goes back as the
+    # GraphQL variable `after`, inside the JSON of `variables`: a plain `after=` parameter is not read.
+    case("graphene-cursor", "graphene", GRAPHENE, "graphene", GRAPHQL_THINGS + "&variables=" + quote('{"first":100}'),
+         {"scheme": "cursor", "cursorPath": "data.things.pageInfo.endCursor", "cursorParameter": "after",
+          "sizeParameter": None}, "data.things.edges", expect_error="pagination_repeated_page"),
+    # real15: `"queryEncoding": "json"` names the cursor and size as members of the JSON `variables`.
+    case("graphene-json", "graphene", GRAPHENE, "graphene", GRAPHQL_THINGS,
+         {"scheme": "cursor", "queryEncoding": "json", "cursorPath": "data.things.pageInfo.endCursor",
+          "cursorParameter": "variables.after", "sizeParameter": "variables.first", "pageSize": 100}, "data.things.edges"),
     # SAFRS: JSON:API {"data", "included", "jsonapi", "links": {"first", "last", "next", "prev", "self"}, "meta":
     # {"count", "limit", "total"}}, ?page[offset]=&page[limit]= (250 by default), relative links; `next` is left out
     # of the page before the one `last` names (by 300: the page at 600 has no next, 100 items follow at 900).
@@ -409,6 +461,14 @@ CASES = [
     auto("auto-fab", "fab", FAB, "fab", FAB_THINGS + "?q=(page:0,page_size:100)",
          expect_error="pagination_not_detected"),
     auto("auto-fab-default", "fab", FAB + " no q", "fab-default", FAB_THINGS, expect_error="pagination_not_detected"),
+    auto("auto-datatables", "django", DATATABLES + " start=0&length=100", "datatables-pages",
+         DATATABLES_PAGES + "&start=0&length=100"),
+    # Without ?start=&length= nothing on DataTables' page says how it numbers: refused, not answered as one page.
+    auto("auto-datatables-default", "django", DATATABLES + " no start", "datatables-pages-default", DATATABLES_PAGES,
+         expect_error="pagination_not_detected"),
+    # The edges are two objects deep (data.things.edges), and the cursor goes back inside `variables`: refused.
+    auto("auto-graphene", "graphene", GRAPHENE, "graphene", GRAPHQL_THINGS + "&variables=" + quote('{"first":100}'),
+         expect_error="pagination_not_detected"),
     auto("auto-safrs", "safrs", SAFRS + " page[limit]=300", "safrs", SAFRS_THINGS + "?page[limit]=300"),
     auto("auto-safrs-default", "safrs", SAFRS + " default page[limit]", "safrs-default", SAFRS_THINGS),
     auto("auto-synapse", "synapse", SYNAPSE, "synapse", SYNAPSE_USERS + "&from=0&limit=100", headers=SYNAPSE_AUTH),

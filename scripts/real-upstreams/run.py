@@ -85,7 +85,7 @@ def start_servers(workdir, wanted):
     """The servers the cases `wanted` name (`--only` starts only those: Wagtail and MLflow take ~40 s to start)."""
     scripts = {name: [PYTHON, os.path.join(HERE, f"{name}_server.py")] for name in
                ["django", "fastapi", "smorest", "litestar", "eve", "datasette", "kinto", "wagtail", "localstripe",
-                "mlflow", "jupyterhub", "piccolo", "mailman", "fab", "safrs", "synapse"]}
+                "mlflow", "jupyterhub", "piccolo", "mailman", "fab", "safrs", "synapse", "graphene"]}
     scripts["github"] = [sys.executable, os.path.join(HERE, "github_replay.py")]
     scripts["mastodon"] = [PYTHON, os.path.join(HERE, "mastodon_replay.py")]
     extra = {"github": [REPLAY_DIR], "mastodon": [MASTODON_DIR]}
@@ -168,9 +168,16 @@ def direct_walk(truth, origin):
             link = response_headers.get(truth["header"])
             url = urljoin(url, link) if link else None
         elif kind == "offset-count":
-            # Wagtail API v2: ?offset=&limit= and a total in the body, no link: the offset moves by the items read.
-            offset = int(dict(parse_qsl(urlsplit(url).query)).get("offset", 0)) + len(items)
-            url = set_query(url, "offset", offset) if items and offset < at(document, truth["total"]) else None
+            # Wagtail API v2: ?offset=&limit= and a total in the body, no link: the offset moves by the items read
+            # (djangorestframework-datatables: `start`).
+            parameter = truth.get("parameter", "offset")
+            offset = int(dict(parse_qsl(urlsplit(url).query)).get(parameter, 0)) + len(items)
+            url = set_query(url, parameter, offset) if items and offset < at(document, truth["total"]) else None
+        elif kind == "graphql-cursor":
+            # A Relay connection over GET: while `pageInfo.hasNextPage`, `endCursor` goes back as the variable `after`.
+            info = at(document, truth["connection"] + ".pageInfo")
+            variables = json.dumps({"first": truth["first"], "after": info["endCursor"]}, separators=(",", ":"))
+            url = set_query(url, "variables", variables) if info["hasNextPage"] else None
         elif kind == "has-more":
             # Stripe (localstripe): `has_more`, and the next page starts after the last item's id (`starting_after`).
             url = set_query(url, "starting_after", items[-1]["id"]) if document["has_more"] else None
@@ -180,7 +187,7 @@ def direct_walk(truth, origin):
         elif kind == "rison":
             # Flask-AppBuilder: pages from 0 inside the Rison `q`, on to the count; no link.
             fetched = sum(len(i) for _, i in pages)
-            url = (set_query(url, "q", f"(page:{len(pages)},page_size:{truth['size']})")
+            url = (set_query(url, "q", f"({truth.get('members', '')}page:{len(pages)},page_size:{truth['size']})")
                    if items and fetched < at(document, truth["total"]) else None)
         elif kind == "next-or-last":
             # SAFRS: `links.next`, or `links.last` where it leaves out a `next` equal to it, while the count says more.

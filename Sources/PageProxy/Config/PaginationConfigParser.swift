@@ -9,15 +9,15 @@ enum PaginationConfigParser {
     static let keys: [(scheme: String, keys: [String])] = [
         ("page-number", ["pageParameter", "firstPage", "sizeParameter", "pageSize", "totalItemsPath",
                          "totalPagesPath", "totalPagesHeader", "totalPagesHeaderPath", "totalItemsHeader",
-                         "totalItemsHeaderPath", "lookahead", "endStatuses"]),
+                         "totalItemsHeaderPath", "lookahead", "endStatuses", "queryEncoding"]),
         ("offset", ["offsetParameter", "limitParameter", "limit", "totalItemsPath", "totalItemsHeader", "totalItemsHeaderPath",
-                    "lookahead", "endStatuses"]),
+                    "lookahead", "endStatuses", "queryEncoding"]),
         ("link-header", ["pageParameter", "sizeParameter", "pageSize", "lookahead"]),
         ("next-page-header", ["pageParameter", "nextPageHeader", "nextPageHeaderPath", "totalPagesHeader", "totalPagesHeaderPath",
                               "sizeParameter", "pageSize"]),
         ("next-url", ["nextPath", "totalItemsPath", "totalPagesPath"]),
-        ("cursor", ["cursorPath", "cursorParameter", "sizeParameter", "pageSize"]),
-        ("has-more", ["hasMorePath", "idPath", "afterParameter", "sizeParameter", "pageSize"]),
+        ("cursor", ["cursorPath", "cursorParameter", "sizeParameter", "pageSize", "queryEncoding"]),
+        ("has-more", ["hasMorePath", "idPath", "afterParameter", "sizeParameter", "pageSize", "queryEncoding"]),
     ]
 
     /// Every scheme a route may name: the walkers' and `auto`.

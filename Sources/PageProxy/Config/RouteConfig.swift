@@ -6,6 +6,9 @@ struct RouteConfig: Sendable {
     var name: String
     var upstream: UpstreamURL
     var pagination: RoutePagination
+    /// `"queryEncoding"`: the pagination parameters that are members of a Rison or JSON query parameter (`q.page`),
+    /// lifted out of each request's query and folded back into what is sent (`QueryMembers`); nil for none.
+    var queryMembers: QueryMembers? = nil
     /// Where the items array sits in each page's body; the root for a bare array.
     var itemsPath: JSONPath
     /// How many pages may be fetched at once.

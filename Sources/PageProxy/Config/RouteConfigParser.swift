@@ -18,17 +18,18 @@ enum RouteConfigParser {
     ) throws(ConfigError) -> RouteConfig {
         try object.requireOnly(keys)
         let name = try routeName(object)
-        let upstream = try upstreamURL(object)
+        var upstream = try upstreamURL(object)
         guard let pagination = try object.object("pagination") else {
             throw object.error("pagination", "is required, e.g. { \"scheme\": \"link-header\" }")
         }
         let itemsPath = try PaginationConfigParser.path(try object.string("items", default: ""), field: "items", in: object)
-        return RouteConfig(
+        let parsed = try PaginationConfigParser.parseRoute(pagination, items: object["items"] == nil ? nil : itemsPath, warnings: warnings)
+        let queryMembers = try RouteQueryEncoding.members(pagination, parsed)
+        if let queryMembers { upstream = try RouteQueryEncoding.lifted(upstream, queryMembers, in: object) }
+        var route = RouteConfig(
             name: name,
             upstream: upstream,
-            pagination: sizeWritten(
-                in: upstream, into: try PaginationConfigParser.parseRoute(
-                    pagination, items: object["items"] == nil ? nil : itemsPath, warnings: warnings)),
+            pagination: sizeWritten(in: upstream, into: parsed),
             itemsPath: itemsPath,
             concurrency: try object.integer("concurrency", in: 1...64, default: 4),
             maxPages: try object.integer("maxPages", in: 1...1_000_000, default: 1000),
@@ -45,6 +46,8 @@ enum RouteConfigParser {
             maxMergedBytes: try object.integer("maxMergedBytes", in: 1024...1_099_511_627_776, default: 1 << 30),
             maxRetryAfter: try object.seconds("maxRetryAfterSeconds", in: 0...86_400, default: 30),
             originBudget: try originBudget(object))
+        route.queryMembers = queryMembers
+        return route
     }
 
     /// A `page-number` route that names no `pageSize` but writes its size parameter into its `upstream` URL

@@ -171,7 +171,8 @@ struct AggregateResponder: Sendable {
             var retryPolicy = RetryPolicy(budget: route.retries)
             retryPolicy.maxServerDelay = route.maxRetryAfter
             // An explained walk counts each page's attempts (its retries).
-            let sender: any UpstreamTransport = controls.explain ? AttemptRecordingTransport(base: self.transport, record: walkRecord) : self.transport
+            var sender: any UpstreamTransport = controls.explain ? AttemptRecordingTransport(base: self.transport, record: walkRecord) : self.transport
+            if let members = route.queryMembers { sender = QueryMembersFoldingTransport(base: sender, members: members) }
             let retrying = RetryingTransport(base: sender, policy: retryPolicy, deadline: .now + route.totalTimeout, budgets: budgets)
             transport = retrying
             fetch = WindowPastTheEnd.wrap(

@@ -67,3 +67,10 @@ extension PaginationQueryCheck.Refused: HTTPResponseError {
     var code: String { "invalid_pagination_parameter" }
     var details: [(String, JSONFieldValue)] { [("parameter", .string(parameter))] }
 }
+
+/// A structured `q` (Rison, JSON) the route cannot read its pages in (`QueryMembers.lifting`) is a 400 naming it.
+extension QueryMembers.Invalid: HTTPResponseError {
+    package var status: HTTPStatus { .badRequest }
+    package var code: String { "invalid_pagination_parameter" }
+    package var details: [(String, JSONFieldValue)] { [("parameter", .string(parameter))] }
+}

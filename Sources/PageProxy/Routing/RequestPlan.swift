@@ -178,8 +178,8 @@ struct RequestPlan {
         /// How many more requests go to the pool without trying a walk on the socket loop (`triesWalkInMemory`).
         let walksInMemoryToSkip = Atomic(0)
 
-        /// - Throws: `ProxyControls.Invalid`, `PaginationQueryCheck.Refused` or `UpstreamHeaders.Refused`, all
-        ///   `HTTPResponseError`s (400).
+        /// - Throws: `ProxyControls.Invalid`, `PaginationQueryCheck.Refused`, `QueryMembers.Invalid` or
+        ///   `UpstreamHeaders.Refused`, all `HTTPResponseError`s (400).
         /// The route's extra path and the walks' link memory, for `walkingWindowAgain`.
         let subpath: String
         let lookahead: LookaheadMemory
@@ -199,7 +199,9 @@ struct RequestPlan {
             // A window walks only the pages it needs: a numbered scheme starts at the page that holds its first item.
             let fixedScheme: PaginationScheme? = if case .scheme(let scheme) = route.pagination { scheme } else { nil }
             self.fixedScheme = fixedScheme
-            let routeBase = RequestPlan.upstreamURL(route: route, subpath: subpath, query: controls.upstreamQuery)
+            // A route whose parameters are members of a Rison or JSON `q` walks them lifted out of it (`QueryMembers`).
+            let asSent = RequestPlan.upstreamURL(route: route, subpath: subpath, query: controls.upstreamQuery)
+            let routeBase = try route.queryMembers?.lifting(asSent) ?? asSent
             try PaginationQueryCheck.check(routeBase, pagination: route.pagination)
             let asked = controls.window
             let window: ItemWindow.Plan? =

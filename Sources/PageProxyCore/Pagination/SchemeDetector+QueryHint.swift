@@ -3,7 +3,8 @@
 /// offset walk, `?page=1` or a page-size parameter (`page_size`, `per_page`, `size`) a numbered one.
 extension SchemeDetector {
     static let offsetParameters = ["offset", "skip", "start"]
-    static let limitParameters = ["limit"]
+    /// DataTables' `length` too, beside its `start` (real15); alone it is too common a name for other things.
+    static let limitParameters = ["limit", "length"]
     /// Piccolo API's `__page_size` too (its `__page` is in `pageParameters`), and Mailman's `count` (with `page`).
     static let sizeParameters = ["page_size", "per_page", "pageSize", "PageSize", "size", "perPage", "__page_size", "count"]
     /// The page parameter of a size parameter whose API does not number pages with `page`, for a URL that names only
@@ -21,7 +22,7 @@ extension SchemeDetector {
         _ url: PageURL, itemCount: Int, total: TotalSource
     ) -> (scheme: PaginationScheme, evidence: String)? {
         let offsetName = offsetParameters.first { url.queryValue($0) != nil }
-        let limitName = limitParameters.first { url.queryValue($0) != nil }
+        let limitName = limitParameters.first { url.queryValue($0) != nil && ($0 != "length" || url.queryValue("start") != nil) }
         if offsetName != nil || limitName != nil {
             var options = PaginationScheme.Offset()
             options.offsetParameter = offsetName ?? options.offsetParameter

@@ -58,6 +58,10 @@ package enum SchemeDetector {
         "pagination.total", "pagination.count", "_meta.total", "_pagination.total",
         // Mailman 3's REST API.
         "total_size",
+        // The DataTables server-side protocol (djangorestframework-datatables): the count of the list the request walks,
+        // after its search (`recordsTotal` is before it). Real15: its `{"recordsTotal", "recordsFiltered", "data",
+        // "draw"}` was answered as one page of 100 of 1,000 items under a 200.
+        "recordsFiltered",
     ].map(path) + commonTotalPaths
     static let totalHeaders = ["X-Total-Count", "X-Total", "X-WP-Total", "Total-Count", ContentRange.headerName]
     /// The header that names the next page by its URL (Kinto).

@@ -35,6 +35,8 @@ import Testing
         case .graph: "$top=10&$skiptoken=10"
         case .aspnet: "pageNumber=2&pageSize=10"
         case .facets: "page=2&per_page=10"
+        case .graphene: "variables=\(MockQuery.encode(#"{"first":10,"after":"\#(MockService.relayCursor(9))"}"#))"
+        case .datatables: "start=10&length=10"
         }
         return "\(service.path)?\(page)&mock_total=25&\(extra)"
     }

@@ -45,6 +45,8 @@ enum MockWalkers {
         case .graph: "\(service.path)?$top=\(pageSize)&\(options)"
         case .aspnet: "\(service.path)?pageSize=\(pageSize)&\(options)"
         case .facets: "\(service.path)?per_page=\(pageSize)&\(options)"
+        case .graphene: "\(service.path)?variables=\(MockQuery.encode(#"{"first":\#(pageSize)}"#))&\(options)"
+        case .datatables: "\(service.path)?start=0&length=\(pageSize)&\(options)"
         }
         var page = 1
         var collected = 0
@@ -78,6 +80,8 @@ enum MockWalkers {
             case .wrapped, .offset, .ninja, .litestar, .wagtail, .jupyterhub: members["items"]
             case .piccolo: members["rows"]
             case .fab: members["result"]
+            case .graphene: MockTestSupport.members(MockTestSupport.members(members["data"] ?? [])["things"] ?? [])["edges"]
+            case .datatables: members["data"]
             case .safrs: members["data"]
             case .synapse: members["users"]
             // Mailman leaves the list out of a page with none.
@@ -94,7 +98,8 @@ enum MockWalkers {
                 walk.failure = "no item array in \(MockTestSupport.text(response))"
                 break
             }
-            let items = MockTestSupport.elements(array).map { Array($0) }
+            // graphene's edges hold the items as their `node`.
+            let items = MockTestSupport.elements(array).map { service == .graphene ? Array(MockTestSupport.members($0)["node"] ?? []) : Array($0) }
             walk.items += items
             collected += items.count
             page += 1
@@ -200,6 +205,15 @@ enum MockWalkers {
                 }
             case .facets:
                 nextLink = MockTestSupport.string(members["next"])
+            case .graphene:
+                let info = MockTestSupport.members(MockTestSupport.members(MockTestSupport.members(members["data"] ?? [])["things"] ?? [])["pageInfo"] ?? [])
+                if MockTestSupport.raw(info["hasNextPage"]) == "true", let cursor = MockTestSupport.string(info["endCursor"]) {
+                    next = "\(service.path)?variables=\(MockQuery.encode(#"{"first":\#(pageSize),"after":"\#(cursor)"}"#))&\(options)"
+                }
+            case .datatables:
+                if collected < MockTestSupport.int(members["recordsFiltered"]) ?? 0 {
+                    next = "\(service.path)?start=\(collected)&length=\(pageSize)&\(options)"
+                }
             case .offset:
                 let totalCount = MockTestSupport.int(members["total"]) ?? 0
                 if collected < totalCount {

@@ -12,6 +12,8 @@ urlpatterns = [
     path("link/offset/", views.LinkOffsetList.as_view()),
     path("link/cursor/", views.LinkCursorList.as_view()),
     path("jsonapi/things/", views.JSONAPIList.as_view()),
+    path("datatables/pages/", views.DatatablesList.as_view()),
+    path("datatables/offset/", views.DatatablesOffsetList.as_view()),
     path("ninja/", ninja_api.urls),
     path("tastypie/", include(tastypie_api.urls)),
 ]

@@ -1,5 +1,9 @@
 from rest_framework import generics, pagination, serializers
 from drf_link_header_pagination import LinkHeaderCursorPagination, LinkHeaderLimitOffsetPagination, LinkHeaderPagination
+from rest_framework.renderers import JSONRenderer
+from rest_framework_datatables.filters import DatatablesFilterBackend
+from rest_framework_datatables.pagination import DatatablesLimitOffsetPagination, DatatablesPageNumberPagination
+from rest_framework_datatables.renderers import DatatablesRenderer
 from rest_framework_json_api import pagination as jsonapi_pagination
 from rest_framework_json_api import parsers as jsonapi_parsers
 from rest_framework_json_api import renderers as jsonapi_renderers
@@ -87,3 +91,24 @@ class LinkOffsetList(PageList):
 
 class LinkCursorList(PageList):
     pagination_class = LinkCursors
+
+
+# djangorestframework-datatables (real15), as its docs' "Quickstart" sets it up, per view instead of in settings: its
+# renderer beside DRF's JSON one, its filter backend and its page-number pagination (50 by default, the docs'
+# PAGE_SIZE). `?format=datatables&start=&length=`: `start` an item offset read as the page `start // length + 1`.
+class DatatablesPages(DatatablesPageNumberPagination):
+    page_size = 50
+
+
+class DatatablesList(PageList):
+    renderer_classes = [JSONRenderer, DatatablesRenderer]
+    filter_backends = [DatatablesFilterBackend]
+    pagination_class = DatatablesPages
+
+
+class DatatablesOffsets(DatatablesLimitOffsetPagination):
+    default_limit = 50
+
+
+class DatatablesOffsetList(DatatablesList):
+    pagination_class = DatatablesOffsets
