@@ -336,6 +336,20 @@ package enum CacheFileSystem {
         guard info.st_mode & S_IFMT == S_IFDIR else { throw Failure(call: "mkdir", path: path, errno: ENOTDIR) }
     }
 
+    /// Whether `path` is a directory itself, not a symbolic link to one (`lstat`): a fan-out folder of the cache that is
+    /// a link leads outside it, where nothing is read, written or removed (attack15 L1).
+    package static func isOwnDirectory(_ path: String) -> Bool {
+        var info = stat()
+        return lstat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFDIR
+    }
+
+    /// Whether something that is no directory of its own (a symbolic link, a file) is at `path` (`lstat`); false when
+    /// nothing is (a folder about to be made).
+    package static func isForeignFolder(_ path: String) -> Bool {
+        var info = stat()
+        return lstat(path, &info) == 0 && info.st_mode & S_IFMT != S_IFDIR
+    }
+
     /// Removes `path`.
     package static func remove(_ path: String) {
         unlink(path)

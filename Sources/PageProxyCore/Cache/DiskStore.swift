@@ -758,7 +758,7 @@ package final class DiskStore: Sendable {
         let path = self.path(for: key)
         let removed = ledger.withLock { (total: inout Int?) -> Int? in
             if let inode, CacheFileSystem.inode(path) != inode { return nil }
-            guard let size = CacheFileSystem.detach(path, to: aside) else { return nil }
+            guard let size = detachEntry(key, to: aside) else { return nil }
             total = total.map { max(0, $0 - size) }
             return size
         }
@@ -1063,6 +1063,7 @@ package final class DiskStore: Sendable {
     /// An eviction removes a folder it empties (`removeEmptyFolders`), maybe between this one's making it and the
     /// write: a few tries, since a missing directory would disable the store.
     private func writeTemporary(_ bytes: [UInt8], _ temporary: String, in folder: String) throws(CacheFileSystem.Failure) {
+        try Self.refuseLinkedFolder(folder)
         for attempt in 1...3 {
             do throws(CacheFileSystem.Failure) {
                 return try CacheFileSystem.writeTemporary(bytes, temporary)
@@ -1070,6 +1071,21 @@ package final class DiskStore: Sendable {
                 try CacheFileSystem.makeDirectory(folder)
             }
         }
+    }
+
+    /// Throws `ELOOP` when `folder` (a fan-out folder) is there but is no directory of its own, such as a symbolic
+    /// link: nothing is written through it (attack15 L1). Not an error that disables the store: that page is not stored.
+    private static func refuseLinkedFolder(_ folder: String) throws(CacheFileSystem.Failure) {
+        guard !CacheFileSystem.isForeignFolder(folder) else {
+            throw CacheFileSystem.Failure(call: "open", path: folder, errno: ELOOP)
+        }
+    }
+
+    /// Moves `key`'s entry file aside (`CacheFileSystem.detach`), unless its fan-out folder is a link out of the
+    /// directory (attack15 L1: eviction removed files named like entries elsewhere).
+    private func detachEntry(_ key: CacheKey, to aside: String) -> Int? {
+        guard CacheFileSystem.isOwnDirectory("\(directory)/\(key.directoryName)") else { return nil }
+        return CacheFileSystem.detach(path(for: key), to: aside)
     }
 
     /// Two names beside `key`'s entry no other writer uses: where its bytes are written, and where the version it
@@ -1193,7 +1209,7 @@ package final class DiskStore: Sendable {
             var removed = 0
             var gone: [CacheKey] = []
             for key in victims {
-                guard let aside = temporaryNames(for: key)?.aside, let size = CacheFileSystem.detach(path(for: key), to: aside) else {
+                guard let aside = temporaryNames(for: key)?.aside, let size = detachEntry(key, to: aside) else {
                     passed.append(key)
                     continue
                 }
@@ -1271,6 +1287,8 @@ package final class DiskStore: Sendable {
         var temporaries: [String] = []
         for fanOut in CacheFileSystem.names(in: directory) ?? [] where fanOut.utf8.count == 2 {
             let folder = "\(directory)/\(fanOut)"
+            // A folder that is a link leads outside the directory: none of its files is indexed, evicted or removed.
+            guard CacheFileSystem.isOwnDirectory(folder) else { continue }
             for name in CacheFileSystem.names(in: folder) ?? [] {
                 let path = "\(folder)/\(name)"
                 if name.contains(".tmp-"), CacheKey(hex: String(name.prefix(64))) != nil {
