@@ -837,7 +837,8 @@ package final class DiskStore: Sendable {
             }
             let file = try directory.locate(key.relativePath) { (fd, path) throws(CacheFileSystem.Failure) in
                 try CacheFileSystem.read(
-                    path, in: fd, headLength: CacheEntryFormat.headLength(of:), guessedHeadLength: guess == 0 ? nil : guess, touch: touch,
+                    path, in: fd, headLength: CacheEntryFormat.headLength(of:), fileLength: CacheEntryFormat.fileLength(of:),
+                    guessedHeadLength: guess == 0 ? nil : guess, touch: touch,
                     wait: wait, holding: holdsFile ? heldFiles : nil, onChanged: onChanged)
             }
             return file.map { EntryFile(head: $0.head, tail: $0.tail, inode: $0.inode, file: $0.file, directory: directory) }
@@ -860,7 +861,8 @@ package final class DiskStore: Sendable {
         var expectedLength = 0
         let read = try directory.locate(key.relativePath) { (fd, path) throws(CacheFileSystem.Failure) in
             try CacheFileSystem.readHashingBody(
-                path, in: fd, headLength: CacheEntryFormat.headLength(of:), touch: touch, wait: wait, holding: heldFiles, onChanged: onChanged
+                path, in: fd, headLength: CacheEntryFormat.headLength(of:), fileLength: CacheEntryFormat.fileLength(of:), touch: touch,
+                wait: wait, holding: heldFiles, onChanged: onChanged
             ) { bytes, bodyLength in
                 expectedLength = bodyLength
                 head = Result { () throws(CacheEntryFormat.Invalid) in try CacheEntryFormat.decodeHead(bytes, bodyLength: bodyLength, key: key) }
