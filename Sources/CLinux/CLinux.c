@@ -4,6 +4,8 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <linux/openat2.h>
 #include <malloc.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -12,6 +14,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
@@ -40,12 +43,36 @@ int pageproxy_open_noatime(const char *path) {
 // read in full before it was refused), and never waiting to open (a FIFO put in an entry's place blocked the thread
 // that opened it until a writer came, and with it the cooperative pool: attack13 H1). O_NONBLOCK changes nothing
 // for a regular file's reads; the caller refuses what `fstat` says is not a regular file.
+//
+// Under a held directory, no symbolic link is followed anywhere in `path` either (attack15 L1: a fan-out folder made a
+// link to another directory had files outside the cache read, and removed, as entries): `openat2` with
+// RESOLVE_NO_SYMLINKS, one call as before. Where the kernel (before 5.6) or a seccomp filter refuses `openat2`, the
+// folder is checked with `fstatat` first.
+static int openat_entry(int directory, const char *path, int flags) {
+    if (directory == AT_FDCWD) return openat(directory, path, flags);
+    struct open_how how = { .flags = (unsigned long long)flags, .resolve = RESOLVE_NO_SYMLINKS };
+    int fd = (int)syscall(SYS_openat2, directory, path, &how, sizeof how);
+    if (fd >= 0 || (errno != ENOSYS && errno != EPERM)) return fd;
+    const char *slash = strrchr(path, '/');
+    if (slash != NULL && (size_t)(slash - path) < PATH_MAX) {
+        char folder[PATH_MAX];
+        memcpy(folder, path, (size_t)(slash - path));
+        folder[slash - path] = 0;
+        struct stat info;
+        if (fstatat(directory, folder, &info, AT_SYMLINK_NOFOLLOW) == 0 && !S_ISDIR(info.st_mode)) {
+            errno = ELOOP;
+            return -1;
+        }
+    }
+    return openat(directory, path, flags);
+}
+
 int pageproxy_openat_noatime(int directory, const char *path) {
-    return openat(directory, path, O_RDONLY | O_CLOEXEC | O_NOATIME | O_NOFOLLOW | O_NONBLOCK);
+    return openat_entry(directory, path, O_RDONLY | O_CLOEXEC | O_NOATIME | O_NOFOLLOW | O_NONBLOCK);
 }
 
 int pageproxy_openat_readonly(int directory, const char *path) {
-    return openat(directory, path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+    return openat_entry(directory, path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
 }
 
 int pageproxy_open_directory(const char *path) {

@@ -163,7 +163,7 @@ package struct Connection: Sendable {
         } else if fromMemory == .first {
             guard let answered = await responder.respondPreferringMemory(to: request, response: Response(writer: writer, watch: watch)) else {
                 // `respondFromMemory` took the response without answering: a responder's bug; the client sees a cut.
-                writer.abort()
+                writer.abort("responder_left_unanswered")
                 return .closing
             }
             record = answered.record
@@ -179,7 +179,7 @@ package struct Connection: Sendable {
                 record = await responder.respond(to: request, response: response)
             } else {
                 // `respondFromMemory` took the response without answering: a responder's bug; the client sees a cut.
-                writer.abort()
+                writer.abort("responder_left_unanswered")
                 return .closing
             }
         }
@@ -233,7 +233,10 @@ package struct Connection: Sendable {
         // the cause).
         if writer.isCutByShutdown { record.error = "shutdown_cut" }
         fields += record.logFields
-        if case .aborted = writer.state { fields.append(("aborted", .bool(true))) }
+        if case .aborted = writer.state {
+            fields.append(("aborted", .bool(true)))
+            if let reason = writer.abortReason { fields.append(("abort_reason", .string(reason))) }
+        }
         logger.log(requestLogLevel, "request", fields)
     }
 }

@@ -91,6 +91,6 @@ package struct Response: ~Copyable {
 
     /// Gives the answer up without sending anything (its client has left): the connection closes.
     package consuming func abandon() {
-        writer.abort()
+        writer.abort("client_left")
     }
 }

@@ -32,12 +32,12 @@ package struct ResponseStream: ~Copyable {
         var record = record
         record.error = error.code
         try? await writer.writeStreamed(ErrorResponse.streamFailureLine(for: error))
-        writer.abort()
+        writer.abort("failed: " + error.code)
         return record
     }
 
-    /// Ends the body without its last chunk (the client left, or the shutdown cut it).
-    package consuming func abort() {
-        writer.abort()
+    /// Ends the body without its last chunk (the client left, or the shutdown cut it); `reason` is logged.
+    package consuming func abort(_ reason: String) {
+        writer.abort(reason)
     }
 }

@@ -28,6 +28,8 @@ package final class ResponseWriter {
     private(set) var keepsAlive: Bool
     private(set) var status: HTTPStatus?
     private(set) var bytesSent = 0
+    /// Why the answer was cut (`abort`), for the request log (attack15 U1: `"aborted":true` said nothing of why).
+    private(set) var abortReason: String?
     /// A streamed answer's head, held until the first part of its body leaves with it (`beginStream(holdingHead:)`).
     private var heldHead: [UInt8] = []
 
@@ -161,7 +163,8 @@ package final class ResponseWriter {
             guard remaining == 0 else { throw BodyLengthMismatch() }
             if !pending.isEmpty { try await write([pending]) }
         } catch {
-            abort()
+            // A failed write gave its reason already (the first one is kept).
+            abort("body_length_mismatch")
             throw error
         }
         state = .finished
@@ -253,10 +256,23 @@ package final class ResponseWriter {
     }
 
     /// Ends the answer unfinished (a stream without its last chunk, or no answer at all): the connection closes so
-    /// that the client sees the loss.
-    package func abort() {
+    /// that the client sees the loss. `reason` is logged with it; the first one given is kept.
+    package func abort(_ reason: String) {
         state = .aborted
         keepsAlive = false
+        if abortReason == nil { abortReason = reason }
+    }
+
+    /// The request log's reason for an answer cut by a failed write.
+    static func abortReason(_ error: SocketError) -> String {
+        switch error {
+        case .disconnected: "client_closed"
+        case .timedOut: "client_write_timeout"
+        case .cancelled: "socket_closed"
+        // No errno: a body sent from a cache file found the file changed or shorter under it (`StagedBodyParts`).
+        case .failed(_, 0): "body_file_changed"
+        case .failed, .invalidAddress: "write_failed: \(error)"
+        }
     }
 
     /// The status line and `headers`, then the writer's own fields: `Date`, `Server` (unless the responder set one)
@@ -301,8 +317,7 @@ package final class ResponseWriter {
             bytesSent += length
         } catch {
             if let before, let after = sink.bytesDelivered { bytesSent += min(length, max(0, after - before)) }
-            state = .aborted
-            keepsAlive = false
+            abort(Self.abortReason(error))
             throw error
         }
     }

@@ -38,6 +38,23 @@ import Testing
         }
     }
 
+    /// attack15 U1: a page stored but stale was said to be "not in the cache": the answer says it is stored, and how
+    /// long ago, so the client knows that a plain request (or `max-stale`) would do.
+    @Test func onlyIfCachedOnAStalePageSaysItIsStoredButStale() async throws {
+        let wall = ManualWallClock()
+        try await CacheTests.run(route: { $0.ttl = .seconds(60) }, clock: wall.clock) { stack, _ in
+            _ = try await stack.get(Self.target)
+            wall.advance(seconds: 90)
+            stack.mock.log.reset()
+            let stale = try await stack.get(Self.target, headers: ["Cache-Control": "only-if-cached"])
+            #expect(stale.status == 504)
+            #expect(stale.text.contains("\"not_cached\""), "\(stale.text)")
+            #expect(stale.text.contains("is in the cache but not fresh (stored 90 s ago"), "\(stale.text)")
+            #expect(!stale.text.contains("is not in the cache"), "\(stale.text)")
+            #expect(stack.mock.log.count == 0)
+        }
+    }
+
     /// review9 B1: a route that stores nothing (ttl 0) sent an `only-if-cached` request upstream and answered 200.
     @Test func onlyIfCachedOnARouteThatStoresNothingIsA504() async throws {
         try await CacheTests.run(route: { $0.ttl = .zero }) { stack, _ in

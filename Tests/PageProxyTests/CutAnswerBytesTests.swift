@@ -29,6 +29,8 @@ import Testing
             let fields = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
             let bytes = try #require(fields["bytes"] as? Int)
             #expect(fields["aborted"] as? Bool == true)
+            // attack15 U1: and why (a reset; a write that found the peer gone).
+            #expect(fields["abort_reason"] as? String == "client_closed", "\(line)")
             // At least what the client read, at most the answer (the rest waited in the kernel's buffers or never left).
             #expect(bytes >= taken && bytes < length, "logged \(bytes) bytes; the client read \(taken) of \(length)")
             let metrics = try PrometheusTextParser(try await stack.get("/metrics").text)

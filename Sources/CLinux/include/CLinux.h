@@ -30,7 +30,8 @@ int pageproxy_rename_exchange(const char *from, const char *to);
 /// not this user's, where the flag is refused).
 int pageproxy_open_noatime(const char *path);
 /// `openat(directory, path, O_RDONLY | O_CLOEXEC | O_NOATIME | O_NOFOLLOW | O_NONBLOCK)`: a cache entry under a held
-/// directory descriptor (ELOOP for a symbolic link; a FIFO opens at once, for the caller to refuse).
+/// directory descriptor (ELOOP for a symbolic link, the file's or its folder's; a FIFO opens at once, for the caller
+/// to refuse).
 int pageproxy_openat_noatime(int directory, const char *path);
 /// As above without O_NOATIME, where it is not allowed (EPERM: not the owner).
 int pageproxy_openat_readonly(int directory, const char *path);

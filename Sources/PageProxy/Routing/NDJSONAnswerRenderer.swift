@@ -97,7 +97,7 @@ enum NDJSONAnswerRenderer {
             guard let failure = error as? PaginationError, !PaginationErrorResponse.isCancellation(failure) else {
                 // The client went away (the walk has stopped fetching), or a walk of pages in memory began its stream
                 // and came to a page it would fetch: the answer is cut short.
-                open.abort()
+                open.abort(error is PaginationError ? "client_left" : "walk_stopped")
                 return .answered(record)
             }
             // The pages before the failure are the client's: their lines go out before the failure line.

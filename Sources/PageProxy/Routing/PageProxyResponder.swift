@@ -152,6 +152,10 @@ struct PageProxyResponder: HTTPResponder {
         if let cache = status.cacheDisabledReason {
             return (.ok, "{\"status\":\"ready\",\"cache\":" + JSONText.string("disabled: " + cache) + "}\n")
         }
+        if status.isCacheEvictingAtStart {
+            let note = "evicting: over its bound at the start; new pages are not stored until that is done"
+            return (.ok, "{\"status\":\"ready\",\"cache\":" + JSONText.string(note) + "}\n")
+        }
         return (.ok, "{\"status\":\"ready\"}\n")
     }
 

@@ -26,25 +26,27 @@ enum RoutePageFetcher {
         let (headers, policy, scan, secrets) = (plan.upstreamHeaders, plan.cachePolicy, plan.scanPaths, plan.secrets)
         return { url, number throws(PaginationError) in
             let started = ContinuousClock.now
+            // Only a fetch that sent a try counts an upstream page: one that joined another request's try did not ask.
+            let watched = TryWatchingTransport(transport)
             do throws(UpstreamError) {
                 let fetched = try await pages.fetch(
-                    UpstreamRequest(url: url, headers: headers, caFile: caFile), policy: policy, transport: transport, timeout: timeout,
+                    UpstreamRequest(url: url, headers: headers, caFile: caFile), policy: policy, transport: watched, timeout: timeout,
                     maxBodyBytes: maxBytes, scan: scan)
                 let (response, source) = (fetched.response, fetched.outcome)
                 count(fetched, number, url, started)
                 // A hit or a stale page made no upstream request that answered.
-                guard source != .hit && source != .stale else { return response }
+                guard source != .hit && source != .stale, watched.sentATry else { return response }
                 metrics.pageFetched(route: routeName, outcome: outcomeLabel(status: response.status.code), duration: .now - started)
                 return response
             } catch {
                 // A fetch cancelled because its client left is no upstream failure (its socket was closed under it).
                 if error == .cancelled || Task.isCancelled {
-                    metrics.pageFetched(route: routeName, outcome: "cancelled", duration: .now - started)
+                    if watched.sentATry { metrics.pageFetched(route: routeName, outcome: "cancelled", duration: .now - started) }
                     throw .cancelled
                 }
                 let outcome = if case .timedOut = error { "timeout" } else { "error" }
                 record.failed(number: number, url: url, error: CredentialRedaction.redactText("\(error)", secrets: secrets), started: started)
-                metrics.pageFetched(route: routeName, outcome: outcome, duration: .now - started)
+                if watched.sentATry { metrics.pageFetched(route: routeName, outcome: outcome, duration: .now - started) }
                 throw .upstreamFailed(page: number, url: url, error: error)
             }
         }

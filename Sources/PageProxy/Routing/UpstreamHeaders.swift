@@ -24,6 +24,10 @@ enum UpstreamHeaders {
                     code: "repeated_header", message: "the header \(name) is given \(values.count) times; send it once", header: name)
             }
             guard let value = values.first else { continue }
+            // A client's `Accept` is what it wants from PageProxy (`application/x-ndjson` selects its stream): sent on
+            // only when it names a JSON type the upstream can answer; otherwise the route's, or the transport's JSON
+            // default, is (attack15 U1: an upstream that honours `Accept` answered 406 or another format).
+            if HTTPHeaders.namesEqual(name, "Accept"), !Self.admitsJSON(value) { continue }
             // The value is forwarded exactly as received, or not at all: one that is not UTF-8 could not be.
             guard !request.fieldsNotUTF8.contains(where: { HTTPHeaders.namesEqual($0, name) }) else {
                 throw Refused(
@@ -34,6 +38,15 @@ enum UpstreamHeaders {
             fields.set(name, value)
         }
         return fields
+    }
+
+    /// Whether an `Accept` value admits a JSON answer: it names `application/json`, a `+json` type, `application/*`
+    /// or `*/*`.
+    static func admitsJSON(_ accept: String) -> Bool {
+        HTTPHeaders([("Accept", accept)]).tokens("Accept").contains { range in
+            let type = range.prefix { $0 != ";" && $0 != " " && $0 != "\t" }
+            return type == "application/json" || type.hasSuffix("+json") || type == "application/*" || type == "*/*"
+        }
     }
 }
 

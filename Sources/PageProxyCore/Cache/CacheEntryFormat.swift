@@ -107,6 +107,17 @@ package enum CacheEntryFormat {
         return prefixLength + headerLength
     }
 
+    /// How long an entry file is by its first bytes (prefix, header and body lengths); nil when they are too few to
+    /// say, -1 (no file's size) when the lengths are absurd. A file of another size is corrupt: `CacheFileSystem.read`
+    /// reads no more of it (attack15 L2: a file grown to 8 GB past what its header says was read whole into memory
+    /// before the length check rejected it).
+    package static func fileLength(of prefix: UnsafeRawBufferPointer) -> Int? {
+        guard prefix.count >= prefixLength else { return nil }
+        let bodyLength = (12..<20).reduce(UInt64(0)) { $0 << 8 | UInt64(prefix[$1]) }
+        guard let head = headLength(of: prefix), bodyLength <= UInt64(Int.max - head) else { return -1 }
+        return head + Int(bodyLength)
+    }
+
     package static func decode(_ bytes: [UInt8], key: CacheKey) throws(Invalid) -> CacheEntry {
         let cut = min(bytes.withUnsafeBytes(headLength(of:)) ?? bytes.count, bytes.count)
         return try decode(head: Array(bytes[..<cut]), body: Array(bytes[cut...]), key: key)

@@ -38,6 +38,10 @@ package enum CacheFileSystem {
     /// How many bytes are read first, before the file is cut in two: a cache entry's prefix and header fit.
     static let firstReadBytes = 4096
 
+    /// The largest file read with one call on a guessed head length (`readInOne`), before its first bytes are seen: a
+    /// larger one is read in two, its size checked against what its first bytes say (`fileLength`) before the rest.
+    static let oneReadMaxBytes = 1 << 24
+
     /// A whole file's bytes and its inode, or nil when it does not exist.
     package static func read(_ path: String, wait: ReadWait = .mayWaitForDisk) throws(Failure) -> (bytes: [UInt8], inode: UInt64)? {
         try read(path, headLength: { _ in nil }, wait: wait).map { ($0.head, $0.inode) }
@@ -60,8 +64,12 @@ package enum CacheFileSystem {
     /// its `bodyOffset`), so that the tail can be sent from the file (issue 13, eighth pass); otherwise it is closed.
     ///
     /// With `directory` (a descriptor of a directory), `path` is relative to it (`EntryDirectory`).
+    ///
+    /// With `fileLength` (shown the first bytes, it says how long the file should be), a file of another size is read
+    /// no further than its first bytes: the head comes back cut short, which the caller's checks reject as corrupt.
     package static func read(
-        _ path: String, in directory: Int32 = AT_FDCWD, headLength: (UnsafeRawBufferPointer) -> Int?, guessedHeadLength: Int? = nil,
+        _ path: String, in directory: Int32 = AT_FDCWD, headLength: (UnsafeRawBufferPointer) -> Int?,
+        fileLength: (UnsafeRawBufferPointer) -> Int? = { _ in nil }, guessedHeadLength: Int? = nil,
         touch: Bool = false, wait: ReadWait = .mayWaitForDisk, holding budget: HeldEntryFileBudget? = nil,
         onChanged: (@Sendable (_ inode: UInt64) -> Void)? = nil
     ) throws(Failure) -> (head: [UInt8], tail: [UInt8], inode: UInt64, file: HeldEntryFile?)? {
@@ -73,9 +81,11 @@ package enum CacheFileSystem {
         let size = Int(info.st_size)
         var readError: Int32 = 0
         var file = guessedHeadLength.flatMap { guess in
-            readInOne(fd, size: size, guessedHeadLength: guess, headLength: headLength, wait: wait, error: &readError)
+            size <= oneReadMaxBytes ? readInOne(fd, size: size, guessedHeadLength: guess, headLength: headLength, wait: wait, error: &readError) : nil
         }
-        if file == nil, readError == 0 { file = readInTwo(fd, size: size, headLength: headLength, wait: wait, error: &readError) }
+        if file == nil, readError == 0 {
+            file = readInTwo(fd, size: size, headLength: headLength, fileLength: fileLength, wait: wait, error: &readError)
+        }
         guard readError == 0, let (head, tail) = file else { throw Failure(call: "read", path: path, errno: readError) }
         if let budget { held = HeldEntryFile(descriptor: fd, bodyOffset: head.count, budget: budget, stamp: .init(info), onChanged: onChanged) }
         return (head, tail, UInt64(info.st_ino), held)
@@ -89,7 +99,8 @@ package enum CacheFileSystem {
     /// `bodyRead` is how many body bytes the file gave (fewer than its size said when it shrank meanwhile: the caller's
     /// length check rejects it). Nil when the file does not exist.
     package static func readHashingBody(
-        _ path: String, in directory: Int32 = AT_FDCWD, headLength: (UnsafeRawBufferPointer) -> Int?, touch: Bool = false,
+        _ path: String, in directory: Int32 = AT_FDCWD, headLength: (UnsafeRawBufferPointer) -> Int?,
+        fileLength: (UnsafeRawBufferPointer) -> Int? = { _ in nil }, touch: Bool = false,
         wait: ReadWait = .mayWaitForDisk, holding budget: HeldEntryFileBudget, onChanged: (@Sendable (_ inode: UInt64) -> Void)? = nil,
         keepsBody: (_ head: [UInt8], _ bodyLength: Int) -> Bool
     ) throws(Failure) -> (head: [UInt8], body: [UInt8]?, bodyRead: Int, bodyHash: UInt64, inode: UInt64, file: HeldEntryFile?)? {
@@ -98,7 +109,7 @@ package enum CacheFileSystem {
         touchIfDue(fd, &info, touch: touch)
         return try ThreadScratch.with { (scratch) throws(Failure) in
             try readHashingBody(
-                fd, info: info, path: path, through: scratch, headLength: headLength, wait: wait, holding: budget,
+                fd, info: info, path: path, through: scratch, headLength: headLength, fileLength: fileLength, wait: wait, holding: budget,
                 onChanged: onChanged, keepsBody: keepsBody)
         }
     }
@@ -106,7 +117,7 @@ package enum CacheFileSystem {
     /// `readHashingBody` of the open `fd` through `scratch`; closes `fd` unless it is held.
     private static func readHashingBody(
         _ fd: Int32, info: stat, path: String, through scratch: UnsafeMutableRawBufferPointer, headLength: (UnsafeRawBufferPointer) -> Int?,
-        wait: ReadWait, holding budget: HeldEntryFileBudget, onChanged: (@Sendable (_ inode: UInt64) -> Void)?,
+        fileLength: (UnsafeRawBufferPointer) -> Int?, wait: ReadWait, holding budget: HeldEntryFileBudget, onChanged: (@Sendable (_ inode: UInt64) -> Void)?,
         keepsBody: (_ head: [UInt8], _ bodyLength: Int) -> Bool
     ) throws(Failure) -> (head: [UInt8], body: [UInt8]?, bodyRead: Int, bodyHash: UInt64, inode: UInt64, file: HeldEntryFile?) {
         let base = scratch.baseAddress.unsafelyUnwrapped
@@ -130,12 +141,15 @@ package enum CacheFileSystem {
             return filled
         }
         var filled = fill()
-        let cut = min(max(headLength(UnsafeRawBufferPointer(rebasing: scratch[..<filled])) ?? size, 0), size)
+        let first = UnsafeRawBufferPointer(rebasing: scratch[..<filled])
+        let cut = min(max(headLength(first) ?? size, 0), size)
+        // A file of another size than its first bytes say is corrupt: none of its body is read (attack15 L2).
+        let sizeAsSaid = fileLength(first).map { $0 == size } ?? true
         var head = [UInt8](UnsafeRawBufferPointer(rebasing: scratch[..<min(cut, filled)]))
         // Where the body starts in what the scratch holds now.
         var bodyStart = head.count
         // A head longer than the scratch (a page with thousands of stored items): the rest of it read into the array.
-        while head.count < cut, readError == 0, offset < size {
+        while sizeAsSaid, head.count < cut, readError == 0, offset < size {
             filled = fill()
             if filled == 0 { break }  // shrank meanwhile: a head cut short, which the caller's checks reject
             let taken = min(cut - head.count, filled)
@@ -145,11 +159,11 @@ package enum CacheFileSystem {
         guard readError == 0 else { throw Failure(call: "read", path: path, errno: readError) }
         let bodyLength = max(0, size - cut)
         var body: [UInt8]? = keepsBody(head, bodyLength) ? [] : nil
-        body?.reserveCapacity(bodyLength)
+        if sizeAsSaid { body?.reserveCapacity(bodyLength) }
         var hash = XXHash64.Streaming()
         var bodyRead = 0
         // A file shorter than its head has no body here: the caller's length checks reject it.
-        while head.count == cut {
+        while sizeAsSaid, head.count == cut {
             let piece = UnsafeRawBufferPointer(rebasing: scratch[bodyStart..<filled])
             hash.update(piece)
             body?.append(contentsOf: piece)
@@ -199,12 +213,16 @@ package enum CacheFileSystem {
     }
 
     /// A file of `size` bytes cut where `headLength`, shown its first bytes, says (see `read`).
+    /// A file of another size than `fileLength` says comes back as its first bytes, cut short of the head when the
+    /// head is longer, and no tail (attack15 L2).
     private static func readInTwo(
-        _ fd: Int32, size: Int, headLength: (UnsafeRawBufferPointer) -> Int?, wait: ReadWait, error: inout Int32
+        _ fd: Int32, size: Int, headLength: (UnsafeRawBufferPointer) -> Int?, fileLength: (UnsafeRawBufferPointer) -> Int?,
+        wait: ReadWait, error: inout Int32
     ) -> (head: [UInt8], tail: [UInt8]) {
         var offset = 0
         let first = readArray(fd, count: min(size, firstReadBytes), startingWith: [], offset: &offset, wait: wait, error: &error)
         let cut = min(max(first.withUnsafeBytes(headLength) ?? size, 0), size)
+        if let said = first.withUnsafeBytes(fileLength), said != size { return (Array(first[..<min(cut, first.count)]), []) }
         if cut <= first.count {
             return (Array(first[..<cut]), readArray(fd, count: size - cut, startingWith: first[cut...], offset: &offset, wait: wait, error: &error))
         }
@@ -334,6 +352,20 @@ package enum CacheFileSystem {
         var info = stat()
         guard stat(path, &info) == 0 else { throw failure("stat", path) }
         guard info.st_mode & S_IFMT == S_IFDIR else { throw Failure(call: "mkdir", path: path, errno: ENOTDIR) }
+    }
+
+    /// Whether `path` is a directory itself, not a symbolic link to one (`lstat`): a fan-out folder of the cache that is
+    /// a link leads outside it, where nothing is read, written or removed (attack15 L1).
+    package static func isOwnDirectory(_ path: String) -> Bool {
+        var info = stat()
+        return lstat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFDIR
+    }
+
+    /// Whether something that is no directory of its own (a symbolic link, a file) is at `path` (`lstat`); false when
+    /// nothing is (a folder about to be made).
+    package static func isForeignFolder(_ path: String) -> Bool {
+        var info = stat()
+        return lstat(path, &info) == 0 && info.st_mode & S_IFMT != S_IFDIR
     }
 
     /// Removes `path`.

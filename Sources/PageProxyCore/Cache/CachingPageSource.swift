@@ -140,7 +140,10 @@ package final class CachingPageSource: Sendable {
         // no body for the transport's limit to refuse): the route asks as if nothing were stored.
         // Never one without its body in memory (a 304 rewrites the entry, a stale answer is served whole).
         let cached = found.flatMap { $0.entry.bodyInFile == nil && $0.entry.body.count <= policy.maxBodyBytes ? $0.entry : nil }
-        if policy.onlyIfCached { throw .notCached(origin: request.url.origin.description) }
+        if policy.onlyIfCached {
+            let age = found.map { max(0, Int(clock.wallNow().timeIntervalSince($0.entry.storedAt))) }
+            throw .notCached(origin: request.url.origin.description, storedSecondsAgo: age)
+        }
         return try await collapsed(key, in: collapser, request: request, cached: cached, policy: policy, transport: transport,
                                    timeout: timeout, maxBodyBytes: maxBodyBytes) { flightDeadline in
             // A fetch that finished between the read above and this one stored the page: use it, not a second request.

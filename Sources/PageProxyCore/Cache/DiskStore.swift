@@ -66,6 +66,8 @@ package final class DiskStore: Sendable {
 
     private struct State {
         var records: [CacheKey: Record] = [:]
+        /// An eviction of a store found over its bound when it opened is under way (`evictInBackground`).
+        var evictingAtStart = false
         /// The records' keys, least recently used first: an eviction takes its victims from the front in short holds
         /// of the lock, not by copying every record under it (issue 13, sixth pass: the epoll loop takes this lock).
         var recency = RecencyList<CacheKey>()
@@ -151,6 +153,8 @@ package final class DiskStore: Sendable {
     private let ledgerSlot: Mutex<CacheDirectoryLedger?>
     /// Told the victims of an eviction once they are chosen, before their files are removed (tests hold it there).
     private let onEvicting: (@Sendable ([CacheKey]) -> Void)?
+    /// Told before and after the eviction of a store found over its bound when it opened.
+    private let onStartEviction: (@Sendable (CacheStartEviction) -> Void)?
     /// Told as a write begins, on the thread that runs it (tests hold it there: a disk that stalls).
     private let onWriting: (@Sendable (CacheKey) -> Void)?
     /// Told once a write's record names the version it wrote, before the write returns (tests look up there).
@@ -184,8 +188,10 @@ package final class DiskStore: Sendable {
         memoryLimit: Int? = nil, evictionBatch: Int = 256, onVolumeFull: (@Sendable (_ reason: String, _ outOfInodes: Bool) -> Void)? = nil,
         failWriting: (@Sendable (CacheKey) -> Int32?)? = nil, onEnable: (@Sendable () -> Void)? = nil, retryInterval: Duration = .seconds(30),
         heldFiles: HeldEntryFileBudget = .none, onWritten: (@Sendable (CacheKey) -> Void)? = nil,
-        readVolume: @escaping @Sendable (String) -> CacheVolume? = CacheVolume.of
+        readVolume: @escaping @Sendable (String) -> CacheVolume? = CacheVolume.of,
+        onStartEviction: (@Sendable (CacheStartEviction) -> Void)? = nil
     ) {
+        self.onStartEviction = onStartEviction
         self.onWritten = onWritten
         self.readVolume = readVolume
         self.heldFiles = heldFiles
@@ -229,6 +235,8 @@ package final class DiskStore: Sendable {
     /// Nil while the store works; otherwise why it was disabled.
     package var disabledReason: String? { state.withLock { $0.disabledReason } }
     package var isEnabled: Bool { disabledReason == nil }
+    /// Whether the store, over its bound when it opened, is still being brought down (`CacheStartEviction`).
+    package var isEvictingAtStart: Bool { state.withLock { $0.evictingAtStart } }
     /// The bytes of every entry file in the index.
     package var totalBytes: Int { state.withLock { $0.totalBytes } }
     package var entryCount: Int { state.withLock { $0.records.count } }
@@ -642,7 +650,8 @@ package final class DiskStore: Sendable {
                 written = CacheFileSystem.inode(temporary)
                 for attempt in 1...Self.roomAttempts {
                     placed = place(temporary, at: path, size: bytes.count, aside: aside, ledger: ledger)
-                    if placed != nil || attempt == Self.roomAttempts { break }
+                    // Not while a store over its bound at its start is brought down: that may take minutes (attack15 M2).
+                    if placed != nil || attempt == Self.roomAttempts || state.withLock({ $0.evictingAtStart }) { break }
                     // No room: wait for the eviction under way, if any, then evict what is still needed.
                     evict(making: bytes.count, sparing: key, wait: true)
                 }
@@ -766,7 +775,7 @@ package final class DiskStore: Sendable {
         let path = self.path(for: key)
         let removed = ledger.withLock { (total: inout Int?) -> Int? in
             if let inode, CacheFileSystem.inode(path) != inode { return nil }
-            guard let size = CacheFileSystem.detach(path, to: aside) else { return nil }
+            guard let size = detachEntry(key, to: aside) else { return nil }
             total = total.map { max(0, $0 - size) }
             return size
         }
@@ -845,7 +854,8 @@ package final class DiskStore: Sendable {
             }
             let file = try directory.locate(key.relativePath) { (fd, path) throws(CacheFileSystem.Failure) in
                 try CacheFileSystem.read(
-                    path, in: fd, headLength: CacheEntryFormat.headLength(of:), guessedHeadLength: guess == 0 ? nil : guess, touch: touch,
+                    path, in: fd, headLength: CacheEntryFormat.headLength(of:), fileLength: CacheEntryFormat.fileLength(of:),
+                    guessedHeadLength: guess == 0 ? nil : guess, touch: touch,
                     wait: wait, holding: holdsFile ? heldFiles : nil, onChanged: onChanged)
             }
             return file.map { EntryFile(head: $0.head, tail: $0.tail, inode: $0.inode, file: $0.file, directory: directory) }
@@ -868,7 +878,8 @@ package final class DiskStore: Sendable {
         var expectedLength = 0
         let read = try directory.locate(key.relativePath) { (fd, path) throws(CacheFileSystem.Failure) in
             try CacheFileSystem.readHashingBody(
-                path, in: fd, headLength: CacheEntryFormat.headLength(of:), touch: touch, wait: wait, holding: heldFiles, onChanged: onChanged
+                path, in: fd, headLength: CacheEntryFormat.headLength(of:), fileLength: CacheEntryFormat.fileLength(of:), touch: touch,
+                wait: wait, holding: heldFiles, onChanged: onChanged
             ) { bytes, bodyLength in
                 expectedLength = bodyLength
                 head = Result { () throws(CacheEntryFormat.Invalid) in try CacheEntryFormat.decodeHead(bytes, bodyLength: bodyLength, key: key) }
@@ -1080,6 +1091,7 @@ package final class DiskStore: Sendable {
     /// An eviction removes a folder it empties (`removeEmptyFolders`), maybe between this one's making it and the
     /// write: a few tries, since a missing directory would disable the store.
     private func writeTemporary(_ bytes: [UInt8], _ temporary: String, in folder: String) throws(CacheFileSystem.Failure) {
+        try Self.refuseLinkedFolder(folder)
         for attempt in 1...3 {
             do throws(CacheFileSystem.Failure) {
                 return try CacheFileSystem.writeTemporary(bytes, temporary)
@@ -1087,6 +1099,21 @@ package final class DiskStore: Sendable {
                 try CacheFileSystem.makeDirectory(folder)
             }
         }
+    }
+
+    /// Throws `ELOOP` when `folder` (a fan-out folder) is there but is no directory of its own, such as a symbolic
+    /// link: nothing is written through it (attack15 L1). Not an error that disables the store: that page is not stored.
+    private static func refuseLinkedFolder(_ folder: String) throws(CacheFileSystem.Failure) {
+        guard !CacheFileSystem.isForeignFolder(folder) else {
+            throw CacheFileSystem.Failure(call: "open", path: folder, errno: ELOOP)
+        }
+    }
+
+    /// Moves `key`'s entry file aside (`CacheFileSystem.detach`), unless its fan-out folder is a link out of the
+    /// directory (attack15 L1: eviction removed files named like entries elsewhere).
+    private func detachEntry(_ key: CacheKey, to aside: String) -> Int? {
+        guard CacheFileSystem.isOwnDirectory("\(directory)/\(key.directoryName)") else { return nil }
+        return CacheFileSystem.detach(path(for: key), to: aside)
     }
 
     /// Two names beside `key`'s entry no other writer uses: where its bytes are written, and where the version it
@@ -1210,7 +1237,7 @@ package final class DiskStore: Sendable {
             var removed = 0
             var gone: [CacheKey] = []
             for key in victims {
-                guard let aside = temporaryNames(for: key)?.aside, let size = CacheFileSystem.detach(path(for: key), to: aside) else {
+                guard let aside = temporaryNames(for: key)?.aside, let size = detachEntry(key, to: aside) else {
                     passed.append(key)
                     continue
                 }
@@ -1288,6 +1315,8 @@ package final class DiskStore: Sendable {
         var temporaries: [String] = []
         for fanOut in CacheFileSystem.names(in: directory) ?? [] where fanOut.utf8.count == 2 {
             let folder = "\(directory)/\(fanOut)"
+            // A folder that is a link leads outside the directory: none of its files is indexed, evicted or removed.
+            guard CacheFileSystem.isOwnDirectory(folder) else { continue }
             for name in CacheFileSystem.names(in: folder) ?? [] {
                 let path = "\(folder)/\(name)"
                 if name.contains(".tmp-"), CacheKey(hex: String(name.prefix(64))) != nil {
@@ -1418,7 +1447,28 @@ package final class DiskStore: Sendable {
             }
             total = files.values.reduce(0) { $0 + $1.size }
         } }
-        // Over the bound (a smaller one than the last run's, or one the processes disagree on): evicted now.
-        if totalBytes > evictionStart { evict(making: 0, sparing: nil, wait: true) }
+        // Over the bound (a smaller one than the last run's, or one the processes disagree on): evicted in the background.
+        if totalBytes > evictionStart { evictInBackground() }
+    }
+
+    /// Brings a store found over its bound when it opened down to it on `evictions`, telling `onStartEviction` before
+    /// (here, on the opening thread) and after. Not before the proxy listens (attack15 M2: 97,772 victims, 5-7 minutes
+    /// without `/healthz`): it serves what it holds meanwhile, and a write that finds no room is not stored rather than
+    /// wait (the bound holds for new writes; lookups of the victims are misses once their files are gone).
+    private func evictInBackground() {
+        let (entries, bytes) = state.withLock { state in
+            state.evictingAtStart = true
+            return (state.records.count, state.totalBytes)
+        }
+        onStartEviction?(.began(entries: entries, bytes: bytes, maxBytes: maxBytes))
+        evictions.async { [self] in
+            let started = ContinuousClock.now
+            evict(making: 0, sparing: nil, wait: true)
+            let (left, leftBytes) = state.withLock { state in
+                state.evictingAtStart = false
+                return (state.records.count, state.totalBytes)
+            }
+            onStartEviction?(.ended(evictedEntries: max(0, entries - left), evictedBytes: max(0, bytes - leftBytes), duration: .now - started))
+        }
     }
 }

@@ -26,8 +26,9 @@ public enum UpstreamError: Error, Equatable, CustomStringConvertible {
     /// The fetch was cancelled because its client went away: not the upstream's failure, never counted as one.
     case cancelled
     /// The client said `Cache-Control: only-if-cached` and the cache holds no page it may serve (RFC 9111 §5.2.1.7):
-    /// the upstream was not asked.
-    case notCached(origin: String)
+    /// the upstream was not asked. `storedSecondsAgo`: the page is stored, but not fresh for the route (attack15 U1:
+    /// "not in the cache" sent the client looking for a miss where `max-stale` or a plain request would do).
+    case notCached(origin: String, storedSecondsAgo: Int? = nil)
     /// PageProxy itself had no descriptor left for a new connection (EMFILE, ENFILE, or its own reserve,
     /// `DescriptorReserve`): the process's limit, not the upstream's failure; nothing was sent.
     case outOfDescriptors(origin: String)
@@ -49,7 +50,9 @@ public enum UpstreamError: Error, Equatable, CustomStringConvertible {
         case .redirectLoop(let origin, let location, let limit):
             "\(origin) redirected in a loop or more than \(limit) times (last to \(location))"
         case .cancelled: "the fetch was cancelled: its client went away"
-        case .notCached(let origin): "a page from \(origin) is not in the cache, and the client said only-if-cached"
+        case .notCached(let origin, nil): "a page from \(origin) is not in the cache, and the client said only-if-cached"
+        case .notCached(let origin, let age?):
+            "a page from \(origin) is in the cache but not fresh (stored \(age) s ago, stale for this route), and the client said only-if-cached"
         case .outOfDescriptors(let origin):
             "PageProxy is at its limit of open files (ulimit -n), so no connection to \(origin) was opened; retry shortly"
         }

@@ -1,0 +1,59 @@
+import Foundation
+import Glibc
+import Testing
+
+@testable import PageProxyCore
+
+/// attack15 L1: a fan-out folder of the cache directory that is a symbolic link to a directory outside it was
+/// followed: its files were indexed, and the start-up eviction removed them there. No link inside the directory is
+/// followed: nothing is read, written or removed through one.
+@Suite struct LinkedFanOutFolderTests {
+    /// A directory outside the cache holding `key(1)`'s entry as another store wrote it, and the path of that file.
+    private static func outsideEntry() -> (outside: TemporaryDirectory, file: String) {
+        let outside = TemporaryDirectory()
+        _ = DiskStore(directory: outside.path, maxBytes: 1 << 20).write(DiskStoreTests.entry(1, bodyBytes: 6000), for: DiskStoreTests.key(1))
+        return (outside, outside.path + "/" + DiskStoreTests.key(1).relativePath)
+    }
+
+    /// Makes `key(1)`'s fan-out folder in `cache` a link to the same folder in `outside`.
+    private static func link(_ cache: TemporaryDirectory, to outside: TemporaryDirectory) {
+        let name = DiskStoreTests.key(1).directoryName
+        try? FileManager.default.createDirectory(atPath: outside.path + "/" + name, withIntermediateDirectories: true)
+        #expect(symlink(outside.path + "/" + name, cache.path + "/" + name) == 0)
+    }
+
+    @Test("a store over its bound at its start neither indexes nor evicts the files under a linked folder")
+    func theStartIgnoresALinkedFolder() async {
+        let (outside, file) = Self.outsideEntry()
+        let cache = TemporaryDirectory()
+        Self.link(cache, to: outside)
+        let store = DiskStore(directory: cache.path, maxBytes: 1000)
+        await store.waitForEvictions()
+        #expect(store.entryCount == 0)
+        #expect(store.totalBytes == 0)
+        #expect(CacheFileSystem.fileInfo(file) != nil)
+    }
+
+    @Test("a lookup does not read an entry through a folder linked in after the start, nor remove it")
+    func aLookupDoesNotFollowALinkedFolder() {
+        let (outside, file) = Self.outsideEntry()
+        let cache = TemporaryDirectory()
+        let store = DiskStore(directory: cache.path, maxBytes: 1 << 20)
+        Self.link(cache, to: outside)
+        #expect(store.read(DiskStoreTests.key(1)) == nil)
+        #expect(CacheFileSystem.fileInfo(file) != nil)
+    }
+
+    @Test("a write under a linked folder is not stored, and writes nothing outside; the store goes on")
+    func aWriteDoesNotFollowALinkedFolder() throws {
+        let outside = TemporaryDirectory()
+        let cache = TemporaryDirectory()
+        let store = DiskStore(directory: cache.path, maxBytes: 1 << 20)
+        Self.link(cache, to: outside)
+        #expect(store.write(DiskStoreTests.entry(1, bodyBytes: 6000), for: DiskStoreTests.key(1)) == nil)
+        #expect(outside.files.isEmpty)
+        #expect(store.isEnabled)
+        let elsewhere = try #require((2...100).first { DiskStoreTests.key($0).directoryName != DiskStoreTests.key(1).directoryName })
+        #expect(store.write(DiskStoreTests.entry(elsewhere), for: DiskStoreTests.key(elsewhere)) != nil)
+    }
+}
