@@ -182,6 +182,16 @@ public final class MockUpstream: Sendable {
             window.statedTotal = window.total * percent / 100
         }
 
+        // Django's `Paginator.get_page()` (hand-written JSON views): a page past the end is the last page again
+        // (`mock_past_end=last`; attack7 F3, review21 F1).
+        if let text = query.value("mock_past_end") {
+            guard text == "last" else { return MockErrors.badOption("mock_past_end", text) }
+            if window.total > 0, window.offset >= window.total {
+                let lastPage = (window.total - 1) / window.size + 1
+                window = MockWindow(page: lastPage, size: window.size, total: window.total)
+            }
+        }
+
         let page = window.pageIndex
         if faults.has(.stall, page: page) {
             do {

@@ -92,6 +92,51 @@ import Testing
             #expect(stack.mock.log.count == 5)
         }
     }
+
+    /// retest15 N4: the page after a full stated end is only a check; an upstream that answers it with an error (a
+    /// 403, a 500 after the retries) still gets its list answered, as before the check was asked.
+    @Test("the check page past a full stated end fails: the list ends at its total, 200", arguments: [
+        ("drf", "status403"), ("wrapped", "status403"), ("drf", "status500"),
+    ])
+    func aFailedCheckPageEndsTheListAtItsTotal(route: String, fault: String) async throws {
+        try await TestStack.run { stack in
+            let answer = try await stack.get("/\(route)?mock_total=40&mock_fault=\(fault)@5")
+            #expect(answer.status == 200, "\(answer.text.prefix(300))")
+            #expect(answer.body == MockDataset.mergedJSON(total: 40))
+            #expect(answer.header("PageProxy-Total") == "40")
+        }
+    }
+
+    /// review21 F1: an upstream that answers a page past the end with its last page again (Django's `get_page()`): the
+    /// check page past a full stated end holds the last page's items, which are not handed out twice.
+    @Test("the check page past a full stated end repeats the last page: dropped, every item once", arguments: [
+        "/drf?mock_total=20", "/wrapped?mock_total=20", "/drf?mock_total=10", "/wrapped?mock_total=10", "/drf?mock_total=20&limit=10",
+    ])
+    func aCheckPageRepeatingTheLastIsDropped(target: String) async throws {
+        try await TestStack.run { stack in
+            let answer = try await stack.get(target + "&mock_past_end=last")
+            #expect(answer.status == 200, "\(answer.text.prefix(300))")
+            let total = target.contains("total=20") ? 20 : 10
+            #expect(answer.body == MockDataset.mergedJSON(total: total), "\(answer.header("PageProxy-Items") ?? "-") items")
+            #expect(stack.mock.log.count <= total / 10 + 1)
+        }
+    }
+
+    /// retest15 N6: a list of exactly the route's `maxPages` (or the client's `_max_pages`, or `_max_items`) full pages
+    /// is complete: the check page counts against no cap, and the answer is neither a 502 nor truncated.
+    @Test("a list of exactly maxPages full pages, or a cap met exactly at the stated end: whole, not truncated")
+    func aCapMetAtTheStatedEndIsNoTruncation() async throws {
+        var drf = try #require(SchemeRoutes.all.first { $0.name == "drf" })
+        drf.configure = { $0.maxPages = 4 }
+        try await TestStack.run(routes: [drf]) { stack in
+            for target in ["/drf?mock_total=40", "/drf?mock_total=40&_max_pages=4", "/drf?mock_total=40&_max_items=40"] {
+                let answer = try await stack.get(target)
+                #expect(answer.status == 200, "\(target): \(answer.text.prefix(300))")
+                #expect(answer.body == MockDataset.mergedJSON(total: 40), "\(target)")
+                #expect(answer.header("PageProxy-Truncated") == nil, "\(target)")
+            }
+        }
+    }
 }
 
 /// review17 L3 / L8: a walk that ended short of its stated total says so in `_explain`, and a client's item cap reached

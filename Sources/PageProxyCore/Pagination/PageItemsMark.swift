@@ -29,7 +29,11 @@ extension PageItemsMark {
     /// with no items): what two pages with equal marks are compared by when a walk must be sure (attack14 M1: pages
     /// alike at their ends, a pinned header and footer row, differ in between). A slice of the body, not a copy.
     static func itemsSpan(of page: Page) -> ArraySlice<UInt8> {
-        guard let first = page.items.first, let last = page.items.last else { return [] }
+        // A page whose body the cache left in its file (`bodyInFile`) has no bytes here: no span, rather than a read
+        // outside the body.
+        guard let first = page.items.first, let last = page.items.last, last.range.upperBound <= page.body.count,
+            first.range.lowerBound <= last.range.upperBound
+        else { return [] }
         return page.body[first.range.lowerBound..<last.range.upperBound]
     }
 }

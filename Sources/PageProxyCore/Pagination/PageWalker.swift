@@ -144,6 +144,17 @@ package final class PageWalker {
     /// The index of the page followed past a stated total's last page, if any: a 404, 410 or 416 (PostgREST), or one
     /// of the scheme's end statuses, there ends the walk.
     private var pastStatedEnd: Int?
+    /// The number of the page after which the walk asks one more page only to check a full last page's stated total
+    /// (`PaginationStrategy.pageAfterStatedEnd`): it counts against no cap, and its failure ends the walk quietly.
+    private var checkAfterStatedEnd: Int?
+    /// The items of the full page the check comes after (a slice of its body): a check page that holds them again is
+    /// the last page repeated past the end, not more of the list.
+    private var checkedAgainst: ArraySlice<UInt8>?
+    /// Whether a check page past a full stated end fits under the route's `maxPages` and the client's `_max_pages`: a list
+    /// of exactly that many full pages is complete, not cut (retest15 N6).
+    private var hasRoomForCheckPage: Bool {
+        Self.room(below: options.maxPages, used: knownCount) >= 1 && options.pageLimit.map { Self.room(below: $0, used: knownCount) >= 1 } ?? true
+    }
     /// The index of the first page known ahead (`NextPages.all`), once the scheme has named them.
     private var firstNumberedPage: Int?
     /// Set once a guess that was numbered on an upstream's own link missed: it would miss again.
@@ -288,7 +299,10 @@ package final class PageWalker {
         // schemes PageProxy numbers itself, so this is the repeat check's page alone, and the first two pages, which
         // `IgnoredPageNumber` compares (review19 B2: with the bodies left in files the check saw no items, and an
         // upstream that ignores the page number was answered 200 again after a restart).
-        if page.bodyInFile != nil, nextToTake <= 2 || strategy.followsUpstream || pastEnd.remembers || strategy.mayRepeatPastEnd(after: page) {
+        if page.bodyInFile != nil,
+            nextToTake <= 2 || strategy.followsUpstream || pastEnd.remembers || strategy.mayRepeatPastEnd(after: page)
+                || checkAfterStatedEnd == nextToTake - 1
+        {
             guard let read = page.withBodyRead() else {
                 finish()
                 throw .cannotContinue(page: page.number, reason: "its cached copy changed on disk after it was checked; retry")
@@ -308,7 +322,14 @@ package final class PageWalker {
             if nextToTake == knownCount && !isListComplete {
                 // Reached by the link or cursor of the page before (or the first page): not that page again.
                 if strategy.followsUpstream { try repeats.follow(page, wayOnHeader: strategy.wayOnHeader) }
-                if pastEnd.isRepeat(page, keep: strategy.mayRepeatPastEnd(after: page)) {
+                if checkAfterStatedEnd == nextToTake - 1, let span = checkedAgainst, !span.isEmpty,
+                    PageItemsMark.itemsSpan(of: page).elementsEqual(span)
+                {
+                    // The check past a full stated end answered the last page again (Django's `get_page()` past the end;
+                    // review21 F1): the list ends at its total, the repeat dropped.
+                    page.truncateItems(to: 0)
+                    try append(.none, after: page)
+                } else if pastEnd.isRepeat(page, keep: strategy.mayRepeatPastEnd(after: page)) {
                     // The page before again, past the list's end: not handed out twice (review14 F13).
                     page.truncateItems(to: 0)
                     try append(.none, after: page)
@@ -324,9 +345,13 @@ package final class PageWalker {
                     // Pages PageProxy numbers itself are compared; a page reached by the upstream's link numbers from its own.
                     try statedEnd.check(page, strategy: strategy, compares: !strategy.followsUpstream)
                     let next = try strategy.next(after: page, firstPageItemCount: measuredBy)
-                    if next.isNone, !strategy.followsUpstream, let after = strategy.pageAfterStatedEnd(page, firstPageItemCount: firstPageItemCount) {
+                    if next.isNone, !strategy.followsUpstream, hasRoomForCheckPage,
+                        let after = strategy.pageAfterStatedEnd(page, firstPageItemCount: firstPageItemCount)
+                    {
                         // A full page at the stated end: the total may be lower than the truth (review17 B10).
                         pastStatedEnd = urls.count
+                        checkAfterStatedEnd = urls.count
+                        checkedAgainst = PageItemsMark.itemsSpan(of: page)
                         try append(.one(after), after: page)
                     } else {
                         try append(next, after: page)
@@ -352,7 +377,7 @@ package final class PageWalker {
                     // walk quietly (a cached last page that linked on when the list was longer; review11).
                     pastStatedEnd = urls.count
                     try append(next, after: page)
-                } else if nextToTake == knownCount, isListComplete, !wasTruncated, !strategy.statesEachEnd,
+                } else if nextToTake == knownCount, isListComplete, !wasTruncated, !strategy.statesEachEnd, hasRoomForCheckPage,
                     let after = strategy.pageAfterStatedEnd(page, firstPageItemCount: firstPageItemCount)
                 {
                     // The last page a total numbered is full: the total may be lower than the truth (PostgREST's
@@ -361,6 +386,8 @@ package final class PageWalker {
                     isListComplete = false
                     pending = nil
                     pastStatedEnd = urls.count
+                    checkAfterStatedEnd = urls.count
+                    checkedAgainst = PageItemsMark.itemsSpan(of: page)
                     try append(.one(after), after: page)
                 } else if nextToTake < knownCount, strategy.statesEachEnd, next?.isNone == true {
                     // A page among them says it is the last: the pages numbered past it are past the list's end (a
@@ -378,7 +405,9 @@ package final class PageWalker {
         if let limit = options.itemLimit, itemsTaken + page.itemCount >= limit {
             let keep = limit - itemsTaken
             // A walk this page ended short of its total has nothing after it, whatever URLs the window built (review17 L8).
-            let hadMore = page.itemCount > keep || (!endedShortOfTotal && (nextToTake < knownCount || !isListComplete))
+            // Nor has one whose only page after it is the check past a full stated end (retest15 N6).
+            let onlyTheCheckAfter = checkAfterStatedEnd == nextToTake && knownCount == nextToTake + 1
+            let hadMore = page.itemCount > keep || (!endedShortOfTotal && !onlyTheCheckAfter && (nextToTake < knownCount || !isListComplete))
             page.truncateItems(to: keep)
             wasTruncated = wasTruncated || hadMore
             finish()
@@ -406,6 +435,15 @@ package final class PageWalker {
                 || (pastStatedEnd == nextToTake && (status == 404 || status == 410 || status == 416 || strategy.endStatuses.contains(status)))
         {
             return nil
+        }
+        // The page after a full stated end is a check the total asked for nothing of (review17 B10): whatever it fails
+        // with, the list ends at its stated total, as it did before the check was asked (retest15 N4: a 400, 422 or 5xx
+        // there failed a whole list).
+        if checkAfterStatedEnd == nextToTake, !Task.isCancelled, let error = error as? PaginationError {
+            switch error {
+            case .upstreamStatus, .upstreamFailed: return nil
+            default: break
+            }
         }
         // Whatever a fetch ended with once the walk's client left (its socket closed under it) is no failure.
         guard !Task.isCancelled, let error = error as? PaginationError else { throw .cancelled }

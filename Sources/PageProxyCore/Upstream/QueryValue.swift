@@ -62,12 +62,20 @@ package enum QueryValue: Sendable, Equatable {
         return quoted + "'"
     }
 
-    /// Rison's id: not empty, no character of ` '!:(),*@$`, not starting with `-` or a digit.
+    /// A string sent bare as a Rison id: not empty, not starting with `-` or a digit, and made only of ASCII letters,
+    /// digits, `_-./~` and non-ASCII characters. That is the id of Python's `prison`, which Flask-AppBuilder and
+    /// Superset decode `q` with, stricter than the Rison spec's (which leaves `&`, `=`, `#`, `?` … bare: `prison` then
+    /// fails on `value:AT&T`, retest15 N1). Anything else is quoted, which every Rison decoder reads.
     static func isID(_ text: String) -> Bool {
         guard let first = text.unicodeScalars.first, !notIDStart.contains(first) else { return false }
-        return text.unicodeScalars.allSatisfy { !notIDChar.contains($0) }
+        return text.unicodeScalars.allSatisfy { scalar in
+            scalar.value >= 0x80 || idPunctuation.contains(scalar) || ("a"..."z").contains(scalar) || ("A"..."Z").contains(scalar)
+                || ("0"..."9").contains(scalar)
+        }
     }
 
+    static let idPunctuation: Set<Unicode.Scalar> = ["_", "-", ".", "/", "~"]
+    /// What ends an id as the Rison spec reads one (`RisonDecoder`: a client's `q` may be written so).
     static let notIDChar: Set<Unicode.Scalar> = [" ", "'", "!", ":", "(", ")", ",", "*", "@", "$"]
     static let notIDStart: Set<Unicode.Scalar> = ["-", "0", "1", "2", "3", "4", "5", "6", "7", "8", "9"]
 

@@ -30,6 +30,18 @@ import Testing
         #expect(QueryValue.string("").encoded == "''")
     }
 
+    /// retest15 N1: `prison` (Flask-AppBuilder, Superset) reads only ASCII letters, digits, `_-./~` and non-ASCII as an
+    /// id; a string with any other character went bare (`value:AT&T`) and `prison` failed on it. Such strings are quoted.
+    @Test("a string is sent bare only when prison reads it as an id", arguments: Array("&=#?;\"<>[]{}|^`%+\\".unicodeScalars))
+    func stringsPrisonCannotReadBareAreQuoted(scalar: Unicode.Scalar) throws {
+        let text = "AT" + String(Character(scalar)) + "T"
+        let encoded = QueryValue.string(text).encoded
+        #expect(encoded.hasPrefix("'") && encoded.hasSuffix("'"), "\(encoded)")
+        #expect(try RisonDecoder.decode(encoded) == .string(text))
+        #expect(QueryValue.string("a-b_c.d/e~f").encoded == "a-b_c.d/e~f")
+        #expect(QueryValue.string("é_x").encoded == "é_x")
+    }
+
     @Test("Text that is no Rison is an error with where, never a crash", arguments: [
         "", "(page:0", "(page 0)", "(page:0,)", "!x", "'abc", "'a!b'", "(:1)", "1.", "-", "1e", "(a:1))", "a b", "!",
         String(repeating: "!(", count: 100) + String(repeating: ")", count: 100),
