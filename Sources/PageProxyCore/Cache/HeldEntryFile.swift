@@ -48,13 +48,14 @@ package final class HeldEntryFile: Sendable {
         }
 
         /// Whether a file stamped `now` after this stamp can still hold the bytes it held: same inode, size and
-        /// modification time, and the same change time unless its link count fell since. An entry replaced by
+        /// modification time, and the same change time unless its link count changed since (a backup's hard link,
+        /// `cp -al`, raises it: retest15 N7). An entry replaced by
         /// `rename` or removed by `unlink` (PageProxy's own writes, revalidations and evictions, an `rm` of the
         /// directory) loses its last link, which changes its `ctime` but not its bytes (attack15 H1: every answer sent
         /// from files under a revalidation was cut after its first byte); a write in place changes `mtime` (and `ctime`
         /// with the links unchanged, were `mtime` set back).
         package func holdsTheSameBytes(as now: Stamp) -> Bool {
-            device == now.device && inode == now.inode && size == now.size && modified == now.modified && (changed == now.changed || now.links < links)
+            device == now.device && inode == now.inode && size == now.size && modified == now.modified && (changed == now.changed || now.links != links)
         }
     }
 

@@ -103,6 +103,12 @@ import Testing
         let removed = try #require(store.lookup(DiskStoreTests.key(2), keepsFirstRead: true)?.entry.file)
         #expect(unlink(store.path(for: DiskStoreTests.key(2))) == 0)
         #expect(removed.isUnchanged(), "unlinked: the open inode keeps its bytes")
+        // A hard link to it (a backup's `cp -al`) changes its ctime with its link count, not its bytes (retest15 N7).
+        let linkedPath = store.path(for: DiskStoreTests.key(2)) + ".backup"
+        let stillHeld = try #require(store.lookup(DiskStoreTests.key(1), keepsFirstRead: true)?.entry.file)
+        #expect(link(store.path(for: DiskStoreTests.key(1)), linkedPath) == 0)
+        defer { unlink(linkedPath) }
+        #expect(stillHeld.isUnchanged(), "hard-linked: the inode keeps its bytes")
         let written = try #require(store.lookup(DiskStoreTests.key(3), keepsFirstRead: true)?.entry.file)
         let descriptor = open(store.path(for: DiskStoreTests.key(3)), O_WRONLY)
         #expect(descriptor >= 0)
