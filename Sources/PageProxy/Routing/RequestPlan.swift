@@ -95,17 +95,18 @@ struct RequestPlan {
     /// (`PageWalker.missedWindowPageSize`). Nil when the window counted by no size. The plan remembers it: its later
     /// requests walk so at once (`rememberedWindowFallback`), and share that walk's memoized answer.
     func walkingWindowAgain(served: Int) -> RequestPlan? {
-        guard window?.pageSize != nil else { return nil }
-        decided.windowServed.store(max(1, served), ordering: .relaxed)
-        return try? RequestPlan(request: request, route: route, subpath: decided.subpath, lookahead: decided.lookahead, windowServed: max(1, served))
+        guard window?.pageSize != nil,
+            let again = try? RequestPlan(request: request, route: route, subpath: decided.subpath, lookahead: decided.lookahead, windowServed: max(1, served))
+        else { return nil }
+        decided.windowFallback.withLock { $0 = again.kept }
+        return again
     }
 
     /// After a request of this plan walked its window again (`walkingWindowAgain`), the plan to walk its later
-    /// requests with; nil before, and for a plan without a window counted by a size.
+    /// requests with (its decisions made once, then, not once a request); nil before.
     var rememberedWindowFallback: RequestPlan? {
-        let served = decided.windowServed.load(ordering: .relaxed)
-        guard served > 0, window?.pageSize != nil else { return nil }
-        return try? RequestPlan(request: request, route: route, subpath: decided.subpath, lookahead: decided.lookahead, windowServed: served)
+        guard let kept = decided.windowFallback.withLock({ $0 }) else { return nil }
+        return RequestPlan(kept, answering: request)
     }
 
     /// Whether a walk of this plan is tried on the socket loop now (`AggregateResponder.walkFromMemory`): not for the
@@ -183,8 +184,9 @@ struct RequestPlan {
         /// The route's extra path and the walks' link memory, for `walkingWindowAgain`.
         let subpath: String
         let lookahead: LookaheadMemory
-        /// What the upstream served a page when a window of this plan was walked again (0: never).
-        let windowServed = Atomic(0)
+        /// The decisions of this plan's window walked again (`walkingWindowAgain`), counting its pages by what the
+        /// upstream served a page; nil until a walk of it needed that.
+        let windowFallback = Mutex<Kept?>(nil)
         /// The answer's own cap on items: `_max_items` or the route's `maxItems`, the smaller.
         let itemCap: Int?
 

@@ -349,10 +349,7 @@ package final class PageWalker {
                         let after = strategy.pageAfterStatedEnd(page, firstPageItemCount: firstPageItemCount)
                     {
                         // A full page at the stated end: the total may be lower than the truth (review17 B10).
-                        pastStatedEnd = urls.count
-                        checkAfterStatedEnd = urls.count
-                        checkedAgainst = PageItemsMark.itemsSpan(of: page)
-                        try append(.one(after), after: page)
+                        try askCheckPage(after, past: page)
                     } else {
                         try append(next, after: page)
                     }
@@ -385,10 +382,7 @@ package final class PageWalker {
                     // it ends the walk.
                     isListComplete = false
                     pending = nil
-                    pastStatedEnd = urls.count
-                    checkAfterStatedEnd = urls.count
-                    checkedAgainst = PageItemsMark.itemsSpan(of: page)
-                    try append(.one(after), after: page)
+                    try askCheckPage(after, past: page)
                 } else if nextToTake < knownCount, strategy.statesEachEnd, next?.isNone == true {
                     // A page among them says it is the last: the pages numbered past it are past the list's end (a
                     // total that was too high; an upstream that answers any page past the end with its last page
@@ -448,6 +442,16 @@ package final class PageWalker {
         // Whatever a fetch ended with once the walk's client left (its socket closed under it) is no failure.
         guard !Task.isCancelled, let error = error as? PaginationError else { throw .cancelled }
         throw error
+    }
+
+    /// Asks for `url`, the page after `page`, a full last page of a stated total, only to check the total (review17
+    /// B10): a 404, 410, 416 or end status there, or any failure, ends the walk at the total (`fetchFailed`), and a
+    /// repeat of `page` there is dropped (`accept`).
+    private func askCheckPage(_ url: PageURL, past page: Page) throws(PaginationError) {
+        pastStatedEnd = urls.count
+        checkAfterStatedEnd = urls.count
+        checkedAgainst = PageItemsMark.itemsSpan(of: page)
+        try append(.one(url), after: page)
     }
 
     /// Stops the walk: nothing more is fetched (`walk`'s group cancels the fetches in flight as it ends).
