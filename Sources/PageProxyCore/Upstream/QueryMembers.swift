@@ -75,8 +75,11 @@ package struct QueryMembers: Sendable, Equatable {
             switch value {
             case .number(let number): text = number
             case .string(let string): text = string
+            // What GraphQL clients send for the first page (`"after": null`, attack16 L2): as if absent.
+            case .null: continue
             default:
-                throw Invalid(parameter: parameter, message: "\(parameter)'s member \(member) must be a number, not \(value.encoded.prefix(40))")
+                let written = encoding == .rison ? value.encoded : value.jsonText
+                throw Invalid(parameter: parameter, message: "\(parameter)'s member \(member) must be a number or a string, not \(written.prefix(40))")
             }
             lifted.append(PageURL.encodeQueryComponent(parameter + "." + member) + "=" + PageURL.encodeQueryComponent(text))
         }

@@ -42,6 +42,14 @@ import Testing
         #expect(Self.members.folding(bare).queryValue("variables") == #"{"first":100}"#)
     }
 
+    @Test("A null member is as if absent (GraphQL clients send \"after\": null for the first page); an object is refused in JSON's own spelling")
+    func nullMember() throws {
+        let lifted = try Self.members.lifting(Self.url(#"variables=%7B%22first%22%3A3%2C%22after%22%3Anull%7D"#))
+        #expect(lifted.query == "variables.first=3")
+        let error = #expect(throws: QueryMembers.Invalid.self) { try Self.members.lifting(Self.url(#"variables=%7B%22after%22%3A%7B%22x%22%3A1%7D%7D"#)) }
+        #expect(error?.message == #"variables's member after must be a number or a string, not {"x":1}"#)
+    }
+
     @Test("variables that are no JSON object are refused", arguments: ["variables=%5B1%5D", "variables=%7B", "variables=%7B%22first%22%3A%5B%5D%7D"])
     func refused(query: String) {
         #expect(throws: QueryMembers.Invalid.self) { try Self.members.lifting(Self.url(query)) }
