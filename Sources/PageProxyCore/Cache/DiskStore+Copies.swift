@@ -1,0 +1,87 @@
+import Synchronization
+
+/// Copies kept in memory and entries kept with their held files: made, used, dropped.
+extension DiskStore {
+    /// Keeps a verified entry in memory, unless the file changed since it was read: rewritten or removed by this
+    /// process (its generation moved on) or renamed over by another (its inode).
+    /// - Parameter checkIn: the directory to check the file's inode in; nil when the caller checked it after its read.
+    func remember(_ entry: CacheEntry, for key: CacheKey, inode: UInt64, generation: UInt64, checkIn directory: EntryDirectory?) {
+        // Another process's rename is not ordered by this lock anyway: its inode is checked before it, not under it (a
+        // `stat` under the store's lock made the walk and the read-ahead thread wait on each other; issue 13).
+        // A body left in its file is no copy in memory (issue 13, fourteenth pass): never kept here.
+        guard entry.bodyInFile == nil, entry.body.count <= memoryLimit, directory.map({ $0.inode(key.relativePath) == inode }) ?? true else { return }
+        // A copy kept in memory holds no descriptor (the budget is for answers being sent).
+        let entry = entry.withoutFile
+        // The copies dropped to make room are freed here, after the lock (the epoll loop may be waiting for it).
+        let dropped = state.withLock { state -> [CacheEntry] in
+            guard state.records[key]?.generation == generation, state.memory[key] == nil else { return [] }
+            // The least recently used copies make room, not the whole map: a walk bigger than the bound dropped the hot
+            // entries of every other route each time it passed it (issue 13, sixth pass).
+            // At most `evictionBatch` a hold, as an eviction: a large page among many small copies is kept from a
+            // later read, once enough have gone (review: thousands dropped in one hold of the loop's lock).
+            var dropped: [CacheEntry] = []
+            while state.memoryBytes + entry.body.count > memoryLimit, dropped.count < evictionBatch,
+                let oldest = state.memoryRecency.removeOldest()
+            {
+                state.records[oldest]?.memoryUse = nil
+                if let old = state.memory.removeValue(forKey: oldest) {
+                    state.memoryBytes -= old.body.count
+                    dropped.append(old)
+                }
+            }
+            guard state.memoryBytes + entry.body.count <= memoryLimit else { return dropped }
+            state.memory[key] = entry
+            state.memoryBytes += entry.body.count
+            state.records[key]?.memoryUse = state.memoryRecency.insertNewest(key)
+            return dropped
+        }
+        _ = dropped
+    }
+
+    /// Moves `key` to the most recently used end of the records' order (and of the copies in memory, if it has one),
+    /// putting it back if an eviction had taken it out.
+    static func markUsed(_ key: CacheKey, _ record: inout Record, _ state: inout State) {
+        if let use = record.use { state.recency.moveToNewest(use) } else { record.use = state.recency.insertNewest(key) }
+        if let use = record.memoryUse { state.memoryRecency.moveToNewest(use) }
+    }
+
+    /// Keeps an entry verified with its body left in its held file (`State.held`) for the lookups that leave bodies for
+    /// its scan, unless the record moved on since it was read; the least recently used let go to make room (their
+    /// descriptors closed after the lock).
+    func keepHeld(_ entry: CacheEntry, for key: CacheKey, generation: UInt64) {
+        let limit = heldEntryLimit
+        guard entry.bodyInFile != nil, limit > 0 else { return }
+        let dropped = state.withLock { state -> [CacheEntry] in
+            guard state.records[key]?.generation == generation, state.held[key] == nil else { return [] }
+            var dropped: [CacheEntry] = []
+            while state.held.count >= limit, let oldest = state.heldRecency.removeOldest() {
+                if let old = state.held.removeValue(forKey: oldest) { dropped.append(old.entry) }
+            }
+            state.held[key] = HeldEntry(entry: entry, generation: generation, use: state.heldRecency.insertNewest(key))
+            return dropped
+        }
+        _ = dropped
+    }
+
+    /// Lets go of `key`'s entry kept with its held file (the descriptor closes when the last answer sending from it ends).
+    static func dropHeld(_ key: CacheKey, _ state: inout State) {
+        guard let old = state.held.removeValue(forKey: key) else { return }
+        state.heldRecency.remove(old.use)
+        state.released.append(old.entry)
+    }
+
+    static func dropMemory(_ key: CacheKey, _ state: inout State) {
+        dropHeld(key, &state)
+        if let old = state.memory.removeValue(forKey: key) {
+            state.memoryBytes -= old.body.count
+            if let use = state.records[key]?.memoryUse {
+                state.memoryRecency.remove(use)
+                state.records[key]?.memoryUse = nil
+            }
+        }
+        if let old = state.readAhead.removeValue(forKey: key) {
+            state.readAheadBytes -= old.entry.bodyCount
+            state.released.append(old.entry)
+        }
+    }
+}

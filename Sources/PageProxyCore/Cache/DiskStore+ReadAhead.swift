@@ -1,0 +1,135 @@
+import Synchronization
+
+/// Entries read ahead of the lookups that will want them, and the bound on what is held so.
+extension DiskStore {
+    /// Reads and verifies the entries of `keys` that are neither in memory nor read ahead already, and holds them
+    /// for the lookups that will want them (issue 13: a walk through entries after a restart read each file on its
+    /// own thread, one after another). Blocks on the disk: run it off the cooperative pool, on a thread that is not
+    /// the walk's, so that the walk's lookups find the entries read.
+    ///
+    /// Nothing here is a use: the LRU order moves when a lookup takes an entry. A file whose next hit would refresh
+    /// its time is refreshed as it is read (through its descriptor), so that the lookup need not. An entry rewritten
+    /// or removed before a lookup takes it (its generation moved on) is dropped, never served; one renamed over by
+    /// another process before it is held is not held (its inode), as for the copies `lookup` keeps in memory. A torn
+    /// or corrupt file is left for the lookup to find, and remove. At most `readAheadLimit` entries and
+    /// `readAheadByteLimit` bytes are held. When they are full, the read-ahead stops: what is held is what the walks
+    /// want first, and what they asked for last is wanted last (dropping the oldest would drop the pages a walk
+    /// reaches next, and make it read them again). Only entries no lookup took while `readAheadLimit` × 2 others
+    /// ran (left by a walk that ended) make room.
+    /// - Parameters:
+    ///   - unusedSince: a `useCount` taken when the walk asked: an entry looked up since (the walk got there first),
+    ///     or one whose key in `keys` follows such an entry (the walk is next), is not read, nor are the
+    ///     `overtakenMargin` keys after it (the walk is about to read them).
+    ///   - keep: whether an entry read is worth holding (the caller's freshness rule: a stale entry is read again by
+    ///     the fetch that revalidates it, so holding it would only read it twice).
+    ///   - isCancelled: asked before each key: true (the walk that asked has ended) stops the read-ahead there.
+    ///   - leavesBodyFor: as `lookup`'s: an entry not hit since the start whose stored scan is for it is held with its
+    ///     body left in its file (taken only by a lookup that leaves bodies for the same signature).
+    package func readAhead(
+        _ keys: some Sequence<CacheKey>, unusedSince: UInt64 = .max, keep: (CacheEntry) -> Bool = { _ in true },
+        until isCancelled: () -> Bool = { false }, leavesBodyFor: UInt64? = nil
+    ) {
+        // Keys left to a walk that overtook the read-ahead (see `overtakenMargin`).
+        var leftToTheWalk = 0
+        // The key asked before this one: a walk that has just looked it up looks this one up next.
+        var previous: CacheKey?
+        for key in keys {
+            defer { previous = key }
+            if isCancelled() { return }
+            if leftToTheWalk > 0 {
+                leftToTheWalk -= 1
+                continue
+            }
+            let wanted: ReadAheadStep = withStateReleasing { state in
+                state.readAheadAsked += 1
+                guard state.disabledReason == nil, let record = state.records[key] else { return .skip }
+                guard record.lastUse <= unusedSince else { return .overtaken }
+                // The walk has caught up (it took the entry before this one since it asked): this one it is about to
+                // look up, and would read too while the read-ahead reads it, so it is left to the walk with the margin
+                // after it (issue 13, eleventh pass: 45–129 of 501 files read twice a first read-back after a restart).
+                if let previous, let before = state.records[previous], before.lastUse > unusedSince { return .overtaken }
+                guard state.memory[key] == nil, state.readAhead[key] == nil, record.size <= readAheadByteLimit else { return .skip }
+                // Kept with its held file for this very walk's lookups: nothing to read.
+                if let leavesBodyFor, state.held[key]?.entry.scan?.signature == leavesBodyFor { return .skip }
+                guard Self.hasRoom(for: record.size, limit: readAheadByteLimit, &state) else { return .full }
+                guard let entries = Self.entryDirectory(&state) else { return .skip }
+                return .read(
+                    generation: record.generation, touch: record.hitsAfterNextUse(interval: touchInterval) >= touchInterval, entries: entries,
+                    seen: record.hitsSinceTouch != nil)
+            }
+            guard case .read(let generation, let touch, let entries, let seen) = wanted else {
+                if case .full = wanted { return }
+                if case .overtaken = wanted { leftToTheWalk = Self.overtakenMargin }
+                continue
+            }
+            // Held open for a lookup that sends from it (a merged answer; closed for any other when it takes it).
+            // Its body left in its file only on the entry's first hit since the start: a lookup keeps an entry seen before
+            // in memory, which needs its bytes.
+            guard
+                let file = try? readEntryFile(
+                    key, in: entries, touch: touch, wait: .mayWaitForDisk, holdsFile: true, leavesBodyFor: seen ? nil : leavesBodyFor) ?? nil,
+                let entry = try? file.entry(for: key),
+                keep(entry), file.directory.inode(key.relativePath) == file.inode
+            else { continue }
+            withStateReleasing { state in
+                guard state.records[key]?.generation == generation, state.memory[key] == nil, state.readAhead[key] == nil,
+                    Self.hasRoom(for: entry.bodyCount, limit: readAheadByteLimit, &state)
+                else { return }
+                state.readAhead[key] = ReadAhead(entry: entry, generation: generation, inode: file.inode, touched: touch, heldAtUse: state.useCounter)
+                state.readAheadOrder.append(key)
+                // Counted by its body's length, also when the body was left in its file (review19 R1: counted as 0
+                // bytes, a walk's read-ahead was bounded only by the descriptors it could take).
+                state.readAheadBytes += entry.bodyCount
+                // Keys taken by lookups stay in the order until they reach its front: keep it from growing past them.
+                if state.readAheadOrder.count > 2 * Self.readAheadLimit {
+                    let held = state.readAhead
+                    state.readAheadOrder.removeAll { held[$0] == nil }
+                }
+            }
+        }
+    }
+
+    /// What `readAhead` does with a key: reads it (the version it wants, whether to refresh its file's time), skips
+    /// it, or stops (nothing more fits).
+    private enum ReadAheadStep {
+        case read(generation: UInt64, touch: Bool, entries: HeldDirectory, seen: Bool)
+        case skip
+        /// Looked up since the read-ahead was asked, or the key before it was: the walk got there first, or is next.
+        case overtaken
+        case full
+    }
+
+    /// How many keys after one the walk got to first the read-ahead leaves to the walk: reading the very next one, it
+    /// would race the walk for it (both threads read the same file: 0–59 of 501 entries a first read-back, issue 13,
+    /// ninth pass); from past them on, its entries are there when the walk comes.
+    static let overtakenMargin = 2
+
+    /// Whether `bytes` more may be read ahead; when not, drops the entries left by walks that ended (held while
+    /// `readAheadLimit` × 2 lookups ran and none took them), oldest first, and asks again.
+    static func hasRoom(for bytes: Int, limit: Int, _ state: inout State) -> Bool {
+        func fits(_ state: State) -> Bool { state.readAhead.count < readAheadLimit && state.readAheadBytes + bytes <= limit }
+        while !fits(state), let oldest = state.readAheadOrder.first {
+            guard let held = state.readAhead[oldest] else {
+                state.readAheadOrder.removeFirst()
+                continue
+            }
+            guard state.useCounter - held.heldAtUse > 2 * UInt64(readAheadLimit) else { return false }
+            state.readAheadOrder.removeFirst()
+            state.readAhead[oldest] = nil
+            state.readAheadBytes -= held.entry.bodyCount
+            state.released.append(held.entry)
+        }
+        return fits(state)
+    }
+
+    /// The entry read ahead for `key`, taken (a lookup uses it once), when it is still the version `generation`.
+    static func takeReadAhead(_ key: CacheKey, generation: UInt64, _ state: inout State) -> ReadAhead? {
+        guard let ahead = state.readAhead.removeValue(forKey: key) else { return nil }
+        state.readAheadBytes -= ahead.entry.bodyCount
+        guard ahead.generation == generation else {
+            state.released.append(ahead.entry)
+            return nil
+        }
+        return ahead
+    }
+}
