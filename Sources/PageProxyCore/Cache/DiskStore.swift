@@ -161,6 +161,8 @@ package final class DiskStore: Sendable {
     private let onWritten: (@Sendable (CacheKey) -> Void)?
     /// Told when a write finds the volume full, once until a write succeeds again (the proxy logs it).
     private let onVolumeFull: (@Sendable (_ reason: String, _ outOfInodes: Bool) -> Void)?
+    /// Told of each fan-out folder that is a link, the first time a write would go through it (the proxy logs it).
+    private let linkedFolderNotice: LinkedFolderNotice?
     /// Told when a disabled store finds its directory usable again and serves again (the proxy logs it).
     private let onEnable: (@Sendable () -> Void)?
     /// How often a disabled store tries its directory again (`tryToEnable`).
@@ -189,8 +191,9 @@ package final class DiskStore: Sendable {
         failWriting: (@Sendable (CacheKey) -> Int32?)? = nil, onEnable: (@Sendable () -> Void)? = nil, retryInterval: Duration = .seconds(30),
         heldFiles: HeldEntryFileBudget = .none, onWritten: (@Sendable (CacheKey) -> Void)? = nil,
         readVolume: @escaping @Sendable (String) -> CacheVolume? = CacheVolume.of,
-        onStartEviction: (@Sendable (CacheStartEviction) -> Void)? = nil
+        onStartEviction: (@Sendable (CacheStartEviction) -> Void)? = nil, onLinkedFolder: (@Sendable (String) -> Void)? = nil
     ) {
+        linkedFolderNotice = onLinkedFolder.map(LinkedFolderNotice.init)
         self.onStartEviction = onStartEviction
         self.onWritten = onWritten
         self.readVolume = readVolume
@@ -678,6 +681,7 @@ package final class DiskStore: Sendable {
         guard case .success(let (total, leftAt)) = placed else {
             switch placed {
             case .failure(let error) where error.meansNoSpace: noteFailedWrite(volume?.isOutOfInodes == true ? .noInodes : .noSpace)
+            case .failure(let error) where error.isLinkedFolder: noteFailedWrite(.linkedFolder); linkedFolderNotice?.note(error.path)
             case .failure: noteFailedWrite(.error)
             default: noteFailedWrite(.noRoom)
             }
@@ -738,6 +742,8 @@ package final class DiskStore: Sendable {
         case noInodes = "no_inodes"
         /// The shared total left no room under `maxBytes`, after a few evictions (others took it).
         case noRoom = "no_room"
+        /// Its fan-out folder is a symbolic link, which nothing is written through (`LinkedFolderNotice`).
+        case linkedFolder = "linked_folder"
         /// Any other failure of the file system.
         case error
 
@@ -1105,7 +1111,7 @@ package final class DiskStore: Sendable {
     /// link: nothing is written through it (attack15 L1). Not an error that disables the store: that page is not stored.
     private static func refuseLinkedFolder(_ folder: String) throws(CacheFileSystem.Failure) {
         guard !CacheFileSystem.isForeignFolder(folder) else {
-            throw CacheFileSystem.Failure(call: "open", path: folder, errno: ELOOP)
+            throw .linkedFolder(folder)
         }
     }
 
