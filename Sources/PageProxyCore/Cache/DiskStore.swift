@@ -696,7 +696,7 @@ package final class DiskStore: Sendable {
         // Written by path: if the directory there is not the one reads go through any more, reads follow it now, before
         // the record names the new version (review9 B4: a lookup between the two read the old file through the old
         // directory under the new record, took its inode for another process's newer version, and kept it).
-        if let held = state.withLock({ $0.entryDirectory }), !held.isCurrent { _ = replaceEntryDirectory(held) }
+        if let held = state.withLock({ $0.entryDirectory }), !held.isCurrent { _ = replaceEntryDirectory(held, keeping: key) }
         let stamp = withStateReleasing { state -> PageStamp in
             state.volumeFull = false
             Self.dropMemory(key, &state)
@@ -851,7 +851,7 @@ package final class DiskStore: Sendable {
         _ key: CacheKey, in held: HeldDirectory, touch: Bool, wait: CacheFileSystem.ReadWait, holdsFile: Bool = false,
         leavesBodyFor signature: UInt64? = nil
     ) throws(CacheFileSystem.Failure) -> EntryFile? {
-        var directory = held.checkDue && !held.directory.isCurrent ? replaceEntryDirectory(held.directory) : held.directory
+        var directory = held.checkDue && !held.directory.isCurrent ? replaceEntryDirectory(held.directory, keeping: key) : held.directory
         let guess = lastHeadLength.load(ordering: .relaxed)
         let onChanged = holdsFile ? changedInPlace(key) : nil
         func read(_ directory: EntryDirectory) throws(CacheFileSystem.Failure) -> EntryFile? {
@@ -868,7 +868,7 @@ package final class DiskStore: Sendable {
         }
         var file = try read(directory)
         if file == nil, !held.checkDue, !directory.isCurrent {
-            directory = replaceEntryDirectory(directory)
+            directory = replaceEntryDirectory(directory, keeping: key)
             file = try read(directory)
         }
         if let file, file.head.count != guess { lastHeadLength.store(file.head.count, ordering: .relaxed) }
@@ -914,15 +914,17 @@ package final class DiskStore: Sendable {
     /// returns the directory held now. One held before and replaced now was removed or moved away (`rm -rf`, a volume
     /// mounted over it): nothing this process knew of its entries holds for the new one (`forgetVersions`).
     @discardableResult
-    private func replaceEntryDirectory(_ stale: EntryDirectory?) -> EntryDirectory {
+    private func replaceEntryDirectory(_ stale: EntryDirectory?, keeping key: CacheKey? = nil) -> EntryDirectory {
         let fresh = EntryDirectory(path: directory)
         typealias Forgotten = (memory: [CacheKey: CacheEntry], readAhead: [CacheKey: ReadAhead])
         let (held, forgotten) = state.withLock { state -> (EntryDirectory, Forgotten?) in
             if let held = state.entryDirectory, held !== stale { return (held, nil) }
             let replaced = state.entryDirectory != nil
+            // Records of a directory removed are of files gone: dropped, or `/metrics` and the eviction count them.
+            let gone = state.entryDirectory?.isGone(replacedBy: fresh) == true
             state.entryDirectory = fresh
             state.entryDirectoryCheckAt = DispatchTime.now().uptimeNanoseconds + Self.entryDirectoryCheckInterval
-            return (fresh, replaced ? Self.forgetVersions(&state) : nil)
+            return (fresh, replaced ? Self.forgetVersions(&state, droppingRecords: gone, but: key) : nil)
         }
         withExtendedLifetime(forgotten) {}  // the copies' memory and held descriptors let go outside the lock
         return held
@@ -970,7 +972,7 @@ package final class DiskStore: Sendable {
         }
         guard isOther else { return generation }
         guard let file = looked ?? CacheFileSystem.inodeAndSize(path(for: key)), file.inode == inode else {
-            if let held = state.withLock({ $0.entryDirectory }), !held.isCurrent { replaceEntryDirectory(held) }
+            if let held = state.withLock({ $0.entryDirectory }), !held.isCurrent { replaceEntryDirectory(held, keeping: key) }
             return nil
         }
         return withStateReleasing { state in
@@ -1391,7 +1393,11 @@ package final class DiskStore: Sendable {
     /// review15 R1). Every copy in memory and read ahead goes, and every record gets a new generation and an unknown
     /// inode: answers built on them (the merged-answer memo) find no stamp current, and the next lookup of each reads
     /// its file (a file gone is a miss). Returns what was dropped, for the caller to release outside the lock.
-    private static func forgetVersions(_ state: inout State) -> (memory: [CacheKey: CacheEntry], readAhead: [CacheKey: ReadAhead]) {
+    private static func forgetVersions(
+        _ state: inout State, droppingRecords: Bool = false, but kept: CacheKey? = nil
+    ) -> (memory: [CacheKey: CacheEntry], readAhead: [CacheKey: ReadAhead]) {
+        // The key being looked up or written is kept: its lookup goes on in the new directory (a miss drops it there).
+        if droppingRecords { for key in Array(state.records.keys) where key != kept { dropRecord(key, &state) } }
         let dropped = (state.memory.merging(state.held.mapValues(\.entry)) { copy, _ in copy }, state.readAhead)
         state.held = [:]
         state.heldRecency = RecencyList()
