@@ -176,6 +176,53 @@ import Testing
         return (first.status.code, second.body, opened)
     }
 
+    @Test("attack15 U1: a kept connection its upstream closed while idle is closed by the pool's sweep, not left in CLOSE-WAIT until the next request; one still open is kept")
+    func idleConnectionsTheUpstreamClosedAreSwept() async throws {
+        let listening = try Socket.makeListening(on: SocketAddress(host: "127.0.0.1", port: 0))
+        let port = listening.localPort() ?? 0
+        let listener = AsyncSocket(socket: listening)
+        let closeNow = Gate()
+        // Two connections, each answered once with keep-alive; the first is closed by the upstream once `closeNow` opens.
+        let upstream = Task {
+            defer { listener.close() }
+            let deadline = ContinuousClock.now + .seconds(30)
+            var held: [AsyncSocket] = []
+            for _ in 0..<2 {
+                guard let client = try await Self.accept(listening, listener, deadline: deadline) else { return }
+                let connection = AsyncSocket(socket: client)
+                var head: [UInt8] = []
+                while !String(decoding: head, as: UTF8.self).contains("\r\n\r\n") {
+                    guard try await connection.read(into: &head, deadline: deadline) > 0 else { break }
+                }
+                try await connection.write(Array("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n[]".utf8), deadline: deadline)
+                held.append(connection)
+            }
+            await closeNow.wait()
+            held[0].close()
+            var rest: [UInt8] = []
+            while (try? await held[1].read(into: &rest, deadline: deadline)) ?? 0 > 0 { rest.removeAll() }
+            held[1].close()
+        }
+        let transport = HTTP1Transport(pool: ConnectionPool(sweepInterval: .milliseconds(10)))
+        let url = PageURL(scheme: "http", host: "127.0.0.1", port: port, path: "/items", query: "page=1")
+        let key = ConnectionPool.Key(origin: url.origin)
+        // The first connection held aside while the second request goes: two connections, both kept.
+        #expect(try await transport.send(UpstreamRequest(url: url), timeout: .seconds(30), maxBodyBytes: 1 << 20).status.code == 200)
+        let kept = try #require(transport.pool.takeIdle(for: key))
+        #expect(try await transport.send(UpstreamRequest(url: url), timeout: .seconds(30), maxBodyBytes: 1 << 20).status.code == 200)
+        transport.pool.giveBack(kept, for: key)
+        #expect(transport.pool.idleCount(for: key) == 2)
+        closeNow.open()
+        var polls = 0
+        while transport.pool.idleCount(for: key) == 2 && polls < 3000 {
+            polls += 1
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        #expect(transport.pool.idleCount(for: key) == 1)
+        transport.pool.closeAll()
+        try await upstream.value
+    }
+
     private static func send(to port: Int) async throws(UpstreamError) -> UpstreamResponse {
         let url = PageURL(scheme: "http", host: "127.0.0.1", port: port, path: "/items", query: "page=1")
         return try await HTTP1Transport().send(UpstreamRequest(url: url), timeout: .seconds(30), maxBodyBytes: 1 << 20)
