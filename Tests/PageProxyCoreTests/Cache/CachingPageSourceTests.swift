@@ -411,6 +411,25 @@ import Testing
         #expect(result.response.status.code == 500)
     }
 
+    @Test("an upstream's stale-if-error=N bounds the stale answer to N seconds past the page's freshness (RFC 5861; attack15 U1)")
+    func staleIfErrorBoundsTheStaleAnswer() async throws {
+        let failing = Locked(false)
+        let upstream = Upstream { _ throws(UpstreamError) in
+            if failing.withLock({ $0 }) { return UpstreamResponse(status: HTTPStatus(code: 503), headers: HTTPHeaders(), body: []) }
+            return .json("[1]", headers: [("Cache-Control", "max-age=10, stale-if-error=5")])
+        }
+        let source = makeSource()
+        let allowing = CachePolicy(ttl: .seconds(60), staleIfError: true)
+        _ = try await fetch(source, upstream, policy: allowing)
+        failing.withLock { $0 = true }
+        clock.advance(by: .seconds(14))
+        #expect(try await fetch(source, upstream, policy: allowing).outcome == .stale)
+        clock.advance(by: .seconds(2))
+        let late = try await fetch(source, upstream, policy: allowing)
+        #expect(late.outcome == .miss)
+        #expect(late.response.status.code == 503)
+    }
+
     @Test func noStoreZeroTTLOrADisabledStoreBypass() async throws {
         let upstream = Upstream.withETag(Locked("\"1\""))
         let none = CachingPageSource(store: nil)
