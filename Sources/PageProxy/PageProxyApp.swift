@@ -95,7 +95,11 @@ final class PageProxyApp: Sendable {
             // Also for a directory unusable at the start: the index is built now, and `/readyz` is ready.
             logger.log(.info, "cache enabled again", [("directory", .string(config.directory))])
         }, retryInterval: config.retryInterval, heldFiles: config.sendsFromFiles ? .shared : .none,
-           onStartEviction: startEvictionLog(logger: logger))
+           onStartEviction: startEvictionLog(logger: logger), onLinkedFolder: { folder in
+            logger.log(.warning, "cache folder is a symbolic link: not used; pages whose keys fall under it are not cached", [
+                ("folder", .string(folder)),
+            ])
+        })
         if store.isEnabled {
             logger.log(.info, "cache ready", [
                 ("directory", .string(config.directory)), ("max_bytes", .int(config.maxBytes)), ("entries", .int(store.entryCount)),

@@ -208,13 +208,17 @@ enum PaginationConfigParser {
                 }
                 if status >= 500 || status == 408 || status == 429 { ignored.append(status) } else { statuses.insert(status) }
             }
-            if !ignored.isEmpty {
-                let named = ignored.map(String.init).joined(separator: ", ")
-                warnings.add(object.error(key, "\(named) ignored: \(ignored.count == 1 ? "it says" : "each says") the upstream failed for "
-                    + "now (PageProxy retries it), not that the list ended; as an end, an outage on a later page would answer "
-                    + "part of the list with a 200. Remove \(ignored.count == 1 ? "it" : "them") from \"\(key)\""))
-            }
-            return statuses
+            guard !ignored.isEmpty else { return statuses }
+            // Nothing left but what was ignored: the default stays (retest15: `[429]` became `[]`, and a 404 past the
+            // end, which the default ends a list with, then failed the walk).
+            let kept = statuses.isEmpty ? fallback : statuses
+            let named = ignored.map(String.init).joined(separator: ", ")
+            let left = kept.sorted().map(String.init).joined(separator: ", ")
+            warnings.add(object.error(key, "\(named) ignored: \(ignored.count == 1 ? "it says" : "each says") the upstream failed for "
+                + "now (PageProxy retries it), not that the list ended; as an end, an outage on a later page would answer "
+                + "part of the list with a 200. Remove \(ignored.count == 1 ? "it" : "them") from \"\(key)\"; it is [\(left)]"
+                + (statuses.isEmpty ? " (the default)" : "")))
+            return kept
         }
 
         /// Two parameters of a scheme that must differ: one query parameter cannot say both (attack14 L5: the page and

@@ -121,6 +121,7 @@ package struct CacheEntry: Sendable, Equatable {
     static let unstoredHeaders: Set<String> = [
         "connection", "keep-alive", "proxy-connection", "proxy-authenticate", "proxy-authorization", "te", "trailer",
         "transfer-encoding", "upgrade", "content-length", "date", "age", "set-cookie", "set-cookie2",
+        "pageproxy-initial-age",  // CacheEntryFormat.initialAgeField: the entry's own, never an upstream's
     ]
 
     /// The response headers an entry keeps.

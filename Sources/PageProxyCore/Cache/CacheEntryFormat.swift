@@ -12,20 +12,28 @@ import Foundation
 ///     28     H  header: key hex (64), status (2), stored-at ms (8), fresh-until ms (8), flags (1: bit 0
 ///               must-revalidate, bit 1 the lifetime is the upstream's — older entries have it clear, and are
 ///               judged by each route's TTL), XXH64 of the body (8), field count (2), then per field: name length (2), name, value length (4), value;
-///               then the scan section (see CacheEntryFormat+Scan.swift); then, only when the page was not new as
-///               it arrived, its age then: tag 1 (1), seconds (4) — older entries end after the scan, age 0
+///               then the scan section (see CacheEntryFormat+Scan.swift); then, in entries of the binary of
+///               4e95722 only, the page's age when stored: tag 1 (1), seconds (4) (read, never written: see below)
 ///   28+H     B  body
 /// ```
 /// A file is accepted only if its size is exactly 28 + H + B, its magic and version match, both checksums match,
 /// and its header names the key its file name names. The checksums are XXH64, not a cryptographic hash (issue 13):
 /// they catch a torn write or a bad disk; the directory is PageProxy's own. Version 1 files (SHA-256, no scan) are
 /// `unsupportedVersion`: a miss, deleted like any unreadable entry.
+///
+/// The page's age when stored (`CacheEntry.initialAge`), when it was not new, is one more field,
+/// `PageProxy-Initial-Age: <seconds>` (`initialAgeField`), which decoding takes out of the headers. Every binary of
+/// format 2 reads a field it does not know as one more upstream header (unused), so an older process sharing the
+/// directory reads such an entry (as age 0) rather than deleting it as corrupt (review21 L2: the tag-1 section after
+/// the scan, which older decoders refuse, churned a newer process's entries).
 package enum CacheEntryFormat {
     package static let magic: [UInt8] = Array("PPCE".utf8)
     package static let version: UInt32 = 2
     package static let prefixLength = 28
-    /// The tag of the optional section after the scan that holds the page's age when stored (`CacheEntry.initialAge`).
+    /// The tag of the optional section after the scan that held the page's age when stored, in 4e95722's entries.
     static let initialAgeTag: UInt8 = 1
+    /// The stored field that holds the page's age when stored (`CacheEntry.initialAge`), in whole seconds.
+    package static let initialAgeField = "PageProxy-Initial-Age"
     /// Bounds that keep a corrupted length field from asking for an absurd allocation.
     static let maxHeaderLength = 1 << 28
 
@@ -59,7 +67,9 @@ package enum CacheEntryFormat {
         file.append(UInt64(bitPattern: milliseconds(entry.freshUntil)))
         file.append(UInt8(entry.mustRevalidate ? 1 : 0) | UInt8(entry.lifetimeFromUpstream ? 2 : 0))
         file.append(entry.bodyChecksum)
-        let fields = Array(entry.headers.prefix(Int(UInt16.max)))
+        let initialAge = UInt32(clamping: entry.initialAge.components.seconds)
+        var fields = Array(entry.headers.prefix(Int(UInt16.max) - 1))
+        if initialAge > 0 { fields.append((name: initialAgeField, value: String(initialAge))) }
         file.append(UInt16(fields.count))
         for field in fields {
             let name = Array(field.name.utf8.prefix(Int(UInt16.max)))
@@ -70,11 +80,6 @@ package enum CacheEntryFormat {
             file.bytes.append(contentsOf: value)
         }
         appendScan(entry.scan, bodyCount: entry.body.count, to: &file)
-        let initialAge = UInt32(clamping: entry.initialAge.components.seconds)
-        if initialAge > 0 {
-            file.append(initialAgeTag)
-            file.append(initialAge)
-        }
         let headerLength = file.bytes.count - headerStart
         file.set(UInt32(headerLength), at: lengthAt)
         file.set(XXHash64.hash(file.bytes[headerStart...]), at: hashAt)
@@ -84,7 +89,7 @@ package enum CacheEntryFormat {
 
     /// At least the header's length (`encode`): its fixed fields, the header fields, and the scan's items and values.
     private static func headerCapacity(_ entry: CacheEntry, key: CacheKey) -> Int {
-        var count = 64 + key.hex.utf8.count
+        var count = 64 + key.hex.utf8.count + 6 + initialAgeField.utf8.count + 10
         for field in entry.headers { count += 6 + field.name.utf8.count + field.value.utf8.count }
         guard let scan = entry.scan else { return count }
         count += 16 + scan.items.count * 9
@@ -164,6 +169,11 @@ package enum CacheEntryFormat {
         }
         let scan = try readScan(&header, bodyCount: expectedLength, body: body)
         var initialAge: Duration = .zero
+        if let text = headers[initialAgeField] {
+            // Not this binary's writing (an upstream's own field an older binary kept): read as age 0, not corrupt.
+            initialAge = .seconds(UInt32(text) ?? 0)
+            headers.remove(initialAgeField)
+        }
         if header.offset < headerEnd {
             guard header.uint8() == initialAgeTag, let seconds = header.uint32() else { throw .badHeader }
             initialAge = .seconds(seconds)

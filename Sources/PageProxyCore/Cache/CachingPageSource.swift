@@ -516,9 +516,15 @@ package final class CachingPageSource: Sendable {
         await diskWork.finish(within: timeout)
     }
 
-    /// The entry to serve when the upstream failed, if the route allows it and the upstream did not forbid it.
+    /// The entry to serve when the upstream failed, if the route allows it and the upstream did not forbid it: not
+    /// `must-revalidate`, and within its `stale-if-error=N` (RFC 5861 §4: N seconds past its freshness; attack15 U1: it
+    /// was ignored, a page limited to 0 s was served stale) when it says one.
     private func staleEntry(_ cached: CacheEntry?, policy: CachePolicy) -> CacheEntry? {
         guard policy.staleIfError, let cached, !cached.mustRevalidate else { return nil }
+        if let limit = CacheFreshness.staleIfError(cached.headers) {
+            let stale = clock.wallNow().timeIntervalSince(cached.freshUntil(routeTTL: policy.ttl))
+            guard stale <= limit.timeInterval else { return nil }
+        }
         return cached
     }
 }

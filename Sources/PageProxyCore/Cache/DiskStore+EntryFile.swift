@@ -58,7 +58,7 @@ extension DiskStore {
         _ key: CacheKey, in held: HeldDirectory, touch: Bool, wait: CacheFileSystem.ReadWait, holdsFile: Bool = false,
         leavesBodyFor signature: UInt64? = nil
     ) throws(CacheFileSystem.Failure) -> EntryFile? {
-        var directory = held.checkDue && !held.directory.isCurrent ? replaceEntryDirectory(held.directory) : held.directory
+        var directory = held.checkDue && !held.directory.isCurrent ? replaceEntryDirectory(held.directory, keeping: key) : held.directory
         let guess = lastHeadLength.load(ordering: .relaxed)
         let onChanged = holdsFile ? changedInPlace(key) : nil
         func read(_ directory: EntryDirectory) throws(CacheFileSystem.Failure) -> EntryFile? {
@@ -75,7 +75,7 @@ extension DiskStore {
         }
         var file = try read(directory)
         if file == nil, !held.checkDue, !directory.isCurrent {
-            directory = replaceEntryDirectory(directory)
+            directory = replaceEntryDirectory(directory, keeping: key)
             file = try read(directory)
         }
         if let file, file.head.count != guess { lastHeadLength.store(file.head.count, ordering: .relaxed) }

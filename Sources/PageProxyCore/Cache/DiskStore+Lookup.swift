@@ -234,15 +234,17 @@ extension DiskStore {
     /// returns the directory held now. One held before and replaced now was removed or moved away (`rm -rf`, a volume
     /// mounted over it): nothing this process knew of its entries holds for the new one (`forgetVersions`).
     @discardableResult
-    func replaceEntryDirectory(_ stale: EntryDirectory?) -> EntryDirectory {
+    func replaceEntryDirectory(_ stale: EntryDirectory?, keeping key: CacheKey? = nil) -> EntryDirectory {
         let fresh = EntryDirectory(path: directory)
         typealias Forgotten = (memory: [CacheKey: CacheEntry], readAhead: [CacheKey: ReadAhead])
         let (held, forgotten) = state.withLock { state -> (EntryDirectory, Forgotten?) in
             if let held = state.entryDirectory, held !== stale { return (held, nil) }
             let replaced = state.entryDirectory != nil
+            // Records of a directory removed are of files gone: dropped, or `/metrics` and the eviction count them.
+            let gone = state.entryDirectory?.isGone(replacedBy: fresh) == true
             state.entryDirectory = fresh
             state.entryDirectoryCheckAt = DispatchTime.now().uptimeNanoseconds + Self.entryDirectoryCheckInterval
-            return (fresh, replaced ? Self.forgetVersions(&state) : nil)
+            return (fresh, replaced ? Self.forgetVersions(&state, droppingRecords: gone, but: key) : nil)
         }
         withExtendedLifetime(forgotten) {}  // the copies' memory and held descriptors let go outside the lock
         return held

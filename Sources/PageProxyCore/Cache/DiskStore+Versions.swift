@@ -45,7 +45,7 @@ extension DiskStore {
         }
         guard isOther else { return generation }
         guard let file = looked ?? CacheFileSystem.inodeAndSize(path(for: key)), file.inode == inode else {
-            if let held = state.withLock({ $0.entryDirectory }), !held.isCurrent { replaceEntryDirectory(held) }
+            if let held = state.withLock({ $0.entryDirectory }), !held.isCurrent { replaceEntryDirectory(held, keeping: key) }
             return nil
         }
         return withStateReleasing { state in
@@ -91,7 +91,11 @@ extension DiskStore {
     /// review15 R1). Every copy in memory and read ahead goes, and every record gets a new generation and an unknown
     /// inode: answers built on them (the merged-answer memo) find no stamp current, and the next lookup of each reads
     /// its file (a file gone is a miss). Returns what was dropped, for the caller to release outside the lock.
-    static func forgetVersions(_ state: inout State) -> (memory: [CacheKey: CacheEntry], readAhead: [CacheKey: ReadAhead]) {
+    static func forgetVersions(
+        _ state: inout State, droppingRecords: Bool = false, but kept: CacheKey? = nil
+    ) -> (memory: [CacheKey: CacheEntry], readAhead: [CacheKey: ReadAhead]) {
+        // The key being looked up or written is kept: its lookup goes on in the new directory (a miss drops it there).
+        if droppingRecords { for key in Array(state.records.keys) where key != kept { dropRecord(key, &state) } }
         let dropped = (state.memory.merging(state.held.mapValues(\.entry)) { copy, _ in copy }, state.readAhead)
         state.held = [:]
         state.heldRecency = RecencyList()

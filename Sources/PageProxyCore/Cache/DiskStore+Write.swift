@@ -61,6 +61,7 @@ extension DiskStore {
         guard case .success(let (total, leftAt)) = placed else {
             switch placed {
             case .failure(let error) where error.meansNoSpace: noteFailedWrite(volume?.isOutOfInodes == true ? .noInodes : .noSpace)
+            case .failure(let error) where error.isLinkedFolder: noteFailedWrite(.linkedFolder); linkedFolderNotice?.note(error.path)
             case .failure: noteFailedWrite(.error)
             default: noteFailedWrite(.noRoom)
             }
@@ -75,7 +76,7 @@ extension DiskStore {
         // Written by path: if the directory there is not the one reads go through any more, reads follow it now, before
         // the record names the new version (review9 B4: a lookup between the two read the old file through the old
         // directory under the new record, took its inode for another process's newer version, and kept it).
-        if let held = state.withLock({ $0.entryDirectory }), !held.isCurrent { _ = replaceEntryDirectory(held) }
+        if let held = state.withLock({ $0.entryDirectory }), !held.isCurrent { _ = replaceEntryDirectory(held, keeping: key) }
         let stamp = withStateReleasing { state -> PageStamp in
             state.volumeFull = false
             Self.dropMemory(key, &state)
@@ -121,6 +122,8 @@ extension DiskStore {
         case noInodes = "no_inodes"
         /// The shared total left no room under `maxBytes`, after a few evictions (others took it).
         case noRoom = "no_room"
+        /// Its fan-out folder is a symbolic link, which nothing is written through (`LinkedFolderNotice`).
+        case linkedFolder = "linked_folder"
         /// Any other failure of the file system.
         case error
 
@@ -183,7 +186,7 @@ extension DiskStore {
     /// link: nothing is written through it (attack15 L1). Not an error that disables the store: that page is not stored.
     private static func refuseLinkedFolder(_ folder: String) throws(CacheFileSystem.Failure) {
         guard !CacheFileSystem.isForeignFolder(folder) else {
-            throw CacheFileSystem.Failure(call: "open", path: folder, errno: ELOOP)
+            throw .linkedFolder(folder)
         }
     }
 

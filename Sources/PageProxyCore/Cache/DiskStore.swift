@@ -165,6 +165,8 @@ package final class DiskStore: Sendable {
     let onWritten: (@Sendable (CacheKey) -> Void)?
     /// Told when a write finds the volume full, once until a write succeeds again (the proxy logs it).
     let onVolumeFull: (@Sendable (_ reason: String, _ outOfInodes: Bool) -> Void)?
+    /// Told of each fan-out folder that is a link, the first time a write would go through it (the proxy logs it).
+    let linkedFolderNotice: LinkedFolderNotice?
     /// Told when a disabled store finds its directory usable again and serves again (the proxy logs it).
     let onEnable: (@Sendable () -> Void)?
     /// How often a disabled store tries its directory again (`tryToEnable`).
@@ -193,8 +195,9 @@ package final class DiskStore: Sendable {
         failWriting: (@Sendable (CacheKey) -> Int32?)? = nil, onEnable: (@Sendable () -> Void)? = nil, retryInterval: Duration = .seconds(30),
         heldFiles: HeldEntryFileBudget = .none, onWritten: (@Sendable (CacheKey) -> Void)? = nil,
         readVolume: @escaping @Sendable (String) -> CacheVolume? = CacheVolume.of,
-        onStartEviction: (@Sendable (CacheStartEviction) -> Void)? = nil
+        onStartEviction: (@Sendable (CacheStartEviction) -> Void)? = nil, onLinkedFolder: (@Sendable (String) -> Void)? = nil
     ) {
+        linkedFolderNotice = onLinkedFolder.map(LinkedFolderNotice.init)
         self.onStartEviction = onStartEviction
         self.onWritten = onWritten
         self.readVolume = readVolume

@@ -46,6 +46,16 @@ package final class EntryDirectory: Sendable {
         return UInt64(info.st_dev) == identity.device && UInt64(info.st_ino) == identity.inode
     }
 
+    /// Whether the entries this directory held are none of `fresh`'s, opened at the same path since: this one was
+    /// removed (`rm -rf`: its link count is 0) or another directory is at the path now. Not when the same directory
+    /// is opened again (one that was unusable for a while: its entries are still there).
+    package func isGone(replacedBy fresh: EntryDirectory) -> Bool {
+        guard let identity else { return false }
+        if let other = fresh.identity { return other.device != identity.device || other.inode != identity.inode }
+        var info = stat()
+        return descriptor >= 0 && fstat(descriptor, &info) == 0 && info.st_nlink == 0
+    }
+
     /// Calls `body` with the directory to open `relative` under and the path to give it: the held descriptor and
     /// `relative`, or `AT_FDCWD` and the whole path.
     package func locate<Result>(_ relative: String, _ body: (_ directory: Int32, _ path: String) throws(CacheFileSystem.Failure) -> Result)

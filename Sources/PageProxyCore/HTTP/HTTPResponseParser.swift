@@ -180,16 +180,13 @@ package struct HTTPResponseParser: Sendable {
         if method == .head || status.code < 200 || status.code == 204 || status.code == 304 {
             // One whose head declares a body (a `Content-Length` above 0, any `Transfer-Encoding`) may be followed by
             // that body, a moment late: the connection is not used again, or those bytes would answer the next
-            // request on it (attack13 H3, retest13: 2 ms after a 304's head, a forged page was stored). Except a 304's
-            // `Content-Length`, which is the length of the representation it validates (RFC 9110 §8.6, §15.4.5), not
-            // of a body: a revalidating walk kept a connection for none of its pages (review18 R4). A body sent after
-            // it all the same is caught by the pool's quiet check before reuse, or fails the next exchange on the
-            // kept connection, which is then sent again on a new one (`HTTP1Transport`).
-            let lengths = headers.tokens("Content-Length")
-            let statesLength = status.code == 304 && !lengths.isEmpty && lengths.allSatisfy { $0 == lengths[0] }
-                && HTTPFieldSyntax.parseDecimal(lengths[0].utf8) != nil
+            // request on it (attack13 H3, retest13: 2 ms after a 304's head, a forged page was stored). A 304's
+            // `Content-Length` above 0 too, though RFC 9110 §8.6 lets it be the length of the representation it
+            // validates: no check at the next use can tell a body that is still on its way from an answer, and a
+            // well-formed response written late would answer the next request, another client's perhaps (review21 L1).
+            // Reuse is lost only against a server that states it (most send none, or 0).
             let declaresBody = headers.contains("Transfer-Encoding")
-                || (!statesLength && lengths.contains { HTTPFieldSyntax.parseDecimal($0.utf8) != 0 })
+                || headers.tokens("Content-Length").contains { HTTPFieldSyntax.parseDecimal($0.utf8) != 0 }
             return complete(reusable: status.code != 101 && !declaresBody)
         }
         // RFC 9112 §6.3 rule 2 — a 2xx answer to CONNECT turns the connection into a tunnel.

@@ -315,7 +315,7 @@ package enum SchemeDetector {
                     url: url,
                     reason: "the first page holds an array of objects at \"\(found.0)\" and an array of values at "
                         + others.map { "\"\($0)\"" }.joined(separator: ", ") + ": either may be the items; "
-                        + "set the route's \"items\" to the key that holds them")
+                        + "set the route's \"items\" to the key that holds them (\"items\": \"\(found.0)\" if the objects are)")
             }
             return found
         }

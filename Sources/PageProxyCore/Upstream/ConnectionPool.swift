@@ -4,7 +4,9 @@ import Synchronization
 ///
 /// The most recently used connection is handed out first (it is the least likely to have been closed by the
 /// upstream's idle timeout); past `maxIdlePerOrigin` a returned connection is closed instead of kept. An `https`
-/// connection is kept under the CA file that verified it, so a route that trusts less never reuses it.
+/// connection is kept under the CA file that verified it, so a route that trusts less never reuses it. While any is
+/// kept, every `sweepInterval` those the upstream closed (or wrote to) are closed: an upstream's idle timeout or restart
+/// otherwise left up to `maxIdlePerOrigin` sockets per origin in CLOSE-WAIT until the next request there (attack15 U1).
 package final class ConnectionPool: Sendable {
     /// Where a connection goes, and what its certificate was verified against (`nil`: the system trust store).
     package struct Key: Hashable, Sendable {
@@ -23,14 +25,22 @@ package final class ConnectionPool: Sendable {
         case tls(TLSError)
     }
 
-    private let idle = Mutex<[Key: [any UpstreamConnection]]>([:])
+    private struct Idle {
+        var connections: [Key: [any UpstreamConnection]] = [:]
+        /// A sweep is due (`sweepLater`): set while any connection is kept.
+        var sweeping = false
+    }
+
+    private let idle = Mutex(Idle())
     private let opened = Mutex(0)
     /// TLS client contexts by CA file, made on first use: loading a trust store is costly, sharing it is not.
     private let contexts = Mutex<[String?: TLSContext]>([:])
     package let maxIdlePerOrigin: Int
+    package let sweepInterval: Duration
 
-    package init(maxIdlePerOrigin: Int = 32) {
+    package init(maxIdlePerOrigin: Int = 32, sweepInterval: Duration = .seconds(5)) {
         self.maxIdlePerOrigin = maxIdlePerOrigin
+        self.sweepInterval = sweepInterval
     }
 
     deinit {
@@ -43,7 +53,7 @@ package final class ConnectionPool: Sendable {
     /// An idle connection for `key`, if one is kept that is still quiet: one the upstream closed, or wrote to while it
     /// was idle (bytes no request asked for, which the next request would take as its answer: attack13 H3), is closed.
     package func takeIdle(for key: Key) -> (any UpstreamConnection)? {
-        while let connection = idle.withLock({ $0[key]?.popLast() }) {
+        while let connection = idle.withLock({ $0.connections[key]?.popLast() }) {
             if connection.isQuiet() { return connection }
             connection.close()
         }
@@ -93,19 +103,55 @@ package final class ConnectionPool: Sendable {
 
     /// Keeps a connection whose last response left it reusable.
     package func giveBack(_ connection: any UpstreamConnection, for key: Key) {
-        let kept = idle.withLock { idle -> Bool in
-            guard idle[key, default: []].count < maxIdlePerOrigin else { return false }
-            idle[key, default: []].append(connection)
-            return true
+        let (kept, startsSweeping) = idle.withLock { idle -> (Bool, Bool) in
+            guard idle.connections[key, default: []].count < maxIdlePerOrigin else { return (false, false) }
+            idle.connections[key, default: []].append(connection)
+            defer { idle.sweeping = true }
+            return (true, !idle.sweeping)
         }
         if !kept { connection.close() }
+        if startsSweeping { sweepLater() }
+    }
+
+    /// How many idle connections are kept for `key`.
+    package func idleCount(for key: Key) -> Int { idle.withLock { $0.connections[key]?.count ?? 0 } }
+
+    /// Sweeps every `sweepInterval` while any connection is kept; the task holds the pool weakly, and ends with it.
+    private func sweepLater() {
+        Task { [weak self, sweepInterval] in
+            while true {
+                try? await Task.sleep(for: sweepInterval)
+                guard let self, self.sweep() else { return }
+            }
+        }
+    }
+
+    /// Closes the idle connections that are no longer quiet (the upstream closed them, or wrote to them); returns
+    /// whether any are still kept (if not, sweeping stops until one is given back). Each is looked at under the lock
+    /// (a non-blocking peek): one taken meanwhile is never closed under its request.
+    func sweep() -> Bool {
+        let (gone, goesOn) = idle.withLock { idle -> ([any UpstreamConnection], Bool) in
+            var gone: [any UpstreamConnection] = []
+            for (key, connections) in idle.connections {
+                let quiet = connections.filter { connection in
+                    if connection.isQuiet() { return true }
+                    gone.append(connection)
+                    return false
+                }
+                idle.connections[key] = quiet.isEmpty ? nil : quiet
+            }
+            idle.sweeping = !idle.connections.isEmpty
+            return (gone, idle.sweeping)
+        }
+        gone.forEach { $0.close() }
+        return goesOn
     }
 
     /// Closes every idle connection.
     package func closeAll() {
         let all = idle.withLock { idle -> [any UpstreamConnection] in
-            defer { idle = [:] }
-            return idle.values.flatMap { $0 }
+            defer { idle.connections = [:] }
+            return idle.connections.values.flatMap { $0 }
         }
         all.forEach { $0.close() }
     }

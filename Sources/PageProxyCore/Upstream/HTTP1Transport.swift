@@ -49,7 +49,7 @@ package final class HTTP1Transport: UpstreamTransport {
                 socket.close()
                 continue
             } catch .malformed where reused != nil && !Task.isCancelled {
-                // Bytes left on a kept connection (a body a server sent late after a 304 that stated its length)
+                // Bytes left on a kept connection (written after a whole answer, too late for the pool's quiet check)
                 // read as this answer: once more on a new connection, where the answer is the upstream's own.
                 socket.close()
                 freshOnly = true

@@ -54,9 +54,11 @@ package struct QueryMembers: Sendable, Equatable {
 
     /// `url` with its `q` (every occurrence, later members over earlier ones, in the first one's place) read, and the
     /// members walked as parameters appended as `q.member=value`; `q` is left out once nothing else is in it. `+` in
-    /// `q` is a space, as the upstream's form decoding reads it. The URL as it is with no `q`.
+    /// `q` is a space, as the upstream's form decoding reads it. The URL as it is with no `q`. An empty `q` (`?q=`) is
+    /// no `q`, left out: Flask-AppBuilder reads it so (`if value:` before `prison.loads`; retest15: it was a 400).
     package func lifting(_ url: PageURL) throws(Invalid) -> PageURL {
-        let pairs = url.queryPairs
+        let all = url.queryPairs
+        let pairs = all.filter { !($0.value.isEmpty && Self.name($0.name) == parameter) }
         var merged: [(name: String, value: QueryValue)]?
         for pair in pairs where Self.name(pair.name) == parameter {
             guard case .object(let members) = try read(pair.value) else {
@@ -67,7 +69,9 @@ package struct QueryMembers: Sendable, Equatable {
                 if let index = all.firstIndex(where: { $0.name == member.name }) { all[index].value = member.value } else { all.append(member) }
             }
         }
-        guard let merged else { return url }
+        guard let merged else {
+            return pairs.count == all.count ? url : Self.url(url, query: pairs.map { $0.name + "=" + $0.value })
+        }
         var lifted: [String] = []
         for member in members {
             guard let value = merged.first(where: { $0.name == member })?.value else { continue }
@@ -94,12 +98,18 @@ package struct QueryMembers: Sendable, Equatable {
             if !placed, !rest.isEmpty { query.append(pair.name + "=" + encoded(.object(rest))) }
             placed = true
         }
-        let joined = (query + lifted).joined(separator: "&")
+        return Self.url(url, query: query + lifted)
+    }
+
+    /// `url` with the query `parts` joined, or none when there are none.
+    private static func url(_ url: PageURL, query parts: [String]) -> PageURL {
+        let joined = parts.joined(separator: "&")
         return joined.isEmpty ? PageURL(scheme: url.scheme, host: url.host, port: url.port, path: url.path, query: nil) : url.replacingQuery(joined)
     }
 
     /// `url` with every `q.member` parameter put back into `q` (in `q`'s place, or the first member's when there is
-    /// none): an integer as a number (`page:3`), anything else as a string. The URL as it is with no such parameter.
+    /// none): a number as the number it was written as (`page:3`, a client's `page:1e2`: retest15 sent `'1e2'`),
+    /// anything else as a string. The URL as it is with no such parameter.
     package func folding(_ url: PageURL) -> PageURL {
         let pairs = url.queryPairs
         var values: [(member: String, value: QueryValue)] = []
@@ -109,7 +119,8 @@ package struct QueryMembers: Sendable, Equatable {
                 continue
             }
             let text = PageURL.decodeQueryComponent(pair.value) ?? pair.value
-            values.append((member, Int(text) != nil && !textMembers.contains(member) ? .number(text) : .string(text)))
+            let isNumber = Int(text) != nil || QueryValue.isNumberText(text)
+            values.append((member, isNumber && !textMembers.contains(member) ? .number(text) : .string(text)))
         }
         guard !values.isEmpty else { return url }
         // The plan lifted (so read) every `q` a walk sends: one that no longer reads (never) is replaced, not kept.

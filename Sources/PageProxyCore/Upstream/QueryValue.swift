@@ -74,6 +74,13 @@ package enum QueryValue: Sendable, Equatable {
         }
     }
 
+    /// Whether `text` is a number as Rison and JSON write one, whole (`1e2`, `-1.5`).
+    static func isNumberText(_ text: String) -> Bool {
+        let scalars = Array(text.unicodeScalars)
+        let (end, problem) = RisonDecoder.scanNumber(scalars, from: 0)
+        return problem == nil && end == scalars.count
+    }
+
     static let idPunctuation: Set<Unicode.Scalar> = ["_", "-", ".", "/", "~"]
     /// What ends an id as the Rison spec reads one (`RisonDecoder`: a client's `q` may be written so).
     static let notIDChar: Set<Unicode.Scalar> = [" ", "'", "!", ":", "(", ")", ",", "*", "@", "$"]

@@ -395,20 +395,39 @@ import Testing
         #expect(refused.outcome == .miss)
     }
 
-    @Test func mustRevalidateIsNeverServedStale() async throws {
+    /// Stores `[1]` with `cacheControl` through a route that serves stale on errors; the upstream then answers `status`.
+    private func storedThenFailing(
+        _ cacheControl: String, status: Int
+    ) async throws -> (source: CachingPageSource, upstream: Upstream, policy: CachePolicy) {
         let failing = Locked(false)
         let upstream = Upstream { _ throws(UpstreamError) in
-            if failing.withLock({ $0 }) { return UpstreamResponse(status: HTTPStatus(code: 500), headers: HTTPHeaders(), body: []) }
-            return .json("[1]", headers: [("Cache-Control", "max-age=10, must-revalidate")])
+            if failing.withLock({ $0 }) { return UpstreamResponse(status: HTTPStatus(code: status), headers: HTTPHeaders(), body: []) }
+            return .json("[1]", headers: [("Cache-Control", cacheControl)])
         }
         let source = makeSource()
         let allowing = CachePolicy(ttl: .seconds(60), staleIfError: true)
         _ = try await fetch(source, upstream, policy: allowing)
-        clock.advance(by: .seconds(11))
         failing.withLock { $0 = true }
+        return (source, upstream, allowing)
+    }
+
+    @Test func mustRevalidateIsNeverServedStale() async throws {
+        let (source, upstream, allowing) = try await storedThenFailing("max-age=10, must-revalidate", status: 500)
+        clock.advance(by: .seconds(11))
         let result = try await fetch(source, upstream, policy: allowing)
         #expect(result.outcome == .miss)
         #expect(result.response.status.code == 500)
+    }
+
+    @Test("an upstream's stale-if-error=N bounds the stale answer to N seconds past the page's freshness (RFC 5861; attack15 U1)")
+    func staleIfErrorBoundsTheStaleAnswer() async throws {
+        let (source, upstream, allowing) = try await storedThenFailing("max-age=10, stale-if-error=5", status: 503)
+        clock.advance(by: .seconds(14))
+        #expect(try await fetch(source, upstream, policy: allowing).outcome == .stale)
+        clock.advance(by: .seconds(2))
+        let late = try await fetch(source, upstream, policy: allowing)
+        #expect(late.outcome == .miss)
+        #expect(late.response.status.code == 503)
     }
 
     @Test func noStoreZeroTTLOrADisabledStoreBypass() async throws {

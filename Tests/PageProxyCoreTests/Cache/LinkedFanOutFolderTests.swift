@@ -1,5 +1,6 @@
 import Foundation
 import Glibc
+import Synchronization
 import Testing
 
 @testable import PageProxyCore
@@ -55,5 +56,23 @@ import Testing
         #expect(store.isEnabled)
         let elsewhere = try #require((2...100).first { DiskStoreTests.key($0).directoryName != DiskStoreTests.key(1).directoryName })
         #expect(store.write(DiskStoreTests.entry(elsewhere), for: DiskStoreTests.key(elsewhere)) != nil)
+    }
+}
+
+extension LinkedFanOutFolderTests {
+    @Test("retest15 N5: writes under a linked folder are told once per folder and counted as linked_folder")
+    func aLinkedFolderIsToldOnceAndCounted() throws {
+        let outside = TemporaryDirectory()
+        let cache = TemporaryDirectory()
+        let told = Mutex<[String]>([])
+        let store = DiskStore(directory: cache.path, maxBytes: 1 << 20, onLinkedFolder: { folder in told.withLock { $0.append(folder) } })
+        Self.link(cache, to: outside)
+        let name = DiskStoreTests.key(1).directoryName
+        let sameFolder = try #require((2...2000).first { DiskStoreTests.key($0).directoryName == name })
+        #expect(store.write(DiskStoreTests.entry(1), for: DiskStoreTests.key(1)) == nil)
+        #expect(store.write(DiskStoreTests.entry(1), for: DiskStoreTests.key(1)) == nil)
+        #expect(store.write(DiskStoreTests.entry(sameFolder), for: DiskStoreTests.key(sameFolder)) == nil)
+        #expect(told.withLock { $0 } == [cache.path + "/" + name])
+        #expect(store.failedWrites == [.linkedFolder: 3])
     }
 }

@@ -116,6 +116,16 @@ import Testing
             guard case .notDetected(_, let reason) = error else { Issue.record("got \(error)"); return }
             #expect(reason.contains("\"links\"") && reason.contains("\"ids\"") && reason.contains("\"items\""), "\(reason)")
         }
+        // review21 L5: Jira's search with a warning is refused too; the message names the route's "items" set to the
+        // objects' key as the way out.
+        let jira = #"{"startAt":0,"total":2,"issues":[{"key":"A-1"},{"key":"A-2"}],"warningMessages":["The value 'x' does not exist"]}"#
+        do {
+            let detected = try SchemeDetector.detect(.json(jira), url: PageURL(string: "http://jira.test/rest/api/2/search")!)
+            Issue.record("expected notDetected, got items at \(detected.itemsPath)")
+        } catch {
+            guard case .notDetected(_, let reason) = error else { Issue.record("got \(error)"); return }
+            #expect(reason.contains(#"("items": "issues" if the objects are)"#) && reason.contains("\"warningMessages\""), "\(reason)")
+        }
         // An empty array beside the objects hides nothing: the objects are the items, as before.
         let empty = try SchemeDetector.detect(.json(#"{"ids":[],"artifacts":[{"id":1}]}"#), url: PageURL(string: "http://api.test/items")!)
         #expect(empty.itemsPath.description == "artifacts")

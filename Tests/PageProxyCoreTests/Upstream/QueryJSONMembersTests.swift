@@ -40,6 +40,9 @@ import Testing
         // No variables at all: made from the members.
         let bare = Self.url("query=%7Bx%7D").settingQueryValue("100", for: "variables.first")
         #expect(Self.members.folding(bare).queryValue("variables") == #"{"first":100}"#)
+        // A client's size written 1e2 goes back as that number, not the string "1e2" (retest15); a cursor stays a string.
+        let client = try Self.members.lifting(Self.url(#"variables=%7B%22first%22%3A1e2%7D"#)).settingQueryValue("1e2", for: "variables.after")
+        #expect(Self.members.folding(client).queryValue("variables") == #"{"first":1e2,"after":"1e2"}"#)
     }
 
     @Test("A null member is as if absent (GraphQL clients send \"after\": null for the first page); an object is refused in JSON's own spelling")

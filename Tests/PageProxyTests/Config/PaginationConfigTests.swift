@@ -232,6 +232,23 @@ import Testing
         #expect(try parse(#"{ "scheme": "offset", "endStatuses": [400, 404, 410, 416] }"#) == .offset(options))
     }
 
+    @Test("endStatuses of refused statuses only keeps the default [404], not [] (retest15: a 404 past the end then failed the walk), and the warning says what it is")
+    func endStatusesOfRefusedStatusesOnlyKeepTheDefault() throws {
+        for (written, kept, says) in [("[429]", [404], "it is [404] (the default)"), ("[408, 503]", [404], "it is [404] (the default)"),
+                                      ("[410, 503]", [410], "it is [410]")] {
+            let config = try ConfigFixture.parse(ConfigFixture.document(routes: [
+                ConfigFixture.route(pagination: #"{ "scheme": "offset", "endStatuses": \#(written) }"#),
+            ]))
+            var options = PaginationScheme.Offset()
+            options.endStatuses = Set(kept)
+            #expect(config.routes[0].pagination == .scheme(.offset(options)))
+            #expect(config.warnings.first?.problem.hasSuffix(says) == true, "\(config.warnings.first?.problem ?? "")")
+        }
+        var none = PaginationScheme.Offset()
+        none.endStatuses = []
+        #expect(try parse(#"{ "scheme": "offset", "endStatuses": [] }"#) == .offset(none))
+    }
+
     @Test("one query parameter cannot be both the page and the size, the offset and the limit, the cursor and the size (attack14 L5)")
     func schemeParametersDiffer() {
         ConfigFixture.expectPaginationError(
