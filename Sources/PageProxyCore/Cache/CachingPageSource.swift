@@ -101,24 +101,37 @@ package final class CachingPageSource: Sendable {
     package var pagesStaleByDate: Int { staleByDate.count }
 
     /// The page for `request`, from the cache or from `transport`.
-    /// - Parameter scan: what the walk scans pages for: a page stored now is scanned (validated) once, and its scan
-    ///   kept with it, so that the walker and every later hit use it instead of scanning again.
+    /// - Parameters:
+    ///   - scan: what the walk scans pages for: a page stored now is scanned (validated) once, and its scan kept with
+    ///     it, so that the walker and every later hit use it instead of scanning again.
+    ///   - onTry: told of each try sent for the page by a fetch this request led, as it ends (`UpstreamTry`): not of
+    ///     the tries it joined (their leader's is), and also after this request left, while others wait.
     package func fetch(
         _ request: UpstreamRequest, policy: CachePolicy, transport: any UpstreamTransport, timeout: Duration, maxBodyBytes: Int,
-        scan: ScanPaths? = nil
+        scan: ScanPaths? = nil, onTry: UpstreamTry.Report? = nil
     ) async throws(UpstreamError) -> Fetched {
         guard let store, store.isEnabled, policy.ttl > .zero, request.method == .get else {
             // RFC 9111 §5.2.1.7 — nothing stored to answer from (review9: this asked the upstream).
             if policy.onlyIfCached { throw .notCached(origin: request.url.origin.description) }
             guard request.method == .get else {
-                return Fetched(response: try await transport.send(request, timeout: timeout, maxBodyBytes: maxBodyBytes), outcome: .bypass)
+                // Not collapsed: the request's own, retried within the transport (no walk sends one), told as one try.
+                let started = clock.now()
+                do throws(UpstreamError) {
+                    let response = try await transport.send(request, timeout: timeout, maxBodyBytes: maxBodyBytes)
+                    onTry?(UpstreamTry(result: .success(response.status.code), duration: clock.now() - started, isRetry: false))
+                    return Fetched(response: response, outcome: .bypass)
+                } catch {
+                    onTry?(UpstreamTry(result: .failure(error), duration: clock.now() - started, isRetry: false))
+                    throw error
+                }
             }
             // Nothing is stored, but concurrent requests for one page still make one upstream request (attack13: 200
             // clients of a ttl-0 route made 2,201 for 11 pages). Flights of their own: a request that stores nothing
             // must not be answered from the store by a cached route's flight.
             return try await collapsed(CacheKey(request), in: uncachedFlights, request: request, cached: nil, policy: policy,
-                                       transport: transport, timeout: timeout, maxBodyBytes: maxBodyBytes) { flightDeadline in
-                await transport.attempt(request, maxBodyBytes: maxBodyBytes, flight: flightDeadline).map { CachedResponse(Self.identified($0), .bypass) }
+                                       transport: transport, timeout: timeout, maxBodyBytes: maxBodyBytes) { flightDeadline, isRetry in
+                await self.tried(request, via: transport, maxBodyBytes: maxBodyBytes, flight: flightDeadline, isRetry: isRetry, onTry: onTry)
+                    .map { CachedResponse(Self.identified($0), .bypass) }
             }
         }
         let key = CacheKey(request)
@@ -145,17 +158,20 @@ package final class CachingPageSource: Sendable {
             throw .notCached(origin: request.url.origin.description, storedSecondsAgo: age)
         }
         return try await collapsed(key, in: collapser, request: request, cached: cached, policy: policy, transport: transport,
-                                   timeout: timeout, maxBodyBytes: maxBodyBytes) { flightDeadline in
+                                   timeout: timeout, maxBodyBytes: maxBodyBytes) { flightDeadline, isRetry in
             // A fetch that finished between the read above and this one stored the page: use it, not a second request.
             // Read whole: the flight's answer is shared with every request that joins it (an NDJSON walk's too).
             if let hit = self.hit(await self.lookup(key, in: store, policy: policy.readingWhole), policy: policy) {
                 return .success(CachedResponse(fetched: hit))
             }
             let stores = policy.noStore ? nil : store
+            // A second request of the same try (a 304 naming another version, asked again whole) is no retry.
+            var retrying = isRetry
             return await self.refresh(
                 key, cached: cached, request: request, scan: scan, store: stores, routeTTL: policy.ttl, flight: flightDeadline
             ) { request in
-                await transport.attempt(request, maxBodyBytes: maxBodyBytes, flight: flightDeadline)
+                defer { retrying = false }
+                return await self.tried(request, via: transport, maxBodyBytes: maxBodyBytes, flight: flightDeadline, isRetry: retrying, onTry: onTry)
             }
         }
     }
@@ -170,11 +186,32 @@ package final class CachingPageSource: Sendable {
         return identified
     }
 
+    /// One try of `request` for a flight (`transport.attempt`), told to `onTry` once it was sent (one the origin's
+    /// budget refused was not: no upstream request).
+    private func tried(
+        _ request: UpstreamRequest, via transport: any UpstreamTransport, maxBodyBytes: Int, flight: FlightDeadline, isRetry: Bool,
+        onTry: UpstreamTry.Report?
+    ) async -> Result<UpstreamResponse, UpstreamError> {
+        guard let onTry else { return await transport.attempt(request, maxBodyBytes: maxBodyBytes, flight: flight) }
+        let (started, sends) = (clock.now(), flight.sendCount)
+        let result = await transport.attempt(request, maxBodyBytes: maxBodyBytes, flight: flight)
+        guard flight.sendCount > sends else { return result }
+        let now = clock.now()
+        var told = result.map(\.status.code)
+        // Cut because every request waiting for it left: a timeout when one of them had run out of time.
+        if case .failure = result, Task.isCancelled {
+            told = .failure(flight.outlivedAWaiter(at: now) ? .timedOut(origin: request.url.origin.description) : .cancelled)
+        }
+        onTry(UpstreamTry(result: told, duration: now - started, isRetry: isRetry))
+        return result
+    }
+
     /// `request`'s page from the one flight of `key` in `flights` (led or joined), with this request's own tries.
+    /// - Parameter work: the flight's, should this request lead it; told whether this request had tried the page before.
     private func collapsed(
         _ key: CacheKey, in flights: Flights, request: UpstreamRequest, cached: CacheEntry?, policy: CachePolicy,
         transport: any UpstreamTransport, timeout: Duration, maxBodyBytes: Int,
-        work: @escaping @Sendable (FlightDeadline) async -> Result<CachedResponse, UpstreamError>
+        work: @escaping @Sendable (FlightDeadline, _ isRetry: Bool) async -> Result<CachedResponse, UpstreamError>
     ) async throws(UpstreamError) -> Fetched {
         // A request that joins another's fetch keeps its own limits (issue 13). A flight makes at most one upstream
         // request, not cut at any one request's deadline: it lives until the last request waiting for it gives up.
@@ -184,7 +221,9 @@ package final class CachingPageSource: Sendable {
         // the try lives for the longest of its waiters'.
         var (tries, storedMeanwhile, refusedForOthers) = (0, 0, 0)
         while true {
-            let result = await flight(for: key, in: flights, deadline: transport.deadline, pageTimeout: timeout, origin: request.url.origin, work: work)
+            let isRetry = tries > 0
+            let result = await flight(
+                for: key, in: flights, deadline: transport.deadline, pageTimeout: timeout, origin: request.url.origin, work: { await work($0, isRetry) })
             guard let result else {
                 guard let deadline = transport.deadline, clock.now() >= deadline else { throw .cancelled }
                 // Out of time is a failure the route's stale-if-error covers.
