@@ -194,6 +194,13 @@ import Testing
             #expect(stale.header("PageProxy-Stale") == "true")
             #expect(stale.header("PageProxy-Cache") == "hits=0 misses=0 revalidated=0 stale=5 bypassed=0")
             #expect(stack.mock.log.count == 10)
+            // Every try the upstream was sent is in /metrics, whatever was then served (fix21's leftover: a page served
+            // stale after its try failed counted no upstream page).
+            let metrics = try PrometheusTextParser(try await stack.get("/metrics").text)
+            let outcomes = ["ok", "http_4xx", "http_5xx", "http_other", "error", "timeout", "cancelled"]
+            let counted = outcomes.compactMap { metrics.value("pageproxy_upstream_pages_total", ["route": "github", "outcome": $0]) }
+            #expect(counted.reduce(0, +) == 10, "\(counted)")
+            #expect(metrics.value("pageproxy_upstream_pages_total", ["route": "github", "outcome": "ok"]) == 5)
         }
     }
 

@@ -17,7 +17,12 @@ import Testing
             try await poll("page 2 is requested") { stack.mock.log.count == 2 }
             client.socket.close()
             try await poll("the proxy lets the connection go", limit: .seconds(10)) { stack.app.server.openConnections == 0 }
-            let metrics = try PrometheusTextParser(try await stack.get("/metrics").text)
+            // Counted where the try ends, once its fetch has stopped (the last request waiting for it left).
+            var metrics = try PrometheusTextParser(try await stack.get("/metrics").text)
+            try await poll("the cancelled try is counted") {
+                metrics = (try? PrometheusTextParser(try await stack.get("/metrics").text)) ?? metrics
+                return metrics.value("pageproxy_upstream_pages_total", ["route": "slack", "outcome": "cancelled"]) != nil
+            }
             #expect(metrics.value("pageproxy_upstream_pages_total", ["route": "slack", "outcome": "error"]) == nil)
             #expect(metrics.value("pageproxy_upstream_pages_total", ["route": "slack", "outcome": "cancelled"]) == 1)
             #expect(metrics.value("pageproxy_upstream_pages_total", ["route": "slack", "outcome": "ok"]) == 1)

@@ -107,22 +107,18 @@ final class Metrics: Sendable {
     }
 
     /// One upstream page request and how it ended: `ok`, `http_4xx`, `http_5xx`, `http_other` (1xx, 3xx), `error`,
-    /// `timeout` or `cancelled`.
-    func pageFetched(route: String, outcome: String, duration: Duration) {
+    /// `timeout` or `cancelled`; `retry` when the request that sent it had tried the page before.
+    func pageFetched(route: String, outcome: String, duration: Duration, retry: Bool = false) {
         state.withLock { state in
             state.pages[Key(route: route, value: outcome), default: 0] += 1
             state.upstreamLatency[route, default: Histogram()].observe(duration.seconds)
+            if retry { state.retries[route, default: 0] += 1 }
         }
     }
 
     /// A page served from, or fetched into, the cache: `hit`, `miss`, `revalidated`, `stale`, `bypass`.
     func cacheOutcome(route: String, outcome: String, count: Int = 1) {
         state.withLock { $0.cache[Key(route: route, value: outcome), default: 0] += count }
-    }
-
-    func retried(route: String, count: Int) {
-        guard count > 0 else { return }
-        state.withLock { $0.retries[route, default: 0] += count }
     }
 
     func exposition() -> String {

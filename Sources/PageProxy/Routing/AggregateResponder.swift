@@ -217,8 +217,6 @@ struct AggregateResponder: Sendable {
             // A window whose first page was shorter than the size it counted pages by (review17 B9): the pool's walk
             // starts again from the first page, its own tally counting the pages of the answer it gives.
             if maxBytes == nil, walk.walker.missedWindowPageSize, let again = plan.walkingWindowAgain(served: walk.walker.firstPageItems) {
-                // Its retries were sent all the same (review18 R1: they were in no metric).
-                metrics.retried(route: route.name, count: transport?.retriesUsed ?? 0)
                 return await self.walk(to: request, plan: again, began: began, tally: CacheTally(clock: pages.clock), response: response)
             }
             // Pages that stated two ends of the list, one from the cache (review17 B5): walked once more, every page
@@ -235,8 +233,9 @@ struct AggregateResponder: Sendable {
         var record = record
         // A merged answer's renderer has summed it up already (the walk was over).
         record.cache = record.cache ?? tally.summary
+        // In the log only: `/metrics` counts the retries sent, as they end (`RoutePageFetcher.make`), not each request's
+        // (those of a walk that declined, review18 R1 and review21 L3, and not once per request that waited for one).
         let retries = transport?.retriesUsed ?? 0
-        metrics.retried(route: route.name, count: retries)
         if retries > 0 { record.retries = retries }
         return record
     }

@@ -15,6 +15,16 @@ enum RoutePageFetcher {
         }
     }
 
+    /// The metrics' outcome for a try sent upstream (`UpstreamTry`).
+    static func outcomeLabel(of sent: Result<Int, UpstreamError>) -> String {
+        switch sent {
+        case .success(let status): outcomeLabel(status: status)
+        case .failure(.cancelled): "cancelled"
+        case .failure(.timedOut): "timeout"
+        case .failure: "error"
+        }
+    }
+
     /// - Parameters:
     ///   - record: the walk's account (`_explain`, `Server-Timing`), told of every failed fetch.
     ///   - count: the request's `Counter`, shared with its `makeCachedPage` (issue 13: one closure a request, not two).
@@ -24,29 +34,25 @@ enum RoutePageFetcher {
         let route = plan.route
         let (timeout, maxBytes, routeName, caFile) = (route.pageTimeout, route.maxPageBytes, route.name, route.caFile)
         let (headers, policy, scan, secrets) = (plan.upstreamHeaders, plan.cachePolicy, plan.scanPaths, plan.secrets)
+        // Upstream pages and retries are counted per try sent, by the fetch that sent it, as it ends (attack15 M1):
+        // not by each request that waited for it, nor by what a request then served (a stale page after a failed try),
+        // and also when the request that sent it has left while others wait for it (fix21's leftovers). One closure a
+        // walk.
+        let onTry: UpstreamTry.Report = { sent in
+            metrics.pageFetched(route: routeName, outcome: outcomeLabel(of: sent.result), duration: sent.duration, retry: sent.isRetry)
+        }
         return { url, number throws(PaginationError) in
             let started = ContinuousClock.now
-            // Only a fetch that sent a try counts an upstream page: one that joined another request's try did not ask.
-            let watched = TryWatchingTransport(transport)
             do throws(UpstreamError) {
                 let fetched = try await pages.fetch(
-                    UpstreamRequest(url: url, headers: headers, caFile: caFile), policy: policy, transport: watched, timeout: timeout,
-                    maxBodyBytes: maxBytes, scan: scan)
-                let (response, source) = (fetched.response, fetched.outcome)
+                    UpstreamRequest(url: url, headers: headers, caFile: caFile), policy: policy, transport: transport, timeout: timeout,
+                    maxBodyBytes: maxBytes, scan: scan, onTry: onTry)
                 count(fetched, number, url, started)
-                // A hit or a stale page made no upstream request that answered.
-                guard source != .hit && source != .stale, watched.sentATry else { return response }
-                metrics.pageFetched(route: routeName, outcome: outcomeLabel(status: response.status.code), duration: .now - started)
-                return response
+                return fetched.response
             } catch {
                 // A fetch cancelled because its client left is no upstream failure (its socket was closed under it).
-                if error == .cancelled || Task.isCancelled {
-                    if watched.sentATry { metrics.pageFetched(route: routeName, outcome: "cancelled", duration: .now - started) }
-                    throw .cancelled
-                }
-                let outcome = if case .timedOut = error { "timeout" } else { "error" }
+                if error == .cancelled || Task.isCancelled { throw .cancelled }
                 record.failed(number: number, url: url, error: CredentialRedaction.redactText("\(error)", secrets: secrets), started: started)
-                if watched.sentATry { metrics.pageFetched(route: routeName, outcome: outcome, duration: .now - started) }
                 throw .upstreamFailed(page: number, url: url, error: error)
             }
         }

@@ -43,7 +43,7 @@ extension DiskStore {
         }
         // The directory may have been made again meanwhile: reads go through the one there now.
         replaceEntryDirectory(state.withLock { $0.entryDirectory })
-        let forgotten = state.withLock { state -> (memory: [CacheKey: CacheEntry], readAhead: [CacheKey: ReadAhead])? in
+        let forgotten = state.withLock { state -> ForgottenVersions? in
             state.disabledReason = nil
             state.changeCounter += 1
             return opened ? Self.forgetVersions(&state) : nil

@@ -13,26 +13,15 @@ extension DiskStore {
         // A copy kept in memory holds no descriptor (the budget is for answers being sent).
         let entry = entry.withoutFile
         // The copies dropped to make room are freed here, after the lock (the epoll loop may be waiting for it).
-        let dropped = state.withLock { state -> [CacheEntry] in
-            guard state.records[key]?.generation == generation, state.memory[key] == nil else { return [] }
+        let dropped = state.withLock { state -> [(key: CacheKey, entry: CacheEntry)] in
+            guard state.records[key]?.generation == generation, state.copies[key] == nil else { return [] }
             // The least recently used copies make room, not the whole map: a walk bigger than the bound dropped the hot
             // entries of every other route each time it passed it (issue 13, sixth pass).
             // At most `evictionBatch` a hold, as an eviction: a large page among many small copies is kept from a
             // later read, once enough have gone (review: thousands dropped in one hold of the loop's lock).
-            var dropped: [CacheEntry] = []
-            while state.memoryBytes + entry.body.count > memoryLimit, dropped.count < evictionBatch,
-                let oldest = state.memoryRecency.removeOldest()
-            {
-                state.records[oldest]?.memoryUse = nil
-                if let old = state.memory.removeValue(forKey: oldest) {
-                    state.memoryBytes -= old.body.count
-                    dropped.append(old)
-                }
-            }
-            guard state.memoryBytes + entry.body.count <= memoryLimit else { return dropped }
-            state.memory[key] = entry
-            state.memoryBytes += entry.body.count
-            state.records[key]?.memoryUse = state.memoryRecency.insertNewest(key)
+            let (use, dropped) = state.copies.keep(entry, for: key, limit: memoryLimit, batch: evictionBatch)
+            for old in dropped { state.records[old.key]?.memoryUse = nil }
+            if let use { state.records[key]?.memoryUse = use }
             return dropped
         }
         _ = dropped
@@ -42,7 +31,7 @@ extension DiskStore {
     /// putting it back if an eviction had taken it out.
     static func markUsed(_ key: CacheKey, _ record: inout Record, _ state: inout State) {
         if let use = record.use { state.recency.moveToNewest(use) } else { record.use = state.recency.insertNewest(key) }
-        if let use = record.memoryUse { state.memoryRecency.moveToNewest(use) }
+        if let use = record.memoryUse { state.copies.touch(use) }
     }
 
     /// Keeps an entry verified with its body left in its held file (`State.held`) for the lookups that leave bodies for
@@ -72,16 +61,7 @@ extension DiskStore {
 
     static func dropMemory(_ key: CacheKey, _ state: inout State) {
         dropHeld(key, &state)
-        if let old = state.memory.removeValue(forKey: key) {
-            state.memoryBytes -= old.body.count
-            if let use = state.records[key]?.memoryUse {
-                state.memoryRecency.remove(use)
-                state.records[key]?.memoryUse = nil
-            }
-        }
-        if let old = state.readAhead.removeValue(forKey: key) {
-            state.readAheadBytes -= old.entry.bodyCount
-            state.released.append(old.entry)
-        }
+        if state.copies.drop(key, use: state.records[key]?.memoryUse) != nil { state.records[key]?.memoryUse = nil }
+        if let old = state.readAhead.drop(key) { state.released.append(old.entry) }
     }
 }

@@ -100,7 +100,7 @@ extension DiskStore {
             for start in stride(from: 0, to: gone.count, by: evictionBatch) {
                 let freed = withStateReleasing { state in
                     gone[start..<min(gone.count, start + evictionBatch)].compactMap { key -> CacheEntry? in
-                        let copy = state.memory[key]
+                        let copy = state.copies[key]
                         Self.dropRecord(key, &state)
                         return copy
                     }

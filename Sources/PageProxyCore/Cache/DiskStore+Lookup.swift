@@ -42,7 +42,7 @@ extension DiskStore {
     /// nil and records nothing (no use, no file read), for the caller to ask `lookupInline` or `lookup` later.
     package func lookupInMemory(_ key: CacheKey, if isUsable: (CacheEntry) -> Bool) -> (entry: CacheEntry, stamp: PageStamp)? {
         let found: (entry: CacheEntry, generation: UInt64)? = state.withLock { state in
-            guard state.disabledReason == nil, var record = state.records[key], let entry = state.memory[key], isUsable(entry) else { return nil }
+            guard state.disabledReason == nil, var record = state.records[key], let entry = state.copies[key], isUsable(entry) else { return nil }
             state.useCounter += 1
             record.lastUse = state.useCounter
             // A use like any other: the eviction orders (file and memory) must see it.
@@ -199,7 +199,7 @@ extension DiskStore {
             let touch = hits >= touchInterval
             record.hitsSinceTouch = touch ? 0 : hits
             state.records.values[index] = record
-            var memory = record.memoryUse == nil ? nil : state.memory[key]
+            var memory = record.memoryUse == nil ? nil : state.copies[key]
             // Else one kept with its held file, for a lookup that leaves bodies for its scan.
             if memory == nil, let leavesBodyFor, let held = state.held[key], held.generation == record.generation,
                 held.entry.scan?.signature == leavesBodyFor
@@ -207,7 +207,7 @@ extension DiskStore {
                 state.heldRecency.moveToNewest(held.use)
                 memory = held.entry
             }
-            var ahead = state.readAhead.isEmpty ? nil : Self.takeReadAhead(key, generation: record.generation, &state)
+            var ahead = state.readAhead.isEmpty ? nil : state.readAhead.take(key, generation: record.generation, released: &state.released)
             if let body = ahead?.entry, body.bodyInFile != nil, leavesBodyFor == nil || body.scan?.signature != leavesBodyFor {
                 refused = ahead
                 ahead = nil
@@ -236,8 +236,7 @@ extension DiskStore {
     @discardableResult
     func replaceEntryDirectory(_ stale: EntryDirectory?, keeping key: CacheKey? = nil) -> EntryDirectory {
         let fresh = EntryDirectory(path: directory)
-        typealias Forgotten = (memory: [CacheKey: CacheEntry], readAhead: [CacheKey: ReadAhead])
-        let (held, forgotten) = state.withLock { state -> (EntryDirectory, Forgotten?) in
+        let (held, forgotten) = state.withLock { state -> (EntryDirectory, ForgottenVersions?) in
             if let held = state.entryDirectory, held !== stale { return (held, nil) }
             let replaced = state.entryDirectory != nil
             // Records of a directory removed are of files gone: dropped, or `/metrics` and the eviction count them.

@@ -48,10 +48,11 @@ extension DiskStore {
                 // look up, and would read too while the read-ahead reads it, so it is left to the walk with the margin
                 // after it (issue 13, eleventh pass: 45–129 of 501 files read twice a first read-back after a restart).
                 if let previous, let before = state.records[previous], before.lastUse > unusedSince { return .overtaken }
-                guard state.memory[key] == nil, state.readAhead[key] == nil, record.size <= readAheadByteLimit else { return .skip }
+                guard state.copies[key] == nil, !state.readAhead.holds(key), record.size <= readAheadByteLimit else { return .skip }
                 // Kept with its held file for this very walk's lookups: nothing to read.
                 if let leavesBodyFor, state.held[key]?.entry.scan?.signature == leavesBodyFor { return .skip }
-                guard Self.hasRoom(for: record.size, limit: readAheadByteLimit, &state) else { return .full }
+                guard state.readAhead.hasRoom(for: record.size, byteLimit: readAheadByteLimit, useCounter: state.useCounter, released: &state.released)
+                else { return .full }
                 guard let entries = Self.entryDirectory(&state) else { return .skip }
                 return .read(
                     generation: record.generation, touch: record.hitsAfterNextUse(interval: touchInterval) >= touchInterval, entries: entries,
@@ -72,19 +73,11 @@ extension DiskStore {
                 keep(entry), file.directory.inode(key.relativePath) == file.inode
             else { continue }
             withStateReleasing { state in
-                guard state.records[key]?.generation == generation, state.memory[key] == nil, state.readAhead[key] == nil,
-                    Self.hasRoom(for: entry.bodyCount, limit: readAheadByteLimit, &state)
+                guard state.records[key]?.generation == generation, state.copies[key] == nil, !state.readAhead.holds(key),
+                    state.readAhead.hasRoom(for: entry.bodyCount, byteLimit: readAheadByteLimit, useCounter: state.useCounter, released: &state.released)
                 else { return }
-                state.readAhead[key] = ReadAhead(entry: entry, generation: generation, inode: file.inode, touched: touch, heldAtUse: state.useCounter)
-                state.readAheadOrder.append(key)
-                // Counted by its body's length, also when the body was left in its file (review19 R1: counted as 0
-                // bytes, a walk's read-ahead was bounded only by the descriptors it could take).
-                state.readAheadBytes += entry.bodyCount
-                // Keys taken by lookups stay in the order until they reach its front: keep it from growing past them.
-                if state.readAheadOrder.count > 2 * Self.readAheadLimit {
-                    let held = state.readAhead
-                    state.readAheadOrder.removeAll { held[$0] == nil }
-                }
+                state.readAhead.hold(
+                    ReadAhead(entry: entry, generation: generation, inode: file.inode, touched: touch, heldAtUse: state.useCounter), for: key)
             }
         }
     }
@@ -103,33 +96,4 @@ extension DiskStore {
     /// would race the walk for it (both threads read the same file: 0–59 of 501 entries a first read-back, issue 13,
     /// ninth pass); from past them on, its entries are there when the walk comes.
     static let overtakenMargin = 2
-
-    /// Whether `bytes` more may be read ahead; when not, drops the entries left by walks that ended (held while
-    /// `readAheadLimit` × 2 lookups ran and none took them), oldest first, and asks again.
-    static func hasRoom(for bytes: Int, limit: Int, _ state: inout State) -> Bool {
-        func fits(_ state: State) -> Bool { state.readAhead.count < readAheadLimit && state.readAheadBytes + bytes <= limit }
-        while !fits(state), let oldest = state.readAheadOrder.first {
-            guard let held = state.readAhead[oldest] else {
-                state.readAheadOrder.removeFirst()
-                continue
-            }
-            guard state.useCounter - held.heldAtUse > 2 * UInt64(readAheadLimit) else { return false }
-            state.readAheadOrder.removeFirst()
-            state.readAhead[oldest] = nil
-            state.readAheadBytes -= held.entry.bodyCount
-            state.released.append(held.entry)
-        }
-        return fits(state)
-    }
-
-    /// The entry read ahead for `key`, taken (a lookup uses it once), when it is still the version `generation`.
-    static func takeReadAhead(_ key: CacheKey, generation: UInt64, _ state: inout State) -> ReadAhead? {
-        guard let ahead = state.readAhead.removeValue(forKey: key) else { return nil }
-        state.readAheadBytes -= ahead.entry.bodyCount
-        guard ahead.generation == generation else {
-            state.released.append(ahead.entry)
-            return nil
-        }
-        return ahead
-    }
 }

@@ -86,25 +86,20 @@ extension DiskStore {
         }
     }
 
+    /// What `forgetVersions` dropped: the copies in memory (and kept with held files), and the entries read ahead.
+    typealias ForgottenVersions = (memory: [CacheKey: CacheEntry], readAhead: [CacheKey: ReadAhead])
+
     /// The directory was unusable for a while: what it holds now may be other than what this process last saw (wiped,
     /// restored, rewritten by hand; and an upstream's newer version or `no-store` met meanwhile was not written —
     /// review15 R1). Every copy in memory and read ahead goes, and every record gets a new generation and an unknown
     /// inode: answers built on them (the merged-answer memo) find no stamp current, and the next lookup of each reads
     /// its file (a file gone is a miss). Returns what was dropped, for the caller to release outside the lock.
-    static func forgetVersions(
-        _ state: inout State, droppingRecords: Bool = false, but kept: CacheKey? = nil
-    ) -> (memory: [CacheKey: CacheEntry], readAhead: [CacheKey: ReadAhead]) {
+    static func forgetVersions(_ state: inout State, droppingRecords: Bool = false, but kept: CacheKey? = nil) -> ForgottenVersions {
         // The key being looked up or written is kept: its lookup goes on in the new directory (a miss drops it there).
         if droppingRecords { for key in Array(state.records.keys) where key != kept { dropRecord(key, &state) } }
-        let dropped = (state.memory.merging(state.held.mapValues(\.entry)) { copy, _ in copy }, state.readAhead)
+        let dropped = (state.copies.dropAll().merging(state.held.mapValues(\.entry)) { copy, _ in copy }, state.readAhead.dropAll())
         state.held = [:]
         state.heldRecency = RecencyList()
-        state.memory = [:]
-        state.memoryBytes = 0
-        state.memoryRecency = RecencyList()
-        state.readAhead = [:]
-        state.readAheadOrder = []
-        state.readAheadBytes = 0
         for key in Array(state.records.keys) {
             state.changeCounter += 1
             state.records[key]?.generation = state.changeCounter

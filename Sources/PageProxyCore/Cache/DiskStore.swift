@@ -37,7 +37,7 @@ package final class DiskStore: Sendable {
         var generation: UInt64
         /// Where the entry stands in `State.recency`; nil while an eviction has taken it out to look at it.
         var use: RecencyList<CacheKey>.Handle?
-        /// Where its copy in memory stands in `State.memoryRecency`, while it has one.
+        /// Where its copy in memory stands in `State.copies`' order, while it has one.
         var memoryUse: RecencyList<CacheKey>.Handle?
         /// The inode of the file this process last wrote or read for the entry (nil: not yet known): another one is
         /// a version another process renamed into place (`noteFileInode`).
@@ -91,11 +91,8 @@ package final class DiskStore: Sendable {
         /// that nothing changed since it last looked.
         var changeCounter: UInt64 = 0
         /// Entries read and verified since they were last written, once this process has seen them (see `lookup`):
-        /// served again without re-reading the file.
-        var memory: [CacheKey: CacheEntry] = [:]
-        var memoryBytes = 0
-        /// The keys of `memory`, least recently used first: the copies dropped to make room (handles in the records).
-        var memoryRecency = RecencyList<CacheKey>()
+        /// served again without re-reading the file (handles of their order in the records).
+        var copies = EntryCopies()
         /// An eviction is queued and has not started: writes meanwhile need not queue another.
         var evictionQueued = false
         /// Entries whose bodies were verified and left in their held files (`CacheEntry.bodyInFile`), kept with those
@@ -105,10 +102,7 @@ package final class DiskStore: Sendable {
         var held: [CacheKey: HeldEntry] = [:]
         var heldRecency = RecencyList<CacheKey>()
         /// Entries read ahead (`readAhead`), until a lookup takes them; bounded, the oldest dropped first.
-        var readAhead: [CacheKey: ReadAhead] = [:]
-        /// The keys read ahead, oldest first (some may have been taken since).
-        var readAheadOrder: [CacheKey] = []
-        var readAheadBytes = 0
+        var readAhead = ReadAheadHold(countLimit: DiskStore.readAheadLimit)
         /// Entries let go under the lock that may hold an entry file open (kept with it, or read ahead with it): released
         /// after the lock by `withStateReleasing`, so that their descriptors do not close under the lock the epoll loop
         /// takes (review19 R2).
@@ -251,10 +245,10 @@ package final class DiskStore: Sendable {
     package func contains(_ key: CacheKey) -> Bool { state.withLock { $0.records[key] != nil } }
 
     /// Whether a copy of `key`'s entry is held in memory (served without reading its file).
-    package func holdsInMemory(_ key: CacheKey) -> Bool { state.withLock { $0.memory[key] != nil } }
+    package func holdsInMemory(_ key: CacheKey) -> Bool { state.withLock { $0.copies[key] != nil } }
 
     /// The body bytes of the entries kept in memory (never more than the memory bound).
-    package var memoryByteCount: Int { state.withLock { $0.memoryBytes } }
+    package var memoryByteCount: Int { state.withLock { $0.copies.bytes } }
 
     /// Whether the entry for `key` is kept with its held file, its body not in memory (`State.held`; tests).
     package func holdsInFile(_ key: CacheKey) -> Bool { state.withLock { $0.held[key] != nil } }
@@ -263,7 +257,7 @@ package final class DiskStore: Sendable {
     var heldEntryLimit: Int { heldFiles.capacity / 2 }
 
     /// Whether the entry for `key` is held read ahead, not yet taken by a lookup (tests).
-    package func holdsReadAhead(_ key: CacheKey) -> Bool { state.withLock { $0.readAhead[key] != nil } }
+    package func holdsReadAhead(_ key: CacheKey) -> Bool { state.withLock { $0.readAhead.holds(key) } }
 
     /// How many lookups had to read their entry's file (not a copy in memory, not one read ahead): a walk whose
     /// lookups do not move it has nothing to gain from `readAhead`.

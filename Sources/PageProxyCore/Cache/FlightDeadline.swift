@@ -18,6 +18,10 @@ package final class FlightDeadline: Sendable {
     private let latest: Mutex<ContinuousClock.Instant?>
     private let waiters = Mutex(Waiters())
     private let supersededFlag = Atomic<Bool>(false)
+    /// How many times the flight's tries were sent (`trySent`): a try the origin's budget refused was not.
+    private let sends = Atomic<Int>(0)
+    /// The earliest end of a waiter's time (its deadline, or its page time once the try was sent).
+    private let firstEnd: Mutex<ContinuousClock.Instant?>
 
     /// The timeout the transport is given for the try: a backstop only, since the try ends when its last waiter leaves,
     /// at the latest when that waiter's page time ends, and a waiter joining while it runs may lengthen it.
@@ -25,6 +29,21 @@ package final class FlightDeadline: Sendable {
 
     package init(_ deadline: ContinuousClock.Instant?) {
         latest = Mutex(deadline)
+        firstEnd = Mutex(deadline)
+    }
+
+    /// How many tries of this flight were sent so far.
+    package var sendCount: Int { sends.load(ordering: .acquiring) }
+
+    /// Whether a waiter's time (deadline or page time) had ended by `now`: a try cancelled then was cut because it
+    /// took too long for one of them (a timeout), not because every client left.
+    package func outlivedAWaiter(at now: ContinuousClock.Instant) -> Bool {
+        firstEnd.withLock { $0.map { now >= $0 } ?? false }
+    }
+
+    private func noteEnd(_ end: ContinuousClock.Instant?) {
+        guard let end else { return }
+        firstEnd.withLock { $0 = min($0 ?? end, end) }
     }
 
     /// The latest deadline of the callers that have waited so far; nil if one of them has none.
@@ -32,6 +51,7 @@ package final class FlightDeadline: Sendable {
 
     /// A caller with `deadline` joined: the fetch lives at least as long as it waits.
     package func extend(to deadline: ContinuousClock.Instant?) {
+        noteEnd(deadline)
         latest.withLock { latest in
             guard let current = latest else { return }
             latest = deadline.map { max(current, $0) }
@@ -52,16 +72,17 @@ package final class FlightDeadline: Sendable {
             if !waiters.sent { waiters.pending.append(waiter) }
             return waiters.sent
         }
-        if sent { waiter.trySent() }
+        if sent { noteEnd(waiter.trySent()) }
     }
 
     /// The try is being sent (after any wait for the origin's budget): every caller's page time starts now.
     package func trySent() {
+        sends.add(1, ordering: .releasing)
         let pending = waiters.withLock { waiters in
             waiters.sent = true
             defer { waiters.pending = [] }
             return waiters.pending
         }
-        pending.forEach { $0.trySent() }
+        for waiter in pending { noteEnd(waiter.trySent()) }
     }
 }

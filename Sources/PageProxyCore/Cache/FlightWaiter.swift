@@ -16,9 +16,13 @@ package final class FlightWaiter: Sendable {
     }
 
     /// The try this request waits for is being sent (or was out when it joined): its page time runs from now.
-    func trySent() {
-        guard !end.isGiven else { return }
-        end.give(clock.now() + pageTimeout)
+    /// - Returns: when it ends; nil when it was started before.
+    @discardableResult
+    func trySent() -> ContinuousClock.Instant? {
+        guard !end.isGiven else { return nil }
+        let ends = clock.now() + pageTimeout
+        end.give(ends)
+        return ends
     }
 
     /// When this request's page time ends, once the try is sent; nil if the caller is cancelled before.
