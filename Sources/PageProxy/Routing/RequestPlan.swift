@@ -86,7 +86,7 @@ struct RequestPlan {
     /// ends of the list, and one came from the cache unasked (a hit, or stale), so the two may be two versions met
     /// there rather than a list that changes under the walk.
     func walksAgainRevalidating(after error: any Error, tally: CacheTally) -> Bool {
-        guard case .listChanged? = error as? PaginationError, !cachePolicy.forceRevalidate else { return false }
+        guard (error as? PaginationError)?.isListChange == true, !cachePolicy.forceRevalidate else { return false }
         return tally.count(.hit) + tally.count(.stale) > 0
     }
 
