@@ -36,6 +36,33 @@ import Testing
         }
     }
 
+    /// attack16 M1: `page=2abc` was sent as the first page (parseInt and to_i upstreams read 2), then the walk numbered
+    /// on from the route's first page: page 2 twice under a 200.
+    @Test("a page or offset that is not a whole number is a 400 naming it, sent nowhere", arguments: [
+        ("/plain?mock_total=50&page=2abc", "page"), ("/plain?mock_total=50&page=3.0", "page"), ("/plain?mock_total=50&page=1e2", "page"),
+        ("/plain?mock_total=50&page=+2", "page"), ("/plain?mock_total=50&page=", "page"), ("/drf?mock_total=50&offset=4.0", "offset"),
+        ("/drf?mock_total=50&offset=-5", "offset"),
+    ])
+    func unreadablePageOrOffsetIsRefused(target: String, parameter: String) async throws {
+        try await TestStack.run { stack in
+            let response = try await stack.get(target)
+            #expect(response.status == 400, "\(response.text)")
+            #expect(response.text.contains(#""code":"invalid_pagination_parameter""#), "\(response.text)")
+            #expect(response.text.contains(#""parameter":"\#(parameter)""#), "\(response.text)")
+            #expect(stack.mock.log.count == 0)
+        }
+    }
+
+    @Test("a whole page number, a negative one, and an offset in digits are walked as before")
+    func wholePageAndOffsetAreWalked() async throws {
+        try await TestStack.run { stack in
+            let page = try await stack.get("/plain?mock_total=50&page=2")
+            #expect(page.status == 200, "\(page.text)")
+            let offset = try await stack.get("/drf?mock_total=50&offset=40")
+            #expect(offset.status == 200, "\(offset.text)")
+        }
+    }
+
     @Test("an offset page holding more items than its limit asked fails with a 502 instead of overlapping pages")
     func offsetPageLongerThanItsLimitFails() async throws {
         try await TestStack.run { stack in
