@@ -88,9 +88,8 @@ enum ProbeRoute {
     }
 
     private static func placeholder(for header: (name: String, value: String)) -> String {
-        let lower = header.name.lowercased()
-        let secret = ["authorization", "cookie", "token", "key", "secret"].contains { lower.contains($0) }
-        guard secret else { return header.value }
+        // The names whose values are redacted everywhere else (attack16 M2: `X-Api-Password` was printed in clear).
+        guard CredentialRedaction.isSecretHeader(header.name) else { return header.value }
         let variable = header.name.uppercased().map { $0.isLetter || $0.isNumber ? $0 : "_" }
         return "${\(String(variable))}"
     }
