@@ -47,7 +47,20 @@ enum RouteConfigParser {
             maxRetryAfter: try object.seconds("maxRetryAfterSeconds", in: 0...86_400, default: 30),
             originBudget: try originBudget(object))
         route.queryMembers = queryMembers
+        try checkPaginationQuery(of: route, in: object)
         return route
+    }
+
+    /// The route's own `upstream` query passes the check every request's does (`PaginationQueryCheck`): a page or size
+    /// parameter it repeats or writes as no number would make every request a 400 blaming the client (attack16 L5).
+    private static func checkPaginationQuery(of route: RouteConfig, in object: ConfigObject) throws(ConfigError) {
+        let upstream = route.upstream
+        let url = PageURL(scheme: upstream.scheme, host: upstream.host, port: upstream.port, path: upstream.path, query: upstream.query)
+        do {
+            try PaginationQueryCheck.check(url, pagination: route.pagination)
+        } catch {
+            throw object.error("upstream", "its query would refuse every request: \(error.message)")
+        }
     }
 
     /// A `page-number` route that names no `pageSize` but writes its size parameter into its `upstream` URL
