@@ -18,7 +18,7 @@ enum RouteConfigParser {
     ) throws(ConfigError) -> RouteConfig {
         try object.requireOnly(keys)
         let name = try routeName(object)
-        var upstream = try upstreamURL(object)
+        var upstream = try upstreamURL(object, environment: environment)
         guard let pagination = try object.object("pagination") else {
             throw object.error("pagination", "is required, e.g. { \"scheme\": \"link-header\" }")
         }
@@ -115,8 +115,11 @@ enum RouteConfigParser {
         return name
     }
 
-    private static func upstreamURL(_ object: ConfigObject) throws(ConfigError) -> UpstreamURL {
-        let text = try object.requiredString("upstream")
+    /// `${NAME}` is expanded as in `headers` (attack16 U1: it was sent literally, while probe says to put a query's
+    /// secret into `upstream`).
+    private static func upstreamURL(_ object: ConfigObject, environment: [String: String]) throws(ConfigError) -> UpstreamURL {
+        let written = try object.requiredString("upstream")
+        let text = try expand(written, field: object.field("upstream"), file: object.file, environment: environment)
         switch UpstreamURL.parse(text) {
         case .success(let url): return url
         case .failure(let problem): throw object.error("upstream", problem.message)

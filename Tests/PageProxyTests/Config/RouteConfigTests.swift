@@ -157,4 +157,13 @@ import Testing
         let error = ConfigFixture.expectError(ConfigFixture.document(routes: [route]), field: "routes[0].upstream", mentions: ["token=REDACTED"])
         #expect(error?.problem.contains("SEC2") == false)
     }
+
+    /// attack16 U1: `${VAR}` in `upstream` was sent literally.
+    @Test("an upstream's ${NAME} is expanded from the environment, as a header's is; unset, it is an error")
+    func upstreamExpandsEnvironmentVariables() throws {
+        let route = ConfigFixture.route(upstream: #""http://example.com/items?token=${A16_TOKEN}&a=1""#)
+        let parsed = try ConfigFixture.parse(ConfigFixture.document(routes: [route]), environment: ["A16_TOKEN": "tok-1"])
+        #expect(parsed.routes[0].upstream.query == "token=tok-1&a=1")
+        ConfigFixture.expectError(ConfigFixture.document(routes: [route]), field: "routes[0].upstream", mentions: ["A16_TOKEN", "not set"])
+    }
 }
