@@ -68,6 +68,26 @@ import Testing
     }
 }
 
+/// attack16 M3: an upstream whose page-size cap was lowered while the cache held a page of the old size. The walk
+/// numbered its pages by the cached first page's 10 and stitched pages of 7 after it: a 200 with items twice and the
+/// last ones never, which the cache then replayed.
+@Suite struct ChangedPageSizeEndToEndTests {
+    @Test("a cap lowered under a cached page 1: walked again revalidated, every item once (not pages of 10 and 7 stitched)")
+    func aCapLoweredUnderACachedPageIsWalkedAgain() async throws {
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("pageproxy-capped-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let routes = SchemeRoutes.all.filter { $0.name == "wrapped" }
+        try await TestStack.run(routes: routes, configure: { $0.cache = CacheConfig(directory: root, maxBytes: 64 << 20) }) { stack in
+            let first = try await stack.get("/wrapped?mock_total=40&_max_pages=1")
+            #expect(first.status == 200)
+            stack.mock.setMaxPageSize(7)
+            let answer = try await stack.get("/wrapped?mock_total=40")
+            #expect(answer.status == 200, "\(answer.text.prefix(300))")
+            #expect(answer.body == MockDataset.mergedJSON(total: 40), "\(answer.header("PageProxy-Items") ?? "-") items")
+        }
+    }
+}
+
 /// review17 B10: a stated total lower than the truth (PostgREST's estimated counts, a `0` beside items) no longer ends
 /// an offset or page-number walk early.
 @Suite struct UnderstatedCountEndToEndTests {

@@ -87,4 +87,18 @@ import Testing
             #expect(stack.mock.log.requests.first?.headers.filter { $0.name.lowercased() == "authorization" }.map(\.value) == ["Bearer route-token"])
         }
     }
+
+    /// attack16 L4 (RFC 6750 §2.3): an answer to a request whose credentials went upstream in its query was public.
+    @Test("an API key in the client's query makes the answer private; a secret-looking name that is none does not")
+    func aQueryCredentialMakesTheAnswerPrivate() async throws {
+        try await TestStack.run { stack in
+            for name in ["access_token", "api_key", "API%5FKEY"] {
+                let answer = try await stack.get("/plain?mock_total=5&\(name)=QAT9")
+                #expect(answer.status == 200)
+                #expect(answer.header("Cache-Control")?.hasPrefix("private, ") == true, "\(name): \(answer.header("Cache-Control") ?? "-")")
+            }
+            let sorted = try await stack.get("/plain?mock_total=5&sort_key=name")
+            #expect(sorted.header("Cache-Control")?.hasPrefix("private") == false, "\(sorted.header("Cache-Control") ?? "-")")
+        }
+    }
 }

@@ -16,6 +16,11 @@ import Testing
         ("/slack?mock_total=50&cursor=&cursor=x", "cursor"),
     ])
     func repeatedParameterIsRefused(target: String, parameter: String) async throws {
+        try await Self.expectRefused(target, naming: parameter)
+    }
+
+    /// `target` is a 400 `invalid_pagination_parameter` naming `parameter`, and nothing is sent upstream.
+    private static func expectRefused(_ target: String, naming parameter: String) async throws {
         try await TestStack.run { stack in
             let response = try await stack.get(target)
             #expect(response.status == 400, "\(response.text)")
@@ -33,6 +38,27 @@ import Testing
             let response = try await stack.get(target)
             #expect(response.status == 400, "\(response.text)")
             #expect(response.text.contains(#""parameter":"\#(parameter)""#), "\(response.text)")
+        }
+    }
+
+    /// attack16 M1: `page=2abc` was sent as the first page (parseInt and to_i upstreams read 2), then the walk numbered
+    /// on from the route's first page: page 2 twice under a 200.
+    @Test("a page or offset that is not a whole number is a 400 naming it, sent nowhere", arguments: [
+        ("/plain?mock_total=50&page=2abc", "page"), ("/plain?mock_total=50&page=3.0", "page"), ("/plain?mock_total=50&page=1e2", "page"),
+        ("/plain?mock_total=50&page=+2", "page"), ("/plain?mock_total=50&page=", "page"), ("/drf?mock_total=50&offset=4.0", "offset"),
+        ("/drf?mock_total=50&offset=-5", "offset"),
+    ])
+    func unreadablePageOrOffsetIsRefused(target: String, parameter: String) async throws {
+        try await Self.expectRefused(target, naming: parameter)
+    }
+
+    @Test("a whole page number, a negative one, and an offset in digits are walked as before")
+    func wholePageAndOffsetAreWalked() async throws {
+        try await TestStack.run { stack in
+            let page = try await stack.get("/plain?mock_total=50&page=2")
+            #expect(page.status == 200, "\(page.text)")
+            let offset = try await stack.get("/drf?mock_total=50&offset=40")
+            #expect(offset.status == 200, "\(offset.text)")
         }
     }
 

@@ -116,4 +116,18 @@ import Testing
         #expect(outcome.status == 2)
         #expect(outcome.errors.contains("usage: PageProxy probe URL"))
     }
+
+    /// attack16 L5 and M2: probe's route set `page=1` in `upstream` (every client's `?page=2` then a 400), and printed
+    /// an `X-Api-Password` header in clear.
+    @Test("probe's route leaves out the page number it was given, and names a password header as a variable")
+    func routeLeavesOutThePageNumberAndHidesAPassword() async throws {
+        try await TestStack.run { stack in
+            let url = "http://127.0.0.1:\(stack.mockPort)/smorest/items?page=1&mine=1"
+            let outcome = try await runPageProxy(["probe", url, "--header", "X-Api-Password: pw-secret-1"])
+            #expect(outcome.status == 0, "\(outcome.output)\(outcome.errors)")
+            #expect(outcome.output.contains(#""upstream": "http://127.0.0.1:\#(stack.mockPort)/smorest/items?mine=1""#), "\(outcome.output)")
+            #expect(!outcome.output.contains("pw-secret-1"), "\(outcome.output)")
+            #expect(outcome.output.contains("${X_API_PASSWORD}"), "\(outcome.output)")
+        }
+    }
 }

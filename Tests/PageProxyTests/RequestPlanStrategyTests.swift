@@ -27,4 +27,12 @@ import Testing
     @Test func anAutoRoutesPlanHasNoStrategy() throws {
         #expect(try Self.plan(.auto(itemsPath: nil)).strategy == nil)
     }
+
+    /// attack16 L1: only the route's own query's secret values were hidden from an upstream's error body; the client's
+    /// own `access_token`, merged into the URL sent, was quoted back beside a redacted `upstream_url`.
+    @Test("the secrets a plan hides from error bodies include the client's secret query values")
+    func theClientsQuerySecretsAreHidden() throws {
+        let plan = try Self.plan(.scheme(.offset(PaginationScheme.Offset())), target: "/items?access_token=QAT2-client&password=PW-client&a=1")
+        #expect(plan.secrets.contains("QAT2-client") && plan.secrets.contains("PW-client"), "\(plan.secrets)")
+    }
 }

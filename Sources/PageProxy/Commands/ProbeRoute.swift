@@ -16,7 +16,7 @@ enum ProbeRoute {
         JSONText.appendString("upstream", to: &route)
         route += ": "
         // Secret query values are redacted as on every other line of probe's output (ProbeCommand says so).
-        JSONText.appendString(url.redactedDescription, to: &route)
+        JSONText.appendString(withoutPageNumber(url, scheme: scheme).redactedDescription, to: &route)
         route += ",\n  \"pagination\": " + JSONText.object(paginationFields(scheme))
         if detected.itemsPath != .root {
             route += ", \"items\": "
@@ -80,6 +80,25 @@ enum ProbeRoute {
         return [(prefix + "Header", .string(header))] + (path.map { [(prefix + "HeaderPath", .string($0.description))] } ?? [])
     }
 
+    /// `url` without the parameters that number the pages (page-number's page, offset's offset) and their size when
+    /// the route's `pagination` names it: a route's `upstream` that sets one makes every client's own a 400, "given
+    /// more than once" (attack16 L5: `?page=1&per_page=3` was printed).
+    private static func withoutPageNumber(_ url: PageURL, scheme: PaginationScheme) -> PageURL {
+        let numbering: Set<String>
+        switch scheme {
+        case .pageNumber(let options):
+            numbering = Set([options.pageParameter] + (options.pageSize == nil ? [] : [options.sizeParameter].compactMap { $0 }))
+        case .offset(let options): numbering = [options.offsetParameter, options.limitParameter]
+        default: return url
+        }
+        guard let query = url.query else { return url }
+        let kept = query.split(separator: "&").filter { pair in
+            let name = String(pair.prefix { $0 != "=" })
+            return !numbering.contains(PageURL.decodeQueryComponent(name) ?? name)
+        }
+        return PageURL(scheme: url.scheme, host: url.host, port: url.port, path: url.path, query: kept.isEmpty ? nil : kept.joined(separator: "&"))
+    }
+
     /// A route name from the URL's last path segment (`/api/things/` → `things`), as config.json allows them.
     static func name(for url: PageURL) -> String {
         let segment = url.path.split(separator: "/").last.map(String.init) ?? ""
@@ -88,9 +107,8 @@ enum ProbeRoute {
     }
 
     private static func placeholder(for header: (name: String, value: String)) -> String {
-        let lower = header.name.lowercased()
-        let secret = ["authorization", "cookie", "token", "key", "secret"].contains { lower.contains($0) }
-        guard secret else { return header.value }
+        // The names whose values are redacted everywhere else (attack16 M2: `X-Api-Password` was printed in clear).
+        guard CredentialRedaction.isSecretHeader(header.name) else { return header.value }
         let variable = header.name.uppercased().map { $0.isLetter || $0.isNumber ? $0 : "_" }
         return "${\(String(variable))}"
     }

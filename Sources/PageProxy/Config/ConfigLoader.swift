@@ -184,9 +184,12 @@ enum ConfigLoader {
     }
 
     private static func readFile(_ path: String) -> Result<[UInt8], ReadFailure> {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        // Opened without waiting: a FIFO with no writer blocked open(2) for ever (attack16 U1); its reads then wait for
+        // data as a file's would, and end at once with no writer ("the file is empty").
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard descriptor >= 0 else { return .failure(ReadFailure(message: String(cString: strerror(errno)))) }
         defer { close(descriptor) }
+        _ = fcntl(descriptor, F_SETFL, fcntl(descriptor, F_GETFL) & ~O_NONBLOCK)
         // A directory opens; say what it is rather than what read(2) leaves (attack11 U1: "No such file or directory").
         var status = stat()
         if fstat(descriptor, &status) == 0, status.st_mode & S_IFMT == S_IFDIR {

@@ -18,7 +18,7 @@ enum RouteConfigParser {
     ) throws(ConfigError) -> RouteConfig {
         try object.requireOnly(keys)
         let name = try routeName(object)
-        var upstream = try upstreamURL(object)
+        var upstream = try upstreamURL(object, environment: environment)
         guard let pagination = try object.object("pagination") else {
             throw object.error("pagination", "is required, e.g. { \"scheme\": \"link-header\" }")
         }
@@ -47,7 +47,20 @@ enum RouteConfigParser {
             maxRetryAfter: try object.seconds("maxRetryAfterSeconds", in: 0...86_400, default: 30),
             originBudget: try originBudget(object))
         route.queryMembers = queryMembers
+        try checkPaginationQuery(of: route, in: object)
         return route
+    }
+
+    /// The route's own `upstream` query passes the check every request's does (`PaginationQueryCheck`): a page or size
+    /// parameter it repeats or writes as no number would make every request a 400 blaming the client (attack16 L5).
+    private static func checkPaginationQuery(of route: RouteConfig, in object: ConfigObject) throws(ConfigError) {
+        let upstream = route.upstream
+        let url = PageURL(scheme: upstream.scheme, host: upstream.host, port: upstream.port, path: upstream.path, query: upstream.query)
+        do {
+            try PaginationQueryCheck.check(url, pagination: route.pagination)
+        } catch {
+            throw object.error("upstream", "its query would refuse every request: \(error.message)")
+        }
     }
 
     /// A `page-number` route that names no `pageSize` but writes its size parameter into its `upstream` URL
@@ -102,8 +115,11 @@ enum RouteConfigParser {
         return name
     }
 
-    private static func upstreamURL(_ object: ConfigObject) throws(ConfigError) -> UpstreamURL {
-        let text = try object.requiredString("upstream")
+    /// `${NAME}` is expanded as in `headers` (attack16 U1: it was sent literally, while probe says to put a query's
+    /// secret into `upstream`).
+    private static func upstreamURL(_ object: ConfigObject, environment: [String: String]) throws(ConfigError) -> UpstreamURL {
+        let written = try object.requiredString("upstream")
+        let text = try expand(written, field: object.field("upstream"), file: object.file, environment: environment)
         switch UpstreamURL.parse(text) {
         case .success(let url): return url
         case .failure(let problem): throw object.error("upstream", problem.message)

@@ -26,7 +26,8 @@ struct UpstreamURL: Sendable, Equatable {
             return .failure(Problem("must not contain spaces, control or non-ASCII characters (percent-encode them)"))
         }
         guard let colon = text.firstIndex(of: ":") else {
-            return .failure(Problem("expected an absolute http:// or https:// URL, found \"\(text)\""))
+            // The URL as a log shows it: a CI log of check-config must not print its query's token (attack16 U1).
+            return .failure(Problem("expected an absolute http:// or https:// URL, found \"\(CredentialRedaction.redactURL(text))\""))
         }
         let scheme = text[..<colon].lowercased()
         guard scheme == "http" || scheme == "https" else {

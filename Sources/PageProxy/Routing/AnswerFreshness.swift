@@ -98,7 +98,20 @@ struct AnswerFreshness: Sendable {
 
     /// Whether `request` sent any of the fields `route` forwards: its answer is then the client's alone.
     static func isPrivate(route: RouteConfig, request: HTTPRequestHead) -> Bool {
-        route.forwardHeaders.contains { request.headers.contains($0) }
+        route.forwardHeaders.contains { request.headers.contains($0) } || carriesQueryCredential(request)
+    }
+
+    /// Whether the client's query names a credential that goes upstream with it (`access_token`, `api_key`, …: the
+    /// names that identify a caller, `OriginBudget.credentialQueryNames`). RFC 6750 §2.3 asks for `private` on a 2xx
+    /// to a request with `access_token` in its URI (attack16 L4). Not every secret-looking name (`isSecretName`): a
+    /// cursor (`pageToken`) or a `sort_key` would make public answers private.
+    private static func carriesQueryCredential(_ request: HTTPRequestHead) -> Bool {
+        guard let query = request.query, !query.isEmpty else { return false }
+        return query.split(whereSeparator: { $0 == "&" || $0 == ";" }).contains { pair in
+            let name = pair.prefix { $0 != "=" }
+            let decoded = PageURL.decodeQueryComponent(String(name)) ?? String(name)
+            return OriginBudget.credentialQueryNames.contains(decoded.lowercased())
+        }
     }
 
     /// The `Vary` value of `route`'s answers.

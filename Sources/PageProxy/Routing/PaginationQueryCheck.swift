@@ -18,6 +18,7 @@ enum PaginationQueryCheck {
     static func check(_ url: PageURL, pagination: RoutePagination) throws(Refused) {
         guard case .scheme(let scheme) = pagination else { return }
         let (parameters, size) = Self.parameters(of: scheme)
+        let (number, signed) = Self.numberParameter(of: scheme)
         var seen: [String: String] = [:]
         for pair in url.queryPairs {
             let name = PageURL.decodeQueryComponent(pair.name) ?? pair.name
@@ -37,6 +38,29 @@ enum PaginationQueryCheck {
                     message: "\(name) must be a whole number of at least 1 in the digits 0-9, not \"\(value.prefix(40))\": the upstream "
                         + "would serve a page size of its own choosing, which PageProxy could not count pages by")
             }
+            // The page or offset the walk numbers on from (attack16 M1: `page=2abc` was sent as is, read as 2 by parseInt
+            // and to_i upstreams, and the walk numbered on from the route's first page: page 2 twice under a 200).
+            if name == number, !Self.isWholeNumber(value, signed: signed) {
+                throw Refused(
+                    parameter: name,
+                    message: "\(name) must be a whole number in the digits 0-9\(signed ? " (a leading - allowed)" : ""), not "
+                        + "\"\(value.prefix(40))\": PageProxy numbers the pages after it from it, and the upstream may read another")
+            }
+        }
+    }
+
+    /// `value` as `Int` reads it with no sign, or with a leading `-` when `signed`: no `+`, space, fraction or exponent.
+    private static func isWholeNumber(_ value: String, signed: Bool) -> Bool {
+        let digits = signed && value.hasPrefix("-") ? value.dropFirst() : Substring(value)
+        return !digits.isEmpty && digits.utf8.allSatisfy { $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") } && Int(value) != nil
+    }
+
+    /// The parameter PageProxy numbers pages on from (page-number's page, may be negative; offset's offset), if any.
+    private static func numberParameter(of scheme: PaginationScheme) -> (name: String?, signed: Bool) {
+        switch scheme {
+        case .pageNumber(let options): (options.pageParameter, true)
+        case .offset(let options): (options.offsetParameter, false)
+        default: (nil, false)
         }
     }
 

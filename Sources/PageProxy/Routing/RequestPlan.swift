@@ -22,7 +22,7 @@ struct RequestPlan {
         decided = try Decisions(
             request: request, route: route, subpath: subpath, upstreamHeaders: upstreamHeaders, lookahead: lookahead,
             windowServed: windowServed)
-        sent = decided.shared ?? Sent(upstreamHeaders, route: route, keys: decided.pageKeyTable)
+        sent = decided.shared ?? Sent(upstreamHeaders, route: route, query: decided.base.query, keys: decided.pageKeyTable)
         self.request = request
     }
 
@@ -43,7 +43,7 @@ struct RequestPlan {
             sent = shared
         } else {
             guard let headers = try? UpstreamHeaders.make(route: decided.route, request: request) else { return nil }
-            sent = Sent(headers, route: decided.route, keys: decided.pageKeyTable)
+            sent = Sent(headers, route: decided.route, query: decided.base.query, keys: decided.pageKeyTable)
         }
         self.request = request
     }
@@ -86,7 +86,7 @@ struct RequestPlan {
     /// ends of the list, and one came from the cache unasked (a hit, or stale), so the two may be two versions met
     /// there rather than a list that changes under the walk.
     func walksAgainRevalidating(after error: any Error, tally: CacheTally) -> Bool {
-        guard case .listChanged? = error as? PaginationError, !cachePolicy.forceRevalidate else { return false }
+        guard (error as? PaginationError)?.isListChange == true, !cachePolicy.forceRevalidate else { return false }
         return tally.count(.hit) + tally.count(.stale) > 0
     }
 
@@ -133,9 +133,11 @@ struct RequestPlan {
         let secrets: [String]
         let pageKeys: CacheKeyPages
 
-        init(_ upstreamHeaders: HTTPHeaders, route: RouteConfig, keys: CacheKeyPages.Table) {
+        /// - Parameter query: the first page's query, the route's and the client's merged (attack16 L1: a client's own
+        ///   `access_token` was quoted back from an upstream's error body while `upstream_url` beside it was redacted).
+        init(_ upstreamHeaders: HTTPHeaders, route: RouteConfig, query: String?, keys: CacheKeyPages.Table) {
             self.upstreamHeaders = upstreamHeaders
-            secrets = CredentialRedaction.secrets(in: upstreamHeaders, query: route.upstream.query)
+            secrets = CredentialRedaction.secrets(in: upstreamHeaders, query: query)
             pageKeys = CacheKeyPages(template: CacheKeyTemplate(headers: upstreamHeaders, caFile: route.caFile), table: keys)
         }
     }
@@ -261,7 +263,7 @@ struct RequestPlan {
                     + (window == nil ? "" : "\u{0}window\u{0}\(request.query ?? "")")
                 : nil
             isPrivate = AnswerFreshness.isPrivate(route: route, request: request)
-            shared = isPrivate ? nil : Sent(upstreamHeaders, route: route, keys: pageKeyTable)
+            shared = isPrivate ? nil : Sent(upstreamHeaders, route: route, query: base.query, keys: pageKeyTable)
             vary = AnswerFreshness.vary(route: route)
             routeETagShape = RequestPlan.etagShape(
                 route: route, itemsPath: nil, pageLimit: options.pageLimit, itemLimit: options.itemLimit, skip: window?.skip,

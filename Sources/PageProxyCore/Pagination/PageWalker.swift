@@ -118,6 +118,8 @@ package final class PageWalker {
     private var firstOverlap = FirstPageOverlap()
     /// The end of the list the walk numbered its pages from, compared with each later page's (review17 B5).
     private var statedEnd = StatedEndCheck()
+    /// The size the walk numbered its pages ahead by, compared with each numbered page's items (attack16 M3).
+    private var numberedSize = NumberedPageSizeCheck()
     /// How many items the walk's first page held (`PaginationStrategy.next(after:firstPageItemCount:)`).
     private var firstPageItemCount = 0
     /// The fetch of each page of the window that is in flight, by page index.
@@ -360,6 +362,7 @@ package final class PageWalker {
                 repeats.skip()
                 if nextToTake == 2 && firstNumberedPage == 1 { try ignoredNumber.check(secondPage: page) }
                 try statedEnd.check(page, strategy: strategy)
+                try numberedSize.check(page, index: nextToTake - 1)
                 let next = try? strategy.next(after: page)
                 try checkLinkOrigin(next, on: page)
                 // The last page a total or a `last` link numbered ahead still links on: the list is longer than it said
@@ -392,7 +395,7 @@ package final class PageWalker {
             }
             if nextToTake == 1 { try checkWindowPageSize(page) }
         } catch {
-            if case .listChanged = error { foundListChanged = true }
+            if error.isListChange { foundListChanged = true }
             finish()
             throw error
         }
@@ -512,6 +515,7 @@ package final class PageWalker {
             }
             pending = (pages, 0, kept)
             firstNumberedPage = urls.count
+            numberedSize.numbered(strategy.itemsPerNumberedPage(pages, after: page), from: urls.count, count: pages.count)
             // Speculative fetches are matched against the first pages now; the rest are built as the window needs them.
             while !speculative.isEmpty, let url = try takePending() { adopt(url) }
         }

@@ -31,6 +31,10 @@ public enum PaginationError: Error, CustomStringConvertible {
     /// between the pages (items added or removed), or pages of two versions met (review17 B5), and the pages numbered
     /// from the first would repeat or miss items. `stated` is the page's end, `numbered` the one the walk numbered from.
     case listChanged(page: Int, stated: Int, numbered: Int)
+    /// A page of a walk PageProxy numbered from a stated total holds another count of items than the size the walk
+    /// numbered its pages by (`held` against `numbered`): the upstream's page size changed between the pages, or pages
+    /// of two sizes met in the cache (attack16 M3), and the pages numbered would repeat or miss items.
+    case pageSizeChanged(page: Int, held: Int, numbered: Int)
     /// `scheme: "auto"` could not tell from the first page how to walk it (no items found, or more items stated
     /// than the page holds with no way to the next page).
     case notDetected(url: PageURL, reason: String)
@@ -44,7 +48,7 @@ public enum PaginationError: Error, CustomStringConvertible {
         switch self {
         case .upstreamStatus(let page, _, _, _), .upstreamFailed(let page, _, _), .invalidJSON(let page, _, _),
             .foreignOrigin(let page, _, _), .invalidNextLink(let page, _), .loop(let page, _), .repeatedPage(let page, _),
-            .cannotContinue(let page, _), .listChanged(let page, _, _):
+            .cannotContinue(let page, _), .listChanged(let page, _, _), .pageSizeChanged(let page, _, _):
             page
         case .notDetected: 1
         case .itemDecodingFailed(let failure): failure.page
@@ -90,12 +94,27 @@ public enum PaginationError: Error, CustomStringConvertible {
             "page \(page) states the list's end as \(stated) where the walk numbered its pages from \(numbered): the list "
                 + "changed during the walk (items added or removed), so the pages numbered before would repeat or miss items; "
                 + "retry the request"
+        case .pageSizeChanged(let page, let held, let numbered):
+            "page \(page) holds \(held) items where the walk numbered its pages by \(numbered) a page: the upstream served "
+                + "pages of two sizes (its page size changed between them, or pages of two sizes met in the cache), so the "
+                + "pages numbered would repeat or miss items; retry the request"
         case .notDetected(_, let reason):
             "scheme \"auto\" cannot tell how to walk this upstream: \(reason)"
         case .itemDecodingFailed(let failure):
             failure.description
         case .cancelled:
             "the walk was cancelled: its client went away"
+        }
+    }
+}
+
+extension PaginationError {
+    /// Whether the pages of the walk disagree about the list they were cut from (`listChanged`, `pageSizeChanged`): a
+    /// server walks once more, revalidating every page, when one came from its cache.
+    package var isListChange: Bool {
+        switch self {
+        case .listChanged, .pageSizeChanged: true
+        default: false
         }
     }
 }

@@ -67,6 +67,9 @@ package protocol PaginationStrategy: Sendable {
     /// was served, to learn whether the upstream caps the size): an upstream that filtered the first page after cutting
     /// it (an item hidden from this caller) serves them again there (attack14 M6). Nil when no page may overlap.
     func secondPageMayRepeat(afterFirst page: Page) -> Int?
+    /// How many items each of `pages`, numbered ahead after `page`, holds while the list is the one `page` was cut from
+    /// (`NumberedPageSize`, attack16 M3); nil when the scheme checks none.
+    func itemsPerNumberedPage(_ pages: NumberedPages, after page: Page) -> NumberedPageSize?
 }
 
 extension PaginationStrategy {
@@ -82,6 +85,7 @@ extension PaginationStrategy {
     package func statedEnd(on page: Page) -> Int? { nil }
     package func pageAfterStatedEnd(_ page: Page, firstPageItemCount: Int) -> PageURL? { nil }
     package func secondPageMayRepeat(afterFirst page: Page) -> Int? { nil }
+    package func itemsPerNumberedPage(_ pages: NumberedPages, after page: Page) -> NumberedPageSize? { nil }
 }
 
 extension PaginationScheme {

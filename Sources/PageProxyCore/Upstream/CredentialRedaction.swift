@@ -24,8 +24,8 @@ package enum CredentialRedaction {
     /// Names of JSON members whose values are secrets. Narrower than the query list: an error body's `code` or
     /// `documentation_url` is what the client needs to read.
     private static let secretFieldNames = [
-        "token", "secret", "password", "passwd", "authorization", "api_key", "apikey", "access_key", "private_key",
-        "credential", "cookie", "session", "signature",
+        "token", "secret", "password", "passwd", "pwd", "jwt", "hmac", "authorization", "api_key", "apikey", "access_key",
+        "private_key", "credential", "cookie", "session", "signature",
     ]
 
     /// Schemes of `Authorization` values; the word after one is a credential wherever it appears in a text.
@@ -63,10 +63,11 @@ package enum CredentialRedaction {
         return secretFieldNames.contains { lowered.contains($0) }
     }
 
-    /// Whether a header called `name` carries a credential (`Authorization`, `Cookie`, `X-Api-Key`, `Private-Token` …).
+    /// Whether a header called `name` carries a credential (`Authorization`, `Cookie`, `X-Api-Key`, `Private-Token`,
+    /// `X-Api-Password`, `X-JWT` …): the query's list (`isSecretName`), one list for both (attack16 M2: the headers' own,
+    /// shorter list left `*-Password`, `*-Pwd`, `*-JWT` and `*-Credential` values quoted back from error bodies).
     package static func isSecretHeader(_ name: String) -> Bool {
-        let lowered = name.lowercased()
-        return ["auth", "cookie", "token", "key", "secret", "session", "signature"].contains { lowered.contains($0) }
+        isSecretName(name)
     }
 
     /// The values to hide from error bodies: every credential header's value and, for `Authorization: Bearer X`,

@@ -204,7 +204,7 @@ package actor OriginBudget {
     }
 
     /// Query parameters that name the caller (API keys in the URL), by their exact names.
-    static let credentialQueryNames: Set<String> = [
+    package static let credentialQueryNames: Set<String> = [
         "access_token", "api_key", "apikey", "api-key", "key", "token", "auth_token", "client_id", "client_secret",
         "private_token", "app_key", "app_id", "subscription-key", "x-amz-credential",
     ]

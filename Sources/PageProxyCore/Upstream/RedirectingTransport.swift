@@ -38,6 +38,7 @@ package struct RedirectingTransport: UpstreamTransport {
                 // Secret-named query values left out (review19 R4): the field is stored in the cache file with the
                 // page. `Page.answeredURL` takes them back from the URL asked for.
                 if current.url != request.url { response.headers.set(Self.answeredURLField, current.url.redactedDescription) }
+                if current.url != request.url { Self.redactRedirectSecrets(in: &response, sent: current.url) }
                 return response
             }
             let shown = CredentialRedaction.redactURL(location)
@@ -50,5 +51,17 @@ package struct RedirectingTransport: UpstreamTransport {
             }
             current.url = target
         }
+    }
+
+    /// An error answer to a URL a redirect led to: the secret-named query values it carried (an OAuth `code`, a presigned
+    /// URL's `X-Amz-Signature`, minted by the upstream and never shown to the client) are replaced in its body, which an
+    /// error quotes (attack16 L1); the caller knows only the values of the URL it asked for.
+    private static func redactRedirectSecrets(in response: inout UpstreamResponse, sent: PageURL) {
+        guard !(200..<300).contains(response.status.code) else { return }
+        let secrets = CredentialRedaction.secrets(in: HTTPHeaders(), query: sent.query)
+        guard !secrets.isEmpty else { return }
+        let text = String(decoding: response.body, as: UTF8.self)
+        let redacted = CredentialRedaction.redactText(text, secrets: secrets, schemes: false)
+        if redacted != text { response.body = Array(redacted.utf8) }
     }
 }

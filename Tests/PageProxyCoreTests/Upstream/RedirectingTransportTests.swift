@@ -52,4 +52,25 @@ import Testing
         await #expect(throws: UpstreamError.self) { _ = try await send(chain, "http://api.test/0") }
         #expect(chain.requestedURLs.count == 6)
     }
+
+    /// attack16 L1: the secret-named values of a redirect's target (minted by the upstream, never shown to the client)
+    /// came back quoted in an error body; the caller knows only those of the URL it asked for.
+    @Test("an error answered after a redirect has the target's secret query values replaced in its body; a 200 is as sent")
+    func aRedirectTargetsSecretsAreRedactedFromAnErrorBody() async throws {
+        let target = "/err?st=500&access_token=LOCSECRET123&X-Amz-Signature=AMZSIG999&code=OAUTHCODE77"
+        for status in [500, 200] {
+            let transport = FakeTransport { url in
+                guard url.path == "/err" else { return Self.redirect(302, to: target) }
+                return UpstreamResponse(
+                    status: HTTPStatus(code: status), headers: HTTPHeaders(), body: Array("{\"message\":\"bad creds: query=\(url.query ?? "")\"}".utf8))
+            }
+            let response = try await send(transport, "http://api.test/redir")
+            let body = String(decoding: response.body, as: UTF8.self)
+            if status == 500 {
+                #expect(body == #"{"message":"bad creds: query=st=500&access_token=REDACTED&X-Amz-Signature=REDACTED&code=REDACTED"}"#)
+            } else {
+                #expect(body.contains("LOCSECRET123"))
+            }
+        }
+    }
 }

@@ -36,6 +36,25 @@ import Testing
         #expect(body("echo: Authorization: Bearer other-42", type: nil).excerpt(redacting: []) == .text("echo: Authorization: Bearer REDACTED"))
     }
 
+    /// attack16 M2: the headers' own shorter list left `*-Password`, `*-Pwd`, `*-JWT` and `*-Credential` values quoted
+    /// back to any client that made the upstream fail.
+    @Test("header values named like any secret the query list names are hidden; names that say none are not")
+    func everySecretHeaderNameIsHidden() {
+        var headers = HTTPHeaders()
+        for (name, value) in [
+            ("X-Api-Password", "HDRPW1"), ("X-Jwt", "HDRJWT1"), ("X-Passwd", "HDRPW2"), ("X-Credential", "HDRCR1"), ("X-Pwd", "HDRPW3"),
+            ("X-Api-Key", "HDRKEY9"), ("Accept", "application/json"), ("User-Agent", "agent-007"),
+        ] {
+            headers.set(name, value)
+        }
+        let secrets = CredentialRedaction.secrets(in: headers)
+        let quoted = body(#"{"text":"got HDRPW1 HDRJWT1 HDRPW2 HDRCR1 HDRPW3 HDRKEY9 application/json agent-007"}"#)
+        #expect(quoted.excerpt(redacting: secrets) == .json(#"{"text":"got REDACTED REDACTED REDACTED REDACTED REDACTED REDACTED application/json agent-007"}"#))
+        // Members named so are hidden whatever their value.
+        let members = body(#"{"received":{"X-Jwt":"a","X-Pwd":"b","X-Hmac":"c","X-Api-Password":"d","Accept":"e"}}"#)
+        #expect(members.excerpt(redacting: []) == .json(#"{"received":{"Accept":"e","X-Api-Password":"REDACTED","X-Hmac":"REDACTED","X-Jwt":"REDACTED","X-Pwd":"REDACTED"}}"#))
+    }
+
     @Test("a body that is not JSON is a text excerpt of at most 2 KiB, cut on a character")
     func textIsBounded() {
         let html = "<html>" + String(repeating: "é", count: 3000) + "</html>"

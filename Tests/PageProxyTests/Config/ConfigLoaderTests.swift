@@ -1,3 +1,5 @@
+import Foundation
+import Synchronization
 import PageProxyCore
 @testable import PageProxy
 @testable import PageProxyMock
@@ -202,5 +204,29 @@ import Testing
     func invalidEnvironmentOverrideNamesTheVariable(variable: String, value: String, mention: String) {
         ConfigFixture.expectError(ConfigFixture.document(), field: "$" + variable, mentions: [mention],
                                   environment: [variable: value])
+    }
+
+    /// attack16 U1: `check-config` of a FIFO with no writer waited in open(2) for ever.
+    @Test("a FIFO with no writer is read at once, as an empty file, not waited on")
+    func aFIFOWithNoWriterIsNotWaitedOn() async throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("pageproxy-fifo-\(UUID().uuidString)").path
+        try #require(mkfifo(path, 0o600) == 0)
+        defer { unlink(path) }
+        // Bounded: a load that hangs leaves its thread behind and fails here after 60 s rather than hang the suite.
+        let problem = await onOwnThread { () -> String? in
+            let done = DispatchSemaphore(value: 0)
+            let found = Mutex<String?>(nil)
+            Thread.detachNewThread {
+                do {
+                    _ = try ConfigLoader.load(path: path, environment: [:])
+                } catch {
+                    found.withLock { $0 = "\(error)" }
+                }
+                done.signal()
+            }
+            guard done.wait(timeout: .now() + 60) == .success else { return "no answer in 60 s" }
+            return found.withLock { $0 }
+        }
+        #expect(problem?.contains("empty") == true, "\(problem ?? "loaded")")
     }
 }

@@ -43,7 +43,8 @@ import Testing
         #expect(try pageSize(upstream: "https://api.example.com/items?size=30", pagination: #"{ "scheme": "page-number", "sizeParameter": "size" }"#) == 30)
         // The route's own pageSize wins; a size out of pageSize's range, or none, is not taken.
         #expect(try pageSize(upstream: "https://api.example.com/items?per_page=100", pagination: #"{ "scheme": "page-number", "pageSize": 20 }"#) == 20)
-        #expect(try pageSize(upstream: "https://api.example.com/items?per_page=0") == nil)
+        // A size no request could be walked by is refused at load (attack16 L5).
+        #expect(throws: ConfigError.self) { try pageSize(upstream: "https://api.example.com/items?per_page=0") }
         #expect(try pageSize(upstream: "https://api.example.com/items?per_page=99999") == nil)
         #expect(try pageSize(upstream: "https://api.example.com/items") == nil)
     }

@@ -137,4 +137,33 @@ import Testing
         #expect(try ConfigFixture.route(extra: #""maxItems": 1"#).maxItems == 1)
         #expect(try ConfigFixture.route(extra: #""caFile": null"#).caFile == nil)
     }
+
+    /// attack16 L5: a route whose own query repeats or breaks a page or size parameter made every request a 400 that
+    /// blamed the client.
+    @Test("an upstream query that repeats or breaks the page or size parameter is refused at load", arguments: [
+        ("?page=1&page=2", "page"), ("?per_page=abc", "per_page"), ("?per_page=3&per_page=4", "per_page"), ("?page=2abc", "page"),
+    ])
+    func upstreamPaginationQueryIsChecked(query: String, parameter: String) throws {
+        let route = ConfigFixture.route(upstream: "\"http://example.com/items\(query)\"", pagination: #"{ "scheme": "page-number" }"#)
+        ConfigFixture.expectError(ConfigFixture.document(routes: [route]), field: "routes[0].upstream", mentions: [parameter, "every request"])
+        let once = ConfigFixture.route(upstream: #""http://example.com/items?page=1&per_page=3""#, pagination: #"{ "scheme": "page-number" }"#)
+        #expect(try ConfigFixture.parse(ConfigFixture.document(routes: [once])).routes.count == 1)
+    }
+
+    /// attack16 U1: check-config quoted a malformed upstream whole, its token included (CI logs).
+    @Test("a malformed upstream is quoted with its secret query values redacted")
+    func malformedUpstreamHidesItsToken() throws {
+        let route = ConfigFixture.route(upstream: #""http//127.0.0.1/x?token=SEC2&a=1""#)
+        let error = ConfigFixture.expectError(ConfigFixture.document(routes: [route]), field: "routes[0].upstream", mentions: ["token=REDACTED"])
+        #expect(error?.problem.contains("SEC2") == false)
+    }
+
+    /// attack16 U1: `${VAR}` in `upstream` was sent literally.
+    @Test("an upstream's ${NAME} is expanded from the environment, as a header's is; unset, it is an error")
+    func upstreamExpandsEnvironmentVariables() throws {
+        let route = ConfigFixture.route(upstream: #""http://example.com/items?token=${A16_TOKEN}&a=1""#)
+        let parsed = try ConfigFixture.parse(ConfigFixture.document(routes: [route]), environment: ["A16_TOKEN": "tok-1"])
+        #expect(parsed.routes[0].upstream.query == "token=tok-1&a=1")
+        ConfigFixture.expectError(ConfigFixture.document(routes: [route]), field: "routes[0].upstream", mentions: ["A16_TOKEN", "not set"])
+    }
 }

@@ -65,6 +65,13 @@ struct OffsetStrategy: PaginationStrategy {
         return !overflow && served < total ? limit - page.itemCount : nil
     }
 
+    /// Offsets stepped by what the upstream served (its cap) hold exactly the step; stepped by the limit, at most the
+    /// limit (an upstream that filters a page after cutting it serves fewer; review16 R4).
+    func itemsPerNumberedPage(_ pages: NumberedPages, after page: Page) -> NumberedPageSize? {
+        guard let limit = limit(of: page.url) else { return nil }
+        return NumberedPageSize(items: pages.step, exact: pages.step < limit)
+    }
+
     /// The fewest pages the walk will have when its first page asks the next alone (the route's own limit, a short
     /// page, more stated): by the limit to the total, so that a total past `maxPages` is refused at the first page
     /// rather than after the second.

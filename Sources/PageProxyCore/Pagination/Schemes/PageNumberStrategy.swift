@@ -59,6 +59,14 @@ struct PageNumberStrategy: PaginationStrategy {
         return overflow ? nil : page.url.settingQueryValue(String(next), for: options.pageParameter)
     }
 
+    /// The page that numbered the pages after it is not the last: it holds a whole page of what the upstream serves
+    /// (the size asked, or its cap), and so does every page after it but the last when a total of items numbered them.
+    /// A count of pages is the upstream's own numbering, which a changed size changes (`StatedEndCheck` compares it):
+    /// under one, a page may hold fewer (rows deleted meanwhile), never more.
+    func itemsPerNumberedPage(_ pages: NumberedPages, after page: Page) -> NumberedPageSize? {
+        page.itemCount > 0 ? NumberedPageSize(items: page.itemCount, exact: statedPageCount(page) == nil) : nil
+    }
+
     /// Under a size the upstream may cap and no total, the page after may be this one again: an upstream that answers
     /// any page past its end with its last page (attack7 F3) sends no short or empty page to end the walk.
     func mayRepeatPastEnd(after page: Page) -> Bool {

@@ -1,0 +1,35 @@
+/// How many items each page a walk numbered ahead holds while the list is the one its numbering read (attack16 M3).
+///
+/// Pages PageProxy numbers from a total are cut by one size: page n of a `page-number` walk holds the items after
+/// n − 1 pages of the size the page that numbered them held, an offset steps by its step. A page among them that holds
+/// another count was cut by another size: an upstream whose page-size cap changed while the cache held pages of the
+/// old size, or one that serves pages of two sizes. Stitched, its items come twice or never, under a `200` the cache
+/// keeps. Such a page fails the walk (`PaginationError.pageSizeChanged`); a server walks once more, revalidating every
+/// page, when one came from its cache, as it does for a stated end that moved (`StatedEndCheck`).
+package struct NumberedPageSize: Sendable, Equatable {
+    /// The items of every numbered page but the last, which holds at most as many.
+    let items: Int
+    /// Whether every page but the last holds exactly `items`; false: at most (an offset route stepping by its own
+    /// `limit`, where an upstream that filters a page after cutting it serves fewer, README "Page sizes").
+    let exact: Bool
+}
+
+/// The size a walk numbered its pages by (`NumberedPageSize`), checked against each numbered page's items.
+struct NumberedPageSizeCheck {
+    /// The size, and the index past the last page numbered by it; nil until the scheme numbers pages ahead.
+    private var numbered: (size: NumberedPageSize, end: Int)?
+
+    /// Pages from index `first`, `count` of them, are numbered by `size` (nil: the scheme checks none).
+    mutating func numbered(_ size: NumberedPageSize?, from first: Int, count: Int) {
+        let (end, overflow) = first.addingReportingOverflow(count)
+        numbered = size.map { ($0, overflow ? Int.max : end) }
+    }
+
+    /// Checks `page`, at index `index`, against the size; an empty page is the end the walk finds on its own.
+    func check(_ page: Page, index: Int) throws(PaginationError) {
+        guard let (size, end) = numbered, page.itemCount > 0, page.itemCount != size.items else { return }
+        let mayHoldFewer = index >= end - 1 || !size.exact
+        guard page.itemCount > size.items || !mayHoldFewer else { return }
+        throw .pageSizeChanged(page: page.number, held: page.itemCount, numbered: size.items)
+    }
+}
