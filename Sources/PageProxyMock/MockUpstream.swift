@@ -181,6 +181,12 @@ public final class MockUpstream: Sendable {
             guard let percent = Int(text), (0...1000).contains(percent) else { return MockErrors.badOption("mock_count_percent", text) }
             window.statedTotal = window.total * percent / 100
         }
+        // A search engine's estimate, which moves with the page while no item does (Meilisearch's `estimatedTotalHits`;
+        // review21 F3): page N states D × (N − 1) more than page 1.
+        if let text = query.value("mock_count_drift") {
+            guard let drift = Int(text), (-1000...1000).contains(drift) else { return MockErrors.badOption("mock_count_drift", text) }
+            window.statedTotal = max(0, window.countStated + drift * (window.page - 1))
+        }
 
         // Django's `Paginator.get_page()` (hand-written JSON views): a page past the end is the last page again
         // (`mock_past_end=last`; attack7 F3, review21 F1).

@@ -66,6 +66,12 @@ struct ExplainAnswer {
             fields.append(("ended", .string("short_of_total")))
             if let stated = items.total { fields.append(("stated_total", .int(stated))) }
         }
+        // A list that grew at its tail during the walk (a later page stated a larger end, no item walked moved): the
+        // answer is the list as numbered from the first page's end, and says what it grew to (review21 F3).
+        if let walker = walk?.walker, let growth = walker.statedEndGrowth {
+            let unit = growth.from.countsItems ? "items" : "pages"
+            fields.append(("stated_end_grew", .json(JSONText.object([("from", .int(growth.from.value)), ("to", .int(growth.to.value)), ("unit", .string(unit))]))))
+        }
         fields.append(("pages", .int(taken.pages)))
         fields.append(("items", .int(taken.items)))
         if let failure {

@@ -204,6 +204,11 @@ package final class PageWalker {
     /// (`PaginationError.listChanged`): a server walks again, revalidating, when a page came from its cache.
     package private(set) var foundListChanged = false
 
+    /// The end the walk numbered its pages from, and the larger one a later page stated, when the list grew at its tail
+    /// during the walk with no item walked moving (`StatedEndCheck`; review21 F3): the answer holds the pages numbered
+    /// from the first end, and `_explain` says the end grew.
+    package var statedEndGrowth: (from: StatedEnd, to: StatedEnd)? { statedEnd.grown }
+
     /// Whether a page the scheme named ahead (from a total or a `last` link) came back empty, which ended the walk
     /// there short of the total (attack5 m2: an upstream that stated 1000 pages and had 3 was asked for all 1000).
     package private(set) var endedShortOfTotal = false
