@@ -16,6 +16,9 @@ public final class MockUpstream: Sendable {
     private let outage = Mutex(false)
     /// Tests only: the list's length from now on, in place of `options.totalItems` (a list that changes between walks).
     private let changedTotal = Mutex<Int?>(nil)
+    /// Tests only: the most items a page holds from now on, in place of `options.maxPageSize` (an upstream whose cap
+    /// is lowered between two requests; retest15 N3).
+    private let changedMaxPageSize = Mutex<Int?>(nil)
 
     /// Largest `mock_total` accepted, so a typo cannot ask for an absurd dataset.
     package static let maxTotal = 100_000_000
@@ -33,6 +36,11 @@ public final class MockUpstream: Sendable {
     /// The list holds `total` items from now on (unless a request says `mock_total`).
     package func setTotalItems(_ total: Int) {
         changedTotal.withLock { $0 = total }
+    }
+
+    /// Pages hold at most `size` items from now on.
+    package func setMaxPageSize(_ size: Int) {
+        changedMaxPageSize.withLock { $0 = size }
     }
 
     /// Starts or ends an outage: every request answers 500 while it lasts.
@@ -149,7 +157,7 @@ public final class MockUpstream: Sendable {
             return MockErrors.badOption("mock_fault", query.value("mock_fault") ?? "")
         }
 
-        let maxPageSize = max(1, options.maxPageSize)
+        let maxPageSize = max(1, changedMaxPageSize.withLock { $0 } ?? options.maxPageSize)
         let context = MockContext(
             query: query,
             host: request.header("Host") ?? "localhost",
