@@ -171,6 +171,10 @@ public final class MockUpstream: Sendable {
         case .window(let parsed): window = parsed
         case .reply(let reply): return reply
         }
+        if let text = query.value("mock_period") {
+            guard let period = Int(text), period >= 1 else { return MockErrors.badOption("mock_period", text) }
+            window.period = period
+        }
         if let text = query.value("mock_hide_every") {
             guard let every = Int(text), every >= 1 else { return MockErrors.badOption("mock_hide_every", text) }
             window.hidingEvery = every

@@ -199,3 +199,25 @@ import Testing
         }
     }
 }
+
+/// retest14 M1: data with no id that repeats with the page size (weekdays under `per_page=7`) makes a page equal, byte for
+/// byte, to the one before, which a walk under a size it cannot trust takes for an upstream's past-the-end repeat.
+@Suite struct RepeatedPageEndEndToEndTests {
+    @Test("a walk ended at a page repeating the one before says it may be cut: PageProxy-Truncated, and _explain says why")
+    func aRepeatEndedWalkIsFlagged() async throws {
+        try await TestStack.run { stack in
+            // A client's size past the route's (10): the upstream may cap it, so pages are compared.
+            let answer = try await stack.get("/plain?mock_total=60&mock_period=20&per_page=20")
+            #expect(answer.status == 200)
+            #expect(answer.header("PageProxy-Items") == "20")
+            #expect(answer.header("PageProxy-Truncated") == "true", "20 of 60 rows, said nowhere")
+            let explained = try await stack.get("/plain?mock_total=60&mock_period=20&per_page=20&_explain=1")
+            let account = try #require(try JSONSerialization.jsonObject(with: Data(explained.text.utf8)) as? [String: Any])
+            #expect(account["ended"] as? String == "repeated_page", "\(explained.text.prefix(400))")
+            // Data that does not repeat ends as before: no flag.
+            let plain = try await stack.get("/plain?mock_total=60&per_page=20")
+            #expect(plain.body == MockDataset.mergedJSON(total: 60))
+            #expect(plain.header("PageProxy-Truncated") == nil)
+        }
+    }
+}
