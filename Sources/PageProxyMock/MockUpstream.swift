@@ -17,7 +17,7 @@ public final class MockUpstream: Sendable {
     /// Tests only: the list's length from now on, in place of `options.totalItems` (a list that changes between walks).
     private let changedTotal = Mutex<Int?>(nil)
     /// Tests only: the page-size cap from now on, in place of `options.maxPageSize` (a deploy that lowers an API's
-    /// maximum page size while a cache holds pages of the old size; attack16 M3).
+    /// maximum page size while a cache holds pages of the old size, attack16 M3; or between two windows, retest15 N3).
     private let changedMaxPageSize = Mutex<Int?>(nil)
 
     /// Largest `mock_total` accepted, so a typo cannot ask for an absurd dataset.
@@ -171,6 +171,10 @@ public final class MockUpstream: Sendable {
         case .window(let parsed): window = parsed
         case .reply(let reply): return reply
         }
+        if let text = query.value("mock_period") {
+            guard let period = Int(text), period >= 1 else { return MockErrors.badOption("mock_period", text) }
+            window.period = period
+        }
         if let text = query.value("mock_hide_every") {
             guard let every = Int(text), every >= 1 else { return MockErrors.badOption("mock_hide_every", text) }
             window.hidingEvery = every
@@ -188,6 +192,12 @@ public final class MockUpstream: Sendable {
         if let text = query.value("mock_count_percent") {
             guard let percent = Int(text), (0...1000).contains(percent) else { return MockErrors.badOption("mock_count_percent", text) }
             window.statedTotal = window.total * percent / 100
+        }
+        // A search engine's estimate, which moves with the page while no item does (Meilisearch's `estimatedTotalHits`;
+        // review21 F3): page N states D × (N − 1) more than page 1.
+        if let text = query.value("mock_count_drift") {
+            guard let drift = Int(text), (-1000...1000).contains(drift) else { return MockErrors.badOption("mock_count_drift", text) }
+            window.statedTotal = max(0, window.countStated + drift * (window.page - 1))
         }
 
         // Django's `Paginator.get_page()` (hand-written JSON views): a page past the end is the last page again

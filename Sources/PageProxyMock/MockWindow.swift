@@ -15,6 +15,9 @@ package struct MockWindow: Sendable, Equatable {
     /// Items added at the list's head since the first page was served (`mock_head_growth=K` on later pages): counted in
     /// `total`, they shift every item K places on, as a newest-first list does under inserts (review17 B5).
     package var headGrowth = 0
+    /// Items with no id whose one value cycles every `period` items (`mock_period=P`: weekdays, hours): pages of that
+    /// many items are equal byte for byte though the list goes on (retest14 M1).
+    package var period: Int? = nil
     /// The total the page states, when it is not the truth (`mock_count_percent=P`: an estimated count, a `0`).
     package var statedTotal: Int? = nil
 
@@ -48,6 +51,7 @@ package struct MockWindow: Sendable, Equatable {
 
     /// `[` + this window's items + `]`.
     package var itemsJSON: [UInt8] {
+        if let period { return MockDataset.array((offset..<offset + count).map { Array("{\"day\":\($0 % period)}".utf8) }) }
         guard headGrowth > 0 else { return MockDataset.page(offset: offset, count: count, total: total, hidingEvery: hidingEvery) }
         // The new items (ids past the first list's) lie before the first list's, which are shifted on by as many.
         let original = total - headGrowth

@@ -182,6 +182,30 @@ import Testing
         }
     }
 
+    /// retest15 N3 / review20 L2: the size a window walked again was counted by is kept for the plan's later requests;
+    /// before, an upstream whose cap shrank after that answered every later window short (120 of 150), flagged
+    /// truncated, until the plan was dropped.
+    @Test("a remembered served size is checked again: the cap lowered between requests walks the window again by the new one",
+          arguments: ["pages-200", "drf-200"])
+    func aLoweredCapIsLearnedAgain(route: String) async throws {
+        try await TestStack.run(routes: CappedWindowTests.oversized) { stack in
+            let target = "/\(route)?mock_total=\(CappedWindowTests.total)&_offset=0&_limit=150"
+            // One plan for every request (the same target and headers); `PageProxy-Fresh` keeps the memo out of it.
+            let first = try await stack.get(target, headers: ["PageProxy-Fresh": "1"])
+            #expect(first.body == MockDataset.page(offset: 0, count: 150, total: CappedWindowTests.total), "\(first.text.prefix(200))")
+            let requestsBefore = stack.mock.log.count
+            stack.mock.setMaxPageSize(40)
+            for _ in 0..<2 {
+                let later = try await stack.get(target, headers: ["PageProxy-Fresh": "1"])
+                #expect(later.status == 200, "\(later.text.prefix(300))")
+                #expect(later.body == MockDataset.page(offset: 0, count: 150, total: CappedWindowTests.total), "\(later.header("PageProxy-Items") ?? "-") items")
+                #expect(later.header("PageProxy-Truncated") == nil)
+            }
+            // The first later request walked again by 40 (a first page of 40 and 5 pages), the second at once by it.
+            #expect(stack.mock.log.count - requestsBefore <= 1 + 5 + 5, "\(stack.mock.log.count - requestsBefore) upstream requests")
+        }
+    }
+
     @Test("N4: a jumped page longer than the size the window counted by is walked again, not answered as other items")
     func aLongerPageIsWalkedAgain() async throws {
         try await TestStack.run { stack in

@@ -20,12 +20,41 @@ import Testing
         }
     }
 
-    @Test("a list that grew at its tail mid-walk: the later pages' larger total is no 200 cut at the first page's (attack14 L7)")
-    func aListGrowingAtItsTailIsAClearError() async throws {
+    /// review21 F3 / retest15 N2: a list appended to at its tail during the walk (an oldest-first log) moved no page
+    /// walked; before, the larger count on the later pages was a 502 on every walk a write landed in (attack14 L7's
+    /// "200 cut at the first page's count" stays fixed: the pages numbered from 45 hold the new items too).
+    @Test("a list that grew at its tail mid-walk: 200, every item once, and _explain says the end grew", arguments: ["drf", "wrapped"])
+    func aListGrowingAtItsTailIsAnswered(route: String) async throws {
         try await TestStack.run { stack in
-            let answer = try await stack.get("/drf?mock_total=45&mock_tail_growth=5")
-            #expect(answer.status == 502, "\(answer.status) \(answer.text.prefix(300))")
-            #expect(answer.text.contains("\"upstream_list_changed\""))
+            let answer = try await stack.get("/\(route)?mock_total=45&mock_tail_growth=5")
+            #expect(answer.status == 200, "\(answer.status) \(answer.text.prefix(300))")
+            #expect(answer.body == MockDataset.mergedJSON(total: 50), "\(answer.header("PageProxy-Items") ?? "-") items")
+            let explained = try await stack.get("/\(route)?mock_total=45&mock_tail_growth=5&_explain=1")
+            let account = try #require(try JSONSerialization.jsonObject(with: Data(explained.text.utf8)) as? [String: Any])
+            let grew = try #require(account["stated_end_grew"] as? [String: Any], "\(explained.text.prefix(400))")
+            #expect(grew["from"] as? Int == 45)
+            #expect(grew["to"] as? Int == 50)
+            #expect(grew["unit"] as? String == "items")
+        }
+    }
+
+    /// review21 F3: a search engine's estimated total moves with the page while no item does (Meilisearch's
+    /// `estimatedTotalHits`); a route that says its total is an estimate answers the items (before: 502 every time).
+    @Test("an estimated total that moves with the page (totalIsEstimate): 200 with every item; an exact one that shrinks, 502", arguments: [3, -2])
+    func anEstimatedTotalThatMovesIsAnswered(drift: Int) async throws {
+        var estimated = try #require(SchemeRoutes.all.first { $0.name == "drf" })
+        guard case .offset(var options) = estimated.scheme else { throw CancellationError() }
+        options.totalIsEstimate = true
+        estimated.scheme = .offset(options)
+        estimated.name = "estimate"
+        let exact = try #require(SchemeRoutes.all.first { $0.name == "drf" })
+        try await TestStack.run(routes: [estimated, exact]) { stack in
+            let answer = try await stack.get("/estimate?mock_total=45&mock_count_drift=\(drift)")
+            #expect(answer.status == 200, "\(answer.text.prefix(300))")
+            #expect(answer.body == MockDataset.mergedJSON(total: 45), "\(answer.header("PageProxy-Items") ?? "-") items")
+            let strict = try await stack.get("/drf?mock_total=45&mock_count_drift=\(drift)")
+            // An exact count that grows with no item seen to move reads as a tail append; one that shrinks as rows deleted.
+            #expect(strict.status == (drift < 0 ? 502 : 200), "\(strict.text.prefix(300))")
         }
     }
 
@@ -187,6 +216,28 @@ import Testing
             let answer = try await stack.get("/drfc?mock_total=25&mock_count_percent=400&_max_items=25")
             #expect(answer.body == MockDataset.mergedJSON(total: 25))
             #expect(answer.header("PageProxy-Truncated") == nil)
+        }
+    }
+}
+
+/// retest14 M1: data with no id that repeats with the page size (weekdays under `per_page=7`) makes a page equal, byte for
+/// byte, to the one before, which a walk under a size it cannot trust takes for an upstream's past-the-end repeat.
+@Suite struct RepeatedPageEndEndToEndTests {
+    @Test("a walk ended at a page repeating the one before says it may be cut: PageProxy-Truncated, and _explain says why")
+    func aRepeatEndedWalkIsFlagged() async throws {
+        try await TestStack.run { stack in
+            // A client's size past the route's (10): the upstream may cap it, so pages are compared.
+            let answer = try await stack.get("/plain?mock_total=60&mock_period=20&per_page=20")
+            #expect(answer.status == 200)
+            #expect(answer.header("PageProxy-Items") == "20")
+            #expect(answer.header("PageProxy-Truncated") == "true", "20 of 60 rows, said nowhere")
+            let explained = try await stack.get("/plain?mock_total=60&mock_period=20&per_page=20&_explain=1")
+            let account = try #require(try JSONSerialization.jsonObject(with: Data(explained.text.utf8)) as? [String: Any])
+            #expect(account["ended"] as? String == "repeated_page", "\(explained.text.prefix(400))")
+            // Data that does not repeat ends as before: no flag.
+            let plain = try await stack.get("/plain?mock_total=60&per_page=20")
+            #expect(plain.body == MockDataset.mergedJSON(total: 60))
+            #expect(plain.header("PageProxy-Truncated") == nil)
         }
     }
 }

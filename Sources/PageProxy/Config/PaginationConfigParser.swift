@@ -9,13 +9,13 @@ enum PaginationConfigParser {
     static let keys: [(scheme: String, keys: [String])] = [
         ("page-number", ["pageParameter", "firstPage", "sizeParameter", "pageSize", "totalItemsPath",
                          "totalPagesPath", "totalPagesHeader", "totalPagesHeaderPath", "totalItemsHeader",
-                         "totalItemsHeaderPath", "lookahead", "endStatuses", "queryEncoding"]),
+                         "totalItemsHeaderPath", "totalIsEstimate", "lookahead", "endStatuses", "queryEncoding"]),
         ("offset", ["offsetParameter", "limitParameter", "limit", "totalItemsPath", "totalItemsHeader", "totalItemsHeaderPath",
-                    "lookahead", "endStatuses", "queryEncoding"]),
+                    "totalIsEstimate", "lookahead", "endStatuses", "queryEncoding"]),
         ("link-header", ["pageParameter", "sizeParameter", "pageSize", "lookahead"]),
         ("next-page-header", ["pageParameter", "nextPageHeader", "nextPageHeaderPath", "totalPagesHeader", "totalPagesHeaderPath",
                               "sizeParameter", "pageSize"]),
-        ("next-url", ["nextPath", "totalItemsPath", "totalPagesPath"]),
+        ("next-url", ["nextPath", "totalItemsPath", "totalPagesPath", "totalIsEstimate"]),
         ("cursor", ["cursorPath", "cursorParameter", "sizeParameter", "pageSize", "queryEncoding"]),
         ("has-more", ["hasMorePath", "idPath", "afterParameter", "sizeParameter", "pageSize", "queryEncoding"]),
     ]
@@ -72,6 +72,7 @@ enum PaginationConfigParser {
             options.totalPagesHeaderPath = try reader.headerPath("totalPagesHeaderPath", of: options.totalPagesHeader, "totalPagesHeader")
             options.totalItemsHeader = try reader.nullableHeader("totalItemsHeader", default: options.totalItemsHeader)
             options.totalItemsHeaderPath = try reader.headerPath("totalItemsHeaderPath", of: options.totalItemsHeader, "totalItemsHeader")
+            options.totalIsEstimate = try object.bool("totalIsEstimate", default: options.totalIsEstimate)
             options.lookahead = try object.integer("lookahead", in: lookaheadRange, default: options.lookahead)
             options.endStatuses = try reader.statuses("endStatuses", default: options.endStatuses)
             try reader.distinct("sizeParameter", options.sizeParameter, from: "pageParameter", options.pageParameter)
@@ -84,6 +85,7 @@ enum PaginationConfigParser {
             options.totalItemsPath = try reader.nullableValuePath("totalItemsPath", default: options.totalItemsPath)
             options.totalItemsHeader = try reader.nullableHeader("totalItemsHeader", default: options.totalItemsHeader)
             options.totalItemsHeaderPath = try reader.headerPath("totalItemsHeaderPath", of: options.totalItemsHeader, "totalItemsHeader")
+            options.totalIsEstimate = try object.bool("totalIsEstimate", default: options.totalIsEstimate)
             options.lookahead = try object.integer("lookahead", in: lookaheadRange, default: options.lookahead)
             options.endStatuses = try reader.statuses("endStatuses", default: options.endStatuses)
             try reader.distinct("limitParameter", options.limitParameter, from: "offsetParameter", options.offsetParameter)
@@ -112,6 +114,7 @@ enum PaginationConfigParser {
             options.nextPath = try reader.valuePath("nextPath", default: options.nextPath)
             options.totalItemsPath = try reader.nullableValuePath("totalItemsPath", default: options.totalItemsPath)
             options.totalPagesPath = try reader.nullableValuePath("totalPagesPath", default: options.totalPagesPath)
+            options.totalIsEstimate = try object.bool("totalIsEstimate", default: options.totalIsEstimate)
             return .nextURLInBody(options)
         case "cursor":
             var options = PaginationScheme.CursorInBody()

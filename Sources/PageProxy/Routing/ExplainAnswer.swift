@@ -65,6 +65,15 @@ struct ExplainAnswer {
         if let walker = walk?.walker, walker.endedShortOfTotal {
             fields.append(("ended", .string("short_of_total")))
             if let stated = items.total { fields.append(("stated_total", .int(stated))) }
+        } else if let walker = walk?.walker, walker.endedOnRepeat {
+            // The last page held the one before's items again: past the end, or data that repeats (retest14 M1).
+            fields.append(("ended", .string("repeated_page")))
+        }
+        // A list that grew at its tail during the walk (a later page stated a larger end, no item walked moved): the
+        // answer is the list as numbered from the first page's end, and says what it grew to (review21 F3).
+        if let walker = walk?.walker, let growth = walker.statedEndGrowth {
+            let unit = growth.from.countsItems ? "items" : "pages"
+            fields.append(("stated_end_grew", .json(JSONText.object([("from", .int(growth.from.value)), ("to", .int(growth.to.value)), ("unit", .string(unit))]))))
         }
         fields.append(("pages", .int(taken.pages)))
         fields.append(("items", .int(taken.items)))

@@ -12,6 +12,9 @@ struct RequestPlan {
     private(set) var request: HTTPRequestHead
     /// Every page of the walk is revalidated, whatever the request said (`revalidatingEveryPage`).
     private var revalidatesEveryPage = false
+    /// This plan is a window walked again in this very request (`walkingWindowAgain`): it is not walked again once
+    /// more, whatever its first page holds (an upstream whose cap moves at every request).
+    private var isWindowWalkedAgain = false
 
     /// - Throws: `ProxyControls.Invalid`, `PaginationQueryCheck.Refused` or `UpstreamHeaders.Refused`, all
     ///   `HTTPResponseError`s (400).
@@ -94,11 +97,14 @@ struct RequestPlan {
     /// upstream served a page: for a walk whose first page did not hold what the size the window counted by said
     /// (`PageWalker.missedWindowPageSize`). Nil when the window counted by no size. The plan remembers it: its later
     /// requests walk so at once (`rememberedWindowFallback`), and share that walk's memoized answer.
+    /// A plan walked again this way checks its first page against `served` in turn: an upstream whose cap shrank since
+    /// makes a later request walk again by the new size (retest15 N3), the plan remembering that one in its turn.
     func walkingWindowAgain(served: Int) -> RequestPlan? {
-        guard window?.pageSize != nil,
-            let again = try? RequestPlan(request: request, route: route, subpath: decided.subpath, lookahead: decided.lookahead, windowServed: max(1, served))
+        guard !isWindowWalkedAgain, window?.pageSize != nil,
+            var again = try? RequestPlan(request: request, route: route, subpath: decided.subpath, lookahead: decided.lookahead, windowServed: max(1, served))
         else { return nil }
         decided.windowFallback.withLock { $0 = again.kept }
+        again.isWindowWalkedAgain = true
         return again
     }
 

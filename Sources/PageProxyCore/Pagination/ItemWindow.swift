@@ -44,11 +44,13 @@ public struct ItemWindow: Sendable, Equatable {
         /// - Parameters:
         ///   - pageSize: the size pages are counted by, and the first page checked against (`firstPageCheck`).
         ///   - servedSize: with no `pageSize`, what the upstream was seen to serve a page: pages are counted by it, one
-        ///     more for good measure, but not checked (`walkingAgain`).
+        ///     more for good measure, and the first page is checked against it too (`walkingAgain`): an upstream whose cap
+        ///     shrank since serves fewer, and the window is walked again by that (retest15 N3, review20 L2: the remembered
+        ///     size answered short windows, flagged truncated, until the plan was dropped).
         init(base: PageURL, firstItem: Int, pageSize: Int?, window: ItemWindow, scheme: PaginationScheme? = nil, servedSize: Int? = nil) {
             self.base = base
             self.firstItem = firstItem
-            firstPageCheck = pageSize.map { FirstPageCheck(size: $0, firstItem: firstItem, scheme: scheme) }
+            firstPageCheck = (pageSize ?? servedSize).map { FirstPageCheck(size: $0, firstItem: firstItem, scheme: scheme) }
             skip = window.offset - firstItem
             let (items, overflow) = skip.addingReportingOverflow(window.limit)
             itemLimit = overflow ? Int.max : items

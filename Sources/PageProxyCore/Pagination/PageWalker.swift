@@ -174,7 +174,8 @@ package final class PageWalker {
     /// Whether the walk has run fetches as children of a task group (tests: a walk of pages at hand never makes one).
     package internal(set) var hasStartedGroup = false
 
-    /// Whether the walk stopped early at the client's page or item cap (the answer is then partial by request).
+    /// Whether the walk stopped early at the client's page or item cap (the answer is then partial by request), or ended at a
+    /// page that may as well be more of the list (`endedOnRepeat`).
     package private(set) var wasTruncated = false
     /// The first page was shorter than `Options.windowPageSize` while the list went on: the walk failed there, and
     /// nothing of it was handed out.
@@ -205,6 +206,15 @@ package final class PageWalker {
     /// Whether the walk failed because a page stated another end of the list than the one it numbered from
     /// (`PaginationError.listChanged`): a server walks again, revalidating, when a page came from its cache.
     package private(set) var foundListChanged = false
+
+    /// The end the walk numbered its pages from, and the larger one a later page stated, when the list grew at its tail
+    /// during the walk with no item walked moving (`StatedEndCheck`; review21 F3): the answer holds the pages numbered
+    /// from the first end, and `_explain` says the end grew.
+    package var statedEndGrowth: (from: StatedEnd, to: StatedEnd)? { statedEnd.grown }
+
+    /// Whether the walk ended at a page that held the page before's items again (`PastEndRepeat`): past the list's end,
+    /// or data that repeats with the page size; the answer is flagged truncated (`wasTruncated`), since it may be cut.
+    package private(set) var endedOnRepeat = false
 
     /// Whether a page the scheme named ahead (from a total or a `last` link) came back empty, which ended the walk
     /// there short of the total (attack5 m2: an upstream that stated 1000 pages and had 3 was asked for all 1000).
@@ -332,8 +342,13 @@ package final class PageWalker {
                     page.truncateItems(to: 0)
                     try append(.none, after: page)
                 } else if pastEnd.isRepeat(page, keep: strategy.mayRepeatPastEnd(after: page)) {
-                    // The page before again, past the list's end: not handed out twice (review14 F13).
+                    // The page before again, past the list's end: not handed out twice (review14 F13). Data that repeats
+                    // with the page size (a series with no id) looks the same byte for byte, and its later pages are
+                    // lost here: nothing on the wire tells the two apart, so the answer says it may be cut (retest14 M1:
+                    // a 200 with 3 of 9 rows, said nowhere).
                     page.truncateItems(to: 0)
+                    endedOnRepeat = true
+                    wasTruncated = true
                     try append(.none, after: page)
                 } else {
                     var (measuredBy, repeatedOfFirst) = (firstPageItemCount, 0)

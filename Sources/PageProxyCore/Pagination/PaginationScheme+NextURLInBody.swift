@@ -10,6 +10,10 @@ extension PaginationScheme {
         public var totalItemsPath: JSONPath?
         /// Where the body states the total number of pages, if it does.
         public var totalPagesPath: JSONPath?
+        /// Whether the stated total is an estimate (a search engine's: Elasticsearch's `hits.total.value`, a lower bound
+        /// past `track_total_hits`): it still numbers the pages, but a later page stating another is no change of the
+        /// list (`upstream_list_changed`). A total whose name says estimate (`estimatedTotalHits`) is one without this.
+        public var totalIsEstimate = false
 
         /// Options; the default is DRF's `next`.
         public init(

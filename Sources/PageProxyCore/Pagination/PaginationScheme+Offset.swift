@@ -21,6 +21,10 @@ extension PaginationScheme {
         public var lookahead: Int
         /// With no total known, a page after the first answered with one of these statuses ends the walk.
         public var endStatuses: Set<Int>
+        /// Whether the stated total is an estimate (a search engine's: Elasticsearch's `hits.total.value`, a lower bound
+        /// past `track_total_hits`): it still numbers the pages, but a later page stating another is no change of the
+        /// list (`upstream_list_changed`). A total whose name says estimate (`estimatedTotalHits`) is one without this.
+        public var totalIsEstimate = false
 
         /// Options; the defaults are DRF's `LimitOffsetPagination` (`offset`, `limit`) with pages of 100.
         public init(

@@ -30,6 +30,10 @@ extension PaginationScheme {
         /// With no total known, a page after the first answered with one of these statuses ends the walk (DRF and
         /// many Rails and Laravel APIs answer 404 "Invalid page." past the last page).
         public var endStatuses: Set<Int>
+        /// Whether the stated total is an estimate (a search engine's: Elasticsearch's `hits.total.value`, a lower bound
+        /// past `track_total_hits`): it still numbers the pages, but a later page stating another is no change of the
+        /// list (`upstream_list_changed`). A total whose name says estimate (`estimatedTotalHits`) is one without this.
+        public var totalIsEstimate = false
 
         /// Options; the defaults are GitLab's and most numbered APIs' (`page` from 1, `per_page`, no total).
         public init(

@@ -55,8 +55,9 @@ package protocol PaginationStrategy: Sendable {
     var wayOnHeader: String? { get }
     /// The list's end as `page` states it on its own: a total of items or of pages, or the number its `last` link
     /// names; nil when it states none (or one smaller than the items it holds, which no walk believes). The walk
-    /// compares every page it numbered with the end it numbered them from (`StatedEndCheck`, review17 B5).
-    func statedEnd(on page: Page) -> Int?
+    /// compares every page it numbered with the end it numbered them from (`StatedEndCheck`, review17 B5). An estimated
+    /// total (`totalIsEstimate`, or a name that says so) states none.
+    func statedEnd(on page: Page) -> StatedEnd?
     /// The page after `page`, the last one a stated total (or page count) numbered, when `page` is full: a total lower
     /// than the truth (PostgREST's estimated counts) ended the walk with the items past it never asked for (review17
     /// B10). Nil when `page` is short, which ends the list as its total said, and for schemes whose pages each state
@@ -82,7 +83,7 @@ extension PaginationStrategy {
     package var statesEachEnd: Bool { false }
     package var followsUpstream: Bool { false }
     package var wayOnHeader: String? { nil }
-    package func statedEnd(on page: Page) -> Int? { nil }
+    package func statedEnd(on page: Page) -> StatedEnd? { nil }
     package func pageAfterStatedEnd(_ page: Page, firstPageItemCount: Int) -> PageURL? { nil }
     package func secondPageMayRepeat(afterFirst page: Page) -> Int? { nil }
     package func itemsPerNumberedPage(_ pages: NumberedPages, after page: Page) -> NumberedPageSize? { nil }

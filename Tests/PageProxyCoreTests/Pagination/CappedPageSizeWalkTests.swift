@@ -94,6 +94,24 @@ import Testing
         #expect(transport.requestedURLs.count == requests)
     }
 
+    /// retest14 M1: rows with no id that repeat with the page size (a weekday under `per_page=7`) are equal page for page,
+    /// as the repeat past the end is: the walk still ends there (nothing tells them apart), but no longer silently.
+    @Test("a walk ended at a repeat says it may be cut: wasTruncated and endedOnRepeat (before: 7 of 21 rows, said nowhere)")
+    func aRepeatEndedWalkIsFlagged() async throws {
+        let transport = FakeTransport { url in
+            let page = url.integerQueryValue("page") ?? 1
+            return .json("[" + (0..<(page <= 3 ? 7 : 0)).map { "{\"day\":\($0)}" }.joined(separator: ",") + "]")
+        }
+        let walker = PageWalker.make(Self.pageNumber(size: nil), transport: transport, base: "http://api.test/items?per_page=7")
+        let items = try await walker.pages().flatMap(\.itemBytes)
+        #expect(items.count == 7)
+        #expect(walker.endedOnRepeat)
+        #expect(walker.wasTruncated)
+        let whole = PageWalker.make(Self.pageNumber(size: nil), transport: Self.capped(total: 250), base: "http://api.test/items?per_page=500")
+        _ = try await whole.pages()
+        #expect(!whole.endedOnRepeat && !whole.wasTruncated, "a walk ended by a short page is no repeat")
+    }
+
     @Test("constant items with no id are not taken for a repeat: 30 of {\"v\":0} at 10 a page under per_page=50 are walked whole")
     func constantItemsAreWalkedWhole() async throws {
         let transport = FakeTransport { url in

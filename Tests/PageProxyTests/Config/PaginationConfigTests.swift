@@ -126,6 +126,23 @@ import Testing
         }
     }
 
+    /// review21 F3: a route whose total is an estimate (Elasticsearch's `hits.total.value`) says so; a cursor route has no
+    /// total to say it of.
+    @Test("totalIsEstimate: page-number, offset and next-url take it; other schemes refuse it by name")
+    func totalIsEstimateParses() throws {
+        var pages = PaginationScheme.PageNumber()
+        pages.totalIsEstimate = true
+        #expect(try parse(#"{ "scheme": "page-number", "totalIsEstimate": true }"#) == .pageNumber(pages))
+        var offset = PaginationScheme.Offset()
+        offset.totalIsEstimate = true
+        #expect(try parse(#"{ "scheme": "offset", "totalIsEstimate": true }"#) == .offset(offset))
+        var next = PaginationScheme.NextURLInBody()
+        next.totalIsEstimate = true
+        #expect(try parse(#"{ "scheme": "next-url", "totalIsEstimate": true }"#) == .nextURLInBody(next))
+        ConfigFixture.expectPaginationError(#"{ "scheme": "offset", "totalIsEstimate": "yes" }"#, field: "totalIsEstimate", mentions: [])
+        ConfigFixture.expectPaginationError(#"{ "scheme": "cursor", "totalIsEstimate": true }"#, field: "totalIsEstimate", mentions: ["offset"])
+    }
+
     @Test func cursorRoundTrips() throws {
         var options = PaginationScheme.CursorInBody()
         options.cursorPath = Self.path("meta.cursor")

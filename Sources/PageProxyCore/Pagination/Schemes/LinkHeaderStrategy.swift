@@ -84,11 +84,11 @@ struct LinkHeaderStrategy: PaginationStrategy {
     }
 
     /// The page number (or offset) the `last` link names, when it names one by the page parameter.
-    func statedEnd(on page: Page) -> Int? {
+    func statedEnd(on page: Page) -> StatedEnd? {
         let links = LinkHeaderParser.parse(page.headers)
         guard let lastLink = links.first(where: { $0.relations.contains("last") }), let last = page.answeredURL.resolving(lastLink.target)
         else { return nil }
-        return last.integerQueryValue(options.pageParameter)
+        return last.integerQueryValue(options.pageParameter).map(StatedEnd.pages)
     }
 
     var lookahead: Int { options.lookahead }

@@ -104,9 +104,10 @@ struct NextURLInBodyStrategy: PaginationStrategy {
         return !beforeSlash.contains(":")
     }
 
-    func statedEnd(on page: Page) -> Int? {
-        if let path = options.totalPagesPath, let pages = page.values[path]?.statedCount { return pages }
-        return options.totalItemsPath.flatMap { page.values[$0]?.statedCount }.flatMap { $0 < page.itemCount ? nil : $0 }
+    func statedEnd(on page: Page) -> StatedEnd? {
+        guard !options.totalIsEstimate, !StatedEnd.namesAnEstimate(options.totalItemsPath) else { return nil }
+        if let path = options.totalPagesPath, let pages = page.values[path]?.statedCount { return .pages(pages) }
+        return options.totalItemsPath.flatMap { page.values[$0]?.statedCount }.flatMap { $0 < page.itemCount ? nil : .items($0) }
     }
 
     func expectedPageCount(after first: Page) -> Int? {

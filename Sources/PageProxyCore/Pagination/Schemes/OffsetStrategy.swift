@@ -100,8 +100,9 @@ struct OffsetStrategy: PaginationStrategy {
         return overflow || seen > total ? nil : total
     }
 
-    func statedEnd(on page: Page) -> Int? {
-        statedTotal(page).flatMap { $0 < page.itemCount ? nil : $0 }
+    func statedEnd(on page: Page) -> StatedEnd? {
+        guard !options.totalIsEstimate, !StatedEnd.namesAnEstimate(options.totalItemsPath) else { return nil }
+        return statedTotal(page).flatMap { $0 < page.itemCount ? nil : .items($0) }
     }
 
     func pageAfterStatedEnd(_ page: Page, firstPageItemCount: Int) -> PageURL? {

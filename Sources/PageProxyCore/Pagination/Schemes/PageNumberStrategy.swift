@@ -43,9 +43,10 @@ struct PageNumberStrategy: PaginationStrategy {
             ?? page.headers.statedCount(options.totalItemsHeader, at: options.totalItemsHeaderPath)
     }
 
-    func statedEnd(on page: Page) -> Int? {
-        if let pages = statedPageCount(page) { return pages }
-        return statedItemCount(page).flatMap { $0 < page.itemCount ? nil : $0 }
+    func statedEnd(on page: Page) -> StatedEnd? {
+        guard !options.totalIsEstimate, !StatedEnd.namesAnEstimate(options.totalItemsPath) else { return nil }
+        if let pages = statedPageCount(page) { return .pages(pages) }
+        return statedItemCount(page).flatMap { $0 < page.itemCount ? nil : .items($0) }
     }
 
     /// Only after a total of items: a count of pages is not an estimate's (flask-smorest's, Litestar's `total_pages`).
