@@ -303,11 +303,12 @@ package final class PageWalker {
             nextToTake <= 2 || strategy.followsUpstream || pastEnd.remembers || strategy.mayRepeatPastEnd(after: page)
                 || checkAfterStatedEnd == nextToTake - 1
         {
-            guard let read = page.withBodyRead() else {
+            do throws(PaginationError) {
+                page = try Self.withBodyRead(page)
+            } catch {
                 finish()
-                throw .cannotContinue(page: page.number, reason: "its cached copy changed on disk after it was checked; retry")
+                throw error
             }
-            page = read
         }
         // The page is out: its URL, and whether a 404 there would have ended the walk, are not asked for again.
         urls.forget(below: nextToTake)
@@ -349,7 +350,7 @@ package final class PageWalker {
                         let after = strategy.pageAfterStatedEnd(page, firstPageItemCount: firstPageItemCount)
                     {
                         // A full page at the stated end: the total may be lower than the truth (review17 B10).
-                        try askCheckPage(after, past: page)
+                        try askCheckPage(after, past: &page)
                     } else {
                         try append(next, after: page)
                     }
@@ -382,7 +383,7 @@ package final class PageWalker {
                     // it ends the walk.
                     isListComplete = false
                     pending = nil
-                    try askCheckPage(after, past: page)
+                    try askCheckPage(after, past: &page)
                 } else if nextToTake < knownCount, strategy.statesEachEnd, next?.isNone == true {
                     // A page among them says it is the last: the pages numbered past it are past the list's end (a
                     // total that was too high; an upstream that answers any page past the end with its last page
@@ -446,12 +447,23 @@ package final class PageWalker {
 
     /// Asks for `url`, the page after `page`, a full last page of a stated total, only to check the total (review17
     /// B10): a 404, 410, 416 or end status there, or any failure, ends the walk at the total (`fetchFailed`), and a
-    /// repeat of `page` there is dropped (`accept`).
-    private func askCheckPage(_ url: PageURL, past page: Page) throws(PaginationError) {
+    /// repeat of `page` there is dropped (`accept`). A body the cache left in its file is read: its items are what the
+    /// check page is compared with (review22 H1: after a restart with `sendFromFiles` the last numbered page's span was
+    /// empty, nothing was dropped, and every page after it was the last one again).
+    private func askCheckPage(_ url: PageURL, past page: inout Page) throws(PaginationError) {
+        page = try Self.withBodyRead(page)
         pastStatedEnd = urls.count
         checkAfterStatedEnd = urls.count
         checkedAgainst = PageItemsMark.itemsSpan(of: page)
         try append(.one(url), after: page)
+    }
+
+    /// `page` with its body read from the file the cache left it in, if it did.
+    private static func withBodyRead(_ page: Page) throws(PaginationError) -> Page {
+        guard let read = page.withBodyRead() else {
+            throw .cannotContinue(page: page.number, reason: "its cached copy changed on disk after it was checked; retry")
+        }
+        return read
     }
 
     /// Stops the walk: nothing more is fetched (`walk`'s group cancels the fetches in flight as it ends).
