@@ -1,0 +1,60 @@
+import Foundation
+import PageProxyCore
+import Testing
+
+@testable import PageProxy
+@testable import PageProxyMock
+@testable import PageProxyServer
+
+/// review22 H2: an upstream that caps the page size below the route's (`mock_cap=4` under the routes' 10) and states a
+/// total lower than the truth (`mock_count_percent=40`: 12 of 30). The check page past the full stated end holds items,
+/// which proves the total low: the pages after it are ordinary pages, whose failures fail the answer and which count
+/// against every cap (before: each was another check page, and a failure or a cap there ended a 200 quietly complete).
+@Suite struct PastStatedEndEndToEndTests {
+    private static let list = "mock_total=30&mock_count_percent=40&mock_cap=4"
+
+    @Test("every item once, no total stated", arguments: ["drf", "wrapped"])
+    func everyItemOnce(route: String) async throws {
+        try await TestStack.run { stack in
+            let answer = try await stack.get("/\(route)?\(Self.list)")
+            #expect(answer.status == 200, "\(answer.text.prefix(300))")
+            #expect(answer.body == MockDataset.mergedJSON(total: 30), "\(answer.header("PageProxy-Items") ?? "-") items")
+            #expect(answer.header("PageProxy-Total") == nil)
+        }
+    }
+
+    @Test("a page after the check page fails: 502, not a 200 with 16 of 30 items", arguments: ["drf", "wrapped"])
+    func aFailurePastTheCheckPageFails(route: String) async throws {
+        try await TestStack.run { stack in
+            // Page 5 holds items 16–19: the page after the check page (items 12–15).
+            let answer = try await stack.get("/\(route)?\(Self.list)&mock_fault=status500@5")
+            #expect(answer.status == 502, "\(answer.status) \(answer.text.prefix(300))")
+        }
+    }
+
+    @Test("a client's cap met past the check page: truncated, merged and NDJSON", arguments: [
+        "/drf?_max_pages=5", "/wrapped?_max_pages=5", "/drf?_max_items=20", "/wrapped?_max_items=20",
+        "/drf?_max_pages=5&_format=ndjson", "/wrapped?_max_items=20&_format=ndjson",
+    ])
+    func aClientCapPastTheCheckPageTruncates(target: String) async throws {
+        try await TestStack.run { stack in
+            let client = try await stack.client()
+            try await client.send(RawHTTPClient.requestText(target + "&" + Self.list, headers: ["Connection": "close", "TE": "trailers"]))
+            let raw = String(decoding: try await client.readUntilClose(), as: UTF8.self)
+            #expect(raw.hasPrefix("HTTP/1.1 200"), "\(raw.prefix(300))")
+            #expect(raw.contains("PageProxy-Truncated: true\r\n"), "\(target): \(raw.prefix(400))…\(raw.suffix(200))")
+        }
+    }
+
+    @Test("the route's maxPages met past the check page: 502 too_many_pages, not a 200 with 20 of 30 items")
+    func maxPagesPastTheCheckPageIsAnError() async throws {
+        var drf = try #require(SchemeRoutes.all.first { $0.name == "drf" })
+        drf.configure = { $0.maxPages = 5 }
+        try await TestStack.run(routes: [drf]) { stack in
+            let answer = try await stack.get("/drf?\(Self.list)")
+            #expect(answer.status == 502, "\(answer.status) \(answer.text.prefix(300))")
+            #expect(answer.text.contains("too_many_pages"), "\(answer.text.prefix(300))")
+        }
+    }
+}
+
