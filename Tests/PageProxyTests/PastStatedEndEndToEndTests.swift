@@ -58,3 +58,21 @@ import Testing
     }
 }
 
+/// review22 M1 / M2: windows over an upstream whose stated total is at or below the window's start, or whose page size
+/// is capped below the route's: a window answers the items at its offset, or none, never others under a 200; and a
+/// window that ends on a full page at the stated end links on, since the total may be low (the merged answer asks one
+/// more page there).
+@Suite struct WindowPastStatedEndEndToEndTests {
+    @Test("a window ending on a full page at the stated end links on: the total may be low (before: a scroll ended at 20 of 30)",
+          arguments: ["drf", "wrapped"])
+    func aWindowAtAFullStatedEndLinksOn(route: String) async throws {
+        try await TestStack.run { stack in
+            let query = "mock_total=30&mock_count_percent=67"  // states 20 of 30: the window 10–19 ends at it
+            let end = try await stack.get("/\(route)?\(query)&_offset=10&_limit=10")
+            #expect(end.body == MockDataset.page(offset: 10, count: 10, total: 30))
+            #expect((end.header("Link") ?? "").contains("</\(route)?\(query)&_offset=20&_limit=10>; rel=\"next\""), "\(end.header("Link") ?? "-")")
+            let next = try await stack.get("/\(route)?\(query)&_offset=20&_limit=10")
+            #expect(next.body == MockDataset.page(offset: 20, count: 10, total: 30), "\(next.text.prefix(300))")
+        }
+    }
+}

@@ -178,6 +178,10 @@ package final class PageWalker {
     /// The first page was shorter than `Options.windowPageSize` while the list went on: the walk failed there, and
     /// nothing of it was handed out.
     package private(set) var missedWindowPageSize = false
+    /// Whether the walk ended at a full page at the stated end of the list with no room under its page caps for the
+    /// check page past it (retest15 N6): complete as far as the walk can tell, but the total may be lower than the
+    /// truth (review22 M2: a window that ends there links on).
+    package private(set) var endedAtUncheckedStatedEnd = false
     /// How many items the walk's first page held: with `missedWindowPageSize`, what the upstream serves a page.
     package var firstPageItems: Int { firstPageItemCount }
 
@@ -458,7 +462,10 @@ package final class PageWalker {
     /// last one again).
     private func goesPastStatedEnd(to url: PageURL, from page: inout Page) throws(PaginationError) -> Bool {
         if checkAfterStatedEnd == nil {
-            guard hasRoomForCheckPage else { return false }
+            guard hasRoomForCheckPage else {
+                endedAtUncheckedStatedEnd = true
+                return false
+            }
             isListComplete = false
             pending = nil
             checkAfterStatedEnd = urls.count
