@@ -63,6 +63,25 @@ import Testing
 /// window that ends on a full page at the stated end links on, since the total may be low (the merged answer asks one
 /// more page there).
 @Suite struct WindowPastStatedEndEndToEndTests {
+    @Test("a page-number jump to the stated end over a capped upstream: the empty window past the end (before: ids 8–11)")
+    func aJumpToTheEndOfACappedListIsEmpty() async throws {
+        try await TestStack.run { stack in
+            let answer = try await stack.get("/wrapped?mock_total=20&mock_cap=4&_offset=20&_limit=5")
+            #expect(answer.status == 200, "\(answer.text.prefix(300))")
+            #expect(answer.body == MockDataset.page(offset: 20, count: 5, total: 20), "\(answer.text.prefix(300))")
+            #expect(answer.header("PageProxy-Total") == "20")
+        }
+    }
+
+    @Test("a page-number jump past a low stated total over a capped upstream: the items at the window's offset (before: ids 8–11)")
+    func aJumpPastALowTotalAnswersTheWindowsItems() async throws {
+        try await TestStack.run { stack in
+            let answer = try await stack.get("/wrapped?mock_total=30&mock_count_percent=40&mock_cap=4&_offset=20&_limit=6")
+            #expect(answer.status == 200, "\(answer.text.prefix(300))")
+            #expect(answer.body == MockDataset.page(offset: 20, count: 6, total: 30), "\(answer.text.prefix(300))")
+        }
+    }
+
     @Test("a window ending on a full page at the stated end links on: the total may be low (before: a scroll ended at 20 of 30)",
           arguments: ["drf", "wrapped"])
     func aWindowAtAFullStatedEndLinksOn(route: String) async throws {
