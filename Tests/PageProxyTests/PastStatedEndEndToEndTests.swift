@@ -94,4 +94,18 @@ import Testing
             #expect(next.body == MockDataset.page(offset: 20, count: 10, total: 30), "\(next.text.prefix(300))")
         }
     }
+
+    @Test("a page-number jump with no total over an upstream capping the size below the route's: no other items (review22 L1: ids 16–19 for 40–43)")
+    func aShortJumpWithNoTotalAnswersNoOtherItems() async throws {
+        try await TestStack.run { stack in
+            // The route's size, 10, is trusted: walked from page 1, the upstream's 4 items are the whole list, as in a
+            // merged answer of the route; never the upstream's page 5 for items 40–49.
+            let capped = try await stack.get("/plain?mock_total=100&mock_cap=4&_offset=40&_limit=5")
+            #expect(capped.status == 200, "\(capped.text.prefix(300))")
+            #expect(capped.body == Array("[]".utf8), "\(capped.text.prefix(300))")
+            let end = try await stack.get("/plain?mock_total=45&_offset=40&_limit=10")
+            #expect(end.body == MockDataset.page(offset: 40, count: 10, total: 45))
+        }
+    }
 }
+

@@ -161,7 +161,11 @@ extension ItemWindow {
             // A page-number jump lands on other items when the upstream serves fewer a page than the size (an offset lands
             // on the window's own whatever a page holds): walked again from the first page, which costs pages rather than
             // answering other items under a 200.
-            guard let total = scheme?.totalItems(on: page) else { return true }
+            guard let total = scheme?.totalItems(on: page) else {
+                // Short of the size with no total to tell: the list's last page, or an earlier one of an upstream capping
+                // the size below the route's (review22 L1: ids 40–49 answered for 100–109).
+                return !jumpsByPageNumber || page.itemCount == 0 || page.itemCount >= size
+            }
             // At or past the stated total it holds nothing, or the total or the size is wrong (review22 M1: an upstream
             // capping the size served its page 3 of 20, ids 40–59, for items 100–119).
             guard total > firstItem else { return !jumpsByPageNumber || page.itemCount == 0 }

@@ -49,4 +49,14 @@ import Testing
         #expect(!Self.check(firstItem: 20).holds(try Self.page(4, from: 8, total: 20), listGoesOn: false))
         #expect(!Self.check(firstItem: 20).holds(try Self.page(4, from: 8, total: 12), listGoesOn: false))
     }
+
+    @Test("a page-number jump to a page short of the size, with no total, does not hold; an offset jump's does (review22 L1)")
+    func aShortJumpedPageWithNoTotal() throws {
+        let short = try Self.page(4, from: 16, total: nil)
+        #expect(!Self.check(firstItem: 40).holds(short, listGoesOn: false))
+        #expect(Self.check(firstItem: 40).holds(try Self.page(0, total: nil), listGoesOn: false))
+        var offset = PaginationScheme.Offset()
+        offset.limit = 10
+        #expect(ItemWindow.FirstPageCheck(size: 10, firstItem: 40, scheme: .offset(offset)).holds(short, listGoesOn: false))
+    }
 }
