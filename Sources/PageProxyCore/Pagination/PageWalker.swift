@@ -365,6 +365,8 @@ package final class PageWalker {
                 repeats.skip()
                 if nextToTake == 2 && firstNumberedPage == 1 { try ignoredNumber.check(secondPage: page) }
                 try statedEnd.check(page, strategy: strategy)
+                // Its next is read for the links on it alone, unreadable ones ignored; the page itself is checked.
+                try strategy.checkNumbered(page)
                 let next = try? strategy.next(after: page)
                 try checkLinkOrigin(next, on: page)
                 // The last page a total or a `last` link numbered ahead still links on: the list is longer than it said

@@ -67,6 +67,9 @@ package protocol PaginationStrategy: Sendable {
     /// was served, to learn whether the upstream caps the size): an upstream that filtered the first page after cutting
     /// it (an item hidden from this caller) serves them again there (attack14 M6). Nil when no page may overlap.
     func secondPageMayRepeat(afterFirst page: Page) -> Int?
+    /// Fails for a page the scheme numbered ahead that breaks a rule `next` checks (an offset page longer than its
+    /// limit): the walk reads such a page's `next` for its links alone, ignoring unreadable ones (review22 L2).
+    func checkNumbered(_ page: Page) throws(PaginationError)
 }
 
 extension PaginationStrategy {
@@ -82,6 +85,7 @@ extension PaginationStrategy {
     package func statedEnd(on page: Page) -> Int? { nil }
     package func pageAfterStatedEnd(_ page: Page, firstPageItemCount: Int) -> PageURL? { nil }
     package func secondPageMayRepeat(afterFirst page: Page) -> Int? { nil }
+    package func checkNumbered(_ page: Page) throws(PaginationError) {}
 }
 
 extension PaginationScheme {
