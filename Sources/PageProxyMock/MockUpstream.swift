@@ -157,7 +157,13 @@ public final class MockUpstream: Sendable {
             return MockErrors.badOption("mock_fault", query.value("mock_fault") ?? "")
         }
 
-        let maxPageSize = max(1, changedMaxPageSize.withLock { $0 } ?? options.maxPageSize)
+        // A silent cap on the page size below the route's (`mock_cap=N`): PostgREST's `db-max-rows`, JupyterHub's 200
+        // under a larger limit asked (review22 H2, M1).
+        var maxPageSize = max(1, changedMaxPageSize.withLock { $0 } ?? options.maxPageSize)
+        if let text = query.value("mock_cap") {
+            guard let cap = Int(text), cap >= 1 else { return MockErrors.badOption("mock_cap", text) }
+            maxPageSize = min(maxPageSize, cap)
+        }
         let context = MockContext(
             query: query,
             host: request.header("Host") ?? "localhost",

@@ -93,6 +93,24 @@ import Testing
         }
     }
 
+    /// review22 H1: the check page past a full stated end that answers the last page again (Django's `get_page()`) is
+    /// compared with the last numbered page's items, whose body after a restart is in its file: read, not an empty span.
+    @Test("after a restart, a check page repeating the last page (4 pages in) is still dropped: every item once, nothing asked",
+          arguments: ["/wrapped?mock_total=40&mock_past_end=last", "/drf?mock_total=40&mock_past_end=last"])
+    func aCheckPageRepeatingTheLastIsDroppedAfterARestart(target: String) async throws {
+        let routes = SchemeRoutes.all.filter { $0.name == "wrapped" || $0.name == "drf" }
+        try await Self.withRestart(routes: routes) { stack, _, restart in
+            let before = try await stack.get(target)
+            #expect(before.body == MockDataset.mergedJSON(total: 40), "\(before.header("PageProxy-Items") ?? "-") items")
+            stack.mock.log.reset()
+            let after = try await Self.askedAfter(nil, target, restart: restart)
+            #expect(after.status == 200, "\(after.text.prefix(300))")
+            #expect(after.body == MockDataset.mergedJSON(total: 40), "\(after.header("PageProxy-Items") ?? "-") items")
+            #expect(after.header("PageProxy-Truncated") == nil)
+            #expect(stack.mock.log.count == 0, "the check page from the cache too: \(stack.mock.log.requests.map(\.target))")
+        }
+    }
+
     @Test("`_fields`, NDJSON, a window and a second merged answer over pages a merged walk read first after a restart give the same bytes as before it", arguments: [
         "/wrapped?mock_total=300&_fields=id", "/wrapped?mock_total=300&_format=ndjson", "/wrapped?mock_total=300&_offset=95&_limit=30",
         "/wrapped?mock_total=300",

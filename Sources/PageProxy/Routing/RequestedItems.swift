@@ -75,7 +75,11 @@ final class RequestedItems {
         if cutShort { next = window.offset + handedOut }
         // Cut before the window's first item (`_max_pages` counts the pages the window skips): a `next` here would be
         // this very window again, asked for ever (review18 N1); the answer says it was truncated instead.
-        let hasMore = endedShort || (cutShort && handedOut == 0) ? false : total.map { next < $0 } ?? (walkEnded ? walker.wasTruncated : true)
+        // A window that ends on a full page at the stated end links on: the total may be lower than the truth, and the
+        // walk had no room for the page that would tell (review22 M2: a scroll ended at 100 of 150; a next window
+        // past the end is empty, one request).
+        let hasMore = endedShort || (cutShort && handedOut == 0) ? false
+            : total.map { next < $0 || (next == $0 && walker.endedAtUncheckedStatedEnd) } ?? (walkEnded ? walker.wasTruncated : true)
         let links = WindowLinks(request: request, window: window)
         if let link = links.value(hasMore: hasMore, next: next) { headers.set("Link", link) }
         return headers

@@ -159,8 +159,23 @@ extension ItemWindow {
             // A jumped page longer than the size: the upstream serves more a page than asked, and the jump counted by
             // the wrong size (review18 N4: items 250–259 answered as 100–109).
             if firstItem > 0 && page.itemCount > size { return false }
-            guard firstItem > 0, let total = scheme?.totalItems(on: page), total > firstItem else { return true }
+            guard firstItem > 0 else { return true }
+            // A page-number jump lands on other items when the upstream serves fewer a page than the size (an offset lands
+            // on the window's own whatever a page holds): walked again from the first page, which costs pages rather than
+            // answering other items under a 200.
+            guard let total = scheme?.totalItems(on: page) else {
+                // Short of the size with no total to tell: the list's last page, or an earlier one of an upstream capping
+                // the size below the route's (review22 L1: ids 40–49 answered for 100–109).
+                return !jumpsByPageNumber || page.itemCount == 0 || page.itemCount >= size
+            }
+            // At or past the stated total it holds nothing, or the total or the size is wrong (review22 M1: an upstream
+            // capping the size served its page 3 of 20, ids 40–59, for items 100–119).
+            guard total > firstItem else { return !jumpsByPageNumber || page.itemCount == 0 }
             return page.itemCount == min(size, total - firstItem)
+        }
+
+        private var jumpsByPageNumber: Bool {
+            if case .pageNumber? = scheme { true } else { false }
         }
     }
 }

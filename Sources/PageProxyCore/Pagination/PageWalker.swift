@@ -143,13 +143,14 @@ package final class PageWalker {
     /// `endStatuses` there means "no such page", the end of the walk, not a failure. A page leaves it when it is
     /// taken, so it holds the window's pages only.
     private var openEnded: Set<Int> = []
-    /// The index of the page followed past a stated total's last page, if any: a 404, 410 or 416 (PostgREST), or one
-    /// of the scheme's end statuses, there ends the walk.
+    /// The index of the page followed past a stated total's last page, if any (the latest): a 404, 410 or 416
+    /// (PostgREST), or one of the scheme's end statuses, there ends the walk.
     private var pastStatedEnd: Int?
     /// The number of the page after which the walk asks one more page only to check a full last page's stated total
     /// (`PaginationStrategy.pageAfterStatedEnd`): it counts against no cap, and its failure ends the walk quietly.
+    /// Asked once a walk (`goesPastStatedEnd`): the pages after a check page that held items are ordinary pages.
     private var checkAfterStatedEnd: Int?
-    /// The items of the full page the check comes after (a slice of its body): a check page that holds them again is
+    /// The items of the full page before `pastStatedEnd` (a slice of its body): a page there that holds them again is
     /// the last page repeated past the end, not more of the list.
     private var checkedAgainst: ArraySlice<UInt8>?
     /// Whether a check page past a full stated end fits under the route's `maxPages` and the client's `_max_pages`: a list
@@ -180,6 +181,10 @@ package final class PageWalker {
     /// The first page was shorter than `Options.windowPageSize` while the list went on: the walk failed there, and
     /// nothing of it was handed out.
     package private(set) var missedWindowPageSize = false
+    /// Whether the walk ended at a full page at the stated end of the list with no room under its page caps for the
+    /// check page past it (retest15 N6): complete as far as the walk can tell, but the total may be lower than the
+    /// truth (review22 M2: a window that ends there links on).
+    package private(set) var endedAtUncheckedStatedEnd = false
     /// How many items the walk's first page held: with `missedWindowPageSize`, what the upstream serves a page.
     package var firstPageItems: Int { firstPageItemCount }
 
@@ -313,13 +318,14 @@ package final class PageWalker {
         // upstream that ignores the page number was answered 200 again after a restart).
         if page.bodyInFile != nil,
             nextToTake <= 2 || strategy.followsUpstream || pastEnd.remembers || strategy.mayRepeatPastEnd(after: page)
-                || checkAfterStatedEnd == nextToTake - 1
+                || pastStatedEnd == nextToTake - 1
         {
-            guard let read = page.withBodyRead() else {
+            do throws(PaginationError) {
+                page = try Self.withBodyRead(page)
+            } catch {
                 finish()
-                throw .cannotContinue(page: page.number, reason: "its cached copy changed on disk after it was checked; retry")
+                throw error
             }
-            page = read
         }
         // The page is out: its URL, and whether a 404 there would have ended the walk, are not asked for again.
         urls.forget(below: nextToTake)
@@ -334,11 +340,11 @@ package final class PageWalker {
             if nextToTake == knownCount && !isListComplete {
                 // Reached by the link or cursor of the page before (or the first page): not that page again.
                 if strategy.followsUpstream { try repeats.follow(page, wayOnHeader: strategy.wayOnHeader) }
-                if checkAfterStatedEnd == nextToTake - 1, let span = checkedAgainst, !span.isEmpty,
+                if pastStatedEnd == nextToTake - 1, let span = checkedAgainst, !span.isEmpty,
                     PageItemsMark.itemsSpan(of: page).elementsEqual(span)
                 {
-                    // The check past a full stated end answered the last page again (Django's `get_page()` past the end;
-                    // review21 F1): the list ends at its total, the repeat dropped.
+                    // A page past a full stated end answered the page before it again (Django's `get_page()` past the end;
+                    // review21 F1): the list ends there, the repeat dropped.
                     page.truncateItems(to: 0)
                     try append(.none, after: page)
                 } else if pastEnd.isRepeat(page, keep: strategy.mayRepeatPastEnd(after: page)) {
@@ -362,11 +368,10 @@ package final class PageWalker {
                     // Pages PageProxy numbers itself are compared; a page reached by the upstream's link numbers from its own.
                     try statedEnd.check(page, strategy: strategy, compares: !strategy.followsUpstream)
                     let next = try strategy.next(after: page, firstPageItemCount: measuredBy)
-                    if next.isNone, !strategy.followsUpstream, hasRoomForCheckPage,
-                        let after = strategy.pageAfterStatedEnd(page, firstPageItemCount: firstPageItemCount)
-                    {
-                        // A full page at the stated end: the total may be lower than the truth (review17 B10).
-                        try askCheckPage(after, past: page)
+                    let past =
+                        next.isNone && !strategy.followsUpstream ? strategy.pageAfterStatedEnd(page, firstPageItemCount: firstPageItemCount) : nil
+                    if let past, try goesPastStatedEnd(to: past, from: &page) {
+                        // A full page at the stated end, or past it: the total may be lower than the truth (review17 B10).
                     } else {
                         try append(next, after: page)
                     }
@@ -378,6 +383,8 @@ package final class PageWalker {
                 if nextToTake == 2 && firstNumberedPage == 1 { try ignoredNumber.check(secondPage: page) }
                 try statedEnd.check(page, strategy: strategy)
                 try numberedSize.check(page, index: nextToTake - 1)
+                // Its next is read for the links on it alone, unreadable ones ignored; the page itself is checked.
+                try strategy.checkNumbered(page)
                 let next = try? strategy.next(after: page)
                 try checkLinkOrigin(next, on: page)
                 // The last page a total or a `last` link numbered ahead still links on: the list is longer than it said
@@ -392,15 +399,13 @@ package final class PageWalker {
                     // walk quietly (a cached last page that linked on when the list was longer; review11).
                     pastStatedEnd = urls.count
                     try append(next, after: page)
-                } else if nextToTake == knownCount, isListComplete, !wasTruncated, !strategy.statesEachEnd, hasRoomForCheckPage,
+                } else if nextToTake == knownCount, isListComplete, !wasTruncated, !strategy.statesEachEnd,
                     let after = strategy.pageAfterStatedEnd(page, firstPageItemCount: firstPageItemCount)
                 {
                     // The last page a total numbered is full: the total may be lower than the truth (PostgREST's
                     // estimated counts; review17 B10), so the page after it is asked for; empty, or a 404, 410 or 416,
                     // it ends the walk.
-                    isListComplete = false
-                    pending = nil
-                    try askCheckPage(after, past: page)
+                    _ = try goesPastStatedEnd(to: after, from: &page)
                 } else if nextToTake < knownCount, strategy.statesEachEnd, next?.isNone == true {
                     // A page among them says it is the last: the pages numbered past it are past the list's end (a
                     // total that was too high; an upstream that answers any page past the end with its last page
@@ -462,14 +467,42 @@ package final class PageWalker {
         throw error
     }
 
-    /// Asks for `url`, the page after `page`, a full last page of a stated total, only to check the total (review17
-    /// B10): a 404, 410, 416 or end status there, or any failure, ends the walk at the total (`fetchFailed`), and a
-    /// repeat of `page` there is dropped (`accept`).
-    private func askCheckPage(_ url: PageURL, past page: Page) throws(PaginationError) {
+    /// Goes on past `page`, full at the stated end of the list or past it, to `url`: the total may be lower than the
+    /// truth (review17 B10). The first time, one check page (`checkAfterStatedEnd`), if the caps leave room for it
+    /// (retest15 N6). A check page that held items (not the last page again) proved the total low: the pages after it
+    /// are ordinary pages, asked while each is full, whose failures fail the walk and which count against every cap
+    /// (review22 H2: each was another check page, and a failure or a cap there ended the walk quietly, complete, a
+    /// 200 with 120 of 150 items). False: the list ends at `page`.
+    ///
+    /// The check page asks nothing of the total: a 404, 410, 416 or end status there, or any failure, ends the walk at
+    /// the total (`fetchFailed`). Every page past the stated end is compared with the page before it: that page again
+    /// is the last one repeated past the end (Django's `get_page()`; review21 F1), dropped (`accept`); a 404, 410 or
+    /// 416 there ends the list. A body the cache left in its file is read for that (review22 H1: after a restart with
+    /// `sendFromFiles` the last numbered page's span was empty, nothing was dropped, and every page after it was the
+    /// last one again).
+    private func goesPastStatedEnd(to url: PageURL, from page: inout Page) throws(PaginationError) -> Bool {
+        if checkAfterStatedEnd == nil {
+            guard hasRoomForCheckPage else {
+                endedAtUncheckedStatedEnd = true
+                return false
+            }
+            isListComplete = false
+            pending = nil
+            checkAfterStatedEnd = urls.count
+        }
+        page = try Self.withBodyRead(page)
         pastStatedEnd = urls.count
-        checkAfterStatedEnd = urls.count
         checkedAgainst = PageItemsMark.itemsSpan(of: page)
         try append(.one(url), after: page)
+        return true
+    }
+
+    /// `page` with its body read from the file the cache left it in, if it did.
+    private static func withBodyRead(_ page: Page) throws(PaginationError) -> Page {
+        guard let read = page.withBodyRead() else {
+            throw .cannotContinue(page: page.number, reason: "its cached copy changed on disk after it was checked; retry")
+        }
+        return read
     }
 
     /// Stops the walk: nothing more is fetched (`walk`'s group cancels the fetches in flight as it ends).

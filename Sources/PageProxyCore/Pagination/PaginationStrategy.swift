@@ -71,6 +71,9 @@ package protocol PaginationStrategy: Sendable {
     /// How many items each of `pages`, numbered ahead after `page`, holds while the list is the one `page` was cut from
     /// (`NumberedPageSize`, attack16 M3); nil when the scheme checks none.
     func itemsPerNumberedPage(_ pages: NumberedPages, after page: Page) -> NumberedPageSize?
+    /// Fails for a page the scheme numbered ahead that breaks a rule `next` checks (an offset page longer than its
+    /// limit): the walk reads such a page's `next` for its links alone, ignoring unreadable ones (review22 L2).
+    func checkNumbered(_ page: Page) throws(PaginationError)
 }
 
 extension PaginationStrategy {
@@ -87,6 +90,7 @@ extension PaginationStrategy {
     package func pageAfterStatedEnd(_ page: Page, firstPageItemCount: Int) -> PageURL? { nil }
     package func secondPageMayRepeat(afterFirst page: Page) -> Int? { nil }
     package func itemsPerNumberedPage(_ pages: NumberedPages, after page: Page) -> NumberedPageSize? { nil }
+    package func checkNumbered(_ page: Page) throws(PaginationError) {}
 }
 
 extension PaginationScheme {

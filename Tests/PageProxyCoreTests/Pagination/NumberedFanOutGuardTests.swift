@@ -60,3 +60,30 @@ import Testing
         ])
     }
 }
+
+/// review22 L2: a page numbered ahead (fetched beside others) that holds more items than its limit asked for fails the
+/// walk, as the first page and pages asked one after another do (review17 B6); its `next` was read with `try?`, which
+/// dropped the check.
+@Suite struct NumberedPageLengthTests {
+    @Test("an offset page numbered ahead longer than its limit: cannotContinue, not its items answered")
+    func aLongNumberedPageFailsTheWalk() async throws {
+        // 20 items, limit 5, `count` 20; the page at offset 10 serves 8 items (an upstream reading another limit there).
+        let transport = FakeTransport { url in
+            let offset = url.integerQueryValue("offset") ?? 0
+            let ids = Array(offset..<min(20, offset + (offset == 10 ? 8 : 5)))
+            return .json("{\"count\":20,\"results\":[" + ids.map { "{\"id\":\($0)}" }.joined(separator: ",") + "]}")
+        }
+        let scheme = PaginationScheme.offset(.init(limit: 5, totalItemsPath: JSONPath(components: [.key("count")])))
+        do {
+            let items = try await PageWalker.items(scheme, transport: transport) { $0.itemsPath = JSONPath(components: [.key("results")]) }
+            Issue.record("the walk answered \(items.count) items")
+        } catch {
+            // Two rules refuse it, whichever runs first: the page's own limit (cannotContinue), or pages of two sizes
+            // in one walk (attack16 M3, pageSizeChanged).
+            switch error {
+            case .cannotContinue(let page, _), .pageSizeChanged(let page, _, _): #expect(page == 3)
+            default: Issue.record("\(error)")
+            }
+        }
+    }
+}

@@ -56,6 +56,13 @@ struct OffsetStrategy: PaginationStrategy {
         return .one(page.url.settingQueryValue(String(nextOffset), for: options.offsetParameter))
     }
 
+    /// A page numbered ahead holds no more than its limit (`OffsetPageLength`; review22 L2: read only in `next`, which
+    /// the walk reads with `try?` on such pages).
+    func checkNumbered(_ page: Page) throws(PaginationError) {
+        guard let limit = limit(of: page.url) else { return }
+        try OffsetPageLength.check(page, limit: limit, parameter: options.limitParameter)
+    }
+
     func secondPageMayRepeat(afterFirst page: Page) -> Int? {
         guard page.itemCount > 0, let limit = limit(of: page.url), page.itemCount < limit,
             AskedPageSize.of(page.url, parameter: options.limitParameter, route: options.limit).trusted, let total = believedTotal(page)
