@@ -284,6 +284,21 @@ package final class DiskStore: Sendable {
         }
     }
 
+    /// The version of each of `keys` the index holds now, and the inode of its file when this process knows it; nil when
+    /// one has no entry (`AnswerEntries`: an answer's manifest names files, and is checked against these).
+    package func versions(of keys: [CacheKey]) -> [(stamp: PageStamp, inode: UInt64?)]? {
+        state.withLock { state in
+            guard state.disabledReason == nil else { return nil }
+            var versions: [(stamp: PageStamp, inode: UInt64?)] = []
+            versions.reserveCapacity(keys.count)
+            for key in keys {
+                guard let record = state.records[key] else { return nil }
+                versions.append((PageStamp(key: key, generation: record.generation), record.inode))
+            }
+            return versions
+        }
+    }
+
     /// The entry for `key`, or nil. A torn, truncated or corrupted file is a miss and is removed.
     package func read(_ key: CacheKey) -> CacheEntry? { lookup(key)?.entry }
 
@@ -625,8 +640,9 @@ package final class DiskStore: Sendable {
     /// total passed `evictionStart`. Blocks on the disk: callers on the cooperative pool run it on a `DiskWork` lane.
     /// - Returns: the stamp of the version written; nil when it was not written (too large, store disabled, no room
     ///   made after a few evictions, failure).
+    /// - Parameter synced: its bytes reach the disk before its name does (`CacheFileSystem.writeTemporary`).
     @discardableResult
-    package func write(_ entry: CacheEntry, for key: CacheKey) -> PageStamp? {
+    package func write(_ entry: CacheEntry, for key: CacheKey, synced: Bool = false) -> PageStamp? {
         let bytes = CacheEntryFormat.encode(entry, key: key)
         guard bytes.count <= maxBytes else {
             // The old version is no longer what the upstream says: it must not be served (nor answers built on it).
@@ -645,7 +661,7 @@ package final class DiskStore: Sendable {
             placed = nil
             do throws(CacheFileSystem.Failure) {
                 if let errno = failWriting?(key) { throw CacheFileSystem.Failure(call: "write", path: temporary, errno: errno) }
-                try writeTemporary(bytes, temporary, in: "\(directory)/\(key.directoryName)")
+                try writeTemporary(bytes, temporary, in: "\(directory)/\(key.directoryName)", synced: synced)
                 // The inode the rename puts in place: what this process knows the entry's file by (`noteFileInode`).
                 written = CacheFileSystem.inode(temporary)
                 for attempt in 1...Self.roomAttempts {
@@ -1090,11 +1106,11 @@ package final class DiskStore: Sendable {
     /// Writes a temporary file, making its fan-out folder only when it is missing (not five system calls per write).
     /// An eviction removes a folder it empties (`removeEmptyFolders`), maybe between this one's making it and the
     /// write: a few tries, since a missing directory would disable the store.
-    private func writeTemporary(_ bytes: [UInt8], _ temporary: String, in folder: String) throws(CacheFileSystem.Failure) {
+    private func writeTemporary(_ bytes: [UInt8], _ temporary: String, in folder: String, synced: Bool) throws(CacheFileSystem.Failure) {
         try Self.refuseLinkedFolder(folder)
         for attempt in 1...3 {
             do throws(CacheFileSystem.Failure) {
-                return try CacheFileSystem.writeTemporary(bytes, temporary)
+                return try CacheFileSystem.writeTemporary(bytes, temporary, synced: synced)
             } catch where error.errno == ENOENT && attempt < 3 {
                 try CacheFileSystem.makeDirectory(folder)
             }
