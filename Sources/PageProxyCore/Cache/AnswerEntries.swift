@@ -115,9 +115,12 @@ package final class AnswerEntries: Sendable {
             return nil
         }
         // The versions first, then the files: a page written after this is a newer generation than the stamp (the
-        // memo drops the answer then), and one written before is another file than the manifest's.
-        guard now < answer.freshUntil, let versions = store.versions(of: answer.manifest.map(\.key)),
-            answer.manifest.allSatisfy({ page in Self.fileStamp(store.path(for: page.key)).map(page.file.holdsTheSameBytes(as:)) ?? false })
+        // memo drops the answer then), and one written before is another file than the manifest's. Each page's file is
+        // looked at under the cache directory held open (not its whole path again: ~0.3 µs a page).
+        let root = open(store.directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        defer { if root >= 0 { close(root) } }
+        guard root >= 0, now < answer.freshUntil, let versions = store.versions(of: answer.manifest.map(\.key)),
+            answer.manifest.allSatisfy({ page in Self.fileStamp(page.key.relativePath, in: root).map(page.file.holdsTheSameBytes(as:)) ?? false })
         else {
             store.remove(key)
             return nil
@@ -128,9 +131,12 @@ package final class AnswerEntries: Sendable {
     }
 
     /// The identity of the regular file at `path` (`lstat`: a link is no entry), or nil.
-    static func fileStamp(_ path: String) -> HeldEntryFile.Stamp? {
+    static func fileStamp(_ path: String) -> HeldEntryFile.Stamp? { fileStamp(path, in: AT_FDCWD) }
+
+    /// The identity of the regular file at `path` under the directory `root` (no link followed at its end), or nil.
+    static func fileStamp(_ path: String, in root: Int32) -> HeldEntryFile.Stamp? {
         var info = stat()
-        guard lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
+        guard fstatat(root, path, &info, AT_SYMLINK_NOFOLLOW) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
         return HeldEntryFile.Stamp(info)
     }
 
