@@ -113,9 +113,11 @@ struct AggregateResponder: Sendable {
     }
 
     /// The memo's answer to a planned request kept in the cache directory (after a restart), when the request may have
-    /// it (as `memoized`); it is in the memo from now on.
+    /// it (as `memoized`); it is in the memo from now on. Not for `PageProxy fetch`, which draws its progress from a
+    /// walk (`walkObserver`).
     func memoizedOnDisk(_ plan: RequestPlan) async -> MergedAnswerMemo.Answer? {
-        guard let persisted = merged.persisted, plan.memoKey != nil, !plan.controls.fresh, !plan.controls.explain else { return nil }
+        guard let persisted = merged.persisted, walkObserver == nil, plan.memoKey != nil, !plan.controls.fresh, !plan.controls.explain
+        else { return nil }
         return await persisted.answer(for: plan)
     }
 
