@@ -206,6 +206,36 @@ import Testing
         await upstream.stop()
     }
 
+    @Test("an answer entry written in place while the memo sends from it: that answer is cut, then dropped and removed; the walk answers")
+    func anAnswerFileWrittenInPlaceIsCutThenDropped() async throws {
+        let upstream = try ChangingUpstream()
+        try await Self.withDirectory { directory in
+            try await Self.run(upstream, directory: directory) { stack in _ = try await stack.get("/changing") }
+            let path = try #require(Self.answerFiles(in: directory).first)
+            try await Self.run(upstream, directory: directory) { stack in
+                // From the entry's file, now held open by the memo.
+                let uses = Self.storeUses(stack)
+                #expect(try await stack.get("/changing").text == Self.v1)
+                #expect(Self.storeUses(stack) == uses)
+                // Another program writes the body in place, same size (its times move).
+                var bytes = try #require(FileManager.default.contents(atPath: path).map(Array.init))
+                bytes[bytes.count - 3] = UInt8(ascii: "9")
+                let handle = try #require(FileHandle(forWritingAtPath: path))
+                try handle.write(contentsOf: bytes)
+                try handle.close()
+                // The send finds the file changed: cut short of its length (the client sees no whole answer).
+                let cut = try? await stack.get("/changing")
+                #expect(cut?.text != Self.v1.replacingOccurrences(of: "1", with: "9"))
+                await AnswerEntries.waitForWrites()
+                // Neither the memo nor the directory keeps it: the walk answers, from the page.
+                let walked = try await stack.get("/changing")
+                #expect(walked.text == Self.v1)
+                #expect(Self.storeUses(stack) > uses)
+            }
+        }
+        await upstream.stop()
+    }
+
     @Test("a route whose configuration changed between the runs does not find the answer kept under the old one")
     func aChangedRouteConfigWalks() async throws {
         let upstream = try ChangingUpstream()

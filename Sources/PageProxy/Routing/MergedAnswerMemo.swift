@@ -257,6 +257,12 @@ final class MergedAnswerMemo: Sendable {
         _ = dropped
     }
 
+    /// Drops the answer kept for `key`, if any (one sent from its entry's file found written in place).
+    func forget(_ key: String) {
+        let dropped = state.withLock { $0.removeSlot(key) }
+        _ = dropped
+    }
+
     /// How many answers are kept (tests).
     var count: Int { state.withLock { $0.slots.count } }
 }

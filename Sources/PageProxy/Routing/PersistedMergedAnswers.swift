@@ -26,7 +26,8 @@ struct PersistedMergedAnswers: Sendable {
     /// have (the caller walks).
     func answer(for plan: RequestPlan) async -> MergedAnswerMemo.Answer? {
         guard let key = plan.answerKey, let memoKey = plan.memoKey, entries.store.contains(key),
-            let found = await entries.find(key, at: memo.clock.wallNow()),
+            // A file written in place while it is sent: the answer is cut, and is neither kept here nor there any more.
+            let found = await entries.find(key, at: memo.clock.wallNow(), onChanged: { [memo] in memo.forget(memoKey) }),
             // Its body stays in the file: the memo's bound counts what it holds besides.
             let charge = memo.reserve(bodyBytes: 0)
         else { return nil }

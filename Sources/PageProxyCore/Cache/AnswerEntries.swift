@@ -90,17 +90,19 @@ package final class AnswerEntries: Sendable {
         return store.write(stored, for: key, synced: true) != nil
     }
 
-    /// `read(key, at: now)`, off the cooperative pool.
-    package func find(_ key: CacheKey, at now: Date) async -> Found? {
+    /// `read(key, at: now, onChanged:)`, off the cooperative pool.
+    package func find(_ key: CacheKey, at now: Date, onChanged: (@Sendable () -> Void)? = nil) async -> Found? {
         await withCheckedContinuation { continuation in
-            Self.reads.async { continuation.resume(returning: self.read(key, at: now)) }
+            Self.reads.async { continuation.resume(returning: self.read(key, at: now, onChanged: onChanged)) }
         }
     }
 
     /// The answer kept under `key`, when it is whole, fresh at `now`, and every page of its manifest is still the file
     /// it was built from; any other is removed. Nil too, and the file left, when the held-files budget is full.
     /// Blocks on the disk.
-    package func read(_ key: CacheKey, at now: Date) -> Found? {
+    /// - Parameter onChanged: told (after the entry is queued for removal) when a send finds the answer's file written
+    ///   in place since it was opened.
+    package func read(_ key: CacheKey, at now: Date, onChanged: (@Sendable () -> Void)? = nil) -> Found? {
         // No symbolic link is followed: not for the fan-out folder, not for the file.
         guard CacheFileSystem.isOwnDirectory("\(store.directory)/\(key.directoryName)") else { return nil }
         let descriptor = open(store.path(for: key), O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
@@ -125,7 +127,13 @@ package final class AnswerEntries: Sendable {
             store.remove(key)
             return nil
         }
-        guard let file = HeldEntryFile(descriptor: descriptor, bodyOffset: bodyOffset, budget: budget, stamp: opened) else { return nil }
+        let store = self.store
+        let changed: @Sendable (UInt64) -> Void = { _ in
+            Self.writes.async { store.remove(key) }
+            onChanged?()
+        }
+        guard let file = HeldEntryFile(descriptor: descriptor, bodyOffset: bodyOffset, budget: budget, stamp: opened, onChanged: changed)
+        else { return nil }
         held = true
         return Found(answer: answer, file: file, length: length, stamps: versions.map(\.stamp))
     }
