@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Wall time to the head and in all of the first and second request after a restart, by curl (issue 13, read-back).
 
-    python3 bench/readback_phases.py BINARY[,BINARY...] [--restarts N] [--ndjson]
+    python3 bench/readback_phases.py BINARY[,BINARY...] [--restarts N] [--ndjson] [--send-from-files I,...] [--memo I,...]
 
 The case of `readback_profile.py` (`/items?mock_total=50000`, 501 cached pages of ~21 KB, a 10.6 MB merged answer,
 memo off). Each binary's proxy has its own cache directory, filled once; then, for each of N rounds, each proxy in
@@ -9,8 +9,12 @@ turn is restarted over it (the OS page cache warm) and asked twice by `curl`: it
 left: the walk's time) and `time_total` (the send on top) are printed side by side. Wall time to the head is the
 number the first request's work is judged by (a change that cuts CPU but not this is no gain). Nothing is attached to
 the process. Everything started is stopped by PID.
+
+`--memo` (issue 13, sixteenth pass): the proxies of those indexes run with the memo on (`memoBytes` 64 MiB, room for
+the 10.6 MB answer), and are given two seconds after the fill to write the memoized answer's entry (a build that keeps
+it in the cache directory answers the first request after each restart from it; an older one walks).
 """
-import argparse, contextlib, os, shutil, statistics, subprocess, sys
+import argparse, contextlib, os, shutil, statistics, subprocess, sys, time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from benchlib import free_port, start_mock, stop, workdir  # noqa: E402
@@ -28,8 +32,8 @@ def curl(url, headers):
 
 
 @contextlib.contextmanager
-def filled_proxies(binaries, headers, prefix, send_from_files=()):
-    """One proxy per binary (memo off), each over its own cache directory filled once by one request; the mock is
+def filled_proxies(binaries, headers, prefix, send_from_files=(), memo=()):
+    """One proxy per binary (memo off unless its index is in `memo`), each over its own cache directory filled once by one request; the mock is
     started with the first binary. Everything started is stopped by PID at the end, and the directories removed."""
     work = workdir(prefix)
     mock_port = free_port()
@@ -37,9 +41,11 @@ def filled_proxies(binaries, headers, prefix, send_from_files=()):
     proxies = []
     try:
         for index, binary in enumerate(binaries):
-            proxies.append(Proxy(f"binary{index}", binary, work, mock_port, 256 << 20, memo_bytes=0,
-                                 send_from_files=index in send_from_files))
+            proxies.append(Proxy(f"binary{index}", binary, work, mock_port, 256 << 20,
+                                 memo_bytes=64 << 20 if index in memo else 0, send_from_files=index in send_from_files))
             get(proxies[-1].port, PATH, headers)
+            if index in memo:
+                time.sleep(2)  # the answer's entry is written in the background
         yield proxies
     finally:
         for proxy in proxies:
@@ -56,12 +62,16 @@ def main():
     parser.add_argument("--send-from-files", default="", metavar="INDEXES",
                         help="comma-separated indexes (from 0) of the binaries whose proxy runs with cache.sendFromFiles on "
                              "(the same binary may be listed twice: with and without); the others run with it off")
+    parser.add_argument("--memo", default="", metavar="INDEXES",
+                        help="comma-separated indexes of the binaries whose proxy runs with the memo on (64 MiB); the others "
+                             "run with it off, as before")
     args = parser.parse_args()
     binaries = [os.path.abspath(binary) for binary in args.binaries.split(",")]
     headers = NDJSON if args.ndjson else {}
     results = {}
     send_from_files = {int(index) for index in args.send_from_files.split(",") if index}
-    with filled_proxies(binaries, headers, "pageproxy-readback-phases-", send_from_files) as proxies:
+    memo = {int(index) for index in args.memo.split(",") if index}
+    with filled_proxies(binaries, headers, "pageproxy-readback-phases-", send_from_files, memo) as proxies:
         for _ in range(args.restarts):
             cells = []
             for index, proxy in enumerate(proxies):

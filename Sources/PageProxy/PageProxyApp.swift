@@ -78,6 +78,7 @@ final class PageProxyApp: Sendable {
             transport: RedirectingTransport(base: transport), pages: pages, metrics: metrics,
             spool: spool ?? MergedSpool(directories: MergedSpool.directories(for: config)), memo: memo, budgets: budgets)
         aggregate.walkObserver = walkObserver
+        if aggregate.merged.persisted != nil { AnswerEntryKey.prepare(config.routes) }
         return PageProxyResponder(router: Router(routes: config.routes), aggregate: aggregate, status: status, metrics: metrics)
     }
 

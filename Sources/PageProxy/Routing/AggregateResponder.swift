@@ -29,7 +29,11 @@ struct AggregateResponder: Sendable {
         self.transport = transport
         self.pages = pages
         self.metrics = metrics
-        self.merged = MergedAnswerRenderer(spool: spool, memo: memo, metrics: metrics)
+        var merged = MergedAnswerRenderer(spool: spool, memo: memo, metrics: metrics)
+        if memo.maxBytes > 0, let store = pages.store {
+            merged.persisted = PersistedMergedAnswers(entries: AnswerEntries(store: store), memo: memo)
+        }
+        self.merged = merged
         self.budgets = budgets
         inMemory = InMemoryAnswer(pages: pages, metrics: metrics, merged: merged)
     }
@@ -65,6 +69,9 @@ struct AggregateResponder: Sendable {
             return await respond(to: request, plan: fallback, began: began, response: response)
         }
         if !memoAsked, let answer = memoized(plan) {
+            return await merged.render(memoized: answer, plan: plan, began: began, record: RequestRecord(route: plan.route.name), response: response)
+        }
+        if let answer = await memoizedOnDisk(plan) {
             return await merged.render(memoized: answer, plan: plan, began: began, record: RequestRecord(route: plan.route.name), response: response)
         }
         guard triesInMemoryAnswer, walkObserver == nil, inMemory.mayTry(request, plan: plan) else {
@@ -103,6 +110,15 @@ struct AggregateResponder: Sendable {
         // An account of the walk needs a walk.
         guard let memoKey = plan.memoKey, !plan.controls.fresh, !plan.controls.explain else { return nil }
         return merged.memo.answer(for: memoKey)
+    }
+
+    /// The memo's answer to a planned request kept in the cache directory (after a restart), when the request may have
+    /// it (as `memoized`); it is in the memo from now on. Not for `PageProxy fetch`, which draws its progress from a
+    /// walk (`walkObserver`).
+    func memoizedOnDisk(_ plan: RequestPlan) async -> MergedAnswerMemo.Answer? {
+        guard let persisted = merged.persisted, walkObserver == nil, plan.memoKey != nil, !plan.controls.fresh, !plan.controls.explain
+        else { return nil }
+        return await persisted.answer(for: plan)
     }
 
     /// Answers a planned request by walking its pages (through the page cache).

@@ -19,7 +19,13 @@ import Synchronization
 final class MergedAnswerMemo: Sendable {
     /// A memoized answer. A request that sends it holds it until the send has ended (its charge lasts as long).
     final class Answer: Sendable {
+        /// The body in memory; empty for an answer sent from its entry's file (`file`).
         let body: [UInt8]
+        /// The answer's entry file in the cache directory, held open, when it was found there after a restart
+        /// (`PersistedMergedAnswers`): its body is sent from it, from 0 to `length`, and is not in memory.
+        let file: HeldEntryFile?
+        /// The body's length.
+        let length: Int
         let pages: Int
         let items: Int
         let truncated: Bool
@@ -41,9 +47,12 @@ final class MergedAnswerMemo: Sendable {
 
         init(
             body: [UInt8], pages: Int, items: Int, truncated: Bool, etag: String, freshUntil: Date, stamps: [PageStamp],
-            extraHeaders: HTTPHeaders = HTTPHeaders(), upstreamPrivate: Bool = false, charge: MergedAnswerCharge
+            extraHeaders: HTTPHeaders = HTTPHeaders(), upstreamPrivate: Bool = false, charge: MergedAnswerCharge, file: HeldEntryFile? = nil,
+            length: Int? = nil
         ) {
             self.body = body
+            self.file = file
+            self.length = length ?? body.count
             self.charge = charge
             self.pages = pages
             self.items = items
@@ -56,11 +65,15 @@ final class MergedAnswerMemo: Sendable {
             cacheSummary = CacheTally.summary([.hit: pages])
             var fields = MergedAnswerHeaders.make(
                 extra: extraHeaders, pages: pages, items: items, truncated: truncated, cache: cacheSummary, stale: false, etag: etag)
-            fields.set("Content-Length", String(body.count))
+            fields.set("Content-Length", String(self.length))
             preparedFields = HTTPResponseHead.fieldLines(fields)
         }
 
-        /// The answer's header fields, for a reply that is not the prepared 200 (a 304).
+        /// How many bytes of it a thread that must not wait for the disk would send: all of them from memory; from a file,
+        /// none may be (`Int.max`).
+        var bytesOnLoop: Int { file == nil ? body.count : Int.max }
+
+        /// The answer's header fields, for a reply that is not the prepared 200 (a 304, or one sent from its file).
         var headers: HTTPHeaders {
             MergedAnswerHeaders.make(
                 extra: extraHeaders, pages: pages, items: items, truncated: truncated, cache: cacheSummary, stale: false, etag: etag)
@@ -127,9 +140,18 @@ final class MergedAnswerMemo: Sendable {
     /// as a `KeyedDigest` with the URL (whose query may hold a key too), never as written (attack7: the memo held
     /// credentials as long as their answers).
     static func key(route: String, base: PageURL, pageLimit: Int?, itemLimit: Int?, upstreamHeaders: HTTPHeaders) -> String {
+        key(route: route, input: keyInput(base: base, pageLimit: pageLimit, itemLimit: itemLimit, upstreamHeaders: upstreamHeaders))
+    }
+
+    /// The key of an answer whose inputs are `input` (`keyInput`).
+    static func key(route: String, input: String) -> String { route + "\u{0}" + KeyedDigest(input.utf8).hex }
+
+    /// What decides an answer's bytes besides its route, as written: digested before it is kept anywhere (`key`, and
+    /// the key of its entry in the cache directory, `AnswerEntryKey`).
+    static func keyInput(base: PageURL, pageLimit: Int?, itemLimit: Int?, upstreamHeaders: HTTPHeaders) -> String {
         var input = "\(base)\u{0}\(pageLimit ?? -1)\u{0}\(itemLimit ?? -1)"
         for (name, value) in upstreamHeaders { input += "\u{0}\(name.lowercased()):\(value)" }
-        return route + "\u{0}" + KeyedDigest(input.utf8).hex
+        return input
     }
 
     /// The answer kept for `key`, if it is still fresh now (on the memo's clock) and every page it was built from is
@@ -232,6 +254,12 @@ final class MergedAnswerMemo: Sendable {
             guard state.slots[key]?.checkedAt == checkedAt else { return nil }
             return state.removeSlot(key)
         }
+        _ = dropped
+    }
+
+    /// Drops the answer kept for `key`, if any (one sent from its entry's file found written in place).
+    func forget(_ key: String) {
+        let dropped = state.withLock { $0.removeSlot(key) }
         _ = dropped
     }
 

@@ -10,6 +10,8 @@ struct MergedAnswerRenderer: Sendable {
     /// Merged answers whose pages are all fresh in the cache, answered again without a walk.
     let memo: MergedAnswerMemo
     let metrics: Metrics
+    /// Where the memo's answers are kept in the cache directory too; nil with the memo or the cache off.
+    var persisted: PersistedMergedAnswers? = nil
 
     /// How much of a spooled answer is read and written at a time.
     static let sendChunkBytes = 64 * 1024
@@ -127,6 +129,7 @@ struct MergedAnswerRenderer: Sendable {
                 body: bytes, pages: answer.pages, items: answer.items, truncated: answer.truncated, etag: tag, freshUntil: freshUntil,
                 stamps: stamps(), extraHeaders: answer.extraHeaders, upstreamPrivate: answer.freshness.upstreamPrivate, charge: charge)
             memo.keep(memoized, for: memoKey)
+            if let persisted, let answerKey = plan.answerKey { persisted.keep(memoized, key: answerKey) }
             kept = memoized
         }
         // A 304 copies `headers`; the 200 consumes them: the writer sets the length in these very fields, not in a
@@ -228,8 +231,15 @@ struct MergedAnswerRenderer: Sendable {
         }
         let precondition = ClientPreconditions.evaluate(plan.request.headers, etag: answer.etag)
         if precondition != .proceed {
-            let fields = { Self.notModified(headers(), length: answer.body.count) }
+            let fields = { Self.notModified(headers(), length: answer.length) }
             return await ClientPreconditions.answer(precondition, fields: fields, record: record, response: response)
+        }
+        if let file = answer.file {
+            // Found in the cache directory after a restart: sent from its file (a file cut short in place since closes
+            // the connection short of its length).
+            await response.send(.ok, headers: headers(), parts: [.file(file, 0..<answer.length)])
+            withExtendedLifetime(answer) {}
+            return record
         }
         // One lookup, one write of prepared bytes.
         await response.send(.ok, prepared: answer.preparedFields, body: answer.body, perRequest: perRequest)

@@ -46,7 +46,7 @@ struct PageProxyResponder: HTTPResponder {
         let began = ContinuousClock.now
         guard request.method == .get || request.method == .head, let plan = plans.plan(for: request) else { return nil }
         if let answer = aggregate.memoized(plan) {
-            guard Self.answersOnLoop(bodyBytes: answer.body.count), let response = response.take() else { return nil }
+            guard Self.answersOnLoop(bodyBytes: answer.bytesOnLoop), let response = response.take() else { return nil }
             metrics.requestStarted()
             return await aggregate.merged.render(
                 memoized: answer, plan: plan, began: began, record: RequestRecord(route: plan.route.name), response: response)
@@ -82,7 +82,7 @@ struct PageProxyResponder: HTTPResponder {
         if let answer = aggregate.memoized(plan) {
             let record = await aggregate.merged.render(
                 memoized: answer, plan: plan, began: began, record: RequestRecord(route: plan.route.name), response: response)
-            return (record, Self.answersOnLoop(bodyBytes: answer.body.count))
+            return (record, Self.answersOnLoop(bodyBytes: answer.bytesOnLoop))
         }
         return (await aggregate.respond(to: request, plan: plan, began: began, memoAsked: true, response: response), false)
     }

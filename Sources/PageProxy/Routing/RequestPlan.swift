@@ -66,6 +66,7 @@ struct RequestPlan {
         return policy
     }
     var memoKey: String? { decided.memoKey }
+    var answerKey: CacheKey? { decided.answerKey }
     var secrets: [String] { sent.secrets }
     var isPrivate: Bool { decided.isPrivate }
     var vary: String { decided.vary }
@@ -171,6 +172,8 @@ struct RequestPlan {
         let cachePolicy: CachePolicy
         /// The key of the merged answer in the memo; nil for NDJSON, which is never memoized.
         let memoKey: String?
+        /// The key of the memo's answer kept in the cache directory (`PersistedMergedAnswers`); nil with `memoKey`.
+        let answerKey: CacheKey?
         /// Whether the client sent a field the route forwards: only a private cache may keep the answer.
         let isPrivate: Bool
         /// The route's `Vary` value (`AnswerFreshness`).
@@ -262,12 +265,16 @@ struct RequestPlan {
             // no `PageProxy-Truncated` at its own end), and its first page is checked (review17 B9): it is kept under its
             // query as written (review20 F1: `?_max_items=10` answered `?_offset=0&_limit=10` without its `next`; F2: a
             // `_fresh=1` window's `Link` was replayed to every later client).
-            memoKey = controls.format == .json && !controls.cacheDirectives.bypassesMemo
-                ? MergedAnswerMemo.key(
-                    route: route.name, base: base, pageLimit: options.pageLimit, itemLimit: options.itemLimit, upstreamHeaders: upstreamHeaders)
-                    + "\u{0}\(window?.skip ?? 0)\u{0}\(controls.fields?.description ?? "")"
+            if controls.format == .json && !controls.cacheDirectives.bypassesMemo {
+                let input = MergedAnswerMemo.keyInput(
+                    base: base, pageLimit: options.pageLimit, itemLimit: options.itemLimit, upstreamHeaders: upstreamHeaders)
+                let shape = "\u{0}\(window?.skip ?? 0)\u{0}\(controls.fields?.description ?? "")"
                     + (window == nil ? "" : "\u{0}window\u{0}\(request.query ?? "")")
-                : nil
+                memoKey = MergedAnswerMemo.key(route: route.name, input: input) + shape
+                answerKey = AnswerEntryKey.make(route: route, input: input + shape)
+            } else {
+                (memoKey, answerKey) = (nil, nil)
+            }
             isPrivate = AnswerFreshness.isPrivate(route: route, request: request)
             shared = isPrivate ? nil : Sent(upstreamHeaders, route: route, query: base.query, keys: pageKeyTable)
             vary = AnswerFreshness.vary(route: route)

@@ -309,7 +309,9 @@ package enum CacheFileSystem {
     }
 
     /// Writes `bytes` to the new file `temporary` (removed again if that fails).
-    package static func writeTemporary(_ bytes: [UInt8], _ temporary: String) throws(Failure) {
+    /// - Parameter synced: `fsync` it before it is closed (an answer's entry, `AnswerEntries`: its body is not hashed
+    ///   when it is read, so its bytes must be on the disk before its name is).
+    package static func writeTemporary(_ bytes: [UInt8], _ temporary: String, synced: Bool = false) throws(Failure) {
         let fd = retrying { open(temporary, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o600) }
         guard fd >= 0 else { throw failure("open", temporary) }
         var done = 0
@@ -324,6 +326,12 @@ package enum CacheFileSystem {
                 throw error
             }
             done += count
+        }
+        guard !synced || retrying({ fsync(fd) }) == 0 else {
+            let error = failure("fsync", temporary)
+            close(fd)
+            unlink(temporary)
+            throw error
         }
         guard close(fd) == 0 else {
             let error = failure("close", temporary)

@@ -3,6 +3,21 @@ import Synchronization
 /// Which version of an entry a record names: its generation and inode, another process's file adopted or noticed, a
 /// record dropped, every version forgotten.
 extension DiskStore {
+    /// The version of each of `keys` the index holds now, and the inode of its file when this process knows it; nil when
+    /// one has no entry (`AnswerEntries`: an answer's manifest names files, and is checked against these).
+    package func versions(of keys: [CacheKey]) -> [(stamp: PageStamp, inode: UInt64?)]? {
+        state.withLock { state in
+            guard state.disabledReason == nil else { return nil }
+            var versions: [(stamp: PageStamp, inode: UInt64?)] = []
+            versions.reserveCapacity(keys.count)
+            for key in keys {
+                guard let record = state.records[key] else { return nil }
+                versions.append((PageStamp(key: key, generation: record.generation), record.inode))
+            }
+            return versions
+        }
+    }
+
     func forget(_ key: CacheKey) {
         withStateReleasing { state in _ = Self.dropRecord(key, &state) }
     }

@@ -8,8 +8,9 @@ extension DiskStore {
     /// total passed `evictionStart`. Blocks on the disk: callers on the cooperative pool run it on a `DiskWork` lane.
     /// - Returns: the stamp of the version written; nil when it was not written (too large, store disabled, no room
     ///   made after a few evictions, failure).
+    /// - Parameter synced: its bytes reach the disk before its name does (`CacheFileSystem.writeTemporary`).
     @discardableResult
-    package func write(_ entry: CacheEntry, for key: CacheKey) -> PageStamp? {
+    package func write(_ entry: CacheEntry, for key: CacheKey, synced: Bool = false) -> PageStamp? {
         let bytes = CacheEntryFormat.encode(entry, key: key)
         guard bytes.count <= maxBytes else {
             // The old version is no longer what the upstream says: it must not be served (nor answers built on it).
@@ -28,7 +29,7 @@ extension DiskStore {
             placed = nil
             do throws(CacheFileSystem.Failure) {
                 if let errno = failWriting?(key) { throw CacheFileSystem.Failure(call: "write", path: temporary, errno: errno) }
-                try writeTemporary(bytes, temporary, in: "\(directory)/\(key.directoryName)")
+                try writeTemporary(bytes, temporary, in: "\(directory)/\(key.directoryName)", synced: synced)
                 // The inode the rename puts in place: what this process knows the entry's file by (`noteFileInode`).
                 written = CacheFileSystem.inode(temporary)
                 for attempt in 1...Self.roomAttempts {
@@ -171,11 +172,11 @@ extension DiskStore {
     /// Writes a temporary file, making its fan-out folder only when it is missing (not five system calls per write).
     /// An eviction removes a folder it empties (`removeEmptyFolders`), maybe between this one's making it and the
     /// write: a few tries, since a missing directory would disable the store.
-    private func writeTemporary(_ bytes: [UInt8], _ temporary: String, in folder: String) throws(CacheFileSystem.Failure) {
+    private func writeTemporary(_ bytes: [UInt8], _ temporary: String, in folder: String, synced: Bool) throws(CacheFileSystem.Failure) {
         try Self.refuseLinkedFolder(folder)
         for attempt in 1...3 {
             do throws(CacheFileSystem.Failure) {
-                return try CacheFileSystem.writeTemporary(bytes, temporary)
+                return try CacheFileSystem.writeTemporary(bytes, temporary, synced: synced)
             } catch where error.errno == ENOENT && attempt < 3 {
                 try CacheFileSystem.makeDirectory(folder)
             }

@@ -1,0 +1,47 @@
+import Glibc
+import PageProxyCore
+
+/// The key of a memoized answer's entry in the cache directory (`PersistedMergedAnswers`): a SHA-256, as a page's key
+/// is, of what decides the answer's bytes (the memo's key input, `MergedAnswerMemo.keyInput`, with the window and
+/// fields), of the route's configuration, and of the binary that built it. Another route configuration (another
+/// items path, TTL, scheme, header …) or another build of PageProxy (whose walk may merge otherwise) never finds an
+/// answer kept by this one: it walks, and the old entry is evicted as the least recently used. The key holds the
+/// headers sent upstream only digested, as a page's key does.
+enum AnswerEntryKey {
+    static func make(route: RouteConfig, input: String) -> CacheKey? {
+        let text = "PageProxy answer 1\u{0}\(binary)\u{0}\(fingerprint(route))\u{0}\(input)"
+        return CacheKey(hex: SHA256.hex(SHA256.hash(Array(text.utf8))))
+    }
+
+    /// Works out what every key of `routes` takes besides the request once, at the start: the first description of a
+    /// type looks its conformances up in the runtime (~3 ms the first request after a restart paid, issue 13, sixteenth
+    /// pass), and the binary's identity is read.
+    static func prepare(_ routes: [RouteConfig]) {
+        _ = binary
+        for route in routes { _ = fingerprint(route) }
+    }
+
+    /// The running executable's device, inode, size and modification time: another build is another binary.
+    static let binary: String = {
+        var info = stat()
+        guard stat("/proc/self/exe", &info) == 0 else { return "unknown" }
+        return "\(info.st_dev):\(info.st_ino):\(info.st_size):\(info.st_mtim.tv_sec).\(info.st_mtim.tv_nsec)"
+    }()
+
+    /// Every setting of the route, each spelled the same in every process (no set or dictionary in its order of the
+    /// moment; the query members' text names sorted). Timeouts, retries, concurrency and the origin budget are in it
+    /// too: they do not change the bytes, but a changed route is simply walked once more.
+    static func fingerprint(_ route: RouteConfig) -> String {
+        let members = route.queryMembers.map { members in
+            "\(members.parameter)\u{1}\(members.members)\u{1}\(members.textMembers.sorted())\u{1}\(members.encoding.rawValue)"
+        }
+        let fields: [String] = [
+            route.name, route.upstream.text, "\(route.pagination)", members ?? "-", route.itemsPath.description, "\(route.concurrency)",
+            "\(route.maxPages)", "\(route.maxItems ?? -1)", "\(route.pageTimeout)", "\(route.totalTimeout)",
+            route.headers.map { "\($0.name):\($0.value)" }.joined(separator: "\u{1}"), route.forwardHeaders.joined(separator: "\u{1}"),
+            "\(route.ttl)", "\(route.staleIfError)", "\(route.maxPageBytes)", "\(route.retries)", route.caFile ?? "-",
+            "\(route.maxMergedBytes)", "\(route.maxRetryAfter)",
+        ]
+        return fields.joined(separator: "\u{0}")
+    }
+}

@@ -1,0 +1,42 @@
+import Foundation
+import PageProxyCore
+
+/// The memo's answers kept in the cache directory too (`AnswerEntries`), so that an exact repeat after a restart is
+/// sent from one file, with no walk (issue 13: "Large answers memoized too … kept on disk … as a cache entry of its own
+/// and replayed while its pages stay fresh"; sixteenth pass).
+///
+/// What the memo keeps after a walk is written there in the background. A request the memo has no answer for looks
+/// there (only when the store's index has an entry under the answer's key, `AnswerEntryKey`): an answer whose every
+/// page file is still the one it was built from, and fresh, is kept in the memo, its body left in its file, and sent
+/// from it, by the memo's rules (its stamps are the pages' versions now: a change of any page drops it). The memo off
+/// (`memoBytes: 0`) writes and reads none.
+struct PersistedMergedAnswers: Sendable {
+    let entries: AnswerEntries
+    let memo: MergedAnswerMemo
+
+    /// Queues the write of `answer`, just memoized from a walk, under `key`.
+    func keep(_ answer: MergedAnswerMemo.Answer, key: CacheKey) {
+        let entry = AnswerEntry(
+            etag: answer.etag, freshUntil: answer.freshUntil, pages: answer.pages, items: answer.items, truncated: answer.truncated,
+            upstreamPrivate: answer.upstreamPrivate, headers: answer.extraHeaders, manifest: [])
+        entries.keep(entry, body: answer.body, stamps: answer.stamps, for: key)
+    }
+
+    /// The answer to `plan` kept in the cache directory, now in the memo too; nil when there is none the request may
+    /// have (the caller walks).
+    func answer(for plan: RequestPlan) async -> MergedAnswerMemo.Answer? {
+        guard let key = plan.answerKey, let memoKey = plan.memoKey, entries.store.contains(key),
+            // A file written in place while it is sent: the answer is cut, and is neither kept here nor there any more.
+            let found = await entries.find(key, at: memo.clock.wallNow(), onChanged: { [memo] in memo.forget(memoKey) }),
+            // Its body stays in the file: the memo's bound counts what it holds besides.
+            let charge = memo.reserve(bodyBytes: 0)
+        else { return nil }
+        let kept = found.answer
+        let answer = MergedAnswerMemo.Answer(
+            body: [], pages: kept.pages, items: kept.items, truncated: kept.truncated, etag: kept.etag, freshUntil: kept.freshUntil,
+            stamps: found.stamps, extraHeaders: kept.headers, upstreamPrivate: kept.upstreamPrivate, charge: charge, file: found.file,
+            length: found.length)
+        memo.keep(answer, for: memoKey)
+        return answer
+    }
+}

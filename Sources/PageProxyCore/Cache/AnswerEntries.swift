@@ -1,0 +1,188 @@
+import Dispatch
+import Foundation
+import Glibc
+import Synchronization
+
+/// Memoized merged answers kept in the page cache's directory as entries of their own (`AnswerEntry`), so that they
+/// survive a restart (issue 13, sixteenth pass: the first read-back after a restart was a walk through 501 entry files).
+///
+/// An answer's entry is a cache entry like a page's (`CacheEntryFormat`, written by `DiskStore.write`): named by its
+/// key, put in place by a rename, counted in `cache.maxBytes` and evicted with the pages; no symbolic link is followed
+/// to it. It is written `fsync`ed before its rename, so that a file under its name is whole; reading it back checks
+/// its heads (both checksummed) and that the file's size is exactly what they say, but does not hash its body (~1.6 ms
+/// for 10.6 MB, XXH64 at ~6.5 GB/s, plus reading it into memory, where the answer is otherwise sent from the file
+/// without a copy in the process): a torn file is never under the name, and a file changed in place while it is sent
+/// is caught as a page entry's is (`HeldEntryFile`). Bit rot in its body since the write is what that leaves unchecked.
+///
+/// It is used only while every page of its manifest is still the file it was built from, and fresh (`AnswerEntry`);
+/// any other is removed when found (stale, its pages changed, torn, garbage, another format's), and the walk answers.
+package final class AnswerEntries: Sendable {
+    package let store: DiskStore
+    /// Where the files of the answers found are held open for sending from.
+    private let budget: HeldEntryFileBudget
+    /// Writes queued or running; past `maxPendingWrites`, an answer is not written (it is still memoized).
+    private let pendingWrites = Mutex(0)
+    static let maxPendingWrites = 4
+    /// Where answers are written, one at a time, off the cooperative pool (they block on the disk and `fsync`).
+    private static let writes = DispatchQueue(label: "PageProxy.AnswerEntries.writes")
+    /// Where answers are looked for, off the cooperative pool (they read a file and `lstat` each page's).
+    private static let reads = DispatchQueue(label: "PageProxy.AnswerEntries.reads", attributes: .concurrent)
+
+    package init(store: DiskStore, budget: HeldEntryFileBudget = .shared) {
+        self.store = store
+        self.budget = budget
+    }
+
+    /// An answer found in the cache directory, with its file held open for sending from.
+    package struct Found: Sendable {
+        package let answer: AnswerEntry
+        /// The answer's body is the file's body from 0 to `length`.
+        package let file: HeldEntryFile
+        package let length: Int
+        /// The versions of its pages in the store's index, taken before their files were compared with the manifest.
+        package let stamps: [PageStamp]
+    }
+
+    /// Queues a write of `answer` (its manifest made from `stamps`) with `body` under `key`; nothing when writes are
+    /// queued already past `maxPendingWrites`.
+    package func keep(_ answer: AnswerEntry, body: [UInt8], stamps: [PageStamp], for key: CacheKey) {
+        let queued = pendingWrites.withLock { count -> Bool in
+            guard count < Self.maxPendingWrites else { return false }
+            count += 1
+            return true
+        }
+        guard queued else { return }
+        Self.writes.async {
+            defer { self.pendingWrites.withLock { $0 -= 1 } }
+            _ = self.write(answer, body: body, stamps: stamps, for: key)
+        }
+    }
+
+    /// Returns once the writes queued so far have run (tests). Suspends, never blocks.
+    package static func waitForWrites() async {
+        await withCheckedContinuation { continuation in writes.async { continuation.resume() } }
+    }
+
+    /// Writes `answer` with `body` under `key`, its manifest the page files of `stamps` as they are now. Nothing is
+    /// written unless every one of those files is still the version stamped: the index names that version by the
+    /// inode this process wrote or read it as, after the files were looked at (a page renamed over meanwhile, by this
+    /// process or another, has another inode, or another generation). Blocks on the disk.
+    /// - Returns: whether it was written.
+    @discardableResult
+    package func write(_ answer: AnswerEntry, body: [UInt8], stamps: [PageStamp], for key: CacheKey) -> Bool {
+        guard store.isEnabled, !stamps.isEmpty else { return false }
+        var manifest: [AnswerEntry.Page] = []
+        manifest.reserveCapacity(stamps.count)
+        for stamp in stamps {
+            guard let file = Self.fileStamp(store.path(for: stamp.key)) else { return false }
+            manifest.append(AnswerEntry.Page(key: stamp.key, file: file))
+        }
+        guard let versions = store.versions(of: stamps.map(\.key)) else { return false }
+        for (index, version) in versions.enumerated() where version.stamp != stamps[index] || version.inode != manifest[index].file.inode {
+            return false
+        }
+        var entry = answer
+        entry.manifest = manifest
+        var payload = AnswerEntryFormat.encodeHead(entry, bodyLength: body.count)
+        payload.append(contentsOf: body)
+        let stored = CacheEntry(
+            status: .ok, headers: HTTPHeaders(), body: payload, storedAt: Date(), freshUntil: answer.freshUntil, mustRevalidate: true)
+        return store.write(stored, for: key, synced: true) != nil
+    }
+
+    /// `read(key, at: now, onChanged:)`, off the cooperative pool.
+    package func find(_ key: CacheKey, at now: Date, onChanged: (@Sendable () -> Void)? = nil) async -> Found? {
+        await withCheckedContinuation { continuation in
+            Self.reads.async { continuation.resume(returning: self.read(key, at: now, onChanged: onChanged)) }
+        }
+    }
+
+    /// The answer kept under `key`, when it is whole, fresh at `now`, and every page of its manifest is still the file
+    /// it was built from; any other is removed. Nil too, and the file left, when the held-files budget is full.
+    /// Blocks on the disk.
+    /// - Parameter onChanged: told (after the entry is queued for removal) when a send finds the answer's file written
+    ///   in place since it was opened.
+    package func read(_ key: CacheKey, at now: Date, onChanged: (@Sendable () -> Void)? = nil) -> Found? {
+        // No symbolic link is followed: not for the fan-out folder, not for the file.
+        guard CacheFileSystem.isOwnDirectory("\(store.directory)/\(key.directoryName)") else { return nil }
+        let descriptor = open(store.path(for: key), O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+        guard descriptor >= 0 else { return nil }
+        var held = false
+        defer { if !held { close(descriptor) } }
+        var info = stat()
+        guard fstat(descriptor, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
+        let opened = HeldEntryFile.Stamp(info)
+        guard let (answer, bodyOffset, length) = try? Self.readHeads(descriptor, size: opened.size, key: key) else {
+            store.remove(key)
+            return nil
+        }
+        // The versions first, then the files: a page written after this is a newer generation than the stamp (the
+        // memo drops the answer then), and one written before is another file than the manifest's. Each page's file is
+        // looked at under the cache directory held open (not its whole path again: ~0.3 µs a page).
+        let root = open(store.directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        defer { if root >= 0 { close(root) } }
+        guard root >= 0, now < answer.freshUntil, let versions = store.versions(of: answer.manifest.map(\.key)),
+            answer.manifest.allSatisfy({ page in Self.fileStamp(page.key.relativePath, in: root).map(page.file.holdsTheSameBytes(as:)) ?? false })
+        else {
+            store.remove(key)
+            return nil
+        }
+        let store = self.store
+        let changed: @Sendable (UInt64) -> Void = { _ in
+            Self.writes.async { store.remove(key) }
+            onChanged?()
+        }
+        guard let file = HeldEntryFile(descriptor: descriptor, bodyOffset: bodyOffset, budget: budget, stamp: opened, onChanged: changed)
+        else { return nil }
+        held = true
+        return Found(answer: answer, file: file, length: length, stamps: versions.map(\.stamp))
+    }
+
+    /// The identity of the regular file at `path` (`lstat`: a link is no entry), or nil.
+    static func fileStamp(_ path: String) -> HeldEntryFile.Stamp? { fileStamp(path, in: AT_FDCWD) }
+
+    /// The identity of the regular file at `path` under the directory `root` (no link followed at its end), or nil.
+    static func fileStamp(_ path: String, in root: Int32) -> HeldEntryFile.Stamp? {
+        var info = stat()
+        guard fstatat(root, path, &info, AT_SYMLINK_NOFOLLOW) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
+        return HeldEntryFile.Stamp(info)
+    }
+
+    /// The answer's heads read from the file of `size` bytes: the cache entry's (its key and checksum checked) and the
+    /// answer's (its checksum checked), which must add up to exactly `size` with the body. Returns where the body starts
+    /// in the file, and its length.
+    private static func readHeads(_ descriptor: Int32, size: Int, key: CacheKey) throws -> (AnswerEntry, bodyOffset: Int, length: Int) {
+        var bytes = try readExactly(descriptor, min(size, 64 << 10), at: 0)
+        guard let entryHead = bytes.withUnsafeBytes(CacheEntryFormat.headLength(of:)), entryHead <= size else {
+            throw CacheEntryFormat.Invalid.tooShort
+        }
+        let need = entryHead + AnswerEntryFormat.prefixLength
+        if bytes.count < need { bytes += try readExactly(descriptor, need - bytes.count, at: bytes.count) }
+        _ = try CacheEntryFormat.decodeHead(Array(bytes[..<entryHead]), bodyLength: size - entryHead, key: key)
+        guard let (answerHead, length) = try AnswerEntryFormat.lengths(of: bytes[entryHead...]), entryHead + answerHead <= size,
+            size - entryHead - answerHead == length
+        else { throw AnswerEntryFormat.Invalid.lengthMismatch }
+        let headEnd = entryHead + answerHead
+        if bytes.count < headEnd { bytes += try readExactly(descriptor, headEnd - bytes.count, at: bytes.count) }
+        let answer = try AnswerEntryFormat.decodeHead(bytes[entryHead..<headEnd])
+        return (answer, headEnd, length)
+    }
+
+    /// `count` bytes of the file from `offset`; throws when it has fewer.
+    private static func readExactly(_ descriptor: Int32, _ count: Int, at offset: Int) throws -> [UInt8] {
+        var complete = false
+        let bytes = [UInt8](unsafeUninitializedCapacity: count) { buffer, initialized in
+            var done = 0
+            while done < count, let base = buffer.baseAddress {
+                let read = pread(descriptor, base + done, count - done, off_t(offset + done))
+                if read < 0, errno == EINTR { continue }
+                if read <= 0 { break }
+                done += read
+            }
+            complete = done == count
+            initialized = done
+        }
+        guard complete else { throw AnswerEntryFormat.Invalid.lengthMismatch }
+        return bytes
+    }
+}

@@ -1,0 +1,106 @@
+import Foundation
+import Glibc
+import Testing
+
+@testable import PageProxyCore
+
+/// A memoized answer kept as a cache entry of its own (issue 13, sixteenth pass): read back only while it is whole,
+/// fresh, and every page of its manifest is still the file it was built from; any other is removed.
+@Suite struct AnswerEntriesTests {
+    static let answerKey = CacheKey(hex: String(repeating: "ab", count: 32))!
+    static let body = Array(#"[{"a":1},{"a":2}]"#.utf8)
+    static let answer = AnswerEntry(
+        etag: "\"tag\"", freshUntil: Date(timeIntervalSince1970: 2_000), pages: 2, items: 2, truncated: false, upstreamPrivate: true,
+        headers: HTTPHeaders([("PageProxy-Total", "2")]), manifest: [])
+    static let before = Date(timeIntervalSince1970: 1_500)
+
+    /// A store with two pages written, and the answer built from them written too.
+    static func kept(budget: HeldEntryFileBudget = HeldEntryFileBudget(capacity: 8)) throws -> (TemporaryDirectory, DiskStore, AnswerEntries, [PageStamp]) {
+        let directory = TemporaryDirectory()
+        let store = DiskStore(directory: directory.path, maxBytes: 1 << 20)
+        let stamps = try [1, 2].map { page in try #require(store.write(DiskStoreTests.entry(page), for: DiskStoreTests.key(page))) }
+        let entries = AnswerEntries(store: store, budget: budget)
+        #expect(entries.write(answer, body: body, stamps: stamps, for: answerKey))
+        return (directory, store, entries, stamps)
+    }
+
+    @Test func anAnswerWrittenIsReadBackWithItsManifestAndSentFromItsFile() throws {
+        let (directory, store, entries, stamps) = try Self.kept()
+        let found = try #require(entries.read(Self.answerKey, at: Self.before))
+        #expect(found.answer.etag == Self.answer.etag)
+        #expect(found.answer.headers == Self.answer.headers)
+        #expect(found.answer.upstreamPrivate && !found.answer.truncated && found.answer.items == 2)
+        #expect(found.answer.manifest.map(\.key) == stamps.map(\.key))
+        #expect(found.stamps == stamps)
+        #expect(found.length == Self.body.count)
+        #expect(found.file.readBody(0..<found.length) == Self.body)
+        // A cache entry like any other: in the index, counted in the bound.
+        #expect(store.contains(Self.answerKey))
+        #expect(store.entryCount == 3)
+        _ = directory
+    }
+
+    @Test func noAnswerIsWrittenFromAPageNoLongerTheVersionStamped() throws {
+        let directory = TemporaryDirectory()
+        let store = DiskStore(directory: directory.path, maxBytes: 1 << 20)
+        let stamp = try #require(store.write(DiskStoreTests.entry(1), for: DiskStoreTests.key(1)))
+        store.write(DiskStoreTests.entry(1, bodyBytes: 7), for: DiskStoreTests.key(1))
+        let entries = AnswerEntries(store: store)
+        #expect(!entries.write(Self.answer, body: Self.body, stamps: [stamp], for: Self.answerKey))
+        #expect(!FileManager.default.fileExists(atPath: store.path(for: Self.answerKey)))
+    }
+
+    /// A change made between the write and the read.
+    enum Change: String, CaseIterable, CustomTestStringConvertible {
+        case pageRewritten, pageRemoved, pageTouched, stale, torn, headByteChanged, otherVersion, otherKeyInside
+        var testDescription: String { rawValue }
+    }
+
+    @Test(arguments: Change.allCases)
+    func anAnswerIsDroppedAndRemovedWhenAnythingChanged(_ change: Change) throws {
+        let (directory, store, entries, _) = try Self.kept()
+        let path = store.path(for: Self.answerKey)
+        var bytes = try #require(FileManager.default.contents(atPath: path).map(Array.init))
+        let answerAt = try #require(bytes.withUnsafeBytes(CacheEntryFormat.headLength(of:)))
+        var now = Self.before
+        switch change {
+        case .pageRewritten: store.write(DiskStoreTests.entry(2, bodyBytes: 100), for: DiskStoreTests.key(2))
+        case .pageRemoved: store.remove(DiskStoreTests.key(1))
+        case .pageTouched:
+            // Its times moved (a write in place would move them so): not provably the same bytes.
+            var times = [timespec(tv_sec: 1, tv_nsec: 0), timespec(tv_sec: 1, tv_nsec: 0)]
+            #expect(utimensat(AT_FDCWD, store.path(for: DiskStoreTests.key(1)), &times, 0) == 0)
+        case .stale: now = Self.answer.freshUntil
+        case .torn: bytes.removeLast()
+        case .headByteChanged: bytes[answerAt + AnswerEntryFormat.prefixLength + 1] ^= 1
+        case .otherVersion: bytes[answerAt + 7] = 2
+        case .otherKeyInside: bytes[AnswerEntryFormat.prefixLength + 3] ^= 1
+        }
+        if [.torn, .headByteChanged, .otherVersion, .otherKeyInside].contains(change) {
+            try Data(bytes).write(to: URL(fileURLWithPath: path))
+        }
+        #expect(entries.read(Self.answerKey, at: now) == nil)
+        #expect(!FileManager.default.fileExists(atPath: path))
+        _ = directory
+    }
+
+    @Test func aFullDescriptorBudgetLeavesTheAnswerForLater() throws {
+        let (directory, store, entries, _) = try Self.kept(budget: HeldEntryFileBudget(capacity: 0))
+        #expect(entries.read(Self.answerKey, at: Self.before) == nil)
+        #expect(FileManager.default.fileExists(atPath: store.path(for: Self.answerKey)))
+        #expect(AnswerEntries(store: store).read(Self.answerKey, at: Self.before) != nil)
+        _ = directory
+    }
+
+    @Test func theFormatRoundTripsAndRefusesWhatItDidNotWrite() throws {
+        var answer = Self.answer
+        answer.manifest = [AnswerEntry.Page(key: DiskStoreTests.key(1), file: HeldEntryFile.Stamp(stat()))]
+        let head = AnswerEntryFormat.encodeHead(answer, bodyLength: 5)
+        #expect(try AnswerEntryFormat.decodeHead(head[...]) == answer)
+        #expect(try AnswerEntryFormat.lengths(of: head[...])?.body == 5)
+        var other = head
+        other[0] = 0
+        #expect(throws: AnswerEntryFormat.Invalid.badMagic) { try AnswerEntryFormat.decodeHead(other[...]) }
+        #expect(throws: AnswerEntryFormat.Invalid.lengthMismatch) { try AnswerEntryFormat.decodeHead(head.dropLast()) }
+    }
+}

@@ -1,0 +1,267 @@
+import Foundation
+import PageProxyCore
+import Testing
+
+@testable import PageProxy
+@testable import PageProxyServer
+
+/// Issue 13, sixteenth pass: a memoized merged answer is kept in the cache directory as an entry of its own
+/// (`PersistedMergedAnswers`), and the first repeat after a restart is sent from it with no walk — only while every
+/// page it was built from is still the same file and fresh; any change of a page between the runs drops it, and the
+/// walk's answer is given.
+@Suite struct PersistedAnswerTests {
+    static let v1 = CacheCoherenceTests.v1
+    static let v2 = CacheCoherenceTests.v2
+    static let oneHit = CacheCoherenceTests.oneHit
+    static let oneMiss = CacheCoherenceTests.oneMiss
+
+    /// A proxy over `directory` with one route to `upstream` (`route` changes its config); its answer entries written
+    /// before it stops.
+    @discardableResult
+    static func run<T>(
+        _ upstream: ChangingUpstream, directory: String, maxBytes: Int = 64 << 20, memoBytes: Int? = nil, clock: PageProxyClock = .system,
+        route: (inout RouteConfig) -> Void = { _ in }, _ body: (TestStack) async throws -> T
+    ) async throws -> T {
+        var config = upstream.route
+        route(&config)
+        return try await TestStack.run(routes: [], configure: { settings in
+            settings.routes = [config]
+            settings.cache = CacheConfig(directory: directory, maxBytes: maxBytes, memoBytes: memoBytes)
+        }, clock: clock) { stack in
+            let result = try await body(stack)
+            await AnswerEntries.waitForWrites()
+            return result
+        }
+    }
+
+    static func withDirectory<T>(_ body: (String) async throws -> T) async throws -> T {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("pageproxy-answers-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        return try await body(directory)
+    }
+
+    /// How many page lookups the proxy's store has counted since it started (an answer from its own entry makes none).
+    static func storeUses(_ stack: TestStack) -> UInt64 { stack.app.pages.store?.useCount ?? 0 }
+
+    /// The answer entries in `directory` (entries whose body is an answer's), by path.
+    static func answerFiles(in directory: String) -> [String] {
+        let files = FileManager.default.enumerator(atPath: directory)?.compactMap { $0 as? String } ?? []
+        return files.filter { $0.hasSuffix(".entry") }.map { "\(directory)/\($0)" }.filter { path in
+            guard let bytes = FileManager.default.contents(atPath: path).map(Array.init),
+                let head = bytes.withUnsafeBytes(CacheEntryFormat.headLength(of:)), bytes.count >= head + 4
+            else { return false }
+            return bytes[head..<head + 4].elementsEqual(AnswerEntryFormat.magic)
+        }
+    }
+
+    @Test("after a restart, a memoized answer is sent from its own entry: no page looked up, no upstream request; the same ETag, a 304, a HEAD")
+    func aMemoizedAnswerSurvivesARestart() async throws {
+        let upstream = try ChangingUpstream()
+        try await Self.withDirectory { directory in
+            let walked = try await Self.run(upstream, directory: directory) { stack in try await stack.get("/changing") }
+            #expect(Self.answerFiles(in: directory).count == 1)
+            try await Self.run(upstream, directory: directory) { stack in
+                upstream.resetLog()
+                let uses = Self.storeUses(stack)
+                let replayed = try await stack.get("/changing")
+                #expect(replayed.status == 200)
+                #expect(replayed.text == Self.v1)
+                #expect(replayed.header("PageProxy-Cache") == Self.oneHit)
+                #expect(replayed.header("ETag") == walked.header("ETag"))
+                #expect(replayed.header("Content-Length") == String(Self.v1.utf8.count))
+                #expect(replayed.header("Cache-Control") == walked.header("Cache-Control"))
+                #expect(Self.storeUses(stack) == uses)
+                #expect(upstream.received.isEmpty)
+                let notModified = try await stack.get("/changing", headers: ["If-None-Match": walked.header("ETag") ?? ""])
+                #expect(notModified.status == 304)
+                let head = try await stack.client().request("/changing", method: "HEAD")
+                #expect(head.status == 200)
+                #expect(head.header("ETag") == walked.header("ETag"))
+                #expect(head.body.isEmpty)
+                #expect(Self.storeUses(stack) == uses)
+                #expect(upstream.received.isEmpty)
+            }
+        }
+        await upstream.stop()
+    }
+
+    /// How a page changes in the cache between the run that memoized the answer and the next.
+    enum Change: String, CaseIterable, CustomTestStringConvertible {
+        case replacedBy200, refreshedBy304, removedByNoStore
+        var testDescription: String { rawValue }
+    }
+
+    @Test("a page replaced, refreshed or removed between the runs drops the kept answer: the walk's answer is given", arguments: Change.allCases)
+    func aChangedPageDropsTheAnswer(_ change: Change) async throws {
+        let upstream = try ChangingUpstream()
+        try await Self.withDirectory { directory in
+            let walked = try await Self.run(upstream, directory: directory) { stack in
+                let walked = try await stack.get("/changing")
+                await AnswerEntries.waitForWrites()
+                switch change {
+                case .replacedBy200: upstream.set(body: Self.v2, cacheControl: "max-age=600")
+                case .refreshedBy304: break
+                case .removedByNoStore: upstream.set(body: Self.v2, cacheControl: "no-store")
+                }
+                // Only the page changes: NDJSON is never memoized.
+                _ = try await stack.get("/changing", headers: CacheCoherenceTests.ndjsonNoCache)
+                return walked
+            }
+            try await Self.run(upstream, directory: directory) { stack in
+                upstream.resetLog()
+                let uses = Self.storeUses(stack)
+                let answer = try await stack.get("/changing")
+                switch change {
+                case .replacedBy200:
+                    #expect(answer.text == Self.v2)
+                    #expect(answer.header("PageProxy-Cache") == Self.oneHit)
+                    #expect(upstream.received.isEmpty)
+                case .refreshedBy304:
+                    // The same bytes, so the same ETag: but from the walk, which looked the page up.
+                    #expect(answer.text == Self.v1)
+                    #expect(answer.header("ETag") == walked.header("ETag"))
+                    #expect(answer.header("PageProxy-Cache") == Self.oneHit)
+                    #expect(upstream.received.isEmpty)
+                case .removedByNoStore:
+                    #expect(answer.text == Self.v2)
+                    #expect(answer.header("PageProxy-Cache") == Self.oneMiss)
+                    #expect(upstream.received.count == 1)
+                }
+                // The walk looked the page up (a page not stored is no use of the store).
+                if change != .removedByNoStore { #expect(Self.storeUses(stack) > uses) }
+            }
+        }
+        await upstream.stop()
+    }
+
+    @Test("a page evicted between the runs (its file unlinked, as an eviction does) drops the kept answer: the page is fetched again")
+    func anEvictedPageDropsTheAnswer() async throws {
+        let upstream = try ChangingUpstream()
+        try await Self.withDirectory { directory in
+            try await Self.run(upstream, directory: directory) { stack in _ = try await stack.get("/changing") }
+            let answers = Self.answerFiles(in: directory)
+            #expect(answers.count == 1)
+            let entries = FileManager.default.enumerator(atPath: directory)?.compactMap { $0 as? String }.filter { $0.hasSuffix(".entry") } ?? []
+            let pages = entries.map { "\(directory)/\($0)" }.filter { !answers.contains($0) }
+            #expect(pages.count == 1)
+            for page in pages { try FileManager.default.removeItem(atPath: page) }
+            try await Self.run(upstream, directory: directory) { stack in
+                upstream.resetLog()
+                let answer = try await stack.get("/changing")
+                #expect(answer.text == Self.v1)
+                #expect(answer.header("PageProxy-Cache") == Self.oneMiss)
+                #expect(upstream.received.count == 1)
+            }
+        }
+        await upstream.stop()
+    }
+
+    @Test("a kept answer whose page has gone stale by the time of the next run is not sent: the page is revalidated")
+    func aStalePageDropsTheAnswer() async throws {
+        let upstream = try ChangingUpstream()
+        let later = Date().addingTimeInterval(700)
+        try await Self.withDirectory { directory in
+            try await Self.run(upstream, directory: directory) { stack in _ = try await stack.get("/changing") }
+            #expect(Self.answerFiles(in: directory).count == 1)
+            // Ten minutes and more later (the page's max-age is 600 s).
+            try await Self.run(upstream, directory: directory, clock: .wall { later }) { stack in
+                upstream.resetLog()
+                let answer = try await stack.get("/changing")
+                #expect(answer.text == Self.v1)
+                #expect(answer.header("PageProxy-Cache") == "hits=0 misses=0 revalidated=1 stale=0 bypassed=0")
+                #expect(upstream.received.count == 1)
+                #expect(upstream.received.first?.ifNoneMatch != nil)
+            }
+        }
+        await upstream.stop()
+    }
+
+    @Test("a torn, garbled or other-version answer entry is not sent, and is removed: the walk answers")
+    func aDamagedAnswerEntryIsIgnoredAndRemoved() async throws {
+        let upstream = try ChangingUpstream()
+        let damages: [(String, (inout [UInt8], Int) -> Void)] = [
+            ("torn", { bytes, _ in bytes.removeLast(3) }),
+            ("a head byte changed", { bytes, answerAt in bytes[answerAt + AnswerEntryFormat.prefixLength + 2] ^= 0x55 }),
+            ("another version", { bytes, answerAt in bytes[answerAt + 7] = 99 }),
+            ("garbage of the same size", { bytes, _ in bytes = [UInt8](repeating: 0x41, count: bytes.count) }),
+        ]
+        for (name, damage) in damages {
+            try await Self.withDirectory { directory in
+                try await Self.run(upstream, directory: directory) { stack in _ = try await stack.get("/changing") }
+                let path = try #require(Self.answerFiles(in: directory).first, "\(name)")
+                var bytes = try #require(FileManager.default.contents(atPath: path).map(Array.init))
+                let answerAt = try #require(bytes.withUnsafeBytes(CacheEntryFormat.headLength(of:)))
+                damage(&bytes, answerAt)
+                try Data(bytes).write(to: URL(fileURLWithPath: path))
+                // The damaged entry is found and removed (or replaced by the walk's answer, kept again).
+                try await Self.run(upstream, directory: directory) { stack in
+                    let uses = Self.storeUses(stack)
+                    let answer = try await stack.get("/changing")
+                    #expect(answer.text == Self.v1, "\(name)")
+                    #expect(Self.storeUses(stack) > uses, "\(name)")
+                    #expect(FileManager.default.contents(atPath: path).map(Array.init) != bytes, "\(name)")
+                }
+            }
+        }
+        await upstream.stop()
+    }
+
+    @Test("an answer entry written in place while the memo sends from it: that answer is cut, then dropped and removed; the walk answers")
+    func anAnswerFileWrittenInPlaceIsCutThenDropped() async throws {
+        let upstream = try ChangingUpstream()
+        try await Self.withDirectory { directory in
+            try await Self.run(upstream, directory: directory) { stack in _ = try await stack.get("/changing") }
+            let path = try #require(Self.answerFiles(in: directory).first)
+            try await Self.run(upstream, directory: directory) { stack in
+                // From the entry's file, now held open by the memo.
+                let uses = Self.storeUses(stack)
+                #expect(try await stack.get("/changing").text == Self.v1)
+                #expect(Self.storeUses(stack) == uses)
+                // Another program writes the body in place, same size (its times move).
+                var bytes = try #require(FileManager.default.contents(atPath: path).map(Array.init))
+                bytes[bytes.count - 3] = UInt8(ascii: "9")
+                let handle = try #require(FileHandle(forWritingAtPath: path))
+                try handle.write(contentsOf: bytes)
+                try handle.close()
+                // The send finds the file changed: cut short of its length (the client sees no whole answer).
+                let cut = try? await stack.get("/changing")
+                #expect(cut?.text != Self.v1.replacingOccurrences(of: "1", with: "9"))
+                await AnswerEntries.waitForWrites()
+                // Neither the memo nor the directory keeps it: the walk answers, from the page.
+                let walked = try await stack.get("/changing")
+                #expect(walked.text == Self.v1)
+                #expect(Self.storeUses(stack) > uses)
+            }
+        }
+        await upstream.stop()
+    }
+
+    @Test("a route whose configuration changed between the runs does not find the answer kept under the old one")
+    func aChangedRouteConfigWalks() async throws {
+        let upstream = try ChangingUpstream()
+        try await Self.withDirectory { directory in
+            try await Self.run(upstream, directory: directory) { stack in _ = try await stack.get("/changing") }
+            try await Self.run(upstream, directory: directory, route: { $0.maxPages = 7 }) { stack in
+                let uses = Self.storeUses(stack)
+                let answer = try await stack.get("/changing")
+                #expect(answer.text == Self.v1)
+                #expect(Self.storeUses(stack) > uses)
+            }
+        }
+        await upstream.stop()
+    }
+
+    @Test("the memo off (memoBytes 0) writes no answer entry")
+    func theMemoOffWritesNone() async throws {
+        let upstream = try ChangingUpstream()
+        try await Self.withDirectory { directory in
+            try await Self.run(upstream, directory: directory, memoBytes: 0) { stack in
+                _ = try await stack.get("/changing")
+                _ = try await stack.get("/changing")
+            }
+            #expect(Self.answerFiles(in: directory).isEmpty)
+            #expect(FileManager.default.enumerator(atPath: directory)?.contains { ($0 as? String)?.hasSuffix(".entry") == true } == true)
+        }
+        await upstream.stop()
+    }
+}
