@@ -17,7 +17,7 @@ import Testing
     private static let query = "query=" + MockQuery.encode("query($after:String,$first:Int){things(first:$first,after:$after){edges{node{id}} pageInfo{endCursor}}}")
 
     /// The route parsed from config text at the mock's address (`route.upstream`), as `RisonPagesEndToEndTests` does.
-    private static func parsed(_ route: RouteConfig, _ pagination: String, items: String) -> RouteConfig {
+    static func parsed(_ route: RouteConfig, _ pagination: String, items: String) -> RouteConfig {
         let upstream = "http://127.0.0.1:\(route.upstream.port)\(route.upstream.path)?\(route.upstream.query ?? "")"
         let text = #"{"routes": [{"name": "\#(route.name)", "upstream": "\#(upstream)", "items": "\#(items)", "pagination": \#(pagination)}]}"#
         return (try? ConfigLoader.parse(Array(text.utf8), file: "test.json", environment: [:]))?.routes.first ?? route
@@ -41,7 +41,7 @@ import Testing
     }
 
     /// The merged answer of a connection's first `total` items: each item as its edge.
-    private static func edges(_ total: Int) -> [UInt8] {
+    static func edges(_ total: Int) -> [UInt8] {
         Array(("[" + (0..<total).map { #"{"node":"# + String(decoding: MockDataset.item($0), as: UTF8.self) + "}" }.joined(separator: ",") + "]").utf8)
     }
 

@@ -19,11 +19,8 @@ import Testing
     private static let airflowLimit = 150
     private static let firstPage = "variables=" + MockQuery.encode(#"{"first":\#(size)}"#)
 
-    /// The route parsed from config text at the mock's address, as `GrapheneDatatablesEndToEndTests` does.
     private static func parsed(_ route: RouteConfig, _ pagination: String, items: String) -> RouteConfig {
-        let upstream = "http://127.0.0.1:\(route.upstream.port)\(route.upstream.path)?\(route.upstream.query ?? "")"
-        let text = #"{"routes": [{"name": "\#(route.name)", "upstream": "\#(upstream)", "items": "\#(items)", "pagination": \#(pagination)}]}"#
-        return (try? ConfigLoader.parse(Array(text.utf8), file: "test.json", environment: [:]))?.routes.first ?? route
+        GrapheneDatatablesEndToEndTests.parsed(route, pagination, items: items)
     }
 
     static var routes: [TestStack.Route] {
@@ -41,10 +38,7 @@ import Testing
         ]
     }
 
-    /// The merged answer of a connection's first `total` items: each item as its edge.
-    private static func edges(_ total: Int) -> [UInt8] {
-        Array(("[" + (0..<total).map { #"{"node":"# + String(decoding: MockDataset.item($0), as: UTF8.self) + "}" }.joined(separator: ",") + "]").utf8)
-    }
+    private static func edges(_ total: Int) -> [UInt8] { GrapheneDatatablesEndToEndTests.edges(total) }
 
     @Test("Strawberry: a cursor route on variables.after ends where hasNextPage is false (before real16: one more request, of no edges)")
     func strawberryEndsAtHasNextPage() async throws {
