@@ -112,7 +112,16 @@ package enum SchemeDetector {
                     evidence: "GraphQL Relay connection, \"\(relay.path).pageInfo.hasNextPage\" false")
             }
         }
-        let (items, count) = try findItems(values, body: body, url: url, configured: itemsPath)
+        let (items, count): (JSONPath, Int)
+        do {
+            (items, count) = try findItems(values, body: body, url: url, configured: itemsPath)
+        } catch {
+            // Flask-AppBuilder's page (real16): its `ids` and column lists beside `result` are refused here, before its
+            // total is read; the refusal names the `queryEncoding` route too where the URL numbers pages inside `q`.
+            let total = totalPaths.first { values[$0]?.statedCount != nil }?.description
+            guard case .notDetected(let url, let reason) = error, let hint = encodedNumberingHint(url, totalPath: total) else { throw error }
+            throw .notDetected(url: url, reason: reason + "; " + hint)
+        }
         var detected = DetectedPagination(scheme: nil, itemsPath: items, itemCount: count, evidence: "no next page")
         let header = paginationHeader(response.headers)
         var source: TotalSource?
