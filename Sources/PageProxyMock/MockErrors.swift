@@ -34,7 +34,7 @@ package enum MockErrors {
         case .jupyterhub:
             body = #"{"status": 401, "message": "Unauthorized"}"#
         case .slack, .plain, .offset, .smorest, .ninja, .litestar, .eve, .tastypie, .datasette, .piccolo, .mailman, .fab, .safrs, .synapse,
-            .spring, .graph, .aspnet, .facets, .graphene, .datatables:
+            .spring, .graph, .aspnet, .facets, .graphene, .datatables, .strawberry, .airflow:
             body = #"{"error":"invalid_auth"}"#
         }
         var challenge = #"Bearer realm="mock""#
@@ -118,7 +118,7 @@ package enum MockErrors {
         var status = 400
         switch service {
         case .plain, .offset, .ninja, .litestar, .eve, .tastypie, .datasette, .mastodon, .localstripe, .mlflow, .jupyterhub, .piccolo,
-            .mailman, .fab, .safrs, .synapse, .spring, .graph, .aspnet, .facets, .graphene, .datatables:
+            .mailman, .fab, .safrs, .synapse, .spring, .graph, .aspnet, .facets, .graphene, .datatables, .strawberry, .airflow:
             body = #"{"error":"# + JSONText.string("invalid value for \(name): \(quoted)") + "}"
         case .smorest:
             status = 422

@@ -74,6 +74,11 @@ package enum MockService: String, Sendable, CaseIterable {
     case graphene
     /// djangorestframework-datatables: `{"recordsTotal", "recordsFiltered", "data", "draw"}`, `?start=&length=`.
     case datatables
+    /// Strawberry's Relay `ListConnection` over GET: graphene's without `totalCount`; its error in a 200 has `data: null`.
+    case strawberry
+    /// Apache Airflow's REST API v2: `{"variables": [...], "total_entries": N}`, `?limit=&offset=`, a limit above the
+    /// largest page read as the largest without a word, none the default page.
+    case airflow
     /// Spring Data's `Page` as Spring Boot writes it: `{"content", "totalElements", "totalPages", "number", "last", …}`,
     /// `?page=` numbered from 0, `?size=`.
     case spring
@@ -259,6 +264,10 @@ package enum MockService: String, Sendable, CaseIterable {
             return grapheneWindow(context)
         case .datatables:
             return datatablesWindow(context)
+        case .strawberry:
+            return grapheneWindow(context) { _ in MockErrors.strawberryError("Argument 'first' cannot be higher than \(context.maxPageSize).") }
+        case .airflow:
+            return airflowWindow(context)
         case .spring:
             guard let size = context.pageSize("size") else { return bad(context, "size") }
             guard let page = Int(context.query.value("page") ?? "0"), page >= 0 else { return bad(context, "page") }

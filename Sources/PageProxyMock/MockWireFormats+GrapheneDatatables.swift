@@ -8,6 +8,11 @@ extension MockWireFormats {
     /// …, "endCursor": "…"}}}}`, compact; the end cursor (base64 of `arrayconnection:<index>`) is the last edge's, there
     /// on the last page too (`hasNextPage` false), null on a page of no edges.
     package static func graphene(_ window: MockWindow) -> MockResponse {
+        relayConnection(window, head: #"{"data":{"things":{"totalCount":\#(window.total),"edges":"#)
+    }
+
+    /// A Relay connection's page after `head` (which opens `edges`): the edges, then `pageInfo`.
+    static func relayConnection(_ window: MockWindow, head: String) -> MockResponse {
         let end = window.count == 0 ? "null" : JSONText.string(MockService.relayCursor(window.offset + window.count - 1))
         var edges: [UInt8] = [UInt8(ascii: "[")]
         for index in window.offset..<window.offset + window.count {
@@ -16,7 +21,7 @@ extension MockWireFormats {
         }
         edges.append(UInt8(ascii: "]"))
         let tail = #","pageInfo":{"hasNextPage":\#(!window.isLast),"endCursor":\#(end)}}}}"#
-        return .json(status: 200, body: MockJSON.envelope(#"{"data":{"things":{"totalCount":\#(window.total),"edges":"#, edges, tail))
+        return .json(status: 200, body: MockJSON.envelope(head, edges, tail))
     }
 
     /// djangorestframework-datatables: `{"recordsTotal": T, "recordsFiltered": T, "data": […], "draw": N}`, compact,
@@ -42,19 +47,20 @@ extension MockService {
 
     /// graphene-django over GET: `first` and `after` only as GraphQL variables (the JSON of `variables`; a plain
     /// `?after=` is not read), `first` at most the largest page (a larger one an error in a 200), none the largest.
-    func grapheneWindow(_ context: MockContext) -> Parsed {
+    /// - Parameter error: the service's error in a 200 (graphene's, Strawberry's).
+    func grapheneWindow(_ context: MockContext, error: (String) -> MockResponse = MockErrors.grapheneError) -> Parsed {
         var (first, after): (Int?, Int?) = (nil, nil)
         if let text = context.query.value("variables") {
-            guard let variables = try? QueryJSONDecoder.decode(text), case .object = variables else { return .reply(MockErrors.grapheneError("Variables are invalid JSON.")) }
+            guard let variables = try? QueryJSONDecoder.decode(text), case .object = variables else { return .reply(error("Variables are invalid JSON.")) }
             if case .number(let number)? = variables.member("first") { first = Int(number) }
             if case .string(let cursor)? = variables.member("after") {
-                guard let index = Self.relayIndex(cursor) else { return .reply(MockErrors.grapheneError("Invalid cursor")) }
+                guard let index = Self.relayIndex(cursor) else { return .reply(error("Invalid cursor")) }
                 after = index
             }
         }
         let size = first ?? context.maxPageSize
         guard size <= context.maxPageSize else {
-            return .reply(MockErrors.grapheneError("Requesting \(size) records on the `things` connection exceeds the `first` limit of \(context.maxPageSize) records."))
+            return .reply(error("Requesting \(size) records on the `things` connection exceeds the `first` limit of \(context.maxPageSize) records."))
         }
         return .window(MockWindow(offset: min((after ?? -1) + 1, Int.max / 2), size: max(size, 1), total: context.total))
     }

@@ -39,6 +39,8 @@ package enum MockWireFormats {
         case .synapse: synapse(window)
         case .graphene: graphene(window)
         case .datatables: datatables(window, context)
+        case .strawberry: strawberry(window)
+        case .airflow: airflow(window)
         case .spring: spring(window)
         case .graph: graph(window, context)
         case .aspnet: aspNet(window)

@@ -38,6 +38,12 @@ MASTODON_TAG = "/api/v1/timelines/tag/fgiztsshwiaqqiztpmmjbtvmescsculuvmgjgopwoe
 GRAPHQL_THINGS = ("/graphql?query=" + quote("query($after:String,$first:Int){things(first:$first,after:$after)"
                                             "{totalCount edges{node{id name kind price note}} pageInfo{hasNextPage endCursor}}}")
                   )
+# Strawberry's Relay connection (real16): the same over GET, with no totalCount (the docs' `ListConnection` has none).
+STRAWBERRY_THINGS = ("/graphql?query=" + quote("query($after:String,$first:Int){things(first:$first,after:$after)"
+                                               "{edges{node{id name kind price note}} pageInfo{hasNextPage endCursor}}}"))
+# The last 100 things: Relay's cursor of the 900th (base64 of `arrayconnection:899`), a connection that ends on its page.
+STRAWBERRY_LAST = STRAWBERRY_THINGS + "&variables=" + quote('{"first":100,"after":"YXJyYXljb25uZWN0aW9uOjg5OQ=="}')
+AIRFLOW_VARIABLES = "/api/v2/variables"
 DATATABLES_PAGES, DATATABLES_OFFSET = "/datatables/pages/?format=datatables", "/datatables/offset/?format=datatables"
 
 TRUTH = {
@@ -117,6 +123,15 @@ TRUTH = {
                    "members": FAB_FILTER + ",", "total": "count", "items": "result"},
     "graphene": {"kind": "graphql-cursor", "start": GRAPHQL_THINGS + "&variables=" + quote('{"first":100}'),
                  "connection": "data.things", "first": 100, "items": "data.things.edges"},
+    "strawberry": {"kind": "graphql-cursor", "start": STRAWBERRY_THINGS + "&variables=" + quote('{"first":100}'),
+                   "connection": "data.things", "first": 100, "items": "data.things.edges"},
+    "strawberry-last": {"kind": "graphql-cursor", "start": STRAWBERRY_LAST, "connection": "data.things", "first": 100,
+                        "items": "data.things.edges"},
+    "airflow": {"kind": "offset-count", "start": AIRFLOW_VARIABLES + "?limit=100", "total": "total_entries",
+                "items": "variables"},
+    "airflow-default": {"kind": "offset-count", "start": AIRFLOW_VARIABLES, "total": "total_entries", "items": "variables"},
+    "airflow-500": {"kind": "offset-count", "start": AIRFLOW_VARIABLES + "?limit=500", "total": "total_entries",
+                    "items": "variables"},
     "datatables-pages": {"kind": "offset-count", "start": DATATABLES_PAGES + "&start=0&length=100", "parameter": "start",
                          "total": "recordsFiltered", "items": "data"},
     "datatables-pages-default": {"kind": "offset-count", "start": DATATABLES_PAGES, "parameter": "start",
@@ -150,6 +165,10 @@ MAILMAN = "Mailman 3.3 core REST API (wsgiref, SQLite) /members"
 FAB, SAFRS = "Flask-AppBuilder 5.3 ModelRestApi (Werkzeug, SQLite)", "SAFRS 3.2 JSON:API (Werkzeug, SQLite)"
 GRAPHENE = "graphene-django 3.2 Relay connection (runserver, SQLite) /graphql GET"
 DATATABLES = "djangorestframework-datatables 0.7 (runserver)"
+STRAWBERRY = "Strawberry 0.327 Relay ListConnection (uvicorn) /graphql GET"
+AIRFLOW = "Apache Airflow 3.3 REST API v2 (api-server, SQLite) /api/v2/variables"
+STRAWBERRY_JSON = {"scheme": "cursor", "queryEncoding": "json", "cursorPath": "data.things.pageInfo.endCursor",
+                   "cursorParameter": "variables.after", "sizeParameter": "variables.first"}
 FAB_RISON = {"scheme": "page-number", "queryEncoding": "rison", "pageParameter": "q.page", "sizeParameter": "q.page_size",
              "firstPage": 0}
 SYNAPSE = "matrix-synapse 1.163 admin API (Twisted, SQLite) /_synapse/admin/v2/users"
@@ -386,6 +405,22 @@ CASES = [
     case("graphene-json", "graphene", GRAPHENE, "graphene", GRAPHQL_THINGS,
          {"scheme": "cursor", "queryEncoding": "json", "cursorPath": "data.things.pageInfo.endCursor",
           "cursorParameter": "variables.after", "sizeParameter": "variables.first", "pageSize": 100}, "data.things.edges"),
+    # Strawberry (real16): graphene's habit without a total; `hasNextPage: false` on the last page ends the walk there
+    # (before real16 the last page's `endCursor` was followed to a page of no edges).
+    case("strawberry-json", "strawberry", STRAWBERRY, "strawberry", STRAWBERRY_THINGS, dict(STRAWBERRY_JSON, pageSize=100),
+         "data.things.edges"),
+    case("strawberry-json-default", "strawberry", STRAWBERRY + " no first (100)", "strawberry", STRAWBERRY_THINGS,
+         STRAWBERRY_JSON, "data.things.edges"),
+    case("strawberry-cursor", "strawberry", STRAWBERRY, "strawberry", STRAWBERRY_THINGS + "&variables=" + quote('{"first":100}'),
+         {"scheme": "cursor", "cursorPath": "data.things.pageInfo.endCursor", "cursorParameter": "after",
+          "sizeParameter": None}, "data.things.edges", expect_error="pagination_repeated_page"),
+    # Airflow (real16): ?limit=&offset=, {"variables": […], "total_entries"}; 50 by default, a limit above 100 read as 100.
+    case("airflow-offset", "airflow", AIRFLOW, "airflow", AIRFLOW_VARIABLES,
+         {"scheme": "offset", "limit": 100, "totalItemsPath": "total_entries"}, "variables"),
+    case("airflow-offset-nototal", "airflow", AIRFLOW + " no total", "airflow", AIRFLOW_VARIABLES,
+         {"scheme": "offset", "limit": 100}, "variables"),
+    case("airflow-offset-capped", "airflow", AIRFLOW + ", limit above its 100", "airflow-500", AIRFLOW_VARIABLES,
+         {"scheme": "offset", "limit": 500, "totalItemsPath": "total_entries"}, "variables"),
     # SAFRS: JSON:API {"data", "included", "jsonapi", "links": {"first", "last", "next", "prev", "self"}, "meta":
     # {"count", "limit", "total"}}, ?page[offset]=&page[limit]= (250 by default), relative links; `next` is left out
     # of the page before the one `last` names (by 300: the page at 600 has no next, 100 items follow at 900).
@@ -468,6 +503,22 @@ CASES = [
          expect_error="pagination_not_detected"),
     # The edges are two objects deep (data.things.edges), and the cursor goes back inside `variables`: refused.
     auto("auto-graphene", "graphene", GRAPHENE, "graphene", GRAPHQL_THINGS + "&variables=" + quote('{"first":100}'),
+         expect_error="pagination_not_detected"),
+    # real16: a Relay connection that says more follow is refused naming the route's `queryEncoding` pagination, also
+    # where the route names the items (before: 100 of 1,000 under a 200); one that ends on its page is the answer.
+    auto("auto-strawberry", "strawberry", STRAWBERRY, "strawberry", STRAWBERRY_THINGS + "&variables=" + quote('{"first":100}'),
+         expect_error="pagination_not_detected"),
+    auto("auto-strawberry-items", "strawberry", STRAWBERRY + " items named", "strawberry",
+         STRAWBERRY_THINGS + "&variables=" + quote('{"first":100}'), items="data.things.edges",
+         expect_error="pagination_not_detected"),
+    auto("auto-strawberry-last", "strawberry", STRAWBERRY + " the last 100", "strawberry-last", STRAWBERRY_LAST),
+    auto("auto-graphene-items", "graphene", GRAPHENE + " items named", "graphene",
+         GRAPHQL_THINGS + "&variables=" + quote('{"first":100}'), items="data.things.edges",
+         expect_error="pagination_not_detected"),
+    auto("auto-airflow", "airflow", AIRFLOW + " limit=100", "airflow", AIRFLOW_VARIABLES + "?limit=100"),
+    auto("auto-airflow-capped", "airflow", AIRFLOW + " limit=500", "airflow-500", AIRFLOW_VARIABLES + "?limit=500"),
+    # No ?limit=: nothing on Airflow's page says how it numbers: refused, not answered as one page of 50.
+    auto("auto-airflow-default", "airflow", AIRFLOW + " no limit", "airflow-default", AIRFLOW_VARIABLES,
          expect_error="pagination_not_detected"),
     auto("auto-safrs", "safrs", SAFRS + " page[limit]=300", "safrs", SAFRS_THINGS + "?page[limit]=300"),
     auto("auto-safrs-default", "safrs", SAFRS + " default page[limit]", "safrs-default", SAFRS_THINGS),

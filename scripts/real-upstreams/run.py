@@ -8,7 +8,8 @@ django-tastypie (Django's runserver), Wagtail's API v2 (its own runserver), fast
 flask-smorest and Eve (Werkzeug), Datasette (its own uvicorn), Kinto (waitress), localstripe (aiohttp), MLflow's
 tracking server (uvicorn, SQLite), JupyterHub's REST API (Tornado, SQLite, no node proxy), Piccolo API's PiccoloCRUD
 (uvicorn, SQLite), Mailman 3 core's REST API (wsgiref, SQLite), Flask-AppBuilder's REST API and SAFRS (Werkzeug, SQLite),
-matrix-synapse's admin API (its Twisted homeserver, SQLite), and replays of recorded api.github.com and Mastodon
+matrix-synapse's admin API (its Twisted homeserver, SQLite), Strawberry GraphQL's Relay connection (uvicorn), Apache
+Airflow's REST API (its api-server, SQLite, a venv of its own), and replays of recorded api.github.com and Mastodon
 traffic; builds PageProxy in release mode; and for each case walks the
 server's own links directly in Python (the truth, a new connection per page like a naive client), then asks
 PageProxy on a route written as a user would write it (README): merged JSON and NDJSON, each cold (empty cache)
@@ -31,6 +32,9 @@ import benchlib  # noqa: E402  (free_port, wait_listening, stop, ensure_binary)
 
 VENV = os.path.join(HERE, ".venv")
 PYTHON = os.path.join(VENV, "bin", "python")
+# Apache Airflow pins versions (SQLAlchemy, FastAPI, …) that other servers here do not take: a venv of its own.
+AIRFLOW_VENV = os.path.join(HERE, ".venv-airflow")
+AIRFLOW_PYTHON = os.path.join(AIRFLOW_VENV, "bin", "python")
 PYGITHUB = "PyGithub==2.10.0"
 REPLAY_DIR = os.path.join(VENV, "replay")
 MASTODON_PY = "Mastodon.py==2.3.3"
@@ -59,6 +63,15 @@ def ensure_packages():
             download_recordings(PYGITHUB, "/tests/ReplayData/", REPLAY_DIR)
             download_recordings(MASTODON_PY, "/tests/cassettes/", MASTODON_DIR)
             open(stamp, "w").write(open(requirements).read() + PYGITHUB + MASTODON_PY)
+        airflow = os.path.join(HERE, "requirements-airflow.txt")
+        airflow_stamp = os.path.join(AIRFLOW_VENV, ".installed")
+        if not (os.path.exists(airflow_stamp) and open(airflow_stamp).read() == open(airflow).read()):
+            if not os.path.exists(AIRFLOW_PYTHON):
+                subprocess.run([sys.executable, "-m", "venv", AIRFLOW_VENV], check=True, capture_output=True)
+            benchlib.log("installing scripts/real-upstreams/requirements-airflow.txt into .venv-airflow (~2 min) ...")
+            subprocess.run([AIRFLOW_PYTHON, "-m", "pip", "install", "-q", "-r", airflow], check=True, capture_output=True,
+                           timeout=900)
+            open(airflow_stamp, "w").write(open(airflow).read())
     except (subprocess.CalledProcessError, subprocess.TimeoutExpired, StopIteration, OSError) as error:
         detail = getattr(error, "stderr", b"") or b""
         last = detail.decode(errors="replace").strip().splitlines()[-1:] if detail else [str(error)]
@@ -85,7 +98,8 @@ def start_servers(workdir, wanted):
     """The servers the cases `wanted` name (`--only` starts only those: Wagtail and MLflow take ~40 s to start)."""
     scripts = {name: [PYTHON, os.path.join(HERE, f"{name}_server.py")] for name in
                ["django", "fastapi", "smorest", "litestar", "eve", "datasette", "kinto", "wagtail", "localstripe",
-                "mlflow", "jupyterhub", "piccolo", "mailman", "fab", "safrs", "synapse", "graphene"]}
+                "mlflow", "jupyterhub", "piccolo", "mailman", "fab", "safrs", "synapse", "graphene", "strawberry"]}
+    scripts["airflow"] = [AIRFLOW_PYTHON, os.path.join(HERE, "airflow_server.py")]
     scripts["github"] = [sys.executable, os.path.join(HERE, "github_replay.py")]
     scripts["mastodon"] = [PYTHON, os.path.join(HERE, "mastodon_replay.py")]
     extra = {"github": [REPLAY_DIR], "mastodon": [MASTODON_DIR]}
@@ -95,10 +109,17 @@ def start_servers(workdir, wanted):
         log = open(os.path.join(workdir, f"{name}.log"), "wb")
         procs[name] = subprocess.Popen(scripts[name] + [str(port)] + extra.get(name, []), stdout=log,
                                        stderr=subprocess.STDOUT)
-    for name, proc in procs.items():
-        # Wagtail makes its 999 pages one by one through its page tree (~40 s on a loaded machine) before it listens,
-        # MLflow its 1000 experiments (~35 s), Synapse its 1000 users through its admin API and a restart (~60 s).
-        benchlib.wait_listening(ports[name], proc, limit=240, name=name)
+    try:
+        for name, proc in procs.items():
+            # Wagtail makes its 999 pages one by one through its page tree (~40 s on a loaded machine) before it listens,
+            # MLflow its 1000 experiments (~35 s), Synapse its 1000 users through its admin API and a restart (~60 s),
+            # Airflow its database, its 1000 variables and its API server, three CLI starts (~40 s; over 240 s at load 27).
+            benchlib.wait_listening(ports[name], proc, limit=600 if name == "airflow" else 240, name=name)
+    except RuntimeError:
+        # One that does not listen ends the run: the others started are stopped (real16: they were left running).
+        for name, proc in procs.items():
+            benchlib.stop(proc, name)
+        raise
     return procs, {name: f"http://127.0.0.1:{port}" for name, port in ports.items()}
 
 

@@ -102,7 +102,26 @@ package enum SchemeDetector {
         } catch {
             throw .invalidJSON(page: 1, url: url, error: error)
         }
-        let (items, count) = try findItems(values, body: body, url: url, configured: itemsPath)
+        // A GraphQL Relay connection (real16): walked only by a route's `queryEncoding`; one that ends here is the answer.
+        if case .object? = values[path("data")], let relay = relayConnection(in: body) {
+            guard relay.hasNextPage == false else { throw .notDetected(url: url, reason: relayRefusal(relay, url: url)) }
+            if itemsPath == nil {
+                let edges = JSONPath(components: relay.path.components + [.key("edges")])
+                return DetectedPagination(
+                    scheme: nil, itemsPath: edges, itemCount: relay.edgeCount,
+                    evidence: "GraphQL Relay connection, \"\(relay.path).pageInfo.hasNextPage\" false")
+            }
+        }
+        let (items, count): (JSONPath, Int)
+        do {
+            (items, count) = try findItems(values, body: body, url: url, configured: itemsPath)
+        } catch {
+            // Flask-AppBuilder's page (real16): its `ids` and column lists beside `result` are refused here, before its
+            // total is read; the refusal names the `queryEncoding` route too where the URL numbers pages inside `q`.
+            let total = totalPaths.first { values[$0]?.statedCount != nil }?.description
+            guard case .notDetected(let url, let reason) = error, let hint = encodedNumberingHint(url, totalPath: total) else { throw error }
+            throw .notDetected(url: url, reason: reason + "; " + hint)
+        }
         var detected = DetectedPagination(scheme: nil, itemsPath: items, itemCount: count, evidence: "no next page")
         let header = paginationHeader(response.headers)
         var source: TotalSource?
@@ -143,10 +162,13 @@ package enum SchemeDetector {
             throw .notDetected(url: url, reason: reason + "; name the route's scheme in its pagination")
         }
         if detected.scheme == nil, let total = detected.total, total > count {
+            let stated = "the first page holds \(count) items of the \(total) it states (\(detected.totalSource ?? ""))"
+            if let hint = encodedNumberingHint(url, totalPath: bodyTotalPath(detected)?.description) {
+                throw .notDetected(url: url, reason: stated + ", and " + hint)
+            }
             throw .notDetected(
                 url: url,
-                reason: "the first page holds \(count) items of the \(total) it states (\(detected.totalSource ?? "")), "
-                    + "but shows no way to the next page: \(signalsLookedFor); name the route's scheme in its pagination")
+                reason: stated + ", but shows no way to the next page: \(signalsLookedFor); name the route's scheme in its pagination")
         }
         return detected
     }

@@ -25,7 +25,7 @@ import Testing
         case .mlflow: "max_results=10&page_token=\(MockQuery.encode(MockService.mlflowToken(offset: 10)))"
         case .kinto: "_limit=10&_token=\(MockQuery.encode(MockService.kintoToken(offset: 10)))"
         case .drfLink: "page=2&page_size=10"
-        case .wagtail, .drfLinkOffset, .jupyterhub: "limit=10&offset=10"
+        case .wagtail, .drfLinkOffset, .jupyterhub, .airflow: "limit=10&offset=10"
         case .piccolo: "__page=2&__page_size=10"
         case .mailman: "count=10&page=2"
         case .fab: "q=(page:1,page_size:10)"
@@ -35,7 +35,7 @@ import Testing
         case .graph: "$top=10&$skiptoken=10"
         case .aspnet: "pageNumber=2&pageSize=10"
         case .facets: "page=2&per_page=10"
-        case .graphene: "variables=\(MockQuery.encode(#"{"first":10,"after":"\#(MockService.relayCursor(9))"}"#))"
+        case .graphene, .strawberry: "variables=\(MockQuery.encode(#"{"first":10,"after":"\#(MockService.relayCursor(9))"}"#))"
         case .datatables: "start=10&length=10"
         }
         return "\(service.path)?\(page)&mock_total=25&\(extra)"

@@ -27,7 +27,7 @@ enum MockWalkers {
         var walk = Walk()
         var next: String? = switch service {
         case .plain, .wrapped, .github, .gitlab: "\(service.path)?per_page=\(pageSize)&\(options)"
-        case .drf, .offset, .slack, .stripe, .ninja, .tastypie, .wagtail, .drfLinkOffset, .mastodon, .localstripe, .jupyterhub:
+        case .drf, .offset, .slack, .stripe, .ninja, .tastypie, .wagtail, .drfLinkOffset, .mastodon, .localstripe, .jupyterhub, .airflow:
             "\(service.path)?limit=\(pageSize)&\(options)"
         case .piccolo: "\(service.path)?__page_size=\(pageSize)&\(options)"
         case .mailman: "\(service.path)?count=\(pageSize)&page=1&\(options)"
@@ -45,7 +45,7 @@ enum MockWalkers {
         case .graph: "\(service.path)?$top=\(pageSize)&\(options)"
         case .aspnet: "\(service.path)?pageSize=\(pageSize)&\(options)"
         case .facets: "\(service.path)?per_page=\(pageSize)&\(options)"
-        case .graphene: "\(service.path)?variables=\(MockQuery.encode(#"{"first":\#(pageSize)}"#))&\(options)"
+        case .graphene, .strawberry: "\(service.path)?variables=\(MockQuery.encode(#"{"first":\#(pageSize)}"#))&\(options)"
         case .datatables: "\(service.path)?start=0&length=\(pageSize)&\(options)"
         }
         var page = 1
@@ -80,8 +80,9 @@ enum MockWalkers {
             case .wrapped, .offset, .ninja, .litestar, .wagtail, .jupyterhub: members["items"]
             case .piccolo: members["rows"]
             case .fab: members["result"]
-            case .graphene: MockTestSupport.members(MockTestSupport.members(members["data"] ?? [])["things"] ?? [])["edges"]
+            case .graphene, .strawberry: MockTestSupport.members(MockTestSupport.members(members["data"] ?? [])["things"] ?? [])["edges"]
             case .datatables: members["data"]
+            case .airflow: members["variables"]
             case .safrs: members["data"]
             case .synapse: members["users"]
             // Mailman leaves the list out of a page with none.
@@ -99,7 +100,7 @@ enum MockWalkers {
                 break
             }
             // graphene's edges hold the items as their `node`.
-            let items = MockTestSupport.elements(array).map { service == .graphene ? Array(MockTestSupport.members($0)["node"] ?? []) : Array($0) }
+            let items = MockTestSupport.elements(array).map { [.graphene, .strawberry].contains(service) ? Array(MockTestSupport.members($0)["node"] ?? []) : Array($0) }
             walk.items += items
             collected += items.count
             page += 1
@@ -205,7 +206,7 @@ enum MockWalkers {
                 }
             case .facets:
                 nextLink = MockTestSupport.string(members["next"])
-            case .graphene:
+            case .graphene, .strawberry:
                 let info = MockTestSupport.members(MockTestSupport.members(MockTestSupport.members(members["data"] ?? [])["things"] ?? [])["pageInfo"] ?? [])
                 if MockTestSupport.raw(info["hasNextPage"]) == "true", let cursor = MockTestSupport.string(info["endCursor"]) {
                     next = "\(service.path)?variables=\(MockQuery.encode(#"{"first":\#(pageSize),"after":"\#(cursor)"}"#))&\(options)"
@@ -213,6 +214,10 @@ enum MockWalkers {
             case .datatables:
                 if collected < MockTestSupport.int(members["recordsFiltered"]) ?? 0 {
                     next = "\(service.path)?start=\(collected)&length=\(pageSize)&\(options)"
+                }
+            case .airflow:
+                if collected < MockTestSupport.int(members["total_entries"]) ?? 0 {
+                    next = "\(service.path)?offset=\(collected)&limit=\(pageSize)&\(options)"
                 }
             case .offset:
                 let totalCount = MockTestSupport.int(members["total"]) ?? 0

@@ -3,7 +3,7 @@
 struct CursorInBodyStrategy: PaginationStrategy {
     let options: PaginationScheme.CursorInBody
 
-    var valuePaths: [JSONPath] { [options.cursorPath] }
+    var valuePaths: [JSONPath] { [options.cursorPath] + (Self.relayHasNextPage(beside: options.cursorPath).map { [$0] } ?? []) }
 
     var followsUpstream: Bool { true }
 
@@ -12,6 +12,9 @@ struct CursorInBodyStrategy: PaginationStrategy {
     }
 
     func next(after page: Page) throws(PaginationError) -> NextPages {
+        // A Relay connection's last page still names its `endCursor`; its `hasNextPage: false` is the end (real16:
+        // graphene-django and Strawberry cost one request more, for a page of no edges).
+        if let flag = Self.relayHasNextPage(beside: options.cursorPath), page.values[flag]?.flag == false { return .none }
         guard let cursor = try Self.cursor(at: options.cursorPath, of: page) else { return .none }
         return .one(page.url.settingQueryValue(cursor, for: options.cursorParameter))
     }
@@ -29,5 +32,11 @@ struct CursorInBodyStrategy: PaginationStrategy {
         case let other?:
             throw .cannotContinue(page: page.number, reason: "its cursor at \"\(path)\" is \(other.shortDescription), not a string or a number")
         }
+    }
+
+    /// `pageInfo.hasNextPage` beside a cursor path that ends in Relay's `pageInfo.endCursor`; nil for any other path.
+    static func relayHasNextPage(beside cursorPath: JSONPath) -> JSONPath? {
+        guard cursorPath.components.suffix(2) == [.key("pageInfo"), .key("endCursor")] else { return nil }
+        return JSONPath(components: cursorPath.components.dropLast() + [.key("hasNextPage")])
     }
 }
