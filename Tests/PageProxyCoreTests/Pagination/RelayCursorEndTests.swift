@@ -38,6 +38,23 @@ import Testing
         return transport.requestedURLs
     }
 
+    @Test("An endCursor of \"0\" or 0 beside hasNextPage true is followed, not taken for Twitter's end (attack16 L3)", arguments: [#""0""#, "0"])
+    func zeroCursorWithMoreIsFollowed(zero: String) async throws {
+        let transport = FakeTransport { url throws(UpstreamError) in
+            switch url.queryValue("after") {
+            case nil: return .json(#"{"data":{"things":{"edges":[{"node":{"id":0}}],"pageInfo":{"hasNextPage":true,"endCursor":\#(zero)}}}}"#)
+            case "0": return .json(#"{"data":{"things":{"edges":[{"node":{"id":1}}],"pageInfo":{"hasNextPage":false,"endCursor":"1"}}}}"#)
+            default: return .json(#"{"data":{"things":{"edges":[],"pageInfo":{"hasNextPage":false,"endCursor":null}}}}"#)
+            }
+        }
+        let options = PaginationScheme.CursorInBody(
+            cursorPath: try #require(JSONPath("data.things.pageInfo.endCursor")), cursorParameter: "after", sizeParameter: nil)
+        let itemsPath = try #require(JSONPath("data.things.edges"))
+        let items = try await PageWalker.items(.cursorInBody(options), transport: transport) { $0.itemsPath = itemsPath }
+        #expect(items.count == 2)
+        #expect(transport.requestedURLs == ["http://api.test/items", "http://api.test/items?after=0"])
+    }
+
     @Test("hasNextPage false ends the walk at that page (before real16: its endCursor was followed to a page of no edges)")
     func falseEnds() async throws {
         #expect(try await walk(more: false).count == 2)

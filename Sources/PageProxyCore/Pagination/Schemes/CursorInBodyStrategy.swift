@@ -14,7 +14,13 @@ struct CursorInBodyStrategy: PaginationStrategy {
     func next(after page: Page) throws(PaginationError) -> NextPages {
         // A Relay connection's last page still names its `endCursor`; its `hasNextPage: false` is the end (real16:
         // graphene-django and Strawberry cost one request more, for a page of no edges).
-        if let flag = Self.relayHasNextPage(beside: options.cursorPath), page.values[flag]?.flag == false { return .none }
+        let hasNextPage = Self.relayHasNextPage(beside: options.cursorPath).flatMap { page.values[$0]?.flag }
+        if hasNextPage == false { return .none }
+        // Where the page says more follow, `"0"` or 0 is a cursor like any other (an offset or an id made opaque;
+        // attack16 L3: it ended the walk after page 1 with a 200), not Twitter's end.
+        if hasNextPage == true, let zero = Self.zeroCursor(at: options.cursorPath, of: page) {
+            return .one(page.url.settingQueryValue(zero, for: options.cursorParameter))
+        }
         guard let cursor = try Self.cursor(at: options.cursorPath, of: page) else { return .none }
         return .one(page.url.settingQueryValue(cursor, for: options.cursorParameter))
     }
@@ -31,6 +37,15 @@ struct CursorInBodyStrategy: PaginationStrategy {
         case .number(let text): return Double(text) == 0 ? nil : text
         case let other?:
             throw .cannotContinue(page: page.number, reason: "its cursor at \"\(path)\" is \(other.shortDescription), not a string or a number")
+        }
+    }
+
+    /// The cursor's text when it is zero, as a string or a number.
+    private static func zeroCursor(at path: JSONPath, of page: Page) -> String? {
+        switch page.values[path] {
+        case .string(let text) where text == "0": text
+        case .number(let text) where Double(text) == 0: text
+        default: nil
         }
     }
 
