@@ -1,3 +1,4 @@
+import Foundation
 import Glibc
 import PageProxyCore
 
@@ -36,12 +37,25 @@ enum AnswerEntryKey {
             "\(members.parameter)\u{1}\(members.members)\u{1}\(members.textMembers.sorted())\u{1}\(members.encoding.rawValue)"
         }
         let fields: [String] = [
-            route.name, route.upstream.text, "\(route.pagination)", members ?? "-", route.itemsPath.description, "\(route.concurrency)",
+            route.name, route.upstream.text, orderedSets("\(route.pagination)"), members ?? "-", route.itemsPath.description, "\(route.concurrency)",
             "\(route.maxPages)", "\(route.maxItems ?? -1)", "\(route.pageTimeout)", "\(route.totalTimeout)",
             route.headers.map { "\($0.name):\($0.value)" }.joined(separator: "\u{1}"), route.forwardHeaders.joined(separator: "\u{1}"),
             "\(route.ttl)", "\(route.staleIfError)", "\(route.maxPageBytes)", "\(route.retries)", route.caFile ?? "-",
             "\(route.maxMergedBytes)", "\(route.maxRetryAfter)",
         ]
         return fields.joined(separator: "\u{0}")
+    }
+
+    /// `text` with the members of every `Set([…])` in it sorted: a set prints in its order of the moment, which differs
+    /// between processes (`endStatuses: Set([404, 410])`; review23 F5: such a route's answers were never found again).
+    static func orderedSets(_ text: String) -> String {
+        var result = ""
+        var rest = Substring(text)
+        while let open = rest.range(of: "Set(["), let close = rest[open.upperBound...].range(of: "])") {
+            let members = rest[open.upperBound..<close.lowerBound].split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+            result += rest[..<open.upperBound] + members.sorted().joined(separator: ", ") + "])"
+            rest = rest[close.upperBound...]
+        }
+        return result + rest
     }
 }

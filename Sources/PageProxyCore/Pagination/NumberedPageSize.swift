@@ -25,11 +25,17 @@ struct NumberedPageSizeCheck {
         numbered = size.map { ($0, overflow ? Int.max : end) }
     }
 
+    /// A page before the last numbered that held fewer items: the list's real end under a total that was too high
+    /// (README: the walk ends short of it with a 200; review23 F1: it was a 502), or a page of another size, told
+    /// apart by the pages after it: one holding items fails the walk.
+    private var short: (page: Int, held: Int)?
+
     /// Checks `page`, at index `index`, against the size; an empty page is the end the walk finds on its own.
-    func check(_ page: Page, index: Int) throws(PaginationError) {
-        guard let (size, end) = numbered, page.itemCount > 0, page.itemCount != size.items else { return }
-        let mayHoldFewer = index >= end - 1 || !size.exact
-        guard page.itemCount > size.items || !mayHoldFewer else { return }
-        throw .pageSizeChanged(page: page.number, held: page.itemCount, numbered: size.items)
+    mutating func check(_ page: Page, index: Int) throws(PaginationError) {
+        guard let (size, end) = numbered, page.itemCount > 0 else { return }
+        if let short { throw .pageSizeChanged(page: short.page, held: short.held, numbered: size.items) }
+        guard page.itemCount != size.items else { return }
+        if page.itemCount > size.items { throw .pageSizeChanged(page: page.number, held: page.itemCount, numbered: size.items) }
+        if index < end - 1, size.exact { short = (page.number, page.itemCount) }
     }
 }

@@ -382,9 +382,11 @@ package final class PageWalker {
                 repeats.skip()
                 if nextToTake == 2 && firstNumberedPage == 1 { try ignoredNumber.check(secondPage: page) }
                 try statedEnd.check(page, strategy: strategy)
-                try numberedSize.check(page, index: nextToTake - 1)
-                // Its next is read for the links on it alone, unreadable ones ignored; the page itself is checked.
+                // Its next is read for the links on it alone, unreadable ones ignored; the page itself is checked (an
+                // offset page longer than its limit: the upstream reads another limit, which no revalidating walk mends),
+                // before its size is compared with the pages numbered beside it (review23 F4).
                 try strategy.checkNumbered(page)
+                try numberedSize.check(page, index: nextToTake - 1)
                 let next = try? strategy.next(after: page)
                 try checkLinkOrigin(next, on: page)
                 // The last page a total or a `last` link numbered ahead still links on: the list is longer than it said

@@ -44,6 +44,22 @@ import Testing
         await #expect(throws: PaginationError.self) { try await PageWalker.items(Self.pageNumber, transport: transport, configure: Self.items) }
     }
 
+    @Test("page-number under a total of items too high (40 stated, 25 there; an estimate or not): the short page then empty ones end the walk with every item once (review23 F1: a 502)", arguments: [false, true])
+    func anOverstatedTotalEndsShortOfIt(estimate: Bool) async throws {
+        let transport = FakeTransport { url in
+            let page = url.integerQueryValue("page") ?? 1
+            let ids = FakePages.items(page: page, pageSize: 10, total: 25)
+            return .json("{\"total\":40,\"items\":[" + ids.map(String.init).joined(separator: ",") + "]}")
+        }
+        var options = PaginationScheme.PageNumber(sizeParameter: "per_page", pageSize: 10, totalItemsPath: Self.total)
+        options.totalIsEstimate = estimate
+        let items = try await PageWalker.items(.pageNumber(options), transport: transport) { options in
+            options.itemsPath = Self.items
+            options.concurrency = 4
+        }
+        #expect(items.map { String(decoding: $0, as: UTF8.self) } == (0..<25).map(String.init))
+    }
+
     @Test("page-number: every page of one size, a short last page: every item once")
     func oneSizeWalksAsBefore() async throws {
         let items = try await PageWalker.items(
