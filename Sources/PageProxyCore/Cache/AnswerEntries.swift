@@ -127,6 +127,12 @@ package final class AnswerEntries: Sendable {
             store.remove(key)
             return nil
         }
+        // The index learns each page's file now (review23 F2): a record the start-up scan made knows no inode, and a
+        // later read of another process's newer file there was taken for this one (no new generation), while the memo
+        // kept sending the answer built on the old. Known now, such a file is adopted as another version.
+        for (page, version) in zip(answer.manifest, versions) where version.inode == nil {
+            _ = store.noteFileInode(page.key, page.file.inode, readUnder: version.stamp.generation, atPath: (page.file.inode, page.file.size))
+        }
         let store = self.store
         let changed: @Sendable (UInt64) -> Void = { _ in
             Self.writes.async { store.remove(key) }

@@ -40,6 +40,20 @@ import Testing
         _ = directory
     }
 
+    @Test("After a restart, a page another process replaces once the answer was read is a new version here (review23 F2)")
+    func aPageReplacedByAnotherProcessAfterARestartIsANewVersion() throws {
+        let (directory, _, _, _) = try Self.kept()
+        let restarted = DiskStore(directory: directory.path, maxBytes: 1 << 20)
+        #expect(restarted.contains(DiskStoreTests.key(1)))
+        let found = try #require(AnswerEntries(store: restarted).read(Self.answerKey, at: Self.before))
+        // Another process sharing the directory writes page 1 anew; this one then reads it.
+        let other = DiskStore(directory: directory.path, maxBytes: 1 << 20)
+        try #require(other.write(DiskStoreTests.entry(1, bodyBytes: 7), for: DiskStoreTests.key(1)) != nil)
+        #expect(restarted.lookup(DiskStoreTests.key(1))?.entry.body.count == 7)
+        let now = try #require(restarted.versions(of: [DiskStoreTests.key(1)]))
+        #expect(now[0].stamp != found.stamps[0])
+    }
+
     @Test func noAnswerIsWrittenFromAPageNoLongerTheVersionStamped() throws {
         let directory = TemporaryDirectory()
         let store = DiskStore(directory: directory.path, maxBytes: 1 << 20)
