@@ -72,6 +72,10 @@ import Testing
                 #expect(replayed.header("Cache-Control") == walked.header("Cache-Control"))
                 #expect(Self.storeUses(stack) == uses)
                 #expect(upstream.received.isEmpty)
+                // Its body held in its file is charged to the memo's bound as one in memory is (review23 F3).
+                let metrics = try await stack.get("/metrics").text
+                let charged = metrics.split(separator: "\n").first { $0.hasPrefix("pageproxy_memo_bytes ") }.flatMap { Int($0.split(separator: " ").last ?? "") }
+                #expect(charged == Self.v1.utf8.count + MergedAnswerMemo.measuredAnswerBytes)
                 let notModified = try await stack.get("/changing", headers: ["If-None-Match": walked.header("ETag") ?? ""])
                 #expect(notModified.status == 304)
                 let head = try await stack.client().request("/changing", method: "HEAD")

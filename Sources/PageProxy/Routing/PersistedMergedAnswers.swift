@@ -28,8 +28,10 @@ struct PersistedMergedAnswers: Sendable {
         guard let key = plan.answerKey, let memoKey = plan.memoKey, entries.store.contains(key),
             // A file written in place while it is sent: the answer is cut, and is neither kept here nor there any more.
             let found = await entries.find(key, at: memo.clock.wallNow(), onChanged: { [memo] in memo.forget(memoKey) }),
-            // Its body stays in the file: the memo's bound counts what it holds besides.
-            let charge = memo.reserve(bodyBytes: 0)
+            // Its body stays in the file, and is charged all the same (review23 F3): a file held open keeps its disk
+            // space after an eviction or a replacement until it is closed, and the memo's bound is what bounds the
+            // answers held so (with their descriptors), as it bounds those in memory.
+            let charge = memo.reserve(bodyBytes: found.length)
         else { return nil }
         let kept = found.answer
         let answer = MergedAnswerMemo.Answer(
