@@ -59,7 +59,9 @@ enum RouteConfigParser {
         do {
             try PaginationQueryCheck.check(url, pagination: route.pagination)
         } catch {
-            throw object.error("upstream", "its query would refuse every request: \(error.message)")
+            // The message may quote the query's values: secret-named ones are not printed (retest16 N5).
+            let secrets = CredentialRedaction.secrets(in: HTTPHeaders(), query: upstream.query)
+            throw object.error("upstream", "its query would refuse every request: \(CredentialRedaction.redactText(error.message, secrets: secrets))")
         }
     }
 

@@ -55,6 +55,26 @@ import Testing
         #expect(transport.requestedURLs == ["http://api.test/items", "http://api.test/items?after=0"])
     }
 
+    @Test("hasNextPage true beside an endCursor of null: cannotContinue, not the end (retest16 N3: a 200 with page 1 only)")
+    func moreWithNoCursorFails() async throws {
+        let transport = FakeTransport { _ in
+            .json(#"{"data":{"things":{"edges":[{"node":{"id":0}}],"pageInfo":{"hasNextPage":true,"endCursor":null}}}}"#)
+        }
+        let options = PaginationScheme.CursorInBody(
+            cursorPath: try #require(JSONPath("data.things.pageInfo.endCursor")), cursorParameter: "after", sizeParameter: nil)
+        let itemsPath = try #require(JSONPath("data.things.edges"))
+        do {
+            let items = try await PageWalker.items(.cursorInBody(options), transport: transport) { $0.itemsPath = itemsPath }
+            Issue.record("answered \(items.count) items")
+        } catch {
+            guard case .cannotContinue(let page, _) = error else {
+                Issue.record("\(error)")
+                return
+            }
+            #expect(page == 1)
+        }
+    }
+
     @Test("hasNextPage false ends the walk at that page (before real16: its endCursor was followed to a page of no edges)")
     func falseEnds() async throws {
         #expect(try await walk(more: false).count == 2)

@@ -150,6 +150,15 @@ import Testing
         #expect(try ConfigFixture.parse(ConfigFixture.document(routes: [once])).routes.count == 1)
     }
 
+    /// retest16 N5: the refusal quoted the value of a secret-named page parameter (CI logs).
+    @Test("an upstream query refused at load does not print a secret-named parameter's value")
+    func refusedUpstreamQueryHidesSecretValues() throws {
+        let route = ConfigFixture.route(
+            upstream: #""http://example.com/items?page_token=SECRETV1""#, pagination: #"{ "scheme": "page-number", "pageParameter": "page_token" }"#)
+        let error = ConfigFixture.expectError(ConfigFixture.document(routes: [route]), field: "routes[0].upstream", mentions: ["page_token", "every request"])
+        #expect(error?.problem.contains("SECRETV1") == false)
+    }
+
     /// attack16 U1: check-config quoted a malformed upstream whole, its token included (CI logs).
     @Test("a malformed upstream is quoted with its secret query values redacted")
     func malformedUpstreamHidesItsToken() throws {

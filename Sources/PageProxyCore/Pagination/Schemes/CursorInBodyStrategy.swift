@@ -21,7 +21,14 @@ struct CursorInBodyStrategy: PaginationStrategy {
         if hasNextPage == true, let zero = Self.zeroCursor(at: options.cursorPath, of: page) {
             return .one(page.url.settingQueryValue(zero, for: options.cursorParameter))
         }
-        guard let cursor = try Self.cursor(at: options.cursorPath, of: page) else { return .none }
+        guard let cursor = try Self.cursor(at: options.cursorPath, of: page) else {
+            // A page that says more follow and names no cursor has no way on: not the end (retest16 N3: a 200 with the
+            // first pages only).
+            if hasNextPage == true {
+                throw .cannotContinue(page: page.number, reason: "its pageInfo says hasNextPage true but its cursor at \"\(options.cursorPath)\" is empty")
+            }
+            return .none
+        }
         return .one(page.url.settingQueryValue(cursor, for: options.cursorParameter))
     }
 
