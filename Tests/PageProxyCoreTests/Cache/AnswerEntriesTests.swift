@@ -66,7 +66,7 @@ import Testing
 
     /// A change made between the write and the read.
     enum Change: String, CaseIterable, CustomTestStringConvertible {
-        case pageRewritten, pageRemoved, pageTouched, stale, torn, headByteChanged, otherVersion, otherKeyInside
+        case pageRewritten, pageRemoved, pageTouched, stale, torn, headByteChanged, bodyByteChanged, otherVersion, otherKeyInside
         var testDescription: String { rawValue }
     }
 
@@ -87,10 +87,12 @@ import Testing
         case .stale: now = Self.answer.freshUntil
         case .torn: bytes.removeLast()
         case .headByteChanged: bytes[answerAt + AnswerEntryFormat.prefixLength + 1] ^= 1
+        // Bit rot in the body, the size kept (DESIGN.md: a corrupted entry is detected and is a miss).
+        case .bodyByteChanged: bytes[bytes.count - 2] ^= 1
         case .otherVersion: bytes[answerAt + 7] = 2
         case .otherKeyInside: bytes[AnswerEntryFormat.prefixLength + 3] ^= 1
         }
-        if [.torn, .headByteChanged, .otherVersion, .otherKeyInside].contains(change) {
+        if [.torn, .headByteChanged, .bodyByteChanged, .otherVersion, .otherKeyInside].contains(change) {
             try Data(bytes).write(to: URL(fileURLWithPath: path))
         }
         #expect(entries.read(Self.answerKey, at: now) == nil)
