@@ -14,7 +14,7 @@ extension PaginationError {
         case .repeatedPage: "pagination_repeated_page"
         case .tooManyPages: "too_many_pages"
         case .cannotContinue: "pagination_stuck"
-        case .listChanged, .pageSizeChanged: "upstream_list_changed"
+        case .listChanged, .pageSizeChanged, .itemsShifted: "upstream_list_changed"
         case .notDetected: "pagination_not_detected"
         case .itemDecodingFailed: "item_decoding_failed"
         case .cancelled: "client_closed_request"

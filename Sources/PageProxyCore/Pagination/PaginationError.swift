@@ -31,6 +31,9 @@ public enum PaginationError: Error, CustomStringConvertible {
     /// between the pages (items added or removed), or pages of two versions met (review17 B5), and the pages numbered
     /// from the first would repeat or miss items. `stated` is the page's end, `numbered` the one the walk numbered from.
     case listChanged(page: Int, stated: Int, numbered: Int)
+    /// A page numbered from an estimated total began with the item the page before ended with: items were added at the
+    /// list's head during the walk (retest16 N1).
+    case itemsShifted(page: Int)
     /// A page of a walk PageProxy numbered from a stated total holds another count of items than the size the walk
     /// numbered its pages by (`held` against `numbered`): the upstream's page size changed between the pages, or pages
     /// of two sizes met in the cache (attack16 M3), and the pages numbered would repeat or miss items.
@@ -48,7 +51,7 @@ public enum PaginationError: Error, CustomStringConvertible {
         switch self {
         case .upstreamStatus(let page, _, _, _), .upstreamFailed(let page, _, _), .invalidJSON(let page, _, _),
             .foreignOrigin(let page, _, _), .invalidNextLink(let page, _), .loop(let page, _), .repeatedPage(let page, _),
-            .cannotContinue(let page, _), .listChanged(let page, _, _), .pageSizeChanged(let page, _, _):
+            .cannotContinue(let page, _), .listChanged(let page, _, _), .pageSizeChanged(let page, _, _), .itemsShifted(let page):
             page
         case .notDetected: 1
         case .itemDecodingFailed(let failure): failure.page
@@ -94,6 +97,9 @@ public enum PaginationError: Error, CustomStringConvertible {
             "page \(page) states the list's end as \(stated) where the walk numbered its pages from \(numbered): the list "
                 + "changed during the walk (items added or removed), so the pages numbered before would repeat or miss items; "
                 + "retry the request"
+        case .itemsShifted(let page):
+            "page \(page) begins with the item the page before it ended with: the list changed during the walk (items added "
+                + "at its head), so the pages numbered would repeat items; retry the request"
         case .pageSizeChanged(let page, let held, let numbered):
             "page \(page) holds \(held) items where the walk numbered its pages by \(numbered) a page: the upstream served "
                 + "pages of two sizes (its page size changed between them, or pages of two sizes met in the cache), so the "
@@ -113,7 +119,7 @@ extension PaginationError {
     /// server walks once more, revalidating every page, when one came from its cache.
     package var isListChange: Bool {
         switch self {
-        case .listChanged, .pageSizeChanged: true
+        case .listChanged, .pageSizeChanged, .itemsShifted: true
         default: false
         }
     }

@@ -46,6 +46,9 @@ package protocol PaginationStrategy: Sendable {
     /// Whether every page says whether another follows (a next link, null or absent on the last; a `Link` with no
     /// `rel="next"`), so that a page saying none ends the list even among pages a total numbered ahead.
     var statesEachEnd: Bool { get }
+    /// Whether the total this scheme numbers pages from is an estimate (`totalIsEstimate`, a name such as
+    /// `estimatedTotalHits`): never compared, but a head insert still shows in the items (`StatedEndCheck`).
+    var statesAnEstimate: Bool { get }
     /// Whether the next page's URL comes from the upstream (a link, a cursor, a next-page header, the last item's id)
     /// rather than from PageProxy's own numbering: such a page that holds the page before's items again means the
     /// upstream ignored what it sent (`RepeatedPageGuard`).
@@ -84,6 +87,7 @@ extension PaginationStrategy {
     package var endStatuses: Set<Int> { [] }
     package func expectedPageCount(after first: Page) -> Int? { nil }
     package var statesEachEnd: Bool { false }
+    package var statesAnEstimate: Bool { false }
     package var followsUpstream: Bool { false }
     package var wayOnHeader: String? { nil }
     package func statedEnd(on page: Page) -> StatedEnd? { nil }

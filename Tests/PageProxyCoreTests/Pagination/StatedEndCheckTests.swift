@@ -91,6 +91,29 @@ import Testing
         }
     }
 
+    /// retest16 N1: an estimate is never compared, and a head insert answered a 200 with an item twice.
+    @Test("an estimated total: items inserted at the head mid-walk (a page starts with the page before's last) fail the walk", arguments: [1])
+    func aHeadInsertUnderAnEstimateFails(inserted: Int) async throws {
+        for (path, flagged) in [("estimatedTotalHits", false), ("count", true)] {
+            let transport = FakeTransport { url in
+                let offset = url.integerQueryValue("offset") ?? 0
+                let head = offset >= 10 ? inserted : 0
+                let list = (0..<head).map { 1000 + $0 } + Array(0..<25)
+                let ids = offset < list.count ? Array(list[offset..<min(list.count, offset + 5)]) : []
+                return .json("{\"\(path)\":25,\"results\":[" + ids.map { "{\"id\":\($0)}" }.joined(separator: ",") + "]}")
+            }
+            var options = PaginationScheme.Offset(limit: 5, totalItemsPath: JSONPath(components: [.key(path)]))
+            options.totalIsEstimate = flagged
+            do {
+                let items = try await PageWalker.items(.offset(options), transport: transport, configure: Self.results)
+                Issue.record("\(path): answered \(items.count) items")
+            } catch {
+                #expect(error.isListChange, "\(path): \(error)")
+                #expect(error.code == "upstream_list_changed")
+            }
+        }
+    }
+
     @Test("a `last` link that moves back between numbered pages fails a link-header walk")
     func aMovedLastLinkFailsTheWalk() async throws {
         let transport = FakeTransport { url in

@@ -104,8 +104,10 @@ struct NextURLInBodyStrategy: PaginationStrategy {
         return !beforeSlash.contains(":")
     }
 
+    var statesAnEstimate: Bool { options.totalIsEstimate || StatedEnd.namesAnEstimate(options.totalItemsPath) }
+
     func statedEnd(on page: Page) -> StatedEnd? {
-        guard !options.totalIsEstimate, !StatedEnd.namesAnEstimate(options.totalItemsPath) else { return nil }
+        guard !statesAnEstimate else { return nil }
         if let path = options.totalPagesPath, let pages = page.values[path]?.statedCount { return .pages(pages) }
         return options.totalItemsPath.flatMap { page.values[$0]?.statedCount }.flatMap { $0 < page.itemCount ? nil : .items($0) }
     }

@@ -107,8 +107,10 @@ struct OffsetStrategy: PaginationStrategy {
         return overflow || seen > total ? nil : total
     }
 
+    var statesAnEstimate: Bool { options.totalIsEstimate || StatedEnd.namesAnEstimate(options.totalItemsPath) }
+
     func statedEnd(on page: Page) -> StatedEnd? {
-        guard !options.totalIsEstimate, !StatedEnd.namesAnEstimate(options.totalItemsPath) else { return nil }
+        guard !statesAnEstimate else { return nil }
         return statedTotal(page).flatMap { $0 < page.itemCount ? nil : .items($0) }
     }
 

@@ -43,8 +43,10 @@ struct PageNumberStrategy: PaginationStrategy {
             ?? page.headers.statedCount(options.totalItemsHeader, at: options.totalItemsHeaderPath)
     }
 
+    var statesAnEstimate: Bool { options.totalIsEstimate || StatedEnd.namesAnEstimate(options.totalItemsPath) }
+
     func statedEnd(on page: Page) -> StatedEnd? {
-        guard !options.totalIsEstimate, !StatedEnd.namesAnEstimate(options.totalItemsPath) else { return nil }
+        guard !statesAnEstimate else { return nil }
         if let pages = statedPageCount(page) { return .pages(pages) }
         return statedItemCount(page).flatMap { $0 < page.itemCount ? nil : .items($0) }
     }
