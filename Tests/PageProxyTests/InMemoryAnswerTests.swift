@@ -196,7 +196,10 @@ import Testing
         let pages = MergedAnswerMemoTests.Store(maxBytes: 64 << 20)
         let wall = ManualWallClock()
         let proxy = InMemoryProxy(cache: pages.store, clock: wall.clock, memoBytes: 1 << 20)
-        let other = InMemoryProxy(cache: pages.store, clock: wall.clock, memoBytes: 1 << 20)
+        // Its own cache: over a shared one it could find the answer entry `proxy` kept in the background (persisted
+        // answers), whose body is in its file and never sent on the loop, and answer otherwise by a race.
+        let otherPages = MergedAnswerMemoTests.Store(maxBytes: 64 << 20)
+        let other = InMemoryProxy(cache: otherPages.store, clock: wall.clock, memoBytes: 1 << 20)
         // A memo hit (the first answer was memoized): from memory, as `respondFromMemory` answers it.
         for target in ["/plain?mock_total=7", "/slack?mock_total=7&_format=ndjson", "/nope", "/healthz"] {
             _ = try await proxy.request(target)
@@ -209,6 +212,7 @@ import Testing
             #expect(answer.response.body == fromRespond.response.body, "\(target)")
             #expect(answer.record == fromRespond.record, "\(target)")
         }
+        withExtendedLifetime(otherPages) {}
         #expect(proxy.metrics.exposition().contains("pageproxy_requests_in_flight 4"))
         // With the loop's one-page answer on, a one-page walk in memory is one from memory too.
         let onLoop = InMemoryProxy(cache: pages.store, clock: wall.clock, answersOnePageOnSocketLoop: true)
