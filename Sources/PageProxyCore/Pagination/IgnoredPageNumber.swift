@@ -13,6 +13,10 @@ struct IgnoredPageNumber {
     /// the marks are equal (pages that share only a header and a footer row are not alike: attack14 M1).
     private var first: (mark: PageItemsMark, span: ArraySlice<UInt8>)?
 
+    /// Whether the guard reads the bytes of the page at `index`: the first two pages, remembered and compared (as
+    /// `FirstPageOverlap` does; review19 B2: with the bodies left in files it saw no items).
+    func readsBytes(ofPageAt index: Int) -> Bool { index < 2 }
+
     /// Remembers the walk's first page.
     mutating func remember(firstPage page: Page) {
         first = PageItemsMark(page).map { ($0, PageItemsMark.itemsSpan(of: page)) }

@@ -14,7 +14,10 @@ package struct NumberedPageSize: Sendable, Equatable {
     let exact: Bool
 }
 
-/// The size a walk numbered its pages by (`NumberedPageSize`), checked against each numbered page's items.
+/// The guards of a page the walk numbered ahead: the scheme's own rules for such a page
+/// (`PaginationStrategy.checkNumbered`: an offset page longer than its limit), then the size the walk numbered its
+/// pages by (`NumberedPageSize`) against the page's items. Both are here so that a numbered page passes them in one
+/// place (review22 S1).
 struct NumberedPageSizeCheck {
     /// The size, and the index past the last page numbered by it; nil until the scheme numbers pages ahead.
     private var numbered: (size: NumberedPageSize, end: Int)?
@@ -30,8 +33,10 @@ struct NumberedPageSizeCheck {
     /// apart by the pages after it: one holding items fails the walk.
     private var short: (page: Int, held: Int)?
 
-    /// Checks `page`, at index `index`, against the size; an empty page is the end the walk finds on its own.
-    mutating func check(_ page: Page, index: Int) throws(PaginationError) {
+    /// Checks `page`, at index `index`, against `strategy`'s rules for a numbered page, then against the size; an empty
+    /// page is the end the walk finds on its own.
+    mutating func check(_ page: Page, index: Int, strategy: any PaginationStrategy) throws(PaginationError) {
+        try strategy.checkNumbered(page)
         guard let (size, end) = numbered, page.itemCount > 0 else { return }
         if let short { throw .pageSizeChanged(page: short.page, held: short.held, numbered: size.items) }
         guard page.itemCount != size.items else { return }

@@ -14,8 +14,9 @@ struct PastEndRepeat {
     /// body, held until the next page) for when the marks are equal.
     private var before: (mark: PageItemsMark, span: ArraySlice<UInt8>)?
 
-    /// Whether `isRepeat` will look at the page it is shown next, whatever it is (a page before is remembered).
-    var remembers: Bool { before != nil }
+    /// Whether `isRepeat` reads the bytes of `page`, shown next with `keep`: it does when a page before is remembered
+    /// (compared with it), or when `page` is to be (the page after it is compared with it).
+    func readsBytes(of page: Page, keep: Bool) -> Bool { before != nil || keep }
 
     /// Whether `page` is the page before again, past the end; `page` is remembered when `keep` is true.
     ///

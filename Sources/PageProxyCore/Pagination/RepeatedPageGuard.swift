@@ -43,6 +43,10 @@ package struct RepeatedPageGuard {
         }
     }
 
+    /// Whether the guard reads the bytes of the pages of a walk under `strategy`: every page, when it follows the
+    /// upstream's links or cursors.
+    static func readsBytes(under strategy: any PaginationStrategy) -> Bool { strategy.followsUpstream }
+
     /// The mark of the page before, when it was itself reached by following (or was the first page).
     private var before: Mark?
     /// How many pages in a row have held the items of the page before under a new way on.

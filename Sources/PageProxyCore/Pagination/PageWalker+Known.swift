@@ -1,0 +1,68 @@
+/// The pages a walk knows of: what the scheme says comes after a page is added under the caps, and every URL passes
+/// the walk's guards (its origin, never seen before) before it is requested.
+extension PageWalker {
+    /// Adds `next`, what the scheme says comes after `page`, to the pages known: none (the list is complete), one, or
+    /// many numbered ahead, cut at the client's `_max_pages` and refused past the route's `maxPages`.
+    func append(_ next: NextPages, after page: Page) throws(PaginationError) {
+        let count: Int
+        switch next {
+        case .none:
+            isListComplete = true
+            discardSpeculation()
+            return
+        case .one: count = 1
+        case .all(let pages): count = pages.count
+        }
+        // Both caps are checked on the count, before any URL is built: an upstream may claim 10^18 pages.
+        var kept = count
+        if let limit = options.pageLimit, count > Self.room(below: limit, used: knownCount) {
+            kept = Self.room(below: limit, used: knownCount)
+            isListComplete = true
+            wasTruncated = true
+        }
+        guard kept <= Self.room(below: options.maxPages, used: knownCount) else { throw .tooManyPages(limit: options.maxPages) }
+        switch next {
+        case .none: return
+        case .one(let url):
+            if kept == 1 {
+                try check(url, number: urls.count + 1, after: page)
+                if !strategy.endStatuses.isEmpty { openEnded.insert(urls.count) }
+                adopt(url)
+            }
+        case .all(let pages):
+            isListComplete = true
+            // Every numbered page is the template with one parameter set: its origin is the template's.
+            guard pages.template.origin == origin || kept == 0 else {
+                throw .foreignOrigin(page: page.number, refused: pages.template.origin.description, allowed: origin.description)
+            }
+            pending = (pages, 0, kept)
+            firstNumberedPage = urls.count
+            numberedSize.numbered(strategy.itemsPerNumberedPage(pages, after: page), from: urls.count, count: pages.count)
+            // Speculative fetches are matched against the first pages now; the rest are built as the window needs them.
+            while !speculative.isEmpty, let url = try takePending() { adopt(url) }
+        }
+        if isListComplete { discardSpeculation() }
+    }
+
+    /// The guards every page URL passes before it is requested.
+    func check(_ url: PageURL, number: Int, after page: Page) throws(PaginationError) {
+        // DESIGN.md: a next link elsewhere is an error, never a request (SSRF).
+        guard url.origin == origin else {
+            throw .foreignOrigin(page: page.number, refused: url.origin.description, allowed: origin.description)
+        }
+        guard seen.insert(url) else { throw .loop(page: number, url: url) }
+    }
+
+    /// Appends a built URL; a speculative fetch that guessed it becomes the real one, a wrong guess cancels the rest.
+    func adopt(_ url: PageURL) {
+        if let guess = speculative.first, guess.url.isSamePage(as: url), nextToLaunch == urls.count {
+            fetching[urls.count] = guess.fetch
+            nextToLaunch += 1
+            speculative.removeFirst()
+        } else {
+            if let guess = speculative.first, !guess.url.isSamePage(as: url) { learn(missed: guess.url, actual: url) }
+            discardSpeculation()
+        }
+        urls.append(url)
+    }
+}
