@@ -83,11 +83,6 @@ final class PipeliningFlooder: Sendable {
         }.start()
     }
 
-    /// Ends both threads early (they end by themselves once the server has answered every request).
-    func stop() {
-        shutdown(descriptor, Int32(SHUT_RDWR))
-    }
-
     /// The descriptor is closed by the last thread to end, so that no thread uses a number reused meanwhile.
     private func threadEnded() {
         let last = state.withLock { state in

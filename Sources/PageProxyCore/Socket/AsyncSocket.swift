@@ -30,7 +30,11 @@ package final class AsyncSocket: Sendable {
     package init(socket: Socket) {
         self.socket = socket
         let fd = socket.fd
-        readiness = SocketReadiness(fd: fd) { Socket(fd: fd).close() }
+        // Shut down and released once out of the loop: see `close()`.
+        readiness = SocketReadiness(fd: fd) {
+            Socket(fd: fd).shutdown()
+            Socket(fd: fd).close()
+        }
     }
 
     /// A socket dropped without `close()` (say, an idle one in a pool that is itself released) is closed here, so
@@ -224,10 +228,16 @@ package final class AsyncSocket: Sendable {
     }
 
     /// Closes the socket once; a task waiting on it wakes with `.cancelled`.
+    ///
+    /// No system call reaches the descriptor from the moment `close()` begins (`whileOpen`). It is shut down (the peer
+    /// sees the end at once, even while a forked child still holds a copy) and released only after it has left the
+    /// loop: a shutdown while still registered raised a hang-up edge that the loop could hand to a waiting task as
+    /// `.ready` before `readiness.close()` ended its wait, and a caller that then touched the descriptor by its number
+    /// (a test's raw `accept`) reached whatever socket had taken that number since: another test's listener, whose
+    /// connection it answered (flaky17).
     package func close() {
         let wasClosed = isClosed.withLock { closed in
             defer { closed = true }
-            if !closed { socket.shutdown() }
             return closed
         }
         guard !wasClosed else { return }

@@ -175,7 +175,8 @@ package struct Socket: Sendable, Hashable {
         }
     }
 
-    /// Stops both directions, waking any reader with end of stream, without releasing the descriptor.
+    /// Stops both directions (the peer sees the end at once, even while another process holds a copy of the
+    /// descriptor), without releasing it.
     package func shutdown() {
         _ = Glibc.shutdown(fd, Int32(SHUT_RDWR))
     }

@@ -138,6 +138,29 @@ import Glibc
         await #expect(throws: SocketError.cancelled) { _ = try await reader.value }
     }
 
+    @Test("close() ends a wait on the socket as cancelled, never as ready: its shutdown's own hang-up edge reaches no waiter, which could then touch the descriptor's number, reused at once by another socket (flaky17: 1 close in 8 woke a waiting accept as ready)")
+    func closeEndsAWaitAsCancelled() async throws {
+        let rounds = 1000
+        var endedReady = 0
+        for _ in 0..<rounds {
+            // A listening socket: nothing but the close can make it readable.
+            let listener = AsyncSocket(socket: try Socket.makeListening(on: SocketAddress(host: "127.0.0.1", port: 0)))
+            let waiter = Task { () -> Bool in
+                do {
+                    try await listener.waitUntilReadable(deadline: .now + .seconds(30))
+                    return true
+                } catch {
+                    return false
+                }
+            }
+            // Most often the wait is parked by now; when not, it starts after the close and ends at once, as cancelled.
+            await Task.yield()
+            listener.close()
+            if await waiter.value { endedReady += 1 }
+        }
+        #expect(endedReady == 0, "\(endedReady) of \(rounds) waits ended as ready")
+    }
+
     @Test("after close, no read or write reaches the descriptor, whose number may already serve another socket")
     func noSystemCallAfterClose() async throws {
         let (left, right) = Self.makePair()
