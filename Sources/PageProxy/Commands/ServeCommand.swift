@@ -26,8 +26,7 @@ enum ServeCommand {
             logger.log(.info, "signal ignored", [("signal", .int(Int(signal))), ("hint", .string("SIGTERM or SIGINT stops PageProxy; nothing reloads"))])
         }
         // Sockets stay below a line under the open-file limit: out of descriptors, the runtime crashes the process.
-        // Entry files are held for sending only with `cache.sendFromFiles`; their budget is kept free then.
-        DescriptorReserve.keep(heldEntryFiles: config.cache.sendsFromFiles ? HeldEntryFileBudget.shared.capacity : 0)
+        DescriptorReserve.keep(heldEntryFiles: Self.heldEntryFileReserve(config.cache))
         let app: PageProxyApp
         do {
             app = try PageProxyApp.start(config: config, logger: logger)
@@ -54,6 +53,13 @@ enum ServeCommand {
         await app.shutdown(drainDelay: drainDelay, grace: config.server.shutdownGrace)
         logger.log(.info, "stopped")
         return 0
+    }
+
+    /// The descriptors kept free above the sockets' line for entry files held open: the shared budget whenever
+    /// anything may hold one (`CacheConfig.holdsEntryFiles`: persisted answers with the memo on, the default, or
+    /// pages with `cache.sendFromFiles`), none otherwise.
+    static func heldEntryFileReserve(_ cache: CacheConfig, budget: Int = HeldEntryFileBudget.shared.capacity) -> Int {
+        cache.holdsEntryFiles ? budget : 0
     }
 
     /// What to do about a start-up failure the user can fix.
