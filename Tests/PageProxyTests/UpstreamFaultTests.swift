@@ -93,6 +93,29 @@ import Testing
         }
     }
 
+    @Test("a 408 and a CDN's 522 on later pages are retried and the answer is whole (review24 P16)")
+    func transient408And522AreRetried() async throws {
+        try await TestStack.run { stack in
+            let response = try await stack.get("/github?mock_total=50&mock_fault=transient408@2,transient522@4")
+            #expect(response.status == 200)
+            #expect(response.body == MockDataset.mergedJSON(total: 50))
+            // Five pages and one retry each of pages 2 and 4.
+            #expect(stack.mock.log.count == 7)
+        }
+    }
+
+    @Test("a 501 says the upstream will never do it: not retried, a 502 naming it")
+    func status501IsNotRetried() async throws {
+        try await TestStack.run { stack in
+            // A cursor walk: one page at a time, so nothing is asked past page 2.
+            let response = try await stack.get("/slack?mock_total=100&mock_fault=status501@2")
+            #expect(response.status == 502)
+            #expect(response.text.contains("\"upstream_status\":501"))
+            // Page 1, then page 2 once.
+            #expect(stack.mock.log.count == 2)
+        }
+    }
+
     @Test("a 429 with Retry-After is waited out and retried")
     func status429IsWaitedOut() async throws {
         try await TestStack.run { stack in
