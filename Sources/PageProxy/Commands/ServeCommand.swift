@@ -43,9 +43,7 @@ enum ServeCommand {
             ("routes", .string(config.routes.map(\.name).joined(separator: ","))), ("version", .string(PageProxyVersion.current)),
         ])
         let signal = await signals.first()
-        // SIGTERM comes from an orchestrator whose load balancer needs the drain delay; SIGINT (Ctrl-C) from a person
-        // at a terminal, with no load balancer to wait for.
-        let drainDelay = signal == SIGTERM ? config.server.drainDelay : .zero
+        let drainDelay = Self.drainDelay(after: signal, configured: config.server.drainDelay, atTerminal: isatty(STDIN_FILENO) == 1)
         logger.log(.info, "draining", [
             ("signal", .int(Int(signal))), ("drain_delay_seconds", .double(drainDelay.milliseconds / 1000)),
             ("grace_seconds", .double(config.server.shutdownGrace.milliseconds / 1000)),
@@ -53,6 +51,14 @@ enum ServeCommand {
         await app.shutdown(drainDelay: drainDelay, grace: config.server.shutdownGrace)
         logger.log(.info, "stopped")
         return 0
+    }
+
+    /// The drain delay after a stop `signal`: the configured one for SIGTERM and SIGINT alike (DESIGN.md; a supervisor,
+    /// or an image's `STOPSIGNAL SIGINT`, sends SIGINT with a load balancer behind it as much as an orchestrator sends
+    /// SIGTERM: review24 P3), but none for a SIGINT while standard input is a terminal: Ctrl-C from a person, with no
+    /// load balancer to wait for.
+    static func drainDelay(after signal: Int32, configured: Duration, atTerminal: Bool) -> Duration {
+        signal == SIGINT && atTerminal ? .zero : configured
     }
 
     /// The descriptors kept free above the sockets' line for entry files held open: the shared budget whenever
