@@ -24,9 +24,9 @@ ENV PAGEPROXY_ADDRESS=0.0.0.0 \
     PAGEPROXY_PORT=8080 \
     PAGEPROXY_CACHE_DIR=/var/cache/pageproxy
 EXPOSE 8080
-# The image has no curl: the binary checks its own /healthz.
+# The image has no curl: the binary checks its own /healthz, at PAGEPROXY_PORT (so `-e PAGEPROXY_PORT=9000` moves both).
 HEALTHCHECK --interval=10s --timeout=3s --start-period=5s --retries=3 \
-  CMD ["/usr/local/bin/PageProxy", "healthcheck", "--port", "8080"]
+  CMD ["/usr/local/bin/PageProxy", "healthcheck"]
 ENTRYPOINT ["/usr/local/bin/PageProxy"]
 # Mount your own config over /etc/pageproxy/config.json, or pass another path.
 CMD ["serve", "--config", "/etc/pageproxy/config.json"]

@@ -39,7 +39,8 @@ for _ in $(seq 1 100); do
   if ! kill -0 "$pid" 2>/dev/null; then cat "$cache/log" >&2; echo "container-build: FAIL: serve exited" >&2; exit 1; fi
   sleep 0.1
 done
-"$binary" healthcheck --port "$port"
+# The HEALTHCHECK's own command: no --port, the port from the environment as in the image.
+PAGEPROXY_ADDRESS=0.0.0.0 PAGEPROXY_PORT="$port" "$binary" healthcheck
 kill -TERM "$pid"
 wait "$pid"
 echo "container-build: OK (healthcheck passed, SIGTERM exit $?)"

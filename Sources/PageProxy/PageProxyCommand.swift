@@ -20,7 +20,9 @@ enum PageProxyCommand {
           PageProxy mock [options]               run only the mock paginated upstream
               --address A   (127.0.0.1)   --port P (8081)   --items N (250)
               --page-size N (20)          --latency-ms N (0)   --close-connections 0|1 (0: keep-alive)
-          PageProxy healthcheck [--port P]       GET /healthz on 127.0.0.1 (container HEALTHCHECK)
+          PageProxy healthcheck [--port P] [--address A]
+                                                 GET /healthz (container HEALTHCHECK); by default where
+                                                 PAGEPROXY_PORT and PAGEPROXY_ADDRESS say, else 127.0.0.1:8080
           PageProxy probe URL [--header 'N: v']  fetch a first page, say how it paginates, print a route
           PageProxy fetch ROUTE[/path][?query]   walk a route without a server; items to stdout (or --output FILE)
               [--config PATH] [--format json|ndjson] [--output FILE]   (--output -: stdout; a --format that

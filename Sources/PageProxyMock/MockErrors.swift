@@ -76,6 +76,11 @@ package enum MockErrors {
         generic(500, "internal server error")
     }
 
+    /// A bare error status from `transient408@K`, `transient522@K`, `status501@K`.
+    package static func status(_ status: Int) -> MockResponse {
+        generic(status, "status \(status)")
+    }
+
     /// 503 from `big503@K`: an HTML-ish error page padded to 2 MiB.
     package static func bigUnavailable() -> MockResponse {
         MockResponse(

@@ -8,6 +8,12 @@ package struct MockFaults: Sendable, Equatable {
         case status500
         /// Page K answers 500 the first time its exact target is asked, then normally.
         case transient500
+        /// Page K answers 408 the first time its exact target is asked, then normally.
+        case transient408
+        /// Page K answers 522 (Cloudflare's "connection timed out") the first time its exact target is asked.
+        case transient522
+        /// Page K answers 501, every time.
+        case status501
         /// Page K answers 503 with a 2 MiB error body the first time its exact target is asked, then normally: an
         /// error page larger than a route's `maxPageBytes`.
         case big503

@@ -230,6 +230,13 @@ public final class MockUpstream: Sendable {
         if faults.has(.transient500, page: page), log.fireOnce("transient500 " + request.target) {
             return MockErrors.internalError()
         }
+        for (kind, status) in [(MockFaults.Kind.transient408, 408), (.transient522, 522)]
+        where faults.has(kind, page: page) && log.fireOnce("\(kind.rawValue) " + request.target) {
+            return MockErrors.status(status)
+        }
+        if faults.has(.status501, page: page) {
+            return MockErrors.status(501)
+        }
         if faults.has(.big503, page: page), log.fireOnce("big503 " + request.target) {
             return MockErrors.bigUnavailable()
         }

@@ -44,7 +44,7 @@ package final class Server: Sendable {
                 let socket = AsyncSocket(socket: client)
                 // A client past the descriptor line is refused like one past the cap: the process keeps a reserve.
                 guard DescriptorReserve.admits(client.fd), let membership = registry.add(socket, limit: limits.maxConnections) else {
-                    let bytes = refuseOverCapacity(socket)
+                    let bytes = refuse(socket, with: refusal(draining: registry.isDraining))
                     responder.refused(status: .serviceUnavailable, bytes: bytes)
                     continue
                 }
@@ -79,14 +79,20 @@ package final class Server: Sendable {
         await registry.waitUntilEmpty(limit: .seconds(2))
     }
 
-    /// Past the connection cap a client gets a quick 503 instead of a hang; one non-blocking write, then close.
-    private static func refuseOverCapacity(_ socket: AsyncSocket) -> Int {
+    /// Why a client accepted but not served is refused: the server is at its connection limit (or its descriptor
+    /// line), or, accepted just as the listener closed, it is shutting down (review24 E6: that was reported as a full
+    /// server). Either way a retry may succeed: shortly here, or at once on another instance.
+    static func refusal(draining: Bool) -> HTTPError {
         var retry = HTTPHeaders()
         retry.set("Retry-After", "1")
-        let bytes = ErrorResponse.closingResponse(
-            for: HTTPError(
-                .serviceUnavailable, code: "too_many_connections", message: "the server is at its connection limit; retry shortly",
-                headers: retry))
+        return draining
+            ? HTTPError(.serviceUnavailable, code: "shutting_down", message: "the server is shutting down; retry (another instance may answer)", headers: retry)
+            : HTTPError(.serviceUnavailable, code: "too_many_connections", message: "the server is at its connection limit; retry shortly", headers: retry)
+    }
+
+    /// A client that cannot be served gets a quick 503 instead of a hang; one non-blocking write, then close.
+    private static func refuse(_ socket: AsyncSocket, with refusal: HTTPError) -> Int {
+        let bytes = ErrorResponse.closingResponse(for: refusal)
         let written = bytes.withUnsafeBytes { try? socket.socket.write($0) }
         socket.close()
         return written ?? 0

@@ -51,6 +51,16 @@ import Testing
         #expect(script.waits == [.milliseconds(50), .milliseconds(100)])
     }
 
+    @Test("408, 429 and every 5xx but 501 and 505 are retried (review24 P16); other statuses are not")
+    func retriedStatuses() {
+        for status in [408, 429, 500, 502, 503, 504, 507, 508, 520, 522, 524, 599] {
+            #expect(RetryPolicy.retries(status: status), "\(status)")
+        }
+        for status in [200, 304, 400, 401, 403, 404, 410, 501, 505] {
+            #expect(!RetryPolicy.retries(status: status), "\(status)")
+        }
+    }
+
     @Test func retryAfterInSecondsIsHonoured() async throws {
         let script = Script([Self.status(429, [("Retry-After", "7")]), .success(.json("[]"))])
         _ = try await send(script.retrying(budget: 3))

@@ -106,6 +106,12 @@ import Testing
             let requests = stack.mock.log.requests
             #expect(requests.count == 5)
             #expect(requests.allSatisfy { $0.header("If-None-Match")?.hasPrefix("\"") == true })
+            // review24 P15: the 304s asked for are `not_modified` in /metrics, not `http_other` (kept for unasked ones).
+            let metrics = try PrometheusTextParser(try await stack.get("/metrics").text)
+            let pages = { (outcome: String) in metrics.value("pageproxy_upstream_pages_total", ["route": "github", "outcome": outcome]) }
+            #expect(pages("ok") == 5)
+            #expect(pages("not_modified") == 5)
+            #expect(pages("http_other") == nil)
         }
     }
 
@@ -197,7 +203,7 @@ import Testing
             // Every try the upstream was sent is in /metrics, whatever was then served (fix21's leftover: a page served
             // stale after its try failed counted no upstream page).
             let metrics = try PrometheusTextParser(try await stack.get("/metrics").text)
-            let outcomes = ["ok", "http_4xx", "http_5xx", "http_other", "error", "timeout", "cancelled"]
+            let outcomes = ["ok", "not_modified", "http_4xx", "http_5xx", "http_other", "error", "timeout", "cancelled"]
             let counted = outcomes.compactMap { metrics.value("pageproxy_upstream_pages_total", ["route": "github", "outcome": $0]) }
             #expect(counted.reduce(0, +) == 10, "\(counted)")
             #expect(metrics.value("pageproxy_upstream_pages_total", ["route": "github", "outcome": "ok"]) == 5)

@@ -93,3 +93,18 @@ import Testing
         #expect(registry.acceptedTotal == 1)
     }
 }
+
+/// review24 E6: a client accepted just as the listener closes is told the server is shutting down, not that it is full.
+@Suite struct ServerRefusalTests {
+    @Test("a refusal while draining says shutting_down; otherwise too_many_connections; both 503 with Retry-After: 1")
+    func aDrainingServerSaysSo() {
+        let draining = String(decoding: ErrorResponse.closingResponse(for: Server.refusal(draining: true)), as: UTF8.self)
+        #expect(draining.hasPrefix("HTTP/1.1 503 "))
+        #expect(draining.contains("\"code\":\"shutting_down\""))
+        #expect(draining.contains("Retry-After: 1\r\n"))
+        let full = String(decoding: ErrorResponse.closingResponse(for: Server.refusal(draining: false)), as: UTF8.self)
+        #expect(full.hasPrefix("HTTP/1.1 503 "))
+        #expect(full.contains("\"code\":\"too_many_connections\""))
+        #expect(full.contains("Retry-After: 1\r\n"))
+    }
+}

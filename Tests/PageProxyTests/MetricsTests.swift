@@ -14,11 +14,13 @@ import Testing
         return try PrometheusTextParser(response.text)
     }
 
-    @Test("an upstream page's outcome label: a 304 or other 1xx/3xx is not counted as a client error")
+    @Test("an upstream page's outcome label: a revalidation's 304 is not_modified; one unasked or other 1xx/3xx, not a client error")
     func upstreamOutcomeLabels() {
         #expect(RoutePageFetcher.outcomeLabel(status: 200) == "ok")
         #expect(RoutePageFetcher.outcomeLabel(status: 206) == "ok")
         #expect(RoutePageFetcher.outcomeLabel(status: 304) == "http_other")
+        #expect(RoutePageFetcher.outcomeLabel(status: 304, conditional: true) == "not_modified")
+        #expect(RoutePageFetcher.outcomeLabel(status: 200, conditional: true) == "ok")
         #expect(RoutePageFetcher.outcomeLabel(status: 101) == "http_other")
         #expect(RoutePageFetcher.outcomeLabel(status: 404) == "http_4xx")
         #expect(RoutePageFetcher.outcomeLabel(status: 503) == "http_5xx")

@@ -58,6 +58,23 @@ import Testing
         }
     }
 
+    @Test("a page that holds the whole total it states is one page: exit 0, an auto route check-config accepts (review24 P5)")
+    func onePageWithItsWholeTotal() async throws {
+        try await TestStack.run { stack in
+            let outcome = try await runPageProxy(["probe", "http://127.0.0.1:\(stack.mockPort)/wrapped/items?mock_total=5"])
+            #expect(outcome.status == 0, "\(outcome.output)\(outcome.errors)")
+            #expect(outcome.output.contains("one page: it holds every item of the total it states (5 of 5)"), "\(outcome.output)")
+            #expect(!outcome.output.contains("cannot tell"))
+            let route = try #require(outcome.output.range(of: "{ \"name\"").map { String(outcome.output[$0.lowerBound...]) })
+            #expect(route.contains(#""pagination": {"scheme":"auto"}"#), "\(route)")
+            let file = FileManager.default.temporaryDirectory.appendingPathComponent("pageproxy-probe-\(UUID().uuidString).json")
+            defer { try? FileManager.default.removeItem(at: file) }
+            try Data(#"{"routes":[\#(route)]}"#.utf8).write(to: file)
+            let checked = try await runPageProxy(["check-config", file.path])
+            #expect(checked.status == 0, "\(route)\n\(checked.errors)")
+        }
+    }
+
     @Test("probe says when it cannot tell, and exits 1", arguments: ["plain", "wrapped"])
     func cannotTell(service: String) async throws {
         try await TestStack.run { stack in

@@ -129,11 +129,24 @@ import Testing
         #expect(try await proxy.waitForExit() == 1)
     }
 
-    @Test("SIGINT (Ctrl-C) on an idle server skips the drain delay and exits 0")
-    func sigintSkipsTheDrainDelay() async throws {
+    @Test("SIGINT with no terminal (a supervisor's) drains as SIGTERM does, /readyz 503 during the delay (review24 P3)")
+    func sigintWithNoTerminalKeepsTheDrainDelay() async throws {
+        // The test's child has /dev/null for standard input: no terminal.
         let proxy = try await ProxyProcess(config: Self.config(latencyMs: 0, drainDelaySeconds: 3600))
         proxy.signal(SIGINT)
-        #expect(try await proxy.waitForExit() == 0)
+        _ = try await proxy.waitForLogLine { $0.contains("\"msg\":\"draining\"") && $0.contains("\"drain_delay_seconds\":3600") }
+        #expect(try await RawHTTPClient.connect(port: proxy.port).request("/readyz").status == 503)
+        proxy.signal(SIGINT)
+        #expect(try await proxy.waitForExit() == 1)
+    }
+
+    @Test("Ctrl-C at a terminal skips the drain delay; SIGTERM and a SIGINT with no terminal keep it")
+    func drainDelayBySignal() {
+        let configured = Duration.seconds(5)
+        #expect(ServeCommand.drainDelay(after: SIGINT, configured: configured, atTerminal: true) == .zero)
+        #expect(ServeCommand.drainDelay(after: SIGINT, configured: configured, atTerminal: false) == configured)
+        #expect(ServeCommand.drainDelay(after: SIGTERM, configured: configured, atTerminal: true) == configured)
+        #expect(ServeCommand.drainDelay(after: SIGTERM, configured: configured, atTerminal: false) == configured)
     }
 
     @Test func everyLogLineIsJSON() async throws {

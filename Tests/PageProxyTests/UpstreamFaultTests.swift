@@ -82,14 +82,27 @@ import Testing
         }
     }
 
-    @Test("a transient 500 is retried and the answer is whole")
-    func transient500IsRetried() async throws {
+    /// Five pages, and one retry of each page that failed once: a 500, and (review24 P16) a 408 and a CDN's 522.
+    @Test("a transient 500, 408 or 522 on a later page is retried and the answer is whole",
+          arguments: [("transient500@3", 6), ("transient408@2,transient522@4", 7)])
+    func transientFailureIsRetried(faults: String, requests: Int) async throws {
         try await TestStack.run { stack in
-            let response = try await stack.get("/github?mock_total=50&mock_fault=transient500@3")
+            let response = try await stack.get("/github?mock_total=50&mock_fault=\(faults)")
             #expect(response.status == 200)
             #expect(response.body == MockDataset.mergedJSON(total: 50))
-            // Five pages and one retry of page 3.
-            #expect(stack.mock.log.count == 6)
+            #expect(stack.mock.log.count == requests)
+        }
+    }
+
+    @Test("a 501 says the upstream will never do it: not retried, a 502 naming it")
+    func status501IsNotRetried() async throws {
+        try await TestStack.run { stack in
+            // A cursor walk: one page at a time, so nothing is asked past page 2.
+            let response = try await stack.get("/slack?mock_total=100&mock_fault=status501@2")
+            #expect(response.status == 502)
+            #expect(response.text.contains("\"upstream_status\":501"))
+            // Page 1, then page 2 once.
+            #expect(stack.mock.log.count == 2)
         }
     }
 

@@ -85,6 +85,14 @@ enum ProbeCommand {
         print("  total    " + (detected.total.map { "\($0) (\(detected.totalSource ?? ""))" } ?? "not stated"))
         print("  next     \(detected.next.map(CredentialRedaction.redactURL) ?? "none on this page")")
         guard let scheme = detected.scheme else {
+            // A page that holds the total it states is the whole list: `auto` answers it as one page (review24 P5).
+            if let total = detected.total, detected.itemCount >= total {
+                print("\none page: it holds every item of the total it states (\(detected.itemCount) of \(total)), and "
+                    + "\"scheme\": \"auto\" answers it as it is (should the list outgrow one page with no way to the next, auto answers 502 "
+                    + "pagination_not_detected, never a part of it):")
+                print(ProbeRoute.json(url: url, detected: detected, scheme: nil, headers: headers))
+                return 0
+            }
             print("cannot tell: the page shows no way to a next page (\(SchemeDetector.signalsLookedFor)). "
                 + "If it is the whole collection, \"scheme\": \"auto\" "
                 + "answers it; if the API numbers its pages, use \"page-number\" or \"offset\".")

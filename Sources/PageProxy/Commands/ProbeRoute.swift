@@ -4,9 +4,9 @@ import PageProxyServer
 /// The `config.json` route `PageProxy probe` prints for what it detected: valid JSON that `check-config` accepts,
 /// naming only the options that differ from the scheme's defaults.
 enum ProbeRoute {
-    /// The route as one JSON object on a few lines.
+    /// The route as one JSON object on a few lines; with no `scheme`, an `auto` route (a page that is the whole list).
     static func json(
-        url: PageURL, detected: DetectedPagination, scheme: PaginationScheme, headers: [(name: String, value: String)]
+        url: PageURL, detected: DetectedPagination, scheme: PaginationScheme?, headers: [(name: String, value: String)]
     ) -> String {
         var route = "{ "
         JSONText.appendString("name", to: &route)
@@ -16,8 +16,8 @@ enum ProbeRoute {
         JSONText.appendString("upstream", to: &route)
         route += ": "
         // Secret query values are redacted as on every other line of probe's output (ProbeCommand says so).
-        JSONText.appendString(withoutPageNumber(url, scheme: scheme).redactedDescription, to: &route)
-        route += ",\n  \"pagination\": " + JSONText.object(paginationFields(scheme))
+        JSONText.appendString((scheme.map { withoutPageNumber(url, scheme: $0) } ?? url).redactedDescription, to: &route)
+        route += ",\n  \"pagination\": " + JSONText.object(scheme.map(paginationFields) ?? [("scheme", .string("auto"))])
         if detected.itemsPath != .root {
             route += ", \"items\": "
             JSONText.appendString(detected.itemsPath.description, to: &route)

@@ -26,8 +26,7 @@ enum ServeCommand {
             logger.log(.info, "signal ignored", [("signal", .int(Int(signal))), ("hint", .string("SIGTERM or SIGINT stops PageProxy; nothing reloads"))])
         }
         // Sockets stay below a line under the open-file limit: out of descriptors, the runtime crashes the process.
-        // Entry files are held for sending only with `cache.sendFromFiles`; their budget is kept free then.
-        DescriptorReserve.keep(heldEntryFiles: config.cache.sendsFromFiles ? HeldEntryFileBudget.shared.capacity : 0)
+        DescriptorReserve.keep(heldEntryFiles: Self.heldEntryFileReserve(config.cache))
         let app: PageProxyApp
         do {
             app = try PageProxyApp.start(config: config, logger: logger)
@@ -44,9 +43,7 @@ enum ServeCommand {
             ("routes", .string(config.routes.map(\.name).joined(separator: ","))), ("version", .string(PageProxyVersion.current)),
         ])
         let signal = await signals.first()
-        // SIGTERM comes from an orchestrator whose load balancer needs the drain delay; SIGINT (Ctrl-C) from a person
-        // at a terminal, with no load balancer to wait for.
-        let drainDelay = signal == SIGTERM ? config.server.drainDelay : .zero
+        let drainDelay = Self.drainDelay(after: signal, configured: config.server.drainDelay, atTerminal: isatty(STDIN_FILENO) == 1)
         logger.log(.info, "draining", [
             ("signal", .int(Int(signal))), ("drain_delay_seconds", .double(drainDelay.milliseconds / 1000)),
             ("grace_seconds", .double(config.server.shutdownGrace.milliseconds / 1000)),
@@ -54,6 +51,21 @@ enum ServeCommand {
         await app.shutdown(drainDelay: drainDelay, grace: config.server.shutdownGrace)
         logger.log(.info, "stopped")
         return 0
+    }
+
+    /// The drain delay after a stop `signal`: the configured one for SIGTERM and SIGINT alike (DESIGN.md; a supervisor,
+    /// or an image's `STOPSIGNAL SIGINT`, sends SIGINT with a load balancer behind it as much as an orchestrator sends
+    /// SIGTERM: review24 P3), but none for a SIGINT while standard input is a terminal: Ctrl-C from a person, with no
+    /// load balancer to wait for.
+    static func drainDelay(after signal: Int32, configured: Duration, atTerminal: Bool) -> Duration {
+        signal == SIGINT && atTerminal ? .zero : configured
+    }
+
+    /// The descriptors kept free above the sockets' line for entry files held open: the shared budget whenever
+    /// anything may hold one (`CacheConfig.holdsEntryFiles`: persisted answers with the memo on, the default, or
+    /// pages with `cache.sendFromFiles`), none otherwise.
+    static func heldEntryFileReserve(_ cache: CacheConfig, budget: Int = HeldEntryFileBudget.shared.capacity) -> Int {
+        cache.holdsEntryFiles ? budget : 0
     }
 
     /// What to do about a start-up failure the user can fix.

@@ -46,6 +46,11 @@ struct CacheConfig: Sendable, Equatable {
 
     /// The memo's bound: `memoBytes`, or its default.
     var memoLimit: Int { memoBytes ?? min(maxBytes / 8, 64 << 20) }
+
+    /// Whether the process may hold entry files open from `HeldEntryFileBudget.shared`: pages sent from their files
+    /// (`sendsFromFiles`), and merged answers read back from the cache directory, which the memo keeps as open files
+    /// whenever it is on (`AnswerEntries`; review24 P17).
+    var holdsEntryFiles: Bool { maxBytes > 0 && (sendsFromFiles || memoLimit > 0) }
 }
 
 /// Limits of the HTTP server.

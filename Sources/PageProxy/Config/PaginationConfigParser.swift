@@ -198,9 +198,10 @@ enum PaginationConfigParser {
         }
 
         /// An array of HTTP error statuses (400–599), e.g. `[404, 410]`; `[]` for none. A status that says the
-        /// upstream failed for now (408, 429, 5xx: RFC 9110 §15.5.9 and §15.6, RFC 6585 §4), which PageProxy retries, is
-        /// no end: as one, an outage on a later page would answer part of the list with a 200 (attack14 L3). It is
-        /// left out with a warning (`ConfigWarnings`), not refused: configs written before fix14 keep loading.
+        /// upstream failed (408, 429, 5xx: RFC 9110 §15.5.9 and §15.6, RFC 6585 §4), which PageProxy retries (all but
+        /// 501 and 505, `RetryPolicy.retries(status:)`), is no end: as one, an outage on a later page would answer part
+        /// of the list with a 200 (attack14 L3). It is left out with a warning (`ConfigWarnings`), not refused: configs
+        /// written before fix14 keep loading.
         func statuses(_ key: String, default fallback: Set<Int>) throws(ConfigError) -> Set<Int> {
             guard let elements = try object.array(key) else { return fallback }
             var statuses: Set<Int> = []
@@ -218,7 +219,8 @@ enum PaginationConfigParser {
             let named = ignored.map(String.init).joined(separator: ", ")
             let left = kept.sorted().map(String.init).joined(separator: ", ")
             warnings.add(object.error(key, "\(named) ignored: \(ignored.count == 1 ? "it says" : "each says") the upstream failed for "
-                + "now (PageProxy retries it), not that the list ended; as an end, an outage on a later page would answer "
+                + "now or for good (PageProxy retries all but 501 and 505), not that the list ended; as an end, an outage on a later "
+                + "page would answer "
                 + "part of the list with a 200. Remove \(ignored.count == 1 ? "it" : "them") from \"\(key)\"; it is [\(left)]"
                 + (statuses.isEmpty ? " (the default)" : "")))
             return kept

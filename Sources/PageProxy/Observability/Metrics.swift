@@ -106,8 +106,9 @@ final class Metrics: Sendable {
         }
     }
 
-    /// One upstream page request and how it ended: `ok`, `http_4xx`, `http_5xx`, `http_other` (1xx, 3xx), `error`,
-    /// `timeout` or `cancelled`; `retry` when the request that sent it had tried the page before.
+    /// One upstream page request and how it ended: `ok`, `not_modified` (a revalidation's 304), `http_4xx`, `http_5xx`,
+    /// `http_other` (1xx, 3xx unasked), `error`, `timeout` or `cancelled`; `retry` when the request that sent it had
+    /// tried the page before.
     func pageFetched(route: String, outcome: String, duration: Duration, retry: Bool = false) {
         state.withLock { state in
             state.pages[Key(route: route, value: outcome), default: 0] += 1

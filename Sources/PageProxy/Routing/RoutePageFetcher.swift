@@ -4,11 +4,13 @@ import PageProxyServer
 /// The fetcher a route's walk asks for pages: through the shared page cache and the request's own retrying
 /// transport, counting each page's cache outcome in the request's tally and the metrics.
 enum RoutePageFetcher {
-    /// The metrics' outcome for an upstream answer: a 304 the upstream sent unasked (a revalidation's 304 reaches
-    /// here as the stored 200) or any other 1xx/3xx is `http_other`, not a client error.
-    static func outcomeLabel(status code: Int) -> String {
+    /// The metrics' outcome for an upstream answer: a 304 to a revalidation (`conditional`: the try carried a stored
+    /// page's validators) is `not_modified`; a 304 the upstream sent unasked, or any other 1xx/3xx, is `http_other`
+    /// (review24 P15: every revalidation's 304 was `http_other` once tries were counted as sent), not a client error.
+    static func outcomeLabel(status code: Int, conditional: Bool = false) -> String {
         switch code {
         case 200..<300: "ok"
+        case 304 where conditional: "not_modified"
         case 400..<500: "http_4xx"
         case 500...: "http_5xx"
         default: "http_other"
@@ -16,9 +18,9 @@ enum RoutePageFetcher {
     }
 
     /// The metrics' outcome for a try sent upstream (`UpstreamTry`).
-    static func outcomeLabel(of sent: Result<Int, UpstreamError>) -> String {
-        switch sent {
-        case .success(let status): outcomeLabel(status: status)
+    static func outcomeLabel(of sent: UpstreamTry) -> String {
+        switch sent.result {
+        case .success(let status): outcomeLabel(status: status, conditional: sent.isConditional)
         case .failure(.cancelled): "cancelled"
         case .failure(.timedOut): "timeout"
         case .failure: "error"
@@ -39,7 +41,7 @@ enum RoutePageFetcher {
         // and also when the request that sent it has left while others wait for it (fix21's leftovers). One closure a
         // walk.
         let onTry: UpstreamTry.Report = { sent in
-            metrics.pageFetched(route: routeName, outcome: outcomeLabel(of: sent.result), duration: sent.duration, retry: sent.isRetry)
+            metrics.pageFetched(route: routeName, outcome: outcomeLabel(of: sent), duration: sent.duration, retry: sent.isRetry)
         }
         return { url, number throws(PaginationError) in
             let started = ContinuousClock.now

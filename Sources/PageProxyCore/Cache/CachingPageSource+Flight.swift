@@ -19,7 +19,8 @@ extension CachingPageSource {
         if case .failure = result, Task.isCancelled {
             told = .failure(flight.outlivedAWaiter(at: now) ? .timedOut(origin: request.url.origin.description) : .cancelled)
         }
-        onTry(UpstreamTry(result: told, duration: now - started, isRetry: isRetry))
+        let conditional = request.headers.contains("If-None-Match") || request.headers.contains("If-Modified-Since")
+        onTry(UpstreamTry(result: told, duration: now - started, isRetry: isRetry, isConditional: conditional))
         return result
     }
 

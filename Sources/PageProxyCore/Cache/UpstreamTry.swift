@@ -10,11 +10,14 @@ package struct UpstreamTry: Sendable {
     package var duration: Duration
     /// The request that led the fetch had tried the page before: a retry.
     package var isRetry: Bool
+    /// It carried a stored page's validators (`If-None-Match`, `If-Modified-Since`): a 304 to it was asked for.
+    package var isConditional: Bool
 
-    package init(result: Result<Int, UpstreamError>, duration: Duration, isRetry: Bool) {
+    package init(result: Result<Int, UpstreamError>, duration: Duration, isRetry: Bool, isConditional: Bool = false) {
         self.result = result
         self.duration = duration
         self.isRetry = isRetry
+        self.isConditional = isConditional
     }
 
     /// Told of each try a fetch sends.

@@ -11,8 +11,8 @@ import Synchronization
 /// clients against `ulimit -n 256`). Descriptors are numbered lowest-free first, so a socket numbered past the line
 /// means every descriptor below it is taken: it is closed at once instead of kept (a client gets the quick 503, an
 /// upstream connection is not tried). What stays above the line is for what is not counted here: the entry files
-/// sent from the cache (their own budget, `HeldEntryFileBudget`), the cache's and the spool's short-lived files,
-/// libdispatch's reads, and `spare` more.
+/// the cache holds open (pages sent from their files, persisted merged answers: their own budget,
+/// `HeldEntryFileBudget`), the cache's and the spool's short-lived files, libdispatch's reads, and `spare` more.
 package enum DescriptorReserve {
     /// Descriptors kept free beyond the held entry files' budget.
     package static let spare = 32

@@ -1,7 +1,8 @@
 /// When and how long to wait before asking an upstream again.
 ///
-/// Connection errors, timeouts, 5xx and 429 are retried with exponential backoff and full jitter (AWS's
-/// "Exponential Backoff And Jitter"); a `Retry-After` or an exhausted rate limit says how long to wait instead.
+/// Connection errors, timeouts, 408, 429 and every 5xx but 501 and 505 (`retries(status:)`) are retried with
+/// exponential backoff and full jitter (AWS's "Exponential Backoff And Jitter"); a `Retry-After` or an exhausted rate
+/// limit says how long to wait instead.
 /// A walk (one client request, in the server) has a budget of retries across all its pages, and no wait may end
 /// past its deadline.
 public struct RetryPolicy: Sendable, Equatable {
@@ -30,8 +31,17 @@ public struct RetryPolicy: Sendable, Equatable {
         self.maxServerDelay = maxServerDelay
     }
 
-    /// Statuses worth another try: the server's trouble or its rate limit (RFC 9110 §15.6, RFC 6585 §4).
-    package static let retryableStatuses: Set<Int> = [429, 500, 502, 503, 504]
+    /// Whether an upstream status is worth another try: a 408 (the server gave up waiting, RFC 9110 §15.5.9), a 429
+    /// (its rate limit, RFC 6585 §4), and every 5xx (its trouble, RFC 9110 §15.6; CDNs' 520–524 too) but 501 and 505,
+    /// which say it will never do what was asked (§15.6.2, §15.6.6) (review24 P16: only 500, 502–504 were).
+    package static func retries(status: Int) -> Bool {
+        switch status {
+        case 408, 429: true
+        case 501, 505: false
+        case 500...599: true
+        default: false
+        }
+    }
 
     /// The backoff before retry number `attempt` (1-based): a uniformly random wait in [0, min(max, base · 2^(attempt-1))].
     package func backoff(attempt: Int, random: Double) -> Duration {

@@ -112,7 +112,7 @@ package final class RetryingTransport: UpstreamTransport {
         case .success(let response):
             let status = response.status.code
             let rateLimited = status == 403 && RateLimitAdvice.isExhausted(response.headers)
-            guard RetryPolicy.retryableStatuses.contains(status) || rateLimited else { return nil }
+            guard RetryPolicy.retries(status: status) || rateLimited else { return nil }
             if let advised = RateLimitAdvice.wait(in: response.headers, now: clock.wallNow()) {
                 return advised <= policy.maxServerDelay ? advised : nil
             }
