@@ -27,6 +27,8 @@ import Testing
         return try await TestStack.run(routes: [], configure: { settings in
             settings.routes = [config]
             settings.cache = CacheConfig(directory: directory, maxBytes: maxBytes, memoBytes: memoBytes)
+            // One-page answers, which are not written unless asked (`AnswerEntryWorth`).
+            settings.cache.answerEntryWorth = .every
         }, clock: clock) { stack in
             let result = try await body(stack)
             await AnswerEntries.waitForWrites()
@@ -87,6 +89,23 @@ import Testing
             }
         }
         await upstream.stop()
+    }
+
+    @Test("only answers worth an entry are written (review23 F6): not one of one page, nor a small one of several pages; one of 2 pages or more and 32 KiB or more is")
+    func onlyAnswersWorthAnEntryAreWritten() async throws {
+        try await CacheTests.run { stack, root in
+            // One page; then five pages of ~4 KB: each memoized, neither written.
+            #expect(try await stack.get("/github?mock_total=3").status == 200)
+            let small = try await stack.get("/github?mock_total=50")
+            #expect(small.header("PageProxy-Pages") == "5")
+            #expect(small.body.count < AnswerEntryWorth.standard.minBytes)
+            await AnswerEntries.waitForWrites()
+            #expect(Self.answerFiles(in: root).isEmpty)
+            let large = try await stack.get("/github?mock_total=200")
+            #expect(large.body.count >= AnswerEntryWorth.standard.minBytes)
+            await AnswerEntries.waitForWrites()
+            #expect(Self.answerFiles(in: root).count == 1)
+        }
     }
 
     /// How a page changes in the cache between the run that memoized the answer and the next.

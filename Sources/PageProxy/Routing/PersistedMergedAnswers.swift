@@ -9,13 +9,15 @@ import PageProxyCore
 /// there (only when the store's index has an entry under the answer's key, `AnswerEntryKey`): an answer whose every
 /// page file is still the one it was built from, and fresh, is kept in the memo, its body left in its file, and sent
 /// from it, by the memo's rules (its stamps are the pages' versions now: a change of any page drops it). The memo off
-/// (`memoBytes: 0`) writes and reads none.
+/// (`memoBytes: 0`) writes and reads none; answers too small to pay for their entry are not written (`AnswerEntryWorth`).
 struct PersistedMergedAnswers: Sendable {
     let entries: AnswerEntries
     let memo: MergedAnswerMemo
+    var worth = AnswerEntryWorth.standard
 
-    /// Queues the write of `answer`, just memoized from a walk, under `key`.
+    /// Queues the write of `answer`, just memoized from a walk, under `key`, when it is worth an entry.
     func keep(_ answer: MergedAnswerMemo.Answer, key: CacheKey) {
+        guard worth.pays(pages: answer.pages, bytes: answer.length) else { return }
         let entry = AnswerEntry(
             etag: answer.etag, freshUntil: answer.freshUntil, pages: answer.pages, items: answer.items, truncated: answer.truncated,
             upstreamPrivate: answer.upstreamPrivate, headers: answer.extraHeaders, manifest: [])

@@ -87,7 +87,7 @@ package final class AnswerEntries: Sendable {
         payload.append(contentsOf: body)
         let stored = CacheEntry(
             status: .ok, headers: HTTPHeaders(), body: payload, storedAt: Date(), freshUntil: answer.freshUntil, mustRevalidate: true)
-        return store.write(stored, for: key, synced: true) != nil
+        return store.write(stored, for: key, synced: true, sparing: stamps.map(\.key)) != nil
     }
 
     /// `read(key, at: now, onChanged:)`, off the cooperative pool.

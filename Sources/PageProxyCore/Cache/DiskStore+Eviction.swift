@@ -13,7 +13,7 @@ extension DiskStore {
         evictions.async { [self] in
             // Writes from now on may queue the next one: this one may be past the total they see.
             state.withLock { $0.evictionQueued = false }
-            evict(making: 0, sparing: nil, wait: false)
+            evict(making: 0, sparing: [], wait: false)
         }
     }
 
@@ -26,7 +26,7 @@ extension DiskStore {
     /// writes that fit, and lookups, go on. Each victim is taken aside (`detach`) and then removed, and the bytes
     /// actually removed are subtracted from the total afterwards, so a process killed mid-eviction leaves the total
     /// too high, never too low. A lookup that finds a victim's file gone treats it as a miss.
-    func evict(making room: Int, sparing spared: CacheKey?, wait: Bool, freeing: Int = 0) {
+    func evict(making room: Int, sparing spared: Set<CacheKey>, wait: Bool, freeing: Int = 0) {
         guard let ledger else { return }
         ledger.withEvictionLock(wait: wait) {
             // Another eviction may have made the room while this one waited: then no scan at all.
@@ -59,7 +59,7 @@ extension DiskStore {
                 if batch.isEmpty { break }
                 for key in batch {
                     // A key used between two batches is back at the newest end, and may be taken again: once only.
-                    guard remaining > target, key != spared, let file = files[key], chosen.insert(key).inserted else {
+                    guard remaining > target, !spared.contains(key), let file = files[key], chosen.insert(key).inserted else {
                         passed.append(key)
                         continue
                     }
@@ -75,7 +75,7 @@ extension DiskStore {
                     let slice = sorted[start..<min(sorted.count, start + evictionBatch)]
                     start = slice.endIndex
                     let unknown = state.withLock { state in slice.filter { state.records[$0.key] == nil } }
-                    for file in unknown where remaining > target && file.key != spared {
+                    for file in unknown where remaining > target && !spared.contains(file.key) {
                         victims.append(file.key)
                         remaining -= file.value.size
                     }
@@ -179,7 +179,7 @@ extension DiskStore {
         onStartEviction?(.began(entries: entries, bytes: bytes, maxBytes: maxBytes))
         evictions.async { [self] in
             let started = ContinuousClock.now
-            evict(making: 0, sparing: nil, wait: true)
+            evict(making: 0, sparing: [], wait: true)
             let (left, leftBytes) = state.withLock { state in
                 state.evictingAtStart = false
                 return (state.records.count, state.totalBytes)

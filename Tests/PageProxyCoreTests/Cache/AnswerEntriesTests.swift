@@ -100,6 +100,31 @@ import Testing
         _ = directory
     }
 
+    /// review23 F6: the room for an answer's entry is never made by evicting the pages of its own manifest (the answer
+    /// would be dead on arrival): another entry goes; with none to take, the answer is not written and its pages stay.
+    @Test("an answer's write never evicts its own pages: another entry goes, or it is not written", arguments: [true, false])
+    func anAnswerWriteSparesItsOwnPages(withAnotherEntry: Bool) throws {
+        let directory = TemporaryDirectory()
+        let store = DiskStore(directory: directory.path, maxBytes: 40_000)
+        // The other entry is the least recently used: without sparing, the pages would go right after it.
+        if withAnotherEntry { try #require(store.write(DiskStoreTests.entry(3, bodyBytes: 10_000), for: DiskStoreTests.key(3)) != nil) }
+        let stamps = try [1, 2].map { page in
+            try #require(store.write(DiskStoreTests.entry(page, bodyBytes: 10_000), for: DiskStoreTests.key(page)))
+        }
+        // Past the bound with every entry there: room must be made.
+        let body = [UInt8](repeating: UInt8(ascii: "x"), count: withAnotherEntry ? 15_000 : 25_000)
+        let entries = AnswerEntries(store: store)
+        #expect(entries.write(Self.answer, body: body, stamps: stamps, for: Self.answerKey) == withAnotherEntry)
+        for page in [1, 2] {
+            #expect(store.contains(DiskStoreTests.key(page)))
+            #expect(FileManager.default.fileExists(atPath: store.path(for: DiskStoreTests.key(page))))
+        }
+        #expect(!store.contains(DiskStoreTests.key(3)))
+        #expect((entries.read(Self.answerKey, at: Self.before) != nil) == withAnotherEntry)
+        #expect(store.totalBytes <= 40_000)
+        _ = directory
+    }
+
     @Test func aFullDescriptorBudgetLeavesTheAnswerForLater() throws {
         let (directory, store, entries, _) = try Self.kept(budget: HeldEntryFileBudget(capacity: 0))
         #expect(entries.read(Self.answerKey, at: Self.before) == nil)
