@@ -122,7 +122,7 @@ package final class AnswerEntries: Sendable {
         let root = open(store.directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         defer { if root >= 0 { close(root) } }
         guard root >= 0, now < answer.freshUntil, let versions = store.versions(of: answer.manifest.map(\.key)),
-            answer.manifest.allSatisfy({ page in Self.fileStamp(page.key.relativePath, in: root).map(page.file.holdsTheSameBytes(as:)) ?? false }),
+            answer.manifest.allSatisfy({ page in Self.fileStamp(page.key.relativePath, in: root).map(page.file.isSameVersion(as:)) ?? false }),
             // Last, as the costliest: every byte after the entry's head (the answer's head and its body) as written.
             Self.payloadHash(descriptor, from: payload.offset, to: opened.size) == payload.checksum
         else {

@@ -69,7 +69,7 @@ extension DiskStore {
             }
             // Then the other processes' files, oldest first: those this process has no record of.
             if remaining > target {
-                let sorted = files.sorted { $0.value.modified < $1.value.modified }
+                let sorted = files.sorted { $0.value.used < $1.value.used }
                 var start = 0
                 while remaining > target, start < sorted.count {
                     let slice = sorted[start..<min(sorted.count, start + evictionBatch)]
@@ -145,9 +145,9 @@ extension DiskStore {
         ledger?.withLock { total in total = total.map { max(0, $0 - bytes) } }
     }
 
-    /// The entry files under `directory` (size, modification time) and the temporaries' paths.
-    static func scan(_ directory: String) -> (entries: [CacheKey: (size: Int, modified: Int64)], temporaries: [String]) {
-        var entries: [CacheKey: (size: Int, modified: Int64)] = [:]
+    /// The entry files under `directory` (size, last use) and the temporaries' paths.
+    static func scan(_ directory: String) -> (entries: [CacheKey: (size: Int, used: Int64)], temporaries: [String]) {
+        var entries: [CacheKey: (size: Int, used: Int64)] = [:]
         var temporaries: [String] = []
         for fanOut in CacheFileSystem.names(in: directory) ?? [] where fanOut.utf8.count == 2 {
             let folder = "\(directory)/\(fanOut)"

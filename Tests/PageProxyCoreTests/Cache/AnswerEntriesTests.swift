@@ -125,6 +125,28 @@ import Testing
         _ = directory
     }
 
+    /// h13-answer16 leftover: PageProxy's refresh of a page's time (every 64th hit, the LRU order) moved its modification
+    /// and change times, which the manifest compared: every answer built on a page hit since was dropped at the next
+    /// restart. The refresh sets the access time only, and the manifest compares inode, size and modification time.
+    @Test("a page PageProxy refreshed (its LRU time) since the answer was written keeps the answer, in this run and after a restart")
+    func aPageTouchedByPageProxyKeepsTheAnswer() throws {
+        let directory = TemporaryDirectory()
+        let store = DiskStore(directory: directory.path, maxBytes: 1 << 20)
+        let stamps = try [1, 2].map { page in try #require(store.write(DiskStoreTests.entry(page), for: DiskStoreTests.key(page))) }
+        // Written long ago: a refresh now cannot leave any of its times as they were.
+        for page in [1, 2] {
+            var old = [timespec(tv_sec: 1_000, tv_nsec: 0), timespec(tv_sec: 1_000, tv_nsec: 0)]
+            #expect(utimensat(AT_FDCWD, store.path(for: DiskStoreTests.key(page)), &old, 0) == 0)
+        }
+        #expect(AnswerEntries(store: store).write(Self.answer, body: Self.body, stamps: stamps, for: Self.answerKey))
+        CacheFileSystem.touch(store.path(for: DiskStoreTests.key(1)))
+        var info = stat()
+        #expect(stat(store.path(for: DiskStoreTests.key(1)), &info) == 0 && info.st_atim.tv_sec > 1_000)
+        #expect(AnswerEntries(store: store).read(Self.answerKey, at: Self.before) != nil)
+        let restarted = DiskStore(directory: directory.path, maxBytes: 1 << 20)
+        #expect(AnswerEntries(store: restarted).read(Self.answerKey, at: Self.before) != nil)
+    }
+
     @Test func aFullDescriptorBudgetLeavesTheAnswerForLater() throws {
         let (directory, store, entries, _) = try Self.kept(budget: HeldEntryFileBudget(capacity: 0))
         #expect(entries.read(Self.answerKey, at: Self.before) == nil)
