@@ -28,9 +28,13 @@ package final class AnswerEntries: Sendable {
     /// Where answers are looked for, off the cooperative pool (they read a file and `lstat` each page's).
     private static let reads = DispatchQueue(label: "PageProxy.AnswerEntries.reads", attributes: .concurrent)
 
-    package init(store: DiskStore, budget: HeldEntryFileBudget = .shared) {
+    /// Told before each read of an entry (tests: how many reads, and holding one).
+    private let beforeRead: (@Sendable () -> Void)?
+
+    package init(store: DiskStore, budget: HeldEntryFileBudget = .shared, beforeRead: (@Sendable () -> Void)? = nil) {
         self.store = store
         self.budget = budget
+        self.beforeRead = beforeRead
     }
 
     /// An answer found in the cache directory, with its file held open for sending from.
@@ -93,7 +97,10 @@ package final class AnswerEntries: Sendable {
     /// `read(key, at: now, onChanged:)`, off the cooperative pool.
     package func find(_ key: CacheKey, at now: Date, onChanged: (@Sendable () -> Void)? = nil) async -> Found? {
         await withCheckedContinuation { continuation in
-            Self.reads.async { continuation.resume(returning: self.read(key, at: now, onChanged: onChanged)) }
+            Self.reads.async {
+                self.beforeRead?()
+                continuation.resume(returning: self.read(key, at: now, onChanged: onChanged))
+            }
         }
     }
 
