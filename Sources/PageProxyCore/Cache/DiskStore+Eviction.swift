@@ -142,7 +142,12 @@ extension DiskStore {
     /// Takes `bytes` off the shared total (entries removed).
     private func release(_ bytes: Int) {
         guard bytes != 0 else { return }
-        ledger?.withLock { total in total = total.map { max(0, $0 - bytes) } }
+        ledger?.withLock { total in Self.subtract(bytes, from: &total) }
+    }
+
+    /// `total` less `bytes`, never below 0; unknown stays unknown (an eviction's rescan finds it).
+    static func subtract(_ bytes: Int, from total: inout Int?) {
+        total = total.map { max(0, $0 - bytes) }
     }
 
     /// The entry files under `directory` (size, last use) and the temporaries' paths.

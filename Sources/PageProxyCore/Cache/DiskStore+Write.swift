@@ -166,7 +166,7 @@ extension DiskStore {
         let removed = ledger.withLock { (total: inout Int?) -> Int? in
             if let inode, CacheFileSystem.inode(path) != inode { return nil }
             guard let size = detachEntry(key, to: aside) else { return nil }
-            total = total.map { max(0, $0 - size) }
+            Self.subtract(size, from: &total)
             return size
         }
         if removed != nil { CacheFileSystem.remove(aside) }
