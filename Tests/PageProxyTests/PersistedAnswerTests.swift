@@ -106,6 +106,10 @@ import Testing
             #expect(large.body.count >= AnswerEntryWorth.standard.minBytes)
             await AnswerEntries.waitForWrites()
             #expect(Self.answerFiles(in: root).count == 1)
+            // Counted apart from the pages (review23 F7): 1 + 5 + 20 pages, and the one answer.
+            let metrics = try await stack.get("/metrics").text.split(separator: "\n")
+            #expect(metrics.contains("pageproxy_cache_entries 26"))
+            #expect(metrics.contains("pageproxy_cache_answer_entries 1"))
         }
     }
 

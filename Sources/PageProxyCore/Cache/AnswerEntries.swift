@@ -91,7 +91,9 @@ package final class AnswerEntries: Sendable {
         payload.append(contentsOf: body)
         let stored = CacheEntry(
             status: .ok, headers: HTTPHeaders(), body: payload, storedAt: Date(), freshUntil: answer.freshUntil, mustRevalidate: true)
-        return store.write(stored, for: key, synced: true, sparing: stamps.map(\.key)) != nil
+        guard store.write(stored, for: key, synced: true, sparing: stamps.map(\.key)) != nil else { return false }
+        store.noteAnswer(key)
+        return true
     }
 
     /// `read(key, at: now, onChanged:)`, off the cooperative pool.
@@ -150,6 +152,7 @@ package final class AnswerEntries: Sendable {
         guard let file = HeldEntryFile(descriptor: descriptor, bodyOffset: bodyOffset, budget: budget, stamp: opened, onChanged: changed)
         else { return nil }
         held = true
+        store.noteAnswer(key)
         return Found(answer: answer, file: file, length: length, stamps: versions.map(\.stamp))
     }
 
