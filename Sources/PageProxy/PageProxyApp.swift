@@ -76,7 +76,8 @@ final class PageProxyApp: Sendable {
         metrics.observeCacheStore { pages.store }
         var aggregate = AggregateResponder(
             transport: RedirectingTransport(base: transport), pages: pages, metrics: metrics,
-            spool: spool ?? MergedSpool(directories: MergedSpool.directories(for: config)), memo: memo, budgets: budgets)
+            spool: spool ?? MergedSpool(directories: MergedSpool.directories(for: config)), memo: memo, budgets: budgets,
+            answerEntryWorth: config.cache.answerEntryWorth)
         aggregate.walkObserver = walkObserver
         if aggregate.merged.persisted != nil { AnswerEntryKey.prepare(config.routes) }
         return PageProxyResponder(router: Router(routes: config.routes), aggregate: aggregate, status: status, metrics: metrics)

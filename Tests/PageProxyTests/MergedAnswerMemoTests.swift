@@ -235,4 +235,27 @@ import Testing
         #expect(!key.contains("header-secret") && !key.contains("query-secret") && !key.contains("Bearer"))
         #expect(key.hasPrefix("r\u{0}"))
     }
+
+    /// h13-answer16 leftover: a memo hit did not use the answer's entry in the store, so answer entries were evicted in
+    /// the order they were written, however often they were sent.
+    @Test("a memo hit is a use of the answer's entry: an eviction takes a page written after it, not the answer sent")
+    func aMemoHitUsesTheAnswersEntry() throws {
+        let cache = Store(maxBytes: 40_000)
+        let stamp = try cache.write(1)
+        // The answer's entry (2), then a page (3) written after it: without a use, the entry is the older.
+        try cache.write(2, body: String(repeating: "a", count: 10_000))
+        try cache.write(3, body: String(repeating: "p", count: 10_000))
+        let memo = MergedAnswerMemo(maxBytes: 1 << 20, store: cache.store)
+        let charge = try #require(memo.reserve(bodyBytes: 5))
+        memo.keep(
+            MergedAnswerMemo.Answer(
+                body: Array("[1,2]".utf8), pages: 2, items: 2, truncated: false, etag: "\"e\"", freshUntil: .distantFuture, stamps: [stamp],
+                charge: charge, entryKey: Store.key(2)),
+            for: "k")
+        #expect(memo.answer(for: "k") != nil)
+        // Room for 21 KB: down to 34,000 - 21,000 bytes, which takes page 1 and one of the two larger entries.
+        try cache.write(4, body: String(repeating: "q", count: 21_000))
+        #expect(cache.store.contains(Store.key(2)))
+        #expect(!cache.store.contains(Store.key(3)))
+    }
 }

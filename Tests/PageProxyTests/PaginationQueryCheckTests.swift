@@ -74,4 +74,19 @@ import Testing
             #expect(whole.body == MockDataset.mergedJSON(total: 50))
         }
     }
+
+    /// retest16 L5: a route whose upstream gives `page=1` made a client's `?page=2` a 400 blaming the client.
+    @Test("a parameter given twice because the route's upstream gives it too names the route's upstream as the cause")
+    func aRepeatTheRouteCausesNamesTheRoute() throws {
+        let pagination = RoutePagination.scheme(.pageNumber(PaginationScheme.PageNumber()))
+        let url = try #require(PageURL(string: "http://example.com/items?page=1&page=2"))
+        let routes = #expect(throws: PaginationQueryCheck.Refused.self) {
+            try PaginationQueryCheck.check(url, pagination: pagination, routeQuery: "page=1")
+        }
+        #expect(routes?.message.contains("the route's upstream URL gives page itself") == true, "\(String(describing: routes))")
+        let clients = #expect(throws: PaginationQueryCheck.Refused.self) {
+            try PaginationQueryCheck.check(url, pagination: pagination, routeQuery: "per_page=3")
+        }
+        #expect(clients?.message.contains("route's") == false)
+    }
 }

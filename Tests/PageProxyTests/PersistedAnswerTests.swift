@@ -1,5 +1,6 @@
 import Foundation
 import PageProxyCore
+import Synchronization
 import Testing
 
 @testable import PageProxy
@@ -27,6 +28,8 @@ import Testing
         return try await TestStack.run(routes: [], configure: { settings in
             settings.routes = [config]
             settings.cache = CacheConfig(directory: directory, maxBytes: maxBytes, memoBytes: memoBytes)
+            // One-page answers, which are not written unless asked (`AnswerEntryWorth`).
+            settings.cache.answerEntryWorth = .every
         }, clock: clock) { stack in
             let result = try await body(stack)
             await AnswerEntries.waitForWrites()
@@ -87,6 +90,27 @@ import Testing
             }
         }
         await upstream.stop()
+    }
+
+    @Test("only answers worth an entry are written (review23 F6): not one of one page, nor a small one of several pages; one of 2 pages or more and 32 KiB or more is")
+    func onlyAnswersWorthAnEntryAreWritten() async throws {
+        try await CacheTests.run { stack, root in
+            // One page; then five pages of ~4 KB: each memoized, neither written.
+            #expect(try await stack.get("/github?mock_total=3").status == 200)
+            let small = try await stack.get("/github?mock_total=50")
+            #expect(small.header("PageProxy-Pages") == "5")
+            #expect(small.body.count < AnswerEntryWorth.standard.minBytes)
+            await AnswerEntries.waitForWrites()
+            #expect(Self.answerFiles(in: root).isEmpty)
+            let large = try await stack.get("/github?mock_total=200")
+            #expect(large.body.count >= AnswerEntryWorth.standard.minBytes)
+            await AnswerEntries.waitForWrites()
+            #expect(Self.answerFiles(in: root).count == 1)
+            // Counted apart from the pages (review23 F7): 1 + 5 + 20 pages, and the one answer.
+            let metrics = try await stack.get("/metrics").text.split(separator: "\n")
+            #expect(metrics.contains("pageproxy_cache_entries 26"))
+            #expect(metrics.contains("pageproxy_cache_answer_entries 1"))
+        }
     }
 
     /// How a page changes in the cache between the run that memoized the answer and the next.
@@ -267,5 +291,51 @@ import Testing
             #expect(FileManager.default.enumerator(atPath: directory)?.contains { ($0 as? String)?.hasSuffix(".entry") == true } == true)
         }
         await upstream.stop()
+    }
+
+    /// review23 F7: after a restart, requests for one answer at once each read its entry (open, heads, every page's
+    /// `fstatat`, a descriptor held), and the last one's answer replaced the others' in the memo.
+    @Test("requests for one answer at once read its entry once: the others wait for that read and get the same answer")
+    func concurrentReadsOfOneAnswerAreCollapsed() async throws {
+        try await Self.withDirectory { directory in
+            let store = DiskStore(directory: directory, maxBytes: 1 << 20)
+            let route = RouteConfig.makeForTests(name: "items", upstream: "http://api.test/items", pagination: .pageNumber(PaginationScheme.PageNumber()))
+            let plan = try RequestPlan(
+                request: HTTPRequestHead(method: .get, target: "/items", headers: HTTPHeaders([("Host", "x")])), route: route, subpath: "",
+                lookahead: LookaheadMemory())
+            let key = try #require(plan.answerKey)
+            let stamps = try [1, 2].map { page in
+                let url = try #require(PageURL(string: "http://api.test/items?page=\(page)"))
+                let entry = CacheEntry(status: .ok, headers: HTTPHeaders(), body: Array("[\(page)]".utf8), storedAt: Date(), freshUntil: .distantFuture)
+                return try #require(store.write(entry, for: CacheKey(UpstreamRequest(url: url))))
+            }
+            let kept = AnswerEntry(
+                etag: "\"e\"", freshUntil: .distantFuture, pages: 2, items: 2, truncated: false, upstreamPrivate: false, headers: HTTPHeaders(),
+                manifest: [])
+            #expect(AnswerEntries(store: store).write(kept, body: Array("[1,2]".utf8), stamps: stamps, for: key))
+            // Each read waits at the gate until the test opens it: reads not collapsed all start.
+            let reads = Mutex(0)
+            let gate = DispatchSemaphore(value: 0)
+            let entries = AnswerEntries(store: store, beforeRead: {
+                reads.withLock { $0 += 1 }
+                gate.wait()
+            })
+            let persisted = PersistedMergedAnswers(entries: entries, memo: MergedAnswerMemo(maxBytes: 1 << 20, store: store))
+            let requests = 4
+            let answers = await withTaskGroup(of: MergedAnswerMemo.Answer?.self) { group in
+                for _ in 0..<requests { group.addTask { await persisted.answer(for: plan) } }
+                // Bounded: until every request reads, or waits for the one read.
+                for _ in 0..<1_000 {
+                    if reads.withLock({ $0 }) == requests { break }
+                    if await persisted.reads.waiterCount(for: key) == requests { break }
+                    try? await Task.sleep(for: .milliseconds(10))
+                }
+                for _ in 0..<requests { gate.signal() }
+                return await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(reads.withLock { $0 } == 1)
+            #expect(answers.count == requests && answers.allSatisfy { $0 != nil })
+            #expect(Set(answers.compactMap { $0.map(ObjectIdentifier.init) }).count == 1)
+        }
     }
 }

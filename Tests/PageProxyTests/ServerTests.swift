@@ -190,4 +190,23 @@ extension ServerTests {
             #expect(stack.mock.log.requests.first?.target.hasPrefix("/github/items/sub%20dir/x") == true)
         }
     }
+
+    /// attack16 U1: `OPTIONS *` was a 405; RFC 9110 §9.3.7 lets it ask what the server can do.
+    @Test("OPTIONS * and OPTIONS on a route are a 200 with Allow: GET, HEAD and no body; the connection stays usable")
+    func optionsIsA200WithAllow() async throws {
+        try await TestStack.run { stack in
+            let client = try await stack.client()
+            try await client.send("OPTIONS * HTTP/1.1\r\nHost: x\r\n\r\n")
+            let server = try await client.readResponse()
+            #expect(server.status == 200)
+            #expect(server.header("Allow") == "GET, HEAD")
+            #expect(server.header("Content-Length") == "0")
+            try await client.send("OPTIONS /github HTTP/1.1\r\nHost: x\r\n\r\n")
+            let route = try await client.readResponse()
+            #expect(route.status == 200)
+            #expect(route.header("Allow") == "GET, HEAD")
+            #expect(route.body.isEmpty)
+            #expect(stack.mock.log.count == 0)
+        }
+    }
 }

@@ -43,6 +43,8 @@ struct CacheConfig: Sendable, Equatable {
     /// sent) rather than from memory: fewer page faults and less memory, and a sooner first answer after a restart,
     /// but its second answer reads the files again (BENCHMARKS.md, issue 13 twelfth pass); off by default.
     var sendsFromFiles = false
+    /// Which memoized answers are written as answer entries too; not a key of the config file (tests lower it).
+    var answerEntryWorth = AnswerEntryWorth.standard
 
     /// The memo's bound: `memoBytes`, or its default.
     var memoLimit: Int { memoBytes ?? min(maxBytes / 8, 64 << 20) }

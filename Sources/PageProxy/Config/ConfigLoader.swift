@@ -200,6 +200,11 @@ enum ConfigLoader {
         while true {
             // errno read inside the closure, before anything else can change it.
             let (count, error) = buffer.withUnsafeMutableBytes { (read(descriptor, $0.baseAddress, $0.count), errno) }
+            // A FIFO with no writer, a device: not "the file is empty" (retest16). A pipe that gives bytes is read (a
+            // shell's `<(…)`).
+            if count == 0, contents.isEmpty, status.st_mode & S_IFMT != S_IFREG {
+                return .failure(ReadFailure(message: "it is not a regular file (a FIFO with no writer, or a device), and gave nothing to read"))
+            }
             if count == 0 { return .success(contents) }
             if count < 0 {
                 if error == EINTR { continue }

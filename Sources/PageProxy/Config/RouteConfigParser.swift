@@ -18,7 +18,7 @@ enum RouteConfigParser {
     ) throws(ConfigError) -> RouteConfig {
         try object.requireOnly(keys)
         let name = try routeName(object)
-        var upstream = try upstreamURL(object, environment: environment)
+        var upstream = try upstreamURL(object, environment: environment, warnings: warnings)
         guard let pagination = try object.object("pagination") else {
             throw object.error("pagination", "is required, e.g. { \"scheme\": \"link-header\" }")
         }
@@ -36,7 +36,7 @@ enum RouteConfigParser {
             maxItems: try object.nullableInteger("maxItems", in: 1...Int.max),
             pageTimeout: try object.seconds("pageTimeoutSeconds", in: 1...3600, default: 30),
             totalTimeout: try object.seconds("totalTimeoutSeconds", in: 1...86_400, default: 300),
-            headers: try headers(object, environment: environment),
+            headers: try headers(object, environment: environment, warnings: warnings),
             forwardHeaders: try forwardHeaders(object),
             ttl: try object.seconds("ttlSeconds", in: 0...31_536_000, default: 60),
             staleIfError: try object.bool("staleIfError", default: false),
@@ -48,6 +48,7 @@ enum RouteConfigParser {
             originBudget: try originBudget(object))
         route.queryMembers = queryMembers
         try checkPaginationQuery(of: route, in: object)
+        warnPositionInUpstream(of: route, in: object, warnings: warnings)
         return route
     }
 
@@ -63,6 +64,24 @@ enum RouteConfigParser {
             let secrets = CredentialRedaction.secrets(in: HTTPHeaders(), query: upstream.query)
             throw object.error("upstream", "its query would refuse every request: \(CredentialRedaction.redactText(error.message, secrets: secrets))")
         }
+    }
+
+    /// A route whose `upstream` gives the parameter its walk numbers or moves its pages by (`?page=1`, as an older
+    /// `probe` printed it) refuses every client's own (a start page, a window's `?page=2`: given twice), a 400 that
+    /// blamed the client (retest16 L5): a warning naming the route, which `check-config` fails on. Not an error: such a
+    /// route still answers the clients that do not send it, as it did before.
+    private static func warnPositionInUpstream(of route: RouteConfig, in object: ConfigObject, warnings: ConfigWarnings) {
+        let upstream = route.upstream
+        guard case .scheme(let scheme) = route.pagination, let name = PaginationQueryCheck.positionParameter(of: scheme),
+            PageURL(scheme: upstream.scheme, host: upstream.host, port: upstream.port, path: upstream.path, query: upstream.query)
+                .queryPairs.contains(where: { (PageURL.decodeQueryComponent($0.name) ?? $0.name) == name })
+        else { return }
+        warnings.add(
+            object.error(
+                "upstream",
+                "route \"\(route.name)\" gives \(name) in its own query: a client's request that gives "
+                    + "\(name) too (a start page, a window) is refused as giving it twice; remove \(name) from upstream (PageProxy walks "
+                    + "from the first page by itself)"))
     }
 
     /// A `page-number` route that names no `pageSize` but writes its size parameter into its `upstream` URL
@@ -119,9 +138,11 @@ enum RouteConfigParser {
 
     /// `${NAME}` is expanded as in `headers` (attack16 U1: it was sent literally, while probe says to put a query's
     /// secret into `upstream`).
-    private static func upstreamURL(_ object: ConfigObject, environment: [String: String]) throws(ConfigError) -> UpstreamURL {
+    private static func upstreamURL(
+        _ object: ConfigObject, environment: [String: String], warnings: ConfigWarnings
+    ) throws(ConfigError) -> UpstreamURL {
         let written = try object.requiredString("upstream")
-        let text = try expand(written, field: object.field("upstream"), file: object.file, environment: environment)
+        let text = try expand(written, field: object.field("upstream"), file: object.file, environment: environment, warnings: warnings)
         switch UpstreamURL.parse(text) {
         case .success(let url): return url
         case .failure(let problem): throw object.error("upstream", problem.message)
@@ -132,7 +153,7 @@ enum RouteConfigParser {
     static let maxHeaderBytes = HTTPLimits().maxHeaderBytes
 
     /// `headers` in file order, `${VAR}` expanded. Errors never include a value.
-    private static func headers(_ object: ConfigObject, environment: [String: String]) throws(ConfigError)
+    private static func headers(_ object: ConfigObject, environment: [String: String], warnings: ConfigWarnings) throws(ConfigError)
         -> [(name: String, value: String)]
     {
         guard let headers = try object.object("headers") else { return [] }
@@ -145,7 +166,7 @@ enum RouteConfigParser {
             guard case .string(let template) = member.value else {
                 throw headers.error(member.key, "expected a string, found \(member.value.kind)")
             }
-            let value = try expand(template, field: headers.field(member.key), file: object.file, environment: environment)
+            let value = try expand(template, field: headers.field(member.key), file: object.file, environment: environment, warnings: warnings)
             if let problem = ConfigHeaderRules.problem(withValue: value) { throw headers.error(member.key, problem) }
             result.append((member.key, value))
             // Sent with every page: bounded as PageProxy bounds a request's own header lines (attack13: a 50 MB value
@@ -159,10 +180,13 @@ enum RouteConfigParser {
         return result
     }
 
-    /// Replaces each `${NAME}` with the environment variable `NAME`. A `$` not followed by `{` stays as it is.
-    static func expand(_ template: String, field: String, file: String, environment: [String: String])
-        throws(ConfigError) -> String
-    {
+    /// Replaces each `${NAME}` with the environment variable `NAME`. A `$` not followed by `{` stays as it is. A
+    /// variable set but empty is a warning (attack16 U1: `A16_KEY=` sent an empty key, silently): most often a secret
+    /// a CI job did not inject, so `check-config` fails on it and `serve` logs it; not an error, since an empty part
+    /// may be meant (`${A}-${B}`), and a deploy that ran with it keeps running.
+    static func expand(
+        _ template: String, field: String, file: String, environment: [String: String], warnings: ConfigWarnings? = nil
+    ) throws(ConfigError) -> String {
         func fail(_ problem: String) -> ConfigError { ConfigError(file: file, field: field, problem: problem) }
         var output = ""
         var rest = Substring(template)
@@ -179,6 +203,9 @@ enum RouteConfigParser {
             }
             guard let value = environment[name] else {
                 throw fail("the environment variable \(name) is not set")
+            }
+            if value.isEmpty {
+                warnings?.add(fail("the environment variable \(name) is set but empty, and is inserted so (a secret that was not injected?)"))
             }
             output += value
             rest = rest[rest.index(after: close)...]

@@ -81,8 +81,13 @@ final class Metrics: Sendable {
         let store = cacheStore.withLock { $0 }?()
         var text = family("pageproxy_cache_bytes", "gauge", "Bytes of the entry files the page cache holds (as this process indexes them).")
         text += "pageproxy_cache_bytes \(store?.totalBytes ?? 0)\n"
-        text += family("pageproxy_cache_entries", "gauge", "Entries the page cache holds (as this process indexes them).")
-        text += "pageproxy_cache_entries \(store?.entryCount ?? 0)\n"
+        let answers = store?.answerEntryCount ?? 0
+        text += family("pageproxy_cache_entries", "gauge", "Page entries the page cache holds (as this process indexes them).")
+        text += "pageproxy_cache_entries \((store?.entryCount ?? 0) - answers)\n"
+        text += family(
+            "pageproxy_cache_answer_entries", "gauge",
+            "Merged answers' own entries the cache holds, of those this process wrote or read (others count as pages).")
+        text += "pageproxy_cache_answer_entries \(answers)\n"
         text += family(
             "pageproxy_cache_write_failures_total", "counter",
             "Pages the cache did not store, by reason: too_large (past maxBytes), larger_than_volume, no_space, no_inodes (after evicting), no_room (under maxBytes, after evicting), linked_folder (its fan-out folder is a symbolic link), error.")

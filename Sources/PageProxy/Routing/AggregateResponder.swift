@@ -24,14 +24,14 @@ struct AggregateResponder: Sendable {
 
     init(
         transport: any UpstreamTransport, pages: CachingPageSource, metrics: Metrics, spool: MergedSpool, memo: MergedAnswerMemo,
-        budgets: OriginBudgets
+        budgets: OriginBudgets, answerEntryWorth: AnswerEntryWorth = .standard
     ) {
         self.transport = transport
         self.pages = pages
         self.metrics = metrics
         var merged = MergedAnswerRenderer(spool: spool, memo: memo, metrics: metrics)
         if memo.maxBytes > 0, let store = pages.store {
-            merged.persisted = PersistedMergedAnswers(entries: AnswerEntries(store: store), memo: memo)
+            merged.persisted = PersistedMergedAnswers(entries: AnswerEntries(store: store), memo: memo, worth: answerEntryWorth)
         }
         self.merged = merged
         self.budgets = budgets

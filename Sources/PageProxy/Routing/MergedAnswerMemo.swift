@@ -44,13 +44,17 @@ final class MergedAnswerMemo: Sendable {
         let preparedFields: [UInt8]
         /// What the memo's bound counts for it, given back when the answer goes (`MergedAnswerMemo.reserve`).
         let charge: MergedAnswerCharge
+        /// The key of its answer entry in the cache directory, when it has one (`PersistedMergedAnswers`): its hits are
+        /// uses of that entry too.
+        let entryKey: CacheKey?
 
         init(
             body: [UInt8], pages: Int, items: Int, truncated: Bool, etag: String, freshUntil: Date, stamps: [PageStamp],
             extraHeaders: HTTPHeaders = HTTPHeaders(), upstreamPrivate: Bool = false, charge: MergedAnswerCharge, file: HeldEntryFile? = nil,
-            length: Int? = nil
+            length: Int? = nil, entryKey: CacheKey? = nil
         ) {
             self.body = body
+            self.entryKey = entryKey
             self.file = file
             self.length = length ?? body.count
             self.charge = charge
@@ -86,7 +90,14 @@ final class MergedAnswerMemo: Sendable {
         var use: RecencyList<String>.Handle
         /// The store's change count when the stamps were last found current: while it is unchanged, they still are.
         var checkedAt: UInt64
+        /// When a hit last told the store of a use of the answer's entry (`entryUseInterval`).
+        var entryUsedAt = Date.distantPast
     }
+
+    /// How often, at most, the hits of one answer are told to the store as uses of its answer entry (`DiskStore.noteUse`):
+    /// the eviction order needs no finer grain, and a hit on the socket loop takes the store's lock at most once a
+    /// second per answer for it.
+    static let entryUseInterval: TimeInterval = 1
 
     private struct State {
         var slots: [String: Slot] = [:]
@@ -160,7 +171,8 @@ final class MergedAnswerMemo: Sendable {
 
     /// The answer kept for `key`, if it is still fresh at `now` and every page it was built from is unchanged.
     func answer(for key: String, at now: Date) -> Answer? {
-        guard let store, let (answer, checkedAt) = lookUp(key, at: now) else { return nil }
+        guard let store, let (answer, checkedAt, entryUse) = lookUp(key, at: now) else { return nil }
+        if let entryUse { store.noteUse(entryUse) }
         // Nothing written or removed since the stamps were last checked: they are still current, at no cost.
         let changes = store.changeCount
         if changes == checkedAt { return answer }
@@ -228,9 +240,10 @@ final class MergedAnswerMemo: Sendable {
         _ = replaced
     }
 
-    /// The fresh answer for `key` and when its stamps were last checked; a stale one is dropped.
-    private func lookUp(_ key: String, at now: Date) -> (Answer, UInt64)? {
-        let (found, stale) = state.withLock { state -> ((Answer, UInt64)?, Answer?) in
+    /// The fresh answer for `key`, when its stamps were last checked, and its entry's key when this hit is to be told to
+    /// the store as a use of it; a stale one is dropped.
+    private func lookUp(_ key: String, at now: Date) -> (Answer, UInt64, CacheKey?)? {
+        let (found, stale) = state.withLock { state -> ((Answer, UInt64, CacheKey?)?, Answer?) in
             // One hash of the key (a long string) for the look-up and the use it records.
             guard let index = state.slots.index(forKey: key) else { return (nil, nil) }
             let slot = state.slots.values[index]
@@ -241,7 +254,12 @@ final class MergedAnswerMemo: Sendable {
                 return (nil, slot.answer)
             }
             state.recency.moveToNewest(slot.use)
-            return ((slot.answer, slot.checkedAt), nil)
+            var entryUse: CacheKey?
+            if let entryKey = slot.answer.entryKey, now.timeIntervalSince(slot.entryUsedAt) >= Self.entryUseInterval {
+                state.slots.values[index].entryUsedAt = now
+                entryUse = entryKey
+            }
+            return ((slot.answer, slot.checkedAt, entryUse), nil)
         }
         // A stale answer is freed here, after the lock (the epoll loop may be waiting for it).
         _ = stale

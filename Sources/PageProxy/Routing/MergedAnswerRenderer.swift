@@ -125,11 +125,13 @@ struct MergedAnswerRenderer: Sendable {
         if let freshUntil = answer.freshUntil, let memoKey = plan.memoKey, let charge = memo.reserve(bodyBytes: length),
             let bytes = held.isHolding ? held.joined(closing: closing) : (try? spooled?.bytes())
         {
+            let entryKey = persisted?.entryKey(for: plan, pages: answer.pages, bytes: bytes.count)
             let memoized = MergedAnswerMemo.Answer(
                 body: bytes, pages: answer.pages, items: answer.items, truncated: answer.truncated, etag: tag, freshUntil: freshUntil,
-                stamps: stamps(), extraHeaders: answer.extraHeaders, upstreamPrivate: answer.freshness.upstreamPrivate, charge: charge)
+                stamps: stamps(), extraHeaders: answer.extraHeaders, upstreamPrivate: answer.freshness.upstreamPrivate, charge: charge,
+                entryKey: entryKey)
             memo.keep(memoized, for: memoKey)
-            if let persisted, let answerKey = plan.answerKey { persisted.keep(memoized, key: answerKey) }
+            if let persisted, let entryKey { persisted.keep(memoized, key: entryKey) }
             kept = memoized
         }
         // A 304 copies `headers`; the 200 consumes them: the writer sets the length in these very fields, not in a

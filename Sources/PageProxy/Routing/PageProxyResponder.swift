@@ -98,6 +98,15 @@ struct PageProxyResponder: HTTPResponder {
 
     func respond(to request: HTTPRequestHead, response: consuming Response) async -> RequestRecord {
         metrics.requestStarted()
+        // RFC 9110 §9.3.7: `OPTIONS *` asks what the server can do, and `OPTIONS /route` what that resource allows: the
+        // same two methods everywhere (attack16 U1: a 405 said the question was not allowed). No CORS headers: a browser's
+        // preflight still fails, as it did.
+        if request.method == .options {
+            var allow = HTTPHeaders()
+            allow.set("Allow", "GET, HEAD")
+            await response.send(.ok, headers: allow, body: [])
+            return RequestRecord()
+        }
         guard request.method == .get || request.method == .head else {
             var allow = HTTPHeaders()
             allow.set("Allow", "GET, HEAD")

@@ -15,7 +15,9 @@ enum PaginationQueryCheck {
 
     /// - Throws: `Refused` (a 400) for a parameter of the scheme given twice, or a size it numbers pages by that is not
     ///   a whole number. An `auto` route's parameters are known only from its first page: not checked.
-    static func check(_ url: PageURL, pagination: RoutePagination) throws(Refused) {
+    /// - Parameter routeQuery: the route's own `upstream` query: a parameter given twice because it gives it too is
+    ///   said to be the route's (retest16 L5: the 400 blamed the client for a route's `?page=1`).
+    static func check(_ url: PageURL, pagination: RoutePagination, routeQuery: String? = nil) throws(Refused) {
         guard case .scheme(let scheme) = pagination else { return }
         let (parameters, size) = Self.parameters(of: scheme)
         let (number, signed) = Self.numberParameter(of: scheme)
@@ -25,6 +27,13 @@ enum PaginationQueryCheck {
             guard parameters.contains(name) else { continue }
             let value = PageURL.decodeQueryComponent(pair.value) ?? pair.value
             if let earlier = seen[name] {
+                if let routeQuery, Self.gives(routeQuery, name) {
+                    throw Refused(
+                        parameter: name,
+                        message: "the route's upstream URL gives \(name) itself, and this request gives it too: the route's "
+                            + "configuration must not write \(name) into its upstream (`check-config` says so); until it is fixed, ask "
+                            + "without \(name)")
+                }
                 throw Refused(
                     parameter: name,
                     message: "the query gives \(name) more than once (\"\(earlier.prefix(40))\" and \"\(value.prefix(40))\"): PageProxy "
@@ -46,6 +55,28 @@ enum PaginationQueryCheck {
                     message: "\(name) must be a whole number in the digits 0-9\(signed ? " (a leading - allowed)" : ""), not "
                         + "\"\(value.prefix(40))\": PageProxy numbers the pages after it from it, and the upstream may read another")
             }
+        }
+    }
+
+    /// Whether `query` gives a parameter called `name` (percent-decoded).
+    private static func gives(_ query: String, _ name: String) -> Bool {
+        query.split(whereSeparator: { $0 == "&" || $0 == ";" }).contains { pair in
+            let written = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? ""
+            return (PageURL.decodeQueryComponent(written) ?? written) == name
+        }
+    }
+
+    /// The parameter a walk numbers or moves its pages by, which a client may give (a start page, a window): page-number's,
+    /// link-header's and next-page-header's page, offset's offset, a cursor's.
+    static func positionParameter(of scheme: PaginationScheme) -> String? {
+        switch scheme {
+        case .pageNumber(let options): options.pageParameter
+        case .offset(let options): options.offsetParameter
+        case .linkHeader(let options): options.pageParameter
+        case .nextPageHeader(let options): options.pageParameter
+        case .cursorInBody(let options): options.cursorParameter
+        case .hasMore(let options): options.afterParameter
+        case .nextURLInBody: nil
         }
     }
 

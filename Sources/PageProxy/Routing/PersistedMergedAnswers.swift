@@ -9,12 +9,22 @@ import PageProxyCore
 /// there (only when the store's index has an entry under the answer's key, `AnswerEntryKey`): an answer whose every
 /// page file is still the one it was built from, and fresh, is kept in the memo, its body left in its file, and sent
 /// from it, by the memo's rules (its stamps are the pages' versions now: a change of any page drops it). The memo off
-/// (`memoBytes: 0`) writes and reads none.
+/// (`memoBytes: 0`) writes and reads none; answers too small to pay for their entry are not written (`AnswerEntryWorth`).
 struct PersistedMergedAnswers: Sendable {
     let entries: AnswerEntries
     let memo: MergedAnswerMemo
+    var worth = AnswerEntryWorth.standard
+    /// Requests for one answer at once (after a restart, review23 F7): one reads its entry, the others wait for that read
+    /// and are given the same answer, as a page's fetches are collapsed; each had opened the file, checked every page
+    /// and held a descriptor, and the last one's answer replaced the others' in the memo.
+    let reads = FetchCollapser<CacheKey, MergedAnswerMemo.Answer?>()
 
-    /// Queues the write of `answer`, just memoized from a walk, under `key`.
+    /// The key an answer of `pages` pages and `bytes` bytes to `plan` is written under, when it is worth an entry.
+    func entryKey(for plan: RequestPlan, pages: Int, bytes: Int) -> CacheKey? {
+        worth.pays(pages: pages, bytes: bytes) ? plan.answerKey : nil
+    }
+
+    /// Queues the write of `answer`, just memoized from a walk, under `key` (`entryKey`).
     func keep(_ answer: MergedAnswerMemo.Answer, key: CacheKey) {
         let entry = AnswerEntry(
             etag: answer.etag, freshUntil: answer.freshUntil, pages: answer.pages, items: answer.items, truncated: answer.truncated,
@@ -25,7 +35,15 @@ struct PersistedMergedAnswers: Sendable {
     /// The answer to `plan` kept in the cache directory, now in the memo too; nil when there is none the request may
     /// have (the caller walks).
     func answer(for plan: RequestPlan) async -> MergedAnswerMemo.Answer? {
-        guard let key = plan.answerKey, let memoKey = plan.memoKey, entries.store.contains(key),
+        guard let key = plan.answerKey, let memoKey = plan.memoKey, entries.store.contains(key) else { return nil }
+        let (answer, _) = await reads.value(for: key) { [self] in await read(key, memoKey: memoKey) }
+        return answer ?? nil
+    }
+
+    /// The answer kept under `key`, read from its entry and kept in the memo under `memoKey`; nil when there is none the
+    /// request may have.
+    private func read(_ key: CacheKey, memoKey: String) async -> MergedAnswerMemo.Answer? {
+        guard
             // A file written in place while it is sent: the answer is cut, and is neither kept here nor there any more.
             let found = await entries.find(key, at: memo.clock.wallNow(), onChanged: { [memo] in memo.forget(memoKey) }),
             // Its body stays in the file, and is charged all the same (review23 F3): a file held open keeps its disk
@@ -37,7 +55,7 @@ struct PersistedMergedAnswers: Sendable {
         let answer = MergedAnswerMemo.Answer(
             body: [], pages: kept.pages, items: kept.items, truncated: kept.truncated, etag: kept.etag, freshUntil: kept.freshUntil,
             stamps: found.stamps, extraHeaders: kept.headers, upstreamPrivate: kept.upstreamPrivate, charge: charge, file: found.file,
-            length: found.length)
+            length: found.length, entryKey: key)
         memo.keep(answer, for: memoKey)
         return answer
     }

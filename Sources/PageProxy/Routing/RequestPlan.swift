@@ -215,7 +215,7 @@ struct RequestPlan {
             // A route whose parameters are members of a Rison or JSON `q` walks them lifted out of it (`QueryMembers`).
             let asSent = RequestPlan.upstreamURL(route: route, subpath: subpath, query: controls.upstreamQuery)
             let routeBase = try route.queryMembers?.lifting(asSent) ?? asSent
-            try PaginationQueryCheck.check(routeBase, pagination: route.pagination)
+            try PaginationQueryCheck.check(routeBase, pagination: route.pagination, routeQuery: route.upstream.query)
             let asked = controls.window
             let window: ItemWindow.Plan? =
                 if let windowServed { asked?.walkingAgain(scheme: fixedScheme, base: routeBase, served: windowServed) } else {

@@ -28,9 +28,13 @@ package final class AnswerEntries: Sendable {
     /// Where answers are looked for, off the cooperative pool (they read a file and `lstat` each page's).
     private static let reads = DispatchQueue(label: "PageProxy.AnswerEntries.reads", attributes: .concurrent)
 
-    package init(store: DiskStore, budget: HeldEntryFileBudget = .shared) {
+    /// Told before each read of an entry (tests: how many reads, and holding one).
+    private let beforeRead: (@Sendable () -> Void)?
+
+    package init(store: DiskStore, budget: HeldEntryFileBudget = .shared, beforeRead: (@Sendable () -> Void)? = nil) {
         self.store = store
         self.budget = budget
+        self.beforeRead = beforeRead
     }
 
     /// An answer found in the cache directory, with its file held open for sending from.
@@ -87,13 +91,18 @@ package final class AnswerEntries: Sendable {
         payload.append(contentsOf: body)
         let stored = CacheEntry(
             status: .ok, headers: HTTPHeaders(), body: payload, storedAt: Date(), freshUntil: answer.freshUntil, mustRevalidate: true)
-        return store.write(stored, for: key, synced: true) != nil
+        guard store.write(stored, for: key, synced: true, sparing: stamps.map(\.key)) != nil else { return false }
+        store.noteAnswer(key)
+        return true
     }
 
     /// `read(key, at: now, onChanged:)`, off the cooperative pool.
     package func find(_ key: CacheKey, at now: Date, onChanged: (@Sendable () -> Void)? = nil) async -> Found? {
         await withCheckedContinuation { continuation in
-            Self.reads.async { continuation.resume(returning: self.read(key, at: now, onChanged: onChanged)) }
+            Self.reads.async {
+                self.beforeRead?()
+                continuation.resume(returning: self.read(key, at: now, onChanged: onChanged))
+            }
         }
     }
 
@@ -122,7 +131,7 @@ package final class AnswerEntries: Sendable {
         let root = open(store.directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         defer { if root >= 0 { close(root) } }
         guard root >= 0, now < answer.freshUntil, let versions = store.versions(of: answer.manifest.map(\.key)),
-            answer.manifest.allSatisfy({ page in Self.fileStamp(page.key.relativePath, in: root).map(page.file.holdsTheSameBytes(as:)) ?? false }),
+            answer.manifest.allSatisfy({ page in Self.fileStamp(page.key.relativePath, in: root).map(page.file.isSameVersion(as:)) ?? false }),
             // Last, as the costliest: every byte after the entry's head (the answer's head and its body) as written.
             Self.payloadHash(descriptor, from: payload.offset, to: opened.size) == payload.checksum
         else {
@@ -143,6 +152,7 @@ package final class AnswerEntries: Sendable {
         guard let file = HeldEntryFile(descriptor: descriptor, bodyOffset: bodyOffset, budget: budget, stamp: opened, onChanged: changed)
         else { return nil }
         held = true
+        store.noteAnswer(key)
         return Found(answer: answer, file: file, length: length, stamps: versions.map(\.stamp))
     }
 

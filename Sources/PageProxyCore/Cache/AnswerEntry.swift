@@ -6,8 +6,8 @@ import Glibc
 /// hundreds: what the answer says besides its body, and the manifest of the page entry files it was built from.
 ///
 /// It is never a second truth (DESIGN.md): it is used only while every page entry of its manifest is still the very
-/// file it was built from (`HeldEntryFile.Stamp.holdsTheSameBytes`: device, inode, size, modification time, and the
-/// change time unless the link count moved — a rewrite by a 200, a 304's refresh, a removal or an eviction each
+/// file it was built from (`HeldEntryFile.Stamp.isSameVersion`: device, inode, size and modification time, which
+/// PageProxy's refresh of the access time leaves — a rewrite by a 200, a 304's refresh, a removal or an eviction each
 /// replace or unlink the file, and so drop the answer), and only until the first of those pages would be revalidated
 /// (`freshUntil`).
 package struct AnswerEntry: Sendable, Equatable {

@@ -183,7 +183,7 @@ package enum CacheFileSystem {
     /// touch (attack13 L1), and no path is looked up again (the LRU order that survives a restart). Copies of the file
     /// held for sending keep up with the touch (`HeldFileStamps`).
     private static func touchIfDue(_ fd: Int32, _ info: inout stat, touch: Bool) {
-        guard touch, !wasTouchedRecently(modifiedAt: info.st_mtim.tv_sec) else { return }
+        guard touch, !wasTouchedRecently(usedAt: lastUse(info) / 1_000_000_000) else { return }
         _ = HeldFileStamps.shared.touch(fd, &info)
     }
 
@@ -435,9 +435,15 @@ package enum CacheFileSystem {
 
     /// Whether `modified` (a file's modification time, in seconds since 1970) is less than `touchResolution` seconds
     /// ago; a time ahead of the clock (the clock was set back) is not recent, so the file is refreshed.
-    static func wasTouchedRecently(modifiedAt modified: Int) -> Bool {
-        let now = time(nil)
-        return modified <= now && now - modified < touchResolution
+    static func wasTouchedRecently(usedAt used: Int64) -> Bool {
+        let now = Int64(time(nil))
+        return used <= now && now - used < Int64(touchResolution)
+    }
+
+    /// When a file was last used, in nanoseconds since 1970: the later of its access time (which PageProxy's touch
+    /// sets, and reads of entries never move) and its modification time (when it was written).
+    static func lastUse(_ info: stat) -> Int64 {
+        max(Int64(info.st_atim.tv_sec) * 1_000_000_000 + Int64(info.st_atim.tv_nsec), Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec))
     }
 
     /// The names in a directory (without "." and ".."), or nil when it cannot be read.
@@ -466,11 +472,11 @@ package enum CacheFileSystem {
         return (UInt64(info.st_ino), Int(info.st_size))
     }
 
-    /// A regular file's size and modification time in nanoseconds, or nil.
-    package static func fileInfo(_ path: String) -> (size: Int, modified: Int64)? {
+    /// A regular file's size and when it was last used (`lastUse`), or nil.
+    package static func fileInfo(_ path: String) -> (size: Int, used: Int64)? {
         var info = stat()
         guard lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
-        return (Int(info.st_size), Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec))
+        return (Int(info.st_size), lastUse(info))
     }
 
     /// One `pread` of `count` bytes at `offset`; with `.pageCacheOnly`, one that fails with `EAGAIN` rather than wait.

@@ -9,9 +9,6 @@ extension CachingPageSource {
         guard let store, policy.ttl > .zero, !policy.forceRevalidate, request.method == .get else { return nil }
         let now = clock.wallNow()
         // Judged under the store's lock: a few comparisons (the entry's lifetime rule is a stored flag, no parsing).
-        guard let (entry, stamp) = store.lookupInMemory(key ?? CacheKey(request), if: { policy.servesFresh($0, at: now) != nil }),
-            let freshUntil = policy.servesFresh(entry, at: now)
-        else { return nil }
-        return Fetched(response: entry.response, outcome: .hit, stored: StoredVersion(stamp: stamp, entry: entry, freshUntil: freshUntil))
+        return hit(store.lookupInMemory(key ?? CacheKey(request), if: { policy.servesFresh($0, at: now) != nil }), policy: policy, at: now)
     }
 }

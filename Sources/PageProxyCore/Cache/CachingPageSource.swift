@@ -222,8 +222,9 @@ package final class CachingPageSource: Sendable {
 
     /// `found` as a hit, when it is fresh for the route's TTL, within its page size, and `policy` does not force a
     /// revalidation (routes on the same upstream URL share entries: each judges them by its own limits).
-    private func hit(_ found: (entry: CacheEntry, stamp: PageStamp)?, policy: CachePolicy) -> Fetched? {
-        guard let (entry, stamp) = found, let freshUntil = policy.servesFresh(entry, at: clock.wallNow()) else { return nil }
+    /// - Parameter now: the time it is judged at; nil: now on the clock.
+    func hit(_ found: (entry: CacheEntry, stamp: PageStamp)?, policy: CachePolicy, at now: Date? = nil) -> Fetched? {
+        guard let (entry, stamp) = found, let freshUntil = policy.servesFresh(entry, at: now ?? clock.wallNow()) else { return nil }
         return Fetched(response: entry.response, outcome: .hit, stored: StoredVersion(stamp: stamp, entry: entry, freshUntil: freshUntil))
     }
 

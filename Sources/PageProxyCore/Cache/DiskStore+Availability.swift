@@ -82,7 +82,7 @@ extension DiskStore {
                 }
             }
             state.withLock { state in
-                for (index, file) in files.sorted(by: { $0.value.modified < $1.value.modified }).enumerated() {
+                for (index, file) in files.sorted(by: { $0.value.used < $1.value.used }).enumerated() {
                     state.records[file.key] = Record(
                         size: file.value.size, lastUse: UInt64(index + 1), generation: UInt64(index + 1),
                         use: state.recency.insertNewest(file.key))

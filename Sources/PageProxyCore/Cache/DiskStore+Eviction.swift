@@ -13,7 +13,7 @@ extension DiskStore {
         evictions.async { [self] in
             // Writes from now on may queue the next one: this one may be past the total they see.
             state.withLock { $0.evictionQueued = false }
-            evict(making: 0, sparing: nil, wait: false)
+            evict(making: 0, sparing: [], wait: false)
         }
     }
 
@@ -26,7 +26,7 @@ extension DiskStore {
     /// writes that fit, and lookups, go on. Each victim is taken aside (`detach`) and then removed, and the bytes
     /// actually removed are subtracted from the total afterwards, so a process killed mid-eviction leaves the total
     /// too high, never too low. A lookup that finds a victim's file gone treats it as a miss.
-    func evict(making room: Int, sparing spared: CacheKey?, wait: Bool, freeing: Int = 0) {
+    func evict(making room: Int, sparing spared: Set<CacheKey>, wait: Bool, freeing: Int = 0) {
         guard let ledger else { return }
         ledger.withEvictionLock(wait: wait) {
             // Another eviction may have made the room while this one waited: then no scan at all.
@@ -59,7 +59,7 @@ extension DiskStore {
                 if batch.isEmpty { break }
                 for key in batch {
                     // A key used between two batches is back at the newest end, and may be taken again: once only.
-                    guard remaining > target, key != spared, let file = files[key], chosen.insert(key).inserted else {
+                    guard remaining > target, !spared.contains(key), let file = files[key], chosen.insert(key).inserted else {
                         passed.append(key)
                         continue
                     }
@@ -69,13 +69,13 @@ extension DiskStore {
             }
             // Then the other processes' files, oldest first: those this process has no record of.
             if remaining > target {
-                let sorted = files.sorted { $0.value.modified < $1.value.modified }
+                let sorted = files.sorted { $0.value.used < $1.value.used }
                 var start = 0
                 while remaining > target, start < sorted.count {
                     let slice = sorted[start..<min(sorted.count, start + evictionBatch)]
                     start = slice.endIndex
                     let unknown = state.withLock { state in slice.filter { state.records[$0.key] == nil } }
-                    for file in unknown where remaining > target && file.key != spared {
+                    for file in unknown where remaining > target && !spared.contains(file.key) {
                         victims.append(file.key)
                         remaining -= file.value.size
                     }
@@ -142,12 +142,17 @@ extension DiskStore {
     /// Takes `bytes` off the shared total (entries removed).
     private func release(_ bytes: Int) {
         guard bytes != 0 else { return }
-        ledger?.withLock { total in total = total.map { max(0, $0 - bytes) } }
+        ledger?.withLock { total in Self.subtract(bytes, from: &total) }
     }
 
-    /// The entry files under `directory` (size, modification time) and the temporaries' paths.
-    static func scan(_ directory: String) -> (entries: [CacheKey: (size: Int, modified: Int64)], temporaries: [String]) {
-        var entries: [CacheKey: (size: Int, modified: Int64)] = [:]
+    /// `total` less `bytes`, never below 0; unknown stays unknown (an eviction's rescan finds it).
+    static func subtract(_ bytes: Int, from total: inout Int?) {
+        total = total.map { max(0, $0 - bytes) }
+    }
+
+    /// The entry files under `directory` (size, last use) and the temporaries' paths.
+    static func scan(_ directory: String) -> (entries: [CacheKey: (size: Int, used: Int64)], temporaries: [String]) {
+        var entries: [CacheKey: (size: Int, used: Int64)] = [:]
         var temporaries: [String] = []
         for fanOut in CacheFileSystem.names(in: directory) ?? [] where fanOut.utf8.count == 2 {
             let folder = "\(directory)/\(fanOut)"
@@ -179,7 +184,7 @@ extension DiskStore {
         onStartEviction?(.began(entries: entries, bytes: bytes, maxBytes: maxBytes))
         evictions.async { [self] in
             let started = ContinuousClock.now
-            evict(making: 0, sparing: nil, wait: true)
+            evict(making: 0, sparing: [], wait: true)
             let (left, leftBytes) = state.withLock { state in
                 state.evictingAtStart = false
                 return (state.records.count, state.totalBytes)

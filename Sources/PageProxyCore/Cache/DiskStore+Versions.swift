@@ -28,6 +28,7 @@ extension DiskStore {
     static func dropRecord(_ key: CacheKey, _ state: inout State) -> Bool {
         dropMemory(key, &state)
         guard let record = state.records.removeValue(forKey: key) else { return false }
+        if !state.answerKeys.isEmpty { state.answerKeys.remove(key) }
         if let use = record.use { state.recency.remove(use) }
         state.totalBytes -= record.size
         state.changeCounter += 1

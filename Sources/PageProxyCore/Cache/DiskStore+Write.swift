@@ -8,9 +8,12 @@ extension DiskStore {
     /// total passed `evictionStart`. Blocks on the disk: callers on the cooperative pool run it on a `DiskWork` lane.
     /// - Returns: the stamp of the version written; nil when it was not written (too large, store disabled, no room
     ///   made after a few evictions, failure).
-    /// - Parameter synced: its bytes reach the disk before its name does (`CacheFileSystem.writeTemporary`).
+    /// - Parameters:
+    ///   - synced: its bytes reach the disk before its name does (`CacheFileSystem.writeTemporary`).
+    ///   - sparing: entries the room for it is never made by evicting (an answer's own pages, review23 F6: evicting them
+    ///     would leave it dead on arrival); with no room made without them, it is not written (`noRoom`).
     @discardableResult
-    package func write(_ entry: CacheEntry, for key: CacheKey, synced: Bool = false) -> PageStamp? {
+    package func write(_ entry: CacheEntry, for key: CacheKey, synced: Bool = false, sparing: [CacheKey] = []) -> PageStamp? {
         let bytes = CacheEntryFormat.encode(entry, key: key)
         guard bytes.count <= maxBytes else {
             // The old version is no longer what the upstream says: it must not be served (nor answers built on it).
@@ -37,7 +40,7 @@ extension DiskStore {
                     // Not while a store over its bound at its start is brought down: that may take minutes (attack15 M2).
                     if placed != nil || attempt == Self.roomAttempts || state.withLock({ $0.evictingAtStart }) { break }
                     // No room: wait for the eviction under way, if any, then evict what is still needed.
-                    evict(making: bytes.count, sparing: key, wait: true)
+                    evict(making: bytes.count, sparing: Set(sparing + [key]), wait: true)
                 }
             } catch {
                 placed = .failure(error)
@@ -57,7 +60,7 @@ extension DiskStore {
                 remove(key)
                 return nil
             }
-            evict(making: 0, sparing: key, wait: true, freeing: bytes.count * 2)
+            evict(making: 0, sparing: Set(sparing + [key]), wait: true, freeing: bytes.count * 2)
         }
         guard case .success(let (total, leftAt)) = placed else {
             switch placed {
@@ -163,7 +166,7 @@ extension DiskStore {
         let removed = ledger.withLock { (total: inout Int?) -> Int? in
             if let inode, CacheFileSystem.inode(path) != inode { return nil }
             guard let size = detachEntry(key, to: aside) else { return nil }
-            total = total.map { max(0, $0 - size) }
+            Self.subtract(size, from: &total)
             return size
         }
         if removed != nil { CacheFileSystem.remove(aside) }

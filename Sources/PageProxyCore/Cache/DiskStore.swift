@@ -70,6 +70,8 @@ package final class DiskStore: Sendable {
 
     struct State {
         var records: [CacheKey: Record] = [:]
+        /// The records that are merged answers' own entries, as far as this process knows (it wrote or read them).
+        var answerKeys: Set<CacheKey> = []
         /// An eviction of a store found over its bound when it opened is under way (`evictInBackground`).
         var evictingAtStart = false
         /// The records' keys, least recently used first: an eviction takes its victims from the front in short holds

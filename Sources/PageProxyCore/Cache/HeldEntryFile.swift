@@ -57,6 +57,15 @@ package final class HeldEntryFile: Sendable {
         package func holdsTheSameBytes(as now: Stamp) -> Bool {
             device == now.device && inode == now.inode && size == now.size && modified == now.modified && (changed == now.changed || now.links != links)
         }
+
+        /// Whether a file stamped `now` is still the version of the entry this stamp was taken of (an answer's manifest):
+        /// the same inode, size and modification time. Not the change time: PageProxy's own refresh of an entry's access
+        /// time (the LRU order) changes it and nothing else, and dropped, at the next restart, every answer built on a
+        /// page hit since. A version PageProxy writes is a new file (`rename`), whose modification time is its write's
+        /// even where the file system hands its inode number out again.
+        package func isSameVersion(as now: Stamp) -> Bool {
+            device == now.device && inode == now.inode && size == now.size && modified == now.modified
+        }
     }
 
     /// Takes `descriptor` (the caller must not close it) and one of `budget`'s places, or returns nil (the caller

@@ -2,8 +2,8 @@ import Glibc
 import Synchronization
 
 /// The stamps of the entry files held open for sending (`HeldEntryFile`), by file, so that PageProxy's own refresh of
-/// an entry file's times (the LRU order that survives a restart: `DiskStore` refreshes them every 64th hit, by path or
-/// through a descriptor) is not taken by the answers sending from that file for a write in place (review20 F4: the
+/// an entry file's access time (the LRU order that survives a restart: `DiskStore` refreshes it every 64th hit, by path
+/// or through a descriptor; it changes the file's change time too) is not taken by the answers sending from that file for a write in place (review20 F4: the
 /// answer was cut short of its `Content-Length`, and the good entry removed).
 ///
 /// A touch runs under this registry's lock, and moves the stamps of that file's held copies to its times after the
@@ -64,23 +64,32 @@ package final class HeldFileStamps: Sendable {
         held.withLock { _ in Self.stamp(of: descriptor).map(cell.stamp.holdsTheSameBytes(as:)) == true }
     }
 
-    /// Sets the times of the file at `path` to now (`utimensat`), moving its held copies' stamps.
+    /// The times a touch sets: the access time to now, the modification time left as it is. The modification time stays
+    /// the time the entry was written, which an answer's manifest compares (h13-answer16 leftover: a touch that moved it
+    /// dropped, at the next restart, every answer built on a page hit since); the access time is the LRU order, which
+    /// reads never move (entry files are opened with `O_NOATIME`).
+    private static let accessTimeNow = [timespec(tv_sec: 0, tv_nsec: utimeNow), timespec(tv_sec: 0, tv_nsec: utimeOmit)]
+    /// `<sys/stat.h>`'s `UTIME_NOW` and `UTIME_OMIT` (macros Swift does not import): "now", and "leave it".
+    private static let utimeNow = (1 << 30) - 1
+    private static let utimeOmit = (1 << 30) - 2
+
+    /// Sets the access time of the file at `path` to now (`utimensat`), moving its held copies' stamps.
     package func touch(_ path: String) {
         held.withLock { held in
             guard !held.isEmpty, let before = Self.stamp(ofPath: path) else {
-                _ = utimensat(AT_FDCWD, path, nil, 0)
+                _ = utimensat(AT_FDCWD, path, Self.accessTimeNow, 0)
                 return
             }
-            guard utimensat(AT_FDCWD, path, nil, 0) == 0, let after = Self.stamp(ofPath: path) else { return }
+            guard utimensat(AT_FDCWD, path, Self.accessTimeNow, 0) == 0, let after = Self.stamp(ofPath: path) else { return }
             Self.move(&held, from: before, to: after)
         }
     }
 
-    /// Sets the times of the open `descriptor`'s file to now (`futimens`), moving its held copies' stamps; `info` is
-    /// its `fstat` before, and becomes the one after. False when the times could not be set.
+    /// Sets the access time of the open `descriptor`'s file to now (`futimens`), moving its held copies' stamps; `info`
+    /// is its `fstat` before, and becomes the one after. False when the time could not be set.
     package func touch(_ descriptor: Int32, _ info: inout stat) -> Bool {
         held.withLock { held in
-            guard futimens(descriptor, nil) == 0 else { return false }
+            guard futimens(descriptor, Self.accessTimeNow) == 0 else { return false }
             var touched = stat()
             guard fstat(descriptor, &touched) == 0 else { return true }
             if !held.isEmpty { Self.move(&held, from: HeldEntryFile.Stamp(info), to: HeldEntryFile.Stamp(touched)) }

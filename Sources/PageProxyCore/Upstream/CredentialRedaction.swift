@@ -64,10 +64,52 @@ package enum CredentialRedaction {
     }
 
     /// Whether a header called `name` carries a credential (`Authorization`, `Cookie`, `X-Api-Key`, `Private-Token`,
-    /// `X-Api-Password`, `X-JWT` …): the query's list (`isSecretName`), one list for both (attack16 M2: the headers' own,
-    /// shorter list left `*-Password`, `*-Pwd`, `*-JWT` and `*-Credential` values quoted back from error bodies).
+    /// `X-Api-Password`, `X-JWT`, `X-Amz-Signature`, `access_token` …), by the words of its name (`nameWords`), not
+    /// by parts of them: its value is replaced wherever it appears in an error body, so a name that only contains a
+    /// part of the query's list (review23 F7: `X-Country-Code`, `X-Passenger-Count`, `X-Design-Id`) must not hide text
+    /// the client needs. A word is a secret's when it is one of `secretHeaderWords` (or its plural), or ends in one of
+    /// `secretWordEndings` (`accesstoken`, `clientsecret`); `code` (an OAuth authorization code) only as the whole name.
     package static func isSecretHeader(_ name: String) -> Bool {
-        isSecretName(name)
+        let words = nameWords(name)
+        if words.drop(while: { $0 == "x" }) == ["code"] { return true }
+        return words.contains { word in
+            secretHeaderWords.contains(word) || word.hasSuffix("s") && secretHeaderWords.contains(String(word.dropLast()))
+                || secretWordEndings.contains { word.hasSuffix($0) }
+        }
+    }
+
+    /// Words of header names that mark a credential, lowercase (attack16 M2: `*-Password`, `*-Pwd`, `*-JWT`,
+    /// `*-Credential` too).
+    private static let secretHeaderWords: Set<String> = [
+        "token", "key", "apikey", "accesskey", "secret", "password", "passwd", "pass", "pwd", "passphrase", "signature", "sig",
+        "jwt", "auth", "authorization", "bearer", "credential", "session", "sessid", "sessionid", "cookie", "otp", "totp",
+        "ticket", "assertion", "saml", "hmac", "oauth",
+    ]
+
+    /// Endings of one word that mark a credential's name written as one word.
+    private static let secretWordEndings = ["token", "secret", "password", "passwd", "apikey"]
+
+    /// The words of a name, lowercased: split at `-`, `_`, `.` and spaces, and where a lowercase letter or a digit is
+    /// followed by an uppercase one (`clientSecret`: `client`, `secret`).
+    static func nameWords(_ name: String) -> [String] {
+        var words: [String] = []
+        var word = ""
+        var previous: Character?
+        for character in name {
+            if character == "-" || character == "_" || character == "." || character == " " {
+                if !word.isEmpty { words.append(word.lowercased()) }
+                word = ""
+            } else {
+                if character.isUppercase, let previous, previous.isLowercase || previous.isNumber, !word.isEmpty {
+                    words.append(word.lowercased())
+                    word = ""
+                }
+                word.append(character)
+            }
+            previous = character
+        }
+        if !word.isEmpty { words.append(word.lowercased()) }
+        return words
     }
 
     /// The values to hide from error bodies: every credential header's value and, for `Authorization: Bearer X`,
@@ -80,7 +122,8 @@ package enum CredentialRedaction {
             secrets.append(value)
             if let space = value.firstIndex(of: " ") { secrets.append(String(value[value.index(after: space)...])) }
         }
-        for pair in (query ?? "").split(separator: "&") {
+        // Pairs separated by `&` or `;`, as `redactQuery` reads them (review23 F7: a `;` one was not hidden).
+        for pair in (query ?? "").split(whereSeparator: { $0 == "&" || $0 == ";" }) {
             let parts = pair.split(separator: "=", maxSplits: 1)
             guard parts.count == 2, isSecretName(String(parts[0]).removingPercentEncoding ?? String(parts[0])) else { continue }
             secrets.append(String(parts[1]).removingPercentEncoding ?? String(parts[1]))

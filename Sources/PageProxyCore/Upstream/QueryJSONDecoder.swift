@@ -84,18 +84,13 @@ package struct QueryJSONDecoder {
         }
     }
 
+    /// After a member or element (and any space): true past a `,`, false past `close` (`RisonDecoder.scanSeparator`).
     private mutating func separated(closingWith close: Unicode.Scalar) throws(RisonDecoder.Invalid) -> Bool {
         skipSpace()
-        switch next {
-        case ",":
-            index += 1
-            return true
-        case close:
-            index += 1
-            return false
-        case nil: throw invalid("\"\(close)\" is missing")
-        case let other?: throw invalid("expected \",\" or \"\(close)\", found \"\(other)\"")
-        }
+        let (more, problem) = RisonDecoder.scanSeparator(next, closingWith: close)
+        if let problem { throw invalid(problem) }
+        index += 1
+        return more
     }
 
     /// At `"`: the string with its escapes decoded (a lone surrogate escape is an error).

@@ -96,15 +96,20 @@ package struct RisonDecoder {
 
     /// After a member or element: true past a `,` (another follows), false past the closing `)`.
     private mutating func separated(closingWith close: Unicode.Scalar) throws(Invalid) -> Bool {
+        let (more, problem) = Self.scanSeparator(next, closingWith: close)
+        if let problem { throw invalid(problem) }
+        index += 1
+        return more
+    }
+
+    /// After a member or element, Rison's and JSON's grammar alike, at `next`: whether another follows (a `,`) or not
+    /// (`close`), or what is wrong there.
+    static func scanSeparator(_ next: Unicode.Scalar?, closingWith close: Unicode.Scalar) -> (more: Bool, problem: String?) {
         switch next {
-        case ",":
-            index += 1
-            return true
-        case close:
-            index += 1
-            return false
-        case nil: throw invalid("\"\(close)\" is missing")
-        case let other?: throw invalid("expected \",\" or \"\(close)\", found \"\(other)\"")
+        case ",": (true, nil)
+        case close: (false, nil)
+        case nil: (false, "\"\(close)\" is missing")
+        case let other?: (false, "expected \",\" or \"\(close)\", found \"\(other)\"")
         }
     }
 

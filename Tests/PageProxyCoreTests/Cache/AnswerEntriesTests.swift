@@ -100,6 +100,53 @@ import Testing
         _ = directory
     }
 
+    /// review23 F6: the room for an answer's entry is never made by evicting the pages of its own manifest (the answer
+    /// would be dead on arrival): another entry goes; with none to take, the answer is not written and its pages stay.
+    @Test("an answer's write never evicts its own pages: another entry goes, or it is not written", arguments: [true, false])
+    func anAnswerWriteSparesItsOwnPages(withAnotherEntry: Bool) throws {
+        let directory = TemporaryDirectory()
+        let store = DiskStore(directory: directory.path, maxBytes: 40_000)
+        // The other entry is the least recently used: without sparing, the pages would go right after it.
+        if withAnotherEntry { try #require(store.write(DiskStoreTests.entry(3, bodyBytes: 10_000), for: DiskStoreTests.key(3)) != nil) }
+        let stamps = try [1, 2].map { page in
+            try #require(store.write(DiskStoreTests.entry(page, bodyBytes: 10_000), for: DiskStoreTests.key(page)))
+        }
+        // Past the bound with every entry there: room must be made.
+        let body = [UInt8](repeating: UInt8(ascii: "x"), count: withAnotherEntry ? 15_000 : 25_000)
+        let entries = AnswerEntries(store: store)
+        #expect(entries.write(Self.answer, body: body, stamps: stamps, for: Self.answerKey) == withAnotherEntry)
+        for page in [1, 2] {
+            #expect(store.contains(DiskStoreTests.key(page)))
+            #expect(FileManager.default.fileExists(atPath: store.path(for: DiskStoreTests.key(page))))
+        }
+        #expect(!store.contains(DiskStoreTests.key(3)))
+        #expect((entries.read(Self.answerKey, at: Self.before) != nil) == withAnotherEntry)
+        #expect(store.totalBytes <= 40_000)
+        _ = directory
+    }
+
+    /// h13-answer16 leftover: PageProxy's refresh of a page's time (every 64th hit, the LRU order) moved its modification
+    /// and change times, which the manifest compared: every answer built on a page hit since was dropped at the next
+    /// restart. The refresh sets the access time only, and the manifest compares inode, size and modification time.
+    @Test("a page PageProxy refreshed (its LRU time) since the answer was written keeps the answer, in this run and after a restart")
+    func aPageTouchedByPageProxyKeepsTheAnswer() throws {
+        let directory = TemporaryDirectory()
+        let store = DiskStore(directory: directory.path, maxBytes: 1 << 20)
+        let stamps = try [1, 2].map { page in try #require(store.write(DiskStoreTests.entry(page), for: DiskStoreTests.key(page))) }
+        // Written long ago: a refresh now cannot leave any of its times as they were.
+        for page in [1, 2] {
+            var old = [timespec(tv_sec: 1_000, tv_nsec: 0), timespec(tv_sec: 1_000, tv_nsec: 0)]
+            #expect(utimensat(AT_FDCWD, store.path(for: DiskStoreTests.key(page)), &old, 0) == 0)
+        }
+        #expect(AnswerEntries(store: store).write(Self.answer, body: Self.body, stamps: stamps, for: Self.answerKey))
+        CacheFileSystem.touch(store.path(for: DiskStoreTests.key(1)))
+        var info = stat()
+        #expect(stat(store.path(for: DiskStoreTests.key(1)), &info) == 0 && info.st_atim.tv_sec > 1_000)
+        #expect(AnswerEntries(store: store).read(Self.answerKey, at: Self.before) != nil)
+        let restarted = DiskStore(directory: directory.path, maxBytes: 1 << 20)
+        #expect(AnswerEntries(store: restarted).read(Self.answerKey, at: Self.before) != nil)
+    }
+
     @Test func aFullDescriptorBudgetLeavesTheAnswerForLater() throws {
         let (directory, store, entries, _) = try Self.kept(budget: HeldEntryFileBudget(capacity: 0))
         #expect(entries.read(Self.answerKey, at: Self.before) == nil)

@@ -15,10 +15,11 @@ import Testing
         return DiskStore(directory: directory.path, maxBytes: 8 << 20)
     }
 
+    /// The file's access time (what PageProxy's touch sets), in seconds.
     private static func modified(_ path: String) -> Int {
         var info = stat()
         guard stat(path, &info) == 0 else { return -1 }
-        return info.st_mtim.tv_sec
+        return info.st_atim.tv_sec
     }
 
     @Test("an ended walk's read-ahead still queued reads nothing; one under way stops at its next page")

@@ -65,4 +65,27 @@ import Testing
         let url = PageURL(scheme: "https", host: "api.example.com", port: 443, path: "/v1/items", query: "page=2&jwt=eyJ.secret&sig=zz")
         #expect(url.redactedDescription == "https://api.example.com/v1/items?page=2&jwt=REDACTED&sig=REDACTED")
     }
+
+    /// review23 F7: a header's value is replaced wherever an error body quotes it, so a header is a secret's by the words
+    /// of its name, not by parts of them: `X-Country-Code` and `X-Passenger-Count` are no credentials.
+    @Test("header names are secret by their words: X-Api-Password, X-Jwt, access_token, X-Amz-Signature, code are; X-Country-Code is not",
+        arguments: [
+            ("Authorization", true), ("Proxy-Authorization", true), ("Cookie", true), ("X-Api-Key", true), ("Private-Token", true),
+            ("X-Api-Password", true), ("X-Jwt", true), ("X-JWT", true), ("access_token", true), ("X-Amz-Signature", true),
+            ("X-Amz-Security-Token", true), ("code", true), ("X-Code", true), ("clientSecret", true), ("X-APIKEY", true), ("apikey", true),
+            ("X-Credentials", true), ("X-Session-Id", true), ("X-Otp", true), ("X-Sig", true), ("X-Accesstoken", true), ("X-Pwd", true),
+            ("X-Country-Code", false), ("X-Passenger-Count", false), ("X-Design-Id", false), ("X-Error-Code", false), ("X-Zipcode", false),
+            ("Accept", false), ("User-Agent", false), ("X-Request-Id", false), ("X-Signal", false), ("X-Topic", false),
+        ])
+    func headerNamesAreSecretByTheirWords(_ name: String, _ secret: Bool) {
+        #expect(CredentialRedaction.isSecretHeader(name) == secret)
+    }
+
+    @Test("a route's query secrets are found in pairs split by ; as by & (review23 F7: a redirect quoting them)")
+    func querySecretsAreFoundAcrossSemicolons() {
+        for query in ["a=1;api_key=k3y9Z", "a=1&api_key=k3y9Z", "api_key=k3y9Z;b=2"] {
+            #expect(CredentialRedaction.secrets(in: HTTPHeaders(), query: query).contains("k3y9Z"), "\(query)")
+        }
+        #expect(!CredentialRedaction.secrets(in: HTTPHeaders(), query: "a=1;page=2345").contains("2345"))
+    }
 }

@@ -109,4 +109,15 @@ import Testing
         ConfigFixture.expectRouteError(extra: #""forwardHeaders": "Authorization""#, field: "forwardHeaders",
                                        mentions: ["expected an array"])
     }
+
+    /// attack16 U1: `A16_KEY=` for a `${A16_KEY}` header was accepted silently, and an empty key sent.
+    @Test("a variable set but empty loads with a warning naming it and the field (check-config fails on it)")
+    func emptyVariableIsWarned() throws {
+        let document = ConfigFixture.document(routes: [ConfigFixture.route(extra: #""headers": { "X-Api-Key": "${A16_KEY}" }"#)])
+        let config = try ConfigFixture.parse(document, environment: ["A16_KEY": ""])
+        #expect(config.warnings.map(\.field) == ["routes[0].headers.X-Api-Key"])
+        #expect(config.warnings.first?.problem.contains("A16_KEY is set but empty") == true, "\(config.warnings)")
+        #expect(config.routes[0].headers.first?.value == "")
+        #expect(try ConfigFixture.parse(document, environment: ["A16_KEY": "k"]).warnings.isEmpty)
+    }
 }

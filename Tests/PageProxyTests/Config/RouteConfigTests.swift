@@ -175,4 +175,22 @@ import Testing
         #expect(parsed.routes[0].upstream.query == "token=tok-1&a=1")
         ConfigFixture.expectError(ConfigFixture.document(routes: [route]), field: "routes[0].upstream", mentions: ["A16_TOKEN", "not set"])
     }
+
+    /// retest16 L5: a route whose `upstream` gives its page parameter (`?page=1`, as an older `probe` printed it) passed
+    /// check-config, and every client's `?page=2` was then a 400 blaming the client.
+    @Test("an upstream that gives its own page or offset parameter loads with a warning naming the route (check-config fails on it)")
+    func upstreamGivingItsPositionParameterIsWarned() throws {
+        for (pagination, query, parameter) in [
+            (#"{ "scheme": "page-number" }"#, "?page=1&per_page=3", "page"), (#"{ "scheme": "offset" }"#, "?offset=0&limit=5", "offset"),
+        ] {
+            let route = ConfigFixture.route(name: #""pr""#, upstream: "\"http://example.com/items\(query)\"", pagination: pagination)
+            let config = try ConfigFixture.parse(ConfigFixture.document(routes: [route]))
+            #expect(config.warnings.count == 1)
+            let warning = try #require(config.warnings.first)
+            #expect(warning.field == "routes[0].upstream")
+            #expect(warning.problem.contains("route \"pr\" gives \(parameter)"), "\(warning.problem)")
+        }
+        let sizeOnly = ConfigFixture.route(upstream: #""http://example.com/items?per_page=3""#, pagination: #"{ "scheme": "page-number" }"#)
+        #expect(try ConfigFixture.parse(ConfigFixture.document(routes: [sizeOnly])).warnings.isEmpty)
+    }
 }
