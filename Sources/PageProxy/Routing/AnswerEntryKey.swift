@@ -9,10 +9,17 @@ import PageProxyCore
 /// answer kept by this one: it walks, and the old entry is evicted as the least recently used. The key holds the
 /// headers sent upstream only digested, as a page's key does.
 enum AnswerEntryKey {
-    static func make(route: RouteConfig, input: String) -> CacheKey? {
-        let text = "PageProxy answer 1\u{0}\(binary)\u{0}\(fingerprint(route))\u{0}\(input)"
+    /// The key of the answer whose memo input is digested as `inputDigest` (`digest`). A plan keeps the digest and asks
+    /// for the key only when the memo is kept in the cache directory (issue 13, seventeenth pass: the route's
+    /// fingerprint cost the first request after a restart ~1 ms with the memo off).
+    static func make(route: RouteConfig, inputDigest: String) -> CacheKey? {
+        let text = "PageProxy answer 2\u{0}\(binary)\u{0}\(fingerprint(route))\u{0}\(inputDigest)"
         return CacheKey(hex: SHA256.hex(SHA256.hash(Array(text.utf8))))
     }
+
+    /// The digest of a memo input (`MergedAnswerMemo.keyInput` with the window and fields), which holds the headers
+    /// sent upstream: a plan keeps no credential (loose12).
+    static func digest(_ input: String) -> String { SHA256.hex(SHA256.hash(Array(input.utf8))) }
 
     /// Works out what every key of `routes` takes besides the request once, at the start: the first description of a
     /// type looks its conformances up in the runtime (~3 ms the first request after a restart paid, issue 13, sixteenth

@@ -66,7 +66,12 @@ struct RequestPlan {
         return policy
     }
     var memoKey: String? { decided.memoKey }
+    /// Worked out at its first use (a memo kept in the cache directory), not with the plan: with the memo off nothing
+    /// asks for it, and its first making after a restart cost the first request ~1 ms before its walk (issue 13,
+    /// seventeenth pass: the route's fingerprint's first descriptions look conformances up in the runtime).
     var answerKey: CacheKey? { decided.answerKey }
+    /// Whether `answerKey` has been worked out for this plan's decisions (tests).
+    var hasMadeAnswerKey: Bool { decided.answerKeyMade.withLock { $0 != nil } }
     var secrets: [String] { sent.secrets }
     var isPrivate: Bool { decided.isPrivate }
     var vary: String { decided.vary }
@@ -172,8 +177,19 @@ struct RequestPlan {
         let cachePolicy: CachePolicy
         /// The key of the merged answer in the memo; nil for NDJSON, which is never memoized.
         let memoKey: String?
+        /// The digest of what the key of the memo's answer kept in the cache directory is made from
+        /// (`AnswerEntryKey.make`'s input: digested, as it holds the headers sent upstream); nil with `memoKey`.
+        let answerInputDigest: String?
+        /// `answerKey` once worked out.
+        let answerKeyMade = Mutex<CacheKey??>(nil)
         /// The key of the memo's answer kept in the cache directory (`PersistedMergedAnswers`); nil with `memoKey`.
-        let answerKey: CacheKey?
+        var answerKey: CacheKey? {
+            guard let answerInputDigest else { return nil }
+            if let made = answerKeyMade.withLock({ $0 }) { return made }
+            let made = AnswerEntryKey.make(route: route, inputDigest: answerInputDigest)
+            answerKeyMade.withLock { $0 = made }
+            return made
+        }
         /// Whether the client sent a field the route forwards: only a private cache may keep the answer.
         let isPrivate: Bool
         /// The route's `Vary` value (`AnswerFreshness`).
@@ -271,9 +287,9 @@ struct RequestPlan {
                 let shape = "\u{0}\(window?.skip ?? 0)\u{0}\(controls.fields?.description ?? "")"
                     + (window == nil ? "" : "\u{0}window\u{0}\(request.query ?? "")")
                 memoKey = MergedAnswerMemo.key(route: route.name, input: input) + shape
-                answerKey = AnswerEntryKey.make(route: route, input: input + shape)
+                answerInputDigest = AnswerEntryKey.digest(input + shape)
             } else {
-                (memoKey, answerKey) = (nil, nil)
+                (memoKey, answerInputDigest) = (nil, nil)
             }
             isPrivate = AnswerFreshness.isPrivate(route: route, request: request)
             shared = isPrivate ? nil : Sent(upstreamHeaders, route: route, query: base.query, keys: pageKeyTable)
