@@ -249,6 +249,7 @@ struct RequestPlan {
             self.itemCap = itemCap
             options.itemLimit = window.map { $0.itemLimit(answering: itemCap) } ?? itemCap
             options.windowCheck = window?.firstPageCheck
+            options.servedPageSize = window?.servedSize
             options.lookaheadMemory = lookahead
             // What each walk would work out from the scheme, worked out once for every request with this plan.
             let strategy = fixedScheme?.makeStrategy()

@@ -10,6 +10,8 @@ final class RequestedItems {
     let fields: FieldSelection?
     let record: WalkRecord
     private var cut: ItemWindowCut
+    /// The index (from 0) of the walk's first item: a window's jump (0 without a window).
+    private let firstItem: Int
     private let scheme: PaginationScheme?
     private let request: HTTPRequestHead
     private var isFirst = true
@@ -32,6 +34,7 @@ final class RequestedItems {
         self.itemCap = itemCap
         fields = controls.fields
         cut = ItemWindowCut(skip: skip)
+        firstItem = controls.window.map { max(0, $0.offset - skip) } ?? 0
         self.scheme = scheme
         self.request = request
         self.record = record
@@ -63,7 +66,7 @@ final class RequestedItems {
     ///   past the end is an empty answer).
     func headers(walker: PageWalker, walkEnded: Bool) -> HTTPHeaders {
         var headers = HTTPHeaders()
-        let endedShort = walkEnded && walker.endedShortOfTotal
+        let endedShort = walkEnded && (walker.endedShortOfTotal || firstPageDisproves(walker))
         let total = statedTotal(walker: walker, walkEnded: walkEnded)
         if let total { headers.set("PageProxy-Total", String(total)) }
         guard let window else { return headers }
@@ -77,9 +80,12 @@ final class RequestedItems {
         // this very window again, asked for ever (review18 N1); the answer says it was truncated instead.
         // A window that ends on a full page at the stated end links on: the total may be lower than the truth, and the
         // walk had no room for the page that would tell (review22 M2: a scroll ended at 100 of 150; a next window
-        // past the end is empty, one request).
+        // past the end is empty, one request); so does one whose walk held items past its end (a capped upstream's
+        // page past a low total). An NDJSON head leaves before the last page: it links on when the pages the walk
+        // steps by end full at the total.
+        let mayGoOn = walkEnded ? walker.endedAtUncheckedStatedEnd || walker.wasTruncated : endsOnFullPage(at: next, walker: walker)
         let hasMore = endedShort || (cutShort && handedOut == 0) ? false
-            : total.map { next < $0 || (next == $0 && walker.endedAtUncheckedStatedEnd) } ?? (walkEnded ? walker.wasTruncated : true)
+            : total.map { next < $0 || (next == $0 && mayGoOn) } ?? (walkEnded ? walker.wasTruncated || walker.endedAtUncheckedStatedEnd : true)
         let links = WindowLinks(request: request, window: window)
         if let link = links.value(hasMore: hasMore, next: next) { headers.set("Link", link) }
         return headers
@@ -90,7 +96,7 @@ final class RequestedItems {
     func statedTotal(walker: PageWalker, walkEnded: Bool) -> Int? {
         // A walk that ended on an empty page its total promised (the list shrank) knows the stated total is wrong: a
         // merged answer says none, and its window links by what the walk found (review9).
-        let endedShort = walkEnded && walker.endedShortOfTotal
+        let endedShort = walkEnded && (walker.endedShortOfTotal || firstPageDisproves(walker))
         // Nor one the items the walk found outnumber (attack11 L2: the first page's own count is checked where the
         // total is read; this is the pages after it), counted from the first item or the window's start.
         // (a window that starts past the total finds nothing, which contradicts nothing; review12).
@@ -110,9 +116,23 @@ final class RequestedItems {
         itemCap.map { min(window.limit, $0) } ?? window.limit
     }
 
-    /// Whether a cap (`_max_pages`) ended a walk over before the window's answer held what it could.
+    /// Whether a cap (`_max_pages`) ended a walk over before the window's answer held what it could; not when the list
+    /// ended first, short of its stated total (the window's own page count cut pages numbered from a wrong total).
     private func windowCutShort(_ walker: PageWalker, walkEnded: Bool) -> Bool {
         guard let window else { return false }
-        return walkEnded && walker.wasTruncated && handedOut < cappedLimit(window)
+        return walkEnded && walker.wasTruncated && !walker.endedShortOfTotal && handedOut < cappedLimit(window)
+    }
+
+    /// Whether a window's walk whose first page held no items disproves the total, which said items were there
+    /// (attack16 L6: a window past the list's end said the false total and linked on to the next empty window).
+    private func firstPageDisproves(_ walker: PageWalker) -> Bool {
+        window != nil && !isFirst && walker.firstPageItems == 0 && total.map { $0 > firstItem } == true
+    }
+
+    /// Whether a window's walk, its head sent before its last page, will end on a full page at `end`: the pages from
+    /// its first item step by what its first page held.
+    private func endsOnFullPage(at end: Int, walker: PageWalker) -> Bool {
+        let step = walker.firstPageItems
+        return step > 0 && end > firstItem && (end - firstItem) % step == 0
     }
 }

@@ -36,6 +36,9 @@ public struct ItemWindow: Sendable, Equatable {
         package var pageSize: Int? { firstPageCheck?.size }
         /// How the walk's first page proves the size the window counted by (`PageWalker.Options.windowCheck`).
         package var firstPageCheck: FirstPageCheck?
+        /// What an earlier walk of the window saw the upstream serve a page, when the window is walked again by it
+        /// (`walkingAgain`): the walk takes it for the upstream's cap (`PageWalker.Options.servedPageSize`).
+        package var servedSize: Int?
         /// How many items the walk hands out from where it starts: those before the window and the window's own.
         package var itemLimit: Int
         /// Items of the walk to drop before the window starts.
@@ -51,6 +54,7 @@ public struct ItemWindow: Sendable, Equatable {
             self.base = base
             self.firstItem = firstItem
             firstPageCheck = (pageSize ?? servedSize).map { FirstPageCheck(size: $0, firstItem: firstItem, scheme: scheme) }
+            self.servedSize = pageSize == nil ? servedSize : nil
             skip = window.offset - firstItem
             let (items, overflow) = skip.addingReportingOverflow(window.limit)
             itemLimit = overflow ? Int.max : items
@@ -169,8 +173,11 @@ extension ItemWindow {
                 return !jumpsByPageNumber || page.itemCount == 0 || page.itemCount >= size
             }
             // At or past the stated total it holds nothing, or the total or the size is wrong (review22 M1: an upstream
-            // capping the size served its page 3 of 20, ids 40–59, for items 100–119).
-            guard total > firstItem else { return !jumpsByPageNumber || page.itemCount == 0 }
+            // capping the size served its page 3 of 20, ids 40–59, for items 100–119). An offset lands on the window's
+            // items whatever the size, but a page there short of the size is the list's end or the upstream's cap, which
+            // only a walk by what it served tells apart (review22 M2: 20 items of a 30 window, under a 200 that ended
+            // the scroll, where the list went on).
+            guard total > firstItem else { return page.itemCount == 0 || (!jumpsByPageNumber && page.itemCount >= size) }
             return page.itemCount == min(size, total - firstItem)
         }
 

@@ -33,6 +33,10 @@ struct NumberedPageSizeCheck {
     /// apart by the pages after it: one holding items fails the walk.
     private var short: (page: Int, held: Int)?
 
+    /// Whether a page before the last numbered held fewer items than the size (and no page after it held any, or the
+    /// walk failed): the list ends there, short of the total it was numbered from.
+    var sawShortPage: Bool { short != nil }
+
     /// Checks `page`, at index `index`, against `strategy`'s rules for a numbered page, then against the size; an empty
     /// page is the end the walk finds on its own.
     mutating func check(_ page: Page, index: Int, strategy: any PaginationStrategy) throws(PaginationError) {

@@ -31,7 +31,8 @@ extension PageWalker {
             try statedEnd.check(page, strategy: strategy, compares: !strategy.followsUpstream)
             let next = try strategy.next(after: page, firstPageItemCount: measuredBy)
             let past =
-                next.isNone && !strategy.followsUpstream ? strategy.pageAfterStatedEnd(page, firstPageItemCount: firstPageItemCount) : nil
+                next.isNone && !strategy.followsUpstream
+                ? strategy.pageAfterStatedEnd(page, fullAt: nextToTake > 1 ? firstPageItemCount : options.servedPageSize) : nil
             if let past, try goesPastStatedEnd(to: past, from: &page) {
                 // A full page at the stated end, or past it: the total may be lower than the truth (review17 B10).
             } else {

@@ -11,6 +11,7 @@ extension PageWalker {
         // offset page longer than its limit: the upstream reads another limit, which no revalidating walk mends),
         // before its size is compared with the pages numbered beside it (review23 F4).
         try numberedSize.check(page, index: nextToTake - 1, strategy: strategy)
+        if numberedSize.sawShortPage { endedShortOfTotal = true }
         let next = try? strategy.next(after: page)
         try checkLinkOrigin(next, on: page)
         // The last page a total or a `last` link numbered ahead still links on: the list is longer than it said

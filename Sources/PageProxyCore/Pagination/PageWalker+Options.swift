@@ -15,6 +15,11 @@ extension PageWalker {
         /// under a `per_page=500`, JupyterHub's 200 under a route's `limit: 500`) fails the walk there, before the
         /// page is handed out, with `missedWindowPageSize` set: the window is walked again from the first page.
         package var windowCheck: ItemWindow.FirstPageCheck? = nil
+        /// What a window's earlier walk saw the upstream serve a page, its cap, when the window is walked again by it
+        /// (`ItemWindow.walkingAgain`): a first page holding that many is full, as a later page holding as many as the
+        /// first is, and one at the stated end of the list is followed by the page after it (review22 M2: an offset
+        /// window jumped past a low total on a capped upstream took the capped page for the list's last, 20 of 30 items).
+        package var servedPageSize: Int? = nil
         /// Where `lookahead` keeps what it learned about the upstream's links, across walks.
         package var lookaheadMemory: LookaheadMemory? = nil
         /// Tried before a page is fetched: a page it answers is read in place, with no task and no suspension (issue

@@ -100,8 +100,8 @@ package final class PageWalker {
     /// nothing of it was handed out.
     package internal(set) var missedWindowPageSize = false
     /// Whether the walk ended at a full page at the stated end of the list with no room under its page caps for the
-    /// check page past it (retest15 N6): complete as far as the walk can tell, but the total may be lower than the
-    /// truth (review22 M2: a window that ends there links on).
+    /// check page past it (retest15 N6), or with its item cap met there: complete as far as the walk can tell, but the
+    /// total may be lower than the truth (review22 M2: a window that ends there links on).
     package internal(set) var endedAtUncheckedStatedEnd = false
     /// How many items the walk's first page held: with `missedWindowPageSize`, what the upstream serves a page.
     package var firstPageItems: Int { firstPageItemCount }
@@ -140,7 +140,9 @@ package final class PageWalker {
     package internal(set) var endedOnRepeat = false
 
     /// Whether a page the scheme named ahead (from a total or a `last` link) came back empty, which ended the walk
-    /// there short of the total (attack5 m2: an upstream that stated 1000 pages and had 3 was asked for all 1000).
+    /// there short of the total (attack5 m2: an upstream that stated 1000 pages and had 3 was asked for all 1000), or
+    /// short of the size the pages were numbered by (`NumberedPageSizeCheck.sawShortPage`): the stated total is wrong,
+    /// and an answer states none (attack16 L6: it stayed in `PageProxy-Total`, and windows linked on past the end).
     package internal(set) var endedShortOfTotal = false
 
     /// How many pages the walk has in all, once the scheme has said (a total, a `last` link, a short page); nil before.
@@ -268,6 +270,8 @@ package final class PageWalker {
             // Nor has one whose only page after it is the check past a full stated end (retest15 N6).
             let onlyTheCheckAfter = probe.isProbe(nextToTake) && knownCount == nextToTake + 1
             let hadMore = page.itemCount > keep || (!endedShortOfTotal && !onlyTheCheckAfter && (nextToTake < knownCount || !isListComplete))
+            // But the total may be lower than the truth, as when no cap left room for the check page.
+            if onlyTheCheckAfter && !hadMore { endedAtUncheckedStatedEnd = true }
             page.truncateItems(to: keep)
             wasTruncated = wasTruncated || hadMore
             finish()
@@ -275,6 +279,12 @@ package final class PageWalker {
         itemsTaken += page.itemCount
         if let firstNumberedPage, nextToTake > firstNumberedPage, nextToTake < knownCount, page.itemCount == 0, !isFinished {
             endShortOfTotal()
+        } else if let firstNumberedPage, pending != nil, nextToTake > firstNumberedPage, page.itemCount == 0,
+            strategy.statedEnd(on: page)?.countsItems == true
+        {
+            // The last page a total of items numbered is empty: the list ended before its total too (attack16 L6). (A
+            // count of pages may number an empty last page; it states no total of items either.)
+            endedShortOfTotal = true
         }
         do throws(PaginationError) {
             try buildWindow()

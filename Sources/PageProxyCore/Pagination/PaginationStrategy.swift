@@ -65,7 +65,10 @@ package protocol PaginationStrategy: Sendable {
     /// than the truth (PostgREST's estimated counts) ended the walk with the items past it never asked for (review17
     /// B10). Nil when `page` is short, which ends the list as its total said, and for schemes whose pages each state
     /// their own end (they link on instead). An empty page there ends the walk, and so does a 404, 410 or 416.
-    func pageAfterStatedEnd(_ page: Page, firstPageItemCount: Int) -> PageURL?
+    /// A page is full when it holds the size asked, or `fullAt` items when given: the upstream's cap, as the walk's
+    /// first page held it (for the pages after it), or as a window's earlier walk saw it served
+    /// (`PageWalker.Options.servedPageSize`, for the first).
+    func pageAfterStatedEnd(_ page: Page, fullAt: Int?) -> PageURL?
     /// How many of its last items the walk's second page may hold again, when the first, `page`, is short of the size
     /// asked under a total that says more and the second is asked right after its items (an offset stepped by what
     /// was served, to learn whether the upstream caps the size): an upstream that filtered the first page after cutting
@@ -91,7 +94,7 @@ extension PaginationStrategy {
     package var followsUpstream: Bool { false }
     package var wayOnHeader: String? { nil }
     package func statedEnd(on page: Page) -> StatedEnd? { nil }
-    package func pageAfterStatedEnd(_ page: Page, firstPageItemCount: Int) -> PageURL? { nil }
+    package func pageAfterStatedEnd(_ page: Page, fullAt: Int?) -> PageURL? { nil }
     package func secondPageMayRepeat(afterFirst page: Page) -> Int? { nil }
     package func itemsPerNumberedPage(_ pages: NumberedPages, after page: Page) -> NumberedPageSize? { nil }
     package func checkNumbered(_ page: Page) throws(PaginationError) {}
@@ -197,5 +200,13 @@ enum StatedCount {
     static func digitsPastInt(_ text: Substring) -> Int? {
         guard !text.isEmpty, text.utf8.allSatisfy({ (0x30...0x39).contains($0) }), Int(text) == nil else { return nil }
         return Int.max
+    }
+}
+
+extension PaginationStrategy {
+    /// `pageAfterStatedEnd(_:fullAt:)` with the cap the walk's first page measured, `firstPageItemCount`, for a page
+    /// after the first.
+    package func pageAfterStatedEnd(_ page: Page, firstPageItemCount: Int) -> PageURL? {
+        pageAfterStatedEnd(page, fullAt: page.number > 1 ? firstPageItemCount : nil)
     }
 }

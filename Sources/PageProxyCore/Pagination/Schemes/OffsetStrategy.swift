@@ -114,10 +114,10 @@ struct OffsetStrategy: PaginationStrategy {
         return statedTotal(page).flatMap { $0 < page.itemCount ? nil : .items($0) }
     }
 
-    func pageAfterStatedEnd(_ page: Page, firstPageItemCount: Int) -> PageURL? {
-        // Full: the limit asked, or past the first page as many as the first held (the upstream's cap, `shortOfTotal`).
+    func pageAfterStatedEnd(_ page: Page, fullAt: Int?) -> PageURL? {
+        // Full: the limit asked, or the upstream's cap (`shortOfTotal`).
         guard page.itemCount > 0, let limit = limit(of: page.url),
-            page.itemCount >= limit || (page.number > 1 && page.itemCount >= firstPageItemCount)
+            page.itemCount >= limit || fullAt.map({ page.itemCount >= $0 }) == true
         else { return nil }
         let offset = page.url.integerQueryValue(options.offsetParameter) ?? 0
         let (next, overflow) = offset.addingReportingOverflow(page.itemCount)

@@ -52,12 +52,11 @@ struct PageNumberStrategy: PaginationStrategy {
     }
 
     /// Only after a total of items: a count of pages is not an estimate's (flask-smorest's, Litestar's `total_pages`).
-    /// A page is full when it holds the size asked, or (past the first page) as many as the first held (the upstream's
-    /// cap); with no size known, no page is.
-    func pageAfterStatedEnd(_ page: Page, firstPageItemCount: Int) -> PageURL? {
+    /// A page is full when it holds the size asked, or `fullAt` (the upstream's cap); with no size known, no page is.
+    func pageAfterStatedEnd(_ page: Page, fullAt: Int?) -> PageURL? {
         guard page.itemCount > 0, statedPageCount(page) == nil, statedItemCount(page) != nil else { return nil }
         let (asked, _, current, _) = read(page)
-        guard let asked, page.itemCount >= asked || (page.number > 1 && page.itemCount >= firstPageItemCount) else { return nil }
+        guard let asked, page.itemCount >= asked || fullAt.map({ page.itemCount >= $0 }) == true else { return nil }
         let (next, overflow) = current.addingReportingOverflow(1)
         return overflow ? nil : page.url.settingQueryValue(String(next), for: options.pageParameter)
     }
