@@ -210,6 +210,42 @@ import Testing
         await upstream.stop()
     }
 
+    @Test("a FIFO put in an answer entry's place while the proxy runs is a miss at once: the walk answers (attack17 H1: the request waited for a writer forever, and ~20 such requests held the whole process)")
+    func aFIFOInAnAnswerEntrysPlaceIsAMiss() async throws {
+        let upstream = try ChangingUpstream()
+        try await Self.withDirectory { directory in
+            try await Self.run(upstream, directory: directory) { stack in _ = try await stack.get("/changing") }
+            let path = try #require(Self.answerFiles(in: directory).first)
+            try await Self.run(upstream, directory: directory) { stack in
+                // After the start-up scan (which removes what is no entry), before the answer is in memory.
+                try FileManager.default.removeItem(atPath: path)
+                #expect(mkfifo(path, 0o600) == 0)
+                let uses = Self.storeUses(stack)
+                let answer = try await withThrowingTaskGroup(of: RawHTTPClient.Response?.self) { group in
+                    group.addTask { try await stack.get("/changing") }
+                    // A bound, not a wait for readiness: past it, the FIFO is opened for writing, which releases an
+                    // `open` waiting on it, so that the test ends (failed) instead of hanging.
+                    group.addTask {
+                        try await Task.sleep(for: .seconds(20))
+                        return nil
+                    }
+                    let first = try await group.next() ?? nil
+                    if first == nil {
+                        let writer = open(path, O_WRONLY | O_NONBLOCK)
+                        if writer >= 0 { close(writer) }
+                    }
+                    group.cancelAll()
+                    return first
+                }
+                #expect(answer?.status == 200)
+                #expect(answer?.text == Self.v1)
+                #expect(answer?.header("PageProxy-Cache") == Self.oneHit)
+                #expect(Self.storeUses(stack) > uses)
+            }
+        }
+        await upstream.stop()
+    }
+
     @Test("an answer entry written in place while the memo sends from it: that answer is cut, then dropped and removed; the walk answers")
     func anAnswerFileWrittenInPlaceIsCutThenDropped() async throws {
         let upstream = try ChangingUpstream()

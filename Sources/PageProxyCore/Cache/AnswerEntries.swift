@@ -103,14 +103,15 @@ package final class AnswerEntries: Sendable {
     /// - Parameter onChanged: told (after the entry is queued for removal) when a send finds the answer's file written
     ///   in place since it was opened.
     package func read(_ key: CacheKey, at now: Date, onChanged: (@Sendable () -> Void)? = nil) -> Found? {
-        // No symbolic link is followed: not for the fan-out folder, not for the file.
-        guard CacheFileSystem.isOwnDirectory("\(store.directory)/\(key.directoryName)") else { return nil }
-        let descriptor = open(store.path(for: key), O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
-        guard descriptor >= 0 else { return nil }
+        let root = open(store.directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        defer { if root >= 0 { close(root) } }
+        guard root >= 0 else { return nil }
+        // Opened as a page's entry is: no symbolic link followed (not for the fan-out folder, not for the file), never
+        // waiting in `open` (attack17 H1: a FIFO in its place held the thread, and ~20 of them the process), a regular
+        // file only. Anything else there is a miss, as for a page: the walk's answer is written over it.
+        guard let (descriptor, info) = try? CacheFileSystem.openForReading(key.relativePath, in: root) else { return nil }
         var held = false
         defer { if !held { close(descriptor) } }
-        var info = stat()
-        guard fstat(descriptor, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
         let opened = HeldEntryFile.Stamp(info)
         guard let (answer, bodyOffset, length, payload) = try? Self.readHeads(descriptor, size: opened.size, key: key) else {
             store.remove(key)
@@ -119,9 +120,7 @@ package final class AnswerEntries: Sendable {
         // The versions first, then the files: a page written after this is a newer generation than the stamp (the
         // memo drops the answer then), and one written before is another file than the manifest's. Each page's file is
         // looked at under the cache directory held open (not its whole path again: ~0.3 µs a page).
-        let root = open(store.directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        defer { if root >= 0 { close(root) } }
-        guard root >= 0, now < answer.freshUntil, let versions = store.versions(of: answer.manifest.map(\.key)),
+        guard now < answer.freshUntil, let versions = store.versions(of: answer.manifest.map(\.key)),
             answer.manifest.allSatisfy({ page in Self.fileStamp(page.key.relativePath, in: root).map(page.file.holdsTheSameBytes(as:)) ?? false }),
             // Last, as the costliest: every byte after the entry's head (the answer's head and its body) as written.
             Self.payloadHash(descriptor, from: payload.offset, to: opened.size) == payload.checksum

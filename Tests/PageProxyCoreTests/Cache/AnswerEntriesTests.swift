@@ -100,6 +100,31 @@ import Testing
         _ = directory
     }
 
+    @Test("a FIFO in an answer's place is a miss at once: its open never waits for a writer (attack17 H1: it held the thread, ~20 the process)", .timeLimit(.minutes(1)))
+    func aFIFOInAnAnswersPlaceIsAMissAtOnce() async throws {
+        let (directory, store, entries, stamps) = try Self.kept()
+        let path = store.path(for: Self.answerKey)
+        try FileManager.default.removeItem(atPath: path)
+        #expect(mkfifo(path, 0o600) == 0)
+        // On a thread of its own: a read that waited in `open` would hold it until a writer came.
+        let found = Locked<AnswerEntries.Found??>(nil)
+        Thread { found.withLock { $0 = .some(entries.read(Self.answerKey, at: Self.before)) } }.start()
+        let deadline = ContinuousClock.now + .seconds(10)
+        while found.withLock({ $0 == nil }), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(1)) }
+        let answered = found.withLock { $0 != nil }
+        if !answered {
+            // Release the waiting open, so the test ends (failed) instead of leaving a thread blocked.
+            let writer = open(path, O_WRONLY | O_NONBLOCK)
+            if writer >= 0 { close(writer) }
+        }
+        #expect(answered)
+        #expect(found.withLock { $0.map { $0 == nil } } == true)
+        // The next answer is written over it, and read back.
+        #expect(entries.write(Self.answer, body: Self.body, stamps: stamps, for: Self.answerKey))
+        #expect(entries.read(Self.answerKey, at: Self.before) != nil)
+        _ = directory
+    }
+
     @Test func aFullDescriptorBudgetLeavesTheAnswerForLater() throws {
         let (directory, store, entries, _) = try Self.kept(budget: HeldEntryFileBudget(capacity: 0))
         #expect(entries.read(Self.answerKey, at: Self.before) == nil)
