@@ -127,7 +127,7 @@ struct MergedAnswerRenderer: Sendable {
         {
             let memoized = MergedAnswerMemo.Answer(
                 body: bytes, pages: answer.pages, items: answer.items, truncated: answer.truncated, etag: tag, freshUntil: freshUntil,
-                stamps: stamps(), extraHeaders: answer.extraHeaders, upstreamPrivate: answer.freshness.upstreamPrivate, charge: charge)
+                madeAt: memo.clock.wallNow(), stamps: stamps(), extraHeaders: answer.extraHeaders, upstreamPrivate: answer.freshness.upstreamPrivate, charge: charge)
             memo.keep(memoized, for: memoKey)
             if let persisted, let answerKey = plan.answerKey { persisted.keep(memoized, key: answerKey) }
             kept = memoized
@@ -217,8 +217,9 @@ struct MergedAnswerRenderer: Sendable {
         // What caches in front may do with it depends on the time and the request, so it is not among the prepared fields.
         var perRequest = HTTPHeaders()
         perRequest.reserveCapacity(4)  // Cache-Control, Vary, Age, Server-Timing: one allocation, not three
+        let now = memo.clock.wallNow()
         let cacheControl = AnswerFreshness.cacheControl(
-            freshUntil: answer.freshUntil, at: memo.clock.wallNow(), isPrivate: plan.isPrivate || answer.upstreamPrivate)
+            freshUntil: answer.freshUntil(forCachesAt: now), at: now, isPrivate: plan.isPrivate || answer.upstreamPrivate)
         AnswerFreshness.addHeaders(to: &perRequest, cacheControl: cacheControl, vary: plan.vary)
         // No walk (and no walk record): the time in the cache is the memo's lookup.
         let elapsed = ContinuousClock.now - began

@@ -13,6 +13,8 @@ import Testing
         etag: "\"tag\"", freshUntil: Date(timeIntervalSince1970: 2_000), pages: 2, items: 2, truncated: false, upstreamPrivate: true,
         headers: HTTPHeaders([("PageProxy-Total", "2")]), manifest: [])
     static let before = Date(timeIntervalSince1970: 1_500)
+    /// When the answer was made: before `before`.
+    static let made = Date(timeIntervalSince1970: 1_400)
 
     /// A store with two pages written, and the answer built from them written too.
     static func kept(budget: HeldEntryFileBudget = HeldEntryFileBudget(capacity: 8)) throws -> (TemporaryDirectory, DiskStore, AnswerEntries, [PageStamp]) {
@@ -20,7 +22,7 @@ import Testing
         let store = DiskStore(directory: directory.path, maxBytes: 1 << 20)
         let stamps = try [1, 2].map { page in try #require(store.write(DiskStoreTests.entry(page), for: DiskStoreTests.key(page))) }
         let entries = AnswerEntries(store: store, budget: budget)
-        #expect(entries.write(answer, body: body, stamps: stamps, for: answerKey))
+        #expect(entries.write(answer, body: body, stamps: stamps, madeAt: made, for: answerKey))
         return (directory, store, entries, stamps)
     }
 
@@ -60,7 +62,7 @@ import Testing
         let stamp = try #require(store.write(DiskStoreTests.entry(1), for: DiskStoreTests.key(1)))
         store.write(DiskStoreTests.entry(1, bodyBytes: 7), for: DiskStoreTests.key(1))
         let entries = AnswerEntries(store: store)
-        #expect(!entries.write(Self.answer, body: Self.body, stamps: [stamp], for: Self.answerKey))
+        #expect(!entries.write(Self.answer, body: Self.body, stamps: [stamp], madeAt: Self.made, for: Self.answerKey))
         #expect(!FileManager.default.fileExists(atPath: store.path(for: Self.answerKey)))
     }
 
@@ -120,8 +122,21 @@ import Testing
         #expect(answered)
         #expect(found.withLock { $0.map { $0 == nil } } == true)
         // The next answer is written over it, and read back.
-        #expect(entries.write(Self.answer, body: Self.body, stamps: stamps, for: Self.answerKey))
+        #expect(entries.write(Self.answer, body: Self.body, stamps: stamps, madeAt: Self.made, for: Self.answerKey))
         #expect(entries.read(Self.answerKey, at: Self.before) != nil)
+        _ = directory
+    }
+
+    @Test("an answer made after now (the clock stepped back since) is not used, and removed: a walk revalidates its pages (attack17 M2)")
+    func anAnswerMadeAfterNowIsNotUsed() throws {
+        let (directory, store, entries, _) = try Self.kept()
+        // Read back with when it was made.
+        #expect(AnswerEntries(store: store).read(Self.answerKey, at: Self.made)?.madeAt == Self.made)
+        // A moment before, within the tolerance for two threads' clocks: still used.
+        #expect(AnswerEntries(store: store).read(Self.answerKey, at: Self.made.addingTimeInterval(-0.25)) != nil)
+        // A day before: fresh by its `freshUntil`, but not used.
+        #expect(entries.read(Self.answerKey, at: Self.made.addingTimeInterval(-86_400)) == nil)
+        #expect(!FileManager.default.fileExists(atPath: store.path(for: Self.answerKey)))
         _ = directory
     }
 
