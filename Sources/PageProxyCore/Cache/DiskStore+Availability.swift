@@ -55,7 +55,7 @@ extension DiskStore {
     /// The directory's ledger, taken now (the first time the directory works): kept for the store's life, as one taken
     /// at the start is (its instance file stays locked, and is removed when the store goes).
     private func takeLedger() throws(CacheFileSystem.Failure) {
-        let ledger = try CacheDirectoryLedger(directory: directory)
+        let ledger = try CacheDirectoryLedger(directory: directory, onBusy: onLockBusy)
         ledgerSlot.withLock { $0 = ledger }
     }
 

@@ -37,7 +37,7 @@ extension DiskStore {
                     // Not while a store over its bound at its start is brought down: that may take minutes (attack15 M2).
                     if placed != nil || attempt == Self.roomAttempts || state.withLock({ $0.evictingAtStart }) { break }
                     // No room: wait for the eviction under way, if any, then evict what is still needed.
-                    evict(making: bytes.count, sparing: key, wait: true)
+                    evict(making: bytes.count, sparing: key, wait: true, unlessBusy: true)
                 }
             } catch {
                 placed = .failure(error)
@@ -57,14 +57,16 @@ extension DiskStore {
                 remove(key)
                 return nil
             }
-            evict(making: 0, sparing: key, wait: true, freeing: bytes.count * 2)
+            evict(making: 0, sparing: key, wait: true, freeing: bytes.count * 2, unlessBusy: true)
         }
         guard case .success(let (total, leftAt)) = placed else {
             switch placed {
             case .failure(let error) where error.meansNoSpace: noteFailedWrite(volume?.isOutOfInodes == true ? .noInodes : .noSpace)
             case .failure(let error) where error.isLinkedFolder: noteFailedWrite(.linkedFolder); linkedFolderNotice?.note(error.path)
+            case .failure(let error) where error.isLockBusy: noteFailedWrite(.lockBusy)
             case .failure: noteFailedWrite(.error)
-            default: noteFailedWrite(.noRoom)
+            // No room made: the eviction lock may have been held past the bound by another process.
+            default: noteFailedWrite(ledger.isBusy ? .lockBusy : .noRoom)
             }
             CacheFileSystem.remove(temporary)
             if case .failure(let error) = placed, error.disablesCache {
@@ -125,6 +127,8 @@ extension DiskStore {
         case noRoom = "no_room"
         /// Its fan-out folder is a symbolic link, which nothing is written through (`LinkedFolderNotice`).
         case linkedFolder = "linked_folder"
+        /// A lock of the directory was held by another process past `CacheDirectoryLedger.busyWait` (attack17 M3).
+        case lockBusy = "lock_busy"
         /// Any other failure of the file system.
         case error
 
@@ -160,13 +164,20 @@ extension DiskStore {
     func takeAside(_ key: CacheKey, ifInode inode: UInt64? = nil) {
         guard let ledger, let aside = temporaryNames(for: key)?.aside else { return }
         let path = self.path(for: key)
-        let removed = ledger.withLock { (total: inout Int?) -> Int? in
+        let removed = ledger.withLockUnlessBusy { (total: inout Int?) -> Int? in
             if let inode, CacheFileSystem.inode(path) != inode { return nil }
             guard let size = detachEntry(key, to: aside) else { return nil }
             total = total.map { max(0, $0 - size) }
             return size
         }
-        if removed != nil { CacheFileSystem.remove(aside) }
+        switch removed {
+        case .some(.some): CacheFileSystem.remove(aside)
+        case .some(.none): break
+        case .none:
+            // The lock held past the bound (attack17 M3): the file goes all the same, its bytes still counted (a total
+            // too high, as a process killed leaves it, never too low; an eviction's rescan corrects it).
+            if inode == nil || CacheFileSystem.inode(path) == inode, detachEntry(key, to: aside) != nil { CacheFileSystem.remove(aside) }
+        }
     }
 
     /// Writes a temporary file, making its fan-out folder only when it is missing (not five system calls per write).
@@ -221,7 +232,8 @@ extension DiskStore {
     private func place(
         _ temporary: String, at path: String, size: Int, aside: String, ledger: CacheDirectoryLedger
     ) -> Result<(total: Int, leftAt: String?), CacheFileSystem.Failure>? {
-        ledger.withLock { (total: inout Int?) -> Result<(total: Int, leftAt: String?), CacheFileSystem.Failure>? in
+        // Not waited for past a bound (a peer frozen in its hold): the page goes on unstored (attack17 M3).
+        let placed = ledger.withLockUnlessBusy { (total: inout Int?) -> Result<(total: Int, leftAt: String?), CacheFileSystem.Failure>? in
             guard let current = total, current - (CacheFileSystem.fileInfo(path)?.size ?? 0) + size <= maxBytes else { return nil }
             // Every save is explicit here, so `total` is left as found (`withLock` writes back only a change of it).
             ledger.saveWhileLocked(current + size)
@@ -235,5 +247,6 @@ extension DiskStore {
             if replaced.replaced != 0 { ledger.saveWhileLocked(current + size - replaced.replaced) }
             return .success((current + size - replaced.replaced, replaced.leftAt))
         }
+        return placed ?? .failure(.lockBusy("\(directory)/\(CacheDirectoryLedger.lockName)"))
     }
 }
