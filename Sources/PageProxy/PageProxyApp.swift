@@ -105,6 +105,8 @@ final class PageProxyApp: Sendable {
             logger.log(.warning, "cache lock held by another process for over a second; pages are served unstored until it is free", [
                 ("lock", .string(lock)),
             ])
+        }, onUnwritableFolder: { folder in
+            logger.log(.warning, "cache folder cannot be written: pages whose keys fall under it are not cached", [("folder", .string(folder))])
         })
         if store.isEnabled {
             logger.log(.info, "cache ready", [

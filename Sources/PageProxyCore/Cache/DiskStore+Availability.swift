@@ -60,7 +60,7 @@ extension DiskStore {
     }
 
     /// Writes and removes an empty file of this process's in the directory: it can hold entries.
-    private func proveWritable(_ ledger: CacheDirectoryLedger) throws(CacheFileSystem.Failure) {
+    func proveWritable(_ ledger: CacheDirectoryLedger) throws(CacheFileSystem.Failure) {
         let probe = "\(directory)/.probe-\(ledger.instance)"
         try CacheFileSystem.writeAtomically([], to: probe, temporary: probe + ".tmp")
         CacheFileSystem.remove(probe)

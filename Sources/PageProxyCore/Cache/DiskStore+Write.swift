@@ -64,12 +64,13 @@ extension DiskStore {
             case .failure(let error) where error.meansNoSpace: noteFailedWrite(volume?.isOutOfInodes == true ? .noInodes : .noSpace)
             case .failure(let error) where error.isLinkedFolder: noteFailedWrite(.linkedFolder); linkedFolderNotice?.note(error.path)
             case .failure(let error) where error.isLockBusy: noteFailedWrite(.lockBusy)
+            case .failure(let error) where isFolderOnly(error, of: key): noteFailedWrite(.unwritableFolder); unwritableFolderNotice?.note(folder(of: key))
             case .failure: noteFailedWrite(.error)
             // No room made: the eviction lock may have been held past the bound by another process.
             default: noteFailedWrite(ledger.isBusy ? .lockBusy : .noRoom)
             }
             CacheFileSystem.remove(temporary)
-            if case .failure(let error) = placed, error.disablesCache {
+            if case .failure(let error) = placed, error.disablesCache, !isFolderOnly(error, of: key) {
                 disable("cache directory \(directory) is unusable: \(error.description)")
             }
             // Not stored: the old version is no longer what the upstream says (as for an entry too large).
@@ -98,6 +99,18 @@ extension DiskStore {
         if total > evictionStart { queueEviction() }
         return stamp
     }
+
+    /// Whether `error`, one that would disable the store, is of `key`'s fan-out folder alone: its path is under the
+    /// folder and the directory itself takes a write (`proveWritable`, as the store's retry proves it). Then only the
+    /// keys under that folder go uncached (attack17 L3: one folder `chmod 500` disabled the whole cache, and `/readyz`
+    /// flapped every 30 s), as under a folder that is a link.
+    private func isFolderOnly(_ error: CacheFileSystem.Failure, of key: CacheKey) -> Bool {
+        guard error.disablesCache, error.path.hasPrefix(folder(of: key) + "/"), let ledger else { return false }
+        return (try? proveWritable(ledger)) != nil
+    }
+
+    /// `key`'s fan-out folder.
+    private func folder(of key: CacheKey) -> String { "\(directory)/\(key.directoryName)" }
 
     /// How many times a write that finds no room evicts before it gives up (others may take the room it made).
     static let roomAttempts = 3
@@ -129,6 +142,8 @@ extension DiskStore {
         case linkedFolder = "linked_folder"
         /// A lock of the directory was held by another process past `CacheDirectoryLedger.busyWait` (attack17 M3).
         case lockBusy = "lock_busy"
+        /// Its fan-out folder refused the write (forbidden, read-only) while the directory itself takes writes.
+        case unwritableFolder = "unwritable_folder"
         /// Any other failure of the file system.
         case error
 

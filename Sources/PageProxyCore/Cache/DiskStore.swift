@@ -164,6 +164,8 @@ package final class DiskStore: Sendable {
     /// Told (with the lock file's path) when a write gave up waiting for a lock another process holds, once until a
     /// lock is taken again (`CacheDirectoryLedger.withLockUnlessBusy`; the proxy logs it).
     let onLockBusy: (@Sendable (_ lock: String) -> Void)?
+    /// Told of each fan-out folder that refused a write while the directory took one, once (the proxy logs it).
+    let unwritableFolderNotice: LinkedFolderNotice?
     /// Told when a disabled store finds its directory usable again and serves again (the proxy logs it).
     let onEnable: (@Sendable () -> Void)?
     /// How often a disabled store tries its directory again (`tryToEnable`).
@@ -193,8 +195,9 @@ package final class DiskStore: Sendable {
         heldFiles: HeldEntryFileBudget = .none, onWritten: (@Sendable (CacheKey) -> Void)? = nil,
         readVolume: @escaping @Sendable (String) -> CacheVolume? = CacheVolume.of,
         onStartEviction: (@Sendable (CacheStartEviction) -> Void)? = nil, onLinkedFolder: (@Sendable (String) -> Void)? = nil,
-        onLockBusy: (@Sendable (_ lock: String) -> Void)? = nil
+        onLockBusy: (@Sendable (_ lock: String) -> Void)? = nil, onUnwritableFolder: (@Sendable (String) -> Void)? = nil
     ) {
+        unwritableFolderNotice = onUnwritableFolder.map(LinkedFolderNotice.init)
         linkedFolderNotice = onLinkedFolder.map(LinkedFolderNotice.init)
         self.onLockBusy = onLockBusy
         self.onStartEviction = onStartEviction
