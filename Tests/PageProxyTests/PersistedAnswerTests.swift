@@ -291,6 +291,37 @@ import Testing
         await upstream.stop()
     }
 
+    @Test("an answer to a query holding a credential (access_token, client_secret, sig) is memoized but never kept on disk: its window's Link would hold it as written (attack17 L1)")
+    func anAnswerToAQueryWithACredentialIsNotKeptOnDisk() async throws {
+        let upstream = try ChangingUpstream()
+        for query in ["access_token=SEKRET1", "client_secret=SEKRET2", "sig=SEKRET3", "_offset=0&_limit=1&access_token=SEKRET4"] {
+            try await Self.withDirectory { directory in
+                try await Self.run(upstream, directory: directory) { stack in
+                    let walked = try await stack.get("/changing?\(query)")
+                    #expect(walked.status == 200, "\(query)")
+                    upstream.resetLog()
+                    let uses = Self.storeUses(stack)
+                    // From the memo: no page looked up.
+                    let repeated = try await stack.get("/changing?\(query)")
+                    #expect(repeated.status == 200, "\(query)")
+                    #expect(Self.storeUses(stack) == uses, "\(query)")
+                }
+                #expect(Self.answerFiles(in: directory).isEmpty, "\(query)")
+                let files = FileManager.default.enumerator(atPath: directory)?.compactMap { $0 as? String } ?? []
+                for file in files where file.hasSuffix(".entry") {
+                    let text = String(decoding: FileManager.default.contents(atPath: "\(directory)/\(file)") ?? Data(), as: UTF8.self)
+                    #expect(!text.contains("SEKRET"), "\(query)")
+                }
+            }
+        }
+        // Without one, kept as before.
+        try await Self.withDirectory { directory in
+            try await Self.run(upstream, directory: directory) { stack in _ = try await stack.get("/changing?_offset=0&_limit=1") }
+            #expect(Self.answerFiles(in: directory).count == 1)
+        }
+        await upstream.stop()
+    }
+
     @Test("the memo off (memoBytes 0) writes no answer entry")
     func theMemoOffWritesNone() async throws {
         let upstream = try ChangingUpstream()
