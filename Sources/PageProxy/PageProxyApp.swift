@@ -101,6 +101,13 @@ final class PageProxyApp: Sendable {
             logger.log(.warning, "cache folder is a symbolic link: not used; pages whose keys fall under it are not cached", [
                 ("folder", .string(folder)),
             ])
+        }, onLockBusy: { lock in
+            // attack17 M3: a peer frozen while it held the lock (`docker pause`, a debugger, a hung volume).
+            logger.log(.warning, "cache lock held by another process for over a second; pages are served unstored until it is free", [
+                ("lock", .string(lock)),
+            ])
+        }, onUnwritableFolder: { folder in
+            logger.log(.warning, "cache folder cannot be written: pages whose keys fall under it are not cached", [("folder", .string(folder))])
         })
         if store.isEnabled {
             logger.log(.info, "cache ready", [

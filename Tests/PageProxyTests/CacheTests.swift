@@ -136,6 +136,23 @@ import Testing
         }
     }
 
+    @Test("after the wall clock steps back a day, the memo does not answer: every page is revalidated, max-age is the pages' 60 s, not the skew (attack17 M2)")
+    func aClockSteppedBackRevalidatesInsteadOfAnsweringFromTheMemo() async throws {
+        let wall = ManualWallClock()
+        try await Self.run(route: { $0.ttl = .seconds(60) }, clock: wall.clock) { stack, _ in
+            _ = try await stack.get(Self.target)
+            let warm = try await stack.get(Self.target)
+            #expect(warm.header("PageProxy-Cache") == "hits=5 misses=0 revalidated=0 stale=0 bypassed=0")
+            stack.mock.log.reset()
+            wall.advance(seconds: -86_400)
+            let after = try await stack.get(Self.target)
+            #expect(after.body == MockDataset.mergedJSON(total: 50))
+            #expect(after.header("PageProxy-Cache") == "hits=0 misses=0 revalidated=5 stale=0 bypassed=0")
+            #expect(after.header("Cache-Control") == "max-age=60")
+            #expect(stack.mock.log.count == 5)
+        }
+    }
+
     @Test(arguments: [("_fresh=1", [String: String]()), ("", ["Cache-Control": "no-cache"]), ("", ["Pragma": "no-cache"])])
     func clientAskingForFreshRevalidatesAFreshEntry(query: String, headers: [String: String]) async throws {
         try await Self.run { stack, _ in

@@ -35,16 +35,21 @@ import Testing
     }
 
     /// An answer of `bytes`, charged against `memo`'s bound as the renderer charges one; nil when it has no room.
-    private static func answer(in memo: MergedAnswerMemo, bytes: Int, freshUntil: Date, stamps: [PageStamp] = []) -> MergedAnswerMemo.Answer? {
+    /// Made at `madeAt` (by default, long before any `now` of these tests).
+    private static func answer(
+        in memo: MergedAnswerMemo, bytes: Int, freshUntil: Date, madeAt: Date = .distantPast, stamps: [PageStamp] = []
+    ) -> MergedAnswerMemo.Answer? {
         guard let charge = memo.reserve(bodyBytes: bytes) else { return nil }
         return MergedAnswerMemo.Answer(
             body: Array(repeating: UInt8(ascii: "x"), count: bytes), pages: 1, items: 1, truncated: false, etag: "\"e\"",
-            freshUntil: freshUntil, stamps: stamps, charge: charge)
+            freshUntil: freshUntil, madeAt: madeAt, stamps: stamps, charge: charge)
     }
 
     /// Keeps an answer of `bytes` for `key` when `memo` has room for it.
-    private static func keep(_ memo: MergedAnswerMemo, bytes: Int, freshUntil: Date, stamps: [PageStamp] = [], for key: String) {
-        guard let answer = answer(in: memo, bytes: bytes, freshUntil: freshUntil, stamps: stamps) else { return }
+    private static func keep(
+        _ memo: MergedAnswerMemo, bytes: Int, freshUntil: Date, madeAt: Date = .distantPast, stamps: [PageStamp] = [], for key: String
+    ) {
+        guard let answer = answer(in: memo, bytes: bytes, freshUntil: freshUntil, madeAt: madeAt, stamps: stamps) else { return }
         memo.keep(answer, for: key)
     }
 
@@ -58,6 +63,21 @@ import Testing
         #expect(memo.answer(for: "a", at: now)?.body.count == 10)
         #expect(memo.answer(for: "a", at: now.addingTimeInterval(59.9)) != nil)
         #expect(memo.answer(for: "a", at: now.addingTimeInterval(60)) == nil)
+        #expect(memo.count == 0)
+    }
+
+    @Test("an answer made after now (the clock stepped back since) is dropped; caches in front are never told more than its lifetime (attack17 M2)")
+    func anAnswerMadeAfterNowIsDropped() throws {
+        let memo = MergedAnswerMemo(maxBytes: 1000, store: pages.store, perAnswerBytes: 0)
+        Self.keep(memo, bytes: 10, freshUntil: now.addingTimeInterval(60), madeAt: now, for: "a")
+        // A moment before it was made (another thread's `now`), within the tolerance: served, for its 60 s at most.
+        let early = now.addingTimeInterval(-0.25)
+        let answer = try #require(memo.answer(for: "a", at: early))
+        #expect(answer.freshUntil(forCachesAt: early) == early.addingTimeInterval(60))
+        #expect(AnswerFreshness.cacheControl(freshUntil: answer.freshUntil(forCachesAt: early), at: early, isPrivate: false) == "max-age=60")
+        #expect(answer.freshUntil(forCachesAt: now.addingTimeInterval(10)) == now.addingTimeInterval(60))
+        // The clock a day back: fresh by `freshUntil` for a day and a minute, but not used, and forgotten.
+        #expect(memo.answer(for: "a", at: now.addingTimeInterval(-86_400)) == nil)
         #expect(memo.count == 0)
     }
 
@@ -249,7 +269,7 @@ import Testing
         let charge = try #require(memo.reserve(bodyBytes: 5))
         memo.keep(
             MergedAnswerMemo.Answer(
-                body: Array("[1,2]".utf8), pages: 2, items: 2, truncated: false, etag: "\"e\"", freshUntil: .distantFuture, stamps: [stamp],
+                body: Array("[1,2]".utf8), pages: 2, items: 2, truncated: false, etag: "\"e\"", freshUntil: .distantFuture, madeAt: .distantPast, stamps: [stamp],
                 charge: charge, entryKey: Store.key(2)),
             for: "k")
         #expect(memo.answer(for: "k") != nil)

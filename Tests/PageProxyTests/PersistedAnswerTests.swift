@@ -239,6 +239,42 @@ import Testing
         await upstream.stop()
     }
 
+    @Test("a FIFO put in an answer entry's place while the proxy runs is a miss at once: the walk answers (attack17 H1: the request waited for a writer forever, and ~20 such requests held the whole process)")
+    func aFIFOInAnAnswerEntrysPlaceIsAMiss() async throws {
+        let upstream = try ChangingUpstream()
+        try await Self.withDirectory { directory in
+            try await Self.run(upstream, directory: directory) { stack in _ = try await stack.get("/changing") }
+            let path = try #require(Self.answerFiles(in: directory).first)
+            try await Self.run(upstream, directory: directory) { stack in
+                // After the start-up scan (which removes what is no entry), before the answer is in memory.
+                try FileManager.default.removeItem(atPath: path)
+                #expect(mkfifo(path, 0o600) == 0)
+                let uses = Self.storeUses(stack)
+                let answer = try await withThrowingTaskGroup(of: RawHTTPClient.Response?.self) { group in
+                    group.addTask { try await stack.get("/changing") }
+                    // A bound, not a wait for readiness: past it, the FIFO is opened for writing, which releases an
+                    // `open` waiting on it, so that the test ends (failed) instead of hanging.
+                    group.addTask {
+                        try await Task.sleep(for: .seconds(20))
+                        return nil
+                    }
+                    let first = try await group.next() ?? nil
+                    if first == nil {
+                        let writer = open(path, O_WRONLY | O_NONBLOCK)
+                        if writer >= 0 { close(writer) }
+                    }
+                    group.cancelAll()
+                    return first
+                }
+                #expect(answer?.status == 200)
+                #expect(answer?.text == Self.v1)
+                #expect(answer?.header("PageProxy-Cache") == Self.oneHit)
+                #expect(Self.storeUses(stack) > uses)
+            }
+        }
+        await upstream.stop()
+    }
+
     @Test("an answer entry written in place while the memo sends from it: that answer is cut, then dropped and removed; the walk answers")
     func anAnswerFileWrittenInPlaceIsCutThenDropped() async throws {
         let upstream = try ChangingUpstream()
@@ -284,6 +320,37 @@ import Testing
         await upstream.stop()
     }
 
+    @Test("an answer to a query holding a credential (access_token, client_secret, sig) is memoized but never kept on disk: its window's Link would hold it as written (attack17 L1)")
+    func anAnswerToAQueryWithACredentialIsNotKeptOnDisk() async throws {
+        let upstream = try ChangingUpstream()
+        for query in ["access_token=SEKRET1", "client_secret=SEKRET2", "sig=SEKRET3", "_offset=0&_limit=1&access_token=SEKRET4"] {
+            try await Self.withDirectory { directory in
+                try await Self.run(upstream, directory: directory) { stack in
+                    let walked = try await stack.get("/changing?\(query)")
+                    #expect(walked.status == 200, "\(query)")
+                    upstream.resetLog()
+                    let uses = Self.storeUses(stack)
+                    // From the memo: no page looked up.
+                    let repeated = try await stack.get("/changing?\(query)")
+                    #expect(repeated.status == 200, "\(query)")
+                    #expect(Self.storeUses(stack) == uses, "\(query)")
+                }
+                #expect(Self.answerFiles(in: directory).isEmpty, "\(query)")
+                let files = FileManager.default.enumerator(atPath: directory)?.compactMap { $0 as? String } ?? []
+                for file in files where file.hasSuffix(".entry") {
+                    let text = String(decoding: FileManager.default.contents(atPath: "\(directory)/\(file)") ?? Data(), as: UTF8.self)
+                    #expect(!text.contains("SEKRET"), "\(query)")
+                }
+            }
+        }
+        // Without one, kept as before.
+        try await Self.withDirectory { directory in
+            try await Self.run(upstream, directory: directory) { stack in _ = try await stack.get("/changing?_offset=0&_limit=1") }
+            #expect(Self.answerFiles(in: directory).count == 1)
+        }
+        await upstream.stop()
+    }
+
     @Test("the memo off (memoBytes 0) writes no answer entry")
     func theMemoOffWritesNone() async throws {
         let upstream = try ChangingUpstream()
@@ -317,7 +384,7 @@ import Testing
             let kept = AnswerEntry(
                 etag: "\"e\"", freshUntil: .distantFuture, pages: 2, items: 2, truncated: false, upstreamPrivate: false, headers: HTTPHeaders(),
                 manifest: [])
-            #expect(AnswerEntries(store: store).write(kept, body: Array("[1,2]".utf8), stamps: stamps, for: key))
+            #expect(AnswerEntries(store: store).write(kept, body: Array("[1,2]".utf8), stamps: stamps, madeAt: Date(), for: key))
             // Each read waits at the gate until the test opens it: reads not collapsed all start.
             let reads = Mutex(0)
             let gate = DispatchSemaphore(value: 0)

@@ -31,6 +31,9 @@ final class MergedAnswerMemo: Sendable {
         let truncated: Bool
         let etag: String
         let freshUntil: Date
+        /// When it was made, on the memo's clock: one made after `now` (the clock stepped back since) is not used, and
+        /// what caches in front are told never exceeds the lifetime it had then (attack17 M2: `max-age` ≈ the skew).
+        let madeAt: Date
         /// The stored versions of the pages the answer was built from.
         let stamps: [PageStamp]
         /// Headers the walk added (an auto route's `PageProxy-Scheme` …), sent again with the answer.
@@ -49,7 +52,7 @@ final class MergedAnswerMemo: Sendable {
         let entryKey: CacheKey?
 
         init(
-            body: [UInt8], pages: Int, items: Int, truncated: Bool, etag: String, freshUntil: Date, stamps: [PageStamp],
+            body: [UInt8], pages: Int, items: Int, truncated: Bool, etag: String, freshUntil: Date, madeAt: Date, stamps: [PageStamp],
             extraHeaders: HTTPHeaders = HTTPHeaders(), upstreamPrivate: Bool = false, charge: MergedAnswerCharge, file: HeldEntryFile? = nil,
             length: Int? = nil, entryKey: CacheKey? = nil
         ) {
@@ -63,6 +66,7 @@ final class MergedAnswerMemo: Sendable {
             self.truncated = truncated
             self.etag = etag
             self.freshUntil = freshUntil
+            self.madeAt = madeAt
             self.stamps = stamps
             self.extraHeaders = extraHeaders
             self.upstreamPrivate = upstreamPrivate
@@ -71,6 +75,12 @@ final class MergedAnswerMemo: Sendable {
                 extra: extraHeaders, pages: pages, items: items, truncated: truncated, cache: cacheSummary, stale: false, etag: etag)
             fields.set("Content-Length", String(self.length))
             preparedFields = HTTPResponseHead.fieldLines(fields)
+        }
+
+        /// Until when a cache in front may keep it, asked at `now`: its pages' freshness, never for longer than it had
+        /// when it was made (`now` a moment before `madeAt`, within `WallClockStep.tolerance`).
+        func freshUntil(forCachesAt now: Date) -> Date {
+            min(freshUntil, now.addingTimeInterval(freshUntil.timeIntervalSince(madeAt)))
         }
 
         /// How many bytes of it a thread that must not wait for the disk would send: all of them from memory; from a file,
@@ -241,13 +251,14 @@ final class MergedAnswerMemo: Sendable {
     }
 
     /// The fresh answer for `key`, when its stamps were last checked, and its entry's key when this hit is to be told to
-    /// the store as a use of it; a stale one is dropped.
+    /// the store as a use of it; a stale one is dropped, and so is one made after `now` (`WallClockStep`): a walk through
+    /// the cache revalidates every page stored "in the future", and the memo never answers what that walk would not.
     private func lookUp(_ key: String, at now: Date) -> (Answer, UInt64, CacheKey?)? {
         let (found, stale) = state.withLock { state -> ((Answer, UInt64, CacheKey?)?, Answer?) in
             // One hash of the key (a long string) for the look-up and the use it records.
             guard let index = state.slots.index(forKey: key) else { return (nil, nil) }
             let slot = state.slots.values[index]
-            guard now < slot.answer.freshUntil else {
+            guard now < slot.answer.freshUntil, !WallClockStep.isAhead(slot.answer.madeAt, of: now) else {
                 state.slots.remove(at: index)
                 state.recency.remove(slot.use)
                 state.bytes -= slot.answer.charge.bytes

@@ -128,8 +128,8 @@ struct MergedAnswerRenderer: Sendable {
             let entryKey = persisted?.entryKey(for: plan, pages: answer.pages, bytes: bytes.count)
             let memoized = MergedAnswerMemo.Answer(
                 body: bytes, pages: answer.pages, items: answer.items, truncated: answer.truncated, etag: tag, freshUntil: freshUntil,
-                stamps: stamps(), extraHeaders: answer.extraHeaders, upstreamPrivate: answer.freshness.upstreamPrivate, charge: charge,
-                entryKey: entryKey)
+                madeAt: memo.clock.wallNow(), stamps: stamps(), extraHeaders: answer.extraHeaders, upstreamPrivate: answer.freshness.upstreamPrivate,
+                charge: charge, entryKey: entryKey)
             memo.keep(memoized, for: memoKey)
             if let persisted, let entryKey { persisted.keep(memoized, key: entryKey) }
             kept = memoized
@@ -219,8 +219,9 @@ struct MergedAnswerRenderer: Sendable {
         // What caches in front may do with it depends on the time and the request, so it is not among the prepared fields.
         var perRequest = HTTPHeaders()
         perRequest.reserveCapacity(4)  // Cache-Control, Vary, Age, Server-Timing: one allocation, not three
+        let now = memo.clock.wallNow()
         let cacheControl = AnswerFreshness.cacheControl(
-            freshUntil: answer.freshUntil, at: memo.clock.wallNow(), isPrivate: plan.isPrivate || answer.upstreamPrivate)
+            freshUntil: answer.freshUntil(forCachesAt: now), at: now, isPrivate: plan.isPrivate || answer.upstreamPrivate)
         AnswerFreshness.addHeaders(to: &perRequest, cacheControl: cacheControl, vary: plan.vary)
         // No walk (and no walk record): the time in the cache is the memo's lookup.
         let elapsed = ContinuousClock.now - began

@@ -29,7 +29,7 @@ struct PersistedMergedAnswers: Sendable {
         let entry = AnswerEntry(
             etag: answer.etag, freshUntil: answer.freshUntil, pages: answer.pages, items: answer.items, truncated: answer.truncated,
             upstreamPrivate: answer.upstreamPrivate, headers: answer.extraHeaders, manifest: [])
-        entries.keep(entry, body: answer.body, stamps: answer.stamps, for: key)
+        entries.keep(entry, body: answer.body, stamps: answer.stamps, madeAt: answer.madeAt, for: key)
     }
 
     /// The answer to `plan` kept in the cache directory, now in the memo too; nil when there is none the request may
@@ -54,8 +54,8 @@ struct PersistedMergedAnswers: Sendable {
         let kept = found.answer
         let answer = MergedAnswerMemo.Answer(
             body: [], pages: kept.pages, items: kept.items, truncated: kept.truncated, etag: kept.etag, freshUntil: kept.freshUntil,
-            stamps: found.stamps, extraHeaders: kept.headers, upstreamPrivate: kept.upstreamPrivate, charge: charge, file: found.file,
-            length: found.length, entryKey: key)
+            madeAt: found.madeAt, stamps: found.stamps, extraHeaders: kept.headers, upstreamPrivate: kept.upstreamPrivate, charge: charge,
+            file: found.file, length: found.length, entryKey: key)
         memo.keep(answer, for: memoKey)
         return answer
     }

@@ -288,7 +288,11 @@ struct RequestPlan {
                 let shape = "\u{0}\(window?.skip ?? 0)\u{0}\(controls.fields?.description ?? "")"
                     + (window == nil ? "" : "\u{0}window\u{0}\(request.query ?? "")")
                 memoKey = MergedAnswerMemo.key(route: route.name, input: input) + shape
-                answerInputDigest = AnswerEntryKey.digest(input + shape)
+                // Not kept on disk when the client's query holds a value the log would redact (an `access_token`, a
+                // `client_secret`, a `sig`): its entry would hold it as written, in a window's `Link` (attack17 L1).
+                // Memoized in memory all the same; after a restart the walk answers it from the pages.
+                let holdsSecret = request.query.map { CredentialRedaction.redactQuery($0) != $0 } ?? false
+                answerInputDigest = holdsSecret ? nil : AnswerEntryKey.digest(input + shape)
             } else {
                 (memoKey, answerInputDigest) = (nil, nil)
             }

@@ -45,11 +45,13 @@ package final class AnswerEntries: Sendable {
         package let length: Int
         /// The versions of its pages in the store's index, taken before their files were compared with the manifest.
         package let stamps: [PageStamp]
+        /// When it was made (kept as its cache entry's `storedAt`, to the millisecond).
+        package let madeAt: Date
     }
 
-    /// Queues a write of `answer` (its manifest made from `stamps`) with `body` under `key`; nothing when writes are
-    /// queued already past `maxPendingWrites`.
-    package func keep(_ answer: AnswerEntry, body: [UInt8], stamps: [PageStamp], for key: CacheKey) {
+    /// Queues a write of `answer` (its manifest made from `stamps`, made at `madeAt`) with `body` under `key`; nothing
+    /// when writes are queued already past `maxPendingWrites`.
+    package func keep(_ answer: AnswerEntry, body: [UInt8], stamps: [PageStamp], madeAt: Date, for key: CacheKey) {
         let queued = pendingWrites.withLock { count -> Bool in
             guard count < Self.maxPendingWrites else { return false }
             count += 1
@@ -58,7 +60,7 @@ package final class AnswerEntries: Sendable {
         guard queued else { return }
         Self.writes.async {
             defer { self.pendingWrites.withLock { $0 -= 1 } }
-            _ = self.write(answer, body: body, stamps: stamps, for: key)
+            _ = self.write(answer, body: body, stamps: stamps, madeAt: madeAt, for: key)
         }
     }
 
@@ -71,9 +73,10 @@ package final class AnswerEntries: Sendable {
     /// written unless every one of those files is still the version stamped: the index names that version by the
     /// inode this process wrote or read it as, after the files were looked at (a page renamed over meanwhile, by this
     /// process or another, has another inode, or another generation). Blocks on the disk.
+    /// - Parameter madeAt: when the answer was made, on the memo's clock: its entry's `storedAt` (attack17 M2).
     /// - Returns: whether it was written.
     @discardableResult
-    package func write(_ answer: AnswerEntry, body: [UInt8], stamps: [PageStamp], for key: CacheKey) -> Bool {
+    package func write(_ answer: AnswerEntry, body: [UInt8], stamps: [PageStamp], madeAt: Date, for key: CacheKey) -> Bool {
         guard store.isEnabled, !stamps.isEmpty else { return false }
         var manifest: [AnswerEntry.Page] = []
         manifest.reserveCapacity(stamps.count)
@@ -90,7 +93,7 @@ package final class AnswerEntries: Sendable {
         var payload = AnswerEntryFormat.encodeHead(entry, bodyLength: body.count)
         payload.append(contentsOf: body)
         let stored = CacheEntry(
-            status: .ok, headers: HTTPHeaders(), body: payload, storedAt: Date(), freshUntil: answer.freshUntil, mustRevalidate: true)
+            status: .ok, headers: HTTPHeaders(), body: payload, storedAt: madeAt, freshUntil: answer.freshUntil, mustRevalidate: true)
         guard store.write(stored, for: key, synced: true, sparing: stamps.map(\.key)) != nil else { return false }
         store.noteAnswer(key)
         return true
@@ -106,31 +109,31 @@ package final class AnswerEntries: Sendable {
         }
     }
 
-    /// The answer kept under `key`, when it is whole, fresh at `now`, and every page of its manifest is still the file
+    /// The answer kept under `key`, when it is whole, fresh at `now` (and not made after it: `WallClockStep`), and every
+    /// page of its manifest is still the file
     /// it was built from; any other is removed. Nil too, and the file left, when the held-files budget is full.
     /// Blocks on the disk.
     /// - Parameter onChanged: told (after the entry is queued for removal) when a send finds the answer's file written
     ///   in place since it was opened.
     package func read(_ key: CacheKey, at now: Date, onChanged: (@Sendable () -> Void)? = nil) -> Found? {
-        // No symbolic link is followed: not for the fan-out folder, not for the file.
-        guard CacheFileSystem.isOwnDirectory("\(store.directory)/\(key.directoryName)") else { return nil }
-        let descriptor = open(store.path(for: key), O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
-        guard descriptor >= 0 else { return nil }
+        let root = open(store.directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        defer { if root >= 0 { close(root) } }
+        guard root >= 0 else { return nil }
+        // Opened as a page's entry is: no symbolic link followed (not for the fan-out folder, not for the file), never
+        // waiting in `open` (attack17 H1: a FIFO in its place held the thread, and ~20 of them the process), a regular
+        // file only. Anything else there is a miss, as for a page: the walk's answer is written over it.
+        guard let (descriptor, info) = try? CacheFileSystem.openForReading(key.relativePath, in: root) else { return nil }
         var held = false
         defer { if !held { close(descriptor) } }
-        var info = stat()
-        guard fstat(descriptor, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
         let opened = HeldEntryFile.Stamp(info)
-        guard let (answer, bodyOffset, length, payload) = try? Self.readHeads(descriptor, size: opened.size, key: key) else {
+        guard let (answer, madeAt, bodyOffset, length, payload) = try? Self.readHeads(descriptor, size: opened.size, key: key) else {
             store.remove(key)
             return nil
         }
         // The versions first, then the files: a page written after this is a newer generation than the stamp (the
         // memo drops the answer then), and one written before is another file than the manifest's. Each page's file is
         // looked at under the cache directory held open (not its whole path again: ~0.3 µs a page).
-        let root = open(store.directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        defer { if root >= 0 { close(root) } }
-        guard root >= 0, now < answer.freshUntil, let versions = store.versions(of: answer.manifest.map(\.key)),
+        guard now < answer.freshUntil, !WallClockStep.isAhead(madeAt, of: now), let versions = store.versions(of: answer.manifest.map(\.key)),
             answer.manifest.allSatisfy({ page in Self.fileStamp(page.key.relativePath, in: root).map(page.file.isSameVersion(as:)) ?? false }),
             // Last, as the costliest: every byte after the entry's head (the answer's head and its body) as written.
             Self.payloadHash(descriptor, from: payload.offset, to: opened.size) == payload.checksum
@@ -153,7 +156,7 @@ package final class AnswerEntries: Sendable {
         else { return nil }
         held = true
         store.noteAnswer(key)
-        return Found(answer: answer, file: file, length: length, stamps: versions.map(\.stamp))
+        return Found(answer: answer, file: file, length: length, stamps: versions.map(\.stamp), madeAt: madeAt)
     }
 
     /// The identity of the regular file at `path` (`lstat`: a link is no entry), or nil.
@@ -167,11 +170,11 @@ package final class AnswerEntries: Sendable {
     }
 
     /// The answer's heads read from the file of `size` bytes: the cache entry's (its key and checksum checked) and the
-    /// answer's (its checksum checked), which must add up to exactly `size` with the body. Returns where the body starts
-    /// in the file, and its length.
+    /// answer's (its checksum checked), which must add up to exactly `size` with the body. Returns when it was made,
+    /// where the body starts in the file, and its length.
     private static func readHeads(
         _ descriptor: Int32, size: Int, key: CacheKey
-    ) throws -> (AnswerEntry, bodyOffset: Int, length: Int, payload: (offset: Int, checksum: UInt64)) {
+    ) throws -> (AnswerEntry, madeAt: Date, bodyOffset: Int, length: Int, payload: (offset: Int, checksum: UInt64)) {
         var bytes = try readExactly(descriptor, min(size, 64 << 10), at: 0)
         guard let entryHead = bytes.withUnsafeBytes(CacheEntryFormat.headLength(of:)), entryHead <= size else {
             throw CacheEntryFormat.Invalid.tooShort
@@ -185,7 +188,7 @@ package final class AnswerEntries: Sendable {
         let headEnd = entryHead + answerHead
         if bytes.count < headEnd { bytes += try readExactly(descriptor, headEnd - bytes.count, at: bytes.count) }
         let answer = try AnswerEntryFormat.decodeHead(bytes[entryHead..<headEnd])
-        return (answer, headEnd, length, (entryHead, entry.bodyChecksum))
+        return (answer, entry.storedAt, headEnd, length, (entryHead, entry.bodyChecksum))
     }
 
     /// XXH64 of the file's bytes from `start` to `end`, read through a 256 KiB buffer; nil when they cannot be read.

@@ -1,3 +1,4 @@
+import Dispatch
 import Glibc
 import Synchronization
 
@@ -29,14 +30,20 @@ package final class CacheDirectoryLedger: Sendable {
     private let threads = Mutex(())
     /// The same for the eviction lock.
     private let evictingThreads = Mutex(())
+    /// By lock file name: until when (`DispatchTime` nanoseconds) the lock is taken as busy, a bounded wait for it
+    /// having run out (`withLockUnlessBusy`), and whether `onBusy` was told; no value once it was taken since.
+    private let busy = Mutex<[String: (until: UInt64, told: Bool)]>([:])
+    /// Told (with the lock file's path) when a bounded wait for a lock runs out, once until a lock is taken again.
+    private let onBusy: (@Sendable (_ lock: String) -> Void)?
 
     package static let lockName = ".pageproxy-lock"
     package static let evictionLockName = ".pageproxy-evict-lock"
     package static let instancePrefix = ".pageproxy-instance-"
 
     /// Opens (creating) the lock file and locks this process's instance file.
-    package init(directory: String) throws(CacheFileSystem.Failure) {
+    package init(directory: String, onBusy: (@Sendable (_ lock: String) -> Void)? = nil) throws(CacheFileSystem.Failure) {
         self.directory = directory
+        self.onBusy = onBusy
         let lockPath = directory + "/" + Self.lockName
         lockDescriptor = open(lockPath, O_RDWR | O_CREAT | O_CLOEXEC, 0o600)
         guard lockDescriptor >= 0 else { throw CacheFileSystem.Failure(call: "open", path: lockPath, errno: errno) }
@@ -103,11 +110,92 @@ package final class CacheDirectoryLedger: Sendable {
     }
 
     /// Runs `body` holding the eviction lock; with `wait` false, returns false at once (without running it) when
-    /// another thread or process holds it: an eviction is under way, and it will make the room.
+    /// another thread or process holds it: an eviction is under way, and it will make the room. With `unlessBusy` (a
+    /// write's eviction), waits as `withLockUnlessBusy` does, and returns false when it gave up.
     @discardableResult
-    package func withEvictionLock(wait: Bool, _ body: () -> Void) -> Bool {
+    package func withEvictionLock(wait: Bool, unlessBusy: Bool = false, _ body: () -> Void) -> Bool {
+        if wait, unlessBusy { return withEvictionLockUnlessBusy(body) }
         if wait { return evictingThreads.withLock { _ in holdingEvictionLock(wait: true, body) } }
         return evictingThreads.withLockIfAvailable { _ in holdingEvictionLock(wait: false, body) } ?? false
+    }
+
+    /// How long a write waits for a lock another process (or a thread of this one) holds before it gives up, and goes
+    /// on with its page unstored (attack17 M3: a peer frozen in its hold, `docker pause` or a debugger, held every cold
+    /// walk of every other process until its deadline, then a 504 that blamed the upstream). The lock is held for a
+    /// `rename` and the total's update: a second is a peer stuck, not a peer busy.
+    package static let busyWait = Duration.seconds(1)
+    /// For how long after a wait ran out a write tries a lock only once, without waiting: the walks of a process whose
+    /// peer is frozen lose a second once, not at every page.
+    package static let busyQuiet = Duration.seconds(5)
+
+    /// Whether a bounded wait for a lock ran out less than `busyQuiet` ago, and that lock was not taken since.
+    package var isBusy: Bool {
+        let now = DispatchTime.now().uptimeNanoseconds
+        return busy.withLock { $0.values.contains { $0.until > now } }
+    }
+
+    /// `withLock` for a write: waits at most `busyWait` for the lock (not at all while `isBusy`), then gives up and
+    /// returns nil without running `body`. Polls (`LOCK_NB`, and the threads' mutex without blocking: a thread of this
+    /// process may be blocked in `withLock` under it), pausing 0.1 ms, doubling up to 20 ms. Blocks its thread: never
+    /// on the cooperative pool.
+    package func withLockUnlessBusy<T>(_ body: (inout Int?) -> T) -> T? {
+        holdingUnlessBusy(Self.lockName) { () -> T? in
+            threads.withLockIfAvailable { _ -> T? in
+                guard Self.tryLocking(lockDescriptor) else { return nil }
+                defer { _ = flock(lockDescriptor, LOCK_UN) }
+                let before = readTotal()
+                var total = before
+                let result = body(&total)
+                if total != before { writeTotal(total) }
+                return result
+            } ?? nil
+        }
+    }
+
+    /// `withEvictionLock(wait: true)` for a write: gives up as `withLockUnlessBusy` does; false when it did.
+    private func withEvictionLockUnlessBusy(_ body: () -> Void) -> Bool {
+        holdingUnlessBusy(Self.evictionLockName) { () -> Void? in
+            evictingThreads.withLockIfAvailable { _ -> Void? in
+                guard Self.tryLocking(evictionDescriptor) else { return nil }
+                defer { _ = flock(evictionDescriptor, LOCK_UN) }
+                body()
+                return ()
+            } ?? nil
+        } != nil
+    }
+
+    /// Calls `attempt` (nil: the lock `name` was not free) until it returns a value or the bound (`busyWait`, or none
+    /// while that lock is busy) has passed; then marks it busy and tells `onBusy`, once until it is taken.
+    private func holdingUnlessBusy<T>(_ name: String, _ attempt: () -> T?) -> T? {
+        let start = DispatchTime.now().uptimeNanoseconds
+        let busyNow = busy.withLock { $0[name].map { $0.until > start } ?? false }
+        let bound = busyNow ? 0 : UInt64(Self.busyWait.components.seconds) * 1_000_000_000
+        var pause: UInt32 = 100
+        while true {
+            if let result = attempt() {
+                busy.withLock { if !$0.isEmpty { $0[name] = nil } }
+                return result
+            }
+            let now = DispatchTime.now().uptimeNanoseconds
+            guard now - start < bound else { break }
+            usleep(pause)
+            pause = min(pause * 2, 20_000)
+        }
+        let quiet = UInt64(Self.busyQuiet.components.seconds) * 1_000_000_000
+        let tell = busy.withLock { locks -> Bool in
+            let told = locks[name]?.told ?? false
+            locks[name] = (DispatchTime.now().uptimeNanoseconds + quiet, true)
+            return !told
+        }
+        if tell { onBusy?(directory + "/" + name) }
+        return nil
+    }
+
+    /// One `flock(LOCK_EX | LOCK_NB)`, retried on `EINTR`; whether it took the lock.
+    private static func tryLocking(_ descriptor: Int32) -> Bool {
+        var result = flock(descriptor, LOCK_EX | LOCK_NB)
+        while result != 0 && errno == EINTR { result = flock(descriptor, LOCK_EX | LOCK_NB) }
+        return result == 0
     }
 
     private func holdingEvictionLock(wait: Bool, _ body: () -> Void) -> Bool {
@@ -174,6 +262,16 @@ package final class CacheDirectoryLedger: Sendable {
         _ = ftruncate(lockDescriptor, 0)
         _ = text.withUnsafeBytes { pwrite(lockDescriptor, $0.baseAddress, text.count, 0) }
     }
+}
+
+extension CacheFileSystem.Failure {
+    /// A write given up because a lock of the directory (`lock`, its file's path) was held past
+    /// `CacheDirectoryLedger.busyWait` (`withLockUnlessBusy`). Not an error that disables the store.
+    package static func lockBusy(_ lock: String) -> Self {
+        Self(call: "flock", path: lock, errno: EWOULDBLOCK)
+    }
+
+    package var isLockBusy: Bool { call == "flock" && errno == EWOULDBLOCK }
 }
 
 extension String {

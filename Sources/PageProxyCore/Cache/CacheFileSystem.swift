@@ -189,8 +189,10 @@ package enum CacheFileSystem {
 
     /// `path` (under `directory`) opened read-only without touching its access time, and its `stat`; nil when it does
     /// not exist. Only a regular file is opened (attack13 H1: a FIFO, a device or a directory in an entry's place is no
-    /// entry). The caller closes the descriptor.
-    private static func openForReading(_ path: String, in directory: Int32) throws(Failure) -> (fd: Int32, info: stat)? {
+    /// entry: it throws `EINVAL`), never waiting in `open` and following no symbolic link (`pageproxy_openat_readonly`).
+    /// Every entry file is opened here, a page's or an answer's (attack17 H1: an answer's opened otherwise waited
+    /// for a FIFO's writer forever). The caller closes the descriptor.
+    package static func openForReading(_ path: String, in directory: Int32) throws(Failure) -> (fd: Int32, info: stat)? {
         // Without the access time: with `relatime`, the first read after each touch wrote the inode (4 % of a
         // read-back after a restart, issue 13); the LRU order is the modification time, which `touch` sets.
         var fd = retrying { pageproxy_openat_noatime(directory, path) }

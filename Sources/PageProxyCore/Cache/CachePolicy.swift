@@ -40,8 +40,8 @@ package struct CachePolicy: Sendable, Equatable {
         guard !forceRevalidate, entry.bodyCount <= maxBodyBytes else { return nil }
         // Stored while the clock was ahead, or it stepped back since (NTP, a VM snapshot restored): its age cannot be
         // told, so it is revalidated (a 304 stores it again at the clock's time), never fresh for the skew on top
-        // (attack13 M1: stored a day ahead, 60 s pages were fresh for a day).
-        guard entry.storedAt <= now else { return nil }
+        // (attack13 M1: stored a day ahead, 60 s pages were fresh for a day). The rule answers share (`WallClockStep`).
+        guard !WallClockStep.isAhead(entry.storedAt, of: now) else { return nil }
         let freshUntil = entry.freshUntil(routeTTL: ttl)
         // The client's own limits: the entry's age is its age when PageProxy stored or last revalidated it, plus the
         // time since (RFC 9111 §4.2.3).

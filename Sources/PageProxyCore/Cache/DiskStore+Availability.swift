@@ -55,12 +55,12 @@ extension DiskStore {
     /// The directory's ledger, taken now (the first time the directory works): kept for the store's life, as one taken
     /// at the start is (its instance file stays locked, and is removed when the store goes).
     private func takeLedger() throws(CacheFileSystem.Failure) {
-        let ledger = try CacheDirectoryLedger(directory: directory)
+        let ledger = try CacheDirectoryLedger(directory: directory, onBusy: onLockBusy)
         ledgerSlot.withLock { $0 = ledger }
     }
 
     /// Writes and removes an empty file of this process's in the directory: it can hold entries.
-    private func proveWritable(_ ledger: CacheDirectoryLedger) throws(CacheFileSystem.Failure) {
+    func proveWritable(_ ledger: CacheDirectoryLedger) throws(CacheFileSystem.Failure) {
         let probe = "\(directory)/.probe-\(ledger.instance)"
         try CacheFileSystem.writeAtomically([], to: probe, temporary: probe + ".tmp")
         CacheFileSystem.remove(probe)

@@ -20,15 +20,16 @@ extension DiskStore {
     /// Evicts least recently used entries, this process's first, then the other processes' oldest files, until the
     /// shared total is at most `evictionTarget` less `making` (room a write waits for); nothing when it is already
     /// below `evictionStart` (or leaves room for `making`). Holds the eviction lock throughout, so two evictions do not
-    /// pick the same victims; with `wait` false it returns at once when another eviction is under way.
+    /// pick the same victims; with `wait` false it returns at once when another eviction is under way. With
+    /// `unlessBusy` (a write's), it waits for another's a bounded time only (`CacheDirectoryLedger.withLockUnlessBusy`).
     ///
     /// The directory scan, the sort and the `unlink`s run outside the directory's lock and the store's `Mutex`:
     /// writes that fit, and lookups, go on. Each victim is taken aside (`detach`) and then removed, and the bytes
     /// actually removed are subtracted from the total afterwards, so a process killed mid-eviction leaves the total
     /// too high, never too low. A lookup that finds a victim's file gone treats it as a miss.
-    func evict(making room: Int, sparing spared: Set<CacheKey>, wait: Bool, freeing: Int = 0) {
+    func evict(making room: Int, sparing spared: Set<CacheKey>, wait: Bool, freeing: Int = 0, unlessBusy: Bool = false) {
         guard let ledger else { return }
-        ledger.withEvictionLock(wait: wait) {
+        ledger.withEvictionLock(wait: wait, unlessBusy: unlessBusy) {
             // Another eviction may have made the room while this one waited: then no scan at all.
             let before = ledger.withLock { $0 }
             if freeing == 0, let before, room > 0 ? before + room <= maxBytes : before <= evictionStart { return }

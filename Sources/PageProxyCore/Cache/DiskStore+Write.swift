@@ -40,7 +40,7 @@ extension DiskStore {
                     // Not while a store over its bound at its start is brought down: that may take minutes (attack15 M2).
                     if placed != nil || attempt == Self.roomAttempts || state.withLock({ $0.evictingAtStart }) { break }
                     // No room: wait for the eviction under way, if any, then evict what is still needed.
-                    evict(making: bytes.count, sparing: Set(sparing + [key]), wait: true)
+                    evict(making: bytes.count, sparing: Set(sparing + [key]), wait: true, unlessBusy: true)
                 }
             } catch {
                 placed = .failure(error)
@@ -60,17 +60,20 @@ extension DiskStore {
                 remove(key)
                 return nil
             }
-            evict(making: 0, sparing: Set(sparing + [key]), wait: true, freeing: bytes.count * 2)
+            evict(making: 0, sparing: Set(sparing + [key]), wait: true, freeing: bytes.count * 2, unlessBusy: true)
         }
         guard case .success(let (total, leftAt)) = placed else {
             switch placed {
             case .failure(let error) where error.meansNoSpace: noteFailedWrite(volume?.isOutOfInodes == true ? .noInodes : .noSpace)
             case .failure(let error) where error.isLinkedFolder: noteFailedWrite(.linkedFolder); linkedFolderNotice?.note(error.path)
+            case .failure(let error) where error.isLockBusy: noteFailedWrite(.lockBusy)
+            case .failure(let error) where isFolderOnly(error, of: key): noteFailedWrite(.unwritableFolder); unwritableFolderNotice?.note(folder(of: key))
             case .failure: noteFailedWrite(.error)
-            default: noteFailedWrite(.noRoom)
+            // No room made: the eviction lock may have been held past the bound by another process.
+            default: noteFailedWrite(ledger.isBusy ? .lockBusy : .noRoom)
             }
             CacheFileSystem.remove(temporary)
-            if case .failure(let error) = placed, error.disablesCache {
+            if case .failure(let error) = placed, error.disablesCache, !isFolderOnly(error, of: key) {
                 disable("cache directory \(directory) is unusable: \(error.description)")
             }
             // Not stored: the old version is no longer what the upstream says (as for an entry too large).
@@ -100,6 +103,18 @@ extension DiskStore {
         return stamp
     }
 
+    /// Whether `error`, one that would disable the store, is of `key`'s fan-out folder alone: its path is under the
+    /// folder and the directory itself takes a write (`proveWritable`, as the store's retry proves it). Then only the
+    /// keys under that folder go uncached (attack17 L3: one folder `chmod 500` disabled the whole cache, and `/readyz`
+    /// flapped every 30 s), as under a folder that is a link.
+    private func isFolderOnly(_ error: CacheFileSystem.Failure, of key: CacheKey) -> Bool {
+        guard error.disablesCache, error.path.hasPrefix(folder(of: key) + "/"), let ledger else { return false }
+        return (try? proveWritable(ledger)) != nil
+    }
+
+    /// `key`'s fan-out folder.
+    private func folder(of key: CacheKey) -> String { "\(directory)/\(key.directoryName)" }
+
     /// How many times a write that finds no room evicts before it gives up (others may take the room it made).
     static let roomAttempts = 3
 
@@ -128,6 +143,10 @@ extension DiskStore {
         case noRoom = "no_room"
         /// Its fan-out folder is a symbolic link, which nothing is written through (`LinkedFolderNotice`).
         case linkedFolder = "linked_folder"
+        /// A lock of the directory was held by another process past `CacheDirectoryLedger.busyWait` (attack17 M3).
+        case lockBusy = "lock_busy"
+        /// Its fan-out folder refused the write (forbidden, read-only) while the directory itself takes writes.
+        case unwritableFolder = "unwritable_folder"
         /// Any other failure of the file system.
         case error
 
@@ -163,13 +182,20 @@ extension DiskStore {
     func takeAside(_ key: CacheKey, ifInode inode: UInt64? = nil) {
         guard let ledger, let aside = temporaryNames(for: key)?.aside else { return }
         let path = self.path(for: key)
-        let removed = ledger.withLock { (total: inout Int?) -> Int? in
+        let removed = ledger.withLockUnlessBusy { (total: inout Int?) -> Int? in
             if let inode, CacheFileSystem.inode(path) != inode { return nil }
             guard let size = detachEntry(key, to: aside) else { return nil }
             Self.subtract(size, from: &total)
             return size
         }
-        if removed != nil { CacheFileSystem.remove(aside) }
+        switch removed {
+        case .some(.some): CacheFileSystem.remove(aside)
+        case .some(.none): break
+        case .none:
+            // The lock held past the bound (attack17 M3): the file goes all the same, its bytes still counted (a total
+            // too high, as a process killed leaves it, never too low; an eviction's rescan corrects it).
+            if inode == nil || CacheFileSystem.inode(path) == inode, detachEntry(key, to: aside) != nil { CacheFileSystem.remove(aside) }
+        }
     }
 
     /// Writes a temporary file, making its fan-out folder only when it is missing (not five system calls per write).
@@ -224,7 +250,8 @@ extension DiskStore {
     private func place(
         _ temporary: String, at path: String, size: Int, aside: String, ledger: CacheDirectoryLedger
     ) -> Result<(total: Int, leftAt: String?), CacheFileSystem.Failure>? {
-        ledger.withLock { (total: inout Int?) -> Result<(total: Int, leftAt: String?), CacheFileSystem.Failure>? in
+        // Not waited for past a bound (a peer frozen in its hold): the page goes on unstored (attack17 M3).
+        let placed = ledger.withLockUnlessBusy { (total: inout Int?) -> Result<(total: Int, leftAt: String?), CacheFileSystem.Failure>? in
             guard let current = total, current - (CacheFileSystem.fileInfo(path)?.size ?? 0) + size <= maxBytes else { return nil }
             // Every save is explicit here, so `total` is left as found (`withLock` writes back only a change of it).
             ledger.saveWhileLocked(current + size)
@@ -238,5 +265,6 @@ extension DiskStore {
             if replaced.replaced != 0 { ledger.saveWhileLocked(current + size - replaced.replaced) }
             return .success((current + size - replaced.replaced, replaced.leftAt))
         }
+        return placed ?? .failure(.lockBusy("\(directory)/\(CacheDirectoryLedger.lockName)"))
     }
 }

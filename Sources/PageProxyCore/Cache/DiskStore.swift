@@ -163,6 +163,11 @@ package final class DiskStore: Sendable {
     let onVolumeFull: (@Sendable (_ reason: String, _ outOfInodes: Bool) -> Void)?
     /// Told of each fan-out folder that is a link, the first time a write would go through it (the proxy logs it).
     let linkedFolderNotice: LinkedFolderNotice?
+    /// Told (with the lock file's path) when a write gave up waiting for a lock another process holds, once until a
+    /// lock is taken again (`CacheDirectoryLedger.withLockUnlessBusy`; the proxy logs it).
+    let onLockBusy: (@Sendable (_ lock: String) -> Void)?
+    /// Told of each fan-out folder that refused a write while the directory took one, once (the proxy logs it).
+    let unwritableFolderNotice: LinkedFolderNotice?
     /// Told when a disabled store finds its directory usable again and serves again (the proxy logs it).
     let onEnable: (@Sendable () -> Void)?
     /// How often a disabled store tries its directory again (`tryToEnable`).
@@ -191,9 +196,12 @@ package final class DiskStore: Sendable {
         failWriting: (@Sendable (CacheKey) -> Int32?)? = nil, onEnable: (@Sendable () -> Void)? = nil, retryInterval: Duration = .seconds(30),
         heldFiles: HeldEntryFileBudget = .none, onWritten: (@Sendable (CacheKey) -> Void)? = nil,
         readVolume: @escaping @Sendable (String) -> CacheVolume? = CacheVolume.of,
-        onStartEviction: (@Sendable (CacheStartEviction) -> Void)? = nil, onLinkedFolder: (@Sendable (String) -> Void)? = nil
+        onStartEviction: (@Sendable (CacheStartEviction) -> Void)? = nil, onLinkedFolder: (@Sendable (String) -> Void)? = nil,
+        onLockBusy: (@Sendable (_ lock: String) -> Void)? = nil, onUnwritableFolder: (@Sendable (String) -> Void)? = nil
     ) {
+        unwritableFolderNotice = onUnwritableFolder.map(LinkedFolderNotice.init)
         linkedFolderNotice = onLinkedFolder.map(LinkedFolderNotice.init)
+        self.onLockBusy = onLockBusy
         self.onStartEviction = onStartEviction
         self.onWritten = onWritten
         self.readVolume = readVolume
@@ -213,7 +221,7 @@ package final class DiskStore: Sendable {
         var failure: CacheFileSystem.Failure?
         do throws(CacheFileSystem.Failure) {
             try CacheFileSystem.makeDirectory(self.directory)
-            ledger = try CacheDirectoryLedger(directory: self.directory)
+            ledger = try CacheDirectoryLedger(directory: self.directory, onBusy: onLockBusy)
         } catch {
             failure = error
         }

@@ -13,6 +13,8 @@ import Testing
         etag: "\"tag\"", freshUntil: Date(timeIntervalSince1970: 2_000), pages: 2, items: 2, truncated: false, upstreamPrivate: true,
         headers: HTTPHeaders([("PageProxy-Total", "2")]), manifest: [])
     static let before = Date(timeIntervalSince1970: 1_500)
+    /// When the answer was made: before `before`.
+    static let made = Date(timeIntervalSince1970: 1_400)
 
     /// A store with two pages written, and the answer built from them written too.
     static func kept(budget: HeldEntryFileBudget = HeldEntryFileBudget(capacity: 8)) throws -> (TemporaryDirectory, DiskStore, AnswerEntries, [PageStamp]) {
@@ -20,7 +22,7 @@ import Testing
         let store = DiskStore(directory: directory.path, maxBytes: 1 << 20)
         let stamps = try [1, 2].map { page in try #require(store.write(DiskStoreTests.entry(page), for: DiskStoreTests.key(page))) }
         let entries = AnswerEntries(store: store, budget: budget)
-        #expect(entries.write(answer, body: body, stamps: stamps, for: answerKey))
+        #expect(entries.write(answer, body: body, stamps: stamps, madeAt: made, for: answerKey))
         return (directory, store, entries, stamps)
     }
 
@@ -60,7 +62,7 @@ import Testing
         let stamp = try #require(store.write(DiskStoreTests.entry(1), for: DiskStoreTests.key(1)))
         store.write(DiskStoreTests.entry(1, bodyBytes: 7), for: DiskStoreTests.key(1))
         let entries = AnswerEntries(store: store)
-        #expect(!entries.write(Self.answer, body: Self.body, stamps: [stamp], for: Self.answerKey))
+        #expect(!entries.write(Self.answer, body: Self.body, stamps: [stamp], madeAt: Self.made, for: Self.answerKey))
         #expect(!FileManager.default.fileExists(atPath: store.path(for: Self.answerKey)))
     }
 
@@ -114,7 +116,7 @@ import Testing
         // Past the bound with every entry there: room must be made.
         let body = [UInt8](repeating: UInt8(ascii: "x"), count: withAnotherEntry ? 15_000 : 25_000)
         let entries = AnswerEntries(store: store)
-        #expect(entries.write(Self.answer, body: body, stamps: stamps, for: Self.answerKey) == withAnotherEntry)
+        #expect(entries.write(Self.answer, body: body, stamps: stamps, madeAt: Self.made, for: Self.answerKey) == withAnotherEntry)
         for page in [1, 2] {
             #expect(store.contains(DiskStoreTests.key(page)))
             #expect(FileManager.default.fileExists(atPath: store.path(for: DiskStoreTests.key(page))))
@@ -138,13 +140,52 @@ import Testing
             var old = [timespec(tv_sec: 1_000, tv_nsec: 0), timespec(tv_sec: 1_000, tv_nsec: 0)]
             #expect(utimensat(AT_FDCWD, store.path(for: DiskStoreTests.key(page)), &old, 0) == 0)
         }
-        #expect(AnswerEntries(store: store).write(Self.answer, body: Self.body, stamps: stamps, for: Self.answerKey))
+        #expect(AnswerEntries(store: store).write(Self.answer, body: Self.body, stamps: stamps, madeAt: Self.made, for: Self.answerKey))
         CacheFileSystem.touch(store.path(for: DiskStoreTests.key(1)))
         var info = stat()
         #expect(stat(store.path(for: DiskStoreTests.key(1)), &info) == 0 && info.st_atim.tv_sec > 1_000)
         #expect(AnswerEntries(store: store).read(Self.answerKey, at: Self.before) != nil)
         let restarted = DiskStore(directory: directory.path, maxBytes: 1 << 20)
         #expect(AnswerEntries(store: restarted).read(Self.answerKey, at: Self.before) != nil)
+        _ = directory
+    }
+
+    @Test("a FIFO in an answer's place is a miss at once: its open never waits for a writer (attack17 H1: it held the thread, ~20 the process)", .timeLimit(.minutes(1)))
+    func aFIFOInAnAnswersPlaceIsAMissAtOnce() async throws {
+        let (directory, store, entries, stamps) = try Self.kept()
+        let path = store.path(for: Self.answerKey)
+        try FileManager.default.removeItem(atPath: path)
+        #expect(mkfifo(path, 0o600) == 0)
+        // On a thread of its own: a read that waited in `open` would hold it until a writer came.
+        let found = Locked<AnswerEntries.Found??>(nil)
+        Thread { found.withLock { $0 = .some(entries.read(Self.answerKey, at: Self.before)) } }.start()
+        let deadline = ContinuousClock.now + .seconds(10)
+        while found.withLock({ $0 == nil }), ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(1)) }
+        let answered = found.withLock { $0 != nil }
+        if !answered {
+            // Release the waiting open, so the test ends (failed) instead of leaving a thread blocked.
+            let writer = open(path, O_WRONLY | O_NONBLOCK)
+            if writer >= 0 { close(writer) }
+        }
+        #expect(answered)
+        #expect(found.withLock { $0.map { $0 == nil } } == true)
+        // The next answer is written over it, and read back.
+        #expect(entries.write(Self.answer, body: Self.body, stamps: stamps, madeAt: Self.made, for: Self.answerKey))
+        #expect(entries.read(Self.answerKey, at: Self.before) != nil)
+        _ = directory
+    }
+
+    @Test("an answer made after now (the clock stepped back since) is not used, and removed: a walk revalidates its pages (attack17 M2)")
+    func anAnswerMadeAfterNowIsNotUsed() throws {
+        let (directory, store, entries, _) = try Self.kept()
+        // Read back with when it was made.
+        #expect(AnswerEntries(store: store).read(Self.answerKey, at: Self.made)?.madeAt == Self.made)
+        // A moment before, within the tolerance for two threads' clocks: still used.
+        #expect(AnswerEntries(store: store).read(Self.answerKey, at: Self.made.addingTimeInterval(-0.25)) != nil)
+        // A day before: fresh by its `freshUntil`, but not used.
+        #expect(entries.read(Self.answerKey, at: Self.made.addingTimeInterval(-86_400)) == nil)
+        #expect(!FileManager.default.fileExists(atPath: store.path(for: Self.answerKey)))
+        _ = directory
     }
 
     @Test func aFullDescriptorBudgetLeavesTheAnswerForLater() throws {

@@ -46,6 +46,8 @@ import Testing
         let policy = CachePolicy(ttl: .seconds(60))
         #expect(policy.servesFresh(Self.entry, at: Self.stored - 86_400) == nil)
         #expect(policy.servesFresh(Self.entry, at: Self.stored - 1) == nil)
+        // Within the tolerance for two threads' clocks a moment apart (`WallClockStep`, shared with merged answers): fresh.
+        #expect(policy.servesFresh(Self.entry, at: Self.stored - 0.25) == Self.stored + 60)
         // Stored a moment ago, as usual: unchanged.
         #expect(policy.servesFresh(Self.entry, at: Self.stored + 1) == Self.stored + 60)
     }

@@ -76,3 +76,35 @@ extension LinkedFanOutFolderTests {
         #expect(store.failedWrites == [.linkedFolder: 3])
     }
 }
+
+extension LinkedFanOutFolderTests {
+    /// The suite runs as root, which `chmod` does not stop: the folder's refusal is injected (`failWriting`, as the
+    /// full-volume tests do), at the write of the temporary file under the folder, where `chmod 500` fails it.
+    @Test("attack17 L3: a fan-out folder that refuses writes while the directory takes them: its keys uncached, told once, counted unwritable_folder; the store stays enabled")
+    func anUnwritableFolderLeavesTheStoreEnabled() throws {
+        let cache = TemporaryDirectory()
+        let told = Mutex<[String]>([])
+        let name = DiskStoreTests.key(1).directoryName
+        let store = DiskStore(
+            directory: cache.path, maxBytes: 1 << 20, failWriting: { key in key.directoryName == name ? EACCES : nil },
+            onUnwritableFolder: { folder in told.withLock { $0.append(folder) } })
+        #expect(store.write(DiskStoreTests.entry(1), for: DiskStoreTests.key(1)) == nil)
+        #expect(store.write(DiskStoreTests.entry(1), for: DiskStoreTests.key(1)) == nil)
+        #expect(store.isEnabled)
+        #expect(store.failedWrites == [.unwritableFolder: 2])
+        #expect(told.withLock { $0 } == [cache.path + "/" + name])
+        let elsewhere = try #require((2...100).first { DiskStoreTests.key($0).directoryName != name })
+        #expect(store.write(DiskStoreTests.entry(elsewhere), for: DiskStoreTests.key(elsewhere)) != nil)
+    }
+
+    @Test("attack17 L3: the same refusal when the directory itself refuses writes disables the store, as before")
+    func anUnwritableDirectoryStillDisablesTheStore() throws {
+        let cache = TemporaryDirectory()
+        let store = DiskStore(directory: cache.path, maxBytes: 1 << 20, failWriting: { _ in EACCES })
+        // The directory's own probe fails too: made a file where the probe's temporary goes.
+        let probe = "\(cache.path)/.probe-\(store.instance ?? "").tmp"
+        #expect(mkdir(probe, 0o700) == 0)
+        #expect(store.write(DiskStoreTests.entry(1), for: DiskStoreTests.key(1)) == nil)
+        #expect(!store.isEnabled)
+    }
+}
