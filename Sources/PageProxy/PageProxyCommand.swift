@@ -61,6 +61,8 @@ enum PageProxyCommand {
             printError("PageProxy: \(invalid.message)")
             exit(1)
         }
+        // Also before any thread: the heap serve warms must be the one every thread allocates from (serve only).
+        if command == "serve" { WarmHeap.keepOneArena() }
         // A soft limit of 1,024 would leave a quarter of it, 256, for entry files sent from the cache (eighth pass).
         OpenFileLimit.raiseToHardLimit()
         // And its table grown once, before any request (each growth later waits for an RCU grace period).

@@ -48,6 +48,19 @@ int pageproxy_pad_malloc_arenas(void);
 /// The `M_TOP_PAD` `pageproxy_pad_malloc_arenas` set (0 if it was not called, or glibc refused it).
 int pageproxy_malloc_top_pad(void);
 
+/// Keeps every thread to glibc's main malloc arena (`M_ARENA_MAX` 1), after `pageproxy_pad_malloc_arenas` and before
+/// any thread starts and after `pageproxy_set_huge_pages`, so that the heap `pageproxy_warm_malloc_heap` warms is the
+/// one entries are read into. 1 when set; 0 when huge pages are taken for the thread heaps instead, or glibc refused.
+int pageproxy_keep_one_malloc_arena(void);
+
+/// The most `pageproxy_warm_malloc_heap` warms: what a free keeps at the heap's top (the pad less 1 MiB); 0 unless
+/// the pad and the one arena are set.
+size_t pageproxy_malloc_warm_limit(void);
+
+/// Faults in `bytes` (at most `pageproxy_malloc_warm_limit()`) of the malloc heap and frees them, kept by the heap for
+/// the blocks allocated next (see CLinux.c): the bytes warmed, 0 when none.
+size_t pageproxy_warm_malloc_heap(size_t bytes);
+
 /// Advises huge pages (`MADV_HUGEPAGE`) for the glibc thread heap that holds the `count` bytes at `address`, the
 /// first time a block of that heap is shown here (see CLinux.c): 1 when that heap is advised (now or before), 0 when
 /// it is not (the main arena's heap, a block mapped on its own, too many heaps seen, madvise refused; or never at all

@@ -22,6 +22,8 @@ enum ServeCommand {
         let logger = Logger(level: config.logLevel)
         defer { logger.flush(within: .seconds(2)) }
         config.logWarnings(to: logger)
+        // Before the first request: its entries are read into pages faulted in now (issue 13, seventeenth pass).
+        WarmHeap.warm(for: config.cache)
         let signals = ShutdownSignals(immediateExitCode: 1) { signal in
             logger.log(.info, "signal ignored", [("signal", .int(Int(signal))), ("hint", .string("SIGTERM or SIGINT stops PageProxy; nothing reloads"))])
         }
