@@ -22,8 +22,9 @@ def main():
     env = dict(os.environ, AIRFLOW_HOME=home, AIRFLOW__CORE__LOAD_EXAMPLES="False",
                AIRFLOW__CORE__AUTH_MANAGER="airflow.api_fastapi.auth.managers.simple.simple_auth_manager.SimpleAuthManager",
                AIRFLOW__CORE__SIMPLE_AUTH_MANAGER_ALL_ADMINS="True")
-    airflow = os.path.join(os.path.dirname(sys.executable), "airflow")
-    subprocess.run([airflow, "db", "migrate"], env=env, check=True, capture_output=True)
+    # Run by this interpreter, not by its shebang: a venv moved to another path keeps a stale one in its scripts.
+    airflow = [sys.executable, os.path.join(os.path.dirname(sys.executable), "airflow")]
+    subprocess.run([*airflow, "db", "migrate"], env=env, check=True, capture_output=True)
     variables = {}
     for row in rows():
         key = f"thing-{row['id']:04d}"
@@ -31,9 +32,9 @@ def main():
     path = os.path.join(home, "variables.json")
     with open(path, "w") as f:
         json.dump(variables, f, ensure_ascii=False)
-    subprocess.run([airflow, "variables", "import", path], env=env, check=True, capture_output=True)
+    subprocess.run([*airflow, "variables", "import", path], env=env, check=True, capture_output=True)
     # exec: the harness stops this PID, and the API server runs in it (no worker processes with the defaults).
-    os.execve(airflow, [airflow, "api-server", "--host", "127.0.0.1", "--port", port], env)
+    os.execve(sys.executable, [*airflow, "api-server", "--host", "127.0.0.1", "--port", port], env)
 
 
 if __name__ == "__main__":
