@@ -278,4 +278,27 @@ import Testing
         #expect(cache.store.contains(Store.key(2)))
         #expect(!cache.store.contains(Store.key(3)))
     }
+
+    /// retest17 W2: a memo hit used only the answer's entry, so the pages of the most asked answers (served from the
+    /// memo, never looked up) were the least recently used and evicted first; the next walk fetched them again.
+    @Test("a memo hit is a use of the answer's pages too: an eviction takes a page written after them, not the answer's pages")
+    func aMemoHitUsesTheAnswersPages() throws {
+        let cache = Store(maxBytes: 40_000)
+        // The answer's two pages, then another page written after them: without a use, the pages are the older.
+        let stamps = try [1, 2].map { try cache.write($0, body: String(repeating: "a", count: 10_000)) }
+        try cache.write(3, body: String(repeating: "p", count: 10_000))
+        let memo = MergedAnswerMemo(maxBytes: 1 << 20, store: cache.store)
+        let charge = try #require(memo.reserve(bodyBytes: 5))
+        memo.keep(
+            MergedAnswerMemo.Answer(
+                body: Array("[1,2]".utf8), pages: 2, items: 2, truncated: false, etag: "\"e\"", freshUntil: .distantFuture,
+                madeAt: .distantPast, stamps: stamps, charge: charge),
+            for: "k")
+        #expect(memo.answer(for: "k") != nil)
+        // Room for 12 KB: down to 34,000 - 12,000 bytes, which takes one 10 KB page: the one not in the answer.
+        try cache.write(4, body: String(repeating: "q", count: 12_000))
+        #expect(cache.store.contains(Store.key(1)))
+        #expect(cache.store.contains(Store.key(2)))
+        #expect(!cache.store.contains(Store.key(3)))
+    }
 }

@@ -100,14 +100,15 @@ final class MergedAnswerMemo: Sendable {
         var use: RecencyList<String>.Handle
         /// The store's change count when the stamps were last found current: while it is unchanged, they still are.
         var checkedAt: UInt64
-        /// When a hit last told the store of a use of the answer's entry (`entryUseInterval`).
-        var entryUsedAt = Date.distantPast
+        /// When a hit last told the store of a use of the answer's pages and entry (`useInterval`).
+        var usedAt = Date.distantPast
     }
 
-    /// How often, at most, the hits of one answer are told to the store as uses of its answer entry (`DiskStore.noteUse`):
-    /// the eviction order needs no finer grain, and a hit on the socket loop takes the store's lock at most once a
-    /// second per answer for it.
-    static let entryUseInterval: TimeInterval = 1
+    /// How often, at most, the hits of one answer are told to the store as uses of the pages it was built from and of
+    /// its answer entry (`DiskStore.noteUses`): the eviction order needs no finer grain, and a hit on the socket loop
+    /// takes the store's lock at most once a second per answer for it. Without the pages' uses, the most asked
+    /// answers, served from the memo, had their pages evicted first (retest17 W2), and a walk fetched them again.
+    static let useInterval: TimeInterval = 1
 
     private struct State {
         var slots: [String: Slot] = [:]
@@ -181,8 +182,8 @@ final class MergedAnswerMemo: Sendable {
 
     /// The answer kept for `key`, if it is still fresh at `now` and every page it was built from is unchanged.
     func answer(for key: String, at now: Date) -> Answer? {
-        guard let store, let (answer, checkedAt, entryUse) = lookUp(key, at: now) else { return nil }
-        if let entryUse { store.noteUse(entryUse) }
+        guard let store, let (answer, checkedAt, usesDue) = lookUp(key, at: now) else { return nil }
+        if usesDue { store.noteUses(answer.stamps.map(\.key) + (answer.entryKey.map { [$0] } ?? [])) }
         // Nothing written or removed since the stamps were last checked: they are still current, at no cost.
         let changes = store.changeCount
         if changes == checkedAt { return answer }
@@ -250,11 +251,11 @@ final class MergedAnswerMemo: Sendable {
         _ = replaced
     }
 
-    /// The fresh answer for `key`, when its stamps were last checked, and its entry's key when this hit is to be told to
-    /// the store as a use of it; a stale one is dropped, and so is one made after `now` (`WallClockStep`): a walk through
+    /// The fresh answer for `key`, when its stamps were last checked, and whether this hit is to be told to the store as a
+    /// use of its pages and entry; a stale one is dropped, and so is one made after `now` (`WallClockStep`): a walk through
     /// the cache revalidates every page stored "in the future", and the memo never answers what that walk would not.
-    private func lookUp(_ key: String, at now: Date) -> (Answer, UInt64, CacheKey?)? {
-        let (found, stale) = state.withLock { state -> ((Answer, UInt64, CacheKey?)?, Answer?) in
+    private func lookUp(_ key: String, at now: Date) -> (Answer, UInt64, usesDue: Bool)? {
+        let (found, stale) = state.withLock { state -> ((Answer, UInt64, usesDue: Bool)?, Answer?) in
             // One hash of the key (a long string) for the look-up and the use it records.
             guard let index = state.slots.index(forKey: key) else { return (nil, nil) }
             let slot = state.slots.values[index]
@@ -265,12 +266,9 @@ final class MergedAnswerMemo: Sendable {
                 return (nil, slot.answer)
             }
             state.recency.moveToNewest(slot.use)
-            var entryUse: CacheKey?
-            if let entryKey = slot.answer.entryKey, now.timeIntervalSince(slot.entryUsedAt) >= Self.entryUseInterval {
-                state.slots.values[index].entryUsedAt = now
-                entryUse = entryKey
-            }
-            return ((slot.answer, slot.checkedAt, entryUse), nil)
+            let usesDue = now.timeIntervalSince(slot.usedAt) >= Self.useInterval
+            if usesDue { state.slots.values[index].usedAt = now }
+            return ((slot.answer, slot.checkedAt, usesDue), nil)
         }
         // A stale answer is freed here, after the lock (the epoll loop may be waiting for it).
         _ = stale

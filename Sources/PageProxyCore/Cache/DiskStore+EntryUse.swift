@@ -15,24 +15,30 @@ extension DiskStore {
     /// another process, or by an earlier run and not read yet, is counted as a page).
     package var answerEntryCount: Int { state.withLock { $0.answerKeys.count } }
 
-    /// Records a use of `key`'s entry without reading it (h13-answer16 leftover: answer entries sent from the memo were
-    /// never used here, so they were evicted in the order they were written, the hottest first among equals): the
-    /// eviction order sees it as a lookup's, and every `touchInterval`th such use refreshes the file's access time (the
-    /// LRU order after a restart) on `evictions`, off the caller's thread, which may be the socket loop's.
-    package func noteUse(_ key: CacheKey) {
-        let touches = state.withLock { state -> Bool in
-            guard state.disabledReason == nil, let index = state.records.index(forKey: key) else { return false }
-            var record = state.records.values[index]
-            // The order alone: `useCount` (and `lastUse`, which read-ahead compares) count lookups of pages.
-            Self.markUsed(key, &record, &state)
-            let hits = record.hitsAfterNextUse(interval: touchInterval)
-            let touch = hits >= touchInterval
-            record.hitsSinceTouch = touch ? 0 : hits
-            state.records.values[index] = record
-            return touch
+    /// Records uses of `keys`' entries without reading them: a memo hit's, of the pages its answer was built from and of
+    /// its answer entry (h13-answer16 leftover: answer entries sent from the memo were evicted in the order they were
+    /// written; retest17 W2: the pages of the most asked answers were evicted first). The eviction order sees each as a
+    /// lookup's, and every `touchInterval`th use of an entry refreshes its file's access time (the LRU order after a
+    /// restart) on `evictions`, off the caller's thread, which may be the socket loop's. One hold of the lock for all.
+    package func noteUses(_ keys: [CacheKey]) {
+        let touched = state.withLock { state -> [CacheKey] in
+            guard state.disabledReason == nil else { return [] }
+            var touched: [CacheKey] = []
+            for key in keys {
+                guard let index = state.records.index(forKey: key) else { continue }
+                var record = state.records.values[index]
+                // The order alone: `useCount` (and `lastUse`, which read-ahead compares) count lookups of pages.
+                Self.markUsed(key, &record, &state)
+                let hits = record.hitsAfterNextUse(interval: touchInterval)
+                let touch = hits >= touchInterval
+                record.hitsSinceTouch = touch ? 0 : hits
+                state.records.values[index] = record
+                if touch { touched.append(key) }
+            }
+            return touched
         }
-        guard touches else { return }
-        let path = path(for: key)
-        evictions.async { CacheFileSystem.touch(path) }
+        guard !touched.isEmpty else { return }
+        let paths = touched.map(path(for:))
+        evictions.async { paths.forEach(CacheFileSystem.touch) }
     }
 }
