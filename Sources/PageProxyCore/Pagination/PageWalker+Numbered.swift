@@ -10,8 +10,12 @@ extension PageWalker {
         // Its next is read for the links on it alone, unreadable ones ignored; the page itself is checked (an
         // offset page longer than its limit: the upstream reads another limit, which no revalidating walk mends),
         // before its size is compared with the pages numbered beside it (review23 F4).
+        let followsShortPage = numberedSize.sawShortPage
         try numberedSize.check(page, index: nextToTake - 1, strategy: strategy)
-        if numberedSize.sawShortPage { endedShortOfTotal = true }
+        // A page after a short one passes only empty: the list ended at the short page, short of its total. A short
+        // page the walk stopped at (a window's page count, `_max_pages`) proves no end: an upstream that filters a
+        // page after cutting it has more after it, and the answer stays truncated (review25 M2).
+        if followsShortPage { endedShortOfTotal = true }
         let next = try? strategy.next(after: page)
         try checkLinkOrigin(next, on: page)
         // The last page a total or a `last` link numbered ahead still links on: the list is longer than it said

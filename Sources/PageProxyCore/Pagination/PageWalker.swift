@@ -141,8 +141,9 @@ package final class PageWalker {
 
     /// Whether a page the scheme named ahead (from a total or a `last` link) came back empty, which ended the walk
     /// there short of the total (attack5 m2: an upstream that stated 1000 pages and had 3 was asked for all 1000), or
-    /// short of the size the pages were numbered by (`NumberedPageSizeCheck.sawShortPage`): the stated total is wrong,
-    /// and an answer states none (attack16 L6: it stayed in `PageProxy-Total`, and windows linked on past the end).
+    /// the page after one short of the size the pages were numbered by (`NumberedPageSizeCheck.sawShortPage`; a short
+    /// page a cap stopped the walk at proves nothing, review25 M2): the stated total is wrong, and an answer states
+    /// none (attack16 L6: it stayed in `PageProxy-Total`, and windows linked on past the end).
     package internal(set) var endedShortOfTotal = false
 
     /// How many pages the walk has in all, once the scheme has said (a total, a `last` link, a short page); nil before.
