@@ -54,11 +54,18 @@ extension DiskStore {
             guard volumeAttempt == 1 else { break }
             // A page the volume could not hold with every entry evicted is sent, not stored: evicting for it would
             // empty the cache for everyone and still not store it (attack13 L3: a 3 MB page on a 2 MB volume).
-            if let room = volume, !room.isOutOfInodes, !room.couldHold(bytes.count, evicting: ledger.withLock { $0 } ?? 0) {
-                noteFailedWrite(.largerThanVolume)
-                CacheFileSystem.remove(temporary)
-                remove(key)
-                return nil
+            if let room = volume, !room.isOutOfInodes {
+                // The total under the bounded wait a write takes the lock with (review25 M1); given up, it goes unstored.
+                guard let total = ledger.withLockUnlessBusy({ $0 }) else {
+                    placed = .failure(.lockBusy("\(directory)/\(CacheDirectoryLedger.lockName)"))
+                    break
+                }
+                if !room.couldHold(bytes.count, evicting: total ?? 0) {
+                    noteFailedWrite(.largerThanVolume)
+                    CacheFileSystem.remove(temporary)
+                    remove(key)
+                    return nil
+                }
             }
             evict(making: 0, sparing: Set(sparing + [key]), wait: true, freeing: bytes.count * 2, unlessBusy: true)
         }

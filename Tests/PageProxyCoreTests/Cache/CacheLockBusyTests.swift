@@ -76,4 +76,26 @@ import Testing
         #expect(store.failedWrites == [.lockBusy: 1])
         peer.release()
     }
+
+    /// review25 M1: the eviction a write runs when it finds no room, and a queued one, took the directory's lock
+    /// without a bound; a peer frozen in its hold between the write's `place` and that eviction held the write's lane.
+    @Test("the directory's lock held by another process while a write's or a queued eviction runs: it gives up instead of waiting", .timeLimit(.minutes(2)),
+        arguments: [true, false])
+    func anEvictionGivesUpOnADirectoryLockHeldElsewhere(_ forAWrite: Bool) async throws {
+        let directory = TemporaryDirectory()
+        let (store, _) = DiskStoreTests.sixEntriesInABoundOfSeven(in: directory)
+        let peer = Peer(holding: CacheDirectoryLedger.lockName, in: directory.path)
+        let done = Mutex(false)
+        Thread {
+            store.evict(making: forAWrite ? 1 << 20 : 0, sparing: [], wait: forAWrite, freeing: forAWrite ? 0 : 1, unlessBusy: forAWrite)
+            done.withLock { $0 = true }
+        }.start()
+        let deadline = ContinuousClock.now + .seconds(20)
+        while !done.withLock({ $0 }), ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(5)) }
+        let gaveUp = done.withLock { $0 }
+        peer.release()
+        #expect(gaveUp)
+        while !done.withLock({ $0 }) { try? await Task.sleep(for: .milliseconds(5)) }
+        #expect(store.ledger?.isBusy == true)
+    }
 }
