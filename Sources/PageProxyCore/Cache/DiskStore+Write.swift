@@ -74,7 +74,10 @@ extension DiskStore {
             case .failure(let error) where error.meansNoSpace: noteFailedWrite(volume?.isOutOfInodes == true ? .noInodes : .noSpace)
             case .failure(let error) where error.isLinkedFolder: noteFailedWrite(.linkedFolder); linkedFolderNotice?.note(error.path)
             case .failure(let error) where error.isLockBusy: noteFailedWrite(.lockBusy)
-            case .failure(let error) where isFolderOnly(error, of: key): noteFailedWrite(.unwritableFolder); unwritableFolderNotice?.note(folder(of: key))
+            case .failure(let error) where isFolderOnly(error, of: key):
+                noteFailedWrite(.unwritableFolder)
+                unwritableFolderNotice?.note(folder(of: key))
+                state.withLock { _ = $0.unadoptedFolders.insert(key.directoryName) }
             case .failure: noteFailedWrite(.error)
             // No room made: the eviction lock may have been held past the bound by another process.
             default: noteFailedWrite(ledger.isBusy ? .lockBusy : .noRoom)
@@ -93,6 +96,7 @@ extension DiskStore {
         if let held = state.withLock({ $0.entryDirectory }), !held.isCurrent { _ = replaceEntryDirectory(held, keeping: key) }
         let stamp = withStateReleasing { state -> PageStamp in
             state.volumeFull = false
+            if !state.unadoptedFolders.isEmpty { state.unadoptedFolders.remove(key.directoryName) }
             Self.dropMemory(key, &state)
             state.useCounter += 1
             state.changeCounter += 1
