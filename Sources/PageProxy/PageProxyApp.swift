@@ -102,8 +102,9 @@ final class PageProxyApp: Sendable {
                 ("folder", .string(folder)),
             ])
         }, onLockBusy: { lock in
-            // attack17 M3: a peer frozen while it held the lock (`docker pause`, a debugger, a hung volume).
-            logger.log(.warning, "cache lock held by another process for over a second; pages are served unstored until it is free", [
+            // attack17 M3: a peer frozen while it held the lock (`docker pause`, a debugger, a hung volume); or a long
+            // eviction, this process's own among them (review25 L1): the words blame no one.
+            logger.log(.warning, "the cache directory's lock was busy for over 1 s; pages are served unstored until it is free", [
                 ("lock", .string(lock)),
             ])
         }, onUnwritableFolder: { folder in

@@ -122,6 +122,11 @@ import Testing
         let lines = try PrometheusTextParser(metrics.exposition())
         #expect(lines.value("pageproxy_cache_write_failures_total", ["reason": "too_large"]) == 1)
         #expect(lines.value("pageproxy_cache_entries") == 0)
+        // review25 L5: the help names every reason a scrape can show.
+        let help = metrics.exposition().split(separator: "\n").first { $0.hasPrefix("# HELP pageproxy_cache_write_failures_total ") }
+        for reason in DiskStore.WriteFailure.allCases {
+            #expect(help.map { Set($0.split { !($0.isLetter || $0 == "_") }).contains(Substring(reason.rawValue)) } == true, "\(reason)")
+        }
     }
 
     @Test("requests the server refuses by itself (a malformed head, a client past the cap) are counted too")

@@ -90,7 +90,7 @@ final class Metrics: Sendable {
         text += "pageproxy_cache_answer_entries \(answers)\n"
         text += family(
             "pageproxy_cache_write_failures_total", "counter",
-            "Pages the cache did not store, by reason: too_large (past maxBytes), larger_than_volume, no_space, no_inodes (after evicting), no_room (under maxBytes, after evicting), linked_folder (its fan-out folder is a symbolic link), error.")
+            "Pages the cache did not store, by reason: too_large (past maxBytes), larger_than_volume, no_space, no_inodes (after evicting), no_room (under maxBytes, after evicting), linked_folder (its fan-out folder is a symbolic link), lock_busy (a lock of the cache directory busy past 1 s), unwritable_folder (its fan-out folder refused the write), error.")
         let failures = store?.failedWrites ?? [:]
         for reason in DiskStore.WriteFailure.allCases.sorted() {
             text += "pageproxy_cache_write_failures_total{reason=\"\(reason.rawValue)\"} \(failures[reason] ?? 0)\n"

@@ -152,6 +152,11 @@ package final class CacheDirectoryLedger: Sendable {
         }
     }
 
+    /// `withLockUnlessBusy` when `bounded` (nil: given up), else `withLock`.
+    package func withLock<T>(bounded: Bool, _ body: (inout Int?) -> T) -> T? {
+        bounded ? withLockUnlessBusy(body) : withLock(body)
+    }
+
     /// `withEvictionLock(wait: true)` for a write: gives up as `withLockUnlessBusy` does; false when it did.
     private func withEvictionLockUnlessBusy(_ body: () -> Void) -> Bool {
         holdingUnlessBusy(Self.evictionLockName) { () -> Void? in

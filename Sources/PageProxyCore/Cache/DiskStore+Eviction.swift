@@ -27,15 +27,22 @@ extension DiskStore {
     /// writes that fit, and lookups, go on. Each victim is taken aside (`detach`) and then removed, and the bytes
     /// actually removed are subtracted from the total afterwards, so a process killed mid-eviction leaves the total
     /// too high, never too low. A lookup that finds a victim's file gone treats it as a miss.
+    ///
+    /// A write's eviction (`unlessBusy`) and a queued one (not `wait`) take the directory's lock as a write does, a
+    /// bounded time (review25 M1: blocked in `flock` while a peer was frozen in its hold, a write that needed room held
+    /// its DiskWork lane, and a queued eviction held the eviction lock, for as long as the peer stayed frozen); when
+    /// that runs out the eviction gives up, leaving the total too high if it had removed files already.
     func evict(making room: Int, sparing spared: Set<CacheKey>, wait: Bool, freeing: Int = 0, unlessBusy: Bool = false) {
         guard let ledger else { return }
+        let bounded = unlessBusy || !wait
         ledger.withEvictionLock(wait: wait, unlessBusy: unlessBusy) {
             // Another eviction may have made the room while this one waited: then no scan at all.
-            let before = ledger.withLock { $0 }
+            let locked: Int?? = ledger.withLock(bounded: bounded) { $0 }
+            guard let before = locked else { return }
             if freeing == 0, let before, room > 0 ? before + room <= maxBytes : before <= evictionStart { return }
             let files = Self.scan(directory).entries
             let scanned = files.values.reduce(0) { $0 + $1.size }
-            let known: Int = ledger.withLock { total in
+            let counted: Int? = ledger.withLock(bounded: bounded) { total in
                 // Unknown (a new or damaged lock file), or far above the files (left by killed processes): the true
                 // total from a rescan. Exact under both locks: every rename and removal is counted in one hold of the
                 // directory's lock, and no other eviction has victims aside.
@@ -44,6 +51,7 @@ extension DiskStore {
                 }
                 return total ?? 0
             }
+            guard let known = counted else { return }
             let needed = freeing > 0 || (room > 0 ? known + room > maxBytes : known > evictionStart)
             guard needed else { return }
             // A full volume: at least `freeing` bytes, and a twentieth of what is stored, so that a volume smaller than
@@ -94,7 +102,7 @@ extension DiskStore {
                 removed += size
                 gone.append(key)
             }
-            release(removed)
+            release(removed, bounded: bounded)
             removeEmptyFolders(of: gone)
             // A lookup between an unlink and the forgetting below finds no file and forgets the record itself. In
             // batches, and the copies in memory freed after each hold of the lock.
@@ -140,10 +148,11 @@ extension DiskStore {
         return keys
     }
 
-    /// Takes `bytes` off the shared total (entries removed).
-    private func release(_ bytes: Int) {
+    /// Takes `bytes` off the shared total (entries removed); when `bounded` and the lock stays busy, leaves the total
+    /// too high (a later eviction's rescan corrects it).
+    private func release(_ bytes: Int, bounded: Bool) {
         guard bytes != 0 else { return }
-        ledger?.withLock { total in Self.subtract(bytes, from: &total) }
+        _ = ledger?.withLock(bounded: bounded) { total in Self.subtract(bytes, from: &total) }
     }
 
     /// `total` less `bytes`, never below 0; unknown stays unknown (an eviction's rescan finds it).

@@ -61,7 +61,9 @@ extension DiskStore {
         let leavesBodyFor = keepsFirstRead ? leavesBodyFor : nil
         var found = use(key, leavesBodyFor: leavesBodyFor)
         // Unknown here: a file another process wrote is indexed, then used.
-        if case .unknown = found, ledger != nil, let info = CacheFileSystem.fileInfo(path(for: key)) {
+        if case .unknown = found, ledger != nil, !state.withLock({ $0.unadoptedFolders.contains(key.directoryName) }),
+            let info = CacheFileSystem.fileInfo(path(for: key))
+        {
             adopt(key, size: info.size)
             found = use(key, leavesBodyFor: leavesBodyFor)
         }

@@ -54,11 +54,18 @@ extension DiskStore {
             guard volumeAttempt == 1 else { break }
             // A page the volume could not hold with every entry evicted is sent, not stored: evicting for it would
             // empty the cache for everyone and still not store it (attack13 L3: a 3 MB page on a 2 MB volume).
-            if let room = volume, !room.isOutOfInodes, !room.couldHold(bytes.count, evicting: ledger.withLock { $0 } ?? 0) {
-                noteFailedWrite(.largerThanVolume)
-                CacheFileSystem.remove(temporary)
-                remove(key)
-                return nil
+            if let room = volume, !room.isOutOfInodes {
+                // The total under the bounded wait a write takes the lock with (review25 M1); given up, it goes unstored.
+                guard let total = ledger.withLockUnlessBusy({ $0 }) else {
+                    placed = .failure(.lockBusy("\(directory)/\(CacheDirectoryLedger.lockName)"))
+                    break
+                }
+                if !room.couldHold(bytes.count, evicting: total ?? 0) {
+                    noteFailedWrite(.largerThanVolume)
+                    CacheFileSystem.remove(temporary)
+                    remove(key)
+                    return nil
+                }
             }
             evict(making: 0, sparing: Set(sparing + [key]), wait: true, freeing: bytes.count * 2, unlessBusy: true)
         }
@@ -67,7 +74,10 @@ extension DiskStore {
             case .failure(let error) where error.meansNoSpace: noteFailedWrite(volume?.isOutOfInodes == true ? .noInodes : .noSpace)
             case .failure(let error) where error.isLinkedFolder: noteFailedWrite(.linkedFolder); linkedFolderNotice?.note(error.path)
             case .failure(let error) where error.isLockBusy: noteFailedWrite(.lockBusy)
-            case .failure(let error) where isFolderOnly(error, of: key): noteFailedWrite(.unwritableFolder); unwritableFolderNotice?.note(folder(of: key))
+            case .failure(let error) where isFolderOnly(error, of: key):
+                noteFailedWrite(.unwritableFolder)
+                unwritableFolderNotice?.note(folder(of: key))
+                state.withLock { _ = $0.unadoptedFolders.insert(key.directoryName) }
             case .failure: noteFailedWrite(.error)
             // No room made: the eviction lock may have been held past the bound by another process.
             default: noteFailedWrite(ledger.isBusy ? .lockBusy : .noRoom)
@@ -86,6 +96,7 @@ extension DiskStore {
         if let held = state.withLock({ $0.entryDirectory }), !held.isCurrent { _ = replaceEntryDirectory(held, keeping: key) }
         let stamp = withStateReleasing { state -> PageStamp in
             state.volumeFull = false
+            if !state.unadoptedFolders.isEmpty { state.unadoptedFolders.remove(key.directoryName) }
             Self.dropMemory(key, &state)
             state.useCounter += 1
             state.changeCounter += 1

@@ -74,6 +74,10 @@ package final class DiskStore: Sendable {
         var answerKeys: Set<CacheKey> = []
         /// An eviction of a store found over its bound when it opened is under way (`evictInBackground`).
         var evictingAtStart = false
+        /// Fan-out folders (`CacheKey.directoryName`, so at most 256) where a write failed as `unwritableFolder` since
+        /// the last one that succeeded there: a file found under one without a record is not adopted, since the
+        /// failed write's removal of its key's old version may have failed too (review25 M3).
+        var unadoptedFolders: Set<String> = []
         /// The records' keys, least recently used first: an eviction takes its victims from the front in short holds
         /// of the lock, not by copying every record under it (issue 13, sixth pass: the epoll loop takes this lock).
         var recency = RecencyList<CacheKey>()

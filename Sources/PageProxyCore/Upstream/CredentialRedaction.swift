@@ -68,10 +68,17 @@ package enum CredentialRedaction {
     /// by parts of them: its value is replaced wherever it appears in an error body, so a name that only contains a
     /// part of the query's list (review23 F7: `X-Country-Code`, `X-Passenger-Count`, `X-Design-Id`) must not hide text
     /// the client needs. A word is a secret's when it is one of `secretHeaderWords` (or its plural), or ends in one of
-    /// `secretWordEndings` (`accesstoken`, `clientsecret`); `code` (an OAuth authorization code) only as the whole name.
+    /// `secretWordEndings` (`accesstoken`, `clientsecret`, `appkey`, `privatekey`, `xauth`); `code` (an OAuth
+    /// authorization code) only as the whole name or after a word that makes it one (`X-Access-Code`), so that
+    /// `X-Country-Code` and `X-Error-Code` stay clear.
+    ///
+    /// Endings, not beginnings (review25 M4): a name written as one word puts the credential's kind last (`appkey`,
+    /// `secretkey`, `userkey`), while a beginning such as `pass` or `auth` also starts `passenger` and `author`.
     package static func isSecretHeader(_ name: String) -> Bool {
         let words = nameWords(name)
-        if words.drop(while: { $0 == "x" }) == ["code"] { return true }
+        let unprefixed = Array(words.drop(while: { $0 == "x" }))
+        if unprefixed == ["code"] { return true }
+        if let code = unprefixed.lastIndex(of: "code"), code > 0, wordsBeforeASecretCode.contains(unprefixed[code - 1]) { return true }
         return words.contains { word in
             secretHeaderWords.contains(word) || word.hasSuffix("s") && secretHeaderWords.contains(String(word.dropLast()))
                 || secretWordEndings.contains { word.hasSuffix($0) }
@@ -83,11 +90,16 @@ package enum CredentialRedaction {
     private static let secretHeaderWords: Set<String> = [
         "token", "key", "apikey", "accesskey", "secret", "password", "passwd", "pass", "pwd", "passphrase", "signature", "sig",
         "jwt", "auth", "authorization", "bearer", "credential", "session", "sessid", "sessionid", "cookie", "otp", "totp",
-        "ticket", "assertion", "saml", "hmac", "oauth",
+        "ticket", "assertion", "saml", "hmac", "oauth", "authentication", "authn", "passcode",
     ]
 
-    /// Endings of one word that mark a credential's name written as one word.
-    private static let secretWordEndings = ["token", "secret", "password", "passwd", "apikey"]
+    /// Endings of one word that mark a credential's name written as one word (review25 M4: `appkey`, `authkey`,
+    /// `secretkey`, `licensekey`, `xauth`, `accesscode` were redacted before names were read by words). `key` also ends
+    /// `monkey`; over-redacting such a header costs a reader little, where a missed one leaks an operator's credential.
+    private static let secretWordEndings = ["token", "secret", "password", "passwd", "passcode", "key", "auth", "accesscode", "authcode"]
+
+    /// Words after which `code` is a credential (`X-Access-Code`, `X-Auth-Code`), not a country's or an error's.
+    private static let wordsBeforeASecretCode: Set<String> = ["access", "auth", "authorization", "pass", "secret", "security", "verification"]
 
     /// The words of a name, lowercased: split at `-`, `_`, `.` and spaces, and where a lowercase letter or a digit is
     /// followed by an uppercase one (`clientSecret`: `client`, `secret`).

@@ -3,6 +3,7 @@ import Glibc
 import Synchronization
 import Testing
 
+import PageProxyMock
 @testable import PageProxyCore
 
 /// attack17 M3: a process that holds a lock of the shared cache directory and does not let go (frozen by `docker
@@ -44,7 +45,8 @@ import Testing
         let directory = TemporaryDirectory()
         let told = Mutex<[String]>([])
         let store = DiskStore(directory: directory.path, maxBytes: 1 << 20, onLockBusy: { lock in told.withLock { $0.append(lock) } })
-        try #require(store.write(DiskStoreTests.entry(1), for: DiskStoreTests.key(1)) != nil)
+        // Writes block on the disk and on flock: on threads of their own, off the cooperative pool (review25 L4).
+        try #require(await onOwnThread { store.write(DiskStoreTests.entry(1), for: DiskStoreTests.key(1)) } != nil)
         let peer = Peer(holding: CacheDirectoryLedger.lockName, in: directory.path)
         // A new version of page 1: not stored, and the old one is no longer served (the upstream said otherwise).
         let first = await Self.write(1, to: store, while: peer)
@@ -58,7 +60,7 @@ import Testing
         #expect(store.failedWrites == [.lockBusy: 2])
         #expect(told.withLock { $0 } == [directory.path + "/" + CacheDirectoryLedger.lockName])
         peer.release()
-        #expect(store.write(DiskStoreTests.entry(3), for: DiskStoreTests.key(3)) != nil)
+        #expect(await onOwnThread { store.write(DiskStoreTests.entry(3), for: DiskStoreTests.key(3)) } != nil)
         #expect(store.lookup(DiskStoreTests.key(3)) != nil)
         #expect(store.ledger?.isBusy == false)
     }
@@ -69,11 +71,33 @@ import Testing
         let (store, _) = DiskStoreTests.sixEntriesInABoundOfSeven(in: directory)
         let peer = Peer(holding: CacheDirectoryLedger.evictionLockName, in: directory.path)
         // The seventh fits (its eviction, queued, finds the lock held and leaves it to the holder); the eighth has no room.
-        #expect(store.write(DiskStoreTests.entry(7), for: DiskStoreTests.key(7)) != nil)
+        #expect(await onOwnThread { store.write(DiskStoreTests.entry(7), for: DiskStoreTests.key(7)) } != nil)
         await store.waitForEvictions()
         let eighth = await Self.write(8, to: store, while: peer)
         #expect(eighth.answered && eighth.stamp == nil)
         #expect(store.failedWrites == [.lockBusy: 1])
         peer.release()
+    }
+
+    /// review25 M1: the eviction a write runs when it finds no room, and a queued one, took the directory's lock
+    /// without a bound; a peer frozen in its hold between the write's `place` and that eviction held the write's lane.
+    @Test("the directory's lock held by another process while a write's or a queued eviction runs: it gives up instead of waiting", .timeLimit(.minutes(2)),
+        arguments: [true, false])
+    func anEvictionGivesUpOnADirectoryLockHeldElsewhere(_ forAWrite: Bool) async throws {
+        let directory = TemporaryDirectory()
+        let (store, _) = DiskStoreTests.sixEntriesInABoundOfSeven(in: directory)
+        let peer = Peer(holding: CacheDirectoryLedger.lockName, in: directory.path)
+        let done = Mutex(false)
+        Thread {
+            store.evict(making: forAWrite ? 1 << 20 : 0, sparing: [], wait: forAWrite, freeing: forAWrite ? 0 : 1, unlessBusy: forAWrite)
+            done.withLock { $0 = true }
+        }.start()
+        let deadline = ContinuousClock.now + .seconds(20)
+        while !done.withLock({ $0 }), ContinuousClock.now < deadline { try? await Task.sleep(for: .milliseconds(5)) }
+        let gaveUp = done.withLock { $0 }
+        peer.release()
+        #expect(gaveUp)
+        while !done.withLock({ $0 }) { try? await Task.sleep(for: .milliseconds(5)) }
+        #expect(store.ledger?.isBusy == true)
     }
 }

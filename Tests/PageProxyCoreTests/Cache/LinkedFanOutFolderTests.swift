@@ -97,6 +97,37 @@ extension LinkedFanOutFolderTests {
         #expect(store.write(DiskStoreTests.entry(elsewhere), for: DiskStoreTests.key(elsewhere)) != nil)
     }
 
+    /// review25 M3: the failed write's removal of the old version fails in such a folder too; the file left was adopted
+    /// by the next lookup and served fresh after the upstream said otherwise. The removal's refusal is made with the
+    /// file's immutable flag (`chattr +i`, which stops root too; ext4), the write's as above.
+    @Test("review25 M3: a write refused by its folder leaves the old file, which is never served again in this process")
+    func anUnwritableFolderDoesNotServeTheOldVersion() throws {
+        let cache = TemporaryDirectory()
+        let refusing = Mutex(false)
+        let name = DiskStoreTests.key(1).directoryName
+        let store = DiskStore(directory: cache.path, maxBytes: 1 << 20, failWriting: { key in
+            refusing.withLock { $0 } && key.directoryName == name ? EACCES : nil
+        })
+        try #require(store.write(DiskStoreTests.entry(1), for: DiskStoreTests.key(1)) != nil)
+        let file = store.path(for: DiskStoreTests.key(1))
+        try #require(Self.chattr("+i", file) == 0)
+        defer { _ = Self.chattr("-i", file) }
+        refusing.withLock { $0 = true }
+        #expect(store.write(DiskStoreTests.entry(1), for: DiskStoreTests.key(1)) == nil)
+        #expect(store.failedWrites == [.unwritableFolder: 1])
+        #expect(CacheFileSystem.fileInfo(file) != nil)
+        #expect(store.lookup(DiskStoreTests.key(1)) == nil)
+    }
+
+    private static func chattr(_ flag: String, _ path: String) -> Int32 {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/chattr")
+        process.arguments = [flag, path]
+        guard (try? process.run()) != nil else { return -1 }
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+
     @Test("attack17 L3: the same refusal when the directory itself refuses writes disables the store, as before")
     func anUnwritableDirectoryStillDisablesTheStore() throws {
         let cache = TemporaryDirectory()

@@ -76,6 +76,11 @@ import Testing
             ("X-Credentials", true), ("X-Session-Id", true), ("X-Otp", true), ("X-Sig", true), ("X-Accesstoken", true), ("X-Pwd", true),
             ("X-Country-Code", false), ("X-Passenger-Count", false), ("X-Design-Id", false), ("X-Error-Code", false), ("X-Zipcode", false),
             ("Accept", false), ("User-Agent", false), ("X-Request-Id", false), ("X-Signal", false), ("X-Topic", false),
+            // review25 M4: one-word `*key` names and whole words that a240fba's substring rule redacted.
+            ("appkey", true), ("X-Appkey", true), ("authkey", true), ("secretkey", true), ("privatekey", true), ("userkey", true),
+            ("clientkey", true), ("licensekey", true), ("X-Authentication", true), ("Authentication", true), ("X-Passcode", true),
+            ("X-Access-Code", true), ("X-Auth-Code", true), ("X-Accesscode", true), ("X-Xauth", true),
+            ("X-Author", false), ("X-Keyword", false), ("X-Passenger", false), ("X-Code-Version", false), ("X-Authority-Region", false),
         ])
     func headerNamesAreSecretByTheirWords(_ name: String, _ secret: Bool) {
         #expect(CredentialRedaction.isSecretHeader(name) == secret)
