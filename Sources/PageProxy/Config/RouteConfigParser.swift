@@ -67,21 +67,33 @@ enum RouteConfigParser {
     }
 
     /// A route whose `upstream` gives the parameter its walk numbers or moves its pages by (`?page=1`, as an older
-    /// `probe` printed it) refuses every client's own (a start page, a window's `?page=2`: given twice), a 400 that
-    /// blamed the client (retest16 L5): a warning naming the route, which `check-config` fails on. Not an error: such a
-    /// route still answers the clients that do not send it, as it did before.
+    /// `probe` printed it) refuses every client's own (`?page=2`: given twice), a 400 that blamed the client (retest16
+    /// L5): a warning naming the route, which `check-config` fails on. Not an error: such a route still answers the
+    /// clients that do not send it, as it did before, windows (`_offset`, `_limit`) too, counted from where it starts
+    /// (retest17 N2: the warning said windows were refused). A route that starts past the first page (`?page=3`) is
+    /// told that removing the parameter changes what it serves.
     private static func warnPositionInUpstream(of route: RouteConfig, in object: ConfigObject, warnings: ConfigWarnings) {
         let upstream = route.upstream
         guard case .scheme(let scheme) = route.pagination, let name = PaginationQueryCheck.positionParameter(of: scheme),
-            PageURL(scheme: upstream.scheme, host: upstream.host, port: upstream.port, path: upstream.path, query: upstream.query)
-                .queryPairs.contains(where: { (PageURL.decodeQueryComponent($0.name) ?? $0.name) == name })
+            let given = PageURL(scheme: upstream.scheme, host: upstream.host, port: upstream.port, path: upstream.path, query: upstream.query)
+                .queryPairs.first(where: { (PageURL.decodeQueryComponent($0.name) ?? $0.name) == name })
         else { return }
-        warnings.add(
-            object.error(
-                "upstream",
-                "route \"\(route.name)\" gives \(name) in its own query: a client's request that gives "
-                    + "\(name) too (a start page, a window) is refused as giving it twice; remove \(name) from upstream (PageProxy walks "
-                    + "from the first page by itself)"))
+        let value = PageURL.decodeQueryComponent(given.value) ?? given.value
+        let refused = "a client's request that gives \(name) too is refused (400) as giving it twice; windows (_offset, _limit) are answered"
+        let advice =
+            value == firstPosition(of: scheme)
+            ? "\(refused), counted from the first page; remove \(name) from upstream to let clients give it (PageProxy walks from the first page by itself)"
+            : "\(refused), counted from \(name)=\(value), where the route starts; keep it to keep what the route serves (without it the route would serve the list from its first page)"
+        warnings.add(object.error("upstream", "route \"\(route.name)\" gives \(name) in its own query: \(advice)"))
+    }
+
+    /// The value of the position parameter that names a scheme's first page, where a number does (nil for a cursor).
+    private static func firstPosition(of scheme: PaginationScheme) -> String? {
+        switch scheme {
+        case .pageNumber(let options): String(options.firstPage)
+        case .offset: "0"
+        default: nil
+        }
     }
 
     /// A `page-number` route that names no `pageSize` but writes its size parameter into its `upstream` URL

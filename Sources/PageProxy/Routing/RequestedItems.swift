@@ -84,7 +84,11 @@ final class RequestedItems {
         // page past a low total). An NDJSON head leaves before the last page: it links on when the pages the walk
         // steps by end full at the total.
         let mayGoOn = walkEnded ? walker.endedAtUncheckedStatedEnd || walker.wasTruncated : endsOnFullPage(at: next, walker: walker)
-        let hasMore = endedShort || (cutShort && handedOut == 0) ? false
+        // A walk that ended short of its stated total found the list's real end; a window it filled whose last page held
+        // items past `next` (the item cap cut them: `wasTruncated`) is not at that end (retest17 W1: a capped upstream
+        // stating 33 of 30, the window 18–26 said no next with 28–30 on its last page; a scroll stopped at 27).
+        let heldItemsPast = walker.wasTruncated && handedOut == cappedLimit(window)
+        let hasMore = (endedShort && !heldItemsPast) || (cutShort && handedOut == 0) ? false
             : total.map { next < $0 || (next == $0 && mayGoOn) } ?? (walkEnded ? walker.wasTruncated || walker.endedAtUncheckedStatedEnd : true)
         let links = WindowLinks(request: request, window: window)
         if let link = links.value(hasMore: hasMore, next: next) { headers.set("Link", link) }

@@ -193,4 +193,22 @@ import Testing
         let sizeOnly = ConfigFixture.route(upstream: #""http://example.com/items?per_page=3""#, pagination: #"{ "scheme": "page-number" }"#)
         #expect(try ConfigFixture.parse(ConfigFixture.document(routes: [sizeOnly])).warnings.isEmpty)
     }
+
+    /// retest17 N2: the warning said a window was refused on such a route; windows are answered, counted from where the
+    /// route starts, and only a client's own page (or offset) is refused. A route starting at page 3 keeps its start.
+    @Test("the warning for an upstream giving its own position says windows are answered, and advises by where the route starts")
+    func upstreamPositionWarningSaysWindowsAreAnswered() throws {
+        for (pagination, query, advice) in [
+            (#"{ "scheme": "page-number" }"#, "?page=1", "remove page from upstream"),
+            (#"{ "scheme": "offset" }"#, "?offset=0", "remove offset from upstream"),
+            (#"{ "scheme": "page-number" }"#, "?page=3", "counted from page=3, where the route starts; keep it"),
+            (#"{ "scheme": "page-number", "firstPage": 0 }"#, "?page=1", "counted from page=1, where the route starts; keep it"),
+        ] {
+            let route = ConfigFixture.route(name: #""pr""#, upstream: "\"http://example.com/items\(query)\"", pagination: pagination)
+            let warning = try #require(try ConfigFixture.parse(ConfigFixture.document(routes: [route])).warnings.first)
+            #expect(warning.problem.contains("windows (_offset, _limit) are answered"), "\(warning.problem)")
+            #expect(!warning.problem.contains("a window) is refused"), "\(warning.problem)")
+            #expect(warning.problem.contains(advice), "\(query): \(warning.problem)")
+        }
+    }
 }
