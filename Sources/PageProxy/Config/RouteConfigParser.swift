@@ -70,20 +70,21 @@ enum RouteConfigParser {
     /// `probe` printed it) refuses every client's own (`?page=2`: given twice), a 400 that blamed the client (retest16
     /// L5): a warning naming the route, which `check-config` fails on. Not an error: such a route still answers the
     /// clients that do not send it, as it did before, windows (`_offset`, `_limit`) too, counted from where it starts
-    /// (retest17 N2: the warning said windows were refused). A route that starts past the first page (`?page=3`) is
-    /// told that removing the parameter changes what it serves.
+    /// (retest17 N2: the warning said windows were refused). Only for the first page's own value (below).
     private static func warnPositionInUpstream(of route: RouteConfig, in object: ConfigObject, warnings: ConfigWarnings) {
         let upstream = route.upstream
         guard case .scheme(let scheme) = route.pagination, let name = PaginationQueryCheck.positionParameter(of: scheme),
             let given = PageURL(scheme: upstream.scheme, host: upstream.host, port: upstream.port, path: upstream.path, query: upstream.query)
                 .queryPairs.first(where: { (PageURL.decodeQueryComponent($0.name) ?? $0.name) == name })
         else { return }
+        // Only the first page's own value, which PageProxy would give by itself: a route that starts elsewhere
+        // (`?page=3`) or a cursor route whose upstream names its first cursor (Synapse's `from=0`) means it, and
+        // `check-config` fails on a warning (the real-server harness: a cursor route that worked was refused). A
+        // client's own value there is still a 400 that names the route's upstream.
         let value = PageURL.decodeQueryComponent(given.value) ?? given.value
-        let refused = "a client's request that gives \(name) too is refused (400) as giving it twice; windows (_offset, _limit) are answered"
-        let advice =
-            value == firstPosition(of: scheme)
-            ? "\(refused), counted from the first page; remove \(name) from upstream to let clients give it (PageProxy walks from the first page by itself)"
-            : "\(refused), counted from \(name)=\(value), where the route starts; keep it to keep what the route serves (without it the route would serve the list from its first page)"
+        guard value == firstPosition(of: scheme) else { return }
+        let advice = "a client's request that gives \(name) too is refused (400) as giving it twice; windows (_offset, _limit) are answered, "
+            + "counted from the first page; remove \(name) from upstream to let clients give it (PageProxy walks from the first page by itself)"
         warnings.add(object.error("upstream", "route \"\(route.name)\" gives \(name) in its own query: \(advice)"))
     }
 
