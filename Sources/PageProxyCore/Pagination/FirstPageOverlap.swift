@@ -23,11 +23,11 @@ struct FirstPageOverlap {
         first = (hashes, most)
     }
 
-    /// How many of `second`'s first items are the first page's last ones, in order (0: none, or nothing remembered);
-    /// the first page is forgotten.
-    mutating func repeated(in second: Page) -> Int {
+    /// How many of `second`'s first items are the first page's last ones, in order (0: none; nil: not compared,
+    /// nothing remembered or a body in its file); the first page is forgotten.
+    mutating func repeated(in second: Page) -> Int? {
         defer { first = nil }
-        guard let first, second.bodyInFile == nil else { return 0 }
+        guard let first, second.bodyInFile == nil else { return nil }
         let longest = min(first.most, first.hashes.count, second.itemCount)
         guard longest > 0 else { return 0 }
         let leading = second.items.prefix(longest).map { XXHash64.hash(second.body[$0.range]) }

@@ -37,7 +37,8 @@ extension PageWalker {
             }
             pending = (pages, 0, kept)
             firstNumberedPage = urls.count
-            numberedSize.numbered(strategy.itemsPerNumberedPage(pages, after: page), from: urls.count, count: pages.count)
+            let size = strategy.itemsPerNumberedPage(pages, after: page)
+            numberedSize.numbered(servedCapShown ? size.map { NumberedPageSize(items: $0.items, exact: true) } : size, from: urls.count, count: pages.count)
             // Speculative fetches are matched against the first pages now; the rest are built as the window needs them.
             while !speculative.isEmpty, let url = try takePending() { adopt(url) }
         }

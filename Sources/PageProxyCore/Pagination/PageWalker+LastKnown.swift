@@ -24,8 +24,13 @@ extension PageWalker {
                 try ignoredNumber.check(secondPage: page)
                 // The first page was filtered, not capped, when this one starts with its last items again: no
                 // count confirms a cap the items refuted (attack14 M6: items twice under a 200).
-                repeatedOfFirst = firstOverlap.repeated(in: page)
+                let repeated = firstOverlap.repeated(in: page)
+                repeatedOfFirst = repeated ?? 0
                 if repeatedOfFirst > 0 { measuredBy = 0 }
+                // Asked for as many as the first served, full, and holding none of its items again: the first page
+                // hid nothing in its window (a hidden item would have left its window reaching into this one), so its
+                // count is the upstream's cap, and the pages numbered by it hold exactly that (walk18).
+                servedCapShown = repeated == 0 && page.itemCount == firstPageItemCount
             }
             // Pages PageProxy numbers itself are compared; a page reached by the upstream's link numbers from its own.
             try statedEnd.check(page, strategy: strategy, compares: !strategy.followsUpstream)

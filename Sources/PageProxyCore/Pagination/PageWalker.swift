@@ -47,6 +47,9 @@ package final class PageWalker {
     var numberedSize = NumberedPageSizeCheck()
     /// How many items the walk's first page held (`PaginationStrategy.next(after:firstPageItemCount:)`).
     var firstPageItemCount = 0
+    /// Whether the second page showed the first page's short count to be the upstream's cap (`acceptLastKnown`): the
+    /// pages numbered by it then hold exactly that many, not at most.
+    var servedCapShown = false
     /// The fetch of each page of the window that is in flight, by page index.
     var fetching: [Int: FetchID] = [:]
     /// Fetches decided but not started yet: `walk` starts them before it waits.
