@@ -77,6 +77,9 @@ import Testing
         // its page count stopped at the short page proves no end: ShortPageAtCapEndToEndTests.)
         "wrapped?mock_total=12&mock_count_percent=250&_offset=8&_limit=13",
         "wrapped?mock_total=12&mock_count_percent=250",
+        // The last page a total numbered is short, not empty (95 items stated as 100: page 10 holds 5); before, the
+        // merged answer said `PageProxy-Total: 100` beside 95 items (walker17's leftover).
+        "wrapped?mock_total=95&mock_count_percent=106",
     ])
     func aDisprovedTotalIsNotStated(target: String) async throws {
         try await TestStack.run { stack in
@@ -85,6 +88,19 @@ import Testing
             #expect(answer.header("PageProxy-Total") == nil, "\(target): \(answer.header("PageProxy-Total") ?? "-")")
             #expect(!(answer.header("Link") ?? "").contains("rel=\"next\""), "\(target): \(answer.header("Link") ?? "-")")
             #expect(answer.header("PageProxy-Truncated") == nil, "\(target)")
+        }
+    }
+
+    @Test("an offset route's short pages may be a filter's: its total stays, the items it shows once each")
+    func aFilteringOffsetUpstreamKeepsItsTotal() async throws {
+        try await TestStack.run { stack in
+            let answer = try await stack.get("/drf?mock_total=30&mock_hide_every=4")
+            #expect(answer.body == MockDataset.mergedJSON(total: 30, hidingEvery: 4), "\(answer.text)")
+            #expect(answer.header("PageProxy-Total") == "30")
+            // A capped one (its second page showed the cap) whose last page is short where the total said full: no total.
+            let capped = try await stack.get("/drf?mock_total=27&mock_count_percent=112&mock_cap=6")
+            #expect(capped.body == MockDataset.mergedJSON(total: 27), "\(capped.text)")
+            #expect(capped.header("PageProxy-Total") == nil, "\(capped.header("PageProxy-Total") ?? "-")")
         }
     }
 }

@@ -37,6 +37,9 @@ struct NumberedPageSizeCheck {
     /// walk failed): the list ends there, short of the total it was numbered from.
     var sawShortPage: Bool { short != nil }
 
+    /// Whether the pages were numbered by a size every one but the last holds exactly (`NumberedPageSize.exact`).
+    var numbersExactly: Bool { numbered?.size.exact == true }
+
     /// Checks `page`, at index `index`, against `strategy`'s rules for a numbered page, then against the size; an empty
     /// page is the end the walk finds on its own.
     mutating func check(_ page: Page, index: Int, strategy: any PaginationStrategy) throws(PaginationError) {

@@ -149,6 +149,10 @@ package final class PageWalker {
     /// none (attack16 L6: it stayed in `PageProxy-Total`, and windows linked on past the end).
     package internal(set) var endedShortOfTotal = false
 
+    /// Whether the walk numbered pages ahead by a size each but the last holds exactly (a `page-number` total of items,
+    /// an offset stepping by a cap): their items, once all are read, are all the list holds.
+    package var numberedPagesExactly: Bool { numberedSize.numbersExactly }
+
     /// How many pages the walk has in all, once the scheme has said (a total, a `last` link, a short page); nil before.
     package var pageCountIfKnown: Int? { isListComplete ? knownCount : nil }
 
