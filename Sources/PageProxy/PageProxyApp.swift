@@ -138,6 +138,10 @@ final class PageProxyApp: Sendable {
                     ("evicted_entries", .int(entries)), ("evicted_bytes", .int(bytes)),
                     ("duration_ms", .json(ServerTimingField.milliseconds(duration))),
                 ])
+            case .gaveUp(let duration):
+                logger.log(.warning, "cache start-up eviction gave up: a lock of the cache directory stayed held for over a second (another process evicting, or one frozen); writes that find no room evict for themselves", [
+                    ("duration_ms", .json(ServerTimingField.milliseconds(duration))),
+                ])
             }
         }
     }

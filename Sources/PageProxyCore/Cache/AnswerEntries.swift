@@ -116,6 +116,10 @@ package final class AnswerEntries: Sendable {
     /// - Parameter onChanged: told (after the entry is queued for removal) when a send finds the answer's file written
     ///   in place since it was opened.
     package func read(_ key: CacheKey, at now: Date, onChanged: (@Sendable () -> Void)? = nil) -> Found? {
+        // Before any read: with no place left, the heads, the manifest's `fstatat`s and the payload's checksum (every
+        // byte of the body) were read at every memo miss only to be dropped (review23 F7). Another thread may take the
+        // last place after this; `HeldEntryFile` still checks.
+        guard budget.hasRoom else { return nil }
         let root = open(store.directory, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         defer { if root >= 0 { close(root) } }
         guard root >= 0 else { return nil }

@@ -221,6 +221,9 @@ package final class CacheDirectoryLedger: Sendable {
 
     /// Runs `body` holding the directory's lock, with the shared total (nil when unknown: a new or damaged lock
     /// file); what `body` leaves in it is written back.
+    ///
+    /// Its read, run and write-back repeat `withLockUnlessBusy`'s six lines: a private generic helper taking `body` did
+    /// not compile under Swift 6 ("returning task-isolated 'body' as a 'sending' result", fix25 and the lead's try).
     package func withLock<T>(_ body: (inout Int?) -> T) -> T {
         threads.withLock { _ in
             while flock(lockDescriptor, LOCK_EX) != 0 && errno == EINTR {}

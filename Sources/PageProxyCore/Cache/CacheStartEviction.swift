@@ -6,4 +6,7 @@ package enum CacheStartEviction: Sendable, Equatable {
     case began(entries: Int, bytes: Int, maxBytes: Int)
     /// Once done: how many entries and bytes it removed, and how long it took.
     case ended(evictedEntries: Int, evictedBytes: Int, duration: Duration)
+    /// Given up after `duration`: a lock of the directory stayed held past `CacheDirectoryLedger.busyWait` (another
+    /// process evicting, or frozen in its hold). Writes that find no room evict for themselves from then on.
+    case gaveUp(duration: Duration)
 }

@@ -71,31 +71,44 @@ extension DiskStore {
     func open() throws(CacheFileSystem.Failure) {
         guard let ledger else { return }
         try proveWritable(ledger)
-        // Both locks: no other process has an eviction's victims aside, so the rescan below is the true total.
-        ledger.withEvictionLock(wait: true) { ledger.withLock { total in
-            let (files, temporaries) = Self.scan(directory)
-            for path in temporaries {
-                let name = path.split(separator: "/").last.map(String.init) ?? ""
-                // A temporary is removed only once its process is gone: another may be writing it now.
-                if let owner = CacheDirectoryLedger.instance(ofTemporary: name), !ledger.isAlive(instance: owner) {
-                    CacheFileSystem.remove(path)
-                }
-            }
-            state.withLock { state in
-                for (index, file) in files.sorted(by: { $0.value.used < $1.value.used }).enumerated() {
-                    state.records[file.key] = Record(
-                        size: file.value.size, lastUse: UInt64(index + 1), generation: UInt64(index + 1),
-                        use: state.recency.insertNewest(file.key))
-                    state.totalBytes += file.value.size
-                }
-                state.useCounter = UInt64(files.count)
-                state.changeCounter = max(state.changeCounter, UInt64(files.count))
-                state.opened = true
-                state.entryDirectory = EntryDirectory(path: directory)
-            }
-            total = files.values.reduce(0) { $0 + $1.size }
-        } }
+        // Both locks: no other process has an eviction's victims aside, so the rescan below is the true total. Taken a
+        // bounded time, as a write takes them (fix27: a peer frozen in its hold, or evicting for minutes at its own
+        // start, held this one's start, before it listened, for as long).
+        var indexed = false
+        ledger.withEvictionLock(wait: true, unlessBusy: true) {
+            indexed = ledger.withLockUnlessBusy { total in total = index(ledger) } != nil
+        }
+        // Given up: the index from a scan without the locks, the shared total left as the peers keep it (an eviction's
+        // rescan corrects it when far off); a start-up eviction then gives up at once (`.gaveUp`), writes evict for
+        // themselves, and `onLockBusy` has told which lock.
+        if !indexed { _ = index(ledger) }
         // Over the bound (a smaller one than the last run's, or one the processes disagree on): evicted in the background.
         if totalBytes > evictionStart { evictInBackground() }
+    }
+
+    /// Indexes the entry files found (the oldest used first) and removes the temporaries no live process owns.
+    /// - Returns: the bytes of the entry files.
+    private func index(_ ledger: CacheDirectoryLedger) -> Int {
+        let (files, temporaries) = Self.scan(directory)
+        for path in temporaries {
+            let name = path.split(separator: "/").last.map(String.init) ?? ""
+            // A temporary is removed only once its process is gone: another may be writing it now.
+            if let owner = CacheDirectoryLedger.instance(ofTemporary: name), !ledger.isAlive(instance: owner) {
+                CacheFileSystem.remove(path)
+            }
+        }
+        state.withLock { state in
+            for (index, file) in files.sorted(by: { $0.value.used < $1.value.used }).enumerated() {
+                state.records[file.key] = Record(
+                    size: file.value.size, lastUse: UInt64(index + 1), generation: UInt64(index + 1),
+                    use: state.recency.insertNewest(file.key))
+                state.totalBytes += file.value.size
+            }
+            state.useCounter = UInt64(files.count)
+            state.changeCounter = max(state.changeCounter, UInt64(files.count))
+            state.opened = true
+            state.entryDirectory = EntryDirectory(path: directory)
+        }
+        return files.values.reduce(0) { $0 + $1.size }
     }
 }

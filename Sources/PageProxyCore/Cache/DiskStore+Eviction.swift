@@ -32,13 +32,20 @@ extension DiskStore {
     /// bounded time (review25 M1: blocked in `flock` while a peer was frozen in its hold, a write that needed room held
     /// its DiskWork lane, and a queued eviction held the eviction lock, for as long as the peer stayed frozen); when
     /// that runs out the eviction gives up, leaving the total too high if it had removed files already.
-    func evict(making room: Int, sparing spared: Set<CacheKey>, wait: Bool, freeing: Int = 0, unlessBusy: Bool = false) {
-        guard let ledger else { return }
+    /// - Returns: false when it gave up before choosing victims: a lock stayed busy past its bound (or, not `wait`,
+    ///   another eviction was under way).
+    @discardableResult
+    func evict(making room: Int, sparing spared: Set<CacheKey>, wait: Bool, freeing: Int = 0, unlessBusy: Bool = false) -> Bool {
+        guard let ledger else { return true }
         let bounded = unlessBusy || !wait
-        ledger.withEvictionLock(wait: wait, unlessBusy: unlessBusy) {
+        var gaveUp = false
+        let held = ledger.withEvictionLock(wait: wait, unlessBusy: unlessBusy) {
             // Another eviction may have made the room while this one waited: then no scan at all.
             let locked: Int?? = ledger.withLock(bounded: bounded) { $0 }
-            guard let before = locked else { return }
+            guard let before = locked else {
+                gaveUp = true
+                return
+            }
             if freeing == 0, let before, room > 0 ? before + room <= maxBytes : before <= evictionStart { return }
             let files = Self.scan(directory).entries
             let scanned = files.values.reduce(0) { $0 + $1.size }
@@ -51,7 +58,10 @@ extension DiskStore {
                 }
                 return total ?? 0
             }
-            guard let known = counted else { return }
+            guard let known = counted else {
+                gaveUp = true
+                return
+            }
             let needed = freeing > 0 || (room > 0 ? known + room > maxBytes : known > evictionStart)
             guard needed else { return }
             // A full volume: at least `freeing` bytes, and a twentieth of what is stored, so that a volume smaller than
@@ -126,8 +136,8 @@ extension DiskStore {
                 }
             }
         }
+        return held && !gaveUp
     }
-
 
     /// Removes the fan-out folders of `keys` that are empty now: each holds an inode, and a volume out of inodes was
     /// filled by empty ones (attack13 L2: 19 empty folders held all 24 of a small volume's). `rmdir` removes only an
@@ -186,6 +196,12 @@ extension DiskStore {
     /// (here, on the opening thread) and after. Not before the proxy listens (attack15 M2: 97,772 victims, 5-7 minutes
     /// without `/healthz`): it serves what it holds meanwhile, and a write that finds no room is not stored rather than
     /// wait (the bound holds for new writes; lookups of the victims are misses once their files are gone).
+    ///
+    /// It takes the directory's locks as a write does, a bounded time (`CacheDirectoryLedger.busyWait`): a peer frozen
+    /// in its hold, or a peer's own start-up eviction of minutes, stalled it without end, and with it every later
+    /// eviction of this process on `evictions` (fix27). Given up, it tells `.gaveUp` and leaves the work to that peer
+    /// and to this process's writes: one that finds no room evicts for it (bounded too), and one past `evictionStart`
+    /// queues an eviction.
     func evictInBackground() {
         let (entries, bytes) = state.withLock { state in
             state.evictingAtStart = true
@@ -194,10 +210,14 @@ extension DiskStore {
         onStartEviction?(.began(entries: entries, bytes: bytes, maxBytes: maxBytes))
         evictions.async { [self] in
             let started = ContinuousClock.now
-            evict(making: 0, sparing: [], wait: true)
+            let done = evict(making: 0, sparing: [], wait: true, unlessBusy: true)
             let (left, leftBytes) = state.withLock { state in
                 state.evictingAtStart = false
                 return (state.records.count, state.totalBytes)
+            }
+            guard done else {
+                onStartEviction?(.gaveUp(duration: .now - started))
+                return
             }
             onStartEviction?(.ended(evictedEntries: max(0, entries - left), evictedBytes: max(0, bytes - leftBytes), duration: .now - started))
         }

@@ -28,6 +28,9 @@ extension DiskStore {
         var placed: Result<(total: Int, leftAt: String?), CacheFileSystem.Failure>?
         var written: UInt64?
         var volume: CacheVolume?
+        // Whether the last eviction made for room gave up on a busy lock: then no room is `lockBusy`, this write's own
+        // finding (fix27: the ledger's `isBusy` said so while any lock, the directory's too, was marked busy).
+        var evictionGaveUp = false
         for volumeAttempt in 1...2 {
             placed = nil
             do throws(CacheFileSystem.Failure) {
@@ -40,7 +43,7 @@ extension DiskStore {
                     // Not while a store over its bound at its start is brought down: that may take minutes (attack15 M2).
                     if placed != nil || attempt == Self.roomAttempts || state.withLock({ $0.evictingAtStart }) { break }
                     // No room: wait for the eviction under way, if any, then evict what is still needed.
-                    evict(making: bytes.count, sparing: Set(sparing + [key]), wait: true, unlessBusy: true)
+                    evictionGaveUp = !evict(making: bytes.count, sparing: Set(sparing + [key]), wait: true, unlessBusy: true)
                 }
             } catch {
                 placed = .failure(error)
@@ -70,20 +73,22 @@ extension DiskStore {
             evict(making: 0, sparing: Set(sparing + [key]), wait: true, freeing: bytes.count * 2, unlessBusy: true)
         }
         guard case .success(let (total, leftAt)) = placed else {
+            // Probed once (`proveWritable`), for the count and for the disabling below alike.
+            let folderOnly = placed.map { if case .failure(let error) = $0 { isFolderOnly(error, of: key) } else { false } } ?? false
             switch placed {
             case .failure(let error) where error.meansNoSpace: noteFailedWrite(volume?.isOutOfInodes == true ? .noInodes : .noSpace)
             case .failure(let error) where error.isLinkedFolder: noteFailedWrite(.linkedFolder); linkedFolderNotice?.note(error.path)
             case .failure(let error) where error.isLockBusy: noteFailedWrite(.lockBusy)
-            case .failure(let error) where isFolderOnly(error, of: key):
+            case .failure where folderOnly:
                 noteFailedWrite(.unwritableFolder)
                 unwritableFolderNotice?.note(folder(of: key))
                 state.withLock { _ = $0.unadoptedFolders.insert(key.directoryName) }
             case .failure: noteFailedWrite(.error)
             // No room made: the eviction lock may have been held past the bound by another process.
-            default: noteFailedWrite(ledger.isBusy ? .lockBusy : .noRoom)
+            default: noteFailedWrite(evictionGaveUp ? .lockBusy : .noRoom)
             }
             CacheFileSystem.remove(temporary)
-            if case .failure(let error) = placed, error.disablesCache, !isFolderOnly(error, of: key) {
+            if case .failure(let error) = placed, error.disablesCache, !folderOnly {
                 disable("cache directory \(directory) is unusable: \(error.description)")
             }
             // Not stored: the old version is no longer what the upstream says (as for an entry too large).

@@ -4,9 +4,10 @@ import Synchronization
 import Glibc
 #endif
 
-/// Tells once per fan-out folder that it is a symbolic link, so the pages whose keys fall under it are never stored
-/// (retest15 N5: nothing is written through such a link, attack15 L1, and nothing said so: an operator who moved part of
-/// the cache to another disk with a link had 1/256 of the keys uncached per folder, invisibly).
+/// Tells once per fan-out folder that the pages whose keys fall under it are never stored: the folder is a symbolic
+/// link (retest15 N5: nothing is written through such a link, attack15 L1, and nothing said so: an operator who moved
+/// part of the cache to another disk with a link had 1/256 of the keys uncached per folder, invisibly), or, as the
+/// store's `unwritableFolderNotice`, a folder that refuses writes while the directory takes them (attack17 L3).
 package final class LinkedFolderNotice: Sendable {
     private let told = Mutex<Set<String>>([])
     private let tell: @Sendable (_ folder: String) -> Void

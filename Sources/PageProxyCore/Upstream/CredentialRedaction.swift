@@ -31,8 +31,9 @@ package enum CredentialRedaction {
     /// Schemes of `Authorization` values; the word after one is a credential wherever it appears in a text.
     private static let authorizationSchemes = ["bearer ", "basic ", "token "]
 
-    /// `query` with the value of every secret-looking parameter, and of every parameter whose value is an
-    /// `Authorization` value (`q=Bearer%20xyz`), replaced by `REDACTED`. Pairs are separated by `&` or by `;` (which
+    /// `query` with the value of every secret-looking parameter, of every parameter whose value is an `Authorization`
+    /// value (`q=Bearer%20xyz`) and of every one whose value holds a credential by its shape (`x=eyJ….….…`,
+    /// `SecretValueShape`), replaced by `REDACTED`. Pairs are separated by `&` or by `;` (which
     /// some servers still take: `?x=1;access_token=…`; attack7 F6).
     package static func redactQuery(_ query: String) -> String {
         var redacted = ""
@@ -54,7 +55,9 @@ package enum CredentialRedaction {
         // A broken escape elsewhere in the value (`Bearer%20secret%`) must not hide the scheme's space (review11).
         let decoded = value.contains("%") ? spaced.removingPercentEncoding ?? spaced.replacingOccurrences(of: "%20", with: " ") : spaced
         let isAuthorization = authorizationSchemes.contains { decoded.lowercased().hasPrefix($0) }
-        return isSecretName(pair[..<equals]) || isAuthorization ? "\(pair[..<equals])=REDACTED" : String(pair)
+        // A value shaped as a credential (a JWT, `ghp_…`) is one under any name (`SecretValueShape`).
+        return isSecretName(pair[..<equals]) || isAuthorization || SecretValueShape.isFound(in: decoded)
+            ? "\(pair[..<equals])=REDACTED" : String(pair)
     }
 
     /// Whether a JSON member called `name` holds a secret.
@@ -138,7 +141,11 @@ package enum CredentialRedaction {
         for pair in (query ?? "").split(whereSeparator: { $0 == "&" || $0 == ";" }) {
             let parts = pair.split(separator: "=", maxSplits: 1)
             guard parts.count == 2, isSecretName(String(parts[0]).removingPercentEncoding ?? String(parts[0])) else { continue }
-            secrets.append(String(parts[1]).removingPercentEncoding ?? String(parts[1]))
+            let value = String(parts[1]).removingPercentEncoding ?? String(parts[1])
+            guard !value.isEmpty else { continue }
+            // A value too short to hide wherever it stands (`PW` is in many words) is hidden where an upstream quotes
+            // the query it received (retest16 L1: a client's `password=PW` came back in the 502's message): the pair.
+            secrets.append(value.count < minimumSecretLength ? String(pair) : value)
         }
         // As a URL's query would carry them (`s3cr3t%2FV%2BA%3D`, or `%2f` in lower case): an upstream's redirect may
         // (attack14 M5).
@@ -147,8 +154,11 @@ package enum CredentialRedaction {
             return [encoded, lowercasedEscapes(encoded)].filter { $0 != secret }
         }
         // Longest first, so that a whole value is replaced before a part of it.
-        return secrets.filter { $0.count >= 4 }.sorted { $0.count > $1.count }
+        return secrets.filter { $0.count >= minimumSecretLength }.sorted { $0.count > $1.count }
     }
+
+    /// The shortest value hidden wherever it appears in a text: a shorter one would blank parts of ordinary words.
+    private static let minimumSecretLength = 4
 
     /// `encoded` with the hex digits of its escapes in lower case (`%2F` → `%2f`).
     private static func lowercasedEscapes(_ encoded: String) -> String {
@@ -171,9 +181,10 @@ package enum CredentialRedaction {
     /// RFC 3986 §2.3's unreserved characters: what a percent-encoded query value leaves as it is.
     private static let unreserved = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
 
-    /// `text` with every secret and every word after an authorization scheme (`Bearer xyz`) replaced by `REDACTED`.
+    /// `text` with every secret, every word after an authorization scheme (`Bearer xyz`) and every token shaped as a
+    /// credential (`SecretValueShape`: a JWT, `ghp_…`, `AKIA…`, whatever names it) replaced by `REDACTED`.
     package static func redactText(_ text: String, secrets: [String], schemes: Bool = true) -> String {
-        var result = text
+        var result = SecretValueShape.redact(text)
         for secret in secrets where result.contains(secret) {
             result = result.replacingOccurrences(of: secret, with: "REDACTED")
         }

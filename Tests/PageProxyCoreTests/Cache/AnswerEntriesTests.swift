@@ -196,6 +196,19 @@ import Testing
         _ = directory
     }
 
+    @Test("a full descriptor budget reads nothing of the answer's file (review23 F7): a garbled one is left, not read and removed")
+    func aFullDescriptorBudgetReadsNothing() throws {
+        let (directory, store, entries, _) = try Self.kept(budget: HeldEntryFileBudget(capacity: 0))
+        let path = store.path(for: Self.answerKey)
+        try Data("not an answer entry".utf8).write(to: URL(fileURLWithPath: path))
+        #expect(entries.read(Self.answerKey, at: Self.before) == nil)
+        #expect(FileManager.default.fileExists(atPath: path))
+        // With a place, it is read, found garbled, and removed.
+        #expect(AnswerEntries(store: store).read(Self.answerKey, at: Self.before) == nil)
+        #expect(!FileManager.default.fileExists(atPath: path))
+        _ = directory
+    }
+
     @Test func theFormatRoundTripsAndRefusesWhatItDidNotWrite() throws {
         var answer = Self.answer
         answer.manifest = [AnswerEntry.Page(key: DiskStoreTests.key(1), file: HeldEntryFile.Stamp(stat()))]

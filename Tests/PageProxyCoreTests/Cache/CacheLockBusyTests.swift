@@ -101,3 +101,21 @@ import PageProxyMock
         #expect(store.ledger?.isBusy == true)
     }
 }
+
+extension CacheLockBusyTests {
+    /// fix27: a write the volume had no space for reads the shared total (is the page larger than the volume could
+    /// ever hold?) under the same bounded wait as its `place` (review25 M1); that read had no test.
+    @Test("a full volume and the directory's lock held by another process: the write gives up (lock_busy) instead of waiting", .timeLimit(.minutes(2)))
+    func aFullVolumeWriteGivesUpOnALockHeldElsewhere() async throws {
+        let directory = TemporaryDirectory()
+        let store = DiskStore(
+            directory: directory.path, maxBytes: 1 << 20, failWriting: { _ in ENOSPC },
+            readVolume: { _ in CacheVolume(freeBytes: 64 << 20, freeInodes: 1000) })
+        let peer = Peer(holding: CacheDirectoryLedger.lockName, in: directory.path)
+        let write = await Self.write(1, to: store, while: peer)
+        peer.release()
+        #expect(write.answered && write.stamp == nil)
+        #expect(store.failedWrites == [.lockBusy: 1])
+        #expect(store.isEnabled)
+    }
+}
