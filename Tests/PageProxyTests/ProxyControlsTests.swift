@@ -69,6 +69,8 @@ import Testing
     @Test("Accept asks for NDJSON only with a weight above zero", arguments: [
         ("application/x-ndjson", OutputFormat.ndjson), ("application/json, application/x-ndjson;q=0.5", .ndjson),
         ("application/x-ndjson;q=0", .json), ("application/x-ndjson; q=0.0, application/json", .json), ("application/json", .json),
+        // Optional white space (SP, HTAB) around each part, trimmed by hand since the eighteenth pass of issue 13.
+        ("application/x-ndjson \t;\t q=0", .json), ("application/jsonl\t; q=0.5 ", .ndjson), ("application/x-ndjson ;;", .ndjson),
     ])
     func acceptWeights(accept: String, format: OutputFormat) throws {
         #expect(try parse("/r", ["Accept": accept]).format == format)

@@ -113,11 +113,19 @@ struct ProxyControls: Sendable, Equatable {
 
     /// Whether one `Accept` member names NDJSON with a non-zero weight (RFC 9110 §12.4.2: `q=0` means "not
     /// acceptable").
+    /// Its parts are trimmed of HTTP's optional white space (SP, HTAB) by hand: Foundation's `trimmingCharacters(in:)`
+    /// built its character set on the first request after a start, ~0.3 ms of it (issue 13, eighteenth pass).
     private static func acceptsNDJSON(_ member: String) -> Bool {
-        let parts = member.split(separator: ";").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+        let parts = member.split(separator: ";").map { trimmingOWS($0).lowercased() }
         guard let type = parts.first, type == "application/x-ndjson" || type == "application/jsonl" else { return false }
         let weight = parts.dropFirst().first { $0.hasPrefix("q=") }.flatMap { Double($0.dropFirst(2)) } ?? 1
         return weight > 0
+    }
+
+    private static func trimmingOWS(_ part: Substring) -> Substring {
+        let isOWS: (Character) -> Bool = { $0 == " " || $0 == "\t" }
+        guard let first = part.firstIndex(where: { !isOWS($0) }), let last = part.lastIndex(where: { !isOWS($0) }) else { return "" }
+        return part[first...last]
     }
 
     private static func positiveInteger(_ given: Given?, control: String) throws(Invalid) -> Int? {

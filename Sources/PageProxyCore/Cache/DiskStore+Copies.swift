@@ -3,13 +3,17 @@ import Synchronization
 /// Copies kept in memory and entries kept with their held files: made, used, dropped.
 extension DiskStore {
     /// Keeps a verified entry in memory, unless the file changed since it was read: rewritten or removed by this
-    /// process (its generation moved on) or renamed over by another (its inode).
-    /// - Parameter checkIn: the directory to check the file's inode in; nil when the caller checked it after its read.
-    func remember(_ entry: CacheEntry, for key: CacheKey, inode: UInt64, generation: UInt64, checkIn directory: EntryDirectory?) {
-        // Another process's rename is not ordered by this lock anyway: its inode is checked before it, not under it (a
-        // `stat` under the store's lock made the walk and the read-ahead thread wait on each other; issue 13).
+    /// process (its generation moved on). Another process's version is seen by the inode the caller read
+    /// (`noteFileInode`, before this: one the record does not know is compared with the path's), and once the copy is
+    /// stale (`fileWasReplaced`).
+    ///
+    /// No `stat` of the path after the read (issue 13, eighteenth pass: one system call of five an entry read after a
+    /// restart): a rename by another process between the read's `open` and now is no different from one just after
+    /// the lookup, which no check here could see either; the version kept is the one at the path when it was opened,
+    /// with that inode on its record, so the rename is found by the same checks as any later one.
+    func remember(_ entry: CacheEntry, for key: CacheKey, generation: UInt64) {
         // A body left in its file is no copy in memory (issue 13, fourteenth pass): never kept here.
-        guard entry.bodyInFile == nil, entry.body.count <= memoryLimit, directory.map({ $0.inode(key.relativePath) == inode }) ?? true else { return }
+        guard entry.bodyInFile == nil, entry.body.count <= memoryLimit else { return }
         // A copy kept in memory holds no descriptor (the budget is for answers being sent).
         let entry = entry.withoutFile
         // The copies dropped to make room are freed here, after the lock (the epoll loop may be waiting for it).

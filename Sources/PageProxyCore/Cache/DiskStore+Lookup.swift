@@ -86,13 +86,12 @@ extension DiskStore {
             // Kept in memory on the same terms as an entry this lookup would have read itself (below); its file goes
             // to a caller that sends from it, and is closed for any other.
             let entry = keepsFirstRead ? ahead.entry : ahead.entry.withoutFile
-            // The read-ahead checked the file's inode after its read (issue 13, ninth pass: a second path `stat` here
-            // for every entry read ahead).
+            // The inode the read-ahead read, compared with the record's as this lookup's own read would be.
             guard let version = noteFileInode(key, ahead.inode, readUnder: generation) else { return .missing }
             if entry.bodyInFile != nil {
                 keepHeld(entry, for: key, generation: version)
             } else if seen || keepsFirstRead && entry.file == nil {
-                remember(entry, for: key, inode: ahead.inode, generation: version, checkIn: nil)
+                remember(entry, for: key, generation: version)
             }
             return .found(entry, PageStamp(key: key, generation: version))
         }
@@ -130,7 +129,7 @@ extension DiskStore {
                 // Its file was looked at after the read (`noteFileInode`, or the inode known): kept with it.
                 keepHeld(entry, for: key, generation: version)
             } else if seen || keepsFirstRead && entry.file == nil {
-                remember(entry, for: key, inode: file.inode, generation: version, checkIn: file.directory)
+                remember(entry, for: key, generation: version)
             }
             return .found(entry, PageStamp(key: key, generation: version))
         } catch {

@@ -9,8 +9,9 @@ extension DiskStore {
     ///
     /// Nothing here is a use: the LRU order moves when a lookup takes an entry. A file whose next hit would refresh
     /// its time is refreshed as it is read (through its descriptor), so that the lookup need not. An entry rewritten
-    /// or removed before a lookup takes it (its generation moved on) is dropped, never served; one renamed over by
-    /// another process before it is held is not held (its inode), as for the copies `lookup` keeps in memory. A torn
+    /// or removed before a lookup takes it (its generation moved on) is dropped, never served; one another process
+    /// renamed a version over is seen by the lookup that takes it, by the inode read (`noteFileInode`), as for a file
+    /// the lookup reads itself (no `stat` of the path after the read: issue 13, eighteenth pass). A torn
     /// or corrupt file is left for the lookup to find, and remove. At most `readAheadLimit` entries and
     /// `readAheadByteLimit` bytes are held. When they are full, the read-ahead stops: what is held is what the walks
     /// want first, and what they asked for last is wanted last (dropping the oldest would drop the pages a walk
@@ -70,7 +71,7 @@ extension DiskStore {
                 let file = try? readEntryFile(
                     key, in: entries, touch: touch, wait: .mayWaitForDisk, holdsFile: true, leavesBodyFor: seen ? nil : leavesBodyFor) ?? nil,
                 let entry = try? file.entry(for: key),
-                keep(entry), file.directory.inode(key.relativePath) == file.inode
+                keep(entry)
             else { continue }
             withStateReleasing { state in
                 guard state.records[key]?.generation == generation, state.copies[key] == nil, !state.readAhead.holds(key),

@@ -63,13 +63,4 @@ package final class EntryDirectory: Sendable {
     {
         descriptor >= 0 ? try body(descriptor, relative) : try body(AT_FDCWD, "\(path)/\(relative)")
     }
-
-    /// The inode of the file at `relative` (not following a symbolic link), or nil.
-    package func inode(_ relative: String) -> UInt64? {
-        var info = stat()
-        let found = descriptor >= 0
-            ? fstatat(descriptor, relative, &info, AT_SYMLINK_NOFOLLOW) == 0
-            : lstat("\(path)/\(relative)", &info) == 0
-        return found ? UInt64(info.st_ino) : nil
-    }
 }

@@ -76,4 +76,38 @@ import Testing
         #expect(fetched.response.body == Array("[2]".utf8))
         #expect(upstream.requests.isEmpty)
     }
+
+    /// Issue 13, eighteenth pass: a copy kept from a file read after a restart is no longer checked by a `stat` of the
+    /// path after the read; the inode the read saw carries the check (`noteFileInode`, `fileWasReplaced`).
+    @Test("a copy kept from a first read after a restart holds the inode read: another process's rename over the file is seen, and the next lookup reads the new version")
+    func aCopyKeptFromAFirstReadSeesAnotherProcessRename() throws {
+        let directory = TemporaryDirectory()
+        let key = Make.key(1)
+        #expect(DiskStore(directory: directory.path, maxBytes: 1 << 20).write(Make.entry(1), for: key) != nil)
+        let store = DiskStore(directory: directory.path, maxBytes: 1 << 20)
+        // A merged walk's lookup: kept in memory on its first hit since the start.
+        #expect(store.lookup(key, keepsFirstRead: true)?.entry == Make.entry(1))
+        #expect(store.holdsInMemory(key))
+        #expect(!store.fileWasReplaced(key), "the file read is the one at the path")
+        #expect(DiskStore(directory: directory.path, maxBytes: 1 << 20).write(Make.entry(7), for: key) != nil)
+        #expect(store.fileWasReplaced(key))
+        #expect(!store.holdsInMemory(key), "the copy of the version renamed over is let go")
+        #expect(store.read(key) == Make.entry(7))
+    }
+
+    @Test("an entry read ahead after a restart, renamed over by another process before the walk takes it: the copy kept holds the inode read, so the rename is seen")
+    func anEntryReadAheadThenRenamedOverIsSeen() throws {
+        let directory = TemporaryDirectory()
+        let key = Make.key(2)
+        #expect(DiskStore(directory: directory.path, maxBytes: 1 << 20).write(Make.entry(2), for: key) != nil)
+        let store = DiskStore(directory: directory.path, maxBytes: 1 << 20)
+        store.readAhead([key])
+        #expect(store.holdsReadAhead(key))
+        #expect(DiskStore(directory: directory.path, maxBytes: 1 << 20).write(Make.entry(8), for: key) != nil)
+        // The version read ahead was the one at the path when it was read: served, and kept with that version's inode.
+        #expect(store.lookup(key, keepsFirstRead: true)?.entry == Make.entry(2))
+        #expect(store.fileWasReplaced(key))
+        #expect(!store.holdsInMemory(key))
+        #expect(store.read(key) == Make.entry(8))
+    }
 }
