@@ -28,10 +28,6 @@ package enum UpstreamIdleState: Sendable, Equatable {
     case unsolicited
 }
 
-extension UpstreamConnection {
-    package func isQuiet() -> Bool { idleState() == .quiet }
-}
-
 extension AsyncSocket: UpstreamConnection {
     package func acknowledgeAtOnce() {
         _ = withOpenDescriptor { _ in socket.setQuickAck() }

@@ -50,17 +50,10 @@ final class StrayResponseUpstream: Sendable {
             let response = await mock.respond(to: MockRequest(method: head.method.rawValue, target: head.target, headers: fields))
             var bytes: [UInt8] = []
             if answered > 0 {
-                let forged = Array("[\(forgedItem)]".utf8)
-                var stray = HTTPHeaders()
-                stray.set("Content-Type", "application/json")
-                stray.set("Content-Length", String(forged.count))
-                bytes = HTTPResponseHead(status: HTTPStatus(code: 200), headers: stray).serialized() + forged
+                bytes = MockResponse.json(status: 200, body: Array("[\(forgedItem)]".utf8)).wireBytes
                 strays.value.withLock { $0 += 1 }
             }
-            var headers = HTTPHeaders()
-            for header in response.headers { headers.add(header.name, header.value) }
-            headers.set("Content-Length", String(response.body.count))
-            bytes += HTTPResponseHead(status: HTTPStatus(code: response.status), headers: headers).serialized() + response.body
+            bytes += response.wireBytes
             guard (try? await socket.write(bytes, deadline: deadline)) != nil else { return }
             answered += 1
             if head.headers["Connection"]?.lowercased() == "close" { return }
