@@ -31,7 +31,7 @@ final class PageProxyApp: Sendable {
         let status = ServiceStatus(
             cacheRequired: config.cache.requiredForReadiness, cacheProblem: { pages.store?.disabledReason },
             cacheEvicting: { pages.store?.isEvictingAtStart == true })
-        let transport = HTTP1Transport()
+        let transport = HTTP1Transport(pool: ConnectionPool(onUnsolicited: unsolicitedBytesWarning(logger: logger)))
         let metricsBox = MetricsConnectionCount()
         let budgets = makeBudgets(config)
         let metrics = Metrics(openConnections: { metricsBox.count() }, budgets: budgets)
@@ -120,6 +120,16 @@ final class PageProxyApp: Sendable {
             // Once per origin per ten minutes, not per page (review9 G3: such an upstream had nothing cached, silently).
             logger.log(.warning, "upstream pages stale on arrival: their Date is behind this clock by more than their max-age, so none is served from the cache", [
                 ("origin", .string(origin)), ("behind_seconds", .int(Int(behind.components.seconds))),
+            ])
+        }
+    }
+
+    /// What the connection pool tells the first time an upstream origin is caught sending bytes no request asked for
+    /// (attack17 L2: a second response after each answer, read as the next page's): its connections are not reused.
+    static func unsolicitedBytesWarning(logger: Logger) -> @Sendable (PageURL.Origin, ConnectionPool.UnsolicitedBytes) -> Void {
+        { origin, seen in
+            logger.log(.warning, "upstream sent bytes no request asked for (an unsolicited response); its connections are not reused from now on", [
+                ("origin", .string(origin.description)), ("seen", .string(seen.rawValue)),
             ])
         }
     }

@@ -34,7 +34,9 @@ package final class Listener: Sendable {
                         if case .failure = accepted { failed = true }
                         break
                     }
-                    clients.yield(client)
+                    // One the server will not take (its serving was cancelled by a forced stop while it waited for the
+                    // next client) is closed here: dropped, its descriptor would stay open for the process's life.
+                    if case .terminated = clients.yield(client) { client.close() }
                 }
                 let deadline = failed ? ContinuousClock.now + Self.retryAfterFailure : nil
                 do {

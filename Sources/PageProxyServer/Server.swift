@@ -93,8 +93,10 @@ package final class Server: Sendable {
     /// A client that cannot be served gets a quick 503 instead of a hang; one non-blocking write, then close.
     private static func refuse(_ socket: AsyncSocket, with refusal: HTTPError) -> Int {
         let bytes = ErrorResponse.closingResponse(for: refusal)
-        let written = bytes.withUnsafeBytes { try? socket.socket.write($0) }
+        // Only this function has the socket (no registry, no task), so nothing can close it under the write; it goes
+        // through `withOpenDescriptor` all the same, as every call on a descriptor does (flaky17).
+        let written = socket.withOpenDescriptor { _ in bytes.withUnsafeBytes { try? socket.socket.write($0) } }
         socket.close()
-        return written ?? 0
+        return (written ?? nil) ?? 0
     }
 }

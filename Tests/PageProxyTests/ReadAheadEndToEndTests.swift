@@ -72,32 +72,45 @@ import Testing
     /// After a restart the first page is read from its file by `InMemoryAnswer`, which declines (the page is not the
     /// last), before the walk begins: the walk's read-ahead is wanted from that first page on, not only once the walk
     /// has read the whole first window itself (issue 13, thirteenth pass). A first page found in memory (its second
-    /// lookup since the restart) still says nothing: a walk through entries in memory reads nothing ahead.
+    /// lookup since the restart) still says nothing: a walk through entries in memory reads nothing ahead, even while
+    /// another request reads files (review18 R5: the store's global count was compared, and said yes).
     @Test func aFirstPageReadFromItsFileBeforeTheWalkWantsTheReadAhead() async throws {
         let target = "/github?mock_total=60"
+        let other = "/github?mock_total=70"
         try await TestStack.runWithOwnCacheDirectory(routes: [SchemeRoutes.all[2]]) { stack, config in
             #expect(try await stack.get(target).status == 200)
+            #expect(try await stack.get(other).status == 200)
             let restarted = try PageProxyApp.start(config: config, logger: Logger(level: .error))
             do {
                 let route = try #require(config.routes.first)
                 let request = HTTPRequestHead(method: .get, target: target, headers: HTTPHeaders([("Host", "x")]))
                 let plan = try RequestPlan(request: request, route: route, subpath: "", lookahead: LookaheadMemory())
-                let firstPage = try #require(plan.options.firstPage)
                 // As `InMemoryAnswer` looks the first page up, twice: from its file, then (seen before) from memory.
                 // (A merged answer's plan: the first read is kept in memory at once, `CachePolicy.keepsFirstRead`.)
-                func firstRead() -> FirstPageRead {
-                    let upstream = UpstreamRequest(url: firstPage, headers: plan.upstreamHeaders, caFile: route.caFile)
-                    return FirstPageRead(store: restarted.pages.store) {
-                        restarted.pages.freshHit(upstream, key: plan.firstPageKey, policy: plan.cachePolicy)
+                func firstRead(of plan: RequestPlan) throws -> FirstPageRead {
+                    let upstream = UpstreamRequest(url: try #require(plan.options.firstPage), headers: plan.upstreamHeaders, caFile: route.caFile)
+                    return FirstPageRead(countsFileReads: true) { tally in
+                        restarted.pages.freshHit(upstream, key: plan.firstPageKey, policy: plan.cachePolicy, tally: tally)
                     }
                 }
-                let fromFile = firstRead()
+                func readAhead(after read: FirstPageRead) throws -> PageReadAhead {
+                    let fileReads = try #require(read.fileReads)
+                    return try #require(RoutePageFetcher.makeReadAhead(plan: plan, pages: restarted.pages, fileReads: fileReads))
+                }
+                let fromFile = try firstRead(of: plan)
                 #expect(fromFile.fetched != nil)
-                let afterFile = try #require(RoutePageFetcher.makeReadAhead(plan: plan, pages: restarted.pages, firstRead: fromFile))
-                #expect(afterFile.isWanted())
-                let fromMemory = firstRead()
+                #expect(try readAhead(after: fromFile).isWanted())
+                let fromMemory = try firstRead(of: plan)
                 #expect(fromMemory.fetched != nil)
-                let afterMemory = try #require(RoutePageFetcher.makeReadAhead(plan: plan, pages: restarted.pages, firstRead: fromMemory))
+                let afterMemory = try readAhead(after: fromMemory)
+                #expect(!afterMemory.isWanted())
+                // Another request reads its first page from its file meanwhile: the store counts a file read, this walk none.
+                let store = try #require(restarted.pages.store)
+                let before = store.fileReadCount
+                let otherHead = HTTPRequestHead(method: .get, target: other, headers: HTTPHeaders([("Host", "x")]))
+                let otherPlan = try RequestPlan(request: otherHead, route: route, subpath: "", lookahead: LookaheadMemory())
+                #expect(try firstRead(of: otherPlan).fetched != nil)
+                #expect(store.fileReadCount > before)
                 #expect(!afterMemory.isWanted())
             } catch {
                 await restarted.stop(grace: .seconds(5))

@@ -51,7 +51,7 @@ enum FetchCommand {
         let mock = startMockIfFree(config, logger: logger)
         let progress = FetchProgressLine(enabled: isatty(STDERR_FILENO) == 1)
         let pages = PageProxyApp.makePageCache(config.cache, logger: logger)
-        let transport = HTTP1Transport()
+        let transport = HTTP1Transport(pool: ConnectionPool(onUnsolicited: PageProxyApp.unsolicitedBytesWarning(logger: logger)))
         let budgets = PageProxyApp.makeBudgets(config)
         let responder = PageProxyApp.makeResponder(
             config: config, transport: transport, pages: pages, status: ServiceStatus(), metrics: Metrics(budgets: budgets), budgets: budgets,

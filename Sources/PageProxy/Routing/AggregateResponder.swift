@@ -194,10 +194,12 @@ struct AggregateResponder: Sendable {
             fetch = WindowPastTheEnd.wrap(
                 RoutePageFetcher.make(plan: plan, transport: retrying, pages: pages, metrics: metrics, record: walkRecord, count: count),
                 endStatuses: plan.window?.endStatuses(of: plan.fixedScheme) ?? [], itemsPath: route.itemsPath)
-            options.cachedPage = RoutePageFetcher.makeCachedPage(plan: plan, pages: pages, count: count, firstRead: firstRead)
+            // The walk's own file reads, from its first page's lookup on: whether it reads ahead.
+            let fileReads = firstRead?.fileReads ?? FileReadTally()
+            options.cachedPage = RoutePageFetcher.makeCachedPage(plan: plan, pages: pages, count: count, firstRead: firstRead, fileReads: fileReads)
             // Merged answers too, now that they hold their pages instead of copying them into a buffer the walk faults
             // in (issue 13, fifth pass; in the fourth, that copy competed with the thread that reads ahead).
-            options.readAhead = RoutePageFetcher.makeReadAhead(plan: plan, pages: pages, firstRead: firstRead)
+            options.readAhead = RoutePageFetcher.makeReadAhead(plan: plan, pages: pages, fileReads: fileReads)
             // DESIGN.md: a client that disconnects cancels its upstream work (from the walk's first wait for it).
             options.beforeWaiting = response.armDepartureWatch
         }

@@ -54,13 +54,15 @@ struct InMemoryAnswer: Sendable {
         let upstreamRequest = UpstreamRequest(url: firstPage, headers: plan.upstreamHeaders, caFile: route.caFile)
         let read =
             if let maxBytes {
-                FirstPageRead(store: nil) {
+                FirstPageRead(countsFileReads: false) { _ in
                     pages.freshHitInMemory(upstreamRequest, key: plan.firstPageKey, policy: plan.cachePolicy).flatMap {
                         $0.response.body.count <= maxBytes ? $0 : nil
                     }
                 }
             } else {
-                FirstPageRead(store: pages.store) { pages.freshHit(upstreamRequest, key: plan.firstPageKey, policy: plan.cachePolicy) }
+                FirstPageRead(countsFileReads: pages.store != nil) { tally in
+                    pages.freshHit(upstreamRequest, key: plan.firstPageKey, policy: plan.cachePolicy, tally: tally)
+                }
             }
         let (fetched, started) = (read.fetched, read.started)
         // On the loop, only a page whose stored scan is for this route's paths: another route's would be scanned
@@ -121,14 +123,15 @@ struct FirstPageRead: Sendable {
     let fetched: CachingPageSource.Fetched?
     /// When the lookup began (the walk's account of the page's time).
     let started: ContinuousClock.Instant
-    /// The store's file reads before the lookup (nil: not counted, a lookup in memory only): the walk's read-ahead
-    /// counts from there, so that a first page read from its file wants it at once (issue 13, thirteenth pass).
-    let fileReadsBefore: Int?
+    /// The walk's own file reads, this lookup's first (nil: not counted, a lookup in memory only): the walk's lookups
+    /// add theirs, so that a first page read from its file wants the read-ahead at once (issue 13, thirteenth pass),
+    /// and only the walk's own reads do (review18 R5).
+    let fileReads: FileReadTally?
 
-    /// The first page as `lookUp` finds it, timed, with `store`'s file reads counted from before it.
-    init(store: DiskStore?, lookUp: () -> CachingPageSource.Fetched?) {
-        fileReadsBefore = store?.fileReadCount
+    /// The first page as `lookUp` finds it, timed, given the tally its file reads count in (when `countsFileReads`).
+    init(countsFileReads: Bool, lookUp: (FileReadTally?) -> CachingPageSource.Fetched?) {
+        fileReads = countsFileReads ? FileReadTally() : nil
         started = .now
-        fetched = lookUp()
+        fetched = lookUp(fileReads)
     }
 }

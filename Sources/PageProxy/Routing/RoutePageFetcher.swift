@@ -65,7 +65,7 @@ enum RoutePageFetcher {
     /// - Parameter firstRead: the first page as `InMemoryAnswer` looked it up before it declined: taken as is, not
     ///   looked up again.
     static func makeCachedPage(
-        plan: RequestPlan, pages: CachingPageSource, count: @escaping Counter, firstRead: FirstPageRead? = nil
+        plan: RequestPlan, pages: CachingPageSource, count: @escaping Counter, firstRead: FirstPageRead? = nil, fileReads: FileReadTally? = nil
     ) -> CachedPageReader? {
         guard !plan.cachePolicy.forceRevalidate, pages.store != nil else { return nil }
         let policy = plan.cachePolicy
@@ -82,7 +82,7 @@ enum RoutePageFetcher {
             // is a digest of the URL and headers).
             let key = (isFirst ? firstPageKey : nil) ?? keys.key(for: url, number: number)
             // The key names the request (its URL, headers and CA file): none is built.
-            guard let fetched = pages.freshHit(key: key, policy: policy) else {
+            guard let fetched = pages.freshHit(key: key, policy: policy, tally: fileReads) else {
                 return nil
             }
             count(fetched, number, url, started)
@@ -95,11 +95,12 @@ enum RoutePageFetcher {
     /// lookup, when `InMemoryAnswer` made it: after a restart the read-ahead is told at the first page, not at the
     /// second, once the walk has read the whole first window itself; issue 13, thirteenth pass): a walk through
     /// entries kept in memory has nothing to read ahead, and pays no hop.
-    static func makeReadAhead(plan: RequestPlan, pages: CachingPageSource, firstRead: FirstPageRead? = nil) -> PageReadAhead? {
-        guard !plan.cachePolicy.forceRevalidate, let store = pages.store else { return nil }
+    /// - Parameter fileReads: the walk's own file reads (its first page's lookup's and `makeCachedPage`'s).
+    static func makeReadAhead(plan: RequestPlan, pages: CachingPageSource, fileReads: FileReadTally) -> PageReadAhead? {
+        guard !plan.cachePolicy.forceRevalidate, pages.store != nil else { return nil }
         // One object for the three closures, which capture only it (issue 13: closure contexts a walk, most of which
         // never read ahead).
-        let readAhead = RouteReadAhead(plan: plan, pages: pages, store: store, fileReads: firstRead?.fileReadsBefore)
+        let readAhead = RouteReadAhead(plan: plan, pages: pages, fileReads: fileReads)
         return PageReadAhead { readAhead.isWanted } numbered: { first, urls in readAhead.read(first, urls) } walkEnded: {
             // The walk is over (its client may have left): what it asked for and is still queued is not read.
             readAhead.cancellation.cancel()
@@ -126,26 +127,24 @@ enum RoutePageFetcher {
 /// What a walk's read-ahead knows (`RoutePageFetcher.makeReadAhead`).
 private final class RouteReadAhead: Sendable {
     private let pages: CachingPageSource
-    private let store: DiskStore
     private let policy: CachePolicy
     /// The walk's keys, the plan's: worked out here, they are kept where the walk looks for them (issue 13, eleventh
     /// pass: after a restart both threads worked out every key).
     private let keys: CacheKeyPages
-    /// The store's file reads when the walk began.
-    private let fileReads: Int
+    /// The walk's own file reads.
+    private let fileReads: FileReadTally
     /// Cancelled when the walk ends: its queued reads are skipped.
     let cancellation = ReadAheadCancellation()
 
-    /// - Parameter fileReads: the store's file reads when the walk began, if it began before now.
-    init(plan: RequestPlan, pages: CachingPageSource, store: DiskStore, fileReads: Int?) {
+    init(plan: RequestPlan, pages: CachingPageSource, fileReads: FileReadTally) {
         self.pages = pages
-        self.store = store
         (policy, keys) = (plan.cachePolicy, plan.pageKeys)
-        self.fileReads = fileReads ?? store.fileReadCount
+        self.fileReads = fileReads
     }
 
-    /// Wanted once a lookup of this walk has read a file: a walk through entries in memory has nothing to gain.
-    var isWanted: Bool { store.fileReadCount != fileReads }
+    /// Wanted once a lookup of this walk has read a file: a walk through entries in memory has nothing to gain (other
+    /// requests' reads say nothing of this walk's: review18 R5).
+    var isWanted: Bool { fileReads.value > 0 }
 
     func read(_ firstNumber: Int, _ urls: @escaping @Sendable () -> [PageURL]) {
         pages.readAhead(policy: policy, cancellation: cancellation, keys: keys, firstNumber: firstNumber, urls)

@@ -190,16 +190,17 @@ package final class CachingPageSource: Sendable {
     /// upstream, answered without suspending: a walk reads such pages in place, with no task per page (issue 13).
     /// Nil otherwise (no store, a miss, a torn or corrupt entry, a stale one, `no-cache` or `_fresh`): `fetch` decides.
     /// - Parameter key: `CacheKey(request)`, when the caller has it already (a plan's first page).
-    package func freshHit(_ request: UpstreamRequest, key: CacheKey? = nil, policy: CachePolicy) -> Fetched? {
+    package func freshHit(_ request: UpstreamRequest, key: CacheKey? = nil, policy: CachePolicy, tally: FileReadTally? = nil) -> Fetched? {
         guard store?.isEnabled == true, policy.ttl > .zero, !policy.forceRevalidate, request.method == .get else { return nil }
-        return freshHit(key: key ?? CacheKey(request), policy: policy)
+        return freshHit(key: key ?? CacheKey(request), policy: policy, tally: tally)
     }
 
     /// `freshHit` of the GET whose key is `key` (a walk's page: its key is its plan's), with no request built for it
     /// (issue 13, fifteenth pass: the request's URL and headers were copied for every page a walk read in place).
-    package func freshHit(key: CacheKey, policy: CachePolicy) -> Fetched? {
+    /// - Parameter tally: told when the lookup reads the entry's file.
+    package func freshHit(key: CacheKey, policy: CachePolicy, tally: FileReadTally? = nil) -> Fetched? {
         guard let store, store.isEnabled, policy.ttl > .zero, !policy.forceRevalidate else { return nil }
-        let found = store.lookupInline(key, keepsFirstRead: policy.keepsFirstRead, leavesBodyFor: policy.leavesBodiesFor)
+        let found = store.lookupInline(key, keepsFirstRead: policy.keepsFirstRead, leavesBodyFor: policy.leavesBodiesFor, tally: tally)
         guard case .found(let entry, let stamp) = found else { return nil }
         // One whose body was left in its file and is no hit is dropped: `fetch` looks it up again, body and all.
         return hit((entry, stamp), policy: policy)

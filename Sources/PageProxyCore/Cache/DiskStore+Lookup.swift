@@ -34,8 +34,9 @@ extension DiskStore {
 
     /// As `lookup`, but without waiting for the disk: an entry kept in memory, or a file whose bytes are all in the
     /// kernel's page cache, is read inline; any other is `.wouldBlock` (and stays in the index).
-    package func lookupInline(_ key: CacheKey, keepsFirstRead: Bool = false, leavesBodyFor: UInt64? = nil) -> InlineLookup {
-        lookup(key, wait: .pageCacheOnly, keepsFirstRead: keepsFirstRead, leavesBodyFor: leavesBodyFor)
+    /// - Parameter tally: told when this lookup reads the entry's file (its walk's own count).
+    package func lookupInline(_ key: CacheKey, keepsFirstRead: Bool = false, leavesBodyFor: UInt64? = nil, tally: FileReadTally? = nil) -> InlineLookup {
+        lookup(key, wait: .pageCacheOnly, keepsFirstRead: keepsFirstRead, leavesBodyFor: leavesBodyFor, tally: tally)
     }
 
     /// As `lookupInline`, for an entry kept in memory that `isUsable` accepts (a fresh one) only: any other lookup is
@@ -56,16 +57,18 @@ extension DiskStore {
         return (found.entry, PageStamp(key: key, generation: found.generation))
     }
 
-    private func lookup(_ key: CacheKey, wait: CacheFileSystem.ReadWait, keepsFirstRead: Bool, leavesBodyFor: UInt64?) -> InlineLookup {
+    private func lookup(
+        _ key: CacheKey, wait: CacheFileSystem.ReadWait, keepsFirstRead: Bool, leavesBodyFor: UInt64?, tally: FileReadTally? = nil
+    ) -> InlineLookup {
         // Only a caller that holds the entry and sends it from its file may be given a body left there.
         let leavesBodyFor = keepsFirstRead ? leavesBodyFor : nil
-        var found = use(key, leavesBodyFor: leavesBodyFor)
+        var found = use(key, leavesBodyFor: leavesBodyFor, tally: tally)
         // Unknown here: a file another process wrote is indexed, then used.
         if case .unknown = found, ledger != nil, !state.withLock({ $0.unadoptedFolders.contains(key.directoryName) }),
             let info = CacheFileSystem.fileInfo(path(for: key))
         {
             adopt(key, size: info.size)
-            found = use(key, leavesBodyFor: leavesBodyFor)
+            found = use(key, leavesBodyFor: leavesBodyFor, tally: tally)
         }
         guard case .used(let shouldTouch, let remembered, let ahead, let generation, let seen, let entries) = found else { return .missing }
         let stamp = PageStamp(key: key, generation: generation)
@@ -117,7 +120,7 @@ extension DiskStore {
         do throws(CacheEntryFormat.Invalid) {
             guard let entry = try file.entry(for: key) else {
                 // Verified, but the held-files budget filled meanwhile: read as any other caller's, body and all.
-                return lookup(key, wait: wait, keepsFirstRead: keepsFirstRead, leavesBodyFor: nil)
+                return lookup(key, wait: wait, keepsFirstRead: keepsFirstRead, leavesBodyFor: nil, tally: tally)
             }
             // Kept in memory once this process has seen the entry before (written it, or hit it since it started): a
             // walk through entries read once after a restart does not fault in a copy of each (issue 13: that was a
@@ -185,7 +188,7 @@ extension DiskStore {
     /// second hold of the lock for `contains`, were ~4 % of a warm read-back).
     /// A body-less entry read ahead (`CacheEntry.bodyInFile`) is taken only by a lookup that leaves bodies for its scan
     /// signature (`leavesBodyFor`); for any other it is dropped, and the lookup reads the file (review16 B3).
-    private func use(_ key: CacheKey, leavesBodyFor: UInt64?) -> Use {
+    private func use(_ key: CacheKey, leavesBodyFor: UInt64?, tally: FileReadTally?) -> Use {
         // Let go after the lock (its held descriptor is closed then).
         var refused: ReadAhead?
         defer { _ = refused }
@@ -216,6 +219,7 @@ extension DiskStore {
             var entries: HeldDirectory?
             if memory == nil, ahead == nil {
                 state.fileReads += 1
+                tally?.add()
                 entries = Self.entryDirectory(&state)
             }
             return .used(touch: touch, memory: memory, ahead: ahead, generation: record.generation, seen: seen, entries: entries)

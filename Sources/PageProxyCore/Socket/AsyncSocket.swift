@@ -201,14 +201,6 @@ package final class AsyncSocket: Sendable {
         try? whileOpen { () throws(SocketError) -> T in call(socket.fd) }.get()
     }
 
-    /// Whether nothing has arrived on the connection and the peer has not closed it: a kept-alive upstream connection
-    /// with bytes waiting (a server that wrote a body after its 304, or a whole second response: attack13 H3) would
-    /// have them read as the answer to the next request sent on it. Nothing is read.
-    package func hasNothingToRead() -> Bool {
-        guard case .success(let closed) = whileOpen({ () throws(SocketError) -> Bool? in socket.isPeerClosed() }) else { return false }
-        return closed == nil
-    }
-
     /// Returns true once the peer closes or resets the connection, false if it sends data instead (a pipelined
     /// request) or the wait is cancelled. Nothing is read.
     package func waitForPeerClose() async -> Bool {

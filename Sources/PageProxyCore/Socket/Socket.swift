@@ -158,6 +158,20 @@ package struct Socket: Sendable, Hashable {
         }
     }
 
+    /// Copies up to `buffer.count` of the bytes waiting on the socket into `buffer` without reading them (`MSG_PEEK`):
+    /// their count, 0 once the peer has closed or reset the connection, nil when nothing is waiting.
+    package func peek(into buffer: UnsafeMutableRawBufferPointer) -> Int? {
+        while true {
+            let count = recv(fd, buffer.baseAddress, buffer.count, Int32(MSG_PEEK) | Int32(MSG_DONTWAIT))
+            if count >= 0 { return count }
+            switch errno {
+            case EINTR: continue
+            case EAGAIN, EWOULDBLOCK: return nil
+            default: return 0
+            }
+        }
+    }
+
     /// The port the socket is bound to (useful after binding port 0).
     package func localPort() -> Int? {
         var storage = sockaddr_storage()

@@ -7,6 +7,11 @@ import Synchronization
 /// connection is kept under the CA file that verified it, so a route that trusts less never reuses it. While any is
 /// kept, every `sweepInterval` those the upstream closed (or wrote to) are closed: an upstream's idle timeout or restart
 /// otherwise left up to `maxIdlePerOrigin` sockets per origin in CLOSE-WAIT until the next request there (attack15 U1).
+///
+/// An origin caught sending bytes no request asked for (`noteUnsolicited`) gets no connection kept or reused again in
+/// the process's life (attack17 L2): such a habit is in the upstream's code, and the only way to learn it is gone is
+/// to reuse a connection, the very thing that lets a stray response be read as the next page (and cached for its TTL).
+/// A new connection per request (a handshake more) is the price; a restart forgets.
 package final class ConnectionPool: Sendable {
     /// Where a connection goes, and what its certificate was verified against (`nil`: the system trust store).
     package struct Key: Hashable, Sendable {
@@ -29,6 +34,16 @@ package final class ConnectionPool: Sendable {
         var connections: [Key: [any UpstreamConnection]] = [:]
         /// A sweep is due (`sweepLater`): set while any connection is kept.
         var sweeping = false
+        /// Origins caught sending bytes no request asked for: none of their connections is kept.
+        var unsolicited: Set<PageURL.Origin> = []
+    }
+
+    /// Where bytes no request asked for were found (`onUnsolicited`).
+    package enum UnsolicitedBytes: String, Sendable {
+        /// On a kept connection with no request outstanding (at its check-out or a sweep).
+        case whileIdle = "while_idle"
+        /// After a whole response, in its last read or arrived by the time it was read.
+        case afterAResponse = "after_a_response"
     }
 
     private let idle = Mutex(Idle())
@@ -37,10 +52,16 @@ package final class ConnectionPool: Sendable {
     private let contexts = Mutex<[String?: TLSContext]>([:])
     package let maxIdlePerOrigin: Int
     package let sweepInterval: Duration
+    /// Told once per origin, the first time it is caught sending bytes no request asked for.
+    private let onUnsolicited: @Sendable (PageURL.Origin, UnsolicitedBytes) -> Void
 
-    package init(maxIdlePerOrigin: Int = 32, sweepInterval: Duration = .seconds(5)) {
+    package init(
+        maxIdlePerOrigin: Int = 32, sweepInterval: Duration = .seconds(5),
+        onUnsolicited: @escaping @Sendable (PageURL.Origin, UnsolicitedBytes) -> Void = { _, _ in }
+    ) {
         self.maxIdlePerOrigin = maxIdlePerOrigin
         self.sweepInterval = sweepInterval
+        self.onUnsolicited = onUnsolicited
     }
 
     deinit {
@@ -52,12 +73,32 @@ package final class ConnectionPool: Sendable {
 
     /// An idle connection for `key`, if one is kept that is still quiet: one the upstream closed, or wrote to while it
     /// was idle (bytes no request asked for, which the next request would take as its answer: attack13 H3), is closed.
+    /// Bytes waiting there are `noteUnsolicited`.
     package func takeIdle(for key: Key) -> (any UpstreamConnection)? {
         while let connection = idle.withLock({ $0.connections[key]?.popLast() }) {
-            if connection.isQuiet() { return connection }
+            let state = connection.idleState()
+            if state == .quiet { return connection }
             connection.close()
+            if state == .unsolicited { noteUnsolicited(from: key.origin, .whileIdle) }
         }
         return nil
+    }
+
+    /// Whether connections to `origin` are kept and reused: not once it has sent bytes no request asked for.
+    package func reuses(_ origin: PageURL.Origin) -> Bool {
+        idle.withLock { !$0.unsolicited.contains(origin) }
+    }
+
+    /// Notes that `origin` sent bytes no request asked for: its kept connections are closed, none is kept from now on,
+    /// and `onUnsolicited` is told the first time.
+    package func noteUnsolicited(from origin: PageURL.Origin, _ seen: UnsolicitedBytes) {
+        let (isFirst, dropped) = idle.withLock { idle -> (Bool, [any UpstreamConnection]) in
+            guard idle.unsolicited.insert(origin).inserted else { return (false, []) }
+            let keys = idle.connections.keys.filter { $0.origin == origin }
+            return (true, keys.flatMap { idle.connections.removeValue(forKey: $0) ?? [] })
+        }
+        dropped.forEach { $0.close() }
+        if isFirst { onUnsolicited(origin, seen) }
     }
 
     /// Opens a new connection for `key`: TCP, then for `https` a TLS handshake that verifies the host.
@@ -101,16 +142,25 @@ package final class ConnectionPool: Sendable {
         }
     }
 
-    /// Keeps a connection whose last response left it reusable.
-    package func giveBack(_ connection: any UpstreamConnection, for key: Key) {
+    /// Keeps a connection whose last response left it reusable, unless it is no longer quiet (bytes that arrived
+    /// after the response are `noteUnsolicited`) or its origin is not reused; returns what it found there.
+    @discardableResult
+    package func giveBack(_ connection: any UpstreamConnection, for key: Key) -> UpstreamIdleState {
+        let state = connection.idleState()
+        guard state == .quiet else {
+            connection.close()
+            if state == .unsolicited { noteUnsolicited(from: key.origin, .afterAResponse) }
+            return state
+        }
         let (kept, startsSweeping) = idle.withLock { idle -> (Bool, Bool) in
-            guard idle.connections[key, default: []].count < maxIdlePerOrigin else { return (false, false) }
+            guard !idle.unsolicited.contains(key.origin), idle.connections[key, default: []].count < maxIdlePerOrigin else { return (false, false) }
             idle.connections[key, default: []].append(connection)
             defer { idle.sweeping = true }
             return (true, !idle.sweeping)
         }
         if !kept { connection.close() }
         if startsSweeping { sweepLater() }
+        return state
     }
 
     /// How many idle connections are kept for `key`.
@@ -130,20 +180,24 @@ package final class ConnectionPool: Sendable {
     /// whether any are still kept (if not, sweeping stops until one is given back). Each is looked at under the lock
     /// (a non-blocking peek): one taken meanwhile is never closed under its request.
     func sweep() -> Bool {
-        let (gone, goesOn) = idle.withLock { idle -> ([any UpstreamConnection], Bool) in
+        let (gone, unsolicited, goesOn) = idle.withLock { idle -> ([any UpstreamConnection], Set<PageURL.Origin>, Bool) in
             var gone: [any UpstreamConnection] = []
+            var unsolicited: Set<PageURL.Origin> = []
             for (key, connections) in idle.connections {
                 let quiet = connections.filter { connection in
-                    if connection.isQuiet() { return true }
+                    let state = connection.idleState()
+                    if state == .quiet { return true }
+                    if state == .unsolicited { unsolicited.insert(key.origin) }
                     gone.append(connection)
                     return false
                 }
                 idle.connections[key] = quiet.isEmpty ? nil : quiet
             }
             idle.sweeping = !idle.connections.isEmpty
-            return (gone, idle.sweeping)
+            return (gone, unsolicited, idle.sweeping)
         }
         gone.forEach { $0.close() }
+        unsolicited.forEach { noteUnsolicited(from: $0, .whileIdle) }
         return goesOn
     }
 

@@ -18,10 +18,13 @@ package final class HTTP1Transport: UpstreamTransport {
         let origin = request.url.origin
         let key = ConnectionPool.Key(origin: origin, caFile: request.caFile)
         let deadline = ContinuousClock.now + timeout
-        let bytes = serialize(request)
         var freshOnly = false
         while true {
-            let reused = freshOnly ? nil : pool.takeIdle(for: key)
+            // An origin caught sending bytes no request asked for gets a new connection per request, told so (RFC 9112
+            // §9.6: a client that does not keep a connection sends "close").
+            let keepsAlive = pool.reuses(origin)
+            let bytes = serialize(request, keepsAlive: keepsAlive)
+            let reused = freshOnly || !keepsAlive ? nil : pool.takeIdle(for: key)
             let socket: any UpstreamConnection
             if let reused {
                 socket = reused
@@ -40,8 +43,23 @@ package final class HTTP1Transport: UpstreamTransport {
                 }
             }
             do {
-                let (response, isReusable) = try await exchange(bytes, on: socket, method: request.method, deadline: deadline, maxBodyBytes: maxBodyBytes, origin: origin)
-                if isReusable { pool.giveBack(socket, for: key) } else { socket.close() }
+                let (response, isReusable, leftover) = try await exchange(
+                    bytes, on: socket, method: request.method, deadline: deadline, maxBodyBytes: maxBodyBytes, origin: origin)
+                // Bytes past a whole response, read with it or waiting by now (the pool's check-in looks): none was asked for.
+                var after = leftover
+                if leftover == .quiet && isReusable && keepsAlive {
+                    after = pool.giveBack(socket, for: key)
+                } else {
+                    socket.close()
+                    if leftover == .unsolicited { pool.noteUnsolicited(from: origin, .afterAResponse) }
+                }
+                if after == .unsolicited && reused != nil && !Task.isCancelled {
+                    // On a reused connection the response read may be one the upstream wrote unasked before this request
+                    // came, and the bytes after it this request's answer: neither can be told from the other, so the
+                    // request is sent again, on a new connection, where the first response is the answer to it.
+                    freshOnly = true
+                    continue
+                }
                 return response
             } catch .staleConnection where reused != nil && !Task.isCancelled {
                 // The upstream closed an idle kept-alive connection before our request reached it: try a new one.
@@ -78,7 +96,7 @@ package final class HTTP1Transport: UpstreamTransport {
 
     private func exchange(
         _ bytes: [UInt8], on socket: any UpstreamConnection, method: HTTPMethod, deadline: ContinuousClock.Instant, maxBodyBytes: Int, origin: PageURL.Origin
-    ) async throws(ExchangeError) -> (UpstreamResponse, Bool) {
+    ) async throws(ExchangeError) -> (UpstreamResponse, isReusable: Bool, leftover: UpstreamIdleState) {
         do {
             try await socket.write(bytes, deadline: deadline)
         } catch .timedOut {
@@ -101,14 +119,14 @@ package final class HTTP1Transport: UpstreamTransport {
             } catch .bodyTooLarge(let limit) {
                 // An error page over the limit is still its status (a 5xx is retried as any); the connection is dropped.
                 if let (head, prefix) = parser.cutErrorResponse() {
-                    return (UpstreamResponse(status: head.status, headers: head.headers, body: prefix), false)
+                    return (UpstreamResponse(status: head.status, headers: head.headers, body: prefix), false, .quiet)
                 }
                 throw .failed(.responseTooLarge(origin: origin.description, limit: limit))
             } catch {
                 throw .malformed(.invalidResponse(origin: origin.description, reason: error.description))
             }
             if let (head, body) = parsed {
-                return (try Self.identityResponse(head, body, origin: origin), parser.isReusable && buffer.isEmpty)
+                return (try Self.identityResponse(head, body, origin: origin), parser.isReusable, UpstreamIdleState(leftover: buffer))
             }
             let count: Int
             do {
@@ -125,7 +143,7 @@ package final class HTTP1Transport: UpstreamTransport {
                 if received == 0 { throw .staleConnection }
                 do {
                     if case .response(let head, let body) = try parser.finish() {
-                        return (UpstreamResponse(status: head.status, headers: head.headers, body: body), false)
+                        return (UpstreamResponse(status: head.status, headers: head.headers, body: body), false, .quiet)
                     }
                 } catch {
                     throw .failed(.connectionLost(origin: origin.description, reason: "the response ended early (\(error.description))"))
@@ -149,8 +167,9 @@ package final class HTTP1Transport: UpstreamTransport {
     /// (djangorestframework-jsonapi offers only `application/vnd.api+json`; RFC 9110 §12.5.1).
     package static let defaultAccept = "application/json, application/*+json;q=0.9, */*;q=0.8"
 
-    private func serialize(_ request: UpstreamRequest) -> [UInt8] {
+    private func serialize(_ request: UpstreamRequest, keepsAlive: Bool) -> [UInt8] {
         var text = "\(request.method.rawValue) \(request.url.requestTarget) HTTP/1.1\r\nHost: \(request.url.hostHeader)\r\n"
+        if !keepsAlive && !request.headers.contains("Connection") { text += "Connection: close\r\n" }
         if !request.headers.contains("User-Agent") { text += "User-Agent: \(userAgent)\r\n" }
         if !request.headers.contains("Accept") { text += "Accept: \(Self.defaultAccept)\r\n" }
         // Without this header an upstream may pick any coding (RFC 9110, 12.5.3); items are spliced from the bytes.

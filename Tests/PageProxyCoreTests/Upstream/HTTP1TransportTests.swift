@@ -178,11 +178,79 @@ private let strayRequests = Mutex<[String]>([])
         #expect(opened == 2)
     }
 
+    @Test("attack17 L2: a stray response written just before a kept connection's second answer, read with it, is not taken as that answer: the request goes again on a new connection, and the origin is reused no more")
+    func aStrayResponseBeforeTheAnswerIsNotTaken() async throws {
+        let told = Locked<[ConnectionPool.UnsolicitedBytes]>([])
+        let transport = HTTP1Transport(pool: ConnectionPool(onUnsolicited: { _, seen in told.withLock { $0.append(seen) } }))
+        let (first, second, opened) = try await Self.twoRequests(
+            firstAnswer: "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n[]",
+            thenOnTheSameConnection: "HTTP/1.1 200 OK\r\nContent-Length: 16\r\n\r\n[{\"id\":\"evil\"}]HTTP/1.1 200 OK\r\nContent-Length: 3\r\n\r\n[1]",
+            through: transport)
+        #expect(first.body == Array("[]".utf8), "\(Self.servedBy(first))")
+        #expect(second.body == Array("[]".utf8), "\(Self.servedBy(second))")
+        #expect(opened == 2)
+        #expect(told.value == [.afterAResponse])
+    }
+
+    @Test("attack17 L2: an origin caught writing to an idle kept connection gets a new connection for every later request, each sent with Connection: close, and is told once")
+    func anOriginCaughtWritingUnaskedIsNotReused() async throws {
+        let (listener, port, name) = try Self.listen(for: #function)
+        let late = Gate()
+        let heads = Locked<[String]>([])
+        let evil = "HTTP/1.1 200 OK\r\nContent-Length: 16\r\n\r\n[{\"id\":\"evil\"}]"
+        // Each connection answers every request on it with `[]`; the first also writes `evil`, unasked, once `late` opens.
+        let upstream = Task {
+            defer { listener.close() }
+            let deadline = ContinuousClock.now + .seconds(30)
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for index in 0..<3 {
+                    let connection = AsyncSocket(socket: try await Self.accept(listener, deadline: deadline))
+                    group.addTask {
+                        defer { connection.close() }
+                        while let head = try await Self.readHead(connection, server: name, port: port, deadline: deadline) {
+                            heads.withLock { $0.append(head) }
+                            try await connection.write(Self.tagged("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n[]", by: name), deadline: deadline)
+                            guard index == 0 else { continue }
+                            await late.wait()
+                            try await connection.write(Self.tagged(evil, by: name), deadline: deadline)
+                        }
+                    }
+                }
+            }
+        }
+        let told = Locked<[ConnectionPool.UnsolicitedBytes]>([])
+        let transport = HTTP1Transport(pool: ConnectionPool(onUnsolicited: { _, seen in told.withLock { $0.append(seen) } }))
+        let url = PageURL(scheme: "http", host: "127.0.0.1", port: port, path: "/items", query: "page=1")
+        let key = ConnectionPool.Key(origin: url.origin)
+        #expect(try await Self.send(UpstreamRequest(url: url), through: transport).body == Array("[]".utf8))
+        late.open()
+        // The kept connection is looked at (and given back while quiet) until the stray response has arrived on it.
+        #expect(await yieldUntil(limit: 1_000_000) {
+            guard let kept = transport.pool.takeIdle(for: key) else { return true }
+            transport.pool.giveBack(kept, for: key)
+            return false
+        })
+        for _ in 0..<2 {
+            let response = try await Self.send(UpstreamRequest(url: url), through: transport)
+            #expect(response.body == Array("[]".utf8), "\(Self.servedBy(response))")
+        }
+        #expect(transport.pool.connectionsOpened == 3)
+        // Seen at a check-out, or at the poll's check-in when it arrived in between: told once either way.
+        #expect(told.value.count == 1)
+        let sent = heads.value
+        #expect(sent.count == 3)
+        #expect(sent.map { $0.contains("\r\nConnection: close\r\n") } == [false, true, true])
+        transport.pool.closeAll()
+        listener.close()
+        upstream.cancel()
+        _ = try? await upstream.value
+    }
+
     /// Two requests through one transport to an upstream whose first connection answers `firstAnswer` and then, to a
     /// second request on it, `thenOnTheSameConnection`; its second connection answers `[]`. The two responses, and how
     /// many connections were opened.
     private static func twoRequests(
-        firstAnswer: String, thenOnTheSameConnection: String, test: String = #function
+        firstAnswer: String, thenOnTheSameConnection: String, through transport: HTTP1Transport = HTTP1Transport(), test: String = #function
     ) async throws -> (first: UpstreamResponse, second: UpstreamResponse, opened: Int) {
         let (listener, port, name) = try listen(for: test)
         let deadline = ContinuousClock.now + .seconds(30)
@@ -205,7 +273,6 @@ private let strayRequests = Mutex<[String]>([])
                 }
             }
         }
-        let transport = HTTP1Transport()
         let url = PageURL(scheme: "http", host: "127.0.0.1", port: port, path: "/items", query: "page=1")
         let first = try await Self.send(UpstreamRequest(url: url), through: transport)
         let second = try await Self.send(UpstreamRequest(url: url), through: transport)

@@ -61,11 +61,7 @@ final class TLSMockServer: Sendable {
             // The mock's absolute links must say https, as a real service behind TLS writes them.
             let fields = head.headers.map { (name: $0.name, value: $0.value) } + [(name: "X-Forwarded-Proto", value: "https")]
             let response = await mock.respond(to: MockRequest(method: head.method.rawValue, target: head.target, headers: fields))
-            var headers = HTTPHeaders()
-            for header in response.headers { headers.add(header.name, header.value) }
-            headers.set("Content-Length", String(response.body.count))
-            let bytes = HTTPResponseHead(status: HTTPStatus(code: response.status), headers: headers).serialized() + response.body
-            guard (try? await stream.write(bytes, deadline: deadline)) != nil else { return }
+            guard (try? await stream.write(response.wireBytes, deadline: deadline)) != nil else { return }
         }
     }
 }
