@@ -69,9 +69,13 @@ def check(pages, case, status, headers, body, ndjson, compare):
     route = case["route"]["pagination"]
     states_total = bool(route.get("totalItemsPath") or route.get("totalItemsHeader"))
     said = headers.get("pageproxy-total")
+    if case.get("count_is_not_items"):
+        # An upstream whose count also counts items it hides (window_diff's mock_hide_every): no total is the truth.
+        said, states_total = None, False
     if said is not None and said != str(total):
         return f"PageProxy-Total: {said}, the list holds {total}"
-    if said is None and states_total:
+    if said is None and states_total and window.get("offset", 0) < total:
+        # (A window past the end may have no page to read the total from: DRF's 404 past its last page.)
         return f"no PageProxy-Total (the route names the total, {total})"
     if not ndjson and headers.get("pageproxy-items") not in (None, str(len(want))):
         return f"PageProxy-Items: {headers.get('pageproxy-items')}, the answer holds {len(want)}"
@@ -96,7 +100,7 @@ def check(pages, case, status, headers, body, ndjson, compare):
             return f"Link rel=\"next\" with _limit={rels['next'].get('_limit')}, the window asked {limit}"
     elif end < total and not (window.get("max_pages") and not want):
         return f"no Link rel=\"next\", {total - end} items follow item {end}"
-    if "next" in rels and states_total and not ndjson and end >= total and len(want) < (limit or total):
+    if "next" in rels and states_total and said is not None and not ndjson and end >= total and len(want) < (limit or total):
         return f"Link rel=\"next\" (_offset={end}) past the stated total {total} after a short window"
     if (offset > 0) != ("prev" in rels):
         return f"Link rel=\"prev\" {'missing' if offset > 0 else 'on a window at 0'}"
