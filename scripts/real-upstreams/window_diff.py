@@ -9,7 +9,8 @@ mock's silent cap (`mock_cap`, DRF's max_limit / PostgREST's db-max-rows), its f
 links walked in Python (what the list is, as a client that follows them sees it), sliced as README's "Asking for less"
 says (windows.expected). Each random request (`_offset`, `_limit`, sometimes `_max_items`) is asked merged on one
 PageProxy (its cache and plans shared, as a client's scroll would), and the items and `Link` rel="next" checked
-(windows.check). One line per mismatch with the exact request; exit 1 on any. Python standard library only; the
+(windows.check); then two scrolls per route (`rel="next"` followed from `?_offset=0&_limit=50`, and 13) must give
+the list once, in order. One line per mismatch with the exact request; exit 1 on any. Python standard library only; the
 processes are stopped by PID.
 """
 import argparse, json, os, random, subprocess, sys, tempfile, urllib.request
@@ -93,6 +94,21 @@ def main():
                     failures += 1
                     print(f"FAIL /{route['name']}?{case['query']}  ({total} items, {len(pages)} pages): {problem}",
                           flush=True)
+            # A client that scrolls: `rel="next"` followed from the first window must give the list once, in order.
+            for size in (50, 13):
+                seen, link, windows_asked = [], f"{route['name']}?_offset=0&_limit={size}", 0
+                while link and windows_asked < 100:
+                    status, headers, body, _ = proxy_get(port, link, False)
+                    windows_asked, asked = windows_asked + 1, asked + 1
+                    seen += json.loads(body) if status == 200 else [{"status": status}]
+                    nexts = windows.links({k.lower(): v for k, v in headers.items()}).get("next")
+                    link = f"{route['name']}?" + "&".join(f"{k}={v}" for k, v in nexts.items()) if nexts else None
+                want = [item for _, items in pages for item in items]
+                if seen != want:
+                    failures += 1
+                    ids = [item.get("id") for item in seen]
+                    print(f"FAIL scroll /{route['name']}?_offset=0&_limit={size} by rel=next: {windows_asked} windows, "
+                          f"{len(seen)} items ({len(ids) - len(set(ids))} repeated), the list holds {total}", flush=True)
             print(f"done {route['name']}: {total} items in {len(pages)} pages", flush=True)
     finally:
         if proxy:

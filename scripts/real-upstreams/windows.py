@@ -94,7 +94,9 @@ def check(pages, case, status, headers, body, ndjson, compare):
     rels = links(headers)
     end = offset + len(want)
     if "next" in rels:
-        if rels["next"].get("_offset") != str(end):
+        # An NDJSON head leaves before the walk ends: without a total it links on at the window's own end (README).
+        nominal = offset + limit if ndjson and limit is not None else end
+        if rels["next"].get("_offset") not in (str(end), str(nominal)):
             return f"Link rel=\"next\" at _offset={rels['next'].get('_offset')}, the answer ends before {end}"
         if limit is not None and rels["next"].get("_limit") != str(limit):
             return f"Link rel=\"next\" with _limit={rels['next'].get('_limit')}, the window asked {limit}"
