@@ -350,6 +350,8 @@ def main():
     parser.add_argument("--only", help="run only the cases whose name contains this (or one of these, comma-separated; "
                                        "=NAME: that case alone)")
     parser.add_argument("--json", help="write the results to this file")
+    parser.add_argument("--no-windows", action="store_true",
+                        help="leave out the <base>~<window> cases (real18: ~290 of them, two PageProxy starts each)")
     parser.add_argument("--no-probe", action="store_true", help="do not run `PageProxy probe` per endpoint")
     parser.add_argument("--binary", help="run this PageProxy binary instead of building the worktree's (a before/after)")
     args = parser.parse_args()
@@ -360,6 +362,8 @@ def main():
     # `=NAME` is that case alone (a window case's base, whose name is in every one of its windows' names).
     cases = [case for case in CASES if any(part[1:] == case["name"] if part.startswith("=") else part in case["name"]
                                            for part in wanted)]
+    if args.no_windows:
+        cases = [case for case in cases if "window" not in case]
     workdir = tempfile.mkdtemp(prefix="pp-real-")
     procs = {}
     results, probes, failures = [], [], 0
