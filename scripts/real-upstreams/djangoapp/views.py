@@ -50,10 +50,15 @@ class CappedOffsets(pagination.LimitOffsetPagination):
     max_limit = 7
 
 
-class CappedPages(pagination.PageNumberPagination):
+class PageSizeCap:
+    """?page_size=100 read as 7 (`max_page_size`); mixed in before a page-number class."""
     page_size = 100
     page_size_query_param = "page_size"
     max_page_size = 7
+
+
+class CappedPages(PageSizeCap, pagination.PageNumberPagination):
+    pass
 
 
 class CappedOffsetList(PageList):
@@ -107,11 +112,8 @@ class LinkPageList(PageList):
     pagination_class = LinkPages
 
 
-class CappedLinkPages(LinkHeaderPagination):
-    """real18: ?page_size=100 read as 7 (`max_page_size`), the Link header's next and last keeping page_size=100."""
-    page_size = 100
-    page_size_query_param = "page_size"
-    max_page_size = 7
+class CappedLinkPages(PageSizeCap, LinkHeaderPagination):
+    """real18: the Link header's next and last keep page_size=100."""
 
 
 class CappedLinkPageList(PageList):
