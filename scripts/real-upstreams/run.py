@@ -351,7 +351,7 @@ def main():
                                        "=NAME: that case alone)")
     parser.add_argument("--json", help="write the results to this file")
     parser.add_argument("--no-windows", action="store_true",
-                        help="leave out the <base>~<window> cases (real18: ~290 of them, two PageProxy starts each)")
+                        help="leave out the <base>~<window> cases (real18: 307 of them, two PageProxy starts each)")
     parser.add_argument("--no-probe", action="store_true", help="do not run `PageProxy probe` per endpoint")
     parser.add_argument("--binary", help="run this PageProxy binary instead of building the worktree's (a before/after)")
     args = parser.parse_args()
