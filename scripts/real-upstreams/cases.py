@@ -146,6 +146,13 @@ TRUTH = {
                 "items": "users", "headers": SYNAPSE_AUTH},
     "synapse-default": {"kind": "cursor", "start": SYNAPSE_USERS, "cursor": "next_token", "parameter": "from",
                         "items": "users", "headers": SYNAPSE_AUTH},
+    # real18: the DRF and Tastypie views capped at 7 below the 100 a route asks (django_server.py).
+    "drf-offset-capped": {"kind": "body-next", "start": "/api/offset-capped/?limit=100", "next": "next", "items": "results"},
+    "drf-pages-capped": {"kind": "body-next", "start": "/api/pages-capped/?page_size=100", "next": "next",
+                         "items": "results"},
+    "link-pages-capped": {"kind": "link", "start": "/link/pages-capped/?page_size=100", "items": ""},
+    "tastypie-capped": {"kind": "body-next", "start": "/tastypie/v1/capped/?limit=100", "next": "meta.next",
+                        "items": "objects", "compact": False},
     "piccolo": {"kind": "until-empty", "start": PICCOLO_THINGS + "?__page_size=100", "parameter": "__page", "items": "rows"},
     "piccolo-range": {"kind": "until-empty", "start": PICCOLO_THINGS + "?__page_size=100&__range_header=true",
                       "parameter": "__page", "items": "rows"},
@@ -440,6 +447,29 @@ CASES = [
     case("synapse-offset", "synapse", SYNAPSE, "synapse", SYNAPSE_USERS,
          {"scheme": "offset", "offsetParameter": "from", "limitParameter": "limit", "limit": 100, "totalItemsPath": "total"},
          "users", headers=SYNAPSE_AUTH),
+    # real18: servers that cap the page size below what the route asks (7 for 100), as their docs offer it: DRF's
+    # LimitOffsetPagination.max_limit (its next link then says limit=7), PageNumberPagination.max_page_size (its next
+    # link keeps page_size=100), drf-link-header-pagination's likewise, Tastypie's max_limit.
+    case("drf-offset-capped", "django", DRF + " LimitOffsetPagination max_limit=7", "drf-offset-capped",
+         "/api/offset-capped/", {"scheme": "offset", "limit": 100, "totalItemsPath": "count"}, "results"),
+    case("drf-offset-capped-nototal", "django", DRF + " LimitOffsetPagination max_limit=7 no total", "drf-offset-capped",
+         "/api/offset-capped/", {"scheme": "offset", "limit": 100}, "results"),
+    case("drf-offset-capped-next", "django", DRF + " LimitOffsetPagination max_limit=7", "drf-offset-capped",
+         "/api/offset-capped/?limit=100", {"scheme": "next-url", "nextPath": "next", "totalItemsPath": "count"}, "results"),
+    case("drf-pages-capped", "django", DRF + " PageNumberPagination max_page_size=7", "drf-pages-capped",
+         "/api/pages-capped/", {"scheme": "page-number", "sizeParameter": "page_size", "pageSize": 100,
+                                "totalItemsPath": "count"}, "results"),
+    case("drf-pages-capped-nototal", "django", DRF + " PageNumberPagination max_page_size=7 no total", "drf-pages-capped",
+         "/api/pages-capped/", {"scheme": "page-number", "sizeParameter": "page_size", "pageSize": 100}, "results"),
+    case("link-pages-capped", "django", LINK + " LinkHeaderPagination max_page_size=7", "link-pages-capped",
+         "/link/pages-capped/", {"scheme": "link-header", "sizeParameter": "page_size", "pageSize": 100}),
+    case("tastypie-offset-capped", "django", TASTYPIE + " max_limit=7", "tastypie-capped", "/tastypie/v1/capped/",
+         {"scheme": "offset", "limit": 100, "totalItemsPath": "meta.total_count"}, "objects"),
+    auto("auto-drf-offset-capped", "django", DRF + " LimitOffsetPagination max_limit=7", "drf-offset-capped",
+         "/api/offset-capped/?limit=100"),
+    auto("auto-drf-pages-capped", "django", DRF + " PageNumberPagination max_page_size=7", "drf-pages-capped",
+         "/api/pages-capped/?page_size=100"),
+    auto("auto-tastypie-capped", "django", TASTYPIE + " max_limit=7", "tastypie-capped", "/tastypie/v1/capped/?limit=100"),
     # scheme "auto": the same endpoints, nothing said but the URL.
     auto("auto-drf-pages", "django", DRF + " PageNumberPagination", "drf-pages", "/api/pages/"),
     auto("auto-drf-offset", "django", DRF + " LimitOffsetPagination", "drf-offset", "/api/offset/"),
@@ -531,3 +561,41 @@ CASES = [
     auto("auto-github-search", "github", GITHUB + " code search", "github-search", SEARCH + "&per_page=5",
          headers=GITHUB_ACCEPT),
 ]
+
+
+# real18: windows, caps and fields (windows.py): each base case above asked again with controls in the query, its
+# answer compared with the truth's items sliced (README "Asking for less") and its headers checked.
+FIELDS = {"jsonapi-count": ["id", "attributes.name"], "strawberry-json": ["node.id", "node.name"],
+          "graphene-json": ["node.id", "node.name"]}
+WINDOWED = {
+    "standard": ["drf-offset", "drf-pages-total", "fastapi-offset", "fastapi-page", "jsonapi-count",
+                 "drf-offset-capped", "drf-pages-capped", "drf-pages-capped-nototal", "link-pages-capped",
+                 "tastypie-offset-capped"],
+    "short": ["drf-cursor", "drf-pages-count", "ninja-pages", "fastapi-cursor", "link-pages", "strawberry-json",
+              "graphene-json", "drf-offset-capped-nototal", "drf-offset-capped-next", "auto-drf-offset",
+              "auto-drf-offset-capped", "auto-drf-pages-capped", "auto-tastypie-capped"],
+}
+
+
+def windowed(base, tag, window):
+    import copy, windows
+    found = copy.deepcopy(next(c for c in CASES if c["name"] == base))
+    found["name"] = f"{base}~{tag}"
+    found["window"], found["query"] = window, windows.query(window)
+    return found
+
+
+def _window_cases():
+    import windows
+    found = []
+    for family, bases in WINDOWED.items():
+        for base in bases:
+            fields = FIELDS.get(base, ["id", "note"])
+            variants = [(t, w) for t, w in windows.STANDARD if family == "standard" or t in windows.SHORT]
+            variants += [("f-o40-l3", {"offset": 40, "limit": 3, "fields": fields}),
+                         ("f-mi30", {"max_items": 30, "fields": fields})]
+            found += [windowed(base, tag, window) for tag, window in variants]
+    return found
+
+
+CASES += _window_cases()

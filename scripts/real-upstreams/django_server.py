@@ -9,6 +9,8 @@ Routes (all with a trailing slash, as Django writes them; 1000 items, page size 
   /jsonapi/things/  JsonApiPageNumberPagination  {"links","data","meta":{"pagination":…}}, application/vnd.api+json
   /ninja/offset, /ninja/pages  django-ninja LimitOffsetPagination, PageNumberPagination  {"items": […], "count": N}
                  (the count after the items, JSON written with spaces; no next link)
+  /api/offset-capped/, /api/pages-capped/, /link/pages-capped/, /tastypie/v1/capped/  the same classes with a cap
+                 of 7 below what a route asks (max_limit, max_page_size): real18's windows and caps
 """
 import os, sys, tempfile
 

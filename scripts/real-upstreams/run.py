@@ -42,6 +42,7 @@ MASTODON_DIR = os.path.join(VENV, "mastodon-cassettes")
 PROXY_TIMEOUT = 90  # seconds for one answer of PageProxy; most cases take under 2 s, Mailman's 10 pages ~15 s under load
 
 from cases import CASES  # noqa: E402
+import windows  # noqa: E402
 
 
 def skip(reason):
@@ -226,8 +227,9 @@ def direct_walk(truth, origin):
 
 # ---- PageProxy ----
 
-def proxy_get(port, route, ndjson):
-    url = f"http://127.0.0.1:{port}/{route}" + ("?_format=ndjson" if ndjson else "")
+def proxy_get(port, route, ndjson, query=""):
+    controls = [part for part in [query, "_format=ndjson" if ndjson else ""] if part]
+    url = f"http://127.0.0.1:{port}/{route}" + ("?" + "&".join(controls) if controls else "")
     started = time.perf_counter()
     try:
         with urllib.request.urlopen(url, timeout=PROXY_TIMEOUT) as response:
@@ -309,9 +311,9 @@ def run_proxy(binary, case, origins, workdir, ndjson):
         return [(0, {}, body, 0.0)] * 2
     proc = benchlib.start_pageproxy(binary, config, workdir)
     try:
-        cold = proxy_get(port, case["route"]["name"], ndjson)
+        cold = proxy_get(port, case["route"]["name"], ndjson, case.get("query", ""))
         case["pageproxy_upstream_requests"] = upstream_pages(port)
-        cached = proxy_get(port, case["route"]["name"], ndjson)
+        cached = proxy_get(port, case["route"]["name"], ndjson, case.get("query", ""))
         # What the cached request asked upstream: none while the pages are fresh; a revalidation or a full walk when
         # the server said no-cache (Tastypie) or no-store (Kinto), or its Date made them stale.
         case["pageproxy_cached_requests"] = upstream_pages(port) - case["pageproxy_upstream_requests"]
@@ -345,8 +347,11 @@ def probe(binary, case, origins):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--only", help="run only the cases whose name contains this (or one of these, comma-separated)")
+    parser.add_argument("--only", help="run only the cases whose name contains this (or one of these, comma-separated; "
+                                       "=NAME: that case alone)")
     parser.add_argument("--json", help="write the results to this file")
+    parser.add_argument("--no-windows", action="store_true",
+                        help="leave out the <base>~<window> cases (real18: 307 of them, two PageProxy starts each)")
     parser.add_argument("--no-probe", action="store_true", help="do not run `PageProxy probe` per endpoint")
     parser.add_argument("--binary", help="run this PageProxy binary instead of building the worktree's (a before/after)")
     args = parser.parse_args()
@@ -354,7 +359,11 @@ def main():
     ensure_packages()
     binary = os.path.abspath(args.binary) if args.binary else benchlib.ensure_binary(rebuild=True)
     wanted = args.only.split(",") if args.only else [""]
-    cases = [case for case in CASES if any(part in case["name"] for part in wanted)]
+    # `=NAME` is that case alone (a window case's base, whose name is in every one of its windows' names).
+    cases = [case for case in CASES if any(part[1:] == case["name"] if part.startswith("=") else part in case["name"]
+                                           for part in wanted)]
+    if args.no_windows:
+        cases = [case for case in cases if "window" not in case]
     workdir = tempfile.mkdtemp(prefix="pp-real-")
     procs = {}
     results, probes, failures = [], [], 0
@@ -381,11 +390,17 @@ def main():
         for case in cases:
             pages, direct = truths[(case["server"], json.dumps(case["truth"], sort_keys=True))]
             (cold, cached), (ndjson_cold, ndjson_cached) = merged[case["name"]], streamed[case["name"]]
-            problems = [f"{label}: {problem}" for label, answer, is_ndjson in
-                        [("merged cold", cold, False), ("merged cached", cached, False),
-                         ("ndjson cold", ndjson_cold, True), ("ndjson cached", ndjson_cached, True)]
-                        if (problem := compare(pages, answer[0], answer[1], answer[2], is_ndjson,
-                                               case["truth"].get("compact", True), case.get("expect_error")))]
+            answers = [("merged cold", cold, False), ("merged cached", cached, False),
+                       ("ndjson cold", ndjson_cold, True), ("ndjson cached", ndjson_cached, True)]
+            if "window" in case:
+                # real18: a window, a cap or fields: the truth's items sliced and projected, and the answer's headers.
+                problems = [f"{label}: {problem}" for label, answer, is_ndjson in answers
+                            if (problem := windows.check(pages, case, answer[0], answer[1], answer[2], is_ndjson,
+                                                         compare))]
+            else:
+                problems = [f"{label}: {problem}" for label, answer, is_ndjson in answers
+                            if (problem := compare(pages, answer[0], answer[1], answer[2], is_ndjson,
+                                                   case["truth"].get("compact", True), case.get("expect_error")))]
             result = {"name": case["name"], "server": case["label"], "scheme": case["route"]["pagination"]["scheme"],
                       "route": case["route"], "pages": len(pages), "items": sum(len(i) for _, i in pages),
                       "direct_s": direct, "cold_s": cold[3], "cached_s": cached[3], "ndjson_cold_s": ndjson_cold[3],
@@ -404,6 +419,8 @@ def main():
                 extra += f"  (refused as expected: {case['expect_error']})"
             if case["cached_requests"] is not None:
                 extra += f", {case['cached_requests']} when cached"
+            if case.get("query"):
+                extra += f"  ?{case['query']}"
             line = f"{case['name']:<28} {len(pages):>3} pages {result['items']:>5} items  {timing}{extra}"
             # The four answers often fail alike: each distinct problem once, with the answers it concerns.
             distinct = {}

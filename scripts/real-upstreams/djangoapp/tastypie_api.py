@@ -17,5 +17,13 @@ class ThingResource(ModelResource):
         ordering = ["id"]
 
 
+class CappedThingResource(ThingResource):
+    """real18: Tastypie's `max_limit` below what a route asks: ?limit=100 is read as 7, meta.limit and next say 7."""
+    class Meta(ThingResource.Meta):
+        resource_name = "capped"
+        max_limit = 7
+
+
 api = Api(api_name="v1")
 api.register(ThingResource())
+api.register(CappedThingResource())

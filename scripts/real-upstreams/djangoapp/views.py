@@ -42,6 +42,33 @@ class OffsetList(PageList):
     pagination_class = Offsets
 
 
+# real18: the same classes with a cap below what a route asks, as their docs offer it. LimitOffsetPagination's
+# `max_limit` reads ?limit=100 as 7 (no ?limit= is still its default_limit, 100) and its next link says limit=7;
+# PageNumberPagination's `max_page_size` reads ?page_size=100 as 7, its next link keeping page_size=100.
+class CappedOffsets(pagination.LimitOffsetPagination):
+    default_limit = 100
+    max_limit = 7
+
+
+class PageSizeCap:
+    """?page_size=100 read as 7 (`max_page_size`); mixed in before a page-number class."""
+    page_size = 100
+    page_size_query_param = "page_size"
+    max_page_size = 7
+
+
+class CappedPages(PageSizeCap, pagination.PageNumberPagination):
+    pass
+
+
+class CappedOffsetList(PageList):
+    pagination_class = CappedOffsets
+
+
+class CappedPageList(PageList):
+    pagination_class = CappedPages
+
+
 class CursorList(PageList):
     pagination_class = Cursors
 
@@ -83,6 +110,14 @@ class LinkCursors(LinkHeaderCursorPagination):
 
 class LinkPageList(PageList):
     pagination_class = LinkPages
+
+
+class CappedLinkPages(PageSizeCap, LinkHeaderPagination):
+    """real18: the Link header's next and last keep page_size=100."""
+
+
+class CappedLinkPageList(PageList):
+    pagination_class = CappedLinkPages
 
 
 class LinkOffsetList(PageList):
