@@ -37,6 +37,7 @@ extension PageWalker {
             }
             pending = (pages, 0, kept)
             firstNumberedPage = urls.count
+            endStatusEndsFrom = strategy.endStatusEndsFrom(pages, after: page).map { urls.count + $0 }
             let size = strategy.itemsPerNumberedPage(pages, after: page)
             numberedSize.numbered(servedCapShown ? size.map { NumberedPageSize(items: $0.items, exact: true) } : size, from: urls.count, count: pages.count)
             // Speculative fetches are matched against the first pages now; the rest are built as the window needs them.
