@@ -107,3 +107,28 @@ import Testing
         }
     }
 }
+
+/// A window's jump that lands on the last full page of an upstream answering every page past its end with its last:
+/// its second page repeats its first, which was an upstream ignoring the page number (`502 pagination_stuck`) before
+/// the list's first page was asked to tell them apart (pagenum18; real Django `get_page()`, `?_offset=25&_limit=10`).
+@Suite struct JumpedRepeatEndToEndTests {
+    @Test("a window jumping to the last full page of get_page(): its items, not a 502")
+    func aJumpToTheRepeatedLastPage() async throws {
+        try await TestStack.run(routes: PageNumberEndsEndToEndTests.routes) { stack in
+            let answer = try await stack.get("/plain?mock_total=30&mock_past_end=last&_offset=25&_limit=10")
+            #expect(answer.status == 200, "\(answer.text.prefix(300))")
+            #expect(answer.body == MockDataset.page(offset: 25, count: 5, total: 30), "\(answer.text.prefix(200))")
+            #expect(answer.header("PageProxy-Truncated") == nil)
+        }
+    }
+
+    @Test("an upstream ignoring the page number still fails a jumped window: the list's first page holds the same items")
+    func anIgnoredPageNumberStillFails() async throws {
+        try await TestStack.run(routes: FABSAFRSSynapseEndToEndTests.routes) { stack in
+            // Flask-AppBuilder reads its page only inside `q`: every page is the first (a page-number route from 0, no total).
+            let answer = try await stack.get("/fab-open?mock_total=100&_offset=25&_limit=10")
+            #expect(answer.status == 502, "\(answer.text.prefix(300))")
+            #expect(answer.text.contains("pagination_stuck"), "\(answer.text.prefix(300))")
+        }
+    }
+}

@@ -2,8 +2,9 @@
 /// the walk's guards (its origin, never seen before) before it is requested.
 extension PageWalker {
     /// Adds `next`, what the scheme says comes after `page`, to the pages known: none (the list is complete), one, or
-    /// many numbered ahead, cut at the client's `_max_pages` and refused past the route's `maxPages`.
-    func append(_ next: NextPages, after page: Page) throws(PaginationError) {
+    /// many numbered ahead, cut at the client's `_max_pages` and refused past the route's `maxPages`. A check page that
+    /// adds no item to the answer (`PastEndClampCheck`) is not cut at `_max_pages`.
+    func append(_ next: NextPages, after page: Page, isCheckPage: Bool = false) throws(PaginationError) {
         let count: Int
         switch next {
         case .none:
@@ -15,7 +16,7 @@ extension PageWalker {
         }
         // Both caps are checked on the count, before any URL is built: an upstream may claim 10^18 pages.
         var kept = count
-        if let limit = options.pageLimit, count > Self.room(below: limit, used: knownCount) {
+        if !isCheckPage, let limit = options.pageLimit, count > Self.room(below: limit, used: knownCount) {
             kept = Self.room(below: limit, used: knownCount)
             isListComplete = true
             wasTruncated = true

@@ -38,6 +38,10 @@ package protocol PaginationStrategy: Sendable {
     /// a page that repeated the one before (`PastEndClampCheck`), the same items there show an upstream that answers
     /// every page past its end with its last. Nil for a scheme that numbers no pages so.
     func pageFarPast(_ page: Page, by pages: Int) -> PageURL?
+    /// The list's first page, when a walk from `url` (a window's jump) starts past it: asked after the walk's second page
+    /// held its first page's items again, the same items there show an upstream that does not read the page number
+    /// (`IgnoredPageNumber`), other items one that answered its last page again past its end (`PastEndClampCheck`).
+    func listFirstPage(before url: PageURL) -> PageURL?
     /// The index among `pages`, numbered ahead after `page`, from which one of `endStatuses` ends the walk quietly (the
     /// list's end, short of the total they were numbered from); nil when no numbered page may answer one.
     func endStatusEndsFrom(_ pages: NumberedPages, after page: Page) -> Int?
@@ -93,6 +97,7 @@ extension PaginationStrategy {
     package func next(after page: Page, firstPageItemCount: Int) throws(PaginationError) -> NextPages { try next(after: page) }
     package func mayRepeatPastEnd(after page: Page) -> Bool { false }
     package func pageFarPast(_ page: Page, by pages: Int) -> PageURL? { nil }
+    package func listFirstPage(before url: PageURL) -> PageURL? { nil }
     package func endStatusEndsFrom(_ pages: NumberedPages, after page: Page) -> Int? { nil }
     package var lookahead: Int { 0 }
     package func guessNext(after url: PageURL) -> PageURL? { nil }

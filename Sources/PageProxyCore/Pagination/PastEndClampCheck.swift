@@ -13,14 +13,21 @@ struct PastEndClampCheck {
     private var index: Int?
     /// The repeated items as they lie in the repeat's body (a slice of it, held until the check page).
     private var repeated: ArraySlice<UInt8> = []
+    /// Whether the check page is the list's first, asked for a window's jump whose second page repeated it
+    /// (`PaginationStrategy.listFirstPage`): the same items there are an upstream that ignores the page number.
+    private(set) var isListFirstPage = false
+    /// The repeat's URL, named by the failure when the list's first page shows the page number ignored.
+    private(set) var repeatURL: PageURL?
 
     /// Whether the page at `index` is the check page (its bytes are read: a body the cache left in its file first).
     func isCheck(_ index: Int) -> Bool { self.index == index }
 
     /// The check page is asked at `index`, after `repeatedPage`, whose body is in memory.
-    mutating func asked(at index: Int, after repeatedPage: Page) {
+    mutating func asked(at index: Int, after repeatedPage: Page, listFirstPage: Bool = false) {
         self.index = index
         repeated = PageItemsMark.itemsSpan(of: repeatedPage)
+        isListFirstPage = listFirstPage
+        repeatURL = repeatedPage.url
     }
 
     /// Whether `page`, the check page, holds the repeated items again: the upstream's answer to any page past its end.

@@ -87,13 +87,20 @@ struct PageNumberStrategy: PaginationStrategy {
     /// Under a size the upstream may cap and no total, the page after may be this one again: an upstream that answers
     /// any page past its end with its last page (attack7 F3) sends no short or empty page to end the walk.
     /// Under the route's own size too (walk18: Django's `get_page()` over 30 items, 10 a page, ran to `maxPages` and a
-    /// 502): every page after the walk's first, and a first page short of it (which may ask the next: real18 F1). The
-    /// second page after a full first one is left to `IgnoredPageNumber`: the first page again there is an upstream
+    /// 502): every page after the walk's first, a first page short of it (which may ask the next: real18 F1), and a
+    /// window's jump (its second page repeating it is told apart by the list's first page: `listFirstPage`). The second
+    /// page after the list's full first one is left to `IgnoredPageNumber`: the first page again there is an upstream
     /// that does not read the page number as often as one past its end.
     func mayRepeatPastEnd(after page: Page) -> Bool {
         guard page.itemCount > 0 else { return false }
-        let (asked, trusted, _, lastPage) = read(page)
-        return lastPage == nil && (!trusted || page.number > 1 || asked.map { page.itemCount < $0 } == true)
+        let (asked, trusted, current, lastPage) = read(page)
+        return lastPage == nil
+            && (!trusted || page.number > 1 || current != options.firstPage || asked.map { page.itemCount < $0 } == true)
+    }
+
+    func listFirstPage(before url: PageURL) -> PageURL? {
+        guard let number = url.integerQueryValue(options.pageParameter), number > options.firstPage else { return nil }
+        return url.settingQueryValue(String(options.firstPage), for: options.pageParameter)
     }
 
     /// The page `maxPages` numbers past `page`: one no walk from here reaches.
