@@ -28,9 +28,14 @@ struct IgnoredPageNumber {
         guard let first, let mark = PageItemsMark(page), mark == first.mark, !mark.looksConstant,
             PageItemsMark.itemsSpan(of: page).elementsEqual(first.span)
         else { return }
-        throw .cannotContinue(
+        throw Self.failure(secondPage: page.url)
+    }
+
+    /// The walk's failure when its second page, at `url`, holds the first page's items again.
+    static func failure(secondPage url: PageURL) -> PaginationError {
+        .cannotContinue(
             page: 1,
-            reason: "page 2 (\(page.url)) holds the first page's items again: the upstream does not read the parameter the "
+            reason: "page 2 (\(url)) holds the first page's items again: the upstream does not read the parameter the "
                 + "route numbers its pages by (it may take its page elsewhere, e.g. inside a `q` parameter), and every page "
                 + "would repeat the first")
     }

@@ -2,8 +2,9 @@
 /// the walk's guards (its origin, never seen before) before it is requested.
 extension PageWalker {
     /// Adds `next`, what the scheme says comes after `page`, to the pages known: none (the list is complete), one, or
-    /// many numbered ahead, cut at the client's `_max_pages` and refused past the route's `maxPages`.
-    func append(_ next: NextPages, after page: Page) throws(PaginationError) {
+    /// many numbered ahead, cut at the client's `_max_pages` and refused past the route's `maxPages`. A check page that
+    /// adds no item to the answer (`PastEndClampCheck`) is not cut at `_max_pages`.
+    func append(_ next: NextPages, after page: Page, isCheckPage: Bool = false) throws(PaginationError) {
         let count: Int
         switch next {
         case .none:
@@ -15,7 +16,7 @@ extension PageWalker {
         }
         // Both caps are checked on the count, before any URL is built: an upstream may claim 10^18 pages.
         var kept = count
-        if let limit = options.pageLimit, count > Self.room(below: limit, used: knownCount) {
+        if !isCheckPage, let limit = options.pageLimit, count > Self.room(below: limit, used: knownCount) {
             kept = Self.room(below: limit, used: knownCount)
             isListComplete = true
             wasTruncated = true
@@ -37,6 +38,7 @@ extension PageWalker {
             }
             pending = (pages, 0, kept)
             firstNumberedPage = urls.count
+            endStatusEndsFrom = strategy.endStatusEndsFrom(pages, after: page).map { urls.count + $0 }
             let size = strategy.itemsPerNumberedPage(pages, after: page)
             numberedSize.numbered(servedCapShown ? size.map { NumberedPageSize(items: $0.items, exact: true) } : size, from: urls.count, count: pages.count)
             // Speculative fetches are matched against the first pages now; the rest are built as the window needs them.

@@ -9,15 +9,45 @@ extension PageWalker {
             // review21 F1): the list ends there, the repeat dropped.
             page.truncateItems(to: 0)
             try append(.none, after: page)
+        } else if clampCheck.isCheck(nextToTake - 1) {
+            // The page far past a repeat (`PastEndClampCheck`): the repeat again there is the upstream's habit past its
+            // end, and the list is whole; else the data may repeat with the page size, and the answer may be cut. The
+            // list's first page, for a jump: the repeat there is an upstream that ignores the page number; else the jump
+            // landed on the last page, repeated past the end.
+            let repeatedThere = clampCheck.showsLastPageRepeated(page)
+            if clampCheck.isListFirstPage {
+                if repeatedThere { throw IgnoredPageNumber.failure(secondPage: clampCheck.repeatURL ?? page.url) }
+            } else if !repeatedThere {
+                (endedOnRepeat, wasTruncated) = (true, true)
+            }
+            page.truncateItems(to: 0)
+            try append(.none, after: page)
         } else if pastEnd.isRepeat(page, keep: strategy.mayRepeatPastEnd(after: page)) {
             // The page before again, past the list's end: not handed out twice (review14 F13). Data that repeats
             // with the page size (a series with no id) looks the same byte for byte, and its later pages are
-            // lost here: nothing on the wire tells the two apart, so the answer says it may be cut (retest14 M1:
-            // a 200 with 3 of 9 rows, said nowhere).
-            page.truncateItems(to: 0)
-            endedOnRepeat = true
-            wasTruncated = true
-            try append(.none, after: page)
+            // lost here: a page far past tells them apart (walk18), or, with no room for it, the answer says it may
+            // be cut (retest14 M1: a 200 with 3 of 9 rows, said nowhere). The check page counts against `maxPages`
+            // alone. A window's jump repeated at once is asked the list's first page instead (`listFirstPage`); with no
+            // room for it, that is an upstream ignoring the page number, as it was before the check.
+            let listFirst = nextToTake == 2 ? strategy.listFirstPage(before: firstURL) : nil
+            if listFirst != nil, Self.room(below: options.maxPages, used: knownCount) < 1 {
+                throw IgnoredPageNumber.failure(secondPage: page.url)
+            }
+            if Self.room(below: options.maxPages, used: knownCount) >= 1,
+                let far = listFirst ?? strategy.pageFarPast(page, by: options.maxPages), far.origin == origin,
+                !seen.contains(far)
+            {
+                clampCheck.asked(at: urls.count, after: page, listFirstPage: listFirst != nil)
+                page.truncateItems(to: 0)
+                // Not a guess missed: a lookahead's lesson is not learned from it.
+                discardSpeculation()
+                try append(.one(far), after: page, isCheckPage: true)
+            } else {
+                page.truncateItems(to: 0)
+                endedOnRepeat = true
+                wasTruncated = true
+                try append(.none, after: page)
+            }
         } else {
             var (measuredBy, repeatedOfFirst) = (firstPageItemCount, 0)
             if nextToTake == 2 && !strategy.followsUpstream {

@@ -36,6 +36,11 @@ package final class PageWalker {
     var repeats = RepeatedPageGuard()
     /// Pages of a walk PageProxy numbers itself that the upstream may answer again past the list's end.
     var pastEnd = PastEndRepeat()
+    /// The page far past such a repeat, which tells the upstream's habit from data that repeats (walk18).
+    var clampCheck = PastEndClampCheck()
+    /// The index from which one of the scheme's end statuses ends the walk among pages numbered from a total: past those
+    /// the size asked numbers, when a short first page numbered them by what it served (real18 F3).
+    var endStatusEndsFrom: Int?
     /// The second page of a walk PageProxy numbers itself, compared with the first (real14: an upstream that ignores
     /// the page parameter).
     var ignoredNumber = IgnoredPageNumber()
@@ -308,16 +313,30 @@ package final class PageWalker {
     private func guardsReadBytes(of page: Page, at index: Int) -> Bool {
         ignoredNumber.readsBytes(ofPageAt: index) || RepeatedPageGuard.readsBytes(under: strategy)
             || pastEnd.readsBytes(of: page, keep: strategy.mayRepeatPastEnd(after: page)) || probe.readsBytes(ofPageAt: index)
+            || clampCheck.isCheck(index)
     }
 
     /// The next page's fetch failed: the walk ends, quietly (nil) when it was the end of an open-ended walk.
     func fetchFailed(_ error: any Error) throws(PaginationError) -> Page? {
         finish()
+        // The page far past a repeat failed: nothing tells the upstream's habit from data that repeats (walk18).
+        if !Task.isCancelled, clampCheck.isCheck(nextToTake), let error = error as? PaginationError, error.isUpstreamFailure {
+            (endedOnRepeat, wasTruncated) = (true, true)
+            return nil
+        }
         // DRF and many Rails APIs answer 404 for the page past the last one: with no total, that is the end.
         if case .upstreamStatus(_, _, let status, _)? = error as? PaginationError,
             (openEnded.contains(nextToTake) && strategy.endStatuses.contains(status))
                 || probe.endsQuietly(status: status, at: nextToTake, endStatuses: strategy.endStatuses)
         {
+            return nil
+        }
+        // Past the pages the size asked numbers from a total, as DRF answers past its last page: the list ended there,
+        // short of a total that counted items the upstream hid (real18 F3: a 502 for a list of 200 fine items).
+        if case .upstreamStatus(_, _, let status, _)? = error as? PaginationError, let from = endStatusEndsFrom, nextToTake >= from,
+            strategy.endStatuses.contains(status)
+        {
+            endedShortOfTotal = true
             return nil
         }
         // The page after a full stated end is a check the total asked for nothing of (`StatedEndProbe`).

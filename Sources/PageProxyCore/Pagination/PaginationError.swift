@@ -124,3 +124,14 @@ extension PaginationError {
         }
     }
 }
+
+extension PaginationError {
+    /// Whether the upstream failed the page (a status, or no answer after the retries), as a check page may: not a
+    /// guard of the walk.
+    var isUpstreamFailure: Bool {
+        switch self {
+        case .upstreamStatus, .upstreamFailed: true
+        default: false
+        }
+    }
+}

@@ -34,6 +34,17 @@ package protocol PaginationStrategy: Sendable {
     /// Whether the upstream may answer the page after `page`, past the list's end, with `page` again: the walk then
     /// compares them, and ends at such a repeat (`PastEndRepeat`).
     func mayRepeatPastEnd(after page: Page) -> Bool
+    /// The page `pages` pages past `page`, which no walk from `page` reaches under a `maxPages` of `pages`: asked after
+    /// a page that repeated the one before (`PastEndClampCheck`), the same items there show an upstream that answers
+    /// every page past its end with its last. Nil for a scheme that numbers no pages so.
+    func pageFarPast(_ page: Page, by pages: Int) -> PageURL?
+    /// The list's first page, when a walk from `url` (a window's jump) starts past it: asked after the walk's second page
+    /// held its first page's items again, the same items there show an upstream that does not read the page number
+    /// (`IgnoredPageNumber`), other items one that answered its last page again past its end (`PastEndClampCheck`).
+    func listFirstPage(before url: PageURL) -> PageURL?
+    /// The index among `pages`, numbered ahead after `page`, from which one of `endStatuses` ends the walk quietly (the
+    /// list's end, short of the total they were numbered from); nil when no numbered page may answer one.
+    func endStatusEndsFrom(_ pages: NumberedPages, after page: Page) -> Int?
     /// How many pages past the last known one may be fetched before it is known whether they exist.
     var lookahead: Int { get }
     /// The page that probably follows `url` when no total is known (page number + 1, offset + limit).
@@ -85,6 +96,9 @@ package protocol PaginationStrategy: Sendable {
 extension PaginationStrategy {
     package func next(after page: Page, firstPageItemCount: Int) throws(PaginationError) -> NextPages { try next(after: page) }
     package func mayRepeatPastEnd(after page: Page) -> Bool { false }
+    package func pageFarPast(_ page: Page, by pages: Int) -> PageURL? { nil }
+    package func listFirstPage(before url: PageURL) -> PageURL? { nil }
+    package func endStatusEndsFrom(_ pages: NumberedPages, after page: Page) -> Int? { nil }
     package var lookahead: Int { 0 }
     package func guessNext(after url: PageURL) -> PageURL? { nil }
     package var endStatuses: Set<Int> { [] }

@@ -54,10 +54,6 @@ struct StatedEndProbe {
     /// the total, so whatever it fails with upstream, the list ends where it did before the probe was asked
     /// (retest15 N4: a 400, 422 or 5xx there failed a whole list).
     func endsQuietly(failure: PaginationError, at index: Int) -> Bool {
-        guard isProbe(index) else { return false }
-        switch failure {
-        case .upstreamStatus, .upstreamFailed: return true
-        default: return false
-        }
+        isProbe(index) && failure.isUpstreamFailure
     }
 }

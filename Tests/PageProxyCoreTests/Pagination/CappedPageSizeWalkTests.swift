@@ -83,7 +83,8 @@ import Testing
 
     @Test(
         "an upstream that answers past its end with its last page, under an untrusted size and no total: the repeat ends the walk, not maxPages (review14 F13)",
-        arguments: [(45, 20, 50, 2), (200, nil, 500, 3), (250, 20, 60, 5)] as [(Int, Int?, Int, Int)])
+        // The repeat, then the page `maxPages` past it, which repeats the last page too (walk18): one more request.
+        arguments: [(45, 20, 50, 3), (200, nil, 500, 4), (250, 20, 60, 5)] as [(Int, Int?, Int, Int)])
     func aRepeatedLastPageEndsTheWalk(total: Int, routeSize: Int?, asked: Int, requests: Int) async throws {
         let transport = Self.capped(total: total, clamps: true)
         let walker = PageWalker.make(Self.pageNumber(size: routeSize), transport: transport, base: "http://api.test/items?per_page=\(asked)") {
@@ -92,6 +93,22 @@ import Testing
         let items = try await walker.pages().flatMap(\.itemBytes)
         #expect(items == FakePages.expected(total: total))
         #expect(transport.requestedURLs.count == requests)
+        // The page far past repeated the last page: the upstream's habit, not data that repeats; nothing is cut.
+        #expect(!walker.wasTruncated && !walker.endedOnRepeat)
+    }
+
+    /// walk18: under the route's own size no page was compared, and a last page that fills it, answered again for every
+    /// page past the end (Django's `get_page()`), ran the walk to `maxPages` (a 502 after 1,000 requests).
+    @Test("under the route's own size, a full last page repeated past the end ends the walk: every item once, two requests past it",
+          arguments: [30, 20, 250])
+    func aFullLastPageRepeatedUnderTheRoutesSize(total: Int) async throws {
+        let transport = Self.capped(total: total, clamps: true)
+        let walker = PageWalker.make(Self.pageNumber(size: 10), transport: transport, base: "http://api.test/items") { $0.maxPages = 50 }
+        let items = try await walker.pages().flatMap(\.itemBytes)
+        #expect(items == FakePages.expected(total: total))
+        #expect(transport.requestedURLs.count == total / 10 + 2)
+        #expect(transport.requestedURLs.last?.description.contains("page=\(total / 10 + 1 + 50)") == true)
+        #expect(!walker.wasTruncated && !walker.endedOnRepeat)
     }
 
     /// retest14 M1: rows with no id that repeat with the page size (a weekday under `per_page=7`) are equal page for page,

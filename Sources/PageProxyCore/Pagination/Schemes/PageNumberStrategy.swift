@@ -2,7 +2,17 @@
 struct PageNumberStrategy: PaginationStrategy {
     let options: PaginationScheme.PageNumber
 
-    var valuePaths: [JSONPath] { [options.totalItemsPath, options.totalPagesPath].compactMap { $0 } }
+    var valuePaths: [JSONPath] { [options.totalItemsPath, options.totalPagesPath].compactMap { $0 } + Self.nextLinkPaths }
+
+    /// Where a page may name the next one though the scheme follows no link (DRF's `next`, Laravel's `next_page_url`,
+    /// JSON:API's `links.next`): a first page short of the route's own size that names one shows the upstream's cap.
+    static let nextLinkPaths = ["next", "next_page_url", "links.next"].compactMap { JSONPath($0) }
+
+    /// Whether `page` says a next page follows: a link at one of `nextLinkPaths`, or a `Link` header's `rel="next"`.
+    private func namesNextPage(_ page: Page) -> Bool {
+        Self.nextLinkPaths.contains { page.values[$0]?.nonEmptyString != nil }
+            || (page.headers["Link"] != nil && LinkHeaderParser.parse(page.headers).contains { $0.relations.contains("next") })
+    }
 
     func firstPage(from base: PageURL) -> PageURL {
         base.defaultingQueryValue(String(options.firstPage), for: options.pageParameter)
@@ -19,8 +29,13 @@ struct PageNumberStrategy: PaginationStrategy {
         // A short page with no total is the last: its own number is not read (issue 13: a walk of one page). A size
         // the upstream may cap (`AskedPageSize`) is measured by the walk's first page: one short of it held the cap,
         // or the whole list (then the next page is empty, or the first again: `mayRepeatPastEnd`); one that held it
-        // all showed the size within the cap (review14 F13: such a walk ended only at an empty page).
-        let size = trusted ? asked : asked.map { min($0, firstPageItemCount) }
+        // all showed the size within the cap (review14 F13: such a walk ended only at an empty page). So is the route's
+        // own size when the list's first page is short of it and names a next page (real18 F1: DRF's `max_page_size=7`
+        // under the route's 100 answered 7 of 1,000 items as the whole list, under a 200); a short first page that
+        // names none is still the whole list, with no request past it. A window's jump to a later page short of the
+        // size still ends there: its first page was full, or the window walks again (`ItemWindow.FirstPageCheck`).
+        let measures = !trusted || page.number > 1 || (current == options.firstPage && namesNextPage(page))
+        let size = measures ? asked.map { min($0, firstPageItemCount) } : asked
         if lastPage == nil, let size, page.itemCount < size { return .none }
         // The client chooses the page number: there is no page after Int.max.
         let (next, overflow) = current.addingReportingOverflow(1)
@@ -71,10 +86,39 @@ struct PageNumberStrategy: PaginationStrategy {
 
     /// Under a size the upstream may cap and no total, the page after may be this one again: an upstream that answers
     /// any page past its end with its last page (attack7 F3) sends no short or empty page to end the walk.
+    /// Under the route's own size too (walk18: Django's `get_page()` over 30 items, 10 a page, ran to `maxPages` and a
+    /// 502): every page after the walk's first, a first page short of it (which may ask the next: real18 F1), and a
+    /// window's jump (its second page repeating it is told apart by the list's first page: `listFirstPage`). The second
+    /// page after the list's full first one is left to `IgnoredPageNumber`: the first page again there is an upstream
+    /// that does not read the page number as often as one past its end.
     func mayRepeatPastEnd(after page: Page) -> Bool {
         guard page.itemCount > 0 else { return false }
-        let (_, trusted, _, lastPage) = read(page)
-        return !trusted && lastPage == nil
+        let (asked, trusted, current, lastPage) = read(page)
+        return lastPage == nil
+            && (!trusted || page.number > 1 || current != options.firstPage || asked.map { page.itemCount < $0 } == true)
+    }
+
+    func listFirstPage(before url: PageURL) -> PageURL? {
+        guard let number = url.integerQueryValue(options.pageParameter), number > options.firstPage else { return nil }
+        return url.settingQueryValue(String(options.firstPage), for: options.pageParameter)
+    }
+
+    /// The page `maxPages` numbers past `page`: one no walk from here reaches.
+    func pageFarPast(_ page: Page, by pages: Int) -> PageURL? {
+        let current = page.url.integerQueryValue(options.pageParameter) ?? options.firstPage
+        let (far, overflow) = current.addingReportingOverflow(max(1, pages))
+        return overflow ? nil : page.url.settingQueryValue(String(far), for: options.pageParameter)
+    }
+
+    /// Pages numbered from a total by the count a short first page served (a cap, or a filter that hid items after
+    /// cutting the page: real18 F3) past those the size asked numbers from it: an end status there is the list's end.
+    func endStatusEndsFrom(_ pages: NumberedPages, after page: Page) -> Int? {
+        let (asked, _, current, lastPage) = read(page)
+        guard let asked, let lastPage, page.itemCount < asked, let byAsked = lastPageNumber(page, pageSize: asked, mayShowCap: false),
+            byAsked < lastPage
+        else { return nil }
+        let (index, overflow) = byAsked.subtractingReportingOverflow(current)
+        return overflow ? nil : max(0, index)
     }
 
     var lookahead: Int { options.lookahead }
