@@ -126,6 +126,8 @@ enum NDJSONAnswerRenderer {
             // A cap that cut the walk after the head left is told here (review17 B4), once: not again when the head
             // told it (review18 R6: a recipient that merges trailers into the head got "true, true").
             if !start.toldTruncated, requested.wasTruncatedByCap(walker) { trailers.set("PageProxy-Truncated", "true") }
+            // A window's `next` the head left out for a `_max_pages` that might cut it (real18 F6), where the walk ended.
+            if start.leftOutNext, let next = requested.trailingNext(walker: walker) { trailers.set("Link", next) }
         }
         await open.end(last: batch, trailers: trailers)
         return .answered(record)
@@ -179,13 +181,18 @@ private struct StreamStart {
     let sendsTrailers: Bool
     /// Whether the head said `PageProxy-Truncated`.
     private(set) var toldTruncated = false
+    /// Whether the head left a window's `rel="next"` out (`RequestedItems.headLeavesOutNext`): a trailer may carry it.
+    private(set) var leftOutNext = false
 
     /// Starts the stream: the head waits for the first lines and leaves with them (one write for an answer whose pages
     /// are all at hand); nil once the client has gone.
     mutating func begin(_ response: consuming Response) async -> ResponseStream? {
         var headers = NDJSONAnswerRenderer.headers(walk: walk, requested: requested, walkEnded: false, extra: 4)
         toldTruncated = headers["PageProxy-Truncated"] != nil
-        if sendsTrailers { headers.set("Trailer", "PageProxy-Cache, PageProxy-Stale, PageProxy-Truncated") }
+        leftOutNext = requested.headLeavesOutNext()
+        if sendsTrailers {
+            headers.set("Trailer", "PageProxy-Cache, PageProxy-Stale, PageProxy-Truncated" + (leftOutNext ? ", Link" : ""))
+        }
         return try? await response.beginStream(.ok, headers: consume headers, holdingHead: true)
     }
 }

@@ -21,17 +21,24 @@ final class RequestedItems {
     private var handedOut = 0
     /// The answer's own cap on items (`_max_items`, the route's `maxItems`), which may end a window early.
     private let itemCap: Int?
+    /// Whether the client's `_max_pages` may end a window's walk before the window's end: it allows fewer pages than
+    /// the window spans, or the window counts none (a scheme that follows links, a size not trusted).
+    private let pageCapMayCut: Bool
+    /// The list's items before the walk's first page (`ItemsBeforeWalk`), once that page is shaped.
+    private var itemsBeforeWalk = 0
 
     /// - Parameters:
     ///   - scheme: the route's scheme, or the detected one of an auto route; nil when none (a single page).
     ///   - knownTotal: a total already known (an auto route's, from its first page).
     ///   - itemCap: the answer's own cap on items (`_max_items`, the route's `maxItems`).
+    ///   - windowPages: how many pages the window's walk spans, when its plan counted them.
     init(
         controls: ProxyControls, skip: Int, scheme: PaginationScheme?, knownTotal: Int?, request: HTTPRequestHead, record: WalkRecord,
-        itemCap: Int? = nil
+        itemCap: Int? = nil, windowPages: Int? = nil
     ) {
         window = controls.window
         self.itemCap = itemCap
+        pageCapMayCut = controls.maxPages.map { cap in windowPages.map { cap < $0 } ?? true } ?? false
         fields = controls.fields
         cut = ItemWindowCut(skip: skip)
         firstItem = controls.window.map { max(0, $0.offset - skip) } ?? 0
@@ -47,6 +54,7 @@ final class RequestedItems {
     func shape(_ page: Page, walker: PageWalker) -> Page {
         if isFirst {
             isFirst = false
+            itemsBeforeWalk = scheme.map { ItemsBeforeWalk.count(firstPage: page, scheme: $0) } ?? 0
             if total == nil, let stated = scheme?.totalItems(on: page) {
                 total = stated
                 record.setTotalItems(stated)
@@ -63,19 +71,50 @@ final class RequestedItems {
     /// `PageProxy-Total` when the total is known, and for a window the `Link` to the windows before and after it.
     /// - Parameter walkEnded: whether the walk is over (a merged answer); an NDJSON head is sent after the first page,
     ///   when whether more items follow is known only from a total: without one, `next` is always there (a window
-    ///   past the end is an empty answer).
+    ///   past the end is an empty answer), unless the window has no end (`_offset` alone) or a `_max_pages` may cut
+    ///   it (`headLeavesOutNext`).
     func headers(walker: PageWalker, walkEnded: Bool) -> HTTPHeaders {
         var headers = HTTPHeaders()
-        let endedShort = walkEnded && (walker.endedShortOfTotal || firstPageDisproves(walker))
         let total = statedTotal(walker: walker, walkEnded: walkEnded)
         if let total { headers.set("PageProxy-Total", String(total)) }
         guard let window else { return headers }
+        let links = WindowLinks(request: request, window: window)
+        let next = nextWindow(walker: walker, walkEnded: walkEnded, total: total)
+        if let link = links.value(hasMore: next != nil, next: next) { headers.set("Link", link) }
+        return headers
+    }
+
+    /// Whether an NDJSON head, sent before the walk ended, leaves `rel="next"` out because the client's `_max_pages`
+    /// may end the walk before the window's end: a `next` at the window's end would skip the items the cut left out
+    /// (real18 F6: a stream cut at item 199 linked on at 250). The `next` the walk earned is then a trailer
+    /// (`trailingNext`), to a client that takes them.
+    func headLeavesOutNext() -> Bool {
+        guard let window else { return false }
+        return pageCapMayCut && handedOut < cappedLimit(window)
+    }
+
+    /// The window's `<…>; rel="next"` once the walk is over, for the trailer of a head that left it out; nil for none.
+    func trailingNext(walker: PageWalker) -> String? {
+        guard let window, let next = nextWindow(walker: walker, walkEnded: true, total: statedTotal(walker: walker, walkEnded: true)) else {
+            return nil
+        }
+        return WindowLinks(request: request, window: window).nextLink(at: next)
+    }
+
+    /// Where the window after this one starts, when the answer links on to it; nil for no `rel="next"`.
+    private func nextWindow(walker: PageWalker, walkEnded: Bool, total: Int?) -> Int? {
+        guard let window else { return nil }
+        if !walkEnded && headLeavesOutNext() { return nil }
+        let endedShort = walkEnded && (walker.endedShortOfTotal || firstPageDisproves(walker))
         // The next window starts after the last item this answer holds: the window's end, or, under an item cap, the
         // cap's end, and after a walk cut short by `_max_pages` the last item handed out (review17 B3: the link
         // pointed past items never delivered).
         var next = ItemWindow(offset: window.offset, limit: cappedLimit(window)).end
         let cutShort = windowCutShort(walker, walkEnded: walkEnded)
         if cutShort { next = window.offset + handedOut }
+        // A window with no end (`_offset` alone, or a limit past the largest offset) runs to the list's end: only a cap
+        // links on (real18 F5: an NDJSON head linked on to `_offset=9223372036854775807`).
+        if next == Int.max { return nil }
         // Cut before the window's first item (`_max_pages` counts the pages the window skips): a `next` here would be
         // this very window again, asked for ever (review18 N1); the answer says it was truncated instead.
         // A window that ends on a full page at the stated end links on: the total may be lower than the truth, and the
@@ -90,9 +129,7 @@ final class RequestedItems {
         let heldItemsPast = walker.wasTruncated && handedOut == cappedLimit(window)
         let hasMore = (endedShort && !heldItemsPast) || (cutShort && handedOut == 0) ? false
             : total.map { next < $0 || (next == $0 && mayGoOn) } ?? (walkEnded ? walker.wasTruncated || walker.endedAtUncheckedStatedEnd : true)
-        let links = WindowLinks(request: request, window: window)
-        if let link = links.value(hasMore: hasMore, next: next) { headers.set("Link", link) }
-        return headers
+        return hasMore ? next : nil
     }
 
     /// The total an answer states: the upstream's, unless the walk so far disproves it. `headers` and `_explain`
@@ -108,9 +145,10 @@ final class RequestedItems {
         // Nor, for a merged answer, one its items fall short of when the walk read every page the total numbered, each
         // but the last holding exactly the size they were numbered by: the last page was short, and the list ends there
         // (walker17's leftover: `Total: 100` beside 95 items; an offset route stepping by its `limit` numbers pages
-        // that may be short for a filter, and keeps the total).
+        // that may be short for a filter, and keeps the total). Counted from where the walk started: the total counts
+        // the items before it too (review26 M1: `?page=3` of 50 holds 30, and the true 50 was dropped).
         let fellShort = walkEnded && window == nil && walker.numberedPagesExactly && walker.hasHandedOutAll && !walker.wasTruncated
-            && total.map { handedOut < $0 && itemCap.map { handedOut < $0 } ?? true } == true
+            && total.map { handedOut < max(0, $0 - itemsBeforeWalk) && itemCap.map { handedOut < $0 } ?? true } == true
         return endedShort || outnumbered || fellShort ? nil : total
     }
 

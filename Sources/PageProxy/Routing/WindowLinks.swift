@@ -18,10 +18,14 @@ struct WindowLinks {
         if window.offset > 0 {
             links.append("<\(target(offset: max(0, window.offset - window.limit)))>; rel=\"prev\"")
         }
-        if hasMore {
-            links.append("<\(target(offset: next ?? window.end))>; rel=\"next\"")
-        }
+        if hasMore { links.append(nextLink(at: next ?? window.end)) }
         return links.isEmpty ? nil : links.joined(separator: ", ")
+    }
+
+    /// `<…>; rel="next"` for the window at `offset`: alone, an NDJSON trailer's `Link` (the head's has `prev`; a
+    /// recipient that merges the two lists gets both).
+    func nextLink(at offset: Int) -> String {
+        "<\(target(offset: offset))>; rel=\"next\""
     }
 
     /// The request's target with the window at `offset`.
