@@ -34,7 +34,7 @@ final class PageProxyApp: Sendable {
         let transport = HTTP1Transport(pool: ConnectionPool(onUnsolicited: unsolicitedBytesWarning(logger: logger)))
         let metricsBox = MetricsConnectionCount()
         let budgets = makeBudgets(config)
-        let metrics = Metrics(openConnections: { metricsBox.count() }, budgets: budgets)
+        let metrics = Metrics(openConnections: { metricsBox.count() }, budgets: budgets, originsNotReused: { transport.pool.originsNotReused })
         metrics.observeLogger { logger.droppedLines }
         let responder = makeResponder(
             config: config, transport: transport, pages: pages, status: status, metrics: metrics, budgets: budgets, spool: spool,

@@ -8,8 +8,10 @@ import PageProxyCore
 /// inside `withOpenDescriptor`, so none can reach the descriptor's number after it was closed and reused.
 package final class Listener: Sendable {
     package let port: Int
-    /// Every accepted client, in order; the stream ends once `close()` has closed the listening socket.
-    package let accepted: AsyncStream<Socket>
+    /// Every accepted client, in order; the sequence ends once `close()` has closed the listening socket.
+    package let accepted: AcceptedClients
+    /// Accepted clients the server has not taken yet.
+    package var clientsWaiting: Int { accepted.held.count }
     private let listening: AsyncSocket
 
     /// When `accept` fails for another reason than "nothing pending" (say, out of descriptors), the connection stays
@@ -20,8 +22,13 @@ package final class Listener: Sendable {
     package init(address: SocketAddress) throws(SocketError) {
         let socket = try Socket.makeListening(on: address)
         port = socket.localPort() ?? address.port
-        let (accepted, clients) = AsyncStream.makeStream(of: Socket.self)
-        self.accepted = accepted
+        let (tickets, clients) = AsyncStream.makeStream(of: HeldClients.Ticket.self)
+        let held = HeldClients()
+        // The consumer's task cancelled while it waited, or its iterator dropped: those still held are closed.
+        clients.onTermination = { termination in
+            if case .cancelled = termination { held.abandon() }
+        }
+        accepted = AcceptedClients(stream: tickets, held: held)
         let listening = AsyncSocket(socket: socket)
         self.listening = listening
         Task {
@@ -34,9 +41,13 @@ package final class Listener: Sendable {
                         if case .failure = accepted { failed = true }
                         break
                     }
-                    // One the server will not take (its serving was cancelled by a forced stop while it waited for the
-                    // next client) is closed here: dropped, its descriptor would stay open for the process's life.
-                    if case .terminated = clients.yield(client) { client.close() }
+                    // One the server will not take (its serving was cancelled by a forced stop) is closed here: dropped,
+                    // its descriptor would stay open for the process's life.
+                    guard let ticket = held.hold(client) else {
+                        client.close()
+                        continue
+                    }
+                    if case .terminated = clients.yield(ticket) { held.take(ticket)?.close() }
                 }
                 let deadline = failed ? ContinuousClock.now + Self.retryAfterFailure : nil
                 do {

@@ -35,7 +35,7 @@ package final class Server: Sendable {
 
     /// Runs one child task per accepted client until the listener closes, then until the last connection ends.
     private static func serve(
-        _ accepted: AsyncStream<Socket>, registry: ConnectionRegistry, limits: ServerLimits, responder: any HTTPResponder, logger: Logger,
+        _ accepted: AcceptedClients, registry: ConnectionRegistry, limits: ServerLimits, responder: any HTTPResponder, logger: Logger,
         requestLogLevel: LogLevel
     ) async {
         await withDiscardingTaskGroup { group in

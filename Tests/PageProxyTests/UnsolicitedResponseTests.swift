@@ -34,6 +34,9 @@ import Testing
             let warnings = stack.logs.lines.filter { $0.contains("unsolicited response") }
             #expect(warnings.count == 1, "\(warnings)")
             #expect(warnings.first?.contains("http://127.0.0.1:\(port)") == true, "\(warnings)")
+            // review26 M4: an operator sees it in /metrics too, beyond the one warning.
+            let metrics = try await stack.get("/metrics").text
+            #expect(metrics.contains("\npageproxy_upstream_origins_not_reused 1\n"), "\(metrics)")
         }
     }
 }

@@ -39,6 +39,8 @@ final class Metrics: Sendable {
     /// Requests being answered: an atomic, so that a request's start takes no lock.
     private let inFlight = Atomic<Int>(0)
     private let openConnections: @Sendable () -> Int
+    /// Upstream origins whose connections are not reused, caught sending a response no request asked for.
+    private let originsNotReused: @Sendable () -> Int
     /// The upstream origins' shared budgets, whose counters are exposed as `pageproxy_upstream_budget_*`.
     private let budgets: OriginBudgets?
     /// What the memo of merged answers charges against its bound now (`pageproxy_memo_bytes`), once it is made.
@@ -50,8 +52,12 @@ final class Metrics: Sendable {
     /// The log lines standard output refused (`pageproxy_log_lines_dropped_total`).
     private let logLinesDropped = Mutex<(@Sendable () -> Int)?>(nil)
 
-    init(openConnections: @escaping @Sendable () -> Int = { 0 }, budgets: OriginBudgets? = nil) {
+    init(
+        openConnections: @escaping @Sendable () -> Int = { 0 }, budgets: OriginBudgets? = nil,
+        originsNotReused: @escaping @Sendable () -> Int = { 0 }
+    ) {
         self.openConnections = openConnections
+        self.originsNotReused = originsNotReused
         self.budgets = budgets
     }
 
@@ -169,6 +175,10 @@ final class Metrics: Sendable {
             "pageproxy_log_lines_dropped_total", "counter",
             "Log lines dropped: standard output refused them (closed, a terminal gone, a full disk) or stopped taking them with 10,000 waiting (a paused terminal).")
         text += "pageproxy_log_lines_dropped_total \(logLinesDropped.withLock { $0 }?() ?? 0)\n"
+        text += family(
+            "pageproxy_upstream_origins_not_reused", "gauge",
+            "Upstream origins caught sending a response no request asked for: each request to them opens its own connection, until a restart.")
+        text += "pageproxy_upstream_origins_not_reused \(originsNotReused())\n"
         text += family("pageproxy_upstream_request_duration_seconds", "histogram", "Upstream page request latency.")
         for (route, histogram) in snapshot.upstreamLatency.sorted(by: { $0.key < $1.key }) {
             text += histogram.lines(name: "pageproxy_upstream_request_duration_seconds", labels: "route=\"\(Self.escape(route))\"")

@@ -32,6 +32,8 @@ package struct OpenSSL: Sendable {
     nonisolated(unsafe) let sslConnect: @convention(c) (Pointer?) -> Int32
     nonisolated(unsafe) let sslAccept: @convention(c) (Pointer?) -> Int32
     nonisolated(unsafe) let sslRead: @convention(c) (Pointer?, UnsafeMutableRawPointer?, Int32) -> Int32
+    nonisolated(unsafe) let sslPeek: @convention(c) (Pointer?, UnsafeMutableRawPointer?, Int32) -> Int32
+    nonisolated(unsafe) let sslHasPending: @convention(c) (Pointer?) -> Int32
     nonisolated(unsafe) let sslWrite: @convention(c) (Pointer?, UnsafeRawPointer?, Int32) -> Int32
     nonisolated(unsafe) let sslGetError: @convention(c) (Pointer?, Int32) -> Int32
     nonisolated(unsafe) let sslShutdown: @convention(c) (Pointer?) -> Int32
@@ -79,6 +81,8 @@ package struct OpenSSL: Sendable {
         sslConnect = symbol("SSL_connect")
         sslAccept = symbol("SSL_accept")
         sslRead = symbol("SSL_read")
+        sslPeek = symbol("SSL_peek")
+        sslHasPending = symbol("SSL_has_pending")
         sslWrite = symbol("SSL_write")
         sslGetError = symbol("SSL_get_error")
         sslShutdown = symbol("SSL_shutdown")
@@ -112,6 +116,8 @@ package struct OpenSSL: Sendable {
         "SSL_connect",
         "SSL_accept",
         "SSL_read",
+        "SSL_peek",
+        "SSL_has_pending",
         "SSL_write",
         "SSL_get_error",
         "SSL_shutdown",

@@ -107,6 +107,18 @@ package final class TLSStream: @unchecked Sendable {
         }
     }
 
+    /// What waits, decrypted, with no request outstanding: copied into `scratch` and left to be read (`SSL_peek` on the
+    /// non-blocking socket; it never waits). OpenSSL handles the records that carry no data itself (a session ticket,
+    /// a key update), so what it returns is the peer's data.
+    package func peekWaiting(into scratch: UnsafeMutableRawBufferPointer) -> TLSWaiting {
+        let library = context.library
+        guard let attempt = attempt({ library.sslPeek($0, scratch.baseAddress, Int32(clamping: scratch.count)) }) else { return .closed }
+        if attempt.result > 0 { return .data(Int(attempt.result)) }
+        // Nothing to read, and no record half-arrived (OpenSSL holds its first bytes: `SSL_has_pending`).
+        guard attempt.error == OpenSSL.errorWantRead else { return .closed }
+        return library.sslHasPending(ssl) == 1 ? .arriving : .nothing
+    }
+
     /// Writes every byte, waiting while the peer's window is full.
     package func write(_ bytes: [UInt8], deadline: ContinuousClock.Instant?) async throws(SocketError) {
         let library = context.library
@@ -178,7 +190,8 @@ package final class TLSStream: @unchecked Sendable {
     package func close() {
         let library = context.library
         let ssl = self.ssl
-        _ = socket.withOpenDescriptor { _ in library.sslShutdown(ssl) }
+        // The close_notify is a write too: to a peer gone, it raises SIGPIPE (at once on a Unix socket pair).
+        _ = socket.withOpenDescriptor { _ in withoutSIGPIPE { library.sslShutdown(ssl) } }
         socket.close()
     }
 }
@@ -201,6 +214,18 @@ private func withoutSIGPIPE<T>(_ call: () -> T) -> T {
     }
     pthread_sigmask(SIG_SETMASK, &previous, nil)
     return result
+}
+
+/// What `TLSStream.peekWaiting` found.
+package enum TLSWaiting: Equatable, Sendable {
+    /// Nothing waits.
+    case nothing
+    /// A record has begun to arrive, not yet whole.
+    case arriving
+    /// This many decrypted bytes wait (copied into the scratch buffer).
+    case data(Int)
+    /// The peer closed (a close_notify, the end of the stream), or the connection failed.
+    case closed
 }
 
 /// Why a TLS stream could not be opened: TLS itself, or the socket under it.

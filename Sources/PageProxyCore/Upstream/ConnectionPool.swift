@@ -89,6 +89,9 @@ package final class ConnectionPool: Sendable {
         idle.withLock { !$0.unsolicited.contains(origin) }
     }
 
+    /// How many origins' connections are not reused (`noteUnsolicited`): an operator's sign of it beyond one warning.
+    package var originsNotReused: Int { idle.withLock { $0.unsolicited.count } }
+
     /// Notes that `origin` sent bytes no request asked for: its kept connections are closed, none is kept from now on,
     /// and `onUnsolicited` is told the first time.
     package func noteUnsolicited(from origin: PageURL.Origin, _ seen: UnsolicitedBytes) {

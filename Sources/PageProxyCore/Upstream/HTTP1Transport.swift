@@ -46,6 +46,7 @@ package final class HTTP1Transport: UpstreamTransport {
                 let (response, isReusable, leftover) = try await exchange(
                     bytes, on: socket, method: request.method, deadline: deadline, maxBodyBytes: maxBodyBytes, origin: origin)
                 // Bytes past a whole response, read with it or waiting by now (the pool's check-in looks): none was asked for.
+                // The start of a response there blames the origin; other bytes (a body a 304 carried) cost this connection.
                 var after = leftover
                 if leftover == .quiet && isReusable && keepsAlive {
                     after = pool.giveBack(socket, for: key)
@@ -53,7 +54,7 @@ package final class HTTP1Transport: UpstreamTransport {
                     socket.close()
                     if leftover == .unsolicited { pool.noteUnsolicited(from: origin, .afterAResponse) }
                 }
-                if after == .unsolicited && reused != nil && !Task.isCancelled {
+                if (after == .unsolicited || after == .unframed) && reused != nil && !Task.isCancelled {
                     // On a reused connection the response read may be one the upstream wrote unasked before this request
                     // came, and the bytes after it this request's answer: neither can be told from the other, so the
                     // request is sent again, on a new connection, where the first response is the answer to it.

@@ -52,10 +52,41 @@ import Glibc
         #expect(pool.reuses(Self.key.origin))
     }
 
-    @Test("the first bytes of a stray response, a stray body, or a 408 spelled wrong are unsolicited", arguments: [
-        "HTTP/1.1 200 OK\r\n", "[{\"id\":\"evil\"}]", "HTTP/1.2 408", "\r\nHTTP/1.1 200",
+    @Test("the first bytes of a stray response (after empty lines too), or a 408 spelled wrong, are unsolicited", arguments: [
+        "HTTP/1.1 200 OK\r\n", "HTTP/1.2 408", "\r\nHTTP/1.1 200", "\r\n\r\nHTTP/1.0 200 OK",
     ])
     func strayBytesAreUnsolicited(bytes: String) {
         #expect(UpstreamIdleState(leftover: Array(bytes.utf8)) == .unsolicited)
+    }
+
+    @Test("review26 M4: a body a 304 or 204 carried, or padding past a Content-Length, cannot be read as an answer: unframed, not unsolicited", arguments: [
+        "[{\"id\":\"evil\"}]", "{\"detail\":\"not modified\"}", " ", "\t\t", "\0\0\0", "<html>", "TTP/1.1 200 OK",
+    ])
+    func bytesNoAnswerIsMadeOfAreNoFault(bytes: String) {
+        #expect(UpstreamIdleState(leftover: Array(bytes.utf8)) == .unframed)
+    }
+
+    @Test("review26 M4: a closing 408 after empty lines is the closing notice it is: unusable, not unsolicited", arguments: [
+        "\r\nHTTP/1.1 408", "\r\n\r\n\r\nHTTP/1.0 408 Request Timeout\r\n",
+    ])
+    func aClosing408AfterEmptyLinesIsNoFault(bytes: String) {
+        #expect(UpstreamIdleState(leftover: Array(bytes.utf8)) == .unusable)
+    }
+
+    @Test("review26 M4: a connection given back with a stray body on it is closed, and its origin is still reused (none counted as not reused)")
+    func aStrayBodyCostsOneConnection() async throws {
+        let told = Locked<[ConnectionPool.UnsolicitedBytes]>([])
+        let pool = ConnectionPool(onUnsolicited: { _, seen in told.withLock { $0.append(seen) } })
+        let (connection, peer) = Self.makePair()
+        defer { peer.close() }
+        try await peer.write(Array(#"{"detail":"not modified"}"#.utf8), deadline: .now + .seconds(30))
+        #expect(await yieldUntil { connection.idleState() != .quiet })
+        #expect(pool.giveBack(connection, for: Self.key) == .unframed)
+        #expect(pool.idleCount(for: Self.key) == 0)
+        #expect(pool.reuses(Self.key.origin))
+        #expect(pool.originsNotReused == 0)
+        #expect(told.value.isEmpty)
+        pool.noteUnsolicited(from: Self.key.origin, .whileIdle)
+        #expect(pool.originsNotReused == 1)
     }
 }
