@@ -45,14 +45,17 @@ package final class HTTP1Transport: UpstreamTransport {
             do {
                 let (response, isReusable, leftover) = try await exchange(
                     bytes, on: socket, method: request.method, deadline: deadline, maxBodyBytes: maxBodyBytes, origin: origin)
-                // Bytes past a whole response, read with it or waiting by now (the pool's check-in looks): none was asked for.
+                // Bytes past a whole response, read with it or waiting by now (the pool's check-in looks; a reused
+                // connection not kept, its response saying `close`, is looked at before it is closed): none was asked for.
                 // The start of a response there blames the origin; other bytes (a body a 304 carried) cost this connection.
+                // A 204 or 304 not kept declared a body it may still send late (review21 L1): that is no stray answer.
                 var after = leftover
                 if leftover == .quiet && isReusable && keepsAlive {
                     after = pool.giveBack(socket, for: key)
                 } else {
+                    if leftover == .quiet && reused != nil && response.status.code != 204 && response.status.code != 304 { after = socket.idleState() }
                     socket.close()
-                    if leftover == .unsolicited { pool.noteUnsolicited(from: origin, .afterAResponse) }
+                    if after == .unsolicited { pool.noteUnsolicited(from: origin, .afterAResponse) }
                 }
                 if (after == .unsolicited || after == .unframed) && reused != nil && !Task.isCancelled {
                     // On a reused connection the response read may be one the upstream wrote unasked before this request
@@ -119,8 +122,9 @@ package final class HTTP1Transport: UpstreamTransport {
                 if case .response(let head, let body) = try parser.parse(&buffer, method: method) { parsed = (head, body) } else { parsed = nil }
             } catch .bodyTooLarge(let limit) {
                 // An error page over the limit is still its status (a 5xx is retried as any); the connection is dropped.
+                // The rest of its body is still coming: unusable, and no sign of a stray.
                 if let (head, prefix) = parser.cutErrorResponse() {
-                    return (UpstreamResponse(status: head.status, headers: head.headers, body: prefix), false, .quiet)
+                    return (UpstreamResponse(status: head.status, headers: head.headers, body: prefix), false, .unusable)
                 }
                 throw .failed(.responseTooLarge(origin: origin.description, limit: limit))
             } catch {

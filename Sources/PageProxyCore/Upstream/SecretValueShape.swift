@@ -43,7 +43,7 @@ package enum SecretValueShape {
     private static func tokenEnd(in bytes: [UInt8], at start: Int) -> Int? {
         // Cheap refusals first: most bytes start none of the prefixes, or are inside a word.
         guard let first = bytes.indices.contains(start) ? bytes[start] : nil, firstBytes.contains(first) else { return nil }
-        if start > 0, isWordByte(bytes[start - 1]) { return nil }
+        if start > 0, isWordByte(bytes[start - 1]), !followsEscapedBoundary(bytes, start) { return nil }
         for shape in shapes where hasPrefix(bytes, shape.prefix, at: start) {
             if let end = shape.end(bytes, start + shape.prefix.count) { return end }
         }
@@ -108,4 +108,14 @@ package enum SecretValueShape {
     private static func isBase64URL(_ byte: UInt8) -> Bool { isAlphanumeric(byte) || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_") }
     /// A byte that continues a word: a token's prefix after one is inside another word (`meyJ…`, `task_live_…`).
     private static func isWordByte(_ byte: UInt8) -> Bool { isBase64URL(byte) }
+
+    /// Whether a percent escape of a byte that ends a word comes just before `start` (`%2Cghp_…`, `Bearer%20eyJ…`,
+    /// `%22sk_live_…`: an echoed raw query, retest18 U1): its hex digits are no word. An escaped word byte (`%41`,
+    /// `A`) still joins the word, as it would decoded.
+    private static func followsEscapedBoundary(_ bytes: [UInt8], _ start: Int) -> Bool {
+        guard start >= 3, bytes[start - 3] == UInt8(ascii: "%"), let high = JSONStringDecoder.hexValue(bytes[start - 2]),
+            let low = JSONStringDecoder.hexValue(bytes[start - 1])
+        else { return false }
+        return !isWordByte(UInt8(high << 4 | low))
+    }
 }

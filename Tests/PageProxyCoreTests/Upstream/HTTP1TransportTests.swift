@@ -216,6 +216,44 @@ private let strayRequests = Mutex<[String]>([])
         #expect(told.value == [.afterAResponse])
     }
 
+    @Test("retest18 L2: a response read on a reused connection with bytes waiting right after it (the answer arriving behind a stray) is asked again on a new connection and its origin told, the stray saying close too; a closed one, or a 304's late body, is no stray",
+        arguments: [
+            (#"{"id":"FORGED"}"#, "", UpstreamIdleState.unsolicited, true),  // kept-alive stray: the check-in peek (attack17 L2)
+            (#"{"id":"FORGED"}"#, "Connection: close\r\n", .unsolicited, true),  // a stray saying close: looked at before closing
+            (#"{"id":"FORGED"}"#, "HTTP/1.0 x\r\n", .unsolicited, true),  // an HTTP/1.0 stray, not kept either
+            ("[]", "Connection: close\r\n", .unusable, false),  // an answer that closes, then the close: the answer
+            ("", "Transfer-Encoding: chunked\r\n", .unsolicited, false),  // a 304 declaring a body, sent late (review21 L1)
+        ])
+    func bytesRightAfterAReusedResponseMakeItSuspect(body: String, field: String, waitingAfter: UpstreamIdleState, isAskedAgain: Bool) async throws {
+        let status = body.isEmpty ? "304 Not Modified" : "200 OK"
+        let version = field.hasPrefix("HTTP/1.0") ? "HTTP/1.0" : "HTTP/1.1"
+        let framing = body.isEmpty ? field : (field.hasPrefix("HTTP/") ? "" : field) + "Content-Length: \(body.utf8.count)\r\n"
+        let stray = ScriptedConnection(answer: Array("\(version) \(status)\r\n\(framing)\r\n\(body)".utf8), thenWaiting: waitingAfter)
+        // A request asked again goes to a real upstream answering `[]`; none asked again goes to a closed port, and fails.
+        var (port, request): (Int, Task<String, any Error>?) = (9, nil)
+        if isAskedAgain {
+            let upstream = try Self.serveOnce("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n[]")
+            (port, request) = (upstream.port, upstream.request)
+        }
+        let told = Locked<[ConnectionPool.UnsolicitedBytes]>([])
+        let transport = HTTP1Transport(pool: ConnectionPool(onUnsolicited: { _, seen in told.withLock { $0.append(seen) } }))
+        let url = PageURL(scheme: "http", host: "127.0.0.1", port: port, path: "/items", query: "page=2")
+        #expect(transport.pool.giveBack(stray, for: ConnectionPool.Key(origin: url.origin)) == .quiet)
+        let response = try await Self.send(UpstreamRequest(url: url), through: transport)
+        #expect(stray.wasAsked && stray.isClosed)
+        if isAskedAgain {
+            #expect(response.body == Array("[]".utf8), "\(Self.servedBy(response))")
+            #expect(response.headers["X-Served-By"] != nil)
+            #expect(told.value == [.afterAResponse])
+            #expect(!transport.pool.reuses(url.origin))
+            _ = try await request?.value
+        } else {
+            #expect(response.body == Array(body.utf8))
+            #expect(told.value.isEmpty)
+            #expect(transport.pool.connectionsOpened == 0)
+        }
+    }
+
     @Test("attack17 L2: an origin caught writing to an idle kept connection gets a new connection for every later request, each sent with Connection: close, and is told once")
     func anOriginCaughtWritingUnaskedIsNotReused() async throws {
         let (listener, port, name) = try Self.listen(for: #function)
@@ -417,4 +455,38 @@ private let strayRequests = Mutex<[String]>([])
             #expect(reason.contains("gzip"))
         }
     }
+}
+
+/// A kept connection with one scripted exchange: it takes the request, reads `answer`, and from then on its peek sees
+/// `thenWaiting` (bytes that arrived behind the answer, deterministically, where a socket would race).
+private final class ScriptedConnection: UpstreamConnection {
+    private let answer: [UInt8]
+    private let thenWaiting: UpstreamIdleState
+    private let state = Mutex((asked: false, read: false, closed: false))
+
+    init(answer: [UInt8], thenWaiting: UpstreamIdleState) {
+        self.answer = answer
+        self.thenWaiting = thenWaiting
+    }
+
+    var wasAsked: Bool { state.withLock { $0.asked } }
+    var isClosed: Bool { state.withLock { $0.closed } }
+
+    func read(into buffer: inout [UInt8], maxBytes: Int, deadline: ContinuousClock.Instant?) async throws(SocketError) -> Int {
+        let first = state.withLock { state in
+            defer { state.read = true }
+            return !state.read
+        }
+        guard first else { return 0 }
+        buffer += answer
+        return answer.count
+    }
+
+    func write(_ bytes: [UInt8], deadline: ContinuousClock.Instant?) async throws(SocketError) {
+        state.withLock { $0.asked = true }
+    }
+
+    func close() { state.withLock { $0.closed = true } }
+    func acknowledgeAtOnce() {}
+    func idleState() -> UpstreamIdleState { state.withLock { $0.read } ? thenWaiting : .quiet }
 }

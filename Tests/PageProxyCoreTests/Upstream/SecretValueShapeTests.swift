@@ -52,6 +52,32 @@ import Testing
         #expect(CredentialRedaction.redactQuery("cursor=\(encoded)") == "cursor=REDACTED")
     }
 
+    @Test("a token right after a percent escape of a non-word byte is a word's start (an upstream's echo of the raw query, retest18 U1)")
+    func tokensAfterPercentEscapesAreRedacted() {
+        let ghp = "ghp_" + String(repeating: "a1B2", count: 9)
+        let stripe = "sk_live_" + String(repeating: "4eC3", count: 6)
+        let echo = "query=enc=foo%2C\(ghp)&b=Bearer%20\(Self.jwt)&quoted=%22\(stripe)%22&low=x%2cAKIAIOSFODNN7EXAMPLE&page=2"
+        #expect(
+            CredentialRedaction.redactText(echo, secrets: [])
+                == "query=enc=foo%2CREDACTED&b=Bearer%20REDACTED&quoted=%22REDACTED%22&low=x%2cREDACTED&page=2")
+        for escaped in ["%2C\(ghp)", "Bearer%20\(Self.jwt)", "%22\(stripe)%22"] {
+            #expect(SecretValueShape.isFound(in: escaped), "\(escaped)")
+        }
+    }
+
+    @Test("an escaped word byte before a prefix still joins the word, as decoded; a bare or broken % is no escape", arguments: [
+        "abc%41ghp_" + String(repeating: "a1B2", count: 9),  // %41 is "A": "abcAghp_…"
+        "x%5Fsk_live_" + String(repeating: "4eC3", count: 6),  // %5F is "_": "x_sk_live_…"
+        "n%30AKIAIOSFODNN7EXAMPLE",  // %30 is "0"
+        "a%2Dxoxb-1234567890-abcdefghij",  // %2D is "-"
+        "a%ZCghp_" + String(repeating: "a1B2", count: 9),  // no escape: "C" before the prefix
+        "%Cghp_" + String(repeating: "a1B2", count: 9),
+    ])
+    func escapedWordBytesStayInTheWord(value: String) {
+        #expect(!SecretValueShape.isFound(in: value))
+        #expect(CredentialRedaction.redactText("id \(value) here", secrets: []) == "id \(value) here")
+    }
+
     @Test("a client's secret-named value too short to hide everywhere is hidden as the pair an upstream quotes (retest16 L1)")
     func shortQuerySecretsAreHiddenAsPairs() {
         let secrets = CredentialRedaction.secrets(in: HTTPHeaders(), query: "st=500&password=PW&x_api_key=QX1&page=1&code=")
