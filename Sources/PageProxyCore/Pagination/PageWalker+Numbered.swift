@@ -31,7 +31,7 @@ extension PageWalker {
             probe.linked(at: urls.count)
             try append(next, after: page)
         } else if nextToTake == knownCount, isListComplete, !wasTruncated, !strategy.statesEachEnd,
-            let after = strategy.pageAfterStatedEnd(page, firstPageItemCount: firstPageItemCount)
+            let after = strategy.pageAfterStatedEnd(page, firstPageItemCount: firstPageFiltered ? Int.max : firstPageItemCount)
         {
             // The last page a total numbered is full: the total may be lower than the truth (PostgREST's
             // estimated counts; review17 B10), so the page after it is asked for; empty, or a 404, 410 or 416,
