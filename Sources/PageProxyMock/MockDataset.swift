@@ -50,20 +50,25 @@ package enum MockDataset {
     }
 
     /// `[` + items joined by `,` + `]` for the items at `range` (clamped to `0..<total`), less those whose id is a
-    /// multiple of `hidingEvery`.
-    package static func page(offset: Int, count: Int, total: Int, hidingEvery: Int? = nil) -> [UInt8] {
+    /// multiple of `hidingEvery`, and those whose id is not a multiple of `showingEvery`.
+    package static func page(offset: Int, count: Int, total: Int, hidingEvery: Int? = nil, showingEvery: Int? = nil) -> [UInt8] {
         let start = min(max(0, offset), max(0, total))
         let end = min(max(0, total), start + max(0, min(count, total)))
-        return array((start..<end).filter { !isHidden($0, every: hidingEvery) }.map(item))
+        return array((start..<end).filter { !isHidden($0, every: hidingEvery) && isShown($0, every: showingEvery) }.map(item))
     }
 
-    /// Ground truth of a list whose pages hide every `hidingEvery`-th id: every item once, in order, less those.
-    package static func mergedJSON(total: Int, hidingEvery: Int) -> [UInt8] {
-        page(offset: 0, count: total, total: total, hidingEvery: hidingEvery)
+    /// Ground truth of a list whose pages hide every `hidingEvery`-th id (or show only every `showingEvery`-th): every
+    /// item once, in order, less those.
+    package static func mergedJSON(total: Int, hidingEvery: Int? = nil, showingEvery: Int? = nil) -> [UInt8] {
+        page(offset: 0, count: total, total: total, hidingEvery: hidingEvery, showingEvery: showingEvery)
     }
 
     private static func isHidden(_ index: Int, every: Int?) -> Bool {
         every.map { (index + 1) % $0 == 0 } ?? false
+    }
+
+    private static func isShown(_ index: Int, every: Int?) -> Bool {
+        every.map { (index + 1) % $0 == 0 } ?? true
     }
 
     /// `[` + `items` joined by `,` + `]`.

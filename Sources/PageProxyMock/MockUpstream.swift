@@ -185,6 +185,10 @@ public final class MockUpstream: Sendable {
             guard let every = Int(text), every >= 1 else { return MockErrors.badOption("mock_hide_every", text) }
             window.hidingEvery = every
         }
+        if let text = query.value("mock_show_every") {
+            guard let every = Int(text), every >= 1 else { return MockErrors.badOption("mock_show_every", text) }
+            window.showingEvery = every
+        }
 
         // A list that changes after its first page was served, or whose count is not the truth (review17 B5/B10).
         if let text = query.value("mock_head_growth") {

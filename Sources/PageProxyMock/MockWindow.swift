@@ -12,6 +12,9 @@ package struct MockWindow: Sendable, Equatable {
     /// still counts them (`mock_hide_every=N`): an upstream that filters a page after paginating it (permissions,
     /// soft-deleted rows), whose pages are short of their limit while more follow (review16 R4).
     package var hidingEvery: Int? = nil
+    /// Only items whose id is a multiple of this are left on a page (`mock_show_every=N`): a filter that hides more
+    /// than half of every page (review26 H1).
+    package var showingEvery: Int? = nil
     /// Items added at the list's head since the first page was served (`mock_head_growth=K` on later pages): counted in
     /// `total`, they shift every item K places on, as a newest-first list does under inserts (review17 B5).
     package var headGrowth = 0
@@ -52,7 +55,7 @@ package struct MockWindow: Sendable, Equatable {
     /// `[` + this window's items + `]`.
     package var itemsJSON: [UInt8] {
         if let period { return MockDataset.array((offset..<offset + count).map { Array("{\"day\":\($0 % period)}".utf8) }) }
-        guard headGrowth > 0 else { return MockDataset.page(offset: offset, count: count, total: total, hidingEvery: hidingEvery) }
+        guard headGrowth > 0 else { return MockDataset.page(offset: offset, count: count, total: total, hidingEvery: hidingEvery, showingEvery: showingEvery) }
         // The new items (ids past the first list's) lie before the first list's, which are shifted on by as many.
         let original = total - headGrowth
         return MockDataset.array(

@@ -29,8 +29,10 @@ import Testing
             // asked at offset 6, starts with 7 again. Before: taken for a filter, stepped by the limit 10 over the cap
             // of 7, and 14, 15, 25, 26 were never asked (a 200 `complete` with 19 of 23 items).
             // Also under a total stated too high (45), and with a cap the filter hides nothing under on the first
-            // page (cap 3: ids 1…3, then 5, 6 at offset 3).
-            for query in ["mock_cap=7", "mock_cap=7&mock_count_percent=150", "mock_cap=3"] {
+            // page (cap 3: ids 1…3, then 5, 6 at offset 3). And with served counts under half the limit, whose second
+            // page reaches past the first's window all the same (review26 T3): cap 4 (ids 1…3, then 5, 6 at offset 3:
+            // none of the first page's, so the walk steps by 3, which the cap never cuts).
+            for query in ["mock_cap=7", "mock_cap=7&mock_count_percent=150", "mock_cap=3", "mock_cap=4"] {
                 let answer = try await stack.get("/drf?mock_total=30&mock_hide_every=4&" + query)
                 #expect(answer.status == 200, "\(query): \(answer.text.prefix(300))")
                 #expect(Self.ids(answer.body) == Self.ids(MockDataset.mergedJSON(total: 30, hidingEvery: 4)), "\(query)")
@@ -38,10 +40,85 @@ import Testing
         }
     }
 
+    @Test("a cap under a filter that hides half the first page's window or more: every item it shows, once (review26 T3)")
+    func aCapUnderAHeavierFilterLosesNothing() async throws {
+        try await TestStack.run { stack in
+            // Cap 5, every 2nd id shown: ids 2, 4 (2 served, under half the cap), then at offset 2, asked for 2, id 4
+            // again, the first page's last (dropped): the first page holds none past it, so the walk steps by 2, which
+            // the cap never cuts.
+            let answer = try await stack.get("/drf?mock_total=30&mock_cap=5&mock_show_every=2")
+            #expect(answer.status == 200, "\(answer.text.prefix(300))")
+            #expect(Self.ids(answer.body) == Self.ids(MockDataset.mergedJSON(total: 30, showingEvery: 2)))
+        }
+    }
+
+    @Test("a first page that hides more than half its window: every item it shows, once (review26 H1)", arguments: [
+        // Ids 4, 8 of 1…10: the second page (offset 2, limit 2) holds 4, inside the first's window; asked again with
+        // the limit (offset 2, limit 10) it starts with 4, 8, dropped, and the walk steps by 10. Before: 4 and 8 came
+        // twice (a 200), and the walk stepped by 2.
+        "mock_total=30&mock_show_every=4",
+        "mock_total=30&mock_show_every=3",
+        "mock_total=31&mock_show_every=3&mock_count_percent=150",
+        // Ids 5, 10: the second page (offset 2, limit 2) is empty. Before: the walk ended there, 2 of 8 under a 200.
+        "mock_total=40&mock_show_every=5",
+        // Ids 2…10 by 2: half the window, the second page (offset 5, limit 5) starts with 6, 8, 10 again and reaches
+        // past the window; stepped by 5.
+        "mock_total=30&mock_show_every=2",
+    ])
+    func aHeavilyFilteredFirstPageRepeatsNothing(query: String) async throws {
+        try await TestStack.run { stack in
+            let every = query.contains("every=5") ? 5 : query.contains("every=4") ? 4 : query.contains("every=3") ? 3 : 2
+            let total = query.contains("total=40") ? 40 : query.contains("total=31") ? 31 : 30
+            let answer = try await stack.get("/drf?" + query)
+            #expect(answer.status == 200, "\(query): \(answer.text.prefix(300))")
+            #expect(Self.ids(answer.body) == Self.ids(MockDataset.mergedJSON(total: total, showingEvery: every)), "\(query)")
+        }
+    }
+
+    @Test("a first page that shows 3 of its 10: the walk steps by the limit, not by 3 (review26 H2: limit ÷ served times the requests)")
+    func aHeavilyFilteredFirstPageStepsByTheLimit() async throws {
+        try await TestStack.run { stack in
+            stack.mock.log.reset()
+            let answer = try await stack.get("/drf?mock_total=100&mock_show_every=3")
+            #expect(answer.status == 200, "\(answer.text.prefix(300))")
+            #expect(Self.ids(answer.body) == Self.ids(MockDataset.mergedJSON(total: 100, showingEvery: 3)))
+            // The first page, the second inside its window, the second asked again with the limit (offset 3), then
+            // offsets 13…93 by 10: 12 requests, where stepping by 3 asked 34.
+            #expect(stack.mock.log.count <= 12, "\(stack.mock.log.count) requests")
+        }
+    }
+
+    @Test("a first page that hides more than half its window under a cap: each item it shows at most once, in order (README: items between the cap and the limit are not asked)")
+    func aCapUnderAFilterHidingMoreThanHalfRepeatsNothing() async throws {
+        try await TestStack.run { stack in
+            // Cap 9, every 4th id shown: ids 4, 8; the second page (offset 2, limit 2) holds 4, inside the first's
+            // window; asked again with the limit (capped to offset 2…10) it repeats 4, 8, and the walk steps by 10
+            // over a cap of 9: id 12 is never asked. Nothing is handed out twice.
+            let answer = try await stack.get("/drf?mock_total=30&mock_cap=9&mock_show_every=4")
+            #expect(answer.status == 200, "\(answer.text.prefix(300))")
+            let ids = Self.ids(answer.body)
+            #expect(ids == ids.sorted() && Set(ids).count == ids.count, "\(ids)")
+            #expect(Set(ids).isSubset(of: Self.ids(MockDataset.mergedJSON(total: 30, showingEvery: 4))), "\(ids)")
+        }
+    }
+
     /// The `id` of each item of a merged answer, in order (the mock's items carry no other `"id"` member; some hold
     /// numbers `JSONSerialization` refuses).
     private static func ids(_ body: [UInt8]) -> [Int] {
         String(decoding: body, as: UTF8.self).components(separatedBy: #"{"id":"#).dropFirst().compactMap { Int($0.prefix { $0.isNumber }) }
+    }
+
+    @Test("a cap over items not each unique is shown by counts: the last page short of the total drops it (review26 M2)")
+    func aCapOverItemsNotEachUniqueIsShownByCounts() async throws {
+        try await TestStack.run { stack in
+            // Weekday-like items (no id, period 5) cannot be compared; the second page, full at the first's 6, shows
+            // the cap, and the pages numbered by it hold exactly 6: the last one holds 3 where the total (30) said 6,
+            // so no total is stated, as for items with ids. Before: numbered "at most", `PageProxy-Total: 30`.
+            let answer = try await stack.get("/drf?mock_total=27&mock_count_percent=112&mock_cap=6&mock_period=5")
+            #expect(answer.status == 200, "\(answer.text.prefix(300))")
+            #expect(answer.body == MockDataset.array((0..<27).map { Array("{\"day\":\($0 % 5)}".utf8) }), "\(answer.text.prefix(300))")
+            #expect(answer.header("PageProxy-Total") == nil, "\(answer.header("PageProxy-Total") ?? "-")")
+        }
     }
 
     @Test("a true cap still steps by what the upstream serves (nothing repeated to drop)")

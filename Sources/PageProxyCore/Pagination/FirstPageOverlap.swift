@@ -8,32 +8,53 @@
 /// window reaches past its last item, so the second page starts with the first's last items again. Those are
 /// dropped from the second page, and the walk steps by the limit from there. A first page whose items are not each
 /// unique (a series with no id) is not compared.
+///
+/// A first page that hid more than half its window reaches past the whole second page, asked for as many items as
+/// the first served: every item there is the first's again, but not its last ones (review26 H1). The first page is
+/// then kept for the second asked again with the first's limit (`PaginationStrategy.secondPageAgain`), which starts
+/// with the first's last items, as above.
 struct FirstPageOverlap {
-    /// XXH64 of each of the first page's items, and how many of them the second page may repeat; nil when it may not.
-    private var first: (hashes: [UInt64], most: Int)?
+    /// XXH64 of each of the first page's items, how many of them the second page may repeat, and the first page's URL;
+    /// nil when it may not.
+    private var first: (hashes: [UInt64], most: Int, url: PageURL)?
+    /// The first page's URL while the second page lay inside its window (`repeated(in:)`), until the page asked
+    /// again after it is compared.
+    private(set) var secondLayInside: PageURL?
+    /// Whether the first page's items may come again on the second (it was short under a total that says more),
+    /// compared or not.
+    private(set) var mayRepeat = false
 
     /// Remembers the walk's first page, when `most` of its items may come again on the second.
     mutating func remember(firstPage page: Page, mayRepeat most: Int?) {
-        guard let most, most > 0, page.bodyInFile == nil else { return }
+        guard let most, most > 0 else { return }
+        mayRepeat = true
+        guard page.bodyInFile == nil else { return }
         let hashes = page.items.map { XXHash64.hash(page.body[$0.range]) }
         // Only items that are each unique on the first page say, by coming again, that the pages overlap: equal items
         // (a series with no id, scalars) may be neighbours across a true cap's boundary, and taking them for an overlap
         // stepped the walk past whole pages (review21 F2: a 200 with 699 of 1,000 items).
         guard Set(hashes).count == hashes.count else { return }
-        first = (hashes, most)
+        first = (hashes, most, page.url)
     }
 
     /// How many of `second`'s first items are the first page's last ones, in order (0: none; nil: not compared,
-    /// nothing remembered or a body in its file); the first page is forgotten.
+    /// nothing remembered or a body in its file). The first page is forgotten, unless `second` lay inside its window:
+    /// none of its items was the first's last, and every one (if any) was the first's; `secondLayInside` says so.
     mutating func repeated(in second: Page) -> Int? {
-        defer { first = nil }
-        guard let first, second.bodyInFile == nil else { return nil }
-        let longest = min(first.most, first.hashes.count, second.itemCount)
-        guard longest > 0 else { return 0 }
-        let leading = second.items.prefix(longest).map { XXHash64.hash(second.body[$0.range]) }
-        for count in stride(from: longest, through: 1, by: -1) where Array(first.hashes.suffix(count)) == Array(leading.prefix(count)) {
-            return count
+        let comparesAgain = secondLayInside != nil
+        secondLayInside = nil
+        guard let remembered = first, second.bodyInFile == nil else {
+            first = nil
+            return nil
         }
-        return 0
+        let hashes = second.items.map { XXHash64.hash(second.body[$0.range]) }
+        let longest = min(remembered.most, remembered.hashes.count, hashes.count)
+        let count = stride(from: longest, through: 1, by: -1).first { Array(remembered.hashes.suffix($0)) == Array(hashes.prefix($0)) } ?? 0
+        if count == 0, !comparesAgain, Set(hashes).isSubset(of: Set(remembered.hashes)) {
+            secondLayInside = remembered.url
+        } else {
+            first = nil
+        }
+        return count
     }
 }

@@ -49,7 +49,7 @@ extension PageWalker {
                 try append(.none, after: page)
             }
         } else {
-            var (measuredBy, repeatedOfFirst) = (firstPageItemCount, 0)
+            var (measuredBy, repeatedOfFirst, askedAgain) = (firstPageItemCount, 0, nil as PageURL?)
             if nextToTake == 2 && !strategy.followsUpstream {
                 try ignoredNumber.check(secondPage: page)
                 // The first page was filtered, not capped, when this one starts with its last items again: no
@@ -59,15 +59,34 @@ extension PageWalker {
                 if repeatedOfFirst > 0 { measuredBy = 0 }
                 // Asked for as many as the first served, full, and holding none of its items again: the first page
                 // hid nothing in its window (a hidden item would have left its window reaching into this one), so its
-                // count is the upstream's cap, and the pages numbered by it hold exactly that (walk18).
-                servedCapShown = repeated == 0 && page.itemCount == firstPageItemCount
+                // count is the upstream's cap, and the pages numbered by it hold exactly that (walk18). Items that
+                // cannot be compared (not each unique, a body in its file) show it by the count alone, as before
+                // walk18 (review26 M2: a cached walk numbered "at most" where a fresh one numbered exactly).
+                servedCapShown = page.itemCount == firstPageItemCount && (repeated == 0 || (repeated == nil && firstOverlap.mayRepeat))
+                // Inside the first page's window (the first hid more than half of it): its items are the first's
+                // again, and the walk goes on from this page asked with the first's limit (review26 H1).
+                if let first = firstOverlap.secondLayInside {
+                    askedAgain = strategy.secondPageAgain(page, firstPage: first, firstPageItemCount: firstPageItemCount)
+                    if askedAgain != nil {
+                        (repeatedOfFirst, servedCapShown) = (page.itemCount, false)
+                    } else {
+                        firstOverlap = FirstPageOverlap()
+                    }
+                }
+            } else if nextToTake == 3 && firstOverlap.secondLayInside != nil {
+                // The second page asked again with the first's limit: it starts with the first's items past its served
+                // count, and the walk steps by the limit (a filter, not a cap).
+                repeatedOfFirst = firstOverlap.repeated(in: page) ?? 0
+                measuredBy = 0
             }
+            if repeatedOfFirst > 0 || askedAgain != nil { firstPageFiltered = true }
             // Pages PageProxy numbers itself are compared; a page reached by the upstream's link numbers from its own.
             try statedEnd.check(page, strategy: strategy, compares: !strategy.followsUpstream)
-            let next = try strategy.next(after: page, firstPageItemCount: measuredBy)
+            let next: NextPages
+            if let askedAgain { next = .one(askedAgain) } else { next = try strategy.next(after: page, firstPageItemCount: measuredBy) }
             let past =
                 next.isNone && !strategy.followsUpstream
-                ? strategy.pageAfterStatedEnd(page, fullAt: nextToTake > 1 ? firstPageItemCount : options.servedPageSize) : nil
+                ? strategy.pageAfterStatedEnd(page, fullAt: nextToTake > 1 ? (firstPageFiltered ? nil : firstPageItemCount) : options.servedPageSize) : nil
             if let past, try goesPastStatedEnd(to: past, from: &page) {
                 // A full page at the stated end, or past it: the total may be lower than the truth (review17 B10).
             } else {

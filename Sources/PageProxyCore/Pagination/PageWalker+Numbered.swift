@@ -31,7 +31,8 @@ extension PageWalker {
             probe.linked(at: urls.count)
             try append(next, after: page)
         } else if nextToTake == knownCount, isListComplete, !wasTruncated, !strategy.statesEachEnd,
-            let after = strategy.pageAfterStatedEnd(page, firstPageItemCount: firstPageItemCount)
+            // (A filtered first page's count is no cap: full only at the limit.)
+            let after = strategy.pageAfterStatedEnd(page, firstPageItemCount: firstPageFiltered ? Int.max : firstPageItemCount)
         {
             // The last page a total numbered is full: the total may be lower than the truth (PostgREST's
             // estimated counts; review17 B10), so the page after it is asked for; empty, or a 404, 410 or 416,

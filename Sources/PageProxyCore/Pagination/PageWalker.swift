@@ -55,6 +55,10 @@ package final class PageWalker {
     /// Whether the second page showed the first page's short count to be the upstream's cap (`acceptLastKnown`): the
     /// pages numbered by it then hold exactly that many, not at most.
     var servedCapShown = false
+    /// Whether the second page showed the first filtered (it repeated the first's items): the first page's count is no
+    /// cap, and a page is full at the stated end only at its limit (review26 H1: a probe asked after the last page's
+    /// items, at a filter's count, handed them out again).
+    var firstPageFiltered = false
     /// The fetch of each page of the window that is in flight, by page index.
     var fetching: [Int: FetchID] = [:]
     /// Fetches decided but not started yet: `walk` starts them before it waits.

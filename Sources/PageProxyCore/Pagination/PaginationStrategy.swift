@@ -85,6 +85,10 @@ package protocol PaginationStrategy: Sendable {
     /// was served, to learn whether the upstream caps the size): an upstream that filtered the first page after cutting
     /// it (an item hidden from this caller) serves them again there (attack14 M6). Nil when no page may overlap.
     func secondPageMayRepeat(afterFirst page: Page) -> Int?
+    /// The walk's second page asked again with the size the first asked for, when the second, asked for as many items
+    /// as the first served, lay inside the first page's window (`FirstPageOverlap`: the first hid more than half of
+    /// it; review26 H1); nil when the scheme asks none.
+    func secondPageAgain(_ second: Page, firstPage: PageURL, firstPageItemCount: Int) -> PageURL?
     /// How many items each of `pages`, numbered ahead after `page`, holds while the list is the one `page` was cut from
     /// (`NumberedPageSize`, attack16 M3); nil when the scheme checks none.
     func itemsPerNumberedPage(_ pages: NumberedPages, after page: Page) -> NumberedPageSize?
@@ -110,6 +114,7 @@ extension PaginationStrategy {
     package func statedEnd(on page: Page) -> StatedEnd? { nil }
     package func pageAfterStatedEnd(_ page: Page, fullAt: Int?) -> PageURL? { nil }
     package func secondPageMayRepeat(afterFirst page: Page) -> Int? { nil }
+    package func secondPageAgain(_ second: Page, firstPage: PageURL, firstPageItemCount: Int) -> PageURL? { nil }
     package func itemsPerNumberedPage(_ pages: NumberedPages, after page: Page) -> NumberedPageSize? { nil }
     package func checkNumbered(_ page: Page) throws(PaginationError) {}
 }

@@ -50,7 +50,8 @@ struct OffsetStrategy: PaginationStrategy {
             // follow each other item for item whether the upstream caps (it serves them all) or filters (the offsets
             // count what it hid), and an upstream that does both loses nothing (retest17 W3: stepped by the limit over
             // a cap of 7, 4 of 23 items were never asked, under a 200). Only the second page overlaps the first's
-            // window, by what the first hid (`FirstPageOverlap`).
+            // window, by what the first hid (`FirstPageOverlap`), unless the first hid more than half of it: then the
+            // second lies inside it, and is asked again with this limit (`secondPageAgain`, review26 H1).
             return .one(awaitsConfirmation ? second.settingQueryValue(String(page.itemCount), for: options.limitParameter) : second)
         }
         // The client chooses both numbers: an offset past Int.max cannot be asked for, so this was the last page.
@@ -79,6 +80,16 @@ struct OffsetStrategy: PaginationStrategy {
         return !overflow && served < total ? limit - page.itemCount : nil
     }
 
+    /// The second page at the first's limit, when the first served fewer than half of it and the second, asked for as
+    /// many as the first served, lay inside the first's window (it hid the rest: a filter): stepped by its served
+    /// count, the pages after it would lie inside that window too, their items handed out again (review26 H1), and
+    /// the walk would take limit ÷ served times the pages (H2). From this page on the walk steps by the limit, as for
+    /// any filter. A first page that served half its limit or more always ends its window within the second page.
+    func secondPageAgain(_ second: Page, firstPage: PageURL, firstPageItemCount: Int) -> PageURL? {
+        guard let limit = limit(of: firstPage), firstPageItemCount < limit - firstPageItemCount else { return nil }
+        return second.url.settingQueryValue(String(limit), for: options.limitParameter)
+    }
+
     /// Offsets stepped by what the upstream served (its cap) hold exactly the step; stepped by the limit, at most the
     /// limit (an upstream that filters a page after cutting it serves fewer; review16 R4).
     func itemsPerNumberedPage(_ pages: NumberedPages, after page: Page) -> NumberedPageSize? {
@@ -87,15 +98,17 @@ struct OffsetStrategy: PaginationStrategy {
     }
 
     /// The fewest pages the walk will have when its first page asks the next alone (the route's own limit, a short
-    /// page, more stated): by the limit to the total, so that a total past `maxPages` is refused at the first page
-    /// rather than after the second.
+    /// page, more stated), to the total, so that a total past `maxPages` is refused at the first page rather than after
+    /// the second: by the items served when they are at least half the limit (every later page asks that many), else
+    /// by the limit (the walk may step by it after the second page, `secondPageAgain`; review26 H2).
     func expectedPageCount(after first: Page) -> Int? {
         guard first.itemCount > 0, let limit = limit(of: first.url), first.itemCount < limit,
             AskedPageSize.of(first.url, parameter: options.limitParameter, route: options.limit).trusted,
             let total = believedTotal(first)
         else { return nil }
         let remaining = total - max(0, min(first.url.integerQueryValue(options.offsetParameter) ?? 0, total))
-        return remaining / limit + (remaining % limit == 0 ? 0 : 1)
+        let step = first.itemCount < limit - first.itemCount ? limit : first.itemCount
+        return remaining / step + (remaining % step == 0 ? 0 : 1)
     }
 
     /// The total the page states, in its body or a header.

@@ -1,0 +1,46 @@
+import Testing
+
+@testable import PageProxyCore
+
+/// review26 H2: an offset walk whose first page is short of its limit under a total steps by what it served when that
+/// is at least half the limit (every later page asks that many), else by the limit: the page count the first page
+/// predicts (`expectedPageCount`, which refuses a walk past `maxPages` before its second page) is by that step.
+@Suite struct ShortFirstPageStepTests {
+    /// `total` items `{"id":N}` behind `X-Total-Count`, at most `cap` a page whatever `limit` asks.
+    private static func capped(total: Int, cap: Int) -> FakeTransport {
+        FakeTransport { url in
+            let offset = url.integerQueryValue("offset") ?? 0
+            let count = max(0, min(url.integerQueryValue("limit") ?? 10, cap, total - offset))
+            let items = (offset..<offset + count).map { "{\"id\":\($0)}" }.joined(separator: ",")
+            return .json("[\(items)]", headers: [("X-Total-Count", String(total))])
+        }
+    }
+
+    private static var offset: PaginationScheme {
+        var options = PaginationScheme.Offset()
+        options.limit = 10
+        options.totalItemsHeader = "X-Total-Count"
+        return .offset(options)
+    }
+
+    @Test("a cap of 6 under a limit of 10, 100 items: 17 pages, refused at the first under maxPages 12 (before: by the limit, 10, after the second)")
+    func aCapAtLeastHalfTheLimitCountsByTheCap() async {
+        let transport = Self.capped(total: 100, cap: 6)
+        let walker = PageWalker.make(Self.offset, transport: transport) { $0.maxPages = 12 }
+        await #expect {
+            _ = try await walker.pages()
+        } throws: { error in
+            guard case .tooManyPages(12)? = error as? PaginationError else { return false }
+            return true
+        }
+        #expect(transport.requestedURLs.count == 1, "\(transport.requestedURLs)")
+    }
+
+    @Test("a cap of 6 under a limit of 10, 100 items, maxPages 17: every item, by the cap")
+    func aCapFitsUnderMaxPages() async throws {
+        let transport = Self.capped(total: 100, cap: 6)
+        let walker = PageWalker.make(Self.offset, transport: transport) { $0.maxPages = 17 }
+        #expect(try await walker.pages().reduce(0) { $0 + $1.itemCount } == 100)
+        #expect(transport.requestedURLs.count == 17)
+    }
+}
