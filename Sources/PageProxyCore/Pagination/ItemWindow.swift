@@ -120,13 +120,15 @@ public struct ItemWindow: Sendable, Equatable {
         }
     }
 
-    /// The plan of a scheme that walks from the first page, counting pages by the size asked when it is trusted.
     /// The plan of a window whose first page did not hold what the size it counted by said (`FirstPageCheck`): an
     /// offset route still starts at the window's offset (offsets land on the right items whatever a page holds),
     /// every other scheme at the first page; pages are counted by what the upstream served, `served`, with no check
     /// (review18 N2: walked again with no count at all, a long list met the route's `maxPages` before the window).
-    package func walkingAgain(scheme: PaginationScheme?, base: PageURL, served: Int) -> Plan {
-        if case .offset(let options)? = scheme, let size = AskedPageSize.of(base, parameter: options.limitParameter, route: options.limit).size,
+    /// `fromStart`: an offset route's too, once a walk showed an upstream that filters pages after cutting them
+    /// (`PageWalker.windowMetFilter`): its offsets count items the answer never holds.
+    package func walkingAgain(scheme: PaginationScheme?, base: PageURL, served: Int, fromStart: Bool = false) -> Plan {
+        if !fromStart, case .offset(let options)? = scheme,
+            let size = AskedPageSize.of(base, parameter: options.limitParameter, route: options.limit).size,
             base.queryValue(options.offsetParameter) == nil
         {
             let first = offset / size * size
@@ -134,7 +136,9 @@ public struct ItemWindow: Sendable, Equatable {
                 .defaultingQueryValue(String(size), for: options.limitParameter)
             return Plan(base: jumped, firstItem: first, pageSize: nil, window: self, servedSize: served)
         }
-        return Plan(base: base, firstItem: 0, pageSize: nil, window: self, servedSize: served)
+        // From the start over a filtering list: counted by no size (its pages hold fewer than the first served), a
+        // slice of the walk the merged answer is.
+        return Plan(base: base, firstItem: 0, pageSize: nil, window: self, servedSize: fromStart ? nil : served)
     }
 
     private func followed(_ base: PageURL, sizeParameter: String?, route: Int?) -> Plan {

@@ -70,10 +70,12 @@ package protocol PaginationStrategy: Sendable {
     /// (`PageWalker.Options.servedPageSize`, for the first).
     func pageAfterStatedEnd(_ page: Page, fullAt: Int?) -> PageURL?
     /// How many of its last items the walk's second page may hold again, when the first, `page`, is short of the size
-    /// asked under a total that says more and the second is asked right after its items (an offset stepped by what
+    /// asked under a total that says more (or none) and the second is asked right after its items (an offset stepped by what
     /// was served, to learn whether the upstream caps the size): an upstream that filtered the first page after cutting
     /// it (an item hidden from this caller) serves them again there (attack14 M6). Nil when no page may overlap.
     func secondPageMayRepeat(afterFirst page: Page) -> Int?
+    /// The query parameters that say where a page is in the list (an offset and a limit), for `FilteringLists`.
+    var positionParameters: [String] { get }
     /// How many items each of `pages`, numbered ahead after `page`, holds while the list is the one `page` was cut from
     /// (`NumberedPageSize`, attack16 M3); nil when the scheme checks none.
     func itemsPerNumberedPage(_ pages: NumberedPages, after page: Page) -> NumberedPageSize?
@@ -96,6 +98,7 @@ extension PaginationStrategy {
     package func statedEnd(on page: Page) -> StatedEnd? { nil }
     package func pageAfterStatedEnd(_ page: Page, fullAt: Int?) -> PageURL? { nil }
     package func secondPageMayRepeat(afterFirst page: Page) -> Int? { nil }
+    package var positionParameters: [String] { [] }
     package func itemsPerNumberedPage(_ pages: NumberedPages, after page: Page) -> NumberedPageSize? { nil }
     package func checkNumbered(_ page: Page) throws(PaginationError) {}
 }

@@ -40,7 +40,11 @@ struct OffsetStrategy: PaginationStrategy {
         // that count, and the walk steps by it either way.
         let awaitsConfirmation = trusted && page.number == 1
         let capConfirmed = !trusted || page.itemCount == firstPageItemCount
-        if !trusted || shortOfTotal, page.itemCount < limit, awaitsConfirmation || capConfirmed {
+        // With no total, a short first page is the list's end or the upstream's cap (DRF's `max_limit`, Tastypie's:
+        // a route's `limit: 100` answered 7 of 1,000 items under a 200; real18 F1b): the second page is asked the same
+        // way, and an empty one ends the list (one more request for a list shorter than a page).
+        let shortFirstWithoutTotal = awaitsConfirmation && total == nil
+        if !trusted || shortOfTotal || shortFirstWithoutTotal, page.itemCount < limit, awaitsConfirmation || capConfirmed {
             if servedOverflow || total.map({ served >= $0 }) == true { return .none }
             if let total, !awaitsConfirmation {
                 return .all(NumberedPages(template: page.url, parameter: options.offsetParameter, first: served, below: total, step: page.itemCount))
@@ -72,12 +76,15 @@ struct OffsetStrategy: PaginationStrategy {
 
     func secondPageMayRepeat(afterFirst page: Page) -> Int? {
         guard page.itemCount > 0, let limit = limit(of: page.url), page.itemCount < limit,
-            AskedPageSize.of(page.url, parameter: options.limitParameter, route: options.limit).trusted, let total = believedTotal(page)
+            AskedPageSize.of(page.url, parameter: options.limitParameter, route: options.limit).trusted
         else { return nil }
         let offset = page.url.integerQueryValue(options.offsetParameter) ?? 0
         let (served, overflow) = offset.addingReportingOverflow(page.itemCount)
-        return !overflow && served < total ? limit - page.itemCount : nil
+        // With no total the second page is asked too (`next`: real18 F1b).
+        return !overflow && believedTotal(page).map({ served < $0 }) ?? true ? limit - page.itemCount : nil
     }
+
+    var positionParameters: [String] { [options.offsetParameter, options.limitParameter] }
 
     /// Offsets stepped by what the upstream served (its cap) hold exactly the step; stepped by the limit, at most the
     /// limit (an upstream that filters a page after cutting it serves fewer; review16 R4).
