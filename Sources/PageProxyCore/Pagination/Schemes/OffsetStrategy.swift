@@ -130,11 +130,17 @@ struct OffsetStrategy: PaginationStrategy {
 
     func pageAfterStatedEnd(_ page: Page, fullAt: Int?) -> PageURL? {
         // Full: the limit asked, or the upstream's cap (`shortOfTotal`).
-        guard page.itemCount > 0, let limit = limit(of: page.url),
-            page.itemCount >= limit || fullAt.map({ page.itemCount >= $0 }) == true
-        else { return nil }
+        guard page.itemCount > 0, let limit = limit(of: page.url) else { return nil }
+        let full = page.itemCount >= limit || fullAt.map({ page.itemCount >= $0 }) == true
         let offset = page.url.integerQueryValue(options.offsetParameter) ?? 0
-        let (next, overflow) = offset.addingReportingOverflow(page.itemCount)
+        let (seen, seenOverflow) = offset.addingReportingOverflow(page.itemCount)
+        // Or short, starting before the stated total and its items reaching past it: the total is low, and an upstream
+        // that filters a page after cutting it serves a short page where the list goes on, the next one `limit` on
+        // (walk18's leftover: a total of 20 stated for 30, every 4th hidden, answered 18 of 23 items with `Total: 20`).
+        // (A page wholly past the total follows a check page that proved it low: it ends the list when short.)
+        let pastTotal = !seenOverflow && statedTotal(page).map { offset < $0 && seen > $0 } == true
+        guard full || pastTotal else { return nil }
+        let (next, overflow) = offset.addingReportingOverflow(full ? page.itemCount : limit)
         return overflow ? nil : page.url.settingQueryValue(String(next), for: options.offsetParameter)
     }
 
