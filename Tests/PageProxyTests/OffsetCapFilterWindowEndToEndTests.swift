@@ -70,6 +70,26 @@ import Testing
         }
     }
 
+    @Test("an upstream answering past its end with its last page: the window at the total is empty, and a scroll ends (review25 L6)")
+    func aClampingUpstreamEndsTheScroll() async throws {
+        try await TestStack.run { stack in
+            let clamped = "/drf?mock_total=30&mock_past_end=last"
+            let atTotal = try await stack.get(clamped + "&_offset=30&_limit=10")
+            #expect(atTotal.status == 200, "\(atTotal.text.prefix(300))")
+            #expect(Self.ids(atTotal.body).isEmpty, "before: items 21–30 again, linking on to 40: \(atTotal.text.prefix(300))")
+            #expect(Self.nextTarget(atTotal.header("Link")) == nil, "\(atTotal.header("Link") ?? "-")")
+            var next: String? = clamped + "&_offset=0&_limit=10"
+            var got: [Int] = []
+            for _ in 0..<8 {
+                guard let target = next else { break }
+                let answer = try await stack.get(target)
+                got += Self.ids(answer.body)
+                next = Self.nextTarget(answer.header("Link"))
+            }
+            #expect(next == nil && got == Array(1...30), "\(got)")
+        }
+    }
+
     /// The path and query of a `Link` header's `rel="next"`.
     private static func nextTarget(_ link: String?) -> String? {
         guard let link else { return nil }

@@ -23,12 +23,12 @@ struct RequestPlan {
     ///   `windowFromStart`: walked again from the first page, whatever the scheme (`ItemWindow.walkingAgain`).
     init(
         request: HTTPRequestHead, route: RouteConfig, subpath: String, lookahead: LookaheadMemory, windowServed: Int? = nil,
-        windowFromStart: Bool = false
+        windowFromStart: Bool = false, windowStepBack: Bool = false
     ) throws {
         let upstreamHeaders = try UpstreamHeaders.make(route: route, request: request)
         decided = try Decisions(
             request: request, route: route, subpath: subpath, upstreamHeaders: upstreamHeaders, lookahead: lookahead,
-            windowServed: windowServed, windowFromStart: windowFromStart)
+            windowServed: windowServed, windowFromStart: windowFromStart, windowStepBack: windowStepBack)
         sent = decided.shared ?? Sent(upstreamHeaders, route: route, query: decided.base.query, keys: decided.pageKeyTable)
         self.request = request
     }
@@ -113,11 +113,11 @@ struct RequestPlan {
     /// which a walk from a window's offset cannot index by the merged answer's items: walked from the first page, even
     /// by a plan walked again already (which started at the window's offset; a walk from the first page never meets
     /// this, so it is walked again once more at most).
-    func walkingWindowAgain(served: Int, fromStart: Bool = false) -> RequestPlan? {
+    func walkingWindowAgain(served: Int, fromStart: Bool = false, stepBack: Bool = false) -> RequestPlan? {
         guard !isWindowWalkedAgain || fromStart, window?.pageSize != nil,
             var again = try? RequestPlan(
                 request: request, route: route, subpath: decided.subpath, lookahead: decided.lookahead, windowServed: max(1, served),
-                windowFromStart: fromStart)
+                windowFromStart: fromStart, windowStepBack: stepBack)
         else { return nil }
         decided.windowFallback.withLock { $0 = again.kept }
         again.isWindowWalkedAgain = true
@@ -235,7 +235,7 @@ struct RequestPlan {
 
         init(
             request: HTTPRequestHead, route: RouteConfig, subpath: String, upstreamHeaders: HTTPHeaders, lookahead: LookaheadMemory,
-            windowServed: Int?, windowFromStart: Bool
+            windowServed: Int?, windowFromStart: Bool, windowStepBack: Bool
         ) throws {
             self.route = route
             self.subpath = subpath
@@ -252,7 +252,7 @@ struct RequestPlan {
             let window: ItemWindow.Plan? =
                 if let windowServed { asked?.walkingAgain(
                     scheme: fixedScheme, base: routeBase, served: windowServed,
-                    fromStart: windowFromStart || Self.isFiltered(routeBase, scheme: fixedScheme, lookahead: lookahead)) } else {
+                    fromStart: windowFromStart || Self.isFiltered(routeBase, scheme: fixedScheme, lookahead: lookahead), stepBack: windowStepBack) } else {
                     asked?.plan(scheme: fixedScheme, base: routeBase)
                 }
             self.window = window

@@ -107,6 +107,7 @@ extension PageWalker {
     func checkWindowPageSize(_ page: Page) throws(PaginationError) {
         guard let check = options.windowCheck, !check.holds(page, listGoesOn: wasTruncated || knownCount > 1 || !isListComplete) else { return }
         missedWindowPageSize = true
+        windowPastStatedEnd = check.isFullPastStatedEnd(page)
         throw .cannotContinue(
             page: 1,
             reason: "it holds \(page.itemCount) items where the window counted pages of \(check.size): the upstream serves fewer a "

@@ -105,6 +105,9 @@ package final class PageWalker {
     /// With `missedWindowPageSize`: a window's walk that jumped met an upstream that filters its pages after cutting
     /// them (`checkWindowNotFiltered`): the window is walked from the first page.
     package internal(set) var windowMetFilter = false
+    /// With `missedWindowPageSize`: a window's offset jump to or past the stated total found items there
+    /// (`ItemWindow.FirstPageCheck.isFullPastStatedEnd`): walked again from the page before.
+    package internal(set) var windowPastStatedEnd = false
     /// Whether the walk's second page was asked to tell the upstream's cap from a filter (`secondPageMayRepeat`).
     var secondPageConfirmsCap = false
     /// Whether the walk ended at a full page at the stated end of the list with no room under its page caps for the
