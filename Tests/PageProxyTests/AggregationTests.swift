@@ -32,8 +32,9 @@ import Testing
                 #expect(response.body == MockDataset.ndjson(total: total), "\(route) total \(total)")
                 #expect(response.header("Content-Type") == "application/x-ndjson")
                 // Streamed as the pages arrive; an answer whose one page ended the walk is complete before its first
-                // byte, and has a length instead.
-                if total > SchemeRoutes.pageSize {
+                // byte, and has a length instead (not an offset route's with no total: a short first page asks the
+                // next, real18 F1b).
+                if total > SchemeRoutes.pageSize || (route == "offset" && total > 0) {
                     #expect(response.header("Transfer-Encoding") == "chunked", "\(route) total \(total)")
                 } else if total < SchemeRoutes.pageSize {
                     #expect(response.header("Transfer-Encoding") == nil, "\(route) total \(total)")

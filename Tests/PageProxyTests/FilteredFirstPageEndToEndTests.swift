@@ -102,6 +102,18 @@ import Testing
         }
     }
 
+    @Test("a filtering upstream stating a total too low: every item past it too (walk18's leftover: 18 of 23, Total: 20)")
+    func aLowTotalOverAFilterLosesNothing() async throws {
+        try await TestStack.run { stack in
+            // 30 ids less every 4th (23), `count` 20: the page at offset 16 (limit 8) serves 6 items, 22 positions
+            // past a total of 20: the page `limit` on is asked (ids 25…30) rather than ending there.
+            let answer = try await stack.get("/drf?mock_total=30&mock_hide_every=4&mock_count_percent=67")
+            #expect(answer.status == 200, "\(answer.text.prefix(300))")
+            #expect(Self.ids(answer.body) == Self.ids(MockDataset.mergedJSON(total: 30, hidingEvery: 4)), "\(answer.text.prefix(300))")
+            #expect(answer.header("PageProxy-Total") != "20", "\(answer.header("PageProxy-Total") ?? "-")")
+        }
+    }
+
     /// The `id` of each item of a merged answer, in order (the mock's items carry no other `"id"` member; some hold
     /// numbers `JSONSerialization` refuses).
     private static func ids(_ body: [UInt8]) -> [Int] {

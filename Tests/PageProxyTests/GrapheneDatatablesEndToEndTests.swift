@@ -94,8 +94,10 @@ import Testing
                     #expect(merged.header("PageProxy-Scheme") == (total > Self.size ? "auto->offset" : "auto->single-page"), "\(route) \(total)")
                     #expect(requests == Habits.pages(total), "\(route) \(total): \(requests)")
                 } else {
-                    // No total: a full last page is followed by the 404 past it, which ends the walk.
-                    #expect(requests == Habits.pages(total) + (total > 0 && total % Self.size == 0 ? 1 : 0), "\(route) \(total): \(requests)")
+                    // No total: a full last page is followed by the 404 past it, which ends the walk; so is a short
+                    // first page (a cap or the list's end: real18 F1b).
+                    let past = total > 0 && (total % Self.size == 0 || total < Self.size)
+                    #expect(requests == Habits.pages(total) + (past ? 1 : 0), "\(route) \(total): \(requests)")
                 }
             }
         }

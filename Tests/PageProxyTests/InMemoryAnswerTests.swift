@@ -84,7 +84,9 @@ import Testing
     @Test("every scheme's one-page walk, merged and NDJSON, GET and HEAD, with and without If-None-Match (a tag, *): the walk's answer, with no walk")
     func everySchemeIsAnsweredAsTheWalkAnswers() async throws {
         let pair = Pair()
-        for name in SchemeRoutes.names {
+        // An offset route with no total asks the page after a short first page (a cap or the end: real18 F1b), so no
+        // walk of it is one page.
+        for name in SchemeRoutes.names where name != "offset" {
             let target = "/\(name)?mock_total=7"
             // Stored by a first walk (a miss); every answer after is of a fresh hit.
             let stored = try await pair.walked.request(target)

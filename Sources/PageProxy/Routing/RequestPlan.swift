@@ -20,11 +20,15 @@ struct RequestPlan {
     ///   `HTTPResponseError`s (400).
     /// - Parameter windowServed: a window is walked again, its pages counted by what the upstream served a page (after
     ///   its first page did not hold what the size asked said: `walkingWindowAgain`).
-    init(request: HTTPRequestHead, route: RouteConfig, subpath: String, lookahead: LookaheadMemory, windowServed: Int? = nil) throws {
+    ///   `windowFromStart`: walked again from the first page, whatever the scheme (`ItemWindow.walkingAgain`).
+    init(
+        request: HTTPRequestHead, route: RouteConfig, subpath: String, lookahead: LookaheadMemory, windowServed: Int? = nil,
+        windowFromStart: Bool = false, windowStepBack: Bool = false
+    ) throws {
         let upstreamHeaders = try UpstreamHeaders.make(route: route, request: request)
         decided = try Decisions(
             request: request, route: route, subpath: subpath, upstreamHeaders: upstreamHeaders, lookahead: lookahead,
-            windowServed: windowServed)
+            windowServed: windowServed, windowFromStart: windowFromStart, windowStepBack: windowStepBack)
         sent = decided.shared ?? Sent(upstreamHeaders, route: route, query: decided.base.query, keys: decided.pageKeyTable)
         self.request = request
     }
@@ -105,9 +109,15 @@ struct RequestPlan {
     /// requests walk so at once (`rememberedWindowFallback`), and share that walk's memoized answer.
     /// A plan walked again this way checks its first page against `served` in turn: an upstream whose cap shrank since
     /// makes a later request walk again by the new size (retest15 N3), the plan remembering that one in its turn.
-    func walkingWindowAgain(served: Int) -> RequestPlan? {
-        guard !isWindowWalkedAgain, window?.pageSize != nil,
-            var again = try? RequestPlan(request: request, route: route, subpath: decided.subpath, lookahead: decided.lookahead, windowServed: max(1, served))
+    /// `fromStart`: the walk met an upstream that filters its pages after cutting them (`PageWalker.windowMetFilter`),
+    /// which a walk from a window's offset cannot index by the merged answer's items: walked from the first page, even
+    /// by a plan walked again already (which started at the window's offset; a walk from the first page never meets
+    /// this, so it is walked again once more at most).
+    func walkingWindowAgain(served: Int, fromStart: Bool = false, stepBack: Bool = false) -> RequestPlan? {
+        guard !isWindowWalkedAgain || fromStart, window?.pageSize != nil,
+            var again = try? RequestPlan(
+                request: request, route: route, subpath: decided.subpath, lookahead: decided.lookahead, windowServed: max(1, served),
+                windowFromStart: fromStart, windowStepBack: stepBack)
         else { return nil }
         decided.windowFallback.withLock { $0 = again.kept }
         again.isWindowWalkedAgain = true
@@ -217,9 +227,15 @@ struct RequestPlan {
         /// The answer's own cap on items: `_max_items` or the route's `maxItems`, the smaller.
         let itemCap: Int?
 
+        /// Whether an offset list was seen filtered after its pages were cut (`FilteringLists`).
+        private static func isFiltered(_ base: PageURL, scheme: PaginationScheme?, lookahead: LookaheadMemory) -> Bool {
+            guard case .offset(let options)? = scheme else { return false }
+            return lookahead.filteringLists.isFiltered(base, positions: [options.offsetParameter, options.limitParameter])
+        }
+
         init(
             request: HTTPRequestHead, route: RouteConfig, subpath: String, upstreamHeaders: HTTPHeaders, lookahead: LookaheadMemory,
-            windowServed: Int?
+            windowServed: Int?, windowFromStart: Bool, windowStepBack: Bool
         ) throws {
             self.route = route
             self.subpath = subpath
@@ -234,7 +250,9 @@ struct RequestPlan {
             try PaginationQueryCheck.check(routeBase, pagination: route.pagination, routeQuery: route.upstream.query)
             let asked = controls.window
             let window: ItemWindow.Plan? =
-                if let windowServed { asked?.walkingAgain(scheme: fixedScheme, base: routeBase, served: windowServed) } else {
+                if let windowServed { asked?.walkingAgain(
+                    scheme: fixedScheme, base: routeBase, served: windowServed,
+                    fromStart: windowFromStart || Self.isFiltered(routeBase, scheme: fixedScheme, lookahead: lookahead), stepBack: windowStepBack) } else {
                     asked?.plan(scheme: fixedScheme, base: routeBase)
                 }
             self.window = window

@@ -120,21 +120,27 @@ public struct ItemWindow: Sendable, Equatable {
         }
     }
 
-    /// The plan of a scheme that walks from the first page, counting pages by the size asked when it is trusted.
     /// The plan of a window whose first page did not hold what the size it counted by said (`FirstPageCheck`): an
     /// offset route still starts at the window's offset (offsets land on the right items whatever a page holds),
     /// every other scheme at the first page; pages are counted by what the upstream served, `served`, with no check
     /// (review18 N2: walked again with no count at all, a long list met the route's `maxPages` before the window).
-    package func walkingAgain(scheme: PaginationScheme?, base: PageURL, served: Int) -> Plan {
-        if case .offset(let options)? = scheme, let size = AskedPageSize.of(base, parameter: options.limitParameter, route: options.limit).size,
+    /// `fromStart`: an offset route's too, once a walk showed an upstream that filters pages after cutting them
+    /// (`PageWalker.windowMetFilter`): its offsets count items the answer never holds.
+    /// `stepBack`: the offset walk starts one page of `served` before its jump, so that the page at the jump is the
+    /// check page past a full stated end, compared with the page before it (`isFullPastStatedEnd`).
+    package func walkingAgain(scheme: PaginationScheme?, base: PageURL, served: Int, fromStart: Bool = false, stepBack: Bool = false) -> Plan {
+        if !fromStart, case .offset(let options)? = scheme,
+            let size = AskedPageSize.of(base, parameter: options.limitParameter, route: options.limit).size,
             base.queryValue(options.offsetParameter) == nil
         {
-            let first = offset / size * size
+            let first = max(0, offset / size * size - (stepBack ? served : 0))
             let jumped = base.settingQueryValue(String(first), for: options.offsetParameter)
                 .defaultingQueryValue(String(size), for: options.limitParameter)
             return Plan(base: jumped, firstItem: first, pageSize: nil, window: self, servedSize: served)
         }
-        return Plan(base: base, firstItem: 0, pageSize: nil, window: self, servedSize: served)
+        // From the start over a filtering list: counted by no size (its pages hold fewer than the first served), a
+        // slice of the walk the merged answer is.
+        return Plan(base: base, firstItem: 0, pageSize: nil, window: self, servedSize: fromStart ? nil : served)
     }
 
     private func followed(_ base: PageURL, sizeParameter: String?, route: Int?) -> Plan {
@@ -177,8 +183,19 @@ extension ItemWindow {
             // items whatever the size, but a page there short of the size is the list's end or the upstream's cap, which
             // only a walk by what it served tells apart (review22 M2: 20 items of a 30 window, under a 200 that ended
             // the scroll, where the list went on).
-            guard total > firstItem else { return page.itemCount == 0 || (!jumpsByPageNumber && page.itemCount >= size) }
+            // (An offset page there holding items: the total is low, or the upstream answers past its end with its last
+            // page; `isFullPastStatedEnd`.)
+            guard total > firstItem else { return page.itemCount == 0 }
             return page.itemCount == min(size, total - firstItem)
+        }
+
+        /// Whether `page`, the walk's first, jumped by offset to or past the stated total, holds items: the total is
+        /// low, or the upstream answers past its end with its last page (Django's `get_page()`): only the page before
+        /// tells, and the window is walked again from there (`ItemWindow.walkingAgain`'s `stepBack`; review25 L6: a
+        /// scroll got the last page's items again under every offset past the end, linking on for ever).
+        package func isFullPastStatedEnd(_ page: Page) -> Bool {
+            guard firstItem > 0, !jumpsByPageNumber, page.itemCount > 0, let total = scheme?.totalItems(on: page) else { return false }
+            return total <= firstItem
         }
 
         private var jumpsByPageNumber: Bool {

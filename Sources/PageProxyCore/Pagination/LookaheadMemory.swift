@@ -16,6 +16,8 @@ package final class LookaheadMemory: Sendable {
     }
 
     private let lessons = Mutex<[String: Lesson]>([:])
+    /// The offset lists seen filtered, kept here as this is what every walk and plan of a process shares.
+    package let filteringLists = FilteringLists()
     /// A bound on what is kept: first paths are few in practice, but a client may vary a path without end.
     private let capacity: Int
 

@@ -84,6 +84,7 @@ extension PageWalker {
             try statedEnd.check(page, strategy: strategy, compares: !strategy.followsUpstream)
             let next: NextPages
             if let askedAgain { next = .one(askedAgain) } else { next = try strategy.next(after: page, firstPageItemCount: measuredBy) }
+            if nextToTake == 2 { try checkWindowNotFiltered(secondPage: page, repeated: repeatedOfFirst, next: next) }
             let past =
                 next.isNone && !strategy.followsUpstream
                 ? strategy.pageAfterStatedEnd(page, fullAt: nextToTake > 1 ? (firstPageFiltered ? nil : firstPageItemCount) : options.servedPageSize) : nil
@@ -95,6 +96,23 @@ extension PageWalker {
             // The repeated items are not handed out twice (the page's place in the list was read above).
             if repeatedOfFirst > 0 { page.items.removeFirst(repeatedOfFirst) }
         }
+    }
+
+    /// A walk's short first page followed by a second that shows a filter (the first page's last items again, or fewer
+    /// than the first served while the list goes on), not a cap: the upstream hides items after cutting its pages, so
+    /// an offset counts items the answer never holds (`FilteringLists` remembers it). A window's walk that jumped to an
+    /// offset landed on other items than the merged answer's (real18 F2: `_offset=98` answered from id 103 where the
+    /// merged answer's item 98 is id 123, and a scroll got 40 items twice): it fails with `windowMetFilter`, and is
+    /// walked from the start.
+    func checkWindowNotFiltered(secondPage page: Page, repeated: Int, next: NextPages) throws(PaginationError) {
+        guard secondPageConfirmsCap, page.itemCount > 0, repeated > 0 || (page.itemCount < firstPageItemCount && !next.isNone) else { return }
+        options.lookaheadMemory?.filteringLists.learnFiltered(page.url, positions: strategy.positionParameters)
+        guard let check = options.windowCheck, check.firstItem > 0 else { return }
+        missedWindowPageSize = true
+        windowMetFilter = true
+        throw .cannotContinue(
+            page: 2,
+            reason: "the upstream hides items from pages after cutting them, so the window cannot start at an offset")
     }
 
     /// Goes on past `page`, full at the stated end of the list or past it, to `url`: the total may be lower than the
@@ -138,6 +156,7 @@ extension PageWalker {
     func checkWindowPageSize(_ page: Page) throws(PaginationError) {
         guard let check = options.windowCheck, !check.holds(page, listGoesOn: wasTruncated || knownCount > 1 || !isListComplete) else { return }
         missedWindowPageSize = true
+        windowPastStatedEnd = check.isFullPastStatedEnd(page)
         throw .cannotContinue(
             page: 1,
             reason: "it holds \(page.itemCount) items where the window counted pages of \(check.size): the upstream serves fewer a "

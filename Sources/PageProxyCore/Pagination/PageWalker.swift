@@ -111,6 +111,14 @@ package final class PageWalker {
     /// The first page was shorter than `Options.windowPageSize` while the list went on: the walk failed there, and
     /// nothing of it was handed out.
     package internal(set) var missedWindowPageSize = false
+    /// With `missedWindowPageSize`: a window's walk that jumped met an upstream that filters its pages after cutting
+    /// them (`checkWindowNotFiltered`): the window is walked from the first page.
+    package internal(set) var windowMetFilter = false
+    /// With `missedWindowPageSize`: a window's offset jump to or past the stated total found items there
+    /// (`ItemWindow.FirstPageCheck.isFullPastStatedEnd`): walked again from the page before.
+    package internal(set) var windowPastStatedEnd = false
+    /// Whether the walk's second page was asked to tell the upstream's cap from a filter (`secondPageMayRepeat`).
+    var secondPageConfirmsCap = false
     /// Whether the walk ended at a full page at the stated end of the list with no room under its page caps for the
     /// check page past it (retest15 N6), or with its item cap met there: complete as far as the walk can tell, but the
     /// total may be lower than the truth (review22 M2: a window that ends there links on).
@@ -267,7 +275,9 @@ package final class PageWalker {
             if nextToTake == 1 {
                 firstPageItemCount = page.itemCount
                 ignoredNumber.remember(firstPage: page)
-                firstOverlap.remember(firstPage: page, mayRepeat: strategy.secondPageMayRepeat(afterFirst: page))
+                let mayRepeat = strategy.secondPageMayRepeat(afterFirst: page)
+                secondPageConfirmsCap = mayRepeat != nil
+                firstOverlap.remember(firstPage: page, mayRepeat: mayRepeat)
                 try checkExpectedPages(after: page)
             }
             if nextToTake == knownCount && !isListComplete {

@@ -81,7 +81,7 @@ package protocol PaginationStrategy: Sendable {
     /// (`PageWalker.Options.servedPageSize`, for the first).
     func pageAfterStatedEnd(_ page: Page, fullAt: Int?) -> PageURL?
     /// How many of its last items the walk's second page may hold again, when the first, `page`, is short of the size
-    /// asked under a total that says more and the second is asked right after its items (an offset stepped by what
+    /// asked under a total that says more (or none) and the second is asked right after its items (an offset stepped by what
     /// was served, to learn whether the upstream caps the size): an upstream that filtered the first page after cutting
     /// it (an item hidden from this caller) serves them again there (attack14 M6). Nil when no page may overlap.
     func secondPageMayRepeat(afterFirst page: Page) -> Int?
@@ -89,6 +89,8 @@ package protocol PaginationStrategy: Sendable {
     /// as the first served, lay inside the first page's window (`FirstPageOverlap`: the first hid more than half of
     /// it; review26 H1); nil when the scheme asks none.
     func secondPageAgain(_ second: Page, firstPage: PageURL, firstPageItemCount: Int) -> PageURL?
+    /// The query parameters that say where a page is in the list (an offset and a limit), for `FilteringLists`.
+    var positionParameters: [String] { get }
     /// How many items each of `pages`, numbered ahead after `page`, holds while the list is the one `page` was cut from
     /// (`NumberedPageSize`, attack16 M3); nil when the scheme checks none.
     func itemsPerNumberedPage(_ pages: NumberedPages, after page: Page) -> NumberedPageSize?
@@ -115,6 +117,7 @@ extension PaginationStrategy {
     package func pageAfterStatedEnd(_ page: Page, fullAt: Int?) -> PageURL? { nil }
     package func secondPageMayRepeat(afterFirst page: Page) -> Int? { nil }
     package func secondPageAgain(_ second: Page, firstPage: PageURL, firstPageItemCount: Int) -> PageURL? { nil }
+    package var positionParameters: [String] { [] }
     package func itemsPerNumberedPage(_ pages: NumberedPages, after page: Page) -> NumberedPageSize? { nil }
     package func checkNumbered(_ page: Page) throws(PaginationError) {}
 }

@@ -60,14 +60,15 @@ import Testing
         #expect(ItemWindow.FirstPageCheck(size: 10, firstItem: 40, scheme: .offset(offset)).holds(short, listGoesOn: false))
     }
 
-    @Test("an offset jump at or past a low stated total: a page short of the size does not hold (the upstream's cap or the end; review22 M2), a full or empty one does")
+    @Test("an offset jump at or past a low stated total: a page holding items does not hold (the upstream's cap or the end, review22 M2; a low total or the last page again, review25 L6), an empty one does")
     func anOffsetJumpPastALowTotal() throws {
         var offset = PaginationScheme.Offset()
         offset.limit = 10
         offset.totalItemsPath = JSONPath(components: [.key("total")])
         let check = ItemWindow.FirstPageCheck(size: 10, firstItem: 20, scheme: .offset(offset))
         #expect(!check.holds(try Self.page(4, from: 20, total: 20), listGoesOn: false))
-        #expect(check.holds(try Self.page(10, from: 20, total: 20), listGoesOn: false))
+        #expect(!check.holds(try Self.page(10, from: 20, total: 20), listGoesOn: false))
+        #expect(check.isFullPastStatedEnd(try Self.page(10, from: 20, total: 20)))
         #expect(check.holds(try Self.page(0, from: 20, total: 20), listGoesOn: false))
     }
 }

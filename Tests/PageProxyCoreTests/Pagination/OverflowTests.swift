@@ -83,9 +83,11 @@ import Testing
     }
 
     @Test func offset_NegativeUpstreamTotal_IsAnUnknownTotal() async throws {
-        // A short page ends the walk, as with no total at all.
-        let result = try await walk(.offset(drf), options: { $0.itemsPath = JSONPath("results")! }) { _ in .json(#"{"count":-5,"results":[{"id":1}]}"#) }
-        #expect(result.pages == 1)
+        // A short first page asks the second, as with no total at all (real18 F1b); an empty one ends the walk.
+        let result = try await walk(.offset(drf), options: { $0.itemsPath = JSONPath("results")! }) { url in
+            url.integerQueryValue("offset") == 0 ? .json(#"{"count":-5,"results":[{"id":1}]}"#) : .json(#"{"count":-5,"results":[]}"#)
+        }
+        #expect(result.pages == 2)
     }
 
     // MARK: page number
