@@ -90,8 +90,12 @@ struct OffsetStrategy: PaginationStrategy {
     /// count, the pages after it would lie inside that window too, their items handed out again (review26 H1), and
     /// the walk would take limit ÷ served times the pages (H2). From this page on the walk steps by the limit, as for
     /// any filter. A first page that served half its limit or more always ends its window within the second page.
+    /// An empty second page with no total stated is the list's end (a short list with no total costs one request
+    /// past its first page, not two).
     func secondPageAgain(_ second: Page, firstPage: PageURL, firstPageItemCount: Int) -> PageURL? {
-        guard let limit = limit(of: firstPage), firstPageItemCount < limit - firstPageItemCount else { return nil }
+        guard let limit = limit(of: firstPage), firstPageItemCount < limit - firstPageItemCount,
+            second.itemCount > 0 || believedTotal(second) != nil
+        else { return nil }
         return second.url.settingQueryValue(String(limit), for: options.limitParameter)
     }
 
