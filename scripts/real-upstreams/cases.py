@@ -44,6 +44,9 @@ STRAWBERRY_THINGS = ("/graphql?query=" + quote("query($after:String,$first:Int){
 # The last 100 things: Relay's cursor of the 900th (base64 of `arrayconnection:899`), a connection that ends on its page.
 STRAWBERRY_LAST = STRAWBERRY_THINGS + "&variables=" + quote('{"first":100,"after":"YXJyYXljb25uZWN0aW9uOjg5OQ=="}')
 AIRFLOW_VARIABLES = "/api/v2/variables"
+# real19: Reddit listings as PRAW recorded them (reddit_replay.py): u/spez's comments and posts, top of all time.
+REDDIT_TOP, REDDIT_LIVE = "/user/spez/?raw_json=1&sort=top&t=all", "/live/ukaeu1ik4sw5?raw_json=1"
+REDDIT_CURSOR = {"scheme": "cursor", "cursorPath": "data.after", "cursorParameter": "after"}
 DATATABLES_PAGES, DATATABLES_OFFSET = "/datatables/pages/?format=datatables", "/datatables/offset/?format=datatables"
 
 TRUTH = {
@@ -108,6 +111,12 @@ TRUTH = {
     "github-comments": {"kind": "link", "start": COMMENTS + "?per_page=3", "items": "", "headers": GITHUB_ACCEPT},
     "github-artifacts": {"kind": "link", "start": ARTIFACTS, "items": "artifacts", "headers": GITHUB_ACCEPT},
     "github-search": {"kind": "link", "start": SEARCH + "&per_page=5", "items": "items", "headers": GITHUB_ACCEPT},
+    "reddit-top": {"kind": "cursor", "start": REDDIT_TOP + "&limit=100", "cursor": "data.after", "parameter": "after",
+                   "items": "data.children", "compact": False},
+    "reddit-top-before": {"kind": "cursor", "start": REDDIT_TOP + "&before=3cxedn&limit=100", "cursor": "data.after",
+                          "parameter": "after", "items": "data.children", "compact": False},
+    "reddit-live": {"kind": "cursor", "start": REDDIT_LIVE + "&limit=100", "cursor": "data.after", "parameter": "after",
+                    "items": "data.children", "compact": False},
     "jupyterhub-groups": {"kind": "body-next", "start": GROUPS, "next": "_pagination.next.url", "items": "items",
                           "headers": JUPYTERHUB_HEADERS, "compact": False},
     "jupyterhub-users": {"kind": "body-next", "start": USERS + "?limit=100", "next": "_pagination.next.url",
@@ -174,6 +183,7 @@ GRAPHENE = "graphene-django 3.2 Relay connection (runserver, SQLite) /graphql GE
 DATATABLES = "djangorestframework-datatables 0.7 (runserver)"
 STRAWBERRY = "Strawberry 0.327 Relay ListConnection (uvicorn) /graphql GET"
 AIRFLOW = "Apache Airflow 3.3 REST API v2 (api-server, SQLite) /api/v2/variables"
+REDDIT = "Reddit replay (PRAW 8.0.3 cassettes)"
 STRAWBERRY_JSON = {"scheme": "cursor", "queryEncoding": "json", "cursorPath": "data.things.pageInfo.endCursor",
                    "cursorParameter": "variables.after", "sizeParameter": "variables.first"}
 FAB_RISON = {"scheme": "page-number", "queryEncoding": "rison", "pageParameter": "q.page", "sizeParameter": "q.page_size",
@@ -345,6 +355,20 @@ CASES = [
          {"scheme": "link-header", "lookahead": 3}, "artifacts", concurrency=4, headers=GITHUB_ACCEPT),
     case("github-search", "github", GITHUB + " code search", "github-search", SEARCH,
          {"scheme": "page-number", "pageSize": 5, "totalItemsPath": "total_count"}, "items", headers=GITHUB_ACCEPT),
+    # Reddit (real19): {"kind": "Listing", "data": {"after", "before", "children": [{"kind", "data"}], "dist"}}, the
+    # cursor `data.after` sent back as ?after=, null on the last page; ?limit= above 100 served as 100.
+    case("reddit-cursor", "reddit", REDDIT + " /user/spez top", "reddit-top", REDDIT_TOP,
+         dict(REDDIT_CURSOR, sizeParameter="limit", pageSize=100), "data.children"),
+    case("reddit-cursor-limit", "reddit", REDDIT + " /user/spez top", "reddit-top", REDDIT_TOP + "&limit=100",
+         REDDIT_CURSOR, "data.children"),
+    # As PRAW asks: ?limit=1024, of which Reddit serves 100 a page.
+    case("reddit-cursor-1024", "reddit", REDDIT + " /user/spez top, limit=1024", "reddit-top", REDDIT_TOP + "&limit=1024",
+         REDDIT_CURSOR, "data.children"),
+    case("reddit-cursor-before", "reddit", REDDIT + " /user/spez top, before=", "reddit-top-before",
+         REDDIT_TOP + "&before=3cxedn", dict(REDDIT_CURSOR, sizeParameter="limit", pageSize=100), "data.children"),
+    # A live thread: two full pages, the second still naming an `after`, then an empty page with `after: null`.
+    case("reddit-live", "reddit", REDDIT + " live thread", "reddit-live", REDDIT_LIVE,
+         dict(REDDIT_CURSOR, sizeParameter="limit", pageSize=100), "data.children"),
     # JupyterHub: with `Accept: application/jupyterhub-pagination+json`, {"items": [...], "_pagination": {"offset",
     # "limit", "total", "next": {"offset", "limit", "url"} or null}}; ?offset=&limit= (50 by default, a limit above
     # 200 read as 200 without a word); `json.dumps` with spaces and ASCII escapes; Tornado's ETag, no Cache-Control.
@@ -558,6 +582,11 @@ CASES = [
     auto("auto-github-comments", "github", GITHUB + " issue comments", "github-comments", COMMENTS + "?per_page=3",
          headers=GITHUB_ACCEPT),
     auto("auto-github-artifacts", "github", GITHUB + " artifacts", "github-artifacts", ARTIFACTS, headers=GITHUB_ACCEPT),
+    # Reddit (real19): the cursor `data.after` is at none of auto's cursor paths, the items at `data.children`.
+    auto("auto-reddit", "reddit", REDDIT + " /user/spez top", "reddit-top", REDDIT_TOP + "&limit=100"),
+    auto("auto-reddit-items", "reddit", REDDIT + " /user/spez top, items named", "reddit-top", REDDIT_TOP + "&limit=100",
+         items="data.children"),
+    auto("auto-reddit-live", "reddit", REDDIT + " live thread", "reddit-live", REDDIT_LIVE + "&limit=100"),
     auto("auto-github-search", "github", GITHUB + " code search", "github-search", SEARCH + "&per_page=5",
          headers=GITHUB_ACCEPT),
 ]
@@ -566,14 +595,14 @@ CASES = [
 # real18: windows, caps and fields (windows.py): each base case above asked again with controls in the query, its
 # answer compared with the truth's items sliced (README "Asking for less") and its headers checked.
 FIELDS = {"jsonapi-count": ["id", "attributes.name"], "strawberry-json": ["node.id", "node.name"],
-          "graphene-json": ["node.id", "node.name"]}
+          "graphene-json": ["node.id", "node.name"], "reddit-cursor": ["kind", "data.name"]}
 WINDOWED = {
     "standard": ["drf-offset", "drf-pages-total", "fastapi-offset", "fastapi-page", "jsonapi-count",
                  "drf-offset-capped", "drf-pages-capped", "drf-pages-capped-nototal", "link-pages-capped",
                  "tastypie-offset-capped"],
     "short": ["drf-cursor", "drf-pages-count", "ninja-pages", "fastapi-cursor", "link-pages", "strawberry-json",
               "graphene-json", "drf-offset-capped-nototal", "drf-offset-capped-next", "auto-drf-offset",
-              "auto-drf-offset-capped", "auto-drf-pages-capped", "auto-tastypie-capped"],
+              "auto-drf-offset-capped", "auto-drf-pages-capped", "auto-tastypie-capped", "reddit-cursor"],
 }
 
 

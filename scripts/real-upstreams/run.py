@@ -9,8 +9,8 @@ flask-smorest and Eve (Werkzeug), Datasette (its own uvicorn), Kinto (waitress),
 tracking server (uvicorn, SQLite), JupyterHub's REST API (Tornado, SQLite, no node proxy), Piccolo API's PiccoloCRUD
 (uvicorn, SQLite), Mailman 3 core's REST API (wsgiref, SQLite), Flask-AppBuilder's REST API and SAFRS (Werkzeug, SQLite),
 matrix-synapse's admin API (its Twisted homeserver, SQLite), Strawberry GraphQL's Relay connection (uvicorn), Apache
-Airflow's REST API (its api-server, SQLite, a venv of its own), and replays of recorded api.github.com and Mastodon
-traffic; builds PageProxy in release mode; and for each case walks the
+Airflow's REST API (its api-server, SQLite, a venv of its own), and replays of recorded api.github.com, Mastodon
+and Reddit traffic; builds PageProxy in release mode; and for each case walks the
 server's own links directly in Python (the truth, a new connection per page like a naive client), then asks
 PageProxy on a route written as a user would write it (README): merged JSON and NDJSON, each cold (empty cache)
 and cached (the same request again). Items are compared one by one with the truth; where the server writes compact
@@ -19,7 +19,8 @@ exit 1 on any failure. Where the packages cannot be installed (offline), one SKI
 
 The servers' packages live in scripts/real-upstreams/.venv (git-ignored), pinned by requirements.txt. The GitHub
 recordings come from the PyGithub sdist on PyPI (tests/ReplayData), the Mastodon ones from the Mastodon.py sdist
-(tests/cassettes), downloaded into the same folder.
+(tests/cassettes), downloaded into the same folder; the Reddit ones from the praw sdist (tests/integration/cassettes),
+into scripts/real-upstreams/.recordings (git-ignored).
 Python standard library only in this file; every server listens on 127.0.0.1 and is stopped by its PID.
 """
 import argparse, http.client, json, os, shutil, subprocess, sys, tarfile, tempfile, time, urllib.error, urllib.request
@@ -39,6 +40,11 @@ PYGITHUB = "PyGithub==2.10.0"
 REPLAY_DIR = os.path.join(VENV, "replay")
 MASTODON_PY = "Mastodon.py==2.3.3"
 MASTODON_DIR = os.path.join(VENV, "mastodon-cassettes")
+# real19: recordings added later live beside the venv, each with a stamp of its own, so that adding one does not
+# reinstall the venv or re-extract the others.
+RECORDINGS_HOME = os.path.join(HERE, ".recordings")
+PRAW = "praw==8.0.3"
+PRAW_DIR = os.path.join(RECORDINGS_HOME, "praw-cassettes")
 PROXY_TIMEOUT = 90  # seconds for one answer of PageProxy; most cases take under 2 s, Mailman's 10 pages ~15 s under load
 
 from cases import CASES  # noqa: E402
@@ -73,10 +79,19 @@ def ensure_packages():
             subprocess.run([AIRFLOW_PYTHON, "-m", "pip", "install", "-q", "-r", airflow], check=True, capture_output=True,
                            timeout=900)
             open(airflow_stamp, "w").write(open(airflow).read())
+        ensure_recordings(PRAW, "/tests/integration/cassettes/", PRAW_DIR)
     except (subprocess.CalledProcessError, subprocess.TimeoutExpired, StopIteration, OSError) as error:
         detail = getattr(error, "stderr", b"") or b""
         last = detail.decode(errors="replace").strip().splitlines()[-1:] if detail else [str(error)]
         skip(f"cannot install the real servers' packages from PyPI ({' '.join(last)[:200]})")
+
+
+def ensure_recordings(requirement, folder, destination):
+    """`download_recordings` once per requirement: a stamp in `destination` names the sdist its files came from."""
+    stamp = os.path.join(destination, ".downloaded")
+    if not (os.path.exists(stamp) and open(stamp).read() == requirement):
+        download_recordings(requirement, folder, destination)
+        open(stamp, "w").write(requirement)
 
 
 def download_recordings(requirement, folder, destination):
@@ -103,7 +118,8 @@ def start_servers(workdir, wanted):
     scripts["airflow"] = [AIRFLOW_PYTHON, os.path.join(HERE, "airflow_server.py")]
     scripts["github"] = [sys.executable, os.path.join(HERE, "github_replay.py")]
     scripts["mastodon"] = [PYTHON, os.path.join(HERE, "mastodon_replay.py")]
-    extra = {"github": [REPLAY_DIR], "mastodon": [MASTODON_DIR]}
+    scripts["reddit"] = [sys.executable, os.path.join(HERE, "reddit_replay.py")]
+    extra = {"github": [REPLAY_DIR], "mastodon": [MASTODON_DIR], "reddit": [PRAW_DIR]}
     ports = {name: benchlib.free_port() for name in scripts if name in wanted}
     procs = {}
     for name, port in ports.items():
