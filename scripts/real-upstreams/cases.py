@@ -47,6 +47,12 @@ AIRFLOW_VARIABLES = "/api/v2/variables"
 # real19: Reddit listings as PRAW recorded them (reddit_replay.py): u/spez's comments and posts, top of all time.
 REDDIT_TOP, REDDIT_LIVE = "/user/spez/?raw_json=1&sort=top&t=all", "/live/ukaeu1ik4sw5?raw_json=1"
 REDDIT_CURSOR = {"scheme": "cursor", "cursorPath": "data.after", "cursorParameter": "after"}
+# real19: Zendesk's cursor pagination as zenpy recorded it (zendesk_replay.py); `page[size]` as Zendesk's docs write it.
+ZENDESK_GROUPS, ZENDESK_MACROS = "/api/v2/groups.json", "/api/v2/macros.json"
+ZENDESK_TAGS, ZENDESK_ACTIVITIES = "/api/v2/tags.json", "/api/v2/activities.json"
+ZENDESK_NEXT = {"scheme": "next-url", "nextPath": "links.next"}
+ZENDESK_CURSOR = {"scheme": "cursor", "cursorPath": "meta.after_cursor", "cursorParameter": "page[after]",
+                  "sizeParameter": "page[size]"}
 DATATABLES_PAGES, DATATABLES_OFFSET = "/datatables/pages/?format=datatables", "/datatables/offset/?format=datatables"
 
 TRUTH = {
@@ -115,6 +121,16 @@ TRUTH = {
                    "items": "data.children", "compact": False},
     "reddit-top-before": {"kind": "cursor", "start": REDDIT_TOP + "&before=3cxedn&limit=100", "cursor": "data.after",
                           "parameter": "after", "items": "data.children", "compact": False},
+    "zendesk-groups": {"kind": "next-while-more", "start": ZENDESK_GROUPS + "?page[size]=1", "next": "links.next",
+                       "more": "meta.has_more", "items": "groups"},
+    "zendesk-groups-100": {"kind": "next-while-more", "start": ZENDESK_GROUPS + "?page[size]=100", "next": "links.next",
+                           "more": "meta.has_more", "items": "groups"},
+    "zendesk-macros": {"kind": "next-while-more", "start": ZENDESK_MACROS + "?page[size]=1", "next": "links.next",
+                       "more": "meta.has_more", "items": "macros"},
+    "zendesk-tags": {"kind": "next-while-more", "start": ZENDESK_TAGS + "?page[size]=1", "next": "links.next",
+                     "more": "meta.has_more", "items": "tags"},
+    "zendesk-activities": {"kind": "next-while-more", "start": ZENDESK_ACTIVITIES + "?page[size]=1",
+                           "next": "links.next", "more": "meta.has_more", "items": "activities"},
     "reddit-live": {"kind": "cursor", "start": REDDIT_LIVE + "&limit=100", "cursor": "data.after", "parameter": "after",
                     "items": "data.children", "compact": False},
     "jupyterhub-groups": {"kind": "body-next", "start": GROUPS, "next": "_pagination.next.url", "items": "items",
@@ -184,6 +200,7 @@ DATATABLES = "djangorestframework-datatables 0.7 (runserver)"
 STRAWBERRY = "Strawberry 0.327 Relay ListConnection (uvicorn) /graphql GET"
 AIRFLOW = "Apache Airflow 3.3 REST API v2 (api-server, SQLite) /api/v2/variables"
 REDDIT = "Reddit replay (PRAW 8.0.3 cassettes)"
+ZENDESK = "Zendesk replay (zenpy cassettes, 2023)"
 STRAWBERRY_JSON = {"scheme": "cursor", "queryEncoding": "json", "cursorPath": "data.things.pageInfo.endCursor",
                    "cursorParameter": "variables.after", "sizeParameter": "variables.first"}
 FAB_RISON = {"scheme": "page-number", "queryEncoding": "rison", "pageParameter": "q.page", "sizeParameter": "q.page_size",
@@ -369,6 +386,20 @@ CASES = [
     # A live thread: two full pages, the second still naming an `after`, then an empty page with `after: null`.
     case("reddit-live", "reddit", REDDIT + " live thread", "reddit-live", REDDIT_LIVE,
          dict(REDDIT_CURSOR, sizeParameter="limit", pageSize=100), "data.children"),
+    # Zendesk (real19): {"<list>": [...], "meta": {"has_more", "after_cursor", "before_cursor"}, "links": {"prev",
+    # "next"}}; the last page says has_more false and still links on (to an empty page with nulls).
+    case("zendesk-next", "zendesk", ZENDESK + " groups", "zendesk-groups", ZENDESK_GROUPS + "?page[size]=1", ZENDESK_NEXT,
+         "groups"),
+    case("zendesk-next-100", "zendesk", ZENDESK + " groups, one page", "zendesk-groups-100",
+         ZENDESK_GROUPS + "?page[size]=100", ZENDESK_NEXT, "groups"),
+    case("zendesk-cursor", "zendesk", ZENDESK + " groups", "zendesk-groups", ZENDESK_GROUPS,
+         dict(ZENDESK_CURSOR, pageSize=1), "groups"),
+    case("zendesk-cursor-macros", "zendesk", ZENDESK + " macros", "zendesk-macros", ZENDESK_MACROS,
+         dict(ZENDESK_CURSOR, pageSize=1), "macros"),
+    case("zendesk-next-tags", "zendesk", ZENDESK + " tags", "zendesk-tags", ZENDESK_TAGS + "?page[size]=1", ZENDESK_NEXT,
+         "tags"),
+    case("zendesk-next-activities", "zendesk", ZENDESK + " activities (side-loads actors, users)", "zendesk-activities",
+         ZENDESK_ACTIVITIES + "?page[size]=1", ZENDESK_NEXT, "activities"),
     # JupyterHub: with `Accept: application/jupyterhub-pagination+json`, {"items": [...], "_pagination": {"offset",
     # "limit", "total", "next": {"offset", "limit", "url"} or null}}; ?offset=&limit= (50 by default, a limit above
     # 200 read as 200 without a word); `json.dumps` with spaces and ASCII escapes; Tornado's ETag, no Cache-Control.
@@ -587,6 +618,12 @@ CASES = [
     auto("auto-reddit-items", "reddit", REDDIT + " /user/spez top, items named", "reddit-top", REDDIT_TOP + "&limit=100",
          items="data.children"),
     auto("auto-reddit-live", "reddit", REDDIT + " live thread", "reddit-live", REDDIT_LIVE + "&limit=100"),
+    # Zendesk (real19): `links.next` is a URL (next-url); activities' items beside side-loaded `actors` and `users`.
+    auto("auto-zendesk", "zendesk", ZENDESK + " groups", "zendesk-groups", ZENDESK_GROUPS + "?page[size]=1"),
+    auto("auto-zendesk-100", "zendesk", ZENDESK + " groups, one page", "zendesk-groups-100", ZENDESK_GROUPS + "?page[size]=100"),
+    auto("auto-zendesk-macros", "zendesk", ZENDESK + " macros", "zendesk-macros", ZENDESK_MACROS + "?page[size]=1"),
+    auto("auto-zendesk-activities", "zendesk", ZENDESK + " activities (side-loads actors, users)", "zendesk-activities",
+         ZENDESK_ACTIVITIES + "?page[size]=1"),
     auto("auto-github-search", "github", GITHUB + " code search", "github-search", SEARCH + "&per_page=5",
          headers=GITHUB_ACCEPT),
 ]
