@@ -53,6 +53,8 @@ ZENDESK_TAGS, ZENDESK_ACTIVITIES = "/api/v2/tags.json", "/api/v2/activities.json
 ZENDESK_NEXT = {"scheme": "next-url", "nextPath": "links.next"}
 ZENDESK_CURSOR = {"scheme": "cursor", "cursorPath": "meta.after_cursor", "cursorParameter": "page[after]",
                   "sizeParameter": "page[size]"}
+# real19: a Notion block's children as notion-sdk-py recorded them (notion_replay.py), 2 a page.
+NOTION_CHILDREN = "/v1/blocks/393abc1e-edcd-814b-aee5-cf69471e5a43/children"
 DATATABLES_PAGES, DATATABLES_OFFSET = "/datatables/pages/?format=datatables", "/datatables/offset/?format=datatables"
 
 TRUTH = {
@@ -131,6 +133,8 @@ TRUTH = {
                      "more": "meta.has_more", "items": "tags"},
     "zendesk-activities": {"kind": "next-while-more", "start": ZENDESK_ACTIVITIES + "?page[size]=1",
                            "next": "links.next", "more": "meta.has_more", "items": "activities"},
+    "notion": {"kind": "cursor", "start": NOTION_CHILDREN + "?page_size=2", "cursor": "next_cursor",
+               "parameter": "start_cursor", "items": "results"},
     "reddit-live": {"kind": "cursor", "start": REDDIT_LIVE + "&limit=100", "cursor": "data.after", "parameter": "after",
                     "items": "data.children", "compact": False},
     "jupyterhub-groups": {"kind": "body-next", "start": GROUPS, "next": "_pagination.next.url", "items": "items",
@@ -201,6 +205,7 @@ STRAWBERRY = "Strawberry 0.327 Relay ListConnection (uvicorn) /graphql GET"
 AIRFLOW = "Apache Airflow 3.3 REST API v2 (api-server, SQLite) /api/v2/variables"
 REDDIT = "Reddit replay (PRAW 8.0.3 cassettes)"
 ZENDESK = "Zendesk replay (zenpy cassettes, 2023)"
+NOTION = "Notion replay (notion-sdk-py cassettes, 2026) block children"
 STRAWBERRY_JSON = {"scheme": "cursor", "queryEncoding": "json", "cursorPath": "data.things.pageInfo.endCursor",
                    "cursorParameter": "variables.after", "sizeParameter": "variables.first"}
 FAB_RISON = {"scheme": "page-number", "queryEncoding": "rison", "pageParameter": "q.page", "sizeParameter": "q.page_size",
@@ -400,6 +405,10 @@ CASES = [
          "tags"),
     case("zendesk-next-activities", "zendesk", ZENDESK + " activities (side-loads actors, users)", "zendesk-activities",
          ZENDESK_ACTIVITIES + "?page[size]=1", ZENDESK_NEXT, "activities"),
+    # Notion (real19): {"object": "list", "results", "next_cursor", "has_more"}, the cursor back as ?start_cursor=.
+    case("notion-cursor", "notion", NOTION, "notion", NOTION_CHILDREN,
+         {"scheme": "cursor", "cursorPath": "next_cursor", "cursorParameter": "start_cursor", "sizeParameter": "page_size",
+          "pageSize": 2}, "results"),
     # JupyterHub: with `Accept: application/jupyterhub-pagination+json`, {"items": [...], "_pagination": {"offset",
     # "limit", "total", "next": {"offset", "limit", "url"} or null}}; ?offset=&limit= (50 by default, a limit above
     # 200 read as 200 without a word); `json.dumps` with spaces and ASCII escapes; Tornado's ETag, no Cache-Control.
@@ -624,6 +633,8 @@ CASES = [
     auto("auto-zendesk-macros", "zendesk", ZENDESK + " macros", "zendesk-macros", ZENDESK_MACROS + "?page[size]=1"),
     auto("auto-zendesk-activities", "zendesk", ZENDESK + " activities (side-loads actors, users)", "zendesk-activities",
          ZENDESK_ACTIVITIES + "?page[size]=1"),
+    # Notion (real19): auto sends `next_cursor` back as `cursor` (Slack's name); Notion reads `start_cursor`.
+    auto("auto-notion", "notion", NOTION, "notion", NOTION_CHILDREN + "?page_size=2"),
     auto("auto-github-search", "github", GITHUB + " code search", "github-search", SEARCH + "&per_page=5",
          headers=GITHUB_ACCEPT),
 ]

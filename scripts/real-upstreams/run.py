@@ -45,8 +45,11 @@ MASTODON_DIR = os.path.join(VENV, "mastodon-cassettes")
 RECORDINGS_HOME = os.path.join(HERE, ".recordings")
 PRAW = "praw==8.0.3"
 PRAW_DIR = os.path.join(RECORDINGS_HOME, "praw-cassettes")
-# zenpy's cassettes (GPL-3.0, not in its sdist): copied here by hand from a clone of zenpy, else the Zendesk cases skip.
+# Recordings that are on no package registry (zenpy's, GPL-3.0; notion-sdk-py's): copied here by hand from a clone
+# of their repositories (the replay's docstring says which files), else their server's cases skip.
 ZENPY_DIR = os.path.join(RECORDINGS_HOME, "zenpy-cassettes")
+NOTION_DIR = os.path.join(RECORDINGS_HOME, "notion-cassettes")
+BY_HAND = {"zendesk": ZENPY_DIR, "notion": NOTION_DIR}
 PROXY_TIMEOUT = 90  # seconds for one answer of PageProxy; most cases take under 2 s, Mailman's 10 pages ~15 s under load
 
 from cases import CASES  # noqa: E402
@@ -122,7 +125,9 @@ def start_servers(workdir, wanted):
     scripts["mastodon"] = [PYTHON, os.path.join(HERE, "mastodon_replay.py")]
     scripts["reddit"] = [sys.executable, os.path.join(HERE, "reddit_replay.py")]
     scripts["zendesk"] = [sys.executable, os.path.join(HERE, "zendesk_replay.py")]
-    extra = {"github": [REPLAY_DIR], "mastodon": [MASTODON_DIR], "reddit": [PRAW_DIR], "zendesk": [ZENPY_DIR]}
+    scripts["notion"] = [PYTHON, os.path.join(HERE, "notion_replay.py")]
+    extra = {"github": [REPLAY_DIR], "mastodon": [MASTODON_DIR], "reddit": [PRAW_DIR], "zendesk": [ZENPY_DIR],
+             "notion": [NOTION_DIR]}
     ports = {name: benchlib.free_port() for name in scripts if name in wanted}
     procs = {}
     for name, port in ports.items():
@@ -387,9 +392,10 @@ def main():
                                            for part in wanted)]
     if args.no_windows:
         cases = [case for case in cases if "window" not in case]
-    if any(case["server"] == "zendesk" for case in cases) and not os.path.isdir(ZENPY_DIR):
-        print(f"SKIP the Zendesk cases: no zenpy cassettes in {ZENPY_DIR} (zendesk_replay.py says where they come from)")
-        cases = [case for case in cases if case["server"] != "zendesk"]
+    for server, directory in BY_HAND.items():
+        if any(case["server"] == server for case in cases) and not os.path.isdir(directory):
+            print(f"SKIP the {server} cases: no recordings in {directory} ({server}_replay.py says where they come from)")
+            cases = [case for case in cases if case["server"] != server]
     workdir = tempfile.mkdtemp(prefix="pp-real-")
     procs = {}
     results, probes, failures = [], [], 0
