@@ -12,71 +12,23 @@ rel="prev"`, keysets named by the page's own items; **the last full page still l
 with no `Link`; `Cache-Control: private, no-store`; a weak `ETag`; `X-RateLimit-Reset` as an ISO 8601 time, not
 seconds. An unrecorded URL is answered 404 with Mastodon's `{"error":"Record not found"}`.
 """
-import email.utils, os, sys
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from urllib.parse import parse_qsl, urlsplit
-
 import yaml
 
+from replay import ReplayHandler, load_cassettes, serve, vcr_body
+
 RECORDINGS = ["test_fetch_remaining.yaml"]
-RECORDED_ORIGIN = "http://localhost:3000"
-DROPPED = {"transfer-encoding", "content-length", "connection", "content-encoding", "date", "keep-alive"}
-
-
-def key(target):
-    parts = urlsplit(target)
-    return parts.path, tuple(sorted(parse_qsl(parts.query, keep_blank_values=True)))
 
 
 def load(directory):
-    responses = {}
-    for name in RECORDINGS:
-        with open(os.path.join(directory, name), encoding="utf-8") as f:
-            cassette = yaml.safe_load(f)
-        for interaction in cassette["interactions"]:
-            request, response = interaction["request"], interaction["response"]
-            if request["method"] != "GET" or "/timelines/" not in request["uri"]:
-                continue
-            headers = [(name, value) for name, values in response["headers"].items() for value in values]
-            body = response["body"]["string"]
-            responses.setdefault(key(request["uri"]), (response["status"]["code"], headers, body))
-    return responses
+    return load_cassettes(directory, RECORDINGS, yaml.safe_load, body=vcr_body, keep=lambda uri: "/timelines/" in uri)
 
 
-class Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-    recorded, origin = {}, ""
+class Handler(ReplayHandler):
+    recorded_origin = "http://localhost:3000"
 
-    def log_message(self, *args):
-        pass
-
-    def send(self, status, headers, body):
-        data = body.replace(RECORDED_ORIGIN, self.origin).encode()
-        self.send_response_only(status)
-        self.send_header("Date", email.utils.formatdate(usegmt=True))
-        for name, value in headers:
-            if name.lower() not in DROPPED:
-                self.send_header(name, value.replace(RECORDED_ORIGIN, self.origin))
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        if self.command != "HEAD":
-            self.wfile.write(data)
-
-    def do_GET(self):
-        found = self.recorded.get(key(self.path))
-        if found:
-            return self.send(*found)
-        self.send(404, [("Content-Type", "application/json; charset=utf-8")], '{"error":"Record not found"}')
-
-    do_HEAD = do_GET
-
-
-def main():
-    port, directory = int(sys.argv[1]), sys.argv[2]
-    Handler.recorded = load(directory)
-    Handler.origin = f"http://127.0.0.1:{port}"
-    ThreadingHTTPServer(("127.0.0.1", port), Handler).serve_forever()
+    def unrecorded(self, path):
+        return 404, [("Content-Type", "application/json; charset=utf-8")], '{"error":"Record not found"}'
 
 
 if __name__ == "__main__":
-    main()
+    serve(Handler, load)

@@ -24,89 +24,39 @@ activities (3 of 1, then its recorded empty page).
 A `page[after]` that was not recorded (the page after a last page) is answered as that recorded empty page, with the
 list's own key (`{"groups":[],…}`); any other unrecorded URL 404 with Zendesk's `{"error":"InvalidEndpoint",…}`.
 """
-import base64, email.utils, gzip, json, os, re, sys
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from urllib.parse import parse_qsl, urlsplit
+import json, re
+
+from replay import DROPPED, ReplayHandler, key, load_cassettes, serve
 
 RECORDINGS = ["TestGroupCreateUpdateDelete.test_pagination.json", "TestMacrosCreateUpdateDelete.test_pagination.json",
               "TestTags.test_pagination.json", "TestActivities.test_pagination.json"]
-RECORDED_ORIGIN = re.compile(rb"https://[a-z0-9-]+\.zendesk\.com")
-DROPPED = {"transfer-encoding", "content-length", "connection", "content-encoding", "date", "keep-alive", "set-cookie",
-           "report-to", "nel"}
 PAST_THE_END = '{{"{name}":[],"meta":{{"has_more":false,"after_cursor":null,"before_cursor":null}},' \
                '"links":{{"prev":null,"next":null}}}}'
 
 
-def key(target):
-    parts = urlsplit(target)
-    return parts.path, tuple(sorted(parse_qsl(parts.query, keep_blank_values=True)))
-
-
-def body_of(response):
-    body = response["body"]
-    data = base64.b64decode(body["base64_string"]) if "base64_string" in body else body.get("string", "").encode()
-    return gzip.decompress(data) if data[:2] == b"\x1f\x8b" else data
-
-
 def load(directory):
-    responses, headers_of = {}, {}
-    for name in RECORDINGS:
-        with open(os.path.join(directory, name), encoding="utf-8") as f:
-            cassette = json.load(f)
-        for interaction in cassette["http_interactions"]:
-            request, response = interaction["request"], interaction["response"]
-            if request["method"] != "GET":
-                continue
-            headers = [(name, value) for name, values in response["headers"].items() for value in values]
-            path = urlsplit(request["uri"]).path
-            responses.setdefault(key(request["uri"]), (response["status"]["code"], headers, body_of(response)))
-            headers_of.setdefault(path, headers)
-    return responses, headers_of
+    responses = load_cassettes(directory, RECORDINGS, json.load, interactions="http_interactions")
+    for (path, _), (_, headers, _) in responses.items():
+        # A list's first recorded headers, for the empty page past its end (no ETag: it is not that body's).
+        Handler.headers_of.setdefault(path, [(name, value) for name, value in headers if name.lower() != "etag"])
+    return responses
 
 
-class Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-    recorded, headers_of, origin = {}, {}, ""
+class Handler(ReplayHandler):
+    # The recorded requests went to one subdomain, the links in the bodies name another: both become the replay's.
+    recorded_origin, dropped = re.compile(rb"https://[a-z0-9-]+\.zendesk\.com"), DROPPED | {"set-cookie", "report-to", "nel"}
+    headers_of = {}
 
-    def log_message(self, *args):
-        pass
-
-    def send(self, status, headers, body):
-        data = RECORDED_ORIGIN.sub(self.origin.encode(), body)
-        self.send_response_only(status)
-        self.send_header("Date", email.utils.formatdate(usegmt=True))
-        for name, value in headers:
-            if name.lower() not in DROPPED:
-                self.send_header(name, RECORDED_ORIGIN.sub(self.origin.encode(), value.encode()).decode())
-        self.send_header("Content-Length", str(len(data)))
-        self.end_headers()
-        if self.command != "HEAD":
-            self.wfile.write(data)
-
-    def do_GET(self):
-        found = self.recorded.get(key(self.path))
-        if found:
-            return self.send(*found)
-        path, query = key(self.path)
+    def unrecorded(self, path):
+        path, query = key(path)
         listed = re.fullmatch(r"/api/v2/(\w+)\.json", path)
         if listed and path in self.headers_of and any(name == "page[after]" for name, _ in query):
             body = PAST_THE_END.format(name=listed.group(1))
             if listed.group(1) == "activities":  # its side-loads, as recorded
                 body = body.replace('"activities":[],', '"activities":[],"actors":[],"users":[],')
-            headers = [(name, value) for name, value in self.headers_of[path] if name.lower() != "etag"]
-            return self.send(200, headers, body.encode())
-        self.send(404, [("Content-Type", "application/json; charset=utf-8")],
-                  b'{"error":"InvalidEndpoint","description":"Not found"}')
-
-    do_HEAD = do_GET
-
-
-def main():
-    port, directory = int(sys.argv[1]), sys.argv[2]
-    Handler.recorded, Handler.headers_of = load(directory)
-    Handler.origin = f"http://127.0.0.1:{port}"
-    ThreadingHTTPServer(("127.0.0.1", port), Handler).serve_forever()
+            return 200, self.headers_of[path], body.encode()
+        return 404, [("Content-Type", "application/json; charset=utf-8")], b'{"error":"InvalidEndpoint","description":"Not found"}'
 
 
 if __name__ == "__main__":
-    main()
+    serve(Handler, load)
