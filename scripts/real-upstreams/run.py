@@ -20,7 +20,9 @@ exit 1 on any failure. Where the packages cannot be installed (offline), one SKI
 The servers' packages live in scripts/real-upstreams/.venv (git-ignored), pinned by requirements.txt. The GitHub
 recordings come from the PyGithub sdist on PyPI (tests/ReplayData), the Mastodon ones from the Mastodon.py sdist
 (tests/cassettes), downloaded into the same folder; the Reddit ones from the praw sdist (tests/integration/cassettes),
-into scripts/real-upstreams/.recordings (git-ignored).
+into scripts/real-upstreams/.recordings (git-ignored). zenpy's (Zendesk) and notion-sdk-py's (Notion) recordings are on
+no package registry: copied into .recordings by hand (zendesk_replay.py, notion_replay.py say which files), else
+their cases print one SKIP line.
 Python standard library only in this file; every server listens on 127.0.0.1 and is stopped by its PID.
 """
 import argparse, http.client, json, os, shutil, subprocess, sys, tarfile, tempfile, time, urllib.error, urllib.request
