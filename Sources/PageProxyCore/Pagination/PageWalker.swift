@@ -46,6 +46,9 @@ package final class PageWalker {
     var ignoredNumber = IgnoredPageNumber()
     /// The first page's items, when the second may repeat some of them (a first page filtered after it was cut; M6).
     var firstOverlap = FirstPageOverlap()
+    /// The pages after a short first page, each compared with the one before (an upstream that ignores the limit asked;
+    /// review26 L1).
+    var steppedOverlap = SteppedPageOverlap()
     /// The end of the list the walk numbered its pages from, compared with each later page's (review17 B5).
     var statedEnd = StatedEndCheck()
     /// The size the walk numbered its pages ahead by, compared with each numbered page's items (attack16 M3).
@@ -286,6 +289,9 @@ package final class PageWalker {
                 try acceptNumbered(&page)
             }
             if nextToTake == 1 { try checkWindowPageSize(page) }
+            if secondPageConfirmsCap {
+                try steppedOverlap.check(page, index: nextToTake - 1, offset: page.url.integerQueryValue(strategy.positionParameters.first))
+            }
         } catch {
             if error.isListChange { foundListChanged = true }
             finish()

@@ -1,0 +1,31 @@
+/// The pages of an offset walk after a short first page, compared each with the one before (review26 L1).
+///
+/// Such a walk asks its second page right after the first's items, with the first's served count as its `limit`, and
+/// steps by that count (`OffsetStrategy.next`): each page's window then starts where the one before ended, so no page
+/// holds an item of the page before. One that does was cut wider than the `limit` asked: the upstream ignores `limit`
+/// (it serves its own size, reading only the offset) or reads it no lower than a size of its own. Where it also
+/// filters its pages after cutting them, no page need hold more than asked, and the walk handed out the overlap's items
+/// twice under a `200` (mock: `mock_ignores=limit&mock_hide_every=4`, 4 of 27 items twice). Such a page fails the walk
+/// instead. The second page is not compared (it overlaps a filtered first page by design: `FirstPageOverlap`), nor a
+/// page at the offset of the one before (the second asked again with the first's limit), nor items not each unique
+/// (a series with no id may repeat across a page boundary) or a body left in its file.
+struct SteppedPageOverlap {
+    /// XXH64 of each item of the page before, and its offset; nil when it is not compared.
+    private var before: (hashes: Set<UInt64>, offset: Int?)?
+
+    /// Checks `page`, the walk's page at 0-based `index`, against the one before, then remembers it; `offset` is the
+    /// offset its URL asks.
+    mutating func check(_ page: Page, index: Int, offset: Int?) throws(PaginationError) {
+        let hashes = page.bodyInFile == nil ? page.items.map { XXHash64.hash(page.body[$0.range]) } : []
+        let unique = Set(hashes)
+        defer { before = unique.count == hashes.count && !hashes.isEmpty ? (unique, offset) : nil }
+        guard index >= 2, let before, before.offset != offset || offset == nil, let first = hashes.first,
+            before.hashes.contains(first)
+        else { return }
+        throw .cannotContinue(
+            page: page.number,
+            reason: "it starts with items of the page before again: the upstream serves more a page than the limit asked "
+                + "(it ignores the limit, or reads it no lower than a size of its own), so pages stepped by the items it served "
+                + "would repeat items")
+    }
+}
