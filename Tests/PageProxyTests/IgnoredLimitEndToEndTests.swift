@@ -34,6 +34,22 @@ import Testing
         }
     }
 
+    @Test("NDJSON over an ignored limit and a filter hiding two of three: no item sent twice before the error line")
+    func anNDJSONWalkSendsNoItemTwice() async throws {
+        try await TestStack.run { stack in
+            // Ids 3, 6, 9, then at offset 3 (asked for 3, cut at 10) 6, 9, 12 (6, 9 dropped), then at offset 6 9, 12, 15:
+            // the third page reaches back into the second's items of the first. Before: 9 and 12 sent again, and the
+            // walk failed at the fourth page.
+            // A stream cut by an error line ends with no last chunk: read to the close.
+            let client = try await stack.client()
+            try await client.send(RawHTTPClient.requestText("/drf?mock_total=30&mock_ignores=limit&mock_show_every=3&_format=ndjson"))
+            let raw = try await client.readUntilClose()
+            let ids = Self.ids(raw)
+            #expect(Set(ids).count == ids.count && ids == ids.sorted(), "\(ids)")
+            #expect(String(decoding: raw, as: UTF8.self).contains(#""code":"pagination_stuck""#), "\(String(decoding: raw.suffix(300), as: UTF8.self))")
+        }
+    }
+
     @Test("an upstream that honours limit under the same filter still answers every item once, with no more requests")
     func anHonouredLimitStillWalks() async throws {
         try await TestStack.run { stack in

@@ -283,14 +283,18 @@ package final class PageWalker {
                 firstOverlap.remember(firstPage: page, mayRepeat: mayRepeat)
                 try checkExpectedPages(after: page)
             }
+            // The page as it arrived, before the second drops a filtered first page's items (`SteppedPageOverlap`).
+            let served = secondPageConfirmsCap ? page : nil
             if nextToTake == knownCount && !isListComplete {
                 try acceptLastKnown(&page)
             } else if pending != nil {
                 try acceptNumbered(&page)
             }
             if nextToTake == 1 { try checkWindowPageSize(page) }
-            if secondPageConfirmsCap {
-                try steppedOverlap.check(page, index: nextToTake - 1, offset: page.url.integerQueryValue(strategy.positionParameters.first))
+            if let served {
+                // (An offset strategy's first position parameter is its offset.)
+                let offset = page.url.integerQueryValue(strategy.positionParameters.first)
+                try steppedOverlap.check(page, arrived: served, index: nextToTake - 1, offset: offset)
             }
         } catch {
             if error.isListChange { foundListChanged = true }

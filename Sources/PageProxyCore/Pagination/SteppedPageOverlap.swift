@@ -10,22 +10,33 @@
 /// page at the offset of the one before (the second asked again with the first's limit), nor items not each unique
 /// (a series with no id may repeat across a page boundary) or a body left in its file.
 struct SteppedPageOverlap {
-    /// XXH64 of each item of the page before, and its offset; nil when it is not compared.
-    private var before: (hashes: Set<UInt64>, offset: Int?)?
+    /// XXH64 of each item of the page before, in order, and its offset; nil when it is not compared.
+    private var before: (hashes: [UInt64], offset: Int?)?
 
-    /// Checks `page`, the walk's page at 0-based `index`, against the one before, then remembers it; `offset` is the
-    /// offset its URL asks.
-    mutating func check(_ page: Page, index: Int, offset: Int?) throws(PaginationError) {
-        let hashes = page.bodyInFile == nil ? page.items.map { XXHash64.hash(page.body[$0.range]) } : []
-        let unique = Set(hashes)
-        defer { before = unique.count == hashes.count && !hashes.isEmpty ? (unique, offset) : nil }
+    /// Checks `page`, the walk's page at 0-based `index` as the walk keeps it, against the one before as it arrived,
+    /// then remembers `arrived`, this page as it arrived (the second page holds a filtered first page's last items
+    /// again, dropped from it; the third may reach back into them when the upstream's size is over twice the step);
+    /// `offset` is the offset its URL asks.
+    mutating func check(_ page: Page, arrived: Page, index: Int, offset: Int?) throws(PaginationError) {
+        let hashes = Self.hashes(page)
+        let kept = arrived.items.count == page.items.count ? hashes : Self.hashes(arrived)
+        defer { before = !kept.isEmpty && Set(kept).count == kept.count ? (kept, offset) : nil }
         guard index >= 2, let before, before.offset != offset || offset == nil, let first = hashes.first,
-            before.hashes.contains(first)
+            let start = before.hashes.firstIndex(of: first)
         else { return }
+        // An overlap: the page before's items from this page's first on, to its end, lead this page (an item equal to
+        // one inside the page before, its followers not alike, is no overlap: a list may hold two equal items).
+        let shared = min(before.hashes.count - start, hashes.count)
+        guard before.hashes[start..<start + shared].elementsEqual(hashes.prefix(shared)) else { return }
         throw .cannotContinue(
             page: page.number,
             reason: "it starts with items of the page before again: the upstream serves more a page than the limit asked "
                 + "(it ignores the limit, or reads it no lower than a size of its own), so pages stepped by the items it served "
                 + "would repeat items")
+    }
+
+    /// XXH64 of each of `page`'s items; none for a body left in its file.
+    private static func hashes(_ page: Page) -> [UInt64] {
+        page.bodyInFile == nil ? page.items.map { XXHash64.hash(page.body[$0.range]) } : []
     }
 }
