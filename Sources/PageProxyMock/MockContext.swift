@@ -35,11 +35,13 @@ package struct MockContext: Sendable {
 
     /// A page size from the service's own parameter: absent → default, invalid (non-numeric, < 1) → nil,
     /// above `maxPageSize` → capped. `mock_ignores=<name>` makes the service ignore it and serve its default, as an
-    /// API that reads its size under another spelling does.
+    /// API that reads its size under another spelling does. `mock_limit_floor=N` reads it down to a multiple of N, at
+    /// least N, as an API that takes only a few sizes does (review26 L1: `limit=8` served as 10, `limit=93` as 90).
     package func pageSize(_ name: String) -> Int? {
         guard let text = query.value(name), query.value("mock_ignores") != name else { return defaultPageSize }
         guard let size = Int(text), size >= 1 else { return nil }
-        return min(size, maxPageSize)
+        guard let floor = query.value("mock_limit_floor").flatMap(Int.init), floor >= 1 else { return min(size, maxPageSize) }
+        return min(max(floor, size / floor * floor), maxPageSize)
     }
 
     /// A 1-based page number: absent → 1, invalid (non-numeric, < 1) → nil.

@@ -121,7 +121,8 @@ public struct ItemWindow: Sendable, Equatable {
     }
 
     /// The plan of a window whose first page did not hold what the size it counted by said (`FirstPageCheck`): an
-    /// offset route still starts at the window's offset (offsets land on the right items whatever a page holds),
+    /// offset route still starts near the window's offset, one page of `served` before it (offsets land on the right
+    /// items whatever a page holds),
     /// every other scheme at the first page; pages are counted by what the upstream served, `served`, with no check
     /// (review18 N2: walked again with no count at all, a long list met the route's `maxPages` before the window).
     /// `fromStart`: an offset route's too, once a walk showed an upstream that filters pages after cutting them
@@ -133,7 +134,12 @@ public struct ItemWindow: Sendable, Equatable {
             let size = AskedPageSize.of(base, parameter: options.limitParameter, route: options.limit).size,
             base.queryValue(options.offsetParameter) == nil
         {
-            let first = max(0, offset / size * size - (stepBack ? served : 0))
+            // One served page before the window's offset, or the route-size multiple below it, whichever is later: from
+            // the multiple alone, a window far past it spent its pages below its first item (real18 F4: a cap of 7 under a
+            // `limit` of 100, `_offset=250&_max_pages=2` walked 200, 207 and answered `[]`); from the offset itself, a
+            // first page at the list's end under a total stated too high was short, and failed the size check (offset18).
+            let multiple = offset / size * size
+            let first = stepBack ? max(0, multiple - served) : max(multiple, offset - served)
             let jumped = base.settingQueryValue(String(first), for: options.offsetParameter)
                 .defaultingQueryValue(String(size), for: options.limitParameter)
             return Plan(base: jumped, firstItem: first, pageSize: nil, window: self, servedSize: served)

@@ -46,6 +46,9 @@ package final class PageWalker {
     var ignoredNumber = IgnoredPageNumber()
     /// The first page's items, when the second may repeat some of them (a first page filtered after it was cut; M6).
     var firstOverlap = FirstPageOverlap()
+    /// The pages after a short first page, each compared with the one before (an upstream that ignores the limit asked;
+    /// review26 L1).
+    var steppedOverlap = SteppedPageOverlap()
     /// The end of the list the walk numbered its pages from, compared with each later page's (review17 B5).
     var statedEnd = StatedEndCheck()
     /// The size the walk numbered its pages ahead by, compared with each numbered page's items (attack16 M3).
@@ -280,12 +283,19 @@ package final class PageWalker {
                 firstOverlap.remember(firstPage: page, mayRepeat: mayRepeat)
                 try checkExpectedPages(after: page)
             }
+            // The page as it arrived, before the second drops a filtered first page's items (`SteppedPageOverlap`).
+            let served = secondPageConfirmsCap ? page : nil
             if nextToTake == knownCount && !isListComplete {
                 try acceptLastKnown(&page)
             } else if pending != nil {
                 try acceptNumbered(&page)
             }
             if nextToTake == 1 { try checkWindowPageSize(page) }
+            if let served {
+                // (An offset strategy's first position parameter is its offset.)
+                let offset = page.url.integerQueryValue(strategy.positionParameters.first)
+                try steppedOverlap.check(page, arrived: served, index: nextToTake - 1, offset: offset)
+            }
         } catch {
             if error.isListChange { foundListChanged = true }
             finish()

@@ -1,0 +1,42 @@
+/// The pages of an offset walk after a short first page, compared each with the one before (review26 L1).
+///
+/// Such a walk asks its second page right after the first's items, with the first's served count as its `limit`, and
+/// steps by that count (`OffsetStrategy.next`): each page's window then starts where the one before ended, so no page
+/// holds an item of the page before. One that does was cut wider than the `limit` asked: the upstream ignores `limit`
+/// (it serves its own size, reading only the offset) or reads it no lower than a size of its own. Where it also
+/// filters its pages after cutting them, no page need hold more than asked, and the walk handed out the overlap's items
+/// twice under a `200` (mock: `mock_ignores=limit&mock_hide_every=4`, 4 of 27 items twice). Such a page fails the walk
+/// instead. The second page is not compared (it overlaps a filtered first page by design: `FirstPageOverlap`), nor a
+/// page at the offset of the one before (the second asked again with the first's limit), nor items not each unique
+/// (a series with no id may repeat across a page boundary) or a body left in its file.
+struct SteppedPageOverlap {
+    /// XXH64 of each item of the page before, in order, and its offset; nil when it is not compared.
+    private var before: (hashes: [UInt64], offset: Int?)?
+
+    /// Checks `page`, the walk's page at 0-based `index` as the walk keeps it, against the one before as it arrived,
+    /// then remembers `arrived`, this page as it arrived (the second page holds a filtered first page's last items
+    /// again, dropped from it; the third may reach back into them when the upstream's size is over twice the step);
+    /// `offset` is the offset its URL asks.
+    mutating func check(_ page: Page, arrived: Page, index: Int, offset: Int?) throws(PaginationError) {
+        let hashes = Self.hashes(page)
+        let kept = arrived.items.count == page.items.count ? hashes : Self.hashes(arrived)
+        defer { before = !kept.isEmpty && Set(kept).count == kept.count ? (kept, offset) : nil }
+        guard index >= 2, let before, before.offset != offset || offset == nil, let first = hashes.first,
+            let start = before.hashes.firstIndex(of: first)
+        else { return }
+        // An overlap: the page before's items from this page's first on, to its end, lead this page (an item equal to
+        // one inside the page before, its followers not alike, is no overlap: a list may hold two equal items).
+        let shared = min(before.hashes.count - start, hashes.count)
+        guard before.hashes[start..<start + shared].elementsEqual(hashes.prefix(shared)) else { return }
+        throw .cannotContinue(
+            page: page.number,
+            reason: "it starts with items of the page before again: the upstream serves more a page than the limit asked "
+                + "(it ignores the limit, or reads it no lower than a size of its own), so pages stepped by the items it served "
+                + "would repeat items")
+    }
+
+    /// XXH64 of each of `page`'s items; none for a body left in its file.
+    private static func hashes(_ page: Page) -> [UInt64] {
+        page.bodyInFile == nil ? page.items.map { XXHash64.hash(page.body[$0.range]) } : []
+    }
+}

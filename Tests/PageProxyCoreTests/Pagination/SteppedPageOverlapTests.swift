@@ -1,0 +1,50 @@
+import Testing
+
+@testable import PageProxyCore
+
+/// review26 L1: a page after a short first page that starts with the tail of the page before fails the walk; an item
+/// equal to one inside the page before, the second page, and a page asked again at the same offset do not.
+@Suite struct SteppedPageOverlapTests {
+    /// Whether `pages` (bodies, offsets), checked in turn from index 0, fail.
+    private static func fails(_ pages: [(String, Int)]) throws -> Bool {
+        var overlap = SteppedPageOverlap()
+        for (index, (body, offset)) in pages.enumerated() {
+            let page = try PageSplicingTests.page(body)
+            do throws(PaginationError) {
+                try overlap.check(page, arrived: page, index: index, offset: offset)
+            } catch {
+                return true
+            }
+        }
+        return false
+    }
+
+    @Test func aPageLedByThePageBeforesTailFails() throws {
+        #expect(try Self.fails([("[1,2,3]", 0), ("[5,6,7]", 3), ("[6,7,9]", 6)]))
+        #expect(try Self.fails([("[1,2,3]", 0), ("[5,6,7]", 3), ("[7]", 6)]))
+    }
+
+    @Test("the page before as it arrived: the third page may reach back into the second's items of the first, dropped")
+    func theSecondPageAsItArrived() throws {
+        // Every 3rd id of 10 shown, `limit` ignored: the first page [3, 6, 9], the second at offset 3 [6, 9, 12] kept
+        // as [12], the third at offset 6 [9, 12, 15].
+        var overlap = SteppedPageOverlap()
+        try overlap.check(try PageSplicingTests.page("[3,6,9]"), arrived: try PageSplicingTests.page("[3,6,9]"), index: 0, offset: 0)
+        try overlap.check(try PageSplicingTests.page("[12]"), arrived: try PageSplicingTests.page("[6,9,12]"), index: 1, offset: 3)
+        let third = try PageSplicingTests.page("[9,12,15]")
+        #expect(throws: PaginationError.self) { try overlap.check(third, arrived: third, index: 2, offset: 6) }
+    }
+
+    @Test("no failure: pages that follow each other, an equal item inside the page before, the second page, a page asked again")
+    func whatIsNoOverlap() throws {
+        #expect(try !Self.fails([("[1,2,3]", 0), ("[5,6,7]", 3), ("[9,10]", 6)]))
+        // 6 is inside the page before, but 7 does not follow it.
+        #expect(try !Self.fails([("[1,2,3]", 0), ("[5,6,7]", 3), ("[6,8]", 6)]))
+        // The second page repeats a filtered first page's last items by design (`FirstPageOverlap`).
+        #expect(try !Self.fails([("[1,2,3]", 0), ("[3,4]", 3)]))
+        // The second page asked again with the first's limit, at the same offset.
+        #expect(try !Self.fails([("[1,2,3]", 0), ("[3]", 2), ("[3,5,6]", 2), ("[8,9]", 12)]))
+        // Items not each unique are not compared.
+        #expect(try !Self.fails([("[1,2,3]", 0), ("[5,5,7]", 3), ("[5,7,9]", 6)]))
+    }
+}
