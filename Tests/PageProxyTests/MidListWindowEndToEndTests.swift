@@ -67,6 +67,21 @@ import Testing
         }
     }
 
+    /// review12's rule from mid-list: a walk whose own start is past the total finds nothing, which contradicts nothing
+    /// (before: its empty first page "disproved" the 45 it counted from the list's start). A page number's empty page
+    /// says nothing of the items before it (`ItemsBeforeWalk` counts them by the page's own items), so only an offset
+    /// tells.
+    @Test("a client's own offset past the total: an empty window that keeps the total")
+    func aClientOffsetPastTheTotalKeepsIt() async throws {
+        try await TestStack.run { stack in
+            let past = try await stack.get("/drf?mock_total=\(Self.total)&offset=60&_limit=10")
+            #expect(past.status == 200)
+            #expect(past.text == "[]")
+            #expect(past.header("PageProxy-Total") == String(Self.total))
+            #expect(past.header("Link")?.contains("rel=\"next\"") != true, "\(past.header("Link") ?? "-")")
+        }
+    }
+
     @Test("items past a low total counted from mid-list: no PageProxy-Total, in a merged answer and in a window (before: the total 27 beside ids 21-45)",
           arguments: starts.map { "\($0.0) \($0.1)" })
     func itemsPastALowTotalFromMidList(start: String) async throws {
