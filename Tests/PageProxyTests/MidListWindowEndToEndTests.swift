@@ -67,6 +67,32 @@ import Testing
         }
     }
 
+    /// README: a client's own next link names no place in the list; the walk counts as from the list's start. Pinned (it
+    /// is so on main too): the scroll holds every item with no empty window, and the window at the list's end, like the
+    /// merged answer from there, states no total (its walk found fewer items than it says).
+    @Test("a scroll from a client's own JSON:API page link: every item from there, no empty window, no total at the end")
+    func aScrollFromAClientsOwnNextLink() async throws {
+        var jsonAPI = PaginationScheme.NextURLInBody()
+        jsonAPI.nextPath = JSONPath("links.next")!
+        jsonAPI.totalItemsPath = JSONPath("meta.total")
+        let route = TestStack.Route(name: "counted-jsonapi", mockPath: "/jsonapi/items", scheme: .nextURLInBody(jsonAPI), items: JSONPath("data")!)
+        let start = "/counted-jsonapi?mock_total=\(Self.total)&page%5Bnumber%5D=3&page%5Bsize%5D=10"
+        try await TestStack.run(routes: [route]) { stack in
+            var (target, windows, totals): (String?, [[Int]], [String?]) = (start + "&_limit=10", [], [])
+            while let asked = target, windows.count < 6 {
+                let answer = try await stack.get(asked)
+                windows.append(MidListIDs.of(answer.body))
+                totals.append(answer.header("PageProxy-Total"))
+                target = MidListIDs.nextTarget(answer.header("Link"))
+            }
+            #expect(windows == [Array(21...30), Array(31...40), Array(41...45)], "\(windows)")
+            #expect(totals == ["45", "45", nil])
+            let merged = try await stack.get(start)
+            #expect(MidListIDs.of(merged.body) == Array(21...45))
+            #expect(merged.header("PageProxy-Total") == nil)
+        }
+    }
+
     /// review12's rule from mid-list: a walk whose own start is past the total finds nothing, which contradicts nothing
     /// (before: its empty first page "disproved" the 45 it counted from the list's start). A page number's empty page
     /// says nothing of the items before it (`ItemsBeforeWalk` counts them by the page's own items), so only an offset
