@@ -72,10 +72,7 @@ import Testing
     /// merged answer from there, states no total (its walk found fewer items than it says).
     @Test("a scroll from a client's own JSON:API page link: every item from there, no empty window, no total at the end")
     func aScrollFromAClientsOwnNextLink() async throws {
-        var jsonAPI = PaginationScheme.NextURLInBody()
-        jsonAPI.nextPath = JSONPath("links.next")!
-        jsonAPI.totalItemsPath = JSONPath("meta.total")
-        let route = TestStack.Route(name: "counted-jsonapi", mockPath: "/jsonapi/items", scheme: .nextURLInBody(jsonAPI), items: JSONPath("data")!)
+        let route = SchemeRoutes.jsonAPIWithTotal(name: "counted-jsonapi")
         let start = "/counted-jsonapi?mock_total=\(Self.total)&page%5Bnumber%5D=3&page%5Bsize%5D=10"
         try await TestStack.run(routes: [route]) { stack in
             var (target, windows, totals): (String?, [[Int]], [String?]) = (start + "&_limit=10", [], [])
