@@ -110,10 +110,7 @@ import Testing
 
     @Test("JSON:API's links.next with meta.total fans out too")
     func jsonAPIWithATotalFansOut() async throws {
-        var scheme = PaginationScheme.NextURLInBody()
-        scheme.nextPath = JSONPath("links.next")!
-        scheme.totalItemsPath = JSONPath("meta.total")
-        let route = TestStack.Route(name: "articles", mockPath: "/jsonapi/items", scheme: .nextURLInBody(scheme), items: JSONPath("data")!)
+        let route = SchemeRoutes.jsonAPIWithTotal(name: "articles")
         var options = SchemeRoutes.mockOptions
         options.holdUntilInFlight = 4
         try await TestStack.run(routes: [route], mockOptions: options) { stack in

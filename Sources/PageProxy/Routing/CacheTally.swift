@@ -37,10 +37,14 @@ final class CacheTally: Sendable {
     }
 
     private let state: Mutex<State>
+    /// The wall time when the walk began (the tally is made just before it): its answer is made no earlier than this
+    /// (`MergedAnswerRenderer`), so that a clock stepped back during the walk is seen (`WallClockStep`).
+    let began: Date
 
     /// - Parameter clock: the page cache's clock, which the answer's freshness is measured on.
     init(clock: PageProxyClock = .system) {
         state = Mutex(State(freshness: AnswerFreshness(clock: clock)))
+        began = clock.wallNow()
     }
 
     /// One page: its cache outcome and stored version, and, with its `response`, its freshness in the answer's.

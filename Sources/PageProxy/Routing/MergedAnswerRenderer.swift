@@ -77,7 +77,7 @@ struct MergedAnswerRenderer: Sendable {
         // The walk is over: the summary is final.
         let finished = FinishedAnswer(
             extraHeaders: extraHeaders, pages: pages, items: items, truncated: requested.wasTruncatedByCap(walker), etag: etag.finalize(),
-            cache: tally.summary, stale: tally.servedStale, freshness: tally.freshness, freshUntil: tally.freshUntil,
+            cache: tally.summary, stale: tally.servedStale, freshness: tally.freshness, freshUntil: tally.freshUntil, began: tally.began,
             serverTiming: ServerTimingField.value(requested.record))
         return .answered(
             await send(finished, stamps: tally.stamps, held: held, closing: closing, spooled: spooled, plan: plan, record: record, response: response))
@@ -97,6 +97,8 @@ struct MergedAnswerRenderer: Sendable {
         let freshness: AnswerFreshness
         /// Until when every page is fresh in the cache; nil when a page was not stored there (the answer is not kept).
         let freshUntil: Date?
+        /// The wall time when its walk began.
+        let began: Date
         let serverTiming: String
     }
 
@@ -126,10 +128,13 @@ struct MergedAnswerRenderer: Sendable {
             let bytes = held.isHolding ? held.joined(closing: closing) : (try? spooled?.bytes())
         {
             let entryKey = persisted?.entryKey(for: plan, pages: answer.pages, bytes: bytes.count)
+            // Made at the later of the walk's start and end: a wall clock stepped back during the walk (NTP correcting a
+            // fast clock) left the pages stored before the step "ahead", which a lookup revalidates; made at the end
+            // alone, the answer built on them looked made now, and was sent as fresh (loose18's leftover).
             let memoized = MergedAnswerMemo.Answer(
                 body: bytes, pages: answer.pages, items: answer.items, truncated: answer.truncated, etag: tag, freshUntil: freshUntil,
-                madeAt: memo.clock.wallNow(), stamps: stamps(), extraHeaders: answer.extraHeaders, upstreamPrivate: answer.freshness.upstreamPrivate,
-                charge: charge, entryKey: entryKey)
+                madeAt: max(answer.began, memo.clock.wallNow()), stamps: stamps(), extraHeaders: answer.extraHeaders,
+                upstreamPrivate: answer.freshness.upstreamPrivate, charge: charge, entryKey: entryKey)
             memo.keep(memoized, for: memoKey)
             if let persisted, let entryKey { persisted.keep(memoized, key: entryKey) }
             kept = memoized
@@ -187,7 +192,7 @@ struct MergedAnswerRenderer: Sendable {
         freshness.record(freshUntil: stored.freshUntil, isPrivate: stored.isPrivate)
         let finished = FinishedAnswer(
             extraHeaders: extraHeaders, pages: 1, items: page.itemCount, truncated: false, etag: etag.finalize(), cache: Self.onePageHit,
-            stale: false, freshness: freshness, freshUntil: stored.freshUntil,
+            stale: false, freshness: freshness, freshUntil: stored.freshUntil, began: clock.wallNow(),
             serverTiming: ServerTimingField.value(upstream: .zero, cache: cacheTime, total: .now - began))
         return .answered(
             await send(finished, stamps: [stored.stamp], held: held, closing: closing, spooled: nil, plan: plan, record: record, response: response))

@@ -128,7 +128,8 @@ final class RequestedItems {
         // stating 33 of 30, the window 18–26 said no next with 28–30 on its last page; a scroll stopped at 27).
         let heldItemsPast = walker.wasTruncated && handedOut == cappedLimit(window)
         let hasMore = (endedShort && !heldItemsPast) || (cutShort && handedOut == 0) ? false
-            : total.map { next < $0 || (next == $0 && mayGoOn) } ?? (walkEnded ? walker.wasTruncated || walker.endedAtUncheckedStatedEnd : true)
+            : total.map(leftFromStart).map { next < $0 || (next == $0 && mayGoOn) }
+                ?? (walkEnded ? walker.wasTruncated || walker.endedAtUncheckedStatedEnd : true)
         return hasMore ? next : nil
     }
 
@@ -139,16 +140,16 @@ final class RequestedItems {
         // merged answer says none, and its window links by what the walk found (review9).
         let endedShort = walkEnded && (walker.endedShortOfTotal || firstPageDisproves(walker))
         // Nor one the items the walk found outnumber (attack11 L2: the first page's own count is checked where the
-        // total is read; this is the pages after it), counted from the first item or the window's start.
+        // total is read; this is the pages after it), counted from the walk's start (`leftFromStart`) or the window's
         // (a window that starts past the total finds nothing, which contradicts nothing; review12).
-        let outnumbered = walkEnded && total.map { handedOut > max(0, $0 - (window?.offset ?? 0)) } ?? false
+        let outnumbered = walkEnded && total.map { handedOut > max(0, leftFromStart($0) - (window?.offset ?? 0)) } ?? false
         // Nor, for a merged answer, one its items fall short of when the walk read every page the total numbered, each
         // but the last holding exactly the size they were numbered by: the last page was short, and the list ends there
         // (walker17's leftover: `Total: 100` beside 95 items; an offset route stepping by its `limit` numbers pages
         // that may be short for a filter, and keeps the total). Counted from where the walk started: the total counts
         // the items before it too (review26 M1: `?page=3` of 50 holds 30, and the true 50 was dropped).
         let fellShort = walkEnded && window == nil && walker.numberedPagesExactly && walker.hasHandedOutAll && !walker.wasTruncated
-            && total.map { handedOut < max(0, $0 - itemsBeforeWalk) && itemCap.map { handedOut < $0 } ?? true } == true
+            && total.map { handedOut < leftFromStart($0) && itemCap.map { handedOut < $0 } ?? true } == true
         return endedShort || outnumbered || fellShort ? nil : total
     }
 
@@ -171,10 +172,18 @@ final class RequestedItems {
         return walkEnded && walker.wasTruncated && !walker.endedShortOfTotal && handedOut < cappedLimit(window)
     }
 
+    /// The items a stated total (the whole list's) leaves from the item a window's `_offset` counts from: the walk's
+    /// start as the client or the route named it (`?page=3`, `?offset=20`), past the items before it; from the list's
+    /// start after a jump, which numbers its first item from there (`firstItem`). fix31's leftover: a window from the
+    /// client's `?page=3` compared its offsets with the whole list's total, and linked on to empty windows past the end.
+    private func leftFromStart(_ total: Int) -> Int {
+        max(0, total - (firstItem > 0 ? 0 : itemsBeforeWalk))
+    }
+
     /// Whether a window's walk whose first page held no items disproves the total, which said items were there
     /// (attack16 L6: a window past the list's end said the false total and linked on to the next empty window).
     private func firstPageDisproves(_ walker: PageWalker) -> Bool {
-        window != nil && !isFirst && walker.firstPageItems == 0 && total.map { $0 > firstItem } == true
+        window != nil && !isFirst && walker.firstPageItems == 0 && total.map { leftFromStart($0) > firstItem } == true
     }
 
     /// Whether a window's walk, its head sent before its last page, will end on a full page at `end`: the pages from

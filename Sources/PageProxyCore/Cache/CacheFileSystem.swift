@@ -474,11 +474,11 @@ package enum CacheFileSystem {
         return (UInt64(info.st_ino), Int(info.st_size))
     }
 
-    /// A regular file's size and when it was last used (`lastUse`), or nil.
-    package static func fileInfo(_ path: String) -> (size: Int, used: Int64)? {
+    /// A regular file's size, when it was last used (`lastUse`) and its inode (the version the index knows it by), or nil.
+    package static func fileInfo(_ path: String) -> (size: Int, used: Int64, inode: UInt64)? {
         var info = stat()
         guard lstat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
-        return (Int(info.st_size), lastUse(info))
+        return (Int(info.st_size), lastUse(info), UInt64(info.st_ino))
     }
 
     /// One `pread` of `count` bytes at `offset`; with `.pageCacheOnly`, one that fails with `EAGAIN` rather than wait.

@@ -99,9 +99,11 @@ extension DiskStore {
         }
         state.withLock { state in
             for (index, file) in files.sorted(by: { $0.value.used < $1.value.used }).enumerated() {
+                // The scan's `lstat` has the inode: a version another process renames into place before this process's
+                // first read is then another version, as one after it is (`noteFileInode`; h13-read18's leftover).
                 state.records[file.key] = Record(
                     size: file.value.size, lastUse: UInt64(index + 1), generation: UInt64(index + 1),
-                    use: state.recency.insertNewest(file.key))
+                    use: state.recency.insertNewest(file.key), inode: file.value.inode)
                 state.totalBytes += file.value.size
             }
             state.useCounter = UInt64(files.count)

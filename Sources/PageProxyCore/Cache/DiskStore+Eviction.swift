@@ -170,9 +170,9 @@ extension DiskStore {
         total = total.map { max(0, $0 - bytes) }
     }
 
-    /// The entry files under `directory` (size, last use) and the temporaries' paths.
-    static func scan(_ directory: String) -> (entries: [CacheKey: (size: Int, used: Int64)], temporaries: [String]) {
-        var entries: [CacheKey: (size: Int, used: Int64)] = [:]
+    /// The entry files under `directory` (size, last use, inode) and the temporaries' paths.
+    static func scan(_ directory: String) -> (entries: [CacheKey: (size: Int, used: Int64, inode: UInt64)], temporaries: [String]) {
+        var entries: [CacheKey: (size: Int, used: Int64, inode: UInt64)] = [:]
         var temporaries: [String] = []
         for fanOut in CacheFileSystem.names(in: directory) ?? [] where fanOut.utf8.count == 2 {
             let folder = "\(directory)/\(fanOut)"

@@ -67,7 +67,7 @@ extension DiskStore {
         if case .unknown = found, ledger != nil, !state.withLock({ $0.unadoptedFolders.contains(key.directoryName) }),
             let info = CacheFileSystem.fileInfo(path(for: key))
         {
-            adopt(key, size: info.size)
+            adopt(key, size: info.size, inode: info.inode)
             found = use(key, leavesBodyFor: leavesBodyFor, tally: tally)
         }
         guard case .used(let shouldTouch, let remembered, let ahead, let generation, let seen, let entries) = found else { return .missing }

@@ -90,14 +90,14 @@ extension DiskStore {
         return noteFileInode(key, file.inode, readUnder: generation, atPath: file) != generation
     }
 
-    /// Indexes an entry another process wrote.
-    func adopt(_ key: CacheKey, size: Int) {
+    /// Indexes an entry another process wrote: the file with `inode`, looked at just before.
+    func adopt(_ key: CacheKey, size: Int, inode: UInt64) {
         state.withLock { state in
             guard state.disabledReason == nil, state.records[key] == nil else { return }
             state.useCounter += 1
             state.changeCounter += 1
             state.records[key] = Record(
-                size: size, lastUse: state.useCounter, generation: state.changeCounter, use: state.recency.insertNewest(key))
+                size: size, lastUse: state.useCounter, generation: state.changeCounter, use: state.recency.insertNewest(key), inode: inode)
             state.totalBytes += size
         }
     }

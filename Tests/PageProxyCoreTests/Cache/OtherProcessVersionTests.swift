@@ -52,6 +52,25 @@ import Testing
         #expect(b.entryCount == 1)
     }
 
+    /// h13-read18's leftover: the start-up scan's `stat` has each file's inode, and the index records it, so that a
+    /// version another process renames into place before this one's first read is another version, as after it.
+    @Test("a file renamed over by another process after the start-up scan and before the first read is a new version, counted at its own size")
+    func aRenameBeforeTheFirstReadIsAChange() throws {
+        let directory = TemporaryDirectory()
+        let key = Make.key(1)
+        #expect(DiskStore(directory: directory.path, maxBytes: 1 << 20).write(Make.entry(1, bodyBytes: 100), for: key) != nil)
+        let store = DiskStore(directory: directory.path, maxBytes: 1 << 20)
+        let scanned = try #require(store.versions(of: [key])?.first)
+        #expect(scanned.inode == CacheFileSystem.inode(directory.path + "/" + key.relativePath), "the scan's inode")
+        #expect(DiskStore(directory: directory.path, maxBytes: 1 << 20).write(Make.entry(1, bodyBytes: 5_000), for: key) != nil)
+        let read = try #require(store.lookup(key))
+        #expect(read.entry.body.count == 5_000)
+        #expect(read.stamp != scanned.stamp, "the version scanned is not the one read")
+        #expect(store.changeCount(ifCurrent: [scanned.stamp]) == nil)
+        #expect(store.totalBytes == Make.fileSize(bodyBytes: 5_000))
+        #expect(store.lookup(key)?.stamp == read.stamp, "read again: the same version")
+    }
+
     @Test("F4: a stale copy in memory gives way to the fresher version another process stored: a hit, no upstream request")
     func aFresherFileWinsOverAStaleCopy() async throws {
         let directory = TemporaryDirectory()

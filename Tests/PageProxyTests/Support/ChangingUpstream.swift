@@ -28,6 +28,8 @@ final class ChangingUpstream: Sendable {
         /// Pages past this one are empty (1: from `?page=2` on, a list shorter than a stated total); nil: none is.
         var lastPageWithItems: Int? = nil
         var received: [Received] = []
+        /// Told each page number asked, before it is answered (a test that moves a clock between two pages).
+        var onPage: (@Sendable (Int) -> Void)? = nil
     }
 
     /// Answers requests from the page's current state.
@@ -35,15 +37,16 @@ final class ChangingUpstream: Sendable {
         let state: Shared
 
         func respond(to request: HTTPRequestHead, response writer: consuming Response) async -> RequestRecord {
-            let (body, cacheControl, more) = state.lock.withLock { state in
+            let (body, cacheControl, more, page, onPage) = state.lock.withLock { state in
                 state.received.append(Received(target: request.target, ifNoneMatch: request.headers["If-None-Match"]))
                 let page = URLComponents(string: request.target)?.queryItems?.first { $0.name == "page" }?.value.flatMap { Int($0) } ?? 1
                 let pastTheLast = state.lastPageWithItems.map { page > $0 } ?? false
                 // `{page}` in the body is the page's number: numbered pages that differ, as an honest upstream's do (real14:
                 // a second page that repeats the first is refused, `IgnoredPageNumber`).
                 let body = state.body.replacingOccurrences(of: "{page}", with: String(page))
-                return (pastTheLast ? "[]" : body, state.cacheControl, state.more)
+                return (pastTheLast ? "[]" : body, state.cacheControl, state.more, page, state.onPage)
             }
+            onPage?(page)
             var headers = HTTPHeaders()
             let tag = "\"" + SHA256.hex(SHA256.hash(Array(body.utf8))).prefix(16) + "\""
             headers.set("ETag", tag)
@@ -88,6 +91,9 @@ final class ChangingUpstream: Sendable {
 
     /// Makes every page past page `last` empty: the list ends there (a full last page is followed by an empty one).
     func emptyPages(past last: Int) { state.lock.withLock { $0.lastPageWithItems = last } }
+
+    /// Calls `hook` with each page number asked, before it is answered.
+    func onPage(_ hook: @escaping @Sendable (Int) -> Void) { state.lock.withLock { $0.onPage = hook } }
 
     var received: [Received] { state.lock.withLock { $0.received } }
 

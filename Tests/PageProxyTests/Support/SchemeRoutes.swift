@@ -46,6 +46,14 @@ enum SchemeRoutes {
 
     static var names: [String] { all.map(\.name) }
 
+    /// The mock's JSON:API service followed by `links.next`, its `meta.total` read as the total.
+    static func jsonAPIWithTotal(name: String) -> TestStack.Route {
+        var scheme = PaginationScheme.NextURLInBody()
+        scheme.nextPath = JSONPath("links.next")!
+        scheme.totalItemsPath = JSONPath("meta.total")
+        return TestStack.Route(name: name, mockPath: "/jsonapi/items", scheme: .nextURLInBody(scheme), items: JSONPath("data")!)
+    }
+
     static var mockOptions: MockUpstreamOptions {
         var options = MockUpstreamOptions()
         options.pageSize = pageSize
