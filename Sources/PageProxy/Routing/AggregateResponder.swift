@@ -178,6 +178,7 @@ struct AggregateResponder: Sendable {
         var options = plan.options
         let fetch: PageFetcher
         let transport: RetryingTransport?
+        let overReused = PagesOverReusedConnections()
         if let maxBytes {
             (fetch, transport) = (Self.neverFetches, nil)
             options.cachedPage = InMemoryPageReader(plan: plan, pages: pages, maxBytes: maxBytes, count: count).read
@@ -192,7 +193,8 @@ struct AggregateResponder: Sendable {
             let retrying = RetryingTransport(base: sender, policy: retryPolicy, deadline: .now + route.totalTimeout, budgets: budgets)
             transport = retrying
             fetch = WindowPastTheEnd.wrap(
-                RoutePageFetcher.make(plan: plan, transport: retrying, pages: pages, metrics: metrics, record: walkRecord, count: count),
+                RoutePageFetcher.make(
+                    plan: plan, transport: retrying, pages: pages, metrics: metrics, record: walkRecord, count: count, overReused: overReused),
                 endStatuses: plan.window?.endStatuses(of: plan.fixedScheme) ?? [], itemsPath: route.itemsPath)
             // The walk's own file reads, from its first page's lookup on: whether it reads ahead.
             let fileReads = firstRead?.fileReads ?? FileReadTally()
@@ -232,6 +234,11 @@ struct AggregateResponder: Sendable {
         switch consume answer {
         case .answered(let record): return .answered(recordWalk(route: route, tally: tally, transport: transport, record: record))
         case .declined(let response):
+            // A page read over a reused connection of an origin caught sending a stray response during the walk (stray19):
+            // walked again, on new connections (the origin's are not reused any more), the suspect pages gone from the cache.
+            if maxBytes == nil, overReused.foundSuspect, let again = plan.walkingAgainOnNewConnections() {
+                return await self.walk(to: request, plan: again, began: began, tally: CacheTally(clock: pages.clock), response: response)
+            }
             // A window whose first page was shorter than the size it counted pages by (review17 B9): the pool's walk
             // starts again from the first page, its own tally counting the pages of the answer it gives.
             if maxBytes == nil, walk.walker.missedWindowPageSize, let again = plan.walkingWindowAgain(

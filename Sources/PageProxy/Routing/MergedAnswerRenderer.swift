@@ -60,6 +60,9 @@ struct MergedAnswerRenderer: Sendable {
         } catch _ as PaginationError where walker.missedWindowPageSize {
             // The window counted pages by a size the upstream does not serve: walked again from the first page.
             return .declined(response)
+        } catch let error as PaginationError where plan.walksAgainOnNewConnections(after: error) {
+            // A page may have been a stray response the upstream sent unasked (stray19): walked again on new connections.
+            return .declined(response)
         } catch let error as PaginationError where plan.walksAgainRevalidating(after: error, tally: tally) {
             // Pages of two versions of the list met in the cache (review17 B5): walked again, every page revalidated.
             return .declined(response)

@@ -87,7 +87,9 @@ enum NDJSONAnswerRenderer {
                 // The same for a window that counted pages by a size the upstream does not serve: walked again from
                 // the first page.
                 // And for pages of two versions of the list met in the cache (review17 B5): walked again, revalidated.
-                if error is PageWalker.PageNotAtHand || walker.missedWindowPageSize || plan.walksAgainRevalidating(after: error, tally: tally) {
+                // And for a page that may have been a stray response (stray19): walked again on new connections.
+                if error is PageWalker.PageNotAtHand || walker.missedWindowPageSize || plan.walksAgainRevalidating(after: error, tally: tally)
+                    || plan.walksAgainOnNewConnections(after: error) {
                     return .declined(response)
                 }
                 return .answered(await response.send(walkFailure: error as? PaginationError ?? .cancelled, plan: plan, recording: record))

@@ -15,6 +15,8 @@ struct RequestPlan {
     /// This plan is a window walked again in this very request (`walkingWindowAgain`): it is not walked again once
     /// more, whatever its first page holds (an upstream whose cap moves at every request).
     private var isWindowWalkedAgain = false
+    /// This plan is walked again on new connections in this very request (`walkingAgainOnNewConnections`): not once more.
+    private var isWalkedAgainOnNewConnections = false
 
     /// - Throws: `ProxyControls.Invalid`, `PaginationQueryCheck.Refused` or `UpstreamHeaders.Refused`, all
     ///   `HTTPResponseError`s (400).
@@ -101,6 +103,23 @@ struct RequestPlan {
     func walksAgainRevalidating(after error: any Error, tally: CacheTally) -> Bool {
         guard (error as? PaginationError)?.isListChange == true, !cachePolicy.forceRevalidate else { return false }
         return tally.count(.hit) + tally.count(.stale) > 0
+    }
+
+    /// Whether a walk of this plan that failed with `error` is walked again on new connections
+    /// (`walkingAgainOnNewConnections`) rather than answered with it: a page came over a reused connection of an origin
+    /// caught sending a stray response during the walk (`UpstreamError.strayResponse`, stray19). Its suspect pages have
+    /// left the cache, and the origin's connections are not reused any more: the next walk reads none so. Once a request.
+    func walksAgainOnNewConnections(after error: any Error) -> Bool {
+        guard !isWalkedAgainOnNewConnections, case .upstreamFailed(_, _, .strayResponse)? = error as? PaginationError else { return false }
+        return true
+    }
+
+    /// This plan, walked again after `walksAgainOnNewConnections`; nil once it was.
+    func walkingAgainOnNewConnections() -> RequestPlan? {
+        guard !isWalkedAgainOnNewConnections else { return nil }
+        var plan = self
+        plan.isWalkedAgainOnNewConnections = true
+        return plan
     }
 
     /// The plan again with its window walked again (`ItemWindow.walkingAgain`), its pages counted by `served`, what the

@@ -30,8 +30,11 @@ enum RoutePageFetcher {
     /// - Parameters:
     ///   - record: the walk's account (`_explain`, `Server-Timing`), told of every failed fetch.
     ///   - count: the request's `Counter`, shared with its `makeCachedPage` (issue 13: one closure a request, not two).
+    ///   - overReused: the walk's pages read over reused connections: once one is suspect, the page fails with
+    ///     `UpstreamError.strayResponse` and the suspect pages leave the cache (stray19).
     static func make(
-        plan: RequestPlan, transport: RetryingTransport, pages: CachingPageSource, metrics: Metrics, record: WalkRecord, count: @escaping Counter
+        plan: RequestPlan, transport: RetryingTransport, pages: CachingPageSource, metrics: Metrics, record: WalkRecord, count: @escaping Counter,
+        overReused: PagesOverReusedConnections
     ) -> PageFetcher {
         let route = plan.route
         let (timeout, maxBytes, routeName, caFile) = (route.pageTimeout, route.maxPageBytes, route.name, route.caFile)
@@ -46,9 +49,13 @@ enum RoutePageFetcher {
         return { url, number throws(PaginationError) in
             let started = ContinuousClock.now
             do throws(UpstreamError) {
+                let request = UpstreamRequest(url: url, headers: headers, caFile: caFile)
                 let fetched = try await pages.fetch(
-                    UpstreamRequest(url: url, headers: headers, caFile: caFile), policy: policy, transport: transport, timeout: timeout,
-                    maxBodyBytes: maxBytes, scan: scan, onTry: onTry)
+                    request, policy: policy, transport: transport, timeout: timeout, maxBodyBytes: maxBytes, scan: scan, onTry: onTry)
+                if overReused.note(fetched.response, at: url) {
+                    await pages.forget(overReused.suspectURLs, askedLike: request)
+                    throw .strayResponse(origin: url.origin.description)
+                }
                 count(fetched, number, url, started)
                 return fetched.response
             } catch {

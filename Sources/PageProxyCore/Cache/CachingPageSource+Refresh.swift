@@ -46,10 +46,10 @@ extension CachingPageSource {
                 entry.initialAge = freshness.initialAge
                 if let scan, entry.scan?.signature != scan.signature { entry.scan = Self.scan(entry.body, for: scan) }
                 let stored = await write(entry, for: key, to: store, unless: flight)
-                return .success(CachedResponse(entry.response, .revalidated, stored: stored))
+                return .success(CachedResponse(Self.served(entry.response, readAs: response), .revalidated, stored: stored))
             }
             await remove(key, from: store, unless: flight)
-            return .success(CachedResponse(entry.response, .revalidated))
+            return .success(CachedResponse(Self.served(entry.response, readAs: response), .revalidated))
         }
         if response.status.code == 200 {
             let freshness = CacheFreshness(headers: response.headers, routeTTL: routeTTL, now: received)
@@ -72,6 +72,23 @@ extension CachingPageSource {
             return .success(CachedResponse(Self.identified(response), .miss))
         }
         return .success(CachedResponse(response, .miss))
+    }
+
+    /// The stored page a 304 revalidated, carrying the 304's reused connection: as suspect as a page read so (stray19).
+    private static func served(_ stored: UpstreamResponse, readAs read: UpstreamResponse) -> UpstreamResponse {
+        var served = stored
+        served.reusedConnection = read.reusedConnection
+        return served
+    }
+
+    /// Removes from the store the pages at `urls`, asked as `request` was but for its URL: a walk found them suspect
+    /// after they were stored (`PagesOverReusedConnections`, stray19).
+    package func forget(_ urls: [PageURL], askedLike request: UpstreamRequest) async {
+        for url in urls {
+            var page = request
+            page.url = url
+            await remove(CacheKey(page), from: store)
+        }
     }
 
     /// Counts a page that `freshness` says its `Date` alone made stale (review9 G3), with how far that was behind.

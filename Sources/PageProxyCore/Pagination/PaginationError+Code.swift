@@ -39,6 +39,7 @@ extension UpstreamError {
         case .cancelled: "client_closed_request"
         case .notCached: "not_cached"
         case .outOfDescriptors: "proxy_out_of_descriptors"
+        case .strayResponse: "upstream_unsolicited_response"
         }
     }
 }

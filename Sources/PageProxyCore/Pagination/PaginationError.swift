@@ -130,6 +130,8 @@ extension PaginationError {
     /// guard of the walk.
     var isUpstreamFailure: Bool {
         switch self {
+        // Pages before the check may have been stray responses (stray19): the walk fails, it does not end there.
+        case .upstreamFailed(_, _, .strayResponse): false
         case .upstreamStatus, .upstreamFailed: true
         default: false
         }

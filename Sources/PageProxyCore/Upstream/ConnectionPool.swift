@@ -36,6 +36,8 @@ package final class ConnectionPool: Sendable {
         var sweeping = false
         /// Origins caught sending bytes no request asked for: none of their connections is kept.
         var unsolicited: Set<PageURL.Origin> = []
+        /// The watch of each origin whose connection was reused (`strayWatch`).
+        var watches: [PageURL.Origin: OriginStrayWatch] = [:]
     }
 
     /// Where bytes no request asked for were found (`onUnsolicited`).
@@ -97,11 +99,22 @@ package final class ConnectionPool: Sendable {
     package func noteUnsolicited(from origin: PageURL.Origin, _ seen: UnsolicitedBytes) {
         let (isFirst, dropped) = idle.withLock { idle -> (Bool, [any UpstreamConnection]) in
             guard idle.unsolicited.insert(origin).inserted else { return (false, []) }
+            idle.watches[origin]?.noteCaught()
             let keys = idle.connections.keys.filter { $0.origin == origin }
             return (true, keys.flatMap { idle.connections.removeValue(forKey: $0) ?? [] })
         }
         dropped.forEach { $0.close() }
         if isFirst { onUnsolicited(origin, seen) }
+    }
+
+    /// The watch a response read over a reused connection to `origin` carries: caught once `noteUnsolicited` is.
+    package func strayWatch(for origin: PageURL.Origin) -> OriginStrayWatch {
+        idle.withLock { idle in
+            if let watch = idle.watches[origin] { return watch }
+            let watch = OriginStrayWatch(caught: idle.unsolicited.contains(origin))
+            idle.watches[origin] = watch
+            return watch
+        }
     }
 
     /// Opens a new connection for `key`: TCP, then for `https` a TLS handshake that verifies the host.

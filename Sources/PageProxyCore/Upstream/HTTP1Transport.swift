@@ -64,7 +64,12 @@ package final class HTTP1Transport: UpstreamTransport {
                     freshOnly = true
                     continue
                 }
-                return response
+                guard reused != nil else { return response }
+                // Bytes seen later, a page on, would make it suspect: it may be a stray the upstream wrote before this
+                // request went out (stray19). The walk that read it learns so from its origin's watch.
+                var answer = response
+                answer.reusedConnection = pool.strayWatch(for: origin)
+                return answer
             } catch .staleConnection where reused != nil && !Task.isCancelled {
                 // The upstream closed an idle kept-alive connection before our request reached it: try a new one.
                 // A cancelled fetch also ends with a silent socket, and must not be sent again.

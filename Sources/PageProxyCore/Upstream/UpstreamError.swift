@@ -32,6 +32,10 @@ public enum UpstreamError: Error, Equatable, CustomStringConvertible {
     /// PageProxy itself had no descriptor left for a new connection (EMFILE, ENFILE, or its own reserve,
     /// `DescriptorReserve`): the process's limit, not the upstream's failure; nothing was sent.
     case outOfDescriptors(origin: String)
+    /// The origin was caught sending a response no request asked for while a walk had pages read over its reused
+    /// connections: any of them may have been that stray response, and none is answered or kept (stray19). A request
+    /// sent again is walked on new connections.
+    case strayResponse(origin: String)
 
     /// What failed, and with which origin.
     public var description: String {
@@ -55,6 +59,10 @@ public enum UpstreamError: Error, Equatable, CustomStringConvertible {
             "a page from \(origin) is in the cache but not fresh (stored \(age) s ago, stale for this route), and the client said only-if-cached"
         case .outOfDescriptors(let origin):
             "PageProxy is at its limit of open files (ulimit -n), so no connection to \(origin) was opened; retry shortly"
+        case .strayResponse(let origin):
+            "\(origin) sent a response no request asked for while this walk read pages over its kept-alive connections: "
+                + "any of them may have been that stray response, so none is served or cached; retry the request (its "
+                + "connections are not reused from now on)"
         }
     }
 
@@ -63,7 +71,7 @@ public enum UpstreamError: Error, Equatable, CustomStringConvertible {
         switch self {
         case .connectFailed, .timedOut, .connectionLost: true
         case .invalidResponse, .responseTooLarge, .unsupportedScheme, .tlsFailed, .foreignRedirect, .redirectLoop, .rateLimited, .cancelled, .notCached,
-            .outOfDescriptors: false
+            .outOfDescriptors, .strayResponse: false
         }
     }
 

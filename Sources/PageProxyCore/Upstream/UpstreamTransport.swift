@@ -34,6 +34,9 @@ package struct UpstreamResponse: Sendable {
     package var storedScan: StoredScan?
     /// Set by the page cache: the open entry file `body` was read from, to send it from (`HeldEntryFile`).
     package var storedFile: HeldEntryFile?
+    /// Set by `HTTP1Transport` when it read the response over a reused kept-alive connection: its origin's watch. Such a
+    /// response is suspect once the origin is caught sending stray responses (`PagesOverReusedConnections`).
+    package var reusedConnection: OriginStrayWatch?
 
     package init(status: HTTPStatus, headers: HTTPHeaders, body: [UInt8]) {
         self.status = status

@@ -246,12 +246,32 @@ private let strayRequests = Mutex<[String]>([])
             #expect(response.headers["X-Served-By"] != nil)
             #expect(told.value == [.afterAResponse])
             #expect(!transport.pool.reuses(url.origin))
+            // stray19: the answer of a new connection is no suspect.
+            #expect(response.reusedConnection == nil)
             _ = try await request?.value
         } else {
             #expect(response.body == Array(body.utf8))
             #expect(told.value.isEmpty)
             #expect(transport.pool.connectionsOpened == 0)
+            #expect(response.reusedConnection?.isCaught == false)
         }
+    }
+
+    @Test("stray19: a response read over a reused connection carries its origin's watch, caught once the origin is (a watch first asked for after the catch too)")
+    func aReusedConnectionsAnswerCarriesItsOriginsWatch() async throws {
+        let transport = HTTP1Transport()
+        let url = PageURL(scheme: "http", host: "127.0.0.1", port: 9, path: "/items", query: "page=2")
+        let kept = ScriptedConnection(answer: Array("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n[]".utf8), thenWaiting: .quiet)
+        #expect(transport.pool.giveBack(kept, for: ConnectionPool.Key(origin: url.origin)) == .quiet)
+        let response = try await Self.send(UpstreamRequest(url: url), through: transport)
+        #expect(kept.wasAsked)
+        let watch = try #require(response.reusedConnection)
+        #expect(!watch.isCaught)
+        transport.pool.noteUnsolicited(from: url.origin, .whileIdle)
+        #expect(watch.isCaught && transport.pool.strayWatch(for: url.origin) === watch)
+        let other = PageURL(scheme: "http", host: "127.0.0.2", port: 9, path: "/items", query: nil).origin
+        transport.pool.noteUnsolicited(from: other, .afterAResponse)
+        #expect(transport.pool.strayWatch(for: other).isCaught)
     }
 
     @Test("attack17 L2: an origin caught writing to an idle kept connection gets a new connection for every later request, each sent with Connection: close, and is told once")
