@@ -137,8 +137,10 @@ def start_servers(workdir, wanted):
     procs = {}
     for name, port in ports.items():
         log = open(os.path.join(workdir, f"{name}.log"), "wb")
+        # Their temporary folders (databases, configs) inside the run's own, removed with it: most servers are stopped
+        # by SIGTERM, which skips their `finally` (harness19: 17 /tmp/pp-<server>-* folders left by one whole run).
         procs[name] = subprocess.Popen(scripts[name] + [str(port)] + extra.get(name, []), stdout=log,
-                                       stderr=subprocess.STDOUT)
+                                       stderr=subprocess.STDOUT, env=dict(os.environ, TMPDIR=workdir))
     try:
         for name, proc in procs.items():
             # Wagtail makes its 999 pages one by one through its page tree (~40 s on a loaded machine) before it listens,
