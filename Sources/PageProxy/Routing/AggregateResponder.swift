@@ -246,7 +246,9 @@ struct AggregateResponder: Sendable {
         case .json:
             answer = await merged.render(walk: walk, plan: plan, items: items, tally: tally, record: record, response: response)
         case .ndjson:
-            let keeper = NDJSONAnswerKeeper(plan: plan, walk: walk, persisted: merged.persisted)
+            // Not a walk of pages in memory on the socket loop (`maxBytes`): small answers, never worth an entry, and
+            // a warm repeat paid the copy of its lines for nothing (small_ab, nineteenth pass).
+            let keeper = maxBytes == nil ? NDJSONAnswerKeeper(plan: plan, walk: walk, persisted: merged.persisted) : nil
             answer = await NDJSONAnswerRenderer.render(
                 walk: walk, plan: plan, items: items, tally: tally, record: record, keeper: keeper, response: response)
         }

@@ -196,15 +196,23 @@ package enum AnswerEntryFormat {
         guard let known = head.uint8(), known <= 1 else { throw .badHead }
         guard known == 1 else { return nil }
         guard let count = head.uint32(), Int(count) == max(0, items - 1), Int(count) <= (head.end - head.offset) / 4 else { throw .badHead }
-        var separators: [Int] = []
-        separators.reserveCapacity(Int(count))
-        var previous = 0
-        for _ in 0..<count {
-            guard let distance = head.uint32(), distance > 0 else { throw .badHead }
-            previous += Int(distance)
-            guard previous < bodyLength - 1 else { throw .badHead }
-            separators.append(previous)
+        guard let run = head.bytes(4 * Int(count)) else { throw .badHead }
+        // Read in one pass over the bytes, not an integer read at a time (tens of thousands of items: ~1 ms that way).
+        var separators = [Int](repeating: 0, count: Int(count))
+        let valid = run.withUnsafeBufferPointer { bytes in
+            separators.withUnsafeMutableBufferPointer { separators in
+                var previous = 0
+                for index in separators.indices {
+                    let at = 4 * index
+                    let distance = Int(bytes[at]) << 24 | Int(bytes[at + 1]) << 16 | Int(bytes[at + 2]) << 8 | Int(bytes[at + 3])
+                    guard distance > 0 else { return false }
+                    previous += distance
+                    separators[index] = previous
+                }
+                return previous < bodyLength - 1
+            }
         }
+        guard valid else { throw .badHead }
         return separators
     }
 }
