@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Counts of the first and second request after a restart, per binary, by `perf stat` (issue 13, read-back).
 
-    python3 bench/readback_perstat.py BINARY[,BINARY...] [--restarts N] [--ndjson] [--events E,...] [--record DIR]
+    python3 bench/readback_perstat.py BINARY[,BINARY...] [--restarts N] [--ndjson] [--memo I,...] [--events E,...] [--record DIR]
 
 The case of `readback_phases.py` (`/items?mock_total=50000`, 501 cached pages of ~21 KB, a 10.6 MB merged answer,
 memo off, each binary over its own cache directory, filled once, restarted over it each round). For each request
@@ -9,7 +9,8 @@ memo off, each binary over its own cache directory, filled once, restarted over 
 `--events` given), and curl its time to the head; the medians are printed side by side for the first and second
 request. With `--record DIR`, each binary's first and second requests are also recorded (`perf record -g`, one file
 per request in DIR), to be read per thread (`perf script -F tid,ip,sym`: the walk's and the read-ahead's threads
-apart). Everything started is stopped by PID.
+apart). `--memo` as in `readback_phases.py` (those proxies run with the memo on and keep the answer's entry).
+Everything started is stopped by PID.
 """
 import argparse, os, statistics, subprocess, sys, time
 
@@ -39,13 +40,16 @@ def main():
     parser.add_argument("--send-from-files", default="", metavar="INDEXES",
                         help="comma-separated indexes (from 0) of the binaries whose proxy runs with cache.sendFromFiles on; "
                              "the others run with it off (the same binary may be listed twice: with and without)")
+    parser.add_argument("--memo", default="", metavar="INDEXES",
+                        help="comma-separated indexes of the binaries whose proxy runs with the memo on (64 MiB)")
     args = parser.parse_args()
+    memo = {int(index) for index in args.memo.split(",") if index}
     send_from_files = {int(index) for index in args.send_from_files.split(",") if index}
     binaries = [os.path.abspath(binary) for binary in args.binaries.split(",")]
     headers = NDJSON if args.ndjson else {}
     results = {}
     print(f"load average at start {os.getloadavg()}")
-    with filled_proxies(binaries, headers, "pageproxy-readback-perstat-", send_from_files) as proxies:
+    with filled_proxies(binaries, headers, "pageproxy-readback-perstat-", send_from_files, memo) as proxies:
         for round_ in range(args.restarts):
             for index, proxy in enumerate(proxies):
                 proxy.restart()
@@ -68,7 +72,7 @@ def main():
             for request in (1, 2):
                 rows = results[(index, request)]
                 cells = [f"{statistics.median(row.get(name, float('nan')) for row in rows):.1f}" for name in names]
-                files = ", sendFromFiles" if index in send_from_files else ""
+                files = (", sendFromFiles" if index in send_from_files else "") + (", memo" if index in memo else "")
                 print(f"| b{index} {binary}{files} | {request} | " + " | ".join(cells) + " |")
 
 

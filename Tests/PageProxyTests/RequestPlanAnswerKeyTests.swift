@@ -46,11 +46,16 @@ import Testing
         }
     }
 
-    @Test("an NDJSON plan has no answer key, and makes none")
-    func noKeyWithoutMemo() throws {
+    @Test("an NDJSON plan is never memoized, but has the keys of the merged answer of the same items (nineteenth pass), made only when asked; a window's has none")
+    func anNDJSONPlanHasTheMergedAnswersKeys() throws {
         let plan = try Self.plan("/items?a=1", [("Accept", "application/x-ndjson")])
+        let merged = try Self.plan("/items?a=1")
         #expect(plan.memoKey == nil)
-        #expect(plan.answerKey == nil)
         #expect(!plan.hasMadeAnswerKey)
+        #expect(plan.linesKey != nil && plan.linesKey == merged.memoKey)
+        #expect(plan.answerKey != nil && plan.answerKey == merged.answerKey)
+        #expect(merged.linesKey == nil)
+        let window = try Self.plan("/items?a=1&_offset=0&_limit=5", [("Accept", "application/x-ndjson")])
+        #expect(window.linesKey == nil && window.answerKey == nil)
     }
 }

@@ -74,6 +74,11 @@ struct AggregateResponder: Sendable {
         if let answer = await memoizedOnDisk(plan) {
             return await merged.render(memoized: answer, plan: plan, began: began, record: RequestRecord(route: plan.route.name), response: response)
         }
+        if let (answer, file, separators) = await memoizedLines(plan) {
+            metrics.cacheOutcome(route: plan.route.name, outcome: CacheOutcome.hit.rawValue, count: answer.pages)
+            return await NDJSONAnswerRenderer.render(
+                memoized: answer, file: file, separators: separators, plan: plan, record: RequestRecord(route: plan.route.name), response: response)
+        }
         guard triesInMemoryAnswer, walkObserver == nil, inMemory.mayTry(request, plan: plan) else {
             return await walk(to: request, plan: plan, began: began, response: response)
         }
@@ -119,6 +124,20 @@ struct AggregateResponder: Sendable {
         guard let persisted = merged.persisted, walkObserver == nil, plan.memoKey != nil, !plan.controls.fresh, !plan.controls.explain
         else { return nil }
         return await persisted.answer(for: plan)
+    }
+
+    /// For NDJSON, the merged answer of the same items read from its entry in the cache directory (after a restart, or
+    /// kept in the memo since), whose file and item separators make its lines (`MergedAnswerLines`), when the request
+    /// may have it (as `memoizedOnDisk`); nil: the walk answers. Not for a client that takes trailers (the walk's
+    /// stream sends them).
+    func memoizedLines(_ plan: RequestPlan) async -> (MergedAnswerMemo.Answer, HeldEntryFile, [Int])? {
+        guard let linesKey = plan.linesKey, let persisted = merged.persisted, walkObserver == nil, !plan.controls.fresh, !plan.controls.explain,
+            !NDJSONAnswerRenderer.sendsTrailers(plan.request)
+        else { return nil }
+        let fromFile = { (answer: MergedAnswerMemo.Answer) in answer.file.flatMap { file in answer.itemSeparators.map { (answer, file, $0) } } }
+        // One made by a walk (its body in memory) knows no separators: the entry, written since, does, and replaces it.
+        if let kept = merged.memo.answer(for: linesKey).flatMap(fromFile) { return kept }
+        return await persisted.answer(for: plan).flatMap(fromFile)
     }
 
     /// Answers a planned request by walking its pages (through the page cache).
@@ -229,7 +248,11 @@ struct AggregateResponder: Sendable {
         case .json:
             answer = await merged.render(walk: walk, plan: plan, items: items, tally: tally, record: record, response: response)
         case .ndjson:
-            answer = await NDJSONAnswerRenderer.render(walk: walk, plan: plan, items: items, tally: tally, record: record, response: response)
+            // Not a walk of pages in memory on the socket loop (`maxBytes`): small answers, never worth an entry, and
+            // a warm repeat paid the copy of its lines for nothing (small_ab, nineteenth pass).
+            let keeper = maxBytes == nil ? NDJSONAnswerKeeper(plan: plan, walk: walk, persisted: merged.persisted) : nil
+            answer = await NDJSONAnswerRenderer.render(
+                walk: walk, plan: plan, items: items, tally: tally, record: record, keeper: keeper, response: response)
         }
         switch consume answer {
         case .answered(let record): return .answered(recordWalk(route: route, tally: tally, transport: transport, record: record))

@@ -50,13 +50,17 @@ final class MergedAnswerMemo: Sendable {
         /// The key of its answer entry in the cache directory, when it has one (`PersistedMergedAnswers`): its hits are
         /// uses of that entry too.
         let entryKey: CacheKey?
+        /// Where the body's items are split (`AnswerEntry.itemSeparators`), when known: an answer read from its entry
+        /// answers NDJSON of the same items too (`NDJSONAnswerRenderer.render(memoized:)`); nil for one made by a walk.
+        let itemSeparators: [Int]?
 
         init(
             body: [UInt8], pages: Int, items: Int, truncated: Bool, etag: String, freshUntil: Date, madeAt: Date, stamps: [PageStamp],
             extraHeaders: HTTPHeaders = HTTPHeaders(), upstreamPrivate: Bool = false, charge: MergedAnswerCharge, file: HeldEntryFile? = nil,
-            length: Int? = nil, entryKey: CacheKey? = nil
+            length: Int? = nil, entryKey: CacheKey? = nil, itemSeparators: [Int]? = nil
         ) {
             self.body = body
+            self.itemSeparators = itemSeparators
             self.entryKey = entryKey
             self.file = file
             self.length = length ?? body.count

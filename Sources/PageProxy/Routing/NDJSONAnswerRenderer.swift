@@ -11,9 +11,11 @@ enum NDJSONAnswerRenderer {
     /// Sends the first page's items as soon as it arrives and each later page's as it comes (pages at hand together);
     /// a failure after the stream began ends it with the failure line and no last chunk.
     /// - Parameter requested: the window and fields asked for, which shape each page.
+    /// - Parameter keeper: keeps the lines as the merged answer of the same items in the cache directory, once the walk
+    ///   has been answered whole (`NDJSONAnswerKeeper`); nil: not kept.
     static func render(
         walk: RouteWalk, plan: RequestPlan, items requested: RequestedItems, tally: CacheTally, record: RequestRecord,
-        response: consuming Response
+        keeper: NDJSONAnswerKeeper? = nil, response: consuming Response
     ) async -> WalkAnswer {
         var record = record
         let walker = walk.walker
@@ -25,8 +27,7 @@ enum NDJSONAnswerRenderer {
         // The cache outcome of every page is known only at the end: it follows the body as trailer fields, for a
         // client that says it takes them (RFC 9110 §10.1.4, `TE: trailers`); others get a plain last chunk.
         // (Most requests send no `TE`: their fields are not split into tokens at all.)
-        let sendsTrailers =
-            plan.request.headers.contains("TE") && plan.request.headers.tokens("TE").contains { $0.lowercased() == "trailers" }
+        let sendsTrailers = Self.sendsTrailers(plan.request)
         // A walk whose pages are all at hand, whose lines fit one write, is complete before its first byte: it is
         // answered with `Content-Length` in one write, like a merged answer, not streamed (issue 13: the chunk
         // framing and the stream's writes were most of what NDJSON cost more than merged). Nothing can fail after
@@ -42,6 +43,8 @@ enum NDJSONAnswerRenderer {
         // told a client "not modified" of an answer whose second page failed (attack7). Such a walk sends nothing
         // until it ends, and keeps no lines.
         let precondition = ClientPreconditions.evaluate(plan.request.headers, etag: nil)
+        // A walk that sends no lines keeps none.
+        var keeper = precondition == .proceed ? keeper : nil
         var (pages, items) = (0, 0)
         // The lines of pages at hand (read in place from the cache) leave together, up to `batchBytes` a write; what
         // is pending goes out before the walk waits for a page (issue 13: a write per page was a walk's bottleneck).
@@ -67,7 +70,9 @@ enum NDJSONAnswerRenderer {
                     try await stream?.write(batch)
                     batch.removeAll(keepingCapacity: true)
                 }
+                let linesStart = batch.count
                 NDJSONBody.append(current, to: &batch)
+                keeper?.add(current, lines: batch[linesStart...])
                 // The last page's lines wait for the last chunk (or the whole answer), and leave with it. A walk whose
                 // cache reads its pages from files (it tells its read-ahead of them) sends the first page's lines at
                 // once, alone: the client's first byte does not wait for a batch of file reads (issue 13, fourteenth
@@ -116,6 +121,7 @@ enum NDJSONAnswerRenderer {
             guard !holdsAnswer else {
                 let headers = Self.headers(walk: walk, requested: requested, walkEnded: true, extra: 1)
                 await response.send(.ok, headers: headers, slices: [batch[...]])
+                keeper.take()?.keep(walk: walk, requested: requested, tally: tally)
                 return .answered(record)
             }
             // A streamed walk with no page at all still gets its status line, and an empty body.
@@ -132,6 +138,7 @@ enum NDJSONAnswerRenderer {
             if start.leftOutNext, let next = requested.trailingNext(walker: walker) { trailers.set("Link", next) }
         }
         await open.end(last: batch, trailers: trailers)
+        keeper.take()?.keep(walk: walk, requested: requested, tally: tally)
         return .answered(record)
     }
 
@@ -151,6 +158,41 @@ enum NDJSONAnswerRenderer {
         var lines: [UInt8] = []
         NDJSONBody.append(page, to: &lines)
         await response.send(.ok, headers: fields(), slices: [lines[...]])
+        return record
+    }
+
+    /// Whether the client says it takes trailer fields (RFC 9110 §10.1.4, `TE: trailers`).
+    static func sendsTrailers(_ request: HTTPRequestHead) -> Bool {
+        request.headers.contains("TE") && request.headers.tokens("TE").contains { $0.lowercased() == "trailers" }
+    }
+
+    /// The lines of `answer`, a merged answer of the same items read from its entry (`file`, split at `separators`):
+    /// what a walk through its pages, all fresh hits, would send (the walk's fields, `Content-Length` as for pages at
+    /// hand), with no page read (nineteenth pass). A file found written in place while it is sent cuts the answer
+    /// (short of its length) and is dropped, as for a merged answer.
+    static func render(
+        memoized answer: MergedAnswerMemo.Answer, file: HeldEntryFile, separators: [Int], plan: RequestPlan, record: RequestRecord,
+        response: consuming Response
+    ) async -> RequestRecord {
+        var record = record
+        (record.pages, record.items, record.cache) = (answer.pages, answer.items, answer.cacheSummary)
+        let fields = {
+            var headers = headers(walk: answer.extraHeaders, requested: HTTPHeaders(), extra: 1)
+            if answer.truncated { headers.set("PageProxy-Truncated", "true") }
+            return headers
+        }
+        let precondition = ClientPreconditions.evaluate(plan.request.headers, etag: nil)
+        if precondition != .proceed { return await ClientPreconditions.answer(precondition, fields: fields, record: record, response: response) }
+        var chunks = MergedAnswerLines.FileChunks(file: file, mergedLength: answer.length, items: answer.items, separators: separators)
+        do {
+            try await response.send(
+                .ok, headers: fields(), contentLength: MergedAnswerLines.length(mergedLength: answer.length, items: answer.items)
+            ) { try chunks.next() }
+        } catch {
+            // The head is out: the connection closed short of `Content-Length`, so the client sees the loss.
+            record.error = "answer_file_changed"
+        }
+        withExtendedLifetime(answer) {}
         return record
     }
 

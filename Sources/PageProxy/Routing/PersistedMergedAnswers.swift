@@ -33,9 +33,9 @@ struct PersistedMergedAnswers: Sendable {
     }
 
     /// The answer to `plan` kept in the cache directory, now in the memo too; nil when there is none the request may
-    /// have (the caller walks).
+    /// have (the caller walks). For NDJSON, the merged answer of the same items (`RequestPlan.linesKey`).
     func answer(for plan: RequestPlan) async -> MergedAnswerMemo.Answer? {
-        guard let key = plan.answerKey, let memoKey = plan.memoKey, entries.store.contains(key) else { return nil }
+        guard let key = plan.answerKey, let memoKey = plan.memoKey ?? plan.linesKey, entries.store.contains(key) else { return nil }
         let (answer, _) = await reads.value(for: key) { [self] in await read(key, memoKey: memoKey) }
         return answer ?? nil
     }
@@ -55,7 +55,7 @@ struct PersistedMergedAnswers: Sendable {
         let answer = MergedAnswerMemo.Answer(
             body: [], pages: kept.pages, items: kept.items, truncated: kept.truncated, etag: kept.etag, freshUntil: kept.freshUntil,
             madeAt: found.madeAt, stamps: found.stamps, extraHeaders: kept.headers, upstreamPrivate: kept.upstreamPrivate, charge: charge,
-            file: found.file, length: found.length, entryKey: key)
+            file: found.file, length: found.length, entryKey: key, itemSeparators: kept.itemSeparators)
         memo.keep(answer, for: memoKey)
         return answer
     }

@@ -72,6 +72,10 @@ struct RequestPlan {
         return policy
     }
     var memoKey: String? { decided.memoKey }
+    /// For NDJSON, the memo's key of the merged answer of the very same items (nineteenth pass): one read from its
+    /// entry, which knows where its items are split, answers it too; nil for a merged answer, and for a window (whose
+    /// `Link` is built from the query as written).
+    var linesKey: String? { decided.linesKey }
     /// Worked out at its first use (a memo kept in the cache directory), not with the plan: with the memo off nothing
     /// asks for it, and its first making after a restart cost the first request ~1 ms before its walk (issue 13,
     /// seventeenth pass: the route's fingerprint's first descriptions look conformances up in the runtime).
@@ -206,8 +210,11 @@ struct RequestPlan {
         let cachePolicy: CachePolicy
         /// The key of the merged answer in the memo; nil for NDJSON, which is never memoized.
         let memoKey: String?
+        /// For NDJSON, the key its merged answer would have (`RequestPlan.linesKey`).
+        let linesKey: String?
         /// The digest of what the key of the memo's answer kept in the cache directory is made from
-        /// (`AnswerEntryKey.make`'s input: digested, as it holds the headers sent upstream); nil with `memoKey`.
+        /// (`AnswerEntryKey.make`'s input: digested, as it holds the headers sent upstream); nil with `memoKey` and
+        /// `linesKey`.
         let answerInputDigest: String?
         /// `answerKey` once worked out.
         let answerKeyMade = Mutex<CacheKey??>(nil)
@@ -319,19 +326,20 @@ struct RequestPlan {
             // no `PageProxy-Truncated` at its own end), and its first page is checked (review17 B9): it is kept under its
             // query as written (review20 F1: `?_max_items=10` answered `?_offset=0&_limit=10` without its `next`; F2: a
             // `_fresh=1` window's `Link` was replayed to every later client).
-            if controls.format == .json && !controls.cacheDirectives.bypassesMemo {
+            if (controls.format == .json || window == nil) && !controls.cacheDirectives.bypassesMemo {
                 let input = MergedAnswerMemo.keyInput(
                     base: base, pageLimit: options.pageLimit, itemLimit: options.itemLimit, upstreamHeaders: upstreamHeaders)
                 let shape = "\u{0}\(window?.skip ?? 0)\u{0}\(controls.fields?.description ?? "")"
                     + (window == nil ? "" : "\u{0}window\u{0}\(request.query ?? "")")
-                memoKey = MergedAnswerMemo.key(route: route.name, input: input) + shape
+                let key = MergedAnswerMemo.key(route: route.name, input: input) + shape
+                (memoKey, linesKey) = controls.format == .json ? (key, nil) : (nil, key)
                 // Not kept on disk when the client's query holds a value the log would redact (an `access_token`, a
                 // `client_secret`, a `sig`): its entry would hold it as written, in a window's `Link` (attack17 L1).
                 // Memoized in memory all the same; after a restart the walk answers it from the pages.
                 let holdsSecret = request.query.map { CredentialRedaction.redactQuery($0) != $0 } ?? false
                 answerInputDigest = holdsSecret ? nil : AnswerEntryKey.digest(input + shape)
             } else {
-                (memoKey, answerInputDigest) = (nil, nil)
+                (memoKey, linesKey, answerInputDigest) = (nil, nil, nil)
             }
             isPrivate = AnswerFreshness.isPrivate(route: route, request: request)
             shared = isPrivate ? nil : Sent(upstreamHeaders, route: route, query: base.query, keys: pageKeyTable)

@@ -91,7 +91,8 @@ import Testing
         case .headByteChanged: bytes[answerAt + AnswerEntryFormat.prefixLength + 1] ^= 1
         // Bit rot in the body, the size kept (DESIGN.md: a corrupted entry is detected and is a miss).
         case .bodyByteChanged: bytes[bytes.count - 2] ^= 1
-        case .otherVersion: bytes[answerAt + 7] = 2
+        // The format before the item separators (nineteenth pass).
+        case .otherVersion: bytes[answerAt + 7] = 1
         case .otherKeyInside: bytes[AnswerEntryFormat.prefixLength + 3] ^= 1
         }
         if [.torn, .headByteChanged, .bodyByteChanged, .otherVersion, .otherKeyInside].contains(change) {
