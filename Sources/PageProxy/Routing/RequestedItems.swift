@@ -127,7 +127,10 @@ final class RequestedItems {
         // items past `next` (the item cap cut them: `wasTruncated`) is not at that end (retest17 W1: a capped upstream
         // stating 33 of 30, the window 18–26 said no next with 28–30 on its last page; a scroll stopped at 27).
         let heldItemsPast = walker.wasTruncated && handedOut == cappedLimit(window)
-        let hasMore = (endedShort && !heldItemsPast) || (cutShort && handedOut == 0) ? false
+        // A window left short by a walk that ended on its own holds the list's end, whatever the total says (an offset
+        // list that filters counts items it never shows; harness19 W1: `_offset=193&_limit=28` of 200 linked on at 221).
+        let foundEnd = walkEnded && walker.endedAtListEnd && handedOut < cappedLimit(window)
+        let hasMore = (endedShort && !heldItemsPast) || (cutShort && handedOut == 0) || foundEnd ? false
             : total.map(leftFromStart).map { next < $0 || (next == $0 && mayGoOn) }
                 ?? (walkEnded ? walker.wasTruncated || walker.endedAtUncheckedStatedEnd : true)
         return hasMore ? next : nil

@@ -80,6 +80,9 @@ extension PageWalker {
                 measuredBy = 0
             }
             if repeatedOfFirst > 0 || askedAgain != nil { firstPageFiltered = true }
+            // Once the list showed a filter, no page's count is a cap to measure by, and a short page is no end
+            // (`OffsetStrategy.next`: with no total, only an empty page ends the list).
+            if firstPageFiltered { measuredBy = 0 }
             // Pages PageProxy numbers itself are compared; a page reached by the upstream's link numbers from its own.
             try statedEnd.check(page, strategy: strategy, compares: !strategy.followsUpstream)
             let next: NextPages

@@ -126,6 +126,9 @@ package final class PageWalker {
     /// check page past it (retest15 N6), or with its item cap met there: complete as far as the walk can tell, but the
     /// total may be lower than the truth (review22 M2: a window that ends there links on).
     package internal(set) var endedAtUncheckedStatedEnd = false
+    /// Whether the walk ended on its own at the list's end: every page handed out, no cap cut it, and no full page at the
+    /// stated end was left unchecked. A window it left short of its limit holds the list's last items (harness19 W1).
+    package var endedAtListEnd: Bool { hasHandedOutAll && !wasTruncated && !endedAtUncheckedStatedEnd }
     /// How many items the walk's first page held: with `missedWindowPageSize`, what the upstream serves a page.
     package var firstPageItems: Int { firstPageItemCount }
 

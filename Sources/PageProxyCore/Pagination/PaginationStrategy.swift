@@ -29,7 +29,7 @@ package protocol PaginationStrategy: Sendable {
     /// The pages after `page`, which is the last page known so far.
     func next(after page: Page) throws(PaginationError) -> NextPages
     /// `next(after:)` told how many items the walk's first page held: a size the upstream may cap is measured by it
-    /// (`PageNumberStrategy`, review14 F13).
+    /// (`PageNumberStrategy`, review14 F13). 0 once the walk showed the first page filtered, not capped (`FirstPageOverlap`).
     func next(after page: Page, firstPageItemCount: Int) throws(PaginationError) -> NextPages
     /// Whether the upstream may answer the page after `page`, past the list's end, with `page` again: the walk then
     /// compares them, and ends at such a repeat (`PastEndRepeat`).
