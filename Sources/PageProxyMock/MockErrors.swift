@@ -34,7 +34,7 @@ package enum MockErrors {
         case .jupyterhub:
             body = #"{"status": 401, "message": "Unauthorized"}"#
         case .slack, .plain, .offset, .smorest, .ninja, .litestar, .eve, .tastypie, .datasette, .piccolo, .mailman, .fab, .safrs, .synapse,
-            .spring, .graph, .aspnet, .facets, .graphene, .datatables, .strawberry, .airflow:
+            .spring, .graph, .aspnet, .facets, .graphene, .datatables, .strawberry, .airflow, .reddit, .zendesk, .notion:
             body = #"{"error":"invalid_auth"}"#
         }
         var challenge = #"Bearer realm="mock""#
@@ -123,7 +123,8 @@ package enum MockErrors {
         var status = 400
         switch service {
         case .plain, .offset, .ninja, .litestar, .eve, .tastypie, .datasette, .mastodon, .localstripe, .mlflow, .jupyterhub, .piccolo,
-            .mailman, .fab, .safrs, .synapse, .spring, .graph, .aspnet, .facets, .graphene, .datatables, .strawberry, .airflow:
+            .mailman, .fab, .safrs, .synapse, .spring, .graph, .aspnet, .facets, .graphene, .datatables, .strawberry, .airflow, .reddit,
+            .zendesk, .notion:
             body = #"{"error":"# + JSONText.string("invalid value for \(name): \(quoted)") + "}"
         case .smorest:
             status = 422
@@ -228,6 +229,11 @@ package enum MockErrors {
         let body = #"{"error":{"type":"invalid_request_error","message":"#
             + JSONText.string("No such object: '\(id)'") + "}}"
         return .json(status: 400, body: Array(body.utf8))
+    }
+
+    /// Notion's 400 for a parameter it cannot read (an unknown `start_cursor`).
+    package static func notionValidation(_ message: String) -> MockResponse {
+        .json(status: 400, body: Array((#"{"object":"error","status":400,"code":"validation_error","message":"# + JSONText.string(message) + "}").utf8))
     }
 
     private static func generic(_ status: Int, _ message: String) -> MockResponse {

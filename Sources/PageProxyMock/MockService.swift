@@ -88,12 +88,21 @@ package enum MockService: String, Sendable, CaseIterable {
     case aspnet
     /// A search whose items are strings beside `"facets": [{…}]`, a next link by `?page=`, `?per_page=`.
     case facets
+    /// Reddit's listings: `{"kind": "Listing", "data": {"after": "t3_<id>" or null, "children": [...]}}`, `?after=&limit=`.
+    case reddit
+    /// Zendesk's cursor lists with side-loaded `actors` and `users` beside `activities`, at `/zendesk/activities.json`;
+    /// the last page names a next link beside `meta.has_more: false`. `?page[size]=&page[after]=`.
+    case zendesk
+    /// Notion's `{"object": "list", "results", "next_cursor", "has_more"}`, the cursor sent back as `start_cursor`.
+    case notion
 
     /// The route's path, e.g. "/github/items"; Django's routes end with a slash (its `APPEND_SLASH` redirects the
     /// form without one).
     package var path: String {
         switch self {
         case .drf, .drfPages, .tastypie, .drfLink, .drfLinkOffset, .wagtail: "/\(rawValue)/items/"
+        // Zendesk's list is named by its URL (`/api/v2/activities.json`), beside the arrays it side-loads.
+        case .zendesk: "/zendesk/activities.json"
         default: "/\(rawValue)/items"
         }
     }
@@ -280,6 +289,12 @@ package enum MockService: String, Sendable, CaseIterable {
             return pageWindow(context, page: "pageNumber", size: "pageSize")
         case .facets:
             return pageWindow(context, page: "page", size: "per_page")
+        case .reddit:
+            return redditWindow(context)
+        case .zendesk:
+            return zendeskWindow(context)
+        case .notion:
+            return notionWindow(context)
         case .stripe:
             guard let size = context.pageSize("limit") else { return bad(context, "limit") }
             guard let after = context.query.value("starting_after") else {

@@ -45,6 +45,9 @@ package enum MockWireFormats {
         case .graph: graph(window, context)
         case .aspnet: aspNet(window)
         case .facets: facets(window, context)
+        case .reddit: reddit(window)
+        case .zendesk: zendesk(window, context)
+        case .notion: notion(window)
         }
     }
 

@@ -32,6 +32,26 @@ import Testing
         }
     }
 
+    /// real19 F1: probe refused Reddit's listing while serve answered its first page as the list; both detect it now,
+    /// and the route probe prints (Zendesk's with its `morePath`, Notion's `start_cursor`) is one check-config accepts.
+    @Test("probe on Reddit, Zendesk and Notion prints the route auto walks, and check-config accepts it",
+          arguments: [("/reddit/items?limit=10", #""cursorPath":"data.after","cursorParameter":"after""#),
+                      (MockService.zendesk.path + "?page[size]=10", #""nextPath":"links.next","morePath":"meta.has_more""#),
+                      ("/notion/items?page_size=10", #""cursorParameter":"start_cursor","morePath":"has_more""#)])
+    func probeAgreesWithServe(path: String, fields: String) async throws {
+        try await TestStack.run { stack in
+            let outcome = try await runPageProxy(["probe", "http://127.0.0.1:\(stack.mockPort)\(path)&mock_total=25"])
+            #expect(outcome.status == 0, "\(outcome.output)\(outcome.errors)")
+            #expect(outcome.output.contains(fields), "\(outcome.output)")
+            let route = try #require(outcome.output.range(of: "{ \"name\"").map { String(outcome.output[$0.lowerBound...]) })
+            let file = FileManager.default.temporaryDirectory.appendingPathComponent("pageproxy-probe-\(UUID().uuidString).json")
+            defer { try? FileManager.default.removeItem(at: file) }
+            try Data(#"{"routes":[\#(route)]}"#.utf8).write(to: file)
+            let checked = try await runPageProxy(["check-config", file.path])
+            #expect(checked.status == 0, "\(route)\n\(checked.errors)")
+        }
+    }
+
     /// attack11 U4: a first page that redirects (Django's APPEND_SLASH) is named in the route as the redirect's
     /// target, so walks do not begin with a redirect each time.
     @Test func probeSuggestsTheURLARedirectEndsAt() async throws {

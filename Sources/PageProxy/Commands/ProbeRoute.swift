@@ -37,10 +37,12 @@ enum ProbeRoute {
             if options.nextPath != PaginationScheme.NextURLInBody().nextPath { fields.append(("nextPath", .string(options.nextPath.description))) }
             if let path = options.totalItemsPath { fields.append(("totalItemsPath", .string(path.description))) }
             if let path = options.totalPagesPath { fields.append(("totalPagesPath", .string(path.description))) }
+            if let path = options.morePath { fields.append(("morePath", .string(path.description))) }
         case .cursorInBody(let options):
             let defaults = PaginationScheme.CursorInBody()
             if options.cursorPath != defaults.cursorPath { fields.append(("cursorPath", .string(options.cursorPath.description))) }
             if options.cursorParameter != defaults.cursorParameter { fields.append(("cursorParameter", .string(options.cursorParameter))) }
+            if let path = options.morePath { fields.append(("morePath", .string(path.description))) }
         case .pageNumber(let options):
             let defaults = PaginationScheme.PageNumber()
             if options.pageParameter != defaults.pageParameter { fields.append(("pageParameter", .string(options.pageParameter))) }

@@ -15,8 +15,8 @@ enum PaginationConfigParser {
         ("link-header", ["pageParameter", "sizeParameter", "pageSize", "lookahead"]),
         ("next-page-header", ["pageParameter", "nextPageHeader", "nextPageHeaderPath", "totalPagesHeader", "totalPagesHeaderPath",
                               "sizeParameter", "pageSize"]),
-        ("next-url", ["nextPath", "totalItemsPath", "totalPagesPath", "totalIsEstimate"]),
-        ("cursor", ["cursorPath", "cursorParameter", "sizeParameter", "pageSize", "queryEncoding"]),
+        ("next-url", ["nextPath", "totalItemsPath", "totalPagesPath", "totalIsEstimate", "morePath"]),
+        ("cursor", ["cursorPath", "cursorParameter", "sizeParameter", "pageSize", "queryEncoding", "morePath"]),
         ("has-more", ["hasMorePath", "idPath", "afterParameter", "sizeParameter", "pageSize", "queryEncoding"]),
     ]
 
@@ -115,6 +115,7 @@ enum PaginationConfigParser {
             options.totalItemsPath = try reader.nullableValuePath("totalItemsPath", default: options.totalItemsPath)
             options.totalPagesPath = try reader.nullableValuePath("totalPagesPath", default: options.totalPagesPath)
             options.totalIsEstimate = try object.bool("totalIsEstimate", default: options.totalIsEstimate)
+            options.morePath = try reader.nullableValuePath("morePath", default: options.morePath)
             return .nextURLInBody(options)
         case "cursor":
             var options = PaginationScheme.CursorInBody()
@@ -122,6 +123,7 @@ enum PaginationConfigParser {
             options.cursorParameter = try reader.parameter("cursorParameter", default: options.cursorParameter)
             options.sizeParameter = try reader.nullableParameter("sizeParameter", default: options.sizeParameter)
             options.pageSize = try object.nullableInteger("pageSize", in: pageSizeRange)
+            options.morePath = try reader.nullableValuePath("morePath", default: options.morePath)
             try reader.distinct("sizeParameter", options.sizeParameter, from: "cursorParameter", options.cursorParameter)
             return .cursorInBody(options)
         default:

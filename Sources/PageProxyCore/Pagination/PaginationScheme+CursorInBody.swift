@@ -11,6 +11,9 @@ extension PaginationScheme {
         public var sizeParameter: String?
         /// The page size to ask for; `nil` leaves the upstream's default.
         public var pageSize: Int?
+        /// Where the body says whether more pages follow (Zendesk's `meta.has_more`, Notion's `has_more`), if it does:
+        /// `false` there ends the walk though the page still names a cursor (real19 F3).
+        public var morePath: JSONPath?
 
         /// Options; the defaults are Slack's (`response_metadata.next_cursor`, `cursor`, `limit`).
         public init(

@@ -14,6 +14,9 @@ extension PaginationScheme {
         /// past `track_total_hits`): it still numbers the pages, but a later page stating another is no change of the
         /// list (`upstream_list_changed`). A total whose name says estimate (`estimatedTotalHits`) is one without this.
         public var totalIsEstimate = false
+        /// Where the body says whether more pages follow (Zendesk's `meta.has_more`), if it does: `false` there ends the
+        /// walk though the page still names a next link (Zendesk's last page does; real19 F3: one request more per walk).
+        public var morePath: JSONPath?
 
         /// Options; the default is DRF's `next`.
         public init(

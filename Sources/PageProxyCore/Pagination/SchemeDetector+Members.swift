@@ -4,11 +4,16 @@ extension SchemeDetector {
     /// The only top-level member that is a non-empty array whose first element is an object, with its item count
     /// (the listed keys test their first element so too); nil when there is none, or more than one.
     static func onlyArrayOfObjects(_ members: [JSONMembers.Member], in body: [UInt8]) -> (JSONPath, Int)? {
-        let arrays = members.filter { $0.kind == .array && firstElementIsObject($0.range, in: body) }
-        guard arrays.count == 1, let key = arrays.first?.key, !key.contains("."), !key.isEmpty,
+        let arrays = arraysOfObjects(members, in: body)
+        guard arrays.count == 1, let key = arrays.first, !key.contains("."), !key.isEmpty,
             case .array(_, let count)? = try? JSONScanner().value(in: body, range: 0..<body.count, at: path(key))
         else { return nil }
         return (path(key), count)
+    }
+
+    /// The keys of the top-level members that are non-empty arrays whose first element is an object, in page order.
+    static func arraysOfObjects(_ members: [JSONMembers.Member], in body: [UInt8]) -> [String] {
+        members.filter { $0.kind == .array && firstElementIsObject($0.range, in: body) }.map(\.key)
     }
 
     /// The top-level members that are non-empty arrays of anything but objects (ids, tags, rows as arrays) beside

@@ -41,6 +41,9 @@ package enum SchemeDetector {
         ("next_token", "from", false),
         // Litestar's CursorPagination: the next page's cursor at the root, null on the last page.
         ("cursor", "cursor", false),
+        // Reddit's listings, `{"kind": "Listing", "data": {"after": "t3_x", "children": […]}}`, sent back as `?after=`
+        // (real19 F1: answered as the whole list, 100 of 1,001, with a 200).
+        ("data.after", "after", false),
     ].map { (path($0.0), $0.1, $0.2) } + nextLinkObjectPaths + commonNextPaths
 
     /// A next link written inside an object at a next-link path (`"next": {"href": "…"}`, `{"url": "…"}`): followed as
@@ -95,10 +98,11 @@ package enum SchemeDetector {
     ) throws(PaginationError) -> DetectedPagination {
         let body = response.body
         let candidates = itemsPaths + nextPaths.map(\.path) + totalPaths + pageNumberPaths + pageCountPaths
-            + [hasMorePath, offsetPath, limitPath, .root] + lastPageFlagPaths + moreFlagPaths
+            + [hasMorePath, offsetPath, limitPath, .root] + lastPageFlagPaths + moreFlagPaths + wayOnPaths + morePaths
+            + [notionEnvelopePath]
         let values: [JSONPath: JSONValue]
         do {
-            values = try JSONScanner().values(in: body, at: candidates + [itemsPath].compactMap { $0 })
+            values = try JSONScanner().values(in: body, at: candidates + [itemsPath, urlNamedItemsPath(url)].compactMap { $0 })
         } catch {
             throw .invalidJSON(page: 1, url: url, error: error)
         }
@@ -158,7 +162,10 @@ package enum SchemeDetector {
                 reason: "the first page's \(name) header says there are \(pages) pages, but the page shows no way to the next one: "
                     + "\(signalsLookedFor); name the route's scheme in its pagination")
         }
-        if detected.scheme == nil, let reason = moreSignalled(response.headers, values: values, header: header) ?? moreSpelled(values) {
+        if detected.scheme == nil,
+            let reason = moreSignalled(response.headers, values: values, header: header) ?? moreSpelled(values)
+                ?? wayOnBesideItems(values, items: detected.itemsPath)
+        {
             throw .notDetected(url: url, reason: reason + "; name the route's scheme in its pagination")
         }
         if detected.scheme == nil, let total = detected.total, total > count {
@@ -216,11 +223,13 @@ package enum SchemeDetector {
                 if isPlainNumbering(from: url, to: found.value, itemCount: detected.itemCount, total: detected.total) {
                     options.totalItemsPath = bodyTotalPath(detected)
                 }
+                options.morePath = morePath(values)
                 detected.scheme = .nextURLInBody(options)
             } else {
                 var options = PaginationScheme.CursorInBody()
                 options.cursorPath = found.path
-                options.cursorParameter = found.parameter
+                options.cursorParameter = cursorParameter(at: found.path, listed: found.parameter, values)
+                options.morePath = morePath(values)
                 detected.scheme = .cursorInBody(options)
             }
             return
@@ -302,6 +311,7 @@ package enum SchemeDetector {
         case .object?: break
         default: throw .notDetected(url: url, reason: "the first page is a JSON scalar, not an object or an array of items")
         }
+        if let named = urlNamedItems(values, body: body, url: url) { return named }
         var firstEmpty: (JSONPath, Int)?
         var firstRows: (JSONPath, Int)?
         var firstScalars: (JSONPath, Int)?
@@ -312,7 +322,9 @@ package enum SchemeDetector {
                 continue
             }
             switch try? JSONScanner().value(in: body, range: range, at: JSONPath(components: [.index(0)])) {
-            case .object?: return (path, count)
+            case .object?:
+                try refuseSideLoaded(path, body: body, url: url)
+                return (path, count)
             // Rows as arrays of values (Datasette's default `"rows": [[1, "a"], …]` beside `"columns"`): the items,
             // rather than some other array of objects in the page (Datasette's `suggested_facets`).
             case .array?: firstRows = firstRows ?? (path, count)

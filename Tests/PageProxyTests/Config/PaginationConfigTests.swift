@@ -143,6 +143,21 @@ import Testing
         ConfigFixture.expectPaginationError(#"{ "scheme": "cursor", "totalIsEstimate": true }"#, field: "totalIsEstimate", mentions: ["offset"])
     }
 
+    /// real19 F3: Zendesk's last page names a next link beside `meta.has_more: false`; `morePath` says where that flag is.
+    @Test("morePath: next-url and cursor take a JSON path (null for none); \"\" and other schemes are refused by name")
+    func morePathParses() throws {
+        var next = PaginationScheme.NextURLInBody(nextPath: Self.path("links.next"))
+        next.morePath = Self.path("meta.has_more")
+        #expect(try parse(#"{ "scheme": "next-url", "nextPath": "links.next", "morePath": "meta.has_more" }"#) == .nextURLInBody(next))
+        var cursor = PaginationScheme.CursorInBody()
+        cursor.morePath = Self.path("has_more")
+        #expect(try parse(#"{ "scheme": "cursor", "morePath": "has_more" }"#) == .cursorInBody(cursor))
+        #expect(try parse(#"{ "scheme": "cursor", "morePath": null }"#) == .cursorInBody(.init()))
+        ConfigFixture.expectPaginationError(#"{ "scheme": "next-url", "morePath": "" }"#, field: "morePath", mentions: [])
+        ConfigFixture.expectPaginationError(#"{ "scheme": "cursor", "morePath": 1 }"#, field: "morePath", mentions: [])
+        ConfigFixture.expectPaginationError(#"{ "scheme": "offset", "morePath": "has_more" }"#, field: "morePath", mentions: ["next-url"])
+    }
+
     @Test func cursorRoundTrips() throws {
         var options = PaginationScheme.CursorInBody()
         options.cursorPath = Self.path("meta.cursor")

@@ -27,7 +27,7 @@ enum MockWalkers {
         var walk = Walk()
         var next: String? = switch service {
         case .plain, .wrapped, .github, .gitlab: "\(service.path)?per_page=\(pageSize)&\(options)"
-        case .drf, .offset, .slack, .stripe, .ninja, .tastypie, .wagtail, .drfLinkOffset, .mastodon, .localstripe, .jupyterhub, .airflow:
+        case .drf, .offset, .slack, .stripe, .ninja, .tastypie, .wagtail, .drfLinkOffset, .mastodon, .localstripe, .jupyterhub, .airflow, .reddit:
             "\(service.path)?limit=\(pageSize)&\(options)"
         case .piccolo: "\(service.path)?__page_size=\(pageSize)&\(options)"
         case .mailman: "\(service.path)?count=\(pageSize)&page=1&\(options)"
@@ -47,6 +47,8 @@ enum MockWalkers {
         case .facets: "\(service.path)?per_page=\(pageSize)&\(options)"
         case .graphene, .strawberry: "\(service.path)?variables=\(MockQuery.encode(#"{"first":\#(pageSize)}"#))&\(options)"
         case .datatables: "\(service.path)?start=0&length=\(pageSize)&\(options)"
+        case .zendesk: "\(service.path)?page[size]=\(pageSize)&\(options)"
+        case .notion: "\(service.path)?page_size=\(pageSize)&\(options)"
         }
         var page = 1
         var collected = 0
@@ -85,6 +87,9 @@ enum MockWalkers {
             case .airflow: members["variables"]
             case .safrs: members["data"]
             case .synapse: members["users"]
+            case .reddit: MockTestSupport.members(members["data"] ?? [])["children"]
+            case .zendesk: members["activities"]
+            case .notion: members["results"]
             // Mailman leaves the list out of a page with none.
             case .mailman: members["entries"] ?? Array("[]".utf8)[...]
             case .kinto: members["data"]
@@ -218,6 +223,19 @@ enum MockWalkers {
             case .airflow:
                 if collected < MockTestSupport.int(members["total_entries"]) ?? 0 {
                     next = "\(service.path)?offset=\(collected)&limit=\(pageSize)&\(options)"
+                }
+            case .reddit:
+                if let after = MockTestSupport.string(MockTestSupport.members(members["data"] ?? [])["after"]) {
+                    next = "\(service.path)?limit=\(pageSize)&\(options)&after=\(after)"
+                }
+            case .zendesk:
+                // Zendesk's own clients stop on `has_more`, though the last page still links on.
+                if MockTestSupport.raw(MockTestSupport.members(members["meta"] ?? [])["has_more"]) == "true" {
+                    nextLink = MockTestSupport.string(MockTestSupport.members(members["links"] ?? [])["next"])
+                }
+            case .notion:
+                if let cursor = MockTestSupport.string(members["next_cursor"]) {
+                    next = "\(service.path)?page_size=\(pageSize)&\(options)&start_cursor=\(cursor)"
                 }
             case .offset:
                 let totalCount = MockTestSupport.int(members["total"]) ?? 0

@@ -3,7 +3,9 @@
 struct CursorInBodyStrategy: PaginationStrategy {
     let options: PaginationScheme.CursorInBody
 
-    var valuePaths: [JSONPath] { [options.cursorPath] + (Self.relayHasNextPage(beside: options.cursorPath).map { [$0] } ?? []) }
+    var valuePaths: [JSONPath] {
+        [options.cursorPath] + [Self.relayHasNextPage(beside: options.cursorPath), options.morePath].compactMap { $0 }
+    }
 
     var followsUpstream: Bool { true }
 
@@ -15,7 +17,7 @@ struct CursorInBodyStrategy: PaginationStrategy {
         // A Relay connection's last page still names its `endCursor`; its `hasNextPage: false` is the end (real16:
         // graphene-django and Strawberry cost one request more, for a page of no edges).
         let hasNextPage = Self.relayHasNextPage(beside: options.cursorPath).flatMap { page.values[$0]?.flag }
-        if hasNextPage == false { return .none }
+        if hasNextPage == false || PageSaysNoMore.at(options.morePath, of: page) { return .none }
         // Where the page says more follow, `"0"` or 0 is a cursor like any other (an offset or an id made opaque;
         // attack16 L3: it ended the walk after page 1 with a 200), not Twitter's end.
         if hasNextPage == true, let zero = Self.zeroCursor(at: options.cursorPath, of: page) {

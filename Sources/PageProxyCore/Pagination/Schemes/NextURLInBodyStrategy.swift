@@ -8,7 +8,7 @@ struct NextURLInBodyStrategy: PaginationStrategy {
     var followsUpstream: Bool { true }
 
     var valuePaths: [JSONPath] {
-        [options.nextPath, selfPath, lastPath, options.totalItemsPath, options.totalPagesPath].compactMap { $0 }
+        [options.nextPath, selfPath, lastPath, options.totalItemsPath, options.totalPagesPath, options.morePath].compactMap { $0 }
     }
 
     /// The `last` link beside the next link (`links.next` → `links.last`, `_links.next.href` → `_links.last.href`):
@@ -31,6 +31,7 @@ struct NextURLInBodyStrategy: PaginationStrategy {
     func firstPage(from base: PageURL) -> PageURL { base }
 
     func next(after page: Page) throws(PaginationError) -> NextPages {
+        if PageSaysNoMore.at(options.morePath, of: page) { return .none }
         guard let link = try Self.link(at: options.nextPath, of: page) ?? nextSameAsLast(of: page) else { return .none }
         guard let next = linkBase(of: page, for: link).resolving(link) else { throw .invalidNextLink(page: page.number, link: link) }
         // The link's own numbering, continued to the total: page=2, 3 … or offset=10, 20 … (the numbers are the
