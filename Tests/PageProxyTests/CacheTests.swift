@@ -11,13 +11,14 @@ import Testing
     /// A stack whose proxy caches under a fresh directory; `route` adjusts the `github` route (5 pages of 10 below).
     static func run<T>(
         route: @escaping @Sendable (inout RouteConfig) -> Void = { _ in }, directory: String? = nil, cacheRequired: Bool = true,
-        clock: PageProxyClock = .system, _ body: (TestStack, String) async throws -> T
+        clock: PageProxyClock = .system, memoBytes: Int? = nil, _ body: (TestStack, String) async throws -> T
     ) async throws -> T {
         let root = directory ?? FileManager.default.temporaryDirectory.appendingPathComponent("pageproxy-cache-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: root) }
         var github = SchemeRoutes.all[2]
         github.configure = route
-        let cache = CacheConfig(directory: root, maxBytes: 64 << 20, requiredForReadiness: cacheRequired)
+        var cache = CacheConfig(directory: root, maxBytes: 64 << 20, requiredForReadiness: cacheRequired)
+        if let memoBytes { cache.memoBytes = memoBytes }
         return try await TestStack.run(routes: [github], configure: { $0.cache = cache }, clock: clock) {
             try await body($0, root)
         }
