@@ -12,8 +12,8 @@ struct RequestPlan {
     private(set) var request: HTTPRequestHead
     /// Every page of the walk is revalidated, whatever the request said (`revalidatingEveryPage`).
     private var revalidatesEveryPage = false
-    /// This plan is a window walked again in this very request (`walkingWindowAgain`): it is not walked again once
-    /// more, whatever its first page holds (an upstream whose cap moves at every request).
+    /// This plan is a window walked again in this very request (`walkingWindowAgain`): walked again once more, it is
+    /// counted by no size (an upstream whose cap moves at every request, or a list that ends within a served page).
     private var isWindowWalkedAgain = false
     /// This plan is walked again on new connections in this very request (`walkingAgainOnNewConnections`): not once more.
     private var isWalkedAgainOnNewConnections = false
@@ -25,12 +25,13 @@ struct RequestPlan {
     ///   `windowFromStart`: walked again from the first page, whatever the scheme (`ItemWindow.walkingAgain`).
     init(
         request: HTTPRequestHead, route: RouteConfig, subpath: String, lookahead: LookaheadMemory, windowServed: Int? = nil,
-        windowFromStart: Bool = false, windowStepBack: Bool = false
+        windowFromStart: Bool = false, windowStepBack: Bool = false, windowUnchecked: Bool = false
     ) throws {
         let upstreamHeaders = try UpstreamHeaders.make(route: route, request: request)
         decided = try Decisions(
             request: request, route: route, subpath: subpath, upstreamHeaders: upstreamHeaders, lookahead: lookahead,
-            windowServed: windowServed, windowFromStart: windowFromStart, windowStepBack: windowStepBack)
+            windowServed: windowServed, windowFromStart: windowFromStart, windowStepBack: windowStepBack,
+            windowUnchecked: windowUnchecked)
         sent = decided.shared ?? Sent(upstreamHeaders, route: route, query: decided.base.query, keys: decided.pageKeyTable)
         self.request = request
     }
@@ -136,11 +137,14 @@ struct RequestPlan {
     /// which a walk from a window's offset cannot index by the merged answer's items: walked from the first page, even
     /// by a plan walked again already (which started at the window's offset; a walk from the first page never meets
     /// this, so it is walked again once more at most).
+    /// A plan walked again already whose first page missed `served` in its turn (retest19 F2: a window just past a capped
+    /// list's end, asked from a page that held its last few items; a 500 once it declined again) is walked once more
+    /// unchecked (`ItemWindow.walkingAgain`'s `unchecked`), which counts by no size: no walk of it misses, so no more.
     func walkingWindowAgain(served: Int, fromStart: Bool = false, stepBack: Bool = false) -> RequestPlan? {
-        guard !isWindowWalkedAgain || fromStart, window?.pageSize != nil,
+        guard window?.pageSize != nil,
             var again = try? RequestPlan(
                 request: request, route: route, subpath: decided.subpath, lookahead: decided.lookahead, windowServed: max(1, served),
-                windowFromStart: fromStart, windowStepBack: stepBack)
+                windowFromStart: fromStart, windowStepBack: stepBack, windowUnchecked: isWindowWalkedAgain && !fromStart)
         else { return nil }
         decided.windowFallback.withLock { $0 = again.kept }
         again.isWindowWalkedAgain = true
@@ -261,7 +265,7 @@ struct RequestPlan {
 
         init(
             request: HTTPRequestHead, route: RouteConfig, subpath: String, upstreamHeaders: HTTPHeaders, lookahead: LookaheadMemory,
-            windowServed: Int?, windowFromStart: Bool, windowStepBack: Bool
+            windowServed: Int?, windowFromStart: Bool, windowStepBack: Bool, windowUnchecked: Bool
         ) throws {
             self.route = route
             self.subpath = subpath
@@ -278,7 +282,8 @@ struct RequestPlan {
             let window: ItemWindow.Plan? =
                 if let windowServed { asked?.walkingAgain(
                     scheme: fixedScheme, base: routeBase, served: windowServed,
-                    fromStart: windowFromStart || Self.isFiltered(routeBase, scheme: fixedScheme, lookahead: lookahead), stepBack: windowStepBack) } else {
+                    fromStart: windowFromStart || Self.isFiltered(routeBase, scheme: fixedScheme, lookahead: lookahead), stepBack: windowStepBack,
+                    unchecked: windowUnchecked) } else {
                     asked?.plan(scheme: fixedScheme, base: routeBase)
                 }
             self.window = window
