@@ -2,8 +2,9 @@ import Testing
 
 @testable import PageProxyCore
 
-/// review26 L1: a page after a short first page that starts with the tail of the page before fails the walk; an item
-/// equal to one inside the page before, the second page, and a page asked again at the same offset do not.
+/// review26 L1: a page after a short first page that starts with the tail of the page before fails the walk, the second
+/// page too (retest19 F1); an item equal to one inside the page before, the second page without a filtered first page's
+/// items it holds again, and a page asked again at the same offset do not.
 @Suite struct SteppedPageOverlapTests {
     /// Whether `pages` (bodies, offsets), checked in turn from index 0, fail.
     private static func fails(_ pages: [(String, Int)]) throws -> Bool {
@@ -20,6 +21,8 @@ import Testing
     }
 
     @Test func aPageLedByThePageBeforesTailFails() throws {
+        // The second page too (retest19 F1: a 2-page walk, its last page the first's last items again).
+        #expect(try Self.fails([("[1,2,4,5,7]", 0), ("[5,7]", 5)]))
         #expect(try Self.fails([("[1,2,3]", 0), ("[5,6,7]", 3), ("[6,7,9]", 6)]))
         #expect(try Self.fails([("[1,2,3]", 0), ("[5,6,7]", 3), ("[7]", 6)]))
     }
@@ -40,10 +43,17 @@ import Testing
         #expect(try !Self.fails([("[1,2,3]", 0), ("[5,6,7]", 3), ("[9,10]", 6)]))
         // 6 is inside the page before, but 7 does not follow it.
         #expect(try !Self.fails([("[1,2,3]", 0), ("[5,6,7]", 3), ("[6,8]", 6)]))
-        // The second page repeats a filtered first page's last items by design (`FirstPageOverlap`).
-        #expect(try !Self.fails([("[1,2,3]", 0), ("[3,4]", 3)]))
-        // The second page asked again with the first's limit, at the same offset.
-        #expect(try !Self.fails([("[1,2,3]", 0), ("[3]", 2), ("[3,5,6]", 2), ("[8,9]", 12)]))
+        // The second page repeats a filtered first page's last items by design (`FirstPageOverlap`): checked as kept.
+        var overlap = SteppedPageOverlap()
+        try overlap.check(try PageSplicingTests.page("[1,2,3]"), arrived: try PageSplicingTests.page("[1,2,3]"), index: 0, offset: 0)
+        try overlap.check(try PageSplicingTests.page("[4]"), arrived: try PageSplicingTests.page("[2,3,4]"), index: 1, offset: 3)
+        // The second page asked again with the first's limit, at the same offset (the second kept as none: it lay inside
+        // the first's window).
+        var again = SteppedPageOverlap()
+        let pages = [("[1,2,3]", "[1,2,3]", 0), ("[]", "[3]", 2), ("[3,5,6]", "[3,5,6]", 2), ("[8,9]", "[8,9]", 12)]
+        for (index, (kept, arrived, offset)) in pages.enumerated() {
+            try again.check(try PageSplicingTests.page(kept), arrived: try PageSplicingTests.page(arrived), index: index, offset: offset)
+        }
         // Items not each unique are not compared.
         #expect(try !Self.fails([("[1,2,3]", 0), ("[5,5,7]", 3), ("[5,7,9]", 6)]))
     }
