@@ -62,8 +62,8 @@ import Testing
         }
     }
 
-    /// The `id` of each item of a merged answer, in order.
-    private static func ids(_ body: [UInt8]) -> [Int] {
+    /// The `id` of each item of a merged answer, in order (`IgnoredLimitLastPageEndToEndTests` too).
+    static func ids(_ body: [UInt8]) -> [Int] {
         String(decoding: body, as: UTF8.self).components(separatedBy: #"{"id":"#).dropFirst().compactMap { Int($0.prefix { $0.isNumber }) }
     }
 }
