@@ -41,4 +41,39 @@ import Testing
         }
         await upstream.stop()
     }
+
+    @Test("an NDJSON walk across a wall clock stepped a day back keeps no entry a later request is sent from: the page stored before the step is revalidated (review27 R1)")
+    func anNDJSONWalkAcrossAStepBackKeepsNoUsableEntry() async throws {
+        let upstream = try ChangingUpstream()
+        upstream.set(body: #"[{"v":1,"p":{page}}]"#, cacheControl: "max-age=600")
+        upstream.emptyPages(past: 2)
+        let wall = ManualWallClock()
+        upstream.onPage { page in if page == 2 { wall.advance(seconds: -86_400) } }
+        try await PersistedAnswerTests.withDirectory { directory in
+            try await PersistedAnswerTests.run(upstream, directory: directory, clock: wall.clock, route: { route in
+                var options = PaginationScheme.PageNumber()
+                options.pageSize = 1
+                route.pagination = .scheme(.pageNumber(options))
+                route.concurrency = 1
+            }) { stack in
+                let walked = try await stack.get("/changing", headers: PersistedLinesTests.ndjson)
+                #expect(walked.text == #"{"v":1,"p":1}"# + "\n" + #"{"v":1,"p":2}"# + "\n")
+                // The keeper queues its entry's write as the walk ends, after the last bytes: polled (bounded) for it.
+                for _ in 0..<200 where PersistedAnswerTests.answerFiles(in: directory).isEmpty {
+                    await AnswerEntries.waitForWrites()
+                    try await Task.sleep(for: .milliseconds(10))
+                }
+                #expect(PersistedAnswerTests.answerFiles(in: directory).count == 1)
+                upstream.onPage { _ in }
+                upstream.resetLog()
+                let again = try await stack.get("/changing")
+                #expect(again.text == #"[{"v":1,"p":1},{"v":1,"p":2}]"#)
+                // Before: answered from the entry the NDJSON walk kept (made "now", after the step), no request at all.
+                let asked = upstream.received
+                #expect(asked.count == 1 && asked.first?.ifNoneMatch != nil, "page 1 revalidated: \(asked.map(\.target))")
+                #expect(again.header("PageProxy-Cache")?.contains("revalidated=1") == true, "\(again.header("PageProxy-Cache") ?? "-")")
+            }
+        }
+        await upstream.stop()
+    }
 }
