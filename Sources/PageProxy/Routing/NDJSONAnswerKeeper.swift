@@ -13,7 +13,7 @@ import PageProxyCore
 ///
 /// What it holds counts in the memo's bound (review27 R2: a 32 MB walk held three uncharged copies, 128 MB at its
 /// peak): the lines are gathered as the merged body itself (`[` first, turned into it in place: no second copy), their
-/// room charged before it is taken as they grow (`MergedAnswerMemo.reserve`, doubling), and the write's two copies
+/// room charged before it is taken as they grow (`MergedAnswerMemo.reserve`, doubling; the old room too while the array moves), and the write's two copies
 /// (`AnswerEntries.write`: the entry's payload, its encoded file) charged before it is queued, all until it has run.
 /// When the memo refuses, the keeper gives up and holds nothing; the walk streams on. One walk per entry at a time
 /// (`AnswerEntryClaims`): walks of one list at once hold its lines once.
@@ -25,7 +25,7 @@ struct NDJSONAnswerKeeper {
     /// `[` and then the lines so far: the merged body, once its newlines are made commas (`keep`).
     private var body: [UInt8] = [UInt8(ascii: "[")]
     /// What `body`'s room is charged against the memo's bound, and how many bytes that is.
-    private var charges: [MergedAnswerCharge] = []
+    private var roomCharge: MergedAnswerCharge?
     private var charged = 0
     private var etag: AggregateETag
     private var framing = MergedJSONBody()
@@ -64,16 +64,16 @@ struct NDJSONAnswerKeeper {
     }
 
     /// Makes `body` room for `count` bytes, charged before it is taken: doubling, up to the most one answer may be;
-    /// false when that is past it, or the memo has no room.
+    /// false when that is past it, or the memo has no room. The new room is charged whole while the old is still held
+    /// (the array's move to it holds both for a moment), and the old room's charge is given back once it is freed.
     private mutating func makeRoom(for count: Int) -> Bool {
         guard count > charged else { return true }
         let memo = persisted.memo
         // The most one answer may be (`MergedAnswerMemo.accepts`).
         let room = min(max(count, 2 * charged, Self.firstRoom), memo.maxBytes / 2 - memo.perAnswerBytes)
-        guard count <= room, memo.accepts(byteCount: room), let charge = memo.reserve(bodyBytes: room - charged) else { return false }
-        charges.append(charge)
-        charged = room
+        guard count <= room, memo.accepts(byteCount: room), let charge = memo.reserve(bodyBytes: room) else { return false }
         body.reserveCapacity(room)
+        (roomCharge, charged) = (charge, room)
         return true
     }
 
@@ -81,7 +81,7 @@ struct NDJSONAnswerKeeper {
     private mutating func giveUp() {
         gaveUp = true
         body = []
-        charges = []
+        roomCharge = nil
         claim = nil
     }
 
@@ -111,6 +111,7 @@ struct NDJSONAnswerKeeper {
         }
         // The separators, and the write's two copies of the body and them (the entry's payload, its encoded file).
         let copy = body.count + items * MemoryLayout<Int>.stride
+        var charges = [roomCharge]
         for bytes in [items * MemoryLayout<Int>.stride, copy, copy] {
             guard let charge = persisted.memo.reserve(bodyBytes: bytes) else { return }
             charges.append(charge)
