@@ -216,7 +216,11 @@ public final class MockUpstream: Sendable {
             guard text == "last" else { return MockErrors.badOption("mock_past_end", text) }
             if window.total > 0, window.offset >= window.total {
                 let lastPage = (window.total - 1) / window.size + 1
+                // Cut and filtered as every page is: an upstream that hides items from its pages hides them from its
+                // last page answered again (review27 R4).
+                let (hiding, showing) = (window.hidingEvery, window.showingEvery)
                 window = MockWindow(page: lastPage, size: window.size, total: window.total)
+                (window.hidingEvery, window.showingEvery) = (hiding, showing)
             }
         }
 

@@ -8,8 +8,9 @@ import Testing
 
 /// An offset list that filters its pages after cutting them (an item hidden from this caller) counts positions it never
 /// shows: its pages are short where the list goes on. Once the walk's second page repeated the first's last items (a
-/// filter, not a cap), a short page no longer ends a list with no total (filter19), and a window that the list's end
-/// left short of its limit links on to nothing (harness19 W1).
+/// filter, not a cap), a short page no longer ends a list with no total (filter19), the upstream's last page answered
+/// again past the end ends it (review27 R4), and a window that the list's end left short of its limit links on to
+/// nothing (harness19 W1).
 @Suite struct FilteringOffsetListEndToEndTests {
     @Test("a list with no total that filters: every item once, in order, and from the cached pages the same", arguments: [
         // The route's limit 10, every 4th id hidden: 8 at offset 0, then at offset 8 (asked for 8) 9, 10 again (dropped),
@@ -19,14 +20,26 @@ import Testing
         // Ids 4, 8 of the first 10: the second page (offset 2, limit 2) lies inside the first's window, asked again at
         // the limit it repeats 4, 8; then every 10 on. Before: 3 of 7 under a 200.
         "mock_total=30&mock_show_every=4",
+        // review27 R4: past the end, the upstream's last page again (Django's `get_page()`). Every 4th id hidden: the
+        // short page at 24 (25, 26, 27, 29, 30), then at 32 the last page of 8 again: the list's tail, dropped. Before:
+        // a 502 (or, its past-end page unfiltered, a 200 with 25…30 twice); with `_max_pages=5`, review27's input, the
+        // fifth page is that repeat.
+        "mock_total=30&mock_hide_every=4&mock_past_end=last",
+        "mock_total=30&mock_hide_every=4&mock_past_end=last&_max_pages=5",
+        // Every 3rd id shown: the second page asked again at offset 3 for 10, then 13, 23 (24, 27, 30: short), and at 33
+        // the upstream's last page of 10 at offset 20: 21 (of the page before the short one), 24, 27, 30.
+        "mock_total=30&mock_show_every=3&mock_past_end=last",
     ], [false, true])
     func aFilteringListWithNoTotalWalksWhole(query: String, sendsFromFiles: Bool) async throws {
         try await TestStack.runWithOwnCacheDirectory(routes: SchemeRoutes.all, sendsFromFiles: sendsFromFiles) { stack, _ in
-            let expected = query.contains("hide")
-                ? Self.ids(MockDataset.mergedJSON(total: 30, hidingEvery: 4)) : Self.ids(MockDataset.mergedJSON(total: 30, showingEvery: 4))
+            let every = { (name: String) in
+                query.components(separatedBy: "&").first { $0.hasPrefix(name + "=") }.flatMap { Int($0.dropFirst(name.count + 1)) }
+            }
+            let expected = Self.ids(MockDataset.mergedJSON(total: 30, hidingEvery: every("mock_hide_every"), showingEvery: every("mock_show_every")))
             let answer = try await stack.get("/offset?" + query)
             #expect(answer.status == 200, "\(answer.text.prefix(300))")
             #expect(Self.ids(answer.body) == expected, "\(query): \(Self.ids(answer.body))")
+            #expect(answer.header("PageProxy-Truncated") == nil, "\(query): truncated")
             // A second walk, from the cached pages (an NDJSON answer is another entry): the same items, no request.
             let requests = stack.mock.log.count
             let again = try await stack.get("/offset?" + query + "&_format=ndjson")

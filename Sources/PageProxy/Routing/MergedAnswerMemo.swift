@@ -201,6 +201,12 @@ final class MergedAnswerMemo: Sendable {
         return answer
     }
 
+    /// When an answer whose walk began at `began` was made, on the memo's clock: the later of the walk's start and now.
+    /// A wall clock stepped back during the walk (NTP correcting a fast clock) left the pages stored before the step
+    /// "ahead", which a lookup revalidates; made at the end alone, the answer built on them looked made now, and was sent
+    /// as fresh (loose18's leftover). Every answer kept from a walk, merged or NDJSON (review27 R1), is stamped so.
+    func madeAt(walkBegan began: Date) -> Date { max(began, clock.wallNow()) }
+
     /// Whether an answer of `byteCount` bytes may be kept (at most half the bound, with what it holds besides).
     func accepts(byteCount: Int) -> Bool { store != nil && maxBytes > 0 && byteCount + perAnswerBytes <= maxBytes / 2 }
 

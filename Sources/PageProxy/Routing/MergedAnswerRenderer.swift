@@ -131,12 +131,10 @@ struct MergedAnswerRenderer: Sendable {
             let bytes = held.isHolding ? held.joined(closing: closing) : (try? spooled?.bytes())
         {
             let entryKey = persisted?.entryKey(for: plan, pages: answer.pages, bytes: bytes.count)
-            // Made at the later of the walk's start and end: a wall clock stepped back during the walk (NTP correcting a
-            // fast clock) left the pages stored before the step "ahead", which a lookup revalidates; made at the end
-            // alone, the answer built on them looked made now, and was sent as fresh (loose18's leftover).
+            // Made at the later of the walk's start and end (`MergedAnswerMemo.madeAt`: a clock stepped back meanwhile).
             let memoized = MergedAnswerMemo.Answer(
                 body: bytes, pages: answer.pages, items: answer.items, truncated: answer.truncated, etag: tag, freshUntil: freshUntil,
-                madeAt: max(answer.began, memo.clock.wallNow()), stamps: stamps(), extraHeaders: answer.extraHeaders,
+                madeAt: memo.madeAt(walkBegan: answer.began), stamps: stamps(), extraHeaders: answer.extraHeaders,
                 upstreamPrivate: answer.freshness.upstreamPrivate, charge: charge, entryKey: entryKey)
             memo.keep(memoized, for: memoKey)
             if let persisted, let entryKey { persisted.keep(memoized, key: entryKey) }

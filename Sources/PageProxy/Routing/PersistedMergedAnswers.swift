@@ -18,6 +18,8 @@ struct PersistedMergedAnswers: Sendable {
     /// and are given the same answer, as a page's fetches are collapsed; each had opened the file, checked every page
     /// and held a descriptor, and the last one's answer replaced the others' in the memo.
     let reads = FetchCollapser<CacheKey, MergedAnswerMemo.Answer?>()
+    /// The entries an NDJSON walk is gathering the lines of: one walk each at a time (`NDJSONAnswerKeeper`).
+    let claims = AnswerEntryClaims()
 
     /// The key an answer of `pages` pages and `bytes` bytes to `plan` is written under, when it is worth an entry.
     func entryKey(for plan: RequestPlan, pages: Int, bytes: Int) -> CacheKey? {

@@ -51,7 +51,11 @@ package final class AnswerEntries: Sendable {
 
     /// Queues a write of `answer` (its manifest made from `stamps`, made at `madeAt`) with `body` under `key`; nothing
     /// when writes are queued already past `maxPendingWrites`.
-    package func keep(_ answer: AnswerEntry, body: [UInt8], stamps: [PageStamp], madeAt: Date, for key: CacheKey) {
+    /// - Parameter holding: kept until the write has run (or is not queued): what the body and the write's copies of it
+    ///   are charged to, and the caller's hold on `key` (`NDJSONAnswerKeeper`).
+    package func keep(
+        _ answer: AnswerEntry, body: [UInt8], stamps: [PageStamp], madeAt: Date, for key: CacheKey, holding: (any Sendable)? = nil
+    ) {
         let queued = pendingWrites.withLock { count -> Bool in
             guard count < Self.maxPendingWrites else { return false }
             count += 1
@@ -61,6 +65,7 @@ package final class AnswerEntries: Sendable {
         Self.writes.async {
             defer { self.pendingWrites.withLock { $0 -= 1 } }
             _ = self.write(answer, body: body, stamps: stamps, madeAt: madeAt, for: key)
+            withExtendedLifetime(holding) {}
         }
     }
 

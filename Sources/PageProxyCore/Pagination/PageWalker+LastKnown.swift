@@ -22,6 +22,11 @@ extension PageWalker {
             }
             page.truncateItems(to: 0)
             try append(.none, after: page)
+        } else if try pastShort.endsList(at: page) {
+            // Past a short page of a list that showed a filter, the list's tail again (an upstream that answers past
+            // its end with its last page, cut by its own size; review27 R4): the list ended at the short page.
+            page.truncateItems(to: 0)
+            try append(.none, after: page)
         } else if pastEnd.isRepeat(page, keep: strategy.mayRepeatPastEnd(after: page)) {
             // The page before again, past the list's end: not handed out twice (review14 F13). Data that repeats
             // with the page size (a series with no id) looks the same byte for byte, and its later pages are
@@ -87,6 +92,10 @@ extension PageWalker {
             try statedEnd.check(page, strategy: strategy, compares: !strategy.followsUpstream)
             let next: NextPages
             if let askedAgain { next = .one(askedAgain) } else { next = try strategy.next(after: page, firstPageItemCount: measuredBy) }
+            // A short page the filter leaves no end: the page after it is compared with its items as they arrived.
+            if firstPageFiltered, askedAgain == nil, case .one = next, strategy.isShortOfSizeAsked(page) {
+                pastShort.remember(shortPage: try Self.withBodyRead(page))
+            }
             if nextToTake == 2 { try checkWindowNotFiltered(secondPage: page, repeated: repeatedOfFirst, next: next) }
             let past =
                 next.isNone && !strategy.followsUpstream

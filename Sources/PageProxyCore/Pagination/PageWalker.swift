@@ -49,6 +49,9 @@ package final class PageWalker {
     /// The pages after a short first page, each compared with the one before (an upstream that ignores the limit asked;
     /// review26 L1).
     var steppedOverlap = SteppedPageOverlap()
+    /// A short page of a list that showed a filter, compared with the page after it (the list's tail again past its
+    /// end; review27 R4).
+    var pastShort = PastShortPageRepeat()
     /// The end of the list the walk numbered its pages from, compared with each later page's (review17 B5).
     var statedEnd = StatedEndCheck()
     /// The size the walk numbered its pages ahead by, compared with each numbered page's items (attack16 M3).
@@ -342,7 +345,7 @@ package final class PageWalker {
     private func guardsReadBytes(of page: Page, at index: Int) -> Bool {
         ignoredNumber.readsBytes(ofPageAt: index) || RepeatedPageGuard.readsBytes(under: strategy)
             || pastEnd.readsBytes(of: page, keep: strategy.mayRepeatPastEnd(after: page)) || probe.readsBytes(ofPageAt: index)
-            || clampCheck.isCheck(index)
+            || clampCheck.isCheck(index) || pastShort.isArmed
     }
 
     /// The next page's fetch failed: the walk ends, quietly (nil) when it was the end of an open-ended walk.

@@ -91,6 +91,10 @@ package protocol PaginationStrategy: Sendable {
     func secondPageAgain(_ second: Page, firstPage: PageURL, firstPageItemCount: Int) -> PageURL?
     /// The query parameters that say where a page is in the list (an offset and a limit), for `FilteringLists`.
     var positionParameters: [String] { get }
+    /// Whether `page` holds fewer items than the size its URL asks (an offset's `limit`): on a list that showed a
+    /// filter the walk goes on past such a page, and compares the page after it with it (`PastShortPageRepeat`).
+    /// False for a scheme that asks no size.
+    func isShortOfSizeAsked(_ page: Page) -> Bool
     /// How many items each of `pages`, numbered ahead after `page`, holds while the list is the one `page` was cut from
     /// (`NumberedPageSize`, attack16 M3); nil when the scheme checks none.
     func itemsPerNumberedPage(_ pages: NumberedPages, after page: Page) -> NumberedPageSize?
@@ -118,6 +122,7 @@ extension PaginationStrategy {
     package func secondPageMayRepeat(afterFirst page: Page) -> Int? { nil }
     package func secondPageAgain(_ second: Page, firstPage: PageURL, firstPageItemCount: Int) -> PageURL? { nil }
     package var positionParameters: [String] { [] }
+    package func isShortOfSizeAsked(_ page: Page) -> Bool { false }
     package func itemsPerNumberedPage(_ pages: NumberedPages, after page: Page) -> NumberedPageSize? { nil }
     package func checkNumbered(_ page: Page) throws(PaginationError) {}
 }

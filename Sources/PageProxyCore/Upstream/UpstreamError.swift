@@ -61,7 +61,8 @@ public enum UpstreamError: Error, Equatable, CustomStringConvertible {
             "PageProxy is at its limit of open files (ulimit -n), so no connection to \(origin) was opened; retry shortly"
         case .strayResponse(let origin):
             "\(origin) sent a response no request asked for while this walk read pages over its kept-alive connections: "
-                + "any of them may have been that stray response, so none is served or cached; retry the request (its "
+                + "any of them may have been that stray response, so none is cached (lines a stream already sent before this "
+                + "error may hold it: discard them); retry the request (its "
                 + "connections are not reused from now on)"
         }
     }

@@ -2,9 +2,9 @@ import Testing
 
 @testable import PageProxyCore
 
-/// review26 L1: a page after a short first page that starts with the tail of the page before fails the walk, the second
-/// page too (retest19 F1); an item equal to one inside the page before, the second page without a filtered first page's
-/// items it holds again, and a page asked again at the same offset do not.
+/// review26 L1: a page after a short first page that starts with the tail of the page before (two items or more) fails
+/// the walk, the second page too (retest19 F1); one shared item, an item equal to one inside the page before, the second
+/// page without a filtered first page's items it holds again, and a page asked again at the same offset do not.
 @Suite struct SteppedPageOverlapTests {
     /// Whether `pages` (bodies, offsets), checked in turn from index 0, fail.
     private static func fails(_ pages: [(String, Int)]) throws -> Bool {
@@ -24,7 +24,16 @@ import Testing
         // The second page too (retest19 F1: a 2-page walk, its last page the first's last items again).
         #expect(try Self.fails([("[1,2,4,5,7]", 0), ("[5,7]", 5)]))
         #expect(try Self.fails([("[1,2,3]", 0), ("[5,6,7]", 3), ("[6,7,9]", 6)]))
-        #expect(try Self.fails([("[1,2,3]", 0), ("[5,6,7]", 3), ("[7]", 6)]))
+        #expect(try Self.fails([("[1,2,3]", 0), ("[5,6,7]", 3), ("[6,7]", 6)]))
+    }
+
+    @Test("one item shared at a boundary is no overlap: a sorted list with no id holds equal neighbours (review27 R3)")
+    func oneSharedItemPasses() throws {
+        // Scores sorted down, the two 7s split across the boundary. Before: a 502 blaming `limit`.
+        #expect(try !Self.fails([("[12,11,10]", 0), ("[9,8,7]", 3), ("[7,6,5]", 6)]))
+        #expect(try !Self.fails([("[1,2,3]", 0), ("[5,6,7]", 3), ("[7]", 6)]))
+        // Two shared items still fail.
+        #expect(try Self.fails([("[12,11,10]", 0), ("[9,8,7]", 3), ("[8,7,5]", 6)]))
     }
 
     @Test("the page before as it arrived: the third page may reach back into the second's items of the first, dropped")

@@ -105,6 +105,8 @@ struct OffsetStrategy: PaginationStrategy {
 
     var positionParameters: [String] { [options.offsetParameter, options.limitParameter] }
 
+    func isShortOfSizeAsked(_ page: Page) -> Bool { limit(of: page.url).map { page.itemCount < $0 } ?? false }
+
     /// Offsets stepped by what the upstream served (its cap) hold exactly the step; stepped by the limit, at most the
     /// limit (an upstream that filters a page after cutting it serves fewer; review16 R4).
     func itemsPerNumberedPage(_ pages: NumberedPages, after page: Page) -> NumberedPageSize? {
