@@ -17,6 +17,7 @@ from common import start_hostile, write_config, start_proxy, stop, get, parse_it
 ap = argparse.ArgumentParser()
 ap.add_argument("--binary", required=True)
 ap.add_argument("--part", default="both")
+ap.add_argument("--kinds", default="408idle,lateforge,dup")
 ap.add_argument("--pp", type=int, default=18611)
 ap.add_argument("--up", type=int, default=18621)
 a = ap.parse_args()
@@ -66,7 +67,7 @@ try:
     if a.part in ("stray", "both"):
         truth = list(range(60))
         for route in ("stray", "stray4"):
-            for kind in ("408idle", "lateforge", "dup"):
+            for kind in a.kinds.split(","):
                 for rnd in range(3):
                     for nd in (False, True):
                         r = show("%s/%s#%d" % (route, kind, rnd), "/%s/%s/items?_fresh=1" % (route, kind), ndjson=nd)

@@ -62,7 +62,10 @@ def get(port, target, headers=None, timeout=30, method="GET"):
     try:
         c.request(method, target, headers=headers or {})
         r = c.getresponse()
-        body = r.read()
+        try:
+            body = r.read()
+        except http.client.IncompleteRead as e:  # an NDJSON stream cut after its error line
+            body = e.partial
         return r.status, dict((k.lower(), v) for k, v in r.getheaders()), body
     finally:
         c.close()

@@ -48,6 +48,7 @@ open(log, "w").close()
 QUERIES = ["?mock_total=600", "?mock_total=900&_max_items=700", "?mock_total=500&_fields=id,name", "?mock_total=777&_max_pages=30"]
 truth = {}
 bad = []
+counts = {}
 
 
 def start():
@@ -57,6 +58,8 @@ def start():
 
 
 def check(tag, q, nd, headers=None):
+    phase = tag.split("#")[0]
+    counts[phase] = counts.get(phase, 0) + 1
     st, h, body = get(a.pp, "/demo" + q + ("&_format=ndjson" if nd else ""), headers=headers)
     items, err = parse_items(st, h, body, nd)
     if err is not None:
@@ -157,5 +160,6 @@ try:
 finally:
     if p.poll() is None:
         stop(p)
+print("checks per phase:", counts)
 print("WRONG lines:", len(bad))
 os.system("grep -ciE 'fatal|crash|panic' %s" % log)

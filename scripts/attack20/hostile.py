@@ -8,7 +8,7 @@ Behaviour is taken from the path, so one PageProxy route reaches every variant a
       cap    : 0 = serve `limit`, k = serve min(limit, k), "ign" = ignore limit and serve 15,
                "hK" = ignore limit, cut K items, then hide every item whose id % 4 == 3 (a filter after the cut)
       total  : "none", "true", "+k" (N+k), "-k" (N-k)
-      past   : "empty" (a page past the end is []), "last" (repeats the last full page), "404"
+      past   : "empty" (a page past the end is []), "last" (the list's last page, cut at multiples of the served size), "tail" (the last served-size items), "404"
       floor  : "no" or k = the offset is floored to a multiple of k (a page-based backend faking offsets)
   /auto/<kind>/items : adversarial first pages for scheme auto (see AUTO_KINDS)
   /stray/<kind>/items?page= : page-number list of 60 items, 10 a page; kind "408idle" = on an idle keep-alive
@@ -52,6 +52,8 @@ def off_page(parts, q):
     if offset >= n:
         if past == "404":
             return 404, {"detail": "Invalid page."}
+        if past == "tail":  # the last `size` items of the list, whatever the offset past its end
+            items = list(range(max(0, n - size), n))
         if past == "last":
             last_start = max(0, ((n - 1) // size) * size)
             items = list(range(last_start, n))

@@ -40,7 +40,11 @@ def raw(data, read_for=3.0, chunks=None, delay=0.0):
     try:
         if chunks:
             for c in chunks:
-                s.sendall(c); time.sleep(delay)
+                try:
+                    s.sendall(c)
+                except OSError:
+                    break
+                time.sleep(delay)
         else:
             s.sendall(data)
         out = b""
@@ -61,7 +65,8 @@ def raw(data, read_for=3.0, chunks=None, delay=0.0):
 
 
 def statuses(out):
-    return [l.decode(errors="replace") for l in out.split(b"\r\n") if l.startswith(b"HTTP/")]
+    import re
+    return [m.decode(errors="replace") for m in re.findall(rb"HTTP/1\.[01] \d\d\d [A-Za-z -]*", out)]
 
 
 def case(name, data=None, **kw):

@@ -22,15 +22,28 @@ CASES = {
     "F-cap7-total-low3-offset13": ("20/7/-3/404/no", "_offset=13", (13, None)),
     "F2-cap7-total-low3-whole": ("20/7/-3/404/no", "", (0, None)),
     "F3-cap7-total-low3-empty-offset13": ("20/7/-3/empty/no", "_offset=13", (13, None)),
+    "A4-cap3-true-tailrepeat-offset13": ("37/3/true/tail/no", "_offset=13", (13, None)),
+    "B3-cap3-true-tailrepeat-at-total": ("25/3/true/tail/no", "_offset=25", (25, None)),
+    "C2-total-high-tailrepeat-offset30": ("30/0/+10/tail/no", "_offset=30", (30, None)),
+    "H-shortlist-lastrepeat-whole": ("9/0/none/last/no", "", (0, None)),
+    "H2-shortlist-lastrepeat-maxitems13": ("9/0/none/last/no", "_max_items=13", (0, 13)),
+    "H3-shortlist-lastrepeat-offset5": ("9/0/none/last/no", "_offset=5&_limit=10", (5, 10)),
     "G-floor20-offset37": ("37/0/true/empty/20", "_offset=37", (37, None)),
 }
 
 ap = argparse.ArgumentParser()
 ap.add_argument("--binary", required=True)
 ap.add_argument("--case", default="")
+ap.add_argument("--adhoc", action="append", default=[], help="variant|query|offset|limit-or-empty")
 ap.add_argument("--pp", type=int, default=18616)
 ap.add_argument("--up", type=int, default=18626)
 a = ap.parse_args()
+for i, spec in enumerate(a.adhoc):
+    v, q, o, l = spec.split("|")
+    CASES["adhoc%d" % i] = (v, q, (int(o), int(l) if l else None))
+    a.case = "" if len(a.adhoc) > 1 else "adhoc0"
+if a.adhoc:
+    CASES = {k: v for k, v in CASES.items() if k.startswith("adhoc")}
 cfgp = "/tmp/attack20/repro.json"
 cache = "/tmp/attack20/cache-repro"
 up = start_hostile(a.up)
