@@ -8,6 +8,7 @@ import sys
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+os.makedirs("/tmp/attack20", exist_ok=True)  # scratch: configs, caches, logs (remove it when done)
 
 
 def wait_port(port, bound=15.0):
