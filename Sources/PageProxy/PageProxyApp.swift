@@ -38,7 +38,7 @@ final class PageProxyApp: Sendable {
         metrics.observeLogger { logger.droppedLines }
         let responder = makeResponder(
             config: config, transport: transport, pages: pages, status: status, metrics: metrics, budgets: budgets, spool: spool,
-            walkObserver: walkObserver)
+            walkObserver: walkObserver, morePathWarnings: MorePathWarnings(logger: logger))
         let server = try Server(
             address: SocketAddress(host: config.listen.address, port: config.listen.port), limits: ServerLimits(config.server).fittingDescriptors(logger: logger),
             responder: responder, logger: logger, clock: clock)
@@ -66,7 +66,7 @@ final class PageProxyApp: Sendable {
     /// - Parameter walkObserver: told each time a walk hands out a page.
     static func makeResponder(
         config: Config, transport: HTTP1Transport, pages: CachingPageSource, status: ServiceStatus, metrics: Metrics, budgets: OriginBudgets,
-        spool: MergedSpool?, walkObserver: (@Sendable (WalkRecord.Progress) -> Void)? = nil
+        spool: MergedSpool?, walkObserver: (@Sendable (WalkRecord.Progress) -> Void)? = nil, morePathWarnings: MorePathWarnings = .silent
     ) -> PageProxyResponder {
         // Memoized merged answers: `cache.memoBytes`, by default an eighth of the cache's bound, at most 64 MiB (none
         // when the cache is off).
@@ -79,6 +79,7 @@ final class PageProxyApp: Sendable {
             spool: spool ?? MergedSpool(directories: MergedSpool.directories(for: config)), memo: memo, budgets: budgets,
             answerEntryWorth: config.cache.answerEntryWorth)
         aggregate.walkObserver = walkObserver
+        aggregate.morePathWarnings = morePathWarnings
         if aggregate.merged.persisted != nil { AnswerEntryKey.prepare(config.routes) }
         return PageProxyResponder(router: Router(routes: config.routes), aggregate: aggregate, status: status, metrics: metrics)
     }

@@ -24,6 +24,7 @@ enum PageProxyCommand {
                                                  GET /healthz (container HEALTHCHECK); by default where
                                                  PAGEPROXY_PORT and PAGEPROXY_ADDRESS say, else 127.0.0.1:8080
           PageProxy probe URL [--header 'N: v']  fetch a first page, say how it paginates, print a route
+              [--more-path PATH]                   and whether the page holds a flag at a route's morePath
           PageProxy fetch ROUTE[/path][?query]   walk a route without a server; items to stdout (or --output FILE)
               [--config PATH] [--format json|ndjson] [--output FILE]   (--output -: stdout; a --format that
               differs from the query's _format is a usage error)

@@ -52,6 +52,25 @@ import Testing
         }
     }
 
+    /// retest19 F4: probe says whether a first page holds a flag at the morePath a route names (`--more-path`), and
+    /// shows the one it detected.
+    @Test("probe --more-path: a misspelt path is absent, a cursor is no boolean, a right one is true; the detected one shown")
+    func probeSaysWhatMorePathHolds() async throws {
+        try await TestStack.run { stack in
+            let url = "http://127.0.0.1:\(stack.mockPort)\(MockService.zendesk.path)?page[size]=10&mock_total=25"
+            let detected = try await runPageProxy(["probe", url])
+            #expect(detected.output.contains("more     meta.has_more is true on this page"), "\(detected.output)")
+            let misspelt = try await runPageProxy(["probe", url, "--more-path", "meta.hasmore"])
+            #expect(misspelt.status == 0, "\(misspelt.errors)")
+            #expect(misspelt.output.contains("more     meta.hasmore is absent on this page"), "\(misspelt.output)")
+            let cursor = try await runPageProxy(["probe", url, "--more-path", "meta.after_cursor"])
+            #expect(cursor.output.contains("more     meta.after_cursor holds"), "\(cursor.output)")
+            #expect(cursor.output.contains("not true or false"), "\(cursor.output)")
+            let bad = try await runPageProxy(["probe", url, "--more-path", ""])
+            #expect(bad.status == 2, "\(bad.errors)")
+        }
+    }
+
     /// attack11 U4: a first page that redirects (Django's APPEND_SLASH) is named in the route as the redirect's
     /// target, so walks do not begin with a redirect each time.
     @Test func probeSuggestsTheURLARedirectEndsAt() async throws {

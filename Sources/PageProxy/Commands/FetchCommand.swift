@@ -55,7 +55,7 @@ enum FetchCommand {
         let budgets = PageProxyApp.makeBudgets(config)
         let responder = PageProxyApp.makeResponder(
             config: config, transport: transport, pages: pages, status: ServiceStatus(), metrics: Metrics(budgets: budgets), budgets: budgets,
-            spool: nil, walkObserver: { progress.update($0) })
+            spool: nil, walkObserver: { progress.update($0) }, morePathWarnings: MorePathWarnings(logger: logger))
         let request = HTTPRequestHead(method: .get, target: path, version: .http1_0, headers: headers)
         let exit: FetchExit
         do {

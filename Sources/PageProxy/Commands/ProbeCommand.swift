@@ -4,11 +4,12 @@ import PageProxyCore
 /// `PageProxy probe URL [--header 'Name: value']...`: fetches the first page, says how it paginates (scheme,
 /// items path, item count, total, next page) and prints a route for `config.json`; exits 1 when it cannot tell.
 enum ProbeCommand {
-    static let usage = "usage: PageProxy probe URL [--header 'Name: value']..."
+    static let usage = "usage: PageProxy probe URL [--header 'Name: value']... [--more-path PATH]"
 
     static func run(_ arguments: [String]) async -> Int32 {
         var urlText: String?
         var headers: [(name: String, value: String)] = []
+        var morePath: JSONPath?
         var index = 0
         while index < arguments.count {
             let argument = arguments[index]
@@ -27,6 +28,14 @@ enum ProbeCommand {
                     return 2
                 }
                 headers.append((name, value))
+            } else if argument == "--more-path" {
+                // A route's `morePath` to check against the page (retest19 F4: a misspelt one was silent).
+                index += 1
+                guard index < arguments.count, let path = JSONPath(arguments[index]), path != .root else {
+                    printError("PageProxy probe: --more-path needs a JSON path such as meta.has_more; \(usage)")
+                    return 2
+                }
+                morePath = path
             } else if urlText == nil, !argument.hasPrefix("-") {
                 urlText = argument
             } else {
@@ -84,6 +93,7 @@ enum ProbeCommand {
         print("  items    \(detected.itemsPath) (\(detected.itemCount) on this page)")
         print("  total    " + (detected.total.map { "\($0) (\(detected.totalSource ?? ""))" } ?? "not stated"))
         print("  next     \(detected.next.map(CredentialRedaction.redactURL) ?? "none on this page")")
+        if let line = moreLine(asked: morePath, detected: detected.scheme?.morePath, body: response.body) { print(line) }
         guard let scheme = detected.scheme else {
             // A page that holds the total it states is the whole list: `auto` answers it as one page (review24 P5).
             if let total = detected.total, detected.itemCount >= total {
@@ -106,6 +116,19 @@ enum ProbeCommand {
                 + "values in its \"upstream\" (the upstream needs them).")
         }
         return 0
+    }
+
+    /// What the page holds at the `morePath` asked for (`--more-path`), or at the one detected: a flag, or (asked
+    /// for) why a route with it would walk as without it, one request more at the end. Nil with neither.
+    static func moreLine(asked: JSONPath?, detected: JSONPath?, body: [UInt8]) -> String? {
+        guard let path = asked ?? detected else { return nil }
+        let value = (try? JSONScanner().values(in: body, at: [path]))?[path]
+        if let flag = value?.flag {
+            return "  more     \(path) is \(flag) on this page (morePath: a false there ends the walk)"
+        }
+        let found = value.map { "holds \($0.shortDescription), not true or false" } ?? "is absent on this page"
+        return "  more     \(path) \(found): a route with this morePath walks by its next link or cursor alone (one request "
+            + "more at the end), and serve logs a warning; check the member's name"
     }
 
     /// Whether the URL's authority has a `user:password@` part, which PageURL drops.

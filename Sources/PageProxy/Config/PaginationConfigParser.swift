@@ -116,6 +116,9 @@ enum PaginationConfigParser {
             options.totalPagesPath = try reader.nullableValuePath("totalPagesPath", default: options.totalPagesPath)
             options.totalIsEstimate = try object.bool("totalIsEstimate", default: options.totalIsEstimate)
             options.morePath = try reader.nullableValuePath("morePath", default: options.morePath)
+            try reader.flag("morePath", options.morePath, besides: [
+                ("nextPath", options.nextPath), ("totalItemsPath", options.totalItemsPath), ("totalPagesPath", options.totalPagesPath),
+            ])
             return .nextURLInBody(options)
         case "cursor":
             var options = PaginationScheme.CursorInBody()
@@ -124,6 +127,7 @@ enum PaginationConfigParser {
             options.sizeParameter = try reader.nullableParameter("sizeParameter", default: options.sizeParameter)
             options.pageSize = try object.nullableInteger("pageSize", in: pageSizeRange)
             options.morePath = try reader.nullableValuePath("morePath", default: options.morePath)
+            try reader.flag("morePath", options.morePath, besides: [("cursorPath", options.cursorPath)])
             try reader.distinct("sizeParameter", options.sizeParameter, from: "cursorParameter", options.cursorParameter)
             return .cursorInBody(options)
         default:
@@ -235,6 +239,24 @@ enum PaginationConfigParser {
             throw object.error(key, "\"\(name)\" is also the \(otherKey); the upstream reads one parameter as one number")
         }
 
+        /// A flag's path (`morePath`) that certainly names no flag (retest19 F4: each passed check-config, and the walk went
+        /// on as without it, one request more): a URL written for a path (`https://…`), or a path that is, holds or lies
+        /// inside another value the scheme reads (`morePath` = `cursorPath`: a cursor is never `false`). The route's
+        /// `items` are checked by `RouteConfigParser` (`flagOutsideItems`).
+        func flag(_ key: String, _ path: JSONPath?, besides others: [(key: String, path: JSONPath?)]) throws(ConfigError) {
+            guard let path else { return }
+            if path.description.contains("://") {
+                throw object.error(key, "\"\(path)\" is a URL, not a JSON path: name the member that holds the page's flag, "
+                    + "e.g. \"has_more\" or \"meta.has_more\"")
+            }
+            for other in others {
+                guard let otherPath = other.path, path.overlaps(otherPath) else { continue }
+                let how = path == otherPath ? "is also the \(other.key)" : "overlaps the \(other.key) \"\(otherPath)\""
+                throw object.error(key, "\"\(path)\" \(how): it must name the flag that says whether more pages follow "
+                    + "(true or false, e.g. \"has_more\"), beside them")
+            }
+        }
+
         /// A path to a value on each page (a next link, a cursor, a total): not the page itself, `""`.
         func valuePath(_ key: String, default fallback: JSONPath) throws(ConfigError) -> JSONPath {
             let path = try path(key, default: fallback)
@@ -260,5 +282,13 @@ enum PaginationConfigParser {
             guard value != .null else { return nil }
             return try path(key, default: .root)
         }
+    }
+}
+
+extension JSONPath {
+    /// Whether one path is the other or lies inside it (`links` and `links.next`): the two name one value, or one holds
+    /// the other.
+    func overlaps(_ other: JSONPath) -> Bool {
+        components.starts(with: other.components) || other.components.starts(with: components)
     }
 }

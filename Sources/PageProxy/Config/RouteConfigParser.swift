@@ -24,6 +24,7 @@ enum RouteConfigParser {
         }
         let itemsPath = try PaginationConfigParser.path(try object.string("items", default: ""), field: "items", in: object)
         let parsed = try PaginationConfigParser.parseRoute(pagination, items: object["items"] == nil ? nil : itemsPath, warnings: warnings)
+        if object["items"] != nil { try flagOutsideItems(parsed, items: itemsPath, in: pagination) }
         let queryMembers = try RouteQueryEncoding.members(pagination, parsed)
         if let queryMembers { upstream = try RouteQueryEncoding.lifted(upstream, queryMembers, in: object) }
         var route = RouteConfig(
@@ -50,6 +51,16 @@ enum RouteConfigParser {
         try checkPaginationQuery(of: route, in: object)
         warnPositionInUpstream(of: route, in: object, warnings: warnings)
         return route
+    }
+
+    /// A `morePath` that is the route's `items`, or lies inside them or holds them, reads an array or an item's member,
+    /// never the page's flag (retest19 F4: it passed check-config and walks went on as without it). `items` at the root
+    /// is the whole page, an array: left to the walk's warning (`MorePathWarnings`).
+    private static func flagOutsideItems(_ pagination: RoutePagination, items: JSONPath, in object: ConfigObject) throws(ConfigError) {
+        guard items != .root, case .scheme(let scheme) = pagination, let more = scheme.morePath, more.overlaps(items) else { return }
+        let how = more == items ? "is also the route's items" : "overlaps the route's items \"\(items)\""
+        throw object.error("morePath", "\"\(more)\" \(how): it must name the flag beside them that says whether more pages follow "
+            + "(true or false, e.g. \"has_more\")")
     }
 
     /// The route's own `upstream` query passes the check every request's does (`PaginationQueryCheck`): a page or size

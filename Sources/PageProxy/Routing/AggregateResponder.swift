@@ -17,6 +17,8 @@ struct AggregateResponder: Sendable {
     var lookahead = LookaheadMemory()
     /// Told each time a walk hands out a page (`PageProxy fetch` draws its progress line from it).
     var walkObserver: (@Sendable (WalkRecord.Progress) -> Void)? = nil
+    /// Where walks of routes with a `morePath` tell of a page with no flag there, once per route.
+    var morePathWarnings = MorePathWarnings.silent
     /// Answers walks of one page fresh in the cache with no walk (issue 13).
     let inMemory: InMemoryAnswer
     /// Whether `inMemory` is tried (tests turn it off to compare its answers with the walk's).
@@ -45,7 +47,7 @@ struct AggregateResponder: Sendable {
         let began = ContinuousClock.now
         let plan: RequestPlan
         do {
-            plan = try RequestPlan(request: request, route: route, subpath: subpath, lookahead: lookahead)
+            plan = try RequestPlan(request: request, route: route, subpath: subpath, lookahead: lookahead, morePathWarnings: morePathWarnings)
         } catch let error as any HTTPResponseError {
             return await response.send(error, recording: RequestRecord(route: route.name))
         } catch {

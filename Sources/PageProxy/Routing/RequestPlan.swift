@@ -24,13 +24,13 @@ struct RequestPlan {
     ///   its first page did not hold what the size asked said: `walkingWindowAgain`).
     ///   `windowFromStart`: walked again from the first page, whatever the scheme (`ItemWindow.walkingAgain`).
     init(
-        request: HTTPRequestHead, route: RouteConfig, subpath: String, lookahead: LookaheadMemory, windowServed: Int? = nil,
-        windowFromStart: Bool = false, windowStepBack: Bool = false, windowUnchecked: Bool = false
+        request: HTTPRequestHead, route: RouteConfig, subpath: String, lookahead: LookaheadMemory, morePathWarnings: MorePathWarnings = .silent,
+        windowServed: Int? = nil, windowFromStart: Bool = false, windowStepBack: Bool = false, windowUnchecked: Bool = false
     ) throws {
         let upstreamHeaders = try UpstreamHeaders.make(route: route, request: request)
         decided = try Decisions(
             request: request, route: route, subpath: subpath, upstreamHeaders: upstreamHeaders, lookahead: lookahead,
-            windowServed: windowServed, windowFromStart: windowFromStart, windowStepBack: windowStepBack,
+            morePathWarnings: morePathWarnings, windowServed: windowServed, windowFromStart: windowFromStart, windowStepBack: windowStepBack,
             windowUnchecked: windowUnchecked)
         sent = decided.shared ?? Sent(upstreamHeaders, route: route, query: decided.base.query, keys: decided.pageKeyTable)
         self.request = request
@@ -143,7 +143,8 @@ struct RequestPlan {
     func walkingWindowAgain(served: Int, fromStart: Bool = false, stepBack: Bool = false) -> RequestPlan? {
         guard window?.pageSize != nil,
             var again = try? RequestPlan(
-                request: request, route: route, subpath: decided.subpath, lookahead: decided.lookahead, windowServed: max(1, served),
+                request: request, route: route, subpath: decided.subpath, lookahead: decided.lookahead,
+                morePathWarnings: decided.morePathWarnings, windowServed: max(1, served),
                 windowFromStart: fromStart, windowStepBack: stepBack, windowUnchecked: isWindowWalkedAgain && !fromStart)
         else { return nil }
         decided.windowFallback.withLock { $0 = again.kept }
@@ -251,6 +252,7 @@ struct RequestPlan {
         /// The route's extra path and the walks' link memory, for `walkingWindowAgain`.
         let subpath: String
         let lookahead: LookaheadMemory
+        let morePathWarnings: MorePathWarnings
         /// The decisions of this plan's window walked again (`walkingWindowAgain`), counting its pages by what the
         /// upstream served a page; nil until a walk of it needed that.
         let windowFallback = Mutex<Kept?>(nil)
@@ -265,11 +267,12 @@ struct RequestPlan {
 
         init(
             request: HTTPRequestHead, route: RouteConfig, subpath: String, upstreamHeaders: HTTPHeaders, lookahead: LookaheadMemory,
-            windowServed: Int?, windowFromStart: Bool, windowStepBack: Bool, windowUnchecked: Bool
+            morePathWarnings: MorePathWarnings, windowServed: Int?, windowFromStart: Bool, windowStepBack: Bool, windowUnchecked: Bool
         ) throws {
             self.route = route
             self.subpath = subpath
             self.lookahead = lookahead
+            self.morePathWarnings = morePathWarnings
             controls = try ProxyControls.parse(request)
             // A window walks only the pages it needs: a numbered scheme starts at the page that holds its first item.
             let fixedScheme: PaginationScheme? = if case .scheme(let scheme) = route.pagination { scheme } else { nil }
@@ -301,7 +304,8 @@ struct RequestPlan {
             options.servedPageSize = window?.servedSize
             options.lookaheadMemory = lookahead
             // What each walk would work out from the scheme, worked out once for every request with this plan.
-            let strategy = fixedScheme?.makeStrategy()
+            // A route's `morePath` is watched on each page: one with no flag there is told to the log (`MorePathWarnings`).
+            let strategy = fixedScheme.map { morePathWarnings.watching($0.makeStrategy(), of: $0, route: route.name) }
             self.strategy = strategy
             let scanPaths = strategy.map { ScanPaths(itemsPath: route.itemsPath, valuePaths: $0.valuePaths) }
             self.scanPaths = scanPaths
