@@ -380,6 +380,13 @@ def probe(binary, case, origins):
             "output": (done.stdout + done.stderr).replace(origins[case["server"]], "http://127.0.0.1:PORT")}
 
 
+def write_json(path, results, probes):
+    """The results so far (written after every case, so that a run cut by its bound keeps what it finished)."""
+    with open(path, "w") as f:
+        json.dump({"uptime": subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip(),
+                   "results": results, "probes": probes}, f, indent=1)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--only", help="run only the cases whose name contains this (or one of these, comma-separated; "
@@ -417,18 +424,18 @@ def main():
                 truths[key] = (pages, time.perf_counter() - started)
         if "github" in origins:
             github_requests(origins["github"])
-        merged, streamed = {}, {}
+        # harness20: each case is checked and printed as soon as it has run (a run cut by its `timeout` keeps the
+        # lines of the cases it finished; it used to print nothing).
         for case in cases:  # one at a time, so that the replay's request log belongs to one case
-            merged[case["name"]] = run_proxy(binary, case, origins, workdir, ndjson=False)
+            merged = run_proxy(binary, case, origins, workdir, ndjson=False)
             case["upstream_requests"] = (len(github_requests(origins["github"])) if case["server"] == "github"
                                          else case["pageproxy_upstream_requests"])
             case["cached_requests"] = case["pageproxy_cached_requests"]
-            streamed[case["name"]] = run_proxy(binary, case, origins, workdir, ndjson=True)
+            streamed = run_proxy(binary, case, origins, workdir, ndjson=True)
             if case["server"] == "github":
                 github_requests(origins["github"])
-        for case in cases:
             pages, direct = truths[(case["server"], json.dumps(case["truth"], sort_keys=True))]
-            (cold, cached), (ndjson_cold, ndjson_cached) = merged[case["name"]], streamed[case["name"]]
+            (cold, cached), (ndjson_cold, ndjson_cached) = merged, streamed
             answers = [("merged cold", cold, False), ("merged cached", cached, False),
                        ("ndjson cold", ndjson_cold, True), ("ndjson cached", ndjson_cached, True)]
             if "window" in case:
@@ -468,6 +475,8 @@ def main():
                 distinct.setdefault(text, []).append(label)
             result["problems"] = [f"{', '.join(labels)}: {text}" for text, labels in distinct.items()]
             print(("PASS " if not problems else "FAIL ") + line + "".join(f"\n     {p}" for p in result["problems"]), flush=True)
+            if args.json:
+                write_json(args.json, results, probes)
         if not args.no_probe:
             seen = set()
             for case in cases:
@@ -479,9 +488,7 @@ def main():
             benchlib.stop(proc, name)
         shutil.rmtree(workdir, ignore_errors=True)
     if args.json:
-        with open(args.json, "w") as f:
-            json.dump({"uptime": subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip(),
-                       "results": results, "probes": probes}, f, indent=1)
+        write_json(args.json, results, probes)
     print(f"{len(results) - failures} passed, {failures} failed")
     sys.exit(1 if failures else 0)
 
