@@ -80,8 +80,27 @@ extension PageWalker {
                 }
             } else if nextToTake == 3 && firstOverlap.secondLayInside != nil {
                 // The second page asked again with the first's limit: it starts with the first's items past its served
-                // count, and the walk steps by the limit (a filter, not a cap).
+                // count (a filter, not a cap), and the walk steps by what the pages show the upstream's window holds
+                // until that is the limit: a cap below it would leave positions never asked (`FilteredWindowStep`).
                 repeatedOfFirst = firstOverlap.repeated(in: page) ?? 0
+                measuredBy = 0
+                if page.bodyInFile == nil, let limit = strategy.sizeAsked(by: page.url) {
+                    let position = strategy.positionParameters.first
+                    windowStep.start(
+                        hashes: Self.itemHashes(page), offset: page.url.integerQueryValue(position) ?? 0,
+                        firstOffset: firstURL.integerQueryValue(position) ?? 0, repeated: repeatedOfFirst, limit: limit)
+                }
+            } else if windowStep.bound != nil, let limit = strategy.sizeAsked(by: page.url) {
+                // A page stepped by the window's known size: the page before's last items it holds again are dropped.
+                let offset = page.url.integerQueryValue(strategy.positionParameters.first) ?? 0
+                switch try windowStep.read(hashes: Self.itemHashes(page), offset: offset, limit: limit, page: page.number) {
+                case .continues(let repeated): repeatedOfFirst = repeated
+                case .tailAgain:
+                    // The list's tail again past its end: the list ended at the page before.
+                    page.truncateItems(to: 0)
+                    try append(.none, after: page)
+                    return
+                }
                 measuredBy = 0
             }
             if repeatedOfFirst > 0 || askedAgain != nil { firstPageFiltered = true }
@@ -91,9 +110,16 @@ extension PageWalker {
             // Pages PageProxy numbers itself are compared; a page reached by the upstream's link numbers from its own.
             try statedEnd.check(page, strategy: strategy, compares: !strategy.followsUpstream)
             let next: NextPages
-            if let askedAgain { next = .one(askedAgain) } else { next = try strategy.next(after: page, firstPageItemCount: measuredBy) }
-            // A short page the filter leaves no end: the page after it is compared with its items as they arrived.
-            if firstPageFiltered, askedAgain == nil, case .one = next, strategy.isShortOfSizeAsked(page) {
+            if let askedAgain {
+                next = .one(askedAgain)
+            } else if let step = windowStep.bound, let stepped = try strategy.next(after: page, steppingBy: step) {
+                next = stepped
+            } else {
+                next = try strategy.next(after: page, firstPageItemCount: measuredBy)
+            }
+            // A short page the filter leaves no end: the page after it is compared with its items as they arrived
+            // (stepped by the window's known size, the pages overlap, and `FilteredWindowStep` compares them).
+            if firstPageFiltered, askedAgain == nil, windowStep.bound == nil, case .one = next, strategy.isShortOfSizeAsked(page) {
                 pastShort.remember(shortPage: try Self.withBodyRead(page))
             }
             if nextToTake == 2 { try checkWindowNotFiltered(secondPage: page, repeated: repeatedOfFirst, next: next) }
@@ -153,6 +179,11 @@ extension PageWalker {
         probe.asked(at: urls.count, after: page)
         try append(.one(url), after: page)
         return true
+    }
+
+    /// XXH64 of each of `page`'s items (its body in memory).
+    static func itemHashes(_ page: Page) -> [UInt64] {
+        page.items.map { XXHash64.hash(page.body[$0.range]) }
     }
 
     /// `page` with its body read from the file the cache left it in, if it did.

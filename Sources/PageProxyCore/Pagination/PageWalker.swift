@@ -52,6 +52,9 @@ package final class PageWalker {
     /// A short page of a list that showed a filter, compared with the page after it (the list's tail again past its
     /// end; review27 R4).
     var pastShort = PastShortPageRepeat()
+    /// The pages after a first page that hid more than half its window, stepped by what they show the upstream's window
+    /// holds (a cap below the limit; offset20).
+    var windowStep = FilteredWindowStep()
     /// The end of the list the walk numbered its pages from, compared with each later page's (review17 B5).
     var statedEnd = StatedEndCheck()
     /// The size the walk numbered its pages ahead by, compared with each numbered page's items (attack16 M3).
@@ -345,7 +348,8 @@ package final class PageWalker {
     private func guardsReadBytes(of page: Page, at index: Int) -> Bool {
         ignoredNumber.readsBytes(ofPageAt: index) || RepeatedPageGuard.readsBytes(under: strategy)
             || pastEnd.readsBytes(of: page, keep: strategy.mayRepeatPastEnd(after: page)) || probe.readsBytes(ofPageAt: index)
-            || clampCheck.isCheck(index) || pastShort.isArmed
+            || clampCheck.isCheck(index) || pastShort.isArmed || windowStep.bound != nil
+            || (index == 2 && firstOverlap.secondLayInside != nil)
     }
 
     /// The next page's fetch failed: the walk ends, quietly (nil) when it was the end of an open-ended walk.

@@ -103,6 +103,19 @@ struct OffsetStrategy: PaginationStrategy {
         return second.url.settingQueryValue(String(limit), for: options.limitParameter)
     }
 
+    /// `step` on from `page` with its limit (`FilteredWindowStep`): an empty page, or an offset at or past the total,
+    /// ends the list.
+    func next(after page: Page, steppingBy step: Int) throws(PaginationError) -> NextPages? {
+        guard page.itemCount > 0 else { return NextPages.none }
+        if let limit = limit(of: page.url) { try OffsetPageLength.check(page, limit: limit, parameter: options.limitParameter) }
+        let offset = page.url.integerQueryValue(options.offsetParameter) ?? 0
+        let (next, overflow) = offset.addingReportingOverflow(step)
+        if overflow || believedTotal(page).map({ next >= $0 }) == true { return NextPages.none }
+        return .one(page.url.settingQueryValue(String(next), for: options.offsetParameter))
+    }
+
+    func sizeAsked(by url: PageURL) -> Int? { limit(of: url) }
+
     var positionParameters: [String] { [options.offsetParameter, options.limitParameter] }
 
     func isShortOfSizeAsked(_ page: Page) -> Bool { limit(of: page.url).map { page.itemCount < $0 } ?? false }

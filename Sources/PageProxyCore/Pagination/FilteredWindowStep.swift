@@ -1,0 +1,78 @@
+/// The pages of an offset walk after a first page that hid more than half its window, stepped by no more than the
+/// upstream's window is known to hold (offset20; retest19's 48 cells of a cap under `mock_show_every=3`).
+///
+/// Such a walk asks its second page again with the first's `limit` (`FirstPageOverlap`, review26 H1) and stepped by
+/// that `limit` from there. But the upstream may cap its window below the `limit` (JupyterHub's 200, DRF's
+/// `max_limit`): its pages then hold the positions up to the cap, and each step by the `limit` never asked the
+/// positions between (a `200` with missing items; no count tells a cap from a filter that hides as many). So the walk
+/// steps by what the pages show the window holds at least, `bound`: the positions a page holds are at least its items,
+/// and at least its offset's distance from the page before plus the items of that page it holds again (those lie in
+/// both windows). Each page is asked at the page before's offset plus `bound`, with the `limit`; the items it holds
+/// again of the page before (the page before's last, in order) are dropped. `bound` grows with every overlap it
+/// sees; once it reaches the `limit`, the window holds the `limit` (no cap below it) and the walk steps by the `limit`
+/// again, as before (numbered ahead under a total). A cap below the `limit` is never stepped past: the walk asks
+/// more pages than stepping by the `limit` (about `limit` ÷ `bound` times), and loses nothing.
+///
+/// A page that holds items of the page before past its first ones (not its repeated lead) is no continuation: ending
+/// with one of them, it is the list's tail again past its end (Django's `get_page()`, mock `mock_past_end=last`), and
+/// the list ended at the page before (this page is dropped); else the walk fails. Items not each unique on a page, or
+/// a body that cannot be read, are not compared: such a walk steps by the `limit`, as before.
+struct FilteredWindowStep {
+    /// The fewest positions the upstream's window is known to hold; nil when the walk does not step by it.
+    private(set) var bound: Int?
+    /// The page before as it arrived: its items' XXH64 (each unique) and its offset.
+    private var before: (hashes: [UInt64], offset: Int)?
+
+    /// What the page after the page before is.
+    enum Continuation: Equatable {
+        /// It goes on from the page before, its first `repeated` items that page's again.
+        case continues(repeated: Int)
+        /// It is the list's tail again, past its end: the list ended at the page before.
+        case tailAgain
+    }
+
+    /// Starts stepping at `page`, the second page asked again with the first's `limit` at `offset` (the first page's at
+    /// `firstOffset`), whose first `repeated` items were the first page's again (dropped); `hashes` are its items' XXH64
+    /// as it arrived. Nothing when the window is already known to hold the `limit`, or the items are not each unique.
+    mutating func start(hashes: [UInt64], offset: Int, firstOffset: Int, repeated: Int, limit: Int) {
+        let known = max(hashes.count, offset - firstOffset + repeated)
+        guard known < limit, known > 0, Set(hashes).count == hashes.count else {
+            (bound, before) = (nil, nil)
+            return
+        }
+        (bound, before) = (known, (hashes, offset))
+    }
+
+    /// Reads `hashes`, the items of the page after the page before as it arrived, at `offset`: how many of its first
+    /// items are the page before's last again, or the list's tail again; `bound` grows by what the overlap showed.
+    /// Stops stepping (nil `bound`) when the items are not each unique or the window is shown to hold `limit`.
+    mutating func read(hashes: [UInt64], offset: Int, limit: Int, page number: Int) throws(PaginationError) -> Continuation {
+        guard let known = bound, let previous = before else { return .continues(repeated: 0) }
+        guard Set(hashes).count == hashes.count else {
+            (bound, before) = (nil, nil)
+            return .continues(repeated: 0)
+        }
+        // The page before's items from this page's first on lead this page, in order.
+        var repeated = 0
+        if let first = hashes.first, let start = previous.hashes.firstIndex(of: first) {
+            let shared = previous.hashes.count - start
+            if shared <= hashes.count, previous.hashes[start...].elementsEqual(hashes.prefix(shared)) { repeated = shared }
+        }
+        let earlier = Set(previous.hashes)
+        if hashes.dropFirst(repeated).contains(where: earlier.contains) {
+            // Items of the page before past this page's repeated lead: ending with one, the list's tail again.
+            if let last = hashes.last, earlier.contains(last) {
+                (bound, before) = (nil, nil)
+                return .tailAgain
+            }
+            throw .cannotContinue(
+                page: number,
+                reason: "it holds items of the page before again past its first ones: the list changed while it was walked, or the "
+                    + "upstream does not step by the offset asked, so the pages would repeat items")
+        }
+        let step = offset - previous.offset
+        let grown = max(known, hashes.count, step > 0 ? step + repeated : 0)
+        (bound, before) = grown < limit ? (grown, (hashes, offset)) : (nil, nil)
+        return .continues(repeated: repeated)
+    }
+}
