@@ -751,7 +751,10 @@ CASES += [
     case("mediawiki-generator", "mediawiki", MEDIAWIKI + " generator=allpages&prop=info", "mediawiki-generator",
          MW_GENERATOR + "&gaplimit=100", {"scheme": "cursor", "cursorPath": "continue.gapcontinue",
                                           "cursorParameter": "gapcontinue"}, "query.pages"),
-    auto("auto-mediawiki", "mediawiki", MEDIAWIKI + " list=allpages", "mediawiki-allpages", MW_ALLPAGES + "&aplimit=100"),
+    # No items array at a path auto knows (`query.allpages`): refused, naming `items`. With `items` named, auto answers
+    # the first batch alone as the list (real20 finding: the `continue` object is not read as "more follow").
+    auto("auto-mediawiki", "mediawiki", MEDIAWIKI + " list=allpages", "mediawiki-allpages", MW_ALLPAGES + "&aplimit=100",
+         expect_error="pagination_not_detected"),
     auto("auto-mediawiki-items", "mediawiki", MEDIAWIKI + " list=allpages, items named", "mediawiki-allpages",
          MW_ALLPAGES + "&aplimit=100", items="query.allpages"),
 ]
@@ -790,10 +793,19 @@ CASES += [
     # A filter whose value the next link repeats raw: `…&title="quoted" </tag>` (a space, quotes, angle brackets).
     case("roundup-next-filter", "roundup", ROUNDUP + " title filter", "roundup-filter", ROUNDUP_FILTER + "&@page_size=20",
          ROUNDUP_NEXT, "data.collection", headers=ROUNDUP_AUTH),
-    auto("auto-roundup", "roundup", ROUNDUP, "roundup", ROUNDUP_ISSUES + "&@page_size=100", headers=ROUNDUP_AUTH),
+    # The items at `data.collection`, at no path auto knows: refused. With `items` named, auto answers the first page
+    # alone (real20 finding: `data.@links.next[0].uri` and `data.@total_size` are not read as "more follow").
+    auto("auto-roundup", "roundup", ROUNDUP, "roundup", ROUNDUP_ISSUES + "&@page_size=100", headers=ROUNDUP_AUTH,
+         expect_error="pagination_not_detected"),
     auto("auto-roundup-items", "roundup", ROUNDUP + " items named", "roundup", ROUNDUP_ISSUES + "&@page_size=100",
          items="data.collection", headers=ROUNDUP_AUTH),
 ]
 FIELDS20.update({"roundup-pages": ["id", "title"], "roundup-next-total": ["id", "title"]})
 WINDOWED20["short"] += ["roundup-pages", "roundup-next-total"]
 CASES += [found for found in _window_cases20() if found["name"].split("~")[0] in ("roundup-pages", "roundup-next-total")]
+for found in CASES:
+    if found["name"] == "roundup-pages~o1500-l10":
+        # Roundup's `@total_size` is the page's start plus the rows from it (rest.py): a page past the end says the
+        # list holds as many items as the page starts at (1500 for `@page_index=16`), a total PageProxy cannot
+        # check without walking; the items (none) and the links are still checked.
+        found["count_is_not_items"] = True
