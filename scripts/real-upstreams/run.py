@@ -9,7 +9,9 @@ flask-smorest and Eve (Werkzeug), Datasette (its own uvicorn), Kinto (waitress),
 tracking server (uvicorn, SQLite), JupyterHub's REST API (Tornado, SQLite, no node proxy), Piccolo API's PiccoloCRUD
 (uvicorn, SQLite), Mailman 3 core's REST API (wsgiref, SQLite), Flask-AppBuilder's REST API and SAFRS (Werkzeug, SQLite),
 matrix-synapse's admin API (its Twisted homeserver, SQLite), Strawberry GraphQL's Relay connection (uvicorn), Apache
-Airflow's REST API (its api-server, SQLite, a venv of its own), and replays of recorded api.github.com, Mastodon
+Airflow's REST API (its api-server, SQLite, a venv of its own), MediaWiki's Action API (Debian's `mediawiki` package
+on PHP's built-in server, SQLite; apt, not PyPI: its cases SKIP without it), Roundup's REST API (wsgiref, SQLite, the venv
+.venv-real20), and replays of recorded api.github.com, Mastodon
 and Reddit traffic; builds PageProxy in release mode; and for each case walks the
 server's own links directly in Python (the truth, a new connection per page like a naive client), then asks
 PageProxy on a route written as a user would write it (README): merged JSON and NDJSON, each cold (empty cache)
