@@ -704,6 +704,16 @@ WINDOWED20 = {
 }
 
 
+# The truth a base's windows are checked against, where the base's own truth walks pages of another size than the
+# route asks (`_max_pages` counts the route's pages): JupyterHub's groups walked from its default 50 a page, the
+# routes asking 200 (and 500, served as 200).
+TRUTH.update({
+    "jupyterhub-groups-200": dict(TRUTH["jupyterhub-groups"], start=GROUPS + "?limit=200"),
+    "jupyterhub-groups-500": dict(TRUTH["jupyterhub-groups"], start=GROUPS + "?limit=500"),
+})
+WINDOW_TRUTH20 = {"jupyterhub-offset": "jupyterhub-groups-200", "jupyterhub-offset-capped": "jupyterhub-groups-500"}
+
+
 def _window_cases20(only=None):
     """The window cases of WINDOWED20's bases (of those named in `only`, when given)."""
     import windows
@@ -718,7 +728,10 @@ def _window_cases20(only=None):
                 variants = [(t, w) for t, w in windows.STANDARD if family == "standard" or t in windows.SHORT]
                 variants += [("f-o40-l3", {"offset": 40, "limit": 3, "fields": fields}),
                              ("f-mi30", {"max_items": 30, "fields": fields})]
-            found += [windowed(base, tag, window) for tag, window in variants]
+            for tag, window in variants:
+                found.append(windowed(base, tag, window))
+                if base in WINDOW_TRUTH20:
+                    found[-1]["truth"] = TRUTH[WINDOW_TRUTH20[base]]
     return found
 
 
