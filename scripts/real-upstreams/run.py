@@ -269,9 +269,10 @@ def direct_walk(truth, origin):
             link = at(document, truth["next"]) if at(document, truth["more"]) else None
             url = urljoin(url, link) if link else None
         elif kind == "continue":
-            # real20, MediaWiki's Action API: every member of the page's `continue` object back into the query (its
-            # docs: merge it into the original request), absent on the last batch.
+            # real20, MediaWiki's Action API: every member of the page's `continue` object into the first request's
+            # query (its docs: merge it into the original request; not into the last one), absent on the last batch.
             members = at(document, truth["continue"]) or {}
+            url = start
             for name, value in members.items():
                 url = set_query(url, name, value)
             url = url if members else None
