@@ -676,3 +676,150 @@ def _window_cases():
 
 
 CASES += _window_cases()
+
+
+# real20: windows on the servers and replays that had none. The 1000-item servers are asked windows.STANDARD (an offset
+# route of each) or windows.SHORT; the replays, whose lists are short, windows.SMALL; each with two field selections.
+FIELDS20 = {
+    "wagtail-offset": ["id", "meta.slug"], "wagtail-offset-nototal": ["id", "meta.slug"],
+    "datasette-array-link": ["id", "note"], "eve-next-total": ["_id", "name"], "eve-pages": ["_id", "name"],
+    "kinto-next-page": ["id", "name"], "kinto-sorted": ["id", "name"], "auto-kinto": ["id", "name"],
+    "airflow-offset": ["key", "value"], "airflow-offset-nototal": ["key", "value"],
+    "airflow-offset-capped": ["key", "value"], "auto-airflow": ["key", "value"],
+    "jupyterhub-offset": ["name", "properties.note"], "jupyterhub-offset-capped": ["name", "properties.note"],
+    "jupyterhub-next-total": ["name", "properties.note"], "auto-jupyterhub-users": ["name", "admin"],
+    "github-comments": ["id", "user.login"], "github-artifacts": ["id", "name"], "github-search": ["name", "path"],
+    "mastodon-link": ["id", "account.acct"], "zendesk-cursor": ["id", "name"], "zendesk-next": ["id", "name"],
+    "notion-cursor": ["id", "type"],
+}
+WINDOWED20 = {
+    "standard": ["wagtail-offset", "litestar-offset", "airflow-offset"],
+    "short": ["wagtail-offset-nototal", "datasette-next-url", "datasette-cursor", "datasette-array-link",
+              "litestar-classic", "litestar-cursor", "eve-next-total", "eve-pages", "kinto-next-page", "kinto-sorted",
+              "airflow-offset-nototal", "airflow-offset-capped", "jupyterhub-offset", "jupyterhub-offset-capped",
+              "jupyterhub-next-total", "auto-eve", "auto-kinto", "auto-airflow", "auto-wagtail-limit",
+              "auto-jupyterhub-users"],
+    "small": ["github-comments", "github-artifacts", "github-search", "mastodon-link", "zendesk-cursor", "zendesk-next",
+              "notion-cursor"],
+}
+
+
+# The truth a base's windows are checked against, where the base's own truth walks pages of another size than the
+# route asks (`_max_pages` counts the route's pages): JupyterHub's groups walked from its default 50 a page, the
+# routes asking 200 (and 500, served as 200).
+TRUTH.update({
+    "jupyterhub-groups-200": dict(TRUTH["jupyterhub-groups"], start=GROUPS + "?limit=200"),
+    "jupyterhub-groups-500": dict(TRUTH["jupyterhub-groups"], start=GROUPS + "?limit=500"),
+})
+WINDOW_TRUTH20 = {"jupyterhub-offset": "jupyterhub-groups-200", "jupyterhub-offset-capped": "jupyterhub-groups-500"}
+
+
+def _window_cases20(only=None):
+    """The window cases of WINDOWED20's bases (of those named in `only`, when given)."""
+    import windows
+    found = []
+    for family, bases in WINDOWED20.items():
+        for base in [b for b in bases if only is None or b in only]:
+            fields = FIELDS20.get(base, ["id", "note"])
+            if family == "small":
+                variants = list(windows.SMALL) + [("f-o1-l2", {"offset": 1, "limit": 2, "fields": fields}),
+                                                   ("f-mi3", {"max_items": 3, "fields": fields})]
+            else:
+                variants = [(t, w) for t, w in windows.STANDARD if family == "standard" or t in windows.SHORT]
+                variants += [("f-o40-l3", {"offset": 40, "limit": 3, "fields": fields}),
+                             ("f-mi30", {"max_items": 30, "fields": fields})]
+            for tag, window in variants:
+                found.append(windowed(base, tag, window))
+                if base in WINDOW_TRUTH20:
+                    found[-1]["truth"] = TRUTH[WINDOW_TRUTH20[base]]
+    return found
+
+
+CASES += _window_cases20()
+
+
+# real20: MediaWiki's Action API (mediawiki_server.py, Debian's MediaWiki 1.39 on PHP's own server, SQLite): the
+# continuation object, every member of which its clients send back (`{"continue": {"apcontinue": "Thing-0100",
+# "continue": "-||"}}`); a route can send back one cursor, which is enough for one list module or one generator.
+MEDIAWIKI = "MediaWiki 1.39 Action API (php -S, SQLite)"
+MW_QUERY = "/api.php?action=query&format=json&formatversion=2"
+MW_ALLPAGES, MW_GENERATOR = MW_QUERY + "&list=allpages", MW_QUERY + "&generator=allpages&prop=info"
+TRUTH.update({
+    "mediawiki-allpages": {"kind": "continue", "start": MW_ALLPAGES + "&aplimit=100", "continue": "continue",
+                           "items": "query.allpages"},
+    "mediawiki-allpages-max": {"kind": "continue", "start": MW_ALLPAGES + "&aplimit=max", "continue": "continue",
+                               "items": "query.allpages"},
+    "mediawiki-generator": {"kind": "continue", "start": MW_GENERATOR + "&gaplimit=100", "continue": "continue",
+                            "items": "query.pages", "compact": False},
+})
+MW_CURSOR = {"scheme": "cursor", "cursorPath": "continue.apcontinue", "cursorParameter": "apcontinue"}
+CASES += [
+    case("mediawiki-cursor", "mediawiki", MEDIAWIKI + " list=allpages", "mediawiki-allpages", MW_ALLPAGES + "&aplimit=100",
+         MW_CURSOR, "query.allpages"),
+    case("mediawiki-cursor-size", "mediawiki", MEDIAWIKI + " list=allpages", "mediawiki-allpages", MW_ALLPAGES,
+         dict(MW_CURSOR, sizeParameter="aplimit", pageSize=100), "query.allpages"),
+    # `aplimit=max` is 500 for a reader (the body names no size; 1000 would be cut to 500 with a warning beside).
+    case("mediawiki-cursor-max", "mediawiki", MEDIAWIKI + " list=allpages aplimit=max", "mediawiki-allpages-max",
+         MW_ALLPAGES + "&aplimit=max", MW_CURSOR, "query.allpages"),
+    # A generator: its own cursor `gapcontinue`, `continue` saying "gapcontinue||"; the pages are `query.pages`.
+    case("mediawiki-generator", "mediawiki", MEDIAWIKI + " generator=allpages&prop=info", "mediawiki-generator",
+         MW_GENERATOR + "&gaplimit=100", {"scheme": "cursor", "cursorPath": "continue.gapcontinue",
+                                          "cursorParameter": "gapcontinue"}, "query.pages"),
+    # No items array at a path auto knows (`query.allpages`): refused, naming `items`. With `items` named, auto answers
+    # the first batch alone as the list (real20 finding: the `continue` object is not read as "more follow").
+    auto("auto-mediawiki", "mediawiki", MEDIAWIKI + " list=allpages", "mediawiki-allpages", MW_ALLPAGES + "&aplimit=100",
+         expect_error="pagination_not_detected"),
+    auto("auto-mediawiki-items", "mediawiki", MEDIAWIKI + " list=allpages, items named", "mediawiki-allpages",
+         MW_ALLPAGES + "&aplimit=100", items="query.allpages"),
+]
+FIELDS20.update({"mediawiki-cursor": ["pageid", "title"], "mediawiki-generator": ["pageid", "title"]})
+WINDOWED20["short"] += ["mediawiki-cursor", "mediawiki-generator"]
+CASES += _window_cases20(only=["mediawiki-cursor", "mediawiki-generator"])
+
+
+# real20: Roundup's REST API (roundup_server.py, Roundup 2.6's classic tracker, SQLite, 1000 issues): the next link
+# is the first element of an array (`data.@links.next[0].uri`, a path a route writes `data.@links.next.0.uri`), the
+# page parameters `@page_index`/`@page_size`, the total at `data.@total_size` and in `X-Count-Total`; the link repeats
+# the request's other parameters as they came, unencoded (a filter `title="quoted" </tag>` goes on with its spaces).
+ROUNDUP = "Roundup 2.6 REST API (wsgiref, SQLite) /rest/data/issue"
+ROUNDUP_AUTH = {"Authorization": "Basic YWRtaW46aGFybmVzcy1yb3VuZHVw"}  # admin:harness-roundup, roundup_server.py's
+ROUNDUP_ISSUES = "/harness/rest/data/issue?@fields=title"
+ROUNDUP_FILTER = ROUNDUP_ISSUES + "&title=" + quote('"quoted" </tag>')  # 142 of the 1000
+ROUNDUP_NEXT = {"scheme": "next-url", "nextPath": "data.@links.next.0.uri"}
+ROUNDUP_PAGES = {"scheme": "page-number", "pageParameter": "@page_index", "sizeParameter": "@page_size", "pageSize": 100}
+TRUTH.update({
+    "roundup": {"kind": "roundup", "start": ROUNDUP_ISSUES + "&@page_size=100", "next": "data.@links.next",
+                "items": "data.collection", "headers": ROUNDUP_AUTH, "compact": False},
+    "roundup-filter": {"kind": "roundup", "start": ROUNDUP_FILTER + "&@page_size=20", "next": "data.@links.next",
+                       "items": "data.collection", "headers": ROUNDUP_AUTH, "compact": False},
+})
+CASES += [
+    case("roundup-next", "roundup", ROUNDUP, "roundup", ROUNDUP_ISSUES + "&@page_size=100", ROUNDUP_NEXT,
+         "data.collection", headers=ROUNDUP_AUTH),
+    case("roundup-next-total", "roundup", ROUNDUP, "roundup", ROUNDUP_ISSUES + "&@page_size=100",
+         dict(ROUNDUP_NEXT, totalItemsPath="data.@total_size"), "data.collection", headers=ROUNDUP_AUTH),
+    case("roundup-pages", "roundup", ROUNDUP, "roundup", ROUNDUP_ISSUES,
+         dict(ROUNDUP_PAGES, totalItemsPath="data.@total_size"), "data.collection", headers=ROUNDUP_AUTH),
+    case("roundup-pages-header", "roundup", ROUNDUP + " X-Count-Total", "roundup", ROUNDUP_ISSUES,
+         dict(ROUNDUP_PAGES, totalItemsHeader="X-Count-Total"), "data.collection", headers=ROUNDUP_AUTH),
+    case("roundup-pages-nototal", "roundup", ROUNDUP + " no total", "roundup", ROUNDUP_ISSUES, ROUNDUP_PAGES,
+         "data.collection", headers=ROUNDUP_AUTH),
+    # A filter whose value the next link repeats raw: `…&title="quoted" </tag>` (a space, quotes, angle brackets).
+    case("roundup-next-filter", "roundup", ROUNDUP + " title filter", "roundup-filter", ROUNDUP_FILTER + "&@page_size=20",
+         ROUNDUP_NEXT, "data.collection", headers=ROUNDUP_AUTH),
+    # The items at `data.collection`, at no path auto knows: refused. With `items` named, auto answers the first page
+    # alone (real20 finding: `data.@links.next[0].uri` and `data.@total_size` are not read as "more follow").
+    auto("auto-roundup", "roundup", ROUNDUP, "roundup", ROUNDUP_ISSUES + "&@page_size=100", headers=ROUNDUP_AUTH,
+         expect_error="pagination_not_detected"),
+    auto("auto-roundup-items", "roundup", ROUNDUP + " items named", "roundup", ROUNDUP_ISSUES + "&@page_size=100",
+         items="data.collection", headers=ROUNDUP_AUTH),
+]
+FIELDS20.update({"roundup-pages": ["id", "title"], "roundup-next-total": ["id", "title"]})
+WINDOWED20["short"] += ["roundup-pages", "roundup-next-total"]
+CASES += _window_cases20(only=["roundup-pages", "roundup-next-total"])
+for found in CASES:
+    if found["name"] == "roundup-pages~o1500-l10":
+        # Roundup's `@total_size` is the page's start plus the rows from it (rest.py): a page past the end says the
+        # list holds as many items as the page starts at (1500 for `@page_index=16`), a total PageProxy cannot
+        # check without walking; the items (none) and the links are still checked.
+        found["count_is_not_items"] = True

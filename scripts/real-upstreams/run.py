@@ -9,7 +9,9 @@ flask-smorest and Eve (Werkzeug), Datasette (its own uvicorn), Kinto (waitress),
 tracking server (uvicorn, SQLite), JupyterHub's REST API (Tornado, SQLite, no node proxy), Piccolo API's PiccoloCRUD
 (uvicorn, SQLite), Mailman 3 core's REST API (wsgiref, SQLite), Flask-AppBuilder's REST API and SAFRS (Werkzeug, SQLite),
 matrix-synapse's admin API (its Twisted homeserver, SQLite), Strawberry GraphQL's Relay connection (uvicorn), Apache
-Airflow's REST API (its api-server, SQLite, a venv of its own), and replays of recorded api.github.com, Mastodon
+Airflow's REST API (its api-server, SQLite, a venv of its own), MediaWiki's Action API (Debian's `mediawiki` package
+on PHP's built-in server, SQLite; apt, not PyPI: its cases SKIP without it), Roundup's REST API (wsgiref, SQLite, the venv
+.venv-real20), and replays of recorded api.github.com, Mastodon
 and Reddit traffic; builds PageProxy in release mode; and for each case walks the
 server's own links directly in Python (the truth, a new connection per page like a naive client), then asks
 PageProxy on a route written as a user would write it (README): merged JSON and NDJSON, each cold (empty cache)
@@ -26,7 +28,7 @@ their cases print one SKIP line.
 Python standard library only in this file; every server listens on 127.0.0.1 and is stopped by its PID.
 """
 import argparse, http.client, json, os, shutil, subprocess, sys, tarfile, tempfile, time, urllib.error, urllib.request
-from urllib.parse import urljoin, urlencode, urlsplit, urlunsplit, parse_qsl
+from urllib.parse import quote, urljoin, urlencode, urlsplit, urlunsplit, parse_qsl
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -52,6 +54,10 @@ PRAW_DIR = os.path.join(RECORDINGS_HOME, "praw-cassettes")
 ZENPY_DIR = os.path.join(RECORDINGS_HOME, "zenpy-cassettes")
 NOTION_DIR = os.path.join(RECORDINGS_HOME, "notion-cassettes")
 BY_HAND = {"zendesk": ZENPY_DIR, "notion": NOTION_DIR}
+MEDIAWIKI_API = "/usr/share/mediawiki/api.php"  # real20: Debian's mediawiki package (apt), not PyPI
+# real20: Roundup (pure Python, no dependency) in a venv of its own, from requirements-real20.txt.
+REAL20_VENV = os.path.join(HERE, ".venv-real20")
+REAL20_PYTHON = os.path.join(REAL20_VENV, "bin", "python")
 PROXY_TIMEOUT = 90  # seconds for one answer of PageProxy; most cases take under 2 s, Mailman's 10 pages ~15 s under load
 
 from cases import CASES  # noqa: E402
@@ -87,6 +93,14 @@ def ensure_packages():
             subprocess.run([AIRFLOW_PYTHON, "-m", "pip", "install", "-q", "-r", airflow], check=True, capture_output=True,
                            timeout=900)
             open(airflow_stamp, "w").write(open(airflow).read())
+        real20 = os.path.join(HERE, "requirements-real20.txt")
+        real20_stamp = os.path.join(REAL20_VENV, ".installed")
+        if not (os.path.exists(real20_stamp) and open(real20_stamp).read() == open(real20).read()):
+            if not os.path.exists(REAL20_PYTHON):
+                subprocess.run([sys.executable, "-m", "venv", REAL20_VENV], check=True, capture_output=True)
+            subprocess.run([REAL20_PYTHON, "-m", "pip", "install", "-q", "-r", real20], check=True, capture_output=True,
+                           timeout=600)
+            open(real20_stamp, "w").write(open(real20).read())
         ensure_recordings(PRAW, "/tests/integration/cassettes/", PRAW_DIR, reddit_replay.RECORDINGS)
     except (subprocess.CalledProcessError, subprocess.TimeoutExpired, StopIteration, OSError) as error:
         detail = getattr(error, "stderr", b"") or b""
@@ -131,6 +145,8 @@ def start_servers(workdir, wanted):
     scripts["reddit"] = [sys.executable, os.path.join(HERE, "reddit_replay.py")]
     scripts["zendesk"] = [sys.executable, os.path.join(HERE, "zendesk_replay.py")]
     scripts["notion"] = [PYTHON, os.path.join(HERE, "notion_replay.py")]
+    scripts["roundup"] = [REAL20_PYTHON, os.path.join(HERE, "roundup_server.py")]  # real20: a venv of its own
+    scripts["mediawiki"] = [sys.executable, os.path.join(HERE, "mediawiki_server.py")]  # real20: PHP, Debian's package
     extra = {"github": [REPLAY_DIR], "mastodon": [MASTODON_DIR], "reddit": [PRAW_DIR], "zendesk": [ZENPY_DIR],
              "notion": [NOTION_DIR]}
     ports = {name: benchlib.free_port() for name in scripts if name in wanted}
@@ -146,7 +162,7 @@ def start_servers(workdir, wanted):
             # Wagtail makes its 999 pages one by one through its page tree (~40 s on a loaded machine) before it listens,
             # MLflow its 1000 experiments (~35 s), Synapse its 1000 users through its admin API and a restart (~60 s),
             # Airflow its database, its 1000 variables and its API server, three CLI starts (~40 s; over 240 s at load 27).
-            benchlib.wait_listening(ports[name], proc, limit=600 if name == "airflow" else 240, name=name)
+            benchlib.wait_listening(ports[name], proc, limit=600 if name in ("airflow", "mediawiki") else 240, name=name)
     except RuntimeError:
         # One that does not listen ends the run: the others started are stopped (real16: they were left running).
         for name, proc in procs.items():
@@ -252,6 +268,19 @@ def direct_walk(truth, origin):
             # Zendesk: `links.next` while `meta.has_more` is true (its last page still links on), as its clients walk.
             link = at(document, truth["next"]) if at(document, truth["more"]) else None
             url = urljoin(url, link) if link else None
+        elif kind == "continue":
+            # real20, MediaWiki's Action API: every member of the page's `continue` object into the first request's
+            # query (its docs: merge it into the original request; not into the last one), absent on the last batch.
+            members = at(document, truth["continue"]) or {}
+            url = start
+            for name, value in members.items():
+                url = set_query(url, name, value)
+            url = url if members else None
+        elif kind == "roundup":
+            # real20, Roundup's REST API: the next link is the first of an array (`data.@links.next[0].uri`), the
+            # request's other parameters repeated raw (spaces, quotes): sent percent-encoded, as `requests` would.
+            link = at(document, truth["next"])
+            url = quote(urljoin(url, link[0]["uri"]), safe=":/?&=@%#+,;~") if link else None
         elif kind == "offset-total":
             offset = document["offset"] + document["limit"]
             url = set_query(url, "offset", offset) if offset < document["total"] else None
@@ -410,6 +439,9 @@ def main():
         if any(case["server"] == server for case in cases) and not os.path.isdir(directory):
             print(f"SKIP the {server} cases: no recordings in {directory} ({server}_replay.py says where they come from)")
             cases = [case for case in cases if case["server"] != server]
+    if any(case["server"] == "mediawiki" for case in cases) and not (shutil.which("php") and os.path.exists(MEDIAWIKI_API)):
+        print("SKIP the mediawiki cases: no php or no Debian mediawiki package (mediawiki_server.py says what to install)")
+        cases = [case for case in cases if case["server"] != "mediawiki"]
     workdir = tempfile.mkdtemp(prefix="pp-real-")
     procs = {}
     results, probes, failures = [], [], 0

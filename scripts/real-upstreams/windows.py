@@ -191,3 +191,20 @@ STANDARD = [
     ("o150-l100-mp2", {"offset": 150, "limit": 100, "max_pages": 2}),  # _max_pages counts the pages a window skips
 ]
 SHORT = [name for name in ["o0-l20", "o90-l20", "o990-l20", "o1500-l10", "mi150", "mp2", "o150-l100-mp2"]]
+
+# real20: the windows asked of the replayed lists, which are short (GitHub's 9 comments a page of 3, its 10 pages of
+# artifacts, Mastodon's pages of 10, Zendesk's and Notion's pages of 1 and 2): the same questions scaled down.
+SMALL = [
+    ("o0-l2", {"offset": 0, "limit": 2}),               # the start
+    ("o1-l3", {"offset": 1, "limit": 3}),               # across a page boundary (of 1, 2, 3)
+    ("o3", {"offset": 3}),                              # _offset alone
+    ("l1", {"limit": 1}),                               # _limit alone
+    ("o4-l100", {"offset": 4, "limit": 100}),           # runs past the end
+    ("o500-l5", {"offset": 500, "limit": 5}),           # past the end
+    ("mi1", {"max_items": 1}),
+    ("mi4", {"max_items": 4}),
+    ("mp1", {"max_pages": 1}),
+    ("mp2", {"max_pages": 2}),
+    ("o2-l4-mi2", {"offset": 2, "limit": 4, "max_items": 2}),
+    ("o2-l6-mp2", {"offset": 2, "limit": 6, "max_pages": 2}),
+]
