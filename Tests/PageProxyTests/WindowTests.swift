@@ -58,11 +58,13 @@ import Testing
     @Test("only the pages the window needs are fetched", arguments: SchemeRoutes.names)
     func onlyNeededPages(route: String) async throws {
         try await TestStack.run { stack in
-            // Items 20-29 are page 3 of 10 items: numbered schemes jump to it, the others walk pages 1-3.
+            // Items 20-29 are page 3 of 10 items: numbered schemes jump to it, the others walk pages 1-3. A page-number
+            // route with no total jumps to the page before too, which tells the page at the jump from the last page
+            // answered again past the end (attack20 I).
             let response = try await stack.get("/\(route)?mock_total=\(Self.total)&_offset=20&_limit=10")
             #expect(response.body == Self.expected(offset: 20, limit: 10))
-            let jumps = ["plain", "wrapped", "drf", "offset"].contains(route)
-            #expect(stack.mock.log.count == (jumps ? 1 : 3), "\(route): \(stack.mock.log.requests.map(\.target))")
+            let expected = ["wrapped", "drf", "offset"].contains(route) ? 1 : route == "plain" ? 2 : 3
+            #expect(stack.mock.log.count == expected, "\(route): \(stack.mock.log.requests.map(\.target))")
         }
     }
 
