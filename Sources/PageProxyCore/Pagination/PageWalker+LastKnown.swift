@@ -123,9 +123,9 @@ extension PageWalker {
                 pastShort.remember(shortPage: try Self.withBodyRead(page))
             }
             if nextToTake == 2 { try checkWindowNotFiltered(secondPage: page, repeated: repeatedOfFirst, next: next) }
-            let past =
-                next.isNone && !strategy.followsUpstream
-                ? strategy.pageAfterStatedEnd(page, fullAt: nextToTake > 1 ? (firstPageFiltered ? nil : firstPageItemCount) : options.servedPageSize) : nil
+            // A window's jumped first page short at the stated total is full at its count (`fullAtStatedEnd`; attack20 F).
+            let fullAt = nextToTake > 1 ? (firstPageFiltered ? nil : firstPageItemCount) : options.servedPageSize ?? options.windowCheck?.fullAtStatedEnd(page)
+            let past = next.isNone && !strategy.followsUpstream ? strategy.pageAfterStatedEnd(page, fullAt: fullAt) : nil
             if let past, try goesPastStatedEnd(to: past, from: &page) {
                 // A full page at the stated end, or past it: the total may be lower than the truth (review17 B10).
             } else {

@@ -15,6 +15,8 @@ struct StatedEndProbe {
     private var probe: Int?
     /// The items of the full page before the latest page asked (a slice of its body).
     private var before: ArraySlice<UInt8>?
+    /// The same items one by one (slices of that body), to find its last few again (`isTailAgain`).
+    private var beforeItems: [ArraySlice<UInt8>] = []
 
     /// Whether the walk has asked its probe.
     var hasAsked: Bool { probe != nil }
@@ -30,6 +32,7 @@ struct StatedEndProbe {
         if probe == nil { probe = index }
         pastEnd = index
         before = PageItemsMark.itemsSpan(of: full)
+        beforeItems = Self.itemBytes(of: full) ?? []
     }
 
     /// Whether the page at `index` is the probe.
@@ -41,7 +44,27 @@ struct StatedEndProbe {
     /// Whether `page`, at `index`, holds the items of the full page asked past again: the list ends before it.
     func isRepeat(_ page: Page, at index: Int) -> Bool {
         guard pastEnd == index, let before, !before.isEmpty else { return false }
-        return PageItemsMark.itemsSpan(of: page).elementsEqual(before)
+        return PageItemsMark.itemsSpan(of: page).elementsEqual(before) || isTailAgain(page)
+    }
+
+    /// Whether `page` holds only the last few items of the full page asked past, again: an upstream that answers past
+    /// its end with its last page *as it cuts its pages* (Django's `get_page()` behind an offset, under a cap of 3:
+    /// `[24]` past 25 items, after `[22,23,24]`; attack20 A/B/E: taken for new items, a window held item 36 twice, or an
+    /// item past a true total). An honest page there starts after the page before's last item.
+    private func isTailAgain(_ page: Page) -> Bool {
+        guard page.itemCount > 0, page.itemCount < beforeItems.count, let items = Self.itemBytes(of: page) else { return false }
+        return items.elementsEqual(beforeItems.suffix(items.count)) { $0.elementsEqual($1) }
+    }
+
+    /// Each item of `page` as it lies in its body; nil for a body not in memory.
+    private static func itemBytes(of page: Page) -> [ArraySlice<UInt8>]? {
+        var bytes: [ArraySlice<UInt8>] = []
+        bytes.reserveCapacity(page.items.count)
+        for item in page.items {
+            guard item.range.upperBound <= page.body.count else { return nil }
+            bytes.append(page.body[item.range])
+        }
+        return bytes
     }
 
     /// Whether `status`, answered for the page at `index`, ends the walk quietly: past a stated end, a 404, 410 or 416

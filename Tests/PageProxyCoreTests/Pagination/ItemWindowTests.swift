@@ -9,6 +9,7 @@ import Testing
     @Test func pageNumbersJumpToThePageThatHoldsTheFirstItem() {
         var options = PaginationScheme.PageNumber()
         options.pageSize = 20
+        options.totalItemsPath = JSONPath("total")
         let plan = ItemWindow(offset: 45, limit: 20).plan(scheme: .pageNumber(options), base: base)
         #expect(plan.base.queryValue("page") == "3")
         #expect(plan.base.queryValue("per_page") == "20")
@@ -22,7 +23,25 @@ import Testing
         var options = PaginationScheme.PageNumber()
         options.pageSize = 10
         options.firstPage = 0
+        options.totalItemsPath = JSONPath("total")
         #expect(ItemWindow(offset: 30, limit: 10).plan(scheme: .pageNumber(options), base: base).base.queryValue("page") == "3")
+    }
+
+    @Test("a page-number route that names no total jumps to the page before the window's too: the page at the jump is compared with it, which tells the last page answered again past the end (attack20 I)")
+    func aPageNumberRouteWithNoTotalJumpsOnePageBefore() {
+        var options = PaginationScheme.PageNumber()
+        options.pageSize = 20
+        let plan = ItemWindow(offset: 45, limit: 20).plan(scheme: .pageNumber(options), base: base)
+        #expect(plan.base.queryValue("page") == "2")
+        #expect(plan.firstItem == 20)
+        #expect(plan.skip == 25)
+        #expect(plan.pageLimit == 3)
+        // The window's page is the list's second: the walk starts at the first, with no jump.
+        let second = ItemWindow(offset: 25, limit: 5).plan(scheme: .pageNumber(options), base: base)
+        #expect(second.base == base)
+        #expect(second.firstItem == 0)
+        #expect(second.skip == 25)
+        #expect(second.pageLimit == 2)
     }
 
     @Test func offsetsJumpAlignedOnThePageSize() {
@@ -37,6 +56,7 @@ import Testing
     @Test func theClientsOwnPageSizeDecidesUpToTheRoutes() {
         var options = PaginationScheme.PageNumber()
         options.pageSize = 20
+        options.totalPagesHeader = "X-Total-Pages"
         let plan = ItemWindow(offset: 45, limit: 10).plan(scheme: .pageNumber(options), base: base.settingQueryValue("10", for: "per_page"))
         #expect(plan.base.queryValue("page") == "5")
         #expect(plan.skip == 5)
