@@ -117,17 +117,24 @@ package final class HeldEntryFile: Sendable {
         guard !range.isEmpty else { return [] }
         var complete = false
         let bytes = [UInt8](unsafeUninitializedCapacity: range.count) { buffer, initialized in
-            var done = 0
-            while done < range.count, let base = buffer.baseAddress {
-                let count = pread(descriptor, base + done, range.count - done, off_t(bodyOffset + range.lowerBound + done))
-                if count < 0, errno == EINTR { continue }
-                if count <= 0 { break }
-                done += count
-            }
-            complete = done == range.count
-            initialized = done
+            initialized = readBody(range, into: UnsafeMutableRawBufferPointer(buffer))
+            complete = initialized == range.count
         }
         return complete ? bytes : nil
+    }
+
+    /// Reads the body's `range` into the start of `buffer` (at least `range.count` bytes); returns how many bytes were
+    /// read: fewer than `range.count` when the file no longer has them.
+    package func readBody(_ range: Range<Int>, into buffer: UnsafeMutableRawBufferPointer) -> Int {
+        precondition(buffer.count >= range.count, "the buffer holds the range")
+        var done = 0
+        while done < range.count, let base = buffer.baseAddress {
+            let count = pread(descriptor, base + done, range.count - done, off_t(bodyOffset + range.lowerBound + done))
+            if count < 0, errno == EINTR { continue }
+            if count <= 0 { break }
+            done += count
+        }
+        return done
     }
 }
 

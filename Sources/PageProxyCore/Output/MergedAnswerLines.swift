@@ -56,6 +56,16 @@ package enum MergedAnswerLines {
     package static func makeLines(
         _ chunk: inout [UInt8], at start: Int, separators: [Int], next: inout Int, mergedLength: Int
     ) throws(Mismatch) {
+        let made = chunk.withUnsafeMutableBytes { bytes in
+            Result { () throws(Mismatch) in try makeLines(bytes, at: start, separators: separators, next: &next, mergedLength: mergedLength) }
+        }
+        try made.get()
+    }
+
+    /// `makeLines` over the bytes of `chunk` (the merged body's from `start`), in place.
+    static func makeLines(
+        _ chunk: UnsafeMutableRawBufferPointer, at start: Int, separators: [Int], next: inout Int, mergedLength: Int
+    ) throws(Mismatch) {
         let end = start + chunk.count
         while next < separators.count, separators[next] < end {
             let index = separators[next] - start
@@ -63,9 +73,9 @@ package enum MergedAnswerLines {
             chunk[index] = UInt8(ascii: "\n")
             next += 1
         }
-        if end == mergedLength, let last = chunk.indices.last {
-            guard chunk[last] == UInt8(ascii: "]") else { throw Mismatch() }
-            chunk[last] = UInt8(ascii: "\n")
+        if end == mergedLength, !chunk.isEmpty {
+            guard chunk[chunk.count - 1] == UInt8(ascii: "]") else { throw Mismatch() }
+            chunk[chunk.count - 1] = UInt8(ascii: "\n")
         }
     }
 
@@ -77,6 +87,10 @@ package enum MergedAnswerLines {
         /// Where the next chunk starts in the merged body.
         private var offset: Int
         private var nextSeparator = 0
+        /// The chunk handed out last, read into again for the next one: one buffer for the whole answer, not a fresh
+        /// 256 KB array a chunk (twentieth pass). The sender lets go of a chunk before it asks for the next, so the
+        /// array is then this struct's alone and is written in place (were it still shared, it would be copied first).
+        private var buffer: [UInt8] = []
 
         /// The lines of the merged body of `mergedLength` bytes and `items` items held in `file`'s body.
         package init(file: HeldEntryFile, mergedLength: Int, items: Int, separators: [Int]) {
@@ -93,16 +107,29 @@ package enum MergedAnswerLines {
         package mutating func next() throws(Mismatch) -> [UInt8]? {
             guard offset < mergedLength else { return nil }
             let end = min(mergedLength, offset + MergedAnswerLines.chunkBytes)
-            guard var chunk = file.readBody(offset..<end), chunk.count == end - offset else { throw Mismatch() }
-            do throws(Mismatch) {
-                guard file.isUnchanged() else { throw Mismatch() }
-                try MergedAnswerLines.makeLines(&chunk, at: offset, separators: separators, next: &nextSeparator, mergedLength: mergedLength)
-            } catch {
-                file.reportChanged()
-                throw error
+            let range = offset..<end
+            // Sized to the chunk without moving or zeroing what is kept: only the last chunk of an answer is shorter.
+            if buffer.count != range.count {
+                buffer = [UInt8](unsafeUninitializedCapacity: range.count) { _, initialized in initialized = range.count }
             }
+            let (file, separators, mergedLength) = (file, separators, mergedLength)
+            var next = nextSeparator
+            let made = buffer.withUnsafeMutableBytes { chunk in
+                Result { () throws(Mismatch) in
+                    guard file.readBody(range, into: chunk) == range.count else { throw Mismatch() }
+                    do throws(Mismatch) {
+                        guard file.isUnchanged() else { throw Mismatch() }
+                        try MergedAnswerLines.makeLines(chunk, at: range.lowerBound, separators: separators, next: &next, mergedLength: mergedLength)
+                    } catch {
+                        file.reportChanged()
+                        throw error
+                    }
+                }
+            }
+            try made.get()
+            nextSeparator = next
             offset = end
-            return chunk
+            return buffer
         }
     }
 }

@@ -108,4 +108,34 @@ import Testing
         #expect(made == Self.lines)
         _ = directory
     }
+
+    /// Twentieth pass: the chunks are read into one buffer kept for the answer. Chunks held by the caller while it asks
+    /// for the next ones (a sender that has not let go yet) keep their bytes; together they are the lines, byte for
+    /// byte, over several chunks and a shorter last one.
+    @Test("the lines of an answer of several chunks are read into one reused buffer; chunks still held keep their bytes")
+    func chunksHeldAcrossReadsKeepTheirBytes() throws {
+        let directory = TemporaryDirectory()
+        let store = DiskStore(directory: directory.path, maxBytes: 8 << 20)
+        let stamps = try [1, 2].map { page in try #require(store.write(DiskStoreTests.entry(page), for: DiskStoreTests.key(page))) }
+        let entries = AnswerEntries(store: store, budget: HeldEntryFileBudget(capacity: 8))
+        // ~2.6 chunks of items, each line distinct (its number), so a chunk overwritten by the next would show.
+        let items = (0..<30_000).map { #"{"n":\#($0),"s":"a,b]"}"# }
+        let merged = Array(("[" + items.joined(separator: ",") + "]").utf8)
+        let lines = Array(items.map { $0 + "\n" }.joined().utf8)
+        #expect(lines.count > 2 * MergedAnswerLines.chunkBytes && lines.count % MergedAnswerLines.chunkBytes != 0)
+        let answer = AnswerEntry(
+            etag: "\"t\"", freshUntil: Date(timeIntervalSince1970: 2_000), pages: 2, items: items.count, truncated: false, upstreamPrivate: false,
+            headers: HTTPHeaders(), manifest: [])
+        let key = try #require(CacheKey(hex: String(repeating: "ce", count: 32)))
+        #expect(entries.write(answer, body: merged, stamps: stamps, madeAt: Date(timeIntervalSince1970: 1_400), for: key))
+        let found = try #require(entries.read(key, at: Date(timeIntervalSince1970: 1_500)))
+        let separators = try #require(found.answer.itemSeparators)
+        var chunks = MergedAnswerLines.FileChunks(file: found.file, mergedLength: found.length, items: items.count, separators: separators)
+        var held: [[UInt8]] = []
+        while let chunk = try chunks.next() { held.append(chunk) }
+        #expect(held.count == 3)
+        #expect(held.dropLast().allSatisfy { $0.count == MergedAnswerLines.chunkBytes })
+        #expect(Array(held.joined()) == lines)
+        _ = directory
+    }
 }
