@@ -29,6 +29,22 @@ import Testing
     }
 }
 
+/// Items with no id that repeat on their own (`mock_period=3`) past a stated total that is too low: the page past the
+/// total ends with items the page before ended with, and is no repeat of it (review20 H1: 20 of 23 items under a 200).
+@Suite struct PeriodicItemsPastALowTotalEndToEndTests {
+    @Test("every item past a low total is kept when the items repeat on their own")
+    func periodicItemsPastALowTotal() async throws {
+        try await TestStack.run { stack in
+            let expected = (0..<23).map { Array("{\"day\":\($0 % 3)}".utf8) }
+            let answer = try await stack.get("/drf?mock_total=23&mock_period=3&mock_count_percent=80")
+            #expect(answer.status == 200, "\(answer.text.prefix(300))")
+            #expect(answer.body == MockDataset.array(expected), "\(answer.text.prefix(400))")
+            let lines = try await stack.get("/drf?mock_total=23&mock_period=3&mock_count_percent=80&_format=ndjson")
+            #expect(lines.body == Array(expected.map { $0 + [0x0A] }.joined()), "\(lines.text.prefix(400))")
+        }
+    }
+}
+
 /// An offset window whose jumped page, capped short of the `limit`, ends exactly at a stated total that is too low
 /// (attack20 F): the page past the total is asked, as after a full page there, and the window holds what the merged
 /// answer holds.

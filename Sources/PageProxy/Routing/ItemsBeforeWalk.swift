@@ -5,10 +5,8 @@ import PageProxyCore
 /// upstream states counts from the list's first item (review26 M1: a walk from `page=3` that read every page the total
 /// numbered held 30 of a true 50, and the total was dropped as one its items fell short of).
 enum ItemsBeforeWalk {
-    /// For an `offset` scheme the first page's offset; for `page-number` the pages before it times the page size: the
-    /// size its URL asks (`per_page=10`) or the route names, else the items it holds (the size a total numbers the
-    /// pages after it by; loose19's leftover: a client's `?page=5` that is the short last page counted 4 × 5 before it,
-    /// not 4 × 10, and the true total was dropped); 0 for every other scheme, which numbers no page from a total.
+    /// For an `offset` scheme the first page's offset; for `page-number` the pages before it times the items it holds
+    /// (the size a total numbers the pages after it by); 0 for every other scheme, which numbers no page from a total.
     /// Saturates: the values come from a URL.
     static func count(firstPage page: Page, scheme: PaginationScheme) -> Int {
         switch scheme {
@@ -18,8 +16,7 @@ enum ItemsBeforeWalk {
             let current = page.url.integerQueryValue(options.pageParameter) ?? options.firstPage
             let (pages, overflow) = current.subtractingReportingOverflow(options.firstPage)
             guard !overflow else { return current < options.firstPage ? 0 : Int.max }
-            let size = page.url.integerQueryValue(options.sizeParameter).flatMap { $0 > 0 ? $0 : nil } ?? options.pageSize ?? page.itemCount
-            let (items, itemsOverflow) = max(0, pages).multipliedReportingOverflow(by: size)
+            let (items, itemsOverflow) = max(0, pages).multipliedReportingOverflow(by: page.itemCount)
             return itemsOverflow ? Int.max : items
         case .linkHeader, .nextPageHeader, .nextURLInBody, .cursorInBody, .hasMore:
             return 0

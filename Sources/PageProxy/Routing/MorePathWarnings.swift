@@ -101,6 +101,11 @@ private struct MorePathWatchingStrategy: PaginationStrategy {
     func secondPageAgain(_ second: Page, firstPage: PageURL, firstPageItemCount: Int) -> PageURL? {
         base.secondPageAgain(second, firstPage: firstPage, firstPageItemCount: firstPageItemCount)
     }
+    func next(after page: Page, steppingBy step: Int) throws(PaginationError) -> NextPages? {
+        check(page)
+        return try base.next(after: page, steppingBy: step)
+    }
+    func sizeAsked(by url: PageURL) -> Int? { base.sizeAsked(by: url) }
     var positionParameters: [String] { base.positionParameters }
     func isShortOfSizeAsked(_ page: Page) -> Bool { base.isShortOfSizeAsked(page) }
     func itemsPerNumberedPage(_ pages: NumberedPages, after page: Page) -> NumberedPageSize? { base.itemsPerNumberedPage(pages, after: page) }

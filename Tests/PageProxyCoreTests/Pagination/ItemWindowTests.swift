@@ -27,23 +27,6 @@ import Testing
         #expect(ItemWindow(offset: 30, limit: 10).plan(scheme: .pageNumber(options), base: base).base.queryValue("page") == "3")
     }
 
-    @Test("a page-number route that names no total jumps to the page before the window's too: the page at the jump is compared with it, which tells the last page answered again past the end (attack20 I)")
-    func aPageNumberRouteWithNoTotalJumpsOnePageBefore() {
-        var options = PaginationScheme.PageNumber()
-        options.pageSize = 20
-        let plan = ItemWindow(offset: 45, limit: 20).plan(scheme: .pageNumber(options), base: base)
-        #expect(plan.base.queryValue("page") == "2")
-        #expect(plan.firstItem == 20)
-        #expect(plan.skip == 25)
-        #expect(plan.pageLimit == 3)
-        // The window's page is the list's second: the walk starts at the first, with no jump.
-        let second = ItemWindow(offset: 25, limit: 5).plan(scheme: .pageNumber(options), base: base)
-        #expect(second.base == base)
-        #expect(second.firstItem == 0)
-        #expect(second.skip == 25)
-        #expect(second.pageLimit == 2)
-    }
-
     @Test func offsetsJumpAlignedOnThePageSize() {
         var options = PaginationScheme.Offset()
         options.limit = 20
