@@ -52,8 +52,8 @@ enum RoutePageFetcher {
                 let request = UpstreamRequest(url: url, headers: headers, caFile: caFile)
                 let fetched = try await pages.fetch(
                     request, policy: policy, transport: transport, timeout: timeout, maxBodyBytes: maxBytes, scan: scan, onTry: onTry)
-                if overReused.note(fetched.response, at: url) {
-                    await pages.forget(overReused.suspectURLs, askedLike: request)
+                if overReused.note(fetched.response, at: url, stored: fetched.stored?.stamp) {
+                    await pages.forget(overReused.suspectVersions)
                     throw .strayResponse(origin: url.origin.description)
                 }
                 count(fetched, number, url, started)

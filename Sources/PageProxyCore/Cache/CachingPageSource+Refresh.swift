@@ -81,13 +81,13 @@ extension CachingPageSource {
         return served
     }
 
-    /// Removes from the store the pages at `urls`, asked as `request` was but for its URL: a walk found them suspect
-    /// after they were stored (`PagesOverReusedConnections`, stray19).
-    package func forget(_ urls: [PageURL], askedLike request: UpstreamRequest) async {
-        for url in urls {
-            var page = request
-            page.url = url
-            await remove(CacheKey(page), from: store)
+    /// Removes from the store the versions of pages a walk found suspect after they were stored
+    /// (`PagesOverReusedConnections`, stray19): each only while the store still holds it. A newer version another fetch
+    /// stored meanwhile stays (`DiskStore.remove(_:)` by stamp, fix37). On the page's disk lane, behind its writes.
+    package func forget(_ versions: [PageStamp]) async {
+        guard let store else { return }
+        for version in versions {
+            _ = await diskWork.run(evenAfterFinish: true, for: version.key) { store.remove(version) }
         }
     }
 

@@ -192,6 +192,28 @@ extension DiskStore {
         withStateReleasing { state in _ = Self.dropRecord(key, &state) }
     }
 
+    /// Removes the version `stamp` names, and only it: when the store holds another version of the page now (written,
+    /// or another process's noticed, since), that one stays (fix37: a walk that found its pages suspect removed the
+    /// newer, good copy another walk had stored meanwhile). The file goes only while it is the one this process knows
+    /// that version by (its inode, checked under the directory's lock, as `removeCorrupt` does; a version whose inode
+    /// is not known loses its file as `remove` takes it). The record goes only while it still names that version.
+    /// - Returns: whether the version was still the store's and is removed.
+    @discardableResult
+    package func remove(_ stamp: PageStamp) -> Bool {
+        let key = stamp.key
+        // Nil: that version is no longer the store's; `.some(nil)`: it is, its file's inode not known.
+        let held = state.withLock { state -> UInt64?? in
+            guard let record = state.records[key], record.generation == stamp.generation else { return nil }
+            return .some(record.inode)
+        }
+        guard case .some(let inode) = held else { return false }
+        if CacheFileSystem.fileInfo(path(for: key)) != nil { takeAside(key, ifInode: inode) }
+        return withStateReleasing { state in
+            guard state.records[key]?.generation == stamp.generation else { return false }
+            return Self.dropRecord(key, &state)
+        }
+    }
+
     /// Takes `key`'s file aside and subtracts its size in one hold of the directory's lock (a rescan under it sees
     /// the same as the total; of two removals racing, one `rename` wins and only it subtracts), then unlinks it.
     /// - Parameter inode: only the file with this inode (the one a lookup found corrupt), not a version renamed in since.

@@ -9,8 +9,9 @@ import Synchronization
 /// (`ConnectionPool.noteUnsolicited`). A sane upstream is never caught: this costs it a note per page, no request.
 package final class PagesOverReusedConnections: Sendable {
     private struct State {
-        /// The page URLs read over reused connections, each with its origin's watch.
-        var pages: [(url: PageURL, watch: OriginStrayWatch)] = []
+        /// The page URLs read over reused connections, each with its origin's watch and the version the fetch stored
+        /// of it (nil: none, such as with the cache off).
+        var pages: [(url: PageURL, watch: OriginStrayWatch, stored: PageStamp?)] = []
         /// The distinct watches among them (one, nearly always).
         var watches: [OriginStrayWatch] = []
         /// A page of the walk was found suspect (`note`).
@@ -21,12 +22,12 @@ package final class PagesOverReusedConnections: Sendable {
 
     package init() {}
 
-    /// Notes the page fetched at `url`; true when a page of the walk read over a reused connection (this one or one
-    /// before) is suspect now: its origin has been caught since.
-    package func note(_ response: UpstreamResponse, at url: PageURL) -> Bool {
+    /// Notes the page fetched at `url`, and `stored`, the version of it the fetch stored; true when a page of the walk
+    /// read over a reused connection (this one or one before) is suspect now: its origin has been caught since.
+    package func note(_ response: UpstreamResponse, at url: PageURL, stored: PageStamp? = nil) -> Bool {
         state.withLock { state in
             if let watch = response.reusedConnection {
-                state.pages.append((url, watch))
+                state.pages.append((url, watch, stored))
                 if !state.watches.contains(where: { $0 === watch }) { state.watches.append(watch) }
             }
             if state.watches.contains(where: \.isCaught) { state.foundSuspect = true }
@@ -40,5 +41,11 @@ package final class PagesOverReusedConnections: Sendable {
     /// The URLs of the suspect pages: read over reused connections of an origin caught since.
     package var suspectURLs: [PageURL] {
         state.withLock { $0.pages.filter { $0.watch.isCaught }.map(\.url) }
+    }
+
+    /// The versions the fetches of the suspect pages stored: what the walk removes from the cache, and only that
+    /// (`CachingPageSource.forget`; a newer version stored since by another fetch stays, fix37).
+    package var suspectVersions: [PageStamp] {
+        state.withLock { $0.pages.filter { $0.watch.isCaught }.compactMap(\.stored) }
     }
 }

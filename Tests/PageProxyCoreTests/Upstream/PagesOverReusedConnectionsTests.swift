@@ -28,6 +28,21 @@ import Testing
         #expect(pages.suspectURLs == [Self.page(2)])
     }
 
+    @Test("fix37: the suspect pages' versions are those their fetches stored, and only theirs (a page not stored has none)")
+    func suspectVersionsAreTheStoredOnes() throws {
+        let pages = PagesOverReusedConnections()
+        let (caught, sane) = (OriginStrayWatch(caught: false), OriginStrayWatch(caught: false))
+        let stamp = { (page: Int) in PageStamp(key: DiskStoreTests.key(page), generation: UInt64(page)) }
+        #expect(!pages.note(Self.response(over: caught), at: Self.page(1), stored: stamp(1)))
+        #expect(!pages.note(Self.response(over: sane), at: Self.page(2), stored: stamp(2)))
+        #expect(!pages.note(Self.response(over: nil), at: Self.page(3), stored: stamp(3)))
+        #expect(!pages.note(Self.response(over: caught), at: Self.page(4)))
+        caught.noteCaught()
+        #expect(pages.note(Self.response(over: caught), at: Self.page(5), stored: stamp(5)))
+        #expect(pages.suspectVersions == [stamp(1), stamp(5)])
+        #expect(pages.suspectURLs == [Self.page(1), Self.page(4), Self.page(5)])
+    }
+
     @Test("another origin's watch, never caught, makes no page suspect")
     func anUncaughtOriginsPagesAreNotSuspect() {
         let pages = PagesOverReusedConnections()
