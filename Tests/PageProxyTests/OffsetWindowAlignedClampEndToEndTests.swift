@@ -15,6 +15,9 @@ import Testing
         ("mock_total=25&mock_cap=3", 25, 10, 25),
         ("mock_total=37&mock_cap=9", 13, 50, 37),
         ("mock_total=10&mock_cap=3&mock_count_percent=90", 5, 10, 10),
+        // A window's short page at the total, then the clamped last page holding it (retest20: item 41 twice).
+        ("mock_total=41&mock_cap=6", 40, 20, 41),
+        ("mock_total=31&mock_cap=4", 30, 20, 31),
     ])
     func aWindowHoldsEachItemOnce(habits: String, offset: Int, limit: Int, total: Int) async throws {
         try await TestStack.run { stack in

@@ -47,17 +47,22 @@ struct StatedEndProbe {
         return PageItemsMark.itemsSpan(of: page).elementsEqual(before) || isTailAgain(page)
     }
 
-    /// Whether `page` holds only the last few items of the full page asked past, again: an upstream that answers past
-    /// its end with its last page *as it cuts its pages* (Django's `get_page()` behind an offset, under a cap of 3:
-    /// `[24]` past 25 items, after `[22,23,24]`; attack20 A/B/E: taken for new items, a window held item 36 twice, or an
-    /// item past a true total). An honest page there starts after the page before's last item — unless the list's
-    /// items repeat on their own (periodic data with no id, review20 H1: real items past a low total were dropped), so
-    /// only a page before whose items are each unique can be repeated this way.
+    /// Whether `page` and the full page asked past end with the same items, one holding only the other's last items
+    /// again: an upstream that answers past its end with its last page *as it cuts its pages* (Django's `get_page()`
+    /// behind an offset, under a cap of 3: `[24]` past 25 items, after `[22,23,24]`; attack20 A/B/E: taken for new items,
+    /// a window held item 36 twice, or an item past a true total), or, after a window's short page at the stated total
+    /// (`fullAtStatedEnd`), that clamped last page holding it (retest20: `[37…41]` after `[41]`, item 41 twice). An
+    /// honest page there starts after the page before's last item — unless the list's items repeat on their own
+    /// (periodic data with no id, review20 H1: real items past a low total were dropped), so only pages whose items are
+    /// each unique can be repeated this way. (A page of k unique items, after one of fewer, that ends with them while the
+    /// list's items cycle every k or more is still taken for a repeat: periodic data with no id, a low total, a cap, and a
+    /// window at the end at once.)
     private func isTailAgain(_ page: Page) -> Bool {
-        guard page.itemCount > 0, page.itemCount < beforeItems.count, Set(beforeItems).count == beforeItems.count,
-            let items = Self.itemBytes(of: page)
+        guard page.itemCount > 0, page.itemCount != beforeItems.count, !beforeItems.isEmpty,
+            Set(beforeItems).count == beforeItems.count, let items = Self.itemBytes(of: page), Set(items).count == items.count
         else { return false }
-        return items.elementsEqual(beforeItems.suffix(items.count)) { $0.elementsEqual($1) }
+        let shared = min(items.count, beforeItems.count)
+        return items.suffix(shared).elementsEqual(beforeItems.suffix(shared)) { $0.elementsEqual($1) }
     }
 
     /// Each item of `page` as it lies in its body; nil for a body not in memory.
