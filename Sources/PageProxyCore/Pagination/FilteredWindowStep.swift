@@ -32,23 +32,24 @@ struct FilteredWindowStep {
     }
 
     /// Starts stepping at `page`, the second page asked again with the first's `limit` at `offset` (the first page's at
-    /// `firstOffset`), whose first `repeated` items were the first page's again (dropped); `hashes` are its items' XXH64
-    /// as it arrived. Nothing when the window is already known to hold the `limit`, or the items are not each unique.
-    mutating func start(hashes: [UInt64], offset: Int, firstOffset: Int, repeated: Int, limit: Int) {
-        let known = max(hashes.count, offset - firstOffset + repeated)
-        guard known < limit, known > 0, Set(hashes).count == hashes.count else {
+    /// `firstOffset`), whose first `repeated` items were the first page's again (dropped); `hashes` are its items' as it
+    /// arrived. Nothing when the window is already known to hold the `limit`, or the items are not each unique.
+    mutating func start(hashes: ItemHashes, offset: Int, firstOffset: Int, repeated: Int, limit: Int) {
+        let known = max(hashes.values.count, offset - firstOffset + repeated)
+        guard known < limit, known > 0, hashes.areUnique else {
             (bound, before) = (nil, nil)
             return
         }
-        (bound, before) = (known, (hashes, offset))
+        (bound, before) = (known, (hashes.values, offset))
     }
 
     /// Reads `hashes`, the items of the page after the page before as it arrived, at `offset`: how many of its first
     /// items are the page before's last again, or the list's tail again; `bound` grows by what the overlap showed.
     /// Stops stepping (nil `bound`) when the items are not each unique or the window is shown to hold `limit`.
-    mutating func read(hashes: [UInt64], offset: Int, limit: Int, page number: Int) throws(PaginationError) -> Continuation {
+    mutating func read(hashes arrived: ItemHashes, offset: Int, limit: Int, page number: Int) throws(PaginationError) -> Continuation {
         guard let known = bound, let previous = before else { return .continues(repeated: 0) }
-        guard Set(hashes).count == hashes.count else {
+        let hashes = arrived.values
+        guard arrived.areUnique else {
             (bound, before) = (nil, nil)
             return .continues(repeated: 0)
         }

@@ -2,7 +2,8 @@
 extension PageWalker {
     /// `page`, the last page known (reached by the link or cursor of the page before, or numbered by PageProxy with no
     /// total, or the first page): its guards, and the scheme reads what comes after it, up to the pages past a stated end.
-    func acceptLastKnown(_ page: inout Page) throws(PaginationError) {
+    /// `hashes` are its items' as it arrived, worked out once for every check that compares them.
+    func acceptLastKnown(_ page: inout Page, hashes: inout PageItemHashes) throws(PaginationError) {
         if strategy.followsUpstream { try repeats.follow(page, wayOnHeader: strategy.wayOnHeader) }
         if probe.isRepeat(page, at: nextToTake - 1) {
             // A page past a full stated end answered the page before it again (Django's `get_page()` past the end;
@@ -22,7 +23,7 @@ extension PageWalker {
             }
             page.truncateItems(to: 0)
             try append(.none, after: page)
-        } else if try pastShort.endsList(at: page) {
+        } else if try pastShort.endsList(at: page, hashes: hashes.of(page)) {
             // Past a short page of a list that showed a filter, the list's tail again (an upstream that answers past
             // its end with its last page, cut by its own size; review27 R4): the list ended at the short page.
             page.truncateItems(to: 0)
@@ -59,7 +60,7 @@ extension PageWalker {
                 try ignoredNumber.check(secondPage: page)
                 // The first page was filtered, not capped, when this one starts with its last items again: no
                 // count confirms a cap the items refuted (attack14 M6: items twice under a 200).
-                let repeated = firstOverlap.repeated(in: page)
+                let repeated = firstOverlap.repeated(in: hashes.of(page))
                 repeatedOfFirst = repeated ?? 0
                 if repeatedOfFirst > 0 { measuredBy = 0 }
                 // Asked for as many as the first served, full, and holding none of its items again: the first page
@@ -82,18 +83,18 @@ extension PageWalker {
                 // The second page asked again with the first's limit: it starts with the first's items past its served
                 // count (a filter, not a cap), and the walk steps by what the pages show the upstream's window holds
                 // until that is the limit: a cap below it would leave positions never asked (`FilteredWindowStep`).
-                repeatedOfFirst = firstOverlap.repeated(in: page) ?? 0
+                repeatedOfFirst = firstOverlap.repeated(in: hashes.of(page)) ?? 0
                 measuredBy = 0
-                if page.bodyInFile == nil, let limit = strategy.sizeAsked(by: page.url) {
+                if let limit = strategy.sizeAsked(by: page.url), let arrived = hashes.of(page) {
                     let position = strategy.positionParameters.first
                     windowStep.start(
-                        hashes: Self.itemHashes(page), offset: page.url.integerQueryValue(position) ?? 0,
+                        hashes: arrived, offset: page.url.integerQueryValue(position) ?? 0,
                         firstOffset: firstURL.integerQueryValue(position) ?? 0, repeated: repeatedOfFirst, limit: limit)
                 }
-            } else if windowStep.bound != nil, let limit = strategy.sizeAsked(by: page.url) {
+            } else if windowStep.bound != nil, let limit = strategy.sizeAsked(by: page.url), let arrived = hashes.of(page) {
                 // A page stepped by the window's known size: the page before's last items it holds again are dropped.
                 let offset = page.url.integerQueryValue(strategy.positionParameters.first) ?? 0
-                switch try windowStep.read(hashes: Self.itemHashes(page), offset: offset, limit: limit, page: page.number) {
+                switch try windowStep.read(hashes: arrived, offset: offset, limit: limit, page: page.number) {
                 case .continues(let repeated): repeatedOfFirst = repeated
                 case .tailAgain:
                     // The list's tail again past its end: the list ended at the page before.
@@ -120,7 +121,11 @@ extension PageWalker {
             // A short page the filter leaves no end: the page after it is compared with its items as they arrived
             // (stepped by the window's known size, the pages overlap, and `FilteredWindowStep` compares them).
             if firstPageFiltered, askedAgain == nil, windowStep.bound == nil, case .one = next, strategy.isShortOfSizeAsked(page) {
-                pastShort.remember(shortPage: try Self.withBodyRead(page))
+                if let arrived = hashes.of(page) {
+                    pastShort.remember(shortPage: arrived)
+                } else {
+                    pastShort.remember(shortPage: ItemHashes(try Self.withBodyRead(page)))
+                }
             }
             if nextToTake == 2 { try checkWindowNotFiltered(secondPage: page, repeated: repeatedOfFirst, next: next) }
             let past =
@@ -179,11 +184,6 @@ extension PageWalker {
         probe.asked(at: urls.count, after: page)
         try append(.one(url), after: page)
         return true
-    }
-
-    /// XXH64 of each of `page`'s items (its body in memory).
-    static func itemHashes(_ page: Page) -> [UInt64] {
-        page.items.map { XXHash64.hash(page.body[$0.range]) }
     }
 
     /// `page` with its body read from the file the cache left it in, if it did.
