@@ -56,8 +56,8 @@ extension PageWalker {
             }
         } else {
             var (measuredBy, repeatedOfFirst, askedAgain) = (firstPageItemCount, 0, nil as PageURL?)
-            if nextToTake == 2 && !strategy.followsUpstream {
-                try ignoredNumber.check(secondPage: page)
+            if nextToTake == 2 && !strategy.followsUpstream { try ignoredNumber.check(secondPage: page) }
+            if nextToTake == 2 && !strategy.followsUpstream && !windowStep.servesOwnSize {
                 // The first page was filtered, not capped, when this one starts with its last items again: no
                 // count confirms a cap the items refuted (attack14 M6: items twice under a 200).
                 let repeated = firstOverlap.repeated(in: hashes.of(page))
@@ -104,7 +104,15 @@ extension PageWalker {
                 }
                 measuredBy = 0
             }
-            if repeatedOfFirst > 0 || askedAgain != nil { firstPageFiltered = true }
+            // A first page that holds more items than its limit asked: the upstream serves a size of its own (it ignores
+            // the limit, or reads it no lower than a size of its own). The walk steps by what the pages show it holds,
+            // each page's lead that the page before held dropped (`FilteredWindowStep`); before, a `502`.
+            if nextToTake == 1, !strategy.followsUpstream, let asked = strategy.sizeAsked(by: page.url), page.itemCount > asked,
+                let arrived = hashes.of(page)
+            {
+                windowStep.start(ownSize: arrived, offset: page.url.integerQueryValue(strategy.positionParameters.first) ?? 0)
+            }
+            if repeatedOfFirst > 0 || askedAgain != nil || windowStep.servesOwnSize { firstPageFiltered = true }
             // Once the list showed a filter, no page's count is a cap to measure by, and a short page is no end
             // (`OffsetStrategy.next`: with no total, only an empty page ends the list).
             if firstPageFiltered { measuredBy = 0 }
@@ -113,7 +121,9 @@ extension PageWalker {
             let next: NextPages
             if let askedAgain {
                 next = .one(askedAgain)
-            } else if let step = windowStep.bound, let stepped = try strategy.next(after: page, steppingBy: step) {
+            } else if let step = windowStep.bound,
+                let stepped = try strategy.next(after: page, steppingBy: step, ownSize: windowStep.servesOwnSize)
+            {
                 next = stepped
             } else {
                 next = try strategy.next(after: page, firstPageItemCount: measuredBy)

@@ -63,4 +63,23 @@ import Testing
         #expect(try step.read(hashes: ItemHashes([9, 9]), offset: 6, limit: 10, page: 4) == .continues(repeated: 0))
         #expect(step.bound == nil)
     }
+
+    @Test("an upstream serving its own size (7) over a limit of 5: stepped by what it served, the one item again dropped")
+    func anOwnSizeIsSteppedByWhatItServed() throws {
+        // First page at 0: positions 0…6, id 4 hidden: 6 items for a limit of 5.
+        var step = FilteredWindowStep()
+        step.start(ownSize: ItemHashes([1, 2, 3, 5, 6, 7]), offset: 0)
+        #expect(step.bound == 6 && step.servesOwnSize)
+        // At 6: positions 6…12, ids 8 and 12 hidden: 7 again (dropped), and the window holds at least 7.
+        #expect(try step.read(hashes: ItemHashes([7, 9, 10, 11, 13]), offset: 6, limit: 5, page: 2) == .continues(repeated: 1))
+        #expect(step.bound == 7)
+        // The limit asked (5) is no end to the stepping: the upstream serves its own size.
+        #expect(try step.read(hashes: ItemHashes([14, 15, 17, 18, 19]), offset: 13, limit: 5, page: 3) == .continues(repeated: 0))
+        #expect(step.bound == 7)
+        // Items not each unique: the overlap cannot be seen, the walk fails.
+        #expect(throws: PaginationError.self) { try step.read(hashes: ItemHashes([21, 21]), offset: 20, limit: 5, page: 4) }
+        var repeating = FilteredWindowStep()
+        repeating.start(ownSize: ItemHashes([1, 1, 2]), offset: 0)
+        #expect(repeating.bound == nil && !repeating.servesOwnSize)
+    }
 }
