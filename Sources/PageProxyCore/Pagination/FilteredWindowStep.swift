@@ -82,6 +82,13 @@ struct FilteredWindowStep {
             let shared = previous.hashes.count - start
             if shared <= hashes.count, previous.hashes[start...].elementsEqual(hashes.prefix(shared)) { repeated = shared }
         }
+        // An upstream serving its own size, stepped by no more than its window: a page of nothing but the page before's
+        // last items holds nothing past that page's window: the list's end (an upstream answering past its end with its
+        // last page served it again, and stepping on would ask it to `maxPages`).
+        if servesOwnSize, !hashes.isEmpty, repeated == hashes.count {
+            (bound, before) = (nil, nil)
+            return .tailAgain
+        }
         let earlier = Set(previous.hashes)
         if hashes.dropFirst(repeated).contains(where: earlier.contains) {
             // Items of the page before past this page's repeated lead: ending with one, the list's tail again.

@@ -209,6 +209,9 @@ extension PageWalker {
     func checkWindowPageSize(_ page: Page) throws(PaginationError) {
         guard let check = options.windowCheck, !check.holds(page, listGoesOn: wasTruncated || knownCount > 1 || !isListComplete) else { return }
         missedWindowPageSize = true
+        // An upstream that serves a size of its own may hide items after cutting its pages, which only the next page
+        // shows: a window's offsets cannot count by what it serves, and the window is walked from the first page.
+        if windowStep.servesOwnSize { windowMetFilter = true }
         windowPastStatedEnd = check.isFullPastStatedEnd(page)
         throw .cannotContinue(
             page: 1,
