@@ -13,6 +13,11 @@
 /// again, as before (numbered ahead under a total). A cap below the `limit` is never stepped past: the walk asks
 /// more pages than stepping by the `limit` (about `limit` ÷ `bound` times), and loses nothing.
 ///
+/// An upstream that serves a size of its own, more items than the `limit` asked (it ignores `limit`, or reads it no
+/// lower than a size of its own: `mock_ignores=limit`, `mock_limit_floor=N`), is stepped so from its first page on,
+/// with no `limit` to reach (`start(ownSize:offset:)`): before, such a page failed the walk (`OffsetPageLength`), and
+/// an own size one over the step (a first page that hid one item) handed one item a page out twice (fix34).
+///
 /// A page that holds items of the page before past its first ones (not its repeated lead) is no continuation: ending
 /// with one of them, it is the list's tail again past its end (Django's `get_page()`, mock `mock_past_end=last`), and
 /// the list ended at the page before (this page is dropped); else the walk fails. Items not each unique on a page, or
@@ -22,6 +27,9 @@ struct FilteredWindowStep {
     private(set) var bound: Int?
     /// The page before as it arrived: its items' XXH64 (each unique) and its offset.
     private var before: (hashes: [UInt64], offset: Int)?
+    /// Whether the upstream serves a size of its own, more than the `limit` asked: the walk steps by `bound` to the
+    /// list's end, whatever the `limit`.
+    private(set) var servesOwnSize = false
 
     /// What the page after the page before is.
     enum Continuation: Equatable {
@@ -32,23 +40,39 @@ struct FilteredWindowStep {
     }
 
     /// Starts stepping at `page`, the second page asked again with the first's `limit` at `offset` (the first page's at
-    /// `firstOffset`), whose first `repeated` items were the first page's again (dropped); `hashes` are its items' XXH64
-    /// as it arrived. Nothing when the window is already known to hold the `limit`, or the items are not each unique.
-    mutating func start(hashes: [UInt64], offset: Int, firstOffset: Int, repeated: Int, limit: Int) {
-        let known = max(hashes.count, offset - firstOffset + repeated)
-        guard known < limit, known > 0, Set(hashes).count == hashes.count else {
+    /// `firstOffset`), whose first `repeated` items were the first page's again (dropped); `hashes` are its items' as it
+    /// arrived. Nothing when the window is already known to hold the `limit`, or the items are not each unique.
+    mutating func start(hashes: ItemHashes, offset: Int, firstOffset: Int, repeated: Int, limit: Int) {
+        let known = max(hashes.values.count, offset - firstOffset + repeated)
+        guard known < limit, known > 0, hashes.areUnique else {
             (bound, before) = (nil, nil)
             return
         }
-        (bound, before) = (known, (hashes, offset))
+        (bound, before) = (known, (hashes.values, offset))
+    }
+
+    /// Starts stepping at the walk's first page, at `offset`, whose items `hashes` outnumber the `limit` it asked: the
+    /// upstream serves a size of its own, at least as many positions as it served. Nothing when the items are not each
+    /// unique (the pages' overlap cannot be seen: the walk fails as before, `OffsetPageLength`).
+    mutating func start(ownSize hashes: ItemHashes, offset: Int) {
+        guard !hashes.values.isEmpty, hashes.areUnique else { return }
+        (bound, before, servesOwnSize) = (hashes.values.count, (hashes.values, offset), true)
     }
 
     /// Reads `hashes`, the items of the page after the page before as it arrived, at `offset`: how many of its first
     /// items are the page before's last again, or the list's tail again; `bound` grows by what the overlap showed.
     /// Stops stepping (nil `bound`) when the items are not each unique or the window is shown to hold `limit`.
-    mutating func read(hashes: [UInt64], offset: Int, limit: Int, page number: Int) throws(PaginationError) -> Continuation {
+    mutating func read(hashes arrived: ItemHashes, offset: Int, limit: Int, page number: Int) throws(PaginationError) -> Continuation {
         guard let known = bound, let previous = before else { return .continues(repeated: 0) }
-        guard Set(hashes).count == hashes.count else {
+        let hashes = arrived.values
+        let limit = servesOwnSize ? Int.max : limit
+        guard arrived.areUnique else {
+            if servesOwnSize {
+                throw .cannotContinue(
+                    page: number,
+                    reason: "its items are not each unique, where the upstream serves more a page than the limit asked: how far the "
+                        + "pages overlap cannot be seen, so they could repeat items")
+            }
             (bound, before) = (nil, nil)
             return .continues(repeated: 0)
         }
@@ -57,6 +81,13 @@ struct FilteredWindowStep {
         if let first = hashes.first, let start = previous.hashes.firstIndex(of: first) {
             let shared = previous.hashes.count - start
             if shared <= hashes.count, previous.hashes[start...].elementsEqual(hashes.prefix(shared)) { repeated = shared }
+        }
+        // An upstream serving its own size, stepped by no more than its window: a page of nothing but the page before's
+        // last items holds nothing past that page's window: the list's end (an upstream answering past its end with its
+        // last page served it again, and stepping on would ask it to `maxPages`).
+        if servesOwnSize, !hashes.isEmpty, repeated == hashes.count {
+            (bound, before) = (nil, nil)
+            return .tailAgain
         }
         let earlier = Set(previous.hashes)
         if hashes.dropFirst(repeated).contains(where: earlier.contains) {

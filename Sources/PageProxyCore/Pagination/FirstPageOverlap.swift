@@ -24,30 +24,29 @@ struct FirstPageOverlap {
     /// compared or not.
     private(set) var mayRepeat = false
 
-    /// Remembers the walk's first page, when `most` of its items may come again on the second.
-    mutating func remember(firstPage page: Page, mayRepeat most: Int?) {
+    /// Remembers the walk's first page, when `most` of its items may come again on the second; `hashes` are its items'
+    /// (nil: its body is in its file), worked out only when they are compared.
+    mutating func remember(firstPage page: Page, hashes: @autoclosure () -> ItemHashes?, mayRepeat most: Int?) {
         guard let most, most > 0 else { return }
         mayRepeat = true
-        guard page.bodyInFile == nil else { return }
-        let hashes = page.items.map { XXHash64.hash(page.body[$0.range]) }
+        guard let hashes = hashes() else { return }
         // Only items that are each unique on the first page say, by coming again, that the pages overlap: equal items
         // (a series with no id, scalars) may be neighbours across a true cap's boundary, and taking them for an overlap
         // stepped the walk past whole pages (review21 F2: a 200 with 699 of 1,000 items).
-        guard Set(hashes).count == hashes.count else { return }
-        first = (hashes, most, page.url)
+        guard hashes.areUnique else { return }
+        first = (hashes.values, most, page.url)
     }
 
-    /// How many of `second`'s first items are the first page's last ones, in order (0: none; nil: not compared,
-    /// nothing remembered or a body in its file). The first page is forgotten, unless `second` lay inside its window:
+    /// How many of the second page's first items, `second` (nil: its body is in its file), are the first page's last
+    /// ones, in order (0: none; nil: not compared, nothing remembered or a body in its file). The first page is forgotten, unless `second` lay inside its window:
     /// none of its items was the first's last, and every one (if any) was the first's; `secondLayInside` says so.
-    mutating func repeated(in second: Page) -> Int? {
+    mutating func repeated(in second: @autoclosure () -> ItemHashes?) -> Int? {
         let comparesAgain = secondLayInside != nil
         secondLayInside = nil
-        guard let remembered = first, second.bodyInFile == nil else {
+        guard let remembered = first, let hashes = second()?.values else {
             first = nil
             return nil
         }
-        let hashes = second.items.map { XXHash64.hash(second.body[$0.range]) }
         let longest = min(remembered.most, remembered.hashes.count, hashes.count)
         let count = stride(from: longest, through: 1, by: -1).first { Array(remembered.hashes.suffix($0)) == Array(hashes.prefix($0)) } ?? 0
         if count == 0, !comparesAgain, Set(hashes).isSubset(of: Set(remembered.hashes)) {

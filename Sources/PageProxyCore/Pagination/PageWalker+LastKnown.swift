@@ -2,7 +2,8 @@
 extension PageWalker {
     /// `page`, the last page known (reached by the link or cursor of the page before, or numbered by PageProxy with no
     /// total, or the first page): its guards, and the scheme reads what comes after it, up to the pages past a stated end.
-    func acceptLastKnown(_ page: inout Page) throws(PaginationError) {
+    /// `hashes` are its items' as it arrived, worked out once for every check that compares them.
+    func acceptLastKnown(_ page: inout Page, hashes: inout PageItemHashes) throws(PaginationError) {
         if strategy.followsUpstream { try repeats.follow(page, wayOnHeader: strategy.wayOnHeader) }
         if probe.isRepeat(page, at: nextToTake - 1) {
             // A page past a full stated end answered the page before it again (Django's `get_page()` past the end;
@@ -22,7 +23,7 @@ extension PageWalker {
             }
             page.truncateItems(to: 0)
             try append(.none, after: page)
-        } else if try pastShort.endsList(at: page) {
+        } else if try pastShort.endsList(at: page, hashes: hashes.of(page)) {
             // Past a short page of a list that showed a filter, the list's tail again (an upstream that answers past
             // its end with its last page, cut by its own size; review27 R4): the list ended at the short page.
             page.truncateItems(to: 0)
@@ -55,11 +56,11 @@ extension PageWalker {
             }
         } else {
             var (measuredBy, repeatedOfFirst, askedAgain) = (firstPageItemCount, 0, nil as PageURL?)
-            if nextToTake == 2 && !strategy.followsUpstream {
-                try ignoredNumber.check(secondPage: page)
+            if nextToTake == 2 && !strategy.followsUpstream { try ignoredNumber.check(secondPage: page) }
+            if nextToTake == 2 && !strategy.followsUpstream && !windowStep.servesOwnSize {
                 // The first page was filtered, not capped, when this one starts with its last items again: no
                 // count confirms a cap the items refuted (attack14 M6: items twice under a 200).
-                let repeated = firstOverlap.repeated(in: page)
+                let repeated = firstOverlap.repeated(in: hashes.of(page))
                 repeatedOfFirst = repeated ?? 0
                 if repeatedOfFirst > 0 { measuredBy = 0 }
                 // Asked for as many as the first served, full, and holding none of its items again: the first page
@@ -82,18 +83,18 @@ extension PageWalker {
                 // The second page asked again with the first's limit: it starts with the first's items past its served
                 // count (a filter, not a cap), and the walk steps by what the pages show the upstream's window holds
                 // until that is the limit: a cap below it would leave positions never asked (`FilteredWindowStep`).
-                repeatedOfFirst = firstOverlap.repeated(in: page) ?? 0
+                repeatedOfFirst = firstOverlap.repeated(in: hashes.of(page)) ?? 0
                 measuredBy = 0
-                if page.bodyInFile == nil, let limit = strategy.sizeAsked(by: page.url) {
+                if let limit = strategy.sizeAsked(by: page.url), let arrived = hashes.of(page) {
                     let position = strategy.positionParameters.first
                     windowStep.start(
-                        hashes: Self.itemHashes(page), offset: page.url.integerQueryValue(position) ?? 0,
+                        hashes: arrived, offset: page.url.integerQueryValue(position) ?? 0,
                         firstOffset: firstURL.integerQueryValue(position) ?? 0, repeated: repeatedOfFirst, limit: limit)
                 }
-            } else if windowStep.bound != nil, let limit = strategy.sizeAsked(by: page.url) {
+            } else if windowStep.bound != nil, let limit = strategy.sizeAsked(by: page.url), let arrived = hashes.of(page) {
                 // A page stepped by the window's known size: the page before's last items it holds again are dropped.
                 let offset = page.url.integerQueryValue(strategy.positionParameters.first) ?? 0
-                switch try windowStep.read(hashes: Self.itemHashes(page), offset: offset, limit: limit, page: page.number) {
+                switch try windowStep.read(hashes: arrived, offset: offset, limit: limit, page: page.number) {
                 case .continues(let repeated): repeatedOfFirst = repeated
                 case .tailAgain:
                     // The list's tail again past its end: the list ended at the page before.
@@ -103,7 +104,15 @@ extension PageWalker {
                 }
                 measuredBy = 0
             }
-            if repeatedOfFirst > 0 || askedAgain != nil { firstPageFiltered = true }
+            // A first page that holds more items than its limit asked: the upstream serves a size of its own (it ignores
+            // the limit, or reads it no lower than a size of its own). The walk steps by what the pages show it holds,
+            // each page's lead that the page before held dropped (`FilteredWindowStep`); before, a `502`.
+            if nextToTake == 1, !strategy.followsUpstream, let asked = strategy.sizeAsked(by: page.url), page.itemCount > asked,
+                let arrived = hashes.of(page)
+            {
+                windowStep.start(ownSize: arrived, offset: page.url.integerQueryValue(strategy.positionParameters.first) ?? 0)
+            }
+            if repeatedOfFirst > 0 || askedAgain != nil || windowStep.servesOwnSize { firstPageFiltered = true }
             // Once the list showed a filter, no page's count is a cap to measure by, and a short page is no end
             // (`OffsetStrategy.next`: with no total, only an empty page ends the list).
             if firstPageFiltered { measuredBy = 0 }
@@ -112,7 +121,9 @@ extension PageWalker {
             let next: NextPages
             if let askedAgain {
                 next = .one(askedAgain)
-            } else if let step = windowStep.bound, let stepped = try strategy.next(after: page, steppingBy: step) {
+            } else if let step = windowStep.bound,
+                let stepped = try strategy.next(after: page, steppingBy: step, ownSize: windowStep.servesOwnSize)
+            {
                 next = stepped
             } else {
                 next = try strategy.next(after: page, firstPageItemCount: measuredBy)
@@ -120,7 +131,11 @@ extension PageWalker {
             // A short page the filter leaves no end: the page after it is compared with its items as they arrived
             // (stepped by the window's known size, the pages overlap, and `FilteredWindowStep` compares them).
             if firstPageFiltered, askedAgain == nil, windowStep.bound == nil, case .one = next, strategy.isShortOfSizeAsked(page) {
-                pastShort.remember(shortPage: try Self.withBodyRead(page))
+                if let arrived = hashes.of(page) {
+                    pastShort.remember(shortPage: arrived)
+                } else {
+                    pastShort.remember(shortPage: ItemHashes(try Self.withBodyRead(page)))
+                }
             }
             if nextToTake == 2 { try checkWindowNotFiltered(secondPage: page, repeated: repeatedOfFirst, next: next) }
             // A window's jumped first page short at the stated total is full at its count (`fullAtStatedEnd`; attack20 F).
@@ -181,11 +196,6 @@ extension PageWalker {
         return true
     }
 
-    /// XXH64 of each of `page`'s items (its body in memory).
-    static func itemHashes(_ page: Page) -> [UInt64] {
-        page.items.map { XXHash64.hash(page.body[$0.range]) }
-    }
-
     /// `page` with its body read from the file the cache left it in, if it did.
     static func withBodyRead(_ page: Page) throws(PaginationError) -> Page {
         guard let read = page.withBodyRead() else {
@@ -199,6 +209,9 @@ extension PageWalker {
     func checkWindowPageSize(_ page: Page) throws(PaginationError) {
         guard let check = options.windowCheck, !check.holds(page, listGoesOn: wasTruncated || knownCount > 1 || !isListComplete) else { return }
         missedWindowPageSize = true
+        // An upstream that serves a size of its own may hide items after cutting its pages, which only the next page
+        // shows: a window's offsets cannot count by what it serves, and the window is walked from the first page.
+        if windowStep.servesOwnSize { windowMetFilter = true }
         windowPastStatedEnd = check.isFullPastStatedEnd(page)
         throw .cannotContinue(
             page: 1,

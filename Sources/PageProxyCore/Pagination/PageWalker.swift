@@ -280,6 +280,8 @@ package final class PageWalker {
                 throw error
             }
         }
+        // Its items' hashes, worked out once, when a check first compares them.
+        var hashes = PageItemHashes(arrived: page)
         // The page is out: its URL, and whether a 404 there would have ended the walk, are not asked for again.
         urls.forget(below: nextToTake)
         if !openEnded.isEmpty { openEnded.remove(nextToTake - 1) }
@@ -289,23 +291,23 @@ package final class PageWalker {
                 ignoredNumber.remember(firstPage: page)
                 let mayRepeat = strategy.secondPageMayRepeat(afterFirst: page)
                 secondPageConfirmsCap = mayRepeat != nil
-                firstOverlap.remember(firstPage: page, mayRepeat: mayRepeat)
+                firstOverlap.remember(firstPage: page, hashes: hashes.of(page), mayRepeat: mayRepeat)
                 try checkExpectedPages(after: page)
             }
             // The page as it arrived, before the second drops a filtered first page's items (`SteppedPageOverlap`): every
             // page of an offset walk, not only after a short first page (retest19 F1: a full first page, stepped by the
             // limit, met an upstream that ignores it on every later page, 35 items for 20).
-            let served = secondPageConfirmsCap || !strategy.positionParameters.isEmpty ? page : nil
+            let comparesServed = secondPageConfirmsCap || !strategy.positionParameters.isEmpty
             if nextToTake == knownCount && !isListComplete {
-                try acceptLastKnown(&page)
+                try acceptLastKnown(&page, hashes: &hashes)
             } else if pending != nil {
                 try acceptNumbered(&page)
             }
             if nextToTake == 1 { try checkWindowPageSize(page) }
-            if let served {
+            if comparesServed {
                 // (An offset strategy's first position parameter is its offset.)
                 let offset = page.url.integerQueryValue(strategy.positionParameters.first)
-                try steppedOverlap.check(page, arrived: served, index: nextToTake - 1, offset: offset)
+                try steppedOverlap.check(page, arrived: hashes.of(page), index: nextToTake - 1, offset: offset)
             }
         } catch {
             if error.isListChange { foundListChanged = true }

@@ -90,9 +90,9 @@ package protocol PaginationStrategy: Sendable {
     /// it; review26 H1); nil when the scheme asks none.
     func secondPageAgain(_ second: Page, firstPage: PageURL, firstPageItemCount: Int) -> PageURL?
     /// The page after `page`, `step` positions on with the size its URL asks, or none at the list's end: an offset walk
-    /// stepped by what its pages show the upstream's window holds (`FilteredWindowStep`); nil for a scheme that steps no
-    /// other way.
-    func next(after page: Page, steppingBy step: Int) throws(PaginationError) -> NextPages?
+    /// stepped by what its pages show the upstream's window holds (`FilteredWindowStep`; `ownSize`: the upstream serves
+    /// more a page than that size, and its pages are not held to it); nil for a scheme that steps no other way.
+    func next(after page: Page, steppingBy step: Int, ownSize: Bool) throws(PaginationError) -> NextPages?
     /// The size `url` asks for (an offset's `limit`); nil for a scheme that asks none.
     func sizeAsked(by url: PageURL) -> Int?
     /// The query parameters that say where a page is in the list (an offset and a limit), for `FilteringLists`.
@@ -127,7 +127,7 @@ extension PaginationStrategy {
     package func pageAfterStatedEnd(_ page: Page, fullAt: Int?) -> PageURL? { nil }
     package func secondPageMayRepeat(afterFirst page: Page) -> Int? { nil }
     package func secondPageAgain(_ second: Page, firstPage: PageURL, firstPageItemCount: Int) -> PageURL? { nil }
-    package func next(after page: Page, steppingBy step: Int) throws(PaginationError) -> NextPages? { nil }
+    package func next(after page: Page, steppingBy step: Int, ownSize: Bool) throws(PaginationError) -> NextPages? { nil }
     package func sizeAsked(by url: PageURL) -> Int? { nil }
     package var positionParameters: [String] { [] }
     package func isShortOfSizeAsked(_ page: Page) -> Bool { false }

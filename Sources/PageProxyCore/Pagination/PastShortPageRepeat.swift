@@ -20,20 +20,19 @@ struct PastShortPageRepeat {
     /// Whether the next page's bytes are read: a short page is remembered.
     var isArmed: Bool { short != nil }
 
-    /// Remembers `page`, short of the size its URL asks on a list that showed a filter, whose body is in memory; when
-    /// its items are not each unique, nothing.
-    mutating func remember(shortPage page: Page) {
-        let hashes = Self.hashes(page)
-        let unique = Set(hashes)
-        short = !hashes.isEmpty && unique.count == hashes.count ? unique : nil
+    /// Remembers a page short of the size its URL asks on a list that showed a filter, by its items' `hashes` as it
+    /// arrived; when they are not each unique, nothing.
+    mutating func remember(shortPage hashes: ItemHashes) {
+        short = !hashes.values.isEmpty && hashes.areUnique ? Set(hashes.values) : nil
     }
 
-    /// Whether `page`, the page after the short one remembered (its body in memory), is the list's tail again; throws
-    /// when it holds some of the short page's items but goes on past them. The short page is forgotten.
-    mutating func endsList(at page: Page) throws(PaginationError) -> Bool {
+    /// Whether `page`, the page after the short one remembered, whose items as it arrived are `hashes` (nil: its body
+    /// is in its file), is the list's tail again; throws when it holds some of the short page's items but goes on past
+    /// them. The short page is forgotten; `hashes` are worked out only when one was remembered.
+    mutating func endsList(at page: Page, hashes arrived: @autoclosure () -> ItemHashes?) throws(PaginationError) -> Bool {
         guard let remembered = short else { return false }
         short = nil
-        let hashes = Self.hashes(page)
+        let hashes = arrived()?.values ?? []
         guard let last = hashes.last, hashes.contains(where: remembered.contains) else { return false }
         if remembered.contains(last) { return true }
         throw .cannotContinue(
@@ -42,8 +41,4 @@ struct PastShortPageRepeat {
                 + "while it was walked, or the upstream does not step by the offset asked, so the pages would repeat items")
     }
 
-    /// XXH64 of each of `page`'s items (its body in memory).
-    private static func hashes(_ page: Page) -> [UInt64] {
-        page.items.map { XXHash64.hash(page.body[$0.range]) }
-    }
 }

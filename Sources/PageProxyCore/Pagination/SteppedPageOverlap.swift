@@ -20,14 +20,19 @@ struct SteppedPageOverlap {
     /// XXH64 of each item of the page before, in order, and its offset; nil when it is not compared.
     private var before: (hashes: [UInt64], offset: Int?)?
 
-    /// Checks `page`, the walk's page at 0-based `index` as the walk keeps it, against the one before as it arrived,
-    /// then remembers `arrived`, this page as it arrived (the second page holds a filtered first page's last items
-    /// again, dropped from it; the third may reach back into them when the upstream's size is over twice the step);
-    /// `offset` is the offset its URL asks.
-    mutating func check(_ page: Page, arrived: Page, index: Int, offset: Int?) throws(PaginationError) {
-        let hashes = Self.hashes(page)
-        let kept = arrived.items.count == page.items.count ? hashes : Self.hashes(arrived)
-        defer { before = !kept.isEmpty && Set(kept).count == kept.count ? (kept, offset) : nil }
+    /// Checks `page`, the walk's page at 0-based `index` as the walk keeps it (the page as it arrived, or without its
+    /// first items: the second page holds a filtered first page's last items again, dropped from it), against the one
+    /// before as it arrived, then remembers this page as it arrived (the third may reach back into those items when the
+    /// upstream's size is over twice the step). `arrived` are its items' hashes as it arrived (nil: its body is in its
+    /// file); `offset` is the offset its URL asks.
+    mutating func check(_ page: Page, arrived: ItemHashes?, index: Int, offset: Int?) throws(PaginationError) {
+        guard let arrived else {
+            before = nil
+            return
+        }
+        // The page as the walk keeps it: the items it arrived with, less the first ones dropped.
+        let hashes = arrived.values.suffix(page.items.count)
+        defer { before = !arrived.values.isEmpty && arrived.areUnique ? (arrived.values, offset) : nil }
         guard index >= 1, let before, before.offset != offset || offset == nil, let first = hashes.first,
             let start = before.hashes.firstIndex(of: first)
         else { return }
@@ -40,10 +45,5 @@ struct SteppedPageOverlap {
             reason: "it starts with items of the page before again: the upstream serves more a page than the limit asked "
                 + "(it ignores the limit, or reads it no lower than a size of its own), so pages stepped by the items it served "
                 + "would repeat items")
-    }
-
-    /// XXH64 of each of `page`'s items; none for a body left in its file.
-    private static func hashes(_ page: Page) -> [UInt64] {
-        page.bodyInFile == nil ? page.items.map { XXHash64.hash(page.body[$0.range]) } : []
     }
 }

@@ -7,8 +7,9 @@ import Testing
 @Suite struct FirstPageOverlapTests {
     private static func repeated(first: String, second: String) throws -> Int? {
         var overlap = FirstPageOverlap()
-        overlap.remember(firstPage: try PageSplicingTests.page(first), mayRepeat: 3)
-        return overlap.repeated(in: try PageSplicingTests.page(second))
+        let (firstPage, secondPage) = (try PageSplicingTests.page(first), try PageSplicingTests.page(second))
+        overlap.remember(firstPage: firstPage, hashes: ItemHashes(firstPage), mayRepeat: 3)
+        return overlap.repeated(in: ItemHashes(secondPage))
     }
 
     @Test func uniqueItemsThatComeAgainAreAnOverlap() throws {

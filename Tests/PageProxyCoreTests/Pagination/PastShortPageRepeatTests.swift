@@ -8,10 +8,10 @@ import Testing
     /// What the page after `short` is: true (the list's tail again), false (new items), nil (the walk fails).
     private static func verdict(after short: String, on next: String) throws -> Bool? {
         var past = PastShortPageRepeat()
-        past.remember(shortPage: try PageSplicingTests.page(short))
+        past.remember(shortPage: ItemHashes(try PageSplicingTests.page(short)))
         let page = try PageSplicingTests.page(next)
         do throws(PaginationError) {
-            return try past.endsList(at: page)
+            return try past.endsList(at: page, hashes: ItemHashes(page))
         } catch {
             return nil
         }
@@ -41,10 +41,12 @@ import Testing
     @Test("only the page right after the short one is compared")
     func onlyThePageAfter() throws {
         var past = PastShortPageRepeat()
-        past.remember(shortPage: try PageSplicingTests.page("[5,6,7]"))
+        past.remember(shortPage: ItemHashes(try PageSplicingTests.page("[5,6,7]")))
         #expect(past.isArmed)
-        #expect(try past.endsList(at: try PageSplicingTests.page("[9]")) == false)
+        let other = try PageSplicingTests.page("[9]")
+        #expect(try past.endsList(at: other, hashes: ItemHashes(other)) == false)
         #expect(!past.isArmed)
-        #expect(try past.endsList(at: try PageSplicingTests.page("[5,6,7]")) == false)
+        let shortAgain = try PageSplicingTests.page("[5,6,7]")
+        #expect(try past.endsList(at: shortAgain, hashes: ItemHashes(shortAgain)) == false)
     }
 }

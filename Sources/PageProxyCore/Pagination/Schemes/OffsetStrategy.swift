@@ -104,10 +104,10 @@ struct OffsetStrategy: PaginationStrategy {
     }
 
     /// `step` on from `page` with its limit (`FilteredWindowStep`): an empty page, or an offset at or past the total,
-    /// ends the list.
-    func next(after page: Page, steppingBy step: Int) throws(PaginationError) -> NextPages? {
+    /// ends the list. A page of an upstream that serves its own size (`ownSize`) may hold more than its limit.
+    func next(after page: Page, steppingBy step: Int, ownSize: Bool) throws(PaginationError) -> NextPages? {
         guard page.itemCount > 0 else { return NextPages.none }
-        if let limit = limit(of: page.url) { try OffsetPageLength.check(page, limit: limit, parameter: options.limitParameter) }
+        if !ownSize, let limit = limit(of: page.url) { try OffsetPageLength.check(page, limit: limit, parameter: options.limitParameter) }
         let offset = page.url.integerQueryValue(options.offsetParameter) ?? 0
         let (next, overflow) = offset.addingReportingOverflow(step)
         if overflow || believedTotal(page).map({ next >= $0 }) == true { return NextPages.none }
