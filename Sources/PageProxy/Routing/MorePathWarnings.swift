@@ -101,9 +101,9 @@ private struct MorePathWatchingStrategy: PaginationStrategy {
     func secondPageAgain(_ second: Page, firstPage: PageURL, firstPageItemCount: Int) -> PageURL? {
         base.secondPageAgain(second, firstPage: firstPage, firstPageItemCount: firstPageItemCount)
     }
-    func next(after page: Page, steppingBy step: Int) throws(PaginationError) -> NextPages? {
+    func next(after page: Page, steppingBy step: Int, ownSize: Bool) throws(PaginationError) -> NextPages? {
         check(page)
-        return try base.next(after: page, steppingBy: step)
+        return try base.next(after: page, steppingBy: step, ownSize: ownSize)
     }
     func sizeAsked(by url: PageURL) -> Int? { base.sizeAsked(by: url) }
     var positionParameters: [String] { base.positionParameters }
