@@ -114,6 +114,8 @@ extension PageWalker {
                 next = .one(askedAgain)
             } else if let step = windowStep.bound, let stepped = try strategy.next(after: page, steppingBy: step) {
                 next = stepped
+            } else if let fromStart = try strategy.next(after: page, walkStartedAt: firstURL) {
+                next = fromStart
             } else {
                 next = try strategy.next(after: page, firstPageItemCount: measuredBy)
             }
