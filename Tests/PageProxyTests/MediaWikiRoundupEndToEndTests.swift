@@ -43,7 +43,8 @@ import Testing
                 #expect(merged.status == 200, "\(route) \(total): \(merged.text)")
                 #expect(merged.body == MockDataset.mergedJSON(total: total), "\(route) \(total)")
                 #expect(requests == Habits.pages(total), "\(route) \(total)")
-                #expect(merged.header("PageProxy-Scheme") == scheme, "\(route) \(total)")
+                // A first page that names no next page (one page in all) is the whole list: single-page, as before.
+                #expect(merged.header("PageProxy-Scheme") == (total > Self.size ? scheme : "auto->single-page"), "\(route) \(total)")
             }
         }
     }

@@ -46,10 +46,12 @@ package enum SchemeDetector {
         // Reddit's listings, `{"kind": "Listing", "data": {"after": "t3_x", "children": […]}}`, sent back as `?after=`
         // (real19 F1: answered as the whole list, 100 of 1,001, with a 200).
         ("data.after", "after", false),
-        // Roundup's REST API: the next link inside an array of `{rel, uri}` under `next` (real20 F1: answered as the
-        // whole list, 100 of 1,000, with a 200). Under the key `next`, its first element is the next page.
-        ("data.@links.next.0.uri", "cursor", true), ("@links.next.0.uri", "cursor", true),
-    ].map { (path($0.0), $0.1, $0.2) } + nextLinkObjectPaths + commonNextPaths
+    ].map { (path($0.0), $0.1, $0.2) } + roundupNextPaths + nextLinkObjectPaths + commonNextPaths
+
+    /// Roundup's REST API: the next link inside an array of `{rel, uri}` under `next`, its first element (real20 F1:
+    /// answered as the whole list, 100 of 1,000, with a 200). Parsed, so that `0` is an index.
+    static let roundupNextPaths: [(path: JSONPath, cursorParameter: String, isURLPath: Bool)] = ["data.@links.next.0.uri", "@links.next.0.uri"]
+        .compactMap { JSONPath($0) }.map { ($0, "cursor", true) }
 
     /// A next link written inside an object at a next-link path (`"next": {"href": "…"}`, `{"url": "…"}`): followed as
     /// `_links.next.href` is (attack7: such a page was answered as the whole list).

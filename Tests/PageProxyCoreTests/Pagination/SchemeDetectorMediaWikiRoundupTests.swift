@@ -52,7 +52,7 @@ import Testing
         do {
             _ = try detect(body, items: "servers")
             Issue.record("detected")
-        } catch {
+        } catch let error as PaginationError {
             guard case .notDetected(_, let reason) = error else { throw error }
             #expect(reason.contains(#""nextPath": "servers_links.1.href""#), "\(reason)")
         }
