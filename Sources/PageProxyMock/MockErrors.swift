@@ -34,7 +34,7 @@ package enum MockErrors {
         case .jupyterhub:
             body = #"{"status": 401, "message": "Unauthorized"}"#
         case .slack, .plain, .offset, .smorest, .ninja, .litestar, .eve, .tastypie, .datasette, .piccolo, .mailman, .fab, .safrs, .synapse,
-            .spring, .graph, .aspnet, .facets, .graphene, .datatables, .strawberry, .airflow, .reddit, .zendesk, .notion:
+            .spring, .graph, .aspnet, .facets, .graphene, .datatables, .strawberry, .airflow, .reddit, .zendesk, .notion, .mediawiki, .roundup:
             body = #"{"error":"invalid_auth"}"#
         }
         var challenge = #"Bearer realm="mock""#
@@ -124,7 +124,7 @@ package enum MockErrors {
         switch service {
         case .plain, .offset, .ninja, .litestar, .eve, .tastypie, .datasette, .mastodon, .localstripe, .mlflow, .jupyterhub, .piccolo,
             .mailman, .fab, .safrs, .synapse, .spring, .graph, .aspnet, .facets, .graphene, .datatables, .strawberry, .airflow, .reddit,
-            .zendesk, .notion:
+            .zendesk, .notion, .mediawiki, .roundup:
             body = #"{"error":"# + JSONText.string("invalid value for \(name): \(quoted)") + "}"
         case .smorest:
             status = 422

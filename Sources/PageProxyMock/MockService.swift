@@ -95,6 +95,12 @@ package enum MockService: String, Sendable, CaseIterable {
     case zendesk
     /// Notion's `{"object": "list", "results", "next_cursor", "has_more"}`, the cursor sent back as `start_cursor`.
     case notion
+    /// MediaWiki's Action API (`action=query`): a root `continue` object whose every member is sent back, a list module's
+    /// `apcontinue`, or a generator's `gapcontinue` beside a prop module's `clcontinue` (fix38).
+    case mediawiki
+    /// Roundup's REST API: `data.collection`, the next link in an array at `data.@links.next`, `@page_size`/`@page_index`,
+    /// `data.@total_size` and `X-Count-Total` (fix38).
+    case roundup
 
     /// The route's path, e.g. "/github/items"; Django's routes end with a slash (its `APPEND_SLASH` redirects the
     /// form without one).
@@ -295,6 +301,10 @@ package enum MockService: String, Sendable, CaseIterable {
             return zendeskWindow(context)
         case .notion:
             return notionWindow(context)
+        case .mediawiki:
+            return mediaWikiWindow(context)
+        case .roundup:
+            return roundupWindow(context)
         case .stripe:
             guard let size = context.pageSize("limit") else { return bad(context, "limit") }
             guard let after = context.query.value("starting_after") else {
@@ -314,7 +324,7 @@ package enum MockService: String, Sendable, CaseIterable {
         return .window(MockWindow(page: page, size: size, total: context.total))
     }
 
-    private func bad(_ context: MockContext, _ name: String) -> Parsed {
+    func bad(_ context: MockContext, _ name: String) -> Parsed {
         .reply(MockErrors.badParameter(self, name, context.query.value(name) ?? ""))
     }
 

@@ -48,6 +48,8 @@ package enum MockWireFormats {
         case .reddit: reddit(window)
         case .zendesk: zendesk(window, context)
         case .notion: notion(window)
+        case .mediawiki: mediaWiki(window, context)
+        case .roundup: roundup(window, context)
         }
     }
 

@@ -37,7 +37,11 @@ import Testing
     @Test("probe on Reddit, Zendesk and Notion prints the route auto walks, and check-config accepts it",
           arguments: [("/reddit/items?limit=10", #""cursorPath":"data.after","cursorParameter":"after""#),
                       (MockService.zendesk.path + "?page[size]=10", #""nextPath":"links.next","morePath":"meta.has_more""#),
-                      ("/notion/items?page_size=10", #""cursorParameter":"start_cursor","morePath":"has_more""#)])
+                      ("/notion/items?page_size=10", #""cursorParameter":"start_cursor","morePath":"has_more""#),
+                      // real20 F1: Roundup's next link inside an array.
+                      ("/roundup/items?@page_size=10", #""nextPath":"data.@links.next.0.uri""#),
+                      // real20 F1, F2: MediaWiki's continue object, every member sent back.
+                      ("/mediawiki/items?action=query&list=allpages&aplimit=10", #""cursorObjectPath":"continue""#)])
     func probeAgreesWithServe(path: String, fields: String) async throws {
         try await TestStack.run { stack in
             let outcome = try await runPageProxy(["probe", "http://127.0.0.1:\(stack.mockPort)\(path)&mock_total=25"])

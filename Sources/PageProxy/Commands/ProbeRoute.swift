@@ -40,8 +40,12 @@ enum ProbeRoute {
             if let path = options.morePath { fields.append(("morePath", .string(path.description))) }
         case .cursorInBody(let options):
             let defaults = PaginationScheme.CursorInBody()
-            if options.cursorPath != defaults.cursorPath { fields.append(("cursorPath", .string(options.cursorPath.description))) }
-            if options.cursorParameter != defaults.cursorParameter { fields.append(("cursorParameter", .string(options.cursorParameter))) }
+            if let path = options.cursorObjectPath {
+                fields.append(("cursorObjectPath", .string(path.description)))
+            } else if options.cursorPath != defaults.cursorPath {
+                fields.append(("cursorPath", .string(options.cursorPath.description)))
+            }
+            if options.cursorObjectPath == nil, options.cursorParameter != defaults.cursorParameter { fields.append(("cursorParameter", .string(options.cursorParameter))) }
             if let path = options.morePath { fields.append(("morePath", .string(path.description))) }
         case .pageNumber(let options):
             let defaults = PaginationScheme.PageNumber()

@@ -16,7 +16,7 @@ enum PaginationConfigParser {
         ("next-page-header", ["pageParameter", "nextPageHeader", "nextPageHeaderPath", "totalPagesHeader", "totalPagesHeaderPath",
                               "sizeParameter", "pageSize"]),
         ("next-url", ["nextPath", "totalItemsPath", "totalPagesPath", "totalIsEstimate", "morePath"]),
-        ("cursor", ["cursorPath", "cursorParameter", "sizeParameter", "pageSize", "queryEncoding", "morePath"]),
+        ("cursor", ["cursorPath", "cursorParameter", "cursorObjectPath", "sizeParameter", "pageSize", "queryEncoding", "morePath"]),
         ("has-more", ["hasMorePath", "idPath", "afterParameter", "sizeParameter", "pageSize", "queryEncoding"]),
     ]
 
@@ -127,7 +127,14 @@ enum PaginationConfigParser {
             options.sizeParameter = try reader.nullableParameter("sizeParameter", default: options.sizeParameter)
             options.pageSize = try object.nullableInteger("pageSize", in: pageSizeRange)
             options.morePath = try reader.nullableValuePath("morePath", default: options.morePath)
-            try reader.flag("morePath", options.morePath, besides: [("cursorPath", options.cursorPath)])
+            options.cursorObjectPath = try reader.nullableValuePath("cursorObjectPath", default: nil)
+            if options.cursorObjectPath != nil, let single = ["cursorPath", "cursorParameter"].first(where: { object[$0] != nil }) {
+                // One way to send the cursor back: every member of an object, each under its own name, or one value.
+                throw object.error(
+                    "cursorObjectPath",
+                    "sends every member of the object back under its own name; \"\(single)\" names a single cursor: set one of them")
+            }
+            try reader.flag("morePath", options.morePath, besides: [("cursorPath", options.cursorObjectPath ?? options.cursorPath)])
             try reader.distinct("sizeParameter", options.sizeParameter, from: "cursorParameter", options.cursorParameter)
             return .cursorInBody(options)
         default:

@@ -81,6 +81,12 @@ private struct MorePathWatchingStrategy: PaginationStrategy {
         return try base.next(after: page, firstPageItemCount: firstPageItemCount)
     }
 
+    func next(after page: Page, walkStartedAt first: PageURL) throws(PaginationError) -> NextPages? {
+        guard let next = try base.next(after: page, walkStartedAt: first) else { return nil }
+        check(page)
+        return next
+    }
+
     var valuePaths: [JSONPath] { base.valuePaths }
     func firstPage(from url: PageURL) -> PageURL { base.firstPage(from: url) }
     func mayRepeatPastEnd(after page: Page) -> Bool { base.mayRepeatPastEnd(after: page) }

@@ -125,6 +125,8 @@ extension PageWalker {
                 let stepped = try strategy.next(after: page, steppingBy: step, ownSize: windowStep.servesOwnSize)
             {
                 next = stepped
+            } else if let fromStart = try strategy.next(after: page, walkStartedAt: firstURL) {
+                next = fromStart
             } else {
                 next = try strategy.next(after: page, firstPageItemCount: measuredBy)
             }

@@ -14,6 +14,12 @@ extension PaginationScheme {
         /// Where the body says whether more pages follow (Zendesk's `meta.has_more`, Notion's `has_more`), if it does:
         /// `false` there ends the walk though the page still names a cursor (real19 F3).
         public var morePath: JSONPath?
+        /// Where the body gives an object whose every member is sent back as a query parameter of its own, in place of
+        /// one cursor at `cursorPath` (MediaWiki's `continue`: `{"gapcontinue": "B", "clcontinue": "4|Gizmo",
+        /// "continue": "gapcontinue||"}`, fix38). The members are set on the walk's first page's URL, so a member the
+        /// page before named and this one does not is not sent again (MediaWiki's own rule: merge `continue` into the
+        /// original request). A string or number member is sent as written; null, absent or `{}` ends the walk.
+        public var cursorObjectPath: JSONPath?
 
         /// Options; the defaults are Slack's (`response_metadata.next_cursor`, `cursor`, `limit`).
         public init(

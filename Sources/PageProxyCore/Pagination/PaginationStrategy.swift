@@ -31,6 +31,9 @@ package protocol PaginationStrategy: Sendable {
     /// `next(after:)` told how many items the walk's first page held: a size the upstream may cap is measured by it
     /// (`PageNumberStrategy`, review14 F13). 0 once the walk showed the first page filtered, not capped (`FirstPageOverlap`).
     func next(after page: Page, firstPageItemCount: Int) throws(PaginationError) -> NextPages
+    /// The pages after `page` for a scheme that builds them on the walk's first page's URL, `first` (a cursor object's
+    /// members, `CursorInBody.cursorObjectPath`); nil for every other scheme, whose `next(after:)` builds on the page's.
+    func next(after page: Page, walkStartedAt first: PageURL) throws(PaginationError) -> NextPages?
     /// Whether the upstream may answer the page after `page`, past the list's end, with `page` again: the walk then
     /// compares them, and ends at such a repeat (`PastEndRepeat`).
     func mayRepeatPastEnd(after page: Page) -> Bool
@@ -111,6 +114,7 @@ package protocol PaginationStrategy: Sendable {
 
 extension PaginationStrategy {
     package func next(after page: Page, firstPageItemCount: Int) throws(PaginationError) -> NextPages { try next(after: page) }
+    package func next(after page: Page, walkStartedAt first: PageURL) throws(PaginationError) -> NextPages? { nil }
     package func mayRepeatPastEnd(after page: Page) -> Bool { false }
     package func pageFarPast(_ page: Page, by pages: Int) -> PageURL? { nil }
     package func listFirstPage(before url: PageURL) -> PageURL? { nil }

@@ -4,7 +4,9 @@
 extension SchemeDetector {
     /// Why the page signals more pages with no way on that auto-detection can follow; nil when it signals none.
     /// Asked only when no scheme was found.
-    static func moreSignalled(_ headers: HTTPHeaders, values: [JSONPath: JSONValue], header: PaginationHeader?) -> String? {
+    static func moreSignalled(
+        _ headers: HTTPHeaders, values: [JSONPath: JSONValue], header: PaginationHeader?, body: [UInt8]
+    ) -> String? {
         if let value = values[hasMorePath], value != .null, value.flag == nil {
             return "the first page's \"has_more\" holds \(value.shortDescription), which is neither true nor false"
         }
@@ -13,11 +15,28 @@ extension SchemeDetector {
             return "the first page's \"\(candidate.path)\" holds \(value.shortDescription), which names a next page in no way "
                 + "auto-detection follows (a link, a link at \"href\" or \"url\" in an object, or a string cursor)"
         }
+        if let (member, index) = nextRelationInLinksArray(body) {
+            return "the first page's \"\(member)\" is an array of links with a \"next\" relation at \(index), which auto-detection "
+                + "does not follow (the relation may move on later pages); if the upstream always lists it there, name the "
+                + "route's scheme: {\"scheme\": \"next-url\", \"nextPath\": \"\(member).\(index).href\"}"
+        }
         if header == nil, let name = paginationHeaders.first(where: { headers[$0] != nil }) {
             // A header that says this is the last page needs no other key (review12: ASP.NET's `"HasNext": false`).
             if let text = headers[name], headerSaysLastPage(text) { return nil }
             return "the first page has a \(name) header that is not a JSON object stating a page count, a total or a "
                 + "next page, so whether more pages follow cannot be told"
+        }
+        return nil
+    }
+
+    /// A top-level links array, OpenStack's (`"servers_links": [{"rel": "next", "href": "…"}]`, `links`): its member
+    /// and the index of the link whose `rel` is `next` among its first few; nil when there is none.
+    private static func nextRelationInLinksArray(_ body: [UInt8]) -> (String, Int)? {
+        for member in JSONMembers.of(body) ?? [] where member.kind == .array && (member.key == "links" || member.key.hasSuffix("_links")) {
+            let slice = Array(body[member.range])
+            let relations = (0..<8).map { JSONPath(components: [.index($0), .key("rel")]) }
+            guard let values = try? JSONScanner().values(in: slice, at: relations) else { continue }
+            if let index = relations.firstIndex(where: { values[$0] == .string("next") }) { return (member.key, index) }
         }
         return nil
     }

@@ -18,6 +18,8 @@ package enum SchemeDetector {
     static let itemsPaths: [JSONPath] = [
         "results", "data", "items", "members", "records", "entries", "values", "objects", "rows", "list",
         "elements", "nodes", "hits", "content", "collection", "data.items", "data.results", "data.children",
+        // Roundup's REST API.
+        "data.collection",
         // Eve's HATEOAS envelope.
         "_items",
         // matrix-synapse's admin lists: `{"users": [], "total": 0}` is a list of no items, not a page auto cannot read.
@@ -44,7 +46,12 @@ package enum SchemeDetector {
         // Reddit's listings, `{"kind": "Listing", "data": {"after": "t3_x", "children": […]}}`, sent back as `?after=`
         // (real19 F1: answered as the whole list, 100 of 1,001, with a 200).
         ("data.after", "after", false),
-    ].map { (path($0.0), $0.1, $0.2) } + nextLinkObjectPaths + commonNextPaths
+    ].map { (path($0.0), $0.1, $0.2) } + roundupNextPaths + nextLinkObjectPaths + commonNextPaths
+
+    /// Roundup's REST API: the next link inside an array of `{rel, uri}` under `next`, its first element (real20 F1:
+    /// answered as the whole list, 100 of 1,000, with a 200). Parsed, so that `0` is an index.
+    static let roundupNextPaths: [(path: JSONPath, cursorParameter: String, isURLPath: Bool)] = ["data.@links.next.0.uri", "@links.next.0.uri"]
+        .compactMap { JSONPath($0) }.map { ($0, "cursor", true) }
 
     /// A next link written inside an object at a next-link path (`"next": {"href": "…"}`, `{"url": "…"}`): followed as
     /// `_links.next.href` is (attack7: such a page was answered as the whole list).
@@ -65,8 +72,10 @@ package enum SchemeDetector {
         // after its search (`recordsTotal` is before it). Real15: its `{"recordsTotal", "recordsFiltered", "data",
         // "draw"}` was answered as one page of 100 of 1,000 items under a 200.
         "recordsFiltered",
+        // Roundup's REST API (real20 F1).
+        "data.@total_size",
     ].map(path) + commonTotalPaths
-    static let totalHeaders = ["X-Total-Count", "X-Total", "X-WP-Total", "Total-Count", ContentRange.headerName]
+    static let totalHeaders = ["X-Total-Count", "X-Total", "X-WP-Total", "Total-Count", "X-Count-Total", ContentRange.headerName]
     /// The header that names the next page by its URL (Kinto).
     static let nextPageURLHeader = "Next-Page"
     /// Headers that state a page count (WordPress, Kaminari-style APIs): more than one with no way on is not one page.
@@ -75,6 +84,9 @@ package enum SchemeDetector {
     static let pageNumberPaths: [JSONPath] = ["page", "current_page"].map(path) + commonPageNumberPaths
     static let pageCountPaths: [JSONPath] = ["pages", "total_pages", "totalPages", "last_page", "page_count"].map(path) + commonPageCountPaths
     static let hasMorePath = path("has_more")
+    /// MediaWiki's continuation: a root object whose every member is sent back (`CursorInBody.cursorObjectPath`).
+    static let continueObjectPath = path("continue")
+    static let batchCompletePath = path("batchcomplete")
     static let offsetPath = path("offset")
     static let limitPath = path("limit")
 
@@ -99,7 +111,7 @@ package enum SchemeDetector {
         let body = response.body
         let candidates = itemsPaths + nextPaths.map(\.path) + totalPaths + pageNumberPaths + pageCountPaths
             + [hasMorePath, offsetPath, limitPath, .root] + lastPageFlagPaths + moreFlagPaths + wayOnPaths + morePaths
-            + [notionEnvelopePath]
+            + [notionEnvelopePath, continueObjectPath, batchCompletePath, path("query")]
         let values: [JSONPath: JSONValue]
         do {
             values = try JSONScanner().values(in: body, at: candidates + [itemsPath, urlNamedItemsPath(url)].compactMap { $0 })
@@ -163,7 +175,7 @@ package enum SchemeDetector {
                     + "\(signalsLookedFor); name the route's scheme in its pagination")
         }
         if detected.scheme == nil,
-            let reason = moreSignalled(response.headers, values: values, header: header) ?? moreSpelled(values)
+            let reason = moreSignalled(response.headers, values: values, header: header, body: body) ?? moreSpelled(values)
                 ?? wayOnBesideItems(values, items: detected.itemsPath)
         {
             throw .notDetected(url: url, reason: reason + "; name the route's scheme in its pagination")
@@ -209,6 +221,18 @@ package enum SchemeDetector {
         if let header {
             (detected.scheme, detected.evidence) = scheme(for: header, url: url)
             detected.next = header.nextPage?.value
+            return
+        }
+        // MediaWiki (real20 F1, F2): `{"continue": {"apcontinue": "B", "continue": "-||"}}`, every member sent back.
+        if case .object(let range)? = values[continueObjectPath],
+            case .success(let members) = CursorInBodyStrategy.members(of: Array(response.body[range]))
+        {
+            var options = PaginationScheme.CursorInBody()
+            options.cursorObjectPath = continueObjectPath
+            options.sizeParameter = nil
+            detected.scheme = .cursorInBody(options)
+            detected.evidence = "body \"\(continueObjectPath)\" (an object: each member sent back)"
+            detected.next = members.isEmpty ? nil : members.map { "\($0.name)=\($0.value)" }.joined(separator: "&")
             return
         }
         if let found = nextLinkOrCursor(values) {
@@ -312,6 +336,7 @@ package enum SchemeDetector {
         default: throw .notDetected(url: url, reason: "the first page is a JSON scalar, not an object or an array of items")
         }
         if let named = urlNamedItems(values, body: body, url: url) { return named }
+        if let module = mediaWikiModule(values, body: body) { return module }
         var firstEmpty: (JSONPath, Int)?
         var firstRows: (JSONPath, Int)?
         var firstScalars: (JSONPath, Int)?
@@ -359,6 +384,19 @@ package enum SchemeDetector {
             url: url,
             reason: "no items array found on the first page (keys seen: \(keys.isEmpty ? "none" : keys)); "
                 + "set the route's \"items\" to the key that holds them")
+    }
+
+    /// MediaWiki's items: the one array of `query` (`query.allpages`, `query.pages`) on a page that continues by a
+    /// `continue` object (or has ended, `batchcomplete`); nil on any other page.
+    private static func mediaWikiModule(_ values: [JSONPath: JSONValue], body: [UInt8]) -> (JSONPath, Int)? {
+        guard values[continueObjectPath] != nil || values[batchCompletePath] != nil, case .object(let range)? = values[path("query")],
+            let members = JSONMembers.of(Array(body[range])), case let arrays = members.filter({ $0.kind == .array }), arrays.count == 1
+        else { return nil }
+        let items = JSONPath(components: [.key("query"), .key(arrays[0].key)])
+        guard case .array(_, let count)? = try? JSONScanner().value(in: body, range: range, at: JSONPath(components: [.key(arrays[0].key)])) else {
+            return nil
+        }
+        return (items, count)
     }
 
     /// Whether `body` is an object with no members, `{}` (whitespace and a UTF-8 BOM aside).

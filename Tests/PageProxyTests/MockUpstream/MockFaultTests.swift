@@ -40,6 +40,8 @@ import Testing
         case .reddit: "limit=10&after=t3_10"
         case .zendesk: "page[size]=10&page[after]=\(MockQuery.encode(MockService.zendeskCursor(offset: 10)))"
         case .notion: "page_size=10&start_cursor=\(MockService.notionCursor(offset: 10))"
+        case .mediawiki: "action=query&list=allpages&aplimit=10&apcontinue=Item_11"
+        case .roundup: "@page_size=10&@page_index=2"
         }
         return "\(service.path)?\(page)&mock_total=25&\(extra)"
     }

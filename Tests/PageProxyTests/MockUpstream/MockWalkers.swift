@@ -49,6 +49,8 @@ enum MockWalkers {
         case .datatables: "\(service.path)?start=0&length=\(pageSize)&\(options)"
         case .zendesk: "\(service.path)?page[size]=\(pageSize)&\(options)"
         case .notion: "\(service.path)?page_size=\(pageSize)&\(options)"
+        case .mediawiki: "\(service.path)?action=query&list=allpages&aplimit=\(pageSize)&\(options)"
+        case .roundup: "\(service.path)?@page_size=\(pageSize)&\(options)"
         }
         var page = 1
         var collected = 0
@@ -90,6 +92,8 @@ enum MockWalkers {
             case .reddit: MockTestSupport.members(members["data"] ?? [])["children"]
             case .zendesk: members["activities"]
             case .notion: members["results"]
+            case .mediawiki: MockTestSupport.members(members["query"] ?? [])["allpages"]
+            case .roundup: MockTestSupport.members(members["data"] ?? [])["collection"]
             // Mailman leaves the list out of a page with none.
             case .mailman: members["entries"] ?? Array("[]".utf8)[...]
             case .kinto: members["data"]
@@ -236,6 +240,19 @@ enum MockWalkers {
             case .notion:
                 if let cursor = MockTestSupport.string(members["next_cursor"]) {
                     next = "\(service.path)?page_size=\(pageSize)&\(options)&start_cursor=\(cursor)"
+                }
+            case .mediawiki:
+                // MediaWiki's own rule: every member of `continue` on the original request.
+                if let object = members["continue"] {
+                    let sent = MockTestSupport.members(object).compactMap { key, value in
+                        MockTestSupport.string(value).map { "\(key)=\(MockQuery.encode($0))" }
+                    }
+                    next = "\(service.path)?action=query&list=allpages&aplimit=\(pageSize)&\(options)&" + sent.sorted().joined(separator: "&")
+                }
+            case .roundup:
+                let links = MockTestSupport.members(MockTestSupport.members(members["data"] ?? [])["@links"] ?? [])
+                if let first = links["next"].flatMap({ MockTestSupport.elements($0).first }) {
+                    nextLink = MockTestSupport.string(MockTestSupport.members(first[...])["uri"])
                 }
             case .offset:
                 let totalCount = MockTestSupport.int(members["total"]) ?? 0
