@@ -90,4 +90,18 @@ import Testing
         }
         #expect(clients?.message.contains("route's") == false)
     }
+
+    /// fix38 LOW: a route that sends a cursor object's members under their own names (MediaWiki's `continue`) reads no
+    /// `cursor` parameter: a client's `?cursor=` there is passed on, not refused as the walk's position given twice.
+    @Test("a cursorObjectPath route does not take a client's cursor parameter for its position")
+    func cursorObjectRouteHasNoCursorParameter() throws {
+        var options = PaginationScheme.CursorInBody()
+        let url = try #require(PageURL(string: "http://example.com/api.php?cursor=a&cursor=b&limit=5"))
+        #expect(throws: PaginationQueryCheck.Refused.self) {
+            try PaginationQueryCheck.check(url, pagination: .scheme(.cursorInBody(options)))
+        }
+        options.cursorObjectPath = JSONPath("continue")
+        #expect(PaginationQueryCheck.positionParameter(of: .cursorInBody(options)) == nil)
+        try PaginationQueryCheck.check(url, pagination: .scheme(.cursorInBody(options)))
+    }
 }

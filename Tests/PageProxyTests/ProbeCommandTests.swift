@@ -70,6 +70,14 @@ import Testing
             let cursor = try await runPageProxy(["probe", url, "--more-path", "meta.after_cursor"])
             #expect(cursor.output.contains("more     meta.after_cursor holds"), "\(cursor.output)")
             #expect(cursor.output.contains("not true or false"), "\(cursor.output)")
+            // retest20 #5: the scheme's next link (or a path holding it) and the items are refused by check-config and
+            // serve, and probe says so (it called them a warning).
+            let next = try await runPageProxy(["probe", url, "--more-path", "links"])
+            #expect(next.output.contains(#"more     links overlaps the nextPath "links.next": check-config and serve refuse it"#),
+                    "\(next.output)")
+            let items = try await runPageProxy(["probe", url, "--more-path", "activities"])
+            #expect(items.output.contains("more     activities is also the route's items: check-config and serve refuse it"),
+                    "\(items.output)")
             let bad = try await runPageProxy(["probe", url, "--more-path", ""])
             #expect(bad.status == 2, "\(bad.errors)")
         }

@@ -93,7 +93,11 @@ enum ProbeCommand {
         print("  items    \(detected.itemsPath) (\(detected.itemCount) on this page)")
         print("  total    " + (detected.total.map { "\($0) (\(detected.totalSource ?? ""))" } ?? "not stated"))
         print("  next     \(detected.next.map(CredentialRedaction.redactURL) ?? "none on this page")")
-        if let line = moreLine(asked: morePath, detected: detected.scheme?.morePath, body: response.body) { print(line) }
+        let besides = detected.scheme.map(PaginationScheme.valuesBesideMoreFlag) ?? []
+        let neighbours = besides + (detected.itemsPath == .root ? [] : [("route's items", detected.itemsPath)])
+        if let line = moreLine(asked: morePath, detected: detected.scheme?.morePath, besides: neighbours, body: response.body) {
+            print(line)
+        }
         guard let scheme = detected.scheme else {
             // A page that holds the total it states is the whole list: `auto` answers it as one page (review24 P5).
             if let total = detected.total, detected.itemCount >= total {
@@ -119,9 +123,15 @@ enum ProbeCommand {
     }
 
     /// What the page holds at the `morePath` asked for (`--more-path`), or at the one detected: a flag, or (asked
-    /// for) why a route with it would walk as without it, one request more at the end. Nil with neither.
-    static func moreLine(asked: JSONPath?, detected: JSONPath?, body: [UInt8]) -> String? {
+    /// for) why a route with it would walk as without it, one request more at the end. A path that is one of the
+    /// values the scheme reads (`besides`: its cursor, next link, totals, the items) is refused by check-config and
+    /// serve, and said so here (retest20 #5: probe called it a warning). Nil with neither.
+    static func moreLine(asked: JSONPath?, detected: JSONPath?, besides: [(key: String, path: JSONPath?)], body: [UInt8]) -> String? {
         guard let path = asked ?? detected else { return nil }
+        if asked != nil, let how = path.collision(with: besides) {
+            return "  more     \(path) \(how): check-config and serve refuse it as a morePath; name the flag beside it that says "
+                + "whether more pages follow (true or false, e.g. \"has_more\")"
+        }
         let value = (try? JSONScanner().values(in: body, at: [path]))?[path]
         if let flag = value?.flag {
             return "  more     \(path) is \(flag) on this page (morePath: a false there ends the walk)"

@@ -116,9 +116,7 @@ enum PaginationConfigParser {
             options.totalPagesPath = try reader.nullableValuePath("totalPagesPath", default: options.totalPagesPath)
             options.totalIsEstimate = try object.bool("totalIsEstimate", default: options.totalIsEstimate)
             options.morePath = try reader.nullableValuePath("morePath", default: options.morePath)
-            try reader.flag("morePath", options.morePath, besides: [
-                ("nextPath", options.nextPath), ("totalItemsPath", options.totalItemsPath), ("totalPagesPath", options.totalPagesPath),
-            ])
+            try reader.flag("morePath", options.morePath, besides: PaginationScheme.valuesBesideMoreFlag(of: .nextURLInBody(options)))
             return .nextURLInBody(options)
         case "cursor":
             var options = PaginationScheme.CursorInBody()
@@ -134,7 +132,7 @@ enum PaginationConfigParser {
                     "cursorObjectPath",
                     "sends every member of the object back under its own name; \"\(single)\" names a single cursor: set one of them")
             }
-            try reader.flag("morePath", options.morePath, besides: [("cursorPath", options.cursorObjectPath ?? options.cursorPath)])
+            try reader.flag("morePath", options.morePath, besides: PaginationScheme.valuesBesideMoreFlag(of: .cursorInBody(options)))
             try reader.distinct("sizeParameter", options.sizeParameter, from: "cursorParameter", options.cursorParameter)
             return .cursorInBody(options)
         default:
@@ -256,9 +254,7 @@ enum PaginationConfigParser {
                 throw object.error(key, "\"\(path)\" is a URL, not a JSON path: name the member that holds the page's flag, "
                     + "e.g. \"has_more\" or \"meta.has_more\"")
             }
-            for other in others {
-                guard let otherPath = other.path, path.overlaps(otherPath) else { continue }
-                let how = path == otherPath ? "is also the \(other.key)" : "overlaps the \(other.key) \"\(otherPath)\""
+            if let how = path.collision(with: others) {
                 throw object.error(key, "\"\(path)\" \(how): it must name the flag that says whether more pages follow "
                     + "(true or false, e.g. \"has_more\"), beside them")
             }
@@ -289,13 +285,5 @@ enum PaginationConfigParser {
             guard value != .null else { return nil }
             return try path(key, default: .root)
         }
-    }
-}
-
-extension JSONPath {
-    /// Whether one path is the other or lies inside it (`links` and `links.next`): the two name one value, or one holds
-    /// the other.
-    func overlaps(_ other: JSONPath) -> Bool {
-        components.starts(with: other.components) || other.components.starts(with: components)
     }
 }

@@ -67,14 +67,15 @@ enum PaginationQueryCheck {
     }
 
     /// The parameter a walk numbers or moves its pages by, which a client may give (a start page, a window): page-number's,
-    /// link-header's and next-page-header's page, offset's offset, a cursor's.
+    /// link-header's and next-page-header's page, offset's offset, a cursor's (none where a cursor object's members
+    /// are sent under their own names, `cursorObjectPath`: fix38's LOW, `?cursor=` there is the upstream's business).
     static func positionParameter(of scheme: PaginationScheme) -> String? {
         switch scheme {
         case .pageNumber(let options): options.pageParameter
         case .offset(let options): options.offsetParameter
         case .linkHeader(let options): options.pageParameter
         case .nextPageHeader(let options): options.pageParameter
-        case .cursorInBody(let options): options.cursorParameter
+        case .cursorInBody(let options): options.cursorObjectPath == nil ? options.cursorParameter : nil
         case .hasMore(let options): options.afterParameter
         case .nextURLInBody: nil
         }
@@ -107,7 +108,7 @@ enum PaginationQueryCheck {
         case .nextPageHeader(let options):
             return (Set([options.pageParameter, options.sizeParameter].compactMap { $0 }), nil)
         case .cursorInBody(let options):
-            return (Set([options.cursorParameter, options.sizeParameter].compactMap { $0 }), nil)
+            return (Set([positionParameter(of: scheme), options.sizeParameter].compactMap { $0 }), nil)
         case .hasMore(let options):
             return (Set([options.afterParameter, options.sizeParameter].compactMap { $0 }), nil)
         case .nextURLInBody:
