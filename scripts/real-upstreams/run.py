@@ -488,10 +488,11 @@ def main():
                         help="leave out the <base>~<window> cases (real18: 307 of them, two PageProxy starts each)")
     parser.add_argument("--no-probe", action="store_true", help="do not run `PageProxy probe` per endpoint")
     parser.add_argument("--binary", help="run this PageProxy binary instead of building the worktree's (a before/after)")
+    parser.add_argument("--part", help="K/N: the chosen cases cut into N runs of about as many cases, in order; run "
+                                       "the K-th (harness21: `--only @django` is 290 cases, ~30 min at load 10)")
+    parser.add_argument("--list", action="store_true", help="print the chosen cases' names and servers, run nothing")
     args = parser.parse_args()
     benchlib.sigterm_as_interrupt()
-    ensure_packages()
-    binary = os.path.abspath(args.binary) if args.binary else benchlib.ensure_binary(rebuild=True)
     wanted = args.only.split(",") if args.only else [""]
     # `=NAME` is that case alone (a window case's base, whose name is in every one of its windows' names); `@SERVER`
     # every case of one server (harness21: names alone cannot say it, e.g. "link" is in Django's, FastAPI's, Mastodon's).
@@ -504,6 +505,19 @@ def main():
     cases = [case for case in CASES if any(chosen(part, case) for part in wanted)]
     if args.no_windows:
         cases = [case for case in cases if "window" not in case]
+    if args.part:
+        k, _, n = args.part.partition("/")
+        if not (k.isdigit() and n.isdigit() and 1 <= int(k) <= int(n)):
+            parser.error(f"--part {args.part}: K/N with 1 <= K <= N, e.g. 1/2")
+        k, n = int(k), int(n)
+        cases = cases[len(cases) * (k - 1) // n:len(cases) * k // n]
+    if args.list:
+        for case in cases:
+            print(f"{case['server']:<12} {case['name']}")
+        print(f"{len(cases)} cases ({sum('window' in case for case in cases)} windows)")
+        return
+    ensure_packages()
+    binary = os.path.abspath(args.binary) if args.binary else benchlib.ensure_binary(rebuild=True)
     for server, directory in BY_HAND.items():
         if any(case["server"] == server for case in cases) and not os.path.isdir(directory):
             print(f"SKIP the {server} cases: no recordings in {directory} ({server}_replay.py says where they come from)")
