@@ -17,7 +17,7 @@ here. A wiki is installed into a temporary folder (`maintenance/install.php`, SQ
   The last batch has no `continue`. `aplimit` above 500 is cut to 500 with a warning in the body. Titles sort as
   bytes (Thing-0001 … Thing-1000, then Main_Page's "Main Page" before them: "M" < "T").
 """
-import os, shutil, signal, subprocess, sys, tempfile
+import os, shutil, signal, subprocess, sys, tempfile, time
 
 MEDIAWIKI = "/usr/share/mediawiki"
 COUNT = 1000
@@ -36,10 +36,54 @@ def dump(path):
         out.write("</mediawiki>\n")
 
 
+def workers(pid):
+    """The processes PHP's server forked (its workers), from /proc."""
+    try:
+        with open(f"/proc/{pid}/task/{pid}/children") as f:
+            return [int(child) for child in f.read().split()]
+    except OSError:
+        return []
+
+
+def stop_server(server, grace=10.0):
+    """PHP's server and its workers: SIGTERM, then SIGKILL. The workers outlive the server when it alone gets SIGTERM
+    (harness21, checked: four `php` left under PID 1), so each is signalled by its PID."""
+    pids = [server.pid] + workers(server.pid)
+    for signum in (signal.SIGTERM, signal.SIGKILL):
+        for pid in pids:
+            try:
+                os.kill(pid, signum)
+            except ProcessLookupError:
+                pass
+        deadline = time.time() + grace
+        while time.time() < deadline:
+            server.poll()  # reaps the server; its workers are reaped by PID 1 once it is gone
+            if not any(os.path.exists(f"/proc/{pid}") and not zombie(pid) for pid in pids):
+                return
+            time.sleep(0.1)
+
+
+def zombie(pid):
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] == "Z"
+    except OSError:
+        return True
+
+
+def interrupt(signum, frame):
+    raise KeyboardInterrupt(f"signal {signum}")
+
+
 def main():
     port = int(sys.argv[1])
     home = tempfile.mkdtemp(prefix="pp-mediawiki-")
     env = dict(os.environ, MW_CONFIG_FILE=os.path.join(home, "LocalSettings.php"))
+    # harness21: SIGTERM (run.py's stop) and SIGHUP as ^C, so that every way out passes the `finally` that stops PHP's
+    # server and its workers (the SIGTERM handler alone did; a ^C or an exception left them running).
+    signal.signal(signal.SIGTERM, interrupt)
+    signal.signal(signal.SIGHUP, interrupt)
+    server = None
     try:
         subprocess.run(["php", f"{MEDIAWIKI}/maintenance/install.php", "--dbtype=sqlite", f"--dbpath={home}",
                         "--dbname=harnesswiki", f"--server=http://127.0.0.1:{port}", "--scriptpath=",
@@ -54,13 +98,15 @@ def main():
                         os.path.join(home, "things.xml")], check=True, env=env, stdout=sys.stderr)
         # The categories' members (importDump --no-updates leaves the links tables alone).
         subprocess.run(["php", f"{MEDIAWIKI}/maintenance/refreshLinks.php"], check=True, env=env, stdout=sys.stderr)
-        # PHP's server answers one request at a time unless told to fork workers. Its own process group (the
-        # server and the workers it forks), stopped by that group's id when run.py stops this script (SIGTERM).
+        # PHP's server answers one request at a time unless told to fork workers. In this script's process group
+        # (harness21; it had one of its own): a ^C at a terminal reaches them all, and run.py, which gives each
+        # server a session of its own, stops that group, so they stop even when this script was killed by SIGKILL.
         server = subprocess.Popen(["php", "-S", f"127.0.0.1:{port}", "-t", MEDIAWIKI],
-                                  env=dict(env, PHP_CLI_SERVER_WORKERS="4"), start_new_session=True)
-        signal.signal(signal.SIGTERM, lambda *_: os.killpg(server.pid, signal.SIGTERM))
+                                  env=dict(env, PHP_CLI_SERVER_WORKERS="4"))
         server.wait()
     finally:
+        if server is not None:
+            stop_server(server)
         shutil.rmtree(home, ignore_errors=True)
 
 

@@ -27,7 +27,7 @@ no package registry: copied into .recordings by hand (zendesk_replay.py, notion_
 their cases print one SKIP line.
 Python standard library only in this file; every server listens on 127.0.0.1 and is stopped by its PID.
 """
-import argparse, http.client, json, os, shutil, subprocess, sys, tarfile, tempfile, time, urllib.error, urllib.request
+import argparse, http.client, json, os, shutil, signal, subprocess, sys, tarfile, tempfile, time, urllib.error, urllib.request
 from urllib.parse import quote, urljoin, urlencode, urlsplit, urlunsplit, parse_qsl
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -134,8 +134,74 @@ def download_recordings(requirement, folder, destination, names=None):
     shutil.rmtree(download, ignore_errors=True)
 
 
-def start_servers(workdir, wanted):
-    """The servers the cases `wanted` name (`--only` starts only those: Wagtail and MLflow take ~40 s to start)."""
+def descendants(pid):
+    """Every process under `pid` (children, theirs, ...), each with its start time (`/proc/<pid>/stat` field 22), so
+    that a PID the kernel gave again to another process is not signalled."""
+    parents = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as f:
+                    fields = f.read().rsplit(")", 1)[1].split()
+            except OSError:
+                continue
+            parents.setdefault(int(fields[1]), []).append((int(entry), fields[19]))
+    found, todo = {}, [pid]
+    while todo:
+        for child, started in parents.get(todo.pop(), []):
+            if child not in found:
+                found[child] = started
+                todo.append(child)
+    return found
+
+
+def still_running(pid, started):
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+    except OSError:
+        return False
+    return fields[19] == started and fields[0] != "Z"
+
+
+def stop_server(proc, name, grace=15.0):
+    """harness21: stops a server and everything it started, by its process group (each server has a session of its
+    own) and by PID: SIGTERM, then SIGKILL after `grace` seconds. Each server's process group gets the signal, so
+    that a child still runs no more when the server script itself is gone (MediaWiki's `php -S` workers outlive their
+    parent when it alone gets SIGTERM; closing-40: `php -S` left after a cut run). The processes under the server
+    are listed first too: one that started a session of its own is signalled by its PID."""
+    left = descendants(proc.pid) if proc.poll() is None else {}
+
+    def group_alive():
+        try:
+            os.killpg(proc.pid, 0)
+            return True
+        except (ProcessLookupError, PermissionError):
+            return False
+
+    deadline = time.time() + grace
+    for signum in (signal.SIGTERM, signal.SIGKILL):
+        alive = [pid for pid, started in left.items() if still_running(pid, started)]
+        if proc.poll() is None or alive or group_alive():
+            if signum == signal.SIGKILL:
+                benchlib.log(f"{name} (pid {proc.pid}): still running {grace:.0f}s after SIGTERM; SIGKILL")
+            for kill, target in [(os.killpg, proc.pid)] + [(os.kill, pid) for pid in alive]:
+                try:
+                    kill(target, signum)
+                except ProcessLookupError:
+                    pass
+        while time.time() < deadline and (proc.poll() is None or group_alive()
+                                          or any(still_running(pid, started) for pid, started in left.items())):
+            time.sleep(0.1)
+        deadline = time.time() + 5
+    if proc.poll() is None:
+        proc.wait(timeout=5)
+
+
+def start_servers(workdir, wanted, procs):
+    """The servers the cases `wanted` name (`--only` starts only those: Wagtail and MLflow take ~40 s to start), into
+    `procs` as each starts: the caller's `finally` stops those started even when this is interrupted (harness21: a
+    ^C while MediaWiki installed left every server started so far running)."""
     scripts = {name: [PYTHON, os.path.join(HERE, f"{name}_server.py")] for name in
                ["django", "fastapi", "smorest", "litestar", "eve", "datasette", "kinto", "wagtail", "localstripe",
                 "mlflow", "jupyterhub", "piccolo", "mailman", "fab", "safrs", "synapse", "graphene", "strawberry"]}
@@ -150,25 +216,22 @@ def start_servers(workdir, wanted):
     extra = {"github": [REPLAY_DIR], "mastodon": [MASTODON_DIR], "reddit": [PRAW_DIR], "zendesk": [ZENPY_DIR],
              "notion": [NOTION_DIR]}
     ports = {name: benchlib.free_port() for name in scripts if name in wanted}
-    procs = {}
     for name, port in ports.items():
         log = open(os.path.join(workdir, f"{name}.log"), "wb")
         # Their temporary folders (databases, configs) inside the run's own, removed with it: most servers are stopped
         # by SIGTERM, which skips their `finally` (harness19: 17 /tmp/pp-<server>-* folders left by one whole run).
+        # harness21: a session of its own, so that a ^C at the terminal reaches run.py alone, which stops each server
+        # and what it started in order (stop_server), instead of reaching every server at once mid-request.
         procs[name] = subprocess.Popen(scripts[name] + [str(port)] + extra.get(name, []), stdout=log,
-                                       stderr=subprocess.STDOUT, env=dict(os.environ, TMPDIR=workdir))
-    try:
-        for name, proc in procs.items():
-            # Wagtail makes its 999 pages one by one through its page tree (~40 s on a loaded machine) before it listens,
-            # MLflow its 1000 experiments (~35 s), Synapse its 1000 users through its admin API and a restart (~60 s),
-            # Airflow its database, its 1000 variables and its API server, three CLI starts (~40 s; over 240 s at load 27).
-            benchlib.wait_listening(ports[name], proc, limit=600 if name in ("airflow", "mediawiki") else 240, name=name)
-    except RuntimeError:
-        # One that does not listen ends the run: the others started are stopped (real16: they were left running).
-        for name, proc in procs.items():
-            benchlib.stop(proc, name)
-        raise
-    return procs, {name: f"http://127.0.0.1:{port}" for name, port in ports.items()}
+                                       stderr=subprocess.STDOUT, env=dict(os.environ, TMPDIR=workdir),
+                                       start_new_session=True)
+    for name, proc in procs.items():
+        # Wagtail makes its 999 pages one by one through its page tree (~40 s on a loaded machine) before it listens,
+        # MLflow its 1000 experiments (~35 s), Synapse its 1000 users through its admin API and a restart (~60 s),
+        # Airflow its database, its 1000 variables and its API server, three CLI starts (~40 s; over 240 s at load 27).
+        # One that does not listen ends the run; the caller stops the others started (real16: they were left running).
+        benchlib.wait_listening(ports[name], proc, limit=600 if name in ("airflow", "mediawiki") else 240, name=name)
+    return {name: f"http://127.0.0.1:{port}" for name, port in ports.items()}
 
 
 # ---- the truth: the server's own links, walked directly ----
@@ -419,22 +482,42 @@ def write_json(path, results, probes):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--only", help="run only the cases whose name contains this (or one of these, comma-separated; "
-                                       "=NAME: that case alone)")
+                                       "=NAME: that case alone; @SERVER: every case of that server, e.g. @django)")
     parser.add_argument("--json", help="write the results to this file")
     parser.add_argument("--no-windows", action="store_true",
                         help="leave out the <base>~<window> cases (real18: 307 of them, two PageProxy starts each)")
     parser.add_argument("--no-probe", action="store_true", help="do not run `PageProxy probe` per endpoint")
     parser.add_argument("--binary", help="run this PageProxy binary instead of building the worktree's (a before/after)")
+    parser.add_argument("--part", help="K/N: the chosen cases cut into N runs of about as many cases, in order; run "
+                                       "the K-th (harness21: `--only @django` is 290 cases, ~30 min at load 10)")
+    parser.add_argument("--list", action="store_true", help="print the chosen cases' names and servers, run nothing")
     args = parser.parse_args()
     benchlib.sigterm_as_interrupt()
-    ensure_packages()
-    binary = os.path.abspath(args.binary) if args.binary else benchlib.ensure_binary(rebuild=True)
     wanted = args.only.split(",") if args.only else [""]
-    # `=NAME` is that case alone (a window case's base, whose name is in every one of its windows' names).
-    cases = [case for case in CASES if any(part[1:] == case["name"] if part.startswith("=") else part in case["name"]
-                                           for part in wanted)]
+    # `=NAME` is that case alone (a window case's base, whose name is in every one of its windows' names); `@SERVER`
+    # every case of one server (harness21: names alone cannot say it, e.g. "link" is in Django's, FastAPI's, Mastodon's).
+    def chosen(part, case):
+        if part.startswith("="):
+            return part[1:] == case["name"]
+        if part.startswith("@"):
+            return part[1:] == case["server"]
+        return part in case["name"]
+    cases = [case for case in CASES if any(chosen(part, case) for part in wanted)]
     if args.no_windows:
         cases = [case for case in cases if "window" not in case]
+    if args.part:
+        k, _, n = args.part.partition("/")
+        if not (k.isdigit() and n.isdigit() and 1 <= int(k) <= int(n)):
+            parser.error(f"--part {args.part}: K/N with 1 <= K <= N, e.g. 1/2")
+        k, n = int(k), int(n)
+        cases = cases[len(cases) * (k - 1) // n:len(cases) * k // n]
+    if args.list:
+        for case in cases:
+            print(f"{case['server']:<12} {case['name']}")
+        print(f"{len(cases)} cases ({sum('window' in case for case in cases)} windows)")
+        return
+    ensure_packages()
+    binary = os.path.abspath(args.binary) if args.binary else benchlib.ensure_binary(rebuild=True)
     for server, directory in BY_HAND.items():
         if any(case["server"] == server for case in cases) and not os.path.isdir(directory):
             print(f"SKIP the {server} cases: no recordings in {directory} ({server}_replay.py says where they come from)")
@@ -446,7 +529,7 @@ def main():
     procs = {}
     results, probes, failures = [], [], 0
     try:
-        procs, origins = start_servers(workdir, {case["server"] for case in cases})
+        origins = start_servers(workdir, {case["server"] for case in cases}, procs)
         truths = {}
         for case in cases:
             key = (case["server"], json.dumps(case["truth"], sort_keys=True))
@@ -517,7 +600,7 @@ def main():
                     probes.append(dict(probe(binary, case, origins), server=case["label"]))
     finally:
         for name, proc in procs.items():
-            benchlib.stop(proc, name)
+            stop_server(proc, name)
         shutil.rmtree(workdir, ignore_errors=True)
     if args.json:
         write_json(args.json, results, probes)
