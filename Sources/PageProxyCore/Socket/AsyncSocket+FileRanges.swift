@@ -23,7 +23,7 @@ extension AsyncSocket {
         var index = parts.startIndex
         var offset = 0  // into `parts[index]`
         while index < parts.endIndex {
-            let run = parts[index..<min(parts.endIndex, index + Self.maxGatheredParts)]
+            let run = parts[index..<(index + Self.gatheredRun(parts[index...].lazy.map(\.count), skipping: offset))]
             let result = withOpenDescriptor { fd in
                 Self.withVectors(of: run, skipping: offset, bytes: \.inMemory) { vectors in
                     Result { () throws(SocketError) -> Int? in vectors.isEmpty ? 0 : try Self.send(vectors, on: fd) }

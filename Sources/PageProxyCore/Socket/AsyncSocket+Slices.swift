@@ -27,7 +27,7 @@ extension AsyncSocket {
                 offset = 0
             }
             guard !remaining.isEmpty else { return }
-            let batch = remaining.prefix(Self.maxGatheredParts)
+            let batch = remaining.prefix(Self.gatheredRun(remaining.lazy.map(\.count), skipping: offset))
             let result = withOpenDescriptor { fd in
                 Self.withVectors(of: batch, skipping: offset) { vectors in
                     Result { () throws(SocketError) -> Int? in try Self.send(vectors, on: fd) }

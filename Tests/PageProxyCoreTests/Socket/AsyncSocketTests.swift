@@ -76,6 +76,45 @@ import Glibc
         #expect(try await Self.written(parts, from: left, to: right) == parts.flatMap { $0 })
     }
 
+    /// Issue 13, twenty-first pass: a write built the scopes of the next 1,024 parts for every `sendmsg`, the whole
+    /// rest of a merged answer, of which the kernel took a dozen.
+    @Test("one gathering write is built for the parts up to 1 MiB (the part that passes it included), at most IOV_MAX, at least one")
+    func aGatheringWriteIsBuiltForAMegabyteOfParts() {
+        let mib = AsyncSocket.maxGatheredBytes
+        #expect(mib == 1 << 20)
+        // Pages of ~21 KB: 49 are 1,029,000 bytes, the 50th passes 1 MiB; the rest wait for the next call.
+        let pages = Array(repeating: 21_000, count: 501)
+        #expect(AsyncSocket.gatheredRun(pages, skipping: 0) == 50)
+        // The first part counts from the offset on: 1,000 of its bytes, then 50 more pages.
+        #expect(AsyncSocket.gatheredRun(pages, skipping: 20_000) == 51)
+        // Pages with a comma between them: twice the parts for the same bytes.
+        #expect(AsyncSocket.gatheredRun(pages.flatMap { [$0, 1] }, skipping: 0) == 99)
+        // Small parts: IOV_MAX first.
+        #expect(AsyncSocket.gatheredRun(Array(repeating: 2, count: 3_000), skipping: 0) == AsyncSocket.maxGatheredParts)
+        // A part larger than the bound goes alone; empty parts before it add none of its bytes.
+        #expect(AsyncSocket.gatheredRun([5 << 20, 1], skipping: 0) == 1)
+        #expect(AsyncSocket.gatheredRun([0, 0, 5 << 20, 1], skipping: 0) == 3)
+        #expect(AsyncSocket.gatheredRun([mib - 1, 1, 1], skipping: 0) == 2)
+        #expect(AsyncSocket.gatheredRun([Int](), skipping: 0) == 0)
+    }
+
+    @Test("a gathering write of page-sized parts, several megabytes of them, delivers them in order: arrays, slices")
+    func gatheringWriteOfManyPageSizedParts() async throws {
+        // Each call offers ~1 MiB of the 4.2 MB; the kernel takes less, and the next call starts inside a part.
+        let parts: [[UInt8]] = (0..<200).map { page in (0..<(21_000 + page)).map { UInt8(truncatingIfNeeded: $0 &+ page) } }
+        let expected = parts.flatMap { $0 }
+        do {
+            let (left, right) = Self.makePair()
+            defer { left.close(); right.close() }
+            #expect(try await Self.written(parts, from: left, to: right) == expected)
+        }
+        let slices = parts.map { $0[...] }
+        let (left, right) = Self.makePair()
+        defer { left.close(); right.close() }
+        let received = try await Self.written(expected.count, from: left, to: right) { try await $0.write(slices: slices, deadline: .now + .seconds(30)) }
+        #expect(received == expected)
+    }
+
     @Test("a gathering write of parts with empty ones among them, one larger than the socket buffer, delivers them in order")
     func gatheringWriteOfPartsWithEmptiesAndPartialWrites() async throws {
         let (left, right) = Self.makePair()

@@ -135,6 +135,17 @@ import Testing
         #expect(try await Self.received(expected.count, from: left, to: right, writing: parts) == expected)
     }
 
+    @Test("an answer of page-sized byte parts with commas between them, several megabytes, arrives in order (each write offers ~1 MiB)")
+    func pageSizedPartsArriveInOrder() async throws {
+        let parts: [ResponseBodyPart] = (0..<200).flatMap { page -> [ResponseBodyPart] in
+            [.bytes((0..<(21_000 + page)).map { UInt8(truncatingIfNeeded: $0 &+ page) }[...]), .bytes([UInt8(ascii: ",")][...])]
+        }
+        let expected = parts.flatMap { $0.bytes ?? [] }
+        let (left, right) = Self.makePair()
+        defer { left.close(); right.close() }
+        #expect(try await Self.received(expected.count, from: left, to: right, writing: parts) == expected)
+    }
+
     @Test("a file cut short in place fails the write: what it had is sent, the rest never")
     func aFileCutShortFailsTheWrite() async throws {
         let directory = TemporaryDirectory()
