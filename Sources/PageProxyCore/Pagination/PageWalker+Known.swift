@@ -20,6 +20,7 @@ extension PageWalker {
             kept = Self.room(below: limit, used: knownCount)
             isListComplete = true
             wasTruncated = true
+            if windowPagesLifted, limit >= options.maxPages { cutAtMaxPages = true }
         }
         guard kept <= Self.room(below: options.maxPages, used: chargedCount) else { throw .tooManyPages(limit: options.maxPages) }
         switch next {

@@ -72,8 +72,13 @@ package final class PageWalker {
     /// cuts it (`Options.pageLimitOnceFiltered`).
     var windowPagesLifted = false
     /// The client's page cap the walk is cut at: `Options.pageLimit`, or once a window's page count was lifted,
-    /// `Options.pageLimitOnceFiltered`.
-    var pageCap: Int? { windowPagesLifted ? options.pageLimitOnceFiltered : options.pageLimit }
+    /// `Options.pageLimitOnceFiltered`, and the route's `maxPages`: pages numbered ahead to the stated total are cut
+    /// there, not refused, as the window's items may come first (`cutAtMaxPages`).
+    var pageCap: Int? { windowPagesLifted ? min(options.pageLimitOnceFiltered ?? Int.max, options.maxPages) : options.pageLimit }
+    /// A lifted window's pages were cut at the route's `maxPages` (`pageCap`): the walk fails `too_many_pages` at the last
+    /// of them if the window's items did not come first (filtwin21: numbered to a total of 100,000, a window of 5 items
+    /// at the list's start was refused at once).
+    var cutAtMaxPages = false
     /// The fetch of each page of the window that is in flight, by page index.
     var fetching: [Int: FetchID] = [:]
     /// Fetches decided but not started yet: `walk` starts them before it waits.
@@ -337,6 +342,10 @@ package final class PageWalker {
             finish()
         }
         itemsTaken += page.itemCount
+        if cutAtMaxPages, !isFinished, nextToTake >= knownCount, itemsTaken < options.itemLimit ?? Int.max {
+            finish()
+            throw .tooManyPages(limit: options.maxPages)
+        }
         if let firstNumberedPage, nextToTake > firstNumberedPage, nextToTake < knownCount, page.itemCount == 0, !isFinished {
             endShortOfTotal()
         } else if let firstNumberedPage, pending != nil, nextToTake > firstNumberedPage, page.itemCount == 0,

@@ -29,15 +29,21 @@ import Testing
         pages.flatMap(\.itemBytes).compactMap { Int(String(decoding: $0, as: UTF8.self).filter(\.isNumber)) }
     }
 
-    @Test("from the list's first item, a filter lifts the window's page count: the window's items, not 3 pages' worth")
-    func aFilterLiftsTheWindowsPageCount() async throws {
-        // `_offset=5&_limit=5` walked again by the 5 the first page served: 3 pages, 10 items to hand out.
-        let walker = PageWalker.make(Self.scheme, transport: Self.upstream(total: 30, every: 2)) {
+    /// `_offset=5&_limit=5` over every 2nd id of 30, walked again by the 5 the first page served: 3 pages, 10 items to
+    /// hand out; `clientPages`, the client's `_max_pages`.
+    private static func windowFromStart(clientPages: Int?) -> PageWalker {
+        PageWalker.make(Self.scheme, transport: Self.upstream(total: 30, every: 2)) {
             $0.itemsPath = JSONPath("results")!
             $0.pageLimit = 3
             $0.itemLimit = 10
             $0.windowFromWalkStart = true
+            $0.pageLimitOnceFiltered = clientPages
         }
+    }
+
+    @Test("from the list's first item, a filter lifts the window's page count: the window's items, not 3 pages' worth")
+    func aFilterLiftsTheWindowsPageCount() async throws {
+        let walker = Self.windowFromStart(clientPages: nil)
         let items = Self.ids(try await walker.pages())
         #expect(items == [2, 4, 6, 8, 10, 12, 14, 16, 18, 20])
         #expect(!walker.windowMetFilter)
@@ -45,13 +51,7 @@ import Testing
 
     @Test("the client's _max_pages still cuts it once lifted")
     func theClientsPageCapStillCuts() async throws {
-        let walker = PageWalker.make(Self.scheme, transport: Self.upstream(total: 30, every: 2)) {
-            $0.itemsPath = JSONPath("results")!
-            $0.pageLimit = 3
-            $0.itemLimit = 10
-            $0.windowFromWalkStart = true
-            $0.pageLimitOnceFiltered = 4
-        }
+        let walker = Self.windowFromStart(clientPages: 4)
         let pages = try await walker.pages()
         #expect(pages.count == 4)
         #expect(walker.wasTruncated)
