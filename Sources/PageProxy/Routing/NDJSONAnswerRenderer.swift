@@ -56,7 +56,10 @@ enum NDJSONAnswerRenderer {
                     (pages, items) = (pages + 1, items + current.itemCount)
                     return .takeNext
                 }
-                if !holdsAnswer, let response = unanswered.take() {
+                // A window's walk that jumped waits until its pages show the list unfiltered: else it is walked again
+                // from the first page, which only an answer not begun can be (filtwin21).
+                let mayDecline = walker.windowMayStillMeetFilter
+                if !holdsAnswer, !mayDecline, let response = unanswered.take() {
                     stream = await start.begin(response)
                     // A HEAD is answered once the first page has decided the status: the rest would be fetched for nothing.
                     guard stream?.isHeadOnly == false else { return .stop }
@@ -64,7 +67,7 @@ enum NDJSONAnswerRenderer {
                 pages += 1
                 items += current.itemCount
                 // A page's lines are at most its body and a newline per item.
-                if !batch.isEmpty, batch.count + current.body.count + current.itemCount > Self.batchBytes {
+                if !mayDecline, !batch.isEmpty, batch.count + current.body.count + current.itemCount > Self.batchBytes {
                     if let response = unanswered.take() { stream = await start.begin(response) }
                     if stream?.isHeadOnly == true { return .stop }
                     try await stream?.write(batch)
@@ -78,7 +81,7 @@ enum NDJSONAnswerRenderer {
                 // once, alone: the client's first byte does not wait for a batch of file reads (issue 13, fourteenth
                 // pass: after a restart the head waited for the first 256 KiB of lines, a dozen pages read).
                 let sendsFirstAtOnce = pages == 1 && walker.readsAhead
-                if !walker.hasHandedOutAll && (sendsFirstAtOnce || !walker.isNextPageAtHand) {
+                if !mayDecline && !walker.hasHandedOutAll && (sendsFirstAtOnce || !walker.isNextPageAtHand) {
                     if let response = unanswered.take() { stream = await start.begin(response) }
                     if stream?.isHeadOnly == true { return .stop }
                     try await stream?.write(batch)

@@ -141,7 +141,8 @@ struct RequestPlan {
     /// list's end, asked from a page that held its last few items; a 500 once it declined again) is walked once more
     /// unchecked (`ItemWindow.walkingAgain`'s `unchecked`), which counts by no size: no walk of it misses, so no more.
     func walkingWindowAgain(served: Int, fromStart: Bool = false, stepBack: Bool = false) -> RequestPlan? {
-        guard window?.pageSize != nil,
+        // (A window walked again unchecked counts by no size, but jumped: met by the filter, it is walked from the start.)
+        guard window?.pageSize != nil || (fromStart && window?.jumped == true),
             var again = try? RequestPlan(
                 request: request, route: route, subpath: decided.subpath, lookahead: decided.lookahead,
                 morePathWarnings: decided.morePathWarnings, windowServed: max(1, served),
@@ -287,7 +288,11 @@ struct RequestPlan {
                     scheme: fixedScheme, base: routeBase, served: windowServed,
                     fromStart: windowFromStart || Self.isFiltered(routeBase, scheme: fixedScheme, lookahead: lookahead), stepBack: windowStepBack,
                     unchecked: windowUnchecked) } else {
-                    asked?.plan(scheme: fixedScheme, base: routeBase)
+                    // A list a walk showed filtered (`FilteringLists`): an offset counts items the answer never holds, so
+                    // a window walks from the first page at once, not after a walk that jumped failed (filtwin21).
+                    Self.isFiltered(routeBase, scheme: fixedScheme, lookahead: lookahead)
+                        ? asked?.walkingAgain(scheme: fixedScheme, base: routeBase, served: 1, fromStart: true)
+                        : asked?.plan(scheme: fixedScheme, base: routeBase)
                 }
             self.window = window
             base = window?.base ?? routeBase
@@ -296,6 +301,12 @@ struct RequestPlan {
             options.concurrency = route.concurrency
             options.maxPages = route.maxPages
             options.pageLimit = [controls.maxPages, window?.pageLimit].compactMap { $0 }.min()
+            // A window walked from where the walk starts: a filter the walk shows leaves pages counted by a size fewer
+            // of its items, and only the client's `_max_pages` cuts it then. One that jumped fails there (filtwin21).
+            if let window, window.firstItem == 0 {
+                (options.pageLimitOnceFiltered, options.windowFromWalkStart) = (controls.maxPages, true)
+            }
+            options.windowFirstItem = window?.firstItem ?? 0
             // `_max_items` and the route's `maxItems` cap the answer's items: a window's own, past those it skips.
             let itemCap = [controls.maxItems, route.maxItems].compactMap { $0 }.min()
             self.itemCap = itemCap

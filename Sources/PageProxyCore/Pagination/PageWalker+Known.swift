@@ -16,12 +16,13 @@ extension PageWalker {
         }
         // Both caps are checked on the count, before any URL is built: an upstream may claim 10^18 pages.
         var kept = count
-        if !isCheckPage, let limit = options.pageLimit, count > Self.room(below: limit, used: knownCount) {
+        if !isCheckPage, let limit = pageCap, count > Self.room(below: limit, used: knownCount) {
             kept = Self.room(below: limit, used: knownCount)
             isListComplete = true
             wasTruncated = true
+            if windowPagesLifted, limit >= options.maxPages { cutAtMaxPages = true }
         }
-        guard kept <= Self.room(below: options.maxPages, used: knownCount) else { throw .tooManyPages(limit: options.maxPages) }
+        guard kept <= Self.room(below: options.maxPages, used: chargedCount) else { throw .tooManyPages(limit: options.maxPages) }
         switch next {
         case .none: return
         case .one(let url):

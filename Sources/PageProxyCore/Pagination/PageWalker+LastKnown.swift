@@ -56,6 +56,9 @@ extension PageWalker {
             }
         } else {
             var (measuredBy, repeatedOfFirst, askedAgain) = (firstPageItemCount, 0, nil as PageURL?)
+            // The second page asked again (`secondPageAgain`): this page, holding items past the first page's again,
+            // shows that positions the second page spanned hid theirs, a filter.
+            let isSecondAskedAgain = nextToTake == 3 && firstOverlap.secondLayInside != nil
             if nextToTake == 2 && !strategy.followsUpstream { try ignoredNumber.check(secondPage: page) }
             if nextToTake == 2 && !strategy.followsUpstream && !windowStep.servesOwnSize {
                 // The first page was filtered, not capped, when this one starts with its last items again: no
@@ -113,6 +116,8 @@ extension PageWalker {
                 windowStep.start(ownSize: arrived, offset: page.url.integerQueryValue(strategy.positionParameters.first) ?? 0)
             }
             if repeatedOfFirst > 0 || askedAgain != nil || windowStep.servesOwnSize { firstPageFiltered = true }
+            // A window's pages counted by a size hold fewer of its items once a filter shows (filtwin21).
+            if firstPageFiltered && options.windowFromWalkStart { windowPagesLifted = true }
             // Once the list showed a filter, no page's count is a cap to measure by, and a short page is no end
             // (`OffsetStrategy.next`: with no total, only an empty page ends the list).
             if firstPageFiltered { measuredBy = 0 }
@@ -139,7 +144,11 @@ extension PageWalker {
                     pastShort.remember(shortPage: ItemHashes(try Self.withBodyRead(page)))
                 }
             }
-            if nextToTake == 2 { try checkWindowNotFiltered(secondPage: page, repeated: repeatedOfFirst, next: next) }
+            if nextToTake == 2 {
+                try checkWindowNotFiltered(secondPage: page, repeated: repeatedOfFirst, next: next)
+            } else if isSecondAskedAgain, page.itemCount > repeatedOfFirst {
+                try meetFilter(shownBy: page)
+            }
             // A window's jumped first page short at the stated total is full at its count (`fullAtStatedEnd`; attack20 F).
             let fullAt = nextToTake > 1 ? (firstPageFiltered ? nil : firstPageItemCount) : options.servedPageSize ?? options.windowCheck?.fullAtStatedEnd(page)
             let past = next.isNone && !strategy.followsUpstream ? strategy.pageAfterStatedEnd(page, fullAt: fullAt) : nil
@@ -161,13 +170,31 @@ extension PageWalker {
     /// walked from the start.
     func checkWindowNotFiltered(secondPage page: Page, repeated: Int, next: NextPages) throws(PaginationError) {
         guard secondPageConfirmsCap, page.itemCount > 0, repeated > 0 || (page.itemCount < firstPageItemCount && !next.isNone) else { return }
+        try meetFilter(shownBy: page)
+    }
+
+    /// `page`, the second (or the second asked again, `secondPageAgain`: filtwin21, a cap of 7 under a filter showing one
+    /// id in three left the second page empty, and a window jumped to `_offset=10` answered ids 12 and 15 for 33 and 36),
+    /// showed the list filtered: remembered (`FilteringLists`); a window's walk from the list's first item is no longer
+    /// cut by the window's page count (`Options.pageLimitOnceFiltered`); one that jumped fails with `windowMetFilter`.
+    func meetFilter(shownBy page: Page) throws(PaginationError) {
         options.lookaheadMemory?.filteringLists.learnFiltered(page.url, positions: strategy.positionParameters)
-        guard let check = options.windowCheck, check.firstItem > 0 else { return }
+        if options.windowFromWalkStart { windowPagesLifted = true }
+        guard options.windowFirstItem > 0 || (options.windowCheck?.firstItem ?? 0) > 0 else { return }
         missedWindowPageSize = true
         windowMetFilter = true
         throw .cannotContinue(
-            page: 2,
+            page: page.number,
             reason: "the upstream hides items from pages after cutting them, so the window cannot start at an offset")
+    }
+
+    /// Whether the walk, a window's that jumped to an offset, may still fail at a page that shows the list filtered
+    /// (`meetFilter`): its second page, after a first that may show it, is not taken yet, or its third, when the second
+    /// was asked again. An NDJSON
+    /// head waits for it (filtwin21: after its head, the window cannot be walked again from the first page).
+    package var windowMayStillMeetFilter: Bool {
+        guard options.windowFirstItem > 0 || (options.windowCheck?.firstItem ?? 0) > 0, !hasHandedOutAll else { return false }
+        return (nextToTake < 2 && secondPageConfirmsCap) || (nextToTake < 3 && firstOverlap.secondLayInside != nil)
     }
 
     /// Goes on past `page`, full at the stated end of the list or past it, to `url`: the total may be lower than the
@@ -225,7 +252,12 @@ extension PageWalker {
     /// page when the count is over the route's limit, not after `maxPages` pages.
     func checkExpectedPages(after page: Page) throws(PaginationError) {
         guard let expected = strategy.expectedPageCount(after: page) else { return }
-        let wanted = min(expected, options.pageLimit ?? Int.max)
+        var wanted = min(expected, pageCap ?? Int.max)
+        // A window from the walk's start wants the pages its items fill at this page's count; a later page holding fewer
+        // (a filter) makes it ask more, each counted against `maxPages` as it is asked.
+        if options.windowFromWalkStart, let items = options.itemLimit, page.itemCount > 0 {
+            wanted = min(wanted, items / page.itemCount + (items % page.itemCount == 0 ? 0 : 1))
+        }
         guard wanted <= options.maxPages else { throw .tooManyPages(limit: options.maxPages) }
     }
 }

@@ -8,6 +8,21 @@ extension PageWalker {
         package var maxPages = 1000
         /// The client's cap (`_max_pages`): the walk stops quietly after this many pages.
         package var pageLimit: Int? = nil
+        /// For a window's walk from the list's first item whose `pageLimit` holds the window's own page count (pages of a
+        /// size, full of its items): once the walk shows the list filtered (its pages hold fewer items than the positions
+        /// they span), that count cuts the window short, so the walk is cut by this alone from then on: the client's
+        /// `_max_pages`, or nil for none (filtwin21: 130 windows of `bench/offset-filter-grid.py` answered a few pages'
+        /// items under a 200, `[12,14]` for `[12,14,16,18,20]`).
+        package var pageLimitOnceFiltered: Int? = nil
+        /// Whether the walk is a window's from the first item it hands out (no jump): `pageLimitOnceFiltered` replaces
+        /// `pageLimit` once the walk shows the list filtered, and the first page's estimate of the pages wanted
+        /// (`checkExpectedPages`) counts the pages the window's items need at the first page's count, not the whole
+        /// list's (filtwin21: a window walked from the first page of a long filtered list, `_offset=5&_limit=5` of 100,000
+        /// positions, was refused `too_many_pages` at once).
+        package var windowFromWalkStart = false
+        /// The item index a window's walk that jumped to an offset starts at (0: no jump), checked or not
+        /// (`windowCheck`): such a walk that shows the list filtered fails with `windowMetFilter` (`meetFilter`).
+        package var windowFirstItem = 0
         /// The client's cap (`_max_items`): the walk stops quietly once this many items are out.
         package var itemLimit: Int? = nil
         /// How a window (`_offset`/`_limit`) that counted `pageLimit` and its jump by a page size checks that size on

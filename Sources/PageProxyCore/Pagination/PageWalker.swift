@@ -68,6 +68,17 @@ package final class PageWalker {
     /// cap, and a page is full at the stated end only at its limit (review26 H1: a probe asked after the last page's
     /// items, at a filter's count, handed them out again).
     var firstPageFiltered = false
+    /// Whether the walk showed the list filtered where a window counted its pages by a size: its page count no longer
+    /// cuts it (`Options.pageLimitOnceFiltered`).
+    var windowPagesLifted = false
+    /// The client's page cap the walk is cut at: `Options.pageLimit`, or once a window's page count was lifted,
+    /// `Options.pageLimitOnceFiltered`, and the route's `maxPages`: pages numbered ahead to the stated total are cut
+    /// there, not refused, as the window's items may come first (`cutAtMaxPages`).
+    var pageCap: Int? { windowPagesLifted ? min(options.pageLimitOnceFiltered ?? Int.max, options.maxPages) : options.pageLimit }
+    /// A lifted window's pages were cut at the route's `maxPages` (`pageCap`): the walk fails `too_many_pages` at the last
+    /// of them if the window's items did not come first (filtwin21: numbered to a total of 100,000, a window of 5 items
+    /// at the list's start was refused at once).
+    var cutAtMaxPages = false
     /// The fetch of each page of the window that is in flight, by page index.
     var fetching: [Int: FetchID] = [:]
     /// Fetches decided but not started yet: `walk` starts them before it waits.
@@ -95,7 +106,7 @@ package final class PageWalker {
     /// Whether a check page past a full stated end fits under the route's `maxPages` and the client's `_max_pages`: a list
     /// of exactly that many full pages is complete, not cut (retest15 N6).
     var hasRoomForCheckPage: Bool {
-        Self.room(below: options.maxPages, used: knownCount) >= 1 && options.pageLimit.map { Self.room(below: $0, used: knownCount) >= 1 } ?? true
+        Self.room(below: options.maxPages, used: chargedCount) >= 1 && pageCap.map { Self.room(below: $0, used: knownCount) >= 1 } ?? true
     }
     /// The index of the first page known ahead (`NextPages.all`), once the scheme has named them.
     var firstNumberedPage: Int?
@@ -187,6 +198,10 @@ package final class PageWalker {
 
     /// How many pages the walk knows of: built, and known ahead but not built yet.
     var knownCount: Int { urls.count + (pending.map { $0.end - $0.next } ?? 0) }
+    /// The pages known that the route's `maxPages` counts: all but the pages of the `limit` a filtered offset walk asked
+    /// again while stepping (`FilteredWindowStep.pagesAskedAgain`), at most `maxPages` of them, so that a walk never
+    /// asks more than twice `maxPages` pages (review20 M5).
+    var chargedCount: Int { knownCount - min(options.maxPages, windowStep.pagesAskedAgain) }
 
     package convenience init(base: PageURL, scheme: PaginationScheme, options: Options, fetch: @escaping PageFetcher) {
         self.init(base: base, strategy: scheme.makeStrategy(), options: options, fetch: fetch)
@@ -327,6 +342,10 @@ package final class PageWalker {
             finish()
         }
         itemsTaken += page.itemCount
+        if cutAtMaxPages, !isFinished, nextToTake >= knownCount, itemsTaken < options.itemLimit ?? Int.max {
+            finish()
+            throw .tooManyPages(limit: options.maxPages)
+        }
         if let firstNumberedPage, nextToTake > firstNumberedPage, nextToTake < knownCount, page.itemCount == 0, !isFinished {
             endShortOfTotal()
         } else if let firstNumberedPage, pending != nil, nextToTake > firstNumberedPage, page.itemCount == 0,

@@ -30,6 +30,21 @@ import Testing
         #expect(step.bound == 7)
     }
 
+    /// review20 M5: the positions the stepping asks again, in pages of the `limit`, which the route's `maxPages` does not count.
+    @Test("the pages asked again while stepping: the second page inside the first's window, and each step's overlap")
+    func thePagesAskedAgain() throws {
+        // The second page lay inside the first's 10 positions; asked again at 2, 8 of its positions the first's: 18.
+        var step = Self.started([3, 6, 9], repeated: 2)
+        #expect(step.pagesAskedAgain == 1)
+        // Stepped by 4, 5 and 6 with the limit 10: 6, 5 and 4 positions again (24, 29, 33).
+        _ = try step.read(hashes: ItemHashes([9, 12]), offset: 6, limit: 10, page: 4)
+        #expect(step.pagesAskedAgain == 2)
+        _ = try step.read(hashes: ItemHashes([12, 15, 18]), offset: 11, limit: 10, page: 5)
+        #expect(step.pagesAskedAgain == 2)
+        _ = try step.read(hashes: ItemHashes([18, 21, 24]), offset: 17, limit: 10, page: 6)
+        #expect(step.pagesAskedAgain == 3)
+    }
+
     @Test("a size shown to be the limit ends the stepping: the walk steps by the limit again")
     func theLimitEndsIt() throws {
         var step = Self.started([6, 9, 12], repeated: 2)

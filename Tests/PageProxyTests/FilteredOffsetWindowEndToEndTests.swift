@@ -1,0 +1,114 @@
+import Foundation
+import PageProxyCore
+import Testing
+
+@testable import PageProxy
+@testable import PageProxyMock
+@testable import PageProxyServer
+
+/// filtwin21: a window (`_offset`/`_limit`) over an offset list that hides items of each page (`mock_show_every`, a cap
+/// too) is the slice of the merged answer's items, as `bench/offset-filter-grid.py` checks it. Before, 130 of its cells
+/// answered fewer or other items under a 200: the walk again by the count the first page served was cut by its page
+/// count (`[12,14]` for `[12,14,16,18,20]`), and a jump whose second page came back empty (a cap of 7, one id in three
+/// shown) answered the items at the offset's positions (`[12,15]` where the list held no 11th item).
+@Suite struct FilteredOffsetWindowEndToEndTests {
+    /// `drf` at the route's `limit` 20, the grid's `drf20`.
+    private static var routes: [TestStack.Route] {
+        var drf20 = PaginationScheme.Offset()
+        drf20.limit = 20
+        drf20.totalItemsPath = JSONPath("count")
+        return SchemeRoutes.all + [TestStack.Route(name: "drf20", mockPath: "/drf/items/", scheme: .offset(drf20), items: JSONPath("results")!)]
+    }
+
+    @Test("a window over a filtered offset list is the slice of the merged answer, merged and NDJSON, asked first", arguments: [
+        // The brief's cell: the first page 2…10, the walk again by 5 was cut at 3 pages.
+        ("drf?mock_total=30&mock_show_every=2", 5, 5),
+        ("offset?mock_total=30&mock_show_every=2", 3, 12),
+        ("drf?mock_total=30&mock_show_every=3", 0, 5),
+        // offset20 M1 (worse after its step): limit 20, every 3rd shown, 9 of 12.
+        ("drf20?mock_total=47&mock_show_every=3", 3, 12),
+        ("drf20?mock_total=100&mock_show_every=2", 10, 10),
+        ("offset?mock_total=47&mock_show_every=3", 10, 10),
+        // A cap of 7 under one id in three (with a total): the jump's second page is empty, its third shows the filter.
+        ("drf?mock_total=47&mock_cap=7&mock_show_every=3", 10, 10),
+        ("drf?mock_total=100&mock_cap=7&mock_show_every=3", 3, 12),
+        // Numbered to a total far past `maxPages` once the filter shows: cut there, the window's items come first (a
+        // 502 `too_many_pages` at the second page before the cut).
+        ("drf?mock_total=100000&mock_show_every=2", 5, 5),
+    ])
+    func aWindowIsASliceOfTheMergedAnswer(target: String, offset: Int, limit: Int) async throws {
+        try await TestStack.run(routes: Self.routes) { stack in
+            let query = target.split(separator: "?")[1]
+            let value = { (name: String) in
+                query.split(separator: "&").first { $0.hasPrefix(name + "=") }.flatMap { Int($0.dropFirst(name.count + 1)) }
+            }
+            let all = IgnoredLimitEndToEndTests.ids(MockDataset.mergedJSON(total: value("mock_total") ?? 0, showingEvery: value("mock_show_every")))
+            let expected = Array(all.dropFirst(offset).prefix(limit))
+            // Asked first, before any walk of the list: nothing remembered says it filters.
+            let window = try await stack.get("/\(target)&_offset=\(offset)&_limit=\(limit)")
+            #expect(window.status == 200, "\(target): \(window.text.prefix(300))")
+            #expect(IgnoredLimitEndToEndTests.ids(window.body) == expected, "\(target) \(offset)+\(limit): \(IgnoredLimitEndToEndTests.ids(window.body))")
+            let stream = try await stack.get("/\(target)&x=1&_offset=\(offset)&_limit=\(limit)&_format=ndjson")
+            #expect(stream.status == 200, "\(target) ndjson: \(stream.text.prefix(300))")
+            #expect(IgnoredLimitEndToEndTests.ids(stream.body) == expected,
+                "\(target) \(offset)+\(limit) ndjson: \(IgnoredLimitEndToEndTests.ids(stream.body))")
+            // Once a walk showed the list filtered, a window of it walks from the first page at once: the same items.
+            let later = try await stack.get("/\(target)&_offset=\(offset)&_limit=\(limit)&x=2")
+            #expect(IgnoredLimitEndToEndTests.ids(later.body) == expected, "\(target) later: \(IgnoredLimitEndToEndTests.ids(later.body))")
+        }
+    }
+
+    /// A window held within the items of the page at its jump shows no filter on its own (not fixed: it answers the
+    /// items at the offset's positions); once a walk showed the list filtered, it walks from the first page at once.
+    @Test("a window within one page of a list a walk showed filtered walks from the first page")
+    func aListKnownFilteredPlansFromTheStart() async throws {
+        try await TestStack.run(routes: Self.routes) { stack in
+            let merged = try await stack.get("/drf?mock_total=1000&mock_show_every=2")
+            #expect(IgnoredLimitEndToEndTests.ids(merged.body).count == 500)
+            let window = try await stack.get("/drf?mock_total=1000&mock_show_every=2&_offset=100&_limit=5")
+            #expect(IgnoredLimitEndToEndTests.ids(window.body) == [202, 204, 206, 208, 210], "\(IgnoredLimitEndToEndTests.ids(window.body))")
+        }
+    }
+
+    @Test("plain and capped lists keep their jump: no page from the list's start", arguments: [
+        "drf?mock_total=100",
+        "offset?mock_total=100",
+        // A cap of 7 (no filter): the jump's page is short, walked again from near the offset by the cap.
+        "drf?mock_total=100&mock_cap=7",
+    ])
+    func aListThatDoesNotFilterKeepsItsJump(target: String) async throws {
+        try await TestStack.run(routes: Self.routes) { stack in
+            stack.mock.log.reset()
+            let window = try await stack.get("/\(target)&_offset=50&_limit=10")
+            #expect(window.status == 200)
+            #expect(IgnoredLimitEndToEndTests.ids(window.body) == Array(51...60), "\(target): \(IgnoredLimitEndToEndTests.ids(window.body))")
+            let fromStart = stack.mock.log.requests.filter { $0.target.contains("offset=0&") || $0.target.hasSuffix("offset=0") }
+            #expect(fromStart.isEmpty, "\(target): \(fromStart.map(\.target))")
+        }
+    }
+
+    /// review20 M5: `maxPages` counts the pages of the list by the route's `limit`. A walk that steps by what a filtered
+    /// upstream's window is shown to hold asks some positions twice; those pages are not counted, up to `maxPages` of
+    /// them. Before: 34 of 100 positions shown took 13 requests, and `maxPages: 12` failed `too_many_pages` (12 answered
+    /// it before offset20's step).
+    @Test("maxPages counts the list's pages: a filtered walk stepped by smaller steps still fits, a longer list does not")
+    func maxPagesCountsTheListsPages() async throws {
+        var drf = try #require(SchemeRoutes.all.first { $0.name == "drf" })
+        drf.configure = { $0.maxPages = 12 }
+        try await TestStack.run(routes: [drf]) { stack in
+            stack.mock.log.reset()
+            let answer = try await stack.get("/drf?mock_total=100&mock_show_every=3")
+            #expect(answer.status == 200, "\(answer.text.prefix(300))")
+            #expect(IgnoredLimitEndToEndTests.ids(answer.body) == Array(stride(from: 3, through: 99, by: 3)))
+            #expect(stack.mock.log.count > 12, "\(stack.mock.log.count) requests: the stepping asked no page again")
+            // Still a runaway guard: 200 positions are 20 pages of the list.
+            let longer = try await stack.get("/drf?mock_total=200&mock_show_every=3")
+            #expect(longer.status == 502)
+            #expect(longer.text.contains("too_many_pages"), "\(longer.text.prefix(300))")
+            // And a window walked from the first page whose items lie past 12 pages: a 502, not a cut window.
+            let far = try await stack.get("/drf?mock_total=1000&mock_show_every=2&_offset=100&_limit=12")
+            #expect(far.status == 502)
+            #expect(far.text.contains("too_many_pages"), "\(far.text.prefix(300))")
+        }
+    }
+}
