@@ -77,8 +77,10 @@ enum NDJSONAnswerRenderer {
                 // cache reads its pages from files (it tells its read-ahead of them) sends the first page's lines at
                 // once, alone: the client's first byte does not wait for a batch of file reads (issue 13, fourteenth
                 // pass: after a restart the head waited for the first 256 KiB of lines, a dozen pages read).
+                // Not at the page before a window's (all of it before the window): the window's page may yet have the
+                // window walked again, which only an answer not begun can be (`isAtPageBeforeWindow`).
                 let sendsFirstAtOnce = pages == 1 && walker.readsAhead
-                if !walker.hasHandedOutAll && (sendsFirstAtOnce || !walker.isNextPageAtHand) {
+                if !walker.hasHandedOutAll && (sendsFirstAtOnce || !walker.isNextPageAtHand) && !walker.isAtPageBeforeWindow {
                     if let response = unanswered.take() { stream = await start.begin(response) }
                     if stream?.isHeadOnly == true { return .stop }
                     try await stream?.write(batch)
