@@ -53,6 +53,15 @@ extension PageWalker {
             // room for it, that is an upstream ignoring the page number, as it was before the check.
             try askPastRepeat(&page, listFirst: nextToTake == 2 ? strategy.listFirstPage(before: firstURL) : nil)
         } else {
+            // The window's page after the page before (`SteppedBackWindowPage`) holding more than asked: the upstream
+            // serves a size of its own, as a window's first page longer than its size shows (`FirstPageCheck.holds`):
+            // walked again from the first page, not failed (an own size of 7 for a `limit` of 5 under a filter: the
+            // page before held 5, this one 6).
+            if nextToTake == 2, options.windowCheck?.steppedBack == true, let asked = strategy.sizeAsked(by: page.url), page.itemCount > asked {
+                (missedWindowPageSize, windowMetFilter) = (true, true)
+                throw .cannotContinue(
+                    page: 2, reason: "it holds \(page.itemCount) items where \(asked) were asked: the upstream serves a size of its own")
+            }
             var (measuredBy, repeatedOfFirst, askedAgain) = (firstPageItemCount, 0, nil as PageURL?)
             if nextToTake == 2 && !strategy.followsUpstream { try ignoredNumber.check(secondPage: page) }
             if nextToTake == 2 && !strategy.followsUpstream && !windowStep.servesOwnSize {
