@@ -211,10 +211,12 @@ public final class MockUpstream: Sendable {
         }
 
         // Django's `Paginator.get_page()` (hand-written JSON views): a page past the end is the last page again
-        // (`mock_past_end=last`; attack7 F3, review21 F1).
+        // (`mock_past_end=last`; attack7 F3, review21 F1). `404`: a 404 there, as Rails' and Laravel's hand-written views
+        // and DRF's pages answer, on any service (pastend21); `empty`: the service's own answer (mostly an empty page).
         if let text = query.value("mock_past_end") {
-            guard text == "last" else { return MockErrors.badOption("mock_past_end", text) }
-            if window.total > 0, window.offset >= window.total {
+            guard ["last", "404", "empty"].contains(text) else { return MockErrors.badOption("mock_past_end", text) }
+            if text == "404", window.offset > 0, window.offset >= window.total { return MockErrors.status(404) }
+            if text == "last", window.total > 0, window.offset >= window.total {
                 let lastPage = (window.total - 1) / window.size + 1
                 // Cut and filtered as every page is: an upstream that hides items from its pages hides them from its
                 // last page answered again (review27 R4).

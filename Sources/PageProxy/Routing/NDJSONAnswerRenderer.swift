@@ -8,6 +8,10 @@ enum NDJSONAnswerRenderer {
     /// The most bytes of lines gathered into one write.
     static let batchBytes = 256 * 1024
 
+    /// The most bytes of lines an answer holds back while its head waits to say whether a `_max_pages` cut the window
+    /// (real20 F4): past them it streams, and the head leaves `rel="next"` to the trailer.
+    static let cutHoldBytes = 1 << 20
+
     /// Sends the first page's items as soon as it arrives and each later page's as it comes (pages at hand together);
     /// a failure after the stream began ends it with the failure line and no last chunk.
     /// - Parameter requested: the window and fields asked for, which shape each page.
@@ -56,10 +60,17 @@ enum NDJSONAnswerRenderer {
                     (pages, items) = (pages + 1, items + current.itemCount)
                     return .takeNext
                 }
-                // A window's walk that jumped waits until its pages show the list unfiltered: else it is walked again
-                // from the first page, which only an answer not begun can be (filtwin21).
-                let mayDecline = walker.windowMayStillMeetFilter
-                if !holdsAnswer, !mayDecline, let response = unanswered.take() {
+                // The head waits, all lines held, while the answer may yet be declined or its head may yet say more:
+                // - a window's walk that jumped, until its pages show the list unfiltered: else it is walked again from
+                //   the first page, which only an answer not begun can be (filtwin21);
+                // - at the page before a window's (all of it before the window): the window's page may yet have the
+                //   window walked again (`isAtPageBeforeWindow`, pastend21);
+                // - a window a `_max_pages` may cut, up to `cutHoldBytes` of lines: once the walk ends, the head says
+                //   where the next window starts, and whether the cap cut it, as a merged answer's does (real20 F4: a
+                //   client that follows `Link` and reads no trailers stopped at the cut).
+                let holdsHead = unanswered != nil && (walker.windowMayStillMeetFilter || walker.isAtPageBeforeWindow
+                    || (requested.headLeavesOutNext() && batch.count + current.body.count + current.itemCount <= Self.cutHoldBytes))
+                if !holdsAnswer, !holdsHead, let response = unanswered.take() {
                     stream = await start.begin(response)
                     // A HEAD is answered once the first page has decided the status: the rest would be fetched for nothing.
                     guard stream?.isHeadOnly == false else { return .stop }
@@ -67,7 +78,7 @@ enum NDJSONAnswerRenderer {
                 pages += 1
                 items += current.itemCount
                 // A page's lines are at most its body and a newline per item.
-                if !mayDecline, !batch.isEmpty, batch.count + current.body.count + current.itemCount > Self.batchBytes {
+                if !holdsHead, !batch.isEmpty, batch.count + current.body.count + current.itemCount > Self.batchBytes {
                     if let response = unanswered.take() { stream = await start.begin(response) }
                     if stream?.isHeadOnly == true { return .stop }
                     try await stream?.write(batch)
@@ -81,7 +92,7 @@ enum NDJSONAnswerRenderer {
                 // once, alone: the client's first byte does not wait for a batch of file reads (issue 13, fourteenth
                 // pass: after a restart the head waited for the first 256 KiB of lines, a dozen pages read).
                 let sendsFirstAtOnce = pages == 1 && walker.readsAhead
-                if !mayDecline && !walker.hasHandedOutAll && (sendsFirstAtOnce || !walker.isNextPageAtHand) {
+                if !holdsHead && !walker.hasHandedOutAll && (sendsFirstAtOnce || !walker.isNextPageAtHand) {
                     if let response = unanswered.take() { stream = await start.begin(response) }
                     if stream?.isHeadOnly == true { return .stop }
                     try await stream?.write(batch)

@@ -50,10 +50,17 @@ public struct ItemWindow: Sendable, Equatable {
         ///     more for good measure, and the first page is checked against it too (`walkingAgain`): an upstream whose cap
         ///     shrank since serves fewer, and the window is walked again by that (retest15 N3, review20 L2: the remembered
         ///     size answered short windows, flagged truncated, until the plan was dropped).
-        init(base: PageURL, firstItem: Int, pageSize: Int?, window: ItemWindow, scheme: PaginationScheme? = nil, servedSize: Int? = nil) {
+        ///   - steppedBack: the walk starts one page before the window's page, which is compared with it
+        ///     (`FirstPageCheck.steppedBack`).
+        init(
+            base: PageURL, firstItem: Int, pageSize: Int?, window: ItemWindow, scheme: PaginationScheme? = nil, servedSize: Int? = nil,
+            steppedBack: Bool = false
+        ) {
             self.base = base
             self.firstItem = firstItem
-            firstPageCheck = (pageSize ?? servedSize).map { FirstPageCheck(size: $0, firstItem: firstItem, scheme: scheme) }
+            firstPageCheck = (pageSize ?? servedSize).map {
+                FirstPageCheck(size: $0, firstItem: firstItem, scheme: scheme, steppedBack: steppedBack && firstItem > 0)
+            }
             self.servedSize = pageSize == nil ? servedSize : nil
             skip = window.offset - firstItem
             let (items, overflow) = skip.addingReportingOverflow(window.limit)
@@ -82,15 +89,15 @@ public struct ItemWindow: Sendable, Equatable {
             guard let size, base.queryValue(options.pageParameter) == nil else {
                 return Plan(base: base, firstItem: 0, pageSize: size, window: self)
             }
-            // (attack20 I, not handled: with no total, an upstream answering past its end with its last page — Django's
-            // `get_page()` — gives a window past the end that page again. Starting one page before, to compare the two,
-            // made a window just past a short last page a walk from the first page: review20 H2.)
-            let pages = offset / size
+            // With no total named, the window's page alone cannot tell its items from the last page again past the end
+            // (Django's `get_page()`; attack20 I): the walk starts one page before it (`SteppedBackWindowPage`).
+            let back = options.namesNoTotal && offset / size >= 1 ? 1 : 0
+            let pages = offset / size - back
             let (page, overflow) = options.firstPage.addingReportingOverflow(pages)
             guard !overflow else { return Plan(base: base, firstItem: 0, pageSize: size, window: self) }
             let jumped = base.settingQueryValue(String(page), for: options.pageParameter)
                 .defaultingQueryValue(String(size), for: options.sizeParameter)
-            return Plan(base: jumped, firstItem: pages * size, pageSize: size, window: self, scheme: scheme)
+            return Plan(base: jumped, firstItem: pages * size, pageSize: size, window: self, scheme: scheme, steppedBack: back == 1)
         case .offset(let options)?:
             let (size, trusted) = AskedPageSize.of(base, parameter: options.limitParameter, route: options.limit)
             guard trusted else {
@@ -103,11 +110,13 @@ public struct ItemWindow: Sendable, Equatable {
             guard let size, base.queryValue(options.offsetParameter) == nil else {
                 return Plan(base: base, firstItem: 0, pageSize: size, window: self)
             }
-            // Aligned on the page size, so that windows of any size share the cached pages of one walk.
-            let first = offset / size * size
+            // Aligned on the page size, so that windows of any size share the cached pages of one walk; one page before
+            // with no total named, as for page numbers (retest20 #3: `[81…85]` for `_offset=100` of 100 items).
+            let back = options.namesNoTotal && offset / size >= 1 ? size : 0
+            let first = offset / size * size - back
             let jumped = base.settingQueryValue(String(first), for: options.offsetParameter)
                 .defaultingQueryValue(String(size), for: options.limitParameter)
-            return Plan(base: jumped, firstItem: first, pageSize: size, window: self, scheme: scheme)
+            return Plan(base: jumped, firstItem: first, pageSize: size, window: self, scheme: scheme, steppedBack: back > 0)
         // A size past the route's may be past the upstream's cap here too (GitHub serves at most 100 a page):
         // untrusted, it counts no pages (review17 B9).
         case .linkHeader(let options)?:
@@ -150,7 +159,9 @@ public struct ItemWindow: Sendable, Equatable {
             let first = unchecked ? multiple : stepBack ? max(0, multiple - served) : max(multiple, offset - served)
             let jumped = base.settingQueryValue(String(first), for: options.offsetParameter)
                 .defaultingQueryValue(String(size), for: options.limitParameter)
-            return Plan(base: jumped, firstItem: first, pageSize: nil, window: self, servedSize: unchecked ? nil : served)
+            return Plan(
+                base: jumped, firstItem: first, pageSize: nil, window: self, servedSize: unchecked ? nil : served,
+                steppedBack: stepBack && !unchecked)
         }
         // From the start over a filtering list: counted by no size (its pages hold fewer than the first served), a
         // slice of the walk the merged answer is.
@@ -174,11 +185,24 @@ extension ItemWindow {
         let firstItem: Int
         /// The scheme, to read a stated total from the page (`PaginationScheme.totalItems(on:)`); nil: none read.
         let scheme: PaginationScheme?
+        /// The walk starts one page before the window's page, and the window's page is compared with it
+        /// (`SteppedBackWindowPage`): a page there short of the size with no total is asked past.
+        package let steppedBack: Bool
+
+        init(size: Int, firstItem: Int, scheme: PaginationScheme?, steppedBack: Bool = false) {
+            self.size = size
+            self.firstItem = firstItem
+            self.scheme = scheme
+            self.steppedBack = steppedBack
+        }
 
         /// Whether `page`, the walk's first, agrees with the size: not short of it while the list goes on, and, after
         /// a jump under a stated total, holding as many items as the total leaves from there (a jump to the last
         /// page by a size the upstream caps lands on an earlier page, full where the last would be short).
         package func holds(_ page: Page, listGoesOn: Bool) -> Bool {
+            // The page before the window's, short with no total: the list's last page or the upstream's cap, which the
+            // window's page, asked next, tells apart (`asksPastShort`).
+            if asksPastShort(page) { return true }
             if page.itemCount < size && listGoesOn { return false }
             // A jumped page longer than the size: the upstream serves more a page than asked, and the jump counted by
             // the wrong size (review18 N4: items 250–259 answered as 100–109).
@@ -222,6 +246,16 @@ extension ItemWindow {
                 let total = scheme?.totalItems(on: page), firstItem + page.itemCount == total
             else { return nil }
             return page.itemCount
+        }
+
+        /// Whether `page`, the walk's first, one page before the window's, is short of the size with no total: the walk
+        /// asks the page after it all the same (`SteppedBackWindowPage`; an offset walk does so on its own, asking as
+        /// many as the short page served).
+        /// (A window walked again from the page before a stated total's jump counts by what was served, and reads no
+        /// total here: it never asks past a short page.)
+        package func asksPastShort(_ page: Page) -> Bool {
+            guard steppedBack, let scheme else { return false }
+            return page.itemCount > 0 && page.itemCount < size && scheme.totalItems(on: page) == nil
         }
 
         private var jumpsByPageNumber: Bool {

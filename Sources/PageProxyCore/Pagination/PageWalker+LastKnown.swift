@@ -15,14 +15,30 @@ extension PageWalker {
             // end, and the list is whole; else the data may repeat with the page size, and the answer may be cut. The
             // list's first page, for a jump: the repeat there is an upstream that ignores the page number; else the jump
             // landed on the last page, repeated past the end.
+            // The list's first page that is the whole list (short of its size, or holding the stated total) repeated
+            // past the end is that list's end, whichever it is (attack20 W: 9 items of a `limit` of 10).
             let repeatedThere = clampCheck.showsLastPageRepeated(page)
             if clampCheck.isListFirstPage {
-                if repeatedThere { throw IgnoredPageNumber.failure(secondPage: clampCheck.repeatURL ?? page.url) }
+                if repeatedThere && !isWholeList(page) { throw IgnoredPageNumber.failure(secondPage: clampCheck.repeatURL ?? page.url) }
             } else if !repeatedThere {
                 (endedOnRepeat, wasTruncated) = (true, true)
             }
             page.truncateItems(to: 0)
             try append(.none, after: page)
+        } else if nextToTake == 2, let reading = steppedBack.read(page) {
+            // The window's page after the page before it (`SteppedBackWindowPage`; attack20 I).
+            switch reading {
+            case .repeatedFull: try askPastRepeat(&page, listFirst: strategy.listFirstPage(before: firstURL))
+            case .repeatedShort:
+                page.truncateItems(to: 0)
+                try append(.none, after: page)
+            case .cappedAfterShort:
+                missedWindowPageSize = true
+                throw .cannotContinue(
+                    page: 2,
+                    reason: "the page before the window's held \(firstPageItemCount) items and the window's page others: the "
+                        + "upstream serves fewer a page than asked, so the window's pages cannot be counted by that size")
+            }
         } else if try pastShort.endsList(at: page, hashes: hashes.of(page)) {
             // Past a short page of a list that showed a filter, the list's tail again (an upstream that answers past
             // its end with its last page, cut by its own size; review27 R4): the list ended at the short page.
@@ -35,26 +51,17 @@ extension PageWalker {
             // be cut (retest14 M1: a 200 with 3 of 9 rows, said nowhere). The check page counts against `maxPages`
             // alone. A window's jump repeated at once is asked the list's first page instead (`listFirstPage`); with no
             // room for it, that is an upstream ignoring the page number, as it was before the check.
-            let listFirst = nextToTake == 2 ? strategy.listFirstPage(before: firstURL) : nil
-            if listFirst != nil, Self.room(below: options.maxPages, used: knownCount) < 1 {
-                throw IgnoredPageNumber.failure(secondPage: page.url)
-            }
-            if Self.room(below: options.maxPages, used: knownCount) >= 1,
-                let far = listFirst ?? strategy.pageFarPast(page, by: options.maxPages), far.origin == origin,
-                !seen.contains(far)
-            {
-                clampCheck.asked(at: urls.count, after: page, listFirstPage: listFirst != nil)
-                page.truncateItems(to: 0)
-                // Not a guess missed: a lookahead's lesson is not learned from it.
-                discardSpeculation()
-                try append(.one(far), after: page, isCheckPage: true)
-            } else {
-                page.truncateItems(to: 0)
-                endedOnRepeat = true
-                wasTruncated = true
-                try append(.none, after: page)
-            }
+            try askPastRepeat(&page, listFirst: nextToTake == 2 ? strategy.listFirstPage(before: firstURL) : nil)
         } else {
+            // The window's page after the page before (`SteppedBackWindowPage`) holding more than asked: the upstream
+            // serves a size of its own, as a window's first page longer than its size shows (`FirstPageCheck.holds`):
+            // walked again from the first page, not failed (an own size of 7 for a `limit` of 5 under a filter: the
+            // page before held 5, this one 6).
+            if nextToTake == 2, options.windowCheck?.steppedBack == true, let asked = strategy.sizeAsked(by: page.url), page.itemCount > asked {
+                (missedWindowPageSize, windowMetFilter) = (true, true)
+                throw .cannotContinue(
+                    page: 2, reason: "it holds \(page.itemCount) items where \(asked) were asked: the upstream serves a size of its own")
+            }
             var (measuredBy, repeatedOfFirst, askedAgain) = (firstPageItemCount, 0, nil as PageURL?)
             // The second page asked again (`secondPageAgain`): this page, holding items past the first page's again,
             // shows that positions the second page spanned hid theirs, a filter.
@@ -123,7 +130,7 @@ extension PageWalker {
             if firstPageFiltered { measuredBy = 0 }
             // Pages PageProxy numbers itself are compared; a page reached by the upstream's link numbers from its own.
             try statedEnd.check(page, strategy: strategy, compares: !strategy.followsUpstream)
-            let next: NextPages
+            var next: NextPages
             if let askedAgain {
                 next = .one(askedAgain)
             } else if let step = windowStep.bound,
@@ -134,6 +141,13 @@ extension PageWalker {
                 next = fromStart
             } else {
                 next = try strategy.next(after: page, firstPageItemCount: measuredBy)
+            }
+            // One page before a window's (`SteppedBackWindowPage`): remembered, and the window's page asked after it
+            // even when it is short with no total (the list's end, or the upstream's cap: review20 H2).
+            if nextToTake == 1, let check = options.windowCheck, check.steppedBack {
+                let short = check.asksPastShort(page)
+                steppedBack.remember(page, short: short)
+                if short, next.isNone, let windowPage = strategy.guessNext(after: page.url) { next = .one(windowPage) }
             }
             // A short page the filter leaves no end: the page after it is compared with its items as they arrived
             // (stepped by the window's known size, the pages overlap, and `FilteredWindowStep` compares them).
@@ -160,6 +174,36 @@ extension PageWalker {
             // The repeated items are not handed out twice (the page's place in the list was read above).
             if repeatedOfFirst > 0 { page.items.removeFirst(repeatedOfFirst) }
         }
+    }
+
+    /// `page`, the page before's items again (`PastEndRepeat`, `SteppedBackWindowPage`), is dropped, and the page that
+    /// tells the upstream's habit from data that repeats is asked: `listFirst`, the list's first page for a window's jump
+    /// repeated at once, or a page far past (`PastEndClampCheck`). With no room for it under `maxPages`, a jump's repeat
+    /// is an upstream ignoring the page number, and another repeat ends the walk, flagged as maybe cut.
+    func askPastRepeat(_ page: inout Page, listFirst: PageURL?) throws(PaginationError) {
+        if listFirst != nil, Self.room(below: options.maxPages, used: knownCount) < 1 {
+            throw IgnoredPageNumber.failure(secondPage: page.url)
+        }
+        if Self.room(below: options.maxPages, used: knownCount) >= 1,
+            let far = listFirst ?? strategy.pageFarPast(page, by: options.maxPages), far.origin == origin,
+            !seen.contains(far)
+        {
+            clampCheck.asked(at: urls.count, after: page, listFirstPage: listFirst != nil)
+            page.truncateItems(to: 0)
+            // Not a guess missed: a lookahead's lesson is not learned from it.
+            discardSpeculation()
+            try append(.one(far), after: page, isCheckPage: true)
+        } else {
+            page.truncateItems(to: 0)
+            endedOnRepeat = true
+            wasTruncated = true
+            try append(.none, after: page)
+        }
+    }
+
+    /// Whether `page`, the list's first, is the whole list: short of the size it asked, or holding the total it states.
+    func isWholeList(_ page: Page) -> Bool {
+        strategy.isShortOfSizeAsked(page) || strategy.statedEnd(on: page) == .items(page.itemCount)
     }
 
     /// A walk's short first page followed by a second that shows a filter (the first page's last items again, or fewer

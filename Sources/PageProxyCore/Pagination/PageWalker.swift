@@ -38,6 +38,8 @@ package final class PageWalker {
     var pastEnd = PastEndRepeat()
     /// The page far past such a repeat, which tells the upstream's habit from data that repeats (walk18).
     var clampCheck = PastEndClampCheck()
+    /// A window's page after the page before it, where the walk started (`SteppedBackWindowPage`).
+    var steppedBack = SteppedBackWindowPage()
     /// The index from which one of the scheme's end statuses ends the walk among pages numbered from a total: past those
     /// the size asked numbers, when a short first page numbered them by what it served (real18 F3).
     var endStatusEndsFrom: Int?
@@ -146,6 +148,9 @@ package final class PageWalker {
     /// Whether the walk ended on its own at the list's end: every page handed out, no cap cut it, and no full page at the
     /// stated end was left unchecked. A window it left short of its limit holds the list's last items (harness19 W1).
     package var endedAtListEnd: Bool { hasHandedOutAll && !wasTruncated && !endedAtUncheckedStatedEnd }
+    /// Whether the walk has taken only the page before a window's, whose page it has not read yet
+    /// (`SteppedBackWindowPage.isArmed`): the walk may yet fail with `missedWindowPageSize`, and be walked again.
+    package var isAtPageBeforeWindow: Bool { steppedBack.isArmed }
     /// How many items the walk's first page held: with `missedWindowPageSize`, what the upstream serves a page.
     package var firstPageItems: Int { firstPageItemCount }
 

@@ -39,5 +39,8 @@ extension PaginationScheme {
             self.lookahead = lookahead
             self.endStatuses = endStatuses
         }
+
+        /// Whether the route names no total to read from a page (`ItemWindow.plan`).
+        var namesNoTotal: Bool { totalItemsPath == nil && totalItemsHeader == nil }
     }
 }

@@ -51,5 +51,11 @@ extension PaginationScheme {
             self.lookahead = lookahead
             self.endStatuses = endStatuses
         }
+
+        /// Whether the route names no total of items or pages to read from a page: a window's page alone cannot tell
+        /// the list's items from its last page answered again past the end (`ItemWindow.plan`).
+        var namesNoTotal: Bool {
+            totalItemsPath == nil && totalPagesPath == nil && totalItemsHeader == nil && totalPagesHeader == nil
+        }
     }
 }

@@ -30,6 +30,7 @@ import Testing
     @Test func offsetsJumpAlignedOnThePageSize() {
         var options = PaginationScheme.Offset()
         options.limit = 20
+        options.totalItemsPath = JSONPath("count")
         let plan = ItemWindow(offset: 45, limit: 10).plan(scheme: .offset(options), base: base)
         #expect(plan.base.queryValue("offset") == "40")
         #expect(plan.skip == 5)

@@ -24,6 +24,26 @@ import Testing
         #expect(good.status == 200)
     }
 
+    @Test("mock_past_end: 404 past the end on any service, the last page again, or the service's own (pastend21)")
+    func pastTheEndHabits() async {
+        let four = await send("/plain/items?mock_total=20&per_page=10&page=3&mock_past_end=404", [])
+        #expect(four.status == 404)
+        let inside = await send("/plain/items?mock_total=20&per_page=10&page=2&mock_past_end=404", [])
+        #expect(inside.status == 200)
+        #expect(inside.body == MockDataset.page(offset: 10, count: 10, total: 20))
+        let offset = await send("/drf/items/?mock_total=20&limit=10&offset=20&mock_past_end=404", [])
+        #expect(offset.status == 404)
+        // An empty list's first page is that list, not past its end.
+        let none = await send("/plain/items?mock_total=0&mock_past_end=404", [])
+        #expect(none.status == 200)
+        let last = await send("/plain/items?mock_total=20&per_page=10&page=3&mock_past_end=last", [])
+        #expect(last.body == MockDataset.page(offset: 10, count: 10, total: 20))
+        let empty = await send("/plain/items?mock_total=20&per_page=10&page=3&mock_past_end=empty", [])
+        #expect(MockTestSupport.text(empty) == "[]")
+        let bad = await send("/plain/items?mock_past_end=sometimes", [])
+        #expect(bad.status == 400)
+    }
+
     @Test func unknownGitHubPathIsGitHubs404() async {
         let response = await send("/github/items/1", [])
         #expect(response.status == 404)

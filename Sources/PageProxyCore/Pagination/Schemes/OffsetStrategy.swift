@@ -114,6 +114,12 @@ struct OffsetStrategy: PaginationStrategy {
         return .one(page.url.settingQueryValue(String(next), for: options.offsetParameter))
     }
 
+    /// The list's first page for a window's walk that started past it (`SteppedBackWindowPage`): offset 0.
+    func listFirstPage(before url: PageURL) -> PageURL? {
+        guard let offset = url.integerQueryValue(options.offsetParameter), offset > 0 else { return nil }
+        return url.settingQueryValue("0", for: options.offsetParameter)
+    }
+
     func sizeAsked(by url: PageURL) -> Int? { limit(of: url) }
 
     var positionParameters: [String] { [options.offsetParameter, options.limitParameter] }
