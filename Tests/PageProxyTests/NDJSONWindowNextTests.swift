@@ -5,10 +5,10 @@ import Testing
 @testable import PageProxy
 @testable import PageProxyMock
 
-/// real18 F5, F6: an NDJSON window's head leaves before its walk ends, and its `rel="next"` never points past an item
-/// the stream did not send: not at the window's end when the client's `_max_pages` may cut the walk before it (the
-/// `next` the walk earned is a trailer to a client that takes trailers), and not at all for a window with no end
-/// (`_offset` alone) unless a cap ends it.
+/// real18 F5, F6, real20 F4: an NDJSON window's `rel="next"` never points past an item the stream did not send: where
+/// the client's `_max_pages` may cut the walk before the window's end, the head waits for the walk (up to a bound of
+/// held lines; past it the head leaves `next` out, and the `next` the walk earned is a trailer to a client that takes
+/// trailers), and a window with no end (`_offset` alone) has none unless a cap ends it.
 @Suite struct NDJSONWindowNextTests {
     /// The `_offset`/`_limit` of `link`'s `rel="next"` target, nil without one.
     static func next(_ link: String?) -> String? {
@@ -26,15 +26,37 @@ import Testing
         ("/wrapped?mock_total=450&_offset=15&_limit=30&_max_pages=2&_format=ndjson", 30),
     ]
 
-    @Test("a window _max_pages cuts after the head left: no next in the head (before: at the window's end, past items never sent)",
+    /// real20 F4: the head of such a window waits for the walk (its lines held, up to `cutHoldBytes`), so it links on
+    /// where the cut walk ended and says the cap cut it, as the merged answer's head does: a client that follows
+    /// `Link` and reads no trailers stopped at the cut (before: no `rel="next"`, no `PageProxy-Truncated` in the head).
+    @Test("a window _max_pages cuts: the head waits for the walk, links on after the last item sent and says Truncated",
           arguments: cutWindows)
-    func aCutWindowsHeadLinksNoNext(target: String, through: Int) async throws {
+    func aCutWindowsHeadLinksOnAfterTheCut(target: String, through: Int) async throws {
         try await TestStack.run { stack in
             let answer = try await stack.get(target)
             #expect(answer.status == 200)
             #expect(answer.text == CappedWindowTests.lines(offset: 15, count: through - 15), "\(answer.text.prefix(200))")
-            #expect(Self.next(answer.header("Link")) == nil, "\(answer.header("Link") ?? "no Link")")
+            #expect(Self.next(answer.header("Link")) == "_offset=\(through)&_limit=30", "\(answer.header("Link") ?? "no Link")")
             #expect(answer.header("Link")?.contains("rel=\"prev\"") == true, "\(answer.header("Link") ?? "no Link")")
+            #expect(answer.header("PageProxy-Truncated") == "true", "\(answer.fields)")
+            let merged = try await stack.get(target.replacingOccurrences(of: "&_format=ndjson", with: ""))
+            #expect(Self.next(merged.header("Link")) == Self.next(answer.header("Link")), "\(merged.header("Link") ?? "no Link")")
+        }
+    }
+
+    /// Past `cutHoldBytes` of lines the stream begins, and its head leaves `rel="next"` out as before (memory stays
+    /// bounded: the held lines are the window's first megabyte at most).
+    @Test("a cut window whose lines pass the held bound streams, its head with no next")
+    func aLongCutWindowStreams() async throws {
+        try await TestStack.run { stack in
+            let answer = try await stack.get("/wrapped?mock_total=90000&per_page=1000&_offset=10&_limit=80000&_max_pages=60&_format=ndjson")
+            #expect(answer.status == 200)
+            try #require(answer.text.utf8.count > NDJSONAnswerRenderer.cutHoldBytes, "\(answer.text.utf8.count) bytes")
+            // The items from 10 on, in order, up to where the cap cut the walk (short of the window's 80,000).
+            let count = answer.text.utf8.count { $0 == UInt8(ascii: "\n") }
+            #expect(count < 80_000)
+            #expect(answer.text == CappedWindowTests.lines(offset: 10, count: count), "\(answer.text.suffix(200))")
+            #expect(Self.next(answer.header("Link")) == nil, "\(answer.header("Link") ?? "no Link")")
         }
     }
 
