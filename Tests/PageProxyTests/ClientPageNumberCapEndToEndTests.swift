@@ -18,6 +18,8 @@ import Testing
             #expect(answer.status == 200, "\(target): \(answer.text.prefix(300))")
             let whole = answer.body == MockDataset.page(offset: skipped, count: 50, total: 50)
             #expect(whole, "\(target): \(answer.text.prefix(300))")
+            // Pages `page` through 5, and 6: the check past a full page at the stated end (as a walk from page 1 asks).
+            #expect(stack.mock.log.count == 7 - page, "\(stack.mock.log.requests.map(\.target))")
         }
     }
 

@@ -161,16 +161,15 @@ struct PageNumberStrategy: PaginationStrategy {
         guard page.number == 1, current > options.firstPage, let asked, page.itemCount > 0, page.itemCount < asked,
             statedPageCount(page) == nil, let total = statedItemCount(page)
         else { return false }
-        let (skipped, skippedOverflow) = (current - options.firstPage).multipliedReportingOverflow(by: asked)
-        let (seen, seenOverflow) = skipped.addingReportingOverflow(page.itemCount)
-        return !skippedOverflow && !seenOverflow && seen == total
+        let (before, overflow) = current.subtractingReportingOverflow(options.firstPage)
+        return !overflow && Self.itemsThrough(before, of: asked, and: page.itemCount) == total
     }
 
-    /// Whether `pagesBefore` pages of `size` and `items` fall short of `total`: the page holding `items` is not the last.
-    private static func fallsShort(_ pagesBefore: Int, of size: Int, and items: Int, under total: Int) -> Bool {
+    /// The items through a page holding `items` after `pagesBefore` pages of `size`; nil past `Int.max`.
+    private static func itemsThrough(_ pagesBefore: Int, of size: Int, and items: Int) -> Int? {
         let (skipped, skippedOverflow) = pagesBefore.multipliedReportingOverflow(by: size)
         let (seen, seenOverflow) = skipped.addingReportingOverflow(items)
-        return !skippedOverflow && !seenOverflow && seen < total
+        return skippedOverflow || seenOverflow ? nil : seen
     }
 
     /// The last page's number from a total; totals come from the upstream, so the arithmetic saturates instead of
@@ -190,14 +189,14 @@ struct PageNumberStrategy: PaginationStrategy {
             // show the upstream's cap and is short of the size with more items stated does: the upstream numbers its
             // pages by what it serves.
             var size = pageSize ?? page.itemCount
-            if mayShowCap, page.itemCount < size, Self.fallsShort(pagesBefore, of: size, and: page.itemCount, under: total) {
+            if mayShowCap, page.itemCount < size, let seen = Self.itemsThrough(pagesBefore, of: size, and: page.itemCount),
+                seen < total
+            {
                 size = page.itemCount
             }
             // A total lower than the items up to this page's end (an estimated count, a `0` beside items) is no end
             // either: it would end the walk with the items past it never asked for (review17 B10).
-            let (skipped, skippedOverflow) = pagesBefore.multipliedReportingOverflow(by: size)
-            let (seen, seenOverflow) = skipped.addingReportingOverflow(page.itemCount)
-            guard !skippedOverflow, !seenOverflow, seen <= total else { return nil }
+            guard let seen = Self.itemsThrough(pagesBefore, of: size, and: page.itemCount), seen <= total else { return nil }
             pages = total / size + (total % size == 0 ? 0 : 1)
         } else {
             return nil
