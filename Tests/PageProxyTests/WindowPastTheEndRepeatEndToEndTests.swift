@@ -36,6 +36,8 @@ import Testing
                 #expect(answer.header("Link")?.contains("rel=\"next\"") != true, "\(target): \(answer.header("Link") ?? "-")")
                 let lines = try await stack.get(target + "&_format=ndjson")
                 #expect(lines.status == 200 && lines.body.isEmpty, "\(target) ndjson: \(lines.text.prefix(300))")
+                // review21 MEDIUM 2: the NDJSON head began before the repeat's check page, and linked on for ever.
+                #expect(lines.header("Link")?.contains("rel=\"next\"") != true, "\(target) ndjson: \(lines.header("Link") ?? "-")")
             }
         }
     }

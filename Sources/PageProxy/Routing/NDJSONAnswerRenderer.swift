@@ -65,10 +65,13 @@ enum NDJSONAnswerRenderer {
                 //   the first page, which only an answer not begun can be (filtwin21);
                 // - at the page before a window's (all of it before the window): the window's page may yet have the
                 //   window walked again (`isAtPageBeforeWindow`, pastend21);
+                // - past a repeat of the page before, until its check page (`awaitsRepeatCheck`): the walk may end there,
+                //   and the head must not link on (review21 MEDIUM 2: a window past the end said `rel="next"` for ever);
                 // - a window a `_max_pages` may cut, up to `cutHoldBytes` of lines: once the walk ends, the head says
                 //   where the next window starts, and whether the cap cut it, as a merged answer's does (real20 F4: a
                 //   client that follows `Link` and reads no trailers stopped at the cut).
                 let holdsHead = unanswered != nil && (walker.windowMayStillMeetFilter || walker.isAtPageBeforeWindow
+                    || walker.awaitsRepeatCheck
                     || (requested.headLeavesOutNext() && batch.count + current.body.count + current.itemCount <= Self.cutHoldBytes))
                 if !holdsAnswer, !holdsHead, let response = unanswered.take() {
                     stream = await start.begin(response)

@@ -25,7 +25,7 @@ struct PageNumberStrategy: PaginationStrategy {
 
     func next(after page: Page, firstPageItemCount: Int) -> NextPages {
         guard page.itemCount > 0 else { return .none }
-        let (asked, trusted, current, lastPage) = read(page)
+        let (asked, trusted, current, stated) = read(page)
         // A short page with no total is the last: its own number is not read (issue 13: a walk of one page). A size
         // the upstream may cap (`AskedPageSize`) is measured by the walk's first page: one short of it held the cap,
         // or the whole list (then the next page is empty, or the first again: `mayRepeatPastEnd`); one that held it
@@ -36,10 +36,17 @@ struct PageNumberStrategy: PaginationStrategy {
         // size still ends there: its first page was full, or the window walks again (`ItemWindow.FirstPageCheck`).
         let measures = !trusted || page.number > 1 || (current == options.firstPage && namesNextPage(page))
         let size = measures ? asked.map { min($0, firstPageItemCount) } : asked
-        if lastPage == nil, let size, page.itemCount < size { return .none }
+        // A walk's first page at a later number, short of the size and ending the list by it, may be the upstream's cap
+        // instead (`capOrEnd`): the next page tells, one request.
+        let checksCap = stated == nil && capOrEnd(page)
+        if !checksCap, stated == nil, let size, page.itemCount < size { return .none }
         // The client chooses the page number: there is no page after Int.max.
         let (next, overflow) = current.addingReportingOverflow(1)
         if overflow { return .none }
+        // Past that check page, the pages the upstream serves are numbered by the count the walk's first page held
+        // (review20 H3: the size asked numbered none past it).
+        let measured = !checksCap && measures && size != asked ? size : nil
+        let lastPage = stated ?? measured.flatMap { lastPageNumber(page, pageSize: $0, mayShowCap: false) }
         if let lastPage {
             return .all(NumberedPages(template: page.url, parameter: options.pageParameter, first: next, through: lastPage))
         }
@@ -136,8 +143,33 @@ struct PageNumberStrategy: PaginationStrategy {
         let current = page.url.integerQueryValue(options.pageParameter) ?? options.firstPage
         // A first page short of the size, under a total that says more, shows the upstream's cap (attack12 L4): of a
         // client's size, or of the route's own (real13: a route's 200 against a cap of 100 numbered 450 items as 3 pages).
-        let lastPage = lastPageNumber(page, pageSize: asked, mayShowCap: current == options.firstPage)
+        // So does a walk's first page at a later number (a client's `?page=3`) short of the size where the pages before
+        // it and its items by that size fall short of the total: it cannot be the last page (review20 H3). Where they
+        // meet the total it may be either (`capOrEnd`): no last page is read from it.
+        let mayShowCap = current == options.firstPage || page.number == 1
+        let lastPage = capOrEnd(page) ? nil : lastPageNumber(page, pageSize: asked, mayShowCap: mayShowCap)
         return (asked, trusted, current, lastPage)
+    }
+
+    /// Whether `page`, a walk's first page at a number past the list's first, short of the size asked, ends the list
+    /// by that size under a stated total of items: the list's short last page, or a page the upstream cut to its cap
+    /// (numbered by what it serves, so more pages follow). The next page tells (review20 H3: `?page=3` of 50 items
+    /// at 20 a page, capped to 10, answered items 21–30 as the whole list).
+    func capOrEnd(_ page: Page) -> Bool {
+        let (asked, _) = AskedPageSize.of(page.url, parameter: options.sizeParameter, route: options.pageSize)
+        let current = page.url.integerQueryValue(options.pageParameter) ?? options.firstPage
+        guard page.number == 1, current > options.firstPage, let asked, page.itemCount > 0, page.itemCount < asked,
+            statedPageCount(page) == nil, let total = statedItemCount(page)
+        else { return false }
+        let (before, overflow) = current.subtractingReportingOverflow(options.firstPage)
+        return !overflow && Self.itemsThrough(before, of: asked, and: page.itemCount) == total
+    }
+
+    /// The items through a page holding `items` after `pagesBefore` pages of `size`; nil past `Int.max`.
+    private static func itemsThrough(_ pagesBefore: Int, of size: Int, and items: Int) -> Int? {
+        let (skipped, skippedOverflow) = pagesBefore.multipliedReportingOverflow(by: size)
+        let (seen, seenOverflow) = skipped.addingReportingOverflow(items)
+        return skippedOverflow || seenOverflow ? nil : seen
     }
 
     /// The last page's number from a total; totals come from the upstream, so the arithmetic saturates instead of
@@ -157,12 +189,14 @@ struct PageNumberStrategy: PaginationStrategy {
             // show the upstream's cap and is short of the size with more items stated does: the upstream numbers its
             // pages by what it serves.
             var size = pageSize ?? page.itemCount
-            if mayShowCap, page.itemCount < size, total > page.itemCount { size = page.itemCount }
+            if mayShowCap, page.itemCount < size, let seen = Self.itemsThrough(pagesBefore, of: size, and: page.itemCount),
+                seen < total
+            {
+                size = page.itemCount
+            }
             // A total lower than the items up to this page's end (an estimated count, a `0` beside items) is no end
             // either: it would end the walk with the items past it never asked for (review17 B10).
-            let (skipped, skippedOverflow) = pagesBefore.multipliedReportingOverflow(by: size)
-            let (seen, seenOverflow) = skipped.addingReportingOverflow(page.itemCount)
-            guard !skippedOverflow, !seenOverflow, seen <= total else { return nil }
+            guard let seen = Self.itemsThrough(pagesBefore, of: size, and: page.itemCount), seen <= total else { return nil }
             pages = total / size + (total % size == 0 ? 0 : 1)
         } else {
             return nil
