@@ -95,10 +95,12 @@ struct OffsetStrategy: PaginationStrategy {
     /// the walk would take limit ÷ served times the pages (H2). From this page on the walk steps by the limit, as for
     /// any filter. A first page that served half its limit or more always ends its window within the second page.
     /// An empty second page with no total stated is the list's end (a short list with no total costs one request
-    /// past its first page, not two).
-    func secondPageAgain(_ second: Page, firstPage: PageURL, firstPageItemCount: Int) -> PageURL? {
+    /// past its first page, not two), unless `evenEmpty`: a window's walk that jumped (or started one page before it),
+    /// where a cap and a filter may hide every item of the few positions asked (fix21a: a cap of 7 under one id in three
+    /// answered `[]` for `_offset=25&_limit=10`, positions 12–13 asked after ids 12 and 15).
+    func secondPageAgain(_ second: Page, firstPage: PageURL, firstPageItemCount: Int, evenEmpty: Bool) -> PageURL? {
         guard let limit = limit(of: firstPage), firstPageItemCount < limit - firstPageItemCount,
-            second.itemCount > 0 || believedTotal(second) != nil
+            second.itemCount > 0 || evenEmpty || believedTotal(second) != nil
         else { return nil }
         return second.url.settingQueryValue(String(limit), for: options.limitParameter)
     }
