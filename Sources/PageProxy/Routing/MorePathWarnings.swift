@@ -104,8 +104,8 @@ private struct MorePathWatchingStrategy: PaginationStrategy {
     func statedEnd(on page: Page) -> StatedEnd? { base.statedEnd(on: page) }
     func pageAfterStatedEnd(_ page: Page, fullAt: Int?) -> PageURL? { base.pageAfterStatedEnd(page, fullAt: fullAt) }
     func secondPageMayRepeat(afterFirst page: Page) -> Int? { base.secondPageMayRepeat(afterFirst: page) }
-    func secondPageAgain(_ second: Page, firstPage: PageURL, firstPageItemCount: Int, evenEmpty: Bool) -> PageURL? {
-        base.secondPageAgain(second, firstPage: firstPage, firstPageItemCount: firstPageItemCount, evenEmpty: evenEmpty)
+    func secondPageAgain(_ second: Page, firstPage: PageURL, firstPageItemCount: Int) -> PageURL? {
+        base.secondPageAgain(second, firstPage: firstPage, firstPageItemCount: firstPageItemCount)
     }
     func next(after page: Page, steppingBy step: Int, ownSize: Bool) throws(PaginationError) -> NextPages? {
         check(page)

@@ -82,12 +82,8 @@ extension PageWalker {
                 // Inside the first page's window (the first hid more than half of it): its items are the first's
                 // again, and the walk goes on from this page asked with the first's limit (review26 H1).
                 if let first = firstOverlap.secondLayInside {
-                    // A window's walk that jumped (or started one page before it, after a short page there:
-                    // `SteppedBackWindowPage`) asks an empty page again too: a cap and a filter may hide every item of
-                    // the few positions asked, and only the limit's tell the list's end from a filter (fix21a: `[]` and
-                    // `[12,15]` for 10 items).
-                    let evenEmpty = isJumpedWindow || steppedBack.beforeWasShort
-                    askedAgain = strategy.secondPageAgain(page, firstPage: first, firstPageItemCount: firstPageItemCount, evenEmpty: evenEmpty)
+                    // An empty page too: a cap and a filter may hide every item of the few positions asked (fix21a).
+                    askedAgain = strategy.secondPageAgain(page, firstPage: first, firstPageItemCount: firstPageItemCount)
                     if askedAgain != nil {
                         (repeatedOfFirst, servedCapShown) = (page.itemCount, false)
                     } else {

@@ -90,9 +90,8 @@ package protocol PaginationStrategy: Sendable {
     func secondPageMayRepeat(afterFirst page: Page) -> Int?
     /// The walk's second page asked again with the size the first asked for, when the second, asked for as many items
     /// as the first served, lay inside the first page's window (`FirstPageOverlap`: the first hid more than half of
-    /// it; review26 H1); nil when the scheme asks none. `evenEmpty`: an empty second page with no total is asked
-    /// again too, not taken for the list's end (a window's walk that jumped, or started one page before it: fix21a).
-    func secondPageAgain(_ second: Page, firstPage: PageURL, firstPageItemCount: Int, evenEmpty: Bool) -> PageURL?
+    /// it, or it is empty; review26 H1, fix21a); nil when the scheme asks none.
+    func secondPageAgain(_ second: Page, firstPage: PageURL, firstPageItemCount: Int) -> PageURL?
     /// The page after `page`, `step` positions on with the size its URL asks, or none at the list's end: an offset walk
     /// stepped by what its pages show the upstream's window holds (`FilteredWindowStep`; `ownSize`: the upstream serves
     /// more a page than that size, and its pages are not held to it); nil for a scheme that steps no other way.
@@ -131,7 +130,7 @@ extension PaginationStrategy {
     package func statedEnd(on page: Page) -> StatedEnd? { nil }
     package func pageAfterStatedEnd(_ page: Page, fullAt: Int?) -> PageURL? { nil }
     package func secondPageMayRepeat(afterFirst page: Page) -> Int? { nil }
-    package func secondPageAgain(_ second: Page, firstPage: PageURL, firstPageItemCount: Int, evenEmpty: Bool) -> PageURL? { nil }
+    package func secondPageAgain(_ second: Page, firstPage: PageURL, firstPageItemCount: Int) -> PageURL? { nil }
     package func next(after page: Page, steppingBy step: Int, ownSize: Bool) throws(PaginationError) -> NextPages? { nil }
     package func sizeAsked(by url: PageURL) -> Int? { nil }
     package var positionParameters: [String] { [] }
