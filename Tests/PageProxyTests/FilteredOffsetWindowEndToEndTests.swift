@@ -87,6 +87,55 @@ import Testing
         }
     }
 
+    /// fix21a (review21 HIGH 1 and 2): over a cap of 7 under one id in three, on an offset route that names no total, a
+    /// window's first page (the jump, or the page before the window's) holds 2 items, and the page asked after them for
+    /// as many, positions 12–13, holds none. That empty page was the list's end: `[]` (a merge of two fixes: the page
+    /// before the window's, short) and `[12,15]` (the jump walked again by what it served) under a 200.
+    @Test("a window over a capped, filtered list with no total is not ended by an empty page after a short one", arguments: [
+        ("offset?mock_total=100&mock_cap=7&mock_show_every=3", 25, 10),
+        ("offset?mock_total=100&mock_cap=7&mock_show_every=3", 10, 10),
+        ("offset?mock_total=100&mock_cap=7&mock_show_every=3", 3, 12),
+        ("offset?mock_total=47&mock_cap=7&mock_show_every=3", 10, 10),
+        // A window of 5 counted 2 pages from the page before it: the page asked again is not cut at that count.
+        ("offset?mock_total=300&mock_cap=7&mock_show_every=3", 20, 5),
+    ])
+    func anEmptyPageAfterAShortOneIsAskedAgain(target: String, offset: Int, limit: Int) async throws {
+        try await aWindowIsASliceOfTheMergedAnswer(target: target, offset: offset, limit: limit)
+    }
+
+    /// filtwin21 G1: with no total, a first page that served under half its limit was followed by a page asked for as
+    /// many at the offset after them; a filter hid every item there, and that empty page ended the list (`[5,10]` of
+    /// every 5th id of 30, `[4]` of every 4th under a cap of 7). It is asked again with the limit.
+    @Test("a merged answer over a sparse filter with no total is not ended by an empty second page", arguments: [
+        ("offset?mock_total=30&mock_show_every=5", Array(stride(from: 5, through: 30, by: 5))),
+        ("offset?mock_total=30&mock_cap=7&mock_show_every=4", Array(stride(from: 4, through: 28, by: 4))),
+        ("offset?mock_total=3", [1, 2, 3]),
+    ])
+    func anEmptySecondPageIsAskedAgain(target: String, expected: [Int]) async throws {
+        try await TestStack.run(routes: Self.routes) { stack in
+            let merged = try await stack.get("/\(target)")
+            #expect(merged.status == 200)
+            #expect(IgnoredLimitEndToEndTests.ids(merged.body) == expected, "\(target): \(IgnoredLimitEndToEndTests.ids(merged.body))")
+        }
+    }
+
+    /// review21 M4: a window walked from the list's first item, its page count lifted to `maxPages` once the filter
+    /// showed, counts its pages as the merged walk does (`PageWalker.chargedCount`): the pages asked again while stepping
+    /// are not counted. Before, `_offset=0&_limit=33` failed `too_many_pages` where the merged answer held the 33 items.
+    @Test("a lifted window counts maxPages as the merged walk of the same list does")
+    func aLiftedWindowCountsMaxPagesAsTheMergedWalk() async throws {
+        var offset = try #require(SchemeRoutes.all.first { $0.name == "offset" })
+        offset.configure = { $0.maxPages = 12 }
+        try await TestStack.run(routes: [offset]) { stack in
+            let all = Array(stride(from: 3, through: 99, by: 3))
+            let window = try await stack.get("/offset?mock_total=100&mock_show_every=3&_offset=0&_limit=33")
+            #expect(window.status == 200, "\(window.text.prefix(300))")
+            #expect(IgnoredLimitEndToEndTests.ids(window.body) == all, "\(IgnoredLimitEndToEndTests.ids(window.body))")
+            let merged = try await stack.get("/offset?mock_total=100&mock_show_every=3&x=1")
+            #expect(IgnoredLimitEndToEndTests.ids(merged.body) == all)
+        }
+    }
+
     /// review20 M5: `maxPages` counts the pages of the list by the route's `limit`. A walk that steps by what a filtered
     /// upstream's window is shown to hold asks some positions twice; those pages are not counted, up to `maxPages` of
     /// them. Before: 34 of 100 positions shown took 13 requests, and `maxPages: 12` failed `too_many_pages` (12 answered

@@ -3,7 +3,8 @@
 extension PageWalker {
     /// Adds `next`, what the scheme says comes after `page`, to the pages known: none (the list is complete), one, or
     /// many numbered ahead, cut at the client's `_max_pages` and refused past the route's `maxPages`. A check page that
-    /// adds no item to the answer (`PastEndClampCheck`) is not cut at `_max_pages`.
+    /// adds no item to the answer (`PastEndClampCheck`), or the second page asked again (`secondPageAgain`), is not
+    /// cut at `_max_pages` or the window's page count.
     func append(_ next: NextPages, after page: Page, isCheckPage: Bool = false) throws(PaginationError) {
         let count: Int
         switch next {
@@ -16,8 +17,8 @@ extension PageWalker {
         }
         // Both caps are checked on the count, before any URL is built: an upstream may claim 10^18 pages.
         var kept = count
-        if !isCheckPage, let limit = pageCap, count > Self.room(below: limit, used: knownCount) {
-            kept = Self.room(below: limit, used: knownCount)
+        if !isCheckPage, let limit = pageCap, count > Self.room(below: limit, used: pageCapCount) {
+            kept = Self.room(below: limit, used: pageCapCount)
             isListComplete = true
             wasTruncated = true
             if windowPagesLifted, limit >= options.maxPages { cutAtMaxPages = true }

@@ -82,6 +82,7 @@ extension PageWalker {
                 // Inside the first page's window (the first hid more than half of it): its items are the first's
                 // again, and the walk goes on from this page asked with the first's limit (review26 H1).
                 if let first = firstOverlap.secondLayInside {
+                    // An empty page too: a cap and a filter may hide every item of the few positions asked (fix21a).
                     askedAgain = strategy.secondPageAgain(page, firstPage: first, firstPageItemCount: firstPageItemCount)
                     if askedAgain != nil {
                         (repeatedOfFirst, servedCapShown) = (page.itemCount, false)
@@ -160,7 +161,9 @@ extension PageWalker {
             }
             if nextToTake == 2 {
                 try checkWindowNotFiltered(secondPage: page, repeated: repeatedOfFirst, next: next)
-            } else if isSecondAskedAgain, page.itemCount > repeatedOfFirst {
+            } else if isSecondAskedAgain, page.itemCount > 0 {
+                // Items past the first's again, or the first's last items again (its window reached past the positions
+                // asked after its items: fix21a, `[16]` after ids 12 and 16 of positions 10…16), show the filter.
                 try meetFilter(shownBy: page)
             }
             // A window's jumped first page short at the stated total is full at its count (`fullAtStatedEnd`; attack20 F).
@@ -169,7 +172,10 @@ extension PageWalker {
             if let past, try goesPastStatedEnd(to: past, from: &page) {
                 // A full page at the stated end, or past it: the total may be lower than the truth (review17 B10).
             } else {
-                try append(next, after: page)
+                // The second page asked again spans the positions the second asked, which the window counted: it is
+                // not cut at the window's page count (fix21a: a stepped-back window of 5 items counted 2 pages, and
+                // ended at the empty second page, `[]`).
+                try append(next, after: page, isCheckPage: askedAgain != nil)
             }
             // The repeated items are not handed out twice (the page's place in the list was read above).
             if repeatedOfFirst > 0 { page.items.removeFirst(repeatedOfFirst) }
@@ -181,10 +187,10 @@ extension PageWalker {
     /// repeated at once, or a page far past (`PastEndClampCheck`). With no room for it under `maxPages`, a jump's repeat
     /// is an upstream ignoring the page number, and another repeat ends the walk, flagged as maybe cut.
     func askPastRepeat(_ page: inout Page, listFirst: PageURL?) throws(PaginationError) {
-        if listFirst != nil, Self.room(below: options.maxPages, used: knownCount) < 1 {
+        if listFirst != nil, Self.room(below: options.maxPages, used: chargedCount) < 1 {
             throw IgnoredPageNumber.failure(secondPage: page.url)
         }
-        if Self.room(below: options.maxPages, used: knownCount) >= 1,
+        if Self.room(below: options.maxPages, used: chargedCount) >= 1,
             let far = listFirst ?? strategy.pageFarPast(page, by: options.maxPages), far.origin == origin,
             !seen.contains(far)
         {
@@ -224,7 +230,7 @@ extension PageWalker {
     func meetFilter(shownBy page: Page) throws(PaginationError) {
         options.lookaheadMemory?.filteringLists.learnFiltered(page.url, positions: strategy.positionParameters)
         if options.windowFromWalkStart { windowPagesLifted = true }
-        guard options.windowFirstItem > 0 || (options.windowCheck?.firstItem ?? 0) > 0 else { return }
+        guard isJumpedWindow else { return }
         missedWindowPageSize = true
         windowMetFilter = true
         throw .cannotContinue(
@@ -237,9 +243,13 @@ extension PageWalker {
     /// was asked again. An NDJSON
     /// head waits for it (filtwin21: after its head, the window cannot be walked again from the first page).
     package var windowMayStillMeetFilter: Bool {
-        guard options.windowFirstItem > 0 || (options.windowCheck?.firstItem ?? 0) > 0, !hasHandedOutAll else { return false }
+        guard isJumpedWindow, !hasHandedOutAll else { return false }
         return (nextToTake < 2 && secondPageConfirmsCap) || (nextToTake < 3 && firstOverlap.secondLayInside != nil)
     }
+
+    /// Whether the walk is a window's that started past the list's first item (a jump, checked or not): its offsets
+    /// count items a filter may hide from the merged answer.
+    var isJumpedWindow: Bool { options.windowFirstItem > 0 || (options.windowCheck?.firstItem ?? 0) > 0 }
 
     /// Goes on past `page`, full at the stated end of the list or past it, to `url`: the total may be lower than the
     /// truth (review17 B10). The first time, one check page (the probe, `StatedEndProbe`), if the caps leave room for it

@@ -77,6 +77,10 @@ package final class PageWalker {
     /// `Options.pageLimitOnceFiltered`, and the route's `maxPages`: pages numbered ahead to the stated total are cut
     /// there, not refused, as the window's items may come first (`cutAtMaxPages`).
     var pageCap: Int? { windowPagesLifted ? min(options.pageLimitOnceFiltered ?? Int.max, options.maxPages) : options.pageLimit }
+    /// The pages known that `pageCap` counts: once it was lifted to the route's `maxPages`, the pages `maxPages` counts
+    /// (`chargedCount`), as a merged walk of the same list does (review21 M4: a window of a list's 33 items failed
+    /// `too_many_pages` where the merged answer of it held them all).
+    var pageCapCount: Int { windowPagesLifted ? chargedCount : knownCount }
     /// A lifted window's pages were cut at the route's `maxPages` (`pageCap`): the walk fails `too_many_pages` at the last
     /// of them if the window's items did not come first (filtwin21: numbered to a total of 100,000, a window of 5 items
     /// at the list's start was refused at once).
@@ -108,7 +112,7 @@ package final class PageWalker {
     /// Whether a check page past a full stated end fits under the route's `maxPages` and the client's `_max_pages`: a list
     /// of exactly that many full pages is complete, not cut (retest15 N6).
     var hasRoomForCheckPage: Bool {
-        Self.room(below: options.maxPages, used: chargedCount) >= 1 && pageCap.map { Self.room(below: $0, used: knownCount) >= 1 } ?? true
+        Self.room(below: options.maxPages, used: chargedCount) >= 1 && pageCap.map { Self.room(below: $0, used: pageCapCount) >= 1 } ?? true
     }
     /// The index of the first page known ahead (`NextPages.all`), once the scheme has named them.
     var firstNumberedPage: Int?

@@ -90,7 +90,7 @@ package protocol PaginationStrategy: Sendable {
     func secondPageMayRepeat(afterFirst page: Page) -> Int?
     /// The walk's second page asked again with the size the first asked for, when the second, asked for as many items
     /// as the first served, lay inside the first page's window (`FirstPageOverlap`: the first hid more than half of
-    /// it; review26 H1); nil when the scheme asks none.
+    /// it, or it is empty; review26 H1, fix21a); nil when the scheme asks none.
     func secondPageAgain(_ second: Page, firstPage: PageURL, firstPageItemCount: Int) -> PageURL?
     /// The page after `page`, `step` positions on with the size its URL asks, or none at the list's end: an offset walk
     /// stepped by what its pages show the upstream's window holds (`FilteredWindowStep`; `ownSize`: the upstream serves

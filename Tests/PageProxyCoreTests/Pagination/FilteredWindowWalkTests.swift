@@ -9,12 +9,13 @@ import Testing
 @Suite struct FilteredWindowWalkTests {
     /// A DRF-like upstream of `total` positions whose ids are `position + 1`, showing only every `every`-th id, capping a
     /// page at `cap` positions.
-    private static func upstream(total: Int, every: Int, cap: Int = .max) -> FakeTransport {
+    private static func upstream(total: Int, every: Int, cap: Int = .max, statesTotal: Bool = true) -> FakeTransport {
         FakeTransport { url throws(UpstreamError) in
             let offset = url.integerQueryValue("offset") ?? 0
             let limit = min(url.integerQueryValue("limit") ?? 10, cap)
             let ids = offset < total ? (offset..<min(total, offset + limit)).map { $0 + 1 }.filter { $0 % every == 0 } : []
-            return .json(#"{"count": \#(total), "results": [\#(ids.map { "{\"id\": \($0)}" }.joined(separator: ","))]}"#)
+            let count = statesTotal ? #""count": \#(total), "# : ""
+            return .json(#"{\#(count)"results": [\#(ids.map { "{\"id\": \($0)}" }.joined(separator: ","))]}"#)
         }
     }
 
@@ -78,5 +79,28 @@ import Testing
         #expect(walker.missedWindowPageSize)
         // An NDJSON head waits for the pages that may show the filter.
         #expect(mayDeclineAtFirst)
+    }
+
+    /// fix21a (review21 HIGH 1 and 2): with no total, an empty second page after a short first one was the list's end;
+    /// a jumped window's walk asks it again with the limit, which shows the filter, even past the window's page count.
+    @Test("with no total, a jump's empty second page is asked again with the limit, past the window's page count", arguments: [
+        // ids 12 and 15 of positions 10…16; positions 12–13 hide both; asked again, 15 and 18: an item past the first's.
+        3,
+        // ids 12 and 16; asked again, positions 12–18 hold 16 alone: the first's last item again, no item past it.
+        4,
+    ])
+    func aJumpsEmptySecondPageWithNoTotalIsAskedAgain(every: Int) async throws {
+        var offset = PaginationScheme.Offset()
+        offset.limit = 10
+        // `_offset=10&_limit=5` jumped to 10.
+        let walker = PageWalker.make(.offset(offset), transport: Self.upstream(total: 200, every: every, cap: 7, statesTotal: false),
+            base: "http://api.test/items?offset=10&limit=10") {
+            $0.itemsPath = JSONPath("results")!
+            $0.pageLimit = 2
+            $0.itemLimit = 5
+            $0.windowFirstItem = 10
+        }
+        await #expect(throws: PaginationError.self) { _ = try await walker.pages() }
+        #expect(walker.windowMetFilter)
     }
 }
