@@ -14,6 +14,9 @@ stopped by its PID.
 """
 import argparse, http.client, json, os, re, shutil, signal, subprocess, sys, time
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "bench"))
+from benchlib import wait_listening  # noqa: E402
+
 ap = argparse.ArgumentParser()
 ap.add_argument("--before", required=True)
 ap.add_argument("--after", required=True)
@@ -38,17 +41,6 @@ ROUTES = {  # name: (upstream path, pagination, items path, size parameter)
 }
 only = [r for r in a.only.split(",") if r]
 
-
-def wait_port(port, bound=30.0):
-    import socket
-    end = time.time() + bound
-    while time.time() < end:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
-            return True
-        except OSError:
-            time.sleep(0.05)
-    return False
 
 
 def get(port, target):
@@ -85,9 +77,11 @@ def start(binary, name, port):
     json.dump(cfg, open(path, "w"))
     p = subprocess.Popen([binary, "serve", "--config", path], stdout=open(os.path.join(a.scratch, name + ".log"), "w"),
                          stderr=subprocess.STDOUT)
-    if not wait_port(port):
+    try:
+        wait_listening(port, p, limit=30.0, name=name)
+    except RuntimeError as error:
         p.kill()
-        raise SystemExit("%s did not start" % name)
+        raise SystemExit(str(error))
     return p
 
 
@@ -155,7 +149,7 @@ mock = subprocess.Popen([a.mock_binary or a.after, "mock", "--port", str(MOCK), 
                         stdout=subprocess.DEVNULL, stderr=open(os.path.join(a.scratch, "mock.log"), "w"))
 procs = []
 try:
-    assert wait_port(MOCK), "mock did not start"
+    wait_listening(MOCK, mock, limit=30.0, name="mock")
     procs = [("before", start(a.before, "before", a.base_port + 1), a.base_port + 1),
              ("after", start(a.after, "after", a.base_port + 2), a.base_port + 2)]
     counts = {name: {} for name, _, _ in procs}
