@@ -88,6 +88,27 @@ import Testing
         }
     }
 
+    /// contract22 F1 (RFC 9110 §7.6.1): a field the client's `Connection` names is for its hop only, and a proxy must
+    /// remove it; it was forwarded, and keyed the cache, like any other.
+    @Test("a forwarded field that the client's Connection names is not sent upstream, nor makes the answer private")
+    func aFieldNamedByConnectionIsNotForwarded() async throws {
+        try await TestStack.run(routes: Self.routes) { stack in
+            let hopOnly = try await stack.get("/github?mock_total=3", headers: ["Connection": "keep-alive, X-API-KEY", "X-Api-Key": "k1"])
+            #expect(hopOnly.status == 200)
+            let first = try #require(stack.mock.log.requests.first)
+            #expect(!first.headers.contains { $0.name.lowercased() == "x-api-key" })
+            #expect(hopOnly.header("Cache-Control")?.hasPrefix("private") == false, "\(hopOnly.header("Cache-Control") ?? "-")")
+            // The same target and value without `Connection` naming it: forwarded (a kept plan of the first must not
+            // answer this one).
+            stack.mock.log.reset()
+            let forwarded = try await stack.get("/github?mock_total=3", headers: ["X-Api-Key": "k1"])
+            #expect(forwarded.status == 200)
+            let second = try #require(stack.mock.log.requests.first)
+            #expect(second.headers.filter { $0.name.lowercased() == "x-api-key" }.map(\.value) == ["k1"])
+            #expect(forwarded.header("Cache-Control")?.hasPrefix("private") == true)
+        }
+    }
+
     /// attack16 L4 (RFC 6750 §2.3): an answer to a request whose credentials went upstream in its query was public.
     @Test("an API key in the client's query makes the answer private; a secret-looking name that is none does not")
     func aQueryCredentialMakesTheAnswerPrivate() async throws {

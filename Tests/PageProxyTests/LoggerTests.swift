@@ -11,6 +11,17 @@ import Glibc
 
 /// Standard output is written on the logger's own queue: a stdout that blocks never blocks a task that logs.
 @Suite struct LoggerTests {
+    /// contract22 F6: a log line's `duration_ms` printed as `1797.1779999999999`.
+    @Test("a duration in milliseconds prints with at most three decimals")
+    func durationMillisecondsPrintShort() {
+        #expect("\((Duration.seconds(1) + .microseconds(797_178)).milliseconds)" == "1797.178")
+        for microseconds in stride(from: 0, to: 5_000_000, by: 7_919) {
+            let text = "\((Duration.microseconds(microseconds) + .nanoseconds(999)).milliseconds)"
+            let decimals = text.split(separator: ".").last?.count ?? 0
+            #expect(decimals <= 3, "\(microseconds) µs printed \(text)")
+        }
+    }
+
     @Test func aBlockedOutputDoesNotBlockTheTaskThatLogsAndLinesKeepTheirOrder() async {
         let release = DispatchSemaphore(value: 0)
         let written = Mutex<[String]>([])

@@ -191,6 +191,20 @@ extension ServerTests {
         }
     }
 
+    /// contract22 F3: DESIGN.md's query parameters "pass through untouched"; a bare `f` went upstream as `f=`.
+    @Test("a query parameter without a value reaches the upstream without one, on every page")
+    func aBareQueryParameterStaysBare() async throws {
+        try await TestStack.run { stack in
+            let answer = try await stack.get("/plain?z=1&f&e=&mock_total=45")
+            #expect(answer.status == 200)
+            let targets = stack.mock.log.requests.map(\.target)
+            #expect(targets.count == 5)  // pages of 10, the last short
+            for target in targets {
+                #expect(target.contains("?z=1&f&e=&mock_total=45&"), "\(target)")
+            }
+        }
+    }
+
     /// attack16 U1: `OPTIONS *` was a 405; RFC 9110 §9.3.7 lets it ask what the server can do.
     @Test("OPTIONS * and OPTIONS on a route are a 200 with Allow: GET, HEAD and no body; the connection stays usable")
     func optionsIsA200WithAllow() async throws {

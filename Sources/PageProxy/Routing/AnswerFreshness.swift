@@ -98,7 +98,7 @@ struct AnswerFreshness: Sendable {
 
     /// Whether `request` sent any of the fields `route` forwards: its answer is then the client's alone.
     static func isPrivate(route: RouteConfig, request: HTTPRequestHead) -> Bool {
-        route.forwardHeaders.contains { request.headers.contains($0) } || carriesQueryCredential(request)
+        route.forwardHeaders.contains { UpstreamHeaders.forwards($0, from: request) } || carriesQueryCredential(request)
     }
 
     /// Whether the client's query names a credential that goes upstream with it (`access_token`, `api_key`, …: the

@@ -7,11 +7,11 @@ import Synchronization
 ///
 /// A plan is decided by the config, which never changes, the request target and the fields that `ProxyControls` and
 /// `UpstreamHeaders` read: `Accept`, `Cache-Control`, `Pragma`, every `PageProxy-*` field and every route's
-/// `forwardHeaders`. The key is the target and those fields, names and values byte for byte and in order, so two
-/// requests share a plan only when planning each from scratch gives the same one; the plan then answers the request
-/// at hand (`If-None-Match`, `TE` and the rest are read from it). A request with a field value that is not UTF-8, or
-/// a key past `maxKeyBytes`, is planned every time; a plan that failed (a 400) is never kept. Bounded in entries:
-/// when full, it starts over.
+/// `forwardHeaders` (and `Connection` when a route forwards any). The key is the target and those fields, names and
+/// values byte for byte and in order, so two requests share a plan only when planning each from scratch gives the same
+/// one; the plan then answers the request at hand (`If-None-Match`, `TE` and the rest are read from it). A request
+/// with a field value that is not UTF-8, or a key past `maxKeyBytes`, is planned every time; a plan that failed (a 400)
+/// is never kept. Bounded in entries: when full, it starts over.
 ///
 /// No client's credential is kept (loose12, as attack7 did for the memos): the key is a `KeyedDigest` of the target
 /// and fields, never their text; a kept plan holds no request and no forwarded field (`RequestPlan.Kept`: a plan that
@@ -33,6 +33,8 @@ final class RequestPlanCache: Sendable {
         for route in routes {
             names += route.forwardHeaders.filter { name in !names.contains { HTTPHeaders.namesEqual($0, name) } }
         }
+        // `Connection` decides which forwarded fields go upstream (`UpstreamHeaders`: the ones it names do not).
+        if routes.contains(where: { !$0.forwardHeaders.isEmpty }) { names.append("Connection") }
         decidingFields = names
     }
 

@@ -2,7 +2,8 @@ import PageProxyCore
 
 /// The headers every page request of one client request carries: the route's `headers`, then the client's fields
 /// named in `forwardHeaders`, each value byte for byte as received; a field in both is sent once, the client's when it
-/// sent one.
+/// sent one. A field the client's `Connection` names is for its hop to PageProxy only and is never forwarded (RFC 9110
+/// §7.6.1: a proxy must remove it; contract22 F1).
 enum UpstreamHeaders {
     /// A client field that cannot be forwarded as it is.
     struct Refused: Error {
@@ -15,7 +16,8 @@ enum UpstreamHeaders {
     static func make(route: RouteConfig, request: HTTPRequestHead) throws(Refused) -> HTTPHeaders {
         var fields = HTTPHeaders()
         for (name, value) in route.headers { fields.set(name, value) }
-        for name in route.forwardHeaders {
+        let hopOnly = route.forwardHeaders.isEmpty ? [] : request.headers.tokens("Connection")
+        for name in route.forwardHeaders where !Self.isHopOnly(name, hopOnly) {
             let values = request.headers.values(name)
             // Two `Authorization` (or `Cookie`, …) fields leave it open which identity the upstream uses: servers
             // disagree (first, last, joined), and the cache key would hold both. RFC 6265 §5.4: one `Cookie` field.
@@ -38,6 +40,16 @@ enum UpstreamHeaders {
             fields.set(name, value)
         }
         return fields
+    }
+
+    /// Whether `request` sends a field named `name` that goes upstream: present, and not named by its `Connection`.
+    static func forwards(_ name: String, from request: HTTPRequestHead) -> Bool {
+        request.headers.contains(name) && !isHopOnly(name, request.headers.tokens("Connection"))
+    }
+
+    /// Whether `name` is among `hopOnly`, the lowercased options of a `Connection` field.
+    private static func isHopOnly(_ name: String, _ hopOnly: [String]) -> Bool {
+        !hopOnly.isEmpty && hopOnly.contains(String(decoding: name.utf8.map(HTTPHeaders.lowercased), as: UTF8.self))
     }
 
     /// Whether an `Accept` value admits a JSON answer: it names `application/json`, a `+json` type, `application/*`

@@ -68,10 +68,12 @@ enum QueryBytes {
                     if cut != nil && isMatch { return true }
                     if !bytes.isEmpty { bytes.append(UInt8(ascii: "&")) }
                     bytes.append(contentsOf: UnsafeBufferPointer(rebasing: raw[nameRange]))
-                    bytes.append(UInt8(ascii: "="))
+                    // A bare `flag` stays bare (contract22 F3: Rack reads `flag` as nil and `flag=` as "").
                     if cut == nil && isMatch {
+                        bytes.append(UInt8(ascii: "="))
                         cut = bytes.count
                     } else if let valueRange {
+                        bytes.append(UInt8(ascii: "="))
                         bytes.append(contentsOf: UnsafeBufferPointer(rebasing: raw[valueRange]))
                     }
                     return true

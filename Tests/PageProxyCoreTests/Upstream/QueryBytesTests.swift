@@ -9,31 +9,32 @@ import Testing
 @Suite struct QueryBytesTests {
     /// The string-splitting implementation `PageURL` had, byte for byte.
     enum Reference {
-        static func pairs(_ query: String?) -> [(name: String, value: String)] {
+        /// A pair without `=` has no value (nil), and is written back without one (contract22 F3).
+        static func pairs(_ query: String?) -> [(name: String, value: String?)] {
             guard let query, !query.isEmpty else { return [] }
             return query.split(separator: "&").map { pair in
                 if let equals = pair.firstIndex(of: "=") {
                     return (String(pair[..<equals]), String(pair[pair.index(after: equals)...]))
                 }
-                return (String(pair), "")
+                return (String(pair), nil)
             }
         }
 
         static func value(_ name: String, in query: String?) -> String? {
-            pairs(query).first { PageURL.decodeQueryComponent($0.name) == name }.flatMap { PageURL.decodeQueryComponent($0.value) }
+            pairs(query).first { PageURL.decodeQueryComponent($0.name) == name }.flatMap { PageURL.decodeQueryComponent($0.value ?? "") }
         }
 
         static func setting(_ value: String, for name: String, in query: String?) -> String {
             let encodedValue = PageURL.encodeQueryComponent(value)
             var replaced = false
-            var pairs = pairs(query).compactMap { pair -> (name: String, value: String)? in
+            var pairs = pairs(query).compactMap { pair -> (name: String, value: String?)? in
                 guard PageURL.decodeQueryComponent(pair.name) == name else { return pair }
                 if replaced { return nil }
                 replaced = true
                 return (pair.name, encodedValue)
             }
             if !replaced { pairs.append((PageURL.encodeQueryComponent(name), encodedValue)) }
-            return pairs.map { "\($0.name)=\($0.value)" }.joined(separator: "&")
+            return pairs.map { pair in pair.value.map { "\(pair.name)=\($0)" } ?? pair.name }.joined(separator: "&")
         }
     }
 
@@ -71,6 +72,14 @@ import Testing
                 #expect(url.integerQueryValue(name) == Reference.value(name, in: query).flatMap { Int($0) }, "\(query ?? "nil") \(name)")
             }
         }
+    }
+
+    @Test("setting a parameter leaves a bare parameter bare: `flag` is not `flag=` to every server")
+    func aBareParameterStaysBare() {
+        let url = PageURL(scheme: "http", host: "api.test", port: 80, path: "/items", query: "z=1&flag&e=&page=2")
+        #expect(url.settingQueryValue("3", for: "page").query == "z=1&flag&e=&page=3")
+        #expect(url.settingQueryValue("7", for: "per_page").query == "z=1&flag&e=&page=2&per_page=7")
+        #expect(url.settingQueryValue("4", for: "flag").query == "z=1&flag=4&e=&page=2")
     }
 
     @Test func settingAParameterBuildsTheSameQuery() {
