@@ -235,7 +235,8 @@ package struct Connection: Sendable {
         fields += record.logFields
         if case .aborted = writer.state {
             fields.append(("aborted", .bool(true)))
-            if let reason = writer.abortReason { fields.append(("abort_reason", .string(reason))) }
+            // The socket the shutdown closed reads as a client that left (contract22 F5): say which it was.
+            if let reason = writer.isCutByShutdown ? "shutdown_cut" : writer.abortReason { fields.append(("abort_reason", .string(reason))) }
         }
         logger.log(requestLogLevel, "request", fields)
     }
