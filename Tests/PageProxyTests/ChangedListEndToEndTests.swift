@@ -186,6 +186,31 @@ import Testing
             }
         }
     }
+
+    /// contract22 F2: with no total, a list of exactly `maxPages` full pages shows its end only on the page after them;
+    /// it was refused "more than 3 pages". That page is asked, and only an item on it fails the walk.
+    @Test("no total: a list of exactly maxPages full pages is whole; one item more is too_many_pages", arguments: ["plain", "offset", "slack"])
+    func exactlyMaxPagesWithNoTotal(routeName: String) async throws {
+        var route = try #require(SchemeRoutes.all.first { $0.name == routeName })
+        route.configure = { $0.maxPages = 3 }
+        try await TestStack.run(routes: [route]) { stack in
+            for total in [29, 30] {
+                let answer = try await stack.get("/\(routeName)?mock_total=\(total)")
+                #expect(answer.status == 200, "\(total): \(answer.text.prefix(300))")
+                #expect(answer.body == MockDataset.mergedJSON(total: total), "\(total)")
+            }
+            for target in ["/\(routeName)?mock_total=31", "/\(routeName)?mock_total=100"] {
+                let answer = try await stack.get(target)
+                #expect(answer.status == 502)
+                #expect(answer.text.contains("too_many_pages"), "\(target): \(answer.text.suffix(300))")
+            }
+            // A stream has sent the three pages' items by then: it ends with the error line, cut.
+            let client = try await stack.client()
+            try await client.send(RawHTTPClient.requestText("/\(routeName)?mock_total=31&_format=ndjson"))
+            let streamed = String(decoding: try await client.readUntilClose(), as: UTF8.self)
+            #expect(streamed.contains("too_many_pages") && !streamed.hasSuffix("0\r\n\r\n"), "\(streamed.suffix(300))")
+        }
+    }
 }
 
 /// review17 L3 / L8: a walk that ended short of its stated total says so in `_explain`, and a client's item cap reached

@@ -23,7 +23,13 @@ extension PageWalker {
             wasTruncated = true
             if windowPagesLifted, limit >= options.maxPages { cutAtMaxPages = true }
         }
-        guard kept <= Self.room(below: options.maxPages, used: chargedCount) else { throw .tooManyPages(limit: options.maxPages) }
+        if kept > Self.room(below: options.maxPages, used: chargedCount) {
+            // One page past `maxPages`, known only from the page before (no total): asked, as a list of exactly
+            // `maxPages` full pages shows its end only there; it fails the walk if it holds an item (contract22 F2:
+            // such a list was refused "more than N pages").
+            guard case .one = next, !isCheckPage, pageAskedPastMaxPages == nil else { throw .tooManyPages(limit: options.maxPages) }
+            pageAskedPastMaxPages = urls.count
+        }
         switch next {
         case .none: return
         case .one(let url):

@@ -85,6 +85,9 @@ package final class PageWalker {
     /// of them if the window's items did not come first (filtwin21: numbered to a total of 100,000, a window of 5 items
     /// at the list's start was refused at once).
     var cutAtMaxPages = false
+    /// The index of the page asked past the route's `maxPages` to see whether the list ended there (`append`): an item on
+    /// it fails the walk `too_many_pages`.
+    var pageAskedPastMaxPages: Int?
     /// The fetch of each page of the window that is in flight, by page index.
     var fetching: [Int: FetchID] = [:]
     /// Fetches decided but not started yet: `walk` starts them before it waits.
@@ -352,6 +355,10 @@ package final class PageWalker {
             page.truncateItems(to: keep)
             wasTruncated = wasTruncated || hadMore
             finish()
+        }
+        if page.itemCount > 0, let index = pageAskedPastMaxPages, index == nextToTake - 1 {
+            finish()
+            throw .tooManyPages(limit: options.maxPages)
         }
         itemsTaken += page.itemCount
         if cutAtMaxPages, !isFinished, nextToTake >= knownCount, itemsTaken < options.itemLimit ?? Int.max {
