@@ -151,8 +151,10 @@ extension PageWalker {
                 if short, next.isNone, let windowPage = strategy.guessNext(after: page.url) { next = .one(windowPage) }
             }
             // A short page the filter leaves no end: the page after it is compared with its items as they arrived
-            // (stepped by the window's known size, the pages overlap, and `FilteredWindowStep` compares them).
-            if firstPageFiltered, askedAgain == nil, windowStep.bound == nil, case .one = next, strategy.isShortOfSizeAsked(page) {
+            // (stepped by the window's known size, the pages overlap, and `FilteredWindowStep` compares them). Not the
+            // first page of a route that says it filters (`filteredPages`): the second page may hold its last items
+            // again, which `FirstPageOverlap` drops (fix22b: taken for the list's tail again, every such list ended there).
+            if firstPageFiltered, nextToTake > 1, askedAgain == nil, windowStep.bound == nil, case .one = next, strategy.isShortOfSizeAsked(page) {
                 if let arrived = hashes.of(page) {
                     pastShort.remember(shortPage: arrived)
                 } else {
