@@ -42,7 +42,8 @@ import Testing
             let value = { (name: String) in
                 query.split(separator: "&").first { $0.hasPrefix(name + "=") }.flatMap { Int($0.dropFirst(name.count + 1)) }
             }
-            let all = IgnoredLimitEndToEndTests.ids(MockDataset.mergedJSON(total: value("mock_total") ?? 0, showingEvery: value("mock_show_every")))
+            let all = IgnoredLimitEndToEndTests.ids(
+                MockDataset.mergedJSON(total: value("mock_total") ?? 0, hidingEvery: value("mock_hide_every"), showingEvery: value("mock_show_every")))
             let expected = Array(all.dropFirst(offset).prefix(limit))
             // Asked first, before any walk of the list: nothing remembered says it filters.
             let window = try await stack.get("/\(target)&_offset=\(offset)&_limit=\(limit)")
@@ -58,8 +59,35 @@ import Testing
         }
     }
 
-    /// A window held within the items of the page at its jump shows no filter on its own (not fixed: it answers the
-    /// items at the offset's positions); once a walk showed the list filtered, it walks from the first page at once.
+    /// fix22b (filtwin21 G2): a window held within the items of the page at its jump, on a list no walk showed filtered,
+    /// answered the items at the offset's positions (`[102…110]` for `[202…210]`): the walk again by the count the first
+    /// page served met its item limit there. It now takes the page after it, which tells a cap from a filter, first.
+    @Test("a window within the page at its jump, asked first, is the slice of the merged answer", arguments: [
+        ("drf?mock_total=1000&mock_show_every=2", 100, 5),
+        ("offset?mock_total=1000&mock_show_every=2", 100, 5),
+        ("drf?mock_total=1000&mock_hide_every=4", 100, 3),
+        ("offset?mock_total=1000&mock_hide_every=4", 100, 3),
+        // A cap of 7 under one id in three: the page after the first is empty, the one asked again shows the filter.
+        ("drf?mock_total=1000&mock_cap=7&mock_show_every=3", 30, 1),
+    ])
+    func aWindowWithinThePageAtItsJump(target: String, offset: Int, limit: Int) async throws {
+        try await aWindowIsASliceOfTheMergedAnswer(target: target, offset: offset, limit: limit)
+    }
+
+    /// fix22b (filtwin21 G3): the jump to `offset=20` over ids 1–30 with every 15th hidden holds 21–29, short of the
+    /// total; the page after it (position 29) holds none, though the total counts it. Taken for the list's end, the window
+    /// was `[26…29]`, not counting the id 15 hidden before it; the truth is `[27,28,29]`.
+    @Test("a window whose jump's second page is empty inside the stated total walks from the first page", arguments: [
+        ("drf?mock_total=30&mock_hide_every=15", 25, 10),
+        ("drf?mock_total=45&mock_hide_every=15", 40, 10),
+        // Within the page at its jump too (G2's path): `[42,43]` for `[44]`.
+        ("drf?mock_total=45&mock_hide_every=15", 41, 2),
+    ])
+    func anEmptySecondPageInsideTheTotalShowsAFilter(target: String, offset: Int, limit: Int) async throws {
+        try await aWindowIsASliceOfTheMergedAnswer(target: target, offset: offset, limit: limit)
+    }
+
+    /// Once a walk showed the list filtered, a window of it walks from the first page at once.
     @Test("a window within one page of a list a walk showed filtered walks from the first page")
     func aListKnownFilteredPlansFromTheStart() async throws {
         try await TestStack.run(routes: Self.routes) { stack in
@@ -79,9 +107,12 @@ import Testing
     func aListThatDoesNotFilterKeepsItsJump(target: String) async throws {
         try await TestStack.run(routes: Self.routes) { stack in
             stack.mock.log.reset()
-            let window = try await stack.get("/\(target)&_offset=50&_limit=10")
-            #expect(window.status == 200)
-            #expect(IgnoredLimitEndToEndTests.ids(window.body) == Array(51...60), "\(target): \(IgnoredLimitEndToEndTests.ids(window.body))")
+            // (A window within the page at its jump takes the page after it too: a cap, not a filter, fix22b.)
+            for limit in [10, 3] {
+                let window = try await stack.get("/\(target)&_offset=50&_limit=\(limit)")
+                #expect(window.status == 200)
+                #expect(IgnoredLimitEndToEndTests.ids(window.body) == Array(51..<51 + limit), "\(target): \(IgnoredLimitEndToEndTests.ids(window.body))")
+            }
             let fromStart = stack.mock.log.requests.filter { $0.target.contains("offset=0&") || $0.target.hasSuffix("offset=0") }
             #expect(fromStart.isEmpty, "\(target): \(fromStart.map(\.target))")
         }
@@ -133,6 +164,58 @@ import Testing
             #expect(IgnoredLimitEndToEndTests.ids(window.body) == all, "\(IgnoredLimitEndToEndTests.ids(window.body))")
             let merged = try await stack.get("/offset?mock_total=100&mock_show_every=3&x=1")
             #expect(IgnoredLimitEndToEndTests.ids(merged.body) == all)
+        }
+    }
+
+    /// fix22b (review21 HIGH 3): with no total, a page short of its `limit` ends the list, and a filter that leaves a
+    /// full first page and then hides one item of a page is taken for the end (`offset?mock_total=30&mock_hide_every=15`:
+    /// 19 of 28 items under a `200`). A route that says its upstream filters (`filteredPages`) ends only at an empty page,
+    /// and its windows walk from the first page.
+    @Test("a route with filteredPages is not ended by a short page, and its windows are slices of the merged answer")
+    func filteredPagesRoute() async throws {
+        var options = PaginationScheme.Offset()
+        options.limit = SchemeRoutes.pageSize
+        options.filteredPages = true
+        let route = TestStack.Route(name: "filtered", mockPath: "/offset/items", scheme: .offset(options), items: JSONPath("items")!)
+        try await TestStack.run(routes: [route]) { stack in
+            let truth = (1...30).filter { $0 % 15 != 0 }
+            let merged = try await stack.get("/filtered?mock_total=30&mock_hide_every=15")
+            #expect(merged.status == 200)
+            #expect(IgnoredLimitEndToEndTests.ids(merged.body) == truth, "\(IgnoredLimitEndToEndTests.ids(merged.body))")
+            for (offset, limit) in [(25, 10), (3, 12), (14, 1)] {
+                let window = try await stack.get("/filtered?mock_total=30&mock_hide_every=15&_offset=\(offset)&_limit=\(limit)&x=\(offset)")
+                #expect(IgnoredLimitEndToEndTests.ids(window.body) == Array(truth.dropFirst(offset).prefix(limit)),
+                    "\(offset)+\(limit): \(IgnoredLimitEndToEndTests.ids(window.body))")
+            }
+            // A first page short under the filter: its last items again on the second page are dropped, not taken for
+            // the list's tail again past its end (which ended every such list at its second page).
+            for (query, shown) in [("mock_show_every=2", (1...30).filter { $0 % 2 == 0 }), ("mock_hide_every=4", (1...30).filter { $0 % 4 != 0 })] {
+                let answer = try await stack.get("/filtered?mock_total=30&\(query)")
+                #expect(IgnoredLimitEndToEndTests.ids(answer.body) == shown, "\(query): \(IgnoredLimitEndToEndTests.ids(answer.body))")
+            }
+            // A plain list: every item, ended by the empty page after its short last one (one request more).
+            stack.mock.log.reset()
+            let plain = try await stack.get("/filtered?mock_total=25")
+            #expect(IgnoredLimitEndToEndTests.ids(plain.body) == Array(1...25))
+            #expect(stack.mock.log.count == 4, "\(stack.mock.log.requests.map(\.target))")
+        }
+    }
+
+    /// fix22b (review21 M3): a filter that hides fewer than half of a page (every 3rd id) leaves a first page of 7 of 10,
+    /// and the walk steps by 7 positions with a `limit` of 7: 15 requests for 100 positions, 10 pages of the list.
+    /// `maxPages: 12` refused it at the first page (the estimate counted by the 7 items served) and would have at the
+    /// second (each page of 7 counted one). A cap of 7 (no filter) is still the upstream's page, counted one each.
+    @Test("maxPages counts a filter's pages of fewer positions by their positions", arguments: ["drf", "offset"])
+    func maxPagesCountsSmallFilteredPagesByPositions(route name: String) async throws {
+        var route = try #require(SchemeRoutes.all.first { $0.name == name })
+        route.configure = { $0.maxPages = 12 }
+        try await TestStack.run(routes: [route]) { stack in
+            let answer = try await stack.get("/\(name)?mock_total=100&mock_hide_every=3")
+            #expect(answer.status == 200, "\(answer.text.prefix(300))")
+            #expect(IgnoredLimitEndToEndTests.ids(answer.body) == (1...100).filter { $0 % 3 != 0 })
+            let capped = try await stack.get("/\(name)?mock_total=100&mock_cap=7")
+            #expect(capped.status == 502)
+            #expect(capped.text.contains("too_many_pages"), "\(capped.text.prefix(300))")
         }
     }
 

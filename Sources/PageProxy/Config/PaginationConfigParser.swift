@@ -11,7 +11,7 @@ enum PaginationConfigParser {
                          "totalPagesPath", "totalPagesHeader", "totalPagesHeaderPath", "totalItemsHeader",
                          "totalItemsHeaderPath", "totalIsEstimate", "lookahead", "endStatuses", "queryEncoding"]),
         ("offset", ["offsetParameter", "limitParameter", "limit", "totalItemsPath", "totalItemsHeader", "totalItemsHeaderPath",
-                    "totalIsEstimate", "lookahead", "endStatuses", "queryEncoding"]),
+                    "totalIsEstimate", "filteredPages", "lookahead", "endStatuses", "queryEncoding"]),
         ("link-header", ["pageParameter", "sizeParameter", "pageSize", "lookahead"]),
         ("next-page-header", ["pageParameter", "nextPageHeader", "nextPageHeaderPath", "totalPagesHeader", "totalPagesHeaderPath",
                               "sizeParameter", "pageSize"]),
@@ -86,6 +86,7 @@ enum PaginationConfigParser {
             options.totalItemsHeader = try reader.nullableHeader("totalItemsHeader", default: options.totalItemsHeader)
             options.totalItemsHeaderPath = try reader.headerPath("totalItemsHeaderPath", of: options.totalItemsHeader, "totalItemsHeader")
             options.totalIsEstimate = try object.bool("totalIsEstimate", default: options.totalIsEstimate)
+            options.filteredPages = try object.bool("filteredPages", default: options.filteredPages)
             options.lookahead = try object.integer("lookahead", in: lookaheadRange, default: options.lookahead)
             options.endStatuses = try reader.statuses("endStatuses", default: options.endStatuses)
             try reader.distinct("limitParameter", options.limitParameter, from: "offsetParameter", options.offsetParameter)

@@ -113,6 +113,7 @@ private struct MorePathWatchingStrategy: PaginationStrategy {
     }
     func sizeAsked(by url: PageURL) -> Int? { base.sizeAsked(by: url) }
     var positionParameters: [String] { base.positionParameters }
+    var filtersPages: Bool { base.filtersPages }
     func isShortOfSizeAsked(_ page: Page) -> Bool { base.isShortOfSizeAsked(page) }
     func itemsPerNumberedPage(_ pages: NumberedPages, after page: Page) -> NumberedPageSize? { base.itemsPerNumberedPage(pages, after: page) }
     func checkNumbered(_ page: Page) throws(PaginationError) { try base.checkNumbered(page) }

@@ -260,10 +260,11 @@ struct RequestPlan {
         /// The answer's own cap on items: `_max_items` or the route's `maxItems`, the smaller.
         let itemCap: Int?
 
-        /// Whether an offset list was seen filtered after its pages were cut (`FilteringLists`).
+        /// Whether an offset list was seen filtered after its pages were cut (`FilteringLists`), or its route says so
+        /// (`filteredPages`).
         private static func isFiltered(_ base: PageURL, scheme: PaginationScheme?, lookahead: LookaheadMemory) -> Bool {
             guard case .offset(let options)? = scheme else { return false }
-            return lookahead.filteringLists.isFiltered(base, positions: [options.offsetParameter, options.limitParameter])
+            return options.filteredPages || lookahead.filteringLists.isFiltered(base, positions: [options.offsetParameter, options.limitParameter])
         }
 
         init(

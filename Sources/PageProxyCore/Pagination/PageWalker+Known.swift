@@ -23,13 +23,15 @@ extension PageWalker {
             wasTruncated = true
             if windowPagesLifted, limit >= options.maxPages { cutAtMaxPages = true }
         }
-        if kept > Self.room(below: options.maxPages, used: chargedCount) {
+        let small = smallPageCharge(of: next, kept: kept)
+        if (small?.charge ?? kept) > Self.room(below: options.maxPages, used: chargedCount) {
             // One page past `maxPages`, known only from the page before (no total): asked, as a list of exactly
             // `maxPages` full pages shows its end only there; it fails the walk if it holds an item (contract22 F2:
             // such a list was refused "more than N pages").
             guard case .one = next, !isCheckPage, pageAskedPastMaxPages == nil else { throw .tooManyPages(limit: options.maxPages) }
             pageAskedPastMaxPages = urls.count
         }
+        if let small { smallPages.add(kept, step: small.step, limit: small.limit) }
         switch next {
         case .none: return
         case .one(let url):
@@ -53,6 +55,21 @@ extension PageWalker {
             while !speculative.isEmpty, let url = try takePending() { adopt(url) }
         }
         if isListComplete { discardSpeculation() }
+    }
+
+    /// What `kept` pages of `next` add to the pages `maxPages` counts, when a walk that showed a filter asks fewer
+    /// positions a page than the list's `limit` (`SmallPageCharge`); nil when each counts one.
+    private func smallPageCharge(of next: NextPages, kept: Int) -> (charge: Int, step: Int, limit: Int)? {
+        guard firstPageFiltered, kept > 0, let position = strategy.positionParameters.first, let limit = strategy.sizeAsked(by: firstURL)
+        else { return nil }
+        let step: Int?
+        switch next {
+        case .none: step = nil
+        case .one(let url): step = strategy.sizeAsked(by: url)
+        case .all(let pages): step = pages.parameter == position ? min(pages.step, strategy.sizeAsked(by: pages.template) ?? pages.step) : nil
+        }
+        guard let step, let charge = smallPages.charge(adding: kept, step: step, limit: limit) else { return nil }
+        return (charge, step, limit)
     }
 
     /// The guards every page URL passes before it is requested.

@@ -57,6 +57,9 @@ package final class PageWalker {
     /// The pages after a first page that hid more than half its window, stepped by what they show the upstream's window
     /// holds (a cap below the limit; offset20).
     var windowStep = FilteredWindowStep()
+    /// The pages of a walk that showed a filter asking fewer positions than the list's `limit`, which `maxPages` counts
+    /// by their positions (`SmallPageCharge`).
+    var smallPages = SmallPageCharge()
     /// The end of the list the walk numbered its pages from, compared with each later page's (review17 B5).
     var statedEnd = StatedEndCheck()
     /// The size the walk numbered its pages ahead by, compared with each numbered page's items (attack16 M3).
@@ -214,9 +217,10 @@ package final class PageWalker {
     /// How many pages the walk knows of: built, and known ahead but not built yet.
     var knownCount: Int { urls.count + (pending.map { $0.end - $0.next } ?? 0) }
     /// The pages known that the route's `maxPages` counts: all but the pages of the `limit` a filtered offset walk asked
-    /// again while stepping (`FilteredWindowStep.pagesAskedAgain`), at most `maxPages` of them, so that a walk never
-    /// asks more than twice `maxPages` pages (review20 M5).
-    var chargedCount: Int { knownCount - min(options.maxPages, windowStep.pagesAskedAgain) }
+    /// again while stepping (`FilteredWindowStep.pagesAskedAgain`) and those its pages of fewer positions do not fill
+    /// (`SmallPageCharge`), at most `maxPages` of them, so that a walk never asks more than twice `maxPages` pages
+    /// (review20 M5, review21 M3).
+    var chargedCount: Int { knownCount - min(options.maxPages, windowStep.pagesAskedAgain + smallPages.uncharged) }
 
     package convenience init(base: PageURL, scheme: PaginationScheme, options: Options, fetch: @escaping PageFetcher) {
         self.init(base: base, strategy: scheme.makeStrategy(), options: options, fetch: fetch)
@@ -233,6 +237,8 @@ package final class PageWalker {
         self.firstURL = first
         self.urls = PageURLWindow(first: first)
         self.seen = SeenPageURLs(first: first)
+        // A route that says its upstream filters its pages (`filteredPages`): no short page ends its list (fix22b).
+        self.firstPageFiltered = strategy.filtersPages
         // Earlier walks from this URL sent guesses that could not be confirmed: none now.
         // (A strategy that never guesses has nothing to look up: most walks.)
         self.isSpeculationStopped = strategy.lookahead > 0 && options.lookaheadMemory?.lesson(for: first) == .never
@@ -354,7 +360,10 @@ package final class PageWalker {
             if onlyTheCheckAfter && !hadMore { endedAtUncheckedStatedEnd = true }
             page.truncateItems(to: keep)
             wasTruncated = wasTruncated || hadMore
-            finish()
+            // A jumped window's first page short of its limit may hold the whole window, but only the page after it
+            // tells a cap from a filter, whose offsets count items the answer never holds: it is taken before the walk
+            // ends, none of its items the answer's (filtwin21 G2: `[102…110]` for `[202…210]`, every 2nd id shown).
+            if !(windowMayStillMeetFilter && knownCount > nextToTake) { finish() }
         }
         if page.itemCount > 0, let index = pageAskedPastMaxPages, index == nextToTake - 1 {
             finish()

@@ -48,6 +48,9 @@ package protocol PaginationStrategy: Sendable {
     /// The index among `pages`, numbered ahead after `page`, from which one of `endStatuses` ends the walk quietly (the
     /// list's end, short of the total they were numbered from); nil when no numbered page may answer one.
     func endStatusEndsFrom(_ pages: NumberedPages, after page: Page) -> Int?
+    /// Whether the route says the upstream hides items from its pages after cutting them (`filteredPages`): the walk
+    /// takes the list as filtered from its first page on.
+    var filtersPages: Bool { get }
     /// How many pages past the last known one may be fetched before it is known whether they exist.
     var lookahead: Int { get }
     /// The page that probably follows `url` when no total is known (page number + 1, offset + limit).
@@ -120,6 +123,7 @@ extension PaginationStrategy {
     package func listFirstPage(before url: PageURL) -> PageURL? { nil }
     package func endStatusEndsFrom(_ pages: NumberedPages, after page: Page) -> Int? { nil }
     package var lookahead: Int { 0 }
+    package var filtersPages: Bool { false }
     package func guessNext(after url: PageURL) -> PageURL? { nil }
     package var endStatuses: Set<Int> { [] }
     package func expectedPageCount(after first: Page) -> Int? { nil }

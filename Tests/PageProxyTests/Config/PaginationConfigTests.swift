@@ -143,6 +143,17 @@ import Testing
         ConfigFixture.expectPaginationError(#"{ "scheme": "cursor", "totalIsEstimate": true }"#, field: "totalIsEstimate", mentions: ["offset"])
     }
 
+    /// fix22b (review21 HIGH 3): a route whose upstream hides items from its pages says so; other schemes refuse it.
+    @Test("filteredPages: offset takes a boolean; other schemes refuse it by name")
+    func filteredPagesParses() throws {
+        var offset = PaginationScheme.Offset()
+        offset.filteredPages = true
+        #expect(try parse(#"{ "scheme": "offset", "filteredPages": true }"#) == .offset(offset))
+        #expect(try parse(#"{ "scheme": "offset", "filteredPages": false }"#) == .offset(.init()))
+        ConfigFixture.expectPaginationError(#"{ "scheme": "offset", "filteredPages": "yes" }"#, field: "filteredPages", mentions: [])
+        ConfigFixture.expectPaginationError(#"{ "scheme": "page-number", "filteredPages": true }"#, field: "filteredPages", mentions: ["offset"])
+    }
+
     /// real19 F3: Zendesk's last page names a next link beside `meta.has_more: false`; `morePath` says where that flag is.
     @Test("morePath: next-url and cursor take a JSON path (null for none); \"\" and other schemes are refused by name")
     func morePathParses() throws {

@@ -137,16 +137,18 @@ struct OffsetStrategy: PaginationStrategy {
 
     /// The fewest pages the walk will have when its first page asks the next alone (the route's own limit, a short
     /// page, more stated), to the total, so that a total past `maxPages` is refused at the first page rather than after
-    /// the second: by the items served when they are at least half the limit (every later page asks that many), else
-    /// by the limit (the walk may step by it after the second page, `secondPageAgain`; review26 H2).
+    /// the second: by the limit, as `maxPages` counts them. A short first page is a cap or a filter, which only the
+    /// second page tells: a filter's pages count by the positions they ask (`SmallPageCharge`), or step by the limit
+    /// after the second page (`secondPageAgain`; review26 H2); a cap's pages count one each, and a cap past `maxPages`
+    /// is refused at the second page (review21 M3: counted by the 7 items a filter left of 10, 100 positions were
+    /// refused at the first page of a route with `maxPages: 12`).
     func expectedPageCount(after first: Page) -> Int? {
         guard first.itemCount > 0, let limit = limit(of: first.url), first.itemCount < limit,
             AskedPageSize.of(first.url, parameter: options.limitParameter, route: options.limit).trusted,
             let total = believedTotal(first)
         else { return nil }
         let remaining = total - max(0, min(first.url.integerQueryValue(options.offsetParameter) ?? 0, total))
-        let step = first.itemCount < limit - first.itemCount ? limit : first.itemCount
-        return remaining / step + (remaining % step == 0 ? 0 : 1)
+        return remaining / limit + (remaining % limit == 0 ? 0 : 1)
     }
 
     /// The total the page states, in its body or a header.
@@ -189,6 +191,8 @@ struct OffsetStrategy: PaginationStrategy {
     }
 
     var lookahead: Int { options.lookahead }
+
+    var filtersPages: Bool { options.filteredPages }
 
     var endStatuses: Set<Int> { options.endStatuses }
 
