@@ -6,20 +6,21 @@ answer is RIGHT when it holds the 95 items in order, WRONG when it is a 200 hold
 or repeated item), and ERR (status, error code) otherwise; `expect` says which a variant should give. The upstream's log
 says whether a decoy or a foreign target was ever asked for.
 
-  python3 scripts/attack22/link_attack.py --binary PATH [--only v1,v2] [--port 28960]
+  python3 scripts/attack22/link_attack.py --binary PATH [--only v1,v2] [--port 28960] [--scratch DIR]
 
-Loopback only; the hostile server and PageProxy are stopped by PID at the end. Scratch: /tmp/attack22/.
+Loopback only; the hostile server and PageProxy are stopped by PID at the end. Scratch: --scratch (default /tmp/attack22/; remove it when done).
 """
 import argparse
 import http.client
 import json
 import os
 import shutil
-import signal
-import socket
 import subprocess
 import sys
 import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "bench"))
+from benchlib import stop, wait_listening  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SCRATCH = "/tmp/attack22"
@@ -93,17 +94,6 @@ VARIANTS = {
 }
 
 
-def wait_port(port, bound=30.0):
-    end = time.time() + bound
-    while time.time() < end:
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
-            return True
-        except OSError:
-            time.sleep(0.05)
-    return False
-
-
 def get(port, target, timeout=90):
     c = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
     try:
@@ -161,11 +151,13 @@ def main():
     ap.add_argument("--binary", required=True)
     ap.add_argument("--only")
     ap.add_argument("--port", type=int, default=28960)
+    ap.add_argument("--scratch", default=SCRATCH, help="config, cache and logs (emptied first)")
     a = ap.parse_args()
+    scratch = a.scratch
     names = a.only.split(",") if a.only else list(VARIANTS)
     pp, hp = a.port, a.port + 1
-    shutil.rmtree(SCRATCH, ignore_errors=True)
-    os.makedirs(SCRATCH)
+    shutil.rmtree(scratch, ignore_errors=True)
+    os.makedirs(scratch)
     routes = []
     for v in names:
         r = {"name": v, "upstream": "http://127.0.0.1:%d/%s/items" % (hp, v),
@@ -174,21 +166,19 @@ def main():
             r["pageTimeoutSeconds"] = 5
         routes.append(r)
     cfg = {"listen": {"address": "127.0.0.1", "port": pp},
-           "cache": {"directory": SCRATCH + "/cache", "maxBytes": 268435456},
+           "cache": {"directory": scratch + "/cache", "maxBytes": 268435456},
            "logLevel": "warning", "routes": routes}
-    with open(SCRATCH + "/config.json", "w") as f:
+    with open(scratch + "/config.json", "w") as f:
         json.dump(cfg, f, indent=1)
     hostile = subprocess.Popen([sys.executable, os.path.join(HERE, "link_hostile.py"), str(hp)],
-                               stdout=subprocess.DEVNULL, stderr=open(SCRATCH + "/hostile.err", "w"))
+                               stdout=subprocess.DEVNULL, stderr=open(scratch + "/hostile.err", "w"))
     proxy = None
     bad = 0
     try:
-        if not wait_port(hp):
-            raise SystemExit("hostile did not start")
-        proxy = subprocess.Popen([a.binary, "serve", "--config", SCRATCH + "/config.json"],
-                                 stdout=open(SCRATCH + "/proxy.log", "w"), stderr=subprocess.STDOUT)
-        if not wait_port(pp):
-            raise SystemExit("proxy did not start; see %s/proxy.log" % SCRATCH)
+        wait_listening(hp, hostile, limit=30.0, name="link_hostile.py")
+        proxy = subprocess.Popen([a.binary, "serve", "--config", scratch + "/config.json"],
+                                 stdout=open(scratch + "/proxy.log", "w"), stderr=subprocess.STDOUT)
+        wait_listening(pp, proxy, limit=30.0, name="PageProxy (see %s/proxy.log)" % scratch)
         get(hp, "/__log")
         for v in names:
             expect, why = VARIANTS[v]
@@ -220,14 +210,8 @@ def main():
             print("       upstream: %d requests%s" % (len(log), ("; OTHER TARGETS: %s" % strays[:4]) if strays else ""))
             sys.stdout.flush()
     finally:
-        for p in (proxy, hostile):
-            if p is not None and p.poll() is None:
-                p.send_signal(signal.SIGTERM)
-                try:
-                    p.wait(10)
-                except subprocess.TimeoutExpired:
-                    p.kill()
-                    p.wait(5)
+        stop(proxy, "PageProxy")
+        stop(hostile, "link_hostile.py")
     print("%d of %d variants BAD" % (bad, len(names)))
     return 1 if bad else 0
 
