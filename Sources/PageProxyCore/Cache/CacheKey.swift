@@ -115,19 +115,22 @@ package struct CacheKey: Hashable, Sendable, CustomStringConvertible {
         var fourth: UInt64 = 0
     }
 
-    /// The values of the four runs of 16 hexadecimal digits of `hex` (64 lowercase digits, as every key's are).
+    /// The values of the four runs of 16 hexadecimal digits of `hex` (64 lowercase digits, as every key's are), read
+    /// off its bytes in place (issue 13, twenty-second pass: through the generic `utf8` view, enumerated, this was
+    /// ~1 µs a key, a quarter of working out a key after a restart).
     private static func words(_ hex: String) -> Words {
-        var words = Words()
-        for (index, digit) in hex.utf8.prefix(64).enumerated() {
-            let value = UInt64(digit <= 0x39 ? digit &- 0x30 : digit &- 0x57)
-            switch index / 16 {
-            case 0: words.first = words.first << 4 | value
-            case 1: words.second = words.second << 4 | value
-            case 2: words.third = words.third << 4 | value
-            default: words.fourth = words.fourth << 4 | value
+        var hex = hex
+        return hex.withUTF8 { bytes in
+            func word(_ start: Int) -> UInt64 {
+                var value: UInt64 = 0
+                for index in start..<min(start + 16, bytes.count) {
+                    let digit = bytes[index]
+                    value = value << 4 | UInt64(digit <= 0x39 ? digit &- 0x30 : digit &- 0x57)
+                }
+                return value
             }
+            return Words(first: word(0), second: word(16), third: word(32), fourth: word(48))
         }
-        return words
     }
 
     package func hash(into hasher: inout Hasher) {

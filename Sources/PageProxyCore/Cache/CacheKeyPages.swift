@@ -31,6 +31,9 @@ package final class CacheKeyPages: Sendable {
         fileprivate func take(_ count: Int) -> Bool { used.take(count) }
 
         fileprivate func giveBack(_ count: Int) { used.giveBack(count) }
+
+        /// Whether a slot may be had now (a hint: another table may take it first).
+        fileprivate var hasRoom: Bool { used.count < used.limit }
     }
 
     /// A class, not a struct: taking a slot out of the table under its lock is one retain, not one for each of the
@@ -68,22 +71,30 @@ package final class CacheKeyPages: Sendable {
         }
 
         fileprivate func take(_ count: Int) -> Bool { budget.take(count) }
+
+        /// Whether a slot may be had now for a page not kept yet (a hint: another table may take it first).
+        fileprivate var hasRoom: Bool { budget.hasRoom }
     }
 
     package let template: CacheKeyTemplate
     package let table: Table
     package var capacity: Int { table.capacity }
+    /// The process's memo of keys (`CacheKeyMemo`), asked only for a key the table will not keep: one it keeps is
+    /// found here by its URL, and kept in the memo too it cost a second digest of its input, two holds of the memo's
+    /// lock and a slot there (issue 13, twenty-second pass: ~1 µs a page of the first walk after a restart).
+    private let memo: CacheKeyMemo?
 
     /// - Parameter capacity: the most pages kept (a route's `maxPages`).
-    package convenience init(template: CacheKeyTemplate, capacity: Int, budget: Budget = .shared) {
-        self.init(template: template, table: Table(capacity: capacity, budget: budget))
+    package convenience init(template: CacheKeyTemplate, capacity: Int, budget: Budget = .shared, memo: CacheKeyMemo? = .shared) {
+        self.init(template: template, table: Table(capacity: capacity, budget: budget), memo: memo)
     }
 
     /// The keys of `table`, worked out with `template`: the table must only ever be used with templates that digest
     /// the same bytes (those of one plan, whose key holds every header sent).
-    package init(template: CacheKeyTemplate, table: Table) {
+    package init(template: CacheKeyTemplate, table: Table, memo: CacheKeyMemo? = .shared) {
         self.template = template
         self.table = table
+        self.memo = memo
     }
 
     /// How many page slots are held (tests).
@@ -93,13 +104,13 @@ package final class CacheKeyPages: Sendable {
     /// URL, else worked out now (`template.key(for:)`) and kept.
     package func key(for url: PageURL, number: Int) -> CacheKey {
         let index = number - 1
-        guard index >= 0, index < capacity else { return template.key(for: url) }
+        guard index >= 0, index < capacity else { return template.key(for: url, memo: memo) }
         // One retain under the lock; a slot is never changed, only replaced, so it is compared after it.
-        if let known = table.keys.withLock({ keys in index < keys.count ? keys[index] : nil }), Self.sameBytes(known.url, url) {
-            return known.key
-        }
-        let key = template.key(for: url)
-        guard url.descriptionByteCount <= Self.maxKeptURLBytes else { return key }
+        let (slot, hasSlot) = table.keys.withLock { keys in index < keys.count ? (keys[index], true) : (nil, false) }
+        if let slot, Self.sameBytes(slot.url, url) { return slot.key }
+        let kept = url.descriptionByteCount <= Self.maxKeptURLBytes && (hasSlot || table.hasRoom)
+        let key = template.key(for: url, memo: kept ? nil : memo)
+        guard kept else { return key }
         let known = Known(url: url, key: key)
         let dropped = table.keys.withLock { keys -> Known? in
             if index < keys.count {

@@ -68,6 +68,29 @@ import Testing
         #expect(keys.key(for: long, number: 1) == Self.requestKey(long))
     }
 
+    /// A key the table keeps is not kept in the memo too (issue 13, twenty-second pass: a second digest of its input
+    /// and a slot there, for every page of the first walk after a restart); one it does not keep (past its capacity,
+    /// past the budget, a long URL) is, as before; every key is the request's either way.
+    @Test func keysTheTableKeepsAreNotKeptInTheMemoToo() {
+        let memo = CacheKeyMemo(capacity: 64)
+        let keys = CacheKeyPages(
+            template: CacheKeyTemplate(headers: Self.headers), capacity: 4, budget: CacheKeyPages.Budget(limit: 3), memo: memo)
+        let pages = (1...4).map { Self.url("http://api.test/items?page=\($0)") }
+        for (index, url) in pages.prefix(3).enumerated() { #expect(keys.key(for: url, number: index + 1) == Self.requestKey(url)) }
+        #expect(keys.count == 3)
+        #expect(memo.count == 0, "kept in the table only")
+        // Past the budget (page 4), past the capacity (page 5), a long URL: keyed through the memo.
+        #expect(keys.key(for: pages[3], number: 4) == Self.requestKey(pages[3]))
+        #expect(keys.key(for: pages[0], number: 5) == Self.requestKey(pages[0]))
+        let long = Self.url("http://api.test/items?cursor=" + String(repeating: "c", count: CacheKeyPages.maxKeptURLBytes))
+        #expect(keys.key(for: long, number: 1) == Self.requestKey(long))
+        #expect(keys.count == 3)
+        #expect(memo.count == 3)
+        // The kept keys are found again by their URLs, with no digest and nothing added to the memo.
+        for (index, url) in pages.prefix(3).enumerated() { #expect(keys.key(for: url, number: index + 1) == Self.requestKey(url)) }
+        #expect(memo.count == 3)
+    }
+
     @Test func capacityAndBudgetBoundWhatIsKept() {
         let budget = CacheKeyPages.Budget(limit: 6)
         var first: CacheKeyPages? = Self.table(capacity: 4, budget: budget)
