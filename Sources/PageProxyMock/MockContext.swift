@@ -51,9 +51,10 @@ package struct MockContext: Sendable {
         return page
     }
 
-    /// A 0-based offset: absent → 0, invalid (non-numeric, < 0) → nil.
+    /// A 0-based offset: absent → 0, invalid (non-numeric, < 0) → nil. `mock_ignores=<name>` makes the service ignore
+    /// it and serve from 0, as an API that reads its position only elsewhere does (Flask-AppBuilder's `q`; real14).
     package func offset(_ name: String) -> Int? {
-        guard let text = query.value(name) else { return 0 }
+        guard let text = query.value(name), query.value("mock_ignores") != name else { return 0 }
         guard let offset = Int(text), offset >= 0 else { return nil }
         return min(offset, Int.max / 2)  // far past any dataset; keeps offset + size from overflowing
     }

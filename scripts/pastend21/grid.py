@@ -26,6 +26,7 @@ ap.add_argument("--seconds", type=float, default=900)
 ap.add_argument("--only", default="")
 ap.add_argument("--scratch", default="/tmp/pastend21/grid")
 ap.add_argument("--show", type=int, default=40, help="wrong/err cells printed per binary")
+ap.add_argument("--dump", help="write each cell's verdicts (one JSON line a cell) here")
 a = ap.parse_args()
 
 MOCK = a.base_port
@@ -159,14 +160,19 @@ try:
     total_used = {name: 0 for name, _, _ in procs}
     deadline = time.time() + a.seconds
     ncells = 0
+    # Cells right on before and not on after (fix22a: the brief asks for every cell that went right -> wrong).
+    regressed = []
+    dump = open(a.dump, "w") if a.dump else None
     for route, n, size, habit, past, mq, o, l in cells():
         if time.time() > deadline:
             print("time bound reached after %d cells" % ncells)
             break
         ncells += 1
         cov = covered(n, o, l, size)
+        verdicts = {}
         for name, _, port in procs:
             verdict, used, detail, target = run_cell(port, route, mq, o, l, n)
+            verdicts[name] = (verdict, used, detail)
             counts[name][verdict] = counts[name].get(verdict, 0) + 1
             total_used[name] += used
             if used > 3 * cov + 2:
@@ -177,8 +183,16 @@ try:
             if verdict in ("WRONG", "ERR") and shown[name] < a.show:
                 print("%-6s %-6s %s pages=%d %s" % (name, verdict, target, used, detail))
                 shown[name] += 1
+        if verdicts["before"][0] == "OK" and verdicts["after"][0] != "OK":
+            regressed.append((target, verdicts["after"]))
+            print("RIGHT->WRONG %s after=%s" % (target, verdicts["after"]))
+        if dump:
+            dump.write(json.dumps({"target": target, **{k: list(v) for k, v in verdicts.items()}}) + "\n")
         sys.stdout.flush()
     print("cells: %d" % ncells)
+    print("right -> wrong (before OK, after not): %d" % len(regressed))
+    if dump:
+        dump.close()
     for name, _, _ in procs:
         print("%-6s %s over_bound=%d upstream_pages=%d" % (name, json.dumps(counts[name], sort_keys=True), over[name], total_used[name]))
 finally:

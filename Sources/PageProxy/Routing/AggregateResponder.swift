@@ -242,7 +242,7 @@ struct AggregateResponder: Sendable {
         }
         let items = RequestedItems(
             controls: controls, skip: plan.window?.skip ?? 0, scheme: walk.scheme(of: route), knownTotal: walk.detected?.total, request: request,
-            record: walkRecord, itemCap: plan.itemCap, windowPages: plan.window?.pageLimit)
+            record: walkRecord, itemCap: plan.itemCap, windowPages: plan.window?.windowOwnPages)
         let answer: WalkAnswer
         switch controls.format {
         case _ where controls.explain:

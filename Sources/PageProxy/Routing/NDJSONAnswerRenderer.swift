@@ -61,17 +61,15 @@ enum NDJSONAnswerRenderer {
                     return .takeNext
                 }
                 // The head waits, all lines held, while the answer may yet be declined or its head may yet say more:
-                // - a window's walk that jumped, until its pages show the list unfiltered: else it is walked again from
-                //   the first page, which only an answer not begun can be (filtwin21);
-                // - at the page before a window's (all of it before the window): the window's page may yet have the
-                //   window walked again (`isAtPageBeforeWindow`, pastend21);
+                // - while the walk may yet be walked again from another page, which only an answer not begun can be
+                //   (`mayBeWalkedAgain`): a window's walk that jumped, until its pages show the list unfiltered
+                //   (filtwin21); at the page before a window's, whose page may show the upstream's cap (pastend21);
                 // - past a repeat of the page before, until its check page (`awaitsRepeatCheck`): the walk may end there,
                 //   and the head must not link on (review21 MEDIUM 2: a window past the end said `rel="next"` for ever);
                 // - a window a `_max_pages` may cut, up to `cutHoldBytes` of lines: once the walk ends, the head says
                 //   where the next window starts, and whether the cap cut it, as a merged answer's does (real20 F4: a
                 //   client that follows `Link` and reads no trailers stopped at the cut).
-                let holdsHead = unanswered != nil && (walker.windowMayStillMeetFilter || walker.isAtPageBeforeWindow
-                    || walker.awaitsRepeatCheck
+                let holdsHead = unanswered != nil && (walker.mayBeWalkedAgain || walker.awaitsRepeatCheck
                     || (requested.headLeavesOutNext() && batch.count + current.body.count + current.itemCount <= Self.cutHoldBytes))
                 if !holdsAnswer, !holdsHead, let response = unanswered.take() {
                     stream = await start.begin(response)
@@ -247,10 +245,14 @@ private struct StreamStart {
 
     /// Starts the stream: the head waits for the first lines and leaves with them (one write for an answer whose pages
     /// are all at hand); nil once the client has gone.
+    /// A walk that has handed out every page it will is over: its head says what a held answer's would (retest21 LOW C:
+    /// a `TE: trailers` stream past a list's end linked on where the held answer did not), unless it leaves a window's
+    /// `next` to the trailer for a `_max_pages` that may cut it (`headLeavesOutNext`; real18 F6).
     mutating func begin(_ response: consuming Response) async -> ResponseStream? {
-        var headers = NDJSONAnswerRenderer.headers(walk: walk, requested: requested, walkEnded: false, extra: 4)
-        toldTruncated = headers["PageProxy-Truncated"] != nil
         leftOutNext = requested.headLeavesOutNext()
+        let walkEnded = walk.walker.hasHandedOutAll && !leftOutNext
+        var headers = NDJSONAnswerRenderer.headers(walk: walk, requested: requested, walkEnded: walkEnded, extra: 4)
+        toldTruncated = headers["PageProxy-Truncated"] != nil
         if sendsTrailers {
             headers.set("Trailer", "PageProxy-Cache, PageProxy-Stale, PageProxy-Truncated" + (leftOutNext ? ", Link" : ""))
         }

@@ -301,11 +301,13 @@ struct RequestPlan {
             options.itemsPath = route.itemsPath
             options.concurrency = route.concurrency
             options.maxPages = route.maxPages
-            options.pageLimit = [controls.maxPages, window?.pageLimit].compactMap { $0 }.min()
+            // The client's `_max_pages` counts from the window's own page, not the page before it a walk steps back to.
+            let clientPages = controls.maxPages
+            options.pageLimit = window.map { $0.pageLimit(answering: clientPages) } ?? clientPages
             // A window walked from where the walk starts: a filter the walk shows leaves pages counted by a size fewer
             // of its items, and only the client's `_max_pages` cuts it then. One that jumped fails there (filtwin21).
             if let window, window.firstItem == 0 {
-                (options.pageLimitOnceFiltered, options.windowFromWalkStart) = (controls.maxPages, true)
+                (options.pageLimitOnceFiltered, options.windowFromWalkStart) = (window.walkPages(answering: clientPages), true)
             }
             options.windowFirstItem = window?.firstItem ?? 0
             // `_max_items` and the route's `maxItems` cap the answer's items: a window's own, past those it skips.

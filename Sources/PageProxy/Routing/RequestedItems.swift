@@ -31,7 +31,8 @@ final class RequestedItems {
     ///   - scheme: the route's scheme, or the detected one of an auto route; nil when none (a single page).
     ///   - knownTotal: a total already known (an auto route's, from its first page).
     ///   - itemCap: the answer's own cap on items (`_max_items`, the route's `maxItems`).
-    ///   - windowPages: how many pages the window's walk spans, when its plan counted them.
+    ///   - windowPages: how many pages the window spans from its own page (not the page before it a walk steps back to),
+    ///     when its plan counted them.
     init(
         controls: ProxyControls, skip: Int, scheme: PaginationScheme?, knownTotal: Int?, request: HTTPRequestHead, record: WalkRecord,
         itemCap: Int? = nil, windowPages: Int? = nil

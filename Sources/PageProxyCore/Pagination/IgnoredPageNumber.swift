@@ -25,10 +25,14 @@ struct IgnoredPageNumber {
     /// Checks the walk's second page, numbered by PageProxy (a page number or offset set on the first page's URL).
     mutating func check(secondPage page: Page) throws(PaginationError) {
         defer { first = nil }
-        guard let first, let mark = PageItemsMark(page), mark == first.mark, !mark.looksConstant,
-            PageItemsMark.itemsSpan(of: page).elementsEqual(first.span)
-        else { return }
+        guard holdsFirstAgain(page) else { return }
         throw Self.failure(secondPage: page.url)
+    }
+
+    /// Whether `page`, the walk's second, holds the first page's items again (items that look constant never do).
+    func holdsFirstAgain(_ page: Page) -> Bool {
+        guard let first, let mark = PageItemsMark(page), mark == first.mark, !mark.looksConstant else { return false }
+        return PageItemsMark.itemsSpan(of: page).elementsEqual(first.span)
     }
 
     /// The walk's failure when its second page, at `url`, holds the first page's items again.

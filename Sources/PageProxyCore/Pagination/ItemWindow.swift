@@ -43,6 +43,10 @@ public struct ItemWindow: Sendable, Equatable {
         package var itemLimit: Int
         /// Items of the walk to drop before the window starts.
         package var skip: Int
+        /// Whether the walk starts one page before the window's own page (`SteppedBackWindowPage`, or a jump past a stated
+        /// total walked again from the page before): that page only tells the window's items from a repeat past the end,
+        /// and the client's `_max_pages` counts from the window's page (`pageLimit(answering:)`).
+        package var stepsBack: Bool
 
         /// - Parameters:
         ///   - pageSize: the size pages are counted by, and the first page checked against (`firstPageCheck`).
@@ -62,6 +66,7 @@ public struct ItemWindow: Sendable, Equatable {
                 FirstPageCheck(size: $0, firstItem: firstItem, scheme: scheme, steppedBack: steppedBack && firstItem > 0)
             }
             self.servedSize = pageSize == nil ? servedSize : nil
+            stepsBack = steppedBack
             skip = window.offset - firstItem
             let (items, overflow) = skip.addingReportingOverflow(window.limit)
             itemLimit = overflow ? Int.max : items
@@ -292,6 +297,27 @@ extension ItemWindow.Plan {
         guard let cap else { return itemLimit }
         let (capped, overflow) = skip.addingReportingOverflow(cap)
         return min(itemLimit, overflow ? Int.max : capped)
+    }
+
+    /// The client's `_max_pages`, `cap`, as the walk counts pages: from where it starts, so one more when it starts a page
+    /// before the window's (`stepsBack`), which the client never asked for (closing-41 MEDIUM: a no-total offset window
+    /// `_offset=150&_limit=100&_max_pages=2` answered 10 items, pages 120 and 140, where it answered 30 before it stepped
+    /// back); nil for no cap.
+    package func walkPages(answering cap: Int?) -> Int? {
+        guard let cap, stepsBack else { return cap }
+        let (pages, overflow) = cap.addingReportingOverflow(1)
+        return overflow ? cap : pages
+    }
+
+    /// The walk's page cap: the window's own page count and the client's `_max_pages` (`walkPages(answering:)`).
+    package func pageLimit(answering cap: Int?) -> Int? {
+        [walkPages(answering: cap), pageLimit].compactMap { $0 }.min()
+    }
+
+    /// The pages the window spans from its own page (the page a walk steps back to is not the window's), when counted:
+    /// what the client's `_max_pages` is compared with.
+    package var windowOwnPages: Int? {
+        pageLimit.map { stepsBack ? max(1, $0 - 1) : $0 }
     }
 
     /// For a jump, the statuses that on the page jumped to mean "past the last page" (DRF answers 404 "Invalid

@@ -39,6 +39,15 @@ extension PageWalker {
                     reason: "the page before the window's held \(firstPageItemCount) items and the window's page others: the "
                         + "upstream serves fewer a page than asked, so the window's pages cannot be counted by that size")
             }
+        } else if nextToTake == 2, secondPageConfirmsCap, !strategy.followsUpstream, ignoredNumber.holdsFirstAgain(page) {
+            // The short first page again right after its items: its end, or an upstream ignoring the offset
+            // (`ShortFirstPageRepeat`; retest21 LOW B).
+            try askShortPageRepeat(&page, items: hashes.of(page))
+        } else if shortRepeat.isCheck(nextToTake - 1) {
+            // The first page one position on: its second item first there is an upstream that reads the offset.
+            guard shortRepeat.showsPositionRead(page) else { throw IgnoredPageNumber.failure(secondPage: shortRepeat.repeatURL ?? page.url) }
+            page.truncateItems(to: 0)
+            try append(.none, after: page)
         } else if try pastShort.endsList(at: page, hashes: hashes.of(page)) {
             // Past a short page of a list that showed a filter, the list's tail again (an upstream that answers past
             // its end with its last page, cut by its own size; review27 R4): the list ended at the short page.
@@ -207,6 +216,28 @@ extension PageWalker {
             wasTruncated = true
             try append(.none, after: page)
         }
+    }
+
+    /// `page`, the walk's second, holds the short first page's items again (`ShortFirstPageRepeat`): dropped, and the
+    /// first page one position on asked, under `maxPages` alone; a first page of one item is the whole list. With no
+    /// room for the check, or items not compared (`items` nil), an upstream ignoring the offset, as before.
+    func askShortPageRepeat(_ page: inout Page, items: ItemHashes?) throws(PaginationError) {
+        ignoredNumber = IgnoredPageNumber()
+        guard let items else { throw IgnoredPageNumber.failure(secondPage: page.url) }
+        page.truncateItems(to: 0)
+        guard items.values.count >= 2 else {
+            try append(.none, after: page)
+            return
+        }
+        // (An offset strategy's first position parameter is its offset.)
+        guard Self.room(below: options.maxPages, used: chargedCount) >= 1, let offset = strategy.positionParameters.first,
+            let check = firstURL.advancingQueryValue(offset, by: 1, from: 0)
+        else { throw IgnoredPageNumber.failure(secondPage: page.url) }
+        shortRepeat.asked(at: urls.count, after: page, items: items)
+        discardSpeculation()
+        try append(.one(check), after: page, isCheckPage: true)
+        // An end status there tells nothing: the walk fails with it, as it did at the repeat.
+        openEnded.remove(urls.count - 1)
     }
 
     /// Whether `page`, the list's first, is the whole list: short of the size it asked, or holding the total it states.

@@ -38,6 +38,8 @@ package final class PageWalker {
     var pastEnd = PastEndRepeat()
     /// The page far past such a repeat, which tells the upstream's habit from data that repeats (walk18).
     var clampCheck = PastEndClampCheck()
+    /// The first page one position on, after a short first page repeated at once (`ShortFirstPageRepeat`).
+    var shortRepeat = ShortFirstPageRepeat()
     /// A window's page after the page before it, where the walk started (`SteppedBackWindowPage`).
     var steppedBack = SteppedBackWindowPage()
     /// The index from which one of the scheme's end statuses ends the walk among pages numbered from a total: past those
@@ -160,10 +162,15 @@ package final class PageWalker {
     package var endedAtListEnd: Bool { hasHandedOutAll && !wasTruncated && !endedAtUncheckedStatedEnd }
     /// Whether the walk has taken only the page before a window's, whose page it has not read yet
     /// (`SteppedBackWindowPage.isArmed`): the walk may yet fail with `missedWindowPageSize`, and be walked again.
-    package var isAtPageBeforeWindow: Bool { steppedBack.isArmed }
-    /// Whether the next page to take is the check page past a repeat (`PastEndClampCheck`): the walk may yet end there,
-    /// with the repeat dropped (review21 MEDIUM 2: an NDJSON window past a repeat-last upstream's end linked on for ever).
-    package var awaitsRepeatCheck: Bool { clampCheck.isCheck(nextToTake) }
+    var isAtPageBeforeWindow: Bool { steppedBack.isArmed }
+    /// Whether the walk may yet fail with `missedWindowPageSize`, to be walked again from another page: at the page before a
+    /// window's (`isAtPageBeforeWindow`), or a jumped window's pages may still show the list filtered
+    /// (`windowMayStillMeetFilter`). An answer not begun waits (review21 LOW 3: two names for one thing to the renderer).
+    package var mayBeWalkedAgain: Bool { isAtPageBeforeWindow || windowMayStillMeetFilter }
+    /// Whether the next page to take is the check page past a repeat (`PastEndClampCheck`, `ShortFirstPageRepeat`): the
+    /// walk may yet end or fail there, with the repeat dropped (review21 MEDIUM 2: an NDJSON window past a repeat-last
+    /// upstream's end linked on for ever).
+    package var awaitsRepeatCheck: Bool { clampCheck.isCheck(nextToTake) || shortRepeat.isCheck(nextToTake) }
     /// How many items the walk's first page held: with `missedWindowPageSize`, what the upstream serves a page.
     package var firstPageItems: Int { firstPageItemCount }
 
@@ -397,7 +404,7 @@ package final class PageWalker {
     private func guardsReadBytes(of page: Page, at index: Int) -> Bool {
         ignoredNumber.readsBytes(ofPageAt: index) || RepeatedPageGuard.readsBytes(under: strategy)
             || pastEnd.readsBytes(of: page, keep: strategy.mayRepeatPastEnd(after: page)) || probe.readsBytes(ofPageAt: index)
-            || clampCheck.isCheck(index) || pastShort.isArmed || windowStep.bound != nil
+            || clampCheck.isCheck(index) || shortRepeat.isCheck(index) || pastShort.isArmed || windowStep.bound != nil
             || (index == 2 && firstOverlap.secondLayInside != nil)
     }
 

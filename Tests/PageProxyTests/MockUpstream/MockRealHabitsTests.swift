@@ -44,6 +44,14 @@ import Testing
         #expect(bad.status == 400)
     }
 
+    @Test("mock_ignores=offset: every offset answered from the list's start, as an API reading its position elsewhere")
+    func ignoredOffset() async {
+        let read = await send("/drf/items/?mock_total=50&limit=5&offset=10", [])
+        #expect(MockTestSupport.text(read).contains(#""results":[{"id":11,"#), "\(MockTestSupport.text(read).prefix(200))")
+        let ignored = await send("/drf/items/?mock_total=50&limit=5&offset=10&mock_ignores=offset", [])
+        #expect(MockTestSupport.text(ignored).contains(#""results":[{"id":1,"#), "\(MockTestSupport.text(ignored).prefix(200))")
+    }
+
     @Test func unknownGitHubPathIsGitHubs404() async {
         let response = await send("/github/items/1", [])
         #expect(response.status == 404)

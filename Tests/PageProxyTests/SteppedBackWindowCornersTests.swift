@@ -1,0 +1,134 @@
+import Foundation
+import PageProxyCore
+import Testing
+
+@testable import PageProxy
+@testable import PageProxyMock
+@testable import PageProxyServer
+
+/// The corners of windows over lists whose route names no total (the walk starts one page before the window's,
+/// `SteppedBackWindowPage`) and of short first pages repeated past the end (`ShortFirstPageRepeat`), left by the
+/// twenty-first session (closing-41, retest21 A/B/C).
+@Suite struct SteppedBackWindowCornersTests {
+    /// `drfnt`: DRF's offset service with no total read, `limit` 10 (retest21's route); `drfnt20`: the same, `limit` 20
+    /// (the harness's `wagtail-offset-nototal`).
+    static let routes: [TestStack.Route] = [10, 20].map { limit in
+        var offset = PaginationScheme.Offset()
+        offset.limit = limit
+        return TestStack.Route(
+            name: limit == 10 ? "drfnt" : "drfnt\(limit)", mockPath: "/drf/items/", scheme: .offset(offset), items: JSONPath("results")!)
+    }
+
+    static var mockOptions: MockUpstreamOptions {
+        var options = MockUpstreamOptions()
+        options.pageSize = 20
+        return options
+    }
+
+    /// closing-41 MEDIUM (harness `wagtail-offset-nototal~o150-l100-mp2`): the page a no-total window steps back to
+    /// took one of the client's `_max_pages`: 10 items (pages 120 and 140), where the same cap gave 30 before.
+    @Test("the page a window steps back to is not counted against the client's _max_pages")
+    func theSteppedBackPageIsNotTheClients() async throws {
+        try await TestStack.run(routes: Self.routes, mockOptions: Self.mockOptions) { stack in
+            let target = "/drfnt20?mock_total=250&_offset=150&_limit=100&_max_pages=2"
+            let answer = try await stack.get(target)
+            #expect(answer.status == 200, "\(answer.text.prefix(300))")
+            #expect(answer.body == MockDataset.page(offset: 150, count: 30, total: 250), "\(answer.text.prefix(300))")
+            #expect(answer.header("PageProxy-Truncated") == "true")
+            #expect(answer.header("Link")?.contains("_offset=180&_limit=100>; rel=\"next\"") == true, "\(answer.header("Link") ?? "-")")
+            // Pages 120 (the step back), 140 and 160: the client's two pages are the window's own.
+            #expect(stack.mock.log.count == 3, "\(stack.mock.log.requests.map(\.target))")
+            let lines = try await stack.get(target + "&_format=ndjson")
+            #expect(lines.status == 200)
+            #expect(lines.text == CappedWindowTests.lines(offset: 150, count: 30), "\(lines.text.prefix(300))")
+            #expect(lines.header("PageProxy-Truncated") == "true")
+            #expect(lines.header("Link")?.contains("_offset=180&_limit=100>; rel=\"next\"") == true, "\(lines.header("Link") ?? "-")")
+            // One page: the window's own, not only the page before it.
+            let one = try await stack.get("/drfnt20?mock_total=250&_offset=150&_limit=100&_max_pages=1&x=1")
+            #expect(one.body == MockDataset.page(offset: 150, count: 10, total: 250), "\(one.text.prefix(300))")
+        }
+    }
+
+    /// retest21 A: after a short page before the window's, an offset asks as many as it served; an upstream answering past
+    /// its end with its last page cuts that page by the size asked, its last item again (`[10]` after `[8,9,10]`), which
+    /// was taken for a cap: walked again, the window answered `[8]` for `_offset=14` and linked on.
+    @Test("a window past a short last page whose tail comes again is empty", arguments: [
+        ("mock_total=10&limit=7", 14, 1), ("mock_total=10&limit=7", 14, 7), ("mock_total=10&limit=7", 17, 3),
+        ("mock_total=23&limit=7", 28, 2), ("mock_total=12", 20, 5),
+    ])
+    func aShortPagesTailAgainIsTheEnd(list: String, offset: Int, limit: Int) async throws {
+        try await TestStack.run(routes: Self.routes, mockOptions: Self.mockOptions) { stack in
+            for past in ["last", "404", "empty"] {
+                let target = "/drfnt?\(list)&mock_past_end=\(past)&_offset=\(offset)&_limit=\(limit)"
+                let answer = try await stack.get(target)
+                #expect(answer.status == 200 && answer.text == "[]", "\(target): \(answer.status) \(answer.text.prefix(300))")
+                #expect(answer.header("Link")?.contains("rel=\"next\"") != true, "\(target): \(answer.header("Link") ?? "-")")
+                let lines = try await stack.get(target + "&_format=ndjson")
+                #expect(lines.status == 200 && lines.body.isEmpty, "\(target) ndjson: \(lines.text.prefix(300))")
+                #expect(lines.header("Link")?.contains("rel=\"next\"") != true, "\(target) ndjson: \(lines.header("Link") ?? "-")")
+            }
+            // Inside the list, the window's items.
+            let inside = try await stack.get("/drfnt?mock_total=10&limit=7&mock_past_end=last&_offset=8&_limit=5")
+            #expect(inside.body == MockDataset.page(offset: 8, count: 2, total: 10), "\(inside.text.prefix(300))")
+        }
+    }
+
+    /// retest21 LOW B: a list shorter than the `limit` behind an upstream answering past its end with its last page: the
+    /// second page, asked after the first's items, is the first again, which was a `502 pagination_stuck` (an upstream
+    /// ignoring the offset). The first page asked one position on tells them apart.
+    @Test("a short list repeated past its end is the whole list", arguments: [5, 3, 1, 9])
+    func aShortListRepeatedPastItsEnd(total: Int) async throws {
+        try await TestStack.run(routes: Self.routes, mockOptions: Self.mockOptions) { stack in
+            let whole = try await stack.get("/drfnt?mock_total=\(total)&mock_past_end=last")
+            #expect(whole.status == 200, "\(whole.text.prefix(300))")
+            #expect(whole.body == MockDataset.page(offset: 0, count: total, total: total), "\(whole.text.prefix(300))")
+            #expect(whole.header("PageProxy-Truncated") == nil)
+            let lines = try await stack.get("/drfnt?mock_total=\(total)&mock_past_end=last&_format=ndjson")
+            #expect(lines.text == CappedWindowTests.lines(offset: 0, count: total), "\(lines.text.prefix(300))")
+            // (Not `_offset=10`: a window from the list's first page whose first page is short is walked again from its
+            // offset by what it served, and that jump lands past the end: `[1]` and a next, as before; left, see fix22a's report.)
+            for (offset, limit) in [(0, 2), (total - 1, 3), (total, 5), (20, 1), (35, 2)] {
+                let target = "/drfnt?mock_total=\(total)&mock_past_end=last&_offset=\(offset)&_limit=\(limit)"
+                let window = try await stack.get(target)
+                #expect(window.status == 200, "\(target): \(window.text.prefix(300))")
+                #expect(window.body == MockDataset.page(offset: offset, count: limit, total: total), "\(target): \(window.text.prefix(300))")
+                #expect(
+                    (window.header("Link")?.contains("rel=\"next\"") == true) == (offset + limit < total),
+                    "\(target): \(window.header("Link") ?? "-")")
+            }
+        }
+    }
+
+    /// The other side of `ShortFirstPageRepeat`: an upstream that ignores the offset repeats its (capped) first page
+    /// everywhere, one position on too: still a `502`, never its first page as the whole list under a `200`.
+    @Test("an upstream ignoring the offset under a cap still fails")
+    func anIgnoredOffsetStillFails() async throws {
+        try await TestStack.run(routes: Self.routes, mockOptions: Self.mockOptions) { stack in
+            for past in ["", "&mock_past_end=last"] {
+                let target = "/drfnt?mock_total=50&mock_cap=5&mock_ignores=offset\(past)"
+                let answer = try await stack.get(target)
+                #expect(answer.status == 502, "\(target): \(answer.text.prefix(300))")
+                #expect(answer.text.contains("pagination_stuck"), "\(target): \(answer.text.prefix(300))")
+            }
+        }
+    }
+
+    /// retest21 LOW C: an NDJSON window whose walk ended at its first page (a capped page-number list with no total,
+    /// walked again from the first page, 4 items): a held answer said no `rel="next"`, a `TE: trailers` stream did.
+    @Test("a streamed window's head links on as the held answer's does")
+    func aStreamedHeadAgreesWithTheHeldAnswer() async throws {
+        try await TestStack.run { stack in
+            let target = "/plain?mock_total=100&mock_cap=4&_offset=20&_limit=5&_format=ndjson"
+            let held = try await stack.get(target)
+            #expect(held.status == 200 && held.body.isEmpty, "\(held.text.prefix(300))")
+            #expect(held.header("Link")?.contains("rel=\"next\"") == false, "\(held.header("Link") ?? "-")")
+            let client = try await stack.client()
+            try await client.send(RawHTTPClient.requestText(target + "&x=1", headers: ["Connection": "close", "TE": "trailers"]))
+            let raw = String(decoding: try await client.readUntilClose(), as: UTF8.self)
+            let head = raw.components(separatedBy: "\r\n\r\n").first ?? ""
+            #expect(raw.hasPrefix("HTTP/1.1 200"), "\(raw.prefix(300))")
+            #expect(head.contains("\r\nLink: ") && !head.contains("rel=\"next\""), "\(head)")
+            #expect(!raw.contains("!pageproxy-error"), "\(raw.suffix(300))")
+        }
+    }
+}
