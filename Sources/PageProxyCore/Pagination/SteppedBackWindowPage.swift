@@ -12,16 +12,13 @@
 ///   (the window's, or for an offset the one at the short page's end) empty, a 404, or the short page again is the
 ///   list's end before the window (`[]`, one request more than the jump alone); other items there are the upstream's
 ///   cap, and the window is walked again by what it served (review20 H2: failing the short page at once walked every
-///   page before the window, 999 of them, into a `502`). The short page's last few items again are its end too: an
-///   offset asked past a short page asks as many as it served, and an upstream answering past its end with its last
-///   page cuts that page by the size asked (retest21 A: `[8,9,10]` at offset 7, `[10]` at offset 10 under `limit=3`,
-///   taken for a cap, and the window walked again answered `[8]` for `_offset=14` and linked on).
+///   page before the window, 999 of them, into a `502`). The short page's last few items again are *not* taken for its
+///   end (fix22a did, for retest21 A, and review22 H1 showed why not): an offset asked past a short page asks from the
+///   items it served, so under a filter the window's page lies inside the positions the page before covered and
+///   honestly holds its tail; taken for the end, a window of a filtered list answered `[]`.
 struct SteppedBackWindowPage {
     /// The page before's items, as they lie in its body (a slice of it, held until the window's page).
     private var before: ArraySlice<UInt8>?
-    /// The page before's items, each hashed, when it was short and they are unique: what a window's page holding its last
-    /// few again is told by.
-    private var beforeShortItems: [UInt64] = []
     /// Whether the page before was short of its size, with no total: the window's page is asked all the same.
     private(set) var beforeWasShort = false
 
@@ -43,34 +40,22 @@ struct SteppedBackWindowPage {
     mutating func remember(_ page: Page, short: Bool) {
         before = page.itemCount > 0 ? PageItemsMark.itemsSpan(of: page) : nil
         beforeWasShort = short
-        let hashes = short && before != nil && page.bodyInFile == nil ? ItemHashes(page) : nil
-        beforeShortItems = hashes.flatMap { $0.areUnique ? $0.values : nil } ?? []
     }
 
     /// Reads `page`, the window's own (the walk's second); nil when nothing was remembered, or it holds no item, or
     /// other items after a full page before (the window's items). The page before is forgotten.
     mutating func read(_ page: Page) -> Reading? {
         guard let remembered = before else { return nil }
-        let shortItems = beforeShortItems
-        (before, beforeShortItems) = (nil, [])
+        before = nil
         guard page.itemCount > 0 else { return nil }
         // Items that look constant (a series with no id) repeat while the list goes on: never taken for the page
         // before again (`PastEndRepeat`), so after a short page they are walked again, which cannot miss.
-        let comparable = PageItemsMark(page)?.looksConstant == false
-        let again = comparable && PageItemsMark.itemsSpan(of: page).elementsEqual(remembered)
+        let again = PageItemsMark(page)?.looksConstant == false && PageItemsMark.itemsSpan(of: page).elementsEqual(remembered)
         switch (again, beforeWasShort) {
         case (true, false): return .repeatedFull
         case (true, true): return .repeatedShort
-        case (false, true):
-            // The short page's last items again (fewer of them: cut by a smaller size asked) are past its end too.
-            return comparable && Self.holdsTail(of: shortItems, page) ? .repeatedShort : .cappedAfterShort
+        case (false, true): return .cappedAfterShort
         case (false, false): return nil
         }
-    }
-
-    /// Whether `page`'s items are the last of `items` (hashed, unique), fewer of them: never an honest page after them.
-    private static func holdsTail(of items: [UInt64], _ page: Page) -> Bool {
-        guard page.itemCount < items.count, page.bodyInFile == nil else { return false }
-        return ItemHashes(page).values.elementsEqual(items.suffix(page.itemCount))
     }
 }
