@@ -183,6 +183,9 @@ package struct Connection: Sendable {
                 return .closing
             }
         }
+        // An answer the shutdown cut gets the shutdown's own ending, written here by the task that owns the writer,
+        // after the responder's last write (contract22 F5).
+        await writer.endCutByShutdown()
         // The watch must have stopped reading before the connection reads the next request.
         await watch.stop()
         let duration = ContinuousClock.now - started

@@ -28,8 +28,6 @@ package final class ConnectionRegistry: Sendable {
 
     private struct State {
         var entries: [ObjectIdentifier: Membership] = [:]
-        /// `closeAll()` has run: an answer unfinished now was cut by the shutdown, not by its upstream or client.
-        var hasCutAll = false
         var accepted = 0
         /// Tasks waiting for the last connection to go, by a number so that a cancelled wait can take one back.
         var emptyWaiters: [Int: EmptyWaiter] = [:]
@@ -46,6 +44,9 @@ package final class ConnectionRegistry: Sendable {
     private let state = Mutex(State())
     /// Set once, under the lock (so `add` sees it), read without it by connections going idle.
     private let isDrainingFlag = Atomic<Bool>(false)
+    /// Set once by `cutAll()`, before the server cancels the connections' tasks (sequentially consistent: a task that
+    /// sees its cancellation sees this too); read without a lock by every write of every answer.
+    private let hasCutAllFlag = Atomic<Bool>(false)
     /// Answers say `Connection: close` (the drain delay): clients reconnect, to another replica once they can.
     /// Read without the lock several times a request.
     private let closesAfterEachAnswerFlag = Atomic<Bool>(false)
@@ -62,8 +63,9 @@ package final class ConnectionRegistry: Sendable {
     package var isDraining: Bool { isDrainingFlag.load(ordering: .sequentiallyConsistent) }
     /// Whether a connection should close after its answer: the server drains, or is in its drain delay.
     package var closesAfterEachAnswer: Bool { isDraining || closesAfterEachAnswerFlag.load(ordering: .sequentiallyConsistent) }
-    /// Whether the shutdown has closed every connection, busy or not (the grace period ended).
-    package var hasCutAll: Bool { state.withLock { $0.hasCutAll } }
+    /// Whether the shutdown has cut every answer still unfinished (the grace period ended): from then on they write
+    /// only the shutdown's own ending (`ResponseWriter.endCutByShutdown`).
+    package var hasCutAll: Bool { hasCutAllFlag.load(ordering: .sequentiallyConsistent) }
 
     /// Adds a connection, idle, unless the server drains or is at `limit`; returns its membership if it was added.
     package func add(_ socket: AsyncSocket, limit: Int) -> Membership? {
@@ -100,12 +102,17 @@ package final class ConnectionRegistry: Sendable {
         idle.forEach { $0.close() }
     }
 
-    /// Closes every connection, busy or not (the server then cancels the tasks behind them).
+    /// Marks every unfinished answer cut by the shutdown (the server then cancels the tasks behind them): a writer
+    /// refuses its responder's writes from now on, so that what the cancelled work would still send (an error for the
+    /// page it lost) never reaches a client, and its connection writes the shutdown's ending instead.
+    package func cutAll() {
+        hasCutAllFlag.store(true, ordering: .sequentiallyConsistent)
+    }
+
+    /// Closes every connection, busy or not (a task that did not end after `cutAll()` and its cancellation).
     package func closeAll() {
-        let all = state.withLock { state in
-            state.hasCutAll = true
-            return state.entries.values.map(\.socket)
-        }
+        cutAll()
+        let all = state.withLock { state in state.entries.values.map(\.socket) }
         all.forEach { $0.close() }
     }
 

@@ -32,6 +32,14 @@ package final class ResponseWriter {
     private(set) var abortReason: String?
     /// A streamed answer's head, held until the first part of its body leaves with it (`beginStream(holdingHead:)`).
     private var heldHead: [UInt8] = []
+    /// How a streamed body is framed (chunked or not), kept after the stream ends: the shutdown's ending needs it.
+    private var streamIsChunked: Bool?
+    /// No write has failed partway: the client's bytes end where a message or chunk ends, so more may follow.
+    private var endsOnABoundary = true
+    /// The shutdown's ending is being written: the one write allowed after the cut (`endCutByShutdown`).
+    private var writesShutdownEnding = false
+    /// The answer was aborted before the shutdown cut it (its client left, its walk failed): it has its ending.
+    private var abortedBeforeCut = false
 
     package init(
         sink: any ResponseSink, request: HTTPRequestHead, keepsAlive: Bool, writeTimeout: Duration,
@@ -49,7 +57,7 @@ package final class ResponseWriter {
     /// Whether the answer was left unfinished because the shutdown's grace period ended.
     package var isCutByShutdown: Bool {
         if case .finished = state { return false }
-        return isCut()
+        return !abortedBeforeCut && isCut()
     }
 
     /// The status code the client received, for logs and metrics: 0 when an answer cut by the shutdown sent nothing
@@ -190,6 +198,7 @@ package final class ResponseWriter {
             state = .finished
         } else {
             state = .streaming(chunked: chunked)
+            streamIsChunked = chunked
             if holdingHead {
                 heldHead = bytes
                 return
@@ -258,10 +267,40 @@ package final class ResponseWriter {
     /// Ends the answer unfinished (a stream without its last chunk, or no answer at all): the connection closes so
     /// that the client sees the loss. `reason` is logged with it; the first one given is kept.
     package func abort(_ reason: String) {
+        if case .aborted = state {} else if !isCut() { abortedBeforeCut = true }
         state = .aborted
         keepsAlive = false
         if abortReason == nil { abortReason = reason }
     }
+
+    /// Ends an answer the shutdown cut (its grace period ended; the connection calls this once its responder has
+    /// returned), with the shutdown's own words, never the responder's (contract22 F5, DESIGN.md "a failure after an
+    /// NDJSON stream has begun"): an answer that sent nothing yet becomes a `503 shutting_down` with `Retry-After` (a
+    /// held head is dropped), a stream under way gets the error line and no last chunk. A body sent with its length,
+    /// or one cut partway by a failed write, can take nothing more: the connection closes short of it. One attempt:
+    /// the task is cancelled, so a client not taking bytes fails the write at once (the socket is closed after it).
+    package func endCutByShutdown() async {
+        guard isCutByShutdown, !writesShutdownEnding else { return }
+        writesShutdownEnding = true
+        abort("shutdown_cut")
+        guard endsOnABoundary else { return }
+        if bytesSent == 0 {
+            heldHead = []
+            let refusal = Server.refusal(draining: true)
+            var headers = ErrorResponse.headers(for: refusal)
+            let body = ErrorResponse.body(for: refusal)
+            headers.set("Content-Length", String(body.count))
+            let head = head(refusal.status, headers: &headers)
+            try? await write(isHead ? [head] : [head, body])
+        } else if let chunked = streamIsChunked {
+            try? await write(writeParts(framing: ErrorResponse.streamFailureLine(for: Self.shutdownCut), chunked: chunked))
+        }
+    }
+
+    /// The error line of a stream the shutdown cut.
+    static let shutdownCut = HTTPError(
+        .serviceUnavailable, code: "shutdown_cut",
+        message: "the server stopped before the answer was complete (its shutdown's grace period ended); ask again")
 
     /// The request log's reason for an answer cut by a failed write.
     static func abortReason(_ error: SocketError) -> String {
@@ -310,13 +349,22 @@ package final class ResponseWriter {
     /// Runs one write of `length` bytes and counts what the client took: all of it, or when the write fails (the
     /// client left, or took nothing for the write timeout), the part the sink says left before (attack5 m1: an answer
     /// cut after 6.5 MB was logged `"bytes":0`). A failed write aborts the answer.
+    ///
+    /// Once the shutdown has cut the answers, every write but its ending is refused (nothing leaves; the answer is
+    /// aborted): what the cancelled work writes (an error for the page it lost) must not reach the client.
     private func counting(_ length: Int, _ write: () async throws(SocketError) -> Void) async throws(SocketError) {
+        guard writesShutdownEnding || !isCut() else {
+            abort("shutdown_cut")
+            throw .cancelled
+        }
         let before = sink.bytesDelivered
         do {
             try await write()
             bytesSent += length
         } catch {
-            if let before, let after = sink.bytesDelivered { bytesSent += min(length, max(0, after - before)) }
+            let delivered = before.flatMap { before in sink.bytesDelivered.map { min(length, max(0, $0 - before)) } }
+            bytesSent += delivered ?? 0
+            if delivered != 0 { endsOnABoundary = false }
             abort(Self.abortReason(error))
             throw error
         }

@@ -72,12 +72,20 @@ package final class Server: Sendable {
         listener.close()
         registry.beginDraining()
         if await registry.waitUntilEmpty(limit: grace) { return }
-        // Each socket closes before its task is cancelled: an answer the cancelled work still tries to write (an error
-        // for the page it lost) cannot reach the client as if the upstream had failed, and reads as cut.
-        registry.closeAll()
+        // The answers are marked cut before their tasks are cancelled: a write the cancelled work still tries (an error
+        // for the page it lost) is refused, so it cannot reach the client as if the upstream had failed. Each task's
+        // connection then writes the shutdown's own ending (a stream's error line, or a 503 for an answer not begun;
+        // contract22 F5) and closes. A task that has not ended within a second has its socket closed under it.
+        registry.cutAll()
         serving.cancel()
-        await registry.waitUntilEmpty(limit: .seconds(2))
+        if await registry.waitUntilEmpty(limit: Self.cutEndingTime) { return }
+        registry.closeAll()
+        await registry.waitUntilEmpty(limit: Self.cutEndingTime)
     }
+
+    /// How long the cancelled tasks get to write their endings, then how long closed ones get to end: at most 2 s
+    /// in all after the grace period (README, "Container").
+    static let cutEndingTime = Duration.seconds(1)
 
     /// Why a client accepted but not served is refused: the server is at its connection limit (or its descriptor
     /// line), or, accepted just as the listener closed, it is shutting down (review24 E6: that was reported as a full
