@@ -83,7 +83,7 @@ package enum MockWireFormats {
         if window.page > 1 {
             links.append(#"<\#(url(context.baseURL, window.page - 1))>; rel="prev""# + habit.prevSuffix)
         }
-        links += habit.decoys(url(context.baseURL, window.page + 5))
+        links += habit.decoys(url(context.baseURL, min(window.page, Int.max - 5) + 5))
         if let nextPage = nextPage(window, next) {
             links.append(#"<\#(url(context.nextBase(next), nextPage))>; rel="next""#)
         }
