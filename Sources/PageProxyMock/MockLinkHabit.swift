@@ -22,6 +22,10 @@ enum MockLinkHabit {
         }
     }
 
+    /// Whether `last` is written: not with the `prev` spellings, so that the walk follows `next` page by page and
+    /// reads the last page's links (with `last` it fans out, and never reads them).
+    var writesLast: Bool { self != .titleRel && self != .relTwice }
+
     /// Written after the `prev` link-value's `rel`.
     var prevSuffix: String {
         switch self {

@@ -87,7 +87,7 @@ package enum MockWireFormats {
         if let nextPage = nextPage(window, next) {
             links.append(#"<\#(url(context.nextBase(next), nextPage))>; rel="next""#)
         }
-        if window.page < last {
+        if window.page < last, habit.writesLast {
             links.append(#"<\#(url(context.baseURL, last))>; rel="last""#)
         }
         if window.page > 1 {
