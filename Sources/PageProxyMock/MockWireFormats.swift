@@ -76,14 +76,18 @@ package enum MockWireFormats {
                 + MockQuery.queryString(others + [MockQuery.Item(name: "page", value: String(page))])
         }
         let last = window.pageCount
+        guard let habit = MockLinkHabit(query: context.query.value("mock_link")) else {
+            return MockErrors.badOption("mock_link", context.query.value("mock_link") ?? "")
+        }
         var links: [String] = []
         if window.page > 1 {
-            links.append(#"<\#(url(context.baseURL, window.page - 1))>; rel="prev""#)
+            links.append(#"<\#(url(context.baseURL, window.page - 1))>; rel="prev""# + habit.prevSuffix)
         }
+        links += habit.decoys(url(context.baseURL, min(window.page, Int.max - 5) + 5))
         if let nextPage = nextPage(window, next) {
             links.append(#"<\#(url(context.nextBase(next), nextPage))>; rel="next""#)
         }
-        if window.page < last {
+        if window.page < last, habit.writesLast {
             links.append(#"<\#(url(context.baseURL, last))>; rel="last""#)
         }
         if window.page > 1 {

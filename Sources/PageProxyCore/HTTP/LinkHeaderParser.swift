@@ -2,22 +2,48 @@
 package enum LinkHeaderParser {
     /// RFC 8288 §3 — `Link = #link-value`, `link-value = "<" URI-Reference ">" *( OWS ";" OWS link-param )`.
     package static func parse(_ fieldValue: String) -> [LinkHeaderValue] {
-        var scanner = Scanner(bytes: Array(fieldValue.utf8))
-        var links: [LinkHeaderValue] = []
-        while true {
-            scanner.skip { $0 == UInt8(ascii: ",") || HTTPFieldSyntax.isWhitespace($0) }
-            guard !scanner.isAtEnd else { return links }
-            if let link = scanner.linkValue() {
-                links.append(link)
-            } else {
-                scanner.skipToNextLinkValue()
-            }
-        }
+        read(fieldValue).links
     }
 
     /// The link-values of every `Link` field, in order.
     package static func parse(_ headers: HTTPHeaders) -> [LinkHeaderValue] {
-        headers.values("Link").flatMap { parse($0) }
+        read(headers).links
+    }
+
+    /// What `Link` fields say: the link-values read, and the text of each one skipped as malformed (attack22 item 2:
+    /// whether a skipped one names `next` is decided on its own text, not on the whole field's).
+    package struct Reading: Sendable, Equatable {
+        package var links: [LinkHeaderValue] = []
+        package var malformed: [String] = []
+    }
+
+    /// Every `Link` field read in order.
+    package static func read(_ headers: HTTPHeaders) -> Reading {
+        var reading = Reading()
+        for value in headers.values("Link") {
+            let one = read(value)
+            reading.links += one.links
+            reading.malformed += one.malformed
+        }
+        return reading
+    }
+
+    /// One field read. A `<` inside a target is no URI-Reference (RFC 3986 has no raw `<`): the link-value before it
+    /// was never closed, and the `<` starts the next one (attack22 item 3; Python requests splits on `, *<` alike).
+    package static func read(_ fieldValue: String) -> Reading {
+        var scanner = Scanner(bytes: Array(fieldValue.utf8))
+        var reading = Reading()
+        while true {
+            scanner.skip { $0 == UInt8(ascii: ",") || HTTPFieldSyntax.isWhitespace($0) }
+            guard !scanner.isAtEnd else { return reading }
+            let start = scanner.index
+            if let link = scanner.linkValue() {
+                reading.links.append(link)
+                continue
+            }
+            if scanner.current != UInt8(ascii: "<") || scanner.index == start { scanner.skipToNextLinkValue() }
+            reading.malformed.append(scanner.text(start..<scanner.index))
+        }
     }
 
     private struct Scanner {
@@ -31,13 +57,14 @@ package enum LinkHeaderParser {
             while let byte = current, predicate(byte) { index += 1 }
         }
 
-        /// One link-value ending at a top-level "," or the end; nil (with `index` somewhere inside it) when malformed.
+        /// One link-value ending at a top-level "," or the end; nil (with `index` somewhere inside it) when malformed,
+        /// or at the `<` that begins the next one when its target is never closed.
         mutating func linkValue() -> LinkHeaderValue? {
             guard current == UInt8(ascii: "<") else { return nil }
             index += 1
             let targetStart = index
-            skip { $0 != UInt8(ascii: ">") }
-            guard !isAtEnd else { return nil }
+            skip { $0 != UInt8(ascii: ">") && $0 != UInt8(ascii: "<") }
+            guard current == UInt8(ascii: ">") else { return nil }
             let target = text(targetStart..<index)
             index += 1
             var parameters: [String: String] = [:]

@@ -196,7 +196,8 @@ package enum SchemeDetector {
         _ response: UpstreamResponse, url: PageURL, values: [JSONPath: JSONValue], header: PaginationHeader?,
         into detected: inout DetectedPagination
     ) {
-        let links = LinkHeaderParser.parse(response.headers)
+        // RFC 8288 §3.2: a link anchored at another URL is another resource's (attack22 item 1).
+        let links = LinkHeaderParser.parse(response.headers).filter { $0.isAbout(url) }
         // Only `next` or `last` says where the pages ahead are; a `Link` of `first` or `prev` alone gives way to the
         // body's own next link (attack14 L1), and is walked only when nothing else is found (`linkHeaderLast`).
         if links.contains(where: { $0.relations.contains("next") || $0.relations.contains("last") }) {

@@ -63,4 +63,55 @@ import Testing
     @Test func parsesEmptyRelAndEmptyTarget() {
         #expect(LinkHeaderParser.parse("<>; rel=\"\"") == [LinkHeaderValue(target: "", relations: [], parameters: ["rel": ""])])
     }
+
+    @Test("attack22 item 2: only the first rel names relations; a quoted rel=next in another parameter names none")
+    func relationsComeFromTheFirstRelOnly() {
+        let titled = LinkHeaderParser.read(#"</1>; rel="prev"; title="rel=next""#)
+        #expect(titled.links.map(\.relations) == [["prev"]])
+        #expect(titled.malformed.isEmpty)
+        let twice = LinkHeaderParser.read(#"</1>; rel="prev"; rel="next""#)
+        #expect(twice.links.map(\.relations) == [["prev"]])
+        #expect(twice.malformed.isEmpty)
+    }
+
+    @Test("attack22 item 3: an unclosed < ends at the next <, and the link-value after it is read")
+    func unclosedTargetEndsAtTheNextLinkValue() {
+        let reading = LinkHeaderParser.read(#"<http://x.test/decoy?page=1; rel="prev", <http://x.test/items?page=2>; rel="next""#)
+        #expect(reading.links == [LinkHeaderValue(target: "http://x.test/items?page=2", relations: ["next"], parameters: ["rel": "next"])])
+        #expect(reading.malformed == [#"<http://x.test/decoy?page=1; rel="prev", "#])
+    }
+
+    @Test("a skipped link-value's text is kept, to tell whether it names next")
+    func keepsTheTextOfSkippedLinkValues() {
+        let reading = LinkHeaderParser.read(#"<http://x.test/2> rel="next", </1>; rel=prev"#)
+        #expect(reading.links.map(\.target) == ["/1"])
+        #expect(reading.malformed == [#"<http://x.test/2> rel="next""#])
+        var headers = HTTPHeaders()
+        headers.add("Link", "garbage")
+        headers.add("Link", "</3>; rel=next, <x")
+        let both = LinkHeaderParser.read(headers)
+        #expect(both.links == [LinkHeaderValue(target: "/3", relations: ["next"], parameters: ["rel": "next"])])
+        #expect(both.malformed == ["garbage", "<x"])
+    }
+
+    @Test("attack22 item 1: a link is about the page unless its anchor resolves to another URL",
+          arguments: [
+            (nil, true), ("", true), ("#part", true), ("http://api.test/items?page=1&per_page=10", true),
+            ("/items?per_page=10&page=1", true), ("?page=1&per_page=10", true), ("/other", false), ("/items", false),
+            ("?page=2&per_page=10", false), ("http://elsewhere.test/items?page=1&per_page=10", false),
+          ] as [(String?, Bool)])
+    func anchorNamesTheContext(anchor: String?, isAbout: Bool) throws {
+        let page = try #require(PageURL(string: "http://api.test/items?page=1&per_page=10"))
+        let link = LinkHeaderValue(target: "/x", relations: ["next"], parameters: anchor.map { ["rel": "next", "anchor": $0] } ?? ["rel": "next"])
+        #expect(link.isAbout(page) == isAbout)
+    }
+
+    @Test("an anchor equal to the URL a redirect answered at is the page's too")
+    func anchorAtTheAnsweredURL() throws {
+        let asked = try #require(PageURL(string: "http://api.test/old?page=1"))
+        let answered = try #require(PageURL(string: "http://api.test/new?page=1"))
+        let link = LinkHeaderValue(target: "/x", relations: ["next"], parameters: ["anchor": "/new?page=1"])
+        #expect(link.isAbout(asked, answeredAt: answered))
+        #expect(!link.isAbout(asked))
+    }
 }

@@ -16,10 +16,11 @@ struct LinkHeaderStrategy: PaginationStrategy {
     }
 
     func next(after page: Page) throws(PaginationError) -> NextPages {
-        let links = LinkHeaderParser.parse(page.headers)
+        let reading = LinkHeaderParser.read(page.headers)
+        let links = Self.links(reading.links, of: page)
         guard let nextLink = links.first(where: { $0.relations.contains("next") }) else {
             // A `next` the parser skipped as malformed is no end of the list (review17 L6: the walk ended as complete).
-            if Self.namesUnreadableNext(page.headers) {
+            if Self.namesUnreadableNext(reading.malformed, links) {
                 throw .cannotContinue(
                     page: page.number,
                     reason: "its Link field names a next relation that is not a valid link-value (RFC 8288: `<URL>; rel=\"next\"`)")
@@ -51,21 +52,31 @@ struct LinkHeaderStrategy: PaginationStrategy {
         return .one(next)
     }
 
-    /// Whether a `Link` field says `rel=…next…` in any spelling (`rel='next'`, `<u> rel="next"` with no `;`): called
-    /// only when no `next` link-value was read, so such a field is one the parser skipped.
-    private static func namesUnreadableNext(_ headers: HTTPHeaders) -> Bool {
-        headers.values("Link").contains { value in
-            let text = value.lowercased()
-            var rest = text[...]
+    /// The link-values about `page` itself (RFC 8288 §3.2: one anchored at another URL is another resource's).
+    private static func links(_ links: [LinkHeaderValue], of page: Page) -> [LinkHeaderValue] {
+        let answered = page.answeredURL
+        return links.filter { $0.isAbout(page.url, answeredAt: answered) }
+    }
+
+    /// Whether a `next` is written so that it cannot be read: a skipped link-value whose text says `rel=…next…` in any
+    /// spelling (`<u> rel="next"` with no `;`), or a read one whose `rel` is `'next'`. Called only when no `next` was
+    /// read. Only the first `rel` of a read link-value names its relations (RFC 8288 §3.3), so `rel="prev";
+    /// rel="next"` and `title="rel=next"` are no next (attack22 item 2: both were a `502` on the last page).
+    private static func namesUnreadableNext(_ malformed: [String], _ links: [LinkHeaderValue]) -> Bool {
+        malformed.contains { text in
+            var rest = text.lowercased()[...]
             while let found = rest.firstRange(of: "rel") {
                 rest = rest[found.upperBound...]
                 let afterName = rest.drop { $0 == " " || $0 == "\t" }
                 guard afterName.first == "=" else { continue }
-                let relations = afterName.dropFirst().prefix { $0 != "," && $0 != ";" && $0 != "<" }
-                if relations.split(whereSeparator: { " \t\"'".contains($0) }).contains("next") { return true }
+                if namesNext(afterName.dropFirst().prefix { $0 != "," && $0 != ";" && $0 != "<" }) { return true }
             }
             return false
-        }
+        } || links.contains { namesNext(Substring(($0.parameters["rel"] ?? "").lowercased())) }
+    }
+
+    private static func namesNext(_ relations: Substring) -> Bool {
+        relations.split(whereSeparator: { " \t\"'".contains($0) }).contains("next")
     }
 
     /// drf-link-header-pagination's `LinkHeaderLimitOffsetPagination`: `next` at `offset=100`, `last` at `offset=900`.
@@ -85,7 +96,7 @@ struct LinkHeaderStrategy: PaginationStrategy {
 
     /// The page number (or offset) the `last` link names, when it names one by the page parameter.
     func statedEnd(on page: Page) -> StatedEnd? {
-        let links = LinkHeaderParser.parse(page.headers)
+        let links = Self.links(LinkHeaderParser.parse(page.headers), of: page)
         guard let lastLink = links.first(where: { $0.relations.contains("last") }), let last = page.answeredURL.resolving(lastLink.target)
         else { return nil }
         return last.integerQueryValue(options.pageParameter).map(StatedEnd.pages)

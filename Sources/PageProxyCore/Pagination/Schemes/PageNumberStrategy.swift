@@ -11,7 +11,7 @@ struct PageNumberStrategy: PaginationStrategy {
     /// Whether `page` says a next page follows: a link at one of `nextLinkPaths`, or a `Link` header's `rel="next"`.
     private func namesNextPage(_ page: Page) -> Bool {
         Self.nextLinkPaths.contains { page.values[$0]?.nonEmptyString != nil }
-            || (page.headers["Link"] != nil && LinkHeaderParser.parse(page.headers).contains { $0.relations.contains("next") })
+            || (page.headers["Link"] != nil && LinkHeaderParser.parse(page.headers).contains { $0.relations.contains("next") && $0.isAbout(page.url) })
     }
 
     func firstPage(from base: PageURL) -> PageURL {
