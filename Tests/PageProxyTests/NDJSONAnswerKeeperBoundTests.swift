@@ -41,7 +41,7 @@ import Testing
                 try await stack.get("/changing", headers: PersistedLinesTests.ndjson)
             }
             #expect(kept.body == refused.body)
-            #expect(PersistedAnswerTests.answerFiles(in: directory).count == 1)
+            try await poll("the answer's entry is written") { PersistedAnswerTests.answerFiles(in: directory).count == 1 }
         }
         await upstream.stop()
     }
