@@ -54,6 +54,8 @@ struct LinkHeaderStrategy: PaginationStrategy {
 
     /// The link-values about `page` itself (RFC 8288 §3.2: one anchored at another URL is another resource's).
     private static func links(_ links: [LinkHeaderValue], of page: Page) -> [LinkHeaderValue] {
+        // Nearly no upstream sends `anchor`: the page's answered URL (a header lookup and a parse) only when one does.
+        guard links.contains(where: { $0.parameters["anchor"] != nil }) else { return links }
         let answered = page.answeredURL
         return links.filter { $0.isAbout(page.url, answeredAt: answered) }
     }
