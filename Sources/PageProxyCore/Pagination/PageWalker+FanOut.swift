@@ -70,7 +70,7 @@ extension PageWalker {
     func launchSpeculation(windowEnd: Int) {
         let lookahead = strategy.lookahead
         guard lookahead > 0, !isListComplete, !isSpeculationStopped, nextToLaunch == urls.count else { return }
-        let limit = min(options.maxPages, pageCap ?? Int.max)
+        let limit = min(options.maxPages, standing.pageCap ?? Int.max)
         while speculative.count < lookahead, urls.count + speculative.count < min(windowEnd, limit) {
             guard let previous = guessBase(), let guess = strategy.guessNext(after: previous),
                 guess.origin == origin, !seen.contains(guess)

@@ -17,21 +17,16 @@ extension PageWalker {
         }
         // Both caps are checked on the count, before any URL is built: an upstream may claim 10^18 pages.
         var kept = count
-        if !isCheckPage, let limit = pageCap, count > Self.room(below: limit, used: pageCapCount) {
-            kept = Self.room(below: limit, used: pageCapCount)
+        if !isCheckPage, let cut = standing.cutAtPageCap(count, known: knownPages) {
+            kept = cut
             isListComplete = true
             wasTruncated = true
-            if windowPagesLifted, limit >= options.maxPages { cutAtMaxPages = true }
         }
-        let small = smallPageCharge(of: next, kept: kept)
-        if (small?.charge ?? kept) > Self.room(below: options.maxPages, used: chargedCount) {
-            // One page past `maxPages`, known only from the page before (no total): asked, as a list of exactly
-            // `maxPages` full pages shows its end only there; it fails the walk if it holds an item (contract22 F2:
-            // such a list was refused "more than N pages").
-            guard case .one = next, !isCheckPage, pageAskedPastMaxPages == nil else { throw .tooManyPages(limit: options.maxPages) }
-            pageAskedPastMaxPages = urls.count
-        }
-        if let small { smallPages.add(kept, step: small.step, limit: small.limit) }
+        // One page past `maxPages`, known only from the page before (no total): asked, as a list of exactly `maxPages`
+        // full pages shows its end only there; it fails the walk if it holds an item (contract22 F2: such a list was
+        // refused "more than N pages").
+        let pastMaxPagesIndex: Int? = if case .one = next, !isCheckPage { urls.count } else { nil }
+        try standing.charge(kept, small: smallPageCharge(of: next, kept: kept), known: knownPages, pastMaxPagesIndex: pastMaxPagesIndex)
         switch next {
         case .none: return
         case .one(let url):
@@ -68,7 +63,7 @@ extension PageWalker {
         case .one(let url): step = strategy.sizeAsked(by: url)
         case .all(let pages): step = pages.parameter == position ? min(pages.step, strategy.sizeAsked(by: pages.template) ?? pages.step) : nil
         }
-        guard let step, let charge = smallPages.charge(adding: kept, step: step, limit: limit) else { return nil }
+        guard let step, let charge = standing.smallPageCharge(adding: kept, step: step, limit: limit) else { return nil }
         return (charge, step, limit)
     }
 

@@ -25,7 +25,7 @@ extension PageWalker {
             }
             page.truncateItems(to: 0)
             try append(.none, after: page)
-        } else if nextToTake == 2, let reading = steppedBack.read(page) {
+        } else if nextToTake == 2, let reading = standing.steppedBack.read(page) {
             // The window's page after the page before it (`SteppedBackWindowPage`; attack20 I).
             switch reading {
             case .repeatedFull: try askPastRepeat(&page, listFirst: strategy.listFirstPage(before: firstURL))
@@ -134,7 +134,7 @@ extension PageWalker {
             }
             if repeatedOfFirst > 0 || askedAgain != nil || windowStep.servesOwnSize { firstPageFiltered = true }
             // A window's pages counted by a size hold fewer of its items once a filter shows (filtwin21).
-            if firstPageFiltered && options.windowFromWalkStart { windowPagesLifted = true }
+            if firstPageFiltered { standing.liftWindowPages() }
             // Once the list showed a filter, no page's count is a cap to measure by, and a short page is no end
             // (`OffsetStrategy.next`: with no total, only an empty page ends the list).
             if firstPageFiltered { measuredBy = 0 }
@@ -156,7 +156,7 @@ extension PageWalker {
             // even when it is short with no total (the list's end, or the upstream's cap: review20 H2).
             if nextToTake == 1, let check = options.windowCheck, check.steppedBack {
                 let short = check.asksPastShort(page)
-                steppedBack.remember(page, short: short)
+                standing.steppedBack.remember(page, short: short)
                 if short, next.isNone, let windowPage = strategy.guessNext(after: page.url) { next = .one(windowPage) }
             }
             // A short page the filter leaves no end: the page after it is compared with its items as they arrived
@@ -198,10 +198,10 @@ extension PageWalker {
     /// repeated at once, or a page far past (`PastEndClampCheck`). With no room for it under `maxPages`, a jump's repeat
     /// is an upstream ignoring the page number, and another repeat ends the walk, flagged as maybe cut.
     func askPastRepeat(_ page: inout Page, listFirst: PageURL?) throws(PaginationError) {
-        if listFirst != nil, Self.room(below: options.maxPages, used: chargedCount) < 1 {
+        if listFirst != nil, !standing.hasRoomUnderMaxPages(knownPages) {
             throw IgnoredPageNumber.failure(secondPage: page.url)
         }
-        if Self.room(below: options.maxPages, used: chargedCount) >= 1,
+        if standing.hasRoomUnderMaxPages(knownPages),
             let far = listFirst ?? strategy.pageFarPast(page, by: options.maxPages), far.origin == origin,
             !seen.contains(far)
         {
@@ -230,7 +230,7 @@ extension PageWalker {
             return
         }
         // (An offset strategy's first position parameter is its offset.)
-        guard Self.room(below: options.maxPages, used: chargedCount) >= 1, let offset = strategy.positionParameters.first,
+        guard standing.hasRoomUnderMaxPages(knownPages), let offset = strategy.positionParameters.first,
             let check = firstURL.advancingQueryValue(offset, by: 1, from: 0)
         else { throw IgnoredPageNumber.failure(secondPage: page.url) }
         shortRepeat.asked(at: urls.count, after: page, items: items)
@@ -259,7 +259,7 @@ extension PageWalker {
     func checkWindowNotFiltered(secondPage page: Page, repeated: Int, next: NextPages) throws(PaginationError) {
         guard secondPageConfirmsCap else { return }
         if page.itemCount == 0 {
-            guard isJumpedWindow, let total = strategy.statedEnd(on: page), total.countsItems,
+            guard standing.isJumpedWindow, let total = strategy.statedEnd(on: page), total.countsItems,
                 let offset = page.url.integerQueryValue(strategy.positionParameters.first), offset < total.value
             else { return }
         } else {
@@ -274,8 +274,8 @@ extension PageWalker {
     /// cut by the window's page count (`Options.pageLimitOnceFiltered`); one that jumped fails with `windowMetFilter`.
     func meetFilter(shownBy page: Page) throws(PaginationError) {
         options.lookaheadMemory?.filteringLists.learnFiltered(page.url, positions: strategy.positionParameters)
-        if options.windowFromWalkStart { windowPagesLifted = true }
-        guard isJumpedWindow else { return }
+        standing.liftWindowPages()
+        guard standing.isJumpedWindow else { return }
         missedWindowPageSize = true
         windowMetFilter = true
         throw .cannotContinue(
@@ -288,13 +288,9 @@ extension PageWalker {
     /// was asked again. An NDJSON
     /// head waits for it (filtwin21: after its head, the window cannot be walked again from the first page).
     package var windowMayStillMeetFilter: Bool {
-        guard isJumpedWindow, !hasHandedOutAll else { return false }
+        guard standing.isJumpedWindow, !hasHandedOutAll else { return false }
         return (nextToTake < 2 && secondPageConfirmsCap) || (nextToTake < 3 && firstOverlap.secondLayInside != nil)
     }
-
-    /// Whether the walk is a window's that started past the list's first item (a jump, checked or not): its offsets
-    /// count items a filter may hide from the merged answer.
-    var isJumpedWindow: Bool { options.windowFirstItem > 0 || (options.windowCheck?.firstItem ?? 0) > 0 }
 
     /// Goes on past `page`, full at the stated end of the list or past it, to `url`: the total may be lower than the
     /// truth (review17 B10). The first time, one check page (the probe, `StatedEndProbe`), if the caps leave room for it
@@ -311,7 +307,7 @@ extension PageWalker {
     /// last one again).
     func goesPastStatedEnd(to url: PageURL, from page: inout Page) throws(PaginationError) -> Bool {
         if !probe.hasAsked {
-            guard hasRoomForCheckPage else {
+            guard standing.hasRoomForCheckPage(knownPages) else {
                 endedAtUncheckedStatedEnd = true
                 return false
             }
@@ -351,7 +347,7 @@ extension PageWalker {
     /// page when the count is over the route's limit, not after `maxPages` pages.
     func checkExpectedPages(after page: Page) throws(PaginationError) {
         guard let expected = strategy.expectedPageCount(after: page) else { return }
-        var wanted = min(expected, pageCap ?? Int.max)
+        var wanted = min(expected, standing.pageCap ?? Int.max)
         // A window from the walk's start wants the pages its items fill at this page's count; a later page holding fewer
         // (a filter) makes it ask more, each counted against `maxPages` as it is asked.
         if options.windowFromWalkStart, let items = options.itemLimit, page.itemCount > 0 {

@@ -40,8 +40,8 @@ package final class PageWalker {
     var clampCheck = PastEndClampCheck()
     /// The first page one position on, after a short first page repeated at once (`ShortFirstPageRepeat`).
     var shortRepeat = ShortFirstPageRepeat()
-    /// A window's page after the page before it, where the walk started (`SteppedBackWindowPage`).
-    var steppedBack = SteppedBackWindowPage()
+    /// Where the walk stands against the client's window and the route's `maxPages` (`WalkStanding`).
+    var standing: WalkStanding
     /// The index from which one of the scheme's end statuses ends the walk among pages numbered from a total: past those
     /// the size asked numbers, when a short first page numbered them by what it served (real18 F3).
     var endStatusEndsFrom: Int?
@@ -59,9 +59,6 @@ package final class PageWalker {
     /// The pages after a first page that hid more than half its window, stepped by what they show the upstream's window
     /// holds (a cap below the limit; offset20).
     var windowStep = FilteredWindowStep()
-    /// The pages of a walk that showed a filter asking fewer positions than the list's `limit`, which `maxPages` counts
-    /// by their positions (`SmallPageCharge`).
-    var smallPages = SmallPageCharge()
     /// The end of the list the walk numbered its pages from, compared with each later page's (review17 B5).
     var statedEnd = StatedEndCheck()
     /// The size the walk numbered its pages ahead by, compared with each numbered page's items (attack16 M3).
@@ -75,24 +72,6 @@ package final class PageWalker {
     /// cap, and a page is full at the stated end only at its limit (review26 H1: a probe asked after the last page's
     /// items, at a filter's count, handed them out again).
     var firstPageFiltered = false
-    /// Whether the walk showed the list filtered where a window counted its pages by a size: its page count no longer
-    /// cuts it (`Options.pageLimitOnceFiltered`).
-    var windowPagesLifted = false
-    /// The client's page cap the walk is cut at: `Options.pageLimit`, or once a window's page count was lifted,
-    /// `Options.pageLimitOnceFiltered`, and the route's `maxPages`: pages numbered ahead to the stated total are cut
-    /// there, not refused, as the window's items may come first (`cutAtMaxPages`).
-    var pageCap: Int? { windowPagesLifted ? min(options.pageLimitOnceFiltered ?? Int.max, options.maxPages) : options.pageLimit }
-    /// The pages known that `pageCap` counts: once it was lifted to the route's `maxPages`, the pages `maxPages` counts
-    /// (`chargedCount`), as a merged walk of the same list does (review21 M4: a window of a list's 33 items failed
-    /// `too_many_pages` where the merged answer of it held them all).
-    var pageCapCount: Int { windowPagesLifted ? chargedCount : knownCount }
-    /// A lifted window's pages were cut at the route's `maxPages` (`pageCap`): the walk fails `too_many_pages` at the last
-    /// of them if the window's items did not come first (filtwin21: numbered to a total of 100,000, a window of 5 items
-    /// at the list's start was refused at once).
-    var cutAtMaxPages = false
-    /// The index of the page asked past the route's `maxPages` to see whether the list ended there (`append`): an item on
-    /// it fails the walk `too_many_pages`.
-    var pageAskedPastMaxPages: Int?
     /// The fetch of each page of the window that is in flight, by page index.
     var fetching: [Int: FetchID] = [:]
     /// Fetches decided but not started yet: `walk` starts them before it waits.
@@ -117,11 +96,6 @@ package final class PageWalker {
     /// The pages asked or linked past the stated end of the list (review17 B10): a 404, 410 or 416 there ends the walk,
     /// and the first one asked is the probe, asked once a walk, counting against no cap.
     var probe = StatedEndProbe()
-    /// Whether a check page past a full stated end fits under the route's `maxPages` and the client's `_max_pages`: a list
-    /// of exactly that many full pages is complete, not cut (retest15 N6).
-    var hasRoomForCheckPage: Bool {
-        Self.room(below: options.maxPages, used: chargedCount) >= 1 && pageCap.map { Self.room(below: $0, used: pageCapCount) >= 1 } ?? true
-    }
     /// The index of the first page known ahead (`NextPages.all`), once the scheme has named them.
     var firstNumberedPage: Int?
     /// Set once a guess that was numbered on an upstream's own link missed: it would miss again.
@@ -160,13 +134,10 @@ package final class PageWalker {
     /// Whether the walk ended on its own at the list's end: every page handed out, no cap cut it, and no full page at the
     /// stated end was left unchecked. A window it left short of its limit holds the list's last items (harness19 W1).
     package var endedAtListEnd: Bool { hasHandedOutAll && !wasTruncated && !endedAtUncheckedStatedEnd }
-    /// Whether the walk has taken only the page before a window's, whose page it has not read yet
-    /// (`SteppedBackWindowPage.isArmed`): the walk may yet fail with `missedWindowPageSize`, and be walked again.
-    var isAtPageBeforeWindow: Bool { steppedBack.isArmed }
     /// Whether the walk may yet fail with `missedWindowPageSize`, to be walked again from another page: at the page before a
-    /// window's (`isAtPageBeforeWindow`), or a jumped window's pages may still show the list filtered
+    /// window's (`WalkStanding.isAtPageBeforeWindow`), or a jumped window's pages may still show the list filtered
     /// (`windowMayStillMeetFilter`). An answer not begun waits (review21 LOW 3: two names for one thing to the renderer).
-    package var mayBeWalkedAgain: Bool { isAtPageBeforeWindow || windowMayStillMeetFilter }
+    package var mayBeWalkedAgain: Bool { standing.isAtPageBeforeWindow || windowMayStillMeetFilter }
     /// Whether the next page to take is the check page past a repeat (`PastEndClampCheck`, `ShortFirstPageRepeat`): the
     /// walk may yet end or fail there, with the repeat dropped (review21 MEDIUM 2: an NDJSON window past a repeat-last
     /// upstream's end linked on for ever).
@@ -223,11 +194,8 @@ package final class PageWalker {
 
     /// How many pages the walk knows of: built, and known ahead but not built yet.
     var knownCount: Int { urls.count + (pending.map { $0.end - $0.next } ?? 0) }
-    /// The pages known that the route's `maxPages` counts: all but the pages of the `limit` a filtered offset walk asked
-    /// again while stepping (`FilteredWindowStep.pagesAskedAgain`) and those its pages of fewer positions do not fill
-    /// (`SmallPageCharge`), at most `maxPages` of them, so that a walk never asks more than twice `maxPages` pages
-    /// (review20 M5, review21 M3).
-    var chargedCount: Int { knownCount - min(options.maxPages, windowStep.pagesAskedAgain + smallPages.uncharged) }
+    /// The pages the walk knows, as its caps count them (`WalkStanding`).
+    var knownPages: WalkStanding.Known { WalkStanding.Known(all: knownCount, askedAgain: windowStep.pagesAskedAgain) }
 
     package convenience init(base: PageURL, scheme: PaginationScheme, options: Options, fetch: @escaping PageFetcher) {
         self.init(base: base, strategy: scheme.makeStrategy(), options: options, fetch: fetch)
@@ -244,6 +212,7 @@ package final class PageWalker {
         self.firstURL = first
         self.urls = PageURLWindow(first: first)
         self.seen = SeenPageURLs(first: first)
+        self.standing = WalkStanding(options)
         // A route that says its upstream filters its pages (`filteredPages`): no short page ends its list (fix22b).
         self.firstPageFiltered = strategy.filtersPages
         // Earlier walks from this URL sent guesses that could not be confirmed: none now.
@@ -372,12 +341,12 @@ package final class PageWalker {
             // ends, none of its items the answer's (filtwin21 G2: `[102…110]` for `[202…210]`, every 2nd id shown).
             if !(windowMayStillMeetFilter && knownCount > nextToTake) { finish() }
         }
-        if page.itemCount > 0, let index = pageAskedPastMaxPages, index == nextToTake - 1 {
+        if standing.failsPastMaxPages(itemCount: page.itemCount, at: nextToTake - 1) {
             finish()
             throw .tooManyPages(limit: options.maxPages)
         }
         itemsTaken += page.itemCount
-        if cutAtMaxPages, !isFinished, nextToTake >= knownCount, itemsTaken < options.itemLimit ?? Int.max {
+        if standing.isCutAtMaxPages, !isFinished, nextToTake >= knownCount, itemsTaken < options.itemLimit ?? Int.max {
             finish()
             throw .tooManyPages(limit: options.maxPages)
         }
@@ -455,10 +424,5 @@ package final class PageWalker {
         endedShortOfTotal = true
         pending = nil
         finish()
-    }
-
-    /// How many more pages fit under `limit` when `used` are taken; never negative, never overflowing.
-    static func room(below limit: Int, used: Int) -> Int {
-        limit > used ? limit - used : 0
     }
 }
