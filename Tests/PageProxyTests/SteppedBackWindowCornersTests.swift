@@ -49,16 +49,17 @@ import Testing
         }
     }
 
-    /// After a short page before the window's, the window's page past the list's end — a 404 or empty there — is `[]`.
-    /// Not the repeat-last habit with the client's own `limit` (retest21 A: `[8]` and `rel="next"` for `_offset=14`):
-    /// its tail again cannot be told from a filtered list's honest page there (review22 H1), so it is left.
+    /// After a short page before the window's, the window's page past the list's end — a 404, empty, or the short page's
+    /// tail again — is `[]` with no next. The tail again is the repeat-last habit with the client's own `limit` (retest21
+    /// A: `[8]` and `rel="next"` for `_offset=14`): the page at the first position the page before did not ask shows it
+    /// the end (the page before again there), one request more than the jump.
     @Test("a window past a short last page is empty", arguments: [
         ("mock_total=10&limit=7", 14, 1), ("mock_total=10&limit=7", 14, 7), ("mock_total=10&limit=7", 17, 3),
         ("mock_total=23&limit=7", 28, 2), ("mock_total=12", 20, 5),
     ])
     func aShortPagesTailAgainIsTheEnd(list: String, offset: Int, limit: Int) async throws {
         try await TestStack.run(routes: Self.routes, mockOptions: Self.mockOptions) { stack in
-            for past in ["404", "empty"] {
+            for past in ["404", "empty", "last"] {
                 let target = "/drfnt?\(list)&mock_past_end=\(past)&_offset=\(offset)&_limit=\(limit)"
                 let answer = try await stack.get(target)
                 #expect(answer.status == 200 && answer.text == "[]", "\(target): \(answer.status) \(answer.text.prefix(300))")
@@ -70,6 +71,37 @@ import Testing
             // Inside the list, the window's items.
             let inside = try await stack.get("/drfnt?mock_total=10&limit=7&mock_past_end=last&_offset=8&_limit=5")
             #expect(inside.body == MockDataset.page(offset: 8, count: 2, total: 10), "\(inside.text.prefix(300))")
+        }
+    }
+
+    /// retest21 A's requests: the page before (`offset=7&limit=7`, `[8,9,10]`), the window's (`offset=10&limit=3`, `[10]`,
+    /// its tail again) and the page at the first position the page before did not ask (`offset=14&limit=7`, `[8,9,10]`
+    /// again): the end, three requests, none walked again.
+    @Test("a tail again past a short page costs one request more")
+    func aTailAgainCostsOneRequest() async throws {
+        try await TestStack.run(routes: Self.routes, mockOptions: Self.mockOptions) { stack in
+            let answer = try await stack.get("/drfnt?mock_total=10&limit=7&mock_past_end=last&_offset=14&_limit=1")
+            #expect(answer.status == 200 && answer.text == "[]", "\(answer.status) \(answer.text.prefix(300))")
+            let asked = stack.mock.log.requests.map(\.target)
+            #expect(asked.count == 3, "\(asked)")
+            #expect(asked.last?.contains("offset=14") == true && asked.last?.contains("limit=7") == true, "\(asked)")
+        }
+    }
+
+    /// review22 H1: a filtered list's window whose page, asked from the short page before's end, lies inside the
+    /// positions that page covered holds its tail honestly; the page after those positions holds new items, and the
+    /// window is walked again: its items, never `[]` (fix22a's rule, reverted, answered `[]`).
+    @Test("a filtered list's page holding the page before's tail is not its end", arguments: ["", "&mock_past_end=last"])
+    func aFilteredTailIsNotTheEnd(past: String) async throws {
+        try await TestStack.run(routes: Self.routes, mockOptions: Self.mockOptions) { stack in
+            let shown = (1...100).filter { $0 % 2 == 0 }
+            for (offset, limit) in [(25, 10), (49, 1), (20, 3)] {
+                let target = "/drfnt?mock_total=100&mock_show_every=2\(past)&zz=\(offset)&_offset=\(offset)&_limit=\(limit)"
+                let window = try await stack.get(target)
+                #expect(window.status == 200, "\(target): \(window.text.prefix(300))")
+                #expect(IgnoredLimitEndToEndTests.ids(window.body) == Array(shown.dropFirst(offset).prefix(limit)),
+                    "\(target): \(IgnoredLimitEndToEndTests.ids(window.body))")
+            }
         }
     }
 
@@ -85,9 +117,9 @@ import Testing
             #expect(whole.header("PageProxy-Truncated") == nil)
             let lines = try await stack.get("/drfnt?mock_total=\(total)&mock_past_end=last&_format=ndjson")
             #expect(lines.text == CappedWindowTests.lines(offset: 0, count: total), "\(lines.text.prefix(300))")
-            // (Not `_offset=10`: a window from the list's first page whose first page is short is walked again from its
-            // offset by what it served, and that jump lands past the end: `[1]` and a next, as before; left, see fix22a's report.)
-            for (offset, limit) in [(0, 2), (total - 1, 3), (total, 5), (20, 1), (35, 2)] {
+            // `_offset=10`: the window's page is the list's second, and the walk steps back to the first (fix22a LOW: `[1]`
+            // and a next, the window walked again by what the short first page served and jumped past the end).
+            for (offset, limit) in [(0, 2), (total - 1, 3), (total, 5), (10, 1), (15, 3), (20, 1), (35, 2)] {
                 let target = "/drfnt?mock_total=\(total)&mock_past_end=last&_offset=\(offset)&_limit=\(limit)"
                 let window = try await stack.get(target)
                 #expect(window.status == 200, "\(target): \(window.text.prefix(300))")

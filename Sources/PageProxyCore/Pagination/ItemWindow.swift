@@ -63,7 +63,10 @@ public struct ItemWindow: Sendable, Equatable {
             self.base = base
             self.firstItem = firstItem
             firstPageCheck = (pageSize ?? servedSize).map {
-                FirstPageCheck(size: $0, firstItem: firstItem, scheme: scheme, steppedBack: steppedBack && firstItem > 0)
+                // A step back that lands on the list's first page is one too (fix22a LOW: the window's page the list's
+                // second, a short first page failed the check at once, and the window walked again by what it served
+                // jumped past a repeat-last upstream's end: `[1]` and a next for `_offset=10` of 5 items).
+                FirstPageCheck(size: $0, firstItem: firstItem, scheme: scheme, steppedBack: steppedBack)
             }
             self.servedSize = pageSize == nil ? servedSize : nil
             stepsBack = steppedBack

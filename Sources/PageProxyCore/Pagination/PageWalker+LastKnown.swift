@@ -25,6 +25,12 @@ extension PageWalker {
             }
             page.truncateItems(to: 0)
             try append(.none, after: page)
+        } else if standing.steppedBack.isTailCheck(nextToTake - 1) {
+            // The page at the first position the page before did not ask, after the window's page held its tail again
+            // (`SteppedBackWindowPage.tailAfterShort`; retest21 A, review22 H1): the end, or new items, a filter or a cap.
+            guard standing.steppedBack.readTailCheck(page) else { throw missedWindowPageSizeAfterShort(at: page) }
+            page.truncateItems(to: 0)
+            try append(.none, after: page)
         } else if nextToTake == 2, let reading = standing.steppedBack.read(page) {
             // The window's page after the page before it (`SteppedBackWindowPage`; attack20 I).
             switch reading {
@@ -32,12 +38,8 @@ extension PageWalker {
             case .repeatedShort:
                 page.truncateItems(to: 0)
                 try append(.none, after: page)
-            case .cappedAfterShort:
-                missedWindowPageSize = true
-                throw .cannotContinue(
-                    page: 2,
-                    reason: "the page before the window's held \(firstPageItemCount) items and the window's page others: the "
-                        + "upstream serves fewer a page than asked, so the window's pages cannot be counted by that size")
+            case .tailAfterShort: try askTailCheck(&page)
+            case .cappedAfterShort: throw missedWindowPageSizeAfterShort(at: page)
             }
         } else if nextToTake == 2, secondPageConfirmsCap, !strategy.followsUpstream, ignoredNumber.holdsFirstAgain(page) {
             // The short first page again right after its items: its end, or an upstream ignoring the offset
@@ -216,6 +218,33 @@ extension PageWalker {
             wasTruncated = true
             try append(.none, after: page)
         }
+    }
+
+    /// `page`, the window's, holds the short page before's last items again (`SteppedBackWindowPage.tailAfterShort`):
+    /// dropped, and the page at the first position the page before did not ask, with its size, asked under `maxPages`
+    /// alone (review22's fix for retest21 A). With no room for it, or no such page, the upstream's cap, as before.
+    func askTailCheck(_ page: inout Page) throws(PaginationError) {
+        guard standing.hasRoomUnderMaxPages(knownPages), let check = strategy.guessNext(after: firstURL), check.origin == origin,
+            !seen.contains(check)
+        else {
+            standing.steppedBack.forget()
+            throw missedWindowPageSizeAfterShort(at: page)
+        }
+        standing.steppedBack.askedTailCheck(at: urls.count)
+        page.truncateItems(to: 0)
+        // Not a guess missed: a lookahead's lesson is not learned from it.
+        discardSpeculation()
+        try append(.one(check), after: page, isCheckPage: true)
+    }
+
+    /// The failure of a window's walk whose page before the window's was short and whose window's page (or the tail
+    /// check's) held other items: the upstream's cap, and the window is walked again by what it served.
+    func missedWindowPageSizeAfterShort(at page: Page) -> PaginationError {
+        missedWindowPageSize = true
+        return .cannotContinue(
+            page: page.number,
+            reason: "the page before the window's held \(firstPageItemCount) items and the window's page others: the "
+                + "upstream serves fewer a page than asked, so the window's pages cannot be counted by that size")
     }
 
     /// `page`, the walk's second, holds the short first page's items again (`ShortFirstPageRepeat`): dropped, and the

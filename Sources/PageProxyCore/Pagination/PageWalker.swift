@@ -374,6 +374,7 @@ package final class PageWalker {
         ignoredNumber.readsBytes(ofPageAt: index) || RepeatedPageGuard.readsBytes(under: strategy)
             || pastEnd.readsBytes(of: page, keep: strategy.mayRepeatPastEnd(after: page)) || probe.readsBytes(ofPageAt: index)
             || clampCheck.isCheck(index) || shortRepeat.isCheck(index) || pastShort.isArmed || windowStep.bound != nil
+            || standing.isAtPageBeforeWindow
             || (index == 2 && firstOverlap.secondLayInside != nil)
     }
 

@@ -12,18 +12,29 @@
 ///   (the window's, or for an offset the one at the short page's end) empty, a 404, or the short page again is the
 ///   list's end before the window (`[]`, one request more than the jump alone); other items there are the upstream's
 ///   cap, and the window is walked again by what it served (review20 H2: failing the short page at once walked every
-///   page before the window, 999 of them, into a `502`). The short page's last few items again are *not* taken for its
-///   end (fix22a did, for retest21 A, and review22 H1 showed why not): an offset asked past a short page asks from the
-///   items it served, so under a filter the window's page lies inside the positions the page before covered and
-///   honestly holds its tail; taken for the end, a window of a filtered list answered `[]`.
+///   page before the window, 999 of them, into a `502`).
+/// - The short page's last few items again (fewer of them) are either: an offset asked past a short page asks from the
+///   items it served, as many as it served, and an upstream answering past its end with its last page cuts that page by
+///   the size asked (retest21 A: `[8,9,10]` at offset 7, `[10]` at offset 10 under `limit=3`); or, under a filter, the
+///   window's page lies inside the positions the page before covered and honestly holds its tail (review22 H1: taken
+///   for the end, as fix22a did, a window of a filtered list answered `[]`). The page at the first position the page
+///   before did not ask, with its size, tells them apart (review22's fix, as `PastEndClampCheck` does): empty, a 404,
+///   the page before or its tail again is the end (`[]`); new items are a filter or a cap, walked again as after other
+///   items. One request more, only when a tail came again.
 struct SteppedBackWindowPage {
-    /// The page before's items, as they lie in its body (a slice of it, held until the window's page).
+    /// The page before's items, as they lie in its body (a slice of it, held until the window's page, or the tail
+    /// check's page after it).
     private var before: ArraySlice<UInt8>?
+    /// The page before's items, each hashed, when it was short and they are unique: what a window's page holding its last
+    /// few again is told by.
+    private var beforeShortItems: [UInt64] = []
+    /// The index (as in the walker's `urls`) of the page asked after a tail again (`Reading.tailAfterShort`), until read.
+    private var tailCheck: Int?
     /// Whether the page before was short of its size, with no total: the window's page is asked all the same.
     private(set) var beforeWasShort = false
 
-    /// Whether the page before is remembered and the window's page not read yet: nothing of the window is known, and
-    /// an NDJSON answer sends no head yet (its walk may still be walked again: `cappedAfterShort`).
+    /// Whether the page before is remembered and the window's page (or the tail check's) not read yet: nothing of the
+    /// window is known, and an NDJSON answer sends no head yet (its walk may still be walked again: `cappedAfterShort`).
     var isArmed: Bool { before != nil }
 
     /// What the window's page showed.
@@ -34,28 +45,66 @@ struct SteppedBackWindowPage {
         case repeatedShort
         /// Other items after a short page before: the upstream's cap, not the list's end.
         case cappedAfterShort
+        /// The short page before's last items again, fewer of them: the end, or a filter; the page at the first position
+        /// the page before did not ask tells (`askedTailCheck`, `readTailCheck`). The page before is kept until then.
+        case tailAfterShort
     }
 
     /// Remembers `page`, the walk's first, one page before the window's; `short`: it is short of its size with no total.
     mutating func remember(_ page: Page, short: Bool) {
         before = page.itemCount > 0 ? PageItemsMark.itemsSpan(of: page) : nil
         beforeWasShort = short
+        let hashes = short && before != nil && page.bodyInFile == nil ? ItemHashes(page) : nil
+        beforeShortItems = hashes.flatMap { $0.areUnique ? $0.values : nil } ?? []
     }
 
     /// Reads `page`, the window's own (the walk's second); nil when nothing was remembered, or it holds no item, or
-    /// other items after a full page before (the window's items). The page before is forgotten.
+    /// other items after a full page before (the window's items). The page before is forgotten, but for a tail again
+    /// (`tailAfterShort`): then the walker asks the tail check (`askedTailCheck`) or, with no room for it, `forget`s.
     mutating func read(_ page: Page) -> Reading? {
-        guard let remembered = before else { return nil }
-        before = nil
-        guard page.itemCount > 0 else { return nil }
+        guard let remembered = before, tailCheck == nil else { return nil }
+        guard page.itemCount > 0 else {
+            forget()
+            return nil
+        }
         // Items that look constant (a series with no id) repeat while the list goes on: never taken for the page
         // before again (`PastEndRepeat`), so after a short page they are walked again, which cannot miss.
-        let again = PageItemsMark(page)?.looksConstant == false && PageItemsMark.itemsSpan(of: page).elementsEqual(remembered)
+        let comparable = PageItemsMark(page)?.looksConstant == false
+        let again = comparable && PageItemsMark.itemsSpan(of: page).elementsEqual(remembered)
+        if !again && beforeWasShort && comparable && Self.holdsTail(of: beforeShortItems, page) { return .tailAfterShort }
+        forget()
         switch (again, beforeWasShort) {
         case (true, false): return .repeatedFull
         case (true, true): return .repeatedShort
         case (false, true): return .cappedAfterShort
         case (false, false): return nil
         }
+    }
+
+    /// The page before and its tail check are forgotten: nothing of the window is left to compare.
+    mutating func forget() {
+        (before, beforeShortItems, tailCheck) = (nil, [], nil)
+    }
+
+    /// The tail check's page is asked at `index`, after `tailAfterShort`.
+    mutating func askedTailCheck(at index: Int) { tailCheck = index }
+
+    /// Whether the page at `index` is the tail check's (its bytes are read: a body the cache left in its file first).
+    func isTailCheck(_ index: Int) -> Bool { tailCheck == index }
+
+    /// Reads `page`, the tail check's: whether the list ended at the page before (no item, or the page before or its tail
+    /// again); false: new items, a filter or the upstream's cap (`cappedAfterShort`). Everything is forgotten.
+    mutating func readTailCheck(_ page: Page) -> Bool {
+        defer { forget() }
+        guard page.itemCount > 0 else { return true }
+        guard let before, PageItemsMark(page)?.looksConstant == false else { return false }
+        return PageItemsMark.itemsSpan(of: page).elementsEqual(before) || Self.holdsTail(of: beforeShortItems, page)
+    }
+
+    /// Whether `page`'s items are the last of `items` (hashed, unique), fewer of them: never an honest page after them,
+    /// but for a filter's page inside the positions they covered.
+    private static func holdsTail(of items: [UInt64], _ page: Page) -> Bool {
+        guard page.itemCount < items.count, page.bodyInFile == nil else { return false }
+        return ItemHashes(page).values.elementsEqual(items.suffix(page.itemCount))
     }
 }
