@@ -43,7 +43,12 @@ import Testing
     @Test("a slow reader pauses upstream fetching within the window plus the socket buffers, then gets every item")
     func slowReaderPausesFetching() async throws {
         let total = 4000  // 40 pages, about 850 KB of NDJSON
-        try await TestStack.run(routes: Self.routes, configure: { $0.server.sendBufferBytes = Self.sendBufferBytes }) { stack in
+        // The paused client must not be cut before it reads on, however long a loaded machine takes to see the fetching
+        // stop: the write timeout (30 s by default) is not this test's subject (flake23).
+        try await TestStack.run(routes: Self.routes, configure: {
+            $0.server.sendBufferBytes = Self.sendBufferBytes
+            $0.server.writeTimeout = .seconds(3600)
+        }) { stack in
             let client = try await stack.client(receiveBufferBytes: Self.clientReceiveBufferBytes)
             let receiveBuffer = try #require(client.socket.socket.bufferSize(receive: true))
             try await client.send(RawHTTPClient.requestText("/wide?mock_total=\(total)&_format=ndjson"))

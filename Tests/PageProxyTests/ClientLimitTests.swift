@@ -47,7 +47,9 @@ import Testing
 
     @Test("a client that never reads its answer blocks no one else")
     func neverReadingClientBlocksNoOne() async throws {
-        try await TestStack.run(configure: { $0.server.sendBufferBytes = 16 * 1024 }) { stack in
+        // The stuck client must outlive the test on a loaded machine (`openConnections` below): the write timeout, 30 s by
+        // default, is not its subject (flake23: MemoBoundEndToEndTests' stalled clients were cut so, in a 206 s test).
+        try await TestStack.run(configure: { $0.server.sendBufferBytes = 16 * 1024; $0.server.writeTimeout = .seconds(3600) }) { stack in
             // About 1 MB of NDJSON that this client will never read: its socket buffers fill, and its walk pauses.
             let stuck = try await stack.client(receiveBufferBytes: 4096)
             try await stuck.send(RawHTTPClient.requestText("/github?mock_total=5000&_format=ndjson"))

@@ -1,8 +1,13 @@
+import Foundation
 import PageProxyCore
 import Testing
 
 @testable import PageProxy
 @testable import PageProxyMock
+
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// `server.writeTimeoutSeconds` is how long a client may take none of its answer's bytes, not how long the whole
 /// answer may take (attack5 F2: a 10.6 MB answer to a client reading at 200 KB/s was cut at 30 s every time).
@@ -18,15 +23,13 @@ import Testing
             $0.server.sendBufferBytes = 16 * 1024
             $0.server.writeTimeout = .seconds(3)
         }) { stack in
-            let client = try await stack.client(receiveBufferBytes: 4 * 1024)
+            let port = stack.port
             let started = ContinuousClock.now
-            try await client.send(RawHTTPClient.requestText("/plain?mock_total=\(total)"))
-            // 8 KiB every 20 ms: ~400 KB/s, so the answer takes over three seconds, and no pause comes near them.
-            while (try? RawResponseBytes(client.received, isHead: false, requireComplete: true)) == nil {
-                guard try await client.readSome(maxBytes: 8 * 1024) > 0 else { break }
-                try await Task.sleep(for: .milliseconds(20))
-            }
-            let response = try await client.readResponse()
+            // The client reads from a thread of its own (blocking calls, off the cooperative pool): as a task of the
+            // pool it waited behind the suites running beside it (8 at once on 2 cores) for longer than the write
+            // timeout between two reads, and was cut (a load flake). Its pace is its own now, whatever the pool does.
+            let received = try await onOwnThread { SlowClient.read(port: port, target: "/plain?mock_total=\(total)") }.get()
+            let response = try RawResponseBytes(received, requireComplete: true)
             #expect(response.status == 200)
             // Compared as one Bool: a failed `==` of two 1.8 MB arrays would have the test library diff them for minutes.
             let isWhole = response.body == expected
@@ -34,5 +37,54 @@ import Testing
             // The test's own premise (not a speed claim): the answer took longer than the write timeout.
             try #require(ContinuousClock.now - started > .seconds(3))
         }
+    }
+}
+
+/// A client that reads 8 KiB every 20 ms (~400 KB/s) through a 4 KiB receive buffer, with blocking calls: to run on a
+/// thread of its own. Each read waits at most 600 s (a hang guard: the first byte follows the walk of 900 pages, which
+/// took more than 120 s at load ~20 beside the suite, flake23's last run).
+enum SlowClient {
+    struct Failure: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    /// The raw response to a GET of `target`: every byte read until the response is complete or the server closes.
+    static func read(port: Int, target: String) -> Result<[UInt8], Failure> {
+        let descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard descriptor >= 0 else { return .failure(Failure(description: "socket: errno \(errno)")) }
+        defer { close(descriptor) }
+        // Set before connecting, so that the TCP window is negotiated with it.
+        var receiveBuffer: Int32 = 4 * 1024
+        _ = setsockopt(descriptor, SOL_SOCKET, SO_RCVBUF, &receiveBuffer, socklen_t(MemoryLayout<Int32>.size))
+        var guardTime = timeval(tv_sec: 600, tv_usec: 0)
+        _ = setsockopt(descriptor, SOL_SOCKET, SO_RCVTIMEO, &guardTime, socklen_t(MemoryLayout<timeval>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard connected == 0 else { return .failure(Failure(description: "connect: errno \(errno)")) }
+        let request = Array(RawHTTPClient.requestText(target).utf8)
+        var sent = 0
+        while sent < request.count {
+            let count = request[sent...].withUnsafeBytes { send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            guard count > 0 else { return .failure(Failure(description: "send: errno \(errno)")) }
+            sent += count
+        }
+        var received: [UInt8] = []
+        var chunk = [UInt8](repeating: 0, count: 8 * 1024)
+        while (try? RawResponseBytes(received, requireComplete: true)) == nil {
+            let count = chunk.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
+            guard count > 0 else {
+                if count < 0 { return .failure(Failure(description: "recv after \(received.count) bytes: errno \(errno)")) }
+                break
+            }
+            received += chunk[..<count]
+            // The pace of a slow reader (not a wait for anything).
+            usleep(20_000)
+        }
+        return .success(received)
     }
 }

@@ -87,12 +87,18 @@ package final class HeldFileStamps: Sendable {
 
     /// Sets the access time of the open `descriptor`'s file to now (`futimens`), moving its held copies' stamps; `info`
     /// is its `fstat` before, and becomes the one after. False when the time could not be set.
+    ///
+    /// The stamps moved are those equal to the file's times looked at again under the lock, just before the touch, as
+    /// `touch(_ path:)` does, not to `info`: a walk and the read-ahead thread sometimes read one file side by side, and
+    /// the second's `info`, taken before the first's touch, moved nothing, so that the first's held copy was found
+    /// changed by its own process's touch (flake23: its answer cut short, the good entry removed).
     package func touch(_ descriptor: Int32, _ info: inout stat) -> Bool {
         held.withLock { held in
+            let before = held.isEmpty ? nil : Self.stamp(of: descriptor)
             guard futimens(descriptor, Self.accessTimeNow) == 0 else { return false }
             var touched = stat()
             guard fstat(descriptor, &touched) == 0 else { return true }
-            if !held.isEmpty { Self.move(&held, from: HeldEntryFile.Stamp(info), to: HeldEntryFile.Stamp(touched)) }
+            if let before { Self.move(&held, from: before, to: HeldEntryFile.Stamp(touched)) }
             info = touched
             return true
         }

@@ -187,6 +187,41 @@ import Testing
         #expect(held.readBody(0..<Self.body.count) == Self.body)
     }
 
+    /// flake23: the walk and the read-ahead thread sometimes read one file side by side (`DiskStore.readAhead`'s
+    /// `overtakenMargin`). Both look at its times first; when both find a refresh due, the second refreshes from its look
+    /// taken before the first's refresh. The move of the held stamps went from that stale look: nothing moved, and the
+    /// first's held copy was found changed by its own process (its answer cut short, the good entry removed).
+    @Test("two reads of one file that both refresh its times, the second from a look taken before the first's refresh, leave the first's held copy whole")
+    func aStaleLookAtAFileStillMovesHeldStamps() throws {
+        let (store, directory) = Self.restarted()
+        defer { withExtendedLifetime(directory) {} }
+        let path = store.path(for: DiskStoreTests.key(1))
+        var old = [timespec(tv_sec: time(nil) - 7200, tv_nsec: 0), timespec(tv_sec: time(nil) - 7200, tv_nsec: 0)]
+        #expect(utimensat(AT_FDCWD, path, &old, 0) == 0)
+        // The second reader opens the file and looks at its times: a refresh is due.
+        let second = open(path, O_RDONLY)
+        try #require(second >= 0)
+        defer { close(second) }
+        var look = stat()
+        #expect(fstat(second, &look) == 0)
+        // The first reads it, refreshing its times, and holds it for sending.
+        let budget = HeldEntryFileBudget(capacity: 1)
+        let held = try #require(try CacheFileSystem.read(path, headLength: CacheEntryFormat.headLength(of:), touch: true, holding: budget)?.file)
+        #expect(held.isUnchanged())
+        // The coarse clock a refresh sets the change time from moves on (a bounded spin, ~4 ms a tick): the second refresh
+        // sets other times than the first's.
+        var now = timespec()
+        for _ in 0..<100_000_000 {
+            _ = clock_gettime(CLOCK_REALTIME_COARSE, &now)
+            if Int64(now.tv_sec) * 1_000_000_000 + Int64(now.tv_nsec) > held.stamp.changed { break }
+        }
+        // The second refreshes them from its look, taken before the first's refresh.
+        #expect(HeldFileStamps.shared.touch(second, &look))
+        #expect(held.stamp.changed == HeldEntryFile.Stamp(look).changed, "the held copy's stamp moved with the second refresh")
+        #expect(held.isUnchanged(), "PageProxy's own refreshes are no write in place")
+        #expect(held.readBody(0..<Self.body.count) == Self.body)
+    }
+
     @Test("a file touched by PageProxy between its stamp and its holding is not held (its stamp is no longer the file's): the caller reads it whole")
     func aFileTouchedBeforeItIsHeldIsNotHeld() throws {
         let (store, directory) = Self.restarted()

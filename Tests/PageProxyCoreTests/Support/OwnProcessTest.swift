@@ -15,10 +15,10 @@ enum OwnProcessTest {
     /// Whether this process was started by `run` (the test named there is the one to run).
     static var isChild: Bool { ProcessInfo.processInfo.environment[variable] != nil }
 
-    /// In the child: says the test's body ran to its end.
-    static func finish() {
+    /// In the child: says the test's body ran to its end, with `note` for the parent (what it measured).
+    static func finish(note: String = "") {
         guard let path = ProcessInfo.processInfo.environment[variable] else { return }
-        _ = FileManager.default.createFile(atPath: path, contents: Data())
+        _ = FileManager.default.createFile(atPath: path, contents: Data(note.utf8))
     }
 
     struct Outcome {
@@ -28,6 +28,8 @@ enum OwnProcessTest {
         var signal: Int32?
         /// Whether the test's body ran to its end (`finish()`).
         var finished: Bool
+        /// What the child's `finish(note:)` said ("" without one).
+        var note: String = ""
     }
 
     /// Runs the test named `name` alone in a new process of this binary and waits (bounded: 60 s, then it is killed).
@@ -58,9 +60,10 @@ enum OwnProcessTest {
             try await Task.sleep(for: .milliseconds(20))
         }
         let signal = raw & 0x7f
+        let note = FileManager.default.contents(atPath: done)
         return Outcome(
-            status: signal == 0 ? (raw >> 8) & 0xff : nil, signal: signal == 0 ? nil : signal,
-            finished: FileManager.default.fileExists(atPath: done))
+            status: signal == 0 ? (raw >> 8) & 0xff : nil, signal: signal == 0 ? nil : signal, finished: note != nil,
+            note: note.map { String(decoding: $0, as: UTF8.self) } ?? "")
     }
 
     enum Failure: Error {
