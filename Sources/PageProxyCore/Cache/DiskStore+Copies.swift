@@ -16,19 +16,26 @@ extension DiskStore {
         guard entry.bodyInFile == nil, entry.body.count <= memoryLimit else { return }
         // A copy kept in memory holds no descriptor (the budget is for answers being sent).
         let entry = entry.withoutFile
-        // The copies dropped to make room are freed here, after the lock (the epoll loop may be waiting for it).
-        let dropped = state.withLock { state -> [(key: CacheKey, entry: CacheEntry)] in
-            guard state.records[key]?.generation == generation, state.copies[key] == nil else { return [] }
-            // The least recently used copies make room, not the whole map: a walk bigger than the bound dropped the hot
-            // entries of every other route each time it passed it (issue 13, sixth pass).
-            // At most `evictionBatch` a hold, as an eviction: a large page among many small copies is kept from a
-            // later read, once enough have gone (review: thousands dropped in one hold of the loop's lock).
-            let (use, dropped) = state.copies.keep(entry, for: key, limit: memoryLimit, batch: evictionBatch)
-            for old in dropped { state.records[old.key]?.memoryUse = nil }
-            if let use { state.records[key]?.memoryUse = use }
-            return dropped
+        // The copies dropped to make room are freed after the lock (the epoll loop may be waiting for it).
+        withStateReleasing { state in
+            guard state.records[key]?.generation == generation else { return }
+            keepCopy(entry, for: key, &state)
         }
-        _ = dropped
+    }
+
+    /// `remember`'s keep, under the caller's hold of the lock, of an entry whose record still names the version read:
+    /// the least recently used copies make room, not the whole map (a walk bigger than the bound dropped the hot entries
+    /// of every other route each time it passed it: issue 13, sixth pass), at most `evictionBatch` a hold, as an
+    /// eviction (a large page among many small copies is kept by a later read, once enough have gone: review, thousands
+    /// dropped in one hold of the loop's lock). Those dropped are freed after the lock (`State.released`).
+    func keepCopy(_ entry: CacheEntry, for key: CacheKey, _ state: inout State) {
+        guard entry.bodyInFile == nil, entry.file == nil, entry.body.count <= memoryLimit, state.copies[key] == nil else { return }
+        let (use, dropped) = state.copies.keep(entry, for: key, limit: memoryLimit, batch: evictionBatch)
+        for old in dropped {
+            state.records[old.key]?.memoryUse = nil
+            state.released.append(old.entry)
+        }
+        if let use { state.records[key]?.memoryUse = use }
     }
 
     /// Moves `key` to the most recently used end of the records' order (and of the copies in memory, if it has one),
@@ -42,18 +49,21 @@ extension DiskStore {
     /// its scan, unless the record moved on since it was read; the least recently used let go to make room (their
     /// descriptors closed after the lock).
     func keepHeld(_ entry: CacheEntry, for key: CacheKey, generation: UInt64) {
-        let limit = heldEntryLimit
-        guard entry.bodyInFile != nil, limit > 0 else { return }
-        let dropped = state.withLock { state -> [CacheEntry] in
-            guard state.records[key]?.generation == generation, state.held[key] == nil else { return [] }
-            var dropped: [CacheEntry] = []
-            while state.held.count >= limit, let oldest = state.heldRecency.removeOldest() {
-                if let old = state.held.removeValue(forKey: oldest) { dropped.append(old.entry) }
-            }
-            state.held[key] = HeldEntry(entry: entry, generation: generation, use: state.heldRecency.insertNewest(key))
-            return dropped
+        withStateReleasing { state in
+            guard state.records[key]?.generation == generation else { return }
+            keepWithFile(entry, for: key, generation: generation, &state)
         }
-        _ = dropped
+    }
+
+    /// `keepHeld`'s keep, under the caller's hold of the lock, of an entry whose record names `generation`; the entries
+    /// let go to make room have their descriptors closed after the lock (`State.released`).
+    func keepWithFile(_ entry: CacheEntry, for key: CacheKey, generation: UInt64, _ state: inout State) {
+        let limit = heldEntryLimit
+        guard entry.bodyInFile != nil, limit > 0, state.held[key] == nil else { return }
+        while state.held.count >= limit, let oldest = state.heldRecency.removeOldest() {
+            if let old = state.held.removeValue(forKey: oldest) { state.released.append(old.entry) }
+        }
+        state.held[key] = HeldEntry(entry: entry, generation: generation, use: state.heldRecency.insertNewest(key))
     }
 
     /// Lets go of `key`'s entry kept with its held file (the descriptor closes when the last answer sending from it ends).

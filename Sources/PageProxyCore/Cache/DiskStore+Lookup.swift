@@ -62,15 +62,15 @@ extension DiskStore {
     ) -> InlineLookup {
         // Only a caller that holds the entry and sends it from its file may be given a body left there.
         let leavesBodyFor = keepsFirstRead ? leavesBodyFor : nil
-        var found = use(key, leavesBodyFor: leavesBodyFor, tally: tally)
+        var found = use(key, keepsFirstRead: keepsFirstRead, leavesBodyFor: leavesBodyFor, tally: tally)
         // Unknown here: a file another process wrote is indexed, then used.
         if case .unknown = found, ledger != nil, !state.withLock({ $0.unadoptedFolders.contains(key.directoryName) }),
             let info = CacheFileSystem.fileInfo(path(for: key))
         {
             adopt(key, size: info.size, inode: info.inode)
-            found = use(key, leavesBodyFor: leavesBodyFor, tally: tally)
+            found = use(key, keepsFirstRead: keepsFirstRead, leavesBodyFor: leavesBodyFor, tally: tally)
         }
-        guard case .used(let shouldTouch, let remembered, let ahead, let generation, let seen, let entries) = found else { return .missing }
+        guard case .used(let shouldTouch, let remembered, let ahead, let generation, let seen, let entries, let aheadKept) = found else { return .missing }
         let stamp = PageStamp(key: key, generation: generation)
         // A hit in memory builds no path unless it refreshes the file's time (issue 13: a string a hit otherwise).
         if let remembered {
@@ -89,6 +89,8 @@ extension DiskStore {
             // Kept in memory on the same terms as an entry this lookup would have read itself (below); its file goes
             // to a caller that sends from it, and is closed for any other.
             let entry = keepsFirstRead ? ahead.entry : ahead.entry.withoutFile
+            // Noted and kept by `use`, in its hold of the lock: the inode read was the one the record knew, or the first.
+            if aheadKept { return .found(entry, stamp) }
             // The inode the read-ahead read, compared with the record's as this lookup's own read would be.
             guard let version = noteFileInode(key, ahead.inode, readUnder: generation) else { return .missing }
             if entry.bodyInFile != nil {
@@ -171,7 +173,9 @@ extension DiskStore {
         case unknown
         /// A use of the record: whether to refresh the file's time, the copy in memory or read ahead if any, the
         /// version, and whether this process had seen the entry before.
-        case used(touch: Bool, memory: CacheEntry?, ahead: ReadAhead?, generation: UInt64, seen: Bool, entries: HeldDirectory?)
+        /// `aheadKept`: the entry read ahead was noted (its inode) and kept (in memory, or with its held file, on the
+        /// terms of an entry the lookup read itself) in the same hold: the lookup has nothing more to do under the lock.
+        case used(touch: Bool, memory: CacheEntry?, ahead: ReadAhead?, generation: UInt64, seen: Bool, entries: HeldDirectory?, aheadKept: Bool)
     }
 
     /// The directory an entry file is read under, and whether it is time to compare it with the directory now at the
@@ -188,7 +192,10 @@ extension DiskStore {
     /// second hold of the lock for `contains`, were ~4 % of a warm read-back).
     /// A body-less entry read ahead (`CacheEntry.bodyInFile`) is taken only by a lookup that leaves bodies for its scan
     /// signature (`leavesBodyFor`); for any other it is dropped, and the lookup reads the file (review16 B3).
-    private func use(_ key: CacheKey, leavesBodyFor: UInt64?, tally: FileReadTally?) -> Use {
+    /// An entry read ahead whose inode is the one the record knows (or the first known) is noted and kept in the same
+    /// hold (`Use.aheadKept`; issue 13: three holds a lookup, contended by the read-ahead's own); one of another inode
+    /// (another process renamed a version over it) is left to the lookup's `noteFileInode`, as before.
+    private func use(_ key: CacheKey, keepsFirstRead: Bool, leavesBodyFor: UInt64?, tally: FileReadTally?) -> Use {
         // Let go after the lock (its held descriptor is closed then).
         var refused: ReadAhead?
         defer { _ = refused }
@@ -222,7 +229,20 @@ extension DiskStore {
                 tally?.add()
                 entries = Self.entryDirectory(&state)
             }
-            return .used(touch: touch, memory: memory, ahead: ahead, generation: record.generation, seen: seen, entries: entries)
+            var aheadKept = false
+            if let ahead, record.inode.map({ $0 == ahead.inode }) ?? true {
+                state.records.values[index].inode = ahead.inode
+                // As `lookup` keeps an entry it read itself: the caller's entry's file goes to a caller that sends from it.
+                let entry = ahead.entry
+                if entry.bodyInFile != nil {
+                    keepWithFile(keepsFirstRead ? entry : entry.withoutFile, for: key, generation: record.generation, &state)
+                } else if seen || keepsFirstRead && entry.file == nil {
+                    keepCopy(entry.withoutFile, for: key, &state)
+                }
+                aheadKept = true
+            }
+            return .used(
+                touch: touch, memory: memory, ahead: ahead, generation: record.generation, seen: seen, entries: entries, aheadKept: aheadKept)
         }
     }
 

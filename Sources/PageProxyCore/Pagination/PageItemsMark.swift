@@ -10,13 +10,32 @@ struct PageItemsMark: Equatable {
     /// Nil for a page with no items, or whose body is not in memory (`Page.bodyInFile`: the walker reads it first; never
     /// a trap on an input path, review16 B1).
     init?(_ page: Page) {
-        guard let first = page.items.first, let last = page.items.last, last.range.upperBound <= page.body.count,
-            first.range.upperBound <= page.body.count
-        else { return nil }
-        count = page.items.count
-        span = last.range.upperBound - first.range.lowerBound
-        self.first = XXHash64.hash(page.body[first.range])
-        self.last = XXHash64.hash(page.body[last.range])
+        guard let place = Place(page) else { return nil }
+        self.init(place, in: page.body[...])
+    }
+
+    /// The mark of the items at `place` in `body`, the whole body of the page `place` was read from.
+    init(_ place: Place, in body: ArraySlice<UInt8>) {
+        count = place.count
+        span = place.last.upperBound - place.first.lowerBound
+        first = XXHash64.hash(body[place.first])
+        last = XXHash64.hash(body[place.last])
+    }
+
+    /// Where a page's items lie, as its mark is worked out from: how many, and the ranges of the first and the last in
+    /// its body; the hashes are left until a comparison needs them (`PastEndRepeat`).
+    struct Place {
+        let count: Int
+        let first: Range<Int>
+        let last: Range<Int>
+
+        /// Nil where `PageItemsMark(page)` is: no items, or a body not in memory.
+        init?(_ page: Page) {
+            guard let first = page.items.first, let last = page.items.last, last.range.upperBound <= page.body.count,
+                first.range.upperBound <= page.body.count
+            else { return nil }
+            (count, self.first, self.last) = (page.items.count, first.range, last.range)
+        }
     }
 
     /// Whether the page's first and last items are alike, though there are two or more: constant values with no id

@@ -14,9 +14,10 @@
 /// its bodies left in their files (`cache.sendFromFiles`) would read each one: two pages the cache holds are compared
 /// by their bodies' checksums first, and a body is read only when they are equal.
 struct PastEndRepeat {
-    /// The items of the page before, when the scheme named it: their mark and their bytes (a slice of that page's body,
+    /// The items of the page before, when the scheme named it: where they lie and their bytes (a slice of that page's body,
     /// held until the next page) when its body was in memory, and its body's checksum when the cache holds it.
-    private var before: (mark: PageItemsMark?, span: ArraySlice<UInt8>, checksum: UInt64?)?
+    /// Where its items lie (`PageItemsMark.Place`: their mark is worked out only when a comparison needs it).
+    private var before: (items: PageItemsMark.Place?, body: [UInt8], span: ArraySlice<UInt8>, checksum: UInt64?)?
 
     /// Whether `isRepeat` reads the bytes of `page`, shown next with `keep`: it does when a page before is remembered
     /// (compared with it), or when `page` is to be (the page after it is compared with it); a page the cache left in
@@ -33,14 +34,20 @@ struct PastEndRepeat {
     /// Equal marks say only that the count, the span and the first and last items agree; the whole items are compared
     /// then, and only then (attack14 M1: pages sharing a header and footer row lost every page after the first). Equal
     /// bodies (by checksum) hold equal items.
+    ///
+    /// The items' marks are worked out last, only for pages whose bodies or item bytes are equal (issue 13: two XXH64 runs a
+    /// page on every page of a walk numbered with no total, for pages that differ in their first bytes); the answer is
+    /// the same conjunction in a cheaper order.
     mutating func isRepeat(_ page: Page, keep: Bool) -> Bool {
         guard keep || before != nil else { return false }
-        let mark = PageItemsMark(page)
+        let items = PageItemsMark.Place(page)
+        let span = items == nil ? [] : PageItemsMark.itemsSpan(of: page)
         let earlier = before
-        before = keep ? (mark, mark == nil ? [] : PageItemsMark.itemsSpan(of: page), page.storedChecksum) : nil
-        guard let earlier, let mark, !mark.looksConstant else { return false }
-        if let checksum = page.storedChecksum, checksum == earlier.checksum { return true }
-        guard mark == earlier.mark else { return false }
-        return PageItemsMark.itemsSpan(of: page).elementsEqual(earlier.span)
+        before = keep ? (items, page.body, span, page.storedChecksum) : nil
+        guard let earlier, let items else { return false }
+        if let checksum = page.storedChecksum, checksum == earlier.checksum { return !PageItemsMark(items, in: page.body[...]).looksConstant }
+        guard let itemsBefore = earlier.items, items.count == itemsBefore.count, span.elementsEqual(earlier.span) else { return false }
+        let mark = PageItemsMark(items, in: page.body[...])
+        return !mark.looksConstant && mark == PageItemsMark(itemsBefore, in: earlier.body[...])
     }
 }

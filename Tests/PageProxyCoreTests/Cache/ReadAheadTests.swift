@@ -175,6 +175,30 @@ import Testing
         #expect(!FileManager.default.fileExists(atPath: path))
     }
 
+    @Test("an entry read ahead is kept by the lookup that takes it on a lookup's own terms: in memory for one that keeps its first read, not for another, whose next lookup reads the file (torn by then: a miss, removed)")
+    func aTakenEntryIsKeptOnALookupsTerms() {
+        let directory = TemporaryDirectory()
+        let store = Self.restarted(in: directory)
+        let (kept, notKept) = (DiskStoreTests.key(1), DiskStoreTests.key(2))
+        store.readAhead([kept, notKept])
+        #expect(store.readAheadCount == 2)
+        #expect(store.lookup(kept, keepsFirstRead: true)?.entry == DiskStoreTests.entry(1, bodyBytes: 6000))
+        #expect(store.holdsInMemory(kept), "kept as the lookup's own read would have kept it")
+        #expect(!store.fileWasReplaced(kept), "the inode read ahead is the record's")
+        #expect(store.read(kept) == DiskStoreTests.entry(1, bodyBytes: 6000))
+        guard case .found(let entry, _) = store.lookupInline(notKept) else {
+            Issue.record("page 2 not found")
+            return
+        }
+        #expect(entry == DiskStoreTests.entry(2, bodyBytes: 6000))
+        #expect(!store.holdsInMemory(notKept), "the first hit after a restart keeps no copy")
+        #expect(store.fileReadCount == 0)
+        let path = store.path(for: notKept)
+        #expect(truncate(path, 5000) == 0)
+        #expect(store.read(notKept) == nil)
+        #expect(!FileManager.default.fileExists(atPath: path))
+    }
+
     @Test("reading ahead refreshes the file's time as the first hit after a restart would (the LRU order persisted)")
     func readingAheadTouchesTheFile() {
         let directory = TemporaryDirectory()

@@ -38,7 +38,7 @@ struct PageNumberStrategy: PaginationStrategy {
         let size = measures ? asked.map { min($0, firstPageItemCount) } : asked
         // A walk's first page at a later number, short of the size and ending the list by it, may be the upstream's cap
         // instead (`capOrEnd`): the next page tells, one request.
-        let checksCap = stated == nil && capOrEnd(page)
+        let checksCap = stated == nil && capOrEnd(page, asked: asked, current: current)
         if !checksCap, stated == nil, let size, page.itemCount < size { return .none }
         // The client chooses the page number: there is no page after Int.max.
         let (next, overflow) = current.addingReportingOverflow(1)
@@ -46,7 +46,7 @@ struct PageNumberStrategy: PaginationStrategy {
         // Past that check page, the pages the upstream serves are numbered by the count the walk's first page held
         // (review20 H3: the size asked numbered none past it).
         let measured = !checksCap && measures && size != asked ? size : nil
-        let lastPage = stated ?? measured.flatMap { lastPageNumber(page, pageSize: $0, mayShowCap: false) }
+        let lastPage = stated ?? measured.flatMap { lastPageNumber(page, current: current, pageSize: $0, mayShowCap: false) }
         if let lastPage {
             return .all(NumberedPages(template: page.url, parameter: options.pageParameter, first: next, through: lastPage))
         }
@@ -57,6 +57,11 @@ struct PageNumberStrategy: PaginationStrategy {
     private func statedPageCount(_ page: Page) -> Int? {
         options.totalPagesPath.flatMap { page.values[$0]?.statedCount }
             ?? page.headers.statedCount(options.totalPagesHeader, at: options.totalPagesHeaderPath)
+    }
+
+    /// Whether `page` states a count of pages or of items (`lastPageNumber` reads none without one).
+    private func statesACount(_ page: Page) -> Bool {
+        statedPageCount(page) != nil || statedItemCount(page) != nil
     }
 
     /// A stated count of items (a body path or a header).
@@ -100,6 +105,9 @@ struct PageNumberStrategy: PaginationStrategy {
     /// that does not read the page number as often as one past its end.
     func mayRepeatPastEnd(after page: Page) -> Bool {
         guard page.itemCount > 0 else { return false }
+        // A later page of the walk with no count stated has no last page, and nothing else here is asked of it: its URL's
+        // number and size are not read (issue 13: they were read from the query 4–5 times a page).
+        if page.number > 1, !statesACount(page) { return true }
         let (asked, trusted, current, lastPage) = read(page)
         return lastPage == nil
             && (!trusted || page.number > 1 || current != options.firstPage || asked.map { page.itemCount < $0 } == true)
@@ -121,7 +129,8 @@ struct PageNumberStrategy: PaginationStrategy {
     /// cutting the page: real18 F3) past those the size asked numbers from it: an end status there is the list's end.
     func endStatusEndsFrom(_ pages: NumberedPages, after page: Page) -> Int? {
         let (asked, _, current, lastPage) = read(page)
-        guard let asked, let lastPage, page.itemCount < asked, let byAsked = lastPageNumber(page, pageSize: asked, mayShowCap: false),
+        guard let asked, let lastPage, page.itemCount < asked,
+            let byAsked = lastPageNumber(page, current: current, pageSize: asked, mayShowCap: false),
             byAsked < lastPage
         else { return nil }
         let (index, overflow) = byAsked.subtractingReportingOverflow(current)
@@ -147,7 +156,7 @@ struct PageNumberStrategy: PaginationStrategy {
         // it and its items by that size fall short of the total: it cannot be the last page (review20 H3). Where they
         // meet the total it may be either (`capOrEnd`): no last page is read from it.
         let mayShowCap = current == options.firstPage || page.number == 1
-        let lastPage = capOrEnd(page) ? nil : lastPageNumber(page, pageSize: asked, mayShowCap: mayShowCap)
+        let lastPage = capOrEnd(page, asked: asked, current: current) ? nil : lastPageNumber(page, current: current, pageSize: asked, mayShowCap: mayShowCap)
         return (asked, trusted, current, lastPage)
     }
 
@@ -156,8 +165,14 @@ struct PageNumberStrategy: PaginationStrategy {
     /// (numbered by what it serves, so more pages follow). The next page tells (review20 H3: `?page=3` of 50 items
     /// at 20 a page, capped to 10, answered items 21–30 as the whole list).
     func capOrEnd(_ page: Page) -> Bool {
+        // Only a walk's first page: a later one's URL is not read (issue 13).
+        guard page.number == 1 else { return false }
         let (asked, _) = AskedPageSize.of(page.url, parameter: options.sizeParameter, route: options.pageSize)
-        let current = page.url.integerQueryValue(options.pageParameter) ?? options.firstPage
+        return capOrEnd(page, asked: asked, current: page.url.integerQueryValue(options.pageParameter) ?? options.firstPage)
+    }
+
+    /// `capOrEnd(_:)` of `page`, whose URL asks `asked` items and numbers it `current` (read once a page by the caller).
+    private func capOrEnd(_ page: Page, asked: Int?, current: Int) -> Bool {
         guard page.number == 1, current > options.firstPage, let asked, page.itemCount > 0, page.itemCount < asked,
             statedPageCount(page) == nil, let total = statedItemCount(page)
         else { return false }
@@ -174,9 +189,9 @@ struct PageNumberStrategy: PaginationStrategy {
 
     /// The last page's number from a total; totals come from the upstream, so the arithmetic saturates instead of
     /// trapping (a saturated count is far past any route's maxPages, which then refuses the walk).
-    private func lastPageNumber(_ page: Page, pageSize: Int?, mayShowCap: Bool) -> Int? {
+    /// - Parameter current: the page's number in its URL (`read`).
+    private func lastPageNumber(_ page: Page, current: Int, pageSize: Int?, mayShowCap: Bool) -> Int? {
         let pages: Int
-        let current = page.url.integerQueryValue(options.pageParameter) ?? options.firstPage
         // Pages before this one (none for a page number below the first; a count past Int saturates).
         let (before, beforeOverflow) = current.subtractingReportingOverflow(options.firstPage)
         let pagesBefore = beforeOverflow ? Int.max : max(0, before)
