@@ -27,6 +27,20 @@ final class TestStack: Sendable {
         var concurrency = 4
         var maxPages = 1000
         var configure: @Sendable (inout RouteConfig) -> Void = { _ in }
+
+        /// This route with its pages fresh for a day, unless its own `configure` sets a `ttl`. For tests that expect a
+        /// cache hit (or "no upstream request") some time after the store: the test default of 60 s can pass on a
+        /// loaded machine between a walk and its repeat (flake23: a restarted walk revalidated a page instead of
+        /// sending it from its file). Not for tests about expiry.
+        var freshForADay: Route {
+            var route = self
+            let configure = self.configure
+            route.configure = { config in
+                config.ttl = .seconds(86_400)
+                configure(&config)
+            }
+            return route
+        }
     }
 
     static func start(
