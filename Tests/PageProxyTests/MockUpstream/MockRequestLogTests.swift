@@ -46,33 +46,46 @@ import Testing
         #expect(mock.log.peakInFlight == 1)
     }
 
-    @Test func concurrentRequestsOverlap() async {
-        let mock = MockUpstream()
-        await withTaskGroup(of: Int.self) { group in
+    /// The four requests are held at the mock's release gate until all four are in flight (flake23b: with 300 ms of
+    /// latency instead, the check bet that a second task starts within 300 ms of the first, which a loaded machine
+    /// can lose).
+    @Test func concurrentRequestsOverlap() async throws {
+        let gate = MockReleaseGate()
+        var options = MockUpstreamOptions()
+        options.releaseGate = gate
+        let mock = MockUpstream(options: options)
+        try await withThrowingTaskGroup(of: Int.self) { group in
             for page in 1...4 {
                 group.addTask {
-                    await MockTestSupport.send(mock, "/plain/items?page=\(page)&mock_latency_ms=300").status
+                    await MockTestSupport.send(mock, "/plain/items?page=\(page)").status
                 }
             }
-            for await status in group {
+            try await poll("the four requests are in flight") { gate.waiting == 4 }
+            #expect(mock.log.inFlight == 4)
+            gate.open()
+            for try await status in group {
                 #expect(status == 200)
             }
         }
         #expect(mock.log.count == 4)
         #expect(mock.log.inFlight == 0)
-        #expect(mock.log.peakInFlight > 1)
-        #expect(mock.log.peakInFlight <= 4)
+        #expect(mock.log.peakInFlight == 4)
     }
 
+    /// Each answer waits at least the options' latency (a lower bound: a sleep never ends early, and load only makes
+    /// it longer). flake23b: the check was `peakInFlight > 1`, a bet that a second task starts within 300 ms.
     @Test func optionsLatencyAppliesToEveryRequest() async {
         let mock = MockUpstream(options: MockUpstreamOptions(latency: .milliseconds(300)))
-        await withTaskGroup(of: Void.self) { group in
+        let clock = ContinuousClock()
+        await withTaskGroup(of: Duration.self) { group in
             for service in [MockService.github, .slack, .stripe, .drf] {
-                group.addTask { _ = await MockTestSupport.send(mock, service.path) }
+                group.addTask { await clock.measure { _ = await MockTestSupport.send(mock, service.path) } }
+            }
+            for await took in group {
+                #expect(took >= .milliseconds(300))
             }
         }
         #expect(mock.log.count == 4)
-        #expect(mock.log.peakInFlight > 1)
     }
 
     @Test func inFlightIsVisibleWhileWaiting() async {
