@@ -57,10 +57,11 @@ import Testing
         try await Self.withAStepBackDuringTheFirstWalk { stack, upstream, directory in
             let walked = try await stack.get("/changing", headers: PersistedLinesTests.ndjson)
             #expect(walked.text == #"{"v":1,"p":1}"# + "\n" + #"{"v":1,"p":2}"# + "\n")
-            // The keeper queues its entry's write as the walk ends, after the last bytes: polled (bounded) for it.
-            for _ in 0..<200 where PersistedAnswerTests.answerFiles(in: directory).isEmpty {
+            // The keeper queues its entry's write as the walk ends, after the last bytes: polled (bounded, 20 s; was
+            // 2 s, which a loaded machine could outlast) for it.
+            try await poll("the NDJSON walk's answer entry is written") {
                 await AnswerEntries.waitForWrites()
-                try await Task.sleep(for: .milliseconds(10))
+                return !PersistedAnswerTests.answerFiles(in: directory).isEmpty
             }
             #expect(PersistedAnswerTests.answerFiles(in: directory).count == 1)
             try await Self.expectPageOneRevalidated(stack, upstream)
