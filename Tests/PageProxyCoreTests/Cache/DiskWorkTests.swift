@@ -30,7 +30,7 @@ import Testing
             }
         }
         // Two lanes: two calls block, the other three wait their turn (the pool, which runs this test, is not blocked).
-        #expect(await yieldUntil { running.value.now == 2 })
+        #expect(await yieldUntil(within: .seconds(20)) { running.value.now == 2 })
         for _ in 0..<calls { release.signal() }
         #expect(await results.value == [0, 10, 20, 30, 40])
         #expect(running.value.peak == 2)
@@ -49,7 +49,7 @@ import Testing
                 done.withLock { $0 = true }
             }
         }
-        #expect(await yieldUntil { started.value })
+        #expect(await yieldUntil(within: .seconds(20)) { started.value })
         #expect(await work.finish(within: .milliseconds(20)) == false)
         release.signal()
         #expect(await work.finish(within: .seconds(30)))
@@ -71,7 +71,7 @@ import Testing
                 ran.withLock { $0.append("earlier") }
             }
         }
-        #expect(await yieldUntil { started.value })
+        #expect(await yieldUntil(within: .seconds(20)) { started.value })
         // The exit begins while the earlier call blocks its lane; the other lane is free.
         #expect(await work.finish(within: .milliseconds(20)) == false)
         let later = await work.run {
@@ -96,7 +96,7 @@ import Testing
                 _ = release.wait(timeout: .now() + .seconds(60))
             }
         }
-        #expect(await yieldUntil { started.value })
+        #expect(await yieldUntil(within: .seconds(20)) { started.value })
         #expect(await work.finish(within: .milliseconds(20)) == false)
         #expect(await work.run(evenAfterFinish: true) { 7 } == 7)
         #expect(await work.run { 8 } == nil)
@@ -123,9 +123,9 @@ import Testing
                 return lane()
             }
         }
-        #expect(await yieldUntil { events.value == ["first starts"] })
+        #expect(await yieldUntil(within: .seconds(20)) { events.value == ["first starts"] })
         let second = Task { await work.run(for: key) { events.withLock { $0.append("second starts") }; return lane() } }
-        #expect(await yieldUntil { work.callsInFlight == 2 })
+        #expect(await yieldUntil(within: .seconds(20)) { work.callsInFlight == 2 })
         // Another page's write goes on meanwhile, on a lane with nothing queued.
         let thirdLane = await work.run(for: other) { lane() }
         release.signal()

@@ -45,7 +45,7 @@ import Glibc
         for bytes in ["HTTP/1.1 408 Request Timeout\r\nConnection: close\r\n\r\n", "HTTP/1.0 408", "HTTP/1.1 4", "\r\n", ""] {
             let (connection, peer) = Self.makePair()
             if bytes.isEmpty { peer.close() } else { try await peer.write(Array(bytes.utf8), deadline: .now + .seconds(30)) }
-            #expect(await yieldUntil { connection.idleState() != .quiet }, "\(bytes.debugDescription)")
+            #expect(await yieldUntil(within: .seconds(20)) { connection.idleState() != .quiet }, "\(bytes.debugDescription)")
             #expect(pool.giveBack(connection, for: Self.key) == .unusable, "\(bytes.debugDescription)")
             peer.close()
         }
@@ -80,7 +80,7 @@ import Glibc
         let (connection, peer) = Self.makePair()
         defer { peer.close() }
         try await peer.write(Array(#"{"detail":"not modified"}"#.utf8), deadline: .now + .seconds(30))
-        #expect(await yieldUntil { connection.idleState() != .quiet })
+        #expect(await yieldUntil(within: .seconds(20)) { connection.idleState() != .quiet })
         #expect(pool.giveBack(connection, for: Self.key) == .unframed)
         #expect(pool.idleCount(for: Self.key) == 0)
         #expect(pool.reuses(Self.key.origin))

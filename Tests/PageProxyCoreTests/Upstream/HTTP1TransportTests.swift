@@ -133,7 +133,7 @@ private let strayRequests = Mutex<[String]>([])
         // The 304 was taken and its connection kept; now the upstream writes a response no one asked for.
         late.open()
         let key = ConnectionPool.Key(origin: url.origin)
-        #expect(await yieldUntil(limit: 1_000_000) {
+        #expect(await yieldUntil(within: .seconds(20)) {
             guard let kept = transport.pool.takeIdle(for: key) else { return true }
             let arrived = (kept as? AsyncSocket)?.socket.isPeerClosed() == false
             transport.pool.giveBack(kept, for: key)
@@ -307,7 +307,7 @@ private let strayRequests = Mutex<[String]>([])
         #expect(try await Self.send(UpstreamRequest(url: url), through: transport).body == Array("[]".utf8))
         late.open()
         // The kept connection is looked at (and given back while quiet) until the stray response has arrived on it.
-        #expect(await yieldUntil(limit: 1_000_000) {
+        #expect(await yieldUntil(within: .seconds(20)) {
             guard let kept = transport.pool.takeIdle(for: key) else { return true }
             transport.pool.giveBack(kept, for: key)
             return false

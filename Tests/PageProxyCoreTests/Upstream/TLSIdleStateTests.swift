@@ -40,7 +40,7 @@ import Testing
         #expect(client.idleState() == .quiet)
         let stray = Array("HTTP/1.1 200 OK\r\nContent-Length: 16\r\n\r\n[{\"id\":\"evil\"}]".utf8)
         try await server.write(stray, deadline: .now + .seconds(30))
-        #expect(await yieldUntil(limit: 1_000_000) { client.idleState() != .quiet })
+        #expect(await yieldUntil(within: .seconds(20)) { client.idleState() != .quiet })
         #expect(client.idleState() == .unsolicited)
         // Looking took nothing: the bytes are read whole after it.
         var read: [UInt8] = []
@@ -58,7 +58,7 @@ import Testing
         let (client, server) = try await Self.makePair()
         defer { server.close() }
         try await server.write(Array("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n[]".utf8), deadline: .now + .seconds(30))
-        #expect(await yieldUntil(limit: 1_000_000) { client.idleState() != .quiet })
+        #expect(await yieldUntil(within: .seconds(20)) { client.idleState() != .quiet })
         #expect(pool.giveBack(client, for: Self.key) == .unsolicited)
         #expect(!pool.reuses(Self.key.origin))
         #expect(pool.originsNotReused == 1)
@@ -72,7 +72,7 @@ import Testing
         let (client, server) = try await Self.makePair()
         defer { server.close() }
         if bytes.isEmpty { server.close() } else { try await server.write(Array(bytes.utf8), deadline: .now + .seconds(30)) }
-        #expect(await yieldUntil(limit: 1_000_000) { client.idleState() != .quiet })
+        #expect(await yieldUntil(within: .seconds(20)) { client.idleState() != .quiet })
         #expect(pool.giveBack(client, for: Self.key) == judged)
         #expect(pool.reuses(Self.key.origin))
     }
