@@ -45,13 +45,7 @@ final class PipeliningFlooder: Sendable {
 
     init(port: Int, target: String, requests: Int) throws {
         descriptor = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
-        }
+        let connected = connectLoopback(descriptor, port: port)
         guard descriptor >= 0, connected == 0 else {
             if descriptor >= 0 { close(descriptor) }
             throw POSIXError(.ECONNREFUSED)
