@@ -5,7 +5,10 @@ servers (`zz=`). Prints every cell whose answer differs, and counts: start 502 -
 200 (an honest error lost), and the rest.
 Usage: sweep.py BEFORE AFTER PORT [--habits ignores,capignores,...] [--seconds N]
 (each server runs its built-in mock on PORT+1 / PORT+3; loopback only; servers stopped by their PIDs)."""
-import argparse, json, os, shutil, socket, subprocess, sys, time, urllib.request, urllib.error
+import argparse, os, sys, time, urllib.request, urllib.error
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "fold23"))
+from cells import start_server  # noqa: E402
 
 ap = argparse.ArgumentParser()
 ap.add_argument("before"); ap.add_argument("after"); ap.add_argument("port", type=int)
@@ -25,21 +28,7 @@ HABITS = {  # name: (query, totals)
 
 
 def start(binary, port, tag):
-    work = f"/tmp/fold23b/sweep/{tag}{port}"
-    shutil.rmtree(work, ignore_errors=True); os.makedirs(work)
-    mport = port + 1
-    routes = [{"name": "drfnt", "upstream": f"http://127.0.0.1:{mport}/drf/items/", "pagination": {"scheme": "offset", "limit": 10}, "items": "results"},
-              {"name": "off", "upstream": f"http://127.0.0.1:{mport}/offset/items", "pagination": {"scheme": "offset", "limit": 10}, "items": "items"}]
-    cfg = {"listen": {"address": "127.0.0.1", "port": port}, "cache": {"directory": work + "/cache", "maxBytes": 67108864}, "logLevel": "error",
-           "mock": {"address": "127.0.0.1", "port": mport, "items": 250, "pageSize": 20, "latencyMs": 0}, "routes": routes}
-    json.dump(cfg, open(work + "/config.json", "w"))
-    p = subprocess.Popen([binary, "serve", "--config", work + "/config.json"], stdout=open(work + "/log", "w"), stderr=subprocess.STDOUT)
-    for _ in range(600):
-        try:
-            socket.create_connection(("127.0.0.1", port), 0.2).close(); return p
-        except OSError:
-            time.sleep(0.1)
-    p.terminate(); raise SystemExit(f"{binary} did not listen on {port}")
+    return start_server(binary, port, f"/tmp/fold23b/sweep/{tag}{port}")
 
 
 def ask(port, q):
