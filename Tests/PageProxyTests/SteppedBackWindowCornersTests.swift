@@ -132,16 +132,49 @@ import Testing
     }
 
     /// The other side of `ShortFirstPageRepeat`: an upstream that ignores the offset repeats its (capped) first page
-    /// everywhere, one position on too: still a `502`, never its first page as the whole list under a `200`.
+    /// everywhere, one position on too: still a `502`, never its first page as the whole list under a `200`. A window on
+    /// the list's second page too, which steps back to the first page (review23 M1: fold23 answered it `[]`; the start
+    /// code `[1]` and a next).
     @Test("an upstream ignoring the offset under a cap still fails")
     func anIgnoredOffsetStillFails() async throws {
         try await TestStack.run(routes: Self.routes, mockOptions: Self.mockOptions) { stack in
-            for past in ["", "&mock_past_end=last"] {
-                let target = "/drfnt?mock_total=50&mock_cap=5&mock_ignores=offset\(past)"
+            let cells = ["", "&mock_past_end=last"].flatMap { past in ["", "&_offset=10&_limit=1", "&_offset=12&_limit=5"].map { past + $0 } }
+            for cell in cells {
+                let target = "/drfnt?mock_total=50&mock_cap=5&mock_ignores=offset\(cell)"
                 let answer = try await stack.get(target)
                 #expect(answer.status == 502, "\(target): \(answer.text.prefix(300))")
                 #expect(answer.text.contains("pagination_stuck"), "\(target): \(answer.text.prefix(300))")
             }
+        }
+    }
+
+    /// review23 M1: a window on the list's second page steps back to the list's first page, and an upstream ignoring the
+    /// offset answers it there again, as it answers every page. The merged walk fails (`IgnoredPageNumber`), and so does
+    /// the window: read as the last page repeated past the end (fold23's step back to the first page), it was `200 []`.
+    @Test("a window on the second page of an upstream ignoring the offset fails as the merged walk does", arguments: [
+        "mock_total=50&_offset=19&_limit=1", "mock_total=20&_offset=10&_limit=5", "mock_total=50&_offset=10&_limit=5",
+    ])
+    func anIgnoredOffsetOnTheSecondPageFails(cell: String) async throws {
+        try await TestStack.run(routes: Self.routes, mockOptions: Self.mockOptions) { stack in
+            for target in ["/drfnt?mock_total=50&mock_ignores=offset", "/drfnt?mock_ignores=offset&\(cell)"] {
+                let answer = try await stack.get(target)
+                #expect(answer.status == 502, "\(target): \(answer.text.prefix(300))")
+                #expect(answer.text.contains("pagination_stuck"), "\(target): \(answer.text.prefix(300))")
+            }
+        }
+    }
+
+    /// review23 M1, streamed: the window's NDJSON answer is the error (its head waits for the window's page, read beside
+    /// the page before), never an empty `200` (fold23: a `200`, no line, flagged truncated).
+    @Test("a streamed window on the second page of an upstream ignoring the offset is the error")
+    func aStreamedIgnoredOffsetOnTheSecondPageFails() async throws {
+        try await TestStack.run(routes: Self.routes, mockOptions: Self.mockOptions) { stack in
+            let client = try await stack.client()
+            let target = "/drfnt?mock_total=50&mock_ignores=offset&_offset=10&_limit=5&_format=ndjson"
+            try await client.send(RawHTTPClient.requestText(target, headers: ["Connection": "close"]))
+            let raw = String(decoding: try await client.readUntilClose(), as: UTF8.self)
+            #expect(raw.hasPrefix("HTTP/1.1 502"), "\(raw.prefix(300))")
+            #expect(raw.contains("\"code\":\"pagination_stuck\""), "\(raw.prefix(600))")
         }
     }
 

@@ -62,11 +62,16 @@ public struct ItemWindow: Sendable, Equatable {
         ) {
             self.base = base
             self.firstItem = firstItem
+            // An offset step back that lands on the list's first page is one too (fix22a LOW: the window's page the
+            // list's second, a short first page failed the check at once, and the window walked again by what it served
+            // jumped past a repeat-last upstream's end: `[1]` and a next for `_offset=10` of 5 items). Not a page number's:
+            // its walk ends at a short page with no total, as the merged walk does, and asking past it cost 2 requests on
+            // 153 of pastend21's `plain` cells and fixed none once the first page again is left to the walk's own checks
+            // (fold23b; `SteppedBackWindowPage.remember`'s `listFirst`).
+            let checksStepBack: Bool
+            if case .pageNumber? = scheme { checksStepBack = steppedBack && firstItem > 0 } else { checksStepBack = steppedBack }
             firstPageCheck = (pageSize ?? servedSize).map {
-                // A step back that lands on the list's first page is one too (fix22a LOW: the window's page the list's
-                // second, a short first page failed the check at once, and the window walked again by what it served
-                // jumped past a repeat-last upstream's end: `[1]` and a next for `_offset=10` of 5 items).
-                FirstPageCheck(size: $0, firstItem: firstItem, scheme: scheme, steppedBack: steppedBack)
+                FirstPageCheck(size: $0, firstItem: firstItem, scheme: scheme, steppedBack: checksStepBack)
             }
             self.servedSize = pageSize == nil ? servedSize : nil
             stepsBack = steppedBack

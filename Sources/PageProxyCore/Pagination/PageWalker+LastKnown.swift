@@ -158,7 +158,7 @@ extension PageWalker {
             // even when it is short with no total (the list's end, or the upstream's cap: review20 H2).
             if nextToTake == 1, let check = options.windowCheck, check.steppedBack {
                 let short = check.asksPastShort(page)
-                standing.steppedBack.remember(page, short: short)
+                standing.steppedBack.remember(page, short: short, listFirst: strategy.listFirstPage(before: firstURL) == nil)
                 if short, next.isNone, let windowPage = strategy.guessNext(after: page.url) { next = .one(windowPage) }
             }
             // A short page the filter leaves no end: the page after it is compared with its items as they arrived

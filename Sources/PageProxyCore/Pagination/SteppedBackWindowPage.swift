@@ -8,6 +8,12 @@
 /// - The page before full, the window's page the same items again: the list's first page tells an upstream that does
 ///   not read the page number or offset (the same items there: a `502`, unless that page is the whole list) from the
 ///   last page repeated past the end (the window is past the end: `[]`).
+/// - The page before the list's first page (an offset window on the list's second page; `ItemWindow.Plan`), the window's
+///   page its items again: not read here, but by the checks a walk from the list's start makes of its second page, as
+///   the merged walk does: `IgnoredPageNumber` after a full page (the first page and a page far past are that page again
+///   under both habits: a `502`), `ShortFirstPageRepeat` after a short one (the first page one position on). Review23
+///   M1: read here, an upstream that ignores the offset answered a window on its second page `200 []`, where the merged
+///   answer is a `502`.
 /// - The page before short of its size with no total (the list's last page, or the upstream's cap): the page after it
 ///   (the window's, or for an offset the one at the short page's end) empty, a 404, or the short page again is the
 ///   list's end before the window (`[]`, one request more than the jump alone); other items there are the upstream's
@@ -32,6 +38,8 @@ struct SteppedBackWindowPage {
     private var tailCheck: Int?
     /// Whether the page before was short of its size, with no total: the window's page is asked all the same.
     private(set) var beforeWasShort = false
+    /// Whether the page before is the list's first page: its items again on the window's page are not read here.
+    private var beforeIsListFirst = false
 
     /// Whether the page before is remembered and the window's page (or the tail check's) not read yet: nothing of the
     /// window is known, and an NDJSON answer sends no head yet (its walk may still be walked again: `cappedAfterShort`).
@@ -50,16 +58,18 @@ struct SteppedBackWindowPage {
         case tailAfterShort
     }
 
-    /// Remembers `page`, the walk's first, one page before the window's; `short`: it is short of its size with no total.
-    mutating func remember(_ page: Page, short: Bool) {
+    /// Remembers `page`, the walk's first, one page before the window's; `short`: it is short of its size with no total;
+    /// `listFirst`: it is the list's first page (a window on the list's second).
+    mutating func remember(_ page: Page, short: Bool, listFirst: Bool) {
         before = page.itemCount > 0 ? PageItemsMark.itemsSpan(of: page) : nil
-        beforeWasShort = short
+        (beforeWasShort, beforeIsListFirst) = (short, listFirst)
         let hashes = short && before != nil && page.bodyInFile == nil ? ItemHashes(page) : nil
         beforeShortItems = hashes.flatMap { $0.areUnique ? $0.values : nil } ?? []
     }
 
     /// Reads `page`, the window's own (the walk's second); nil when nothing was remembered, or it holds no item, or
-    /// other items after a full page before (the window's items). The page before is forgotten, but for a tail again
+    /// other items after a full page before (the window's items), or the list's first page again (the walk's checks of a
+    /// second page read it). The page before is forgotten, but for a tail again
     /// (`tailAfterShort`): then the walker asks the tail check (`askedTailCheck`) or, with no room for it, `forget`s.
     mutating func read(_ page: Page) -> Reading? {
         guard let remembered = before, tailCheck == nil else { return nil }
@@ -74,6 +84,7 @@ struct SteppedBackWindowPage {
         if !again && beforeWasShort && comparable && Self.holdsTail(of: beforeShortItems, page) { return .tailAfterShort }
         forget()
         switch (again, beforeWasShort) {
+        case (true, _) where beforeIsListFirst: return nil
         case (true, false): return .repeatedFull
         case (true, true): return .repeatedShort
         case (false, true): return .cappedAfterShort
