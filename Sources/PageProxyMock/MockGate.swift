@@ -7,18 +7,21 @@ import Synchronization
 /// pages there are (a walk with lookahead does not, and is held from the first).
 ///
 /// A test can then prove a fan-out of `count` from the mock's record alone, however slowly the machine runs. The
-/// gate also opens `limit` after its first request, so a proxy that never fans out that far fails its test
-/// (the peak stays lower) instead of hanging it.
+/// gate also opens `limit` after its first held request, so a proxy that never fans out that far fails its test
+/// instead of hanging it; `openedAtLimit` then says so, and the test stack reports it by name (cleanup24: the
+/// peak check alone failed with a bare number).
 package final class MockGate: Sendable {
     private struct State {
         var waiting: [CheckedContinuation<Void, Never>] = []
         var isOpen = false
         var sawFirst = false
         var timerStarted = false
+        var openedAtLimit = false
     }
 
     package let count: Int
-    private let limit: Duration
+    /// How long held requests wait for `count` at most.
+    package let limit: Duration
     private let state = Mutex(State())
 
     package init(count: Int, holdsFirst: Bool = false, limit: Duration = .seconds(10)) {
@@ -43,12 +46,18 @@ package final class MockGate: Sendable {
             }
             if startTimer {
                 DispatchQueue.global().asyncAfter(deadline: .now() + limit.dispatchInterval) { [self] in
-                    state.withLock { open(&$0) }.forEach { $0.resume() }
+                    state.withLock { state in
+                        if !state.isOpen { state.openedAtLimit = true }
+                        return open(&state)
+                    }.forEach { $0.resume() }
                 }
             }
             released.forEach { $0.resume() }
         }
     }
+
+    /// Whether the gate opened because `limit` passed with requests still held: `count` were never in flight at once.
+    package var openedAtLimit: Bool { state.withLock { $0.openedAtLimit } }
 
     private func open(_ state: inout State) -> [CheckedContinuation<Void, Never>] {
         state.isOpen = true

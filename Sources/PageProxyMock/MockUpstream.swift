@@ -25,7 +25,8 @@ public final class MockUpstream: Sendable {
     /// How long a `stall@K` page waits before answering.
     package static let stallDuration: Duration = .seconds(60)
 
-    private let gate: MockGate?
+    /// The hold of `MockUpstreamOptions.holdUntilInFlight`, if any.
+    package let gate: MockGate?
 
     package init(options: MockUpstreamOptions = MockUpstreamOptions()) {
         self.options = options

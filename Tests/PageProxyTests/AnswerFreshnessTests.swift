@@ -82,7 +82,7 @@ import Testing
     static let target = "/github?mock_total=50"
 
     @Test func aMergedAnswerAndIts304SayHowLongTheyStayFresh() async throws {
-        try await CacheTests.run { stack, _ in
+        try await CacheTests.run(route: { $0.ttl = .seconds(60) }) { stack, _ in
             let cold = try await stack.get(Self.target)
             let maxAge = try #require(cold.header("Cache-Control").flatMap(Self.maxAge))
             // Every page was stored just now for the route's 60 s.

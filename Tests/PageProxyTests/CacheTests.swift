@@ -9,6 +9,8 @@ import Testing
 /// DESIGN.md "Page cache on disk", end to end, proved from the mock upstream's own request record.
 @Suite struct CacheTests {
     /// A stack whose proxy caches under a fresh directory; `route` adjusts the `github` route (5 pages of 10 below).
+    /// Its pages are fresh for a day unless `route` sets a `ttl` (`Route.freshForADay`): a repeat expects hits however
+    /// long a loaded machine takes between the two; tests about expiry set their own.
     static func run<T>(
         route: @escaping @Sendable (inout RouteConfig) -> Void = { _ in }, directory: String? = nil, cacheRequired: Bool = true,
         clock: PageProxyClock = .system, memoBytes: Int? = nil, _ body: (TestStack, String) async throws -> T
@@ -17,6 +19,7 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: root) }
         var github = SchemeRoutes.all[2]
         github.configure = route
+        github = github.freshForADay
         var cache = CacheConfig(directory: root, maxBytes: 64 << 20, requiredForReadiness: cacheRequired)
         if let memoBytes { cache.memoBytes = memoBytes }
         return try await TestStack.run(routes: [github], configure: { $0.cache = cache }, clock: clock) {

@@ -17,8 +17,8 @@ import Testing
     @Test("with a known total, up to the route's concurrency requests are in flight, never more", arguments: [1, 4, 8])
     func knownTotalFansOutToConcurrency(concurrency: Int) async throws {
         var options = SchemeRoutes.mockOptions
-        // The mock answers nothing until `concurrency` requests are in flight at once (or 10 s have passed, when
-        // the peak below will be short): the peak is proven from the record, whatever the machine's load.
+        // The mock answers nothing until `concurrency` requests are in flight at once (or 10 s have passed: then the
+        // stack records an issue naming the hold): the peak is proven from the record, whatever the machine's load.
         options.holdUntilInFlight = concurrency
         options.latency = .milliseconds(10)
         try await TestStack.run(routes: [Self.route(concurrency: concurrency)], mockOptions: options) { stack in

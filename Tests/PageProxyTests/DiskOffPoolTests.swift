@@ -52,7 +52,8 @@ import Testing
         let gate = DiskWriteGate()
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("pageproxy-cache-\(UUID().uuidString)").path
         defer { try? FileManager.default.removeItem(atPath: root) }
-        let cached = SchemeRoutes.all[2]
+        // Fresh for a day: the hit below may come up to a minute after the warm walk (the poll's bound).
+        let cached = SchemeRoutes.all[2].freshForADay
         var uncached = cached
         uncached.name = "uncached"
         uncached.configure = { $0.ttl = .zero }

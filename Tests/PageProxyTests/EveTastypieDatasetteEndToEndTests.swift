@@ -63,7 +63,7 @@ import Testing
     func autoNextURLWithTotalFansOut(route: String) async throws {
         var options = SchemeRoutes.mockOptions
         // The mock answers nothing until 4 requests (the route's concurrency) are in flight at once, or 10 s have
-        // passed: the peak is proven from the mock's record, whatever the machine's load.
+        // passed (an issue the stack records): the peak is proven from the mock's record, whatever the machine's load.
         options.holdUntilInFlight = 4
         options.latency = .milliseconds(10)
         try await TestStack.run(routes: Self.routes, mockOptions: options) { stack in

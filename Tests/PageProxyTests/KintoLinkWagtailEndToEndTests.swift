@@ -69,7 +69,7 @@ import Testing
           arguments: ["link", "link-auto", "link-offset", "link-offset-auto"])
     func linkHeaderPages(route: String) async throws {
         var options = SchemeRoutes.mockOptions
-        // Nothing is answered until 4 requests are in flight (or 10 s pass): the fan-out is proven from the mock's record.
+        // Nothing is answered until 4 requests are in flight (or 10 s pass, an issue the stack records): the fan-out is proven from the mock's record.
         options.holdUntilInFlight = 4
         try await TestStack.run(routes: Self.routes, mockOptions: options) { stack in
             let (merged, requests) = try await Habits.merged(stack, route, total: 100)

@@ -44,10 +44,8 @@ import Testing
         let second = try await AsyncSocket.connect(to: address, deadline: deadline)
         defer { second.close() }
         // Until the loop holds the first and the second waits for it.
-        var polls = 0
-        while (busy.waiting == 0 || listener.clientsWaiting == 0) && polls < 30_000 {
-            polls += 1
-            try await Task.sleep(for: .milliseconds(1))
+        try await poll("the loop holds the first client and the second waits", limit: .seconds(30)) {
+            busy.waiting > 0 && listener.clientsWaiting > 0
         }
         #expect(busy.waiting == 1 && listener.clientsWaiting == 1)
         serving.cancel()

@@ -396,11 +396,10 @@ import Testing
             let requests = 4
             let answers = await withTaskGroup(of: MergedAnswerMemo.Answer?.self) { group in
                 for _ in 0..<requests { group.addTask { await persisted.answer(for: plan) } }
-                // Bounded: until every request reads, or waits for the one read.
-                for _ in 0..<1_000 {
-                    if reads.withLock({ $0 }) == requests { break }
-                    if await persisted.reads.waiterCount(for: key) == requests { break }
-                    try? await Task.sleep(for: .milliseconds(10))
+                // Bounded by time: until every request reads, or waits for the one read.
+                try? await poll("every request reads, or waits for the one read") {
+                    if reads.withLock({ $0 }) == requests { return true }
+                    return await persisted.reads.waiterCount(for: key) == requests
                 }
                 for _ in 0..<requests { gate.signal() }
                 return await group.reduce(into: []) { $0.append($1) }

@@ -450,8 +450,8 @@ import Testing
         #expect(reasons.withLock { $0.count } == 1)
     }
 
-    /// Polls `condition` every millisecond for at most 10 s (a store tries its directory again on its own queue).
-    /// Polls `condition` for up to 10 s, suspended between looks (no thread of the cooperative pool waits).
+    /// Polls `condition` every millisecond for at most 10 s (a store tries its directory again on its own queue),
+    /// suspended between looks (no thread of the cooperative pool waits).
     private static func eventually(_ condition: () -> Bool) async -> Bool {
         let deadline = ContinuousClock.now + .seconds(10)
         while !condition() {

@@ -58,8 +58,10 @@ import Testing
                 }
             }
             // A task runs from its count into its sleep without suspending: once all have counted, all but the few
-            // on a thread at that moment sleep. Bounded: they are cancelled anyway after ~2 s (a test has a minute).
-            for _ in 0..<2_000 where started.count.load(ordering: .relaxed) < count {
+            // on a thread at that moment sleep. Bounded by time: they are cancelled anyway after 2 s (a test has a
+            // minute; a count of 1 ms sleeps stretched under load, 8 batches of it past the limit).
+            let deadline = ContinuousClock.now + .seconds(2)
+            while started.count.load(ordering: .relaxed) < count, ContinuousClock.now < deadline {
                 try? await Task.sleep(for: .milliseconds(1))
             }
             group.cancelAll()

@@ -186,16 +186,12 @@ import Testing
         #expect(walk.items == Array(MockDataset.items(total: 25).prefix(20)))
     }
 
-    @Test func stallWaitsUntilCancelled() async {
+    @Test func stallWaitsUntilCancelled() async throws {
         let mock = MockUpstream()
         // Other pages answer at once.
         #expect(await MockTestSupport.send(mock, "/plain/items?mock_fault=stall@2").status == 200)
         let task = Task { await MockTestSupport.send(mock, "/plain/items?page=2&mock_fault=stall@2") }
-        var polls = 0
-        while mock.log.inFlight == 0, polls < 2_000 {
-            try? await Task.sleep(for: .milliseconds(5))
-            polls += 1
-        }
+        try await poll("the stalled page is in flight") { mock.log.inFlight > 0 }
         #expect(mock.log.inFlight == 1)
         task.cancel()
         let response = await task.value

@@ -88,14 +88,11 @@ import Testing
         #expect(mock.log.count == 4)
     }
 
-    @Test func inFlightIsVisibleWhileWaiting() async {
+    @Test func inFlightIsVisibleWhileWaiting() async throws {
         let mock = MockUpstream()
         let task = Task { await MockTestSupport.send(mock, "/plain/items?mock_fault=stall@1") }
-        var polls = 0
-        while mock.log.inFlight == 0, polls < 2_000 {
-            try? await Task.sleep(for: .milliseconds(5))
-            polls += 1
-        }
+        // Bounded by time, not by a count of sleeps (flake23b: 2,000 × 5 ms stretched under load).
+        try await poll("the stalled request is in flight") { mock.log.inFlight > 0 }
         #expect(mock.log.inFlight == 1)
         #expect(mock.log.count == 1)
         task.cancel()
