@@ -88,6 +88,19 @@ import Testing
         }
     }
 
+    /// review23 LOW 3: the NDJSON form of retest21 A, asked first on a list new to the server (no JSON answer before it
+    /// in the cache), answered `200`, empty, with a `rel="next"` (`6b3f30c`): its head went out before the tail check
+    /// was read. fold23's tail check holds the head (`SteppedBackWindowPage.isArmed`) until that page is read.
+    @Test("an NDJSON window past a short last page, asked first, has no next", arguments: [(14, 1), (14, 7), (17, 3)])
+    func aStreamedWindowPastAShortPageHasNoNext(offset: Int, limit: Int) async throws {
+        try await TestStack.run(routes: Self.routes, mockOptions: Self.mockOptions) { stack in
+            let target = "/drfnt?mock_total=10&limit=7&mock_past_end=last&_format=ndjson&_offset=\(offset)&_limit=\(limit)"
+            let lines = try await stack.get(target)
+            #expect(lines.status == 200 && lines.body.isEmpty, "\(target): \(lines.status) \(lines.text.prefix(300))")
+            #expect(lines.header("Link")?.contains("rel=\"next\"") != true, "\(target): \(lines.header("Link") ?? "-")")
+        }
+    }
+
     /// review22 H1: a filtered list's window whose page, asked from the short page before's end, lies inside the
     /// positions that page covered holds its tail honestly; the page after those positions holds new items, and the
     /// window is walked again: its items, never `[]` (fix22a's rule, reverted, answered `[]`).

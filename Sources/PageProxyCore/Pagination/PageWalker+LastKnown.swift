@@ -5,23 +5,20 @@ extension PageWalker {
     /// `hashes` are its items' as it arrived, worked out once for every check that compares them.
     func acceptLastKnown(_ page: inout Page, hashes: inout PageItemHashes) throws(PaginationError) {
         if strategy.followsUpstream { try repeats.follow(page, wayOnHeader: strategy.wayOnHeader) }
-        if probe.isRepeat(page, at: nextToTake - 1) {
+        if pastEnd.repeatsPastStatedEnd(page, at: nextToTake - 1) {
             // A page past a full stated end answered the page before it again (Django's `get_page()` past the end;
             // review21 F1): the list ends there, the repeat dropped.
             page.truncateItems(to: 0)
             try append(.none, after: page)
-        } else if clampCheck.isCheck(nextToTake - 1) {
+        } else if let reading = pastEnd.readFarCheck(page, at: nextToTake - 1, isWholeList: isWholeList(page)) {
             // The page far past a repeat (`PastEndClampCheck`): the repeat again there is the upstream's habit past its
             // end, and the list is whole; else the data may repeat with the page size, and the answer may be cut. The
             // list's first page, for a jump: the repeat there is an upstream that ignores the page number; else the jump
             // landed on the last page, repeated past the end.
-            // The list's first page that is the whole list (short of its size, or holding the stated total) repeated
-            // past the end is that list's end, whichever it is (attack20 W: 9 items of a `limit` of 10).
-            let repeatedThere = clampCheck.showsLastPageRepeated(page)
-            if clampCheck.isListFirstPage {
-                if repeatedThere && !isWholeList(page) { throw IgnoredPageNumber.failure(secondPage: clampCheck.repeatURL ?? page.url) }
-            } else if !repeatedThere {
-                (endedOnRepeat, wasTruncated) = (true, true)
+            switch reading {
+            case .listEnded: break
+            case .mayBeCut: (endedOnRepeat, wasTruncated) = (true, true)
+            case .pageNumberIgnored(let repeatURL): throw IgnoredPageNumber.failure(secondPage: repeatURL)
             }
             page.truncateItems(to: 0)
             try append(.none, after: page)
@@ -45,17 +42,17 @@ extension PageWalker {
             // The short first page again right after its items: its end, or an upstream ignoring the offset
             // (`ShortFirstPageRepeat`; retest21 LOW B).
             try askShortPageRepeat(&page, items: hashes.of(page))
-        } else if shortRepeat.isCheck(nextToTake - 1) {
-            // The first page one position on: its second item first there is an upstream that reads the offset.
-            guard shortRepeat.showsPositionRead(page) else { throw IgnoredPageNumber.failure(secondPage: shortRepeat.repeatURL ?? page.url) }
+        } else if try pastEnd.endsListAtShortFirstCheck(page, at: nextToTake - 1) {
+            // The first page one position on: its second item first there is an upstream that reads the offset (else
+            // the walk failed there: one that ignores it).
             page.truncateItems(to: 0)
             try append(.none, after: page)
-        } else if try pastShort.endsList(at: page, hashes: hashes.of(page)) {
+        } else if try pastEnd.endsListAfterShortPage(page, hashes: hashes.of(page)) {
             // Past a short page of a list that showed a filter, the list's tail again (an upstream that answers past
             // its end with its last page, cut by its own size; review27 R4): the list ended at the short page.
             page.truncateItems(to: 0)
             try append(.none, after: page)
-        } else if pastEnd.isRepeat(page, keep: strategy.mayRepeatPastEnd(after: page)) {
+        } else if pastEnd.repeatsPageBefore(page, remember: strategy.mayRepeatPastEnd(after: page)) {
             // The page before again, past the list's end: not handed out twice (review14 F13). Data that repeats
             // with the page size (a series with no id) looks the same byte for byte, and its later pages are
             // lost here: a page far past tells them apart (walk18), or, with no room for it, the answer says it may
@@ -167,9 +164,9 @@ extension PageWalker {
             // again, which `FirstPageOverlap` drops (fix22b: taken for the list's tail again, every such list ended there).
             if firstPageFiltered, nextToTake > 1, askedAgain == nil, windowStep.bound == nil, case .one = next, strategy.isShortOfSizeAsked(page) {
                 if let arrived = hashes.of(page) {
-                    pastShort.remember(shortPage: arrived)
+                    pastEnd.rememberShortPage(arrived)
                 } else {
-                    pastShort.remember(shortPage: ItemHashes(try Self.withBodyRead(page)))
+                    pastEnd.rememberShortPage(ItemHashes(try Self.withBodyRead(page)))
                 }
             }
             if nextToTake == 2 {
@@ -207,7 +204,7 @@ extension PageWalker {
             let far = listFirst ?? strategy.pageFarPast(page, by: options.maxPages), far.origin == origin,
             !seen.contains(far)
         {
-            clampCheck.asked(at: urls.count, after: page, listFirstPage: listFirst != nil)
+            pastEnd.askedFarCheck(at: urls.count, after: page, listFirstPage: listFirst != nil)
             page.truncateItems(to: 0)
             // Not a guess missed: a lookahead's lesson is not learned from it.
             discardSpeculation()
@@ -262,7 +259,7 @@ extension PageWalker {
         guard standing.hasRoomUnderMaxPages(knownPages), let offset = strategy.positionParameters.first,
             let check = firstURL.advancingQueryValue(offset, by: 1, from: 0)
         else { throw IgnoredPageNumber.failure(secondPage: page.url) }
-        shortRepeat.asked(at: urls.count, after: page, items: items)
+        pastEnd.askedShortFirstCheck(at: urls.count, after: page, items: items)
         discardSpeculation()
         try append(.one(check), after: page, isCheckPage: true)
         // An end status there tells nothing: the walk fails with it, as it did at the repeat.
@@ -335,7 +332,7 @@ extension PageWalker {
     /// `sendFromFiles` the last numbered page's span was empty, nothing was dropped, and every page after it was the
     /// last one again).
     func goesPastStatedEnd(to url: PageURL, from page: inout Page) throws(PaginationError) -> Bool {
-        if !probe.hasAsked {
+        if !pastEnd.hasAskedStatedEndProbe {
             guard standing.hasRoomForCheckPage(knownPages) else {
                 endedAtUncheckedStatedEnd = true
                 return false
@@ -344,7 +341,7 @@ extension PageWalker {
             pending = nil
         }
         page = try Self.withBodyRead(page)
-        probe.asked(at: urls.count, after: page)
+        pastEnd.askedPastStatedEnd(at: urls.count, after: page)
         try append(.one(url), after: page)
         return true
     }

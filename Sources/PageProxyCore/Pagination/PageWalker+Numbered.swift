@@ -28,7 +28,7 @@ extension PageWalker {
             pending = nil
             // The stated total said the list ended here: a 404 at the page linked past it agrees, and ends the
             // walk quietly (a cached last page that linked on when the list was longer; review11).
-            probe.linked(at: urls.count)
+            pastEnd.linkedPastStatedEnd(at: urls.count)
             try append(next, after: page)
         } else if nextToTake == knownCount, isListComplete, !wasTruncated, !strategy.statesEachEnd,
             // (A filtered first page's count is no cap: full only at the limit.)

@@ -34,12 +34,10 @@ package final class PageWalker {
     /// Pages reached by following the one before, compared with it: an upstream that answers the same page under a
     /// new URL ends the walk with `repeatedPage` rather than `tooManyPages` a thousand requests later.
     var repeats = RepeatedPageGuard()
-    /// Pages of a walk PageProxy numbers itself that the upstream may answer again past the list's end.
-    var pastEnd = PastEndRepeat()
-    /// The page far past such a repeat, which tells the upstream's habit from data that repeats (walk18).
-    var clampCheck = PastEndClampCheck()
-    /// The first page one position on, after a short first page repeated at once (`ShortFirstPageRepeat`).
-    var shortRepeat = ShortFirstPageRepeat()
+    /// The pages that may lie past the list's end, and whether each is the upstream's habit there or more of the list
+    /// (`PastEndPages`: a repeat of the page before, the check pages after one, the tail past a short page, the pages
+    /// past a stated end).
+    var pastEnd = PastEndPages()
     /// Where the walk stands against the client's window and the route's `maxPages` (`WalkStanding`).
     var standing: WalkStanding
     /// The index from which one of the scheme's end statuses ends the walk among pages numbered from a total: past those
@@ -53,9 +51,6 @@ package final class PageWalker {
     /// The pages after a short first page, each compared with the one before (an upstream that ignores the limit asked;
     /// review26 L1).
     var steppedOverlap = SteppedPageOverlap()
-    /// A short page of a list that showed a filter, compared with the page after it (the list's tail again past its
-    /// end; review27 R4).
-    var pastShort = PastShortPageRepeat()
     /// The pages after a first page that hid more than half its window, stepped by what they show the upstream's window
     /// holds (a cap below the limit; offset20).
     var windowStep = FilteredWindowStep()
@@ -93,9 +88,6 @@ package final class PageWalker {
     /// `endStatuses` there means "no such page", the end of the walk, not a failure. A page leaves it when it is
     /// taken, so it holds the window's pages only.
     var openEnded: Set<Int> = []
-    /// The pages asked or linked past the stated end of the list (review17 B10): a 404, 410 or 416 there ends the walk,
-    /// and the first one asked is the probe, asked once a walk, counting against no cap.
-    var probe = StatedEndProbe()
     /// The index of the first page known ahead (`NextPages.all`), once the scheme has named them.
     var firstNumberedPage: Int?
     /// Set once a guess that was numbered on an upstream's own link missed: it would miss again.
@@ -138,10 +130,10 @@ package final class PageWalker {
     /// window's (`WalkStanding.isAtPageBeforeWindow`), or a jumped window's pages may still show the list filtered
     /// (`windowMayStillMeetFilter`). An answer not begun waits (review21 LOW 3: two names for one thing to the renderer).
     package var mayBeWalkedAgain: Bool { standing.isAtPageBeforeWindow || windowMayStillMeetFilter }
-    /// Whether the next page to take is the check page past a repeat (`PastEndClampCheck`, `ShortFirstPageRepeat`): the
-    /// walk may yet end or fail there, with the repeat dropped (review21 MEDIUM 2: an NDJSON window past a repeat-last
-    /// upstream's end linked on for ever).
-    package var awaitsRepeatCheck: Bool { clampCheck.isCheck(nextToTake) || shortRepeat.isCheck(nextToTake) }
+    /// Whether the next page to take is the check page past a repeat (`PastEndPages.isCheckAfterRepeat`): the walk may
+    /// yet end or fail there, with the repeat dropped (review21 MEDIUM 2: an NDJSON window past a repeat-last upstream's
+    /// end linked on for ever).
+    package var awaitsRepeatCheck: Bool { pastEnd.isCheckAfterRepeat(nextToTake) }
     /// How many items the walk's first page held: with `missedWindowPageSize`, what the upstream serves a page.
     package var firstPageItems: Int { firstPageItemCount }
 
@@ -330,7 +322,7 @@ package final class PageWalker {
             let keep = limit - itemsTaken
             // A walk this page ended short of its total has nothing after it, whatever URLs the window built (review17 L8).
             // Nor has one whose only page after it is the check past a full stated end (retest15 N6).
-            let onlyTheCheckAfter = probe.isProbe(nextToTake) && knownCount == nextToTake + 1
+            let onlyTheCheckAfter = pastEnd.isStatedEndProbe(nextToTake) && knownCount == nextToTake + 1
             let hadMore = page.itemCount > keep || (!endedShortOfTotal && !onlyTheCheckAfter && (nextToTake < knownCount || !isListComplete))
             // But the total may be lower than the truth, as when no cap left room for the check page.
             if onlyTheCheckAfter && !hadMore { endedAtUncheckedStatedEnd = true }
@@ -372,9 +364,8 @@ package final class PageWalker {
     /// Whether a guard will read the bytes of `page`, at `index` (a body left in its file is read for it first).
     private func guardsReadBytes(of page: Page, at index: Int) -> Bool {
         ignoredNumber.readsBytes(ofPageAt: index) || RepeatedPageGuard.readsBytes(under: strategy)
-            || pastEnd.readsBytes(of: page, keep: strategy.mayRepeatPastEnd(after: page)) || probe.readsBytes(ofPageAt: index)
-            || clampCheck.isCheck(index) || shortRepeat.isCheck(index) || pastShort.isArmed || windowStep.bound != nil
-            || standing.isAtPageBeforeWindow
+            || pastEnd.readsBytes(of: page, at: index, mayRepeatAfter: strategy.mayRepeatPastEnd(after: page))
+            || windowStep.bound != nil || standing.isAtPageBeforeWindow
             || (index == 2 && firstOverlap.secondLayInside != nil)
     }
 
@@ -382,14 +373,14 @@ package final class PageWalker {
     func fetchFailed(_ error: any Error) throws(PaginationError) -> Page? {
         finish()
         // The page far past a repeat failed: nothing tells the upstream's habit from data that repeats (walk18).
-        if !Task.isCancelled, clampCheck.isCheck(nextToTake), let error = error as? PaginationError, error.isUpstreamFailure {
+        if !Task.isCancelled, let error = error as? PaginationError, pastEnd.failureEndsAtRepeat(error, at: nextToTake) {
             (endedOnRepeat, wasTruncated) = (true, true)
             return nil
         }
         // DRF and many Rails APIs answer 404 for the page past the last one: with no total, that is the end.
         if case .upstreamStatus(_, _, let status, _)? = error as? PaginationError,
             (openEnded.contains(nextToTake) && strategy.endStatuses.contains(status))
-                || probe.endsQuietly(status: status, at: nextToTake, endStatuses: strategy.endStatuses)
+                || pastEnd.statusEndsQuietly(status, at: nextToTake, endStatuses: strategy.endStatuses)
         {
             return nil
         }
@@ -402,7 +393,7 @@ package final class PageWalker {
             return nil
         }
         // The page after a full stated end is a check the total asked for nothing of (`StatedEndProbe`).
-        if !Task.isCancelled, let error = error as? PaginationError, probe.endsQuietly(failure: error, at: nextToTake) { return nil }
+        if !Task.isCancelled, let error = error as? PaginationError, pastEnd.failureEndsQuietly(error, at: nextToTake) { return nil }
         // Whatever a fetch ended with once the walk's client left (its socket closed under it) is no failure.
         guard !Task.isCancelled, let error = error as? PaginationError else { throw .cancelled }
         throw error
