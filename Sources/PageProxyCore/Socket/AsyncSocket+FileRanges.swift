@@ -8,13 +8,13 @@ extension AsyncSocket {
     /// window is full; throws `.timedOut` at the deadline.
     /// - Throws: `.failed(call: "pread", errno: 0)` when a file has fewer bytes than its range (cut short in place by
     ///   another process): what came before it is sent, and the caller closes the connection short of its length.
-    package func write(bodyParts parts: [ResponseBodyPart], deadline: ContinuousClock.Instant?) async throws(SocketError) {
+    package nonisolated(nonsending) func write(bodyParts parts: [ResponseBodyPart], deadline: ContinuousClock.Instant?) async throws(SocketError) {
         try await write(bodyParts: parts, deadline: .at(deadline))
     }
 
     /// Writes `parts` in order (as `write(bodyParts:deadline:)` with an instant); `deadline` may be renewed as the peer
     /// takes bytes.
-    package func write(bodyParts parts: [ResponseBodyPart], deadline: WriteDeadline) async throws(SocketError) {
+    package nonisolated(nonsending) func write(bodyParts parts: [ResponseBodyPart], deadline: WriteDeadline) async throws(SocketError) {
         var deadline = deadline
         if parts.contains(where: \.isFileRange) {
             try await write(staging: parts, deadline: &deadline)
@@ -56,7 +56,7 @@ extension AsyncSocket {
     /// The bytes read are the verified ones for the reasons `HeldEntryFile` gives (read through the descriptor they
     /// were verified through). A file with fewer bytes than its range (cut short in place) stops the write: what was
     /// staged before is sent, then `.failed(call: "pread", errno: 0)`.
-    private func write(staging parts: [ResponseBodyPart], deadline: inout WriteDeadline) async throws(SocketError) {
+    private nonisolated(nonsending) func write(staging parts: [ResponseBodyPart], deadline: inout WriteDeadline) async throws(SocketError) {
         // No larger than the answer (a one-page answer takes ~21 KB, not the whole buffer).
         let length = parts.reduce(0) { $0 + $1.count }
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: min(Self.stagingBytes, max(1, length)), alignment: 64)
@@ -81,7 +81,7 @@ extension AsyncSocket {
     static let stagingBytes = 256 << 10
 
     /// Sends every byte of `bytes` with `send`, waiting while the peer's window is full.
-    private func send(_ bytes: UnsafeRawBufferPointer, deadline: inout WriteDeadline) async throws(SocketError) {
+    private nonisolated(nonsending) func send(_ bytes: UnsafeRawBufferPointer, deadline: inout WriteDeadline) async throws(SocketError) {
         var offset = 0
         while offset < bytes.count {
             let result = withOpenDescriptor { fd in

@@ -10,13 +10,13 @@ extension AsyncSocket {
     /// entry's items, `]`): they are sent from where they are, never joined or copied (issue 13). The slices keep
     /// their arrays alive. Nothing is allocated: the kernel's `iovec`s are built on the stack, and what the kernel
     /// took is an offset, not a copy of the list (issue 13: this write was 3–4 arrays a request).
-    package func write(slices: [ArraySlice<UInt8>], deadline: ContinuousClock.Instant?) async throws(SocketError) {
+    package nonisolated(nonsending) func write(slices: [ArraySlice<UInt8>], deadline: ContinuousClock.Instant?) async throws(SocketError) {
         try await write(slices: slices, deadline: .at(deadline))
     }
 
     /// Writes every byte of `slices` in order (as `write(slices:deadline:)` with an instant); `deadline` may be
     /// renewed as the peer takes bytes.
-    package func write(slices: [ArraySlice<UInt8>], deadline: WriteDeadline) async throws(SocketError) {
+    package nonisolated(nonsending) func write(slices: [ArraySlice<UInt8>], deadline: WriteDeadline) async throws(SocketError) {
         var deadline = deadline
         var remaining = slices[...]
         var offset = 0  // into the first remaining slice
