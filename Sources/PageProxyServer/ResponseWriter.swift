@@ -116,9 +116,7 @@ package final class ResponseWriter {
         parts.reserveCapacity(1 + slices.count)
         parts.append(head[...])
         if !isHead && status.allowsBody { parts += slices }
-        try await counting(parts.reduce(0) { $0 + $1.count }) { () async throws(SocketError) in
-            try await sink.write(slices: parts, deadline: .idle(writeTimeout))
-        }
+        try await counting(parts.reduce(0) { $0 + $1.count }, .slices(parts))
     }
 
     /// Sends a complete response with `Content-Length` whose body is `parts`: bytes the caller holds, uncopied, and
@@ -135,9 +133,7 @@ package final class ResponseWriter {
         all.reserveCapacity(1 + parts.count)
         all.append(.bytes(head[...]))
         if !isHead && status.allowsBody { all += parts }
-        try await counting(head.count + (isHead || !status.allowsBody ? 0 : length)) { () async throws(SocketError) in
-            try await sink.write(bodyParts: all, deadline: .idle(writeTimeout))
-        }
+        try await counting(head.count + (isHead || !status.allowsBody ? 0 : length), .bodyParts(all))
     }
 
     /// Sends a response whose length is known ahead and whose body comes in bounded chunks (a spooled answer):
@@ -341,9 +337,15 @@ package final class ResponseWriter {
 
     /// Writes `parts` in order, without joining them.
     private nonisolated(nonsending) func write(_ parts: [[UInt8]]) async throws {
-        try await counting(parts.reduce(0) { $0 + $1.count }) { () async throws(SocketError) in
-            try await sink.write(parts, deadline: .idle(writeTimeout))
-        }
+        try await counting(parts.reduce(0) { $0 + $1.count }, .parts(parts))
+    }
+
+    /// What one write hands the sink. Not a closure: a closure literal runs on the generic executor, and calling one
+    /// was an executor hop a write (issue 13).
+    private enum Outgoing {
+        case parts([[UInt8]])
+        case slices([ArraySlice<UInt8>])
+        case bodyParts([ResponseBodyPart])
     }
 
     /// Runs one write of `length` bytes and counts what the client took: all of it, or when the write fails (the
@@ -352,14 +354,18 @@ package final class ResponseWriter {
     ///
     /// Once the shutdown has cut the answers, every write but its ending is refused (nothing leaves; the answer is
     /// aborted): what the cancelled work writes (an error for the page it lost) must not reach the client.
-    private nonisolated(nonsending) func counting(_ length: Int, _ write: nonisolated(nonsending) () async throws(SocketError) -> Void) async throws(SocketError) {
+    private nonisolated(nonsending) func counting(_ length: Int, _ outgoing: Outgoing) async throws(SocketError) {
         guard writesShutdownEnding || !isCut() else {
             abort("shutdown_cut")
             throw .cancelled
         }
         let before = sink.bytesDelivered
         do {
-            try await write()
+            switch outgoing {
+            case .parts(let parts): try await sink.write(parts, deadline: .idle(writeTimeout))
+            case .slices(let slices): try await sink.write(slices: slices, deadline: .idle(writeTimeout))
+            case .bodyParts(let parts): try await sink.write(bodyParts: parts, deadline: .idle(writeTimeout))
+            }
             bytesSent += length
         } catch {
             let delivered = before.flatMap { before in sink.bytesDelivered.map { min(length, max(0, $0 - before)) } }

@@ -16,16 +16,16 @@ extension AsyncSocket {
     /// takes bytes.
     package nonisolated(nonsending) func write(bodyParts parts: [ResponseBodyPart], deadline: WriteDeadline) async throws(SocketError) {
         var deadline = deadline
-        if parts.contains(where: \.isFileRange) {
+        if parts.contains { $0.isFileRange } {
             try await write(staging: parts, deadline: &deadline)
             return
         }
         var index = parts.startIndex
         var offset = 0  // into `parts[index]`
         while index < parts.endIndex {
-            let run = parts[index..<(index + Self.gatheredRun(parts[index...].lazy.map(\.count), skipping: offset))]
+            let run = parts[index..<(index + Self.gatheredRun(parts[index...].lazy.map { $0.count }, skipping: offset))]
             let result = withOpenDescriptor { fd in
-                Self.withVectors(of: run, skipping: offset, bytes: \.inMemory) { vectors in
+                Self.withVectors(of: run, skipping: offset, bytes: { $0.inMemory }) { vectors in
                     Result { () throws(SocketError) -> Int? in vectors.isEmpty ? 0 : try Self.send(vectors, on: fd) }
                 }
             }
@@ -37,7 +37,7 @@ extension AsyncSocket {
             noteWritten(written)
             deadline.noteProgress()
             // What the kernel took leaves the front: whole parts, then an offset into the one it took part of.
-            let taken = Self.advance(over: run.lazy.map(\.count), written: written, offset: offset)
+            let taken = Self.advance(over: run.lazy.map { $0.count }, written: written, offset: offset)
             index += taken.whole
             offset = taken.offset
         }

@@ -27,7 +27,7 @@ extension AsyncSocket {
                 offset = 0
             }
             guard !remaining.isEmpty else { return }
-            let batch = remaining.prefix(Self.gatheredRun(remaining.lazy.map(\.count), skipping: offset))
+            let batch = remaining.prefix(Self.gatheredRun(remaining.lazy.map { $0.count }, skipping: offset))
             let result = withOpenDescriptor { fd in
                 Self.withVectors(of: batch, skipping: offset) { vectors in
                     Result { () throws(SocketError) -> Int? in try Self.send(vectors, on: fd) }
@@ -41,7 +41,7 @@ extension AsyncSocket {
             noteWritten(written)
             deadline.noteProgress()
             // What the kernel took leaves the front: whole slices, then an offset into the one it took part of.
-            let taken = Self.advance(over: remaining.lazy.map(\.count), written: written, offset: offset)
+            let taken = Self.advance(over: remaining.lazy.map { $0.count }, written: written, offset: offset)
             remaining = remaining.dropFirst(taken.whole)
             offset = taken.offset
         }

@@ -189,7 +189,7 @@ package final class AsyncSocket: Sendable {
     static func withBuffers<T>(
         _ parts: ArraySlice<[UInt8]>, skipping offset: Int, _ body: (UnsafeBufferPointer<UnsafeRawBufferPointer>) -> T
     ) -> T {
-        let parts = parts.prefix(gatheredRun(parts.lazy.map(\.count), skipping: offset))
+        let parts = parts.prefix(gatheredRun(parts.lazy.map { $0.count }, skipping: offset))
         return withUnsafeTemporaryAllocation(of: UnsafeRawBufferPointer.self, capacity: parts.count) { buffers in
             gather(parts, skipping: offset, into: buffers, filled: 0, body)
         }
