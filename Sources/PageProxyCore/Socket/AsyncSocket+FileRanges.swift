@@ -16,7 +16,7 @@ extension AsyncSocket {
     /// takes bytes.
     package nonisolated(nonsending) func write(bodyParts parts: [ResponseBodyPart], deadline: WriteDeadline) async throws(SocketError) {
         var deadline = deadline
-        if parts.contains { $0.isFileRange } {
+        if parts.contains(where: { $0.isFileRange }) {
             try await write(staging: parts, deadline: &deadline)
             return
         }
