@@ -122,7 +122,7 @@ package struct Connection: Sendable {
 
     /// The next request's head, reading as needed; nil when the connection should end (after a refusal, a timeout,
     /// the end of stream).
-    private func nextRequest(_ session: inout Session) async -> HTTPRequestHead? {
+    private nonisolated(nonsending) func nextRequest(_ session: inout Session) async -> HTTPRequestHead? {
         while true {
             do {
                 switch try session.parser.parse(&session.buffer) {
@@ -147,7 +147,7 @@ package struct Connection: Sendable {
     }
 
     /// Answers one request (`respondFromMemory` and/or `respond`, as `fromMemory` says), then records and logs it.
-    private func answer(_ request: HTTPRequestHead, _ session: inout Session, watch: DisconnectWatch, fromMemory: MemoryUse) async -> Answered {
+    private nonisolated(nonsending) func answer(_ request: HTTPRequestHead, _ session: inout Session, watch: DisconnectWatch, fromMemory: MemoryUse) async -> Answered {
         _ = membership.setIdle(false)
         // A body left unread (`Expect: 100-continue` answered at once) may still arrive: close after the answer.
         let keepsAlive = request.isKeepAlive && !request.hasUnreadBody && !registry.closesAfterEachAnswer
@@ -198,7 +198,7 @@ package struct Connection: Sendable {
     }
 
     /// Reads more bytes; returns false when the connection should end (end of stream, error, timeout).
-    private func receive(into buffer: inout [UInt8], requestStarted: ContinuousClock.Instant?, idleDeadline: ContinuousClock.Instant) async -> Bool {
+    private nonisolated(nonsending) func receive(into buffer: inout [UInt8], requestStarted: ContinuousClock.Instant?, idleDeadline: ContinuousClock.Instant) async -> Bool {
         let deadline = requestStarted.map { $0 + limits.headerTimeout } ?? idleDeadline
         do {
             return try await socket.read(into: &buffer, deadline: deadline) > 0
@@ -213,7 +213,7 @@ package struct Connection: Sendable {
         }
     }
 
-    private func refuse(_ error: any HTTPResponseError) async {
+    private nonisolated(nonsending) func refuse(_ error: any HTTPResponseError) async {
         let head = HTTPRequestHead.placeholder
         let writer = ResponseWriter(sink: socket, request: head, keepsAlive: false, writeTimeout: .seconds(2))
         let record = await Response(writer: writer).send(error, recording: RequestRecord())

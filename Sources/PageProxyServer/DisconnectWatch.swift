@@ -69,7 +69,7 @@ package final class DisconnectWatch: Sendable {
     }
 
     /// Stops watching and waits until the watch no longer touches the socket; `arm()` may start it again.
-    package func stop() async {
+    package nonisolated(nonsending) func stop() async {
         // An unarmed watch (most answers) is stopped by one look under the lock.
         guard state.withLock({ $0.isArmed }) else { return }
         await withCheckedContinuation { continuation in

@@ -26,23 +26,23 @@ package struct Response: ~Copyable {
     }
 
     /// Sends a complete response with `Content-Length`; `headers` are taken, not copied, as by the writer.
-    package consuming func send(_ status: HTTPStatus, headers: consuming HTTPHeaders = HTTPHeaders(), body: [UInt8]) async {
+    package nonisolated(nonsending) consuming func send(_ status: HTTPStatus, headers: consuming HTTPHeaders = HTTPHeaders(), body: [UInt8]) async {
         try? await writer.send(status, headers: headers, body: body)
     }
 
     /// Sends a complete response whose own header lines were serialized ahead (see `ResponseWriter`).
-    package consuming func send(_ status: HTTPStatus, prepared: [UInt8], body: [UInt8], perRequest: HTTPHeaders = HTTPHeaders()) async {
+    package nonisolated(nonsending) consuming func send(_ status: HTTPStatus, prepared: [UInt8], body: [UInt8], perRequest: HTTPHeaders = HTTPHeaders()) async {
         try? await writer.send(status, prepared: prepared, body: body, perRequest: perRequest)
     }
 
     /// Sends a complete response whose body is slices of arrays the caller holds, uncopied (see `ResponseWriter`).
-    package consuming func send(_ status: HTTPStatus, headers: consuming HTTPHeaders, slices: [ArraySlice<UInt8>]) async {
+    package nonisolated(nonsending) consuming func send(_ status: HTTPStatus, headers: consuming HTTPHeaders, slices: [ArraySlice<UInt8>]) async {
         try? await writer.send(status, headers: headers, slices: slices)
     }
 
     /// Sends a complete response whose body is `parts`, bytes uncopied and file ranges sent from their files (see
     /// `ResponseWriter`).
-    package consuming func send(_ status: HTTPStatus, headers: consuming HTTPHeaders, parts: [ResponseBodyPart]) async {
+    package nonisolated(nonsending) consuming func send(_ status: HTTPStatus, headers: consuming HTTPHeaders, parts: [ResponseBodyPart]) async {
         try? await writer.send(status, headers: headers, parts: parts)
     }
 
@@ -50,7 +50,7 @@ package struct Response: ~Copyable {
     /// - Throws: what `nextChunk` throws, or `ResponseWriter.BodyLengthMismatch`; the connection then closes short
     ///   of `Content-Length`, so the client sees an incomplete answer rather than a wrong one. A client that left is
     ///   not an error here.
-    package consuming func send(
+    package nonisolated(nonsending) consuming func send(
         _ status: HTTPStatus, headers: consuming HTTPHeaders, contentLength: Int, chunks nextChunk: () throws -> [UInt8]?
     ) async throws {
         do {
@@ -61,7 +61,7 @@ package struct Response: ~Copyable {
     }
 
     /// Answers with `error` (rendered by `ErrorResponse`) and returns `record` naming its code.
-    package consuming func send(_ error: any HTTPResponseError, recording record: RequestRecord) async -> RequestRecord {
+    package nonisolated(nonsending) consuming func send(_ error: any HTTPResponseError, recording record: RequestRecord) async -> RequestRecord {
         var record = record
         record.error = error.code
         try? await writer.send(error.status, headers: ErrorResponse.headers(for: error), body: ErrorResponse.body(for: error))
@@ -71,7 +71,7 @@ package struct Response: ~Copyable {
     /// Starts a streamed body (chunked for HTTP/1.1, close-delimited for HTTP/1.0).
     /// - Parameter holdingHead: the head leaves with the body's first part (`ResponseWriter.beginStream`).
     /// - Throws: `SocketError` when the client cannot take the head.
-    package consuming func beginStream(
+    package nonisolated(nonsending) consuming func beginStream(
         _ status: HTTPStatus, headers: consuming HTTPHeaders = HTTPHeaders(), holdingHead: Bool = false
     ) async throws(SocketError) -> ResponseStream {
         do {

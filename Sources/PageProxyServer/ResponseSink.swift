@@ -4,16 +4,16 @@ import PageProxyCore
 package protocol ResponseSink: Sendable {
     /// Writes `parts` in order, without joining them.
     /// - Throws: `SocketError` when the client has taken nothing by `deadline` (renewed as it takes bytes) or has gone.
-    func write(_ parts: [[UInt8]], deadline: WriteDeadline) async throws(SocketError)
+    nonisolated(nonsending) func write(_ parts: [[UInt8]], deadline: WriteDeadline) async throws(SocketError)
 
     /// Writes `slices` in order, from the arrays the caller holds (a socket sends them without copying them).
     /// - Throws: as `write(_:deadline:)`.
-    func write(slices: [ArraySlice<UInt8>], deadline: WriteDeadline) async throws(SocketError)
+    nonisolated(nonsending) func write(slices: [ArraySlice<UInt8>], deadline: WriteDeadline) async throws(SocketError)
 
     /// Writes `parts` in order, file ranges from their files (a socket reads them into a staging buffer, never into a
     /// copy kept).
     /// - Throws: as `write(_:deadline:)`, or when a file no longer has a range's bytes.
-    func write(bodyParts: [ResponseBodyPart], deadline: WriteDeadline) async throws(SocketError)
+    nonisolated(nonsending) func write(bodyParts: [ResponseBodyPart], deadline: WriteDeadline) async throws(SocketError)
 
     /// How many bytes the sink's writes have delivered so far, counted as they leave, when it counts them: a write that
     /// fails midway is then logged with what the client took of it (attack5 m1: `"bytes":0` for a 6.5 MB cut).
@@ -25,12 +25,12 @@ extension ResponseSink {
     package var bytesDelivered: Int? { nil }
 
     /// A sink with no gathering write of its own (memory in tests) takes the slices as arrays.
-    package func write(slices: [ArraySlice<UInt8>], deadline: WriteDeadline) async throws(SocketError) {
+    package nonisolated(nonsending) func write(slices: [ArraySlice<UInt8>], deadline: WriteDeadline) async throws(SocketError) {
         try await write(slices.map(Array.init), deadline: deadline)
     }
 
     /// A sink that cannot send from a file (memory in tests) takes the ranges' bytes read back.
-    package func write(bodyParts: [ResponseBodyPart], deadline: WriteDeadline) async throws(SocketError) {
+    package nonisolated(nonsending) func write(bodyParts: [ResponseBodyPart], deadline: WriteDeadline) async throws(SocketError) {
         var slices: [ArraySlice<UInt8>] = []
         for part in bodyParts {
             guard let bytes = part.bytes else {

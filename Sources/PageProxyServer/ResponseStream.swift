@@ -16,19 +16,19 @@ package struct ResponseStream: ~Copyable {
 
     /// Sends part of the body; empty input sends only a head still held (`Response.beginStream(holdingHead:)`).
     /// - Throws: `SocketError` when the client cannot take it (the stream is then aborted).
-    package func write(_ bytes: [UInt8]) async throws {
+    package nonisolated(nonsending) func write(_ bytes: [UInt8]) async throws {
         try await writer.writeStreamed(bytes)
     }
 
     /// Ends the body cleanly: `last` (the body's final part, in the same write), then the last chunk, with
     /// `trailers` (RFC 9112 §7.1.2).
-    package consuming func end(last: [UInt8] = [], trailers: HTTPHeaders = HTTPHeaders()) async {
+    package nonisolated(nonsending) consuming func end(last: [UInt8] = [], trailers: HTTPHeaders = HTTPHeaders()) async {
         try? await writer.endStream(last: last, trailers: trailers)
     }
 
     /// Ends the body with `error`'s failure line and without the last chunk, so that the client sees the loss; returns
     /// `record` naming the error's code.
-    package consuming func fail(with error: any HTTPResponseError, recording record: RequestRecord) async -> RequestRecord {
+    package nonisolated(nonsending) consuming func fail(with error: any HTTPResponseError, recording record: RequestRecord) async -> RequestRecord {
         var record = record
         record.error = error.code
         try? await writer.writeStreamed(ErrorResponse.streamFailureLine(for: error))

@@ -75,7 +75,7 @@ package final class ResponseWriter {
     /// Sends a complete response with `Content-Length`.
     /// - Parameter headers: taken, not copied (`consuming`): setting the length in the caller's fields, whose last
     ///   use this is, does not copy them first (issue 13).
-    package func send(_ status: HTTPStatus, headers: consuming HTTPHeaders = HTTPHeaders(), body: [UInt8]) async throws {
+    package nonisolated(nonsending) func send(_ status: HTTPStatus, headers: consuming HTTPHeaders = HTTPHeaders(), body: [UInt8]) async throws {
         precondition(!hasStarted, "a response is written once")
         // A HEAD answer, or a 304, may state the length its GET would have had (RFC 9110 §8.6, §9.3.2); otherwise
         // count the body. A 304 that states none (an NDJSON answer's: its length is not known) gets none: any other
@@ -94,7 +94,7 @@ package final class ResponseWriter {
     /// Sends a complete response whose own header lines were serialized ahead (`prepared`: `name: value CRLF` each,
     /// `Content-Length` included): only the status line and the per-request fields (Date, Server, Connection) are
     /// built, with the caller's `perRequest` ones, and head, prepared lines and body leave in one gathering write.
-    package func send(_ status: HTTPStatus, prepared: [UInt8], body: [UInt8], perRequest fields: HTTPHeaders = HTTPHeaders()) async throws {
+    package nonisolated(nonsending) func send(_ status: HTTPStatus, prepared: [UInt8], body: [UInt8], perRequest fields: HTTPHeaders = HTTPHeaders()) async throws {
         precondition(!hasStarted, "a response is written once")
         var perRequest = fields
         var head = head(status, headers: &perRequest)
@@ -106,7 +106,7 @@ package final class ResponseWriter {
     /// Sends a complete response with `Content-Length` whose body is `slices` of arrays the caller holds (a merged
     /// answer of one cached page: `[`, the page's items, `]`): head and body leave in one gathering write, the body
     /// never copied (issue 13).
-    package func send(_ status: HTTPStatus, headers: consuming HTTPHeaders, slices: [ArraySlice<UInt8>]) async throws {
+    package nonisolated(nonsending) func send(_ status: HTTPStatus, headers: consuming HTTPHeaders, slices: [ArraySlice<UInt8>]) async throws {
         precondition(!hasStarted, "a response is written once")
         headers.set("Content-Length", String(slices.reduce(0) { $0 + $1.count }))
         let head = head(status, headers: &headers)
@@ -116,16 +116,14 @@ package final class ResponseWriter {
         parts.reserveCapacity(1 + slices.count)
         parts.append(head[...])
         if !isHead && status.allowsBody { parts += slices }
-        try await counting(parts.reduce(0) { $0 + $1.count }) { () async throws(SocketError) in
-            try await sink.write(slices: parts, deadline: .idle(writeTimeout))
-        }
+        try await counting(parts.reduce(0) { $0 + $1.count }, .slices(parts))
     }
 
     /// Sends a complete response with `Content-Length` whose body is `parts`: bytes the caller holds, uncopied, and
     /// ranges of open entry files, sent from the files (a merged answer of pages read back from the cache; issue 13,
     /// eighth pass). A failure once the head is out (a client that left, a file cut short) closes the connection short
     /// of `Content-Length`.
-    package func send(_ status: HTTPStatus, headers: consuming HTTPHeaders, parts: [ResponseBodyPart]) async throws {
+    package nonisolated(nonsending) func send(_ status: HTTPStatus, headers: consuming HTTPHeaders, parts: [ResponseBodyPart]) async throws {
         precondition(!hasStarted, "a response is written once")
         let length = parts.reduce(0) { $0 + $1.count }
         headers.set("Content-Length", String(length))
@@ -135,9 +133,7 @@ package final class ResponseWriter {
         all.reserveCapacity(1 + parts.count)
         all.append(.bytes(head[...]))
         if !isHead && status.allowsBody { all += parts }
-        try await counting(head.count + (isHead || !status.allowsBody ? 0 : length)) { () async throws(SocketError) in
-            try await sink.write(bodyParts: all, deadline: .idle(writeTimeout))
-        }
+        try await counting(head.count + (isHead || !status.allowsBody ? 0 : length), .bodyParts(all))
     }
 
     /// Sends a response whose length is known ahead and whose body comes in bounded chunks (a spooled answer):
@@ -147,7 +143,7 @@ package final class ResponseWriter {
     /// - Throws: the error `nextChunk` throws, a socket error, or `BodyLengthMismatch` when the chunks do not add up
     ///   to `contentLength`. The head may be out by then: the connection closes short of `Content-Length`, so the
     ///   client sees an incomplete answer rather than a wrong one.
-    package func send(
+    package nonisolated(nonsending) func send(
         _ status: HTTPStatus, headers: consuming HTTPHeaders, contentLength: Int, chunks nextChunk: () throws -> [UInt8]?
     ) async throws {
         precondition(!hasStarted, "a response is written once")
@@ -185,7 +181,7 @@ package final class ResponseWriter {
     /// - Parameter holdingHead: the head waits for the body's first part (or its end) and leaves in the same write:
     ///   an answer that is at hand whole is one write, not three (head, data, last chunk). A HEAD answer's head is
     ///   sent at once.
-    package func beginStream(_ status: HTTPStatus, headers: consuming HTTPHeaders = HTTPHeaders(), holdingHead: Bool = false) async throws {
+    package nonisolated(nonsending) func beginStream(_ status: HTTPStatus, headers: consuming HTTPHeaders = HTTPHeaders(), holdingHead: Bool = false) async throws {
         precondition(!hasStarted, "a response is written once")
         let chunked = version == .http1_1
         if chunked {
@@ -209,7 +205,7 @@ package final class ResponseWriter {
 
     /// Sends part of a streamed body, after a head still held; empty input sends no chunk (an empty chunk would end
     /// the stream), only a held head: a walk about to wait has sent its status line, lines or not.
-    package func writeStreamed(_ bytes: [UInt8]) async throws {
+    package nonisolated(nonsending) func writeStreamed(_ bytes: [UInt8]) async throws {
         guard case .streaming(let chunked) = state else { return }
         let parts = writeParts(framing: bytes, chunked: chunked)
         guard !parts.isEmpty else { return }
@@ -219,7 +215,7 @@ package final class ResponseWriter {
     /// Ends a streamed body cleanly: `last` (its final part, which may be empty), then the last chunk for HTTP/1.1
     /// with `trailers` as its trailer section (RFC 9112 §7.1.2; announce them in the head's `Trailer` field), all in
     /// one write with a head still held. HTTP/1.0 streams cannot carry trailers.
-    package func endStream(last: [UInt8] = [], trailers: HTTPHeaders = HTTPHeaders()) async throws {
+    package nonisolated(nonsending) func endStream(last: [UInt8] = [], trailers: HTTPHeaders = HTTPHeaders()) async throws {
         guard case .streaming(let chunked) = state else { return }
         state = .finished
         var parts = writeParts(framing: last, chunked: chunked)
@@ -279,7 +275,7 @@ package final class ResponseWriter {
     /// held head is dropped), a stream under way gets the error line and no last chunk. A body sent with its length,
     /// or one cut partway by a failed write, can take nothing more: the connection closes short of it. One attempt:
     /// the task is cancelled, so a client not taking bytes fails the write at once (the socket is closed after it).
-    package func endCutByShutdown() async {
+    package nonisolated(nonsending) func endCutByShutdown() async {
         guard isCutByShutdown, !writesShutdownEnding else { return }
         writesShutdownEnding = true
         abort("shutdown_cut")
@@ -335,15 +331,21 @@ package final class ResponseWriter {
         }
     }
 
-    private func write(_ bytes: [UInt8]) async throws {
+    private nonisolated(nonsending) func write(_ bytes: [UInt8]) async throws {
         try await write([bytes])
     }
 
     /// Writes `parts` in order, without joining them.
-    private func write(_ parts: [[UInt8]]) async throws {
-        try await counting(parts.reduce(0) { $0 + $1.count }) { () async throws(SocketError) in
-            try await sink.write(parts, deadline: .idle(writeTimeout))
-        }
+    private nonisolated(nonsending) func write(_ parts: [[UInt8]]) async throws {
+        try await counting(parts.reduce(0) { $0 + $1.count }, .parts(parts))
+    }
+
+    /// What one write hands the sink. Not a closure: a closure literal runs on the generic executor, and calling one
+    /// was an executor hop a write (issue 13).
+    private enum Outgoing {
+        case parts([[UInt8]])
+        case slices([ArraySlice<UInt8>])
+        case bodyParts([ResponseBodyPart])
     }
 
     /// Runs one write of `length` bytes and counts what the client took: all of it, or when the write fails (the
@@ -352,14 +354,18 @@ package final class ResponseWriter {
     ///
     /// Once the shutdown has cut the answers, every write but its ending is refused (nothing leaves; the answer is
     /// aborted): what the cancelled work writes (an error for the page it lost) must not reach the client.
-    private func counting(_ length: Int, _ write: () async throws(SocketError) -> Void) async throws(SocketError) {
+    private nonisolated(nonsending) func counting(_ length: Int, _ outgoing: Outgoing) async throws(SocketError) {
         guard writesShutdownEnding || !isCut() else {
             abort("shutdown_cut")
             throw .cancelled
         }
         let before = sink.bytesDelivered
         do {
-            try await write()
+            switch outgoing {
+            case .parts(let parts): try await sink.write(parts, deadline: .idle(writeTimeout))
+            case .slices(let slices): try await sink.write(slices: slices, deadline: .idle(writeTimeout))
+            case .bodyParts(let parts): try await sink.write(bodyParts: parts, deadline: .idle(writeTimeout))
+            }
             bytesSent += length
         } catch {
             let delivered = before.flatMap { before in sink.bytesDelivered.map { min(length, max(0, $0 - before)) } }

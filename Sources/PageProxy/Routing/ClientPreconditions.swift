@@ -34,7 +34,7 @@ enum ClientPreconditions {
 
     /// Answers a request whose preconditions are not met (`outcome` is not `.proceed`): the 304, with the 200's
     /// `fields` but `Content-Type` (RFC 9110 §15.4.5), or the 412.
-    static func answer(
+    nonisolated(nonsending) static func answer(
         _ outcome: Outcome, fields: () -> HTTPHeaders, record: RequestRecord, response: consuming Response
     ) async -> RequestRecord {
         guard outcome == .failed else {

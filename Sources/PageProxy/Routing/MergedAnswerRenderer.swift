@@ -215,7 +215,7 @@ struct MergedAnswerRenderer: Sendable {
     }
 
     /// A merged answer from the memo: every page a cache hit, as the walk would have found them.
-    func render(
+    nonisolated(nonsending) func render(
         memoized answer: MergedAnswerMemo.Answer, plan: RequestPlan, began: ContinuousClock.Instant, record: RequestRecord,
         response: consuming Response
     ) async -> RequestRecord {

@@ -8,24 +8,24 @@ extension AsyncSocket {
     /// window is full; throws `.timedOut` at the deadline.
     /// - Throws: `.failed(call: "pread", errno: 0)` when a file has fewer bytes than its range (cut short in place by
     ///   another process): what came before it is sent, and the caller closes the connection short of its length.
-    package func write(bodyParts parts: [ResponseBodyPart], deadline: ContinuousClock.Instant?) async throws(SocketError) {
+    package nonisolated(nonsending) func write(bodyParts parts: [ResponseBodyPart], deadline: ContinuousClock.Instant?) async throws(SocketError) {
         try await write(bodyParts: parts, deadline: .at(deadline))
     }
 
     /// Writes `parts` in order (as `write(bodyParts:deadline:)` with an instant); `deadline` may be renewed as the peer
     /// takes bytes.
-    package func write(bodyParts parts: [ResponseBodyPart], deadline: WriteDeadline) async throws(SocketError) {
+    package nonisolated(nonsending) func write(bodyParts parts: [ResponseBodyPart], deadline: WriteDeadline) async throws(SocketError) {
         var deadline = deadline
-        if parts.contains(where: \.isFileRange) {
+        if parts.contains(where: { $0.isFileRange }) {
             try await write(staging: parts, deadline: &deadline)
             return
         }
         var index = parts.startIndex
         var offset = 0  // into `parts[index]`
         while index < parts.endIndex {
-            let run = parts[index..<(index + Self.gatheredRun(parts[index...].lazy.map(\.count), skipping: offset))]
+            let run = parts[index..<(index + Self.gatheredRun(parts[index...].lazy.map { $0.count }, skipping: offset))]
             let result = withOpenDescriptor { fd in
-                Self.withVectors(of: run, skipping: offset, bytes: \.inMemory) { vectors in
+                Self.withVectors(of: run, skipping: offset, bytes: { $0.inMemory }) { vectors in
                     Result { () throws(SocketError) -> Int? in vectors.isEmpty ? 0 : try Self.send(vectors, on: fd) }
                 }
             }
@@ -37,7 +37,7 @@ extension AsyncSocket {
             noteWritten(written)
             deadline.noteProgress()
             // What the kernel took leaves the front: whole parts, then an offset into the one it took part of.
-            let taken = Self.advance(over: run.lazy.map(\.count), written: written, offset: offset)
+            let taken = Self.advance(over: run.lazy.map { $0.count }, written: written, offset: offset)
             index += taken.whole
             offset = taken.offset
         }
@@ -56,7 +56,7 @@ extension AsyncSocket {
     /// The bytes read are the verified ones for the reasons `HeldEntryFile` gives (read through the descriptor they
     /// were verified through). A file with fewer bytes than its range (cut short in place) stops the write: what was
     /// staged before is sent, then `.failed(call: "pread", errno: 0)`.
-    private func write(staging parts: [ResponseBodyPart], deadline: inout WriteDeadline) async throws(SocketError) {
+    private nonisolated(nonsending) func write(staging parts: [ResponseBodyPart], deadline: inout WriteDeadline) async throws(SocketError) {
         // No larger than the answer (a one-page answer takes ~21 KB, not the whole buffer).
         let length = parts.reduce(0) { $0 + $1.count }
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: min(Self.stagingBytes, max(1, length)), alignment: 64)
@@ -81,7 +81,7 @@ extension AsyncSocket {
     static let stagingBytes = 256 << 10
 
     /// Sends every byte of `bytes` with `send`, waiting while the peer's window is full.
-    private func send(_ bytes: UnsafeRawBufferPointer, deadline: inout WriteDeadline) async throws(SocketError) {
+    private nonisolated(nonsending) func send(_ bytes: UnsafeRawBufferPointer, deadline: inout WriteDeadline) async throws(SocketError) {
         var offset = 0
         while offset < bytes.count {
             let result = withOpenDescriptor { fd in

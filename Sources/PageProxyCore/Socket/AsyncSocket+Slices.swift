@@ -10,13 +10,13 @@ extension AsyncSocket {
     /// entry's items, `]`): they are sent from where they are, never joined or copied (issue 13). The slices keep
     /// their arrays alive. Nothing is allocated: the kernel's `iovec`s are built on the stack, and what the kernel
     /// took is an offset, not a copy of the list (issue 13: this write was 3–4 arrays a request).
-    package func write(slices: [ArraySlice<UInt8>], deadline: ContinuousClock.Instant?) async throws(SocketError) {
+    package nonisolated(nonsending) func write(slices: [ArraySlice<UInt8>], deadline: ContinuousClock.Instant?) async throws(SocketError) {
         try await write(slices: slices, deadline: .at(deadline))
     }
 
     /// Writes every byte of `slices` in order (as `write(slices:deadline:)` with an instant); `deadline` may be
     /// renewed as the peer takes bytes.
-    package func write(slices: [ArraySlice<UInt8>], deadline: WriteDeadline) async throws(SocketError) {
+    package nonisolated(nonsending) func write(slices: [ArraySlice<UInt8>], deadline: WriteDeadline) async throws(SocketError) {
         var deadline = deadline
         var remaining = slices[...]
         var offset = 0  // into the first remaining slice
@@ -27,7 +27,7 @@ extension AsyncSocket {
                 offset = 0
             }
             guard !remaining.isEmpty else { return }
-            let batch = remaining.prefix(Self.gatheredRun(remaining.lazy.map(\.count), skipping: offset))
+            let batch = remaining.prefix(Self.gatheredRun(remaining.lazy.map { $0.count }, skipping: offset))
             let result = withOpenDescriptor { fd in
                 Self.withVectors(of: batch, skipping: offset) { vectors in
                     Result { () throws(SocketError) -> Int? in try Self.send(vectors, on: fd) }
@@ -41,7 +41,7 @@ extension AsyncSocket {
             noteWritten(written)
             deadline.noteProgress()
             // What the kernel took leaves the front: whole slices, then an offset into the one it took part of.
-            let taken = Self.advance(over: remaining.lazy.map(\.count), written: written, offset: offset)
+            let taken = Self.advance(over: remaining.lazy.map { $0.count }, written: written, offset: offset)
             remaining = remaining.dropFirst(taken.whole)
             offset = taken.offset
         }

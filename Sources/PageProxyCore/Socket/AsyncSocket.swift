@@ -67,7 +67,7 @@ package final class AsyncSocket: Sendable {
     }
 
     /// Appends what arrives next (up to `maxBytes`) to `buffer`; returns the count, 0 at end of stream.
-    package func read(into buffer: inout [UInt8], maxBytes: Int = 16384, deadline: ContinuousClock.Instant?) async throws(SocketError) -> Int {
+    package nonisolated(nonsending) func read(into buffer: inout [UInt8], maxBytes: Int = 16384, deadline: ContinuousClock.Instant?) async throws(SocketError) -> Int {
         // Data that came after the last read has left an edge (remembered if nobody waited): waiting first loses none.
         if lastReadDrained.exchange(false, ordering: .relaxed), !readiness.peerHungUp {
             if buffer.isEmpty { buffer = [] }
@@ -92,12 +92,12 @@ package final class AsyncSocket: Sendable {
     }
 
     /// Writes every byte, waiting while the peer's window is full; throws `.timedOut` at the deadline.
-    package func write(_ bytes: [UInt8], deadline: ContinuousClock.Instant?) async throws(SocketError) {
+    package nonisolated(nonsending) func write(_ bytes: [UInt8], deadline: ContinuousClock.Instant?) async throws(SocketError) {
         try await write(bytes, deadline: .at(deadline))
     }
 
     /// Writes every byte, waiting while the peer's window is full; throws `.timedOut` at the deadline.
-    package func write(_ bytes: [UInt8], deadline: WriteDeadline) async throws(SocketError) {
+    package nonisolated(nonsending) func write(_ bytes: [UInt8], deadline: WriteDeadline) async throws(SocketError) {
         var deadline = deadline
         var offset = 0
         while offset < bytes.count {
@@ -118,13 +118,13 @@ package final class AsyncSocket: Sendable {
 
     /// Writes every byte of `parts` in order, as few system calls as the kernel allows (one when it takes them all),
     /// without joining them into one buffer; waits while the peer's window is full; throws `.timedOut` at the deadline.
-    package func write(_ parts: [[UInt8]], deadline: ContinuousClock.Instant?) async throws(SocketError) {
+    package nonisolated(nonsending) func write(_ parts: [[UInt8]], deadline: ContinuousClock.Instant?) async throws(SocketError) {
         try await write(parts, deadline: .at(deadline))
     }
 
     /// Writes every byte of `parts` in order (as `write(_:deadline:)` with an instant); `deadline` may be renewed as the
     /// peer takes bytes.
-    package func write(_ parts: [[UInt8]], deadline: WriteDeadline) async throws(SocketError) {
+    package nonisolated(nonsending) func write(_ parts: [[UInt8]], deadline: WriteDeadline) async throws(SocketError) {
         var deadline = deadline
         // Where the bytes not yet written start; no copy of `parts` (issue 13: allocations a memoized answer).
         var index = parts.startIndex
@@ -189,7 +189,7 @@ package final class AsyncSocket: Sendable {
     static func withBuffers<T>(
         _ parts: ArraySlice<[UInt8]>, skipping offset: Int, _ body: (UnsafeBufferPointer<UnsafeRawBufferPointer>) -> T
     ) -> T {
-        let parts = parts.prefix(gatheredRun(parts.lazy.map(\.count), skipping: offset))
+        let parts = parts.prefix(gatheredRun(parts.lazy.map { $0.count }, skipping: offset))
         return withUnsafeTemporaryAllocation(of: UnsafeRawBufferPointer.self, capacity: parts.count) { buffers in
             gather(parts, skipping: offset, into: buffers, filled: 0, body)
         }
@@ -207,13 +207,13 @@ package final class AsyncSocket: Sendable {
     }
 
     /// Waits until the peer sends something or closes, without reading it.
-    package func waitUntilReadable(deadline: ContinuousClock.Instant?) async throws(SocketError) {
+    package nonisolated(nonsending) func waitUntilReadable(deadline: ContinuousClock.Instant?) async throws(SocketError) {
         lastReadDrained.store(false, ordering: .relaxed)
         try await waitUntil(.read, deadline: deadline)
     }
 
     /// Waits until a write would not block.
-    package func waitUntilWritable(deadline: ContinuousClock.Instant?) async throws(SocketError) {
+    package nonisolated(nonsending) func waitUntilWritable(deadline: ContinuousClock.Instant?) async throws(SocketError) {
         try await waitUntil(.write, deadline: deadline)
     }
 
@@ -270,7 +270,7 @@ package final class AsyncSocket: Sendable {
         }
     }
 
-    private func waitUntil(
+    private nonisolated(nonsending) func waitUntil(
         _ direction: SocketReadiness.Direction, deadline: ContinuousClock.Instant?
     ) async throws(SocketError) {
         switch await readiness.wait(for: direction, deadline: deadline) {

@@ -103,7 +103,7 @@ package final class SocketReadiness: Sendable {
 
     /// Waits until the descriptor is ready in `direction`, the deadline passes, the socket closes, or the task is
     /// cancelled. At most one task waits per direction.
-    package func wait(for direction: Direction, deadline: ContinuousClock.Instant?) async -> Outcome {
+    package nonisolated(nonsending) func wait(for direction: Direction, deadline: ContinuousClock.Instant?) async -> Outcome {
         let deadline = deadline.map(LoopClock.nanoseconds(at:))
         let start = state.withLock { state -> (generation: Int, outcome: Outcome?) in
             guard !state.isClosed else { return (0, .cancelled) }
