@@ -47,7 +47,10 @@ import Testing
 
     @Test("a window jumped on a list of the size asked costs the jumped page and its first page, then the jumped page alone")
     func aWellBehavedListPaysOneRequest() async throws {
-        try await TestStack.run { stack in
+        let root = FileManager.default.temporaryDirectory.appendingPathComponent("pageproxy-cache-\(UUID().uuidString)").path
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let routes = SchemeRoutes.all.map(\.freshForADay)
+        try await TestStack.run(routes: routes, configure: { $0.cache = CacheConfig(directory: root, maxBytes: 64 << 20) }) { stack in
             for route in ["wrapped", "plain"] {
                 stack.mock.log.reset()
                 let first = try await stack.get("/\(route)?mock_total=100&_offset=50&_limit=5")

@@ -67,7 +67,7 @@ extension PageWalker {
     /// first launch: read in place when the cache has it, else fetched with the jumped page.
     func launchSizeProof() {
         guard sizeProof.isUnasked else { return }
-        guard let check = options.windowCheck, check.firstItem > 0, let first = strategy.listFirstPage(before: firstURL),
+        guard let check = options.windowCheck, check.firstItem > 0, check.jumpsByPageNumber, let first = strategy.listFirstPage(before: firstURL),
             first.origin == origin
         else {
             sizeProof.notNeeded()
