@@ -89,8 +89,8 @@ import Testing
             let response = try await stack.get("/plain?mock_total=\(Self.total)&_offset=250&_limit=3")
             #expect(response.body == MockDataset.page(offset: 250, count: 3, total: Self.total))
             // Page 26 of the route's pages of 10, after page 25 (a route with no total starts one page before the
-            // window's: `SteppedBackWindowPage`), and nothing else.
-            #expect(stack.mock.log.count == 2, "\(stack.mock.log.requests.map(\.target))")
+            // window's: `SteppedBackWindowPage`), and the list's first page beside them (`WindowSizeProof`).
+            #expect(stack.mock.log.count == 3, "\(stack.mock.log.requests.map(\.target))")
         }
     }
 

@@ -267,7 +267,7 @@ struct AggregateResponder: Sendable {
             // A window whose first page was shorter than the size it counted pages by (review17 B9): the pool's walk
             // starts again from the first page, its own tally counting the pages of the answer it gives.
             if maxBytes == nil, walk.walker.missedWindowPageSize, let again = plan.walkingWindowAgain(
-                served: walk.walker.firstPageItems, fromStart: walk.walker.windowMetFilter, stepBack: walk.walker.windowPastStatedEnd) {
+                served: walk.walker.windowServedPageSize, fromStart: walk.walker.windowMetFilter, stepBack: walk.walker.windowPastStatedEnd) {
                 return await self.walk(to: request, plan: again, began: began, tally: CacheTally(clock: pages.clock), response: response)
             }
             // Pages that stated two ends of the list, one from the cache (review17 B5): walked once more, every page

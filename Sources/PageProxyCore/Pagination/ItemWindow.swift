@@ -271,7 +271,8 @@ extension ItemWindow {
             return page.itemCount > 0 && page.itemCount < size && scheme.totalItems(on: page) == nil
         }
 
-        private var jumpsByPageNumber: Bool {
+        /// Whether the window jumped by page number (an offset lands on the window's items whatever a page holds).
+        var jumpsByPageNumber: Bool {
             if case .pageNumber? = scheme { true } else { false }
         }
     }

@@ -14,6 +14,7 @@ extension PageWalker {
         // The read-ahead first: its thread starts on the pages past the window while this one reads the window's in
         // place (issue 13, twelfth pass: told after them, it started a page or more behind the walk, in lockstep).
         tellReadAhead()
+        launchSizeProof()
         let end = min(urls.count, windowEnd)
         while nextToLaunch < end {
             let index = nextToLaunch

@@ -75,6 +75,8 @@ extension PageWalker {
                             page = last
                         }
                     }
+                    // The list's first page asked beside a window's jump is read before the jumped page (`WindowSizeProof`).
+                    if let proof = sizeProof.inFlight { sizeProof.arrived(try await arrivals.outcome(of: proof, in: &group)) }
                     page = try accept(page)
                 }
                 startChildren(in: &group, arrivals: &arrivals)

@@ -58,6 +58,8 @@ package final class PageWalker {
     var statedEnd = StatedEndCheck()
     /// The size the walk numbered its pages ahead by, compared with each numbered page's items (attack16 M3).
     var numberedSize = NumberedPageSizeCheck()
+    /// The list's first page, asked beside a `page-number` window's jump: the size the upstream really serves (attack24).
+    var sizeProof = WindowSizeProof()
     /// How many items the walk's first page held (`PaginationStrategy.next(after:firstPageItemCount:)`).
     var firstPageItemCount = 0
     /// Whether the second page showed the first page's short count to be the upstream's cap (`acceptLastKnown`): the
@@ -291,6 +293,7 @@ package final class PageWalker {
         if !openEnded.isEmpty { openEnded.remove(nextToTake - 1) }
         do {
             if nextToTake == 1 {
+                try checkWindowSizeProof(page)
                 firstPageItemCount = page.itemCount
                 ignoredNumber.remember(firstPage: page)
                 let mayRepeat = strategy.secondPageMayRepeat(afterFirst: page)
