@@ -24,7 +24,7 @@ extension PageWalker {
             try append(.none, after: page)
         } else if standing.steppedBack.isTailCheck(nextToTake - 1) {
             // The page at the first position the page before did not ask, after the window's page held its tail again
-            // (`SteppedBackWindowPage.tailAgain`; retest21 A, review22 H1): the end, or new items, a filter or a cap.
+            // (`SteppedBackWindowPage.tailAfterShort`; retest21 A, review22 H1): the end, or new items, a filter or a cap.
             guard standing.steppedBack.readTailCheck(page) else { throw missedWindowPageSizeAfterShort(at: page) }
             page.truncateItems(to: 0)
             try append(.none, after: page)
@@ -35,7 +35,7 @@ extension PageWalker {
             case .repeatedShort:
                 page.truncateItems(to: 0)
                 try append(.none, after: page)
-            case .tailAgain: try askTailCheck(&page)
+            case .tailAfterShort: try askTailCheck(&page)
             case .cappedAfterShort: throw missedWindowPageSizeAfterShort(at: page)
             }
         } else if nextToTake == 2, secondPageConfirmsCap, !strategy.followsUpstream, ignoredNumber.holdsFirstAgain(page) {
@@ -217,7 +217,7 @@ extension PageWalker {
         }
     }
 
-    /// `page`, the window's, holds the page before's last items again (`SteppedBackWindowPage.tailAgain`):
+    /// `page`, the window's, holds the short page before's last items again (`SteppedBackWindowPage.tailAfterShort`):
     /// dropped, and the page at the first position the page before did not ask, with its size, asked under `maxPages`
     /// alone (review22's fix for retest21 A). With no room for it, or no such page, the upstream's cap, as before.
     func askTailCheck(_ page: inout Page) throws(PaginationError) {

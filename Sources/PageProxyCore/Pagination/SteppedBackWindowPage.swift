@@ -19,23 +19,22 @@
 ///   list's end before the window (`[]`, one request more than the jump alone); other items there are the upstream's
 ///   cap, and the window is walked again by what it served (review20 H2: failing the short page at once walked every
 ///   page before the window, 999 of them, into a `502`).
-/// - The page before's last few items again (fewer of them) are either: an offset asked past a page asks from the
+/// - The short page's last few items again (fewer of them) are either: an offset asked past a short page asks from the
 ///   items it served, as many as it served, and an upstream answering past its end with its last page cuts that page by
-///   the size asked (retest21 A: `[8,9,10]` at offset 7, `[10]` at offset 10 under `limit=3`; fold24: a window walked
-///   again by a cap of 4, `[7…10]` full at offset 6, `[9,10]` at offset 10); or, under a filter, the window's page lies
-///   inside the positions a short page before covered and honestly holds its tail (review22 H1: taken for the end, as
-///   fix22a did, a window of a filtered list answered `[]`). The page at the first position the page before did not
-///   ask, with its size, tells them apart (review22's fix, as `PastEndClampCheck` does): empty, a 404, the page before
-///   or its tail again is the end (`[]`); new items are a filter or a cap, walked again as after other items. One
-///   request more, only when a tail came again.
+///   the size asked (retest21 A: `[8,9,10]` at offset 7, `[10]` at offset 10 under `limit=3`); or, under a filter, the
+///   window's page lies inside the positions the page before covered and honestly holds its tail (review22 H1: taken
+///   for the end, as fix22a did, a window of a filtered list answered `[]`). The page at the first position the page
+///   before did not ask, with its size, tells them apart (review22's fix, as `PastEndClampCheck` does): empty, a 404,
+///   the page before or its tail again is the end (`[]`); new items are a filter or a cap, walked again as after other
+///   items. One request more, only when a tail came again.
 struct SteppedBackWindowPage {
     /// The page before's items, as they lie in its body (a slice of it, held until the window's page, or the tail
     /// check's page after it).
     private var before: ArraySlice<UInt8>?
-    /// The page before's items, each hashed, when they are unique: what a window's page holding its last few again is
-    /// told by.
-    private var beforeItems: [UInt64] = []
-    /// The index (as in the walker's `urls`) of the page asked after a tail again (`Reading.tailAgain`), until read.
+    /// The page before's items, each hashed, when it was short and they are unique: what a window's page holding its last
+    /// few again is told by.
+    private var beforeShortItems: [UInt64] = []
+    /// The index (as in the walker's `urls`) of the page asked after a tail again (`Reading.tailAfterShort`), until read.
     private var tailCheck: Int?
     /// Whether the page before was short of its size, with no total: the window's page is asked all the same.
     private(set) var beforeWasShort = false
@@ -54,9 +53,9 @@ struct SteppedBackWindowPage {
         case repeatedShort
         /// Other items after a short page before: the upstream's cap, not the list's end.
         case cappedAfterShort
-        /// The page before's last items again, fewer of them: the end, or a filter; the page at the first position the
-        /// page before did not ask tells (`askedTailCheck`, `readTailCheck`). The page before is kept until then.
-        case tailAgain
+        /// The short page before's last items again, fewer of them: the end, or a filter; the page at the first position
+        /// the page before did not ask tells (`askedTailCheck`, `readTailCheck`). The page before is kept until then.
+        case tailAfterShort
     }
 
     /// Remembers `page`, the walk's first, one page before the window's; `short`: it is short of its size with no total;
@@ -64,14 +63,14 @@ struct SteppedBackWindowPage {
     mutating func remember(_ page: Page, short: Bool, listFirst: Bool) {
         before = page.itemCount > 0 ? PageItemsMark.itemsSpan(of: page) : nil
         (beforeWasShort, beforeIsListFirst) = (short, listFirst)
-        let hashes = before != nil && page.bodyInFile == nil ? ItemHashes(page) : nil
-        beforeItems = hashes.flatMap { $0.areUnique ? $0.values : nil } ?? []
+        let hashes = short && before != nil && page.bodyInFile == nil ? ItemHashes(page) : nil
+        beforeShortItems = hashes.flatMap { $0.areUnique ? $0.values : nil } ?? []
     }
 
     /// Reads `page`, the window's own (the walk's second); nil when nothing was remembered, or it holds no item, or
     /// other items after a full page before (the window's items), or the list's first page again (the walk's checks of a
     /// second page read it). The page before is forgotten, but for a tail again
-    /// (`tailAgain`): then the walker asks the tail check (`askedTailCheck`) or, with no room for it, `forget`s.
+    /// (`tailAfterShort`): then the walker asks the tail check (`askedTailCheck`) or, with no room for it, `forget`s.
     mutating func read(_ page: Page) -> Reading? {
         guard let remembered = before, tailCheck == nil else { return nil }
         guard page.itemCount > 0 else {
@@ -82,7 +81,7 @@ struct SteppedBackWindowPage {
         // before again (`PastEndRepeat`), so after a short page they are walked again, which cannot miss.
         let comparable = PageItemsMark(page)?.looksConstant == false
         let again = comparable && PageItemsMark.itemsSpan(of: page).elementsEqual(remembered)
-        if !again && comparable && Self.holdsTail(of: beforeItems, page) { return .tailAgain }
+        if !again && beforeWasShort && comparable && Self.holdsTail(of: beforeShortItems, page) { return .tailAfterShort }
         forget()
         switch (again, beforeWasShort) {
         case (true, _) where beforeIsListFirst: return nil
@@ -95,33 +94,22 @@ struct SteppedBackWindowPage {
 
     /// The page before and its tail check are forgotten: nothing of the window is left to compare.
     mutating func forget() {
-        (before, beforeItems, tailCheck) = (nil, [], nil)
+        (before, beforeShortItems, tailCheck) = (nil, [], nil)
     }
 
-    /// The tail check's page is asked at `index`, after `tailAgain`.
+    /// The tail check's page is asked at `index`, after `tailAfterShort`.
     mutating func askedTailCheck(at index: Int) { tailCheck = index }
 
     /// Whether the page at `index` is the tail check's (its bytes are read: a body the cache left in its file first).
     func isTailCheck(_ index: Int) -> Bool { tailCheck == index }
 
-    /// Reads `page`, the tail check's: whether the list ended at the page before (no item, or the page before again, or
-    /// its last items last); false: new items, a filter or the upstream's cap (`cappedAfterShort`). Everything is forgotten.
+    /// Reads `page`, the tail check's: whether the list ended at the page before (no item, or the page before or its tail
+    /// again); false: new items, a filter or the upstream's cap (`cappedAfterShort`). Everything is forgotten.
     mutating func readTailCheck(_ page: Page) -> Bool {
         defer { forget() }
         guard page.itemCount > 0 else { return true }
         guard let before, PageItemsMark(page)?.looksConstant == false else { return false }
-        return PageItemsMark.itemsSpan(of: page).elementsEqual(before) || Self.endsWithTail(of: beforeItems, page)
-    }
-
-    /// Whether `page`'s last items are the last of `items` (hashed, unique), as many as both hold: the tail check's page
-    /// lies past every position the page before asked, and never holds its items honestly; an upstream answering past its
-    /// end with its last page as its cap cuts it holds them after others (fold24b: `[17…20]` past `[18,19,20]` under a
-    /// cap of 4).
-    private static func endsWithTail(of items: [UInt64], _ page: Page) -> Bool {
-        guard !items.isEmpty, page.bodyInFile == nil else { return false }
-        let values = ItemHashes(page).values
-        let common = min(values.count, items.count)
-        return values.suffix(common).elementsEqual(items.suffix(common))
+        return PageItemsMark.itemsSpan(of: page).elementsEqual(before) || Self.holdsTail(of: beforeShortItems, page)
     }
 
     /// Whether `page`'s items are the last of `items` (hashed, unique), fewer of them: never an honest page after them,
