@@ -14,9 +14,9 @@
 /// its bodies left in their files (`cache.sendFromFiles`) would read each one: two pages the cache holds are compared
 /// by their bodies' checksums first, and a body is read only when they are equal.
 struct PastEndRepeat {
-    /// The items of the page before, when the scheme named it: where they lie and their bytes (a slice of that page's body,
-    /// held until the next page) when its body was in memory, and its body's checksum when the cache holds it.
-    /// Where its items lie (`PageItemsMark.Place`: their mark is worked out only when a comparison needs it).
+    /// The items of the page before, when the scheme named it: where they lie (`PageItemsMark.Place`: their mark is worked
+    /// out only when a comparison needs it), that page's body and their bytes in it (a slice, held until the next page)
+    /// when its body was in memory, and its body's checksum when the cache holds it.
     private var before: (items: PageItemsMark.Place?, body: [UInt8], span: ArraySlice<UInt8>, checksum: UInt64?)?
 
     /// Whether `isRepeat` reads the bytes of `page`, shown next with `keep`: it does when a page before is remembered

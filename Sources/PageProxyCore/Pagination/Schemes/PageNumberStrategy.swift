@@ -160,18 +160,11 @@ struct PageNumberStrategy: PaginationStrategy {
         return (asked, trusted, current, lastPage)
     }
 
-    /// Whether `page`, a walk's first page at a number past the list's first, short of the size asked, ends the list
-    /// by that size under a stated total of items: the list's short last page, or a page the upstream cut to its cap
-    /// (numbered by what it serves, so more pages follow). The next page tells (review20 H3: `?page=3` of 50 items
-    /// at 20 a page, capped to 10, answered items 21–30 as the whole list).
-    func capOrEnd(_ page: Page) -> Bool {
-        // Only a walk's first page: a later one's URL is not read (issue 13).
-        guard page.number == 1 else { return false }
-        let (asked, _) = AskedPageSize.of(page.url, parameter: options.sizeParameter, route: options.pageSize)
-        return capOrEnd(page, asked: asked, current: page.url.integerQueryValue(options.pageParameter) ?? options.firstPage)
-    }
-
-    /// `capOrEnd(_:)` of `page`, whose URL asks `asked` items and numbers it `current` (read once a page by the caller).
+    /// Whether `page`, a walk's first page at a number past the list's first (`current`), short of the size its URL asks
+    /// (`asked`), ends the list by that size under a stated total of items: the list's short last page, or a page the
+    /// upstream cut to its cap (numbered by what it serves, so more pages follow). The next page tells (review20 H3:
+    /// `?page=3` of 50 items at 20 a page, capped to 10, answered items 21–30 as the whole list). Only a walk's first
+    /// page: a later one's is not read so.
     private func capOrEnd(_ page: Page, asked: Int?, current: Int) -> Bool {
         guard page.number == 1, current > options.firstPage, let asked, page.itemCount > 0, page.itemCount < asked,
             statedPageCount(page) == nil, let total = statedItemCount(page)
