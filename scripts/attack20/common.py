@@ -8,7 +8,8 @@ import sys
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-os.makedirs("/tmp/attack20", exist_ok=True)  # scratch: configs, caches, logs (remove it when done)
+SCRATCH = os.environ.get("ATTACK_SCRATCH", "/tmp/attack20")  # scratch: configs, caches, logs (remove it when done)
+os.makedirs(SCRATCH, exist_ok=True)
 
 
 def wait_port(port, bound=15.0):
@@ -25,7 +26,7 @@ def wait_port(port, bound=15.0):
 
 def start_hostile(port):
     p = subprocess.Popen([sys.executable, os.path.join(HERE, "hostile.py"), str(port)],
-                         stdout=subprocess.DEVNULL, stderr=open("/tmp/attack20/hostile-%d.err" % port, "w"))
+                         stdout=subprocess.DEVNULL, stderr=open(os.path.join(SCRATCH, "hostile-%d.err" % port), "w"))
     assert wait_port(port), "hostile did not start"
     return p
 
