@@ -31,7 +31,10 @@ import Testing
         #expect(outcome.finished)
         let growths = outcome.note.split(separator: ",").compactMap { Int($0) }
         #expect(growths.count == 8, "\(outcome.note)")
-        #expect((growths.min() ?? Int.max) < 2 << 20, "resident memory grew by \(growths) bytes over eight batches of 20,000 cancelled sleeps")
+        // The bound is 5 MB, not 2: alone, at load ~2, the batch that grew least still grew 2.1–3.0 MB in one run of six
+        // (malloc keeping what another thread's arena freed; CI, 2026-11-28). Sleeps that keep their timers grow every
+        // batch by 9 MB or more, so the least of eight stays well past 5 MB.
+        #expect((growths.min() ?? Int.max) < 5 << 20, "resident memory grew by \(growths) bytes over eight batches of 20,000 cancelled sleeps")
     }
 
     /// The batches of `cancelledSleepsKeepNoMemory`, in its own process only; their growths go back in its note. The
