@@ -73,13 +73,17 @@ struct AggregateResponder: Sendable {
         if !memoAsked, let answer = memoized(plan) {
             return await merged.render(memoized: answer, plan: plan, began: began, record: RequestRecord(route: plan.route.name), response: response)
         }
-        if let answer = await memoizedOnDisk(plan) {
-            return await merged.render(memoized: answer, plan: plan, began: began, record: RequestRecord(route: plan.route.name), response: response)
-        }
-        if let (answer, file, separators) = await memoizedLines(plan) {
-            metrics.cacheOutcome(route: plan.route.name, outcome: CacheOutcome.hit.rawValue, count: answer.pages)
-            return await NDJSONAnswerRenderer.render(
-                memoized: answer, file: file, separators: separators, plan: plan, record: RequestRecord(route: plan.route.name), response: response)
+        // Both read the memo's answers kept in the cache directory: with none (the memo off), not called (issue 13: two
+        // async calls a request, each a hop and a frame).
+        if merged.persisted != nil {
+            if let answer = await memoizedOnDisk(plan) {
+                return await merged.render(memoized: answer, plan: plan, began: began, record: RequestRecord(route: plan.route.name), response: response)
+            }
+            if let (answer, file, separators) = await memoizedLines(plan) {
+                metrics.cacheOutcome(route: plan.route.name, outcome: CacheOutcome.hit.rawValue, count: answer.pages)
+                return await NDJSONAnswerRenderer.render(
+                    memoized: answer, file: file, separators: separators, plan: plan, record: RequestRecord(route: plan.route.name), response: response)
+            }
         }
         guard triesInMemoryAnswer, walkObserver == nil, inMemory.mayTry(request, plan: plan) else {
             return await walk(to: request, plan: plan, began: began, response: response)
