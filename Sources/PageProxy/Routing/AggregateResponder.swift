@@ -118,8 +118,9 @@ struct AggregateResponder: Sendable {
 
     /// The memo's answer to a planned request, when it has one the request may have.
     func memoized(_ plan: RequestPlan) -> MergedAnswerMemo.Answer? {
-        // An account of the walk needs a walk.
-        guard let memoKey = plan.memoKey, !plan.controls.fresh, !plan.controls.explain else { return nil }
+        // An account of the walk needs a walk. A memo with no room keeps nothing: not asked (issue 13: a clock read, a
+        // lock and the key's hash, for each walk with the memo off).
+        guard merged.memo.maxBytes > 0, let memoKey = plan.memoKey, !plan.controls.fresh, !plan.controls.explain else { return nil }
         return merged.memo.answer(for: memoKey)
     }
 

@@ -34,7 +34,7 @@ struct InMemoryAnswer: Sendable {
     /// Whether a walk of `plan` may be answered here, before any lookup.
     func mayTry(_ request: HTTPRequestHead, plan: RequestPlan) -> Bool {
         let controls = plan.controls
-        guard pages.store != nil, let strategy = plan.strategy, strategy.lookahead == 0, plan.options.firstPage != nil, plan.scanPaths != nil,
+        guard pages.store != nil, plan.strategy?.lookahead == 0, plan.options.firstPage != nil, plan.scanPaths != nil,
             !controls.explain, !plan.cachePolicy.forceRevalidate, plan.cachePolicy.ttl > .zero, controls.window == nil, controls.fields == nil,
             plan.options.pageLimit == nil, plan.options.itemLimit == nil
         else { return false }
