@@ -52,9 +52,7 @@ struct InMemoryAnswer: Sendable {
         to request: HTTPRequestHead, plan: RequestPlan, began: ContinuousClock.Instant, inMemoryUpTo maxBytes: Int? = nil,
         response: consuming Response
     ) async -> Outcome {
-        guard let strategy = plan.strategy, let firstPage = plan.options.firstPage, let scanPaths = plan.scanPaths else {
-            return .declined(response, nil)
-        }
+        guard let firstPage = plan.options.firstPage else { return .declined(response, nil) }
         let route = plan.route
         // The lookup the walk's first read would make, the same way (`RoutePageFetcher.makeCachedPage`): a GET of the
         // first page, by the plan's key (no request built for it when the plan has one).
@@ -86,6 +84,8 @@ struct InMemoryAnswer: Sendable {
             answeredPrepared.add()
             return .answered(record)
         }
+        // Not before: a repeat above needs neither (issue 13: the strategy's copy was a share of each repeat).
+        guard let strategy = plan.strategy, let scanPaths = plan.scanPaths else { return .declined(response, read) }
         // On the loop, only a page whose stored scan is for this route's paths: another route's would be scanned
         // again here, a whole body's JSON on the thread every socket waits for (review).
         guard maxBytes == nil || fetched.response.storedScan?.signature == scanPaths.signature,
