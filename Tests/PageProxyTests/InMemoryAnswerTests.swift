@@ -108,6 +108,41 @@ import Testing
         }
     }
 
+    @Test("with no memo, a repeat is sent from what the first answer of the page's stored version worked out, as the walk answers it; a page stored again is worked out again")
+    func aRepeatIsSentFromThePreparedAnswer() async throws {
+        let pair = Pair()
+        let prepared = pair.lean.responder.aggregate.inMemory.answeredPrepared
+        for (round, target) in ["/plain?mock_total=7", "/github?mock_total=4", "/slack?mock_total=0"].enumerated() {
+            // Stored by a walk (a miss); the first answer of the hit works the answer out, with no walk.
+            _ = try await pair.walked.request(target)
+            let first = try await pair.compare(target)
+            #expect(first.withNoWalk, "\(target)")
+            #expect(prepared.value == 5 * round, "\(target)")
+            let etag = try #require(first.answer.response.header("ETag"), "\(target)")
+            // Every repeat of this version, GET and HEAD, with and without preconditions: from it, the walk's answer.
+            var repeats = 0
+            for (method, headers) in [
+                (HTTPMethod.get, []), (.head, []), (.get, [("If-None-Match", etag)]), (.get, [("If-Match", "\"other\"")]), (.get, []),
+            ] as [(HTTPMethod, [(String, String)])] {
+                let (answer, withNoWalk) = try await pair.compare(target, method: method, headers: headers)
+                repeats += 1
+                #expect(withNoWalk, "\(target) \(method) \(headers)")
+                #expect(prepared.value == 5 * round + repeats, "\(target) \(method) \(headers)")
+                #expect(answer.response.status == (headers.isEmpty ? 200 : headers[0].0 == "If-Match" ? 412 : 304), "\(target) \(headers)")
+            }
+        }
+        // Stale, then revalidated by the walk: stored again (a new generation), so the next answer is worked out again.
+        pair.wall.advance(seconds: 61)
+        let target = "/plain?mock_total=7"
+        _ = try await pair.walked.request(target)
+        let count = prepared.value
+        let refreshed = try await pair.compare(target)
+        #expect(refreshed.withNoWalk)
+        #expect(prepared.value == count)
+        _ = try await pair.compare(target)
+        #expect(prepared.value == count + 1)
+    }
+
     @Test("a walk of more than one page falls back to the walk, its first page looked up once")
     func aLongerWalkFallsBack() async throws {
         let pair = Pair()

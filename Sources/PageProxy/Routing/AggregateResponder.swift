@@ -73,13 +73,17 @@ struct AggregateResponder: Sendable {
         if !memoAsked, let answer = memoized(plan) {
             return await merged.render(memoized: answer, plan: plan, began: began, record: RequestRecord(route: plan.route.name), response: response)
         }
-        if let answer = await memoizedOnDisk(plan) {
-            return await merged.render(memoized: answer, plan: plan, began: began, record: RequestRecord(route: plan.route.name), response: response)
-        }
-        if let (answer, file, separators) = await memoizedLines(plan) {
-            metrics.cacheOutcome(route: plan.route.name, outcome: CacheOutcome.hit.rawValue, count: answer.pages)
-            return await NDJSONAnswerRenderer.render(
-                memoized: answer, file: file, separators: separators, plan: plan, record: RequestRecord(route: plan.route.name), response: response)
+        // Both read the memo's answers kept in the cache directory: with none (the memo off), not called (issue 13: two
+        // async calls a request, each a hop and a frame).
+        if merged.persisted != nil {
+            if let answer = await memoizedOnDisk(plan) {
+                return await merged.render(memoized: answer, plan: plan, began: began, record: RequestRecord(route: plan.route.name), response: response)
+            }
+            if let (answer, file, separators) = await memoizedLines(plan) {
+                metrics.cacheOutcome(route: plan.route.name, outcome: CacheOutcome.hit.rawValue, count: answer.pages)
+                return await NDJSONAnswerRenderer.render(
+                    memoized: answer, file: file, separators: separators, plan: plan, record: RequestRecord(route: plan.route.name), response: response)
+            }
         }
         guard triesInMemoryAnswer, walkObserver == nil, inMemory.mayTry(request, plan: plan) else {
             return await walk(to: request, plan: plan, began: began, response: response)
@@ -114,8 +118,9 @@ struct AggregateResponder: Sendable {
 
     /// The memo's answer to a planned request, when it has one the request may have.
     func memoized(_ plan: RequestPlan) -> MergedAnswerMemo.Answer? {
-        // An account of the walk needs a walk.
-        guard let memoKey = plan.memoKey, !plan.controls.fresh, !plan.controls.explain else { return nil }
+        // An account of the walk needs a walk. A memo with no room keeps nothing: not asked (issue 13: a clock read, a
+        // lock and the key's hash, for each walk with the memo off).
+        guard merged.memo.maxBytes > 0, let memoKey = plan.memoKey, !plan.controls.fresh, !plan.controls.explain else { return nil }
         return merged.memo.answer(for: memoKey)
     }
 

@@ -11,12 +11,18 @@ import Synchronization
 /// `_fields`, no cap, no `_explain` or `_fresh`, and for NDJSON a plain GET (a HEAD or `TE: trailers` is streamed).
 /// Anything else, or a page that is not a fresh hit, not the last, or not held uncopied, declines with nothing sent
 /// or counted, handing the walk the page's lookup (`FirstPageRead`) so the cache sees one lookup, as without it.
+///
+/// A merged answer the memo does not keep (the memo off, or a plan with no memo key) is worked out once for the page's
+/// stored version and kept with the plan (`PreparedOnePageAnswer`): a repeat whose lookup finds the same version is
+/// sent from it, with no page made and no tag or fields built again (issue 13, twenty-fifth pass).
 struct InMemoryAnswer: Sendable {
     let pages: CachingPageSource
     let metrics: Metrics
     let merged: MergedAnswerRenderer
     /// How many requests it answered (tests: the answer came from here, not from a walk).
     let answered = AnsweredCount()
+    /// How many of them from what an earlier answer worked out for the same version of the page (`PreparedOnePageAnswer`).
+    let answeredPrepared = AnsweredCount()
 
     /// How a try ended.
     enum Outcome: ~Copyable {
@@ -28,7 +34,7 @@ struct InMemoryAnswer: Sendable {
     /// Whether a walk of `plan` may be answered here, before any lookup.
     func mayTry(_ request: HTTPRequestHead, plan: RequestPlan) -> Bool {
         let controls = plan.controls
-        guard pages.store != nil, let strategy = plan.strategy, strategy.lookahead == 0, plan.options.firstPage != nil, plan.scanPaths != nil,
+        guard pages.store != nil, plan.strategy?.lookahead == 0, plan.options.firstPage != nil, plan.scanPaths != nil,
             !controls.explain, !plan.cachePolicy.forceRevalidate, plan.cachePolicy.ttl > .zero, controls.window == nil, controls.fields == nil,
             plan.options.pageLimit == nil, plan.options.itemLimit == nil
         else { return false }
@@ -46,29 +52,43 @@ struct InMemoryAnswer: Sendable {
         to request: HTTPRequestHead, plan: RequestPlan, began: ContinuousClock.Instant, inMemoryUpTo maxBytes: Int? = nil,
         response: consuming Response
     ) async -> Outcome {
-        guard let strategy = plan.strategy, let firstPage = plan.options.firstPage, let scanPaths = plan.scanPaths else {
-            return .declined(response, nil)
-        }
+        guard let firstPage = plan.options.firstPage else { return .declined(response, nil) }
         let route = plan.route
-        // The lookup the walk's first read would make, the same way (`RoutePageFetcher.makeCachedPage`).
-        let upstreamRequest = UpstreamRequest(url: firstPage, headers: plan.upstreamHeaders, caFile: route.caFile)
+        // The lookup the walk's first read would make, the same way (`RoutePageFetcher.makeCachedPage`): a GET of the
+        // first page, by the plan's key (no request built for it when the plan has one).
+        func upstreamRequest() -> UpstreamRequest { UpstreamRequest(url: firstPage, headers: plan.upstreamHeaders, caFile: route.caFile) }
+        let key = plan.firstPageKey ?? CacheKey(upstreamRequest())
         let read =
             if let maxBytes {
                 FirstPageRead(countsFileReads: false) { _ in
-                    pages.freshHitInMemory(upstreamRequest, key: plan.firstPageKey, policy: plan.cachePolicy).flatMap {
+                    pages.freshHitInMemory(upstreamRequest(), key: key, policy: plan.cachePolicy).flatMap {
                         $0.response.body.count <= maxBytes ? $0 : nil
                     }
                 }
             } else {
                 FirstPageRead(countsFileReads: pages.store != nil) { tally in
-                    pages.freshHit(upstreamRequest, key: plan.firstPageKey, policy: plan.cachePolicy, tally: tally)
+                    pages.freshHit(key: key, policy: plan.cachePolicy, tally: tally)
                 }
             }
         let (fetched, started) = (read.fetched, read.started)
+        guard let fetched, let stored = fetched.stored else { return .declined(response, read) }
+        // A repeat of an answer worked out for this very version of the page: sent from what was worked out then.
+        if plan.controls.format == .json, let prepared = plan.preparedOnePage, prepared.stamp == stored.stamp,
+            let parts = prepared.parts(of: fetched.response, allowance: merged.spool.memoryBytes)
+        {
+            let record = await merged.render(
+                prepared: prepared, parts: parts, stored: stored, clock: pages.clock, plan: plan, began: began, cacheTime: .now - started,
+                record: RequestRecord(route: route.name), response: response)
+            metrics.cacheOutcome(route: route.name, outcome: CacheOutcome.hit.rawValue)
+            self.answered.add()
+            answeredPrepared.add()
+            return .answered(record)
+        }
+        // Not before: a repeat above needs neither (issue 13: the strategy's copy was a share of each repeat).
+        guard let strategy = plan.strategy, let scanPaths = plan.scanPaths else { return .declined(response, read) }
         // On the loop, only a page whose stored scan is for this route's paths: another route's would be scanned
         // again here, a whole body's JSON on the thread every socket waits for (review).
-        guard let fetched, let stored = fetched.stored,
-            maxBytes == nil || fetched.response.storedScan?.signature == scanPaths.signature,
+        guard maxBytes == nil || fetched.response.storedScan?.signature == scanPaths.signature,
             let page = try? PageWalker.page(from: fetched.response, url: firstPage, number: 1, paths: scanPaths),
             Self.isLast(page, strategy: strategy, options: plan.options)
         else { return .declined(response, read) }

@@ -195,8 +195,48 @@ struct MergedAnswerRenderer: Sendable {
             extraHeaders: extraHeaders, pages: 1, items: page.itemCount, truncated: false, etag: etag.finalize(), cache: Self.onePageHit,
             stale: false, freshness: freshness, freshUntil: stored.freshUntil, began: clock.wallNow(),
             serverTiming: ServerTimingField.value(upstream: .zero, cache: cacheTime, total: .now - began))
+        // An answer the memo will not keep is worked out once for this version of the page: its repeats are
+        // `render(prepared:…)`'s (issue 13, twenty-fifth pass). `hold` has found the items one run of the body.
+        if memo.maxBytes == 0 || plan.memoKey == nil, let run = page.itemCount == 0 ? 0..<0 : page.commaSeparatedItems {
+            var opening = MergedJSONBody()
+            plan.keepPreparedOnePage(
+                PreparedOnePageAnswer(
+                    stamp: stored.stamp, run: run, prefix: opening.prefix(for: page), closing: closing, items: page.itemCount,
+                    etag: finished.etag,
+                    fields: MergedAnswerHeaders.make(
+                        extra: extraHeaders, pages: 1, items: page.itemCount, truncated: false, cache: Self.onePageHit, stale: false,
+                        etag: finished.etag)))
+        }
         return .answered(
             await send(finished, stamps: [stored.stamp], held: held, closing: closing, spooled: nil, plan: plan, record: record, response: response))
+    }
+
+    /// The answer `render(onePage:…)` gives, from what it worked out for the same stored version of the page
+    /// (`PreparedOnePageAnswer`): the same bytes, fields, tag and counts, with only the per-request fields made.
+    /// - Parameters:
+    ///   - parts: `prepared.parts(of:allowance:)` of the page as this request's lookup found it, at `stored`.
+    ///   - clock: the page cache's (the answer's `Cache-Control` is measured on it).
+    ///   - cacheTime: how long the page's lookup took (`Server-Timing`).
+    func render(
+        prepared: PreparedOnePageAnswer, parts: [ResponseBodyPart], stored: CachingPageSource.StoredVersion, clock: PageProxyClock,
+        plan: RequestPlan, began: ContinuousClock.Instant, cacheTime: Duration, record: RequestRecord, response: consuming Response
+    ) async -> RequestRecord {
+        var record = record
+        (record.pages, record.items, record.cache) = (1, prepared.items, Self.onePageHit)
+        // As `send` makes them: the answer's fields, then the freshness and the timing.
+        var headers = prepared.fields
+        headers.reserveCapacity(headers.count + MergedAnswerHeaders.roomAfter)
+        var freshness = AnswerFreshness(clock: clock)
+        freshness.record(freshUntil: stored.freshUntil, isPrivate: stored.isPrivate)
+        freshness.addHeaders(to: &headers, isPrivate: plan.isPrivate, vary: plan.vary)
+        headers.set("Server-Timing", ServerTimingField.value(upstream: .zero, cache: cacheTime, total: .now - began))
+        let precondition = ClientPreconditions.evaluate(plan.request.headers, etag: prepared.etag)
+        if precondition != .proceed {
+            let length = parts.reduce(0) { $0 + $1.count }
+            return await ClientPreconditions.answer(precondition, fields: { Self.notModified(headers, length: length) }, record: record, response: response)
+        }
+        await response.send(.ok, headers: consume headers, parts: parts)
+        return record
     }
 
     /// The `PageProxy-Cache` summary of an answer of one page, a hit.

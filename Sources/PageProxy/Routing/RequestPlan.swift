@@ -174,6 +174,15 @@ struct RequestPlan {
         decided.walksInMemoryToSkip.store(Self.skipsAfterDecline, ordering: .relaxed)
     }
 
+    /// The merged answer of this plan's one page as last worked out (`InMemoryAnswer`), for the stored version it names;
+    /// nil before.
+    var preparedOnePage: PreparedOnePageAnswer? { decided.preparedOnePage.withLock { $0 } }
+
+    /// Keeps `prepared` for this plan's later requests, in place of the one before (a plan's page has one version at a time).
+    func keepPreparedOnePage(_ prepared: PreparedOnePageAnswer) {
+        decided.preparedOnePage.withLock { $0 = prepared }
+    }
+
     /// How many requests of a plan skip the walk on the socket loop after one declined.
     static let skipsAfterDecline = 32
 
@@ -247,6 +256,9 @@ struct RequestPlan {
         let strategy: (any PaginationStrategy)?
         /// How many more requests go to the pool without trying a walk on the socket loop (`triesWalkInMemory`).
         let walksInMemoryToSkip = Atomic(0)
+        /// `RequestPlan.preparedOnePage`: a few hundred bytes (fields and a tag), no byte of the page; bounded with the
+        /// plans (`RequestPlanCache`).
+        let preparedOnePage = Mutex<PreparedOnePageAnswer?>(nil)
 
         /// - Throws: `ProxyControls.Invalid`, `PaginationQueryCheck.Refused`, `QueryMembers.Invalid` or
         ///   `UpstreamHeaders.Refused`, all `HTTPResponseError`s (400).
