@@ -1,0 +1,94 @@
+import PageProxyCore
+
+/// A connection's requests answered from memory on the socket loop's thread the moment they arrive, while the
+/// connection's task waits between requests (issue 13: nginx's way). The loop reads the request, parses it, asks
+/// `HTTPResponder.respondFromMemoryNow` and writes the answer, with no task resumed, no executor hop and no async frame;
+/// the task goes on waiting, its idle deadline renewed. Anything else wakes the task with what arrived, and it goes on
+/// as if it had read it itself: a request not answered so (`Connection.Handoff.request`), part of one, bytes that fail
+/// to parse (the task parses them again and refuses them), an answer the client could not take whole at once
+/// (`.unfinished`: the task writes the rest), the end of stream, or more than `Connection.answersBetweenYields`
+/// pipelined requests at once (the loop's other sockets get their turn).
+///
+/// The same bytes, counts and log lines as the task's answers: `respondFromMemoryNow` answers as `respondFromMemory`
+/// does (one preparation, `Response.sendNow`), and the connection's own `begin` and `recordAnswer` frame both.
+final class AnswerOnArrival: ReadInterceptor {
+    private let connection: Connection
+    private let session: Connection.Session
+    private let watch: DisconnectWatch
+
+    init(connection: Connection, session: Connection.Session, watch: DisconnectWatch) {
+        self.connection = connection
+        self.session = session
+        self.watch = watch
+    }
+
+    /// Waits for the next request until `deadline`, answering on the loop's thread what it can. True once the task
+    /// is woken (what arrived is in the session: a handoff, bytes, or nothing, and then the socket is read); false, at
+    /// once, when the socket must be read first (`AsyncSocket.waitUntilReadable`); nil when the connection should end
+    /// (the idle deadline passed, the socket closed, the task was cancelled).
+    nonisolated(nonsending) func wait(until deadline: ContinuousClock.Instant) async -> Bool? {
+        do {
+            return try await connection.socket.waitUntilReadable(deadline: deadline, interceptor: self)
+        } catch {
+            return nil
+        }
+    }
+
+    /// On the loop's thread, the task suspended (see `Connection.Session` for why only one of them uses the session).
+    func readable() -> SocketReadiness.Interception {
+        let count: Int
+        switch connection.socket.readNow(into: &session.buffer) {
+        case .success(nil): return .keepWaiting(deadline: session.idleDeadline)
+        case .success(let read?) where read > 0: count = read
+        // The end of stream, or an error: the task's own read finds it again.
+        default: return .wake
+        }
+        for _ in 0..<Connection.answersBetweenYields {
+            let request: HTTPRequestHead
+            do {
+                guard case .request(let head) = try session.parser.parse(&session.buffer) else { return .wake }
+                request = head
+            } catch {
+                return .wake
+            }
+            guard answer(request) else { return .wake }
+            // A read that filled its buffer may have left bytes in the socket, which no new edge announces.
+            if session.buffer.isEmpty { return count < AsyncSocket.readBytes ? .keepWaiting(deadline: session.idleDeadline) : .wake }
+        }
+        return .wake
+    }
+
+    /// Answers `request` from memory if the responder can now; false when the task must take over (the session's
+    /// handoff says with what).
+    private func answer(_ request: HTTPRequestHead) -> Bool {
+        let writer = connection.begin(request)
+        let started = ContinuousClock.now
+        var response: Response? = Response(writer: writer, watch: watch)
+        let declined: Bool
+        switch connection.responder.respondFromMemoryNow(to: request, response: &response) {
+        case .answered(let record):
+            let answer = Connection.Unfinished(request: request, writer: writer, record: record, started: started)
+            // `Connection.end`'s waits have nothing to do for it otherwise: no write is left, the shutdown has not cut
+            // it, and the watch is not armed (an answer from memory never arms it).
+            guard !writer.hasUnsent, !writer.isCutByShutdown else {
+                session.handoff = .unfinished(answer)
+                return false
+            }
+            guard case .kept = connection.recordAnswer(answer, session, fromMemory: true) else {
+                session.handoff = .end
+                return false
+            }
+            return true
+        case .notInMemory: declined = true
+        case .later: declined = false
+        }
+        guard response != nil else {
+            // The responder took the response without answering: its bug; the client sees a cut (as in `Connection.answer`).
+            writer.abort("responder_left_unanswered")
+            session.handoff = .end
+            return false
+        }
+        session.handoff = .request(request, declined: declined)
+        return false
+    }
+}
