@@ -9,6 +9,10 @@ import PageProxyCore
 /// (`.unfinished`: the task writes the rest), the end of stream, or more than `Connection.answersBetweenYields`
 /// pipelined requests at once (the loop's other sockets get their turn).
 ///
+/// An edge that came while nobody waited (the task had read the bytes it announced without waiting for it) is taken
+/// once by the task itself, on its own thread, when it begins to wait (`SocketReadiness.wait`): else each wait after
+/// such a read ended at once and the task answered every request, each read leaving the next stale edge.
+///
 /// The same bytes, counts and log lines as the task's answers: `respondFromMemoryNow` answers as `respondFromMemory`
 /// does (one preparation, `Response.sendNow`), and the connection's own `begin` and `recordAnswer` frame both.
 final class AnswerOnArrival: ReadInterceptor {
