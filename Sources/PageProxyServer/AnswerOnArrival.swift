@@ -65,12 +65,21 @@ final class AnswerOnArrival: ReadInterceptor {
     /// Answers `request` from memory if the responder can now; false when the task must take over (the session's
     /// handoff says with what).
     private func answer(_ request: HTTPRequestHead) -> Bool {
-        let writer = connection.begin(request)
         let started = ContinuousClock.now
-        var response: Response? = Response(writer: writer, watch: watch)
-        let declined: Bool
-        switch connection.responder.respondFromMemoryNow(to: request, response: &response) {
+        // Made only for an answer: a request declined costs no writer, and its connection is not marked busy twice.
+        var writer: ResponseWriter?
+        let outcome = connection.responder.respondFromMemoryNow(to: request) {
+            let made = connection.begin(request)
+            writer = made
+            return Response(writer: made, watch: watch)
+        }
+        switch outcome {
         case .answered(let record):
+            guard let writer else {
+                // Answered with no response made: the responder's bug; nothing was sent, so the task answers it.
+                session.handoff = .request(request, declined: false)
+                return false
+            }
             let answer = Connection.Unfinished(request: request, writer: writer, record: record, started: started)
             // `Connection.end`'s waits have nothing to do for it otherwise: no write is left, the shutdown has not cut
             // it, and the watch is not armed (an answer from memory never arms it).
@@ -83,16 +92,23 @@ final class AnswerOnArrival: ReadInterceptor {
                 return false
             }
             return true
-        case .notInMemory: declined = true
-        case .later: declined = false
-        }
-        guard response != nil else {
-            // The responder took the response without answering: its bug; the client sees a cut (as in `Connection.answer`).
-            writer.abort("responder_left_unanswered")
-            session.handoff = .end
+        case .notInMemory, .later:
+            if let writer {
+                // The responder made the response and did not answer: its bug; the client sees a cut (as in
+                // `Connection.answer`).
+                writer.abort("responder_left_unanswered")
+                session.handoff = .end
+                return false
+            }
+            session.handoff = .request(request, declined: outcome.isFinal)
             return false
         }
-        session.handoff = .request(request, declined: declined)
-        return false
+    }
+}
+
+extension MemoryAnswerNow {
+    /// `.notInMemory`: `respondFromMemory` is not asked after it.
+    fileprivate var isFinal: Bool {
+        if case .notInMemory = self { true } else { false }
     }
 }

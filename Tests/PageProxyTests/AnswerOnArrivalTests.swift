@@ -20,12 +20,11 @@ import Testing
         static let bigBytes = 1 << 20
         static let big = (0..<bigBytes).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ $0 >> 8) }
 
-        func respondFromMemoryNow(to request: HTTPRequestHead, response: inout Response?) -> MemoryAnswerNow {
+        func respondFromMemoryNow(to request: HTTPRequestHead, response: () -> Response) -> MemoryAnswerNow {
             if request.path.hasPrefix("/later") { return .later }
             guard request.path.hasPrefix("/now") || request.path == "/big" else { return .notInMemory }
-            guard let response = response.take() else { return .later }
             nowCount.withLock { $0 += 1 }
-            response.sendNow(.ok, body: request.path == "/big" ? Self.big : Array("now \(request.target)".utf8))
+            response().sendNow(.ok, body: request.path == "/big" ? Self.big : Array("now \(request.target)".utf8))
             return .answered(RequestRecord())
         }
 
