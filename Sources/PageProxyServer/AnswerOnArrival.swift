@@ -27,8 +27,8 @@ final class AnswerOnArrival: ReadInterceptor {
     }
 
     /// Waits for the next request until `deadline`, answering on the loop's thread what it can. True once the task
-    /// is woken (what arrived is in the session: a handoff, bytes, or nothing, and then the socket is read); false, at
-    /// once, when the socket must be read first (`AsyncSocket.waitUntilReadable`); nil when the connection should end
+    /// is woken (what arrived is in the session: a handoff, bytes, or nothing, and then the socket is read); false when
+    /// the socket must be read first, at once or after an edge this did not take (`AsyncSocket.waitUntilReadable`); nil when the connection should end
     /// (the idle deadline passed, the socket closed, the task was cancelled).
     nonisolated(nonsending) func wait(until deadline: ContinuousClock.Instant) async -> Bool? {
         do {

@@ -77,12 +77,16 @@ import Testing
         try await Self.withServer { server, responder in
             let client = try await RawHTTPClient.connect(port: server.port)
             _ = try await client.request("/now?i=first")
-            // Ten in one write: one read on the loop takes them all.
+            // Ten in one write. One read on the loop nearly always takes them all (then 8 are answered on arrival and
+            // the task answers the last 2), but how the kernel splits them is not asserted: the answers come in order,
+            // those given on arrival first, the rest by the task.
             try await client.send((0..<10).map { RawHTTPClient.requestText("/now?i=\($0)") }.joined())
             var answers: [String] = []
             for _ in 0..<10 { answers.append(try await client.readResponse().text) }
-            let byArrival = (0..<8).map { "now /now?i=\($0)" }
-            #expect(answers == byArrival + ["task /now?i=8", "task /now?i=9"])
+            let onArrival = answers.prefix { $0.hasPrefix("now ") }.count
+            #expect(onArrival <= Connection.answersBetweenYields)
+            let expected = (0..<10).map { "\($0 < onArrival ? "now" : "task") /now?i=\($0)" }
+            #expect(answers == expected)
             // And the connection goes on: answered on arrival again once the task waits between requests.
             #expect(try await client.request("/now?i=last").text == "now /now?i=last")
             #expect(responder.respondCount.withLock { $0 } == 0)

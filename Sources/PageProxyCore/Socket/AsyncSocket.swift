@@ -51,7 +51,7 @@ package final class AsyncSocket: Sendable {
         let connection = AsyncSocket(socket: socket)
         if isConnected { return connection }
         switch await connection.readiness.wait(for: .write, deadline: deadline) {
-        case .ready:
+        case .ready, .woken:
             if let error = socket.connectResult() {
                 connection.close()
                 throw error
@@ -97,17 +97,27 @@ package final class AsyncSocket: Sendable {
         return result
     }
 
+    /// Whether a readable edge came while nobody waited and no wait has taken it yet (for tests).
+    package var readEdgeRemembered: Bool { readiness.readEdgeRemembered }
+
     /// Waits, as `read` would before its system call, until the socket is readable, with `interceptor` taking each
     /// readable edge on the loop's thread meanwhile (it reads with `readNow`, and keeps the task waiting or wakes it;
-    /// issue 13). Returns false at once, having waited for nothing, when the next `read` must try its system call first
-    /// (the last read did not empty the socket, the peer hung up, or an edge came while nobody waited): the caller reads.
+    /// issue 13). Returns true once the interceptor woke the task; false when the next `read` must try its system call
+    /// first: at once, having waited for nothing (the last read did not empty the socket, or the peer hung up), or after
+    /// an edge the interceptor did not take. The caller then reads.
     package nonisolated(nonsending) func waitUntilReadable(
         deadline: ContinuousClock.Instant?, interceptor: any ReadInterceptor
     ) async throws(SocketError) -> Bool {
         // From here on a `read` tries its system call first, unless the interceptor's own reads empty the socket.
         guard lastReadDrained.exchange(false, ordering: .relaxed), !readiness.peerHungUp else { return false }
         switch await readiness.wait(for: .read, deadline: deadline, interceptor: interceptor) {
-        case .ready: return true
+        case .woken: return true
+        // An edge the interceptor did not take (it came while the interceptor ran on this thread, or it is a hang-up):
+        // what it announced may be unread, and no new edge will say so, so the next read tries its system call first
+        // even if the interceptor's own read emptied the socket before it.
+        case .ready:
+            lastReadDrained.store(false, ordering: .relaxed)
+            return false
         case .timedOut: throw .timedOut
         case .cancelled: throw .cancelled
         }
@@ -342,7 +352,7 @@ package final class AsyncSocket: Sendable {
         _ direction: SocketReadiness.Direction, deadline: ContinuousClock.Instant?
     ) async throws(SocketError) {
         switch await readiness.wait(for: direction, deadline: deadline) {
-        case .ready: return
+        case .ready, .woken: return
         case .timedOut: throw .timedOut
         case .cancelled: throw .cancelled
         }

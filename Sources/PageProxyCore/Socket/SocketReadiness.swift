@@ -17,13 +17,16 @@ package final class SocketReadiness: Sendable {
     package enum Interception: Sendable {
         /// The task goes on waiting, until this deadline (nil: none).
         case keepWaiting(deadline: ContinuousClock.Instant?)
-        /// The task wakes (`.ready`): what arrived is its to handle.
+        /// The task wakes (`.woken`): what arrived is its to handle.
         case wake
     }
 
     /// Why a wait ended.
     package enum Outcome: Sendable, Equatable {
+        /// An edge came that no interceptor took: the caller reads (what it announced may be unread).
         case ready
+        /// The wait's interceptor took the edge and woke the task (`Interception.wake`): what arrived is the task's.
+        case woken
         case timedOut
         case cancelled
     }
@@ -47,8 +50,8 @@ package final class SocketReadiness: Sendable {
         var interceptor: (any ReadInterceptor)?
         /// The waiter is out of the slot while its interceptor runs on the loop's thread: nobody else may resume it.
         var intercepting = false
-        /// The waiting task was cancelled while its interceptor ran: it wakes `.cancelled` once that returns.
-        var cancelledWhileIntercepting = false
+        /// How the wait ended while its interceptor ran (the task was cancelled): it wakes so once that returns.
+        var endedWhileIntercepting: Outcome?
 
         /// Takes the waiter, or remembers the edge when there is none.
         mutating func takeWaiterOrRemember() -> UnsafeContinuation<Outcome, Never>? {
@@ -116,12 +119,18 @@ package final class SocketReadiness: Sendable {
     /// is remembered, so a task that took that event sees it.
     package var peerHungUp: Bool { hungUp.load(ordering: .relaxed) }
 
+    /// Whether a readable edge came while nobody waited, and no wait has taken it yet (for tests: an interceptor's race).
+    package var readEdgeRemembered: Bool { state.withLock { $0.read.isReady } }
+
     /// Waits until the descriptor is ready in `direction`, the deadline passes, the socket closes, or the task is
     /// cancelled. At most one task waits per direction.
     ///
     /// - Parameter interceptor: for a read wait, what takes each readable edge on the loop's thread while the task still
     ///   waits (issue 13: a memo hit answered as its request arrives, with no task run); it keeps the task waiting or
-    ///   wakes it. Not for a wait that an edge remembered from before ends at once: the caller then reads.
+    ///   wakes it (`.woken`). A `.ready` is an edge no interceptor took, and the caller must read: one that came while
+    ///   the interceptor ran on the task's own thread (below) may announce bytes it did not read, and under
+    ///   edge-triggering no later edge announces them again (review25's HIGH: a request left unread until the idle
+    ///   timeout).
     package nonisolated(nonsending) func wait(
         for direction: Direction, deadline: ContinuousClock.Instant?, interceptor: (any ReadInterceptor)? = nil
     ) async -> Outcome {
@@ -145,7 +154,7 @@ package final class SocketReadiness: Sendable {
             // that did not wait ended at once, and the task answered every request itself).
             guard start.outcome == .ready, direction == .read, let interceptor, !interceptedHere else { break }
             interceptedHere = true
-            guard case .keepWaiting(let next) = interceptor.readable() else { return .ready }
+            guard case .keepWaiting(let next) = interceptor.readable() else { return .woken }
             deadline = next.map(LoopClock.nanoseconds(at:))
         }
         if let outcome = start.outcome { return outcome }
@@ -163,7 +172,7 @@ package final class SocketReadiness: Sendable {
                     state[direction].waiter = continuation
                     state[direction].deadline = deadline
                     state[direction].interceptor = direction == .read ? interceptor : nil
-                    state[direction].cancelledWhileIntercepting = false
+                    state[direction].endedWhileIntercepting = nil
                     if let deadline { scheduleDeadline(direction, deadline, &state) }
                     return nil
                 }
@@ -222,7 +231,7 @@ package final class SocketReadiness: Sendable {
     }
 
     /// Runs `interceptor` for the read waiter taken out of its slot, then puts the waiter back (its wait goes on) or
-    /// resumes it: `.ready` when the interceptor wakes it, `.cancelled` when its task was cancelled or the socket closed
+    /// resumes it: `.woken` when the interceptor wakes it, `.cancelled` when its task was cancelled or the socket closed
     /// meanwhile (neither could resume it while it was out of the slot). On the loop's thread, as are the slot's
     /// other edges and deadlines: none of them can come while it runs.
     private func intercept(_ reader: UnsafeContinuation<Outcome, Never>, _ interceptor: any ReadInterceptor) {
@@ -231,14 +240,15 @@ package final class SocketReadiness: Sendable {
         let decision = interceptor.readable()
         let outcome = state.withLock { state -> Outcome? in
             state.read.intercepting = false
-            if state.isClosed || state.read.cancelledWhileIntercepting {
-                state.read.cancelledWhileIntercepting = false
+            let ended = state.isClosed ? .cancelled : state.read.endedWhileIntercepting
+            if let ended {
+                state.read.endedWhileIntercepting = nil
                 state.read.interceptor = nil
-                return .cancelled
+                return ended
             }
             guard case .keepWaiting(let deadline) = decision else {
                 state.read.interceptor = nil
-                return .ready
+                return .woken
             }
             let nanoseconds = deadline.map(LoopClock.nanoseconds(at:))
             // Parked again: whoever resumes it next orders the interceptor's writes before the task's reads.
@@ -278,7 +288,7 @@ package final class SocketReadiness: Sendable {
         let waiter = state.withLock { state -> UnsafeContinuation<Outcome, Never>? in
             guard state[direction].generation == generation, !state.isClosed else { return nil }
             // Out of the slot while its interceptor runs: `intercept` resumes it with `.cancelled` after.
-            if state[direction].intercepting { state[direction].cancelledWhileIntercepting = true }
+            if state[direction].intercepting { state[direction].endedWhileIntercepting = outcome }
             return state[direction].takeWaiter()
         }
         resume(waiter, returning: outcome)
