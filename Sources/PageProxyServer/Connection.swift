@@ -30,15 +30,56 @@ package struct Connection: Sendable {
     }
 
     /// The request loop's state from one request to the next.
-    private struct Session {
+    ///
+    /// `@unchecked Sendable`, safe because one party at a time uses it: the connection's task, except while that task
+    /// is suspended in an intercepted wait for reading (`AsyncSocket.waitUntilReadable(deadline:interceptor:)`), when
+    /// only the `AnswerOnArrival` of the same connection uses it, on the loop's thread. `SocketReadiness` takes the
+    /// waiting task's continuation out of its slot under its lock before it calls the interceptor and puts it back (or
+    /// resumes it) under the same lock after: the task cannot run while the interceptor does, and the lock (then the
+    /// continuation's resumption) orders each party's accesses before the other's.
+    final class Session: @unchecked Sendable {
         var buffer: [UInt8] = []
         var parser: HTTPRequestParser
         var requestStarted: ContinuousClock.Instant?
         var idleDeadline: ContinuousClock.Instant
+        /// What the interceptor left for the task when it woke it.
+        var handoff: Handoff?
+
+        init(parser: HTTPRequestParser, idleDeadline: ContinuousClock.Instant) {
+            self.parser = parser
+            self.idleDeadline = idleDeadline
+        }
+    }
+
+    /// What `AnswerOnArrival` leaves for the connection's task when it wakes it, beyond bytes in the buffer.
+    enum Handoff {
+        /// A request it parsed and did not answer: `respondFromMemoryNow` said `.later` (`declined: false`) or
+        /// `.notInMemory` (`declined: true`: `respond` answers it).
+        case request(HTTPRequestHead, declined: Bool)
+        /// An answer sent in part (the client could not take it all at once) or cut by the shutdown: the task writes
+        /// the rest and ends it as any answer.
+        case unfinished(Unfinished)
+        /// The connection closes.
+        case end
+    }
+
+    /// An answer begun on the loop's thread, for the task to end.
+    struct Unfinished {
+        let request: HTTPRequestHead
+        let writer: ResponseWriter
+        let record: RequestRecord
+        let started: ContinuousClock.Instant
+    }
+
+    /// What the task reads next.
+    private enum Next {
+        case request(HTTPRequestHead, declined: Bool)
+        case unfinished(Unfinished)
+        case end
     }
 
     /// How one request went.
-    private enum Answered {
+    enum Answered {
         /// Answered, and the connection waits for the next request; `fromMemory` when `respondFromMemory` answered.
         case kept(fromMemory: Bool)
         case closing
@@ -58,7 +99,9 @@ package struct Connection: Sendable {
     private func serve(watch: DisconnectWatch) async {
         // A new connection gets the header timeout for its first byte, not the idle timeout: a client that
         // connects and says nothing must not hold a connection slot for a keep-alive period.
-        var session = Session(parser: HTTPRequestParser(limits: limits.http), idleDeadline: .now + limits.headerTimeout)
+        let session = Session(parser: HTTPRequestParser(limits: limits.http), idleDeadline: .now + limits.headerTimeout)
+        // Memo hits answered on the loop's thread as they arrive, while this task waits between requests.
+        let onArrival = responder.answersOnSocketLoop ? AnswerOnArrival(connection: self, session: session, watch: watch) : nil
         var onLoop = responder.answersOnSocketLoop
         var pending: HTTPRequestHead?
         var answeredOnPool = 0
@@ -68,8 +111,17 @@ package struct Connection: Sendable {
                 let exit = await withTaskExecutorPreference(EpollLoop.shared) { () async -> LoopExit in
                     var answered = 0
                     while true {
-                        guard let request = await nextRequest(&session) else { return .closing }
-                        switch await answer(request, &session, watch: watch, fromMemory: .only) {
+                        let outcome: Answered
+                        switch await nextRequest(session, onArrival: onArrival) {
+                        case .end: return .closing
+                        case .request(let request, declined: true): return .needsPool(request)
+                        case .request(let request, declined: false):
+                            outcome = await answer(request, session, watch: watch, fromMemory: .only)
+                            if case .notFromMemory = outcome { return .needsPool(request) }
+                        case .unfinished(let unfinished):
+                            outcome = await end(unfinished, session, watch: watch, fromMemory: true)
+                        }
+                        switch outcome {
                         case .kept:
                             // Requests already read (pipelined), or reads that keep finding bytes, are answered
                             // without the task ever suspending: one client would hold the loop's thread and every
@@ -77,8 +129,7 @@ package struct Connection: Sendable {
                             answered += 1
                             if !session.buffer.isEmpty || answered % Self.answersBetweenYields == 0 { await Task.yield() }
                             continue
-                        case .closing: return .closing
-                        case .notFromMemory: return .needsPool(request)
+                        case .closing, .notFromMemory: return .closing
                         }
                     }
                 }
@@ -86,16 +137,21 @@ package struct Connection: Sendable {
                 pending = request
             }
             // On the pool (the preference has ended): a walk, a fetch, anything that may take long.
-            let request: HTTPRequestHead
-            let memoryUse: MemoryUse
+            let outcome: Answered
             if let waiting = pending {
                 // `respondFromMemory` has said no to it already.
-                (request, memoryUse, pending) = (waiting, .never, nil)
+                pending = nil
+                outcome = await answer(waiting, session, watch: watch, fromMemory: .never)
             } else {
-                guard let next = await nextRequest(&session) else { return }
-                (request, memoryUse) = (next, responder.answersOnSocketLoop ? .first : .never)
+                switch await nextRequest(session, onArrival: onArrival) {
+                case .end: return
+                case .request(let request, let declined):
+                    outcome = await answer(request, session, watch: watch, fromMemory: declined || !responder.answersOnSocketLoop ? .never : .first)
+                case .unfinished(let unfinished):
+                    outcome = await end(unfinished, session, watch: watch, fromMemory: true)
+                }
             }
-            switch await answer(request, &session, watch: watch, fromMemory: memoryUse) {
+            switch outcome {
             case .kept(let fromMemory):
                 // Back to the loop once a request is answered from memory again (one hop), not after each walk.
                 onLoop = fromMemory
@@ -122,39 +178,48 @@ package struct Connection: Sendable {
 
     /// The next request's head, reading as needed; nil when the connection should end (after a refusal, a timeout,
     /// the end of stream).
-    private nonisolated(nonsending) func nextRequest(_ session: inout Session) async -> HTTPRequestHead? {
+    private nonisolated(nonsending) func nextRequest(_ session: Session, onArrival: AnswerOnArrival?) async -> Next {
         while true {
+            switch session.handoff.take() {
+            case .request(let head, let declined)?: return .request(head, declined: declined)
+            case .unfinished(let unfinished)?: return .unfinished(unfinished)
+            case .end?: return .end
+            case nil: break
+            }
             do {
                 switch try session.parser.parse(&session.buffer) {
                 case .request(let head):
                     session.requestStarted = nil
-                    return head
+                    return .request(head, declined: false)
                 case .needMoreData:
                     if session.buffer.isEmpty && !session.parser.hasPartialRequest {
                         session.requestStarted = nil
+                        // Between requests: the next may be answered on the loop's thread as it arrives, this task
+                        // waiting on; it wakes for anything else, with what arrived.
+                        if let onArrival {
+                            switch await onArrival.wait(until: session.idleDeadline) {
+                            case true?: continue
+                            case false?: break
+                            case nil: return .end
+                            }
+                        }
                     } else if session.requestStarted == nil {
                         session.requestStarted = .now
                     }
                     guard await receive(into: &session.buffer, requestStarted: session.requestStarted, idleDeadline: session.idleDeadline) else {
-                        return nil
+                        return .end
                     }
                 }
             } catch {
                 await refuse(error)
-                return nil
+                return .end
             }
         }
     }
 
     /// Answers one request (`respondFromMemory` and/or `respond`, as `fromMemory` says), then records and logs it.
-    private nonisolated(nonsending) func answer(_ request: HTTPRequestHead, _ session: inout Session, watch: DisconnectWatch, fromMemory: MemoryUse) async -> Answered {
-        _ = membership.setIdle(false)
-        // A body left unread (`Expect: 100-continue` answered at once) may still arrive: close after the answer.
-        let keepsAlive = request.isKeepAlive && !request.hasUnreadBody && !registry.closesAfterEachAnswer
-        let registry = self.registry
-        let writer = ResponseWriter(
-            sink: socket, request: request, keepsAlive: keepsAlive, writeTimeout: limits.writeTimeout,
-            isDraining: { registry.closesAfterEachAnswer }, isCut: { registry.hasCutAll })
+    private nonisolated(nonsending) func answer(_ request: HTTPRequestHead, _ session: Session, watch: DisconnectWatch, fromMemory: MemoryUse) async -> Answered {
+        let writer = begin(request)
         let started = ContinuousClock.now
         let record: RequestRecord
         var answeredFromMemory = false
@@ -183,18 +248,42 @@ package struct Connection: Sendable {
                 return .closing
             }
         }
+        return await end(Unfinished(request: request, writer: writer, record: record, started: started), session, watch: watch, fromMemory: answeredFromMemory)
+    }
+
+    /// The connection is busy with `request`: its writer.
+    func begin(_ request: HTTPRequestHead) -> ResponseWriter {
+        _ = membership.setIdle(false)
+        // A body left unread (`Expect: 100-continue` answered at once) may still arrive: close after the answer.
+        let keepsAlive = request.isKeepAlive && !request.hasUnreadBody && !registry.closesAfterEachAnswer
+        let registry = self.registry
+        return ResponseWriter(
+            sink: socket, request: request, keepsAlive: keepsAlive, writeTimeout: limits.writeTimeout,
+            isDraining: { registry.closesAfterEachAnswer }, isCut: { registry.hasCutAll })
+    }
+
+    /// Ends an answer the responder has given: writes what `sendNow` left, the shutdown's ending of an answer it cut,
+    /// stops the watch, then records and logs it.
+    private nonisolated(nonsending) func end(_ answer: Unfinished, _ session: Session, watch: DisconnectWatch, fromMemory: Bool) async -> Answered {
+        await answer.writer.sendUnsent()
         // An answer the shutdown cut gets the shutdown's own ending, written here by the task that owns the writer,
         // after the responder's last write (contract22 F5).
-        await writer.endCutByShutdown()
+        await answer.writer.endCutByShutdown()
         // The watch must have stopped reading before the connection reads the next request.
         await watch.stop()
-        let duration = ContinuousClock.now - started
-        responder.answered(record, status: writer.deliveredStatus, bytes: writer.bytesSent, duration: duration)
-        logRequest(request, writer: writer, record: record, duration: duration)
+        return recordAnswer(answer, session, fromMemory: fromMemory)
+    }
+
+    /// Counts and logs an answer whose writes are over; whether the connection waits for the next request.
+    func recordAnswer(_ answer: Unfinished, _ session: Session, fromMemory: Bool) -> Answered {
+        let writer = answer.writer
+        let duration = ContinuousClock.now - answer.started
+        responder.answered(answer.record, status: writer.deliveredStatus, bytes: writer.bytesSent, duration: duration)
+        logRequest(answer.request, writer: writer, record: answer.record, duration: duration)
         guard writer.keepsAlive, case .finished = writer.state, !registry.closesAfterEachAnswer else { return .closing }
         guard membership.setIdle(true) else { return .closing }
         session.idleDeadline = .now + limits.idleTimeout
-        return .kept(fromMemory: answeredFromMemory)
+        return .kept(fromMemory: fromMemory)
     }
 
     /// Reads more bytes; returns false when the connection should end (end of stream, error, timeout).

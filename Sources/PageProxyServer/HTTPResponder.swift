@@ -27,6 +27,15 @@ package protocol HTTPResponder: Sendable {
     /// always runs on the pool. Nil by default.
     func respondFromMemory(to request: HTTPRequestHead, response: inout Response?) async -> RequestRecord?
 
+    /// `respondFromMemory` with no task: called on the socket loop's thread the moment a request has arrived whole on a
+    /// connection waiting between requests, before any task runs (issue 13: a memo hit costs one read and one write, as
+    /// nginx's does). It answers with the bytes `respondFromMemory` would send, through `Response.sendNow` on the
+    /// response `response()` makes (at most once: the connection is busy from then on; what the client cannot take at
+    /// once is written by the connection's task after), or declines, having made none, with nothing sent or counted:
+    /// `.notInMemory` when `respondFromMemory` would decline too (the server then calls `respond`), `.later` when
+    /// `respondFromMemory` should be asked. Only where `answersOnSocketLoop`; `.later` by default.
+    func respondFromMemoryNow(to request: HTTPRequestHead, response: () -> Response) -> MemoryAnswerNow
+
     /// On the pool: `respondFromMemory`, and `respond` when it declines, in one call, so that a responder can look the
     /// request up once for both (issue 13). The record, and whether the answer was one `respondFromMemory` gives (the
     /// connection then goes back to the socket loop); nil when `respondFromMemory` took the response without answering.
@@ -38,6 +47,7 @@ extension HTTPResponder {
     package func refused(status: HTTPStatus, bytes: Int) {}
     package var answersOnSocketLoop: Bool { false }
     package func respondFromMemory(to request: HTTPRequestHead, response: inout Response?) async -> RequestRecord? { nil }
+    package func respondFromMemoryNow(to request: HTTPRequestHead, response: () -> Response) -> MemoryAnswerNow { .later }
 
     package func respondPreferringMemory(
         to request: HTTPRequestHead, response: consuming Response
@@ -55,4 +65,14 @@ extension HTTPResponder {
         guard let response = pending.take() else { return nil }
         return (await respond(to: request, response: response), false)
     }
+}
+
+/// What `HTTPResponder.respondFromMemoryNow` did.
+package enum MemoryAnswerNow: Sendable {
+    /// Answered, on the response it made.
+    case answered(RequestRecord)
+    /// No response made, nothing sent or counted: `respondFromMemory` would not answer it either.
+    case notInMemory
+    /// No response made, nothing sent or counted: `respondFromMemory` may answer it (with a task).
+    case later
 }

@@ -35,6 +35,25 @@ package struct Response: ~Copyable {
         try? await writer.send(status, prepared: prepared, body: body, perRequest: perRequest)
     }
 
+    /// `send(_:headers:body:)` without waiting, on the socket loop's thread (`HTTPResponder.respondFromMemoryNow`): what
+    /// the client cannot take at once is written by the connection's task after (`ResponseWriter.sendNow`).
+    package consuming func sendNow(_ status: HTTPStatus, headers: consuming HTTPHeaders = HTTPHeaders(), body: [UInt8]) {
+        writer.sendNow(status, headers: headers, body: body)
+    }
+
+    /// `send(_:prepared:body:perRequest:)` without waiting, as `sendNow(_:headers:body:)`.
+    package consuming func sendNow(_ status: HTTPStatus, prepared: [UInt8], body: [UInt8], perRequest: HTTPHeaders = HTTPHeaders()) {
+        writer.sendNow(status, prepared: prepared, body: body, perRequest: perRequest)
+    }
+
+    /// `send(_:recording:)` without waiting, as `sendNow(_:headers:body:)`.
+    package consuming func sendNow(_ error: any HTTPResponseError, recording record: RequestRecord) -> RequestRecord {
+        var record = record
+        record.error = error.code
+        writer.sendNow(error.status, headers: ErrorResponse.headers(for: error), body: ErrorResponse.body(for: error))
+        return record
+    }
+
     /// Sends a complete response whose body is slices of arrays the caller holds, uncopied (see `ResponseWriter`).
     package nonisolated(nonsending) consuming func send(_ status: HTTPStatus, headers: consuming HTTPHeaders, slices: [ArraySlice<UInt8>]) async {
         try? await writer.send(status, headers: headers, slices: slices)

@@ -18,11 +18,20 @@ package protocol ResponseSink: Sendable {
     /// How many bytes the sink's writes have delivered so far, counted as they leave, when it counts them: a write that
     /// fails midway is then logged with what the client took of it (attack5 m1: `"bytes":0` for a 6.5 MB cut).
     var bytesDelivered: Int? { get }
+
+    /// Writes what the sink takes of `parts` from `position` on without waiting (`AsyncSocket.writeNow`); moves
+    /// `position` past it. Returns the bytes written and the error that ended the write, if one did.
+    func writeNow(_ parts: [[UInt8]], from position: inout AsyncSocket.PartsPosition) -> (written: Int, error: SocketError?)
 }
 
 extension ResponseSink {
     /// A sink that does not count (memory in tests): a failed write is counted as nothing delivered.
     package var bytesDelivered: Int? { nil }
+
+    /// A sink with no write that never waits (memory in tests) takes nothing now: the writer's async send writes it all.
+    package func writeNow(_ parts: [[UInt8]], from position: inout AsyncSocket.PartsPosition) -> (written: Int, error: SocketError?) {
+        (0, nil)
+    }
 
     /// A sink with no gathering write of its own (memory in tests) takes the slices as arrays.
     package nonisolated(nonsending) func write(slices: [ArraySlice<UInt8>], deadline: WriteDeadline) async throws(SocketError) {

@@ -40,6 +40,8 @@ package final class ResponseWriter {
     private var writesShutdownEnding = false
     /// The answer was aborted before the shutdown cut it (its client left, its walk failed): it has its ending.
     private var abortedBeforeCut = false
+    /// What a `sendNow` wrote only part of: the rest, for `sendUnsent()`.
+    private var unsent: [[UInt8]] = []
 
     package init(
         sink: any ResponseSink, request: HTTPRequestHead, keepsAlive: Bool, writeTimeout: Duration,
@@ -76,6 +78,18 @@ package final class ResponseWriter {
     /// - Parameter headers: taken, not copied (`consuming`): setting the length in the caller's fields, whose last
     ///   use this is, does not copy them first (issue 13).
     package nonisolated(nonsending) func send(_ status: HTTPStatus, headers: consuming HTTPHeaders = HTTPHeaders(), body: [UInt8]) async throws {
+        // Head and body leave in one gathering write, the body never copied behind the head.
+        try await write(parts(status, headers: &headers, body: body))
+    }
+
+    /// `send(_:headers:body:)` without waiting: what the sink takes now is written, the rest kept for `sendUnsent()`
+    /// (issue 13: an answer written on the socket loop's thread as its request arrives). Same bytes.
+    package func sendNow(_ status: HTTPStatus, headers: consuming HTTPHeaders = HTTPHeaders(), body: [UInt8]) {
+        writeNow(parts(status, headers: &headers, body: body))
+    }
+
+    /// The head and body of a complete response with `Content-Length`; the answer is finished from here on.
+    private func parts(_ status: HTTPStatus, headers: inout HTTPHeaders, body: [UInt8]) -> [[UInt8]] {
         precondition(!hasStarted, "a response is written once")
         // A HEAD answer, or a 304, may state the length its GET would have had (RFC 9110 §8.6, §9.3.2); otherwise
         // count the body. A 304 that states none (an NDJSON answer's: its length is not known) gets none: any other
@@ -87,20 +101,64 @@ package final class ResponseWriter {
         }
         let head = head(status, headers: &headers)
         state = .finished
-        // Head and body leave in one gathering write, the body never copied behind the head.
-        try await write(!isHead && status.allowsBody ? [head, body] : [head])
+        return !isHead && status.allowsBody ? [head, body] : [head]
     }
 
     /// Sends a complete response whose own header lines were serialized ahead (`prepared`: `name: value CRLF` each,
     /// `Content-Length` included): only the status line and the per-request fields (Date, Server, Connection) are
     /// built, with the caller's `perRequest` ones, and head, prepared lines and body leave in one gathering write.
     package nonisolated(nonsending) func send(_ status: HTTPStatus, prepared: [UInt8], body: [UInt8], perRequest fields: HTTPHeaders = HTTPHeaders()) async throws {
+        try await write(parts(status, prepared: prepared, body: body, perRequest: fields))
+    }
+
+    /// `send(_:prepared:body:perRequest:)` without waiting, as `sendNow(_:headers:body:)`. Same bytes.
+    package func sendNow(_ status: HTTPStatus, prepared: [UInt8], body: [UInt8], perRequest fields: HTTPHeaders = HTTPHeaders()) {
+        writeNow(parts(status, prepared: prepared, body: body, perRequest: fields))
+    }
+
+    /// The head, prepared lines and body of a complete response; the answer is finished from here on.
+    private func parts(_ status: HTTPStatus, prepared: [UInt8], body: [UInt8], perRequest fields: HTTPHeaders) -> [[UInt8]] {
         precondition(!hasStarted, "a response is written once")
         var perRequest = fields
         var head = head(status, headers: &perRequest)
         head.removeLast(2)  // the empty line that ends the section comes after the prepared fields
         state = .finished
-        try await write(!isHead && status.allowsBody ? [head, prepared, ChunkedEncoding.crlf, body] : [head, prepared, ChunkedEncoding.crlf])
+        return !isHead && status.allowsBody ? [head, prepared, ChunkedEncoding.crlf, body] : [head, prepared, ChunkedEncoding.crlf]
+    }
+
+    /// Whether a `sendNow` left bytes the sink could not take at once: `sendUnsent()` writes them.
+    package var hasUnsent: Bool { !unsent.isEmpty }
+
+    /// Writes what a `sendNow` could not, waiting for the client as any write does; a failure aborts the answer (cut
+    /// partway: the client has its first bytes).
+    package nonisolated(nonsending) func sendUnsent() async {
+        guard !unsent.isEmpty else { return }
+        let parts = unsent
+        unsent = []
+        do {
+            try await write(parts)
+        } catch {
+            endsOnABoundary = false
+        }
+    }
+
+    /// One write without waiting (`sendNow`): counts what the sink took, keeps the rest in `unsent`; a failure aborts
+    /// the answer, as `counting` does.
+    private func writeNow(_ parts: [[UInt8]]) {
+        guard writesShutdownEnding || !isCut() else {
+            abort("shutdown_cut")
+            return
+        }
+        var position = AsyncSocket.PartsPosition(parts)
+        let (written, error) = sink.writeNow(parts, from: &position)
+        bytesSent += written
+        if let error {
+            if written != 0 { endsOnABoundary = false }
+            abort(Self.abortReason(error))
+            return
+        }
+        guard !position.isAtEnd(of: parts) else { return }
+        unsent = position.unwritten(of: parts)
     }
 
     /// Sends a complete response with `Content-Length` whose body is `slices` of arrays the caller holds (a merged

@@ -38,12 +38,26 @@ enum ClientPreconditions {
         _ outcome: Outcome, fields: () -> HTTPHeaders, record: RequestRecord, response: consuming Response
     ) async -> RequestRecord {
         guard outcome == .failed else {
-            var notModified = fields()
-            notModified.remove("Content-Type")
-            await response.send(.notModified, headers: notModified, body: [])
+            await response.send(.notModified, headers: notModified(fields()), body: [])
             return record
         }
         return await response.send(failure, recording: record)
+    }
+
+    /// `answer(_:fields:record:response:)` with no wait (`Response.sendNow`), on the socket loop's thread.
+    static func answerNow(_ outcome: Outcome, fields: () -> HTTPHeaders, record: RequestRecord, response: consuming Response) -> RequestRecord {
+        guard outcome == .failed else {
+            response.sendNow(.notModified, headers: notModified(fields()), body: [])
+            return record
+        }
+        return response.sendNow(failure, recording: record)
+    }
+
+    /// The 304's fields: the 200's but `Content-Type` (RFC 9110 §15.4.5).
+    private static func notModified(_ fields: HTTPHeaders) -> HTTPHeaders {
+        var notModified = fields
+        notModified.remove("Content-Type")
+        return notModified
     }
 
     /// The 412 of a request whose `If-Match` names no current answer.

@@ -259,6 +259,62 @@ struct MergedAnswerRenderer: Sendable {
         memoized answer: MergedAnswerMemo.Answer, plan: RequestPlan, began: ContinuousClock.Instant, record: RequestRecord,
         response: consuming Response
     ) async -> RequestRecord {
+        let (record, sending) = prepare(memoized: answer, plan: plan, began: began, record: record)
+        switch sending {
+        case .unmet(let precondition, let perRequest):
+            let fields = { Self.notModified(Self.fields(of: answer, perRequest), length: answer.length) }
+            return await ClientPreconditions.answer(precondition, fields: fields, record: record, response: response)
+        case .file(let file, let perRequest):
+            // Found in the cache directory after a restart: sent from its file (a file cut short in place since closes
+            // the connection short of its length).
+            await response.send(.ok, headers: Self.fields(of: answer, perRequest), parts: [.file(file, 0..<answer.length)])
+        case .prepared(let perRequest):
+            // One lookup, one write of prepared bytes.
+            await response.send(.ok, prepared: answer.preparedFields, body: answer.body, perRequest: perRequest)
+        }
+        // The answer (and its charge against the memo's bound) is held until the send has ended, evicted meanwhile or not.
+        withExtendedLifetime(answer) {}
+        return record
+    }
+
+    /// `render(memoized:…)` with no wait, for an answer in memory (not one sent from its file): on the socket loop's
+    /// thread as its request arrives (`PageProxyResponder.respondFromMemoryNow`). The same preparation, so the same
+    /// bytes; what the client cannot take at once is written by the connection's task after (`Response.sendNow`).
+    func renderNow(
+        memoized answer: MergedAnswerMemo.Answer, plan: RequestPlan, began: ContinuousClock.Instant, record: RequestRecord,
+        response: consuming Response
+    ) -> RequestRecord {
+        precondition(answer.file == nil, "an answer sent from its file waits for the disk")
+        let (record, sending) = prepare(memoized: answer, plan: plan, began: began, record: record)
+        switch sending {
+        case .unmet(let precondition, let perRequest):
+            let fields = { Self.notModified(Self.fields(of: answer, perRequest), length: answer.length) }
+            return ClientPreconditions.answerNow(precondition, fields: fields, record: record, response: response)
+        case .file:
+            // Ruled out above; nothing is sent, and the connection closes.
+            response.abandon()
+        case .prepared(let perRequest):
+            response.sendNow(.ok, prepared: answer.preparedFields, body: answer.body, perRequest: perRequest)
+        }
+        // Any part the client could not take at once holds its own reference to the body.
+        withExtendedLifetime(answer) {}
+        return record
+    }
+
+    /// What a memo hit sends, with its per-request fields.
+    private enum MemoizedSending {
+        /// The client's preconditions are not met: a 304 or a 412.
+        case unmet(ClientPreconditions.Outcome, HTTPHeaders)
+        /// The 200 from the answer's entry file.
+        case file(HeldEntryFile, HTTPHeaders)
+        /// The 200 of prepared fields and the body in memory.
+        case prepared(HTTPHeaders)
+    }
+
+    /// A memo hit's record, counts and per-request fields, and what it sends.
+    private func prepare(
+        memoized answer: MergedAnswerMemo.Answer, plan: RequestPlan, began: ContinuousClock.Instant, record: RequestRecord
+    ) -> (RequestRecord, MemoizedSending) {
         metrics.cacheOutcome(route: plan.route.name, outcome: CacheOutcome.hit.rawValue, count: answer.pages)
         var record = record
         (record.pages, record.items, record.cache) = (answer.pages, answer.items, answer.cacheSummary)
@@ -272,29 +328,17 @@ struct MergedAnswerRenderer: Sendable {
         // No walk (and no walk record): the time in the cache is the memo's lookup.
         let elapsed = ContinuousClock.now - began
         perRequest.set("Server-Timing", ServerTimingField.value(upstream: .zero, cache: elapsed, total: elapsed))
-        // The 304's fields are built only for a client that holds the answer.
-        let headers = {
-            var headers = answer.headers
-            for field in perRequest { headers.set(field.name, field.value) }
-            return headers
-        }
         let precondition = ClientPreconditions.evaluate(plan.request.headers, etag: answer.etag)
-        if precondition != .proceed {
-            let fields = { Self.notModified(headers(), length: answer.length) }
-            return await ClientPreconditions.answer(precondition, fields: fields, record: record, response: response)
-        }
-        if let file = answer.file {
-            // Found in the cache directory after a restart: sent from its file (a file cut short in place since closes
-            // the connection short of its length).
-            await response.send(.ok, headers: headers(), parts: [.file(file, 0..<answer.length)])
-            withExtendedLifetime(answer) {}
-            return record
-        }
-        // One lookup, one write of prepared bytes.
-        await response.send(.ok, prepared: answer.preparedFields, body: answer.body, perRequest: perRequest)
-        // The answer (and its charge against the memo's bound) is held until the send has ended, evicted meanwhile or not.
-        withExtendedLifetime(answer) {}
-        return record
+        if precondition != .proceed { return (record, .unmet(precondition, perRequest)) }
+        if let file = answer.file { return (record, .file(file, perRequest)) }
+        return (record, .prepared(perRequest))
+    }
+
+    /// A memoized answer's fields with the per-request ones: for a 304, or a 200 sent from its file.
+    private static func fields(of answer: MergedAnswerMemo.Answer, _ perRequest: HTTPHeaders) -> HTTPHeaders {
+        var headers = answer.headers
+        for field in perRequest { headers.set(field.name, field.value) }
+        return headers
     }
 
     /// RFC 9110 §13.1.2 — the client already holds this answer (`ClientPreconditions`): the 304's fields, the 200's

@@ -66,6 +66,20 @@ struct PageProxyResponder: HTTPResponder {
         return record
     }
 
+    /// `respondFromMemory`'s memo hit with no task, on the socket loop's thread as its request arrives (issue 13): an
+    /// answer in memory of at most `loopAnswerBytes`, by `MergedAnswerRenderer.renderNow`, the same bytes. `.later`, with
+    /// either switch on, for anything not in the memo (`respondFromMemory` may walk it); `.notInMemory` otherwise.
+    func respondFromMemoryNow(to request: HTTPRequestHead, response: () -> Response) -> MemoryAnswerNow {
+        let began = ContinuousClock.now
+        guard request.method == .get || request.method == .head, let plan = plans.plan(for: request) else { return .notInMemory }
+        guard let answer = aggregate.memoized(plan) else { return answersOnePageOnSocketLoop || walksOnSocketLoop ? .later : .notInMemory }
+        // One sent from its file, or past the bound, is not `respondFromMemory`'s either.
+        guard Self.answersOnLoop(bodyBytes: answer.bytesOnLoop) else { return .notInMemory }
+        metrics.requestStarted()
+        return .answered(
+            aggregate.merged.renderNow(memoized: answer, plan: plan, began: began, record: RequestRecord(route: plan.route.name), response: response()))
+    }
+
     /// One plan lookup for both (issue 13: a walk on the pool was looked up, and its memo asked, twice): what
     /// `respondFromMemory` answers from the memo, else `respond`'s answer of the plan. With either switch on, the two
     /// calls, in turn.

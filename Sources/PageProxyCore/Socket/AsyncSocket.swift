@@ -51,7 +51,7 @@ package final class AsyncSocket: Sendable {
         let connection = AsyncSocket(socket: socket)
         if isConnected { return connection }
         switch await connection.readiness.wait(for: .write, deadline: deadline) {
-        case .ready:
+        case .ready, .woken:
             if let error = socket.connectResult() {
                 connection.close()
                 throw error
@@ -66,28 +66,60 @@ package final class AsyncSocket: Sendable {
         }
     }
 
+    /// How many bytes a read takes at most, unless told otherwise.
+    package static let readBytes = 16384
+
     /// Appends what arrives next (up to `maxBytes`) to `buffer`; returns the count, 0 at end of stream.
-    package nonisolated(nonsending) func read(into buffer: inout [UInt8], maxBytes: Int = 16384, deadline: ContinuousClock.Instant?) async throws(SocketError) -> Int {
+    package nonisolated(nonsending) func read(into buffer: inout [UInt8], maxBytes: Int = readBytes, deadline: ContinuousClock.Instant?) async throws(SocketError) -> Int {
         // Data that came after the last read has left an edge (remembered if nobody waited): waiting first loses none.
         if lastReadDrained.exchange(false, ordering: .relaxed), !readiness.peerHungUp {
             if buffer.isEmpty { buffer = [] }
             try await waitUntil(.read, deadline: deadline)
         }
         while true {
-            let result = buffer.append(readingUpTo: maxBytes) { scratch -> (result: Result<Int?, SocketError>, count: Int) in
-                let result = whileOpen { () throws(SocketError) -> Int? in try socket.read(into: scratch) }
-                return (result, ((try? result.get()) ?? nil) ?? 0)
-            }
-            let count = try? result.get()
-            if case .failure(let error) = result { throw error }
-            if let count = count.flatMap({ $0 }) {
-                lastReadDrained.store(count > 0 && count < maxBytes, ordering: .relaxed)
-                return count
-            }
+            if let count = try readNow(into: &buffer, maxBytes: maxBytes).get() { return count }
             // Nothing to read: an empty buffer gives its capacity back while the connection waits (idle
             // keep-alive connections then cost a few KB, not the read size).
             if buffer.isEmpty { buffer = [] }
             try await waitUntil(.read, deadline: deadline)
+        }
+    }
+
+    /// One read without waiting: appends what has arrived (up to `maxBytes`) to `buffer` and returns the count (0 at
+    /// end of stream), nil when nothing has (the read would block). What `read` does between its waits; a
+    /// `ReadInterceptor` reads so on the loop's thread.
+    package func readNow(into buffer: inout [UInt8], maxBytes: Int = readBytes) -> Result<Int?, SocketError> {
+        let result = buffer.append(readingUpTo: maxBytes) { scratch -> (result: Result<Int?, SocketError>, count: Int) in
+            let result = whileOpen { () throws(SocketError) -> Int? in try socket.read(into: scratch) }
+            return (result, ((try? result.get()) ?? nil) ?? 0)
+        }
+        if case .success(let count?) = result { lastReadDrained.store(count > 0 && count < maxBytes, ordering: .relaxed) }
+        return result
+    }
+
+    /// Whether a readable edge came while nobody waited and no wait has taken it yet (for tests).
+    package var readEdgeRemembered: Bool { readiness.readEdgeRemembered }
+
+    /// Waits, as `read` would before its system call, until the socket is readable, with `interceptor` taking each
+    /// readable edge on the loop's thread meanwhile (it reads with `readNow`, and keeps the task waiting or wakes it;
+    /// issue 13). Returns true once the interceptor woke the task; false when the next `read` must try its system call
+    /// first: at once, having waited for nothing (the last read did not empty the socket, or the peer hung up), or after
+    /// an edge the interceptor did not take. The caller then reads.
+    package nonisolated(nonsending) func waitUntilReadable(
+        deadline: ContinuousClock.Instant?, interceptor: any ReadInterceptor
+    ) async throws(SocketError) -> Bool {
+        // From here on a `read` tries its system call first, unless the interceptor's own reads empty the socket.
+        guard lastReadDrained.exchange(false, ordering: .relaxed), !readiness.peerHungUp else { return false }
+        switch await readiness.wait(for: .read, deadline: deadline, interceptor: interceptor) {
+        case .woken: return true
+        // An edge the interceptor did not take (it came while the interceptor ran on this thread, or it is a hang-up):
+        // what it announced may be unread, and no new edge will say so, so the next read tries its system call first
+        // even if the interceptor's own read emptied the socket before it.
+        case .ready:
+            lastReadDrained.store(false, ordering: .relaxed)
+            return false
+        case .timedOut: throw .timedOut
+        case .cancelled: throw .cancelled
         }
     }
 
@@ -127,32 +159,78 @@ package final class AsyncSocket: Sendable {
     package nonisolated(nonsending) func write(_ parts: [[UInt8]], deadline: WriteDeadline) async throws(SocketError) {
         var deadline = deadline
         // Where the bytes not yet written start; no copy of `parts` (issue 13: allocations a memoized answer).
-        var index = parts.startIndex
-        var offset = 0
+        var position = PartsPosition(parts)
         while true {
+            let (written, error) = writeNow(parts, from: &position)
+            if let error { throw error }
+            if position.isAtEnd(of: parts) { return }
+            if written > 0 { deadline.noteProgress() }
+            try await waitUntil(.write, deadline: deadline.forWaiting())
+        }
+    }
+
+    /// Where the bytes of `parts` not yet written start (`writeNow(_:from:)`).
+    package struct PartsPosition: Sendable {
+        var index: Int
+        var offset = 0
+
+        package init(_ parts: [[UInt8]]) {
+            index = parts.startIndex
+        }
+
+        /// Whether every byte is written.
+        package func isAtEnd(of parts: [[UInt8]]) -> Bool {
+            var index = index
+            var offset = offset
+            Self.skipWritten(parts, &index, &offset)
+            return index == parts.endIndex
+        }
+
+        /// The bytes not yet written, as parts: a copy of the rest of the part it stands in, the others shared.
+        package func unwritten(of parts: [[UInt8]]) -> [[UInt8]] {
+            guard index < parts.endIndex else { return [] }
+            var rest = [Array(parts[index][offset...])]
+            rest += parts[(index + 1)...]
+            return rest
+        }
+
+        fileprivate static func skipWritten(_ parts: [[UInt8]], _ index: inout Int, _ offset: inout Int) {
             while index < parts.endIndex, offset == parts[index].count {
                 index += 1
                 offset = 0
             }
-            guard index < parts.endIndex else { return }
-            let result = Self.withBuffers(parts[index...], skipping: offset) { buffers in
+        }
+    }
+
+    /// Writes what the socket takes of `parts` from `position` on, without waiting: until all is written, the write
+    /// would block, or it fails; moves `position` past what left. Returns the bytes written, and the error that ended
+    /// it. What `write(_:deadline:)` does between its waits; a `ReadInterceptor`'s answer writes so on the loop's thread.
+    package func writeNow(_ parts: [[UInt8]], from position: inout PartsPosition) -> (written: Int, error: SocketError?) {
+        var total = 0
+        while true {
+            PartsPosition.skipWritten(parts, &position.index, &position.offset)
+            guard position.index < parts.endIndex else { return (total, nil) }
+            let result = Self.withBuffers(parts[position.index...], skipping: position.offset) { buffers in
                 whileOpen { () throws(SocketError) -> Int? in try socket.write(gathering: buffers) }
             }
-            guard var written = try result.get() else {
-                try await waitUntil(.write, deadline: deadline.forWaiting())
-                continue
+            let written: Int
+            switch result {
+            case .failure(let error): return (total, error)
+            case .success(nil): return (total, nil)
+            case .success(let count?): written = count
             }
             noteWritten(written)
-            deadline.noteProgress()
-            while written > 0 {
-                let left = parts[index].count - offset
-                if written < left {
-                    offset += written
+            total += written
+            var left = written
+            while left > 0 {
+                let rest = parts[position.index].count - position.offset
+                if left < rest {
+                    position.offset += left
                     break
                 }
-                written -= left
-                index += 1
-                offset = 0
+                left -= rest
+                position.index += 1
+                position.offset = 0
             }
         }
     }
@@ -274,7 +352,7 @@ package final class AsyncSocket: Sendable {
         _ direction: SocketReadiness.Direction, deadline: ContinuousClock.Instant?
     ) async throws(SocketError) {
         switch await readiness.wait(for: direction, deadline: deadline) {
-        case .ready: return
+        case .ready, .woken: return
         case .timedOut: throw .timedOut
         case .cancelled: throw .cancelled
         }
