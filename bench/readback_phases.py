@@ -13,6 +13,12 @@ the process. Everything started is stopped by PID.
 `--memo` (issue 13, sixteenth pass): the proxies of those indexes run with the memo on (`memoBytes` 64 MiB, room for
 the 10.6 MB answer), and are given two seconds after the fill to write the memoized answer's entry (a build that keeps
 it in the cache directory answers the first request after each restart from it; an older one walks).
+
+`--warm-off` (twenty-fifth pass): the proxies of those indexes run with `cache.warmBytes: 0` (a build that has the key;
+an older one rejects it); the others keep their binary's default (a build with the start-up warm-up reads the newest
+pages into memory once it listens). `--at-listen`: each restart tries the port every millisecond, not every 50 ms, so
+that request 1 comes as soon as the proxy listens (racing its warm-up); `--settle MS`: a wait after each restart
+before request 1 (the warm-up done).
 """
 import argparse, contextlib, os, shutil, statistics, subprocess, sys, time
 
@@ -32,7 +38,7 @@ def curl(url, headers):
 
 
 @contextlib.contextmanager
-def filled_proxies(binaries, headers, prefix, send_from_files=(), memo=()):
+def filled_proxies(binaries, headers, prefix, send_from_files=(), memo=(), warm_off=()):
     """One proxy per binary (memo off unless its index is in `memo`), each over its own cache directory filled once by one request; the mock is
     started with the first binary. Everything started is stopped by PID at the end, and the directories removed."""
     work = workdir(prefix)
@@ -43,6 +49,9 @@ def filled_proxies(binaries, headers, prefix, send_from_files=(), memo=()):
         for index, binary in enumerate(binaries):
             proxies.append(Proxy(f"binary{index}", binary, work, mock_port, 256 << 20,
                                  memo_bytes=64 << 20 if index in memo else 0, send_from_files=index in send_from_files))
+            if index in warm_off:
+                proxies[-1].config["cache"]["warmBytes"] = 0
+                proxies[-1].restart()
             get(proxies[-1].port, PATH, headers)
             if index in memo:
                 time.sleep(2)  # the answer's entry is written in the background
@@ -65,17 +74,24 @@ def main():
     parser.add_argument("--memo", default="", metavar="INDEXES",
                         help="comma-separated indexes of the binaries whose proxy runs with the memo on (64 MiB); the others "
                              "run with it off, as before")
+    parser.add_argument("--warm-off", default="", metavar="INDEXES",
+                        help="comma-separated indexes of the binaries whose proxy runs with cache.warmBytes 0 (builds that have it)")
+    parser.add_argument("--at-listen", action="store_true", help="try the port every 1 ms after a restart (request 1 as soon as it listens)")
+    parser.add_argument("--settle", type=float, default=0, metavar="MS", help="wait this long after each restart before request 1")
     args = parser.parse_args()
     binaries = [os.path.abspath(binary) for binary in args.binaries.split(",")]
     headers = NDJSON if args.ndjson else {}
     results = {}
     send_from_files = {int(index) for index in args.send_from_files.split(",") if index}
     memo = {int(index) for index in args.memo.split(",") if index}
-    with filled_proxies(binaries, headers, "pageproxy-readback-phases-", send_from_files, memo) as proxies:
+    warm_off = {int(index) for index in args.warm_off.split(",") if index}
+    with filled_proxies(binaries, headers, "pageproxy-readback-phases-", send_from_files, memo, warm_off) as proxies:
         for _ in range(args.restarts):
             cells = []
             for index, proxy in enumerate(proxies):
-                proxy.restart()
+                proxy.restart(0.001 if args.at_listen else 0.05)
+                if args.settle:
+                    time.sleep(args.settle / 1000)
                 for request in (1, 2):
                     head, total, size = curl(proxy.url(PATH), headers)
                     results.setdefault((index, request), []).append((head, total, size / total / 1e3))
