@@ -135,6 +135,22 @@ import Testing
         #expect(store.read(DiskStoreTests.key(3)) == DiskStoreTests.entry(3))
     }
 
+    @Test("a copy's first hit refreshes its file's time only when a read of the file would: not when it is recent")
+    func aRecentFileIsNotTouchedByItsCopysFirstHit() throws {
+        let directory = TemporaryDirectory()
+        let store = Self.restarted(in: directory, count: 2)
+        let (recent, old) = (DiskStoreTests.key(1), DiskStoreTests.key(2))
+        var long = [timespec(tv_sec: 1_000, tv_nsec: 0), timespec(tv_sec: 1_000, tv_nsec: 0)]
+        try #require(utimensat(AT_FDCWD, store.path(for: old), &long, 0) == 0)
+        let before = try #require(CacheFileSystem.fileInfo(store.path(for: recent))?.used)
+        #expect(store.warmUp(maxBytes: 1 << 20).entries == 2)
+        #expect(store.read(recent) == DiskStoreTests.entry(1, bodyBytes: 6000))
+        #expect(store.read(old) == DiskStoreTests.entry(2, bodyBytes: 6000))
+        #expect(try #require(CacheFileSystem.fileInfo(store.path(for: recent))?.used) == before, "written a moment ago: left as it is")
+        #expect(try #require(CacheFileSystem.fileInfo(store.path(for: old))?.used) > 1_000_000_000_000, "refreshed by its first hit")
+        #expect(store.fileReadCount == 0)
+    }
+
     @Test("a warm-up in the background is counted once done; a disabled store or a zero bound runs none")
     func aBackgroundWarmUpIsCounted() async throws {
         let directory = TemporaryDirectory()
