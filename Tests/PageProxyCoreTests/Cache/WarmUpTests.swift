@@ -87,11 +87,11 @@ import Testing
         let directory = TemporaryDirectory()
         let store = Self.restarted(in: directory, count: 3)
         let (rewritten, removed) = (DiskStoreTests.key(1), DiskStoreTests.key(2))
-        let done = store.warmUp(maxBytes: 1 << 20) { key in
+        let done = store.warmUp(maxBytes: 1 << 20, onRead: { key in
             // Between the read and the keep: a 200 replacing the page, and a `no-store` removing another.
             if key == rewritten { store.write(DiskStoreTests.entry(9, bodyBytes: 10), for: rewritten) }
             if key == removed { store.remove(removed) }
-        }
+        })
         #expect(done.entries == 1)
         #expect(done.skipped == 2)
         #expect(!store.holdsInMemory(rewritten))
