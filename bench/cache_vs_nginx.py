@@ -59,8 +59,11 @@ class Proxy:
         path = os.path.join(self.dir, "config.json")
         with open(path, "w") as f:
             json.dump(self.config, f)
-        self.proc = subprocess.Popen([self.binary, "serve", "--config", path], stdout=subprocess.DEVNULL,
-                                     stderr=open(os.path.join(self.dir, "log"), "ab"), cwd=self.dir)
+        log = open(os.path.join(self.dir, "log"), "ab")
+        # The log (standard output) is kept only when a bench asks for more than errors (readback_phases --warm-log).
+        self.proc = subprocess.Popen([self.binary, "serve", "--config", path],
+                                     stdout=subprocess.DEVNULL if self.config.get("logLevel") == "error" else log,
+                                     stderr=log, cwd=self.dir)
         wait_listening(self.port, self.proc, name=self.label, poll=poll)
 
     def restart(self, poll=0.05):

@@ -52,9 +52,9 @@ final class PageProxyApp: Sendable {
     /// (`cache.warmBytes`), and logs what it kept.
     static func warmUp(_ store: DiskStore?, bytes: Int, logger: Logger) {
         store?.warmUpInBackground(maxBytes: bytes) { done, duration in
-            guard done.entries + done.skipped > 0 else { return }
+            guard done.entries + done.skipped + done.answers > 0 else { return }
             logger.log(.info, "cache warmed", [
-                ("entries", .int(done.entries)), ("bytes", .int(done.bytes)), ("skipped", .int(done.skipped)),
+                ("entries", .int(done.entries)), ("bytes", .int(done.bytes)), ("skipped", .int(done.skipped)), ("answers", .int(done.answers)),
                 ("duration_ms", .json(ServerTimingField.milliseconds(duration))),
             ])
         }

@@ -51,8 +51,12 @@ struct CacheConfig: Sendable, Equatable {
     /// Which memoized answers are written as answer entries too; not a key of the config file (tests lower it).
     var answerEntryWorth = AnswerEntryWorth.standard
 
-    /// `cache.warmBytes` when the config file does not say: the store's memory bound (`DiskStore.memoryLimit`).
-    static func defaultWarmBytes(maxBytes: Int) -> Int { min(maxBytes, 64 << 20) }
+    /// `cache.warmBytes` when the config file does not say: the store's memory bound (`DiskStore.memoryLimit`); none
+    /// with `sendFromFiles`, whose pages are meant to stay in their files (warmed copies would be sent from memory:
+    /// review25's MEDIUM).
+    static func defaultWarmBytes(maxBytes: Int, sendsFromFiles: Bool = false) -> Int {
+        sendsFromFiles ? 0 : min(maxBytes, 64 << 20)
+    }
 
     /// The memo's bound: `memoBytes`, or its default.
     var memoLimit: Int { memoBytes ?? min(maxBytes / 8, 64 << 20) }

@@ -84,12 +84,15 @@ enum ConfigLoader {
         }
         try object.requireOnly(["directory", "maxBytes", "requiredForReadiness", "memoBytes", "sendFromFiles", "warmBytes"])
         let maxBytes = try object.integer("maxBytes", in: 0...Int.max, default: 268_435_456)
+        let sendsFromFiles = try object.bool("sendFromFiles", default: false)
         return CacheConfig(directory: try object.nonEmptyString("directory", default: ".pageproxy-cache"),
                            maxBytes: maxBytes,
                            requiredForReadiness: try object.bool("requiredForReadiness", default: true),
                            memoBytes: object["memoBytes"] == nil ? nil : try object.integer("memoBytes", in: 0...Int.max, default: 0),
-                           sendsFromFiles: try object.bool("sendFromFiles", default: false),
-                           warmBytes: try object.integer("warmBytes", in: 0...Int.max, default: CacheConfig.defaultWarmBytes(maxBytes: maxBytes)))
+                           sendsFromFiles: sendsFromFiles,
+                           warmBytes: try object.integer(
+                               "warmBytes", in: 0...Int.max,
+                               default: CacheConfig.defaultWarmBytes(maxBytes: maxBytes, sendsFromFiles: sendsFromFiles)))
     }
 
     private static func serverConfig(_ object: ConfigObject?) throws(ConfigError) -> ServerConfig {

@@ -56,6 +56,25 @@ import Testing
         #expect(again.holdsInMemory(DiskStoreTests.key(6)))
     }
 
+    @Test("a merged answer's own entry is read but not kept as a page copy (review25 LOW); its pages are")
+    func aWarmUpLeavesAnAnswersOwnEntry() throws {
+        let (directory, _, _, _) = try AnswerEntriesTests.kept()
+        // A restart: this store has not read the answer, so nothing but its bytes tells it from a page.
+        let store = DiskStore(directory: directory.path, maxBytes: 1 << 20)
+        #expect(store.answerEntryCount == 0)
+        let done = store.warmUp(maxBytes: 1 << 20)
+        #expect(done == DiskStore.WarmUp(entries: 2, bytes: 2 * DiskStoreTests.entry(1).body.count, skipped: 0, answers: 1))
+        #expect(!store.holdsInMemory(AnswerEntriesTests.answerKey))
+        for page in [1, 2] { #expect(store.holdsInMemory(DiskStoreTests.key(page)), "page \(page)") }
+        // The memo still finds it, from its file.
+        #expect(AnswerEntries(store: store).read(AnswerEntriesTests.answerKey, at: AnswerEntriesTests.before) != nil)
+        // A page with no fields is still a page.
+        var bare = DiskStoreTests.entry(3)
+        bare.headers = [:]
+        bare.mustRevalidate = true
+        #expect(!AnswerEntryFormat.isAnswer(bare))
+    }
+
     @Test("a torn or corrupt entry is not kept: its lookup finds it, a miss, and removes it; the others are kept")
     func aTornOrCorruptEntryIsLeftForTheLookup() throws {
         let directory = TemporaryDirectory()

@@ -80,6 +80,17 @@ import Testing
         #expect(throws: ConfigError.self) { try cache(#""warmBytes": -1"#) }
     }
 
+    @Test("cache.warmBytes: none by default with sendFromFiles (its pages stay in their files); an explicit value stays")
+    func warmBytesDefaultsToNoneWhenSendingFromFiles() throws {
+        func cache(_ fields: String) throws -> CacheConfig {
+            try ConfigFixture.parse(ConfigFixture.document(top: #""cache": {\#(fields)}"#)).cache
+        }
+        #expect(try cache(#""sendFromFiles": true"#).warmBytes == 0)
+        #expect(try cache(#""maxBytes": 1000000, "sendFromFiles": true"#).warmBytes == 0)
+        #expect(try cache(#""sendFromFiles": false"#).warmBytes == 64 << 20)
+        #expect(try cache(#""sendFromFiles": true, "warmBytes": 1000"#).warmBytes == 1000)
+    }
+
     @Test func everyFieldRoundTrips() throws {
         let json = """
             {
