@@ -68,7 +68,7 @@ def nginx_binary():
     return shutil.which("nginx") or "/usr/sbin/nginx"
 
 
-def wait_listening(port, proc, limit=15.0, name="server"):
+def wait_listening(port, proc, limit=15.0, name="server", poll=0.05):
     deadline = time.time() + limit
     while time.time() < deadline:
         if proc.poll() is not None:
@@ -77,7 +77,7 @@ def wait_listening(port, proc, limit=15.0, name="server"):
             with socket.create_connection(("127.0.0.1", port), timeout=0.2):
                 return
         except OSError:
-            time.sleep(0.05)
+            time.sleep(poll)
     raise RuntimeError(f"{name} did not start listening on {port}")
 
 

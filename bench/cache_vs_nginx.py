@@ -55,17 +55,21 @@ class Proxy:
         self.proc = None
         self.start()
 
-    def start(self):
+    def start(self, poll=0.05):
         path = os.path.join(self.dir, "config.json")
         with open(path, "w") as f:
             json.dump(self.config, f)
-        self.proc = subprocess.Popen([self.binary, "serve", "--config", path], stdout=subprocess.DEVNULL,
-                                     stderr=open(os.path.join(self.dir, "log"), "ab"), cwd=self.dir)
-        wait_listening(self.port, self.proc, name=self.label)
+        log = open(os.path.join(self.dir, "log"), "ab")
+        # The log (standard output) is kept only when a bench asks for more than errors (readback_phases --warm-log).
+        self.proc = subprocess.Popen([self.binary, "serve", "--config", path],
+                                     stdout=subprocess.DEVNULL if self.config.get("logLevel") == "error" else log,
+                                     stderr=log, cwd=self.dir)
+        wait_listening(self.port, self.proc, name=self.label, poll=poll)
 
-    def restart(self):
+    def restart(self, poll=0.05):
+        """Stops and starts the process; `poll`: how often its port is tried until it listens (seconds)."""
         stop(self.proc, self.label)
-        self.start()
+        self.start(poll)
 
     def url(self, path):
         return f"http://127.0.0.1:{self.port}{path}"

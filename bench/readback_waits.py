@@ -2,7 +2,7 @@
 """Where the first and second request after a restart wait (issue 13, twenty-fourth pass): per thread kind, CPU run
 time, time runnable but not running (the run queue), time asleep, and the switches, from the head's request to its head.
 
-    python3 bench/readback_waits.py BINARY[,BINARY...] [--restarts N] [--ndjson]
+    python3 bench/readback_waits.py BINARY[,BINARY...] [--restarts N] [--ndjson] [--settle MS]
 
 The case of `readback_phases.py` (`/items?mock_total=50000`, 501 cached pages, 10.6 MB merged, memo off). After each
 restart, two requests on a socket of this script's own. Each thread's `/proc/PID/task/TID/schedstat` (run ns, run-queue
@@ -89,6 +89,8 @@ def main():
     parser.add_argument("binaries")
     parser.add_argument("--restarts", type=int, default=6)
     parser.add_argument("--ndjson", action="store_true")
+    parser.add_argument("--settle", type=float, default=0, metavar="MS",
+                        help="wait this long after each restart before request 1 (twenty-fifth pass: a start-up warm-up done)")
     args = parser.parse_args()
     binaries = [os.path.abspath(b) for b in args.binaries.split(",")]
     headers = NDJSON if args.ndjson else {}
@@ -98,6 +100,8 @@ def main():
         for _ in range(args.restarts):
             for index, proxy in enumerate(proxies):
                 proxy.restart()
+                if args.settle:
+                    time.sleep(args.settle / 1000)
                 for req in (1, 2):
                     rows[(index, req)].append(request(proxy.port, proxy.proc.pid, headers))
     print(f"load average after {os.getloadavg()}")

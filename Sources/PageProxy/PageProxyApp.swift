@@ -44,7 +44,20 @@ final class PageProxyApp: Sendable {
             responder: responder, logger: logger, clock: clock)
         metricsBox.set { server.openConnections }
         status.markReady()
+        warmUp(pages.store, bytes: config.cache.warmBytes, logger: logger)
         return PageProxyApp(server: server, mockServer: mockServer, status: status, transport: transport, pages: pages, logger: logger)
+    }
+
+    /// Reads the most recently used pages into the store's memory in the background, once the proxy listens
+    /// (`cache.warmBytes`), and logs what it kept.
+    static func warmUp(_ store: DiskStore?, bytes: Int, logger: Logger) {
+        store?.warmUpInBackground(maxBytes: bytes) { done, duration in
+            guard done.entries + done.skipped + done.answers > 0 else { return }
+            logger.log(.info, "cache warmed", [
+                ("entries", .int(done.entries)), ("bytes", .int(done.bytes)), ("skipped", .int(done.skipped)), ("answers", .int(done.answers)),
+                ("duration_ms", .json(ServerTimingField.milliseconds(duration))),
+            ])
+        }
     }
 
     /// Starts the built-in mock upstream a config describes.

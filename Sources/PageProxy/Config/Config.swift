@@ -43,8 +43,20 @@ struct CacheConfig: Sendable, Equatable {
     /// sent) rather than from memory: fewer page faults and less memory, and a sooner first answer after a restart,
     /// but its second answer reads the files again (BENCHMARKS.md, issue 13 twelfth pass); off by default.
     var sendsFromFiles = false
+    /// The most page bytes read into memory at start, the most recently used first, after the proxy listens
+    /// (`DiskStore.warmUp`): the first walk after a restart then reads no files (issue 13, twenty-fifth pass). Within
+    /// the store's memory bound; 0 turns it off. The config file's default is `defaultWarmBytes`; a config built in code
+    /// (tests, which count the files a walk after a restart reads) leaves it off.
+    var warmBytes = 0
     /// Which memoized answers are written as answer entries too; not a key of the config file (tests lower it).
     var answerEntryWorth = AnswerEntryWorth.standard
+
+    /// `cache.warmBytes` when the config file does not say: the store's memory bound (`DiskStore.memoryLimit`); none
+    /// with `sendFromFiles`, whose pages are meant to stay in their files (warmed copies would be sent from memory:
+    /// review25's MEDIUM).
+    static func defaultWarmBytes(maxBytes: Int, sendsFromFiles: Bool = false) -> Int {
+        sendsFromFiles ? 0 : min(maxBytes, 64 << 20)
+    }
 
     /// The memo's bound: `memoBytes`, or its default.
     var memoLimit: Int { memoBytes ?? min(maxBytes / 8, 64 << 20) }

@@ -78,13 +78,21 @@ enum ConfigLoader {
     }
 
     private static func cacheConfig(_ object: ConfigObject?) throws(ConfigError) -> CacheConfig {
-        guard let object else { return CacheConfig(directory: ".pageproxy-cache", maxBytes: 268_435_456) }
-        try object.requireOnly(["directory", "maxBytes", "requiredForReadiness", "memoBytes", "sendFromFiles"])
+        guard let object else {
+            return CacheConfig(
+                directory: ".pageproxy-cache", maxBytes: 268_435_456, warmBytes: CacheConfig.defaultWarmBytes(maxBytes: 268_435_456))
+        }
+        try object.requireOnly(["directory", "maxBytes", "requiredForReadiness", "memoBytes", "sendFromFiles", "warmBytes"])
+        let maxBytes = try object.integer("maxBytes", in: 0...Int.max, default: 268_435_456)
+        let sendsFromFiles = try object.bool("sendFromFiles", default: false)
         return CacheConfig(directory: try object.nonEmptyString("directory", default: ".pageproxy-cache"),
-                           maxBytes: try object.integer("maxBytes", in: 0...Int.max, default: 268_435_456),
+                           maxBytes: maxBytes,
                            requiredForReadiness: try object.bool("requiredForReadiness", default: true),
                            memoBytes: object["memoBytes"] == nil ? nil : try object.integer("memoBytes", in: 0...Int.max, default: 0),
-                           sendsFromFiles: try object.bool("sendFromFiles", default: false))
+                           sendsFromFiles: sendsFromFiles,
+                           warmBytes: try object.integer(
+                               "warmBytes", in: 0...Int.max,
+                               default: CacheConfig.defaultWarmBytes(maxBytes: maxBytes, sendsFromFiles: sendsFromFiles)))
     }
 
     private static func serverConfig(_ object: ConfigObject?) throws(ConfigError) -> ServerConfig {

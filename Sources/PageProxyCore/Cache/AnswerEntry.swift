@@ -119,6 +119,16 @@ package enum AnswerEntryFormat {
         return prefix.bytes
     }
 
+    /// Whether `entry` is a merged answer's own (`AnswerEntries.write`: no fields, must revalidate, and a body that is
+    /// an answer's prefix, head and body, exactly), from its first bytes alone. A page whose upstream sent that, with
+    /// no fields, would count as one too: only the warm-up asks, and it then leaves that page to its lookup.
+    package static func isAnswer(_ entry: CacheEntry) -> Bool {
+        guard entry.headers.count == 0, entry.mustRevalidate, entry.body.count >= prefixLength,
+            let lengths = try? lengths(of: entry.body.prefix(prefixLength))
+        else { return false }
+        return lengths.head + lengths.body == entry.body.count
+    }
+
     /// How long the head of an answer whose first bytes are `prefix` is (prefix included), and how long its body; nil
     /// when `prefix` is too short to say or is no answer's.
     package static func lengths(of prefix: ArraySlice<UInt8>) throws(Invalid) -> (head: Int, body: Int)? {

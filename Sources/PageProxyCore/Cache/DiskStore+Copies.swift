@@ -28,9 +28,10 @@ extension DiskStore {
     /// of every other route each time it passed it: issue 13, sixth pass), at most `evictionBatch` a hold, as an
     /// eviction (a large page among many small copies is kept by a later read, once enough have gone: review, thousands
     /// dropped in one hold of the loop's lock). Those dropped are freed after the lock (`State.released`).
-    func keepCopy(_ entry: CacheEntry, for key: CacheKey, _ state: inout State) {
+    /// With `asOldest`, the copy is kept as the least recently used (`DiskStore.warmUp`).
+    func keepCopy(_ entry: CacheEntry, for key: CacheKey, asOldest: Bool = false, _ state: inout State) {
         guard entry.bodyInFile == nil, entry.file == nil, entry.body.count <= memoryLimit, state.copies[key] == nil else { return }
-        let (use, dropped) = state.copies.keep(entry, for: key, limit: memoryLimit, batch: evictionBatch)
+        let (use, dropped) = state.copies.keep(entry, for: key, limit: memoryLimit, batch: evictionBatch, asOldest: asOldest)
         for old in dropped {
             state.records[old.key]?.memoryUse = nil
             state.released.append(old.entry)

@@ -137,6 +137,10 @@ package final class DiskStore: Sendable {
         _ = released
         return result
     }
+    /// Warm-ups run to their end by `warmUpInBackground` (tests wait for it).
+    let warmUpsDone = Atomic<Int>(0)
+    /// Warm-ups `warmUpInBackground` has started (counted before it returns: tests read it at once).
+    let warmUpsStarted = Atomic<Int>(0)
     /// The length of the last entry head read (`readEntryFile`'s guess for the next); 0 before the first.
     let lastHeadLength = Atomic<Int>(0)
     let onDisable: @Sendable (String) -> Void

@@ -19,7 +19,11 @@ struct EntryCopies {
     /// many small ones is kept by a later read, once enough have gone (review: thousands dropped in one hold).
     /// - Returns: the kept copy's handle (nil: not kept), and the copies dropped, for the caller to clear their
     ///   records' handles and to free after its lock.
-    mutating func keep(_ entry: CacheEntry, for key: CacheKey, limit: Int, batch: Int) -> (use: Handle?, dropped: [(key: CacheKey, entry: CacheEntry)]) {
+    /// - Parameter asOldest: keep it as the least recently used copy (one read at start, newest first, that no request
+    ///   has used: `DiskStore.warmUp`), not the most.
+    mutating func keep(
+        _ entry: CacheEntry, for key: CacheKey, limit: Int, batch: Int, asOldest: Bool = false
+    ) -> (use: Handle?, dropped: [(key: CacheKey, entry: CacheEntry)]) {
         var dropped: [(key: CacheKey, entry: CacheEntry)] = []
         while bytes + entry.body.count > limit, dropped.count < batch, let oldest = recency.removeOldest() {
             if let old = copies.removeValue(forKey: oldest) {
@@ -30,7 +34,7 @@ struct EntryCopies {
         guard bytes + entry.body.count <= limit else { return (nil, dropped) }
         copies[key] = entry
         bytes += entry.body.count
-        return (recency.insertNewest(key), dropped)
+        return (asOldest ? recency.insertOldest(key) : recency.insertNewest(key), dropped)
     }
 
     /// Moves a copy to the most recently used end.

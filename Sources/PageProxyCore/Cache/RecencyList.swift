@@ -39,6 +39,17 @@ package struct RecencyList<Key> {
         return (Handle(index: oldestIndex), key)
     }
 
+    /// At most `limit` keys, the most recently used first (O(limit)).
+    package func newest(_ limit: Int) -> [Key] {
+        var keys: [Key] = []
+        var index = newestIndex
+        while index >= 0, keys.count < limit {
+            if let key = nodes[index].key { keys.append(key) }
+            index = nodes[index].older
+        }
+        return keys
+    }
+
     /// The key `handle` stands for.
     package func key(_ handle: Handle) -> Key? { nodes[handle.index].key }
 

@@ -28,6 +28,15 @@ import Testing
         #expect(copies[Self.key(1)] != nil && copies[Self.key(2)] == nil && copies[Self.key(3)] != nil)
     }
 
+    @Test("a copy kept as the oldest (read at start, no request used it) is the first to make room")
+    func aCopyKeptAsTheOldestGoesFirst() {
+        var copies = EntryCopies()
+        _ = copies.keep(Self.entry(bytes: 40), for: Self.key(1), limit: 100, batch: 8)
+        _ = copies.keep(Self.entry(bytes: 40), for: Self.key(2), limit: 100, batch: 8, asOldest: true)
+        let third = copies.keep(Self.entry(bytes: 40), for: Self.key(3), limit: 100, batch: 8)
+        #expect(third.dropped.map { $0.key } == [Self.key(2)])
+    }
+
     @Test("at most a batch of copies is dropped at a time: a copy that needs more is not kept, and what was dropped is said")
     func aBatchAtATime() {
         var copies = EntryCopies()

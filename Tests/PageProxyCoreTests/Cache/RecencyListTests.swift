@@ -68,4 +68,17 @@ import Testing
         _ = list.insertNewest("z")
         #expect(Self.drained(list) == ["y", "z"])
     }
+
+    @Test("the newest keys, most recently used first, at most as many as asked")
+    func newestFirst() {
+        var list = RecencyList<String>()
+        let a = list.insertNewest("a")
+        _ = list.insertNewest("b")
+        _ = list.insertNewest("c")
+        list.moveToNewest(a)
+        #expect(list.newest(2) == ["a", "c"])
+        #expect(list.newest(10) == ["a", "c", "b"])
+        #expect(list.newest(0) == [])
+        #expect(RecencyList<String>().newest(3) == [])
+    }
 }

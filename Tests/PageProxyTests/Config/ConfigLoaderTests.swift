@@ -18,7 +18,7 @@ import Testing
     @Test func shippedExampleLoads() throws {
         let config = try ConfigLoader.load(path: Self.packageRoot + "/config.json", environment: [:])
         #expect(config.listen == ListenConfig(address: "127.0.0.1", port: 8080))
-        #expect(config.cache == CacheConfig(directory: ".pageproxy-cache", maxBytes: 268_435_456))
+        #expect(config.cache == CacheConfig(directory: ".pageproxy-cache", maxBytes: 268_435_456, warmBytes: 64 << 20))
         #expect(!config.cache.sendsFromFiles)
         #expect(config.server.maxConnections == 1024)
         #expect(config.logLevel == .info)
@@ -35,7 +35,7 @@ import Testing
     @Test func defaultsApplyToAMinimalDocument() throws {
         let config = try ConfigFixture.parse(ConfigFixture.document())
         #expect(config.listen == ListenConfig(address: "127.0.0.1", port: 8080))
-        #expect(config.cache == CacheConfig(directory: ".pageproxy-cache", maxBytes: 268_435_456))
+        #expect(config.cache == CacheConfig(directory: ".pageproxy-cache", maxBytes: 268_435_456, warmBytes: 64 << 20))
         #expect(config.server == ServerConfig(maxConnections: 1024, headerTimeout: .seconds(10), idleTimeout: .seconds(60),
                                               shutdownGrace: .seconds(10), maxRequestLineBytes: 8192, maxHeaderBytes: 32768,
                                               sendBufferBytes: 262_144))
@@ -69,11 +69,33 @@ import Testing
         #expect(try ConfigFixture.parse(ConfigFixture.document(top: #""mock": null"#)).mock == nil)
     }
 
+    @Test("cache.warmBytes: by default the cache's memory bound for pages (maxBytes, at most 64 MiB); 0 turns it off")
+    func warmBytesDefaultsToTheMemoryBound() throws {
+        func cache(_ fields: String) throws -> CacheConfig {
+            try ConfigFixture.parse(ConfigFixture.document(top: #""cache": {\#(fields)}"#)).cache
+        }
+        #expect(try cache(#""maxBytes": 1000000"#).warmBytes == 1_000_000)
+        #expect(try cache(#""maxBytes": 1000000000"#).warmBytes == 64 << 20)
+        #expect(try cache(#""maxBytes": 1000000000, "warmBytes": 0"#).warmBytes == 0)
+        #expect(throws: ConfigError.self) { try cache(#""warmBytes": -1"#) }
+    }
+
+    @Test("cache.warmBytes: none by default with sendFromFiles (its pages stay in their files); an explicit value stays")
+    func warmBytesDefaultsToNoneWhenSendingFromFiles() throws {
+        func cache(_ fields: String) throws -> CacheConfig {
+            try ConfigFixture.parse(ConfigFixture.document(top: #""cache": {\#(fields)}"#)).cache
+        }
+        #expect(try cache(#""sendFromFiles": true"#).warmBytes == 0)
+        #expect(try cache(#""maxBytes": 1000000, "sendFromFiles": true"#).warmBytes == 0)
+        #expect(try cache(#""sendFromFiles": false"#).warmBytes == 64 << 20)
+        #expect(try cache(#""sendFromFiles": true, "warmBytes": 1000"#).warmBytes == 1000)
+    }
+
     @Test func everyFieldRoundTrips() throws {
         let json = """
             {
               "listen": { "address": "0.0.0.0", "port": 0 },
-              "cache": { "directory": "/var/cache/pp", "maxBytes": 0, "sendFromFiles": true },
+              "cache": { "directory": "/var/cache/pp", "maxBytes": 0, "sendFromFiles": true, "warmBytes": 12345 },
               "server": { "maxConnections": 7, "headerTimeoutSeconds": 2, "idleTimeoutSeconds": 3,
                           "shutdownGraceSeconds": 0, "maxRequestLineBytes": 256, "maxHeaderBytes": 1024,
                           "sendBufferBytes": 0, "drainDelaySeconds": 0, "writeTimeoutSeconds": 4 },
@@ -96,7 +118,7 @@ import Testing
             """
         let config = try ConfigFixture.parse(json)
         #expect(config.listen == ListenConfig(address: "0.0.0.0", port: 0))
-        #expect(config.cache == CacheConfig(directory: "/var/cache/pp", maxBytes: 0, sendsFromFiles: true))
+        #expect(config.cache == CacheConfig(directory: "/var/cache/pp", maxBytes: 0, sendsFromFiles: true, warmBytes: 12345))
         #expect(config.server == ServerConfig(maxConnections: 7, headerTimeout: .seconds(2), idleTimeout: .seconds(3),
                                               shutdownGrace: .zero, maxRequestLineBytes: 256, maxHeaderBytes: 1024,
                                               sendBufferBytes: 0, writeTimeout: .seconds(4), drainDelay: .zero))
