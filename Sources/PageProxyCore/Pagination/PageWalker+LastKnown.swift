@@ -24,7 +24,7 @@ extension PageWalker {
             try append(.none, after: page)
         } else if standing.steppedBack.isTailCheck(nextToTake - 1) {
             // The page at the first position the page before did not ask, after the window's page held its tail again
-            // (`SteppedBackWindowPage.tailAfterShort`; retest21 A, review22 H1): the end, or new items, a filter or a cap.
+            // (`SteppedBackWindowPage.tailAgain`; retest21 A, review22 H1): the end, or new items, a filter or a cap.
             guard standing.steppedBack.readTailCheck(page) else { throw missedWindowPageSizeAfterShort(at: page) }
             page.truncateItems(to: 0)
             try append(.none, after: page)
@@ -35,8 +35,8 @@ extension PageWalker {
             case .repeatedShort:
                 page.truncateItems(to: 0)
                 try append(.none, after: page)
-            case .tailAfterShort: try askTailCheck(&page)
-            case .cappedAfterShort: throw missedWindowPageSizeAfterShort(at: page)
+            case .tailAgain: try askTailCheck(&page)
+            case .cappedAfterShort, .shortAfterFull: throw missedWindowPageSizeAfterShort(at: page)
             }
         } else if nextToTake == 2, secondPageConfirmsCap || isFullListFirstOfOffsets, !strategy.followsUpstream,
             ignoredNumber.holdsFirstAgain(page)
@@ -161,7 +161,8 @@ extension PageWalker {
             // even when it is short with no total (the list's end, or the upstream's cap: review20 H2).
             if nextToTake == 1, let check = options.windowCheck, check.steppedBack {
                 let short = check.asksPastShort(page)
-                standing.steppedBack.remember(page, short: short, listFirst: strategy.listFirstPage(before: firstURL) == nil)
+                standing.steppedBack.remember(
+                    page, short: short, listFirst: strategy.listFirstPage(before: firstURL) == nil, walkedAgain: options.servedPageSize != nil)
                 if short, next.isNone, let windowPage = strategy.guessNext(after: page.url) { next = .one(windowPage) }
             }
             // A short page the filter leaves no end: the page after it is compared with its items as they arrived
@@ -223,7 +224,7 @@ extension PageWalker {
         }
     }
 
-    /// `page`, the window's, holds the short page before's last items again (`SteppedBackWindowPage.tailAfterShort`):
+    /// `page`, the window's, holds the page before's last items again (`SteppedBackWindowPage.tailAgain`):
     /// dropped, and the page at the first position the page before did not ask, with its size, asked under `maxPages`
     /// alone (review22's fix for retest21 A). With no room for it, or no such page, the upstream's cap, as before.
     func askTailCheck(_ page: inout Page) throws(PaginationError) {
