@@ -239,4 +239,25 @@ import Testing
             #expect(capped.body == MockDataset.page(offset: offset, count: limit, total: 50), "\(capped.text.prefix(300))")
         }
     }
+
+    /// fix25: the walk again stepped back one served page (38 for `_offset=42`, a cap of 4) steps off the upstream's grid
+    /// (0, 4, …, 48): past the end, offset 50 held `[49,50]`, the page before's (`[47…50]`) tail, and the walk failed with
+    /// a `502` ("it starts with items of the page before again") where the start code answered the window's items. From
+    /// 42 for `_offset=46` (not stepped back) it was a `502` on the start code too.
+    @Test("a window inside a capped list walked again off the upstream's grid ends at the tail again", arguments: [42, 38, 46])
+    func aTailAgainOffTheGridEndsTheWalk(offset: Int) async throws {
+        try await TestStack.run(routes: Self.routes, mockOptions: Self.mockOptions) { stack in
+            for format in ["", "&_format=ndjson"] {
+                let target = "/drfnt?mock_total=50&limit=10&mock_cap=4&mock_past_end=last&_offset=\(offset)&_limit=10" + format
+                let answer = try await stack.get(target)
+                #expect(answer.status == 200, "\(target): \(answer.text.prefix(300))")
+                let count = min(10, 50 - offset)
+                if format.isEmpty {
+                    #expect(answer.body == MockDataset.page(offset: offset, count: count, total: 50), "\(target): \(answer.text.prefix(300))")
+                } else {
+                    #expect(answer.text == CappedWindowTests.lines(offset: offset, count: count), "\(target): \(answer.text.prefix(300))")
+                }
+            }
+        }
+    }
 }
