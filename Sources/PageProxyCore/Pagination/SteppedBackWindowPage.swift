@@ -57,8 +57,9 @@ struct SteppedBackWindowPage {
         case repeatedShort
         /// Other items after a short page before: the upstream's cap, not the list's end.
         case cappedAfterShort
-        /// The page before's last items again, fewer of them (or after other items: an upstream that ignores the size
-        /// answers past its end with its whole list, fold24b's regression 4): the end, or a filter; the page at the first
+        /// The page before's last items again, fewer of them (or, after a short page before, after other items: an upstream
+        /// that ignores the size answers past its end with its whole list, fold24b's regression 4; after a full one such a
+        /// longer page is the upstream's own size, walked from the first page as before): the end, or a filter; the page at the first
         /// position the page before did not ask tells (`askedTailCheck`, `readTailCheck`). The page before is kept until then.
         case tailAgain
         /// Fewer items than a full page before, neither its items again nor its tail, in a walk again by a served size
@@ -95,7 +96,8 @@ struct SteppedBackWindowPage {
         let comparable = PageItemsMark(page)?.looksConstant == false
         let again = comparable && PageItemsMark.itemsSpan(of: page).elementsEqual(remembered)
         if !again && comparable
-            && (Self.holdsTail(of: beforeItems, page) || (page.itemCount > beforeItems.count && Self.endsWithTail(of: beforeItems, page)))
+            && (Self.holdsTail(of: beforeItems, page)
+                || (beforeWasShort && page.itemCount > beforeItems.count && Self.endsWithTail(of: beforeItems, page)))
         {
             return .tailAgain
         }
