@@ -11,12 +11,17 @@ import Testing
 @Suite struct OffsetPastEndRepeatTests {
     /// `total` items `{"id":N}` (no total stated), at most `cap` a page whatever `limit` asks; an offset past the end is
     /// answered with the last page as the size asked cuts it (`clamps`), or the offset is ignored (`ignoresOffset`).
-    private static func upstream(total: Int, cap: Int = 100, clamps: Bool = true, ignoresOffset: Bool = false) -> FakeTransport {
+    /// With `period`, items with no id whose one value cycles every `period` items (`{"day":N % period}`).
+    private static func upstream(
+        total: Int, cap: Int = 100, clamps: Bool = true, ignoresOffset: Bool = false, period: Int? = nil
+    ) -> FakeTransport {
         FakeTransport { url in
             let size = min(url.integerQueryValue("limit") ?? 10, cap)
             var offset = ignoresOffset ? 0 : url.integerQueryValue("offset") ?? 0
             if clamps, offset >= total, total > 0 { offset = (total - 1) / size * size }
-            let items = (offset..<max(offset, min(total, offset + size))).map { "{\"id\":\($0)}" }.joined(separator: ",")
+            let items = (offset..<max(offset, min(total, offset + size))).map { position in
+                period.map { "{\"day\":\(position % $0)}" } ?? "{\"id\":\(position)}"
+            }.joined(separator: ",")
             return .json("[\(items)]")
         }
     }
@@ -84,6 +89,25 @@ import Testing
         let items = try await walker.pages().flatMap(\.itemBytes)
         #expect(items == FakePages.expected(total: 10))
         #expect(transport.requestedURLs.map { PageURL(string: $0)?.queryValue("offset") } == ["0", "10", "1"])
+    }
+
+    @Test(
+        "data that repeats with the page size is not a one-page list: the first page one position on holds a full page, a 502",
+        // (limit, cap, period): a full first page again (review25 HIGH), and a first page short under a cap.
+        arguments: [(10, 100, 10), (5, 100, 5), (10, 100, 5), (10, 4, 4), (10, 4, 2)] as [(Int, Int, Int)])
+    func periodicDataIsNotOnePage(limit: Int, cap: Int, period: Int) async {
+        let transport = Self.upstream(total: 40, cap: cap, period: period)
+        var options = PaginationScheme.Offset()
+        options.limit = limit
+        let walker = PageWalker.make(.offset(options), transport: transport) { $0.maxPages = 50 }
+        await #expect {
+            _ = try await walker.pages()
+        } throws: { error in
+            guard case .cannotContinue? = error as? PaginationError else { return false }
+            return true
+        }
+        // The check page was asked: the first page one position on.
+        #expect(transport.requestedURLs.last.flatMap { PageURL(string: $0)?.queryValue("offset") } == "1", "\(transport.requestedURLs)")
     }
 
     @Test("a client's offset over such an upstream: the repeat ends the walk, the list's first page showing other items")
