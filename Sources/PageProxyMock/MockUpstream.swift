@@ -220,10 +220,11 @@ public final class MockUpstream: Sendable {
             if text == "last", window.total > 0, window.offset >= window.total {
                 let lastPage = (window.total - 1) / window.size + 1
                 // Cut and filtered as every page is: an upstream that hides items from its pages hides them from its
-                // last page answered again (review27 R4).
-                let (hiding, showing) = (window.hidingEvery, window.showingEvery)
+                // last page answered again (review27 R4). A series with no id (`mock_period`) repeats its own last
+                // page, not the plain items (review25 LOW).
+                let (hiding, showing, period) = (window.hidingEvery, window.showingEvery, window.period)
                 window = MockWindow(page: lastPage, size: window.size, total: window.total)
-                (window.hidingEvery, window.showingEvery) = (hiding, showing)
+                (window.hidingEvery, window.showingEvery, window.period) = (hiding, showing, period)
             }
         }
 

@@ -209,4 +209,55 @@ import Testing
             #expect(!raw.contains("!pageproxy-error"), "\(raw.suffix(300))")
         }
     }
+
+    /// The MEDIUM carried from fold23: a list of 10 (or 20) under a cap of 4 whose upstream answers past its end with its
+    /// last page as it cuts it (`mock_past_end=last`), and a window just past its end. The first walk, from the list's
+    /// first page, shows the cap; walked again by it from the window's offset, the page there was the last page again
+    /// (`[9,10]`), and the answer `[9]` with a next. Walked again from one served page before the window's offset, the
+    /// window's page holds that page's last items again, and the page at the first position it did not ask shows the end.
+    @Test("a window past a capped list's end, walked again by the cap, is empty", arguments: [
+        (10, 10, 1), (10, 11, 1), (10, 10, 5), (20, 20, 1), (20, 21, 3),
+    ])
+    func aWindowPastACappedListsEndIsEmpty(total: Int, offset: Int, limit: Int) async throws {
+        try await TestStack.run(routes: Self.routes, mockOptions: Self.mockOptions) { stack in
+            let list = "/drfnt?mock_total=\(total)&limit=10&mock_cap=4&mock_past_end=last"
+            // (The merged answer of 20 was a `502` at its sixth page, the fifth again, until fix25: `OffsetPastEndRepeatTests`.)
+            let merged = try await stack.get(list + "&zz=m")
+            #expect(merged.body == MockDataset.page(offset: 0, count: total, total: total), "\(merged.text.prefix(300))")
+            // Each twice: the second request walks again at once, by the size the plan remembers.
+            for (format, ask) in [("", 1), ("", 2), ("&_format=ndjson", 1), ("&_format=ndjson", 2)] {
+                let target = list + "&zz=\(format.isEmpty ? "j" : "n")&_offset=\(offset)&_limit=\(limit)" + format
+                let answer = try await stack.get(target)
+                let empty = format.isEmpty ? answer.text == "[]" : answer.body.isEmpty
+                #expect(answer.status == 200 && empty, "\(target) (\(ask)): \(answer.status) \(answer.text.prefix(300))")
+                #expect(answer.header("Link")?.contains("rel=\"next\"") != true, "\(target) (\(ask)): \(answer.header("Link") ?? "-")")
+            }
+            // Inside the list, the window's items; and over an honest cap (no repeat past the end), the items after a jump.
+            let inside = try await stack.get(list + "&_offset=\(total - 2)&_limit=5")
+            #expect(inside.body == MockDataset.page(offset: total - 2, count: 2, total: total), "\(inside.text.prefix(300))")
+            let capped = try await stack.get("/drfnt?mock_total=50&limit=10&mock_cap=4&_offset=\(offset)&_limit=\(limit)")
+            #expect(capped.body == MockDataset.page(offset: offset, count: limit, total: 50), "\(capped.text.prefix(300))")
+        }
+    }
+
+    /// fix25: the walk again stepped back one served page (38 for `_offset=42`, a cap of 4) steps off the upstream's grid
+    /// (0, 4, …, 48): past the end, offset 50 held `[49,50]`, the page before's (`[47…50]`) tail, and the walk failed with
+    /// a `502` ("it starts with items of the page before again") where the start code answered the window's items. From
+    /// 42 for `_offset=46` (not stepped back) it was a `502` on the start code too.
+    @Test("a window inside a capped list walked again off the upstream's grid ends at the tail again", arguments: [42, 38, 46])
+    func aTailAgainOffTheGridEndsTheWalk(offset: Int) async throws {
+        try await TestStack.run(routes: Self.routes, mockOptions: Self.mockOptions) { stack in
+            for format in ["", "&_format=ndjson"] {
+                let target = "/drfnt?mock_total=50&limit=10&mock_cap=4&mock_past_end=last&_offset=\(offset)&_limit=10" + format
+                let answer = try await stack.get(target)
+                #expect(answer.status == 200, "\(target): \(answer.text.prefix(300))")
+                let count = min(10, 50 - offset)
+                if format.isEmpty {
+                    #expect(answer.body == MockDataset.page(offset: offset, count: count, total: 50), "\(target): \(answer.text.prefix(300))")
+                } else {
+                    #expect(answer.text == CappedWindowTests.lines(offset: offset, count: count), "\(target): \(answer.text.prefix(300))")
+                }
+            }
+        }
+    }
 }

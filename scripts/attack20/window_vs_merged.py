@@ -6,10 +6,11 @@ page-number (plain) and link-header (github) routes; for each, the merged answer
 through a cached route. A window answered 200 that is not the merged answer's slice (merged 200 and not Truncated)
 is printed as MISMATCH. Bounded by --cases and --seconds.
 Usage: window_vs_merged.py --binary B [--cases 300] [--seconds 300] [--seed 1]
+(scratch: $ATTACK_SCRATCH, default /tmp/attack20; give each run its own, with its own --pp/--mock ports)
 """
 import argparse, json, os, random, shutil, sys, time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from common import write_config, start_proxy, stop, get, parse_items, wait_port  # noqa
+from common import SCRATCH, write_config, start_proxy, stop, get, parse_items, wait_port  # noqa
 
 ap = argparse.ArgumentParser()
 ap.add_argument("--binary", required=True)
@@ -19,9 +20,10 @@ ap.add_argument("--seed", type=int, default=1)
 ap.add_argument("--pp", type=int, default=18633)
 ap.add_argument("--mock", type=int, default=18634)
 a = ap.parse_args()
-cache = "/tmp/attack20/cache-wvm"
+os.makedirs(SCRATCH, exist_ok=True)
+cache = os.path.join(SCRATCH, "cache-wvm")
 shutil.rmtree(cache, ignore_errors=True)
-cfgp = "/tmp/attack20/wvm.json"
+cfgp = os.path.join(SCRATCH, "wvm.json")
 M = "http://127.0.0.1:%d" % a.mock
 routes = []
 for name, up, pag, items in (
@@ -36,7 +38,7 @@ for name, up, pag, items in (
 write_config(cfgp, a.pp, cache, routes)
 c = json.load(open(cfgp)); c["mock"] = {"address": "127.0.0.1", "port": a.mock, "items": 250, "pageSize": 20}
 json.dump(c, open(cfgp, "w"))
-pp = start_proxy(a.binary, cfgp, a.pp, "/tmp/attack20/wvm.log")
+pp = start_proxy(a.binary, cfgp, a.pp, os.path.join(SCRATCH, "wvm.log"))
 wait_port(a.mock)
 rnd = random.Random(a.seed)
 end = time.time() + a.seconds

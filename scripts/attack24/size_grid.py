@@ -6,15 +6,15 @@ not a consistent Truncated prefix). Usage: size_grid.py --binary B [--seconds 30
 """
 import argparse, json, os, shutil, sys, time
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from common import write_config, start_proxy, stop, get, parse_items, wait_port  # noqa
+from common import SCRATCH, write_config, start_proxy, stop, get, parse_items, wait_port  # noqa
 ap = argparse.ArgumentParser()
 ap.add_argument("--binary", required=True)
 ap.add_argument("--seconds", type=int, default=300)
 ap.add_argument("--pp", type=int, default=18911)
 ap.add_argument("--mock", type=int, default=18912)
 a = ap.parse_args()
-cache = "/tmp/attack24/cache-size"; shutil.rmtree(cache, ignore_errors=True)
-cfgp = "/tmp/attack24/size.json"
+cache = os.path.join(SCRATCH, "cache-size"); shutil.rmtree(cache, ignore_errors=True)
+cfgp = os.path.join(SCRATCH, "size.json")
 M = "http://127.0.0.1:%d" % a.mock
 R = {"plain": (M + "/plain/items", {"scheme": "page-number", "pageSize": 10}, ""),
      "wrapped": (M + "/wrapped/items", {"scheme": "page-number", "pageSize": 10, "totalItemsPath": "total_count"}, "items"),
@@ -29,7 +29,7 @@ for name, (up, pag, items) in R.items():
 write_config(cfgp, a.pp, cache, routes)
 c = json.load(open(cfgp)); c["mock"] = {"address": "127.0.0.1", "port": a.mock, "items": 250, "pageSize": 20}
 json.dump(c, open(cfgp, "w"))
-pp = start_proxy(a.binary, cfgp, a.pp, "/tmp/attack24/size.log"); wait_port(a.mock)
+pp = start_proxy(a.binary, cfgp, a.pp, os.path.join(SCRATCH, "size.log")); wait_port(a.mock)
 end = time.time() + a.seconds
 stats = {}
 def bump(k): stats[k] = stats.get(k, 0) + 1

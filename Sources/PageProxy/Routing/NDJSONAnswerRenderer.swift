@@ -66,10 +66,11 @@ enum NDJSONAnswerRenderer {
                 //   (filtwin21); at the page before a window's, whose page may show the upstream's cap (pastend21);
                 // - past a repeat of the page before, until its check page (`awaitsRepeatCheck`): the walk may end there,
                 //   and the head must not link on (review21 MEDIUM 2: a window past the end said `rel="next"` for ever);
+                // - a window none of whose items came yet (`awaitsWindowItems`): its head would link on by no total;
                 // - a window a `_max_pages` may cut, up to `cutHoldBytes` of lines: once the walk ends, the head says
                 //   where the next window starts, and whether the cap cut it, as a merged answer's does (real20 F4: a
                 //   client that follows `Link` and reads no trailers stopped at the cut).
-                let holdsHead = unanswered != nil && (walker.mayBeWalkedAgain || walker.awaitsRepeatCheck
+                let holdsHead = unanswered != nil && (walker.mayBeWalkedAgain || walker.awaitsRepeatCheck || requested.awaitsWindowItems
                     || (requested.headLeavesOutNext() && batch.count + current.body.count + current.itemCount <= Self.cutHoldBytes))
                 if !holdsAnswer, !holdsHead, let response = unanswered.take() {
                     stream = await start.begin(response)

@@ -94,6 +94,12 @@ final class RequestedItems {
         return pageCapMayCut && handedOut < cappedLimit(window)
     }
 
+    /// Whether a window's answer has handed out none of its items yet: every page so far lay before its first item. An
+    /// NDJSON head waits then, as it can say whether more follow only from a total, and the walk may yet end at the
+    /// page that holds the window's items (review24: a window at a list's end, walked again from the list's first page,
+    /// sent its head after that page and linked on past the end where the JSON form did not).
+    var awaitsWindowItems: Bool { window != nil && handedOut == 0 }
+
     /// The window's `<…>; rel="next"` once the walk is over, for the trailer of a head that left it out; nil for none.
     func trailingNext(walker: PageWalker) -> String? {
         guard let window, let next = nextWindow(walker: walker, walkEnded: true, total: statedTotal(walker: walker, walkEnded: true)) else {

@@ -157,6 +157,10 @@ public struct ItemWindow: Sendable, Equatable {
     /// `unchecked`: a walk again by `served` missed that size in its turn (retest19 F2: a window just past a capped list's
     /// end, whose page one served page before its offset held the list's last few items): walked from where the first
     /// walk started (an offset route's route-size multiple), counted by no size and so not checked, which cannot miss.
+    /// An offset route that names no total steps back in its turn (a window at or past `served`): it starts one page of
+    /// `served` before the window's offset, and that page is compared with the window's (`SteppedBackWindowPage`), as the
+    /// first walk's was (fold24: walked again from the window's offset by a cap of 4, an upstream answering past its end
+    /// with its last page as it cuts it answered `_offset=10` of 10 items with `[9]` and a next, the last page's items).
     package func walkingAgain(
         scheme: PaginationScheme?, base: PageURL, served: Int, fromStart: Bool = false, stepBack: Bool = false, unchecked: Bool = false
     ) -> Plan {
@@ -169,12 +173,19 @@ public struct ItemWindow: Sendable, Equatable {
             // `limit` of 100, `_offset=250&_max_pages=2` walked 200, 207 and answered `[]`); from the offset itself, a
             // first page at the list's end under a total stated too high was short, and failed the size check (offset18).
             let multiple = offset / size * size
-            let first = unchecked ? multiple : stepBack ? max(0, multiple - served) : max(multiple, offset - served)
+            // Only where the first walk's start had no page before the window's (the window's offset within `served` of
+            // the multiple): from `offset - served` past the multiple it had one, and stepped back there, an upstream that
+            // ignores the offset answered `200 []` for its `502` (fold24b's regression 1).
+            let stepsBackNoTotal = options.namesNoTotal && !stepBack && !unchecked && offset >= served && offset - served < multiple
+            let jump = stepBack ? max(0, multiple - served) : stepsBackNoTotal ? offset - served : max(multiple, offset - served)
+            let first = unchecked ? multiple : jump
             let jumped = base.settingQueryValue(String(first), for: options.offsetParameter)
                 .defaultingQueryValue(String(size), for: options.limitParameter)
+            // Stepped back with no total, the scheme is read: a page before short of `served` (the list's end) is asked
+            // past (`FirstPageCheck.asksPastShort`), not failed (`_offset=11` of 10 items: `[8,9,10]` at offset 7).
             return Plan(
-                base: jumped, firstItem: first, pageSize: nil, window: self, servedSize: unchecked ? nil : served,
-                steppedBack: stepBack && !unchecked)
+                base: jumped, firstItem: first, pageSize: nil, window: self, scheme: stepsBackNoTotal ? scheme : nil,
+                servedSize: unchecked ? nil : served, steppedBack: (stepBack || stepsBackNoTotal) && !unchecked)
         }
         // From the start over a filtering list: counted by no size (its pages hold fewer than the first served), a
         // slice of the walk the merged answer is.

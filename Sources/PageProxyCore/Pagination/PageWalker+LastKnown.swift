@@ -24,7 +24,7 @@ extension PageWalker {
             try append(.none, after: page)
         } else if standing.steppedBack.isTailCheck(nextToTake - 1) {
             // The page at the first position the page before did not ask, after the window's page held its tail again
-            // (`SteppedBackWindowPage.tailAfterShort`; retest21 A, review22 H1): the end, or new items, a filter or a cap.
+            // (`SteppedBackWindowPage.tailAgain`; retest21 A, review22 H1): the end, or new items, a filter or a cap.
             guard standing.steppedBack.readTailCheck(page) else { throw missedWindowPageSizeAfterShort(at: page) }
             page.truncateItems(to: 0)
             try append(.none, after: page)
@@ -35,13 +35,15 @@ extension PageWalker {
             case .repeatedShort:
                 page.truncateItems(to: 0)
                 try append(.none, after: page)
-            case .tailAfterShort: try askTailCheck(&page)
-            case .cappedAfterShort: throw missedWindowPageSizeAfterShort(at: page)
+            case .tailAgain: try askTailCheck(&page)
+            case .cappedAfterShort, .shortAfterFull: throw missedWindowPageSizeAfterShort(at: page)
             }
-        } else if nextToTake == 2, secondPageConfirmsCap, !strategy.followsUpstream, ignoredNumber.holdsFirstAgain(page) {
-            // The short first page again right after its items: its end, or an upstream ignoring the offset
-            // (`ShortFirstPageRepeat`; retest21 LOW B).
-            try askShortPageRepeat(&page, items: hashes.of(page))
+        } else if nextToTake == 2, secondPageConfirmsCap || isFullListFirstOfOffsets, !strategy.followsUpstream,
+            ignoredNumber.holdsFirstAgain(page)
+        {
+            // The short first page again right after its items, or the list's full first page again a limit on: its end,
+            // or an upstream ignoring the offset (`ShortFirstPageRepeat`; retest21 LOW B, fold23b's LOW).
+            try askShortPageRepeat(&page, items: hashes.of(page), full: !secondPageConfirmsCap)
         } else if try pastEnd.endsListAtShortFirstCheck(page, at: nextToTake - 1) {
             // The first page one position on: its second item first there is an upstream that reads the offset (else
             // the walk failed there: one that ignores it).
@@ -52,13 +54,17 @@ extension PageWalker {
             // its end with its last page, cut by its own size; review27 R4): the list ended at the short page.
             page.truncateItems(to: 0)
             try append(.none, after: page)
-        } else if pastEnd.repeatsPageBefore(page, remember: strategy.mayRepeatPastEnd(after: page)) {
+        } else if !firstPageFiltered || strategy.positionParameters.isEmpty,
+            pastEnd.repeatsPageBefore(page, remember: strategy.mayRepeatPastEnd(after: page))
+        {
             // The page before again, past the list's end: not handed out twice (review14 F13). Data that repeats
             // with the page size (a series with no id) looks the same byte for byte, and its later pages are
             // lost here: a page far past tells them apart (walk18), or, with no room for it, the answer says it may
             // be cut (retest14 M1: a 200 with 3 of 9 rows, said nowhere). The check page counts against `maxPages`
             // alone. A window's jump repeated at once is asked the list's first page instead (`listFirstPage`); with no
-            // room for it, that is an upstream ignoring the page number, as it was before the check.
+            // room for it, that is an upstream ignoring the page number, as it was before the check. Not an offset walk
+            // that showed a filter: its pages step over the positions it hid and may hold the page before's items again
+            // while the list goes on; `PastShortPageRepeat` and `FilteredWindowStep` read its tail past the end.
             try askPastRepeat(&page, listFirst: nextToTake == 2 ? strategy.listFirstPage(before: firstURL) : nil)
         } else {
             // The window's page after the page before (`SteppedBackWindowPage`) holding more than asked: the upstream
@@ -155,7 +161,8 @@ extension PageWalker {
             // even when it is short with no total (the list's end, or the upstream's cap: review20 H2).
             if nextToTake == 1, let check = options.windowCheck, check.steppedBack {
                 let short = check.asksPastShort(page)
-                standing.steppedBack.remember(page, short: short, listFirst: strategy.listFirstPage(before: firstURL) == nil)
+                standing.steppedBack.remember(
+                    page, short: short, listFirst: strategy.listFirstPage(before: firstURL) == nil, walkedAgain: options.servedPageSize != nil)
                 if short, next.isNone, let windowPage = strategy.guessNext(after: page.url) { next = .one(windowPage) }
             }
             // A short page the filter leaves no end: the page after it is compared with its items as they arrived
@@ -217,7 +224,7 @@ extension PageWalker {
         }
     }
 
-    /// `page`, the window's, holds the short page before's last items again (`SteppedBackWindowPage.tailAfterShort`):
+    /// `page`, the window's, holds the page before's last items again (`SteppedBackWindowPage.tailAgain`):
     /// dropped, and the page at the first position the page before did not ask, with its size, asked under `maxPages`
     /// alone (review22's fix for retest21 A). With no room for it, or no such page, the upstream's cap, as before.
     func askTailCheck(_ page: inout Page) throws(PaginationError) {
@@ -244,12 +251,13 @@ extension PageWalker {
                 + "upstream serves fewer a page than asked, so the window's pages cannot be counted by that size")
     }
 
-    /// `page`, the walk's second, holds the short first page's items again (`ShortFirstPageRepeat`): dropped, and the
-    /// first page one position on asked, under `maxPages` alone; a first page of one item is the whole list. With no
-    /// room for the check, or items not compared (`items` nil), an upstream ignoring the offset, as before.
-    func askShortPageRepeat(_ page: inout Page, items: ItemHashes?) throws(PaginationError) {
+    /// `page`, the walk's second, holds the short (or `full`) first page's items again (`ShortFirstPageRepeat`): dropped,
+    /// and the first page one position on asked, under `maxPages` alone; a short first page of one item is the whole
+    /// list (a full one, of a limit of 1, is as often the offset ignored: it fails). With no room for the check, or items
+    /// not compared (`items` nil), an upstream ignoring the offset, as before.
+    func askShortPageRepeat(_ page: inout Page, items: ItemHashes?, full: Bool = false) throws(PaginationError) {
         ignoredNumber = IgnoredPageNumber()
-        guard let items else { throw IgnoredPageNumber.failure(secondPage: page.url) }
+        guard let items, !full || items.values.count >= 2 else { throw IgnoredPageNumber.failure(secondPage: page.url) }
         page.truncateItems(to: 0)
         guard items.values.count >= 2 else {
             try append(.none, after: page)
@@ -264,6 +272,14 @@ extension PageWalker {
         try append(.one(check), after: page, isCheckPage: true)
         // An end status there tells nothing: the walk fails with it, as it did at the repeat.
         openEnded.remove(urls.count - 1)
+    }
+
+    /// Whether the walk's first page was the list's first (offset 0) of an offset walk, full (not `secondPageConfirmsCap`):
+    /// its items again on the second page, a limit on, are an upstream that answers past its end with its last page, the
+    /// list that one page, or one that ignores the offset; the first page one position on tells (`ShortFirstPageRepeat`;
+    /// fold23b's LOW: `/drfnt?mock_total=10&mock_past_end=last` was a `502`).
+    var isFullListFirstOfOffsets: Bool {
+        !secondPageConfirmsCap && !strategy.positionParameters.isEmpty && strategy.listFirstPage(before: firstURL) == nil
     }
 
     /// Whether `page`, the list's first, is the whole list: short of the size it asked, or holding the total it states.

@@ -314,7 +314,13 @@ package final class PageWalker {
             if comparesServed {
                 // (An offset strategy's first position parameter is its offset.)
                 let offset = page.url.integerQueryValue(strategy.positionParameters.first)
-                try steppedOverlap.check(page, arrived: hashes.of(page), index: nextToTake - 1, offset: offset)
+                // A window's walk again by a served size starts one served page before its offset (`ItemWindow.walkingAgain`),
+                // off the upstream's grid.
+                let steppedOff = options.servedPageSize != nil
+                if try steppedOverlap.check(page, arrived: hashes.of(page), index: nextToTake - 1, offset: offset, dropsTailAgain: steppedOff) {
+                    // The page before's tail again, past the list's end: its items were handed out with that page.
+                    page.truncateItems(to: 0)
+                }
             }
         } catch {
             if error.isListChange { foundListChanged = true }

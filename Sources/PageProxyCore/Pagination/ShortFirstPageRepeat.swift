@@ -6,11 +6,16 @@
 /// there is an upstream that reads the offset, and the list is the first page; anything else fails the walk as before.
 /// A first page of one item has no second to ask from: it is the whole list (no upstream caps its pages at one item).
 /// One request more, only where the second page repeated the first.
+/// The check page of a list that is the first page holds exactly its items from the second on, one fewer: data that
+/// repeats with the page size (a series with no id, `mock_period`) starts with the second item there too, but holds a
+/// full page, and the list goes on (review25 HIGH: `/drfnt?mock_total=40&mock_period=10` answered 10 of 40 items).
 struct ShortFirstPageRepeat {
     /// The check page's index (as in the walker's `urls`), once asked.
     private var index: Int?
     /// The hash of the first page's second item: what the check page starts with when the upstream reads the offset.
     private var secondItem: UInt64 = 0
+    /// How many items the first page held: the check page of a list that is that page holds one fewer.
+    private var firstCount = 0
     /// The repeat's URL, named by the failure when the check shows the offset ignored.
     private(set) var repeatURL: PageURL?
 
@@ -22,12 +27,16 @@ struct ShortFirstPageRepeat {
     mutating func asked(at index: Int, after repeated: Page, items: ItemHashes) {
         self.index = index
         secondItem = items.values[1]
+        firstCount = items.values.count
         repeatURL = repeated.url
     }
 
-    /// Whether `page`, the check page, starts with the first page's second item: the upstream reads the offset.
+    /// Whether `page`, the check page, starts with the first page's second item and holds one item fewer than the first
+    /// page: the upstream reads the offset, and the list is the first page.
     func showsPositionRead(_ page: Page) -> Bool {
-        guard page.bodyInFile == nil, let first = page.items.first, first.range.upperBound <= page.body.count else { return false }
+        guard page.bodyInFile == nil, page.items.count == firstCount - 1, let first = page.items.first,
+            first.range.upperBound <= page.body.count
+        else { return false }
         return XXHash64.hash(page.body[first.range]) == secondItem
     }
 }

@@ -25,21 +25,32 @@ struct SteppedPageOverlap {
     /// before as it arrived, then remembers this page as it arrived (the third may reach back into those items when the
     /// upstream's size is over twice the step). `arrived` are its items' hashes as it arrived (nil: its body is in its
     /// file); `offset` is the offset its URL asks.
-    mutating func check(_ page: Page, arrived: ItemHashes?, index: Int, offset: Int?) throws(PaginationError) {
+    ///
+    /// `dropsTailAgain`: true is returned, not a failure, when `page`, as kept, is the page before's last items and nothing
+    /// else: an upstream that answers past its end with its last page, cut on its own grid, where the walk stepped off
+    /// that grid (a window walked again from one served page before its offset, `ItemWindow.walkingAgain`: `_offset=42`
+    /// of 50 items under a cap of 4 stepped 38, 42, 46, and offset 50 held `[49,50]` after `[47…50]`; `_offset=46` stepped
+    /// 42, 46 and was a `502` on the start code too; fix25). Its items
+    /// were all handed out with the page before: the caller drops them. Other walks fail there, as before.
+    @discardableResult
+    mutating func check(
+        _ page: Page, arrived: ItemHashes?, index: Int, offset: Int?, dropsTailAgain: Bool = false
+    ) throws(PaginationError) -> Bool {
         guard let arrived else {
             before = nil
-            return
+            return false
         }
         // The page as the walk keeps it: the items it arrived with, less the first ones dropped.
         let hashes = arrived.values.suffix(page.items.count)
         defer { before = !arrived.values.isEmpty && arrived.areUnique ? (arrived.values, offset) : nil }
         guard index >= 1, let before, before.offset != offset || offset == nil, let first = hashes.first,
             let start = before.hashes.firstIndex(of: first)
-        else { return }
+        else { return false }
         // An overlap: the page before's items from this page's first on, to its end, lead this page (an item equal to
         // one inside the page before, its followers not alike, is no overlap: a list may hold two equal items).
         let shared = min(before.hashes.count - start, hashes.count)
-        guard shared >= 2, before.hashes[start..<start + shared].elementsEqual(hashes.prefix(shared)) else { return }
+        guard shared >= 2, before.hashes[start..<start + shared].elementsEqual(hashes.prefix(shared)) else { return false }
+        if dropsTailAgain, shared == hashes.count, start + shared == before.hashes.count { return true }
         throw .cannotContinue(
             page: page.number,
             reason: "it starts with items of the page before again: the upstream serves more a page than the limit asked "

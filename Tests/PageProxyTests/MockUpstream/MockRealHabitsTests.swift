@@ -44,6 +44,16 @@ import Testing
         #expect(bad.status == 400)
     }
 
+    @Test("mock_past_end=last over a series with no id (mock_period): its own last page again, not the plain items (review25 LOW)")
+    func pastTheEndRepeatsAPeriodicLastPage() async {
+        let lastPage = await send("/drf/items/?mock_total=40&mock_period=20&limit=10&offset=30&mock_past_end=last", [])
+        let past = await send("/drf/items/?mock_total=40&mock_period=20&limit=10&offset=40&mock_past_end=last", [])
+        #expect(MockTestSupport.text(lastPage).contains(#""results":[{"day":10},"#), "\(MockTestSupport.text(lastPage).prefix(200))")
+        #expect(past.body == lastPage.body, "\(MockTestSupport.text(past).prefix(200))")
+        let paged = await send("/plain/items?mock_total=25&mock_period=7&per_page=10&page=5&mock_past_end=last", [])
+        #expect(MockTestSupport.text(paged) == #"[{"day":6},{"day":0},{"day":1},{"day":2},{"day":3}]"#)
+    }
+
     @Test("mock_ignores=offset: every offset answered from the list's start, as an API reading its position elsewhere")
     func ignoredOffset() async {
         let read = await send("/drf/items/?mock_total=50&limit=5&offset=10", [])

@@ -116,6 +116,27 @@ struct OffsetStrategy: PaginationStrategy {
         return .one(page.url.settingQueryValue(String(next), for: options.offsetParameter))
     }
 
+    /// With no total stated, the page after `page` may be its last page again: an upstream that answers any offset past
+    /// its list's end with its last page (Django's `get_page()` behind an offset; mock `mock_past_end=last`) sends no short
+    /// or empty page to end a walk whose last page is full (a list of a multiple of the limit, or of the cap). Such a walk
+    /// failed at the repeat with a `502` (`SteppedPageOverlap`: `/drfnt?mock_total=20&mock_past_end=last`, and under
+    /// `mock_cap=4` at its sixth page), where the list was whole. Every page after the walk's first, and a first page at a
+    /// later offset (a client's `offset`, a window's jump: its second page repeating it is told apart by the list's first
+    /// page, `listFirstPage`). The list's first page (offset 0) is not: its repeat is as often an upstream that ignores
+    /// the offset (`IgnoredPageNumber` for a full page, `ShortFirstPageRepeat` for a short one).
+    func mayRepeatPastEnd(after page: Page) -> Bool {
+        guard page.itemCount > 0, statedTotal(page) == nil else { return false }
+        return page.number > 1 || (page.url.integerQueryValue(options.offsetParameter) ?? 0) > 0
+    }
+
+    /// The page `pages` limits past `page`: one no walk from here reaches (`PastEndClampCheck`).
+    func pageFarPast(_ page: Page, by pages: Int) -> PageURL? {
+        guard let limit = limit(of: page.url) else { return nil }
+        let (step, stepOverflow) = limit.multipliedReportingOverflow(by: max(1, pages))
+        let (far, overflow) = (page.url.integerQueryValue(options.offsetParameter) ?? 0).addingReportingOverflow(step)
+        return stepOverflow || overflow ? nil : page.url.settingQueryValue(String(far), for: options.offsetParameter)
+    }
+
     /// The list's first page for a window's walk that started past it (`SteppedBackWindowPage`): offset 0.
     func listFirstPage(before url: PageURL) -> PageURL? {
         guard let offset = url.integerQueryValue(options.offsetParameter), offset > 0 else { return nil }
